@@ -1,0 +1,36 @@
+// Error types and the process exit codes they map to.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace attn {
+
+enum ExitCode : int {
+    exit_ok = 0,
+    exit_runtime = 1,  // write error, zero row sum, numeric failure
+    exit_usage = 2,    // unknown/conflicting options, invalid option value, missing input
+    exit_input = 3,    // unreadable or malformed file, non-finite value, shape mismatch
+};
+
+// Every error attn reports carries the exit code it should end the process with.
+// Messages are GNU style: lower-case, no final period; the CLI prefixes "attn: ".
+class Error : public std::runtime_error {
+public:
+    Error(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
+    int exit_code() const noexcept { return code_; }
+
+private:
+    int code_;
+};
+
+struct UsageError : Error {
+    explicit UsageError(const std::string& m) : Error(exit_usage, m) {}
+};
+struct InputError : Error {
+    explicit InputError(const std::string& m) : Error(exit_input, m) {}
+};
+struct RuntimeFailure : Error {
+    explicit RuntimeFailure(const std::string& m) : Error(exit_runtime, m) {}
+};
+
+}  // namespace attn

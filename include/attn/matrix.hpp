@@ -1,0 +1,52 @@
+// Matrix: row-major float32 storage, 64-byte aligned, rows padded to a stride that is a
+// multiple of 16 floats so that every row starts on a cache line and SIMD kernels can use
+// aligned loads. Padding is kept at zero.
+#pragma once
+#include <cstddef>
+#include <memory>
+
+namespace attn {
+
+class Matrix {
+public:
+    static constexpr std::size_t alignment = 64;                          // bytes
+    static constexpr std::size_t stride_quantum = alignment / sizeof(float);  // floats
+
+    Matrix() = default;
+    Matrix(std::size_t rows, std::size_t cols);  // zero-filled
+    Matrix(std::size_t rows, std::size_t cols, float fill);
+
+    Matrix(const Matrix& other);
+    Matrix& operator=(const Matrix& other);
+    Matrix(Matrix&&) noexcept = default;
+    Matrix& operator=(Matrix&&) noexcept = default;
+
+    std::size_t rows() const noexcept { return rows_; }
+    std::size_t cols() const noexcept { return cols_; }
+    std::size_t stride() const noexcept { return stride_; }  // floats between row starts
+    std::size_t size() const noexcept { return rows_ * cols_; }
+    bool empty() const noexcept { return rows_ == 0 || cols_ == 0; }
+
+    float* data() noexcept { return data_.get(); }
+    const float* data() const noexcept { return data_.get(); }
+    float* row(std::size_t r) noexcept { return data_.get() + r * stride_; }
+    const float* row(std::size_t r) const noexcept { return data_.get() + r * stride_; }
+    float& operator()(std::size_t r, std::size_t c) noexcept { return data_[r * stride_ + c]; }
+    float operator()(std::size_t r, std::size_t c) const noexcept { return data_[r * stride_ + c]; }
+
+    // Smallest multiple of stride_quantum that holds `cols` floats.
+    static std::size_t padded_stride(std::size_t cols) noexcept;
+
+private:
+    struct AlignedFree {
+        void operator()(float* p) const noexcept;
+    };
+    std::size_t rows_ = 0, cols_ = 0, stride_ = 0;
+    std::unique_ptr<float[], AlignedFree> data_;
+};
+
+// Allocates `count` floats aligned to Matrix::alignment; throws std::bad_alloc.
+float* aligned_alloc_floats(std::size_t count);
+void aligned_free_floats(float* p) noexcept;
+
+}  // namespace attn

@@ -1,0 +1,64 @@
+// The narrow compute interface: every numeric kernel the attention pipeline uses goes
+// through these functions. Each has a scalar reference (attn/reference.hpp) that stays the
+// oracle; the SIMD implementations behind this interface are selected at run time.
+#pragma once
+#include <cstddef>
+#include <string_view>
+
+#include "attn/matrix.hpp"
+
+namespace attn {
+
+// ---- execution settings --------------------------------------------------------------
+enum class Arch { scalar, avx2, avx512, neon };
+
+const char* arch_name(Arch arch) noexcept;
+bool arch_supported(Arch arch) noexcept;  // CPU and OS can run it, and it is compiled in
+Arch best_arch() noexcept;
+// "auto" → best_arch(); otherwise a name from arch_name. Throws UsageError when unknown or
+// when the CPU lacks it.
+Arch parse_arch(std::string_view name);
+
+// Process-wide settings, set by the CLI before any computation (not thread-safe to change
+// while kernels run). threads == 0 means all online cores.
+void set_arch(Arch arch);  // throws UsageError if unsupported
+Arch current_arch() noexcept;
+void set_threads(unsigned threads) noexcept;
+unsigned current_threads() noexcept;
+unsigned online_cores() noexcept;
+
+// ---- masking vocabulary ----------------------------------------------------------------
+enum class Causal { none, top_left, bottom_right };
+enum class MaskedRowPolicy { zero, nan, uniform };  // what a fully masked query row gets
+enum class Normalization { softmax, sum };
+
+// Number of leading keys query row i may see under the causal rule (all Tk when none).
+// top_left: j <= i; bottom_right: j <= i + (Tk - Tq). Clamped to [0, Tk].
+std::size_t causal_visible(Causal causal, std::size_t i, std::size_t Tq, std::size_t Tk) noexcept;
+
+// ---- kernels ---------------------------------------------------------------------------
+// C = A·B with B k×n, or C = A·Bᵀ with B n×k when transpose_b. C is resized/overwritten.
+void matmul(const Matrix& A, const Matrix& B, Matrix& C, bool transpose_b = false);
+Matrix matmul(const Matrix& A, const Matrix& B, bool transpose_b = false);
+
+// Row-wise normalisation in place. Entries equal to -inf are masked and get weight exactly
+// 0. softmax is max-subtracted (stable); sum divides by the row sum of unmasked entries and
+// throws RuntimeFailure on a zero sum. A fully masked row gets: zero → all 0, nan → all NaN,
+// uniform → 1/cols. Returns the number of fully masked rows.
+std::size_t normalize_rows(Matrix& S, Normalization how, MaskedRowPolicy policy);
+
+// Everything that shapes the score matrix before normalisation.
+struct ScoreMask {
+    float scale = 1.0f;
+    Causal causal = Causal::none;
+    const Matrix* mask = nullptr;  // Tq×Tk, nonzero = may attend
+    const Matrix* bias = nullptr;  // Tq×Tk, added after scaling; -inf allowed
+};
+
+// Context = softmax(scale·Q·Kᵀ + bias, masked) · V without materialising Tq×Tk (online
+// softmax over key tiles). Fully masked rows follow `policy` (uniform = mean of V).
+// Returns the context (Tq×d_v); *masked_rows receives the count of fully masked rows.
+Matrix fused_attention(const Matrix& Q, const Matrix& K, const Matrix& V, const ScoreMask& sm,
+                       MaskedRowPolicy policy, std::size_t* masked_rows);
+
+}  // namespace attn

@@ -1,0 +1,2 @@
+#pragma once
+#define ATTN_VERSION "0.1.0"

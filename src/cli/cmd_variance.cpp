@@ -1,0 +1,5 @@
+// Placeholder until its issue lands: says so plainly and fails.
+#include "attn/error.hpp"
+#include "cli/commands.hpp"
+
+int attn::cli::cmd_variance(int, char**) { throw attn::RuntimeFailure("'attn variance' is not implemented yet"); }

@@ -1,0 +1,97 @@
+#include "cli/common.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "attn/error.hpp"
+#include "attn/ops.hpp"
+
+namespace attn::cli {
+
+std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int argc, char** argv) {
+    options.add_options()("h,help", "Show this help and exit");
+    try {
+        auto result = options.parse(argc, argv);
+        if (result.count("help")) {
+            std::cout << options.help() << std::flush;
+            return std::nullopt;
+        }
+        if (!result.unmatched().empty())
+            throw UsageError("unexpected argument '" + result.unmatched().front() + "' (see --help)");
+        return result;
+    } catch (const cxxopts::exceptions::exception& e) {
+        std::string msg = e.what();
+        if (!msg.empty()) msg[0] = char(std::tolower((unsigned char)msg[0]));
+        throw UsageError(msg + " (see --help)");
+    }
+}
+
+void add_output_options(cxxopts::Options& options, bool with_npy) {
+    options.add_options("Output")
+        ("format", std::string("Output format: pretty, csv, tsv, json") + (with_npy ? ", npy" : "") +
+                   " (default: pretty on a terminal, csv otherwise)", cxxopts::value<std::string>())
+        ("digits", "Decimals in pretty output (default 4); significant digits in csv/tsv/json (default 9)",
+         cxxopts::value<int>())
+        ("o,output", "Write to PATH instead of standard output (a directory for several npy matrices)",
+         cxxopts::value<std::string>());
+}
+
+io::OutputOptions output_options(const cxxopts::ParseResult& r) {
+    io::OutputOptions out;
+    out.format = r.count("format") ? io::parse_format(r["format"].as<std::string>())
+                                   : (stdout_is_terminal() && !r.count("output") ? io::Format::pretty : io::Format::csv);
+    if (r.count("digits")) {
+        out.digits = r["digits"].as<int>();
+        if (out.digits < 0 || out.digits > 17)
+            throw UsageError("invalid --digits " + std::to_string(out.digits) + ": expected 0 to 17");
+    }
+    if (r.count("output")) out.path = r["output"].as<std::string>();
+    return out;
+}
+
+void add_exec_options(cxxopts::Options& options) {
+    options.add_options("Execution")
+        ("arch", "Kernel set: auto, scalar, avx2, avx512, neon (default auto, or $ATTN_ARCH)",
+         cxxopts::value<std::string>())
+        ("threads", "Worker threads (default: all online cores)", cxxopts::value<int>());
+}
+
+void apply_exec_options(const cxxopts::ParseResult& r) {
+    std::string arch = "auto";
+    if (r.count("arch")) arch = r["arch"].as<std::string>();
+    else if (const char* env = std::getenv("ATTN_ARCH"); env && *env) arch = env;
+    set_arch(parse_arch(arch));
+    if (r.count("threads")) {
+        const int n = r["threads"].as<int>();
+        if (n < 1 || n > 1024) throw UsageError("invalid --threads " + std::to_string(n) + ": expected 1 to 1024");
+        set_threads(unsigned(n));
+    }
+}
+
+double parse_number(const std::string& text, const std::string& option) {
+    const char* s = text.c_str();
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(s, &end);
+    if (text.empty() || end != s + text.size() || errno == ERANGE || !std::isfinite(v))
+        throw UsageError("invalid --" + option + " '" + text + "': expected a finite number");
+    return v;
+}
+
+const std::string& InputNames::claim(const std::string& path, const std::string& option) {
+    if (path == "-") {
+        if (!stdin_owner_.empty())
+            throw UsageError("both " + stdin_owner_ + " and " + option + " read standard input: at most one input may be '-'");
+        stdin_owner_ = option;
+    }
+    return path;
+}
+
+bool stdout_is_terminal() { return ::isatty(STDOUT_FILENO) == 1; }
+
+}  // namespace attn::cli

@@ -1,0 +1,39 @@
+// Option handling shared by the subcommands: parsing with cxxopts into attn's error model,
+// --help, output options, execution options (--arch/--threads), standard-input bookkeeping.
+#pragma once
+#include <cxxopts.hpp>
+#include <optional>
+#include <string>
+
+#include "attn/io.hpp"
+
+namespace attn::cli {
+
+// Parses argv; cxxopts errors become UsageError. Returns nullopt after printing --help.
+std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int argc, char** argv);
+
+// --format, --digits, -o/--output.
+void add_output_options(cxxopts::Options& options, bool with_npy = true);
+// Default format: pretty when standard output is a terminal, csv otherwise.
+io::OutputOptions output_options(const cxxopts::ParseResult& r);
+
+// --arch and --threads; applying them honours $ATTN_ARCH when --arch is not given.
+void add_exec_options(cxxopts::Options& options);
+void apply_exec_options(const cxxopts::ParseResult& r);
+
+// A number given to an option; UsageError "invalid --OPT 'TEXT': expected a number".
+double parse_number(const std::string& text, const std::string& option);
+
+// Counts standard-input uses: at most one input may be "-".
+class InputNames {
+public:
+    // Records that `option` reads `path`; UsageError on a second "-".
+    const std::string& claim(const std::string& path, const std::string& option);
+
+private:
+    std::string stdin_owner_;
+};
+
+bool stdout_is_terminal();
+
+}  // namespace attn::cli

@@ -1,0 +1,81 @@
+// attn: entry point. Dispatches to one subcommand and turns errors into GNU-style messages
+// on stderr and the documented exit codes.
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <new>
+#include <string>
+
+#include "attn/error.hpp"
+#include "attn/ops.hpp"
+#include "attn/version.hpp"
+#include "cli/commands.hpp"
+
+namespace {
+
+struct Command {
+    const char* name;
+    int (*run)(int, char**);
+    const char* summary;
+};
+
+constexpr Command commands[] = {
+    {"attend", attn::cli::cmd_attend, "scaled dot-product attention: scores, weights, context, diagnostics"},
+    {"softmax", attn::cli::cmd_softmax, "row-wise numerically stable softmax of a matrix"},
+    {"matmul", attn::cli::cmd_matmul, "matrix product A·B or A·Bᵀ"},
+    {"example", attn::cli::cmd_example, "the tutorials' worked examples: list, show, --check"},
+    {"random", attn::cli::cmd_random, "PyTorch-identical random matrices (torch.manual_seed + randn/rand)"},
+    {"variance", attn::cli::cmd_variance, "the dot-product variance experiment: why scores are scaled"},
+    {"bench", attn::cli::cmd_bench, "time the kernels in-process: GFLOP/s, speed-up, FMA peak"},
+};
+
+void print_usage(std::FILE* out) {
+    std::fprintf(out,
+                 "attn %s — scaled dot-product attention from the shell\n\n"
+                 "Usage: attn COMMAND [OPTIONS]\n"
+                 "       attn COMMAND --help     options of one command\n"
+                 "       attn --version          version and the kernel set in use\n\n"
+                 "Commands:\n",
+                 ATTN_VERSION);
+    for (const auto& c : commands) std::fprintf(out, "  %-9s %s\n", c.name, c.summary);
+    std::fprintf(out,
+                 "\nInputs are text (rows of numbers; also pasted tensor([[...]]) / array([[...]])) or\n"
+                 ".npy, recognised by content; '-' reads standard input.\n"
+                 "Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 bad input.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is handled as EPIPE by the writers
+    if (argc < 2) {
+        print_usage(stderr);
+        return attn::exit_usage;
+    }
+    const std::string first = argv[1];
+    if (first == "-h" || first == "--help" || first == "help") {
+        print_usage(stdout);
+        return attn::exit_ok;
+    }
+    if (first == "--version" || first == "-V") {
+        std::printf("attn %s (kernels: %s; threads: %u)\n", ATTN_VERSION,
+                    attn::arch_name(attn::best_arch()), attn::online_cores());
+        return attn::exit_ok;
+    }
+    try {
+        for (const auto& c : commands)
+            if (first == c.name) return c.run(argc - 1, argv + 1);
+        throw attn::UsageError("unknown command '" + first + "' (see attn --help)");
+    } catch (const attn::Error& e) {
+        std::fprintf(stderr, "attn: %s\n", e.what());
+        return e.exit_code();
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "attn: out of memory\n");
+        return attn::exit_runtime;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "attn: %s\n", e.what());
+        return attn::exit_runtime;
+    }
+}

@@ -1,0 +1,54 @@
+#include "attn/matrix.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+
+namespace attn {
+
+float* aligned_alloc_floats(std::size_t count) {
+    if (count == 0) count = 1;
+    if (count > std::numeric_limits<std::size_t>::max() / sizeof(float) - Matrix::alignment)
+        throw std::bad_alloc();
+    std::size_t bytes = count * sizeof(float);
+    bytes = (bytes + Matrix::alignment - 1) / Matrix::alignment * Matrix::alignment;
+    void* p = std::aligned_alloc(Matrix::alignment, bytes);
+    if (!p) throw std::bad_alloc();
+    return static_cast<float*>(p);
+}
+
+void aligned_free_floats(float* p) noexcept { std::free(p); }
+
+void Matrix::AlignedFree::operator()(float* p) const noexcept { aligned_free_floats(p); }
+
+std::size_t Matrix::padded_stride(std::size_t cols) noexcept {
+    return (cols + stride_quantum - 1) / stride_quantum * stride_quantum;
+}
+
+Matrix::Matrix(std::size_t rows, std::size_t cols) : Matrix(rows, cols, 0.0f) {}
+
+Matrix::Matrix(std::size_t rows, std::size_t cols, float fill)
+    : rows_(rows), cols_(cols), stride_(padded_stride(cols)) {
+    if (stride_ != 0 && rows > std::numeric_limits<std::size_t>::max() / stride_) throw std::bad_alloc();
+    const std::size_t total = rows * stride_;
+    data_.reset(aligned_alloc_floats(total));
+    std::memset(data_.get(), 0, std::max<std::size_t>(total, 1) * sizeof(float));
+    if (fill != 0.0f)
+        for (std::size_t r = 0; r < rows; ++r) std::fill(row(r), row(r) + cols, fill);
+}
+
+Matrix::Matrix(const Matrix& other) : rows_(other.rows_), cols_(other.cols_), stride_(other.stride_) {
+    const std::size_t total = rows_ * stride_;
+    data_.reset(aligned_alloc_floats(total));
+    if (other.data_) std::memcpy(data_.get(), other.data_.get(), total * sizeof(float));
+    else std::memset(data_.get(), 0, sizeof(float));
+}
+
+Matrix& Matrix::operator=(const Matrix& other) {
+    if (this != &other) *this = Matrix(other);
+    return *this;
+}
+
+}  // namespace attn
