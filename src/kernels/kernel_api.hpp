@@ -1,0 +1,67 @@
+// The contract between the dispatcher (src/ops.cpp) and the per-arch kernels. Every arch
+// namespace provides the same four functions; src/arch/ARCH_*.cpp hold the SIMD ones
+// (compiled with that arch's flags only), src/kernels/scalar_*.cpp the scalar ones.
+// Pointers + leading dimensions (floats between row starts); no ownership.
+#pragma once
+#include <cstddef>
+
+#include "attn/ops.hpp"
+
+namespace attn::kernels {
+
+// C[m×n] = A[m×k] · B, where B is k×n (row-major, ldb) or, when b_transposed, n×k (so the
+// product is A·Bᵀ without materialising a transpose). C is overwritten (never read).
+struct GemmArgs {
+    const float* A;
+    std::size_t lda;
+    const float* B;
+    std::size_t ldb;
+    bool b_transposed;
+    float* C;
+    std::size_t ldc;
+    std::size_t m, n, k;
+};
+
+// Fused attention over query rows [row_begin, row_end) of the full problem:
+// O[i,:] = softmax_j(scale·Q[i]·K[j] + bias[i,j], masked)·V. A key j is masked for query i
+// when j >= causal_visible(causal, i, Tq, Tk), when mask && mask[i*ldm+j] == 0, or when the
+// biased score is -inf. Fully masked rows follow `policy` (uniform = mean of V).
+struct FlashArgs {
+    const float* Q;
+    std::size_t ldq;
+    const float* K;
+    std::size_t ldk;
+    const float* V;
+    std::size_t ldv;
+    float* O;
+    std::size_t ldo;
+    std::size_t Tq, Tk, dk, dv;
+    float scale;
+    Causal causal;
+    const float* mask;  // nullable, Tq×Tk, ldm
+    std::size_t ldm;
+    const float* bias;  // nullable, Tq×Tk, ldb
+    std::size_t ldb;
+    MaskedRowPolicy policy;
+    std::size_t row_begin, row_end;
+};
+
+#define ATTN_KERNEL_DECLS                                                                      \
+    void gemm(const GemmArgs& a);                                                              \
+    /* y[i] = exp(x[i]); x <= -88 (and -inf) give 0 */                                         \
+    void exp(const float* x, float* y, std::size_t n);                                         \
+    /* softmax of each row in place; -inf entries masked (weight exactly 0); fully masked */   \
+    /* rows follow policy (uniform = 1/cols); returns the number of fully masked rows */       \
+    std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_t cols,     \
+                             MaskedRowPolicy policy);                                          \
+    /* returns the number of fully masked rows in [row_begin, row_end) */                     \
+    std::size_t flash(const FlashArgs& a);
+
+namespace scalar { ATTN_KERNEL_DECLS }
+namespace avx2 { ATTN_KERNEL_DECLS }
+namespace avx512 { ATTN_KERNEL_DECLS }
+namespace neon { ATTN_KERNEL_DECLS }
+
+#undef ATTN_KERNEL_DECLS
+
+}  // namespace attn::kernels

@@ -1,0 +1,13 @@
+// Splitting work over threads. Each block index runs on exactly one thread and blocks are
+// independent, so results do not depend on the thread count.
+#pragma once
+#include <cstddef>
+#include <functional>
+
+namespace attn {
+
+// Runs body(b) for every b in [0, count) on up to current_threads() threads and waits.
+// The first exception thrown by a body is rethrown after all threads finish.
+void parallel_for(std::size_t count, const std::function<void(std::size_t)>& body);
+
+}  // namespace attn
