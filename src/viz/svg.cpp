@@ -245,6 +245,30 @@ std::string legend(double x, double y, const std::vector<std::tuple<std::string,
     return s;
 }
 
+// Where a legend of `rows` entries covers no data point: the first free spot among the
+// corners and edge middles of the panel (the top-left corner when none is free).
+std::pair<double, double> free_corner(const Panel& p, std::size_t rows,
+                                      const std::vector<std::vector<std::pair<double, double>>>& series) {
+    const double w = 186, h = 8 + 17.0 * double(rows), m = 10;
+    const double xs[] = {p.x0 + m, p.x0 + p.w - w - m}, ys[] = {p.y0 + m, p.y0 + p.h - h - m, p.y0 + (p.h - h) / 2};
+    for (double y : ys)
+        for (double x : xs) {
+            bool free = true;
+            for (const auto& pts : series)
+                for (std::size_t i = 0; i < pts.size() && free; ++i) {
+                    // the point itself, and the segment to the next point sampled along its length
+                    const auto [ax, ay] = pts[i];
+                    const auto [bx, by] = i + 1 < pts.size() ? pts[i + 1] : pts[i];
+                    for (int k = 0; k <= 20 && free; ++k) {
+                        const double px_ = ax + (bx - ax) * k / 20.0, py_ = ay + (by - ay) * k / 20.0;
+                        free = !(px_ > x - 6 && px_ < x + w + 6 && py_ > y - 6 && py_ < y + h + 6);
+                    }
+                }
+            if (free) return {x, y};
+        }
+    return {p.x0 + m, p.y0 + m};
+}
+
 }  // namespace
 
 std::string svg_variance_plot(const std::vector<VarianceResult>& results, const VarianceExperiment& e) {
@@ -309,7 +333,8 @@ std::string svg_variance_plot(const std::vector<VarianceResult>& results, const 
     }
     s += polyline(pu, blue, false) + points(pu, "var-unscaled", blue, false);
     s += polyline(ps, orange, false) + points(ps, "var-scaled", orange, false);
-    s += legend(left.x0 + 10, left.y0 + 10,
+    const auto [lx, ly] = free_corner(left, 4, {pu, ps});
+    s += legend(lx, ly,
                 {{"var(q·k), unscaled", blue, false, false},
                  {"theory d_k·σ⁴", blue, true, false},
                  {"var(q·k/√d_k), scaled", orange, false, false},
@@ -345,7 +370,8 @@ std::string svg_variance_plot(const std::vector<VarianceResult>& results, const 
     s += polyline(ms, orange, false) + points(ms, "maxw-scaled", orange, false);
     s += polyline(eu, blue, true) + points(eu, "ent-unscaled", blue, true);
     s += polyline(es, orange, true) + points(es, "ent-scaled", orange, true);
-    s += legend(right.x0 + right.w - 196, right.y0 + right.h / 2 - 40,
+    const auto [rx, ry] = free_corner(right, 4, {mu, ms, eu, es});
+    s += legend(rx, ry,
                 {{"max weight, unscaled", blue, false, false},
                  {"max weight, scaled", orange, false, false},
                  {"entropy, unscaled", blue, true, true},
