@@ -116,7 +116,7 @@ std::string text_draw(const std::vector<float>& v, const std::vector<std::size_t
             cells[i] = format_number(m[i], digits);
             width = std::max(width, cells[i].size());
         }
-        for (std::size_t r = 0; r < mv.rows; ++r) {
+        for (std::size_t r = 0; r < (mv.cols ? mv.rows : 0); ++r) {  // no empty lines for 0 columns
             for (std::size_t c = 0; c < mv.cols; ++c) {
                 const std::string& cell = cells[r * mv.cols + c];
                 if (c) out += sep;

@@ -10,6 +10,10 @@
 
 #include "attn/error.hpp"
 
+#if defined(__FAST_MATH__)
+#error "torch_rng.cpp must not be compiled with -ffast-math: it would change the generator's bits"
+#endif
+
 namespace attn {
 
 const char* torch_kernel_name(TorchKernel kernel) noexcept { return kernel == TorchKernel::avx2 ? "avx2" : "scalar"; }
