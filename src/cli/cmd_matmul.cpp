@@ -17,25 +17,25 @@ std::string shown(const std::string& path) { return path == "-" ? "<stdin>" : pa
 int cmd_matmul(int argc, char** argv) {
     cxxopts::Options options("attn matmul",
                              "The matrix product A·B (A rows x k, B k x cols), or A·Bᵀ with --transpose-b\n"
-                             "(B cols x k). A and B are text or .npy; at most one of them may be '-'.");
+                             "(B cols x k). A and B are text or .npy; at most one of them may be '-'.\n");
     options.positional_help("A B");
     options.add_options()
-        ("a", "Left matrix", cxxopts::value<std::string>())
-        ("b", "Right matrix", cxxopts::value<std::string>())
+        ("left", "Left matrix A", cxxopts::value<std::string>())
+        ("right", "Right matrix B", cxxopts::value<std::string>())
         ("transpose-b", "Multiply by the transpose of B (as in Q·Kᵀ)");
-    options.parse_positional({"a", "b"});
+    options.parse_positional({"left", "right"});
     add_output_options(options);
     add_exec_options(options);
     const auto parsed = parse_or_help(options, argc, argv);
     if (!parsed) return exit_ok;
     const auto& r = *parsed;
-    if (!r.count("a") || !r.count("b")) throw UsageError("missing input: attn matmul needs two matrices A B (see --help)");
+    if (!r.count("left") || !r.count("right")) throw UsageError("missing input: attn matmul needs two matrices A B (see --help)");
     const io::OutputOptions out = output_options(r);
     apply_exec_options(r);
 
     InputNames names;
-    const std::string a_path = names.claim(r["a"].as<std::string>(), "A");
-    const std::string b_path = names.claim(r["b"].as<std::string>(), "B");
+    const std::string a_path = names.claim(r["left"].as<std::string>(), "A");
+    const std::string b_path = names.claim(r["right"].as<std::string>(), "B");
     const bool transpose_b = r.count("transpose-b") > 0;
     const Matrix A = io::read_matrix(a_path);
     const Matrix B = io::read_matrix(b_path);

@@ -55,16 +55,18 @@ int cmd_softmax(int argc, char** argv) {
         "attn softmax",
         "Row-wise numerically stable softmax of one matrix (a single line is a 1xn row).\n"
         "Entries equal to -inf are masked: they get weight exactly 0. FILE is text or .npy;\n"
-        "'-' (or no FILE when standard input is not a terminal) reads standard input.");
+        "'-' (or no FILE when standard input is not a terminal) reads standard input.\n");
     options.positional_help("[FILE|-]");
     options.add_options()
         ("input", "Matrix of logits", cxxopts::value<std::string>())
-        ("scale", "Multiply the logits by NUMBER before normalising (default 1)", cxxopts::value<std::string>())
+        ("scale", "Multiply the logits by NUMBER before normalising (default 1)", cxxopts::value<std::string>(),
+         "NUMBER")
         ("causal", "Causal mask: row i sees only columns j <= i (the others get weight 0)")
         ("normalize", "softmax (default), or sum: divide each row by the sum of its entries "
-                      "(a zero row sum is an error)", cxxopts::value<std::string>())
+                      "(a zero row sum is an error)", cxxopts::value<std::string>(), "softmax|sum")
         ("masked-rows", "What a row whose entries are all -inf gets: zero (default), nan, or uniform "
-                        "(1/columns); their count is reported on stderr", cxxopts::value<std::string>());
+                        "(1/columns); their count is reported on stderr", cxxopts::value<std::string>(),
+                        "zero|nan|uniform");
     options.parse_positional({"input"});
     add_output_options(options);
     add_exec_options(options);
