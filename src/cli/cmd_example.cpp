@@ -82,13 +82,14 @@ void show_example(const Example& e, const io::OutputOptions& out) {
             items.push_back(std::move(it));
         }
         std::fputs(io::render(items, out).c_str(), stdout);
+        std::printf("\n");
         for (const auto& [name, file] : c.expect) {
             const double d = max_abs_diff(got.at(name), example_matrix(e.name, file));
             std::printf("%s vs PyTorch 1.13 (data/examples/%s/%s): max |diff| %.2g %s\n", name.c_str(),
                         e.name.c_str(), file.c_str(), d, d <= check_tolerance ? "(ok)" : "(DIFFERS)");
         }
     }
-    std::printf("\nThe tutorial printed:\n%s\n", e.tutorial.c_str());
+    std::printf("\nThe tutorial %s\n", e.tutorial.c_str());
 }
 
 }  // namespace

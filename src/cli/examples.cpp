@@ -26,9 +26,10 @@ std::vector<Example> make_catalogue() {
            {{"scores", "scores.txt"}, {"weights", "weights.txt"}, {"context", "context.txt"}}},
           {"row 3 normalized by its sum", Op::attend, {{"q", "x3.txt"}, {"k", "x.txt"}, {"v", "x.txt"}}, "none",
            Causal::none, Normalization::sum, {{"weights", "weights_sum_row3.txt"}}}},
-         "attention scores for token 3 (\"random\"), normalized by their sum:\n"
-         "  tensor([0.1452, 0.2875, 0.1757, 0.1497, 0.1815, 0.0605])\n"
-         "context row 3: tensor([0.5876, 0.4533, 0.3425])"});
+         "printed, for the third token (\"random\"):\n"
+         "  scores normalized by their sum: tensor([0.1452, 0.2875, 0.1757, 0.1497, 0.1815, 0.0605])\n"
+         "  after softmax:                  tensor([0.1509, 0.2445, 0.1674, 0.1532, 0.1707, 0.1133])\n"
+         "  context vector:                 tensor([0.5876, 0.4533, 0.3425])"});
     all.push_back(
         {"trainable",
          "trainable projections W_q, W_k, W_v (d_out = 2), scaled by 1/sqrt(2)",
@@ -41,7 +42,7 @@ std::vector<Example> make_catalogue() {
           {"causal", Op::attend, {{"x", "x.txt"}, {"wq", "wq.txt"}, {"wk", "wk.txt"}, {"wv", "wv.txt"}}, "auto",
            Causal::top_left, Normalization::softmax,
            {{"weights", "weights_causal.txt"}, {"context", "context_causal.txt"}}}},
-         "row 3 only:\n"
+         "printed, for the third token only:\n"
          "  q3      = [-0.4854, 0.0467]\n"
          "  scores  = [0.0214, 0.2577, 0.1998, -0.0948, 0.3484, -0.0249]\n"
          "  weights = [0.1547, 0.1828, 0.1755, 0.1425, 0.1949, 0.1497]\n"
@@ -56,8 +57,8 @@ std::vector<Example> make_catalogue() {
            {{"scores", "scores.txt"}, {"weights", "weights_none.txt"}, {"context", "context_none.txt"}}},
           {"scale auto", Op::attend, {{"q", "q.txt"}, {"k", "k.txt"}, {"v", "v.txt"}}, "auto", Causal::none,
            Normalization::softmax, {{"weights", "weights_auto.txt"}, {"context", "context_auto.txt"}}}},
-         "a hard 0/1 match retrieves v1 = [0.1, 0.9]; dot-product attention weighs k1 and k3\n"
-         "equally (q·k = 1 for both) and returns [0.2, 0.8]"});
+         "works the example by hand with a hard 0/1 match and gets [0.1, 0.9]; dot-product\n"
+         "attention instead weighs k1 and k3 equally (q·k = 1 for both) and gives [0.2, 0.8]"});
     all.push_back({"scaling",
                    "softmax of [10, 20, 30] without and with the 1/sqrt(512) scale",
                    "seed 000, \"Gradient Saturation\" code cell",
@@ -66,8 +67,8 @@ std::vector<Example> make_catalogue() {
                      Normalization::softmax, {{"softmax", "softmax.txt"}}},
                     {"scaled", Op::softmax, {{"logits", "logits.txt"}}, "0.044194173824159216", Causal::none,
                      Normalization::softmax, {{"softmax", "softmax_scaled.txt"}}}},
-                   "without scaling: [0.0000, 0.0000, 1.0000] (saturated)\n"
-                   "with scaling:    [0.2010, 0.3126, 0.4864]"});
+                   "shows the code cell without its output (the notebook was saved unexecuted);\n"
+                   "the values above are PyTorch's for the same cell"});
     all.push_back({"saturation",
                    "softmax([8,0,0]) saturates; softmax([1,0,0]) = softmax([8,0,0]/sqrt(64)) does not",
                    "seed 001, scaling note",
@@ -76,7 +77,8 @@ std::vector<Example> make_catalogue() {
                      Normalization::softmax, {{"softmax", "softmax8.txt"}}},
                     {"[1,0,0]", Op::softmax, {{"logits", "logits1.txt"}}, "none", Causal::none,
                      Normalization::softmax, {{"softmax", "softmax1.txt"}}}},
-                   "softmax([8,0,0]) ≈ [1, 0, 0]; softmax([1,0,0]) ≈ [0.576, 0.211, 0.211]"});
+                   "states: softmax([8,0,0]) ≈ [1,0,0]; with scaling 8/sqrt(64) = 1:\n"
+                   "softmax([1,0,0]) ≈ [0.576, 0.211, 0.211]"});
     all.push_back({"peaky",
                    "softmax of logits and of the same logits times 8 (\"gets too peaky\")",
                    "seed 002, last two cells",
@@ -85,15 +87,16 @@ std::vector<Example> make_catalogue() {
                      Normalization::softmax, {{"softmax", "softmax.txt"}}},
                     {"logits x8", Op::softmax, {{"logits", "logits.txt"}}, "8", Causal::none,
                      Normalization::softmax, {{"softmax", "softmax_x8.txt"}}}},
-                   "tensor([0.1925, 0.1426, 0.2351, 0.1426, 0.2872])\n"
-                   "tensor([0.0326, 0.0030, 0.1615, 0.0030, 0.8000])  # gets too peaky, converges to one-hot"});
+                   "shows both cells without output; the second is commented\n"
+                   "\"# gets too peaky, converges to one-hot\""});
     all.push_back({"causal-average",
                    "running mean of x[0] (xbow) = causal attention over all-zero scores",
                    "seed 002, \"Mathematical trick in self-attention\"",
                    "",
                    {{"xbow", Op::attend, {{"q", "zeros.txt"}, {"k", "zeros.txt"}, {"v", "x0.txt"}}, "none",
                      Causal::top_left, Normalization::softmax, {{"context", "xbow.txt"}}}},
-                   "xbow[0] row 2 = mean of x[0] rows 1..2 = [1.4138, -0.3091]; last row = [0.1027, -0.3762]"});
+                   "computes xbow with a loop of means, then as softmax(masked zeros) @ x, and checks\n"
+                   "torch.allclose(xbow3, xbow); the notebook was saved without printed values"});
     all.push_back({"masking",
                    "causal mask on \"The hiking trail led us through bear country.\" (T = 8)",
                    "seed 004, \"Masking\" (embeddings from torch.manual_seed(4); torch.randn(8, 4))",
@@ -102,8 +105,10 @@ std::vector<Example> make_catalogue() {
                      {{"weights", "weights.txt"}}},
                     {"causal", Op::attend, {{"x", "x.txt"}}, "auto", Causal::top_left, Normalization::softmax,
                      {{"weights", "weights_causal.txt"}, {"context", "context_causal.txt"}}}},
-                   "every score above the diagonal is -inf before the softmax: token i attends to\n"
-                   "tokens 1..i only, and the last token's causal weights equal its unmasked weights"});
+                   "sets every score above the diagonal to -inf before the softmax, so token i attends\n"
+                   "to tokens 1..i only (its printed table has a typo in row k6); seed 000 notes that\n"
+                   "causal attention reduces to self-attention for the last token: compare the last\n"
+                   "rows of the two weight matrices above"});
     return all;
 }
 
