@@ -138,35 +138,51 @@ mode_t default_file_mode() {
     return 0666 & ~mask;
 }
 
+// A path that exists and is not a regular file (/dev/null, a FIFO): written in place.
+void write_in_place(const PendingFile& f) {
+    const int fd = ::open(f.path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) throw RuntimeFailure("cannot write " + f.path + ": " + std::strerror(errno));
+    try {
+        write_all(fd, f.bytes, f.path);
+    } catch (...) {
+        ::close(fd);
+        throw;
+    }
+    ::close(fd);
+}
+
+// Where the new file goes: through a symbolic link, the file it points to, not the link.
+std::string rename_target(const std::string& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+        if (char* real = ::realpath(path.c_str(), nullptr)) {
+            std::string target = real;
+            std::free(real);
+            return target;
+        }
+    return path;
+}
+
 }  // namespace
 
 void write_files(const std::vector<PendingFile>& files) {
-    std::vector<std::string> temps;  // temporary names not yet renamed
-    auto remove_temps = [&] {
-        for (const auto& t : temps) ::unlink(t.c_str());
-    };
+    // temps[i] / targets[i]: file i's temporary and final names ("" when written in place)
+    std::vector<std::string> temps(files.size()), targets(files.size());
     try {
-        for (const auto& f : files) {
+        for (std::size_t i = 0; i < files.size(); ++i) {
+            const PendingFile& f = files[i];
+            struct stat st {};
+            if (::stat(f.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+                throw RuntimeFailure("cannot write " + f.path + ": is a directory");
             if (is_special_file(f.path)) {
-                struct stat st {};
-                ::stat(f.path.c_str(), &st);
-                if (S_ISDIR(st.st_mode)) throw RuntimeFailure("cannot write " + f.path + ": is a directory");
-                const int fd = ::open(f.path.c_str(), O_WRONLY | O_CLOEXEC);
-                if (fd < 0) throw RuntimeFailure("cannot write " + f.path + ": " + std::strerror(errno));
-                try {
-                    write_all(fd, f.bytes, f.path);
-                } catch (...) {
-                    ::close(fd);
-                    throw;
-                }
-                ::close(fd);
-                temps.emplace_back();  // keeps temps aligned with files
+                write_in_place(f);
                 continue;
             }
-            std::string tmpl = f.path + ".tmp.XXXXXX";
+            targets[i] = rename_target(f.path);
+            std::string tmpl = targets[i] + ".tmp.XXXXXX";
             const int fd = ::mkstemp(tmpl.data());
             if (fd < 0) throw RuntimeFailure("cannot write " + f.path + ": " + std::strerror(errno));
-            temps.push_back(tmpl);
+            temps[i] = tmpl;
             try {
                 write_all(fd, f.bytes, f.path);
                 ::fchmod(fd, default_file_mode());
@@ -178,12 +194,13 @@ void write_files(const std::vector<PendingFile>& files) {
         }
         for (std::size_t i = 0; i < files.size(); ++i) {
             if (temps[i].empty()) continue;
-            if (::rename(temps[i].c_str(), files[i].path.c_str()) != 0)
+            if (::rename(temps[i].c_str(), targets[i].c_str()) != 0)
                 throw RuntimeFailure("cannot write " + files[i].path + ": " + std::strerror(errno));
             temps[i].clear();
         }
     } catch (...) {
-        remove_temps();
+        for (const auto& t : temps)
+            if (!t.empty()) ::unlink(t.c_str());
         throw;
     }
 }

@@ -219,10 +219,11 @@ std::string render(const std::vector<Item>& items, const OutputOptions& opt) {
 }
 
 void write_output(const std::vector<Item>& items, const OutputOptions& opt) {
+    const std::string path = opt.path == "-" ? "" : opt.path;  // "-o -" is standard output too
     if (opt.format != Format::npy) {
         std::string text = render(items, opt);
-        if (opt.path.empty()) detail::write_stdout(text);
-        else detail::write_files({{opt.path, std::move(text)}});
+        if (path.empty()) detail::write_stdout(text);
+        else detail::write_files({{path, std::move(text)}});
         return;
     }
     for (const auto& item : items)
@@ -231,29 +232,29 @@ void write_output(const std::vector<Item>& items, const OutputOptions& opt) {
     if (items.empty()) throw UsageError("nothing to write");
 
     struct stat st {};
-    const bool is_dir = !opt.path.empty() && ::stat(opt.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+    const bool is_dir = !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
     if (items.size() == 1 && !is_dir) {
         std::string bytes = npy_bytes(*items[0].matrix);
-        if (opt.path.empty()) {
+        if (path.empty()) {
             if (::isatty(STDOUT_FILENO) == 1)
                 throw UsageError("npy is binary: refusing to write it to a terminal (use -o FILE or a pipe)");
             detail::write_stdout(bytes);
         } else {
-            detail::write_files({{opt.path, std::move(bytes)}});
+            detail::write_files({{path, std::move(bytes)}});
         }
         return;
     }
-    if (opt.path.empty())
+    if (path.empty())
         throw UsageError("npy output of " + std::to_string(items.size()) +
                          " matrices needs -o DIR (one DIR/NAME.npy each)");
     if (!is_dir) {
-        if (::stat(opt.path.c_str(), &st) == 0)
-            throw UsageError("-o " + opt.path + ": not a directory (npy output of several matrices needs a directory)");
-        if (::mkdir(opt.path.c_str(), 0777) != 0)
-            throw RuntimeFailure("cannot create directory " + opt.path + ": " + std::strerror(errno));
+        if (::stat(path.c_str(), &st) == 0)
+            throw UsageError("-o " + path + ": not a directory (npy output of several matrices needs a directory)");
+        if (::mkdir(path.c_str(), 0777) != 0)
+            throw RuntimeFailure("cannot create directory " + path + ": " + std::strerror(errno));
     }
     std::vector<detail::PendingFile> files;
-    for (const auto& item : items) files.push_back({opt.path + "/" + item.name + ".npy", npy_bytes(*item.matrix)});
+    for (const auto& item : items) files.push_back({path + "/" + item.name + ".npy", npy_bytes(*item.matrix)});
     detail::write_files(files);
 }
 

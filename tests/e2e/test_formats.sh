@@ -50,6 +50,11 @@ if [ "$(wc -l < "$T/o.csv")" -eq 2 ] && ! grep -q old "$T/o.csv"; then pass; els
 printf 'old\n' > "$T/o.csv"
 run softmax "$T/ragged-does-not-exist" -o "$T/o.csv"; expect_code 3 "failed run with -o"
 if [ "$(cat "$T/o.csv")" = old ]; then pass; else fail "a failed run touched the -o file"; fi
+run softmax "$T/floats" -o -; expect_code 0 "-o - is standard output"
+if [ "$(printf '%s\n' "$OUT" | wc -l)" -eq 2 ]; then pass; else fail "-o -: expected 2 rows on stdout"; fi
+printf 'old\n' > "$T/real.csv"; ln -s real.csv "$T/link.csv"
+run softmax "$T/floats" -o "$T/link.csv"; expect_code 0 "-o through a symbolic link"
+if [ -L "$T/link.csv" ] && [ "$(wc -l < "$T/real.csv")" -eq 2 ]; then pass; else fail "-o replaced the link instead of its target"; fi
 run softmax "$T/floats" -o /dev/null; expect_code 0 "-o /dev/null (not replaced by a rename)"
 if [ -c /dev/null ]; then pass; else fail "/dev/null is no longer a character device"; fi
 run softmax "$T/floats" -o "$T/no/such/dir/x.csv"; expect_code 1 "-o into a missing directory"
