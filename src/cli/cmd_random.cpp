@@ -129,16 +129,26 @@ std::string text_draw(const std::vector<float>& v, const std::vector<std::size_t
     return out;
 }
 
-// Nested JSON arrays following the full shape.
+// Nested JSON arrays following the full shape: innermost rows on one line, the rest indented.
 void json_tensor(std::string& out, const float*& p, const std::vector<std::size_t>& shape, std::size_t dim,
-                 int digits) {
-    out += "[";
-    for (std::size_t i = 0; i < shape[dim]; ++i) {
-        if (i) out += dim + 1 == shape.size() ? ", " : ",\n  ";
-        if (dim + 1 == shape.size()) out += format_number(*p++, digits);
-        else json_tensor(out, p, shape, dim + 1, digits);
+                 std::size_t indent, int digits) {
+    if (dim + 1 == shape.size()) {
+        out += "[";
+        for (std::size_t i = 0; i < shape[dim]; ++i) out += (i ? ", " : "") + format_number(*p++, digits);
+        out += "]";
+        return;
     }
-    out += "]";
+    if (shape[dim] == 0) {
+        out += "[]";
+        return;
+    }
+    out += "[\n";
+    for (std::size_t i = 0; i < shape[dim]; ++i) {
+        out += std::string(indent + 2, ' ');
+        json_tensor(out, p, shape, dim + 1, indent + 2, digits);
+        out += i + 1 < shape[dim] ? ",\n" : "\n";
+    }
+    out += std::string(indent, ' ') + "]";
 }
 
 // .npy version 1.0, '<f4', C order, any number of dimensions; data at a 64-byte offset.
@@ -310,13 +320,13 @@ int cmd_random(int argc, char** argv) {
 
     Sink sink(out.path);
     if (out.format == io::Format::json) {
-        std::string head = "{\"seed\": " + std::to_string(seed) + ", \"torch_kernel\": \"" +
-                           torch_kernel_name(kernel) + "\", \"distribution\": \"" +
-                           (uniform ? "uniform" : "normal") + "\", \"" + (uniform ? "low" : "mean") +
-                           "\": " + format_number(float(a), 9) + ", \"" + (uniform ? "high" : "std") +
-                           "\": " + format_number(float(b), 9) + ", \"shape\": [";
+        std::string head = "{\n  \"seed\": " + std::to_string(seed) + ",\n  \"torch_kernel\": \"" +
+                           torch_kernel_name(kernel) + "\",\n  \"distribution\": \"" +
+                           (uniform ? "uniform" : "normal") + "\",\n  \"" + (uniform ? "low" : "mean") +
+                           "\": " + format_number(float(a), 9) + ",\n  \"" + (uniform ? "high" : "std") +
+                           "\": " + format_number(float(b), 9) + ",\n  \"shape\": [";
         for (std::size_t i = 0; i < shape.size(); ++i) head += (i ? ", " : "") + std::to_string(shape[i]);
-        sink.write(head + "],\n \"draws\": [\n");
+        sink.write(head + "],\n  \"draws\": [\n");
     }
     for (long long d = 0; d < count; ++d) {
         const std::vector<float> v = uniform ? gen.rand(shape, a, b) : gen.randn(shape, a, b);
@@ -324,14 +334,14 @@ int cmd_random(int argc, char** argv) {
         std::string text;
         if (out.format == io::Format::json) {
             const float* p = v.data();
-            if (d) text += ",\n";
-            json_tensor(text, p, shape, 0, digits);
+            text = d ? ",\n    " : "    ";
+            json_tensor(text, p, shape, 0, 4, digits);
         } else {
             text = text_draw(v, shape, std::size_t(d), out.format, digits);
         }
         sink.write(text);
     }
-    if (out.format == io::Format::json) sink.write("\n]}\n");
+    if (out.format == io::Format::json) sink.write("\n  ]\n}\n");
     sink.finish();
     return exit_ok;
 }

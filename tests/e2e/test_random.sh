@@ -100,7 +100,7 @@ first=$(od -An -tx4 -j128 -N4 "$T/draws/draw1.npy" | tr -d ' '); [ "$first" = "b
 # JSON: one object, the full shape nested per draw.
 run random --seed 123 --shape 3,2 --count 2 --format json
 expect_out_has '"seed": 123' "json seed"
-expect_out_has '[[-0.111467116, 0.120362945],' "json nested rows"
+expect_out_has '      [-0.111467116, 0.120362945],' "json nested rows"
 if command -v python3 >/dev/null && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["draws"])==2 and len(d["draws"][1])==3' "$T/out" 2>/dev/null; then pass
 elif ! command -v python3 >/dev/null; then pass; else fail "json does not parse"; fi
 
