@@ -236,20 +236,23 @@ void check_finite(const std::vector<float>& v) {
 int cmd_random(int argc, char** argv) {
     cxxopts::Options options("attn random",
                              "PyTorch-identical random tensors: torch.manual_seed(S), then --count calls of\n"
-                             "torch.randn(shape) (or torch.rand with --uniform), bit for bit as on a CPU.");
+                             "torch.randn(shape) (or torch.rand with --uniform), bit for bit as on a CPU.\n"
+                             "Text formats print the last two dimensions as matrices, each after a comment\n"
+                             "naming its index (# draw 0 [1, 3]), with 9 significant digits (--digits);\n"
+                             "npy keeps the full shape (-o DIR gets drawN.npy files when --count > 1).");
     options.add_options()
-        ("shape", "Tensor shape, e.g. 3,2 or 4,8,32 (required)", cxxopts::value<std::string>())
-        ("seed", "torch.manual_seed value (default: from the system's entropy, printed on stderr)",
-         cxxopts::value<std::string>())
-        ("count", "Number of consecutive draws; the generator state carries over (default 1)",
-         cxxopts::value<long long>()->default_value("1"))
+        ("shape", "Tensor shape, e.g. 3,2 or 4,8,32 (required)", cxxopts::value<std::string>(), "DIMS")
+        ("seed", "torch.manual_seed value, -2^63 to 2^64-1 (default: from the system's entropy, printed on "
+                 "stderr)", cxxopts::value<std::string>(), "S")
+        ("count", "Consecutive draws; the generator state carries over as in torch (default 1)",
+         cxxopts::value<std::string>(), "N")
         ("uniform", "torch.rand / uniform_(low, high) instead of torch.randn")
-        ("mean", "Gaussian mean, as normal_(mean, std) (default 0)", cxxopts::value<std::string>())
-        ("std", "Gaussian standard deviation >= 0 (default 1)", cxxopts::value<std::string>())
-        ("low", "Uniform lower bound, as uniform_(low, high) (default 0)", cxxopts::value<std::string>())
-        ("high", "Uniform upper bound (default 1)", cxxopts::value<std::string>())
-        ("torch-kernel", "Which torch build to match: avx2 (x86, default) or scalar (ARM, "
-                         "ATEN_CPU_CAPABILITY=default)", cxxopts::value<std::string>()->default_value("avx2"));
+        ("mean", "Gaussian mean, as normal_(mean, std) (default 0)", cxxopts::value<std::string>(), "M")
+        ("std", "Gaussian standard deviation >= 0 (default 1)", cxxopts::value<std::string>(), "S")
+        ("low", "Uniform lower bound, as uniform_(low, high) (default 0)", cxxopts::value<std::string>(), "L")
+        ("high", "Uniform upper bound (default 1)", cxxopts::value<std::string>(), "H")
+        ("torch-kernel", "Which torch build to match: avx2 (x86, the default) or scalar (ARM builds, "
+                         "ATEN_CPU_CAPABILITY=default)", cxxopts::value<std::string>(), "avx2|scalar");
     add_output_options(options);
     const auto parsed = parse_or_help(options, argc, argv);
     if (!parsed) return exit_ok;
@@ -257,8 +260,15 @@ int cmd_random(int argc, char** argv) {
 
     if (!r.count("shape")) throw UsageError("missing --shape (e.g. --shape 3,2)");
     const std::vector<std::size_t> shape = parse_shape(r["shape"].as<std::string>());
-    const long long count = r["count"].as<long long>();
-    if (count < 1 || count > max_count) throw UsageError("invalid --count " + std::to_string(count) + ": expected 1 to 1000000");
+    long long count = 1;
+    if (r.count("count")) {
+        const std::string text = r["count"].as<std::string>();
+        char* end = nullptr;
+        errno = 0;
+        count = std::strtoll(text.c_str(), &end, 10);
+        if (text.empty() || *end != '\0' || errno == ERANGE || count < 1 || count > max_count)
+            throw UsageError("invalid --count '" + text + "': expected an integer from 1 to 1000000");
+    }
     const bool uniform = r.count("uniform") > 0;
     if (uniform && (r.count("mean") || r.count("std")))
         throw UsageError("--mean/--std apply to the Gaussian; with --uniform use --low/--high");
@@ -279,7 +289,8 @@ int cmd_random(int argc, char** argv) {
     if (uniform && (a > b || double(float(b) - float(a)) > float_max))
         throw UsageError("invalid --low/--high: expected low <= high and a range within float32");
 
-    const TorchKernel kernel = parse_torch_kernel(r["torch-kernel"].as<std::string>());
+    const TorchKernel kernel =
+        r.count("torch-kernel") ? parse_torch_kernel(r["torch-kernel"].as<std::string>()) : TorchKernel::avx2;
     io::OutputOptions out = output_options(r);
     const int digits = out.digits >= 0 ? out.digits : 9;
 

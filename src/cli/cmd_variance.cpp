@@ -178,32 +178,35 @@ int cmd_variance(int argc, char** argv) {
     cxxopts::Options options("attn variance",
                              "Why scores are scaled by 1/sqrt(d_k): draws Q and K as PyTorch does\n"
                              "(torch.manual_seed(S); torch.randn(batch, rows, d_k)·σ, twice) and compares the\n"
-                             "variance of Q·Kᵀ and of Q·Kᵀ/sqrt(d_k) with d_k·σ⁴ and σ⁴, and what softmax does.");
+                             "variance of Q·Kᵀ and of Q·Kᵀ/sqrt(d_k) with d_k·σ⁴ and σ⁴, and what softmax does\n"
+                             "to each row with and without the scaling. --digits applies to csv/tsv/json.");
     options.add_options()
-        ("dk", "d_k values: 512, or a list 64,128,256, or 1,2,4,...,1024 (default 512)",
-         cxxopts::value<std::string>()->default_value("512"))
-        ("rows", "Queries = keys per batch, L (default 32)", cxxopts::value<std::string>()->default_value("32"))
-        ("batch", "Independent batches (default 32 = B·H = 4·8)", cxxopts::value<std::string>()->default_value("32"))
-        ("sigma", "Standard deviation of the entries of Q and K (default 1)",
-         cxxopts::value<std::string>()->default_value("1"))
-        ("seed", "torch.manual_seed value, reused for every d_k (default 92)",
-         cxxopts::value<std::string>()->default_value("92"))
-        ("torch-kernel", "avx2 (x86 torch, default) or scalar (ARM torch)",
-         cxxopts::value<std::string>()->default_value("avx2"))
-        ("svg", "Also write the plot (variance and softmax against d_k) to FILE", cxxopts::value<std::string>());
+        ("dk", "d_k values: 512, a list 64,128,256, or 1,2,4,...,1024 (default 512)", cxxopts::value<std::string>(),
+         "LIST")
+        ("rows", "Queries = keys per batch, L (default 32)", cxxopts::value<std::string>(), "L")
+        ("batch", "Independent batches (default 32 = B·H = 4·8)", cxxopts::value<std::string>(), "N")
+        ("sigma", "Standard deviation of the entries of Q and K (default 1)", cxxopts::value<std::string>(), "S")
+        ("seed", "torch.manual_seed value, reused for every d_k (default 92)", cxxopts::value<std::string>(), "S")
+        ("torch-kernel", "avx2 (x86 torch, the default) or scalar (ARM torch)", cxxopts::value<std::string>(),
+         "avx2|scalar")
+        ("svg", "Also write the plot (variance and softmax against d_k) to FILE", cxxopts::value<std::string>(),
+         "FILE");
     add_output_options(options, /*with_npy=*/false);
     const auto parsed = parse_or_help(options, argc, argv);
     if (!parsed) return exit_ok;
     const auto& r = *parsed;
 
+    auto opt = [&](const char* name, const char* fallback) {
+        return r.count(name) ? r[name].as<std::string>() : std::string(fallback);
+    };
     VarianceExperiment e;
-    e.d_ks = parse_dk_list(r["dk"].as<std::string>());
-    e.rows = parse_count(r["rows"].as<std::string>(), "rows", 1u << 16);
-    e.batch = parse_count(r["batch"].as<std::string>(), "batch", 1u << 20);
-    e.sigma = parse_number(r["sigma"].as<std::string>(), "sigma");
+    e.d_ks = parse_dk_list(opt("dk", "512"));
+    e.rows = parse_count(opt("rows", "32"), "rows", 1u << 16);
+    e.batch = parse_count(opt("batch", "32"), "batch", 1u << 20);
+    e.sigma = parse_number(opt("sigma", "1"), "sigma");
     if (!(e.sigma > 0) || e.sigma > 1e6) throw UsageError("invalid --sigma: expected a number in (0, 1e6]");
     {
-        const std::string s = r["seed"].as<std::string>();
+        const std::string s = opt("seed", "92");
         char* end = nullptr;
         errno = 0;
         const bool neg = !s.empty() && s[0] == '-';
@@ -211,7 +214,7 @@ int cmd_variance(int argc, char** argv) {
         if (s.empty() || (!neg && !std::isdigit((unsigned char)s[0])) || *end != '\0' || errno == ERANGE)
             throw UsageError("invalid --seed '" + s + "': expected an integer in [-2^63, 2^64)");
     }
-    e.kernel = parse_torch_kernel(r["torch-kernel"].as<std::string>());
+    e.kernel = parse_torch_kernel(opt("torch-kernel", "avx2"));
     for (std::size_t d_k : e.d_ks)
         if (e.batch * e.rows > max_tensor / d_k || e.batch * e.rows > max_tensor / e.rows)
             throw UsageError("--batch × --rows × --dk (or × --rows) exceeds 2^27 elements");
