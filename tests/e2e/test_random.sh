@@ -134,3 +134,13 @@ run random --shape 3 --seed 12abc; expect_code 2 "bad seed"
 run random --shape 3 --seed 18446744073709551616; expect_code 2 "seed >= 2^64"
 run random --shape 3 --std 1e38 --mean 3e38; expect_code 2 "overflowing values"
 expect_out_empty "no partial output on error"
+
+# Every format of a 2-D draw reads back into attn as the same matrix (A·I = A, printed as csv).
+printf '1 0\n0 1\n' >"$T/eye"
+for f in csv tsv pretty npy; do
+    "$ATTN" random --seed 123 --shape 3,2 --format "$f" -o "$T/w.$f" 2>/dev/null
+    run matmul "$T/w.$f" "$T/eye" --format csv
+    expect_code 0 "attn reads back random --format $f"
+    expect_out_has "-0.111467116,0.120362945" "first row of W_q read back from $f"
+    expect_out_has "-1.19692433,0.20926936" "last row of W_q read back from $f"
+done
