@@ -55,13 +55,11 @@ Show parse_show(const std::string& list) {
 
 std::string dims(const Matrix& m) { return std::to_string(m.rows()) + "x" + std::to_string(m.cols()); }
 
-// A result must be finite unless the user asked for NaN rows (--masked-rows nan) or it is the
-// scaled matrix, where -inf marks masked entries.
-void check_finite(const Matrix& m, const char* name, bool allow_neg_inf, bool allow_nan_rows) {
+// A result must be finite, except NaN rows the user asked for (--masked-rows nan on rows
+// with no allowed key) and -inf in the scaled matrix, where it marks masked entries.
+void check_finite(const Matrix& m, const char* name, bool allow_neg_inf, const std::vector<bool>& nan_rows) {
     for (std::size_t i = 0; i < m.rows(); ++i) {
-        bool row_all_nan = allow_nan_rows;
-        for (std::size_t j = 0; j < m.cols() && row_all_nan; ++j) row_all_nan = std::isnan(m(i, j));
-        if (row_all_nan && m.cols() > 0) continue;
+        if (i < nan_rows.size() && nan_rows[i]) continue;
         for (std::size_t j = 0; j < m.cols(); ++j) {
             const float v = m(i, j);
             if (std::isfinite(v) || (allow_neg_inf && v < 0 && std::isinf(v))) continue;
@@ -137,7 +135,7 @@ int cmd_attend(int argc, char** argv) {
     const auto& r = *parsed;
     apply_exec_options(r);
     const io::OutputOptions out = output_options(r);
-    const bool heatmap = r.count("heatmap") > 0;
+    const bool heatmap = r["heatmap"].as<bool>();
     const bool show_given = r.count("show") > 0;
     // --heatmap alone draws only the picture; with --show it joins pretty (or -o) output.
     const Show show = heatmap && !show_given ? Show{} : parse_show(r["show"].as<std::string>());
@@ -224,9 +222,15 @@ int cmd_attend(int argc, char** argv) {
     wants.weights = show.weights || show.variance || heatmap || (svg && svg_of == "weights");
     wants.context = show.context;
     AttentionResult res = attend(Q, K, V, opt, wants);
-    const bool nan_rows = opt.masked_rows == MaskedRowPolicy::nan;
-    if (wants.scores) check_finite(res.scores, "scores", false, false);
-    if (wants.scaled) check_finite(res.scaled, "scaled scores", true, false);
+    // Rows that legitimately hold NaN: fully masked rows under --masked-rows nan.
+    std::vector<bool> nan_rows(Tq, false);
+    if (opt.masked_rows == MaskedRowPolicy::nan)
+        for (std::size_t i = 0; i < Tq; ++i) nan_rows[i] = allowed_keys(opt.score_mask, i, Tq, Tk) == 0;
+    if (show.queries) check_finite(Q, "queries", false, {});
+    if (show.keys) check_finite(K, "keys", false, {});
+    if (show.values) check_finite(V, "values", false, {});
+    if (wants.scores) check_finite(res.scores, "scores", false, {});
+    if (wants.scaled) check_finite(res.scaled, "scaled scores", true, {});
     if (wants.weights) check_finite(res.weights, "weights", false, nan_rows);
     if (wants.context) check_finite(res.context, "context", false, nan_rows);
 

@@ -131,7 +131,7 @@ int cmd_example(int argc, char** argv) {
         chosen = find_example(names[0]);
         if (!chosen) throw UsageError("no example named '" + names[0] + "' (attn example lists them)");
     }
-    if (r.count("check")) {
+    if (r["check"].as<bool>()) {
         bool ok = true;
         std::size_t n = 0;
         for (const Example& e : examples())
@@ -146,7 +146,11 @@ int cmd_example(int argc, char** argv) {
     }
     io::OutputOptions out;
     out.format = io::Format::pretty;
-    if (r.count("digits")) out.digits = r["digits"].as<int>();
+    if (r.count("digits")) {
+        out.digits = r["digits"].as<int>();
+        if (out.digits < 0 || out.digits > 17)
+            throw UsageError("invalid --digits " + std::to_string(out.digits) + ": expected 0 to 17");
+    }
     show_example(*chosen, out);
     return exit_ok;
 }

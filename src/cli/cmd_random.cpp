@@ -264,7 +264,7 @@ int cmd_random(int argc, char** argv) {
         if (text.empty() || *end != '\0' || errno == ERANGE || count < 1 || count > max_count)
             throw UsageError("invalid --count '" + text + "': expected an integer from 1 to 1000000");
     }
-    const bool uniform = r.count("uniform") > 0;
+    const bool uniform = r["uniform"].as<bool>();
     if (uniform && (r.count("mean") || r.count("std")))
         throw UsageError("--mean/--std apply to the Gaussian; with --uniform use --low/--high");
     if (!uniform && (r.count("low") || r.count("high")))

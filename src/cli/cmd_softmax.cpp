@@ -76,7 +76,7 @@ int cmd_softmax(int argc, char** argv) {
     else throw UsageError("missing input: give FILE, or '-' for standard input (see --help)");
 
     Matrix m = io::read_matrix(input, io::Finite::allow_neg_inf);
-    prepare_logits(m, scale, r.count("causal") > 0);
+    prepare_logits(m, scale, r["causal"].as<bool>());
     const std::size_t masked = normalize_rows(m, how, policy);
     if (masked > 0) {
         const char* got = policy == MaskedRowPolicy::zero ? "zero weights"
