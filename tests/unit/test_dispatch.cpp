@@ -1,0 +1,117 @@
+// Run-time arch selection and the threaded dispatch in src/ops.cpp.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "attn/error.hpp"
+#include "attn/ops.hpp"
+#include "attn/reference.hpp"
+
+namespace {
+
+attn::Matrix random_matrix(std::size_t rows, std::size_t cols, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    attn::Matrix M(rows, cols);
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c) M(r, c) = dist(gen);
+    return M;
+}
+
+bool bitwise_equal(const attn::Matrix& a, const attn::Matrix& b) {
+    if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
+    for (std::size_t r = 0; r < a.rows(); ++r)
+        if (std::memcmp(a.row(r), b.row(r), a.cols() * sizeof(float)) != 0) return false;
+    return true;
+}
+
+// Restores the process-wide settings a test changes.
+struct SettingsGuard {
+    attn::Arch arch = attn::current_arch();
+    ~SettingsGuard() {
+        attn::set_arch(arch);
+        attn::set_threads(0);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("dispatch: scalar is always available, best_arch is supported, names round-trip") {
+    CHECK(attn::arch_supported(attn::Arch::scalar));
+    CHECK(attn::arch_supported(attn::best_arch()));
+    CHECK(attn::parse_arch("auto") == attn::best_arch());
+    for (attn::Arch a : {attn::Arch::scalar, attn::Arch::avx2, attn::Arch::avx512, attn::Arch::neon}) {
+        if (attn::arch_supported(a)) {
+            CHECK(attn::parse_arch(attn::arch_name(a)) == a);
+        } else {
+            CHECK_THROWS_AS(attn::parse_arch(attn::arch_name(a)), attn::UsageError);
+            CHECK_THROWS_AS(attn::set_arch(a), attn::UsageError);
+        }
+    }
+    CHECK_THROWS_AS(attn::parse_arch("sse9"), attn::UsageError);
+#if defined(__x86_64__)
+    CHECK_FALSE(attn::arch_supported(attn::Arch::neon));
+    // The detection agrees with the compiler's view of this CPU.
+    CHECK(attn::arch_supported(attn::Arch::avx2) ==
+          (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")));
+#elif defined(__aarch64__)
+    CHECK(attn::arch_supported(attn::Arch::neon));
+    CHECK_FALSE(attn::arch_supported(attn::Arch::avx2));
+    CHECK(attn::best_arch() == attn::Arch::neon);
+#endif
+}
+
+TEST_CASE("dispatch: set_arch and set_threads change what runs") {
+    SettingsGuard guard;
+    attn::set_arch(attn::Arch::scalar);
+    CHECK(attn::current_arch() == attn::Arch::scalar);
+    attn::set_threads(3);
+    CHECK(attn::current_threads() == 3);
+    attn::set_threads(0);
+    CHECK(attn::current_threads() == attn::online_cores());
+}
+
+TEST_CASE("dispatch: matmul rejects mismatched inner dimensions") {
+    attn::Matrix A(2, 3), B(4, 5);
+    CHECK_THROWS_AS(attn::matmul(A, B), attn::InputError);
+    CHECK_THROWS_AS(attn::matmul(A, B, /*transpose_b=*/true), attn::InputError);
+    attn::Matrix Z = attn::matmul(attn::Matrix(3, 0), attn::Matrix(0, 2));
+    CHECK(Z.rows() == 3);
+    CHECK(Z.cols() == 2);
+    for (std::size_t r = 0; r < 3; ++r)
+        for (std::size_t c = 0; c < 2; ++c) CHECK(Z(r, c) == 0.0f);
+}
+
+TEST_CASE("dispatch: every arch, threads 1/2/3 give bitwise-identical matmul, softmax and attention") {
+    SettingsGuard guard;
+    const attn::Matrix A = random_matrix(203, 77, 1), B = random_matrix(77, 150, 2), Bt = random_matrix(150, 77, 3);
+    const attn::Matrix Q = random_matrix(150, 33, 4), K = random_matrix(141, 33, 5), V = random_matrix(141, 19, 6);
+    for (attn::Arch arch : {attn::Arch::scalar, attn::Arch::avx2, attn::Arch::avx512, attn::Arch::neon}) {
+        if (!attn::arch_supported(arch)) continue;
+        attn::set_arch(arch);
+        CAPTURE(attn::arch_name(arch));
+        attn::Matrix ab1, abt1, sm1, ctx1;
+        for (unsigned threads : {1u, 2u, 3u}) {
+            CAPTURE(threads);
+            attn::set_threads(threads);
+            attn::Matrix ab = attn::matmul(A, B), abt = attn::matmul(A, Bt, true);
+            attn::Matrix sm = ab;
+            attn::normalize_rows(sm, attn::Normalization::softmax, attn::MaskedRowPolicy::zero);
+            attn::ScoreMask mask;
+            mask.scale = 0.17f;
+            mask.causal = attn::Causal::bottom_right;
+            std::size_t masked = 0;
+            attn::Matrix ctx = attn::fused_attention(Q, K, V, mask, attn::MaskedRowPolicy::zero, &masked);
+            if (threads == 1) {
+                ab1 = ab, abt1 = abt, sm1 = sm, ctx1 = ctx;
+            } else {
+                CHECK(bitwise_equal(ab, ab1));
+                CHECK(bitwise_equal(abt, abt1));
+                CHECK(bitwise_equal(sm, sm1));
+                CHECK(bitwise_equal(ctx, ctx1));
+            }
+        }
+    }
+}
