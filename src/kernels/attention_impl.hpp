@@ -138,6 +138,34 @@ inline vfloat<Arch> exp(const vfloat<Arch>& x) {
     return xsimd::select(x == x, y, x);  // NaN in, NaN out (x != x is an ordered compare: false)
 }
 
+// exp for the online softmax, whose arguments are x − max ≤ 0: the same reduction and
+// polynomial as exp() (so the same ≤ 1.003 ULP where the result is a normal float), but
+// x < −87 gives exactly 0 instead of a subnormal (a weight below 1.7e−38 next to a row sum
+// ≥ 1 changes nothing), so 2^n is a single add to the exponent field. −inf gives 0, NaN
+// gives NaN; not for x > 0.
+template <class Arch>
+inline vfloat<Arch> exp_nonpositive(const vfloat<Arch>& x) {
+    using F = vfloat<Arch>;
+    using I = vint<Arch>;
+    const F lo(-87.0f);
+    const F xc = xsimd::max(lo, x);  // keeps 2^n·p normal (n ≥ −126 and p ≥ 1 at n = −126)
+    const F magic(12582912.0f);     // 1.5·2^23: adding it rounds to an integer
+    const F t = fmadd<Arch>(xc, F(1.44269504088896341f), magic);
+    const F n = t - magic;
+    F r = fnmadd<Arch>(n, F(0.693359375f), xc);
+    r = fnmadd<Arch>(n, F(-2.12194440e-4f), r);
+    F p(1.9875691500e-4f);
+    p = fmadd<Arch>(p, r, F(1.3981999507e-3f));
+    p = fmadd<Arch>(p, r, F(8.3334519073e-3f));
+    p = fmadd<Arch>(p, r, F(4.1665795894e-2f));
+    p = fmadd<Arch>(p, r, F(1.6666665459e-1f));
+    p = fmadd<Arch>(p, r, F(5.0000001201e-1f));
+    p = fmadd<Arch>(p, r * r, r) + F(1.0f);
+    // The low bits of t hold n (two's complement): t << 23 is n << 23 modulo 2^32.
+    const F y = xsimd::bitwise_cast<F>(xsimd::bitwise_cast<I>(p) + (xsimd::bitwise_cast<I>(t) << 23));
+    return xsimd::select(x < lo, F(0.0f), xsimd::select(x == x, y, x));
+}
+
 template <class Arch>
 inline float exp_scalar(float x) {
     alignas(64) float t[lanes<Arch>];
@@ -236,9 +264,10 @@ struct FlashBlocking<xsimd::fma3<xsimd::avx2>> {  // 16 ymm registers: 6×2 accu
 
 // C[r][0, NV·W) = (Acc ? C[r]·alpha : 0) + Σ_{p<kdim} a[r][p·aps] · B[p][0, NV·W), r < Rows.
 // B is kdim rows of NV·W floats (64-byte aligned), C rows are ldc apart (aligned).
+// With colmax, also colmax[v] = max(colmax[v], max_r C[r][v]) (the softmax's running max).
 template <class Arch, std::size_t Rows, std::size_t NV, bool Acc>
 inline void micro_kernel(const float* const* a, std::size_t aps, const float* B, std::size_t kdim, float* C,
-                         std::size_t ldc, const vfloat<Arch>* alpha) {
+                         std::size_t ldc, const vfloat<Arch>* alpha, vfloat<Arch>* colmax) {
     using F = vfloat<Arch>;
     constexpr std::size_t W = lanes<Arch>, PW = NV * W;
     F acc[Rows][NV];
@@ -246,6 +275,7 @@ inline void micro_kernel(const float* const* a, std::size_t aps, const float* B,
         for (std::size_t v = 0; v < NV; ++v)
             acc[r][v] = Acc ? F::load_aligned(C + r * ldc + v * W) * alpha[v] : F(0.0f);
     std::size_t off = 0;
+#pragma GCC unroll 4
     for (std::size_t p = 0; p < kdim; ++p, off += aps, B += PW) {
         F b[NV];
         for (std::size_t v = 0; v < NV; ++v) b[v] = F::load_aligned(B + v * W);
@@ -256,18 +286,25 @@ inline void micro_kernel(const float* const* a, std::size_t aps, const float* B,
     }
     for (std::size_t r = 0; r < Rows; ++r)
         for (std::size_t v = 0; v < NV; ++v) acc[r][v].store_aligned(C + r * ldc + v * W);
+    if (colmax)
+        for (std::size_t v = 0; v < NV; ++v) {
+            F m = acc[0][v];
+            for (std::size_t r = 1; r < Rows; ++r) m = xsimd::max(m, acc[r][v]);
+            colmax[v] = xsimd::max(colmax[v], m);
+        }
 }
 
 // Run-time row count (1…R) → compile-time micro-kernel instance.
 template <class Arch, bool Acc, std::size_t Rows = FlashBlocking<Arch>::R>
 inline void micro_kernel_rows(std::size_t rows, const float* const* a, std::size_t aps, const float* B,
-                              std::size_t kdim, float* C, std::size_t ldc, const vfloat<Arch>* alpha) {
+                              std::size_t kdim, float* C, std::size_t ldc, const vfloat<Arch>* alpha,
+                              vfloat<Arch>* colmax) {
     if constexpr (Rows == 0) {
-        (void)rows, (void)a, (void)aps, (void)B, (void)kdim, (void)C, (void)ldc, (void)alpha;
+        (void)rows, (void)a, (void)aps, (void)B, (void)kdim, (void)C, (void)ldc, (void)alpha, (void)colmax;
     } else if (rows == Rows) {
-        micro_kernel<Arch, Rows, FlashBlocking<Arch>::NV, Acc>(a, aps, B, kdim, C, ldc, alpha);
+        micro_kernel<Arch, Rows, FlashBlocking<Arch>::NV, Acc>(a, aps, B, kdim, C, ldc, alpha, colmax);
     } else {
-        micro_kernel_rows<Arch, Acc, Rows - 1>(rows, a, aps, B, kdim, C, ldc, alpha);
+        micro_kernel_rows<Arch, Acc, Rows - 1>(rows, a, aps, B, kdim, C, ldc, alpha, colmax);
     }
 }
 
@@ -311,12 +348,16 @@ private:
         const std::size_t kfull = causal_visible(a_.causal, q0, a_.Tq, a_.Tk);  // seen by every row
         for (std::size_t t0 = 0; t0 < kend; t0 += BC) {
             const std::size_t nk = std::min(BC, kend - t0);
-            scores(t0, nk);
-            if (a_.bias || a_.mask) bias_and_mask(q0, nq, t0, nk);
             const bool diagonal = a_.causal != Causal::none && t0 + nk > kfull;
+            // Unmodified scores: their column max comes out of the micro-kernel.
+            const bool plain = !diagonal && !a_.bias && !a_.mask;
+            F mx[NV];
+            for (std::size_t v = 0; v < NV; ++v) mx[v] = F(neg_inf);
+            scores(t0, nk, plain ? mx : nullptr);
+            if (a_.bias || a_.mask) bias_and_mask(q0, nq, t0, nk);
             if (diagonal) causal_offsets(q0, t0, vis);
             F alpha[NV];
-            online_softmax(nk, diagonal ? vis : nullptr, m, l, alpha);
+            online_softmax(nk, diagonal ? vis : nullptr, !plain, mx, m, l, alpha);
             mix(t0, nk, alpha);
         }
         return finish(q0, nq, l);
@@ -335,13 +376,13 @@ private:
         }
     }
 
-    // Sᵀ[j][·] for keys t0 + j, j < nk.
-    void scores(std::size_t t0, std::size_t nk) {
+    // Sᵀ[j][·] for keys t0 + j, j < nk (and their column max into colmax when given).
+    void scores(std::size_t t0, std::size_t nk, F* colmax) {
         for (std::size_t j = 0; j < nk; j += R) {
             const std::size_t rows = std::min(R, nk - j);
             const float* krow[R];
             for (std::size_t r = 0; r < rows; ++r) krow[r] = a_.K + (t0 + j + r) * a_.ldk;
-            micro_kernel_rows<Arch, false>(rows, krow, 1, qt_.get(), a_.dk, st_.get() + j * QB, QB, nullptr);
+            micro_kernel_rows<Arch, false>(rows, krow, 1, qt_.get(), a_.dk, st_.get() + j * QB, QB, nullptr, colmax);
         }
     }
 
@@ -376,12 +417,11 @@ private:
 
     // Per query lane: m_new = max(m, max_j Sᵀ[j]); Pᵀ = exp(Sᵀ − m_new) in place;
     // alpha = exp(m − m_new) (0 while nothing was visible: the accumulators are still 0);
-    // l = alpha·l + Σ_j Pᵀ[j]. Lanes with nothing visible yet get P = 0.
-    void online_softmax(std::size_t nk, const F* vis, F* m, F* l, F* alpha) {
+    // l = alpha·l + Σ_j Pᵀ[j]. Lanes with nothing visible yet get P = 0. The causal limits
+    // vis (diagonal tiles) are applied here; mx holds the column max already unless scan.
+    void online_softmax(std::size_t nk, const F* vis, bool scan, F* mx, F* m, F* l, F* alpha) {
         float* st = st_.get();
         const F ninf(neg_inf);
-        F mx[NV];
-        for (std::size_t v = 0; v < NV; ++v) mx[v] = ninf;
         if (vis) {
             F jf(0.0f);
             for (std::size_t j = 0; j < nk; ++j, jf += F(1.0f))
@@ -390,21 +430,21 @@ private:
                     x.store_aligned(st + j * QB + v * W);
                     mx[v] = xsimd::max(mx[v], x);
                 }
-        } else {
+        } else if (scan) {
             for (std::size_t j = 0; j < nk; ++j)
                 for (std::size_t v = 0; v < NV; ++v) mx[v] = xsimd::max(mx[v], F::load_aligned(st + j * QB + v * W));
         }
         F mu[NV], sum[NV];
         for (std::size_t v = 0; v < NV; ++v) {
             const F m_new = xsimd::max(m[v], mx[v]);
-            alpha[v] = xsimd::select(m[v] == ninf, F(0.0f), exp<Arch>(m[v] - m_new));
+            alpha[v] = xsimd::select(m[v] == ninf, F(0.0f), exp_nonpositive<Arch>(m[v] - m_new));
             mu[v] = xsimd::select(m_new == ninf, F(0.0f), m_new);  // exp(−inf − 0) = 0, not NaN
             m[v] = m_new;
             sum[v] = F(0.0f);
         }
         for (std::size_t j = 0; j < nk; ++j)
             for (std::size_t v = 0; v < NV; ++v) {
-                const F p = exp<Arch>(F::load_aligned(st + j * QB + v * W) - mu[v]);
+                const F p = exp_nonpositive<Arch>(F::load_aligned(st + j * QB + v * W) - mu[v]);
                 p.store_aligned(st + j * QB + v * W);
                 sum[v] += p;
             }
@@ -418,7 +458,7 @@ private:
             const std::size_t rows = std::min(R, a_.dv - c);
             const float* vcol[R];
             for (std::size_t r = 0; r < rows; ++r) vcol[r] = vbase + c + r;
-            micro_kernel_rows<Arch, true>(rows, vcol, a_.ldv, st_.get(), nk, ot_.get() + c * QB, QB, alpha);
+            micro_kernel_rows<Arch, true>(rows, vcol, a_.ldv, st_.get(), nk, ot_.get() + c * QB, QB, alpha, nullptr);
         }
     }
 
