@@ -1,6 +1,7 @@
-// PLACEHOLDER: forwards to the scalar kernel until the neon micro-kernel is written.
-#include "kernels/kernel_api.hpp"
+// The packed GEMM (kernels/gemm_impl.hpp) for NEON (aarch64).
+// Compiled with this arch's flags only; nothing else belongs in this file.
+#include "kernels/gemm_impl.hpp"
 
 namespace attn::kernels::neon {
-void gemm(const GemmArgs& a) { scalar::gemm(a); }
+void gemm(const GemmArgs& a) { Gemm<xsimd::neon64>::run(a); }
 }  // namespace attn::kernels::neon
