@@ -1,13 +1,16 @@
 // Run-time arch selection and the threaded dispatch in src/ops.cpp.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <cstring>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
 #include "attn/reference.hpp"
+#include "parallel.hpp"
 
 namespace {
 
@@ -113,5 +116,30 @@ TEST_CASE("dispatch: every arch, threads 1/2/3 give bitwise-identical matmul, so
                 CHECK(bitwise_equal(ctx, ctx1));
             }
         }
+    }
+}
+
+TEST_CASE("parallel_for: every block exactly once, any thread count; nesting; exceptions") {
+    SettingsGuard guard;
+    for (unsigned threads : {1u, 2u, 3u, 5u}) {
+        attn::set_threads(threads);
+        for (std::size_t count : {0u, 1u, 2u, 7u, 100u}) {
+            std::vector<std::atomic<int>> hits(count);
+            attn::parallel_for(count, [&](std::size_t b) {
+                hits[b].fetch_add(1);
+                std::atomic<int> inner{0};  // a nested call runs (serially) and completes
+                attn::parallel_for(3, [&](std::size_t) { inner.fetch_add(1); });
+                CHECK(inner.load() == 3);
+            });
+            for (std::size_t b = 0; b < count; ++b) CHECK(hits[b].load() == 1);
+        }
+        CHECK_THROWS_AS(attn::parallel_for(10, [](std::size_t b) {
+                            if (b == 6) throw attn::RuntimeFailure("block 6");
+                        }),
+                        attn::RuntimeFailure);
+        // The pool is still usable after an exception.
+        std::atomic<std::size_t> sum{0};
+        attn::parallel_for(10, [&](std::size_t b) { sum.fetch_add(b); });
+        CHECK(sum.load() == 45);
     }
 }
