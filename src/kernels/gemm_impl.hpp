@@ -21,6 +21,7 @@
 #pragma once
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <xsimd/xsimd.hpp>
 
 #include "kernels/kernel_api.hpp"
@@ -188,6 +189,31 @@ struct Gemm {
                 }
             }
         }
+    }
+};
+
+}  // namespace attn::kernels
+
+namespace attn::kernels {
+
+// The FMA roofline for `attn bench --peak`: 12 independent chains of vector FMAs (more
+// than 2 pipes × 4 cycles of latency), nothing else in the loop. Returns a value that
+// depends on every chain so the loop cannot be optimised away; flops done =
+// iterations · 12 · lanes · 2.
+template <class Arch>
+struct FmaPeak {
+    using batch = xsimd::batch<float, Arch>;
+    static constexpr std::size_t chains = 12, lanes = batch::size;
+    static float run(std::uint64_t iterations, float seed) {
+        batch acc[chains];
+        for (std::size_t c = 0; c < chains; ++c) acc[c] = batch(seed + float(c));
+        const batch mul(0.999999f), add(1e-7f);
+        for (std::uint64_t i = 0; i < iterations; ++i)
+#pragma GCC unroll 12
+            for (std::size_t c = 0; c < chains; ++c) acc[c] = simd::fmadd<Arch>(acc[c], mul, add);
+        batch total = acc[0];
+        for (std::size_t c = 1; c < chains; ++c) total += acc[c];
+        return simd::reduce_add(total);
     }
 };
 

@@ -10,6 +10,7 @@
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
 #include "attn/reference.hpp"
+#include "kernels/kernel_api.hpp"
 #include "parallel.hpp"
 
 namespace {
@@ -142,4 +143,39 @@ TEST_CASE("parallel_for: every block exactly once, any thread count; nesting; ex
         attn::parallel_for(10, [&](std::size_t b) { sum.fetch_add(b); });
         CHECK(sum.load() == 45);
     }
+}
+
+TEST_CASE("dispatch: set_arch(X) really runs X's kernel") {
+    // attn::matmul under set_arch(X) must reproduce X's own gemm bit for bit. Scalar
+    // (sequential float sums) and the SIMD kernels (FMA, blocked order) round differently on
+    // random data, so the check can tell the kernels apart.
+    SettingsGuard guard;
+    const std::size_t m = 19, n = 37, k = 301;
+    const attn::Matrix A = random_matrix(m, k, 11), B = random_matrix(k, n, 12);
+    struct Direct {
+        attn::Arch arch;
+        void (*gemm)(const attn::kernels::GemmArgs&);
+    };
+    std::vector<Direct> kernels{{attn::Arch::scalar, attn::kernels::scalar::gemm}};
+#if defined(__x86_64__) || defined(__i386__)
+    kernels.push_back({attn::Arch::avx2, attn::kernels::avx2::gemm});
+    kernels.push_back({attn::Arch::avx512, attn::kernels::avx512::gemm});
+#elif defined(__aarch64__)
+    kernels.push_back({attn::Arch::neon, attn::kernels::neon::gemm});
+#endif
+    std::vector<attn::Matrix> direct_results;
+    for (const Direct& d : kernels) {
+        if (!attn::arch_supported(d.arch)) continue;
+        CAPTURE(attn::arch_name(d.arch));
+        attn::Matrix direct(m, n);
+        d.gemm({A.data(), A.stride(), B.data(), B.stride(), false, direct.data(), direct.stride(), m, n, k});
+        attn::set_arch(d.arch);
+        for (unsigned threads : {1u, 2u}) {
+            attn::set_threads(threads);
+            CHECK(bitwise_equal(attn::matmul(A, B), direct));
+        }
+        direct_results.push_back(std::move(direct));
+    }
+    // The check discriminates: the scalar result differs from each SIMD one.
+    for (std::size_t i = 1; i < direct_results.size(); ++i) CHECK_FALSE(bitwise_equal(direct_results[0], direct_results[i]));
 }
