@@ -95,7 +95,7 @@ TEST_CASE("dispatch: every arch, threads 1/2/3 give bitwise-identical matmul, so
     for (attn::Arch arch : {attn::Arch::scalar, attn::Arch::avx2, attn::Arch::avx512, attn::Arch::neon}) {
         if (!attn::arch_supported(arch)) continue;
         attn::set_arch(arch);
-        CAPTURE(attn::arch_name(arch));
+        INFO("arch " << std::string(attn::arch_name(arch)));
         attn::Matrix ab1, abt1, sm1, ctx1;
         for (unsigned threads : {1u, 2u, 3u}) {
             CAPTURE(threads);
@@ -166,7 +166,7 @@ TEST_CASE("dispatch: set_arch(X) really runs X's kernel") {
     std::vector<attn::Matrix> direct_results;
     for (const Direct& d : kernels) {
         if (!attn::arch_supported(d.arch)) continue;
-        CAPTURE(attn::arch_name(d.arch));
+        INFO("arch " << std::string(attn::arch_name(d.arch)));
         attn::Matrix direct(m, n);
         d.gemm({A.data(), A.stride(), B.data(), B.stride(), false, direct.data(), direct.stride(), m, n, k});
         attn::set_arch(d.arch);

@@ -92,8 +92,8 @@ void check_gemm(GemmFn gemm, std::size_t m, std::size_t n, std::size_t k, bool t
 TEST_CASE("gemm: every arch matches the float64 reference on awkward shapes") {
     for (const ArchGemm& g : runnable_gemms()) {
         const std::size_t L = g.lanes;
-        CAPTURE(attn::arch_name(g.arch));
-        MESSAGE("gemm kernel tested on arch " << attn::arch_name(g.arch));
+        INFO("arch " << std::string(attn::arch_name(g.arch)));
+        MESSAGE("gemm kernel tested on arch " << std::string(attn::arch_name(g.arch)));
         // 1, lanes−1, lanes, lanes+1, 4·lanes+3 for each dimension (combined sparsely).
         std::vector<std::size_t> sizes{1, L > 1 ? L - 1 : 2, L, L + 1, 4 * L + 3};
         unsigned seed = 10;
@@ -114,7 +114,7 @@ TEST_CASE("gemm: every arch matches the float64 reference on awkward shapes") {
 
 TEST_CASE("gemm: k = 0 writes zeros; m or n = 0 writes nothing") {
     for (const ArchGemm& g : runnable_gemms()) {
-        CAPTURE(attn::arch_name(g.arch));
+        INFO("arch " << std::string(attn::arch_name(g.arch)));
         std::vector<float> A(8, 1.0f), B(8, 1.0f), C(12, std::numeric_limits<float>::quiet_NaN());
         g.gemm({A.data(), 1, B.data(), 4, false, C.data(), 4, 3, 4, 0});
         for (float c : C) CHECK(c == 0.0f);
@@ -132,7 +132,7 @@ TEST_CASE("gemm: splitting the rows of C does not change any bit") {
     std::vector<float> A = random_buffer(m * k, 1), B = random_buffer(k * n, 2);
     for (const ArchGemm& g : runnable_gemms())
         for (bool transposed : {false, true}) {
-            CAPTURE(attn::arch_name(g.arch));
+            INFO("arch " << std::string(attn::arch_name(g.arch)));
             CAPTURE(transposed);
             const std::size_t ldb = transposed ? k : n;
             std::vector<float> whole(m * n), parts(m * n);
@@ -160,7 +160,7 @@ TEST_CASE("gemm: attn::matmul on every arch and thread count matches the referen
     for (attn::Arch arch : {attn::Arch::scalar, attn::Arch::avx2, attn::Arch::avx512, attn::Arch::neon}) {
         if (!attn::arch_supported(arch)) continue;
         attn::set_arch(arch);
-        CAPTURE(attn::arch_name(arch));
+        INFO("arch " << std::string(attn::arch_name(arch)));
         for (unsigned threads : {1u, 2u, 3u}) {
             CAPTURE(threads);
             attn::set_threads(threads);
