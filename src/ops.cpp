@@ -171,8 +171,11 @@ void matmul(const Matrix& A, const Matrix& B, Matrix& C, bool transpose_b) {
     if (kb != k)
         throw InputError("matmul: inner dimensions differ: " + shape(A) + " times " + shape(B) +
                          (transpose_b ? " transposed" : ""));
-    Matrix out(m, n);  // a new matrix: C may alias A or B
-    if (m && n && k) {
+    // Reuse C's storage when it has the shape and is neither input (no allocation, no page
+    // faults on repeated calls); otherwise a new zero-filled matrix.
+    const bool reuse = C.rows() == m && C.cols() == n && C.data() && C.data() != A.data() && C.data() != B.data();
+    Matrix out = reuse ? std::move(C) : Matrix(m, n);
+    if (m && n) {  // k == 0: the kernels write zeros
         const kernels::GemmArgs whole{A.data(), A.stride(), B.data(), B.stride(), transpose_b,
                                       out.data(), out.stride(), m, n, k};
         const auto gemm = active().gemm;

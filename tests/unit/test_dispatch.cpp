@@ -1,13 +1,17 @@
 // Run-time arch selection and the threaded dispatch in src/ops.cpp.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <cstring>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
 #include "attn/reference.hpp"
+#include "kernels/kernel_api.hpp"
+#include "parallel.hpp"
 
 namespace {
 
@@ -91,7 +95,7 @@ TEST_CASE("dispatch: every arch, threads 1/2/3 give bitwise-identical matmul, so
     for (attn::Arch arch : {attn::Arch::scalar, attn::Arch::avx2, attn::Arch::avx512, attn::Arch::neon}) {
         if (!attn::arch_supported(arch)) continue;
         attn::set_arch(arch);
-        CAPTURE(attn::arch_name(arch));
+        INFO("arch " << std::string(attn::arch_name(arch)));
         attn::Matrix ab1, abt1, sm1, ctx1;
         for (unsigned threads : {1u, 2u, 3u}) {
             CAPTURE(threads);
@@ -114,4 +118,64 @@ TEST_CASE("dispatch: every arch, threads 1/2/3 give bitwise-identical matmul, so
             }
         }
     }
+}
+
+TEST_CASE("parallel_for: every block exactly once, any thread count; nesting; exceptions") {
+    SettingsGuard guard;
+    for (unsigned threads : {1u, 2u, 3u, 5u}) {
+        attn::set_threads(threads);
+        for (std::size_t count : {0u, 1u, 2u, 7u, 100u}) {
+            std::vector<std::atomic<int>> hits(count);
+            attn::parallel_for(count, [&](std::size_t b) {
+                hits[b].fetch_add(1);
+                std::atomic<int> inner{0};  // a nested call runs (serially) and completes
+                attn::parallel_for(3, [&](std::size_t) { inner.fetch_add(1); });
+                CHECK(inner.load() == 3);
+            });
+            for (std::size_t b = 0; b < count; ++b) CHECK(hits[b].load() == 1);
+        }
+        CHECK_THROWS_AS(attn::parallel_for(10, [](std::size_t b) {
+                            if (b == 6) throw attn::RuntimeFailure("block 6");
+                        }),
+                        attn::RuntimeFailure);
+        // The pool is still usable after an exception.
+        std::atomic<std::size_t> sum{0};
+        attn::parallel_for(10, [&](std::size_t b) { sum.fetch_add(b); });
+        CHECK(sum.load() == 45);
+    }
+}
+
+TEST_CASE("dispatch: set_arch(X) really runs X's kernel") {
+    // attn::matmul under set_arch(X) must reproduce X's own gemm bit for bit. Scalar
+    // (sequential float sums) and the SIMD kernels (FMA, blocked order) round differently on
+    // random data, so the check can tell the kernels apart.
+    SettingsGuard guard;
+    const std::size_t m = 19, n = 37, k = 301;
+    const attn::Matrix A = random_matrix(m, k, 11), B = random_matrix(k, n, 12);
+    struct Direct {
+        attn::Arch arch;
+        void (*gemm)(const attn::kernels::GemmArgs&);
+    };
+    std::vector<Direct> kernels{{attn::Arch::scalar, attn::kernels::scalar::gemm}};
+#if defined(__x86_64__) || defined(__i386__)
+    kernels.push_back({attn::Arch::avx2, attn::kernels::avx2::gemm});
+    kernels.push_back({attn::Arch::avx512, attn::kernels::avx512::gemm});
+#elif defined(__aarch64__)
+    kernels.push_back({attn::Arch::neon, attn::kernels::neon::gemm});
+#endif
+    std::vector<attn::Matrix> direct_results;
+    for (const Direct& d : kernels) {
+        if (!attn::arch_supported(d.arch)) continue;
+        INFO("arch " << std::string(attn::arch_name(d.arch)));
+        attn::Matrix direct(m, n);
+        d.gemm({A.data(), A.stride(), B.data(), B.stride(), false, direct.data(), direct.stride(), m, n, k});
+        attn::set_arch(d.arch);
+        for (unsigned threads : {1u, 2u}) {
+            attn::set_threads(threads);
+            CHECK(bitwise_equal(attn::matmul(A, B), direct));
+        }
+        direct_results.push_back(std::move(direct));
+    }
+    // The check discriminates: the scalar result differs from each SIMD one.
+    for (std::size_t i = 1; i < direct_results.size(); ++i) CHECK_FALSE(bitwise_equal(direct_results[0], direct_results[i]));
 }
