@@ -275,7 +275,6 @@ inline void micro_kernel(const float* const* a, std::size_t aps, const float* B,
         for (std::size_t v = 0; v < NV; ++v)
             acc[r][v] = Acc ? F::load_aligned(C + r * ldc + v * W) * alpha[v] : F(0.0f);
     std::size_t off = 0;
-#pragma GCC unroll 4
     for (std::size_t p = 0; p < kdim; ++p, off += aps, B += PW) {
         F b[NV];
         for (std::size_t v = 0; v < NV; ++v) b[v] = F::load_aligned(B + v * W);
