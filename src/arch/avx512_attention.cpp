@@ -4,6 +4,7 @@
 // (_mm512_undefined_ps), which -Wmaybe-uninitialized reports once inlined here.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include "kernels/attention_impl.hpp"
 

@@ -255,11 +255,12 @@ std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_
 template <class Arch>
 struct FlashBlocking {
     // R × NV accumulators: 6×4 = 24 of 32 zmm / NEON registers (+4 loads, 1 broadcast).
-    static constexpr std::size_t R = 6, NV = 4, BC = 128;
+    // G blocks of NV·lanes query rows share each tile of BC keys.
+    static constexpr std::size_t R = 6, NV = 4, BC = 128, G = 4;
 };
 template <>
 struct FlashBlocking<xsimd::fma3<xsimd::avx2>> {  // 16 ymm registers: 6×2 accumulators
-    static constexpr std::size_t R = 6, NV = 2, BC = 128;
+    static constexpr std::size_t R = 6, NV = 2, BC = 128, G = 8;
 };
 
 // C[r][0, NV·W) = (Acc ? C[r]·alpha : 0) + Σ_{p<kdim} a[r][p·aps] · B[p][0, NV·W), r < Rows.
@@ -320,51 +321,80 @@ template <class Arch>
 class Flash {
     using F = vfloat<Arch>;
     using Blk = FlashBlocking<Arch>;
-    static constexpr std::size_t W = lanes<Arch>, R = Blk::R, NV = Blk::NV, BC = Blk::BC;
+    static constexpr std::size_t W = lanes<Arch>, R = Blk::R, NV = Blk::NV, BC = Blk::BC, G = Blk::G;
     static constexpr std::size_t QB = NV * W;  // query rows per block
 
 public:
-    // Scratch, O(tile): Qᵀ (dk×QB), Sᵀ/Pᵀ (BC×QB), Oᵀ (dv×QB).
-    explicit Flash(const FlashArgs& a) : a_(a), qt_(a.dk * QB), st_(BC * QB), ot_(a.dv * QB) {}
+    // Scratch, O(tile): per block of a group Qᵀ (dk×QB), Oᵀ (dv×QB), m and l (QB each);
+    // one Sᵀ/Pᵀ tile (BC×QB).
+    explicit Flash(const FlashArgs& a)
+        : a_(a), qt_(G * a.dk * QB), ot_(G * a.dv * QB), ml_(G * 2 * QB), st_(BC * QB) {}
 
+    // Groups of up to G blocks share each K/V tile while it is in cache (the tile loop is
+    // outside the block loop), so K and V stream from memory once per group, not per block.
     std::size_t run() {
         std::size_t masked = 0;
-        for (std::size_t q0 = a_.row_begin / QB * QB; q0 < a_.row_end; q0 += QB) masked += block(q0);
+        for (std::size_t g0 = a_.row_begin / QB * QB; g0 < a_.row_end; g0 += G * QB) {
+            const std::size_t nb = std::min(G, (std::min(a_.row_end, a_.Tq) - g0 + QB - 1) / QB);
+            masked += group(g0, nb);
+        }
         return masked;
     }
 
 private:
-    // Query rows [q0, q0 + QB) ∩ [0, Tq); outputs written for those in [row_begin, row_end).
-    std::size_t block(std::size_t q0) {
-        const std::size_t nq = std::min(QB, a_.Tq - q0);
-        pack_q(q0, nq);
-        F m[NV], l[NV], vis[NV];
-        for (std::size_t v = 0; v < NV; ++v) m[v] = F(neg_inf), l[v] = F(0.0f);
-        std::fill(ot_.get(), ot_.get() + a_.dv * QB, 0.0f);
-        // Keys any row of the (whole, unclipped) block may see; causal limits are
-        // non-decreasing in the row index. Tiles beyond are never computed.
-        const std::size_t kend = causal_visible(a_.causal, q0 + nq - 1, a_.Tq, a_.Tk);
-        const std::size_t kfull = causal_visible(a_.causal, q0, a_.Tq, a_.Tk);  // seen by every row
-        for (std::size_t t0 = 0; t0 < kend; t0 += BC) {
-            const std::size_t nk = std::min(BC, kend - t0);
-            const bool diagonal = a_.causal != Causal::none && t0 + nk > kfull;
-            // Unmodified scores: their column max comes out of the micro-kernel.
-            const bool plain = !diagonal && !a_.bias && !a_.mask;
-            F mx[NV];
-            for (std::size_t v = 0; v < NV; ++v) mx[v] = F(neg_inf);
-            scores(t0, nk, plain ? mx : nullptr);
-            if (a_.bias || a_.mask) bias_and_mask(q0, nq, t0, nk);
-            if (diagonal) causal_offsets(q0, t0, vis);
-            F alpha[NV];
-            online_softmax(nk, diagonal ? vis : nullptr, !plain, mx, m, l, alpha);
-            mix(t0, nk, alpha);
+    float* qt(std::size_t b) const { return qt_.get() + b * a_.dk * QB; }
+    float* ot(std::size_t b) const { return ot_.get() + b * a_.dv * QB; }
+    float* m_of(std::size_t b) const { return ml_.get() + b * 2 * QB; }
+    float* l_of(std::size_t b) const { return ml_.get() + b * 2 * QB + QB; }
+
+    // Blocks b < nb of query rows [g0 + b·QB, … + QB) ∩ [0, Tq); outputs written for the
+    // rows in [row_begin, row_end).
+    std::size_t group(std::size_t g0, std::size_t nb) {
+        std::size_t kend[G], kfull[G];
+        for (std::size_t b = 0; b < nb; ++b) {
+            const std::size_t q0 = g0 + b * QB, nq = std::min(QB, a_.Tq - q0);
+            pack_q(q0, nq, qt(b));
+            std::fill(m_of(b), m_of(b) + QB, neg_inf);
+            std::fill(l_of(b), l_of(b) + QB, 0.0f);
+            std::fill(ot(b), ot(b) + a_.dv * QB, 0.0f);
+            // Keys any row of the (whole, unclipped) block may see: causal limits are
+            // non-decreasing in the row index. Tiles beyond are never computed.
+            kend[b] = causal_visible(a_.causal, q0 + nq - 1, a_.Tq, a_.Tk);
+            kfull[b] = causal_visible(a_.causal, q0, a_.Tq, a_.Tk);  // seen by every row
         }
-        return finish(q0, nq, l);
+        for (std::size_t t0 = 0; t0 < kend[nb - 1]; t0 += BC)
+            for (std::size_t b = 0; b < nb; ++b)
+                if (t0 < kend[b]) block_tile(g0 + b * QB, b, t0, std::min(BC, kend[b] - t0), kfull[b]);
+        std::size_t masked = 0;
+        for (std::size_t b = 0; b < nb; ++b) masked += finish(g0 + b * QB, b);
+        return masked;
+    }
+
+    // One block (rows q0…, state b) against keys [t0, t0 + nk).
+    void block_tile(std::size_t q0, std::size_t b, std::size_t t0, std::size_t nk, std::size_t kfull) {
+        const std::size_t nq = std::min(QB, a_.Tq - q0);
+        const bool diagonal = a_.causal != Causal::none && t0 + nk > kfull;
+        // Unmodified scores: their column max comes out of the micro-kernel.
+        const bool plain = !diagonal && !a_.bias && !a_.mask;
+        F mx[NV], m[NV], l[NV], vis[NV], alpha[NV];
+        for (std::size_t v = 0; v < NV; ++v) {
+            mx[v] = F(neg_inf);
+            m[v] = F::load_aligned(m_of(b) + v * W);
+            l[v] = F::load_aligned(l_of(b) + v * W);
+        }
+        scores(t0, nk, qt(b), plain ? mx : nullptr);
+        if (a_.bias || a_.mask) bias_and_mask(q0, nq, t0, nk);
+        if (diagonal) causal_offsets(q0, t0, vis);
+        online_softmax(nk, diagonal ? vis : nullptr, !plain, mx, m, l, alpha);
+        for (std::size_t v = 0; v < NV; ++v) {
+            m[v].store_aligned(m_of(b) + v * W);
+            l[v].store_aligned(l_of(b) + v * W);
+        }
+        mix(t0, nk, alpha, ot(b));
     }
 
     // Qᵀ[p][q] = scale·Q[q0 + q][p], zero for rows past Tq.
-    void pack_q(std::size_t q0, std::size_t nq) {
-        float* qt = qt_.get();
+    void pack_q(std::size_t q0, std::size_t nq, float* qt) const {
         for (std::size_t q = 0; q < QB; ++q) {
             if (q < nq) {
                 const float* row = a_.Q + (q0 + q) * a_.ldq;
@@ -376,12 +406,12 @@ private:
     }
 
     // Sᵀ[j][·] for keys t0 + j, j < nk (and their column max into colmax when given).
-    void scores(std::size_t t0, std::size_t nk, F* colmax) {
+    void scores(std::size_t t0, std::size_t nk, const float* qt, F* colmax) {
         for (std::size_t j = 0; j < nk; j += R) {
             const std::size_t rows = std::min(R, nk - j);
-            const float* krow[R];
+            const float* krow[R] = {};
             for (std::size_t r = 0; r < rows; ++r) krow[r] = a_.K + (t0 + j + r) * a_.ldk;
-            micro_kernel_rows<Arch, false>(rows, krow, 1, qt_.get(), a_.dk, st_.get() + j * QB, QB, nullptr, colmax);
+            micro_kernel_rows<Arch, false>(rows, krow, 1, qt, a_.dk, st_.get() + j * QB, QB, nullptr, colmax);
         }
     }
 
@@ -451,21 +481,21 @@ private:
     }
 
     // Oᵀ[c][·] = alpha·Oᵀ[c][·] + Σ_j V[t0 + j][c]·Pᵀ[j][·].
-    void mix(std::size_t t0, std::size_t nk, const F* alpha) {
+    void mix(std::size_t t0, std::size_t nk, const F* alpha, float* ot) {
         const float* vbase = a_.V + t0 * a_.ldv;
         for (std::size_t c = 0; c < a_.dv; c += R) {
             const std::size_t rows = std::min(R, a_.dv - c);
-            const float* vcol[R];
+            const float* vcol[R] = {};
             for (std::size_t r = 0; r < rows; ++r) vcol[r] = vbase + c + r;
-            micro_kernel_rows<Arch, true>(rows, vcol, a_.ldv, st_.get(), nk, ot_.get() + c * QB, QB, alpha, nullptr);
+            micro_kernel_rows<Arch, true>(rows, vcol, a_.ldv, st_.get(), nk, ot + c * QB, QB, alpha, nullptr);
         }
     }
 
     // O = Oᵀ / l, or the fully-masked-row policy where nothing was visible (l = 0).
-    std::size_t finish(std::size_t q0, std::size_t nq, const F* l) {
-        alignas(64) float lsum[QB];
-        for (std::size_t v = 0; v < NV; ++v) l[v].store_aligned(lsum + v * W);
-        const float* ot = ot_.get();
+    std::size_t finish(std::size_t q0, std::size_t b) {
+        const std::size_t nq = std::min(QB, a_.Tq - q0);
+        const float* lsum = l_of(b);
+        const float* ot = this->ot(b);
         std::size_t masked = 0;
         const std::size_t qa = std::max(q0, a_.row_begin) - q0, qb = std::min(q0 + nq, a_.row_end) - q0;
         for (std::size_t q = qa; q < qb; ++q) {
@@ -504,7 +534,7 @@ private:
     }
 
     const FlashArgs& a_;
-    AlignedFloats qt_, st_, ot_;
+    AlignedFloats qt_, ot_, ml_, st_;
     std::unique_ptr<AlignedFloats> mean_;
 };
 
