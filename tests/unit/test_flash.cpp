@@ -232,3 +232,14 @@ TEST_CASE("flash: output is bitwise identical however the rows are split into ca
         }
     }
 }
+
+TEST_CASE("flash: no keys at all: every row fully masked, the empty weighted sum is 0, per arch") {
+    for (const auto& k : attn::test::supported_arch_kernels()) {
+        INFO("arch " << std::string(k.name));
+        for (MaskedRowPolicy policy : {MaskedRowPolicy::zero, MaskedRowPolicy::nan, MaskedRowPolicy::uniform}) {
+            Problem no_keys(5, 0, 4, 3, 1, 21);
+            no_keys.policy = policy;
+            check_against_reference(k, no_keys);
+        }
+    }
+}
