@@ -1,7 +1,7 @@
 // exp, row softmax and fused streaming attention, written once on the xsimd arch tag.
-// Included only by src/arch/ARCH_attention.cpp, each compiled with its own ISA flags; every
-// helper here is a template on Arch, so no non-template inline function is compiled with
-// different flags in different translation units (design notes §2, ODR trap).
+// Included only by src/arch/ARCH_attention.cpp, each compiled with its own ISA flags; all of
+// it has internal linkage (anonymous namespace), so no inline function compiled with one
+// arch's flags can be shared with another translation unit (design notes §2, ODR trap).
 #pragma once
 #include <xsimd/xsimd.hpp>
 
@@ -22,8 +22,6 @@
 #include "kernels/kernel_api.hpp"
 
 namespace attn::kernels::attention_impl {
-// Internal linkage for everything: each per-arch translation unit gets its own copy, so no
-// function compiled with one ISA's flags can be picked by the linker for another.
 namespace {
 
 template <class Arch>
@@ -94,14 +92,6 @@ inline void store_partial(float* p, const vfloat<Arch>& v, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) p[i] = t[i];
 }
 
-// 0, 1, 2, … as floats (exact: lanes ≤ 16).
-template <class Arch>
-inline vfloat<Arch> iota() {
-    alignas(64) float t[lanes<Arch>];
-    for (std::size_t i = 0; i < lanes<Arch>; ++i) t[i] = float(i);
-    return vfloat<Arch>::load_aligned(t);
-}
-
 // ---- exp -----------------------------------------------------------------------------
 // Cephes-style expf: n = round(x·log2 e), r = x − n·ln2 (two-constant Cody–Waite), e^r by a
 // degree-6 polynomial, times 2^n applied as two power-of-two factors 2^⌊n/2⌋·2^(n−⌊n/2⌋) so
@@ -165,13 +155,6 @@ inline vfloat<Arch> exp_nonpositive(const vfloat<Arch>& x) {
     // The low bits of t hold n (two's complement): t << 23 is n << 23 modulo 2^32.
     const F y = xsimd::bitwise_cast<F>(xsimd::bitwise_cast<I>(p) + (xsimd::bitwise_cast<I>(t) << 23));
     return xsimd::select(x < lo, F(0.0f), xsimd::select(x == x, y, x));
-}
-
-template <class Arch>
-inline float exp_scalar(float x) {
-    alignas(64) float t[lanes<Arch>];
-    exp<Arch>(vfloat<Arch>(x)).store_aligned(t);
-    return t[0];
 }
 
 template <class Arch>
