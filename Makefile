@@ -11,7 +11,8 @@ DEB_PACKAGES := libxsimd-dev doctest-dev libcxxopts-dev
 
 WARN     := -Wall -Wextra -Wpedantic
 CXXFLAGS ?= -O2 -g
-CPPFLAGS += -Iinclude -Isrc -MMD -MP
+EXTRA_CPPFLAGS ?=
+CPPFLAGS += -Iinclude -Isrc $(EXTRA_CPPFLAGS) -MMD -MP
 ALL_CXXFLAGS = -std=c++20 $(WARN) $(CXXFLAGS)
 LDFLAGS  ?=
 LDLIBS   += -pthread
@@ -38,7 +39,7 @@ $(BUILD)/obj/src/arch/avx512%.o: FILE_FLAGS := -O3 -mavx512f -mavx512dq -mavx512
 $(BUILD)/obj/src/arch/neon%.o:   FILE_FLAGS := -O3
 $(BUILD)/obj/src/rng/%.o:        FILE_FLAGS := -ffp-contract=off
 
-.PHONY: all demo test unit e2e deps install clean screenshots
+.PHONY: all demo test test-neon compare unit e2e deps install clean screenshots
 all: $(BUILD)/attn
 
 $(BUILD)/obj/%.o: %.cpp
@@ -80,6 +81,27 @@ demo: deps
 test: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/attn_tests
 	@bash tests/run-all.sh $(BUILD)
+
+# NEON for real: cross-compile the unit tests (and attn) statically for aarch64 and run them
+# under qemu-aarch64. The header-only dependencies are shared with the host through a
+# directory of links (adding all of /usr/include would mix in the host's libc headers).
+NEON_BUILD    := build-neon
+NEON_CXX      := aarch64-linux-gnu-g++
+NEON_PACKAGES := g++-aarch64-linux-gnu qemu-user $(DEB_PACKAGES)
+test-neon:
+	@bash .ci/ensure-packages $(NEON_PACKAGES)
+	@mkdir -p $(NEON_BUILD)/sysinc
+	@ln -sfn /usr/include/xsimd $(NEON_BUILD)/sysinc/xsimd
+	@ln -sfn /usr/include/doctest $(NEON_BUILD)/sysinc/doctest
+	@ln -sf /usr/include/cxxopts.hpp $(NEON_BUILD)/sysinc/cxxopts.hpp
+	@$(MAKE) --no-print-directory BUILD=$(NEON_BUILD) CXX=$(NEON_CXX) HOST_ARCH=aarch64 LDFLAGS=-static \
+		EXTRA_CPPFLAGS=-I$(NEON_BUILD)/sysinc $(NEON_BUILD)/attn_tests $(NEON_BUILD)/attn
+	@bash tests/run-neon.sh $(NEON_BUILD)
+
+# Side-by-side timing against NumPy/OpenBLAS and PyTorch (installs them if missing). A
+# measurement, not a test: see tests/perf/compare.sh.
+compare: all
+	@bash tests/perf/compare.sh $(BUILD)/attn
 
 install: $(BUILD)/attn
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/attn

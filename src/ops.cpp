@@ -1,19 +1,80 @@
-// Public compute entry points. For now every call runs the scalar reference; the SIMD
-// dispatch (issue: speed) replaces the bodies, not the signatures.
+// Public compute entry points: run-time arch selection and the dispatch from the public
+// ops to the per-arch kernels (kernels/kernel_api.hpp), split over threads. This file is
+// compiled for the baseline ISA; only the kernels behind the table use SIMD flags.
 #include "attn/ops.hpp"
 
 #include <algorithm>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "attn/error.hpp"
 #include "attn/reference.hpp"
+#include "kernels/kernel_api.hpp"
+#include "parallel.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define ATTN_X86 1
+#endif
 
 namespace attn {
 
 namespace {
+
+// The kernel set of one arch (the four functions of kernel_api.hpp).
+struct KernelSet {
+    void (*gemm)(const kernels::GemmArgs&);
+    void (*exp)(const float*, float*, std::size_t);
+    std::size_t (*softmax_rows)(float*, std::size_t, std::size_t, std::size_t, MaskedRowPolicy);
+    std::size_t (*flash)(const kernels::FlashArgs&);
+};
+
+#define ATTN_KERNEL_SET(ns) KernelSet{kernels::ns::gemm, kernels::ns::exp, kernels::ns::softmax_rows, kernels::ns::flash}
+
+const KernelSet& kernel_set(Arch arch) noexcept {
+    static const KernelSet scalar_set = ATTN_KERNEL_SET(scalar);
+#if defined(ATTN_X86)
+    static const KernelSet avx2_set = ATTN_KERNEL_SET(avx2);
+    static const KernelSet avx512_set = ATTN_KERNEL_SET(avx512);
+    if (arch == Arch::avx2) return avx2_set;
+    if (arch == Arch::avx512) return avx512_set;
+#elif defined(__aarch64__)
+    static const KernelSet neon_set = ATTN_KERNEL_SET(neon);
+    if (arch == Arch::neon) return neon_set;
+#endif
+    return scalar_set;  // only reached for scalar: set_arch refuses unsupported arches
+}
+
+#undef ATTN_KERNEL_SET
+
+// What the CPU and OS can run, detected once. GCC's and clang's __builtin_cpu_supports
+// check the OS (XCR0) state too, unlike xsimd 8.1's own detection (design notes §2).
+struct CpuFeatures {
+    bool avx2 = false, avx512 = false, neon = false;
+    CpuFeatures() noexcept {
+#if defined(ATTN_X86)
+        __builtin_cpu_init();
+        avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        // The avx512 kernels are compiled with F, DQ (hadd), VL and BW (see Makefile).
+        avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                 __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
+#elif defined(__aarch64__)
+        neon = true;  // Advanced SIMD is mandatory on aarch64
+#endif
+    }
+};
+
+const CpuFeatures& cpu() noexcept {
+    static const CpuFeatures features;
+    return features;
+}
+
+bool g_arch_forced = false;
 Arch g_arch = Arch::scalar;
 unsigned g_threads = 0;
+
+const KernelSet& active() noexcept { return kernel_set(current_arch()); }
+
 }  // namespace
 
 const char* arch_name(Arch arch) noexcept {
@@ -26,25 +87,51 @@ const char* arch_name(Arch arch) noexcept {
     return "?";
 }
 
-bool arch_supported(Arch arch) noexcept { return arch == Arch::scalar; }
-Arch best_arch() noexcept { return Arch::scalar; }
+bool arch_supported(Arch arch) noexcept {
+    switch (arch) {
+        case Arch::scalar: return true;
+        case Arch::avx2: return cpu().avx2;
+        case Arch::avx512: return cpu().avx512;
+        case Arch::neon: return cpu().neon;
+    }
+    return false;
+}
+
+Arch best_arch() noexcept {
+    for (Arch a : {Arch::avx512, Arch::avx2, Arch::neon})
+        if (arch_supported(a)) return a;
+    return Arch::scalar;
+}
+
+namespace {
+std::string available_arches() {
+    std::string list;
+    for (Arch a : {Arch::scalar, Arch::avx2, Arch::avx512, Arch::neon})
+        if (arch_supported(a)) list += (list.empty() ? "" : ", ") + std::string(arch_name(a));
+    return list;
+}
+}  // namespace
 
 Arch parse_arch(std::string_view name) {
     if (name == "auto") return best_arch();
     for (Arch a : {Arch::scalar, Arch::avx2, Arch::avx512, Arch::neon})
         if (name == arch_name(a)) {
             if (!arch_supported(a))
-                throw UsageError("this CPU (or this build) cannot run --arch " + std::string(name));
+                throw UsageError("this CPU (or this build) cannot run --arch " + std::string(name) +
+                                 " (available: " + available_arches() + ")");
             return a;
         }
     throw UsageError("invalid --arch '" + std::string(name) + "': expected auto, scalar, avx2, avx512 or neon");
 }
 
 void set_arch(Arch arch) {
-    if (!arch_supported(arch)) throw UsageError(std::string("this CPU cannot run arch ") + arch_name(arch));
+    if (!arch_supported(arch))
+        throw UsageError(std::string("this CPU (or this build) cannot run arch ") + arch_name(arch) +
+                         " (available: " + available_arches() + ")");
     g_arch = arch;
+    g_arch_forced = true;
 }
-Arch current_arch() noexcept { return g_arch; }
+Arch current_arch() noexcept { return g_arch_forced ? g_arch : best_arch(); }
 void set_threads(unsigned threads) noexcept { g_threads = threads; }
 unsigned current_threads() noexcept { return g_threads ? g_threads : online_cores(); }
 unsigned online_cores() noexcept { return std::max(1u, std::thread::hardware_concurrency()); }
@@ -62,8 +149,47 @@ std::size_t causal_visible(Causal causal, std::size_t i, std::size_t Tq, std::si
     return Tk;
 }
 
+namespace {
+
+std::string shape(const Matrix& M) { return std::to_string(M.rows()) + "×" + std::to_string(M.cols()); }
+
+// Rows of C per gemm call when threaded: the kernel packs all of B once per call, so calls
+// are few and large (one per thread, split evenly); each C element is computed by exactly
+// one call with the same order of operations whatever the split (bitwise identical).
+std::size_t gemm_blocks(std::size_t m, std::size_t n, std::size_t k) {
+    const double flops = 2.0 * double(m) * double(n) * double(k);
+    if (flops < 4e6) return 1;  // below ~50 µs of work a second thread does not pay
+    return std::min<std::size_t>(current_threads(), (m + 15) / 16);
+}
+
+}  // namespace
+
 void matmul(const Matrix& A, const Matrix& B, Matrix& C, bool transpose_b) {
-    reference::matmul(A, B, C, transpose_b);
+    const std::size_t m = A.rows(), k = A.cols();
+    const std::size_t kb = transpose_b ? B.cols() : B.rows();
+    const std::size_t n = transpose_b ? B.rows() : B.cols();
+    if (kb != k)
+        throw InputError("matmul: inner dimensions differ: " + shape(A) + " times " + shape(B) +
+                         (transpose_b ? " transposed" : ""));
+    // Reuse C's storage when it has the shape and is neither input (no allocation, no page
+    // faults on repeated calls); otherwise a new zero-filled matrix.
+    const bool reuse = C.rows() == m && C.cols() == n && C.data() && C.data() != A.data() && C.data() != B.data();
+    Matrix out = reuse ? std::move(C) : Matrix(m, n);
+    if (m && n) {  // k == 0: the kernels write zeros
+        const kernels::GemmArgs whole{A.data(), A.stride(), B.data(), B.stride(), transpose_b,
+                                      out.data(), out.stride(), m, n, k};
+        const auto gemm = active().gemm;
+        const std::size_t blocks = gemm_blocks(m, n, k);
+        parallel_for(blocks, [&](std::size_t b) {
+            const std::size_t r0 = m * b / blocks, r1 = m * (b + 1) / blocks;
+            kernels::GemmArgs part = whole;
+            part.A = A.data() + r0 * A.stride();
+            part.C = out.data() + r0 * out.stride();
+            part.m = r1 - r0;
+            if (part.m) gemm(part);
+        });
+    }
+    C = std::move(out);
 }
 
 Matrix matmul(const Matrix& A, const Matrix& B, bool transpose_b) {
@@ -73,12 +199,54 @@ Matrix matmul(const Matrix& A, const Matrix& B, bool transpose_b) {
 }
 
 std::size_t normalize_rows(Matrix& S, Normalization how, MaskedRowPolicy policy) {
-    return reference::normalize_rows(S, how, policy);
+    if (how != Normalization::softmax) return reference::normalize_rows(S, how, policy);
+    constexpr std::size_t rows_per_block = 32;
+    const std::size_t blocks = (S.rows() + rows_per_block - 1) / rows_per_block;
+    std::vector<std::size_t> masked(blocks, 0);
+    const auto softmax_rows = active().softmax_rows;
+    parallel_for(blocks, [&](std::size_t b) {
+        const std::size_t r0 = b * rows_per_block, r1 = std::min(S.rows(), r0 + rows_per_block);
+        masked[b] = softmax_rows(S.row(r0), S.stride(), r1 - r0, S.cols(), policy);
+    });
+    std::size_t total = 0;
+    for (std::size_t c : masked) total += c;
+    return total;
 }
 
 Matrix fused_attention(const Matrix& Q, const Matrix& K, const Matrix& V, const ScoreMask& sm,
                        MaskedRowPolicy policy, std::size_t* masked_rows) {
-    return reference::attention(Q, K, V, sm, policy, masked_rows);
+    const std::size_t Tq = Q.rows(), Tk = K.rows(), dk = Q.cols(), dv = V.cols();
+    if (K.cols() != dk) throw InputError("attention: queries " + shape(Q) + " and keys " + shape(K) + " differ in d_k");
+    if (V.rows() != Tk) throw InputError("attention: keys " + shape(K) + " and values " + shape(V) + " differ in length");
+    for (const Matrix* M : {sm.mask, sm.bias})
+        if (M && (M->rows() != Tq || M->cols() != Tk))
+            throw InputError("attention: " + std::string(M == sm.mask ? "mask" : "bias") + " is " + shape(*M) +
+                             ", expected " + std::to_string(Tq) + "×" + std::to_string(Tk));
+    Matrix O(Tq, dv);
+    kernels::FlashArgs whole{Q.data(), Q.stride(), K.data(), K.stride(), V.data(), V.stride(),
+                             O.data(), O.stride(), Tq, Tk, dk, dv, sm.scale, sm.causal,
+                             sm.mask ? sm.mask->data() : nullptr, sm.mask ? sm.mask->stride() : 0,
+                             sm.bias ? sm.bias->data() : nullptr, sm.bias ? sm.bias->stride() : 0,
+                             policy, 0, Tq};
+    // Query-row blocks, handed out dynamically, last (costliest when causal) first. Each row
+    // is computed by exactly one call: results do not depend on the thread count. A multiple
+    // of every arch's query block (16 or 64 rows); 256 rows let the kernel reuse each K/V
+    // tile for 4 blocks while it is in cache, when there are enough rows to go round.
+    const std::size_t rows_per_block = Tq >= 1024 * std::size_t(current_threads()) ? 256 : 64;
+    const std::size_t blocks = (Tq + rows_per_block - 1) / rows_per_block;
+    std::vector<std::size_t> masked(blocks, 0);
+    const auto flash = active().flash;
+    parallel_for(blocks, [&](std::size_t rb) {
+        const std::size_t b = blocks - 1 - rb;
+        kernels::FlashArgs part = whole;
+        part.row_begin = b * rows_per_block;
+        part.row_end = std::min(Tq, part.row_begin + rows_per_block);
+        masked[b] = flash(part);
+    });
+    std::size_t total = 0;
+    for (std::size_t c : masked) total += c;
+    if (masked_rows) *masked_rows = total;
+    return O;
 }
 
 }  // namespace attn

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -81,12 +82,14 @@ int run(int argc, char** argv) {
         print_usage(stdout);
         return attn::exit_ok;
     }
-    if (first == "--version" || first == "-V") {
-        std::printf("attn %s (kernels: %s; threads: %u)\n", ATTN_VERSION,
-                    attn::arch_name(attn::best_arch()), attn::online_cores());
-        return attn::exit_ok;
-    }
     try {
+        if (first == "--version" || first == "-V") {
+            // The kernel set in use: $ATTN_ARCH when set (an unsupported one is an error), else the best.
+            if (const char* env = std::getenv("ATTN_ARCH"); env && *env) attn::set_arch(attn::parse_arch(env));
+            std::printf("attn %s (kernels: %s; threads: %u)\n", ATTN_VERSION, attn::arch_name(attn::current_arch()),
+                        attn::online_cores());
+            return attn::exit_ok;
+        }
         for (const auto& c : commands)
             if (first == c.name) return c.run(argc - 1, argv + 1);
         throw attn::UsageError("unknown command '" + first + "' (see attn --help)");

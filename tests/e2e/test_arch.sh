@@ -1,0 +1,75 @@
+# --arch / $ATTN_ARCH selection, as reported by `attn --version` and `attn bench`; the arches
+# expected to be available come from /proc/cpuinfo (or uname), not from attn itself.
+
+expected_arches="scalar"
+case "$(uname -m)" in
+    x86_64|i?86)
+        flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
+        has() { grep -qw -- "$1" <<<"$flags"; }
+        if has avx2 && has fma; then
+            expected_arches="$expected_arches avx2"
+            has avx512f && has avx512dq && has avx512vl && has avx512bw && expected_arches="$expected_arches avx512"
+        fi
+        unsupported="neon" ;;
+    aarch64) expected_arches="scalar neon"; unsupported="avx2 avx512" ;;
+    *) unsupported="" ;;
+esac
+best=${expected_arches##* }
+
+run --version
+expect_code 0 "--version"
+expect_out_has "kernels: $best" "--version names the best arch ($best)"
+
+for a in $expected_arches; do
+    ATTN_ARCH=$a run --version
+    expect_out_has "kernels: $a" "ATTN_ARCH=$a attn --version"
+    run bench --op matmul --sizes 33 --repeat 2 --warmup 0 --threads 3 --arch "$a" --format json
+    expect_code 0 "bench --arch $a"
+    expect_out_has "\"arch\": \"$a\"" "bench --arch $a reports $a"
+    expect_out_has "\"threads\": 3" "bench --threads 3 reports 3 threads"
+    for field in mean stddev median min max times op shape gflops; do
+        expect_out_has "\"$field\":" "bench json has $field"
+    done
+    ATTN_ARCH=$a run bench --op softmax --sizes 20x30 --repeat 1 --warmup 0 --format csv
+    expect_code 0 "ATTN_ARCH=$a bench"
+    expect_out_has "softmax,20x30,$a," "ATTN_ARCH=$a is honoured by bench"
+done
+
+# --arch beats $ATTN_ARCH.
+ATTN_ARCH=scalar run bench --op matmul --sizes 8 --repeat 1 --warmup 0 --arch "$best" --format csv
+expect_out_has "matmul,8x8x8,$best," "--arch overrides ATTN_ARCH"
+
+for a in $unsupported; do
+    run bench --op matmul --sizes 8 --repeat 1 --arch "$a"
+    expect_code 2 "bench --arch $a on a CPU without it"
+    expect_err_has "cannot run --arch $a" "clear message for an unsupported arch"
+    expect_out_empty "no results for an unsupported arch"
+    ATTN_ARCH=$a run --version
+    expect_code 2 "ATTN_ARCH=$a attn --version"
+    ATTN_ARCH=$a run bench --op matmul --sizes 8 --repeat 1
+    expect_code 2 "ATTN_ARCH=$a bench"
+done
+
+run bench --op matmul --sizes 8 --arch sse9
+expect_code 2 "unknown arch"
+expect_err_has "invalid --arch 'sse9'" "unknown arch message"
+
+# bench option errors are usage errors.
+run bench --op matmul --sizes 0
+expect_code 2 "bench --sizes 0"
+run bench --op nope
+expect_code 2 "bench --op nope"
+run bench --op attention --fused --materialized
+expect_code 2 "bench --fused --materialized"
+run bench --op matmul --sizes 8x8 --repeat 1
+expect_code 2 "bench matmul needs N or MxNxK"
+run bench --op matmul --sizes 8 --repeat 0
+expect_code 2 "bench --repeat 0"
+
+# Attention cases, both paths, causal: they run and report the dense FLOP convention.
+run bench --op attention --sizes 40x33 --d 7 --causal --repeat 1 --warmup 0
+expect_code 0 "bench attention causal fused"
+expect_out_has "dense even when causal" "bench says attention FLOPs are counted dense"
+run bench --op attention --sizes 40 --d 8 --materialized --repeat 1 --warmup 0 --format json
+expect_code 0 "bench attention materialized"
+expect_out_has "\"fused\": false" "materialized path reported"

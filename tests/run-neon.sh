@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs the aarch64 build in BUILD (default build-neon) under qemu-aarch64: the unit tests,
+# then a check that the binary selects the NEON kernels. Last line: "neon: N passed, N failed".
+set -u
+build=${1:-build-neon}
+qemu=$(command -v qemu-aarch64 || command -v qemu-aarch64-static) || { echo "qemu-aarch64 not found"; echo "neon: 0 passed, 1 failed"; exit 1; }
+passed=0 failed=0
+
+log=$(mktemp)
+# Emulation is ~10-50x slower than native: long sweeps in tests may shorten themselves when
+# ATTN_EMULATED is set; the timeout keeps CI bounded whatever happens.
+ATTN_EMULATED=1 timeout 1500 "$qemu" "$build/attn_tests" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+line=$(grep -E '^\[doctest\] test cases:' "$log" | tail -n 1)
+if [ -n "$line" ]; then
+    passed=$(sed -E 's/.*\| *([0-9]+) passed.*/\1/' <<<"$line")
+    failed=$(sed -E 's/.*\| *([0-9]+) failed.*/\1/' <<<"$line")
+fi
+if [ "$rc" -ne 0 ] && [ "${failed:-0}" -eq 0 ]; then
+    echo "unit tests under qemu exited with status $rc"; failed=$((failed + 1))
+fi
+rm -f "$log"
+
+version=$("$qemu" "$build/attn" --version 2>&1)
+if grep -q "kernels: neon" <<<"$version"; then passed=$((passed + 1)); else
+    echo "FAIL: the aarch64 binary does not select neon: $version"; failed=$((failed + 1)); fi
+
+echo "neon: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
