@@ -94,3 +94,12 @@ status=${PIPESTATUS[0]}
 if [ "$status" -eq 141 ]; then pass; else fail "| head: attn exited $status"; fi
 if [ ! -s "$T/err" ]; then pass; else fail "| head: stderr not empty: $(cat "$T/err")"; fi
 if [ "$(wc -l < "$T/out")" -eq 1 ]; then pass; else fail "| head: expected one line"; fi
+
+# ---- binary data that is not .npy: refused at its first NUL byte with its position, not read
+# to the 2 GiB limit (an endless /dev/zero must not eat memory) ----
+run softmax /dev/zero; expect_code 3 "/dev/zero"
+expect_err_has "attn: /dev/zero:1:1: a NUL byte: binary data is neither text nor .npy" "/dev/zero message"
+expect_out_empty "/dev/zero: no output"
+printf '1 2\n3 4 # note\0\n' > "$T/nul"
+run softmax "$T/nul"; expect_code 3 "NUL inside a comment"
+expect_err_has "attn: $T/nul:2:11: a NUL byte" "NUL position (a comment must not hide it)"
