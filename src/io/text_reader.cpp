@@ -1,6 +1,7 @@
 // Text matrices: one row per line (numbers separated by spaces, tabs, commas or semicolons,
 // '#' comments), or the bracketed form [[...], [...]] as printed by PyTorch and NumPy,
-// optionally wrapped as tensor(...) / array(...) with trailing keyword arguments.
+// optionally wrapped as tensor(...) / array(...) with trailing keyword arguments, and
+// optionally preceded by the 'Parameter containing:' line of a printed nn.Parameter.
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -48,7 +49,10 @@ public:
 
     Matrix read() {
         if (s_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;  // UTF-8 byte-order mark
-        const std::size_t first = skip_space_and_comments(pos_);
+        std::size_t first = skip_space_and_comments(pos_);
+        // print() of an nn.Parameter (a layer's weight) puts this line before the tensor
+        constexpr std::string_view parameter = "Parameter containing:";
+        if (s_.substr(first, parameter.size()) == parameter) pos_ = first = skip_space_and_comments(first + parameter.size());
         if (first < s_.size() && (s_[first] == '[' || starts_wrapper(first))) read_bracketed(first);
         else read_lines();
         if (rows_ == 0 || cols_ == 0) throw InputError(source_ + ": no numbers found (empty matrix)");

@@ -101,6 +101,16 @@ TEST_CASE("text: wrapped tensor(...) and array(...) with keyword arguments") {
     check_matrix(text("tensor([[1, 2]], names=('a', 'b)'))"), {{1, 2}});  // ')' inside quotes
 }
 
+TEST_CASE("text: a printed nn.Parameter ('Parameter containing:' then the tensor)") {
+    // print(torch.nn.Parameter(torch.tensor([[1., 2.], [3., 4.]]))) in PyTorch 1.13
+    check_matrix(text("Parameter containing:\ntensor([[1., 2.],\n        [3., 4.]], requires_grad=True)"),
+                 {{1, 2}, {3, 4}});
+    // the words alone are not a matrix, and errors keep their true line and column
+    CHECK_THROWS_WITH_AS(text("Parameter containing:\n"), "t.txt: no numbers found (empty matrix)", attn::InputError);
+    CHECK_THROWS_WITH_AS(text("Parameter containing:\ntensor([[1., x]])"), "t.txt:2:14: expected a number, found 'x'",
+                         attn::InputError);
+}
+
 TEST_CASE("text: pasted output of torch and numpy (fixtures)") {
     const std::string dir = "data/fixtures/";
     check_matrix(attn::io::read_matrix(dir + "pasted_torch_grad.txt"),
