@@ -111,7 +111,7 @@ int cmd_softmax(int argc, char** argv) {
     else throw UsageError("missing input: give FILE, or '-' for standard input (see --help)");
 
     Matrix m = io::read_matrix(input, io::Finite::allow_neg_inf);
-    prepare_logits(m, scale, r.count("causal") > 0);
+    prepare_logits(m, scale, r["causal"].as<bool>());  // --causal=false is false
     const std::vector<bool> masked_rows = fully_masked_rows(m);
     const std::size_t masked = normalize_rows(m, how, policy);
     require_finite(m, masked_rows);

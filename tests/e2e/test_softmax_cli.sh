@@ -148,3 +148,12 @@ printf 'nan nan\n0.25 0.75\n' > "$T/expect"
 run softmax "$T/masked" --normalize sum --masked-rows nan; expect_code 0 "sum with a NaN masked row"
 if [ "$(head -1 "$T/out")" = "nan,nan" ]; then pass; else fail "masked row under nan policy: $OUT"; fi
 expect_close "$T/expect" "$T/out" 1e-7 "sum-normalized row [1,3] next to a NaN masked row"
+
+# ---- a boolean flag given a value: --causal=false means no causal mask ----
+printf '1 2\n3 4\n' > "$T/m2"
+printf '0.26894142 0.73105858\n0.26894142 0.73105858\n' > "$T/expect"   # 1/(1+e), numpy float64
+run softmax "$T/m2" --causal=false; expect_code 0 "--causal=false"
+expect_close "$T/expect" "$T/out" 1e-7 "--causal=false leaves every column visible"
+printf '1 0\n0.26894142 0.73105858\n' > "$T/expect"
+run softmax "$T/m2" --causal=true; expect_code 0 "--causal=true"
+expect_close "$T/expect" "$T/out" 1e-7 "--causal=true masks j > i"
