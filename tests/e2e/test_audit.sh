@@ -29,3 +29,9 @@ for what in queries keys values; do
     expect_code 1 "--show $what with an overflowing projection"
     expect_out_empty "--show $what with an overflowing projection: no output"
 done
+
+# A boolean flag given a value means that value: --check=false shows the example, it does not
+# check it ("Every option above works as written").
+run example simple --check=false; expect_code 0 "example --check=false"
+expect_out_has "simple — simple self-attention" "--check=false shows the example"
+if grep -q "^ok " "$T/out"; then fail "--check=false ran the check"; else pass; fi
