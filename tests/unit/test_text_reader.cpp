@@ -186,6 +186,24 @@ TEST_CASE("text: a second matrix is an error, not a silent concatenation") {
     check_matrix(text("1 2\n# note: see 2x2 above\n3 4\n"), {{1, 2}, {3, 4}});
 }
 
+TEST_CASE("text: attn's own json and pretty output of one matrix read back") {
+    // "Output of attn must be valid input of attn": --format json of one matrix ...
+    check_matrix(text("{\n  \"weights\": [\n    [0.25, 0.75],\n    [1, 0]\n  ]\n}\n"), {{0.25f, 0.75f}, {1, 0}});
+    check_matrix(text("{\"softmax\": [[1, -2.5e-3]]}"), {{1, -2.5e-3f}});
+    // ... and --format pretty (without labels): the "NAME (RxC):" header is checked, not data
+    check_matrix(text("context (2x3):\n   1.0000  -2.0000  3.0000\n   0.0010  -inf  -0.5000\n", Finite::allow_neg_inf),
+                 {{1, -2, 3}, {0.001f, -std::numeric_limits<float>::infinity(), -0.5f}});
+    CHECK(error_of("weights (3x2):\n  0.5  0.5\n  1.0  0.0\n") == "t.txt:1:1: the header says 3x2 but the matrix is 2x2");
+    // several items are several matrices; json null (a non-finite value) is not a number
+    CHECK(error_of("{\n  \"weights\": [[1]],\n  \"context\": [[2]]\n}\n") ==
+          "t.txt:3:3: a second matrix starts here; attn reads one matrix per input");
+    CHECK(error_of("weights (1x1):\n  1.0000\n\ncontext (1x1):\n  2.0000\n") ==
+          "t.txt:4:1: a second matrix starts here; attn reads one matrix per input");
+    CHECK(error_of("{\"w\": [[null, 1]]}") == "t.txt:1:9: expected a number, found 'null'");
+    CHECK(error_of("{\"variance\": {\"d_k\": 2}}") == "t.txt:1:14: expected '[', found '{'");
+    CHECK(error_of("{\"w\": [[1]]") == "t.txt:1:12: expected '}', found end of input");
+}
+
 TEST_CASE("text: parse_matrix recognises npy by content, not by name") {
     CHECK_THROWS_WITH_AS(attn::io::parse_matrix("\x93NUMPX\x01\x00", "x.txt"), "x.txt: not a .npy file (bad magic)",
                          InputError);
