@@ -35,3 +35,10 @@ done
 run example simple --check=false; expect_code 0 "example --check=false"
 expect_out_has "simple — simple self-attention" "--check=false shows the example"
 if grep -q "^ok " "$T/out"; then fail "--check=false ran the check"; else pass; fi
+
+# "2 usage error (... an invalid option value such as --scale fast ...)": attend, softmax and
+# matmul refuse --digits outside 0..17; example must too.
+for d in -3 20; do
+    run example simple --digits $d; expect_code 2 "example --digits $d"
+    expect_out_empty "example --digits $d: no output"
+done
