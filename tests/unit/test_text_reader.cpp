@@ -135,6 +135,9 @@ TEST_CASE("text: errors name the line and column") {
     CHECK(error_of(",1,2") == "t.txt:1:1: expected a number, found ','");
     CHECK(error_of("0x10") == "t.txt:1:1: expected a number, found '0x10'");
     CHECK(error_of("1 \x01\xff") == "t.txt:1:3: expected a number, found '\\x01\\xff'");
+    // valid UTF-8 is shown as written (a word pasted in another script), invalid bytes escaped
+    CHECK(error_of("1 café\n") == "t.txt:1:3: expected a number, found 'café'");
+    CHECK(error_of("1 \xC3(\n") == "t.txt:1:3: expected a number, found '\\xc3('");
     CHECK(error_of("") == "t.txt: no numbers found (empty matrix)");
     CHECK(error_of("# only a comment\n\n") == "t.txt: no numbers found (empty matrix)");
 }
