@@ -144,7 +144,21 @@ private:
             fail_at(begin,
                     "'...' marks a summarised print: the data is not there (print the whole tensor, e.g. "
                     "torch.set_printoptions(profile=\"full\") or numpy.set_printoptions(threshold=sys.maxsize))");
+        // U+2212 MINUS SIGN (typeset textbooks, PDFs) reads as '-'
+        constexpr std::string_view unicode_minus = "\xE2\x88\x92";
+        std::string ascii;
         std::string_view body = tok;
+        if (body.find(unicode_minus) != std::string_view::npos) {
+            for (std::size_t k = 0; k < body.size(); ++k) {
+                if (body.substr(k, unicode_minus.size()) == unicode_minus) {
+                    ascii += '-';
+                    k += unicode_minus.size() - 1;
+                } else {
+                    ascii += body[k];
+                }
+            }
+            body = ascii;
+        }
         if (body.size() > 1 && body[0] == '+' && body[1] != '-' && body[1] != '+') body.remove_prefix(1);
         double d = 0.0;
         const auto res = std::from_chars(body.data(), body.data() + body.size(), d);

@@ -71,6 +71,10 @@ TEST_CASE("text: number spellings") {
     check_matrix(text("1e-50 -1e-60"), {{0.0f, -0.0f}});
     // largest float32 still fits
     check_matrix(text("3.4028234e38"), {{std::numeric_limits<float>::max()}});
+    // U+2212 MINUS SIGN, as copied from typeset textbooks and PDFs, is a minus
+    check_matrix(text("\u22120.5 1e\u22122 \u22121"), {{-0.5f, 0.01f, -1.0f}});
+    check_matrix(text("[[\u22120.25, 2]]"), {{-0.25f, 2.0f}});
+    check_matrix(text("\u2212inf 1", Finite::allow_neg_inf), {{-std::numeric_limits<float>::infinity(), 1.0f}});
 }
 
 TEST_CASE("text: -inf where allowed, in every spelling") {
