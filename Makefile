@@ -38,7 +38,7 @@ $(BUILD)/obj/src/arch/avx512%.o: FILE_FLAGS := -O3 -mavx512f -mavx512dq -mavx512
 $(BUILD)/obj/src/arch/neon%.o:   FILE_FLAGS := -O3
 $(BUILD)/obj/src/rng/%.o:        FILE_FLAGS := -ffp-contract=off
 
-.PHONY: all demo test unit e2e deps install clean
+.PHONY: all demo test unit e2e deps install clean screenshots
 all: $(BUILD)/attn
 
 $(BUILD)/obj/%.o: %.cpp
@@ -88,5 +88,14 @@ install: $(BUILD)/attn
 
 clean:
 	rm -rf $(BUILD)
+
+# Example SVGs rendered to PNG with headless Chromium (installed if missing), for people to
+# look at; not part of `make test`. Writes data/screenshots/*.png.
+screenshots: $(BUILD)/attn $(BUILD)/svg_examples
+	@bash .ci/ensure-packages chromium
+	bash tests/screenshots/render.sh $(BUILD) data/screenshots
+
+$(BUILD)/svg_examples: $(call obj,tests/screenshots/svg_examples.cpp) $(LIB_OBJS)
+	$(CXX) $(ALL_CXXFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 -include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TEST_OBJS:.o=.d)

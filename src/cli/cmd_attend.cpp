@@ -10,6 +10,7 @@
 #include "attn/diagnostics.hpp"
 #include "attn/error.hpp"
 #include "attn/io.hpp"
+#include "attn/viz.hpp"
 #include "cli/attend_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
@@ -71,6 +72,23 @@ void check_finite(const Matrix& m, const char* name, bool allow_neg_inf, bool al
     }
 }
 
+// "scale 1/√d_k = 0.7071", "scale 1 (none)", "scale 0.5" for picture titles.
+std::string scale_text(const std::string& given, std::size_t d_k, float scale) {
+    char buf[96];
+    if (given == "auto") std::snprintf(buf, sizeof buf, "scale 1/\u221a%zu = %.4g", d_k, double(scale));
+    else if (given == "none") std::snprintf(buf, sizeof buf, "unscaled");
+    else std::snprintf(buf, sizeof buf, "scale %.4g", double(scale));
+    return buf;
+}
+
+std::string masking_text(const ScoreMask& sm) {
+    std::string t;
+    if (sm.causal != Causal::none) t = std::string("causal (") + causal_name(sm.causal) + ")";
+    if (sm.mask) t += std::string(t.empty() ? "" : " + ") + "mask";
+    if (sm.bias) t += std::string(t.empty() ? "" : " + ") + "bias";
+    return t;
+}
+
 }  // namespace
 
 int cmd_attend(int argc, char** argv) {
@@ -104,6 +122,13 @@ int cmd_attend(int argc, char** argv) {
         ("show", "Comma-separated: queries, keys, values (projected), scores (raw Q·Kᵀ), scaled (scale·Q·Kᵀ + "
                  "bias, masked = -inf), weights, context, variance (diagnostics)",
          cxxopts::value<std::string>()->default_value("context"), "LIST");
+    options.add_options("Pictures")
+        ("heatmap", "Draw the weights in the terminal (colour on a terminal unless NO_COLOR is set; shade "
+                    "characters otherwise; masked cells as ××). Alone it replaces the matrices; with an "
+                    "explicit --show it follows pretty output or output written with -o")
+        ("svg", "Write an SVG heatmap of the weights (or of --svg-of) to FILE", cxxopts::value<std::string>(), "FILE")
+        ("svg-of", "Matrix drawn by --svg: scores, scaled or weights (default weights)",
+         cxxopts::value<std::string>()->default_value("weights"), "WHAT");
     add_output_options(options);
     add_exec_options(options);
 
@@ -112,7 +137,18 @@ int cmd_attend(int argc, char** argv) {
     const auto& r = *parsed;
     apply_exec_options(r);
     const io::OutputOptions out = output_options(r);
-    const Show show = parse_show(r["show"].as<std::string>());
+    const bool heatmap = r.count("heatmap") > 0;
+    const bool show_given = r.count("show") > 0;
+    // --heatmap alone draws only the picture; with --show it joins pretty (or -o) output.
+    const Show show = heatmap && !show_given ? Show{} : parse_show(r["show"].as<std::string>());
+    if (heatmap && show_given && out.path.empty() && out.format != io::Format::pretty)
+        throw UsageError("--heatmap draws on standard output: combine it with --format pretty, or send the "
+                         "matrices elsewhere with -o");
+    const std::string svg_of = r["svg-of"].as<std::string>();
+    if (svg_of != "scores" && svg_of != "scaled" && svg_of != "weights")
+        throw UsageError("invalid --svg-of '" + svg_of + "': expected scores, scaled or weights");
+    if (r.count("svg-of") && !r.count("svg")) throw UsageError("--svg-of chooses what --svg draws: --svg FILE is missing");
+    const bool svg = r.count("svg") > 0;
 
     const bool self = r.count("x") || r.count("wq") || r.count("wk") || r.count("wv");
     const bool cross = r.count("q") || r.count("k") || r.count("v");
@@ -183,9 +219,9 @@ int cmd_attend(int argc, char** argv) {
                      opt.score_mask.causal == Causal::top_left ? "i" : "i + Tk - Tq");
 
     AttentionWants wants;
-    wants.scores = show.scores || show.variance;
-    wants.scaled = show.scaled;
-    wants.weights = show.weights || show.variance;
+    wants.scores = show.scores || show.variance || (svg && svg_of == "scores");
+    wants.scaled = show.scaled || (svg && svg_of == "scaled");
+    wants.weights = show.weights || show.variance || heatmap || (svg && svg_of == "weights");
     wants.context = show.context;
     AttentionResult res = attend(Q, K, V, opt, wants);
     const bool nan_rows = opt.masked_rows == MaskedRowPolicy::nan;
@@ -213,7 +249,23 @@ int cmd_attend(int argc, char** argv) {
         else it.fields = variance_fields(*report);
         items.push_back(std::move(it));
     }
-    io::write_output(items, out);
+    if (svg) {
+        viz::SvgHeatmapOptions so;
+        so.what = svg_of;
+        so.row_labels = row_labels;
+        so.col_labels = key_labels;
+        so.scale_text = scale_text(r["scale"].as<std::string>(), Q.cols(), opt.score_mask.scale);
+        so.masking_text = masking_text(opt.score_mask);
+        so.masked = viz::cell_mask(opt.score_mask, Tq, Tk);
+        const Matrix& m = svg_of == "scores" ? res.scores : svg_of == "scaled" ? res.scaled : res.weights;
+        io::write_text(r["svg"].as<std::string>(), viz::svg_heatmap(m, so));
+    }
+    std::string picture;
+    if (heatmap)
+        picture = viz::heatmap_text(res.weights, row_labels, key_labels, viz::want_color(stdout_is_terminal()),
+                                    viz::cell_mask(opt.score_mask, Tq, Tk));
+    if (!items.empty()) io::write_output(items, out);
+    if (heatmap) io::write_text("", (items.empty() || !out.path.empty() ? "" : "\n") + picture);
     report_masked_rows(res.masked_rows, opt.masked_rows);
     return exit_ok;
 }
