@@ -1,4 +1,6 @@
 // attn matmul A B [--transpose-b]: the matrix product A·B or A·Bᵀ.
+#include <cmath>
+
 #include "attn/error.hpp"
 #include "attn/io.hpp"
 #include "attn/ops.hpp"
@@ -11,6 +13,17 @@ namespace {
 
 std::string shape_of(const Matrix& m) { return std::to_string(m.rows()) + "x" + std::to_string(m.cols()); }
 std::string shown(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+// Finite inputs can still overflow float32 in the sums: that is a numeric failure, never an
+// 'inf' printed as if it were the product.
+void require_finite(const Matrix& C) {
+    for (std::size_t r = 0; r < C.rows(); ++r)
+        for (std::size_t c = 0; c < C.cols(); ++c)
+            if (!std::isfinite(C(r, c)))
+                throw RuntimeFailure("product row " + std::to_string(r + 1) + ", column " + std::to_string(c + 1) +
+                                     " is " + (std::isnan(C(r, c)) ? "NaN" : "infinite") +
+                                     ": the inputs overflow float32 (scale them down)");
+}
 
 }  // namespace
 
@@ -36,7 +49,7 @@ int cmd_matmul(int argc, char** argv) {
     InputNames names;
     const std::string a_path = names.claim(r["left"].as<std::string>(), "A");
     const std::string b_path = names.claim(r["right"].as<std::string>(), "B");
-    const bool transpose_b = r["transpose-b"].as<bool>();
+    const bool transpose_b = r["transpose-b"].as<bool>();  // --transpose-b=false is false
     const Matrix A = io::read_matrix(a_path);
     const Matrix B = io::read_matrix(b_path);
     const std::size_t inner = transpose_b ? B.cols() : B.rows();
@@ -46,6 +59,7 @@ int cmd_matmul(int argc, char** argv) {
                          "): A has " + std::to_string(A.cols()) + " columns, " + (transpose_b ? "Bᵀ" : "B") +
                          " has " + std::to_string(inner) + " rows");
     const Matrix C = matmul(A, B, transpose_b);
+    require_finite(C);
     io::write_output({io::Item{"product", &C, {}, {}, {}}}, out);
     return exit_ok;
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <vector>
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
@@ -33,6 +34,28 @@ void prepare_logits(Matrix& m, float scale, bool causal) {
                 throw RuntimeFailure("row " + std::to_string(r + 1) + ", column " + std::to_string(c + 1) +
                                      ": the scaled logit overflows float32");
         }
+    }
+}
+
+// Rows whose every entry is -inf (after the scale and the causal rule): the masked rows.
+std::vector<bool> fully_masked_rows(const Matrix& m) {
+    std::vector<bool> masked(m.rows(), true);
+    for (std::size_t r = 0; r < m.rows(); ++r)
+        for (std::size_t c = 0; c < m.cols() && masked[r]; ++c)
+            if (m(r, c) != -std::numeric_limits<float>::infinity()) masked[r] = false;
+    return masked;
+}
+
+// --normalize sum can overflow float32 (a row whose entries nearly cancel has a tiny sum):
+// a numeric failure, never an 'inf' printed as a weight. NaN in a fully masked row is what
+// --masked-rows nan asked for.
+void require_finite(const Matrix& m, const std::vector<bool>& masked) {
+    for (std::size_t r = 0; r < m.rows(); ++r) {
+        if (masked[r]) continue;
+        for (std::size_t c = 0; c < m.cols(); ++c)
+            if (!std::isfinite(m(r, c)))
+                throw RuntimeFailure("row " + std::to_string(r + 1) + ", column " + std::to_string(c + 1) +
+                                     ": the sum-normalized weight overflows float32");
     }
 }
 
@@ -76,8 +99,10 @@ int cmd_softmax(int argc, char** argv) {
     else throw UsageError("missing input: give FILE, or '-' for standard input (see --help)");
 
     Matrix m = io::read_matrix(input, io::Finite::allow_neg_inf);
-    prepare_logits(m, scale, r["causal"].as<bool>());
+    prepare_logits(m, scale, r["causal"].as<bool>());  // --causal=false is false
+    const std::vector<bool> masked_rows = fully_masked_rows(m);
     const std::size_t masked = normalize_rows(m, how, policy);
+    require_finite(m, masked_rows);
     if (masked > 0) {
         const char* got = policy == MaskedRowPolicy::zero ? "zero weights"
                           : policy == MaskedRowPolicy::nan ? "NaN weights"

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -24,6 +25,13 @@ constexpr std::size_t max_input_bytes = std::size_t(1) << 31;
 
 std::string display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
 
+InputError nul_byte_error(const std::string& text, std::size_t offset, const std::string& name) {
+    const std::size_t line_start = offset == 0 ? 0 : text.rfind('\n', offset - 1) + 1;  // npos + 1 == 0
+    const std::size_t line = 1 + std::size_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(offset), '\n'));
+    return InputError(name + ":" + std::to_string(line) + ":" + std::to_string(offset - line_start + 1) +
+                      ": a NUL byte: binary data is neither text nor .npy");
+}
+
 std::string read_fd(int fd, const std::string& name) {
     std::string out;
     char buf[1 << 16];
@@ -36,7 +44,12 @@ std::string read_fd(int fd, const std::string& name) {
         }
         if (out.size() + std::size_t(n) > max_input_bytes)
             throw InputError(name + ": input larger than 2 GiB is not supported");
+        const std::size_t start = out.size();
         out.append(buf, std::size_t(n));
+        // Text never holds a NUL byte: stop at the first one instead of slurping a binary
+        // stream (/dev/zero, /dev/urandom) up to the size limit. .npy data may hold NULs.
+        if (static_cast<unsigned char>(out[0]) != 0x93)
+            if (const std::size_t nul = out.find('\0', start); nul != std::string::npos) throw nul_byte_error(out, nul, name);
     }
     return out;
 }

@@ -1,11 +1,14 @@
 // Text matrices: one row per line (numbers separated by spaces, tabs, commas or semicolons,
 // '#' comments), or the bracketed form [[...], [...]] as printed by PyTorch and NumPy,
-// optionally wrapped as tensor(...) / array(...) with trailing keyword arguments.
+// optionally wrapped as tensor(...) / array(...) with trailing keyword arguments, and
+// optionally preceded by the 'Parameter containing:' line of a printed nn.Parameter; and
+// attn's own json and pretty output of one matrix.
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,21 +26,38 @@ bool is_ident(char c) {
 }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-// Quotes a piece of input for a message: printable ASCII as is, other bytes as \xNN,
-// long pieces cut.
+// Length of the valid UTF-8 sequence of 2 to 4 bytes starting s[i], or 0.
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    const std::size_t len = b >= 0xC2 && b <= 0xDF ? 2 : (b >> 4) == 0xE ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return 0;
+    for (std::size_t k = 1; k < len; ++k)
+        if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return 0;
+    return len;
+}
+
+// Quotes a piece of input for a message: printable ASCII and valid UTF-8 as is, other bytes
+// as \xNN, long pieces cut.
 std::string quoted(std::string_view s) {
     constexpr std::size_t max_shown = 32;
     std::string out = "'";
-    for (std::size_t i = 0; i < s.size() && i < max_shown; ++i) {
+    std::size_t i = 0;
+    while (i < s.size() && i < max_shown) {
         const unsigned char c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x20 && c < 0x7f) out += char(c);
-        else {
+        if (c >= 0x20 && c < 0x7f) {
+            out += char(c);
+            ++i;
+        } else if (const std::size_t len = c >= 0x80 ? utf8_length(s, i) : 0; len > 0) {
+            out += s.substr(i, len);
+            i += len;
+        } else {
             char buf[8];
             std::snprintf(buf, sizeof buf, "\\x%02x", c);
             out += buf;
+            ++i;
         }
     }
-    if (s.size() > max_shown) out += "...";
+    if (i < s.size()) out += "...";
     return out + "'";
 }
 
@@ -48,8 +68,13 @@ public:
 
     Matrix read() {
         if (s_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;  // UTF-8 byte-order mark
-        const std::size_t first = skip_space_and_comments(pos_);
-        if (first < s_.size() && (s_[first] == '[' || starts_wrapper(first))) read_bracketed(first);
+        std::size_t first = skip_space_and_comments(pos_);
+        // print() of an nn.Parameter (a layer's weight) puts this line before the tensor
+        constexpr std::string_view parameter = "Parameter containing:";
+        if (s_.substr(first, parameter.size()) == parameter) pos_ = first = skip_space_and_comments(first + parameter.size());
+        if (first < s_.size() && s_[first] == '{') expect_end(read_json_object(first));
+        else if (const auto dims = pretty_header(first)) read_pretty(first, *dims);
+        else if (first < s_.size() && (s_[first] == '[' || starts_wrapper(first))) expect_end(read_bracketed(first));
         else read_lines();
         if (rows_ == 0 || cols_ == 0) throw InputError(source_ + ": no numbers found (empty matrix)");
         Matrix m(rows_, cols_);
@@ -83,7 +108,8 @@ private:
     [[noreturn]] void fail_expected(std::size_t offset, const std::string& what) const {
         if (offset >= s_.size()) fail_at(offset, "expected " + what + ", found end of input");
         auto stops = [](char c) {
-            return is_space(c) || c == ',' || c == ';' || c == '#' || c == '[' || c == ']' || c == '(' || c == ')';
+            return is_space(c) || c == ',' || c == ';' || c == '#' || c == '[' || c == ']' || c == '(' || c == ')' ||
+                   c == '{' || c == '}';
         };
         std::size_t end = offset + 1;
         if (!stops(s_[offset]))
@@ -118,7 +144,21 @@ private:
             fail_at(begin,
                     "'...' marks a summarised print: the data is not there (print the whole tensor, e.g. "
                     "torch.set_printoptions(profile=\"full\") or numpy.set_printoptions(threshold=sys.maxsize))");
+        // U+2212 MINUS SIGN (typeset textbooks, PDFs) reads as '-'
+        constexpr std::string_view unicode_minus = "\xE2\x88\x92";
+        std::string ascii;
         std::string_view body = tok;
+        if (body.find(unicode_minus) != std::string_view::npos) {
+            for (std::size_t k = 0; k < body.size(); ++k) {
+                if (body.substr(k, unicode_minus.size()) == unicode_minus) {
+                    ascii += '-';
+                    k += unicode_minus.size() - 1;
+                } else {
+                    ascii += body[k];
+                }
+            }
+            body = ascii;
+        }
         if (body.size() > 1 && body[0] == '+' && body[1] != '-' && body[1] != '+') body.remove_prefix(1);
         double d = 0.0;
         const auto res = std::from_chars(body.data(), body.data() + body.size(), d);
@@ -192,6 +232,8 @@ private:
                 while (i < eol && is_blank(s_[i])) ++i;
             }
             if (i == eol) break;
+            if (rows_ > 0 && count == 0 && pretty_header(i))
+                fail_at(i, "a second matrix starts here; attn reads one matrix per input");
             if (s_[i] == '#') {
                 if (rows_ > 0 && count == 0 && is_block_header(s_.substr(i, eol - i)))
                     fail_at(i, "a second matrix starts here; attn reads one matrix per input");
@@ -208,7 +250,8 @@ private:
     }
 
     // ---- [[...], [...]] ----
-    void read_bracketed(std::size_t i) {
+    // Returns the offset after the matrix (and its wrapper's keyword arguments) and any space.
+    std::size_t read_bracketed(std::size_t i) {
         const bool wrapped = s_[i] != '[';
         if (wrapped) {
             while (is_ident(s_[i])) ++i;
@@ -234,12 +277,66 @@ private:
         }
         i = skip_space_and_comments(i);
         if (wrapped) i = skip_keyword_arguments(i);
-        i = skip_space_and_comments(i);
+        return skip_space_and_comments(i);
+    }
+
+    // Nothing but comments may follow a bracketed matrix.
+    void expect_end(std::size_t i) const {
         if (i < s_.size()) {
-            if (s_[i] == '[' || starts_wrapper(i))
+            if (s_[i] == '[' || s_[i] == '{' || starts_wrapper(i))
                 fail_at(i, "a second matrix starts here; attn reads one matrix per input");
             fail_expected(i, "end of input after the matrix");
         }
+    }
+
+    // ---- attn's own --format json of one matrix: {"NAME": [[...], ...]} ----
+    std::size_t read_json_object(std::size_t i) {
+        i = skip_space_and_comments(i + 1);
+        if (i >= s_.size() || s_[i] != '"') fail_expected(i, "a quoted name");
+        const std::size_t close = s_.find('"', i + 1);
+        if (close == std::string_view::npos) fail_expected(s_.size(), "'\"'");
+        i = skip_space_and_comments(close + 1);
+        if (i >= s_.size() || s_[i] != ':') fail_expected(i, "':'");
+        i = skip_space_and_comments(i + 1);
+        if (i >= s_.size() || s_[i] != '[') fail_expected(i, "'['");
+        i = read_bracketed(i);
+        if (i < s_.size() && s_[i] == ',')
+            fail_at(skip_space_and_comments(i + 1), "a second matrix starts here; attn reads one matrix per input");
+        if (i >= s_.size() || s_[i] != '}') fail_expected(i, "'}'");
+        return skip_space_and_comments(i + 1);
+    }
+
+    // ---- attn's own --format pretty of one matrix: "NAME (RxC):" then unlabelled rows ----
+    struct Dims {
+        std::size_t rows, cols;
+    };
+    // The header line starting at `i`, when it is one.
+    std::optional<Dims> pretty_header(std::size_t i) const {
+        std::size_t eol = s_.find('\n', i);
+        if (eol == std::string_view::npos) eol = s_.size();
+        std::string_view line = s_.substr(i, eol - i);
+        while (!line.empty() && is_blank(line.back())) line.remove_suffix(1);
+        const std::size_t open = line.rfind(" (");
+        if (open == std::string_view::npos || open == 0 || line.size() < open + 6 || line.substr(line.size() - 2) != "):")
+            return std::nullopt;
+        for (std::size_t k = 0; k < open; ++k)
+            if (is_space(line[k])) return std::nullopt;
+        const std::string_view shape = line.substr(open + 2, line.size() - open - 4);  // "RxC"
+        Dims d{};
+        const auto r = std::from_chars(shape.data(), shape.data() + shape.size(), d.rows);
+        if (r.ec != std::errc() || r.ptr == shape.data() + shape.size() || *r.ptr != 'x') return std::nullopt;
+        const auto c = std::from_chars(r.ptr + 1, shape.data() + shape.size(), d.cols);
+        if (c.ec != std::errc() || c.ptr != shape.data() + shape.size() || c.ptr == r.ptr + 1) return std::nullopt;
+        return d;
+    }
+
+    void read_pretty(std::size_t header, Dims dims) {
+        const std::size_t eol = s_.find('\n', header);
+        pos_ = eol == std::string_view::npos ? s_.size() : eol + 1;
+        read_lines();
+        if (rows_ != dims.rows || cols_ != dims.cols)
+            fail_at(header, "the header says " + std::to_string(dims.rows) + "x" + std::to_string(dims.cols) +
+                                " but the matrix is " + std::to_string(rows_) + "x" + std::to_string(cols_));
     }
 
     // Reads "[v, v, ...]" starting at its '['; returns the offset after ']'.

@@ -94,3 +94,26 @@ status=${PIPESTATUS[0]}
 if [ "$status" -eq 141 ]; then pass; else fail "| head: attn exited $status"; fi
 if [ ! -s "$T/err" ]; then pass; else fail "| head: stderr not empty: $(cat "$T/err")"; fi
 if [ "$(wc -l < "$T/out")" -eq 1 ]; then pass; else fail "| head: expected one line"; fi
+
+# ---- binary data that is not .npy: refused at its first NUL byte with its position, not read
+# to the 2 GiB limit (an endless /dev/zero must not eat memory) ----
+run softmax /dev/zero; expect_code 3 "/dev/zero"
+expect_err_has "attn: /dev/zero:1:1: a NUL byte: binary data is neither text nor .npy" "/dev/zero message"
+expect_out_empty "/dev/zero: no output"
+printf '1 2\n3 4 # note\0\n' > "$T/nul"
+run softmax "$T/nul"; expect_code 3 "NUL inside a comment"
+expect_err_has "attn: $T/nul:2:11: a NUL byte" "NUL position (a comment must not hide it)"
+
+# ---- "Output of attn must be valid input of attn": json and pretty (no labels) of one matrix ----
+printf '1 2\n3 4\n' > "$T/m2"
+
+"$ATTN" matmul "$T/m2" "$T/m2" --format json 2>/dev/null | "$ATTN" softmax - --scale 0 --format csv > "$T/out" 2> "$T/err"
+CODE=$?; ERR=$(cat "$T/err"); expect_code 0 "json | softmax -"
+printf '0.5 0.5\n0.5 0.5\n' > "$T/expect"   # scale 0: uniform, whatever the numbers read
+expect_close "$T/expect" "$T/out" 1e-7 "json output read back"
+"$ATTN" matmul "$T/m2" "$T/m2" --format json 2>/dev/null | "$ATTN" matmul - "$T/m2" --format csv > "$T/out" 2> "$T/err"
+printf '37 54\n81 118\n' > "$T/expect"   # (m2·m2)·m2 by hand: [[7,10],[15,22]]·[[1,2],[3,4]]
+expect_close "$T/expect" "$T/out" 0 "json product read back exactly"
+"$ATTN" matmul "$T/m2" "$T/m2" --format pretty 2>/dev/null | "$ATTN" matmul - "$T/m2" --format csv > "$T/out" 2> "$T/err"
+CODE=$?; ERR=$(cat "$T/err"); expect_code 0 "pretty | matmul -"
+expect_close "$T/expect" "$T/out" 0 "pretty product read back"

@@ -75,3 +75,15 @@ run matmul --help; expect_code 0 "matmul --help"
 for opt in --transpose-b --format --digits --output --arch --threads "A B"; do
     expect_out_has "$opt" "matmul --help mentions $opt"
 done
+
+# ---- an overflowing product is a numeric failure, never an 'inf' passed off as a result ----
+printf '1e20 1e20\n' > "$T/big"            # 1e20·1e20 + 1e20·1e20 = 2e40 > FLT_MAX
+printf '1e20\n1e20\n' > "$T/bigcol"
+run matmul "$T/big" "$T/bigcol"; expect_code 1 "overflowing product"
+expect_err_has "attn: product row 1, column 1 is infinite: the inputs overflow float32" "overflow message"
+expect_out_empty "overflowing product: no output"
+
+# ---- a boolean flag given a value: --transpose-b=false means A·B ----
+printf '7 -1\n16 -1\n' > "$T/expect"      # A·B by hand (above)
+run matmul "$T/A" "$T/B" --transpose-b=false; expect_code 0 "--transpose-b=false"
+expect_close "$T/expect" "$T/out" 0 "--transpose-b=false multiplies by B itself"

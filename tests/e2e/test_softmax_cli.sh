@@ -135,3 +135,25 @@ if command -v script > /dev/null 2>&1; then
     script -qec "'$ATTN' softmax '$ROOT/data/fixtures/vector_f4.npy' --format npy; echo rc=\$?" /dev/null < /dev/null > "$T/tty" 2>&1
     if grep -q "refusing to write it to a terminal" "$T/tty" && grep -q "rc=2" "$T/tty"; then pass; else fail "npy to a terminal: $(cat "$T/tty")"; fi
 fi
+
+# ---- --normalize sum whose quotient overflows float32: a numeric failure, not 'inf' ----
+# row [3e38, -3e38, 1e-40] sums to 1e-40 (in float64), so 3e38 / 1e-40 = 3e78 > FLT_MAX
+printf '3e38 -3e38 1e-40\n' > "$T/cancel"
+run softmax "$T/cancel" --normalize sum; expect_code 1 "sum-normalized weight overflows"
+expect_err_has "attn: row 1, column 1: the sum-normalized weight overflows float32" "sum overflow message"
+expect_out_empty "sum overflow: no output"
+# the same with a NaN policy: a fully masked row's requested NaN is not an error
+printf -- '-inf -inf\n1 3\n' > "$T/masked"
+printf 'nan nan\n0.25 0.75\n' > "$T/expect"
+run softmax "$T/masked" --normalize sum --masked-rows nan; expect_code 0 "sum with a NaN masked row"
+if [ "$(head -1 "$T/out")" = "nan,nan" ]; then pass; else fail "masked row under nan policy: $OUT"; fi
+expect_close "$T/expect" "$T/out" 1e-7 "sum-normalized row [1,3] next to a NaN masked row"
+
+# ---- a boolean flag given a value: --causal=false means no causal mask ----
+printf '1 2\n3 4\n' > "$T/m2"
+printf '0.26894142 0.73105858\n0.26894142 0.73105858\n' > "$T/expect"   # 1/(1+e), numpy float64
+run softmax "$T/m2" --causal=false; expect_code 0 "--causal=false"
+expect_close "$T/expect" "$T/out" 1e-7 "--causal=false leaves every column visible"
+printf '1 0\n0.26894142 0.73105858\n' > "$T/expect"
+run softmax "$T/m2" --causal=true; expect_code 0 "--causal=true"
+expect_close "$T/expect" "$T/out" 1e-7 "--causal=true masks j > i"

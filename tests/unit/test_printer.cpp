@@ -97,6 +97,19 @@ TEST_CASE("printer: pretty with labels, several items, records, non-finite value
     CHECK(attn::io::render({bad}, opts(Format::pretty)) == attn::io::render({matrix_item("M", M)}, opts(Format::pretty)));
 }
 
+TEST_CASE("printer: pretty aligns labels by display width, not bytes (UTF-8)") {
+    // "café" is 4 columns in 5 bytes, "日本" 4 columns (two wide characters) in 6 bytes,
+    // "e\u0301" 1 column (e + combining acute) in 3 bytes: columns line up as with ASCII.
+    Item it = matrix_item("weights", M);
+    it.row_labels = {"café", "日本"};
+    it.col_labels = {"e\u0301", "ab", "xyz"};
+    CHECK(attn::io::render({it}, opts(Format::pretty)) ==
+          "weights (2x3):\n"
+          "              e\u0301       ab      xyz\n"
+          "  café   1.5000  -2.2500   0.1250\n"
+          "  日本  30.0000   4.5000  -0.5000\n");
+}
+
 TEST_CASE("printer: csv and tsv, 9 significant digits, bare when alone") {
     const Matrix tenth = make({{0.1f, 1.0f / 3.0f}, {1e-10f, -7e20f}});
     // '%.9g' of the float32 nearest 0.1, 1/3, 1e-10 and -7e20 (checked with Python's numpy)

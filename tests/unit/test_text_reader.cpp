@@ -71,6 +71,10 @@ TEST_CASE("text: number spellings") {
     check_matrix(text("1e-50 -1e-60"), {{0.0f, -0.0f}});
     // largest float32 still fits
     check_matrix(text("3.4028234e38"), {{std::numeric_limits<float>::max()}});
+    // U+2212 MINUS SIGN, as copied from typeset textbooks and PDFs, is a minus
+    check_matrix(text("\u22120.5 1e\u22122 \u22121"), {{-0.5f, 0.01f, -1.0f}});
+    check_matrix(text("[[\u22120.25, 2]]"), {{-0.25f, 2.0f}});
+    check_matrix(text("\u2212inf 1", Finite::allow_neg_inf), {{-std::numeric_limits<float>::infinity(), 1.0f}});
 }
 
 TEST_CASE("text: -inf where allowed, in every spelling") {
@@ -101,6 +105,16 @@ TEST_CASE("text: wrapped tensor(...) and array(...) with keyword arguments") {
     check_matrix(text("tensor([[1, 2]], names=('a', 'b)'))"), {{1, 2}});  // ')' inside quotes
 }
 
+TEST_CASE("text: a printed nn.Parameter ('Parameter containing:' then the tensor)") {
+    // print(torch.nn.Parameter(torch.tensor([[1., 2.], [3., 4.]]))) in PyTorch 1.13
+    check_matrix(text("Parameter containing:\ntensor([[1., 2.],\n        [3., 4.]], requires_grad=True)"),
+                 {{1, 2}, {3, 4}});
+    // the words alone are not a matrix, and errors keep their true line and column
+    CHECK_THROWS_WITH_AS(text("Parameter containing:\n"), "t.txt: no numbers found (empty matrix)", attn::InputError);
+    CHECK_THROWS_WITH_AS(text("Parameter containing:\ntensor([[1., x]])"), "t.txt:2:14: expected a number, found 'x'",
+                         attn::InputError);
+}
+
 TEST_CASE("text: pasted output of torch and numpy (fixtures)") {
     const std::string dir = "data/fixtures/";
     check_matrix(attn::io::read_matrix(dir + "pasted_torch_grad.txt"),
@@ -125,6 +139,9 @@ TEST_CASE("text: errors name the line and column") {
     CHECK(error_of(",1,2") == "t.txt:1:1: expected a number, found ','");
     CHECK(error_of("0x10") == "t.txt:1:1: expected a number, found '0x10'");
     CHECK(error_of("1 \x01\xff") == "t.txt:1:3: expected a number, found '\\x01\\xff'");
+    // valid UTF-8 is shown as written (a word pasted in another script), invalid bytes escaped
+    CHECK(error_of("1 café\n") == "t.txt:1:3: expected a number, found 'café'");
+    CHECK(error_of("1 \xC3(\n") == "t.txt:1:3: expected a number, found '\\xc3('");
     CHECK(error_of("") == "t.txt: no numbers found (empty matrix)");
     CHECK(error_of("# only a comment\n\n") == "t.txt: no numbers found (empty matrix)");
 }
@@ -174,6 +191,24 @@ TEST_CASE("text: a second matrix is an error, not a silent concatenation") {
     CHECK(error_of("[[1, 2]]\n[[3, 4]]") == "t.txt:2:1: a second matrix starts here; attn reads one matrix per input");
     // an ordinary comment after data is still only a comment
     check_matrix(text("1 2\n# note: see 2x2 above\n3 4\n"), {{1, 2}, {3, 4}});
+}
+
+TEST_CASE("text: attn's own json and pretty output of one matrix read back") {
+    // "Output of attn must be valid input of attn": --format json of one matrix ...
+    check_matrix(text("{\n  \"weights\": [\n    [0.25, 0.75],\n    [1, 0]\n  ]\n}\n"), {{0.25f, 0.75f}, {1, 0}});
+    check_matrix(text("{\"softmax\": [[1, -2.5e-3]]}"), {{1, -2.5e-3f}});
+    // ... and --format pretty (without labels): the "NAME (RxC):" header is checked, not data
+    check_matrix(text("context (2x3):\n   1.0000  -2.0000  3.0000\n   0.0010  -inf  -0.5000\n", Finite::allow_neg_inf),
+                 {{1, -2, 3}, {0.001f, -std::numeric_limits<float>::infinity(), -0.5f}});
+    CHECK(error_of("weights (3x2):\n  0.5  0.5\n  1.0  0.0\n") == "t.txt:1:1: the header says 3x2 but the matrix is 2x2");
+    // several items are several matrices; json null (a non-finite value) is not a number
+    CHECK(error_of("{\n  \"weights\": [[1]],\n  \"context\": [[2]]\n}\n") ==
+          "t.txt:3:3: a second matrix starts here; attn reads one matrix per input");
+    CHECK(error_of("weights (1x1):\n  1.0000\n\ncontext (1x1):\n  2.0000\n") ==
+          "t.txt:4:1: a second matrix starts here; attn reads one matrix per input");
+    CHECK(error_of("{\"w\": [[null, 1]]}") == "t.txt:1:9: expected a number, found 'null'");
+    CHECK(error_of("{\"variance\": {\"d_k\": 2}}") == "t.txt:1:14: expected '[', found '{'");
+    CHECK(error_of("{\"w\": [[1]]") == "t.txt:1:12: expected '}', found end of input");
 }
 
 TEST_CASE("text: parse_matrix recognises npy by content, not by name") {
