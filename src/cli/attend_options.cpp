@@ -17,7 +17,7 @@ float parse_scale(const std::string& text, std::size_t d_k) {
 }
 
 Causal parse_causal(const std::string& text) {
-    if (text == "top-left" || text.empty()) return Causal::top_left;
+    if (text == "top-left") return Causal::top_left;
     if (text == "bottom-right") return Causal::bottom_right;
     throw UsageError("invalid --causal '" + text + "': expected top-left or bottom-right");
 }

@@ -32,6 +32,7 @@ Show parse_show(const std::string& list) {
     std::stringstream in(list);
     std::string name;
     while (std::getline(in, name, ',')) {
+        if (name.empty()) throw UsageError("invalid --show '" + list + "': an empty item");
         bool* flag = name == "queries"    ? &s.queries
                      : name == "keys"     ? &s.keys
                      : name == "values"   ? &s.values
@@ -49,7 +50,7 @@ Show parse_show(const std::string& list) {
         if (!*flag) s.order.push_back(name);
         *flag = true;
     }
-    if (s.order.empty()) throw UsageError("--show needs at least one item");
+    if (s.order.empty() || list.back() == ',') throw UsageError("invalid --show '" + list + "': an empty item");
     return s;
 }
 
@@ -105,7 +106,7 @@ int cmd_attend(int argc, char** argv) {
         ("v", "Values V (Tk×d_v)", cxxopts::value<std::string>(), "FILE")
         ("labels", "Token labels, one per line (rows/columns of pretty output)", cxxopts::value<std::string>(), "FILE");
     options.add_options("Attention")
-        ("scale", "auto = 1/sqrt(d_k), none = 1, or a number (default auto)",
+        ("scale", "auto = 1/sqrt(d_k), none = 1, or a number",
          cxxopts::value<std::string>()->default_value("auto"), "S")
         ("causal", "Causal mask: top-left (default; query i sees keys j <= i, PyTorch is_causal) or "
                    "bottom-right (j <= i + Tk - Tq, decoding with a cache). Use --causal or --causal=ALIGN",
@@ -139,6 +140,8 @@ int cmd_attend(int argc, char** argv) {
     const bool show_given = r.count("show") > 0;
     // --heatmap alone draws only the picture; with --show it joins pretty (or -o) output.
     const Show show = heatmap && !show_given ? Show{} : parse_show(r["show"].as<std::string>());
+    if (heatmap && !show_given && r.count("format"))
+        throw UsageError("--heatmap alone prints no matrices, so --format has nothing to format: add --show");
     if (heatmap && show_given && out.path.empty() && out.format != io::Format::pretty)
         throw UsageError("--heatmap draws on standard output: combine it with --format pretty, or send the "
                          "matrices elsewhere with -o");
@@ -177,7 +180,8 @@ int cmd_attend(int argc, char** argv) {
         check(Wq, "--wq"), check(Wk, "--wk"), check(Wv, "--wv");
         const std::size_t dq = Wq ? Wq->cols() : X.cols(), dk = Wk ? Wk->cols() : X.cols();
         if (dq != dk)
-            throw InputError("--wk gives d_k=" + std::to_string(dk) + " but --wq gives d_k=" + std::to_string(dq));
+            throw InputError(std::string(Wk ? "--wk" : "-x (no --wk)") + " gives d_k=" + std::to_string(dk) + " but " +
+                             (Wq ? "--wq" : "-x (no --wq)") + " gives d_k=" + std::to_string(dq));
         Projections p = project(X, named(Wq), named(Wk), named(Wv));
         Q = std::move(p.queries), K = std::move(p.keys), V = std::move(p.values);
     } else {
@@ -185,8 +189,8 @@ int cmd_attend(int argc, char** argv) {
         if (K.cols() != Q.cols())
             throw InputError("-k has d_k=" + std::to_string(K.cols()) + " but -q has d_k=" + std::to_string(Q.cols()));
         if (V.rows() != K.rows())
-            throw InputError("-v has " + std::to_string(V.rows()) + " rows but -k has " + std::to_string(K.rows()) +
-                             ": every key needs a value");
+            throw InputError("-v has " + std::to_string(V.rows()) + " row" + (V.rows() == 1 ? "" : "s") + " but -k has " +
+                             std::to_string(K.rows()) + ": every key needs a value");
     }
     const std::size_t Tq = Q.rows(), Tk = K.rows();
     const auto mask = read("mask");

@@ -110,7 +110,7 @@ int cmd_example(int argc, char** argv) {
     cxxopts::Options options("attn example",
                              "The worked examples of the tutorials, with their inputs and PyTorch's results.\n"
                              "No NAME: list them. NAME: show inputs, every intermediate and the tutorial's values.");
-    options.custom_help("[NAME] [--check] [OPTIONS]");
+    options.custom_help("[--check] [OPTIONS]");
     options.add_options()
         ("check", "Run the examples (all, or NAME) and compare with the stored PyTorch results; exit 1 on "
                   "any difference beyond 1e-5")

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 #include "attn/error.hpp"
@@ -23,9 +24,16 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
         }
         if (!result.unmatched().empty())
             throw UsageError("unexpected argument '" + result.unmatched().front() + "' (see --help)");
+        // A value option given twice would silently keep the last one.
+        for (const auto& kv : result.arguments())
+            if (result.count(kv.key()) > 1 && kv.value() != "true")
+                throw UsageError((kv.key().size() == 1 ? "-" : "--") + kv.key() + " given more than once");
         return result;
     } catch (const cxxopts::exceptions::exception& e) {
         std::string msg = e.what();
+        // cxxopts quotes with ‘ ’; attn's messages use plain quotes.
+        for (const char* curly : {"\u2018", "\u2019"})
+            for (std::size_t at; (at = msg.find(curly)) != std::string::npos;) msg.replace(at, std::strlen(curly), "'");
         if (!msg.empty()) msg[0] = char(std::tolower((unsigned char)msg[0]));
         throw UsageError(msg + " (see --help)");
     }
@@ -50,7 +58,10 @@ io::OutputOptions output_options(const cxxopts::ParseResult& r) {
         if (out.digits < 0 || out.digits > 17)
             throw UsageError("invalid --digits " + std::to_string(out.digits) + ": expected 0 to 17");
     }
-    if (r.count("output")) out.path = r["output"].as<std::string>();
+    if (r.count("output")) {
+        out.path = r["output"].as<std::string>();
+        if (out.path.empty()) throw UsageError("-o needs a path ('-' for standard output)");
+    }
     return out;
 }
 

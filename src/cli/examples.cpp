@@ -243,6 +243,11 @@ std::string case_command(const ExampleCase& c, const std::string& example) {
     }
     if (c.causal != Causal::none) cmd += " --causal";
     if (c.normalize == Normalization::sum) cmd += " --normalize sum";
+    if (c.op == ExampleOp::attend && c.heatmap) {
+        const Example* e = find_example(example);
+        if (e && !e->labels.empty()) cmd += " --labels " + dir + e->labels;
+        cmd += " --heatmap";
+    }
     if (c.op == ExampleOp::attend) {
         std::string show;
         for (const auto& [name, file] : c.expect)

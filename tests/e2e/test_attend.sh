@@ -157,3 +157,16 @@ run attend -x "$m/x.txt" --svg "$T/s.svg" --svg-of context
 expect_code 2 "--svg-of context is refused"
 run attend -x "$m/x.txt" --svg-of scores
 expect_code 2 "--svg-of without --svg is refused"
+
+# options are taken once, lists have no empty items, -o needs a path
+run attend -x "$x" -x "$x"
+expect_code 2 "an input option given twice"
+expect_err_has "-x given more than once" "repeated option named"
+run attend -x "$x" --causal=
+expect_code 2 "--causal= with an empty alignment"
+run attend -x "$x" --show weights,
+expect_code 2 "--show with a trailing comma"
+run attend -x "$x" -o ''
+expect_code 2 "-o with an empty path"
+run attend -x "$x" --heatmap --format json
+expect_code 2 "--heatmap alone with --format"
