@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Side-by-side timing of attn against NumPy/OpenBLAS and PyTorch eager (make compare).
+
+Every contender runs in this same invocation, on the same shapes, with the same number of
+threads (OMP/OPENBLAS/torch threads = attn --threads), and is summarised by its median.
+FLOPs: sgemm 2·M·N·K; attention 4·Tq·Tk·d (both products), dense even when causal.
+Peers run in child processes so that each gets its own thread settings and OpenBLAS core
+type (OpenBLAS 0.3.21 does not know every new CPU and then falls back to generic kernels:
+the default is timed as installed, and the Haswell/SkylakeX kernels are timed too).
+"""
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+THREADS = int(os.environ.get("THREADS", "2"))
+REPEAT = int(os.environ.get("REPEAT", "7"))
+SGEMM_SIZES = [1024, 2048]
+ATTN_T = 4096
+ATTN_DS = [64, 128]
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
+
+
+def timeit(fn, warmup=2, repeat=REPEAT):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return median(times)
+
+
+# ---- peers (run in a child process: `compare.py --peer KIND ARGS`) --------------------
+
+def peer_sgemm(n):
+    import numpy as np
+    rng = np.random.default_rng(1)
+    a = rng.uniform(-1, 1, (n, n)).astype(np.float32)
+    b = rng.uniform(-1, 1, (n, n)).astype(np.float32)
+    return timeit(lambda: a @ b)
+
+
+def peer_numpy_attention(T, d, causal):
+    import numpy as np
+    rng = np.random.default_rng(2)
+    q, k, v = (rng.uniform(-1, 1, (T, d)).astype(np.float32) for _ in range(3))
+    scale = np.float32(1 / np.sqrt(d))
+    mask = np.triu(np.ones((T, T), dtype=bool), 1) if causal else None
+
+    def run():
+        s = (q @ k.T) * scale
+        if mask is not None:
+            s[mask] = -np.inf
+        s -= s.max(axis=1, keepdims=True)  # stable softmax
+        np.exp(s, out=s)
+        s /= s.sum(axis=1, keepdims=True)
+        return s @ v
+    return timeit(run)
+
+
+def peer_torch_attention(T, d, causal):
+    import torch
+    torch.set_num_threads(THREADS)
+    g = torch.Generator().manual_seed(3)
+    q, k, v = (torch.rand(T, d, generator=g) * 2 - 1 for _ in range(3))
+    scale = 1 / d ** 0.5
+    mask = torch.triu(torch.ones(T, T, dtype=torch.bool), 1) if causal else None
+
+    def run():
+        with torch.no_grad():
+            s = q @ k.T * scale
+            if mask is not None:
+                s = s.masked_fill(mask, float("-inf"))
+            return torch.softmax(s, dim=-1) @ v
+    return timeit(run)
+
+
+def run_peer(kind, args, extra_env=None):
+    env = dict(os.environ, OMP_NUM_THREADS=str(THREADS), OPENBLAS_NUM_THREADS=str(THREADS),
+               MKL_NUM_THREADS=str(THREADS))
+    env.update(extra_env or {})
+    out = subprocess.run([sys.executable, __file__, "--peer", kind] + [str(a) for a in args],
+                         env=env, check=True, capture_output=True, text=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+# ---- attn -------------------------------------------------------------------------------
+
+def attn_bench(attn, *args):
+    cmd = [attn, "bench", "--format", "json", "--threads", str(THREADS), "--repeat", str(REPEAT), "--warmup", "2"]
+    out = subprocess.run(cmd + list(args), check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--peer":
+        kind, args = sys.argv[2], sys.argv[3:]
+        if kind == "sgemm":
+            t = peer_sgemm(int(args[0]))
+        elif kind == "numpy-attention":
+            t = peer_numpy_attention(int(args[0]), int(args[1]), args[2] == "1")
+        else:
+            t = peer_torch_attention(int(args[0]), int(args[1]), args[2] == "1")
+        print(t)
+        return
+
+    attn = sys.argv[1] if len(sys.argv) > 1 else "build/attn"
+    sizes = ",".join(str(n) for n in SGEMM_SIZES)
+    ds = ",".join(str(d) for d in ATTN_DS)
+    progress = sys.stderr.isatty()
+
+    def say(msg):
+        if progress:
+            print(msg, file=sys.stderr)
+
+    say("attn: FMA peak and matmul ...")
+    peak = attn_bench(attn, "--peak", "--op", "matmul", "--sizes", sizes)
+    runs = peak["results"]
+    say("attn: attention ...")
+    runs += attn_bench(attn, "--op", "attention", "--sizes", str(ATTN_T), "--d", ds)["results"]
+    runs += attn_bench(attn, "--op", "attention", "--sizes", str(ATTN_T), "--d", ds, "--causal")["results"]
+    arch = runs[0]["arch"] if runs else "?"
+    peak_gflops = next((p["gflops"] for p in peak["peak"] if p["arch"] == arch and p["threads"] == THREADS), None)
+
+    def attn_case(op, shape, causal=None):
+        for r in runs:
+            if r["op"] == op and r["shape"] == shape and (causal is None or r.get("causal") == causal):
+                return r
+        raise KeyError((op, shape, causal))
+
+    rows = []  # (case, attn median, attn gflops, peer name, peer median, flops)
+    for n in SGEMM_SIZES:
+        r = attn_case("matmul", f"{n}x{n}x{n}")
+        flops = 2.0 * n ** 3
+        for label, env in (("NumPy/OpenBLAS (as installed)", {}),
+                           ("NumPy/OpenBLAS Haswell kernels", {"OPENBLAS_CORETYPE": "Haswell"}),
+                           ("NumPy/OpenBLAS SkylakeX kernels", {"OPENBLAS_CORETYPE": "SkylakeX"})):
+            say(f"peer: {label} sgemm {n} ...")
+            rows.append((f"sgemm {n}^3", r["median"], flops, label, run_peer("sgemm", [n], env)))
+    for causal in (False, True):
+        for d in ATTN_DS:
+            r = attn_case("attention", f"{ATTN_T}x{ATTN_T}x{d}", causal)
+            flops = 4.0 * ATTN_T * ATTN_T * d
+            case = f"attention T={ATTN_T} d={d}{' causal' if causal else ''}"
+            say(f"peer: {case} ...")
+            rows.append((case, r["median"], flops, "PyTorch 1.13 eager",
+                         run_peer("torch-attention", [ATTN_T, d, int(causal)])))
+            rows.append((case, r["median"], flops, "NumPy (stable softmax)",
+                         run_peer("numpy-attention", [ATTN_T, d, int(causal)])))
+
+    print(f"attn vs peers — {platform.node()} ({os.cpu_count()} CPUs), {time.strftime('%Y-%m-%d %H:%M %Z')}, "
+          f"arch {arch}, {THREADS} threads everywhere, medians of {REPEAT} runs")
+    if peak_gflops:
+        print(f"FMA peak ({arch}, {THREADS} threads): {peak_gflops:.0f} GFLOP/s")
+    print("FLOPs: sgemm 2n^3; attention 4*Tq*Tk*d, dense even when causal\n")
+    head = f"| {'case':<30} | {'attn ms':>8} | {'attn GFLOP/s':>12} | {'% peak':>6} | {'peer':<32} | {'peer ms':>8} | {'peer GFLOP/s':>12} | {'attn speed-up':>13} |"
+    print(head)
+    print("|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|")
+    for case, t, flops, peer, tp in rows:
+        g, gp = flops / t * 1e-9, flops / tp * 1e-9
+        frac = f"{100 * g / peak_gflops:.0f}%" if peak_gflops else "-"
+        print(f"| {case:<30} | {t * 1e3:8.1f} | {g:12.1f} | {frac:>6} | {peer:<32} | {tp * 1e3:8.1f} | {gp:12.1f} | {tp / t:12.2f}x |")
+    # causal vs non-causal for attn itself (skipping must show)
+    for d in ATTN_DS:
+        nc = attn_case("attention", f"{ATTN_T}x{ATTN_T}x{d}", False)["median"]
+        c = attn_case("attention", f"{ATTN_T}x{ATTN_T}x{d}", True)["median"]
+        print(f"attn causal speed-up over non-causal, T={ATTN_T} d={d}: {nc / c:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
