@@ -1,5 +1,221 @@
-// Placeholder until written.
-#include "attn/error.hpp"
-#include "cli/commands.hpp"
+// attn attend: self- or cross-attention on matrices read from files.
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
 
-int attn::cli::cmd_attend(int, char**) { throw attn::RuntimeFailure("'attn attend' is not implemented yet"); }
+#include "attn/attention.hpp"
+#include "attn/diagnostics.hpp"
+#include "attn/error.hpp"
+#include "attn/io.hpp"
+#include "cli/attend_options.hpp"
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+const char* const show_names[] = {"queries", "keys", "values", "scores", "scaled", "weights", "context", "variance"};
+
+struct Show {
+    bool queries = false, keys = false, values = false, scores = false, scaled = false, weights = false,
+         context = false, variance = false;
+    std::vector<std::string> order;  // as the user listed them
+};
+
+Show parse_show(const std::string& list) {
+    Show s;
+    std::stringstream in(list);
+    std::string name;
+    while (std::getline(in, name, ',')) {
+        bool* flag = name == "queries"    ? &s.queries
+                     : name == "keys"     ? &s.keys
+                     : name == "values"   ? &s.values
+                     : name == "scores"   ? &s.scores
+                     : name == "scaled"   ? &s.scaled
+                     : name == "weights"  ? &s.weights
+                     : name == "context"  ? &s.context
+                     : name == "variance" ? &s.variance
+                                          : nullptr;
+        if (!flag) {
+            std::string valid;
+            for (const char* n : show_names) valid += std::string(valid.empty() ? "" : ", ") + n;
+            throw UsageError("invalid --show item '" + name + "': expected a comma-separated list of " + valid);
+        }
+        if (!*flag) s.order.push_back(name);
+        *flag = true;
+    }
+    if (s.order.empty()) throw UsageError("--show needs at least one item");
+    return s;
+}
+
+std::string dims(const Matrix& m) { return std::to_string(m.rows()) + "x" + std::to_string(m.cols()); }
+
+// A result must be finite unless the user asked for NaN rows (--masked-rows nan) or it is the
+// scaled matrix, where -inf marks masked entries.
+void check_finite(const Matrix& m, const char* name, bool allow_neg_inf, bool allow_nan_rows) {
+    for (std::size_t i = 0; i < m.rows(); ++i) {
+        bool row_all_nan = allow_nan_rows;
+        for (std::size_t j = 0; j < m.cols() && row_all_nan; ++j) row_all_nan = std::isnan(m(i, j));
+        if (row_all_nan && m.cols() > 0) continue;
+        for (std::size_t j = 0; j < m.cols(); ++j) {
+            const float v = m(i, j);
+            if (std::isfinite(v) || (allow_neg_inf && v < 0 && std::isinf(v))) continue;
+            throw RuntimeFailure(std::string(name) + " row " + std::to_string(i + 1) + ", column " +
+                                 std::to_string(j + 1) + " is " + (std::isnan(v) ? "NaN" : "infinite") +
+                                 ": the inputs overflow float32 (scale them down)");
+        }
+    }
+}
+
+}  // namespace
+
+int cmd_attend(int argc, char** argv) {
+    cxxopts::Options options("attn attend",
+                             "Scaled dot-product attention: softmax(scale·Q·Kᵀ + bias, masked)·V.\n"
+                             "Self-attention from embeddings (-x, optional --wq/--wk/--wv projections) or\n"
+                             "cross-attention from -q/-k/-v given directly.");
+    options.custom_help("(-x FILE [--wq FILE] [--wk FILE] [--wv FILE] | -q FILE -k FILE -v FILE) [OPTIONS]");
+    options.add_options("Inputs (FILE is text or .npy; '-' = standard input, at most once)")
+        ("x", "Embeddings X (T×D); Q = X·W_q, K = X·W_k, V = X·W_v", cxxopts::value<std::string>(), "FILE")
+        ("wq", "Query projection W_q (D×d_k); identity when omitted", cxxopts::value<std::string>(), "FILE")
+        ("wk", "Key projection W_k (D×d_k); identity when omitted", cxxopts::value<std::string>(), "FILE")
+        ("wv", "Value projection W_v (D×d_v); identity when omitted", cxxopts::value<std::string>(), "FILE")
+        ("q", "Queries Q (Tq×d_k)", cxxopts::value<std::string>(), "FILE")
+        ("k", "Keys K (Tk×d_k)", cxxopts::value<std::string>(), "FILE")
+        ("v", "Values V (Tk×d_v)", cxxopts::value<std::string>(), "FILE")
+        ("labels", "Token labels, one per line (rows/columns of pretty output)", cxxopts::value<std::string>(), "FILE");
+    options.add_options("Attention")
+        ("scale", "auto = 1/sqrt(d_k), none = 1, or a number (default auto)",
+         cxxopts::value<std::string>()->default_value("auto"), "S")
+        ("causal", "Causal mask: top-left (default; query i sees keys j <= i, PyTorch is_causal) or "
+                   "bottom-right (j <= i + Tk - Tq, decoding with a cache). Use --causal or --causal=ALIGN",
+         cxxopts::value<std::string>()->implicit_value("top-left"), "ALIGN")
+        ("mask", "Tq×Tk boolean mask: nonzero = may attend (PyTorch SDPA polarity)", cxxopts::value<std::string>(), "FILE")
+        ("bias", "Tq×Tk additive bias added to the scaled scores; -inf allowed", cxxopts::value<std::string>(), "FILE")
+        ("masked-rows", "A query row with every key masked gets: zero (weights and context 0, PyTorch >= 2.5), "
+                        "nan, or uniform (mean of V, as JAX)",
+         cxxopts::value<std::string>()->default_value("zero"), "POLICY")
+        ("normalize", "softmax, or sum (divide each row by its sum; a zero sum is an error)",
+         cxxopts::value<std::string>()->default_value("softmax"), "HOW")
+        ("show", "Comma-separated: queries, keys, values (projected), scores (raw Q·Kᵀ), scaled (scale·Q·Kᵀ + "
+                 "bias, masked = -inf), weights, context, variance (diagnostics)",
+         cxxopts::value<std::string>()->default_value("context"), "LIST");
+    add_output_options(options);
+    add_exec_options(options);
+
+    auto parsed = parse_or_help(options, argc, argv);
+    if (!parsed) return exit_ok;
+    const auto& r = *parsed;
+    apply_exec_options(r);
+    const io::OutputOptions out = output_options(r);
+    const Show show = parse_show(r["show"].as<std::string>());
+
+    const bool self = r.count("x") || r.count("wq") || r.count("wk") || r.count("wv");
+    const bool cross = r.count("q") || r.count("k") || r.count("v");
+    if (self && cross) throw UsageError("-x/--wq/--wk/--wv and -q/-k/-v are two different forms: use one");
+    if (!self && !cross) throw UsageError("no input: give -x FILE (self-attention) or -q, -k and -v (see --help)");
+    if (self && !r.count("x")) throw UsageError("--wq/--wk/--wv project embeddings: -x FILE is missing");
+    if (cross)
+        for (const char* o : {"q", "k", "v"})
+            if (!r.count(o)) throw UsageError(std::string("-") + o + " FILE is missing (cross-attention needs -q, -k and -v)");
+
+    InputNames names;
+    auto read = [&](const char* opt, io::Finite finite = io::Finite::required) -> std::optional<Matrix> {
+        if (!r.count(opt)) return std::nullopt;
+        const std::string flag = (std::string(opt).size() == 1 ? "-" : "--") + std::string(opt);
+        return io::read_matrix(names.claim(r[opt].as<std::string>(), flag), finite);
+    };
+
+    Matrix Q, K, V;
+    if (self) {
+        const Matrix X = *read("x");
+        const auto Wq = read("wq"), Wk = read("wk"), Wv = read("wv");
+        auto named = [](const std::optional<Matrix>& m) { return m ? &*m : nullptr; };
+        auto check = [&](const std::optional<Matrix>& W, const char* flag) {
+            if (W && W->rows() != X.cols())
+                throw InputError(std::string(flag) + " is " + dims(*W) + " but -x has D=" + std::to_string(X.cols()) +
+                                 ": a projection needs D rows");
+        };
+        check(Wq, "--wq"), check(Wk, "--wk"), check(Wv, "--wv");
+        const std::size_t dq = Wq ? Wq->cols() : X.cols(), dk = Wk ? Wk->cols() : X.cols();
+        if (dq != dk)
+            throw InputError("--wk gives d_k=" + std::to_string(dk) + " but --wq gives d_k=" + std::to_string(dq));
+        Projections p = project(X, named(Wq), named(Wk), named(Wv));
+        Q = std::move(p.queries), K = std::move(p.keys), V = std::move(p.values);
+    } else {
+        Q = *read("q"), K = *read("k"), V = *read("v");
+        if (K.cols() != Q.cols())
+            throw InputError("-k has d_k=" + std::to_string(K.cols()) + " but -q has d_k=" + std::to_string(Q.cols()));
+        if (V.rows() != K.rows())
+            throw InputError("-v has " + std::to_string(V.rows()) + " rows but -k has " + std::to_string(K.rows()) +
+                             ": every key needs a value");
+    }
+    const std::size_t Tq = Q.rows(), Tk = K.rows();
+    const auto mask = read("mask");
+    const auto bias = read("bias", io::Finite::allow_neg_inf);
+    for (const auto& [m, flag] : {std::pair{&mask, "--mask"}, std::pair{&bias, "--bias"}})
+        if (*m && ((*m)->rows() != Tq || (*m)->cols() != Tk))
+            throw InputError(std::string(flag) + " is " + dims(**m) + " but the scores are " + std::to_string(Tq) + "x" +
+                             std::to_string(Tk) + " (queries x keys)");
+
+    std::vector<std::string> labels;
+    if (r.count("labels")) {
+        labels = io::read_labels(names.claim(r["labels"].as<std::string>(), "--labels"));
+        if (labels.size() != Tq && labels.size() != Tk)
+            throw InputError("--labels has " + std::to_string(labels.size()) + " labels but there are " +
+                             std::to_string(Tq) + " queries and " + std::to_string(Tk) + " keys");
+    }
+
+    AttentionOptions opt;
+    opt.score_mask.scale = parse_scale(r["scale"].as<std::string>(), Q.cols());
+    if (r.count("causal")) opt.score_mask.causal = parse_causal(r["causal"].as<std::string>());
+    opt.score_mask.mask = mask ? &*mask : nullptr;
+    opt.score_mask.bias = bias ? &*bias : nullptr;
+    opt.masked_rows = parse_masked_rows(r["masked-rows"].as<std::string>());
+    opt.normalize = parse_normalize(r["normalize"].as<std::string>());
+    if (opt.score_mask.causal != Causal::none && Tq != Tk)
+        std::fprintf(stderr, "attn: note: Tq=%zu != Tk=%zu: causal mask aligned %s (query i sees keys j <= %s)\n", Tq, Tk,
+                     causal_name(opt.score_mask.causal),
+                     opt.score_mask.causal == Causal::top_left ? "i" : "i + Tk - Tq");
+
+    AttentionWants wants;
+    wants.scores = show.scores || show.variance;
+    wants.scaled = show.scaled;
+    wants.weights = show.weights || show.variance;
+    wants.context = show.context;
+    AttentionResult res = attend(Q, K, V, opt, wants);
+    const bool nan_rows = opt.masked_rows == MaskedRowPolicy::nan;
+    if (wants.scores) check_finite(res.scores, "scores", false, false);
+    if (wants.scaled) check_finite(res.scaled, "scaled scores", true, false);
+    if (wants.weights) check_finite(res.weights, "weights", false, nan_rows);
+    if (wants.context) check_finite(res.context, "context", false, nan_rows);
+
+    std::optional<VarianceReport> report;
+    if (show.variance) report = variance_report(Q, K, res.scores, res.weights, opt.score_mask);
+
+    const std::vector<std::string>& row_labels = labels.size() == Tq ? labels : std::vector<std::string>{};
+    const std::vector<std::string>& key_labels = labels.size() == Tk ? labels : std::vector<std::string>{};
+    std::vector<io::Item> items;
+    for (const std::string& name : show.order) {
+        io::Item it;
+        it.name = name;
+        if (name == "queries") it.matrix = &Q, it.row_labels = row_labels;
+        else if (name == "keys") it.matrix = &K, it.row_labels = key_labels;
+        else if (name == "values") it.matrix = &V, it.row_labels = key_labels;
+        else if (name == "scores") it.matrix = &res.scores, it.row_labels = row_labels, it.col_labels = key_labels;
+        else if (name == "scaled") it.matrix = &res.scaled, it.row_labels = row_labels, it.col_labels = key_labels;
+        else if (name == "weights") it.matrix = &res.weights, it.row_labels = row_labels, it.col_labels = key_labels;
+        else if (name == "context") it.matrix = &res.context, it.row_labels = row_labels;
+        else it.fields = variance_fields(*report);
+        items.push_back(std::move(it));
+    }
+    io::write_output(items, out);
+    report_masked_rows(res.masked_rows, opt.masked_rows);
+    return exit_ok;
+}
+
+}  // namespace attn::cli

@@ -1,5 +1,142 @@
-// Placeholder until written.
-#include "attn/error.hpp"
-#include "cli/commands.hpp"
+// attn example: list, show or check the tutorials' worked examples.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <string>
 
-int attn::cli::cmd_example(int, char**) { throw attn::RuntimeFailure("'attn example' is not implemented yet"); }
+#include "attn/error.hpp"
+#include "attn/io.hpp"
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "cli/examples.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+constexpr double check_tolerance = 1e-5;  // the bound for --check
+
+// Largest absolute difference; infinite when the shapes differ.
+double max_abs_diff(const Matrix& a, const Matrix& b) {
+    if (a.rows() != b.rows() || a.cols() != b.cols()) return INFINITY;
+    double worst = 0.0;
+    for (std::size_t i = 0; i < a.rows(); ++i)
+        for (std::size_t j = 0; j < a.cols(); ++j) {
+            const double d = std::fabs(double(a(i, j)) - double(b(i, j)));
+            if (!(d <= worst)) worst = d;  // NaN-safe: a NaN difference wins
+        }
+    return worst;
+}
+
+std::string shape(const Matrix& m) { return std::to_string(m.rows()) + "x" + std::to_string(m.cols()); }
+
+void list_examples() {
+    std::printf("Worked examples (attn example NAME to show one, --check to verify all):\n");
+    for (const Example& e : examples()) std::printf("  %-15s %s\n", e.name.c_str(), e.summary.c_str());
+}
+
+// Returns true when every compared matrix is within tolerance.
+bool check_example(const Example& e, bool verbose) {
+    bool ok = true;
+    for (const ExampleCase& c : e.cases) {
+        const auto got = run_case(c, e.name);
+        double worst = 0.0;
+        std::size_t values = 0;
+        std::string bad;
+        for (const auto& [name, file] : c.expect) {
+            const Matrix want = example_matrix(e.name, file);
+            const double d = max_abs_diff(got.at(name), want);
+            values += want.size();
+            if (!(d <= check_tolerance)) bad += " " + name + (std::isinf(d) ? " (shape " + shape(got.at(name)) + " vs " + shape(want) + ")" : "");
+            if (!(d <= worst)) worst = d;
+        }
+        ok = ok && bad.empty();
+        if (verbose || !bad.empty())
+            std::printf("%-4s %s / %s: %zu values, max |diff| %.2g%s%s\n", bad.empty() ? "ok" : "FAIL", e.name.c_str(),
+                        c.label.c_str(), values, worst, bad.empty() ? "" : ", over 1e-05:", bad.c_str());
+    }
+    return ok;
+}
+
+void show_example(const Example& e, const io::OutputOptions& out) {
+    std::vector<std::string> labels;
+    if (!e.labels.empty()) {
+        const std::string text = example_file(e.name, e.labels);
+        std::string line;
+        for (char ch : text) {
+            if (ch == '\n') labels.push_back(line), line.clear();
+            else line += ch;
+        }
+        if (!line.empty()) labels.push_back(line);
+    }
+    std::printf("%s — %s\nsource: %s\n", e.name.c_str(), e.summary.c_str(), e.source.c_str());
+    for (const ExampleCase& c : e.cases) {
+        const auto got = run_case(c, e.name);
+        std::printf("\n== %s\n$ %s\n\n", c.label.c_str(), case_command(c, e.name).c_str());
+        std::vector<io::Item> items;
+        for (const auto& [name, file] : c.inputs) items.push_back({name, &got.at(name), {}, {}, {}});
+        for (const auto& [name, file] : c.expect) {
+            io::Item it{name, &got.at(name), {}, {}, {}};
+            if (labels.size() == it.matrix->rows()) it.row_labels = labels;
+            if (labels.size() == it.matrix->cols() && name != "context") it.col_labels = labels;
+            items.push_back(std::move(it));
+        }
+        std::fputs(io::render(items, out).c_str(), stdout);
+        std::printf("\n");
+        for (const auto& [name, file] : c.expect) {
+            const double d = max_abs_diff(got.at(name), example_matrix(e.name, file));
+            std::printf("%s vs PyTorch 1.13 (data/examples/%s/%s): max |diff| %.2g %s\n", name.c_str(),
+                        e.name.c_str(), file.c_str(), d, d <= check_tolerance ? "(ok)" : "(DIFFERS)");
+        }
+    }
+    std::printf("\nThe tutorial %s\n", e.tutorial.c_str());
+}
+
+}  // namespace
+
+int cmd_example(int argc, char** argv) {
+    cxxopts::Options options("attn example",
+                             "The worked examples of the tutorials, with their inputs and PyTorch's results.\n"
+                             "No NAME: list them. NAME: show inputs, every intermediate and the tutorial's values.");
+    options.custom_help("[NAME] [--check] [OPTIONS]");
+    options.add_options()
+        ("check", "Run the examples (all, or NAME) and compare with the stored PyTorch results; exit 1 on "
+                  "any difference beyond 1e-5")
+        ("digits", "Decimals shown (default 4)", cxxopts::value<int>())
+        ("name", "Example to show", cxxopts::value<std::vector<std::string>>());
+    options.parse_positional({"name"});
+    options.positional_help("[NAME]");
+    add_exec_options(options);
+    auto parsed = parse_or_help(options, argc, argv);
+    if (!parsed) return exit_ok;
+    const auto& r = *parsed;
+    apply_exec_options(r);
+
+    const Example* chosen = nullptr;
+    if (r.count("name")) {
+        const auto& names = r["name"].as<std::vector<std::string>>();
+        if (names.size() > 1) throw UsageError("one example at a time (got '" + names[1] + "' too)");
+        chosen = find_example(names[0]);
+        if (!chosen) throw UsageError("no example named '" + names[0] + "' (attn example lists them)");
+    }
+    if (r.count("check")) {
+        bool ok = true;
+        std::size_t n = 0;
+        for (const Example& e : examples())
+            if (!chosen || chosen == &e) ok = check_example(e, true) && ok, ++n;
+        std::printf("%s: %zu example%s checked against PyTorch within 1e-05\n", ok ? "all ok" : "FAILED", n,
+                    n == 1 ? "" : "s");
+        return ok ? exit_ok : exit_runtime;
+    }
+    if (!chosen) {
+        list_examples();
+        return exit_ok;
+    }
+    io::OutputOptions out;
+    out.format = io::Format::pretty;
+    if (r.count("digits")) out.digits = r["digits"].as<int>();
+    show_example(*chosen, out);
+    return exit_ok;
+}
+
+}  // namespace attn::cli

@@ -1,5 +1,242 @@
-// Placeholder until its issue lands: says so plainly and fails.
-#include "attn/error.hpp"
-#include "cli/commands.hpp"
+// attn variance: the dot-product variance experiment of the tutorial, with PyTorch's draws.
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cctype>
+#include <cstring>
+#include <string>
+#include <vector>
 
-int attn::cli::cmd_variance(int, char**) { throw attn::RuntimeFailure("'attn variance' is not implemented yet"); }
+#include "attn/error.hpp"
+#include "attn/variance_experiment.hpp"
+#include "attn/viz.hpp"
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+
+namespace attn::cli {
+namespace {
+
+constexpr std::size_t max_dk = std::size_t(1) << 20;
+constexpr std::size_t max_tensor = std::size_t(1) << 27;  // elements of Q (and of K)
+
+std::size_t parse_count(const std::string& text, const std::string& option, std::size_t max) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+    if (text.empty() || !std::isdigit((unsigned char)text[0]) || *end != '\0' || errno == ERANGE || v < 1 || v > max)
+        throw UsageError("invalid --" + option + " '" + text + "': expected an integer from 1 to " + std::to_string(max));
+    return std::size_t(v);
+}
+
+// "512", "64,128,256", or "1,2,4,...,1024": "..." continues the two values before it
+// geometrically when the ratio is a whole number >= 2 and reaches the next value exactly,
+// arithmetically otherwise.
+std::vector<std::size_t> parse_dk_list(const std::string& text) {
+    std::vector<std::string> parts;
+    for (std::size_t pos = 0;;) {
+        const std::size_t comma = text.find(',', pos);
+        parts.push_back(text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+    }
+    std::vector<std::size_t> out;
+    const std::string bad = "invalid --dk '" + text + "': expected d_k values like 64 or 1,2,4,...,1024";
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (parts[i] != "...") {
+            out.push_back(parse_count(parts[i], "dk", max_dk));
+            continue;
+        }
+        if (out.size() < 2 || i + 1 >= parts.size() || parts[i + 1] == "...") throw UsageError(bad);
+        const std::size_t a = out[out.size() - 2], b = out.back();
+        const std::size_t last = parse_count(parts[i + 1], "dk", max_dk);
+        if (b <= a || last <= b) throw UsageError(bad);
+        bool geometric = b % a == 0 && b / a >= 2;
+        if (geometric) {
+            std::size_t x = b;
+            while (x < last) x *= b / a;
+            geometric = x == last;
+        }
+        for (std::size_t x = b;;) {
+            x = geometric ? x * (b / a) : x + (b - a);
+            if (x >= last) break;
+            out.push_back(x);
+            if (out.size() > 4096) throw UsageError(bad + " (more than 4096 values)");
+        }
+    }
+    return out;
+}
+
+std::string num(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    return buf;
+}
+
+const char* const stat_names[] = {"max_weight_mean", "entropy_mean", "saturated_fraction", "tiny_fraction",
+                                  "jacobian_norm_mean"};
+std::vector<double> stat_values(const SoftmaxStats& s) {
+    return {s.max_weight_mean, s.entropy_mean, s.saturated_fraction, s.tiny_fraction, s.jacobian_norm_mean};
+}
+
+std::string render_json(const std::vector<VarianceResult>& results, int digits) {
+    std::string out = "[\n";
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const VarianceResult& r = results[i];
+        out += "  {\"d_k\": " + std::to_string(r.d_k) + ", \"unscaled_var\": " + num(r.unscaled_var, digits) +
+               ", \"scaled_var\": " + num(r.scaled_var, digits) + ", \"theory_unscaled_var\": " +
+               num(r.theory_unscaled_var, digits) + ", \"theory_scaled_var\": " + num(r.theory_scaled_var, digits);
+        for (const char* which : {"unscaled", "scaled"}) {
+            const std::vector<double> v = stat_values(which[0] == 'u' ? r.unscaled : r.scaled);
+            out += ",\n   \"" + std::string(which) + "\": {";
+            for (std::size_t k = 0; k < v.size(); ++k)
+                out += std::string(k ? ", " : "") + "\"" + stat_names[k] + "\": " + num(v[k], digits);
+            out += "}";
+        }
+        out += i + 1 < results.size() ? "},\n" : "}\n";
+    }
+    return out + "]\n";
+}
+
+std::string render_table(const std::vector<VarianceResult>& results, char sep, int digits) {
+    std::string out = "d_k";
+    for (const char* h : {"unscaled_var", "scaled_var", "theory_unscaled_var", "theory_scaled_var"})
+        out += sep + std::string(h);
+    for (const char* which : {"unscaled_", "scaled_"})
+        for (const char* name : stat_names) out += sep + std::string(which) + name;
+    out += "\n";
+    for (const VarianceResult& r : results) {
+        out += std::to_string(r.d_k);
+        for (double v : {r.unscaled_var, r.scaled_var, r.theory_unscaled_var, r.theory_scaled_var})
+            out += sep + num(v, digits);
+        for (const SoftmaxStats* s : {&r.unscaled, &r.scaled})
+            for (double v : stat_values(*s)) out += sep + num(v, digits);
+        out += "\n";
+    }
+    return out;
+}
+
+// Right-aligns to `width` terminal columns (one per UTF-8 code point).
+std::string pad(const std::string& s, std::size_t width) {
+    std::size_t cols = 0;
+    for (char c : s) cols += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    return cols >= width ? s : std::string(width - cols, ' ') + s;
+}
+
+std::string render_pretty(const std::vector<VarianceResult>& results, const VarianceExperiment& e) {
+    char buf[512];
+    std::string out;
+    std::snprintf(buf, sizeof buf,
+                  "Q, K: torch.manual_seed(%llu); torch.randn(%zu, %zu, d_k) * %g, twice (torch kernel %s)\n"
+                  "scores: Q_b·K_bᵀ per batch (%zu×%zu), population variance over all %zu scores\n\n",
+                  (unsigned long long)e.seed, e.batch, e.rows, e.sigma, torch_kernel_name(e.kernel), e.rows, e.rows,
+                  e.batch * e.rows * e.rows);
+    out += buf;
+    out += pad("d_k", 7) + pad("var(q·k)", 14) + pad("d_k·σ⁴", 14) + pad("var(q·k/√d_k)", 16) + pad("σ⁴", 11) + "\n";
+    for (const VarianceResult& r : results)
+        out += pad(std::to_string(r.d_k), 7) + pad(num(r.unscaled_var, 7), 14) + pad(num(r.theory_unscaled_var, 7), 14) +
+               pad(num(r.scaled_var, 7), 16) + pad(num(r.theory_scaled_var, 7), 11) + "\n";
+    std::snprintf(buf, sizeof buf,
+                  "\nsoftmax over each row of %zu scores, unscaled | scaled (uniform: max weight %.4f, entropy ln %zu = %.4f)\n",
+                  e.rows, 1.0 / double(e.rows), e.rows, std::log(double(e.rows)));
+    out += buf;
+    out += pad("d_k", 7) + pad("max weight", 21) + pad("entropy", 21) + pad("max >= 0.99", 21) +
+           pad("weights < 1e-6", 21) + pad("‖diag(p)−ppᵀ‖_F", 25) + "\n";
+    for (const VarianceResult& r : results) {
+        out += pad(std::to_string(r.d_k), 7);
+        const std::vector<double> u = stat_values(r.unscaled), s = stat_values(r.scaled);
+        for (std::size_t k = 0; k < u.size(); ++k) {
+            std::snprintf(buf, sizeof buf, "%.4f | %.4f", u[k], s[k]);
+            out += pad(buf, 21);
+        }
+        out += "\n";
+    }
+    return out;
+}
+
+void write_text(const std::string& path, const std::string& text) {
+    if (path.empty()) {
+        if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
+            if (errno == EPIPE) std::exit(exit_ok);
+            throw RuntimeFailure("standard output: write error");
+        }
+        return;
+    }
+    const std::string tmp = path + ".tmp";
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f) throw RuntimeFailure(path + ": cannot write: " + std::strerror(errno));
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (std::fclose(f) != 0 || !ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw RuntimeFailure(path + ": write error");
+    }
+}
+
+}  // namespace
+
+int cmd_variance(int argc, char** argv) {
+    cxxopts::Options options("attn variance",
+                             "Why scores are scaled by 1/sqrt(d_k): draws Q and K as PyTorch does\n"
+                             "(torch.manual_seed(S); torch.randn(batch, rows, d_k)·σ, twice) and compares the\n"
+                             "variance of Q·Kᵀ and of Q·Kᵀ/sqrt(d_k) with d_k·σ⁴ and σ⁴, and what softmax does\n"
+                             "to each row with and without the scaling. --digits applies to csv/tsv/json.");
+    options.add_options()
+        ("dk", "d_k values: 512, a list 64,128,256, or 1,2,4,...,1024 (default 512)", cxxopts::value<std::string>(),
+         "LIST")
+        ("rows", "Queries = keys per batch, L (default 32)", cxxopts::value<std::string>(), "L")
+        ("batch", "Independent batches (default 32 = B·H = 4·8)", cxxopts::value<std::string>(), "N")
+        ("sigma", "Standard deviation of the entries of Q and K (default 1)", cxxopts::value<std::string>(), "S")
+        ("seed", "torch.manual_seed value, reused for every d_k (default 92)", cxxopts::value<std::string>(), "S")
+        ("torch-kernel", "avx2 (x86 torch, the default) or scalar (ARM torch)", cxxopts::value<std::string>(),
+         "avx2|scalar")
+        ("svg", "Also write the plot (variance and softmax against d_k) to FILE", cxxopts::value<std::string>(),
+         "FILE");
+    add_output_options(options, /*with_npy=*/false);
+    const auto parsed = parse_or_help(options, argc, argv);
+    if (!parsed) return exit_ok;
+    const auto& r = *parsed;
+
+    auto opt = [&](const char* name, const char* fallback) {
+        return r.count(name) ? r[name].as<std::string>() : std::string(fallback);
+    };
+    VarianceExperiment e;
+    e.d_ks = parse_dk_list(opt("dk", "512"));
+    e.rows = parse_count(opt("rows", "32"), "rows", 1u << 16);
+    e.batch = parse_count(opt("batch", "32"), "batch", 1u << 20);
+    e.sigma = parse_number(opt("sigma", "1"), "sigma");
+    if (!(e.sigma > 0) || e.sigma > 1e6) throw UsageError("invalid --sigma: expected a number in (0, 1e6]");
+    {
+        const std::string s = opt("seed", "92");
+        char* end = nullptr;
+        errno = 0;
+        const bool neg = !s.empty() && s[0] == '-';
+        e.seed = neg ? std::uint64_t(std::strtoll(s.c_str(), &end, 10)) : std::strtoull(s.c_str(), &end, 10);
+        if (s.empty() || (!neg && !std::isdigit((unsigned char)s[0])) || *end != '\0' || errno == ERANGE)
+            throw UsageError("invalid --seed '" + s + "': expected an integer in [-2^63, 2^64)");
+    }
+    e.kernel = parse_torch_kernel(opt("torch-kernel", "avx2"));
+    for (std::size_t d_k : e.d_ks)
+        if (e.batch * e.rows > max_tensor / d_k || e.batch * e.rows > max_tensor / e.rows)
+            throw UsageError("--batch × --rows × --dk (or × --rows) exceeds 2^27 elements");
+    const io::OutputOptions out = output_options(r);
+    if (out.format == io::Format::npy) throw UsageError("attn variance prints a table: npy is not available");
+
+    const std::vector<VarianceResult> results = run_variance_experiment(e);
+    for (const VarianceResult& v : results)
+        if (!std::isfinite(v.unscaled_var) || !std::isfinite(v.scaled_var))
+            throw RuntimeFailure("scores overflow float32 at d_k " + std::to_string(v.d_k) + ": use a smaller --sigma");
+
+    const int digits = out.digits >= 0 ? out.digits : 9;
+    std::string text;
+    switch (out.format) {
+        case io::Format::json: text = render_json(results, digits); break;
+        case io::Format::csv: text = render_table(results, ',', digits); break;
+        case io::Format::tsv: text = render_table(results, '\t', digits); break;
+        default: text = render_pretty(results, e); break;
+    }
+    if (r.count("svg")) write_text(r["svg"].as<std::string>(), viz::svg_variance_plot(results, e));
+    write_text(out.path, text);
+    return exit_ok;
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,209 @@
+// The worked-example catalogue. Inputs and expected outputs live in data/examples/ (embedded
+// into the binary); expected values were computed with PyTorch 1.13 in float32.
+#include "cli/examples.hpp"
+
+#include "attn/attention.hpp"
+#include "attn/error.hpp"
+#include "attn/io.hpp"
+#include "attn/reference.hpp"
+#include "cli/attend_options.hpp"
+#include "cli/example_data.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+using Op = ExampleOp;
+
+std::vector<Example> make_catalogue() {
+    std::vector<Example> all;
+    all.push_back(
+        {"simple",
+         "simple self-attention: Q = K = V = X, unscaled softmax",
+         "seed 001, \"Simple Self-Attention\"",
+         "",
+         {{"plain", Op::attend, {{"x", "x.txt"}}, "none", Causal::none, Normalization::softmax,
+           {{"scores", "scores.txt"}, {"weights", "weights.txt"}, {"context", "context.txt"}}},
+          {"row 3 normalized by its sum", Op::attend, {{"q", "x3.txt"}, {"k", "x.txt"}, {"v", "x.txt"}}, "none",
+           Causal::none, Normalization::sum, {{"weights", "weights_sum_row3.txt"}}}},
+         "printed, for the third token (\"random\"):\n"
+         "  scores normalized by their sum: tensor([0.1452, 0.2875, 0.1757, 0.1497, 0.1815, 0.0605])\n"
+         "  after softmax:                  tensor([0.1509, 0.2445, 0.1674, 0.1532, 0.1707, 0.1133])\n"
+         "  context vector:                 tensor([0.5876, 0.4533, 0.3425])"});
+    all.push_back(
+        {"trainable",
+         "trainable projections W_q, W_k, W_v (d_out = 2), scaled by 1/sqrt(2)",
+         "seed 001, \"Creating Good Context Vectors with Trainable Weights\"",
+         "",
+         {{"plain", Op::attend, {{"x", "x.txt"}, {"wq", "wq.txt"}, {"wk", "wk.txt"}, {"wv", "wv.txt"}}, "auto",
+           Causal::none, Normalization::softmax,
+           {{"queries", "queries.txt"}, {"keys", "keys.txt"}, {"values", "values.txt"}, {"scores", "scores.txt"},
+            {"weights", "weights.txt"}, {"context", "context.txt"}}},
+          {"causal", Op::attend, {{"x", "x.txt"}, {"wq", "wq.txt"}, {"wk", "wk.txt"}, {"wv", "wv.txt"}}, "auto",
+           Causal::top_left, Normalization::softmax,
+           {{"weights", "weights_causal.txt"}, {"context", "context_causal.txt"}}}},
+         "printed, for the third token only:\n"
+         "  q3      = [-0.4854, 0.0467]\n"
+         "  scores  = [0.0214, 0.2577, 0.1998, -0.0948, 0.3484, -0.0249]\n"
+         "  weights = [0.1547, 0.1828, 0.1755, 0.1425, 0.1949, 0.1497]\n"
+         "  context = [0.2618, 0.4683]"});
+    all.push_back(
+        {"exact-match",
+         "database analogy: one query, keys k1 = [1,0] and k3 = [1,1] tie",
+         "seed 000, \"Exact Match Scenario\"",
+         "",
+         {{"scale none", Op::attend, {{"q", "q.txt"}, {"k", "k.txt"}, {"v", "v.txt"}}, "none", Causal::none,
+           Normalization::softmax,
+           {{"scores", "scores.txt"}, {"weights", "weights_none.txt"}, {"context", "context_none.txt"}}},
+          {"scale auto", Op::attend, {{"q", "q.txt"}, {"k", "k.txt"}, {"v", "v.txt"}}, "auto", Causal::none,
+           Normalization::softmax, {{"weights", "weights_auto.txt"}, {"context", "context_auto.txt"}}}},
+         "works the example by hand with a hard 0/1 match and gets [0.1, 0.9]; dot-product\n"
+         "attention instead weighs k1 and k3 equally (q·k = 1 for both) and gives [0.2, 0.8]"});
+    all.push_back({"scaling",
+                   "softmax of [10, 20, 30] without and with the 1/sqrt(512) scale",
+                   "seed 000, \"Gradient Saturation\" code cell",
+                   "",
+                   {{"unscaled", Op::softmax, {{"logits", "logits.txt"}}, "none", Causal::none,
+                     Normalization::softmax, {{"softmax", "softmax.txt"}}},
+                    {"scaled", Op::softmax, {{"logits", "logits.txt"}}, "0.044194173824159216", Causal::none,
+                     Normalization::softmax, {{"softmax", "softmax_scaled.txt"}}}},
+                   "shows the code cell without its output (the notebook was saved unexecuted);\n"
+                   "the values above are PyTorch's for the same cell"});
+    all.push_back({"saturation",
+                   "softmax([8,0,0]) saturates; softmax([1,0,0]) = softmax([8,0,0]/sqrt(64)) does not",
+                   "seed 001, scaling note",
+                   "",
+                   {{"[8,0,0]", Op::softmax, {{"logits", "logits8.txt"}}, "none", Causal::none,
+                     Normalization::softmax, {{"softmax", "softmax8.txt"}}},
+                    {"[1,0,0]", Op::softmax, {{"logits", "logits1.txt"}}, "none", Causal::none,
+                     Normalization::softmax, {{"softmax", "softmax1.txt"}}}},
+                   "states: softmax([8,0,0]) ≈ [1,0,0]; with scaling 8/sqrt(64) = 1:\n"
+                   "softmax([1,0,0]) ≈ [0.576, 0.211, 0.211]"});
+    all.push_back({"peaky",
+                   "softmax of logits and of the same logits times 8 (\"gets too peaky\")",
+                   "seed 002, last two cells",
+                   "",
+                   {{"logits", Op::softmax, {{"logits", "logits.txt"}}, "none", Causal::none,
+                     Normalization::softmax, {{"softmax", "softmax.txt"}}},
+                    {"logits x8", Op::softmax, {{"logits", "logits.txt"}}, "8", Causal::none,
+                     Normalization::softmax, {{"softmax", "softmax_x8.txt"}}}},
+                   "shows both cells without output; the second is commented\n"
+                   "\"# gets too peaky, converges to one-hot\""});
+    all.push_back({"causal-average",
+                   "running mean of x[0] (xbow) = causal attention over all-zero scores",
+                   "seed 002, \"Mathematical trick in self-attention\"",
+                   "",
+                   {{"xbow", Op::attend, {{"q", "zeros.txt"}, {"k", "zeros.txt"}, {"v", "x0.txt"}}, "none",
+                     Causal::top_left, Normalization::softmax, {{"context", "xbow.txt"}}}},
+                   "computes xbow with a loop of means, then as softmax(masked zeros) @ x, and checks\n"
+                   "torch.allclose(xbow3, xbow); the notebook was saved without printed values"});
+    all.push_back({"masking",
+                   "causal mask on \"The hiking trail led us through bear country.\" (T = 8)",
+                   "seed 004, \"Masking\" (embeddings from torch.manual_seed(4); torch.randn(8, 4))",
+                   "labels.txt",
+                   {{"unmasked", Op::attend, {{"x", "x.txt"}}, "auto", Causal::none, Normalization::softmax,
+                     {{"weights", "weights.txt"}}},
+                    {"causal", Op::attend, {{"x", "x.txt"}}, "auto", Causal::top_left, Normalization::softmax,
+                     {{"weights", "weights_causal.txt"}, {"context", "context_causal.txt"}}}},
+                   "sets every score above the diagonal to -inf before the softmax, so token i attends\n"
+                   "to tokens 1..i only (its printed table has a typo in row k6); seed 000 notes that\n"
+                   "causal attention reduces to self-attention for the last token: compare the last\n"
+                   "rows of the two weight matrices above"});
+    return all;
+}
+
+const char* input_flag(const std::string& name) {
+    static const std::pair<const char*, const char*> flags[] = {
+        {"x", "-x"}, {"q", "-q"}, {"k", "-k"}, {"v", "-v"}, {"wq", "--wq"}, {"wk", "--wk"}, {"wv", "--wv"}, {"logits", ""}};
+    for (const auto& [n, f] : flags)
+        if (name == n) return f;
+    return "";
+}
+
+const Matrix* input_of(const std::map<std::string, Matrix>& in, const char* name) {
+    const auto it = in.find(name);
+    return it == in.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+const std::vector<Example>& examples() {
+    static const std::vector<Example> all = make_catalogue();
+    return all;
+}
+
+const Example* find_example(const std::string& name) {
+    for (const Example& e : examples())
+        if (e.name == name) return &e;
+    return nullptr;
+}
+
+std::string example_file(const std::string& example, const std::string& file) {
+    const std::string path = example + "/" + file;
+    for (std::size_t i = 0; i < embedded_example_count; ++i)
+        if (path == embedded_examples[i].path) return embedded_examples[i].content;
+    throw RuntimeFailure("example data file data/examples/" + path + " is missing from this build");
+}
+
+Matrix example_matrix(const std::string& example, const std::string& file) {
+    return io::parse_matrix(example_file(example, file), "data/examples/" + example + "/" + file);
+}
+
+std::map<std::string, Matrix> run_case(const ExampleCase& c, const std::string& example) {
+    std::map<std::string, Matrix> in, out;
+    for (const auto& [name, file] : c.inputs) in[name] = example_matrix(example, file);
+
+    if (c.op == ExampleOp::softmax) {
+        const Matrix& logits = in.at("logits");
+        ScoreMask sm;
+        sm.scale = parse_scale(c.scale, logits.cols());
+        sm.causal = c.causal;
+        Matrix w = reference::scaled_scores(logits, sm);
+        normalize_rows(w, c.normalize, MaskedRowPolicy::zero);
+        out["logits"] = logits;
+        out["softmax"] = std::move(w);
+        return out;
+    }
+    Matrix Q, K, V;
+    if (in.count("x")) {
+        const Matrix& X = in.at("x");
+        Projections p = project(X, input_of(in, "wq"), input_of(in, "wk"), input_of(in, "wv"));
+        Q = std::move(p.queries), K = std::move(p.keys), V = std::move(p.values);
+    } else {
+        Q = in.at("q"), K = in.at("k"), V = in.at("v");
+    }
+    AttentionOptions opt;
+    opt.score_mask.scale = parse_scale(c.scale, Q.cols());
+    opt.score_mask.causal = c.causal;
+    opt.normalize = c.normalize;
+    AttentionResult r = attend(Q, K, V, opt, AttentionWants{true, true, true, true});
+    for (auto& [name, m] : in) out[name] = std::move(m);
+    out["queries"] = std::move(Q), out["keys"] = std::move(K), out["values"] = std::move(V);
+    out["scores"] = std::move(r.scores), out["scaled"] = std::move(r.scaled);
+    out["weights"] = std::move(r.weights), out["context"] = std::move(r.context);
+    return out;
+}
+
+std::string case_command(const ExampleCase& c, const std::string& example) {
+    const std::string dir = "data/examples/" + example + "/";
+    std::string cmd = c.op == ExampleOp::softmax ? "attn softmax" : "attn attend";
+    for (const auto& [name, file] : c.inputs) {
+        const std::string flag = input_flag(name);
+        cmd += (flag[0] ? " " + flag + " " : " ") + dir + file;
+    }
+    if (c.op == ExampleOp::softmax) {
+        if (c.scale != "none") cmd += " --scale " + c.scale;
+    } else if (c.scale != "auto") {
+        cmd += " --scale " + c.scale;
+    }
+    if (c.causal != Causal::none) cmd += " --causal";
+    if (c.normalize == Normalization::sum) cmd += " --normalize sum";
+    if (c.op == ExampleOp::attend) {
+        std::string show;
+        for (const auto& [name, file] : c.expect) show += (show.empty() ? "" : ",") + name;
+        cmd += " --show " + show;
+    }
+    return cmd;
+}
+
+}  // namespace attn::cli

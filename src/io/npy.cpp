@@ -1,0 +1,301 @@
+// .npy files (NumPy's format, versions 1.0/2.0/3.0): a strict reader that validates the
+// header completely before allocating anything, and a writer for float32 C-order data.
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attn/error.hpp"
+#include "attn/io.hpp"
+
+namespace attn::io {
+
+namespace {
+
+constexpr std::string_view magic = "\x93NUMPY";
+constexpr std::size_t max_header_bytes = 65536;  // numpy itself writes a few hundred at most
+constexpr std::size_t max_dims = 32;             // numpy's own limit
+
+enum class Kind { f, i, u, b };
+
+struct DType {
+    Kind kind;
+    std::size_t size;   // bytes per element
+    bool big_endian;
+};
+
+struct Header {
+    std::optional<DType> dtype;
+    std::optional<bool> fortran_order;
+    std::optional<std::vector<std::size_t>> shape;
+};
+
+std::string shape_text(const std::vector<std::size_t>& shape) {
+    std::string s = "(";
+    for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+// The header is a Python dict literal: {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+class HeaderParser {
+public:
+    HeaderParser(std::string_view text, const std::string& source) : s_(text), source_(source) {}
+
+    Header parse() {
+        Header h;
+        skip();
+        expect('{');
+        for (;;) {
+            skip();
+            if (peek() == '}') break;
+            const std::string key = string_literal();
+            skip();
+            expect(':');
+            skip();
+            if (key == "descr") {
+                if (h.dtype) fail("duplicate key 'descr' in header");
+                if (peek() == '[') fail("structured dtypes are not supported");
+                h.dtype = dtype(string_literal());
+            } else if (key == "fortran_order") {
+                if (h.fortran_order) fail("duplicate key 'fortran_order' in header");
+                h.fortran_order = boolean();
+            } else if (key == "shape") {
+                if (h.shape) fail("duplicate key 'shape' in header");
+                h.shape = tuple();
+            } else {
+                fail("unexpected key '" + printable(key) + "' in header");
+            }
+            skip();
+            if (peek() == ',') {
+                ++i_;
+                continue;
+            }
+            if (peek() != '}') fail("malformed header: expected ',' or '}'");
+        }
+        ++i_;
+        skip();
+        if (i_ != s_.size()) fail("malformed header: unexpected text after '}'");
+        if (!h.dtype) fail("header lacks the key 'descr'");
+        if (!h.fortran_order) fail("header lacks the key 'fortran_order'");
+        if (!h.shape) fail("header lacks the key 'shape'");
+        return h;
+    }
+
+private:
+    std::string_view s_;
+    const std::string& source_;
+    std::size_t i_ = 0;
+
+    [[noreturn]] void fail(const std::string& m) const { throw InputError(source_ + ": " + m); }
+    char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
+    void skip() {
+        while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
+    }
+    void expect(char c) {
+        if (peek() != c) fail(std::string("malformed header: expected '") + c + "'");
+        ++i_;
+    }
+    static std::string printable(std::string_view s) {
+        std::string out;
+        for (char c : s.substr(0, 40)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+        return out;
+    }
+    std::string string_literal() {
+        const char q = peek();
+        if (q != '\'' && q != '"') fail("malformed header: expected a quoted string");
+        const std::size_t close = s_.find(q, i_ + 1);
+        if (close == std::string_view::npos) fail("malformed header: unterminated string");
+        std::string out(s_.substr(i_ + 1, close - i_ - 1));
+        if (out.find('\\') != std::string::npos) fail("malformed header: escapes in strings are not supported");
+        i_ = close + 1;
+        return out;
+    }
+    bool boolean() {
+        if (s_.substr(i_, 4) == "True") return i_ += 4, true;
+        if (s_.substr(i_, 5) == "False") return i_ += 5, false;
+        fail("malformed header: fortran_order must be True or False");
+    }
+    std::vector<std::size_t> tuple() {
+        expect('(');
+        std::vector<std::size_t> dims;
+        for (;;) {
+            skip();
+            if (peek() == ')') break;
+            if (peek() < '0' || peek() > '9') fail("malformed header: shape must be a tuple of integers");
+            std::size_t v = 0;
+            while (peek() >= '0' && peek() <= '9') {
+                if (__builtin_mul_overflow(v, std::size_t(10), &v) ||
+                    __builtin_add_overflow(v, std::size_t(peek() - '0'), &v))
+                    fail("shape too large");
+                ++i_;
+            }
+            if (peek() == 'L') ++i_;  // Python 2 long literal
+            if (dims.size() == max_dims) fail("shape has more than 32 dimensions");
+            dims.push_back(v);
+            skip();
+            if (peek() == ',') {
+                ++i_;
+                continue;
+            }
+            if (peek() != ')') fail("malformed header: expected ',' or ')' in shape");
+        }
+        ++i_;
+        return dims;
+    }
+    DType dtype(const std::string& descr) {
+        const std::string shown = "unsupported dtype '" + printable(descr) + "'";
+        if (descr.find('O') != std::string::npos) fail("object arrays are not supported (dtype '" + printable(descr) + "')");
+        if (descr.size() < 3) fail(shown);
+        const char order = descr[0];
+        if (order != '<' && order != '>' && order != '|' && order != '=') fail(shown);
+        DType t{};
+        switch (descr[1]) {
+            case 'f': t.kind = Kind::f; break;
+            case 'i': t.kind = Kind::i; break;
+            case 'u': t.kind = Kind::u; break;
+            case 'b': t.kind = Kind::b; break;
+            default: fail(shown);
+        }
+        const std::string size = descr.substr(2);
+        if (size == "1") t.size = 1;
+        else if (size == "2") t.size = 2;
+        else if (size == "4") t.size = 4;
+        else if (size == "8") t.size = 8;
+        else fail(shown);
+        const bool ok = t.kind == Kind::f ? t.size >= 2 : t.kind == Kind::b ? t.size == 1 : true;
+        if (!ok) fail(shown);
+        if (order == '|' && t.size != 1) fail(shown + ": '|' byte order needs a one-byte type");
+        t.big_endian = order == '>' || (order == '=' && std::endian::native == std::endian::big);
+        return t;
+    }
+};
+
+std::uint64_t load_unsigned(const unsigned char* p, std::size_t size, bool big_endian) {
+    std::uint64_t v = 0;
+    for (std::size_t k = 0; k < size; ++k) v |= std::uint64_t(p[big_endian ? size - 1 - k : k]) << (8 * k);
+    return v;
+}
+
+float half_to_float(std::uint16_t h) {
+    const bool negative = h & 0x8000;
+    const int exponent = (h >> 10) & 0x1f;
+    const int mantissa = h & 0x3ff;
+    float v;
+    if (exponent == 0) v = std::ldexp(float(mantissa), -24);
+    else if (exponent == 31) v = mantissa ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+    else v = std::ldexp(float(mantissa | 0x400), exponent - 25);
+    return negative ? -v : v;
+}
+
+// One element converted to float; *out_of_range set when a finite value exceeds float32.
+float load_element(const unsigned char* p, const DType& t, bool* out_of_range) {
+    const std::uint64_t bits = load_unsigned(p, t.size, t.big_endian);
+    switch (t.kind) {
+        case Kind::f:
+            if (t.size == 2) return half_to_float(std::uint16_t(bits));
+            if (t.size == 4) return std::bit_cast<float>(std::uint32_t(bits));
+            {
+                const double d = std::bit_cast<double>(bits);
+                const float f = float(d);
+                *out_of_range = std::isfinite(d) && !std::isfinite(f);
+                return f;
+            }
+        case Kind::i: {
+            const unsigned shift = unsigned(64 - 8 * t.size);
+            const std::int64_t v = std::int64_t(bits << shift) >> shift;  // sign-extend
+            return float(v);
+        }
+        case Kind::u: return float(bits);
+        case Kind::b: return bits ? 1.0f : 0.0f;
+    }
+    return 0.0f;
+}
+
+}  // namespace
+
+Matrix parse_npy(std::string_view bytes, const std::string& source, Finite finite) {
+    auto fail = [&](const std::string& m) -> void { throw InputError(source + ": " + m); };
+    if (bytes.size() < 8 || bytes.substr(0, 6) != magic) fail("not a .npy file (bad magic)");
+    const int major = static_cast<unsigned char>(bytes[6]), minor = static_cast<unsigned char>(bytes[7]);
+    if (major < 1 || major > 3 || minor != 0)
+        fail("unsupported .npy version " + std::to_string(major) + "." + std::to_string(minor));
+    const std::size_t length_bytes = major == 1 ? 2 : 4;
+    const std::size_t preamble = 8 + length_bytes;
+    if (bytes.size() < preamble) fail("truncated .npy header");
+    const std::size_t header_len =
+        std::size_t(load_unsigned(reinterpret_cast<const unsigned char*>(bytes.data()) + 8, length_bytes, false));
+    if (header_len > max_header_bytes)
+        fail("header length " + std::to_string(header_len) + " exceeds the limit of " +
+             std::to_string(max_header_bytes) + " bytes");
+    if (bytes.size() - preamble < header_len) fail("truncated .npy header");
+    const Header h = HeaderParser(bytes.substr(preamble, header_len), source).parse();
+
+    const std::vector<std::size_t>& shape = *h.shape;
+    if (shape.empty()) fail("0-d array (a single number): expected a vector (n,) or a matrix (r, c)");
+    if (shape.size() > 2) fail("batched input is not supported yet: shape " + shape_text(shape));
+    for (std::size_t d : shape)
+        if (d == 0) fail("empty array: shape " + shape_text(shape));
+    const std::size_t rows = shape.size() == 1 ? 1 : shape[0];
+    const std::size_t cols = shape.back();
+    std::size_t count = 0, data_bytes = 0;
+    if (__builtin_mul_overflow(rows, cols, &count) || __builtin_mul_overflow(count, h.dtype->size, &data_bytes))
+        fail("shape " + shape_text(shape) + " is too large");
+    const std::size_t available = bytes.size() - preamble - header_len;
+    if (available < data_bytes)
+        fail("truncated data: shape " + shape_text(shape) + " needs " + std::to_string(data_bytes) +
+             " bytes, the file has " + std::to_string(available));
+    if (available > data_bytes)
+        fail(std::to_string(available - data_bytes) + " unexpected bytes after the array data");
+
+    // Only now, with the size proven by the bytes present, allocate.
+    Matrix m(rows, cols);
+    const auto* data = reinterpret_cast<const unsigned char*>(bytes.data()) + preamble + header_len;
+    const bool fortran = *h.fortran_order && shape.size() == 2;
+    for (std::size_t k = 0; k < count; ++k) {
+        const std::size_t r = fortran ? k % rows : k / cols;
+        const std::size_t c = fortran ? k / rows : k % cols;
+        bool out_of_range = false;
+        const float v = load_element(data + k * h.dtype->size, *h.dtype, &out_of_range);
+        auto at = [&] { return "row " + std::to_string(r + 1) + ", column " + std::to_string(c + 1); };
+        if (out_of_range) fail(at() + ": value is out of float32 range");
+        if (!std::isfinite(v) && !(finite == Finite::allow_neg_inf && v < 0 && std::isinf(v))) {
+            const char* name = std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+            fail(at() + ": non-finite value '" + name + "' is not allowed here" +
+                 (finite == Finite::allow_neg_inf ? " (only -inf is)" : ""));
+        }
+        m(r, c) = v;
+    }
+    return m;
+}
+
+std::string npy_bytes(const Matrix& m) {
+    std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(m.rows()) + ", " +
+                       std::to_string(m.cols()) + "), }";
+    // Pad with spaces and end with '\n' so that the data starts at a multiple of 64 bytes.
+    const std::size_t preamble = 10;
+    std::size_t total = preamble + dict.size() + 1;
+    total = (total + 63) / 64 * 64;
+    dict.append(total - preamble - dict.size() - 1, ' ');
+    dict += '\n';
+
+    std::string out;
+    out.reserve(total + m.size() * 4);
+    out.append(magic);
+    out += char(1);
+    out += char(0);
+    out += char(dict.size() & 0xff);
+    out += char((dict.size() >> 8) & 0xff);
+    out += dict;
+    for (std::size_t r = 0; r < m.rows(); ++r)
+        for (std::size_t c = 0; c < m.cols(); ++c) {
+            const std::uint32_t bits = std::bit_cast<std::uint32_t>(m(r, c));
+            for (int k = 0; k < 4; ++k) out += char((bits >> (8 * k)) & 0xff);
+        }
+    return out;
+}
+
+}  // namespace attn::io

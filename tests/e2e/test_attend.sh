@@ -1,0 +1,124 @@
+# attn attend: options, error classes and exit codes, stdin, notes on stderr.
+ex="$ROOT/data/examples"
+x="$ex/simple/x.txt"
+
+printf '1 0 2\n0 1 1\n' > "$T/q23"
+printf '1 0 2 1\n0 1 1 1\n' > "$T/q24"
+printf '1 0\n0 1\n1 1\n' > "$T/k32"
+
+# usage errors (exit 2), nothing on stdout
+run attend -x "$x" -q "$x" -k "$x" -v "$x"
+expect_code 2 "mixing -x and -q/-k/-v"
+expect_err_has "use one" "mixing forms says so"
+expect_out_empty "no output on usage error"
+run attend -q "$x" -k "$x"
+expect_code 2 "missing -v"
+expect_err_has "-v FILE is missing" "missing -v named"
+run attend
+expect_code 2 "no input at all"
+run attend -x "$x" --scale fast
+expect_code 2 "--scale fast"
+expect_err_has "invalid --scale 'fast'" "--scale message"
+run attend -x "$x" --show context,bogus
+expect_code 2 "--show bogus"
+run attend -x "$x" --masked-rows maybe
+expect_code 2 "--masked-rows maybe"
+run attend -x "$x" --normalize l2
+expect_code 2 "--normalize l2"
+run attend -x "$x" --causal=diagonal
+expect_code 2 "--causal=diagonal"
+run attend -x "$x" --no-such-option
+expect_code 2 "unknown option"
+run attend -x - -k - 
+expect_code 2 "two inputs from stdin"
+run attend -x "$x" --wq "$T/q23" --wk "$T/q23" --wv "$T/q23" --arch no-such-arch
+expect_code 2 "unknown --arch"
+
+# bad input (exit 3)
+run attend -q "$T/q23" -k "$T/q24" -v "$T/q24"
+expect_code 3 "d_k mismatch"
+expect_err_has "-k has d_k=4 but -q has d_k=3" "d_k mismatch message"
+run attend -q "$T/q23" -k "$T/q23" -v "$T/k32"
+expect_code 3 "Tk mismatch between -k and -v"
+printf '1 0\n0 1\n' > "$T/w22"
+run attend -x "$x" --wq "$T/w22"
+expect_code 3 "projection rows != D"
+expect_err_has "--wq is 2x2 but -x has D=3" "projection mismatch message"
+run attend -x "$x" --wq "$ex/trainable/wq.txt" --wk "$T/q23"
+expect_code 3 "W_q and W_k column counts differ"
+run attend -x "$T/does-not-exist"
+expect_code 3 "missing file"
+printf '1 2\nnan 3\n' > "$T/nan"
+run attend -x "$T/nan"
+expect_code 3 "NaN in X"
+expect_err_has "$T/nan:2" "NaN position named"
+printf '1 1\n1 1\n' > "$T/mask22"
+run attend -x "$x" --mask "$T/mask22"
+expect_code 3 "mask of the wrong shape"
+expect_err_has "--mask is 2x2 but the scores are 6x6" "mask shape message"
+printf 'a\nb\n' > "$T/labels2"
+run attend -x "$x" --labels "$T/labels2"
+expect_code 3 "label count mismatch"
+
+# runtime failures (exit 1): zero row sum, overflow; no partial output
+printf '1 0\n' > "$T/zq"
+printf '1 0\n-1 0\n' > "$T/zk"
+run attend -q "$T/zq" -k "$T/zk" -v "$T/zk" --scale none --normalize sum --show weights
+expect_code 1 "zero row sum under --normalize sum"
+expect_err_has "sums to zero" "zero sum message"
+expect_out_empty "no partial output on a runtime failure"
+printf '1e30 1e30\n' > "$T/huge"
+run attend -x "$T/huge" --show weights,context
+expect_code 1 "overflowing scores are an error, not NaN"
+expect_out_empty "no output when scores overflow"
+
+# standard input
+run_in "$x" attend -x - --scale none --format csv
+echo "$OUT" > "$T/got"
+expect_close "$ex/simple/context.txt" "$T/got" 1e-6 "-x - reads standard input"
+
+# mask, bias, causal notes
+printf '1 1 0\n0 0 0\n' > "$T/mask23"
+printf '1 0\n0 1\n' > "$T/q22"
+run attend -q "$T/q22" -k "$T/k32" -v "$T/k32" --mask "$T/mask23" --show weights --format csv
+expect_code 0 "mask applies"
+expect_err_has "1 query row had every key masked" "fully masked row reported"
+if [ "$(sed -n 2p "$T/out")" = "0,0,0" ]; then pass; else fail "zero policy gives a zero row: $(sed -n 2p "$T/out")"; fi
+run attend -q "$T/q22" -k "$T/k32" -v "$T/k32" --mask "$T/mask23" --masked-rows uniform --format csv
+if sed -n 2p "$T/out" | grep -qE '^0\.66666[67][0-9]*,0\.66666[67][0-9]*$'; then pass; else fail "uniform policy gives mean of V: $(sed -n 2p "$T/out")"; fi
+run attend -q "$T/q22" -k "$T/k32" -v "$T/k32" --mask "$T/mask23" --masked-rows nan --format csv
+expect_code 0 "nan policy is allowed"
+if sed -n 2p "$T/out" | grep -qi 'nan'; then pass; else fail "nan policy gives NaN"; fi
+printf -- '0 -inf 0\n-inf 0 0\n' > "$T/bias23"
+run attend -q "$T/q22" -k "$T/k32" -v "$T/k32" --bias "$T/bias23" --show weights --format csv
+expect_code 0 "-inf allowed in --bias"
+if sed -n 1p "$T/out" | grep -qE '^[0-9.e-]+,0,[0-9.e-]+$'; then pass; else fail "-inf bias masks its entry: $(sed -n 1p "$T/out")"; fi
+run attend -q "$T/q22" -k "$T/k32" -v "$T/k32" --mask "$T/bias23"
+expect_code 3 "-inf not allowed in --mask"
+run attend -q "$T/q22" -k "$T/k32" -v "$T/k32" --causal --show weights --format csv
+expect_err_has "aligned top-left" "causal alignment note when Tq != Tk"
+run attend -q "$T/q22" -k "$T/k32" -v "$T/k32" --causal=bottom-right --show weights --format csv
+expect_err_has "aligned bottom-right" "bottom-right alignment note"
+# bottom-right with Tq=2, Tk=3: query 0 sees keys 0..1, query 1 sees all
+if sed -n 1p "$T/out" | grep -qE ',0$'; then pass; else fail "bottom-right masks key 2 for query 0: $(sed -n 1p "$T/out")"; fi
+
+# shown matrices, order and formats
+run attend -x "$x" --show weights,scores --format csv
+expect_out_has "# weights 6x6" "csv block header for weights"
+expect_out_has "# scores 6x6" "csv block header for scores"
+if [ "$(grep -n '^# ' "$T/out" | head -1)" = "1:# weights 6x6" ]; then pass; else fail "--show order kept"; fi
+run attend -x "$x" --show variance --format json
+for key in d_k scale q_mean q_var k_mean k_var scores_var scaled_var expected_scores_var expected_scaled_var \
+           max_weight_mean entropy_mean entropy_uniform_mean saturated_rows masked_rows; do
+    expect_out_has "\"$key\"" "variance json has $key"
+done
+run attend -x "$x" --scale none --show weights --format csv
+echo "$OUT" > "$T/w"
+"$ATTN" attend -x "$x" --scale none --show scaled --format csv | "$ATTN" softmax - --format csv > "$T/piped" 2>"$T/err"
+expect_close "$T/w" "$T/piped" 1e-6 "attend --show scaled | attn softmax - equals the weights"
+run attend --help
+expect_code 0 "--help"
+for opt in -x --wq --wk --wv -q -k -v --labels --scale --causal --mask --bias --masked-rows --normalize --show \
+           --format --digits --output --arch --threads; do
+    expect_out_has -- "$opt" "attend --help documents $opt"
+done

@@ -1,0 +1,71 @@
+# Worked examples through the real binary, compared with the PyTorch values stored in
+# data/examples/ (copied from ../shared/worked-examples.md, or generated as its README says).
+ex="$ROOT/data/examples"
+
+run example --check
+expect_code 0 "example --check passes"
+expect_out_has "all ok: 8 examples" "example --check covers every example"
+
+run example
+expect_code 0 "example lists"
+for name in simple trainable exact-match scaling saturation peaky causal-average masking; do
+    expect_out_has "$name" "example list names $name"
+done
+
+run example no-such-example
+expect_code 2 "unknown example is a usage error"
+
+# simple: Q = K = V = X, no scaling
+for what in scores weights context; do
+    run attend -x "$ex/simple/x.txt" --scale none --show $what --format csv
+    echo "$OUT" > "$T/got"
+    expect_close "$ex/simple/$what.txt" "$T/got" 1e-6 "simple $what"
+done
+run attend -q "$ex/simple/x3.txt" -k "$ex/simple/x.txt" -v "$ex/simple/x.txt" --scale none --normalize sum --show weights --format csv
+echo "$OUT" > "$T/got"
+expect_close "$ex/simple/weights_sum_row3.txt" "$T/got" 1e-6 "simple row 3 normalized by its sum"
+run attend -x "$ex/simple/x.txt" --scale none --format pretty
+expect_out_has "0.5876" "simple context row 3 as the tutorial prints it"
+if grep -qE '0\.5876 +0\.4533 +0\.3425' "$T/out"; then pass; else fail "simple context row 3 reads 0.5876 0.4533 0.3425"; fi
+
+# trainable: projections from W_q, W_k, W_v (torch.manual_seed(123))
+tr=(-x "$ex/trainable/x.txt" --wq "$ex/trainable/wq.txt" --wk "$ex/trainable/wk.txt" --wv "$ex/trainable/wv.txt")
+for what in queries keys values scores weights context; do
+    run attend "${tr[@]}" --show $what --format csv
+    echo "$OUT" > "$T/got"
+    expect_close "$ex/trainable/$what.txt" "$T/got" 1e-6 "trainable $what"
+done
+for what in weights context; do
+    run attend "${tr[@]}" --causal --show $what --format csv
+    echo "$OUT" > "$T/got"
+    expect_close "$ex/trainable/${what}_causal.txt" "$T/got" 1e-6 "trainable causal $what"
+done
+run attend "${tr[@]}" --format pretty
+if grep -qE '0\.2618 +0\.4683' "$T/out"; then pass; else fail "trainable context row 3 reads 0.2618 0.4683"; fi
+
+# exact-match: cross-attention with one query
+em=(-q "$ex/exact-match/q.txt" -k "$ex/exact-match/k.txt" -v "$ex/exact-match/v.txt")
+for s in none auto; do
+    for what in weights context; do
+        run attend "${em[@]}" --scale $s --show $what --format csv
+        echo "$OUT" > "$T/got"
+        expect_close "$ex/exact-match/${what}_$s.txt" "$T/got" 1e-6 "exact-match $what scale=$s"
+    done
+done
+
+# causal-average: causal attention over all-zero scores is the running mean
+run attend -q "$ex/causal-average/zeros.txt" -k "$ex/causal-average/zeros.txt" -v "$ex/causal-average/x0.txt" --causal --format csv
+echo "$OUT" > "$T/got"
+expect_close "$ex/causal-average/xbow.txt" "$T/got" 1e-6 "causal-average xbow"
+
+# masking: causal weights; the last token's causal weights equal its unmasked weights
+run attend -x "$ex/masking/x.txt" --causal --show weights --format csv
+echo "$OUT" > "$T/got"
+expect_close "$ex/masking/weights_causal.txt" "$T/got" 1e-6 "masking causal weights"
+tail -n 1 "$T/got" > "$T/last_causal"
+run attend -x "$ex/masking/x.txt" --show weights --format csv
+echo "$OUT" | tail -n 1 > "$T/last_plain"
+expect_close "$T/last_plain" "$T/last_causal" 1e-7 "masking: last row causal == unmasked"
+run attend -x "$ex/masking/x.txt" --causal --show weights --labels "$ex/masking/labels.txt" --format pretty
+expect_out_has "hiking" "labels appear in pretty output"
+expect_out_has "country." "last label appears in pretty output"

@@ -1,0 +1,146 @@
+# attn random against PyTorch. Expected numbers were printed with '%.9g' (which round-trips
+# float32 exactly, so equal text means equal bits) by /usr/bin/python3 with torch 1.13:
+#   torch.manual_seed(123); [torch.randn(3, 2) for _ in range(3)]
+#   torch.manual_seed(5); torch.rand(3, 7)
+#   torch.manual_seed(0); torch.randn(15)
+#   torch.manual_seed(11); torch.empty(5).normal_(2.5, 0.3); torch.empty(2, 20).normal_(2.5, 0.3)
+#   torch.manual_seed(3); torch.empty(2, 9).uniform_(-2, 3.7)
+#   ATEN_CPU_CAPABILITY=default: torch.manual_seed(92); torch.randn(2, 16)
+
+# expect_same_text EXPECTED_FILE DESCRIPTION: stdout equals the file exactly.
+expect_same_text() {
+    if diff "$1" "$T/out" >"$T/diff"; then pass; else fail "$2: $(head -n 6 "$T/diff")"; fi
+}
+
+cat >"$T/wqkv" <<'EOF'
+# draw 0
+-0.111467116,0.120362945
+-0.369634509,-0.240417972
+-1.19692433,0.20926936
+
+# draw 1
+-0.972355008,-0.755045474
+0.323902756,-0.108522631
+0.210331157,-0.390842825
+
+# draw 2
+0.234973416,0.665260434
+0.352820754,0.972821116
+-0.0386162177,-0.886101425
+EOF
+run random --seed 123 --shape 3,2 --count 3 --format csv
+expect_code 0 "random seed 123 x3"
+expect_same_text "$T/wqkv" "seed 123: W_q, W_k, W_v of the tutorial"
+
+# The same through a pipe (default format csv when stdout is not a terminal).
+run random --seed 123 --shape 3,2 --count 3
+expect_same_text "$T/wqkv" "csv is the default off a terminal"
+
+cat >"$T/rand" <<'EOF'
+# draw 0
+0.830251873	0.126110911	0.90746969	0.819927037	0.920103431	0.116645217	0.164391518
+0.73791939	0.033264637	0.994184732	0.606428564	0.564571261	0.0724121928	0.659338951
+0.715005755	0.579327583	0.980926931	0.650158644	0.0566338897	0.920111716	0.669764817
+EOF
+run random --seed 5 --shape 3,7 --uniform --format tsv
+expect_same_text "$T/rand" "torch.rand(3, 7), tsv"
+
+cat >"$T/serial" <<'EOF'
+# draw 0
+1.54099607,-0.293428898,-2.17878938,0.568431258,-1.08452237,-1.39859545,0.403346837,0.838026345,-0.719257593,-0.403343529,-0.596635342,0.182036489,-0.856674612,1.10060418,-1.07118738
+EOF
+run random --seed 0 --shape 15 --format csv
+expect_same_text "$T/serial" "torch.randn(15): serial Box-Muller path, 1-d as one row"
+
+cat >"$T/meanstd" <<'EOF'
+# draw 0
+2.72128892,3.08377886,2.29013753,2.10931087,2.34602141
+EOF
+run random --seed 11 --shape 5 --mean 2.5 --std 0.3 --format csv
+expect_same_text "$T/meanstd" "normal_(2.5, 0.3) on 5 elements"
+cat >"$T/lowhigh" <<'EOF'
+# draw 0
+-1.97569799,-1.39825463,-0.370697916,-1.84635746,0.688201785,-1.65733719,2.39963508,2.23908639,1.38820076
+3.06078291,0.570878506,2.55709648,-1.14590693,0.288372159,-1.69119155,0.618609786,-0.9990502,3.41034222
+EOF
+run random --seed 3 --shape 2,9 --uniform --low -2 --high 3.7 --format csv
+expect_same_text "$T/lowhigh" "uniform_(-2, 3.7)"
+
+cat >"$T/scalar" <<'EOF'
+# draw 0
+1.47751939,-0.139170095,0.256977141,0.60183841,-1.5410049,0.0378769189,-1.04171336,-0.136756554,0.946026683,-3.03142214,2.03055859,0.304675996,0.496931702,-0.164845169,-0.83732152,0.274676889
+-1.79487038,0.103991181,0.343878984,0.250582159,-1.54786587,0.0715161636,0.494454652,-0.305926234,-1.88049245,-1.51494956,-0.727591932,0.571301222,-0.438020498,-0.703849137,0.180633828,0.996665776
+EOF
+run random --seed 92 --shape 2,16 --torch-kernel scalar --format csv
+expect_same_text "$T/scalar" "scalar flavour = torch with ATEN_CPU_CAPABILITY=default"
+run random --seed 92 --shape 2,16 --format csv
+if ! diff -q "$T/scalar" "$T/out" >/dev/null; then pass; else fail "avx2 and scalar flavours should differ on 32 values"; fi
+expect_out_has "1.47751939,-0.139168665" "avx2 flavour: torch-rng.md anchor for seed 92"
+
+# Leading dimensions are named in the comments; 4-d shape gives 2*3 matrices.
+run random --seed 1 --shape 2,3,2,2 --format csv
+expect_out_has "# draw 0 [1, 2]" "index comment of the last matrix"
+n=$(grep -c '^# draw' "$T/out"); if [ "$n" -eq 6 ]; then pass; else fail "expected 6 matrices, got $n"; fi
+
+# npy keeps the full shape; first value's bytes are torch's (seed 123: 0xbde448df).
+run random --seed 123 --shape 3,2 --format npy -o "$T/w.npy"
+expect_code 0 "npy to file"
+size=$(wc -c <"$T/w.npy"); if [ "$size" -eq $((128 + 24)) ]; then pass; else fail "npy size $size, expected 152 (header padded to 128)"; fi
+if head -c 128 "$T/w.npy" | grep -aqF "'shape': (3, 2)"; then pass; else fail "npy header lacks the shape"; fi
+first=$(od -An -tx4 -j128 -N4 "$T/w.npy" | tr -d ' '); [ "$first" = "bde448df" ] && pass || fail "npy first value $first"
+run random --seed 1 --shape 4,8,2 --format npy -o "$T/n.npy"
+if head -c 128 "$T/n.npy" | grep -aqF "'shape': (4, 8, 2)"; then pass; else fail "npy 3-d header"; fi
+run random --seed 1 --shape 5 --format npy -o "$T/v.npy"
+if head -c 128 "$T/v.npy" | grep -aqF "'shape': (5,)"; then pass; else fail "npy 1-d header"; fi
+run random --seed 123 --shape 3,2 --count 3 --format npy -o "$T/draws"
+expect_code 0 "npy, one file per draw"
+if [ -f "$T/draws/draw0.npy" ] && [ -f "$T/draws/draw2.npy" ] && [ ! -e "$T/draws/draw3.npy" ]; then pass; else fail "draw files: $(ls "$T/draws")"; fi
+first=$(od -An -tx4 -j128 -N4 "$T/draws/draw1.npy" | tr -d ' '); [ "$first" = "bf78ec42" ] && pass || fail "W_k first value $first"
+
+# JSON: one object, the full shape nested per draw.
+run random --seed 123 --shape 3,2 --count 2 --format json
+expect_out_has '"seed": 123' "json seed"
+expect_out_has '      [-0.111467116, 0.120362945],' "json nested rows"
+if command -v python3 >/dev/null && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["draws"])==2 and len(d["draws"][1])==3' "$T/out" 2>/dev/null; then pass
+elif ! command -v python3 >/dev/null; then pass; else fail "json does not parse"; fi
+
+# Without --seed: the seed goes to stderr, and repeating it gives the same numbers.
+run random --shape 4,4 --format csv
+expect_err_has "random seed" "seed announced on stderr"
+seed=$(sed -nE 's/.*random seed ([0-9]+).*/\1/p' "$T/err")
+cp "$T/out" "$T/first"
+run random --shape 4,4 --format csv --seed "$seed"
+expect_same_text "$T/first" "--seed from stderr repeats the run"
+
+# Negative seeds wrap like torch.manual_seed(-1) (= 2^64 - 1).
+run random --seed -1 --shape 4 --format csv
+cp "$T/out" "$T/neg"
+run random --seed 18446744073709551615 --shape 4 --format csv
+expect_same_text "$T/neg" "seed -1 == 2^64-1"
+
+# Usage errors (exit 2) with a message.
+run random --seed 1; expect_code 2 "missing --shape"
+run random --shape 3,-2; expect_code 2 "negative dimension"
+run random --shape 3,x; expect_code 2 "non-numeric dimension"
+run random --shape 100000,100000,100; expect_code 2 "too many elements"
+run random --shape 3 --low 1; expect_code 2 "--low without --uniform"
+run random --shape 3 --uniform --mean 1; expect_code 2 "--mean with --uniform"
+run random --shape 3 --std -1; expect_code 2 "negative std"
+run random --shape 3 --uniform --low 2 --high 1; expect_code 2 "low > high"
+run random --shape 3 --count 0; expect_code 2 "count 0"
+run random --shape 3 --count 2 --format npy; expect_code 2 "several npy to stdout"
+run random --shape 3 --torch-kernel avx512; expect_code 2 "unknown torch kernel"
+run random --shape 3 --seed 12abc; expect_code 2 "bad seed"
+run random --shape 3 --seed 18446744073709551616; expect_code 2 "seed >= 2^64"
+run random --shape 3 --std 1e38 --mean 3e38; expect_code 2 "overflowing values"
+expect_out_empty "no partial output on error"
+
+# Every format of a 2-D draw reads back into attn as the same matrix (A·I = A, printed as csv).
+printf '1 0\n0 1\n' >"$T/eye"
+for f in csv tsv pretty npy; do
+    "$ATTN" random --seed 123 --shape 3,2 --format "$f" -o "$T/w.$f" 2>/dev/null
+    run matmul "$T/w.$f" "$T/eye" --format csv
+    expect_code 0 "attn reads back random --format $f"
+    expect_out_has "-0.111467116,0.120362945" "first row of W_q read back from $f"
+    expect_out_has "-1.19692433,0.20926936" "last row of W_q read back from $f"
+done

@@ -1,0 +1,92 @@
+// An independent float64 implementation of masked scaled dot-product attention, written
+// from the definition for tests only (it shares no code with the library).
+#pragma once
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "attn/matrix.hpp"
+
+namespace test_ref {
+
+using Grid = std::vector<std::vector<double>>;
+
+inline attn::Matrix random_matrix(std::size_t r, std::size_t c, std::mt19937& rng, double sd = 1.0) {
+    std::normal_distribution<float> dist(0.0f, float(sd));
+    attn::Matrix m(r, c);
+    for (std::size_t i = 0; i < r; ++i)
+        for (std::size_t j = 0; j < c; ++j) m(i, j) = dist(rng);
+    return m;
+}
+
+struct Spec {
+    double scale = 1.0;
+    int causal = 0;  // 0 none, 1 top-left, 2 bottom-right
+    const attn::Matrix* mask = nullptr;
+    const attn::Matrix* bias = nullptr;
+    int policy = 0;  // 0 zero, 1 nan, 2 uniform
+};
+
+inline bool allowed(const Spec& s, std::size_t i, std::size_t j, std::size_t Tq, std::size_t Tk) {
+    if (s.causal == 1 && j > i) return false;
+    if (s.causal == 2 && double(j) > double(i) + double(Tk) - double(Tq)) return false;
+    if (s.mask && (*s.mask)(i, j) == 0.0f) return false;
+    if (s.bias && std::isinf((*s.bias)(i, j))) return false;
+    return true;
+}
+
+// Returns the weights; context written to *context when given.
+inline Grid attention(const attn::Matrix& Q, const attn::Matrix& K, const attn::Matrix& V, const Spec& s,
+                      Grid* context = nullptr, std::size_t* masked_rows = nullptr) {
+    const std::size_t Tq = Q.rows(), Tk = K.rows(), d = Q.cols(), dv = V.cols();
+    Grid W(Tq, std::vector<double>(Tk, 0.0));
+    if (context) context->assign(Tq, std::vector<double>(dv, 0.0));
+    std::size_t masked = 0;
+    for (std::size_t i = 0; i < Tq; ++i) {
+        std::vector<double> z(Tk, -INFINITY);
+        double mx = -INFINITY;
+        for (std::size_t j = 0; j < Tk; ++j) {
+            if (!allowed(s, i, j, Tq, Tk)) continue;
+            double dot = 0;
+            for (std::size_t p = 0; p < d; ++p) dot += double(Q(i, p)) * double(K(j, p));
+            z[j] = s.scale * dot + (s.bias ? double((*s.bias)(i, j)) : 0.0);
+            mx = std::max(mx, z[j]);
+        }
+        if (mx == -INFINITY) {
+            ++masked;
+            const double fill = s.policy == 0 ? 0.0 : s.policy == 1 ? NAN : 1.0 / double(Tk);
+            for (auto& w : W[i]) w = fill;
+        } else {
+            double sum = 0;
+            for (std::size_t j = 0; j < Tk; ++j) sum += z[j] == -INFINITY ? 0.0 : std::exp(z[j] - mx);
+            for (std::size_t j = 0; j < Tk; ++j) W[i][j] = z[j] == -INFINITY ? 0.0 : std::exp(z[j] - mx) / sum;
+        }
+        if (context)
+            for (std::size_t c = 0; c < dv; ++c) {
+                double acc = 0;
+                for (std::size_t j = 0; j < Tk; ++j) acc += W[i][j] * double(V(j, c));
+                (*context)[i][c] = acc;
+            }
+    }
+    if (masked_rows) *masked_rows = masked;
+    return W;
+}
+
+// Largest |a - b| relative to (1 + |b|); NaN must match NaN.
+inline double max_rel_error(const attn::Matrix& a, const Grid& b) {
+    double worst = 0;
+    for (std::size_t i = 0; i < b.size(); ++i)
+        for (std::size_t j = 0; j < b[i].size(); ++j) {
+            if (std::isnan(b[i][j])) {
+                if (!std::isnan(a(i, j))) return INFINITY;
+                continue;
+            }
+            const double e = std::fabs(double(a(i, j)) - b[i][j]) / (1.0 + std::fabs(b[i][j]));
+            if (!(e <= worst)) worst = e;
+        }
+    return worst;
+}
+
+}  // namespace test_ref

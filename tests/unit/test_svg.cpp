@@ -1,0 +1,159 @@
+// SVG writers: well-formed XML (a small checker here; the e2e test also runs xmllint), the
+// expected number of cells and points, escaping, masked cells, values shown only when small.
+#include <doctest/doctest.h>
+
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "attn/viz.hpp"
+
+namespace {
+
+// Checks nesting of elements, quoted attributes, and that text has no raw '<' or stray '&'.
+// Returns "" when well-formed, else a description of the first problem.
+std::string xml_problem(const std::string& s) {
+    std::vector<std::string> stack;
+    std::size_t i = 0;
+    auto entity_ok = [&](std::size_t at) {
+        for (const char* e : {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"})
+            if (s.compare(at, std::string(e).size(), e) == 0) return true;
+        return false;
+    };
+    while (i < s.size()) {
+        if (s[i] == '&') {
+            if (!entity_ok(i)) return "bad entity at " + std::to_string(i);
+            ++i;
+            continue;
+        }
+        if (s[i] == '>') return "stray '>' at " + std::to_string(i);
+        if (s[i] != '<') {
+            ++i;
+            continue;
+        }
+        if (s.compare(i, 5, "<?xml") == 0) {
+            const std::size_t end = s.find("?>", i);
+            if (end == std::string::npos) return "unterminated declaration";
+            i = end + 2;
+            continue;
+        }
+        const bool closing = s[i + 1] == '/';
+        std::size_t j = i + (closing ? 2 : 1);
+        std::string name;
+        while (j < s.size() && (std::isalnum((unsigned char)s[j]) || s[j] == '-' || s[j] == ':')) name += s[j++];
+        if (name.empty()) return "tag without a name at " + std::to_string(i);
+        // Attributes: name="value" pairs, values without '<' and with valid entities.
+        while (j < s.size() && s[j] != '>' && !(s[j] == '/' && s[j + 1] == '>')) {
+            if (s[j] == ' ' || s[j] == '\n') {
+                ++j;
+                continue;
+            }
+            while (j < s.size() && s[j] != '=' && s[j] != '>') ++j;
+            if (j + 1 >= s.size() || s[j] != '=' || s[j + 1] != '"') return "unquoted attribute in <" + name + ">";
+            const std::size_t close = s.find('"', j + 2);
+            if (close == std::string::npos) return "unterminated attribute";
+            for (std::size_t k = j + 2; k < close; ++k) {
+                if (s[k] == '<') return "'<' in an attribute of <" + name + ">";
+                if (s[k] == '&' && !entity_ok(k)) return "bad entity in an attribute of <" + name + ">";
+            }
+            j = close + 1;
+        }
+        if (j >= s.size()) return "unterminated tag <" + name + ">";
+        const bool self_closing = s[j] == '/';
+        if (closing) {
+            if (stack.empty() || stack.back() != name) return "</" + name + "> does not close the open element";
+            stack.pop_back();
+        } else if (!self_closing) {
+            stack.push_back(name);
+        }
+        i = j + (self_closing ? 2 : 1);
+    }
+    if (!stack.empty()) return "<" + stack.back() + "> never closed";
+    return "";
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + what.size())) ++n;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("xml checker catches what it should") {
+    CHECK(xml_problem("<svg><g></g></svg>").empty());
+    CHECK(!xml_problem("<svg><g></svg>").empty());
+    CHECK(!xml_problem("<svg><text>a < b</text></svg>").empty());
+    CHECK(!xml_problem("<svg><text>a & b</text></svg>").empty());
+    CHECK(!xml_problem("<svg x=1></svg>").empty());
+}
+
+TEST_CASE("svg heatmap: one cell per entry, values when small, escaped labels, title") {
+    attn::Matrix m(3, 4);
+    for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t j = 0; j < 4; ++j) m(i, j) = float(i * 4 + j) / 11.0f;
+    attn::viz::SvgHeatmapOptions opt;
+    opt.row_labels = {"<b>", "a&b", "\"q\""};
+    opt.col_labels = {"k0", "k1", "k'2", "k3"};
+    opt.scale_text = "scale 1/√2";
+    const std::string svg = attn::viz::svg_heatmap(m, opt);
+    CHECK(xml_problem(svg) == "");
+    CHECK(count(svg, "<rect class=\"cell") == 12);
+    CHECK(count(svg, "class=\"cell masked\"") == 0);
+    CHECK(count(svg, "class=\"value\"") == 12);
+    CHECK(svg.find("&lt;b&gt;") != std::string::npos);
+    CHECK(svg.find("a&amp;b") != std::string::npos);
+    CHECK(svg.find("k&apos;2") != std::string::npos);
+    CHECK(svg.find("weights · 3×4 · scale 1/√2 · no mask") != std::string::npos);
+    CHECK(svg.find(">1.00<") != std::string::npos);  // the largest value, 11/11
+    CHECK(count(svg, "class=\"colorbar\"") == 1);
+}
+
+TEST_CASE("svg heatmap: masked cells are hatched and excluded from the range; no values when large") {
+    attn::Matrix m(20, 20, 0.05f);
+    const std::string svg = attn::viz::svg_heatmap(m, {});
+    CHECK(xml_problem(svg) == "");
+    CHECK(count(svg, "<rect class=\"cell") == 400);
+    CHECK(count(svg, "class=\"value\"") == 0);
+
+    attn::Matrix w(4, 4);
+    for (std::size_t i = 0; i < 4; ++i)
+        for (std::size_t j = 0; j <= i; ++j) w(i, j) = 1.0f / float(i + 1);
+    attn::viz::SvgHeatmapOptions opt;
+    opt.masking_text = "causal mask";
+    opt.masked = [](std::size_t i, std::size_t j) { return j > i; };
+    const std::string causal = attn::viz::svg_heatmap(w, opt);
+    CHECK(xml_problem(causal) == "");
+    CHECK(count(causal, "class=\"cell masked\"") == 6);
+    CHECK(count(causal, "class=\"value\"") == 10);
+    CHECK(causal.find("range 0 … 1") != std::string::npos);
+    CHECK(causal.find(">masked</text>") != std::string::npos);  // legend swatch
+
+    attn::Matrix bad(1, 2);
+    bad(0, 0) = std::numeric_limits<float>::quiet_NaN();
+    bad(0, 1) = 1.0f;
+    const std::string nan_svg = attn::viz::svg_heatmap(bad, {});
+    CHECK(count(nan_svg, "class=\"cell masked\"") == 1);
+    CHECK(nan_svg.find("nan") == std::string::npos);
+}
+
+TEST_CASE("svg variance plot: one point per d_k in every series, well-formed") {
+    attn::VarianceExperiment e;
+    e.d_ks = {1, 4, 16, 64};
+    e.batch = 2;
+    e.rows = 8;
+    const std::vector<attn::VarianceResult> r = attn::run_variance_experiment(e);
+    const std::string svg = attn::viz::svg_variance_plot(r, e);
+    CHECK(xml_problem(svg) == "");
+    for (const char* series : {"var-unscaled", "var-scaled", "maxw-unscaled", "maxw-scaled", "ent-unscaled", "ent-scaled"})
+        CHECK(count(svg, std::string("class=\"pt ") + series + "\"") == 4);
+    CHECK(count(svg, "<polyline") == 2 + 2 + 4);  // two theory lines, two variance series, four softmax series
+    CHECK(svg.find("theory d_k·σ⁴") != std::string::npos);
+}
+
+TEST_CASE("xml_escape") {
+    CHECK(attn::viz::xml_escape("a<b>&\"'") == "a&lt;b&gt;&amp;&quot;&apos;");
+    CHECK(attn::viz::xml_escape("tab\there") == "tab?here");
+}

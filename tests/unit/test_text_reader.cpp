@@ -1,0 +1,191 @@
+// Text reader: every accepted form, and every error with its line and column. Expected
+// values are the literals written in the inputs (or in data/fixtures/make_fixtures.py).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "attn/error.hpp"
+#include "attn/io.hpp"
+
+using attn::InputError;
+using attn::Matrix;
+using attn::io::Finite;
+
+namespace {
+
+Matrix text(std::string_view s, Finite f = Finite::required) { return attn::io::parse_text(s, "t.txt", f); }
+
+void check_matrix(const Matrix& m, const std::vector<std::vector<float>>& expected) {
+    REQUIRE(m.rows() == expected.size());
+    REQUIRE(m.cols() == expected[0].size());
+    for (std::size_t r = 0; r < m.rows(); ++r)
+        for (std::size_t c = 0; c < m.cols(); ++c) {
+            INFO("row " << r << ", column " << c);
+            CHECK(m(r, c) == expected[r][c]);
+        }
+}
+
+std::string error_of(std::string_view s, Finite f = Finite::required) {
+    try {
+        text(s, f);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+constexpr float inf = std::numeric_limits<float>::infinity();
+
+}  // namespace
+
+TEST_CASE("text: rows of numbers with every separator") {
+    const std::vector<std::vector<float>> m = {{0.43f, 0.15f, 0.89f}, {0.55f, -0.87f, 6.6e-3f}};
+    check_matrix(text("0.43 0.15 0.89\n0.55 -0.87 6.6e-3\n"), m);
+    check_matrix(text("0.43\t0.15\t0.89\n0.55\t-0.87\t6.6e-3"), m);          // tabs, no final newline
+    check_matrix(text("0.43,0.15,0.89\n0.55,-0.87,6.6e-3\n"), m);            // csv
+    check_matrix(text("0.43; 0.15; 0.89\n0.55 ;-0.87 ;6.6e-3\n"), m);        // semicolons
+    check_matrix(text("  0.43 ,  0.15\t, 0.89,\n0.55,-0.87,6.6e-3,\n"), m);  // mixed, trailing separator
+    check_matrix(text("0.43 0.15 0.89\r\n0.55 -0.87 6.6e-3\r\n"), m);        // CRLF
+    check_matrix(text("\xEF\xBB\xBF" "0.43 0.15 0.89\n0.55 -0.87 6.6e-3\n"), m); // UTF-8 BOM
+}
+
+TEST_CASE("text: comments and blank lines") {
+    check_matrix(text("# a header\n\n1 2 # trailing comment\n   \n# between\n3 4\n\n# end\n"), {{1, 2}, {3, 4}});
+    // attn's own csv block header before the data is just a comment
+    check_matrix(text("# weights 2x2\n1,2\n3,4\n\n"), {{1, 2}, {3, 4}});
+}
+
+TEST_CASE("text: a single line is a 1xn row") {
+    check_matrix(text("10 20 30"), {{10, 20, 30}});
+    check_matrix(text("[10, 20, 30]"), {{10, 20, 30}});
+    check_matrix(text("tensor([0.1000, -0.2000, 0.3000])"), {{0.1f, -0.2f, 0.3f}});
+    check_matrix(text("5"), {{5}});
+}
+
+TEST_CASE("text: number spellings") {
+    check_matrix(text("+1.5 .5 5. 1.e+00 -0. 2E3 1e-3"), {{1.5f, 0.5f, 5.0f, 1.0f, -0.0f, 2000.0f, 0.001f}});
+    // below the float range: underflows to zero like strtof, not an error
+    check_matrix(text("1e-50 -1e-60"), {{0.0f, -0.0f}});
+    // largest float32 still fits
+    check_matrix(text("3.4028234e38"), {{std::numeric_limits<float>::max()}});
+}
+
+TEST_CASE("text: -inf where allowed, in every spelling") {
+    const Matrix m = text("-inf -Inf -INFINITY -Infinity 0", Finite::allow_neg_inf);
+    REQUIRE(m.cols() == 5);
+    for (int c = 0; c < 4; ++c) CHECK(m(0, c) == -inf);
+    CHECK(m(0, 4) == 0.0f);
+    check_matrix(text("[[-inf, 1.0], [2.0, -inf]]", Finite::allow_neg_inf), {{-inf, 1}, {2, -inf}});
+}
+
+TEST_CASE("text: bracketed matrix over several lines with comments inside") {
+    check_matrix(text("[[0.43, 0.15, 0.89],  # Your\n"
+                      " [0.55, 0.87, 0.66],  # journey\n"
+                      " # a full-line comment\n"
+                      " [0.57, 0.85, 0.64]]  # starts\n"),
+                 {{0.43f, 0.15f, 0.89f}, {0.55f, 0.87f, 0.66f}, {0.57f, 0.85f, 0.64f}});
+    check_matrix(text("[[1, 2,], [3, 4,],]"), {{1, 2}, {3, 4}});  // Python's trailing commas
+    check_matrix(text("[[1 2]\n [3 4]]"), {{1, 2}, {3, 4}});      // numpy print: no commas
+}
+
+TEST_CASE("text: wrapped tensor(...) and array(...) with keyword arguments") {
+    check_matrix(text("tensor([[1., 2.],\n        [3., 4.]], requires_grad=True)"), {{1, 2}, {3, 4}});
+    check_matrix(text("tensor([[1., 2.]], grad_fn=<SoftmaxBackward0>)"), {{1, 2}});
+    check_matrix(text("tensor([[1., 2.]], device='cuda:0', dtype=torch.float16)"), {{1, 2}});
+    check_matrix(text("array([[1, 2], [3, 4]], dtype=float32)"), {{1, 2}, {3, 4}});
+    check_matrix(text("np.array([[1, 2]])"), {{1, 2}});
+    check_matrix(text("torch.tensor([[1, 2]])\n# trailing comment\n"), {{1, 2}});
+    check_matrix(text("tensor([[1, 2]], names=('a', 'b)'))"), {{1, 2}});  // ')' inside quotes
+}
+
+TEST_CASE("text: pasted output of torch and numpy (fixtures)") {
+    const std::string dir = "data/fixtures/";
+    check_matrix(attn::io::read_matrix(dir + "pasted_torch_grad.txt"),
+                 {{0.86f, 0.30f, 1.78f}, {1.10f, 1.74f, 1.32f}, {1.14f, 1.70f, 1.28f}});
+    check_matrix(attn::io::read_matrix(dir + "pasted_torch_float64.txt"), {{1e-8f, 2.5f}, {300.0f, -4.0f}});
+    const std::vector<std::vector<float>> np = {{0.43f, 0.15f, 0.89f}, {0.55f, 0.87f, 0.66f}};
+    check_matrix(attn::io::read_matrix(dir + "pasted_numpy_repr.txt"), np);
+    check_matrix(attn::io::read_matrix(dir + "pasted_numpy_print.txt"), np);
+    check_matrix(attn::io::read_matrix(dir + "numpy_savetxt.txt"), np);
+    CHECK_THROWS_WITH_AS(attn::io::read_matrix(dir + "pasted_torch_summarised.txt"),
+                         doctest::Contains("data/fixtures/pasted_torch_summarised.txt:1:47: '...' marks a summarised print"),
+                         InputError);
+}
+
+TEST_CASE("text: errors name the line and column") {
+    CHECK(error_of("1 2 3\n4 abc 6\n") == "t.txt:2:3: expected a number, found 'abc'");
+    CHECK(error_of("1 2 3\n4 5 6\n\n7 8\n") == "t.txt:4: row has 2 values, expected 3");
+    CHECK(error_of("1 2\n3 4 5\n") == "t.txt:2: row has 3 values, expected 2");
+    CHECK(error_of("1 2\n3\n") == "t.txt:2: row has 1 value, expected 2");
+    CHECK(error_of("1.5.2") == "t.txt:1:1: expected a number, found '1.5.2'");
+    CHECK(error_of("1,,2") == "t.txt:1:3: expected a number, found ','");
+    CHECK(error_of(",1,2") == "t.txt:1:1: expected a number, found ','");
+    CHECK(error_of("0x10") == "t.txt:1:1: expected a number, found '0x10'");
+    CHECK(error_of("1 \x01\xff") == "t.txt:1:3: expected a number, found '\\x01\\xff'");
+    CHECK(error_of("") == "t.txt: no numbers found (empty matrix)");
+    CHECK(error_of("# only a comment\n\n") == "t.txt: no numbers found (empty matrix)");
+}
+
+TEST_CASE("text: non-finite values are rejected with their position") {
+    CHECK(error_of("1 2\n3 nan\n") == "t.txt:2:3: non-finite value 'nan' is not allowed here");
+    CHECK(error_of("1 NaN") == "t.txt:1:3: non-finite value 'NaN' is not allowed here");
+    CHECK(error_of("inf 1") == "t.txt:1:1: non-finite value 'inf' is not allowed here");
+    CHECK(error_of("1 -inf") == "t.txt:1:3: non-finite value '-inf' is not allowed here");
+    CHECK(error_of("[[1, Infinity]]") == "t.txt:1:6: non-finite value 'Infinity' is not allowed here");
+    CHECK(error_of("1 inf", Finite::allow_neg_inf) == "t.txt:1:3: non-finite value 'inf' is not allowed here (only -inf is)");
+    CHECK(error_of("nan", Finite::allow_neg_inf) == "t.txt:1:1: non-finite value 'nan' is not allowed here (only -inf is)");
+    CHECK(error_of("1\n 1e39") == "t.txt:2:2: value '1e39' is out of float32 range");
+    CHECK(error_of("-1e400") == "t.txt:1:1: value '-1e400' is out of float32 range");
+}
+
+TEST_CASE("text: bracketed-form errors") {
+    CHECK(error_of("[[1, 2],\n [3]]") == "t.txt:2: row has 1 value, expected 2");
+    CHECK(error_of("[[1, 2], [3, 4]") == "t.txt:1:16: expected ']', found end of input");
+    CHECK(error_of("[[1, 2], 3]") == "t.txt:1:10: expected '[', found '3'");
+    CHECK(error_of("[1, [2]]") == "t.txt:1:5: batched input is not supported yet (more than two levels of brackets)");
+    CHECK(error_of("[[[1, 2]], [[3, 4]]]") ==
+          "t.txt:1:3: batched input is not supported yet (more than two levels of brackets)");
+    CHECK(error_of("[[]]") == "t.txt:1:2: empty row");
+    CHECK(error_of("[]") == "t.txt:1:1: empty row");
+    CHECK(error_of("[[1, x]]") == "t.txt:1:6: expected a number, found 'x'");
+    CHECK(error_of("tensor([[1, 2]]") == "t.txt:1:16: expected ')' or ',', found end of input");
+    CHECK(error_of("tensor([[1, 2]], dtype=torch.float32") == "t.txt:1:37: expected ')', found end of input");
+    CHECK(error_of("tensor(5.)") == "t.txt:1:8: expected '[', found '5.'");
+    CHECK(error_of("[[1, 2]] 7") == "t.txt:1:10: expected end of input after the matrix, found '7'");
+}
+
+TEST_CASE("text: summarised prints are rejected: the data is not there") {
+    const std::string msg = error_of("tensor([[ 0.1,  0.2,  ...,  0.9],\n        [ 1.0,  1.1,  ...,  1.9]])");
+    CHECK(msg.rfind("t.txt:1:23: '...' marks a summarised print: the data is not there", 0) == 0);
+    CHECK(error_of("[[0.1 0.2 ... 0.9]\n ...\n [1 2 ... 3]]").rfind("t.txt:1:11: '...'", 0) == 0);
+    CHECK(error_of("1 2 ...\n").rfind("t.txt:1:5: '...'", 0) == 0);
+    CHECK(error_of("1 2 \xE2\x80\xA6\n").rfind("t.txt:1:5: '...'", 0) == 0);  // Unicode ellipsis
+}
+
+TEST_CASE("text: a second matrix is an error, not a silent concatenation") {
+    // attn's own csv output of two matrices
+    CHECK(error_of("# scores 2x2\n1,2\n3,4\n\n# weights 2x2\n0.5,0.5\n0.5,0.5\n\n") ==
+          "t.txt:5:1: a second matrix starts here; attn reads one matrix per input");
+    CHECK(error_of("tensor([[1, 2]])\ntensor([[3, 4]])\n") ==
+          "t.txt:2:1: a second matrix starts here; attn reads one matrix per input");
+    CHECK(error_of("[[1, 2]]\n[[3, 4]]") == "t.txt:2:1: a second matrix starts here; attn reads one matrix per input");
+    // an ordinary comment after data is still only a comment
+    check_matrix(text("1 2\n# note: see 2x2 above\n3 4\n"), {{1, 2}, {3, 4}});
+}
+
+TEST_CASE("text: parse_matrix recognises npy by content, not by name") {
+    CHECK_THROWS_WITH_AS(attn::io::parse_matrix("\x93NUMPX\x01\x00", "x.txt"), "x.txt: not a .npy file (bad magic)",
+                         InputError);
+    check_matrix(attn::io::parse_matrix("1 2\n", "x.npy"), {{1, 2}});
+}
+
+TEST_CASE("text: read_file and read_labels") {
+    CHECK_THROWS_WITH_AS(attn::io::read_file("data/fixtures/does-not-exist.txt"),
+                         "data/fixtures/does-not-exist.txt: No such file or directory", InputError);
+    CHECK_THROWS_WITH_AS(attn::io::read_file("data/fixtures"), "data/fixtures: is a directory", InputError);
+    CHECK_THROWS_WITH_AS(attn::io::read_matrix("data/fixtures/does-not-exist.txt"),
+                         "data/fixtures/does-not-exist.txt: No such file or directory", InputError);
+}
