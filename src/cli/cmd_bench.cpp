@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "attn/attention.hpp"
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
 #include "cli/commands.hpp"
@@ -125,29 +126,16 @@ std::function<void()> make_call(const Case& c) {
     auto Q = std::make_shared<Matrix>(random_matrix(c.m, c.k, gen));
     auto K = std::make_shared<Matrix>(random_matrix(c.n, c.k, gen));
     auto V = std::make_shared<Matrix>(random_matrix(c.n, c.k, gen));
-    ScoreMask sm;
-    sm.scale = 1.0f / std::sqrt(float(c.k));
-    sm.causal = c.causal ? Causal::top_left : Causal::none;
-    if (c.fused)
-        return [Q, K, V, sm] {
-            std::size_t masked = 0;
-            Matrix O = fused_attention(*Q, *K, *V, sm, MaskedRowPolicy::zero, &masked);
-        };
-    // Materialised: S = Q·Kᵀ, scale and causal mask, row softmax, P·V — every step through
-    // the same public kernels the attend pipeline uses.
-    auto S = std::make_shared<Matrix>(c.m, c.n);
-    auto O = std::make_shared<Matrix>(c.m, c.k);
-    return [Q, K, V, S, O, sm] {
-        matmul(*Q, *K, *S, /*transpose_b=*/true);
-        const float ninf = -std::numeric_limits<float>::infinity();
-        for (std::size_t i = 0; i < S->rows(); ++i) {
-            float* row = S->row(i);
-            const std::size_t visible = causal_visible(sm.causal, i, S->rows(), S->cols());
-            for (std::size_t j = 0; j < visible; ++j) row[j] *= sm.scale;
-            for (std::size_t j = visible; j < S->cols(); ++j) row[j] = ninf;
-        }
-        normalize_rows(*S, Normalization::softmax, MaskedRowPolicy::zero);
-        matmul(*S, *V, *O);
+    // The pipeline a user runs: attn::attend. Asking for the weights forces the materialised
+    // path (Q·Kᵀ, scale/mask, softmax, ·V); the context alone takes the fused one.
+    AttentionOptions opt;
+    opt.score_mask.scale = 1.0f / std::sqrt(float(c.k));
+    opt.score_mask.causal = c.causal ? Causal::top_left : Causal::none;
+    AttentionWants wants;
+    wants.weights = !c.fused;
+    return [Q, K, V, opt, wants] {
+        const AttentionResult r = attend(*Q, *K, *V, opt, wants);
+        if (r.fused != !wants.weights) throw RuntimeFailure("bench: attend took an unexpected path");
     };
 }
 
@@ -275,7 +263,7 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
         if (!results.empty()) std::printf("\n");
     }
     if (results.empty()) return;
-    std::printf("%-10s %-16s %-7s %3s %11s %11s %11s %9s %11s %9s %7s\n", "op", "shape", "arch", "thr", "median s",
+    std::printf("%-15s %-16s %-7s %3s %11s %11s %11s %9s %11s %9s %7s\n", "op", "shape", "arch", "thr", "median s",
                 "min s", "max s", "GFLOP/s", "elements/s", "vs scalar", "% peak");
     bool any_attention = false, any_causal = false;
     for (const auto& r : results) {
@@ -287,7 +275,7 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
             if (r.c.causal) label += "/c", any_causal = true;
         }
         const auto peak = peak_for(peaks, r.arch, r.threads);
-        std::printf("%-10s %-16s %-7s %3u %11.6f %11.6f %11.6f %9s %11s %9s %7s\n", label.c_str(), r.c.shape().c_str(),
+        std::printf("%-15s %-16s %-7s %3u %11.6f %11.6f %11.6f %9s %11s %9s %7s\n", label.c_str(), r.c.shape().c_str(),
                     arch_name(r.arch), r.threads, r.timing.median, r.timing.min, r.timing.max,
                     r.c.flops() > 0 ? num(g, "%.1f").c_str() : "-",
                     r.c.op == Op::softmax ? num(r.c.elements() / r.timing.median, "%.3g").c_str() : "-",
