@@ -17,6 +17,9 @@ import time
 
 THREADS = int(os.environ.get("THREADS", "2"))
 REPEAT = int(os.environ.get("REPEAT", "7"))
+ARCH = os.environ.get("ARCH", "auto")          # attn --arch
+ONLY = os.environ.get("ONLY", "all")           # all, sgemm or attention
+ROUNDS = int(os.environ.get("ROUNDS", "3"))     # interleaved rounds of attn and peers
 SGEMM_SIZES = [1024, 2048]
 ATTN_T = 4096
 ATTN_DS = [64, 128]
@@ -96,7 +99,8 @@ def run_peer(kind, args, extra_env=None):
 # ---- attn -------------------------------------------------------------------------------
 
 def attn_bench(attn, *args):
-    cmd = [attn, "bench", "--format", "json", "--threads", str(THREADS), "--repeat", str(REPEAT), "--warmup", "2"]
+    cmd = [attn, "bench", "--format", "json", "--threads", str(THREADS), "--repeat", str(REPEAT), "--warmup", "2",
+           "--arch", ARCH]
     out = subprocess.run(cmd + list(args), check=True, capture_output=True, text=True)
     return json.loads(out.stdout)
 
@@ -122,43 +126,52 @@ def main():
         if progress:
             print(msg, file=sys.stderr)
 
-    say("attn: FMA peak and matmul ...")
-    peak = attn_bench(attn, "--peak", "--op", "matmul", "--sizes", sizes)
-    runs = peak["results"]
-    say("attn: attention ...")
-    runs += attn_bench(attn, "--op", "attention", "--sizes", str(ATTN_T), "--d", ds)["results"]
-    runs += attn_bench(attn, "--op", "attention", "--sizes", str(ATTN_T), "--d", ds, "--causal")["results"]
-    arch = runs[0]["arch"] if runs else "?"
+    do_sgemm, do_attention = ONLY in ("all", "sgemm"), ONLY in ("all", "attention")
+    say("attn: FMA peak ...")
+    peak = attn_bench(attn, "--peak", "--op", "matmul", "--sizes", "8", "--repeat", "1")
+    arch = peak["results"][0]["arch"]
     peak_gflops = next((p["gflops"] for p in peak["peak"] if p["arch"] == arch and p["threads"] == THREADS), None)
+    blas = (("NumPy/OpenBLAS (as installed)", {}),
+            ("NumPy/OpenBLAS Haswell kernels", {"OPENBLAS_CORETYPE": "Haswell"}),
+            ("NumPy/OpenBLAS SkylakeX kernels", {"OPENBLAS_CORETYPE": "SkylakeX"}))
+    attention_peers = (("PyTorch 1.13 eager", "torch-attention"), ("NumPy (stable softmax)", "numpy-attention"))
 
-    def attn_case(op, shape, causal=None):
-        for r in runs:
-            if r["op"] == op and r["shape"] == shape and (causal is None or r.get("causal") == causal):
-                return r
-        raise KeyError((op, shape, causal))
+    # Rounds interleave attn and the peers so that a change in machine load (a shared
+    # machine) hits every contender alike; each figure is the median over the rounds of
+    # per-round medians.
+    attn_t, peer_t = {}, {}
+    for rnd in range(ROUNDS):
+        if do_sgemm:
+            say(f"round {rnd + 1}/{ROUNDS}: sgemm ...")
+            for r in attn_bench(attn, "--op", "matmul", "--sizes", sizes)["results"]:
+                attn_t.setdefault(f"sgemm {r['shape'].split('x')[0]}^3", []).append(r["median"])
+            for n in SGEMM_SIZES:
+                for label, env in blas:
+                    peer_t.setdefault((f"sgemm {n}^3", label), []).append(run_peer("sgemm", [n], env))
+        if do_attention:
+            for causal in (False, True):
+                say(f"round {rnd + 1}/{ROUNDS}: attention{' causal' if causal else ''} ...")
+                extra = ["--causal"] if causal else []
+                for r in attn_bench(attn, "--op", "attention", "--sizes", str(ATTN_T), "--d", ds, *extra)["results"]:
+                    d = int(r["shape"].split("x")[2])
+                    attn_t.setdefault(f"attention T={ATTN_T} d={d}{' causal' if causal else ''}", []).append(r["median"])
+                for d in ATTN_DS:
+                    case = f"attention T={ATTN_T} d={d}{' causal' if causal else ''}"
+                    for label, kind in attention_peers:
+                        peer_t.setdefault((case, label), []).append(run_peer(kind, [ATTN_T, d, int(causal)]))
 
-    rows = []  # (case, attn median, attn gflops, peer name, peer median, flops)
-    for n in SGEMM_SIZES:
-        r = attn_case("matmul", f"{n}x{n}x{n}")
-        flops = 2.0 * n ** 3
-        for label, env in (("NumPy/OpenBLAS (as installed)", {}),
-                           ("NumPy/OpenBLAS Haswell kernels", {"OPENBLAS_CORETYPE": "Haswell"}),
-                           ("NumPy/OpenBLAS SkylakeX kernels", {"OPENBLAS_CORETYPE": "SkylakeX"})):
-            say(f"peer: {label} sgemm {n} ...")
-            rows.append((f"sgemm {n}^3", r["median"], flops, label, run_peer("sgemm", [n], env)))
-    for causal in (False, True):
-        for d in ATTN_DS:
-            r = attn_case("attention", f"{ATTN_T}x{ATTN_T}x{d}", causal)
+    rows = []  # (case, attn median, flops, peer name, peer median)
+    for (case, label), times in peer_t.items():
+        if case.startswith("sgemm"):
+            n = int(case.split()[1].rstrip("^3"))
+            flops = 2.0 * n ** 3
+        else:
+            d = int(case.split("d=")[1].split()[0])
             flops = 4.0 * ATTN_T * ATTN_T * d
-            case = f"attention T={ATTN_T} d={d}{' causal' if causal else ''}"
-            say(f"peer: {case} ...")
-            rows.append((case, r["median"], flops, "PyTorch 1.13 eager",
-                         run_peer("torch-attention", [ATTN_T, d, int(causal)])))
-            rows.append((case, r["median"], flops, "NumPy (stable softmax)",
-                         run_peer("numpy-attention", [ATTN_T, d, int(causal)])))
+        rows.append((case, median(attn_t[case]), flops, label, median(times)))
 
     print(f"attn vs peers — {platform.node()} ({os.cpu_count()} CPUs), {time.strftime('%Y-%m-%d %H:%M %Z')}, "
-          f"arch {arch}, {THREADS} threads everywhere, medians of {REPEAT} runs")
+          f"arch {arch}, {THREADS} threads everywhere, medians of {REPEAT} runs x {ROUNDS} interleaved rounds")
     if peak_gflops:
         print(f"FMA peak ({arch}, {THREADS} threads): {peak_gflops:.0f} GFLOP/s")
     print("FLOPs: sgemm 2n^3; attention 4*Tq*Tk*d, dense even when causal\n")
@@ -170,9 +183,9 @@ def main():
         frac = f"{100 * g / peak_gflops:.0f}%" if peak_gflops else "-"
         print(f"| {case:<30} | {t * 1e3:8.1f} | {g:12.1f} | {frac:>6} | {peer:<32} | {tp * 1e3:8.1f} | {gp:12.1f} | {tp / t:12.2f}x |")
     # causal vs non-causal for attn itself (skipping must show)
-    for d in ATTN_DS:
-        nc = attn_case("attention", f"{ATTN_T}x{ATTN_T}x{d}", False)["median"]
-        c = attn_case("attention", f"{ATTN_T}x{ATTN_T}x{d}", True)["median"]
+    for d in ATTN_DS if do_attention else []:
+        nc = median(attn_t[f"attention T={ATTN_T} d={d}"])
+        c = median(attn_t[f"attention T={ATTN_T} d={d} causal"])
         print(f"attn causal speed-up over non-causal, T={ATTN_T} d={d}: {nc / c:.2f}x")
 
 

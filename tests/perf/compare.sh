@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make compare: times attn and its peers on identical shapes and thread counts in one run
 # and prints a table of ratios (medians). Installs the peers' Debian packages if missing.
-#   usage: tests/perf/compare.sh [PATH/TO/attn]     env: THREADS (default 2), REPEAT (7)
+#   usage: tests/perf/compare.sh [PATH/TO/attn]
+#   env: THREADS (default 2), REPEAT (7), ROUNDS (3), ARCH (attn --arch, default auto),
+#        ONLY (all|sgemm|attention)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 attn=${1:-build/attn}
