@@ -347,20 +347,20 @@ int cmd_bench(int argc, char** argv) {
     cxxopts::Options options("attn bench", "Time attn's kernels in-process on generated inputs (medians of --repeat runs)");
     options.add_options()
         ("op", "What to time: matmul, softmax, attention or all (default all, or none with --peak)",
-         cxxopts::value<std::string>())
+         cxxopts::value<std::string>(), "OP")
         ("sizes", "Comma-separated sizes: N (square) or MxNxK for matmul, N or RxC for softmax, N or TqxTk for attention "
                   "(defaults: matmul 256,1024,2048; softmax 1024,4096; attention 1024,4096)",
-         cxxopts::value<std::string>())
+         cxxopts::value<std::string>(), "LIST")
         ("d,head-dims", "Comma-separated head dimensions for attention (default 64); also --d LIST",
-         cxxopts::value<std::string>())
+         cxxopts::value<std::string>(), "LIST")
         ("causal", "Attention with the causal mask (query i sees keys j <= i)")
         ("fused", "Attention by the fused streaming kernel (default)")
         ("materialized", "Attention through the Tq x Tk score matrix: Q·Kᵀ, softmax, ·V")
-        ("repeat", "Timed runs per case (default 10)", cxxopts::value<int>())
-        ("warmup", "Untimed runs before them (default 2)", cxxopts::value<int>())
+        ("repeat", "Timed runs per case (default 10)", cxxopts::value<int>(), "R")
+        ("warmup", "Untimed runs before them (default 2)", cxxopts::value<int>(), "W")
         ("peak", "Measure the FMA peak (GFLOP/s) for 1..threads threads and every SIMD arch, and show each "
                  "result as a fraction of it")
-        ("format", "table, json or csv (default table)", cxxopts::value<std::string>());
+        ("format", "table, json (hyperfine's field names) or csv (default table)", cxxopts::value<std::string>(), "FMT");
     add_exec_options(options);
     // cxxopts has no one-letter long options: accept the documented --d / --d=LIST as -d.
     std::vector<std::string> args(argv, argv + argc);
