@@ -1,6 +1,7 @@
 // attn bench: times the library's compute calls in-process on generated inputs and reports
 // medians, GFLOP/s (or elements/s), the speed-up over the scalar kernels and, with --peak,
 // the machine's FMA peak so every figure can be read as a fraction of the physical limit.
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -35,6 +36,7 @@ using Clock = std::chrono::steady_clock;
 struct Timing {
     std::vector<double> times;  // seconds, in run order
     double mean = 0, stddev = 0, median = 0, min = 0, max = 0;
+    double user = 0, system = 0;  // mean CPU seconds per run, all threads (as hyperfine)
 };
 
 Timing summarize(std::vector<double> times) {
@@ -53,15 +55,28 @@ Timing summarize(std::vector<double> times) {
 }
 
 // Runs `call` warmup times untimed, then repeat times timed.
+// CPU seconds (user, system) used so far by the whole process.
+std::pair<double, double> cpu_seconds() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    auto sec = [](const timeval& tv) { return double(tv.tv_sec) + 1e-6 * double(tv.tv_usec); };
+    return {sec(u.ru_utime), sec(u.ru_stime)};
+}
+
 Timing measure(const std::function<void()>& call, int warmup, int repeat) {
     for (int i = 0; i < warmup; ++i) call();
     std::vector<double> times;
+    const auto cpu0 = cpu_seconds();
     for (int i = 0; i < repeat; ++i) {
         const auto t0 = Clock::now();
         call();
         times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
     }
-    return summarize(std::move(times));
+    const auto cpu1 = cpu_seconds();
+    Timing t = summarize(std::move(times));
+    t.user = (cpu1.first - cpu0.first) / repeat;
+    t.system = (cpu1.second - cpu0.second) / repeat;
+    return t;
 }
 
 // ---- cases ---------------------------------------------------------------------------
@@ -290,20 +305,21 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
 
 void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peaks) {
     std::printf("op,shape,arch,threads,causal,fused,median,min,max,mean,stddev,gflops,elements_per_s,speedup_vs_scalar,"
-                "fraction_of_peak\n");
+                "fraction_of_peak,user,system\n");
     for (const auto& p : peaks)
-        std::printf("fma_peak,,%s,%u,,,,,,,,%s,,,\n", arch_name(p.arch), p.threads, num(p.gflops).c_str());
+        std::printf("fma_peak,,%s,%u,,,,,,,,%s,,,,,\n", arch_name(p.arch), p.threads, num(p.gflops).c_str());
     for (const auto& r : results) {
         const double g = r.c.flops() / r.timing.median * 1e-9;
         const auto peak = peak_for(peaks, r.arch, r.threads);
         const bool att = r.c.op == Op::attention;
-        std::printf("%s,%s,%s,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", op_name(r.c.op), r.c.shape().c_str(),
+        std::printf("%s,%s,%s,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", op_name(r.c.op), r.c.shape().c_str(),
                     arch_name(r.arch), r.threads, att ? (r.c.causal ? "true" : "false") : "",
                     att ? (r.c.fused ? "true" : "false") : "", num(r.timing.median).c_str(),
                     num(r.timing.min).c_str(), num(r.timing.max).c_str(), num(r.timing.mean).c_str(),
                     num(r.timing.stddev).c_str(), r.c.flops() > 0 ? num(g).c_str() : "",
                     r.c.op == Op::softmax ? num(r.c.elements() / r.timing.median).c_str() : "",
-                    r.speedup ? num(*r.speedup).c_str() : "", peak && r.c.flops() > 0 ? num(g / *peak).c_str() : "");
+                    r.speedup ? num(*r.speedup).c_str() : "", peak && r.c.flops() > 0 ? num(g / *peak).c_str() : "",
+                    num(r.timing.user).c_str(), num(r.timing.system).c_str());
     }
 }
 
@@ -325,9 +341,11 @@ void print_json(const std::vector<Result>& results, const std::vector<Peak>& pea
                     i ? "," : "", command.c_str(), op_name(r.c.op), r.c.shape().c_str(), arch_name(r.arch), r.threads);
         if (r.c.op == Op::attention)
             std::printf(" \"causal\": %s, \"fused\": %s,", r.c.causal ? "true" : "false", r.c.fused ? "true" : "false");
-        std::printf("\n     \"mean\": %s, \"stddev\": %s, \"median\": %s, \"min\": %s, \"max\": %s,",
+        std::printf("\n     \"mean\": %s, \"stddev\": %s, \"median\": %s, \"user\": %s, \"system\": %s, "
+                    "\"min\": %s, \"max\": %s,",
                     num(r.timing.mean).c_str(), num(r.timing.stddev).c_str(), num(r.timing.median).c_str(),
-                    num(r.timing.min).c_str(), num(r.timing.max).c_str());
+                    num(r.timing.user).c_str(), num(r.timing.system).c_str(), num(r.timing.min).c_str(),
+                    num(r.timing.max).c_str());
         std::printf("\n     \"gflops\": %s,", r.c.flops() > 0 ? num(g).c_str() : "null");
         if (r.c.op == Op::softmax) std::printf(" \"elements_per_s\": %s,", num(r.c.elements() / r.timing.median).c_str());
         std::printf(" \"speedup_vs_scalar\": %s,", r.speedup ? num(*r.speedup).c_str() : "null");

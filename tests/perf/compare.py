@@ -32,14 +32,16 @@ def median(xs):
 
 
 def timeit(fn, warmup=2, repeat=REPEAT):
+    """(median wall seconds, mean CPU seconds of the whole process) per run."""
     for _ in range(warmup):
         fn()
     times = []
+    c0 = time.process_time()
     for _ in range(repeat):
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
-    return median(times)
+    return median(times), (time.process_time() - c0) / repeat
 
 
 # ---- peers (run in a child process: `compare.py --peer KIND ARGS`) --------------------
@@ -93,7 +95,8 @@ def run_peer(kind, args, extra_env=None):
     env.update(extra_env or {})
     out = subprocess.run([sys.executable, __file__, "--peer", kind] + [str(a) for a in args],
                          env=env, check=True, capture_output=True, text=True)
-    return float(out.stdout.strip().splitlines()[-1])
+    wall, cpu = out.stdout.strip().splitlines()[-1].split()
+    return float(wall), float(cpu)
 
 
 # ---- attn -------------------------------------------------------------------------------
@@ -114,7 +117,7 @@ def main():
             t = peer_numpy_attention(int(args[0]), int(args[1]), args[2] == "1")
         else:
             t = peer_torch_attention(int(args[0]), int(args[1]), args[2] == "1")
-        print(t)
+        print(*t)
         return
 
     attn = sys.argv[1] if len(sys.argv) > 1 else "build/attn"
@@ -144,7 +147,7 @@ def main():
         if do_sgemm:
             say(f"round {rnd + 1}/{ROUNDS}: sgemm ...")
             for r in attn_bench(attn, "--op", "matmul", "--sizes", sizes)["results"]:
-                attn_t.setdefault(f"sgemm {r['shape'].split('x')[0]}^3", []).append(r["median"])
+                attn_t.setdefault(f"sgemm {r['shape'].split('x')[0]}^3", []).append((r["median"], r["user"] + r["system"]))
             for n in SGEMM_SIZES:
                 for label, env in blas:
                     peer_t.setdefault((f"sgemm {n}^3", label), []).append(run_peer("sgemm", [n], env))
@@ -154,7 +157,8 @@ def main():
                 extra = ["--causal"] if causal else []
                 for r in attn_bench(attn, "--op", "attention", "--sizes", str(ATTN_T), "--d", ds, *extra)["results"]:
                     d = int(r["shape"].split("x")[2])
-                    attn_t.setdefault(f"attention T={ATTN_T} d={d}{' causal' if causal else ''}", []).append(r["median"])
+                    attn_t.setdefault(f"attention T={ATTN_T} d={d}{' causal' if causal else ''}", []).append(
+                        (r["median"], r["user"] + r["system"]))
                 for d in ATTN_DS:
                     case = f"attention T={ATTN_T} d={d}{' causal' if causal else ''}"
                     for label, kind in attention_peers:
@@ -168,24 +172,30 @@ def main():
         else:
             d = int(case.split("d=")[1].split()[0])
             flops = 4.0 * ATTN_T * ATTN_T * d
-        rows.append((case, median(attn_t[case]), flops, label, median(times)))
+        a, p = attn_t[case], times
+        rows.append((case, median([w for w, _ in a]), median([c for _, c in a]), flops, label,
+                     median([w for w, _ in p]), median([c for _, c in p])))
 
     print(f"attn vs peers — {platform.node()} ({os.cpu_count()} CPUs), {time.strftime('%Y-%m-%d %H:%M %Z')}, "
           f"arch {arch}, {THREADS} threads everywhere, medians of {REPEAT} runs x {ROUNDS} interleaved rounds")
     if peak_gflops:
         print(f"FMA peak ({arch}, {THREADS} threads): {peak_gflops:.0f} GFLOP/s")
     print("FLOPs: sgemm 2n^3; attention 4*Tq*Tk*d, dense even when causal\n")
-    head = f"| {'case':<30} | {'attn ms':>8} | {'attn GFLOP/s':>12} | {'% peak':>6} | {'peer':<32} | {'peer ms':>8} | {'peer GFLOP/s':>12} | {'attn speed-up':>13} |"
+    head = (f"| {'case':<30} | {'attn ms':>8} | {'attn GFLOP/s':>12} | {'% peak':>6} | {'peer':<32} | {'peer ms':>8} "
+            f"| {'peer GFLOP/s':>12} | {'attn speed-up':>13} | {'per CPU-s':>9} |")
     print(head)
     print("|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|")
-    for case, t, flops, peer, tp in rows:
+    for case, t, cpu, flops, peer, tp, cpup in rows:
         g, gp = flops / t * 1e-9, flops / tp * 1e-9
         frac = f"{100 * g / peak_gflops:.0f}%" if peak_gflops else "-"
-        print(f"| {case:<30} | {t * 1e3:8.1f} | {g:12.1f} | {frac:>6} | {peer:<32} | {tp * 1e3:8.1f} | {gp:12.1f} | {tp / t:12.2f}x |")
+        print(f"| {case:<30} | {t * 1e3:8.1f} | {g:12.1f} | {frac:>6} | {peer:<32} | {tp * 1e3:8.1f} | {gp:12.1f} "
+              f"| {tp / t:12.2f}x | {cpup / cpu:8.2f}x |")
+    print("\nattn speed-up = peer median / attn median (wall clock). per CPU-s = the same ratio in CPU time of all")
+    print("threads: steadier on a shared machine, but it charges busy-waiting threads (OpenBLAS spins) as work.")
     # causal vs non-causal for attn itself (skipping must show)
     for d in ATTN_DS if do_attention else []:
-        nc = median(attn_t[f"attention T={ATTN_T} d={d}"])
-        c = median(attn_t[f"attention T={ATTN_T} d={d} causal"])
+        nc = median([w for w, _ in attn_t[f"attention T={ATTN_T} d={d}"]])
+        c = median([w for w, _ in attn_t[f"attention T={ATTN_T} d={d} causal"]])
         print(f"attn causal speed-up over non-causal, T={ATTN_T} d={d}: {nc / c:.2f}x")
 
 
