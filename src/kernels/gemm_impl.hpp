@@ -164,7 +164,11 @@ struct Gemm {
             return;
         }
         alignas(64) float tile[MR * NR];
+        // Unrolled so that acc stays in registers (indexing it with a loop variable would
+        // make the compiler keep the whole array on the stack, in the main path too).
+#pragma GCC unroll 16
         for (std::size_t r = 0; r < MR; ++r)
+#pragma GCC unroll 4
             for (std::size_t v = 0; v < NV; ++v) acc[r][v].store_aligned(tile + r * NR + v * lanes);
         for (std::size_t r = 0; r < rows; ++r)
             for (std::size_t c = 0; c < cols; ++c)
