@@ -1,6 +1,7 @@
 // The attention pipeline. Shapes are checked here; numbers go through attn/ops.hpp.
 #include "attn/attention.hpp"
 
+#include <cmath>
 #include <string>
 
 #include "attn/error.hpp"
@@ -28,6 +29,14 @@ Projections project(const Matrix& X, const Matrix* Wq, const Matrix* Wk, const M
         throw InputError("queries have d_k=" + std::to_string(p.queries.cols()) + " but keys have d_k=" +
                          std::to_string(p.keys.cols()) + ": W_q and W_k must have the same number of columns");
     return p;
+}
+
+std::size_t allowed_keys(const ScoreMask& sm, std::size_t i, std::size_t Tq, std::size_t Tk) {
+    const std::size_t visible = causal_visible(sm.causal, i, Tq, Tk);
+    std::size_t allowed = 0;
+    for (std::size_t j = 0; j < visible; ++j)
+        if ((!sm.mask || (*sm.mask)(i, j) != 0.0f) && (!sm.bias || !std::isinf((*sm.bias)(i, j)))) ++allowed;
+    return allowed;
 }
 
 AttentionResult attend(const Matrix& Q, const Matrix& K, const Matrix& V, const AttentionOptions& opt,

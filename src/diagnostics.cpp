@@ -1,6 +1,8 @@
 // Variance diagnostics (see attn/diagnostics.hpp). Two passes, double accumulators.
 #include "attn/diagnostics.hpp"
 
+#include "attn/attention.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <tuple>
@@ -47,10 +49,7 @@ VarianceReport variance_report(const Matrix& Q, const Matrix& K, const Matrix& s
     const std::size_t Tq = weights.rows(), Tk = weights.cols();
     std::size_t counted = 0;
     for (std::size_t i = 0; i < Tq; ++i) {
-        const std::size_t visible = causal_visible(sm.causal, i, Tq, Tk);
-        std::size_t allowed = 0;
-        for (std::size_t j = 0; j < visible; ++j)
-            if ((!sm.mask || (*sm.mask)(i, j) != 0.0f) && (!sm.bias || !std::isinf((*sm.bias)(i, j)))) ++allowed;
+        const std::size_t allowed = allowed_keys(sm, i, Tq, Tk);
         if (allowed == 0) {
             ++r.masked_rows;
             continue;

@@ -256,13 +256,16 @@ Matrix fused_attention(const Matrix& Q, const Matrix& K, const Matrix& V, const 
                              sm.mask ? sm.mask->data() : nullptr, sm.mask ? sm.mask->stride() : 0,
                              sm.bias ? sm.bias->data() : nullptr, sm.bias ? sm.bias->stride() : 0,
                              policy, 0, Tq};
-    // Query-row blocks, handed out dynamically (causal rows differ in cost). Each row is
-    // computed by exactly one call: results do not depend on the thread count.
-    constexpr std::size_t rows_per_block = 64;
+    // Query-row blocks, handed out dynamically, last (costliest when causal) first. Each row
+    // is computed by exactly one call: results do not depend on the thread count. A multiple
+    // of every arch's query block (16 or 64 rows); 256 rows let the kernel reuse each K/V
+    // tile for 4 blocks while it is in cache, when there are enough rows to go round.
+    const std::size_t rows_per_block = Tq >= 1024 * std::size_t(current_threads()) ? 256 : 64;
     const std::size_t blocks = (Tq + rows_per_block - 1) / rows_per_block;
     std::vector<std::size_t> masked(blocks, 0);
     const auto flash = active().flash;
-    parallel_for(blocks, [&](std::size_t b) {
+    parallel_for(blocks, [&](std::size_t rb) {
+        const std::size_t b = blocks - 1 - rb;
         kernels::FlashArgs part = whole;
         part.row_begin = b * rows_per_block;
         part.row_end = std::min(Tq, part.row_begin + rows_per_block);

@@ -61,6 +61,10 @@ std::string render(const std::vector<Item>& items, const OutputOptions& opt);
 // and RuntimeFailure for write errors. A closed pipe on stdout exits the process quietly.
 void write_output(const std::vector<Item>& items, const OutputOptions& opt);
 
+// Writes bytes as they are: to standard output when path is "" or "-", else to the file via
+// a temporary name and a rename (all or nothing). Errors as for write_output.
+void write_text(const std::string& path, std::string_view bytes);
+
 // Parses "pretty", "csv", ... ; UsageError otherwise.
 Format parse_format(std::string_view name);
 

@@ -1,10 +1,17 @@
-// PLACEHOLDER: forwards to the scalar kernels until the neon versions are written.
-#include "kernels/kernel_api.hpp"
+// The neon exp / softmax / fused attention: instances of the templates in
+// kernels/attention_impl.hpp for xsimd::neon64, compiled with that ISA's flags (Makefile).
+#include "kernels/attention_impl.hpp"
 
 namespace attn::kernels::neon {
-void exp(const float* x, float* y, std::size_t n) { scalar::exp(x, y, n); }
+
+using Arch = xsimd::neon64;
+
+void exp(const float* x, float* y, std::size_t n) { attention_impl::exp_array<Arch>(x, y, n); }
+
 std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_t cols, MaskedRowPolicy policy) {
-    return scalar::softmax_rows(S, lds, rows, cols, policy);
+    return attention_impl::softmax_rows<Arch>(S, lds, rows, cols, policy);
 }
-std::size_t flash(const FlashArgs& a) { return scalar::flash(a); }
+
+std::size_t flash(const FlashArgs& a) { return attention_impl::flash<Arch>(a); }
+
 }  // namespace attn::kernels::neon

@@ -10,6 +10,7 @@
 #include "attn/diagnostics.hpp"
 #include "attn/error.hpp"
 #include "attn/io.hpp"
+#include "attn/viz.hpp"
 #include "cli/attend_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
@@ -54,13 +55,11 @@ Show parse_show(const std::string& list) {
 
 std::string dims(const Matrix& m) { return std::to_string(m.rows()) + "x" + std::to_string(m.cols()); }
 
-// A result must be finite unless the user asked for NaN rows (--masked-rows nan) or it is the
-// scaled matrix, where -inf marks masked entries.
-void check_finite(const Matrix& m, const char* name, bool allow_neg_inf, bool allow_nan_rows) {
+// A result must be finite, except NaN rows the user asked for (--masked-rows nan on rows
+// with no allowed key) and -inf in the scaled matrix, where it marks masked entries.
+void check_finite(const Matrix& m, const char* name, bool allow_neg_inf, const std::vector<bool>& nan_rows) {
     for (std::size_t i = 0; i < m.rows(); ++i) {
-        bool row_all_nan = allow_nan_rows;
-        for (std::size_t j = 0; j < m.cols() && row_all_nan; ++j) row_all_nan = std::isnan(m(i, j));
-        if (row_all_nan && m.cols() > 0) continue;
+        if (i < nan_rows.size() && nan_rows[i]) continue;
         for (std::size_t j = 0; j < m.cols(); ++j) {
             const float v = m(i, j);
             if (std::isfinite(v) || (allow_neg_inf && v < 0 && std::isinf(v))) continue;
@@ -69,6 +68,23 @@ void check_finite(const Matrix& m, const char* name, bool allow_neg_inf, bool al
                                  ": the inputs overflow float32 (scale them down)");
         }
     }
+}
+
+// "scale 1/√d_k = 0.7071", "scale 1 (none)", "scale 0.5" for picture titles.
+std::string scale_text(const std::string& given, std::size_t d_k, float scale) {
+    char buf[96];
+    if (given == "auto") std::snprintf(buf, sizeof buf, "scale 1/\u221a%zu = %.4g", d_k, double(scale));
+    else if (given == "none") std::snprintf(buf, sizeof buf, "unscaled");
+    else std::snprintf(buf, sizeof buf, "scale %.4g", double(scale));
+    return buf;
+}
+
+std::string masking_text(const ScoreMask& sm) {
+    std::string t;
+    if (sm.causal != Causal::none) t = std::string("causal (") + causal_name(sm.causal) + ")";
+    if (sm.mask) t += std::string(t.empty() ? "" : " + ") + "mask";
+    if (sm.bias) t += std::string(t.empty() ? "" : " + ") + "bias";
+    return t;
 }
 
 }  // namespace
@@ -104,6 +120,13 @@ int cmd_attend(int argc, char** argv) {
         ("show", "Comma-separated: queries, keys, values (projected), scores (raw Q·Kᵀ), scaled (scale·Q·Kᵀ + "
                  "bias, masked = -inf), weights, context, variance (diagnostics)",
          cxxopts::value<std::string>()->default_value("context"), "LIST");
+    options.add_options("Pictures")
+        ("heatmap", "Draw the weights in the terminal (colour on a terminal unless NO_COLOR is set; shade "
+                    "characters otherwise; masked cells as ××). Alone it replaces the matrices; with an "
+                    "explicit --show it follows pretty output or output written with -o")
+        ("svg", "Write an SVG heatmap of the weights (or of --svg-of) to FILE", cxxopts::value<std::string>(), "FILE")
+        ("svg-of", "Matrix drawn by --svg: scores, scaled or weights (default weights)",
+         cxxopts::value<std::string>()->default_value("weights"), "WHAT");
     add_output_options(options);
     add_exec_options(options);
 
@@ -112,7 +135,18 @@ int cmd_attend(int argc, char** argv) {
     const auto& r = *parsed;
     apply_exec_options(r);
     const io::OutputOptions out = output_options(r);
-    const Show show = parse_show(r["show"].as<std::string>());
+    const bool heatmap = r["heatmap"].as<bool>();
+    const bool show_given = r.count("show") > 0;
+    // --heatmap alone draws only the picture; with --show it joins pretty (or -o) output.
+    const Show show = heatmap && !show_given ? Show{} : parse_show(r["show"].as<std::string>());
+    if (heatmap && show_given && out.path.empty() && out.format != io::Format::pretty)
+        throw UsageError("--heatmap draws on standard output: combine it with --format pretty, or send the "
+                         "matrices elsewhere with -o");
+    const std::string svg_of = r["svg-of"].as<std::string>();
+    if (svg_of != "scores" && svg_of != "scaled" && svg_of != "weights")
+        throw UsageError("invalid --svg-of '" + svg_of + "': expected scores, scaled or weights");
+    if (r.count("svg-of") && !r.count("svg")) throw UsageError("--svg-of chooses what --svg draws: --svg FILE is missing");
+    const bool svg = r.count("svg") > 0;
 
     const bool self = r.count("x") || r.count("wq") || r.count("wk") || r.count("wv");
     const bool cross = r.count("q") || r.count("k") || r.count("v");
@@ -183,14 +217,20 @@ int cmd_attend(int argc, char** argv) {
                      opt.score_mask.causal == Causal::top_left ? "i" : "i + Tk - Tq");
 
     AttentionWants wants;
-    wants.scores = show.scores || show.variance;
-    wants.scaled = show.scaled;
-    wants.weights = show.weights || show.variance;
+    wants.scores = show.scores || show.variance || (svg && svg_of == "scores");
+    wants.scaled = show.scaled || (svg && svg_of == "scaled");
+    wants.weights = show.weights || show.variance || heatmap || (svg && svg_of == "weights");
     wants.context = show.context;
     AttentionResult res = attend(Q, K, V, opt, wants);
-    const bool nan_rows = opt.masked_rows == MaskedRowPolicy::nan;
-    if (wants.scores) check_finite(res.scores, "scores", false, false);
-    if (wants.scaled) check_finite(res.scaled, "scaled scores", true, false);
+    // Rows that legitimately hold NaN: fully masked rows under --masked-rows nan.
+    std::vector<bool> nan_rows(Tq, false);
+    if (opt.masked_rows == MaskedRowPolicy::nan)
+        for (std::size_t i = 0; i < Tq; ++i) nan_rows[i] = allowed_keys(opt.score_mask, i, Tq, Tk) == 0;
+    if (show.queries) check_finite(Q, "queries", false, {});
+    if (show.keys) check_finite(K, "keys", false, {});
+    if (show.values) check_finite(V, "values", false, {});
+    if (wants.scores) check_finite(res.scores, "scores", false, {});
+    if (wants.scaled) check_finite(res.scaled, "scaled scores", true, {});
     if (wants.weights) check_finite(res.weights, "weights", false, nan_rows);
     if (wants.context) check_finite(res.context, "context", false, nan_rows);
 
@@ -213,7 +253,23 @@ int cmd_attend(int argc, char** argv) {
         else it.fields = variance_fields(*report);
         items.push_back(std::move(it));
     }
-    io::write_output(items, out);
+    if (svg) {
+        viz::SvgHeatmapOptions so;
+        so.what = svg_of;
+        so.row_labels = row_labels;
+        so.col_labels = key_labels;
+        so.scale_text = scale_text(r["scale"].as<std::string>(), Q.cols(), opt.score_mask.scale);
+        so.masking_text = masking_text(opt.score_mask);
+        so.masked = viz::cell_mask(opt.score_mask, Tq, Tk);
+        const Matrix& m = svg_of == "scores" ? res.scores : svg_of == "scaled" ? res.scaled : res.weights;
+        io::write_text(r["svg"].as<std::string>(), viz::svg_heatmap(m, so));
+    }
+    std::string picture;
+    if (heatmap)
+        picture = viz::heatmap_text(res.weights, row_labels, key_labels, viz::want_color(stdout_is_terminal()),
+                                    viz::cell_mask(opt.score_mask, Tq, Tk));
+    if (!items.empty()) io::write_output(items, out);
+    if (heatmap) io::write_text("", (items.empty() || !out.path.empty() ? "" : "\n") + picture);
     report_masked_rows(res.masked_rows, opt.masked_rows);
     return exit_ok;
 }

@@ -1,4 +1,5 @@
 // attn example: list, show or check the tutorials' worked examples.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -6,6 +7,7 @@
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
+#include "attn/viz.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/examples.hpp"
@@ -16,13 +18,14 @@ namespace {
 
 constexpr double check_tolerance = 1e-5;  // the bound for --check
 
-// Largest absolute difference; infinite when the shapes differ.
+// Largest difference, absolute for values up to 1 and relative beyond (a float32 result of
+// 512.01 cannot be closer than ~3e-5 absolute); infinite when the shapes differ.
 double max_abs_diff(const Matrix& a, const Matrix& b) {
     if (a.rows() != b.rows() || a.cols() != b.cols()) return INFINITY;
     double worst = 0.0;
     for (std::size_t i = 0; i < a.rows(); ++i)
         for (std::size_t j = 0; j < a.cols(); ++j) {
-            const double d = std::fabs(double(a(i, j)) - double(b(i, j)));
+            const double d = std::fabs(double(a(i, j)) - double(b(i, j))) / std::max(1.0, std::fabs(double(b(i, j))));
             if (!(d <= worst)) worst = d;  // NaN-safe: a NaN difference wins
         }
     return worst;
@@ -52,7 +55,7 @@ bool check_example(const Example& e, bool verbose) {
         }
         ok = ok && bad.empty();
         if (verbose || !bad.empty())
-            std::printf("%-4s %s / %s: %zu values, max |diff| %.2g%s%s\n", bad.empty() ? "ok" : "FAIL", e.name.c_str(),
+            std::printf("%-4s %s / %s: %zu values, max diff %.2g%s%s\n", bad.empty() ? "ok" : "FAIL", e.name.c_str(),
                         c.label.c_str(), values, worst, bad.empty() ? "" : ", over 1e-05:", bad.c_str());
     }
     return ok;
@@ -83,9 +86,18 @@ void show_example(const Example& e, const io::OutputOptions& out) {
         }
         std::fputs(io::render(items, out).c_str(), stdout);
         std::printf("\n");
+        if (c.heatmap) {
+            ScoreMask sm;
+            sm.causal = c.causal;
+            const Matrix& w = got.at("weights");
+            std::printf("weights as a heatmap:\n%s\n",
+                        viz::heatmap_text(w, labels, labels, viz::want_color(stdout_is_terminal()),
+                                          viz::cell_mask(sm, w.rows(), w.cols()))
+                            .c_str());
+        }
         for (const auto& [name, file] : c.expect) {
             const double d = max_abs_diff(got.at(name), example_matrix(e.name, file));
-            std::printf("%s vs PyTorch 1.13 (data/examples/%s/%s): max |diff| %.2g %s\n", name.c_str(),
+            std::printf("%s vs PyTorch 1.13 (data/examples/%s/%s): max diff %.2g %s\n", name.c_str(),
                         e.name.c_str(), file.c_str(), d, d <= check_tolerance ? "(ok)" : "(DIFFERS)");
         }
     }
@@ -119,7 +131,7 @@ int cmd_example(int argc, char** argv) {
         chosen = find_example(names[0]);
         if (!chosen) throw UsageError("no example named '" + names[0] + "' (attn example lists them)");
     }
-    if (r.count("check")) {
+    if (r["check"].as<bool>()) {
         bool ok = true;
         std::size_t n = 0;
         for (const Example& e : examples())
@@ -134,7 +146,11 @@ int cmd_example(int argc, char** argv) {
     }
     io::OutputOptions out;
     out.format = io::Format::pretty;
-    if (r.count("digits")) out.digits = r["digits"].as<int>();
+    if (r.count("digits")) {
+        out.digits = r["digits"].as<int>();
+        if (out.digits < 0 || out.digits > 17)
+            throw UsageError("invalid --digits " + std::to_string(out.digits) + ": expected 0 to 17");
+    }
     show_example(*chosen, out);
     return exit_ok;
 }

@@ -36,7 +36,7 @@ int cmd_matmul(int argc, char** argv) {
     InputNames names;
     const std::string a_path = names.claim(r["left"].as<std::string>(), "A");
     const std::string b_path = names.claim(r["right"].as<std::string>(), "B");
-    const bool transpose_b = r.count("transpose-b") > 0;
+    const bool transpose_b = r["transpose-b"].as<bool>();
     const Matrix A = io::read_matrix(a_path);
     const Matrix B = io::read_matrix(b_path);
     const std::size_t inner = transpose_b ? B.cols() : B.rows();

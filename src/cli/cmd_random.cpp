@@ -220,11 +220,6 @@ private:
     std::FILE* file_ = nullptr;
 };
 
-void write_whole(const std::string& path, const std::string& bytes) {
-    Sink sink(path);
-    sink.write(bytes);
-    sink.finish();
-}
 
 void check_finite(const std::vector<float>& v) {
     for (float x : v)
@@ -269,7 +264,7 @@ int cmd_random(int argc, char** argv) {
         if (text.empty() || *end != '\0' || errno == ERANGE || count < 1 || count > max_count)
             throw UsageError("invalid --count '" + text + "': expected an integer from 1 to 1000000");
     }
-    const bool uniform = r.count("uniform") > 0;
+    const bool uniform = r["uniform"].as<bool>();
     if (uniform && (r.count("mean") || r.count("std")))
         throw UsageError("--mean/--std apply to the Gaussian; with --uniform use --low/--high");
     if (!uniform && (r.count("low") || r.count("high")))
@@ -319,11 +314,11 @@ int cmd_random(int argc, char** argv) {
             const std::vector<float> v = uniform ? gen.rand(shape, a, b) : gen.randn(shape, a, b);
             check_finite(v);
             if (count == 1) {
-                write_whole(out.path, npy_nd_bytes(v, shape));
+                io::write_text(out.path, npy_nd_bytes(v, shape));
             } else {
                 char name[48];
                 std::snprintf(name, sizeof name, "draw%0*lld.npy", name_width, d);
-                write_whole((std::filesystem::path(out.path) / name).string(), npy_nd_bytes(v, shape));
+                io::write_text((std::filesystem::path(out.path) / name).string(), npy_nd_bytes(v, shape));
             }
         }
         return exit_ok;

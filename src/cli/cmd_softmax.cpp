@@ -8,25 +8,13 @@
 #include "attn/error.hpp"
 #include "attn/io.hpp"
 #include "attn/ops.hpp"
+#include "cli/attend_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 
 namespace attn::cli {
 
 namespace {
-
-Normalization parse_normalization(const std::string& s) {
-    if (s == "softmax") return Normalization::softmax;
-    if (s == "sum") return Normalization::sum;
-    throw UsageError("invalid --normalize '" + s + "': expected softmax or sum");
-}
-
-MaskedRowPolicy parse_masked_rows(const std::string& s) {
-    if (s == "zero") return MaskedRowPolicy::zero;
-    if (s == "nan") return MaskedRowPolicy::nan;
-    if (s == "uniform") return MaskedRowPolicy::uniform;
-    throw UsageError("invalid --masked-rows '" + s + "': expected zero, nan or uniform");
-}
 
 // Multiplies the logits by `scale` and applies the causal rule; -inf entries stay masked
 // whatever the scale (masked means masked, even for a scale of 0 or below).
@@ -75,7 +63,7 @@ int cmd_softmax(int argc, char** argv) {
     const auto& r = *parsed;
 
     const float scale = r.count("scale") ? float(parse_number(r["scale"].as<std::string>(), "scale")) : 1.0f;
-    const Normalization how = r.count("normalize") ? parse_normalization(r["normalize"].as<std::string>())
+    const Normalization how = r.count("normalize") ? parse_normalize(r["normalize"].as<std::string>())
                                                    : Normalization::softmax;
     const MaskedRowPolicy policy = r.count("masked-rows") ? parse_masked_rows(r["masked-rows"].as<std::string>())
                                                           : MaskedRowPolicy::zero;
@@ -88,7 +76,7 @@ int cmd_softmax(int argc, char** argv) {
     else throw UsageError("missing input: give FILE, or '-' for standard input (see --help)");
 
     Matrix m = io::read_matrix(input, io::Finite::allow_neg_inf);
-    prepare_logits(m, scale, r.count("causal") > 0);
+    prepare_logits(m, scale, r["causal"].as<bool>());
     const std::size_t masked = normalize_rows(m, how, policy);
     if (masked > 0) {
         const char* got = policy == MaskedRowPolicy::zero ? "zero weights"

@@ -154,23 +154,6 @@ std::string render_pretty(const std::vector<VarianceResult>& results, const Vari
     return out;
 }
 
-void write_text(const std::string& path, const std::string& text) {
-    if (path.empty()) {
-        if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
-            if (errno == EPIPE) std::exit(exit_ok);
-            throw RuntimeFailure("standard output: write error");
-        }
-        return;
-    }
-    const std::string tmp = path + ".tmp";
-    std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f) throw RuntimeFailure(path + ": cannot write: " + std::strerror(errno));
-    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    if (std::fclose(f) != 0 || !ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw RuntimeFailure(path + ": write error");
-    }
-}
 
 }  // namespace
 
@@ -234,8 +217,8 @@ int cmd_variance(int argc, char** argv) {
         case io::Format::tsv: text = render_table(results, '\t', digits); break;
         default: text = render_pretty(results, e); break;
     }
-    if (r.count("svg")) write_text(r["svg"].as<std::string>(), viz::svg_variance_plot(results, e));
-    write_text(out.path, text);
+    if (r.count("svg")) io::write_text(r["svg"].as<std::string>(), viz::svg_variance_plot(results, e));
+    io::write_text(out.path, text);
     return exit_ok;
 }
 

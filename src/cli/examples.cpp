@@ -6,6 +6,8 @@
 #include "attn/error.hpp"
 #include "attn/io.hpp"
 #include "attn/reference.hpp"
+#include "attn/torch_rng.hpp"
+#include "attn/variance_experiment.hpp"
 #include "cli/attend_options.hpp"
 #include "cli/example_data.hpp"
 
@@ -89,14 +91,30 @@ std::vector<Example> make_catalogue() {
                      Normalization::softmax, {{"softmax", "softmax_x8.txt"}}}},
                    "shows both cells without output; the second is commented\n"
                    "\"# gets too peaky, converges to one-hot\""});
-    all.push_back({"causal-average",
-                   "running mean of x[0] (xbow) = causal attention over all-zero scores",
-                   "seed 002, \"Mathematical trick in self-attention\"",
-                   "",
-                   {{"xbow", Op::attend, {{"q", "zeros.txt"}, {"k", "zeros.txt"}, {"v", "x0.txt"}}, "none",
-                     Causal::top_left, Normalization::softmax, {{"context", "xbow.txt"}}}},
-                   "computes xbow with a loop of means, then as softmax(masked zeros) @ x, and checks\n"
-                   "torch.allclose(xbow3, xbow); the notebook was saved without printed values"});
+    {
+        Example e{"causal-average",
+                  "running mean of x[0] (xbow) = causal attention over all-zero scores",
+                  "seed 002, \"Mathematical trick in self-attention\"",
+                  "",
+                  {{"xbow", Op::attend, {{"q", "zeros.txt"}, {"k", "zeros.txt"}}, "none", Causal::top_left,
+                    Normalization::softmax, {{"v", "x0.txt"}, {"context", "xbow.txt"}},
+                    // x = torch.randn(4, 8, 2) after torch.manual_seed(42); batch 0 is the values.
+                    {{"v", 42, {4, 8, 2}}}}},
+                  "computes xbow with a loop of means, then as softmax(masked zeros) @ x, and checks\n"
+                  "torch.allclose(xbow3, xbow); the notebook was saved without printed values"};
+        all.push_back(std::move(e));
+    }
+    {
+        Example e{"variance",
+                  "variance of q·k grows with d_k; scaling by 1/sqrt(d_k) brings it back to 1",
+                  "seed 000, \"Visualizing Variance of Dot Product\"",
+                  "",
+                  {{"d_k = 512", Op::variance, {}, "auto", Causal::none, Normalization::softmax,
+                    {{"variance", "variance.txt"}}}},
+                  "computes, with torch.manual_seed(92), Q and K = torch.randn(4, 8, 32, 512) and\n"
+                  "the population variance of Q·Kᵀ unscaled (theory d_k·σ⁴ = 512) and scaled (σ⁴ = 1)"};
+        all.push_back(std::move(e));
+    }
     all.push_back({"masking",
                    "causal mask on \"The hiking trail led us through bear country.\" (T = 8)",
                    "seed 004, \"Masking\" (embeddings from torch.manual_seed(4); torch.randn(8, 4))",
@@ -104,7 +122,7 @@ std::vector<Example> make_catalogue() {
                    {{"unmasked", Op::attend, {{"x", "x.txt"}}, "auto", Causal::none, Normalization::softmax,
                      {{"weights", "weights.txt"}}},
                     {"causal", Op::attend, {{"x", "x.txt"}}, "auto", Causal::top_left, Normalization::softmax,
-                     {{"weights", "weights_causal.txt"}, {"context", "context_causal.txt"}}}},
+                     {{"weights", "weights_causal.txt"}, {"context", "context_causal.txt"}}, {}, true}},
                    "sets every score above the diagonal to -inf before the softmax, so token i attends\n"
                    "to tokens 1..i only (its printed table has a typo in row k6); seed 000 notes that\n"
                    "causal attention reduces to self-attention for the last token: compare the last\n"
@@ -152,6 +170,23 @@ Matrix example_matrix(const std::string& example, const std::string& file) {
 std::map<std::string, Matrix> run_case(const ExampleCase& c, const std::string& example) {
     std::map<std::string, Matrix> in, out;
     for (const auto& [name, file] : c.inputs) in[name] = example_matrix(example, file);
+    for (const GeneratedInput& g : c.generated) {
+        TorchGenerator gen(g.seed);
+        const std::vector<float> draw = gen.randn(g.shape);
+        const std::size_t rows = g.shape[g.shape.size() - 2], cols = g.shape.back();
+        Matrix m(rows, cols);
+        for (std::size_t i = 0; i < rows; ++i)
+            for (std::size_t j = 0; j < cols; ++j) m(i, j) = draw[i * cols + j];
+        in[g.name] = std::move(m);
+    }
+
+    if (c.op == ExampleOp::variance) {
+        const VarianceResult r = run_variance_experiment(VarianceExperiment{}).front();
+        Matrix v(1, 2);
+        v(0, 0) = float(r.unscaled_var), v(0, 1) = float(r.scaled_var);
+        out["variance"] = std::move(v);
+        return out;
+    }
 
     if (c.op == ExampleOp::softmax) {
         const Matrix& logits = in.at("logits");
@@ -186,7 +221,17 @@ std::map<std::string, Matrix> run_case(const ExampleCase& c, const std::string& 
 
 std::string case_command(const ExampleCase& c, const std::string& example) {
     const std::string dir = "data/examples/" + example + "/";
+    if (c.op == ExampleOp::variance) return "attn variance --dk 512 --rows 32 --batch 32 --sigma 1 --seed 92";
     std::string cmd = c.op == ExampleOp::softmax ? "attn softmax" : "attn attend";
+    std::string prefix;  // commands that produce generated inputs
+    for (const GeneratedInput& g : c.generated) {
+        std::string shape;
+        for (std::size_t d : g.shape) shape += (shape.empty() ? "" : ",") + std::to_string(d);
+        // The first matrix of the draw is the comment line plus its rows.
+        prefix += "attn random --seed " + std::to_string(g.seed) + " --shape " + shape + " --format csv | head -n " +
+                  std::to_string(g.shape[g.shape.size() - 2] + 1) + " > " + g.name + ".csv\n$ ";
+        cmd += " " + std::string(input_flag(g.name)) + " " + g.name + ".csv";
+    }
     for (const auto& [name, file] : c.inputs) {
         const std::string flag = input_flag(name);
         cmd += (flag[0] ? " " + flag + " " : " ") + dir + file;
@@ -200,10 +245,11 @@ std::string case_command(const ExampleCase& c, const std::string& example) {
     if (c.normalize == Normalization::sum) cmd += " --normalize sum";
     if (c.op == ExampleOp::attend) {
         std::string show;
-        for (const auto& [name, file] : c.expect) show += (show.empty() ? "" : ",") + name;
+        for (const auto& [name, file] : c.expect)
+            if (name != "v") show += (show.empty() ? "" : ",") + name;
         cmd += " --show " + show;
     }
-    return cmd;
+    return prefix + cmd;
 }
 
 }  // namespace attn::cli

@@ -1,7 +1,9 @@
 // The tutorials' worked examples: what each one runs, on which data, and what it must give.
 #pragma once
+#include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attn/matrix.hpp"
@@ -9,19 +11,40 @@
 
 namespace attn::cli {
 
-enum class ExampleOp { attend, softmax };
+enum class ExampleOp {
+    attend,
+    softmax,
+    variance,  // the seed-000 experiment: 1x2 [unscaled, scaled] score variance
+};
+
+// An input drawn with PyTorch's generator instead of read from a file: the first matrix
+// (index 0 of every leading dimension) of torch.manual_seed(seed); torch.randn(shape).
+struct GeneratedInput {
+    std::string name;
+    std::uint64_t seed;
+    std::vector<std::size_t> shape;
+};
 
 struct ExampleCase {
+    using Files = std::vector<std::pair<std::string, std::string>>;
+    ExampleCase(std::string label_, ExampleOp op_, Files inputs_, std::string scale_, Causal causal_,
+                Normalization normalize_, Files expect_, std::vector<GeneratedInput> generated_ = {},
+                bool heatmap_ = false)
+        : label(std::move(label_)), op(op_), inputs(std::move(inputs_)), scale(std::move(scale_)), causal(causal_),
+          normalize(normalize_), expect(std::move(expect_)), generated(std::move(generated_)), heatmap(heatmap_) {}
+
     std::string label;
-    ExampleOp op = ExampleOp::attend;
+    ExampleOp op;
     // attend: "x" (+ "wq", "wk", "wv") or "q", "k", "v"; softmax: "logits". Values are file
     // names inside the example's data folder.
-    std::vector<std::pair<std::string, std::string>> inputs;
-    std::string scale = "auto";  // as --scale takes it
-    Causal causal = Causal::none;
-    Normalization normalize = Normalization::softmax;
+    Files inputs;
+    std::string scale;  // as --scale takes it
+    Causal causal;
+    Normalization normalize;
     // What is compared: computed name ("queries", ..., "context", "softmax") → expected file.
-    std::vector<std::pair<std::string, std::string>> expect;
+    Files expect;
+    std::vector<GeneratedInput> generated;
+    bool heatmap;  // draw the weights when showing the example
 };
 
 struct Example {

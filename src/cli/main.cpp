@@ -1,5 +1,6 @@
 // attn: entry point. Dispatches to one subcommand and turns errors into GNU-style messages
 // on stderr and the documented exit codes.
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -47,9 +48,30 @@ void print_usage(std::FILE* out) {
                  "Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 bad input.\n");
 }
 
+// Everything printed through stdio or iostreams must have reached standard output: a full
+// disk or a closed descriptor is a runtime failure; a reader that went away (EPIPE) ends the
+// program quietly, as coreutils do.
+int finish_stdout(int code) {
+    std::cout.flush();
+    errno = 0;
+    if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good()) return code;
+    if (errno == EPIPE) {
+        std::signal(SIGPIPE, SIG_DFL);
+        std::raise(SIGPIPE);
+    }
+    std::fprintf(stderr, "attn: standard output: write error%s%s\n", errno ? ": " : "", errno ? std::strerror(errno) : "");
+    return code == attn::exit_ok ? attn::exit_runtime : code;
+}
+
+int run(int argc, char** argv);
+
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) { return finish_stdout(run(argc, argv)); }
+
+namespace {
+
+int run(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is handled as EPIPE by the writers
     if (argc < 2) {
         print_usage(stderr);
@@ -82,3 +104,5 @@ int main(int argc, char** argv) {
         return attn::exit_runtime;
     }
 }
+
+}  // namespace

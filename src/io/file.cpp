@@ -206,4 +206,10 @@ void write_files(const std::vector<PendingFile>& files) {
 }
 
 }  // namespace detail
+
+void write_text(const std::string& path, std::string_view bytes) {
+    if (path.empty() || path == "-") detail::write_stdout(bytes);
+    else detail::write_files({{path, std::string(bytes)}});
+}
+
 }  // namespace attn::io

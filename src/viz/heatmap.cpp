@@ -64,20 +64,10 @@ std::string heatmap_text(const Matrix& w, const std::vector<std::string>& row_la
     const std::size_t R = w.rows(), C = w.cols();
     auto is_masked = [&](std::size_t i, std::size_t j) { return (masked && masked(i, j)) || !std::isfinite(w(i, j)); };
 
-    // Colour range over the cells that are shown as values.
-    double lo = 0, hi = 0;
-    bool any_value = false, any_masked = false;
-    for (std::size_t i = 0; i < R; ++i)
-        for (std::size_t j = 0; j < C; ++j) {
-            if (is_masked(i, j)) {
-                any_masked = true;
-                continue;
-            }
-            const double v = w(i, j);
-            lo = any_value ? std::min(lo, v) : std::min(0.0, v);
-            hi = any_value ? std::max(hi, v) : std::max(0.0, v);
-            any_value = true;
-        }
+    // Colour range over the cells that are shown as values, always including 0.
+    const detail::ValueRange range = detail::value_range(w, is_masked);
+    const bool any_masked = range.any_masked;
+    const double lo = std::min(0.0, range.lo), hi = std::max(0.0, range.hi);
     auto position = [&](double v) { return hi > lo ? (v - lo) / (hi - lo) : 0.0; };
 
     const std::vector<std::string> rows = labels_or_indices(row_labels, R);

@@ -64,19 +64,10 @@ std::string line_at(double x1, double y1, double x2, double y2, const std::strin
 std::string svg_heatmap(const Matrix& m, const SvgHeatmapOptions& opt) {
     const std::size_t R = m.rows(), C = m.cols();
     auto is_masked = [&](std::size_t i, std::size_t j) { return (opt.masked && opt.masked(i, j)) || !std::isfinite(m(i, j)); };
-    double lo = 0, hi = 0;
-    bool any_value = false, any_masked = false;
-    for (std::size_t i = 0; i < R; ++i)
-        for (std::size_t j = 0; j < C; ++j) {
-            if (is_masked(i, j)) {
-                any_masked = true;
-                continue;
-            }
-            const double v = m(i, j);
-            lo = any_value ? std::min(lo, v) : v;
-            hi = any_value ? std::max(hi, v) : v;
-            any_value = true;
-        }
+    const detail::ValueRange range = detail::value_range(m, is_masked);
+    const bool any_value = range.any_value, any_masked = range.any_masked;
+    double lo = range.lo;
+    const double hi = range.hi;
     if (lo > 0 && lo < hi && lo < 0.5 * hi) lo = 0;  // weights: let the bar start at 0
     auto position = [&](double v) { return hi > lo ? (v - lo) / (hi - lo) : 0.5; };
 

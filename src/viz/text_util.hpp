@@ -2,7 +2,10 @@
 #pragma once
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
 #include <string>
+
+#include "attn/matrix.hpp"
 #include <vector>
 
 namespace attn::viz::detail {
@@ -62,6 +65,28 @@ inline std::string fmt(const char* format, double v) {
 }
 
 // A viridis-like colour map, t in [0, 1] → RGB 0..255.
+// The range of the values a picture colours: every cell that is not masked and is finite.
+struct ValueRange {
+    double lo = 0, hi = 0;
+    bool any_value = false, any_masked = false;
+};
+template <class IsMasked>
+ValueRange value_range(const Matrix& m, const IsMasked& is_masked) {
+    ValueRange r;
+    for (std::size_t i = 0; i < m.rows(); ++i)
+        for (std::size_t j = 0; j < m.cols(); ++j) {
+            if (is_masked(i, j)) {
+                r.any_masked = true;
+                continue;
+            }
+            const double v = m(i, j);
+            r.lo = r.any_value ? std::min(r.lo, v) : v;
+            r.hi = r.any_value ? std::max(r.hi, v) : v;
+            r.any_value = true;
+        }
+    return r;
+}
+
 struct Rgb {
     int r, g, b;
 };

@@ -119,6 +119,41 @@ expect_close "$T/w" "$T/piped" 1e-6 "attend --show scaled | attn softmax - equal
 run attend --help
 expect_code 0 "--help"
 for opt in -x --wq --wk --wv -q -k -v --labels --scale --causal --mask --bias --masked-rows --normalize --show \
-           --format --digits --output --arch --threads; do
+           --format --digits --output --arch --threads --heatmap --svg --svg-of; do
     expect_out_has -- "$opt" "attend --help documents $opt"
 done
+
+# pictures: terminal heatmap and SVG
+m="$ex/masking"
+run attend -x "$m/x.txt" --causal --labels "$m/labels.txt" --heatmap
+expect_code 0 "--heatmap alone"
+expect_out_has "××" "masked cells drawn as ××"
+expect_out_has "country." "labels on the heatmap"
+if grep -q $'\e\[' "$T/out"; then fail "no colour when stdout is not a terminal"; else pass; fi
+if grep -q '^context' "$T/out"; then fail "--heatmap alone prints no matrices"; else pass; fi
+run attend -x "$m/x.txt" --causal --heatmap --show context --format csv
+expect_code 2 "--heatmap with csv on stdout is refused"
+run attend -x "$m/x.txt" --causal --heatmap --show context --format pretty
+expect_out_has "context (8x4):" "--heatmap with --show keeps the matrices"
+expect_out_has "××" "and draws the heatmap after them"
+run attend -x "$m/x.txt" --causal --heatmap --show weights -o "$T/w.csv"
+expect_code 0 "--heatmap with -o"
+expect_out_has "××" "heatmap on stdout, matrices in the file"
+expect_close "$m/weights_causal.txt" "$T/w.csv" 1e-6 "-o file holds the weights"
+run attend -x "$m/x.txt" --causal --labels "$m/labels.txt" --svg "$T/w.svg"
+expect_code 0 "--svg"
+cells=$(grep -o 'class="cell' "$T/w.svg" | wc -l)
+if [ "$cells" -eq 64 ]; then pass; else fail "svg has 64 cells, found $cells"; fi
+if [ "$(wc -l < "$T/out")" -eq 8 ]; then pass; else fail "--svg still prints the 8 context rows"; fi
+if grep -q 'causal (top-left)' "$T/w.svg"; then pass; else fail "svg title names the causal mask"; fi
+if grep -q 'hiking' "$T/w.svg"; then pass; else fail "svg carries the labels"; fi
+if command -v xmllint >/dev/null 2>&1; then
+    if xmllint --noout "$T/w.svg" 2>/dev/null; then pass; else fail "svg is well-formed XML"; fi
+fi
+run attend -x "$m/x.txt" --svg "$T/s.svg" --svg-of scores
+expect_code 0 "--svg-of scores"
+if grep -q 'scores' "$T/s.svg"; then pass; else fail "svg-of scores titled scores"; fi
+run attend -x "$m/x.txt" --svg "$T/s.svg" --svg-of context
+expect_code 2 "--svg-of context is refused"
+run attend -x "$m/x.txt" --svg-of scores
+expect_code 2 "--svg-of without --svg is refused"

@@ -4,11 +4,11 @@ ex="$ROOT/data/examples"
 
 run example --check
 expect_code 0 "example --check passes"
-expect_out_has "all ok: 8 examples" "example --check covers every example"
+expect_out_has "all ok: 9 examples" "example --check covers every example"
 
 run example
 expect_code 0 "example lists"
-for name in simple trainable exact-match scaling saturation peaky causal-average masking; do
+for name in simple trainable exact-match scaling saturation peaky causal-average variance masking; do
     expect_out_has "$name" "example list names $name"
 done
 
@@ -69,3 +69,17 @@ expect_close "$T/last_plain" "$T/last_causal" 1e-7 "masking: last row causal == 
 run attend -x "$ex/masking/x.txt" --causal --show weights --labels "$ex/masking/labels.txt" --format pretty
 expect_out_has "hiking" "labels appear in pretty output"
 expect_out_has "country." "last label appears in pretty output"
+
+# generated inputs: causal-average draws x with torch.manual_seed(42); variance with seed 92
+run example causal-average
+expect_code 0 "example causal-average"
+expect_out_has "attn random --seed 42 --shape 4,8,2" "causal-average says how its input is drawn"
+expect_out_has "context vs PyTorch 1.13 (data/examples/causal-average/xbow.txt): max diff" "causal-average compares xbow"
+run example variance
+expect_code 0 "example variance"
+if grep -qE '512\.0118 +1\.0000' "$T/out"; then pass; else fail "variance example prints 512.0118 and 1.0000"; fi
+run example masking
+expect_code 0 "example masking"
+expect_out_has "weights as a heatmap" "masking example draws a heatmap"
+expect_out_has "××" "masked cells visible in the heatmap"
+expect_out_has "through" "labels in the masking example"

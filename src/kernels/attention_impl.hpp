@@ -1,0 +1,532 @@
+// exp, row softmax and fused streaming attention, written once on the xsimd arch tag.
+// Included only by src/arch/ARCH_attention.cpp, each compiled with its own ISA flags; all of
+// it has internal linkage (anonymous namespace), so no inline function compiled with one
+// arch's flags can be shared with another translation unit (design notes §2, ODR trap).
+#pragma once
+#include <xsimd/xsimd.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <type_traits>
+
+#if defined(__AVX512F__) || defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
+#include "attn/matrix.hpp"
+#include "attn/ops.hpp"
+#include "kernels/kernel_api.hpp"
+
+namespace attn::kernels::attention_impl {
+namespace {
+
+template <class Arch>
+using vfloat = xsimd::batch<float, Arch>;
+template <class Arch>
+using vint = xsimd::batch<std::int32_t, Arch>;
+
+template <class Arch>
+constexpr std::size_t lanes = vfloat<Arch>::size;
+
+inline constexpr float neg_inf = -std::numeric_limits<float>::infinity();
+
+// a·b + c with one rounding. xsimd 8.1's avx512f fma is the generic a*b+c, which ISO C++
+// (-ffp-contract=off) leaves unfused, so AVX-512 uses the intrinsic.
+template <class Arch>
+inline vfloat<Arch> fmadd(const vfloat<Arch>& a, const vfloat<Arch>& b, const vfloat<Arch>& c) {
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<Arch, xsimd::avx512f>) return _mm512_fmadd_ps(a, b, c);
+#endif
+    return xsimd::fma(a, b, c);
+}
+
+// c − a·b with one rounding.
+template <class Arch>
+inline vfloat<Arch> fnmadd(const vfloat<Arch>& a, const vfloat<Arch>& b, const vfloat<Arch>& c) {
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<Arch, xsimd::avx512f>) return _mm512_fnmadd_ps(a, b, c);
+#endif
+    return xsimd::fnma(a, b, c);
+}
+
+template <class Arch>
+inline float hsum(const vfloat<Arch>& v) {
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<Arch, xsimd::avx512f>) return _mm512_reduce_add_ps(v);
+#endif
+    alignas(64) float t[lanes<Arch>];
+    v.store_aligned(t);
+    float s = 0.0f;
+    for (std::size_t i = 0; i < lanes<Arch>; ++i) s += t[i];
+    return s;
+}
+
+template <class Arch>
+inline float hmax(const vfloat<Arch>& v) {
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<Arch, xsimd::avx512f>) return _mm512_reduce_max_ps(v);
+#endif
+    alignas(64) float t[lanes<Arch>];
+    v.store_aligned(t);
+    float m = t[0];
+    for (std::size_t i = 1; i < lanes<Arch>; ++i) m = std::max(m, t[i]);
+    return m;
+}
+
+// The first n (< lanes) floats at p, the other lanes `fill`; never reads past p + n.
+template <class Arch>
+inline vfloat<Arch> load_partial(const float* p, std::size_t n, float fill) {
+    alignas(64) float t[lanes<Arch>];
+    for (std::size_t i = 0; i < lanes<Arch>; ++i) t[i] = i < n ? p[i] : fill;
+    return vfloat<Arch>::load_aligned(t);
+}
+
+template <class Arch>
+inline void store_partial(float* p, const vfloat<Arch>& v, std::size_t n) {
+    alignas(64) float t[lanes<Arch>];
+    v.store_aligned(t);
+    for (std::size_t i = 0; i < n; ++i) p[i] = t[i];
+}
+
+// ---- exp -----------------------------------------------------------------------------
+// Cephes-style expf: n = round(x·log2 e), r = x − n·ln2 (two-constant Cody–Waite), e^r by a
+// degree-6 polynomial, times 2^n applied as two power-of-two factors 2^⌊n/2⌋·2^(n−⌊n/2⌋) so
+// that results down to the subnormal range and the overflow to +inf come out right.
+// x ≤ −88 (and −inf) give exactly 0, x > 88.72 gives +inf, NaN gives NaN.
+// Measured maximum error against std::exp in double: 1.010 ULP over every float in
+// [−87, 88.72] (exhaustive run, avx512 and avx2); tests/unit/test_exp.cpp samples every
+// 61st bit pattern of the whole range per arch and finds 1.003 ULP there (neon under qemu:
+// 1.003), 0.75 ULP on the subnormal results of (−88, −87), and asserts ≤ 2 ULP.
+template <class Arch>
+inline vfloat<Arch> exp(const vfloat<Arch>& x) {
+    using F = vfloat<Arch>;
+    using I = vint<Arch>;
+    const F lo(-88.0f), hi(88.8f);
+    const F xc = xsimd::min(xsimd::max(x, lo), hi);  // keeps n within [−127, 128]
+    const F magic(12582912.0f);                     // 1.5·2^23: adding it rounds to an integer
+    const F t = fmadd<Arch>(xc, F(1.44269504088896341f), magic);
+    const F n = t - magic;
+    F r = fnmadd<Arch>(n, F(0.693359375f), xc);  // ln 2 = 0.693359375 − 2.12194440e−4
+    r = fnmadd<Arch>(n, F(-2.12194440e-4f), r);
+    F p(1.9875691500e-4f);
+    p = fmadd<Arch>(p, r, F(1.3981999507e-3f));
+    p = fmadd<Arch>(p, r, F(8.3334519073e-3f));
+    p = fmadd<Arch>(p, r, F(4.1665795894e-2f));
+    p = fmadd<Arch>(p, r, F(1.6666665459e-1f));
+    p = fmadd<Arch>(p, r, F(5.0000001201e-1f));
+    p = fmadd<Arch>(p, r * r, r) + F(1.0f);
+    const I ni = xsimd::bitwise_cast<I>(t) - xsimd::bitwise_cast<I>(magic);
+    const I n1 = ni >> 1;
+    const I n2 = ni - n1;
+    const F s1 = xsimd::bitwise_cast<F>((n1 + I(127)) << 23);
+    const F s2 = xsimd::bitwise_cast<F>((n2 + I(127)) << 23);
+    F y = (p * s1) * s2;
+    y = xsimd::select(x <= lo, F(0.0f), y);
+    return xsimd::select(x == x, y, x);  // NaN in, NaN out (x != x is an ordered compare: false)
+}
+
+// exp for the online softmax, whose arguments are x − max ≤ 0: the same reduction and
+// polynomial as exp() (so the same ≤ 1.01 ULP where the result is a normal float), but
+// x < −87 gives exactly 0 instead of a subnormal (a weight below 1.7e−38 next to a row sum
+// ≥ 1 changes nothing), so 2^n is a single add to the exponent field. −inf gives 0, NaN
+// gives NaN; not for x > 0.
+template <class Arch>
+inline vfloat<Arch> exp_nonpositive(const vfloat<Arch>& x) {
+    using F = vfloat<Arch>;
+    using I = vint<Arch>;
+    const F lo(-87.0f);
+    const F xc = xsimd::max(lo, x);  // keeps 2^n·p normal (n ≥ −126 and p ≥ 1 at n = −126)
+    const F magic(12582912.0f);     // 1.5·2^23: adding it rounds to an integer
+    const F t = fmadd<Arch>(xc, F(1.44269504088896341f), magic);
+    const F n = t - magic;
+    F r = fnmadd<Arch>(n, F(0.693359375f), xc);
+    r = fnmadd<Arch>(n, F(-2.12194440e-4f), r);
+    F p(1.9875691500e-4f);
+    p = fmadd<Arch>(p, r, F(1.3981999507e-3f));
+    p = fmadd<Arch>(p, r, F(8.3334519073e-3f));
+    p = fmadd<Arch>(p, r, F(4.1665795894e-2f));
+    p = fmadd<Arch>(p, r, F(1.6666665459e-1f));
+    p = fmadd<Arch>(p, r, F(5.0000001201e-1f));
+    p = fmadd<Arch>(p, r * r, r) + F(1.0f);
+    // The low bits of t hold n (two's complement): t << 23 is n << 23 modulo 2^32.
+    const F y = xsimd::bitwise_cast<F>(xsimd::bitwise_cast<I>(p) + (xsimd::bitwise_cast<I>(t) << 23));
+    return xsimd::select(x < lo, F(0.0f), xsimd::select(x == x, y, x));
+}
+
+template <class Arch>
+void exp_array(const float* x, float* y, std::size_t n) {
+    constexpr std::size_t W = lanes<Arch>;
+    std::size_t i = 0;
+    for (; i + W <= n; i += W) exp<Arch>(vfloat<Arch>::load_unaligned(x + i)).store_unaligned(y + i);
+    if (i < n) store_partial<Arch>(y + i, exp<Arch>(load_partial<Arch>(x + i, n - i, 0.0f)), n - i);
+}
+
+// ---- row softmax ----------------------------------------------------------------------
+inline float masked_row_fill(MaskedRowPolicy policy, std::size_t cols) {
+    return policy == MaskedRowPolicy::zero  ? 0.0f
+           : policy == MaskedRowPolicy::nan ? std::numeric_limits<float>::quiet_NaN()
+                                            : 1.0f / float(cols);
+}
+
+// Stable softmax of each row: max, exp(x − max) with the sum in four accumulators, times
+// 1/sum. −inf entries give exactly 0 (exp(−inf) = 0); tails are padded with −inf.
+template <class Arch>
+std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_t cols,
+                         MaskedRowPolicy policy) {
+    using F = vfloat<Arch>;
+    constexpr std::size_t W = lanes<Arch>;
+    const std::size_t full = cols - cols % W, tail = cols - full;
+    std::size_t masked = 0;
+    for (std::size_t i = 0; i < rows; ++i) {
+        float* row = S + i * lds;
+        F m0(neg_inf), m1(neg_inf);
+        std::size_t j = 0;
+        for (; j + 2 * W <= full; j += 2 * W) {
+            m0 = xsimd::max(m0, F::load_unaligned(row + j));
+            m1 = xsimd::max(m1, F::load_unaligned(row + j + W));
+        }
+        if (j < full) m0 = xsimd::max(m0, F::load_unaligned(row + j));
+        if (tail) m1 = xsimd::max(m1, load_partial<Arch>(row + full, tail, neg_inf));
+        const float mx = hmax<Arch>(xsimd::max(m0, m1));
+        if (mx == neg_inf) {  // fully masked (or no columns): x − max would be NaN
+            ++masked;
+            const float fill = masked_row_fill(policy, cols);
+            std::fill(row, row + cols, fill);
+            continue;
+        }
+        const F vmx(mx);
+        F acc[4] = {F(0.0f), F(0.0f), F(0.0f), F(0.0f)};
+        j = 0;
+        for (; j + 4 * W <= full; j += 4 * W)
+            for (std::size_t u = 0; u < 4; ++u) {
+                const F e = exp<Arch>(F::load_unaligned(row + j + u * W) - vmx);
+                e.store_unaligned(row + j + u * W);
+                acc[u] += e;
+            }
+        for (; j < full; j += W) {
+            const F e = exp<Arch>(F::load_unaligned(row + j) - vmx);
+            e.store_unaligned(row + j);
+            acc[0] += e;
+        }
+        if (tail) {
+            const F e = exp<Arch>(load_partial<Arch>(row + full, tail, neg_inf) - vmx);
+            store_partial<Arch>(row + full, e, tail);
+            acc[1] += e;
+        }
+        const F inv(1.0f / hsum<Arch>((acc[0] + acc[1]) + (acc[2] + acc[3])));
+        for (j = 0; j < full; j += W) (F::load_unaligned(row + j) * inv).store_unaligned(row + j);
+        if (tail) store_partial<Arch>(row + full, load_partial<Arch>(row + full, tail, 0.0f) * inv, tail);
+    }
+    return masked;
+}
+
+// ---- fused streaming attention -------------------------------------------------------
+// Everything runs "vector over queries": a block of QB = NV·lanes query rows is packed
+// d-major (Qᵀ, pre-scaled), so
+//   Sᵀ[j][q] = Σ_p K[j][p]·Qᵀ[p][q]   (K rows broadcast straight from K: no K packing),
+//   online softmax per query lane     (max, sum, rescale are vertical vector ops: no
+//                                      horizontal reductions),
+//   Oᵀ[c][q] += Σ_j V[j][c]·Pᵀ[j][q]   (V entries broadcast straight from V),
+// and Oᵀ is transposed back into O once per block. Both products are the same
+// register-blocked micro-kernel: R broadcast rows × NV vectors of queries, R·NV accumulators.
+// Blocks are aligned to multiples of QB in absolute row index and every lane is computed
+// independently, so each output row gets the same operations whatever [row_begin, row_end)
+// is: the result is bitwise identical for any split of the rows over threads.
+template <class Arch>
+struct FlashBlocking {
+    // R × NV accumulators: 6×4 = 24 of 32 zmm / NEON registers (+4 loads, 1 broadcast).
+    // G blocks of NV·lanes query rows share each tile of BC keys.
+    static constexpr std::size_t R = 6, NV = 4, BC = 128, G = 4;
+};
+template <>
+struct FlashBlocking<xsimd::fma3<xsimd::avx2>> {  // 16 ymm registers: 6×2 accumulators
+    static constexpr std::size_t R = 6, NV = 2, BC = 128, G = 8;
+};
+
+// C[r][0, NV·W) = (Acc ? C[r]·alpha : 0) + Σ_{p<kdim} a[r][p·aps] · B[p][0, NV·W), r < Rows.
+// B is kdim rows of NV·W floats (64-byte aligned), C rows are ldc apart (aligned).
+// With colmax, also colmax[v] = max(colmax[v], max_r C[r][v]) (the softmax's running max).
+template <class Arch, std::size_t Rows, std::size_t NV, bool Acc>
+inline void micro_kernel(const float* const* a, std::size_t aps, const float* B, std::size_t kdim, float* C,
+                         std::size_t ldc, const vfloat<Arch>* alpha, vfloat<Arch>* colmax) {
+    using F = vfloat<Arch>;
+    constexpr std::size_t W = lanes<Arch>, PW = NV * W;
+    F acc[Rows][NV];
+    for (std::size_t r = 0; r < Rows; ++r)
+        for (std::size_t v = 0; v < NV; ++v)
+            acc[r][v] = Acc ? F::load_aligned(C + r * ldc + v * W) * alpha[v] : F(0.0f);
+    std::size_t off = 0;
+    for (std::size_t p = 0; p < kdim; ++p, off += aps, B += PW) {
+        F b[NV];
+        for (std::size_t v = 0; v < NV; ++v) b[v] = F::load_aligned(B + v * W);
+        for (std::size_t r = 0; r < Rows; ++r) {
+            const F x(a[r][off]);
+            for (std::size_t v = 0; v < NV; ++v) acc[r][v] = fmadd<Arch>(x, b[v], acc[r][v]);
+        }
+    }
+    for (std::size_t r = 0; r < Rows; ++r)
+        for (std::size_t v = 0; v < NV; ++v) acc[r][v].store_aligned(C + r * ldc + v * W);
+    if (colmax)
+        for (std::size_t v = 0; v < NV; ++v) {
+            F m = acc[0][v];
+            for (std::size_t r = 1; r < Rows; ++r) m = xsimd::max(m, acc[r][v]);
+            colmax[v] = xsimd::max(colmax[v], m);
+        }
+}
+
+// Run-time row count (1…R) → compile-time micro-kernel instance.
+template <class Arch, bool Acc, std::size_t Rows = FlashBlocking<Arch>::R>
+inline void micro_kernel_rows(std::size_t rows, const float* const* a, std::size_t aps, const float* B,
+                              std::size_t kdim, float* C, std::size_t ldc, const vfloat<Arch>* alpha,
+                              vfloat<Arch>* colmax) {
+    if constexpr (Rows == 0) {
+        (void)rows, (void)a, (void)aps, (void)B, (void)kdim, (void)C, (void)ldc, (void)alpha, (void)colmax;
+    } else if (rows == Rows) {
+        micro_kernel<Arch, Rows, FlashBlocking<Arch>::NV, Acc>(a, aps, B, kdim, C, ldc, alpha, colmax);
+    } else {
+        micro_kernel_rows<Arch, Acc, Rows - 1>(rows, a, aps, B, kdim, C, ldc, alpha, colmax);
+    }
+}
+
+struct AlignedFloats {
+    struct Free {
+        void operator()(float* p) const noexcept { aligned_free_floats(p); }
+    };
+    std::unique_ptr<float[], Free> p;
+    explicit AlignedFloats(std::size_t n) : p(aligned_alloc_floats(n ? n : 1)) {}
+    float* get() const noexcept { return p.get(); }
+};
+
+template <class Arch>
+class Flash {
+    using F = vfloat<Arch>;
+    using Blk = FlashBlocking<Arch>;
+    static constexpr std::size_t W = lanes<Arch>, R = Blk::R, NV = Blk::NV, BC = Blk::BC, G = Blk::G;
+    static constexpr std::size_t QB = NV * W;  // query rows per block
+
+public:
+    // Scratch, O(tile): per block of a group Qᵀ (dk×QB), Oᵀ (dv×QB), m and l (QB each);
+    // one Sᵀ/Pᵀ tile (BC×QB).
+    explicit Flash(const FlashArgs& a)
+        : a_(a), qt_(G * a.dk * QB), ot_(G * a.dv * QB), ml_(G * 2 * QB), st_(BC * QB) {}
+
+    // Groups of up to G blocks share each K/V tile while it is in cache (the tile loop is
+    // outside the block loop), so K and V stream from memory once per group, not per block.
+    std::size_t run() {
+        std::size_t masked = 0;
+        for (std::size_t g0 = a_.row_begin / QB * QB; g0 < a_.row_end; g0 += G * QB) {
+            const std::size_t nb = std::min(G, (std::min(a_.row_end, a_.Tq) - g0 + QB - 1) / QB);
+            masked += group(g0, nb);
+        }
+        return masked;
+    }
+
+private:
+    float* qt(std::size_t b) const { return qt_.get() + b * a_.dk * QB; }
+    float* ot(std::size_t b) const { return ot_.get() + b * a_.dv * QB; }
+    float* m_of(std::size_t b) const { return ml_.get() + b * 2 * QB; }
+    float* l_of(std::size_t b) const { return ml_.get() + b * 2 * QB + QB; }
+
+    // Blocks b < nb of query rows [g0 + b·QB, … + QB) ∩ [0, Tq); outputs written for the
+    // rows in [row_begin, row_end).
+    std::size_t group(std::size_t g0, std::size_t nb) {
+        std::size_t kend[G], kfull[G];
+        for (std::size_t b = 0; b < nb; ++b) {
+            const std::size_t q0 = g0 + b * QB, nq = std::min(QB, a_.Tq - q0);
+            pack_q(q0, nq, qt(b));
+            std::fill(m_of(b), m_of(b) + QB, neg_inf);
+            std::fill(l_of(b), l_of(b) + QB, 0.0f);
+            std::fill(ot(b), ot(b) + a_.dv * QB, 0.0f);
+            // Keys any row of the (whole, unclipped) block may see: causal limits are
+            // non-decreasing in the row index. Tiles beyond are never computed.
+            kend[b] = causal_visible(a_.causal, q0 + nq - 1, a_.Tq, a_.Tk);
+            kfull[b] = causal_visible(a_.causal, q0, a_.Tq, a_.Tk);  // seen by every row
+        }
+        for (std::size_t t0 = 0; t0 < kend[nb - 1]; t0 += BC)
+            for (std::size_t b = 0; b < nb; ++b)
+                if (t0 < kend[b]) block_tile(g0 + b * QB, b, t0, std::min(BC, kend[b] - t0), kfull[b]);
+        std::size_t masked = 0;
+        for (std::size_t b = 0; b < nb; ++b) masked += finish(g0 + b * QB, b);
+        return masked;
+    }
+
+    // One block (rows q0…, state b) against keys [t0, t0 + nk).
+    void block_tile(std::size_t q0, std::size_t b, std::size_t t0, std::size_t nk, std::size_t kfull) {
+        const std::size_t nq = std::min(QB, a_.Tq - q0);
+        const bool diagonal = a_.causal != Causal::none && t0 + nk > kfull;
+        // Unmodified scores: their column max comes out of the micro-kernel.
+        const bool plain = !diagonal && !a_.bias && !a_.mask;
+        F mx[NV], m[NV], l[NV], vis[NV], alpha[NV];
+        for (std::size_t v = 0; v < NV; ++v) {
+            mx[v] = F(neg_inf);
+            m[v] = F::load_aligned(m_of(b) + v * W);
+            l[v] = F::load_aligned(l_of(b) + v * W);
+        }
+        scores(t0, nk, qt(b), plain ? mx : nullptr);
+        if (a_.bias || a_.mask) bias_and_mask(q0, nq, t0, nk);
+        if (diagonal) causal_offsets(q0, t0, vis);
+        online_softmax(nk, diagonal ? vis : nullptr, !plain, mx, m, l, alpha);
+        for (std::size_t v = 0; v < NV; ++v) {
+            m[v].store_aligned(m_of(b) + v * W);
+            l[v].store_aligned(l_of(b) + v * W);
+        }
+        mix(t0, nk, alpha, ot(b));
+    }
+
+    // Qᵀ[p][q] = scale·Q[q0 + q][p], zero for rows past Tq.
+    void pack_q(std::size_t q0, std::size_t nq, float* qt) const {
+        for (std::size_t q = 0; q < QB; ++q) {
+            if (q < nq) {
+                const float* row = a_.Q + (q0 + q) * a_.ldq;
+                for (std::size_t p = 0; p < a_.dk; ++p) qt[p * QB + q] = a_.scale * row[p];
+            } else {
+                for (std::size_t p = 0; p < a_.dk; ++p) qt[p * QB + q] = 0.0f;
+            }
+        }
+    }
+
+    // Sᵀ[j][·] for keys t0 + j, j < nk (and their column max into colmax when given).
+    void scores(std::size_t t0, std::size_t nk, const float* qt, F* colmax) {
+        for (std::size_t j = 0; j < nk; j += R) {
+            const std::size_t rows = std::min(R, nk - j);
+            const float* krow[R] = {};
+            for (std::size_t r = 0; r < rows; ++r) krow[r] = a_.K + (t0 + j + r) * a_.ldk;
+            micro_kernel_rows<Arch, false>(rows, krow, 1, qt, a_.dk, st_.get() + j * QB, QB, nullptr, colmax);
+        }
+    }
+
+    // Optional inputs, read row by row (contiguous) into the transposed tile.
+    void bias_and_mask(std::size_t q0, std::size_t nq, std::size_t t0, std::size_t nk) {
+        float* st = st_.get();
+        for (std::size_t q = 0; q < nq; ++q) {
+            const std::size_t i = q0 + q;
+            if (a_.bias) {
+                const float* b = a_.bias + i * a_.ldb + t0;
+                for (std::size_t j = 0; j < nk; ++j) st[j * QB + q] += b[j];
+            }
+            if (a_.mask) {
+                const float* mk = a_.mask + i * a_.ldm + t0;
+                for (std::size_t j = 0; j < nk; ++j)
+                    if (mk[j] == 0.0f) st[j * QB + q] = neg_inf;
+            }
+        }
+    }
+
+    // vis[v] lane q: number of keys of this tile row q0 + v·W + q may see (as a float in
+    // [0, BC], exact), for the causal select in online_softmax.
+    void causal_offsets(std::size_t q0, std::size_t t0, F* vis) const {
+        alignas(64) float t[QB];
+        for (std::size_t q = 0; q < QB; ++q) {
+            const std::size_t i = std::min(q0 + q, a_.Tq - 1);  // lanes past Tq: any value
+            const std::size_t v = causal_visible(a_.causal, i, a_.Tq, a_.Tk);
+            t[q] = float(v <= t0 ? 0 : std::min(BC, v - t0));
+        }
+        for (std::size_t v = 0; v < NV; ++v) vis[v] = F::load_aligned(t + v * W);
+    }
+
+    // Per query lane: m_new = max(m, max_j Sᵀ[j]); Pᵀ = exp(Sᵀ − m_new) in place;
+    // alpha = exp(m − m_new) (0 while nothing was visible: the accumulators are still 0);
+    // l = alpha·l + Σ_j Pᵀ[j]. Lanes with nothing visible yet get P = 0. The causal limits
+    // vis (diagonal tiles) are applied here; mx holds the column max already unless scan.
+    void online_softmax(std::size_t nk, const F* vis, bool scan, F* mx, F* m, F* l, F* alpha) {
+        float* st = st_.get();
+        const F ninf(neg_inf);
+        if (vis) {
+            F jf(0.0f);
+            for (std::size_t j = 0; j < nk; ++j, jf += F(1.0f))
+                for (std::size_t v = 0; v < NV; ++v) {
+                    const F x = xsimd::select(jf < vis[v], F::load_aligned(st + j * QB + v * W), ninf);
+                    x.store_aligned(st + j * QB + v * W);
+                    mx[v] = xsimd::max(mx[v], x);
+                }
+        } else if (scan) {
+            for (std::size_t j = 0; j < nk; ++j)
+                for (std::size_t v = 0; v < NV; ++v) mx[v] = xsimd::max(mx[v], F::load_aligned(st + j * QB + v * W));
+        }
+        F mu[NV], sum[NV];
+        for (std::size_t v = 0; v < NV; ++v) {
+            const F m_new = xsimd::max(m[v], mx[v]);
+            alpha[v] = xsimd::select(m[v] == ninf, F(0.0f), exp_nonpositive<Arch>(m[v] - m_new));
+            mu[v] = xsimd::select(m_new == ninf, F(0.0f), m_new);  // exp(−inf − 0) = 0, not NaN
+            m[v] = m_new;
+            sum[v] = F(0.0f);
+        }
+        for (std::size_t j = 0; j < nk; ++j)
+            for (std::size_t v = 0; v < NV; ++v) {
+                const F p = exp_nonpositive<Arch>(F::load_aligned(st + j * QB + v * W) - mu[v]);
+                p.store_aligned(st + j * QB + v * W);
+                sum[v] += p;
+            }
+        for (std::size_t v = 0; v < NV; ++v) l[v] = fmadd<Arch>(alpha[v], l[v], sum[v]);
+    }
+
+    // Oᵀ[c][·] = alpha·Oᵀ[c][·] + Σ_j V[t0 + j][c]·Pᵀ[j][·].
+    void mix(std::size_t t0, std::size_t nk, const F* alpha, float* ot) {
+        const float* vbase = a_.V + t0 * a_.ldv;
+        for (std::size_t c = 0; c < a_.dv; c += R) {
+            const std::size_t rows = std::min(R, a_.dv - c);
+            const float* vcol[R] = {};
+            for (std::size_t r = 0; r < rows; ++r) vcol[r] = vbase + c + r;
+            micro_kernel_rows<Arch, true>(rows, vcol, a_.ldv, st_.get(), nk, ot + c * QB, QB, alpha, nullptr);
+        }
+    }
+
+    // O = Oᵀ / l, or the fully-masked-row policy where nothing was visible (l = 0).
+    std::size_t finish(std::size_t q0, std::size_t b) {
+        const std::size_t nq = std::min(QB, a_.Tq - q0);
+        const float* lsum = l_of(b);
+        const float* ot = this->ot(b);
+        std::size_t masked = 0;
+        const std::size_t qa = std::max(q0, a_.row_begin) - q0, qb = std::min(q0 + nq, a_.row_end) - q0;
+        for (std::size_t q = qa; q < qb; ++q) {
+            float* out = a_.O + (q0 + q) * a_.ldo;
+            if (lsum[q] > 0.0f) {
+                const float inv = 1.0f / lsum[q];
+                for (std::size_t c = 0; c < a_.dv; ++c) out[c] = ot[c * QB + q] * inv;
+                continue;
+            }
+            ++masked;
+            if (a_.policy == MaskedRowPolicy::uniform && a_.Tk > 0) {
+                const float* mean = v_mean();
+                std::copy(mean, mean + a_.dv, out);
+            } else {
+                // zero; nan; and any policy over no keys at all, whose weighted sum is empty (0)
+                const float fill = a_.policy == MaskedRowPolicy::nan && a_.Tk > 0
+                                       ? std::numeric_limits<float>::quiet_NaN()
+                                       : 0.0f;
+                std::fill(out, out + a_.dv, fill);
+            }
+        }
+        return masked;
+    }
+
+    // Column means of V (double sums), computed on first use.
+    const float* v_mean() {
+        if (!mean_) {
+            mean_ = std::make_unique<AlignedFloats>(a_.dv);
+            for (std::size_t c = 0; c < a_.dv; ++c) {
+                double sum = 0.0;
+                for (std::size_t j = 0; j < a_.Tk; ++j) sum += a_.V[j * a_.ldv + c];
+                mean_->get()[c] = float(sum / double(a_.Tk));
+            }
+        }
+        return mean_->get();
+    }
+
+    const FlashArgs& a_;
+    AlignedFloats qt_, ot_, ml_, st_;
+    std::unique_ptr<AlignedFloats> mean_;
+};
+
+template <class Arch>
+std::size_t flash(const FlashArgs& a) {
+    if (a.row_begin >= a.row_end) return 0;
+    return Flash<Arch>(a).run();
+}
+
+}  // namespace
+}  // namespace attn::kernels::attention_impl

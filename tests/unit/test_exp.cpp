@@ -1,0 +1,108 @@
+// The vectorized exp of every supported arch against std::exp in double, over the whole
+// float range (every 61st bit pattern: an odd stride reaches every exponent and low-order
+// mantissa bits), plus the special values.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "arch_kernels.hpp"
+
+namespace {
+
+float from_bits(std::uint32_t u) {
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+// Distance from y to the correctly rounded exp(x), in units of the float spacing at the
+// true value (subnormal spacing 2^−149 at the bottom).
+double ulp_error(float y, double exact) {
+    const double mag = std::fabs(exact);
+    int e;
+    std::frexp(mag, &e);  // mag = f·2^e, f in [0.5, 1)
+    const double ulp = std::ldexp(1.0, std::max(e - 24, -149));
+    return std::fabs(double(y) - exact) / ulp;
+}
+
+}  // namespace
+
+TEST_CASE("exp: error against std::exp over the float range, per arch") {
+    constexpr float inf = std::numeric_limits<float>::infinity();
+    constexpr std::uint64_t stride = 61, chunk = 1 << 16;
+    const auto arches = attn::test::supported_arch_kernels();
+    std::vector<float> x(chunk), y(chunk);
+    std::vector<double> worst_in_range(arches.size(), 0.0), worst_subnormal(arches.size(), 0.0);
+    std::vector<std::size_t> bad_special(arches.size(), 0);
+    for (std::uint64_t start = 0; start < (std::uint64_t(1) << 32); start += stride * chunk) {
+        std::size_t n = 0;
+        for (std::uint64_t b = start; b < (std::uint64_t(1) << 32) && n < chunk; b += stride) x[n++] = from_bits(std::uint32_t(b));
+        for (std::size_t a = 0; a < arches.size(); ++a) {
+            arches[a].exp(x.data(), y.data(), n);
+            for (std::size_t i = 0; i < n; ++i) {
+                const float xi = x[i], yi = y[i];
+                if (std::isnan(xi)) {
+                    bad_special[a] += !std::isnan(yi);
+                } else if (xi <= -88.0f) {
+                    bad_special[a] += !(yi == 0.0f && !std::signbit(yi));  // exactly +0
+                } else if (xi > 88.7229f) {
+                    bad_special[a] += yi != inf;
+                } else if (xi < -87.0f) {  // results in or near the subnormal range
+                    worst_subnormal[a] = std::max(worst_subnormal[a], ulp_error(yi, std::exp(double(xi))));
+                } else if (xi <= 88.0f) {
+                    const double e = std::isfinite(yi) ? ulp_error(yi, std::exp(double(xi))) : 1e30;
+                    worst_in_range[a] = std::max(worst_in_range[a], e);
+                } else {  // (88, 88.7229]: finite, close to FLT_MAX
+                    const double exact = std::exp(double(xi));
+                    const double e = std::isfinite(yi) ? ulp_error(yi, exact) : (exact > 3.4028e38 ? 0.0 : 1e30);
+                    worst_in_range[a] = std::max(worst_in_range[a], e);
+                }
+            }
+        }
+    }
+    for (std::size_t a = 0; a < arches.size(); ++a) {
+        INFO("arch " << std::string(arches[a].name));
+        MESSAGE("exp max error on [-87, 88.72] for " << std::string(arches[a].name) << ": " << worst_in_range[a]
+                                                     << " ULP; (-88, -87): " << worst_subnormal[a] << " ULP");
+        CHECK(bad_special[a] == 0);
+        CHECK(worst_in_range[a] <= 2.0);
+        CHECK(worst_subnormal[a] <= 2.0);
+    }
+}
+
+TEST_CASE("exp: special values and awkward lengths, per arch") {
+    constexpr float inf = std::numeric_limits<float>::infinity();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (const auto& k : attn::test::supported_arch_kernels()) {
+        INFO("arch " << std::string(k.name));
+        const std::vector<float> special = {-inf, -1e30f, -88.0f, -87.999f, 0.0f, -0.0f, 1.0f, 88.0f, 88.8f, 1e30f, inf, nan};
+        std::vector<float> out(special.size());
+        k.exp(special.data(), out.data(), special.size());
+        CHECK(out[0] == 0.0f);
+        CHECK(out[1] == 0.0f);
+        CHECK(out[2] == 0.0f);
+        CHECK(out[3] > 0.0f);  // exp(−87.999) ≈ 6.1e−39: subnormal, not flushed
+        CHECK(out[4] == 1.0f);
+        CHECK(out[5] == 1.0f);
+        CHECK(out[6] == doctest::Approx(2.718281828).epsilon(1e-7));
+        CHECK(std::isfinite(out[7]));
+        CHECK(out[8] == inf);
+        CHECK(out[9] == inf);
+        CHECK(out[10] == inf);
+        CHECK(std::isnan(out[11]));
+        // Every length up to several vectors: the tail is computed and nothing past n is written.
+        for (std::size_t n : {std::size_t(1), k.lanes - 1, k.lanes, k.lanes + 1, 4 * k.lanes + 3}) {
+            if (n == 0) continue;
+            std::vector<float> xs(n), ys(n + 1, 42.0f);
+            for (std::size_t i = 0; i < n; ++i) xs[i] = -3.0f + 0.37f * float(i);
+            k.exp(xs.data(), ys.data(), n);
+            for (std::size_t i = 0; i < n; ++i) CHECK(ys[i] == doctest::Approx(std::exp(double(xs[i]))).epsilon(3e-7));
+            CHECK(ys[n] == 42.0f);
+        }
+    }
+}

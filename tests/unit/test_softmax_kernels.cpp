@@ -1,0 +1,136 @@
+// softmax_rows of every supported arch against the double-accumulator reference
+// (attn::reference::normalize_rows), on awkward widths and strides, with masks and policies.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "arch_kernels.hpp"
+#include "attn/matrix.hpp"
+#include "attn/reference.hpp"
+
+namespace {
+
+constexpr float ninf = -std::numeric_limits<float>::infinity();
+constexpr float sentinel = 12345.0f;  // fills the gap between rows: must survive
+
+// rows × cols in a buffer with row stride ld ≥ cols; the gap holds `sentinel`.
+struct Strided {
+    std::size_t rows, cols, ld;
+    std::vector<float> data;
+    Strided(std::size_t r, std::size_t c, std::size_t l) : rows(r), cols(c), ld(l), data(r * l, sentinel) {}
+    float& at(std::size_t i, std::size_t j) { return data[i * ld + j]; }
+};
+
+attn::Matrix to_matrix(Strided& s) {
+    attn::Matrix m(s.rows, s.cols);
+    for (std::size_t i = 0; i < s.rows; ++i)
+        for (std::size_t j = 0; j < s.cols; ++j) m(i, j) = s.at(i, j);
+    return m;
+}
+
+// Runs the kernel and the reference on the same data; checks agreement within a relative
+// 1e-5 (plus 1e-7 absolute for tiny weights), exact zeros where the input is −inf, NaN
+// where the reference has NaN, row sums of 1, untouched gaps and the masked-row count.
+void check_against_reference(const attn::test::ArchKernels& k, Strided s, attn::MaskedRowPolicy policy) {
+    attn::Matrix ref = to_matrix(s);
+    const std::size_t ref_masked = attn::reference::normalize_rows(ref, attn::Normalization::softmax, policy);
+    Strided in = s;
+    const std::size_t masked = k.softmax_rows(s.data.data(), s.ld, s.rows, s.cols, policy);
+    CHECK(masked == ref_masked);
+    for (std::size_t i = 0; i < s.rows; ++i) {
+        double sum = 0.0;
+        bool row_masked = true;
+        for (std::size_t j = 0; j < s.cols; ++j)
+            if (in.at(i, j) != ninf) row_masked = false;
+        for (std::size_t j = 0; j < s.cols; ++j) {
+            const float got = s.at(i, j), want = ref(i, j);
+            if (std::isnan(want)) {
+                CHECK(std::isnan(got));
+                continue;
+            }
+            if (in.at(i, j) == ninf && !row_masked) CHECK(got == 0.0f);
+            CHECK(std::fabs(got - want) <= 1e-5f * std::fabs(want) + 1e-7f);
+            sum += got;
+        }
+        if (!row_masked || policy == attn::MaskedRowPolicy::uniform) CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
+        for (std::size_t j = s.cols; j < s.ld; ++j) CHECK(s.at(i, j) == sentinel);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("softmax_rows: random rows of awkward widths and strides match the reference, per arch") {
+    std::mt19937 gen(7);
+    std::normal_distribution<float> dist(0.0f, 3.0f);
+    for (const auto& k : attn::test::supported_arch_kernels()) {
+        INFO("arch " << std::string(k.name));
+        const std::size_t W = k.lanes;
+        for (std::size_t cols : {std::size_t(1), W - 1, W, W + 1, 2 * W + 5, 4 * W + 3, std::size_t(100), std::size_t(1001)}) {
+            if (cols == 0) continue;
+            for (std::size_t pad : {0, 1, 3}) {
+                INFO("cols " << cols << " ld " << cols + pad);
+                Strided s(5, cols, cols + pad);
+                for (std::size_t i = 0; i < s.rows; ++i)
+                    for (std::size_t j = 0; j < cols; ++j) s.at(i, j) = dist(gen);
+                // Row 1: every third entry masked; row 3: only the last entry visible.
+                for (std::size_t j = 0; j < cols; j += 3) s.at(1, j) = ninf;
+                if (cols > 1) s.at(1, 1) = 0.5f;
+                for (std::size_t j = 0; j + 1 < cols; ++j) s.at(3, j) = ninf;
+                check_against_reference(k, s, attn::MaskedRowPolicy::zero);
+            }
+        }
+    }
+}
+
+TEST_CASE("softmax_rows: fully masked rows follow each policy and are counted, per arch") {
+    using attn::MaskedRowPolicy;
+    for (const auto& k : attn::test::supported_arch_kernels()) {
+        INFO("arch " << std::string(k.name));
+        for (std::size_t cols : {std::size_t(1), k.lanes + 1, 4 * k.lanes + 3}) {
+            for (MaskedRowPolicy policy : {MaskedRowPolicy::zero, MaskedRowPolicy::nan, MaskedRowPolicy::uniform}) {
+                Strided s(4, cols, cols + 1);
+                for (std::size_t i = 0; i < 4; ++i)
+                    for (std::size_t j = 0; j < cols; ++j) s.at(i, j) = (i % 2) ? ninf : float(j) * 0.25f;
+                check_against_reference(k, s, policy);
+                Strided t = s;
+                CHECK(k.softmax_rows(t.data.data(), t.ld, t.rows, t.cols, policy) == 2);
+                for (std::size_t j = 0; j < cols; ++j) {
+                    const float got = t.at(1, j);
+                    if (policy == MaskedRowPolicy::zero) CHECK(got == 0.0f);
+                    if (policy == MaskedRowPolicy::nan) CHECK(std::isnan(got));
+                    if (policy == MaskedRowPolicy::uniform) CHECK(got == 1.0f / float(cols));
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("softmax_rows: known values and shift invariance, per arch") {
+    for (const auto& k : attn::test::supported_arch_kernels()) {
+        INFO("arch " << std::string(k.name));
+        // [1000, 1001] → [1/(1+e), e/(1+e)]; [−1000, −1000] → [½, ½] (no overflow, no 0/0).
+        float a[2] = {1000.0f, 1001.0f}, b[2] = {-1000.0f, -1000.0f};
+        CHECK(k.softmax_rows(a, 2, 1, 2, attn::MaskedRowPolicy::zero) == 0);
+        CHECK(k.softmax_rows(b, 2, 1, 2, attn::MaskedRowPolicy::zero) == 0);
+        const double e = std::exp(1.0);
+        CHECK(a[0] == doctest::Approx(1.0 / (1.0 + e)).epsilon(1e-6));
+        CHECK(a[1] == doctest::Approx(e / (1.0 + e)).epsilon(1e-6));
+        CHECK(b[0] == 0.5f);
+        CHECK(b[1] == 0.5f);
+        // Adding a constant to a row leaves its softmax unchanged (up to rounding of x − c).
+        const std::size_t n = 4 * k.lanes + 3;
+        std::vector<float> x(n), y(n);
+        for (std::size_t j = 0; j < n; ++j) x[j] = std::sin(float(j)) * 4.0f;
+        for (std::size_t j = 0; j < n; ++j) y[j] = x[j] + 37.5f;
+        y[5] = x[5] = ninf;
+        k.softmax_rows(x.data(), n, 1, n, attn::MaskedRowPolicy::zero);
+        k.softmax_rows(y.data(), n, 1, n, attn::MaskedRowPolicy::zero);
+        for (std::size_t j = 0; j < n; ++j) CHECK(y[j] == doctest::Approx(x[j]).epsilon(2e-5));
+        CHECK(x[5] == 0.0f);
+        CHECK(y[5] == 0.0f);
+    }
+}
