@@ -130,10 +130,18 @@ def main():
             print(msg, file=sys.stderr)
 
     do_sgemm, do_attention = ONLY in ("all", "sgemm"), ONLY in ("all", "attention")
-    say("attn: FMA peak ...")
-    peak = attn_bench(attn, "--peak", "--op", "matmul", "--sizes", "8", "--repeat", "1")
-    arch = peak["results"][0]["arch"]
-    peak_gflops = next((p["gflops"] for p in peak["peak"] if p["arch"] == arch and p["threads"] == THREADS), None)
+    # The FMA peak is a physical limit: measured once per round, the highest value counts
+    # (a loaded machine can only make it look lower).
+    peak_gflops, arch = None, None
+
+    def measure_peak():
+        nonlocal peak_gflops, arch
+        say("attn: FMA peak ...")
+        peak = attn_bench(attn, "--peak", "--op", "matmul", "--sizes", "8", "--repeat", "1")
+        arch = peak["results"][0]["arch"]
+        g = next((p["gflops"] for p in peak["peak"] if p["arch"] == arch and p["threads"] == THREADS), None)
+        if g and (peak_gflops is None or g > peak_gflops):
+            peak_gflops = g
     blas = (("NumPy/OpenBLAS (as installed)", {}),
             ("NumPy/OpenBLAS Haswell kernels", {"OPENBLAS_CORETYPE": "Haswell"}),
             ("NumPy/OpenBLAS SkylakeX kernels", {"OPENBLAS_CORETYPE": "SkylakeX"}))
@@ -144,6 +152,7 @@ def main():
     # per-round medians.
     attn_t, peer_t = {}, {}
     for rnd in range(ROUNDS):
+        measure_peak()
         if do_sgemm:
             say(f"round {rnd + 1}/{ROUNDS}: sgemm ...")
             for r in attn_bench(attn, "--op", "matmul", "--sizes", sizes)["results"]:
@@ -179,7 +188,8 @@ def main():
     print(f"attn vs peers — {platform.node()} ({os.cpu_count()} CPUs), {time.strftime('%Y-%m-%d %H:%M %Z')}, "
           f"arch {arch}, {THREADS} threads everywhere, medians of {REPEAT} runs x {ROUNDS} interleaved rounds")
     if peak_gflops:
-        print(f"FMA peak ({arch}, {THREADS} threads): {peak_gflops:.0f} GFLOP/s")
+        print(f"FMA peak ({arch}, {THREADS} threads, best of {ROUNDS}): {peak_gflops:.0f} GFLOP/s "
+              "(causal attention is counted dense, so its % of peak can exceed 100%)")
     print("FLOPs: sgemm 2n^3; attention 4*Tq*Tk*d, dense even when causal\n")
     head = (f"| {'case':<30} | {'attn ms':>8} | {'attn GFLOP/s':>12} | {'% peak':>6} | {'peer':<32} | {'peer ms':>8} "
             f"| {'peer GFLOP/s':>12} | {'attn speed-up':>13} | {'per CPU-s':>9} |")
