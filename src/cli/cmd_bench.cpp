@@ -102,7 +102,20 @@ struct Case {
         return 0.0;
     }
     double elements() const { return double(m) * double(n); }
+    // Bytes of inputs and outputs the case allocates (a little more for packing).
+    double bytes() const {
+        const double M = double(m), N = double(n), K = double(k);
+        if (op == Op::matmul) return 4.0 * (M * K + K * N + M * N);
+        if (op == Op::softmax) return 4.0 * 2.0 * M * N;
+        return 4.0 * (M * K + 2.0 * N * K + M * K + (fused ? 0.0 : 3.0 * M * N));  // Q, K, V, O (+ S, P)
+    }
 };
+
+// Half of the physical memory: a case needing more is refused rather than swapped to death.
+double memory_budget() {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? 0.5 * double(pages) * double(page) : 4.0 * (1u << 30);
+}
 
 struct Result {
     Case c;
@@ -441,6 +454,11 @@ int cmd_bench(int argc, char** argv) {
             }
         }
     }
+
+    for (const Case& c : cases)
+        if (c.bytes() > memory_budget())
+            throw UsageError("--sizes " + c.shape() + " needs " + num(c.bytes() / (1u << 30), "%.1f") +
+                             " GiB, more than half of this machine's memory");
 
     const Arch arch = current_arch();
     const unsigned threads = current_threads();

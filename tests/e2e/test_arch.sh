@@ -85,3 +85,8 @@ else
             grep -v 'DW.ref.__gxx_personality_v0' | grep -vE 'xsimd::(avx512f|avx2|fma3<xsimd::avx2>|neon64|neon)\b' || true)
     if [ -z "$leaks" ]; then pass; else fail "ODR guard: weak symbols not tied to an arch: $(head -5 <<<"$leaks")"; fi
 fi
+
+# A case that cannot fit is refused up front (usage error), not swapped to death.
+run bench --op matmul --sizes 1000000 --repeat 1
+expect_code 2 "bench refuses a matmul larger than memory"
+expect_err_has "more than half of this machine's memory" "bench memory refusal message"
