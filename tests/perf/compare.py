@@ -6,7 +6,8 @@ threads (OMP/OPENBLAS/torch threads = attn --threads), and is summarised by its 
 FLOPs: sgemm 2·M·N·K; attention 4·Tq·Tk·d (both products), dense even when causal.
 Peers run in child processes so that each gets its own thread settings and OpenBLAS core
 type (OpenBLAS 0.3.21 does not know every new CPU and then falls back to generic kernels:
-the default is timed as installed, and the Haswell/SkylakeX kernels are timed too).
+the default is timed as installed, and the Haswell/SkylakeX kernels are timed too; Debian's
+PyTorch multiplies through the same OpenBLAS).
 """
 import json
 import os
@@ -145,7 +146,13 @@ def main():
     blas = (("NumPy/OpenBLAS (as installed)", {}),
             ("NumPy/OpenBLAS Haswell kernels", {"OPENBLAS_CORETYPE": "Haswell"}),
             ("NumPy/OpenBLAS SkylakeX kernels", {"OPENBLAS_CORETYPE": "SkylakeX"}))
-    attention_peers = (("PyTorch 1.13 eager", "torch-attention"), ("NumPy (stable softmax)", "numpy-attention"))
+    # Debian's torch and numpy both multiply through the system OpenBLAS: timed as installed
+    # and with its AVX-512 kernels forced (the fair figure where it misdetects the CPU).
+    skx = {"OPENBLAS_CORETYPE": "SkylakeX"}
+    attention_peers = (("PyTorch 1.13 eager", "torch-attention", {}),
+                       ("PyTorch eager, OpenBLAS SkylakeX", "torch-attention", skx),
+                       ("NumPy (stable softmax)", "numpy-attention", {}),
+                       ("NumPy, OpenBLAS SkylakeX", "numpy-attention", skx))
 
     # Rounds interleave attn and the peers so that a change in machine load (a shared
     # machine) hits every contender alike; each figure is the median over the rounds of
@@ -170,8 +177,8 @@ def main():
                         (r["median"], r["user"] + r["system"]))
                 for d in ATTN_DS:
                     case = f"attention T={ATTN_T} d={d}{' causal' if causal else ''}"
-                    for label, kind in attention_peers:
-                        peer_t.setdefault((case, label), []).append(run_peer(kind, [ATTN_T, d, int(causal)]))
+                    for label, kind, env in attention_peers:
+                        peer_t.setdefault((case, label), []).append(run_peer(kind, [ATTN_T, d, int(causal)], env))
 
     rows = []  # (case, attn median, flops, peer name, peer median)
     for (case, label), times in peer_t.items():
