@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "attn/error.hpp"
@@ -153,13 +154,33 @@ namespace {
 
 std::string shape(const Matrix& M) { return std::to_string(M.rows()) + "×" + std::to_string(M.cols()); }
 
-// Rows of C per gemm call when threaded: the kernel packs all of B once per call, so calls
-// are few and large (one per thread, split evenly); each C element is computed by exactly
-// one call with the same order of operations whatever the split (bitwise identical).
-std::size_t gemm_blocks(std::size_t m, std::size_t n, std::size_t k) {
+// How C is split over threads. The kernel packs all of B once per call, so calls are few
+// and large: one block of rows per thread, or of columns when C has too few rows (one
+// query row...). Each C element is computed by exactly one call with the same order of
+// operations wherever the split falls (the kernels' edge tiles compute like full ones), so
+// results are bitwise identical for any thread count.
+struct GemmSplit {
+    std::size_t blocks = 1;
+    bool by_columns = false;
+};
+
+GemmSplit gemm_split(std::size_t m, std::size_t n, std::size_t k) {
     const double flops = 2.0 * double(m) * double(n) * double(k);
-    if (flops < 4e6) return 1;  // below ~50 µs of work a second thread does not pay
-    return std::min<std::size_t>(current_threads(), (m + 15) / 16);
+    const std::size_t threads = current_threads();
+    if (flops < 4e6 || threads <= 1) return {};  // below ~50 µs of work a second thread does not pay
+    if (m >= 32 * threads) return {threads, false};
+    const std::size_t by_rows = std::max<std::size_t>(1, m / 16), by_cols = std::max<std::size_t>(1, n / 96);
+    if (by_cols > by_rows) return {std::min(threads, by_cols), true};
+    return {std::min(threads, by_rows), false};
+}
+
+// [begin, end) of block b of `blocks` over `size`; column blocks are multiples of 96
+// (a multiple of every arch's NR) so that only the last one has an edge tile.
+std::pair<std::size_t, std::size_t> block_range(std::size_t size, std::size_t blocks, std::size_t b, std::size_t quantum) {
+    std::size_t chunk = (size + blocks - 1) / blocks;
+    chunk = (chunk + quantum - 1) / quantum * quantum;
+    const std::size_t begin = std::min(size, b * chunk), end = std::min(size, begin + chunk);
+    return {begin, end};
 }
 
 }  // namespace
@@ -179,14 +200,21 @@ void matmul(const Matrix& A, const Matrix& B, Matrix& C, bool transpose_b) {
         const kernels::GemmArgs whole{A.data(), A.stride(), B.data(), B.stride(), transpose_b,
                                       out.data(), out.stride(), m, n, k};
         const auto gemm = active().gemm;
-        const std::size_t blocks = gemm_blocks(m, n, k);
-        parallel_for(blocks, [&](std::size_t b) {
-            const std::size_t r0 = m * b / blocks, r1 = m * (b + 1) / blocks;
+        const GemmSplit split = gemm_split(m, n, k);
+        parallel_for(split.blocks, [&](std::size_t b) {
             kernels::GemmArgs part = whole;
-            part.A = A.data() + r0 * A.stride();
-            part.C = out.data() + r0 * out.stride();
-            part.m = r1 - r0;
-            if (part.m) gemm(part);
+            if (split.by_columns) {
+                const auto [c0, c1] = block_range(n, split.blocks, b, 96);
+                part.B = transpose_b ? B.data() + c0 * B.stride() : B.data() + c0;
+                part.C = out.data() + c0;
+                part.n = c1 - c0;
+            } else {
+                const auto [r0, r1] = block_range(m, split.blocks, b, 1);
+                part.A = A.data() + r0 * A.stride();
+                part.C = out.data() + r0 * out.stride();
+                part.m = r1 - r0;
+            }
+            if (part.m && part.n) gemm(part);
         });
     }
     C = std::move(out);

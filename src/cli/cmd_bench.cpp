@@ -1,6 +1,7 @@
 // attn bench: times the library's compute calls in-process on generated inputs and reports
 // medians, GFLOP/s (or elements/s), the speed-up over the scalar kernels and, with --peak,
 // the machine's FMA peak so every figure can be read as a fraction of the physical limit.
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "attn/attention.hpp"
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
 #include "cli/commands.hpp"
@@ -34,6 +36,7 @@ using Clock = std::chrono::steady_clock;
 struct Timing {
     std::vector<double> times;  // seconds, in run order
     double mean = 0, stddev = 0, median = 0, min = 0, max = 0;
+    double user = 0, system = 0;  // mean CPU seconds per run, all threads (as hyperfine)
 };
 
 Timing summarize(std::vector<double> times) {
@@ -52,15 +55,28 @@ Timing summarize(std::vector<double> times) {
 }
 
 // Runs `call` warmup times untimed, then repeat times timed.
+// CPU seconds (user, system) used so far by the whole process.
+std::pair<double, double> cpu_seconds() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    auto sec = [](const timeval& tv) { return double(tv.tv_sec) + 1e-6 * double(tv.tv_usec); };
+    return {sec(u.ru_utime), sec(u.ru_stime)};
+}
+
 Timing measure(const std::function<void()>& call, int warmup, int repeat) {
     for (int i = 0; i < warmup; ++i) call();
     std::vector<double> times;
+    const auto cpu0 = cpu_seconds();
     for (int i = 0; i < repeat; ++i) {
         const auto t0 = Clock::now();
         call();
         times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
     }
-    return summarize(std::move(times));
+    const auto cpu1 = cpu_seconds();
+    Timing t = summarize(std::move(times));
+    t.user = (cpu1.first - cpu0.first) / repeat;
+    t.system = (cpu1.second - cpu0.second) / repeat;
+    return t;
 }
 
 // ---- cases ---------------------------------------------------------------------------
@@ -86,7 +102,20 @@ struct Case {
         return 0.0;
     }
     double elements() const { return double(m) * double(n); }
+    // Bytes of inputs and outputs the case allocates (a little more for packing).
+    double bytes() const {
+        const double M = double(m), N = double(n), K = double(k);
+        if (op == Op::matmul) return 4.0 * (M * K + K * N + M * N);
+        if (op == Op::softmax) return 4.0 * 2.0 * M * N;
+        return 4.0 * (M * K + 2.0 * N * K + M * K + (fused ? 0.0 : 3.0 * M * N));  // Q, K, V, O (+ S, P)
+    }
 };
+
+// Half of the physical memory: a case needing more is refused rather than swapped to death.
+double memory_budget() {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? 0.5 * double(pages) * double(page) : 4.0 * (1u << 30);
+}
 
 struct Result {
     Case c;
@@ -125,29 +154,16 @@ std::function<void()> make_call(const Case& c) {
     auto Q = std::make_shared<Matrix>(random_matrix(c.m, c.k, gen));
     auto K = std::make_shared<Matrix>(random_matrix(c.n, c.k, gen));
     auto V = std::make_shared<Matrix>(random_matrix(c.n, c.k, gen));
-    ScoreMask sm;
-    sm.scale = 1.0f / std::sqrt(float(c.k));
-    sm.causal = c.causal ? Causal::top_left : Causal::none;
-    if (c.fused)
-        return [Q, K, V, sm] {
-            std::size_t masked = 0;
-            Matrix O = fused_attention(*Q, *K, *V, sm, MaskedRowPolicy::zero, &masked);
-        };
-    // Materialised: S = Q·Kᵀ, scale and causal mask, row softmax, P·V — every step through
-    // the same public kernels the attend pipeline uses.
-    auto S = std::make_shared<Matrix>(c.m, c.n);
-    auto O = std::make_shared<Matrix>(c.m, c.k);
-    return [Q, K, V, S, O, sm] {
-        matmul(*Q, *K, *S, /*transpose_b=*/true);
-        const float ninf = -std::numeric_limits<float>::infinity();
-        for (std::size_t i = 0; i < S->rows(); ++i) {
-            float* row = S->row(i);
-            const std::size_t visible = causal_visible(sm.causal, i, S->rows(), S->cols());
-            for (std::size_t j = 0; j < visible; ++j) row[j] *= sm.scale;
-            for (std::size_t j = visible; j < S->cols(); ++j) row[j] = ninf;
-        }
-        normalize_rows(*S, Normalization::softmax, MaskedRowPolicy::zero);
-        matmul(*S, *V, *O);
+    // The pipeline a user runs: attn::attend. Asking for the weights forces the materialised
+    // path (Q·Kᵀ, scale/mask, softmax, ·V); the context alone takes the fused one.
+    AttentionOptions opt;
+    opt.score_mask.scale = 1.0f / std::sqrt(float(c.k));
+    opt.score_mask.causal = c.causal ? Causal::top_left : Causal::none;
+    AttentionWants wants;
+    wants.weights = !c.fused;
+    return [Q, K, V, opt, wants] {
+        const AttentionResult r = attend(*Q, *K, *V, opt, wants);
+        if (r.fused != !wants.weights) throw RuntimeFailure("bench: attend took an unexpected path");
     };
 }
 
@@ -275,7 +291,7 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
         if (!results.empty()) std::printf("\n");
     }
     if (results.empty()) return;
-    std::printf("%-10s %-16s %-7s %3s %11s %11s %11s %9s %11s %9s %7s\n", "op", "shape", "arch", "thr", "median s",
+    std::printf("%-15s %-16s %-7s %3s %11s %11s %11s %9s %11s %9s %7s\n", "op", "shape", "arch", "thr", "median s",
                 "min s", "max s", "GFLOP/s", "elements/s", "vs scalar", "% peak");
     bool any_attention = false, any_causal = false;
     for (const auto& r : results) {
@@ -287,7 +303,7 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
             if (r.c.causal) label += "/c", any_causal = true;
         }
         const auto peak = peak_for(peaks, r.arch, r.threads);
-        std::printf("%-10s %-16s %-7s %3u %11.6f %11.6f %11.6f %9s %11s %9s %7s\n", label.c_str(), r.c.shape().c_str(),
+        std::printf("%-15s %-16s %-7s %3u %11.6f %11.6f %11.6f %9s %11s %9s %7s\n", label.c_str(), r.c.shape().c_str(),
                     arch_name(r.arch), r.threads, r.timing.median, r.timing.min, r.timing.max,
                     r.c.flops() > 0 ? num(g, "%.1f").c_str() : "-",
                     r.c.op == Op::softmax ? num(r.c.elements() / r.timing.median, "%.3g").c_str() : "-",
@@ -302,20 +318,21 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
 
 void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peaks) {
     std::printf("op,shape,arch,threads,causal,fused,median,min,max,mean,stddev,gflops,elements_per_s,speedup_vs_scalar,"
-                "fraction_of_peak\n");
+                "fraction_of_peak,user,system\n");
     for (const auto& p : peaks)
-        std::printf("fma_peak,,%s,%u,,,,,,,,%s,,,\n", arch_name(p.arch), p.threads, num(p.gflops).c_str());
+        std::printf("fma_peak,,%s,%u,,,,,,,,%s,,,,,\n", arch_name(p.arch), p.threads, num(p.gflops).c_str());
     for (const auto& r : results) {
         const double g = r.c.flops() / r.timing.median * 1e-9;
         const auto peak = peak_for(peaks, r.arch, r.threads);
         const bool att = r.c.op == Op::attention;
-        std::printf("%s,%s,%s,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", op_name(r.c.op), r.c.shape().c_str(),
+        std::printf("%s,%s,%s,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", op_name(r.c.op), r.c.shape().c_str(),
                     arch_name(r.arch), r.threads, att ? (r.c.causal ? "true" : "false") : "",
                     att ? (r.c.fused ? "true" : "false") : "", num(r.timing.median).c_str(),
                     num(r.timing.min).c_str(), num(r.timing.max).c_str(), num(r.timing.mean).c_str(),
                     num(r.timing.stddev).c_str(), r.c.flops() > 0 ? num(g).c_str() : "",
                     r.c.op == Op::softmax ? num(r.c.elements() / r.timing.median).c_str() : "",
-                    r.speedup ? num(*r.speedup).c_str() : "", peak && r.c.flops() > 0 ? num(g / *peak).c_str() : "");
+                    r.speedup ? num(*r.speedup).c_str() : "", peak && r.c.flops() > 0 ? num(g / *peak).c_str() : "",
+                    num(r.timing.user).c_str(), num(r.timing.system).c_str());
     }
 }
 
@@ -337,9 +354,11 @@ void print_json(const std::vector<Result>& results, const std::vector<Peak>& pea
                     i ? "," : "", command.c_str(), op_name(r.c.op), r.c.shape().c_str(), arch_name(r.arch), r.threads);
         if (r.c.op == Op::attention)
             std::printf(" \"causal\": %s, \"fused\": %s,", r.c.causal ? "true" : "false", r.c.fused ? "true" : "false");
-        std::printf("\n     \"mean\": %s, \"stddev\": %s, \"median\": %s, \"min\": %s, \"max\": %s,",
+        std::printf("\n     \"mean\": %s, \"stddev\": %s, \"median\": %s, \"user\": %s, \"system\": %s, "
+                    "\"min\": %s, \"max\": %s,",
                     num(r.timing.mean).c_str(), num(r.timing.stddev).c_str(), num(r.timing.median).c_str(),
-                    num(r.timing.min).c_str(), num(r.timing.max).c_str());
+                    num(r.timing.user).c_str(), num(r.timing.system).c_str(), num(r.timing.min).c_str(),
+                    num(r.timing.max).c_str());
         std::printf("\n     \"gflops\": %s,", r.c.flops() > 0 ? num(g).c_str() : "null");
         if (r.c.op == Op::softmax) std::printf(" \"elements_per_s\": %s,", num(r.c.elements() / r.timing.median).c_str());
         std::printf(" \"speedup_vs_scalar\": %s,", r.speedup ? num(*r.speedup).c_str() : "null");
@@ -359,20 +378,20 @@ int cmd_bench(int argc, char** argv) {
     cxxopts::Options options("attn bench", "Time attn's kernels in-process on generated inputs (medians of --repeat runs)");
     options.add_options()
         ("op", "What to time: matmul, softmax, attention or all (default all, or none with --peak)",
-         cxxopts::value<std::string>())
+         cxxopts::value<std::string>(), "OP")
         ("sizes", "Comma-separated sizes: N (square) or MxNxK for matmul, N or RxC for softmax, N or TqxTk for attention "
                   "(defaults: matmul 256,1024,2048; softmax 1024,4096; attention 1024,4096)",
-         cxxopts::value<std::string>())
+         cxxopts::value<std::string>(), "LIST")
         ("d,head-dims", "Comma-separated head dimensions for attention (default 64); also --d LIST",
-         cxxopts::value<std::string>())
+         cxxopts::value<std::string>(), "LIST")
         ("causal", "Attention with the causal mask (query i sees keys j <= i)")
         ("fused", "Attention by the fused streaming kernel (default)")
         ("materialized", "Attention through the Tq x Tk score matrix: Q·Kᵀ, softmax, ·V")
-        ("repeat", "Timed runs per case (default 10)", cxxopts::value<int>())
-        ("warmup", "Untimed runs before them (default 2)", cxxopts::value<int>())
+        ("repeat", "Timed runs per case (default 10)", cxxopts::value<int>(), "R")
+        ("warmup", "Untimed runs before them (default 2)", cxxopts::value<int>(), "W")
         ("peak", "Measure the FMA peak (GFLOP/s) for 1..threads threads and every SIMD arch, and show each "
                  "result as a fraction of it")
-        ("format", "table, json or csv (default table)", cxxopts::value<std::string>());
+        ("format", "table, json (hyperfine's field names) or csv (default table)", cxxopts::value<std::string>(), "FMT");
     add_exec_options(options);
     // cxxopts has no one-letter long options: accept the documented --d / --d=LIST as -d.
     std::vector<std::string> args(argv, argv + argc);
@@ -435,6 +454,11 @@ int cmd_bench(int argc, char** argv) {
             }
         }
     }
+
+    for (const Case& c : cases)
+        if (c.bytes() > memory_budget())
+            throw UsageError("--sizes " + c.shape() + " needs " + num(c.bytes() / (1u << 30), "%.1f") +
+                             " GiB, more than half of this machine's memory");
 
     const Arch arch = current_arch();
     const unsigned threads = current_threads();

@@ -16,7 +16,7 @@ case "$(uname -m)" in
 esac
 best=${expected_arches##* }
 
-run --version
+ATTN_ARCH= run --version
 expect_code 0 "--version"
 expect_out_has "kernels: $best" "--version names the best arch ($best)"
 
@@ -73,3 +73,20 @@ expect_out_has "dense even when causal" "bench says attention FLOPs are counted 
 run bench --op attention --sizes 40 --d 8 --materialized --repeat 1 --warmup 0 --format json
 expect_code 0 "bench attention materialized"
 expect_out_has "\"fused\": false" "materialized path reported"
+
+# ODR guard (design notes §2): a per-arch object must not export weak (COMDAT) code that
+# the linker could pick for callers in other translation units — only templates on the
+# xsimd arch tag may be instantiated there. The objects sit next to the binary under test.
+arch_objs=$(ls "$(dirname "$ATTN")"/obj/src/arch/*.o 2>/dev/null)
+if [ -z "$arch_objs" ] || ! command -v nm >/dev/null; then
+    fail "ODR guard: no per-arch objects under $(dirname "$ATTN")/obj/src/arch or no nm"
+else
+    leaks=$(for o in $arch_objs; do nm -C "$o" | awk -v o="$(basename "$o")" '{ t = ($1 ~ /^[0-9a-f]+$/) ? $2 : $1 } t ~ /^[WVu]$/ { print o ": " $0 }'; done |
+            grep -v 'DW.ref.__gxx_personality_v0' | grep -vE 'xsimd::(avx512f|avx2|fma3<xsimd::avx2>|neon64|neon)\b' || true)
+    if [ -z "$leaks" ]; then pass; else fail "ODR guard: weak symbols not tied to an arch: $(head -5 <<<"$leaks")"; fi
+fi
+
+# A case that cannot fit is refused up front (usage error), not swapped to death.
+run bench --op matmul --sizes 1000000 --repeat 1
+expect_code 2 "bench refuses a matmul larger than memory"
+expect_err_has "more than half of this machine's memory" "bench memory refusal message"

@@ -90,17 +90,20 @@ TEST_CASE("dispatch: matmul rejects mismatched inner dimensions") {
 
 TEST_CASE("dispatch: every arch, threads 1/2/3 give bitwise-identical matmul, softmax and attention") {
     SettingsGuard guard;
+    // 203 rows: split by rows; 5 rows × 700 columns: split by columns.
     const attn::Matrix A = random_matrix(203, 77, 1), B = random_matrix(77, 150, 2), Bt = random_matrix(150, 77, 3);
+    const attn::Matrix Aw = random_matrix(5, 977, 7), Bw = random_matrix(977, 700, 8), Bwt = random_matrix(700, 977, 9);
     const attn::Matrix Q = random_matrix(150, 33, 4), K = random_matrix(141, 33, 5), V = random_matrix(141, 19, 6);
     for (attn::Arch arch : {attn::Arch::scalar, attn::Arch::avx2, attn::Arch::avx512, attn::Arch::neon}) {
         if (!attn::arch_supported(arch)) continue;
         attn::set_arch(arch);
         INFO("arch " << std::string(attn::arch_name(arch)));
-        attn::Matrix ab1, abt1, sm1, ctx1;
+        attn::Matrix ab1, abt1, sm1, ctx1, wide1, widet1;
         for (unsigned threads : {1u, 2u, 3u}) {
             CAPTURE(threads);
             attn::set_threads(threads);
             attn::Matrix ab = attn::matmul(A, B), abt = attn::matmul(A, Bt, true);
+            attn::Matrix wide = attn::matmul(Aw, Bw), widet = attn::matmul(Aw, Bwt, true);
             attn::Matrix sm = ab;
             attn::normalize_rows(sm, attn::Normalization::softmax, attn::MaskedRowPolicy::zero);
             attn::ScoreMask mask;
@@ -109,12 +112,14 @@ TEST_CASE("dispatch: every arch, threads 1/2/3 give bitwise-identical matmul, so
             std::size_t masked = 0;
             attn::Matrix ctx = attn::fused_attention(Q, K, V, mask, attn::MaskedRowPolicy::zero, &masked);
             if (threads == 1) {
-                ab1 = ab, abt1 = abt, sm1 = sm, ctx1 = ctx;
+                ab1 = ab, abt1 = abt, sm1 = sm, ctx1 = ctx, wide1 = wide, widet1 = widet;
             } else {
                 CHECK(bitwise_equal(ab, ab1));
                 CHECK(bitwise_equal(abt, abt1));
                 CHECK(bitwise_equal(sm, sm1));
                 CHECK(bitwise_equal(ctx, ctx1));
+                CHECK(bitwise_equal(wide, wide1));
+                CHECK(bitwise_equal(widet, widet1));
             }
         }
     }

@@ -150,32 +150,39 @@ TEST_CASE("gemm: attn::matmul on every arch and thread count matches the referen
     const attn::Arch saved = attn::current_arch();
     std::mt19937 gen(7);
     std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-    attn::Matrix A(131, 300), B(300, 70), Bt(70, 300);
-    for (attn::Matrix* M : {&A, &B, &Bt})
-        for (std::size_t r = 0; r < M->rows(); ++r)
-            for (std::size_t c = 0; c < M->cols(); ++c) (*M)(r, c) = dist(gen);
-    attn::Matrix ref_ab, ref_abt;
-    attn::reference::matmul(A, B, ref_ab, false);
-    attn::reference::matmul(A, Bt, ref_abt, true);
-    for (attn::Arch arch : {attn::Arch::scalar, attn::Arch::avx2, attn::Arch::avx512, attn::Arch::neon}) {
-        if (!attn::arch_supported(arch)) continue;
-        attn::set_arch(arch);
-        INFO("arch " << std::string(attn::arch_name(arch)));
-        for (unsigned threads : {1u, 2u, 3u}) {
-            CAPTURE(threads);
-            attn::set_threads(threads);
-            for (bool transposed : {false, true}) {
-                attn::Matrix C = attn::matmul(A, transposed ? Bt : B, transposed);
-                const attn::Matrix& ref = transposed ? ref_abt : ref_ab;
-                REQUIRE(C.rows() == ref.rows());
-                REQUIRE(C.cols() == ref.cols());
-                double worst = 0.0;
-                for (std::size_t i = 0; i < C.rows(); ++i)
-                    for (std::size_t j = 0; j < C.cols(); ++j)
-                        worst = std::max(worst, double(std::fabs(C(i, j) - ref(i, j))));
-                // entries are sums of 300 products of magnitude ≤ 4: Σ|ab| ≤ 1200 → 1e-6·Σ ≈ 1e-3,
-                // typical Σ|ab| ≈ 300 → allow 4e-4.
-                CHECK(worst < 4e-4);
+    auto random = [&](std::size_t rows, std::size_t cols) {
+        attn::Matrix M(rows, cols);
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t c = 0; c < cols; ++c) M(r, c) = dist(gen);
+        return M;
+    };
+    // 131 rows (threads split the rows) and 4 rows × 900 columns (threads split the columns).
+    for (std::size_t m : {131u, 4u}) {
+        const std::size_t n = m == 4 ? 900 : 70, k = 300;
+        const attn::Matrix A = random(m, k), B = random(k, n), Bt = random(n, k);
+        attn::Matrix ref_ab, ref_abt;
+        attn::reference::matmul(A, B, ref_ab, false);
+        attn::reference::matmul(A, Bt, ref_abt, true);
+        for (attn::Arch arch : {attn::Arch::scalar, attn::Arch::avx2, attn::Arch::avx512, attn::Arch::neon}) {
+            if (!attn::arch_supported(arch)) continue;
+            attn::set_arch(arch);
+            INFO("arch " << std::string(attn::arch_name(arch)) << ", " << m << "x" << n << "x" << k);
+            for (unsigned threads : {1u, 2u, 3u}) {
+                CAPTURE(threads);
+                attn::set_threads(threads);
+                for (bool transposed : {false, true}) {
+                    attn::Matrix C = attn::matmul(A, transposed ? Bt : B, transposed);
+                    const attn::Matrix& ref = transposed ? ref_abt : ref_ab;
+                    REQUIRE(C.rows() == ref.rows());
+                    REQUIRE(C.cols() == ref.cols());
+                    double worst = 0.0;
+                    for (std::size_t i = 0; i < C.rows(); ++i)
+                        for (std::size_t j = 0; j < C.cols(); ++j)
+                            worst = std::max(worst, double(std::fabs(C(i, j) - ref(i, j))));
+                    // entries are sums of 300 products of magnitude ≤ 4 (typically Σ|ab| ≈ 300):
+                    // 1e-6 relative is ≈ 3e-4.
+                    CHECK(worst < 4e-4);
+                }
             }
         }
     }
