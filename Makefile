@@ -95,7 +95,7 @@ test-neon:
 	@ln -sfn /usr/include/doctest $(NEON_BUILD)/sysinc/doctest
 	@ln -sf /usr/include/cxxopts.hpp $(NEON_BUILD)/sysinc/cxxopts.hpp
 	@$(MAKE) --no-print-directory BUILD=$(NEON_BUILD) CXX=$(NEON_CXX) HOST_ARCH=aarch64 LDFLAGS=-static \
-		EXTRA_CPPFLAGS=-I$(NEON_BUILD)/sysinc $(NEON_BUILD)/attn_tests $(NEON_BUILD)/attn
+		EXTRA_CPPFLAGS=-isystem$(NEON_BUILD)/sysinc $(NEON_BUILD)/attn_tests $(NEON_BUILD)/attn
 	@bash tests/run-neon.sh $(NEON_BUILD)
 
 # Side-by-side timing against NumPy/OpenBLAS and PyTorch (installs them if missing). A
