@@ -126,7 +126,7 @@ int cmd_attend(int argc, char** argv) {
                     "characters otherwise; masked cells as ××). Alone it replaces the matrices; with an "
                     "explicit --show it follows pretty output or output written with -o")
         ("svg", "Write an SVG heatmap of the weights (or of --svg-of) to FILE", cxxopts::value<std::string>(), "FILE")
-        ("svg-of", "Matrix drawn by --svg: scores, scaled or weights (default weights)",
+        ("svg-of", "Matrix drawn by --svg: scores, scaled or weights",
          cxxopts::value<std::string>()->default_value("weights"), "WHAT");
     add_output_options(options);
     add_exec_options(options);

@@ -410,7 +410,7 @@ int cmd_bench(int argc, char** argv) {
     const std::string format = r.count("format") ? r["format"].as<std::string>() : "table";
     if (format != "table" && format != "json" && format != "csv")
         throw UsageError("invalid --format '" + format + "': expected table, json or csv");
-    if (r.count("fused") && r.count("materialized")) throw UsageError("--fused and --materialized exclude each other");
+    if (r["fused"].as<bool>() && r["materialized"].as<bool>()) throw UsageError("--fused and --materialized exclude each other");
     const int repeat = r.count("repeat") ? r["repeat"].as<int>() : 10;
     const int warmup = r.count("warmup") ? r["warmup"].as<int>() : 2;
     if (repeat < 1 || repeat > 100000) throw UsageError("invalid --repeat " + std::to_string(repeat) + ": expected 1 to 100000");
@@ -446,8 +446,8 @@ int cmd_bench(int argc, char** argv) {
                 cases.push_back(c);
                 continue;
             }
-            c.causal = r.count("causal") > 0;
-            c.fused = r.count("materialized") == 0;
+            c.causal = r["causal"].as<bool>();
+            c.fused = !r["materialized"].as<bool>();
             for (std::size_t d : dims_d) {
                 c.k = d;
                 cases.push_back(c);

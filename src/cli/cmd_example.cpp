@@ -114,7 +114,7 @@ int cmd_example(int argc, char** argv) {
     options.add_options()
         ("check", "Run the examples (all, or NAME) and compare with the stored PyTorch results; exit 1 on "
                   "any difference beyond 1e-5")
-        ("digits", "Decimals shown (default 4)", cxxopts::value<int>())
+        ("digits", "Decimals shown (default 4)", cxxopts::value<int>(), "N")
         ("name", "Example to show", cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"name"});
     options.positional_help("[NAME]");

@@ -42,11 +42,11 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
 void add_output_options(cxxopts::Options& options, bool with_npy) {
     options.add_options("Output")
         ("format", std::string("Output format: pretty, csv, tsv, json") + (with_npy ? ", npy" : "") +
-                   " (default: pretty on a terminal, csv otherwise)", cxxopts::value<std::string>())
+                   " (default: pretty on a terminal, csv otherwise)", cxxopts::value<std::string>(), "FMT")
         ("digits", "Decimals in pretty output (default 4); significant digits in csv/tsv/json (default 9)",
-         cxxopts::value<int>())
+         cxxopts::value<int>(), "N")
         ("o,output", "Write to PATH instead of standard output (a directory for several npy matrices)",
-         cxxopts::value<std::string>());
+         cxxopts::value<std::string>(), "PATH");
 }
 
 io::OutputOptions output_options(const cxxopts::ParseResult& r) {
@@ -68,8 +68,9 @@ io::OutputOptions output_options(const cxxopts::ParseResult& r) {
 void add_exec_options(cxxopts::Options& options) {
     options.add_options("Execution")
         ("arch", "Kernel set: auto, scalar, avx2, avx512, neon (default auto, or $ATTN_ARCH)",
-         cxxopts::value<std::string>())
-        ("threads", "Worker threads (default: all online cores)", cxxopts::value<int>());
+         cxxopts::value<std::string>(), "ARCH")
+        ("threads", "Worker threads (default: all online cores); results are identical for any count",
+         cxxopts::value<int>(), "N");
 }
 
 void apply_exec_options(const cxxopts::ParseResult& r) {
