@@ -20,6 +20,7 @@
 #include "attn/matrix.hpp"
 #include "attn/ops.hpp"
 #include "kernels/kernel_api.hpp"
+#include "kernels/simd_util.hpp"
 
 namespace attn::kernels::attention_impl {
 namespace {
@@ -34,47 +35,16 @@ constexpr std::size_t lanes = vfloat<Arch>::size;
 
 inline constexpr float neg_inf = -std::numeric_limits<float>::infinity();
 
-// a·b + c with one rounding. xsimd 8.1's avx512f fma is the generic a*b+c, which ISO C++
-// (-ffp-contract=off) leaves unfused, so AVX-512 uses the intrinsic.
-template <class Arch>
-inline vfloat<Arch> fmadd(const vfloat<Arch>& a, const vfloat<Arch>& b, const vfloat<Arch>& c) {
-#if defined(__AVX512F__)
-    if constexpr (std::is_same_v<Arch, xsimd::avx512f>) return _mm512_fmadd_ps(a, b, c);
-#endif
-    return xsimd::fma(a, b, c);
-}
-
-// c − a·b with one rounding.
-template <class Arch>
-inline vfloat<Arch> fnmadd(const vfloat<Arch>& a, const vfloat<Arch>& b, const vfloat<Arch>& c) {
-#if defined(__AVX512F__)
-    if constexpr (std::is_same_v<Arch, xsimd::avx512f>) return _mm512_fnmadd_ps(a, b, c);
-#endif
-    return xsimd::fnma(a, b, c);
-}
-
+// Fused multiply-adds and horizontal reductions shared with the GEMM (kernels/simd_util.hpp).
+using simd::fmadd;
+using simd::fnmadd;
 template <class Arch>
 inline float hsum(const vfloat<Arch>& v) {
-#if defined(__AVX512F__)
-    if constexpr (std::is_same_v<Arch, xsimd::avx512f>) return _mm512_reduce_add_ps(v);
-#endif
-    alignas(64) float t[lanes<Arch>];
-    v.store_aligned(t);
-    float s = 0.0f;
-    for (std::size_t i = 0; i < lanes<Arch>; ++i) s += t[i];
-    return s;
+    return simd::reduce_add(v);
 }
-
 template <class Arch>
 inline float hmax(const vfloat<Arch>& v) {
-#if defined(__AVX512F__)
-    if constexpr (std::is_same_v<Arch, xsimd::avx512f>) return _mm512_reduce_max_ps(v);
-#endif
-    alignas(64) float t[lanes<Arch>];
-    v.store_aligned(t);
-    float m = t[0];
-    for (std::size_t i = 1; i < lanes<Arch>; ++i) m = std::max(m, t[i]);
-    return m;
+    return simd::reduce_max(v);
 }
 
 // The first n (< lanes) floats at p, the other lanes `fill`; never reads past p + n.

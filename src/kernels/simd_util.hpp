@@ -52,6 +52,21 @@ inline xsimd::batch<float, xsimd::avx512f> fmadd<xsimd::avx512f>(const xsimd::ba
 }
 #endif
 
+// c − a·b with a single rounding (same guarantee as fmadd).
+template <class Arch>
+inline xsimd::batch<float, Arch> fnmadd(const xsimd::batch<float, Arch>& a, const xsimd::batch<float, Arch>& b,
+                                        const xsimd::batch<float, Arch>& c) noexcept {
+    return xsimd::fnma(a, b, c);
+}
+#if defined(__AVX512F__)
+template <>
+inline xsimd::batch<float, xsimd::avx512f> fnmadd<xsimd::avx512f>(const xsimd::batch<float, xsimd::avx512f>& a,
+                                                                  const xsimd::batch<float, xsimd::avx512f>& b,
+                                                                  const xsimd::batch<float, xsimd::avx512f>& c) noexcept {
+    return _mm512_fnmadd_ps(a, b, c);
+}
+#endif
+
 // 64-byte aligned scratch buffer of floats for packing; grows, never shrinks. One per
 // kernel call or per thread. Allocation goes through the baseline-compiled allocator, not
 // xsimd's inline one (which would be compiled with each arch's flags: ODR).
