@@ -104,10 +104,15 @@ test-neon:
 compare: all
 	@bash tests/perf/compare.sh $(BUILD)/attn
 
-install: $(BUILD)/attn
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/attn
+# The library the CLI drives, for programs that include <attn/...>: link with -lattn -pthread.
+$(BUILD)/libattn.a: $(LIB_OBJS)
+	$(AR) rcs $@ $^
+
+install: $(BUILD)/attn $(BUILD)/libattn.a
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/attn $(DESTDIR)$(PREFIX)/lib
 	install -m 755 $(BUILD)/attn $(DESTDIR)$(PREFIX)/bin/attn
 	install -m 644 include/attn/*.hpp $(DESTDIR)$(PREFIX)/include/attn/
+	install -m 644 $(BUILD)/libattn.a $(DESTDIR)$(PREFIX)/lib/libattn.a
 
 clean:
 	rm -rf $(BUILD)
