@@ -62,6 +62,25 @@ inline void store_partial(float* p, const vfloat<Arch>& v, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) p[i] = t[i];
 }
 
+// The range reduction and polynomial both exps share: xc = n·ln2 + r with |r| ≤ ln2/2, and
+// p ≈ e^r (Cephes coefficients). On return t = xc·log2(e) + magic, rounded, so n sits in
+// t's low mantissa bits.
+template <class Arch>
+inline vfloat<Arch> exp_reduced(const vfloat<Arch>& xc, const vfloat<Arch>& magic, vfloat<Arch>& t) {
+    using F = vfloat<Arch>;
+    t = fmadd<Arch>(xc, F(1.44269504088896341f), magic);
+    const F n = t - magic;
+    F r = fnmadd<Arch>(n, F(0.693359375f), xc);  // ln 2 = 0.693359375 − 2.12194440e−4
+    r = fnmadd<Arch>(n, F(-2.12194440e-4f), r);
+    F p(1.9875691500e-4f);
+    p = fmadd<Arch>(p, r, F(1.3981999507e-3f));
+    p = fmadd<Arch>(p, r, F(8.3334519073e-3f));
+    p = fmadd<Arch>(p, r, F(4.1665795894e-2f));
+    p = fmadd<Arch>(p, r, F(1.6666665459e-1f));
+    p = fmadd<Arch>(p, r, F(5.0000001201e-1f));
+    return fmadd<Arch>(p, r * r, r) + F(1.0f);
+}
+
 // ---- exp -----------------------------------------------------------------------------
 // Cephes-style expf: n = round(x·log2 e), r = x − n·ln2 (two-constant Cody–Waite), e^r by a
 // degree-6 polynomial, times 2^n applied as two power-of-two factors 2^⌊n/2⌋·2^(n−⌊n/2⌋) so
@@ -78,17 +97,8 @@ inline vfloat<Arch> exp(const vfloat<Arch>& x) {
     const F lo(-88.0f), hi(88.8f);
     const F xc = xsimd::min(xsimd::max(x, lo), hi);  // keeps n within [−127, 128]
     const F magic(12582912.0f);                     // 1.5·2^23: adding it rounds to an integer
-    const F t = fmadd<Arch>(xc, F(1.44269504088896341f), magic);
-    const F n = t - magic;
-    F r = fnmadd<Arch>(n, F(0.693359375f), xc);  // ln 2 = 0.693359375 − 2.12194440e−4
-    r = fnmadd<Arch>(n, F(-2.12194440e-4f), r);
-    F p(1.9875691500e-4f);
-    p = fmadd<Arch>(p, r, F(1.3981999507e-3f));
-    p = fmadd<Arch>(p, r, F(8.3334519073e-3f));
-    p = fmadd<Arch>(p, r, F(4.1665795894e-2f));
-    p = fmadd<Arch>(p, r, F(1.6666665459e-1f));
-    p = fmadd<Arch>(p, r, F(5.0000001201e-1f));
-    p = fmadd<Arch>(p, r * r, r) + F(1.0f);
+    F t;
+    const F p = exp_reduced<Arch>(xc, magic, t);
     const I ni = xsimd::bitwise_cast<I>(t) - xsimd::bitwise_cast<I>(magic);
     const I n1 = ni >> 1;
     const I n2 = ni - n1;
@@ -111,17 +121,8 @@ inline vfloat<Arch> exp_nonpositive(const vfloat<Arch>& x) {
     const F lo(-87.0f);
     const F xc = xsimd::max(lo, x);  // keeps 2^n·p normal (n ≥ −126 and p ≥ 1 at n = −126)
     const F magic(12582912.0f);     // 1.5·2^23: adding it rounds to an integer
-    const F t = fmadd<Arch>(xc, F(1.44269504088896341f), magic);
-    const F n = t - magic;
-    F r = fnmadd<Arch>(n, F(0.693359375f), xc);
-    r = fnmadd<Arch>(n, F(-2.12194440e-4f), r);
-    F p(1.9875691500e-4f);
-    p = fmadd<Arch>(p, r, F(1.3981999507e-3f));
-    p = fmadd<Arch>(p, r, F(8.3334519073e-3f));
-    p = fmadd<Arch>(p, r, F(4.1665795894e-2f));
-    p = fmadd<Arch>(p, r, F(1.6666665459e-1f));
-    p = fmadd<Arch>(p, r, F(5.0000001201e-1f));
-    p = fmadd<Arch>(p, r * r, r) + F(1.0f);
+    F t;
+    const F p = exp_reduced<Arch>(xc, magic, t);
     // The low bits of t hold n (two's complement): t << 23 is n << 23 modulo 2^32.
     const F y = xsimd::bitwise_cast<F>(xsimd::bitwise_cast<I>(p) + (xsimd::bitwise_cast<I>(t) << 23));
     return xsimd::select(x < lo, F(0.0f), xsimd::select(x == x, y, x));
