@@ -9,6 +9,7 @@ HOST_ARCH ?= $(shell $(CXX) -dumpmachine | cut -d- -f1)
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
 DEB_PACKAGES := libxsimd-dev doctest-dev libcxxopts-dev
+TEST_PACKAGES := libxml2-utils  # xmllint: the SVG tests check well-formedness with it
 
 WARN     := -Wall -Wextra -Wpedantic
 CXXFLAGS ?= -O2 -g
@@ -80,6 +81,7 @@ demo: deps
 # The whole suite: unit tests (doctest) + end-to-end tests through the real binary.
 # The last line is "N passed, N failed".
 test: deps
+	@bash .ci/ensure-packages $(TEST_PACKAGES)
 	@$(MAKE) --no-print-directory -j$(JOBS) all $(BUILD)/attn_tests
 	@bash tests/run-all.sh $(BUILD)
 
