@@ -142,6 +142,8 @@ int cmd_attend(int argc, char** argv) {
     const Show show = heatmap && !show_given ? Show{} : parse_show(r["show"].as<std::string>());
     if (heatmap && !show_given && r.count("format"))
         throw UsageError("--heatmap alone prints no matrices, so --format has nothing to format: add --show");
+    if (heatmap && !show_given && !out.path.empty())
+        throw UsageError("--heatmap alone prints no matrices, so -o has nothing to write: add --show");
     if (heatmap && show_given && out.path.empty() && out.format != io::Format::pretty)
         throw UsageError("--heatmap draws on standard output: combine it with --format pretty, or send the "
                          "matrices elsewhere with -o");
