@@ -58,6 +58,13 @@ n=$(grep -o 'class="pt ' "$T/v.svg" | wc -l); [ "$n" -eq 24 ] && pass || fail "s
 run variance --dk 0; expect_code 2 "d_k 0"
 run variance --dk 4,x; expect_code 2 "d_k not a number"
 run variance --dk 1,...; expect_code 2 "dangling ..."
+run variance --dk 1,2,4,...,1000 --rows 2 --batch 1
+expect_code 2 "1,2,4,...,1000 is neither geometric (1000 no power of 2) nor arithmetic: refused"
+expect_out_empty "no partial output for 1,2,4,...,1000"
+run variance --dk 1,3,5,...,9 --rows 2 --batch 1 --format csv
+n=$(grep -c '^[0-9]' "$T/out"); [ "$n" -eq 5 ] && pass || fail "1,3,5,...,9 gives 5 rows: got $n"
+run variance --dk 2,4,8,...,64 --rows 2 --batch 1 --format csv
+n=$(grep -c '^[0-9]' "$T/out"); [ "$n" -eq 6 ] && pass || fail "2,4,8,...,64 gives 6 rows: got $n"
 run variance --rows 0; expect_code 2 "rows 0"
 run variance --sigma -1; expect_code 2 "negative sigma"
 run variance --sigma nan; expect_code 2 "nan sigma"
