@@ -152,6 +152,10 @@ int cmd_attend(int argc, char** argv) {
         throw UsageError("invalid --svg-of '" + svg_of + "': expected scores, scaled or weights");
     if (r.count("svg-of") && !r.count("svg")) throw UsageError("--svg-of chooses what --svg draws: --svg FILE is missing");
     const bool svg = r.count("svg") > 0;
+    if (svg && r["svg"].as<std::string>().empty()) throw UsageError("--svg needs a file name");
+    if (svg && r["svg"].as<std::string>() == "-" && (out.path.empty() || heatmap))
+        throw UsageError("--svg - would mix the SVG with other output on standard output: send the matrices "
+                         "to -o (without --heatmap)");
 
     const bool self = r.count("x") || r.count("wq") || r.count("wk") || r.count("wv");
     const bool cross = r.count("q") || r.count("k") || r.count("v");

@@ -212,6 +212,9 @@ int cmd_variance(int argc, char** argv) {
     const io::OutputOptions out = output_options(r);
     if (out.format == io::Format::npy) throw UsageError("attn variance prints a table: npy is not available");
 
+    if (r.count("svg") && r["svg"].as<std::string>().empty()) throw UsageError("--svg needs a file name");
+    if (r.count("svg") && r["svg"].as<std::string>() == "-" && out.path.empty())
+        throw UsageError("--svg - would mix the SVG with the table on standard output: send the table to -o");
     const std::vector<VarianceResult> results = run_variance_experiment(e);
     for (const VarianceResult& v : results)
         if (!std::isfinite(v.unscaled_var) || !std::isfinite(v.scaled_var))

@@ -72,3 +72,14 @@ run variance --batch 100000 --rows 1000 --dk 1000; expect_code 2 "too large"
 run variance --format npy; expect_code 2 "npy is not a table format"
 run variance --torch-kernel fast; expect_code 2 "unknown torch kernel"
 expect_out_empty "no output on error"
+
+# --svg "" and --svg - (with the table also on stdout) would put the SVG into the table's output.
+run variance --rows 2 --batch 1 --svg ""
+expect_code 2 "variance --svg '' is refused"
+expect_out_empty "variance --svg '': no output"
+run variance --rows 2 --batch 1 --svg -
+expect_code 2 "variance --svg - with the table on stdout is refused"
+expect_out_empty "variance --svg -: no output"
+run variance --rows 2 --batch 1 --svg - -o "$T/table.csv"
+expect_code 0 "variance --svg - with the table sent to -o"
+expect_out_has "<svg" "the SVG alone on stdout"
