@@ -142,6 +142,8 @@ int cmd_attend(int argc, char** argv) {
     const Show show = heatmap && !show_given ? Show{} : parse_show(r["show"].as<std::string>());
     if (heatmap && !show_given && r.count("format"))
         throw UsageError("--heatmap alone prints no matrices, so --format has nothing to format: add --show");
+    if (heatmap && !show_given && !out.path.empty())
+        throw UsageError("--heatmap alone prints no matrices, so -o has nothing to write: add --show");
     if (heatmap && show_given && out.path.empty() && out.format != io::Format::pretty)
         throw UsageError("--heatmap draws on standard output: combine it with --format pretty, or send the "
                          "matrices elsewhere with -o");
@@ -150,6 +152,10 @@ int cmd_attend(int argc, char** argv) {
         throw UsageError("invalid --svg-of '" + svg_of + "': expected scores, scaled or weights");
     if (r.count("svg-of") && !r.count("svg")) throw UsageError("--svg-of chooses what --svg draws: --svg FILE is missing");
     const bool svg = r.count("svg") > 0;
+    if (svg && r["svg"].as<std::string>().empty()) throw UsageError("--svg needs a file name");
+    if (svg && r["svg"].as<std::string>() == "-" && (out.path.empty() || heatmap))
+        throw UsageError("--svg - would mix the SVG with other output on standard output: send the matrices "
+                         "to -o (without --heatmap)");
 
     const bool self = r.count("x") || r.count("wq") || r.count("wk") || r.count("wv");
     const bool cross = r.count("q") || r.count("k") || r.count("v");

@@ -425,6 +425,10 @@ int cmd_bench(int argc, char** argv) {
     else if (op == "attention") ops = {Op::attention};
     else if (op != "none" || r.count("op"))
         throw UsageError("invalid --op '" + op + "': expected matmul, softmax, attention or all");
+    const bool attention_flags = r["causal"].as<bool>() || r["fused"].as<bool>() || r["materialized"].as<bool>() ||
+                                 r.count("head-dims") > 0;
+    if (attention_flags && std::find(ops.begin(), ops.end(), Op::attention) == ops.end())
+        throw UsageError("--causal, --fused, --materialized and --d apply to --op attention (or all)");
     if (r.count("sizes") && ops.size() > 1)
         throw UsageError("--sizes needs a single --op (sizes mean different shapes for each op)");
 

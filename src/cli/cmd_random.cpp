@@ -289,6 +289,10 @@ int cmd_random(int argc, char** argv) {
     io::OutputOptions out = output_options(r);
     const int digits = out.digits >= 0 ? out.digits : 9;
 
+    const bool npy = out.format == io::Format::npy;
+    if (npy && count > 1 && out.path.empty())
+        throw UsageError("npy with --count > 1 needs -o DIR (one file per draw)");
+
     std::uint64_t seed;
     if (r.count("seed")) {
         seed = parse_seed(r["seed"].as<std::string>());
@@ -297,9 +301,6 @@ int cmd_random(int argc, char** argv) {
         std::fprintf(stderr, "attn: random seed %" PRIu64 " (repeat with --seed %" PRIu64 ")\n", seed, seed);
     }
 
-    const bool npy = out.format == io::Format::npy;
-    if (npy && count > 1 && out.path.empty())
-        throw UsageError("npy with --count > 1 needs -o DIR (one file per draw)");
     if (npy && !out.path.empty() && count > 1) {
         std::error_code ec;
         std::filesystem::create_directories(out.path, ec);

@@ -57,6 +57,14 @@ std::vector<std::size_t> parse_dk_list(const std::string& text) {
             while (x < last) x *= b / a;
             geometric = x == last;
         }
+        // A third value before "..." must fit the progression too: 1,2,4,...,1000 is not
+        // geometric (1000 is no power of 2) and not arithmetic either, so it is refused.
+        if (out.size() >= 3) {
+            const std::size_t z = out[out.size() - 3];
+            const bool fits = geometric ? a % z == 0 && a / z == b / a : a > z && a - z == b - a;
+            if (!fits) throw UsageError(bad + " (the values before ... are not one progression reaching " +
+                                        parts[i + 1] + ")");
+        }
         for (std::size_t x = b;;) {
             x = geometric ? x * (b / a) : x + (b - a);
             if (x >= last) break;
@@ -204,6 +212,9 @@ int cmd_variance(int argc, char** argv) {
     const io::OutputOptions out = output_options(r);
     if (out.format == io::Format::npy) throw UsageError("attn variance prints a table: npy is not available");
 
+    if (r.count("svg") && r["svg"].as<std::string>().empty()) throw UsageError("--svg needs a file name");
+    if (r.count("svg") && r["svg"].as<std::string>() == "-" && out.path.empty())
+        throw UsageError("--svg - would mix the SVG with the table on standard output: send the table to -o");
     const std::vector<VarianceResult> results = run_variance_experiment(e);
     for (const VarianceResult& v : results)
         if (!std::isfinite(v.unscaled_var) || !std::isfinite(v.scaled_var))

@@ -59,8 +59,9 @@ int finish_stdout(int code) {
         std::signal(SIGPIPE, SIG_DFL);
         std::raise(SIGPIPE);
     }
+    if (code != attn::exit_ok) return code;  // the command has already said what went wrong
     std::fprintf(stderr, "attn: standard output: write error%s%s\n", errno ? ": " : "", errno ? std::strerror(errno) : "");
-    return code == attn::exit_ok ? attn::exit_runtime : code;
+    return attn::exit_runtime;
 }
 
 int run(int argc, char** argv);

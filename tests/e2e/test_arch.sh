@@ -90,3 +90,15 @@ fi
 run bench --op matmul --sizes 1000000 --repeat 1
 expect_code 2 "bench refuses a matmul larger than memory"
 expect_err_has "more than half of this machine's memory" "bench memory refusal message"
+
+# Attention-only bench options with an op that ignores them are refused, not silently dropped.
+for extra in "--causal" "--materialized" "--fused" "--d 8"; do
+    # shellcheck disable=SC2086  # word splitting of $extra is intended
+    run bench --op matmul --sizes 4 --repeat 1 --warmup 0 $extra
+    expect_code 2 "bench --op matmul $extra is refused"
+    expect_out_empty "bench --op matmul $extra: no output"
+done
+run bench --op softmax --sizes 4 --repeat 1 --warmup 0 --causal
+expect_code 2 "bench --op softmax --causal is refused"
+run bench --op matmul --sizes 4 --repeat 1 --warmup 0 --causal=false
+expect_code 0 "bench --op matmul --causal=false is accepted (nothing asked)"

@@ -131,6 +131,18 @@ expect_out_has "××" "masked cells drawn as ××"
 expect_out_has "country." "labels on the heatmap"
 if grep -q $'\e\[' "$T/out"; then fail "no colour when stdout is not a terminal"; else pass; fi
 if grep -q '^context' "$T/out"; then fail "--heatmap alone prints no matrices"; else pass; fi
+run attend -x "$m/x.txt" --svg ""
+expect_code 2 "attend --svg '' is refused (it would mix the SVG into the matrices on stdout)"
+expect_out_empty "attend --svg '': no output"
+run attend -x "$m/x.txt" --svg -
+expect_code 2 "attend --svg - with the matrices on stdout is refused"
+expect_out_empty "attend --svg -: no output"
+run attend -x "$m/x.txt" --svg - -o "$T/ctx.csv"
+expect_code 0 "attend --svg - with the matrices sent to -o"
+expect_out_has "<svg" "the SVG alone on stdout"
+run attend -x "$m/x.txt" --causal --heatmap -o "$T/heat-only.txt"
+expect_code 2 "--heatmap alone with -o is refused (nothing would be written to the file)"
+if [ -e "$T/heat-only.txt" ]; then fail "--heatmap alone with -o creates no file"; else pass; fi
 run attend -x "$m/x.txt" --causal --heatmap --show context --format csv
 expect_code 2 "--heatmap with csv on stdout is refused"
 run attend -x "$m/x.txt" --causal --heatmap --show context --format pretty

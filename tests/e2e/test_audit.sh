@@ -42,3 +42,17 @@ for d in -3 20; do
     run example simple --digits $d; expect_code 2 "example --digits $d"
     expect_out_empty "example --digits $d: no output"
 done
+
+# A write error is reported once: the command's own message, not a second one from the final
+# flush of standard output (before: "random" and "bench" printed two lines).
+if [ -w /dev/full ]; then
+    for cmd in "random --shape 100000 --seed 1" "random --shape 3 --seed 1" "variance --rows 2 --batch 1" \
+               "bench --op matmul --sizes 4 --repeat 1 --warmup 0"; do
+        # shellcheck disable=SC2086  # word splitting of $cmd is intended
+        "$ATTN" $cmd > /dev/full 2> "$T/err" < /dev/null; CODE=$?
+        ERR=$(cat "$T/err")
+        expect_code 1 "attn $cmd > /dev/full"
+        n=$(grep -c 'write' "$T/err")
+        [ "$n" -eq 1 ] && pass || fail "attn $cmd > /dev/full: one write-error line expected, got $n: $ERR"
+    done
+fi

@@ -144,3 +144,9 @@ for f in csv tsv pretty npy; do
     expect_out_has "-0.111467116,0.120362945" "first row of W_q read back from $f"
     expect_out_has "-1.19692433,0.20926936" "last row of W_q read back from $f"
 done
+
+# A usage error is reported before a seed is drawn: no "random seed ..." line for a run
+# that does nothing.
+run random --shape 3,2 --count 2 --format npy
+expect_code 2 "npy with --count 2 on stdout is refused"
+if grep -q "random seed" "$T/err"; then fail "no seed announced for a refused run: $ERR"; else pass; fi

@@ -58,6 +58,13 @@ n=$(grep -o 'class="pt ' "$T/v.svg" | wc -l); [ "$n" -eq 24 ] && pass || fail "s
 run variance --dk 0; expect_code 2 "d_k 0"
 run variance --dk 4,x; expect_code 2 "d_k not a number"
 run variance --dk 1,...; expect_code 2 "dangling ..."
+run variance --dk 1,2,4,...,1000 --rows 2 --batch 1
+expect_code 2 "1,2,4,...,1000 is neither geometric (1000 no power of 2) nor arithmetic: refused"
+expect_out_empty "no partial output for 1,2,4,...,1000"
+run variance --dk 1,3,5,...,9 --rows 2 --batch 1 --format csv
+n=$(grep -c '^[0-9]' "$T/out"); [ "$n" -eq 5 ] && pass || fail "1,3,5,...,9 gives 5 rows: got $n"
+run variance --dk 2,4,8,...,64 --rows 2 --batch 1 --format csv
+n=$(grep -c '^[0-9]' "$T/out"); [ "$n" -eq 6 ] && pass || fail "2,4,8,...,64 gives 6 rows: got $n"
 run variance --rows 0; expect_code 2 "rows 0"
 run variance --sigma -1; expect_code 2 "negative sigma"
 run variance --sigma nan; expect_code 2 "nan sigma"
@@ -65,3 +72,14 @@ run variance --batch 100000 --rows 1000 --dk 1000; expect_code 2 "too large"
 run variance --format npy; expect_code 2 "npy is not a table format"
 run variance --torch-kernel fast; expect_code 2 "unknown torch kernel"
 expect_out_empty "no output on error"
+
+# --svg "" and --svg - (with the table also on stdout) would put the SVG into the table's output.
+run variance --rows 2 --batch 1 --svg ""
+expect_code 2 "variance --svg '' is refused"
+expect_out_empty "variance --svg '': no output"
+run variance --rows 2 --batch 1 --svg -
+expect_code 2 "variance --svg - with the table on stdout is refused"
+expect_out_empty "variance --svg -: no output"
+run variance --rows 2 --batch 1 --svg - -o "$T/table.csv"
+expect_code 0 "variance --svg - with the table sent to -o"
+expect_out_has "<svg" "the SVG alone on stdout"

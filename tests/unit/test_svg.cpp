@@ -156,4 +156,13 @@ TEST_CASE("svg variance plot: one point per d_k in every series, well-formed") {
 TEST_CASE("xml_escape") {
     CHECK(attn::viz::xml_escape("a<b>&\"'") == "a&lt;b&gt;&amp;&quot;&apos;");
     CHECK(attn::viz::xml_escape("tab\there") == "tab?here");
+    // Invalid UTF-8 (stray, truncated, overlong, surrogate) and U+FFFE/U+FFFF are not allowed in
+    // XML: each bad byte becomes U+FFFD; valid multi-byte text passes through.
+    const std::string rep = "\xEF\xBF\xBD";
+    CHECK(attn::viz::xml_escape("a\xFF") == "a" + rep);
+    CHECK(attn::viz::xml_escape("b\xC3") == "b" + rep);
+    CHECK(attn::viz::xml_escape("\xC0\xAF") == rep + rep);
+    CHECK(attn::viz::xml_escape("\xED\xA0\x80") == rep + rep + rep);
+    CHECK(attn::viz::xml_escape("\xEF\xBF\xBE") == rep + rep + rep);
+    CHECK(attn::viz::xml_escape("\xE2\x80\x94 \xF0\x9F\x98\x80 \xC3\xA9") == "\xE2\x80\x94 \xF0\x9F\x98\x80 \xC3\xA9");
 }
