@@ -183,9 +183,11 @@ int cmd_variance(int argc, char** argv) {
         ("svg", "Also write the plot (variance and softmax against d_k) to FILE", cxxopts::value<std::string>(),
          "FILE");
     add_output_options(options, /*with_npy=*/false);
+    add_exec_options(options);
     const auto parsed = parse_or_help(options, argc, argv);
     if (!parsed) return exit_ok;
     const auto& r = *parsed;
+    apply_exec_options(r);
 
     auto opt = [&](const char* name, const char* fallback) {
         return r.count(name) ? r[name].as<std::string>() : std::string(fallback);

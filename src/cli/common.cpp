@@ -74,10 +74,17 @@ void add_exec_options(cxxopts::Options& options) {
 }
 
 void apply_exec_options(const cxxopts::ParseResult& r) {
-    std::string arch = "auto";
-    if (r.count("arch")) arch = r["arch"].as<std::string>();
-    else if (const char* env = std::getenv("ATTN_ARCH"); env && *env) arch = env;
-    set_arch(parse_arch(arch));
+    if (r.count("arch")) {
+        set_arch(parse_arch(r["arch"].as<std::string>()));
+    } else if (const char* env = std::getenv("ATTN_ARCH"); env && *env) {
+        try {
+            set_arch(parse_arch(env));
+        } catch (const UsageError& e) {
+            std::string msg = e.what();  // name the variable, not the option
+            if (const auto at = msg.find("--arch"); at != std::string::npos) msg.replace(at, 6, "ATTN_ARCH");
+            throw UsageError(msg);
+        }
+    }
     if (r.count("threads")) {
         const int n = r["threads"].as<int>();
         if (n < 1 || n > 1024) throw UsageError("invalid --threads " + std::to_string(n) + ": expected 1 to 1024");

@@ -22,3 +22,11 @@ if command -v ldd >/dev/null 2>&1; then
     extra=$(ldd "$ATTN" | awk '{print $1}' | grep -v -E '^(linux-vdso|/lib64/ld-linux|/lib/ld-linux|libc\.so|libm\.so|libstdc\+\+\.so|libgcc_s\.so|libpthread\.so)' || true)
     if [ -z "$extra" ]; then pass; else fail "unexpected run-time libraries: $extra"; fi
 fi
+
+# ATTN_ARCH applies to every computing command, and an invalid value names the variable.
+for cmd in "attend -x $ROOT/data/examples/simple/x.txt" "variance --dk 8" "softmax $ROOT/data/examples/scaling/logits.txt"; do
+    # shellcheck disable=SC2086
+    ATTN_ARCH=bogus "$ATTN" $cmd >"$T/out" 2>"$T/err" </dev/null; CODE=$?
+    expect_code 2 "ATTN_ARCH=bogus attn ${cmd%% *}"
+    expect_err_has "invalid ATTN_ARCH 'bogus'" "ATTN_ARCH named in the message (${cmd%% *})"
+done
