@@ -182,3 +182,8 @@ run attend -x "$x" -o ''
 expect_code 2 "-o with an empty path"
 run attend -x "$x" --heatmap --format json
 expect_code 2 "--heatmap alone with --format"
+# an SVG heatmap has one element per cell: more than 512x512 is refused up front
+awk 'BEGIN { for (i = 0; i < 513; i++) print "1 0" }' > "$T/q513"
+run attend -q "$T/q513" -k "$T/q513" -v "$T/q513" --svg "$T/too-big.svg"
+expect_code 2 "--svg with more than 512x512 cells"
+if [ ! -e "$T/too-big.svg" ]; then pass; else fail "no SVG written when refused"; fi
