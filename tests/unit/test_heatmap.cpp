@@ -3,6 +3,8 @@
 // indices of the 6×6×6 xterm cube, and the mask helper.
 #include <doctest/doctest.h>
 
+#include "test_util.hpp"
+
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -20,11 +22,7 @@ attn::Matrix causal_weights() {
     return w;
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-    std::size_t n = 0;
-    for (std::size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + what.size())) ++n;
-    return n;
-}
+using test_util::count;
 
 }  // namespace
 

@@ -2,6 +2,8 @@
 // malformed ones are built byte by byte here.
 #include <doctest/doctest.h>
 
+#include "test_util.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -25,15 +27,7 @@ const std::string fixtures = "data/fixtures/";
 const std::vector<std::vector<float>> floats = {{1.5f, -2.25f, 0.125f}, {3.0f, 4.5f, -0.5f}};
 const std::vector<std::vector<float>> ints = {{1, -2, 3}, {40, 5, -6}};
 
-void check_matrix(const Matrix& m, const std::vector<std::vector<float>>& expected) {
-    REQUIRE(m.rows() == expected.size());
-    REQUIRE(m.cols() == expected[0].size());
-    for (std::size_t r = 0; r < m.rows(); ++r)
-        for (std::size_t c = 0; c < m.cols(); ++c) {
-            INFO("row " << r << ", column " << c);
-            CHECK(m(r, c) == expected[r][c]);
-        }
-}
+using test_util::check_matrix;
 
 // A .npy file from its parts: version, header dict text (padded with spaces and '\n' to a
 // multiple of 64 bytes, unless raw), and data bytes.

@@ -2,6 +2,8 @@
 // expected number of cells and points, escaping, masked cells, values shown only when small.
 #include <doctest/doctest.h>
 
+#include "test_util.hpp"
+
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -74,11 +76,7 @@ std::string xml_problem(const std::string& s) {
     return "";
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-    std::size_t n = 0;
-    for (std::size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + what.size())) ++n;
-    return n;
-}
+using test_util::count;
 
 }  // namespace
 

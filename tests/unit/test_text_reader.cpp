@@ -2,6 +2,8 @@
 // values are the literals written in the inputs (or in data/fixtures/make_fixtures.py).
 #include <doctest/doctest.h>
 
+#include "test_util.hpp"
+
 #include <cmath>
 #include <limits>
 #include <string>
@@ -18,15 +20,7 @@ namespace {
 
 Matrix text(std::string_view s, Finite f = Finite::required) { return attn::io::parse_text(s, "t.txt", f); }
 
-void check_matrix(const Matrix& m, const std::vector<std::vector<float>>& expected) {
-    REQUIRE(m.rows() == expected.size());
-    REQUIRE(m.cols() == expected[0].size());
-    for (std::size_t r = 0; r < m.rows(); ++r)
-        for (std::size_t c = 0; c < m.cols(); ++c) {
-            INFO("row " << r << ", column " << c);
-            CHECK(m(r, c) == expected[r][c]);
-        }
-}
+using test_util::check_matrix;
 
 std::string error_of(std::string_view s, Finite f = Finite::required) {
     try {
