@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <utility>
 
 namespace attn {
 
@@ -21,13 +22,21 @@ float* aligned_alloc_floats(std::size_t count) {
 
 void aligned_free_floats(float* p) noexcept { std::free(p); }
 
-void Matrix::AlignedFree::operator()(float* p) const noexcept { aligned_free_floats(p); }
+void AlignedFree::operator()(float* p) const noexcept { aligned_free_floats(p); }
 
 std::size_t Matrix::padded_stride(std::size_t cols) noexcept {
     return (cols + stride_quantum - 1) / stride_quantum * stride_quantum;
 }
 
 Matrix::Matrix(std::size_t rows, std::size_t cols) : Matrix(rows, cols, 0.0f) {}
+
+Matrix::Matrix(std::size_t rows, std::size_t cols, AlignedBuffer storage) noexcept
+    : rows_(rows), cols_(cols), stride_(padded_stride(cols)), data_(std::move(storage)) {}
+
+AlignedBuffer Matrix::release() noexcept {
+    rows_ = cols_ = stride_ = 0;
+    return std::move(data_);
+}
 
 Matrix::Matrix(std::size_t rows, std::size_t cols, float fill)
     : rows_(rows), cols_(cols), stride_(padded_stride(cols)) {

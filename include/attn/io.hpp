@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attn/matrix.hpp"
+#include "attn/tensor.hpp"
 
 namespace attn::io {
 

@@ -7,6 +7,12 @@
 
 namespace attn {
 
+// Frees storage from aligned_alloc_floats.
+struct AlignedFree {
+    void operator()(float* p) const noexcept;
+};
+using AlignedBuffer = std::unique_ptr<float[], AlignedFree>;
+
 class Matrix {
 public:
     static constexpr std::size_t alignment = 64;                          // bytes
@@ -15,6 +21,8 @@ public:
     Matrix() = default;
     Matrix(std::size_t rows, std::size_t cols);  // zero-filled
     Matrix(std::size_t rows, std::size_t cols, float fill);
+    // Adopts storage laid out as a Matrix of this shape (stride padded_stride(cols)).
+    Matrix(std::size_t rows, std::size_t cols, AlignedBuffer storage) noexcept;
 
     Matrix(const Matrix& other);
     Matrix& operator=(const Matrix& other);
@@ -37,12 +45,12 @@ public:
     // Smallest multiple of stride_quantum that holds `cols` floats.
     static std::size_t padded_stride(std::size_t cols) noexcept;
 
+    // Gives up the storage (the matrix becomes empty).
+    AlignedBuffer release() noexcept;
+
 private:
-    struct AlignedFree {
-        void operator()(float* p) const noexcept;
-    };
     std::size_t rows_ = 0, cols_ = 0, stride_ = 0;
-    std::unique_ptr<float[], AlignedFree> data_;
+    AlignedBuffer data_;
 };
 
 // Allocates `count` floats aligned to Matrix::alignment; throws std::bad_alloc.
