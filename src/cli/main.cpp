@@ -31,6 +31,7 @@ constexpr Command commands[] = {
     {"random", attn::cli::cmd_random, "PyTorch-identical random matrices (torch.manual_seed + randn/rand)"},
     {"variance", attn::cli::cmd_variance, "the dot-product variance experiment: why scores are scaled"},
     {"bench", attn::cli::cmd_bench, "time the kernels in-process: GFLOP/s, speed-up, FMA peak"},
+    {"ls", attn::cli::cmd_ls, "list the tensors of a model file (.npz, .safetensors): name, dtype, shape"},
 };
 
 void print_usage(std::FILE* out) {
@@ -44,7 +45,8 @@ void print_usage(std::FILE* out) {
     for (const auto& c : commands) std::fprintf(out, "  %-9s %s\n", c.name, c.summary);
     std::fprintf(out,
                  "\nInputs are text (rows of numbers; also pasted tensor([[...]]) / array([[...]])) or\n"
-                 ".npy, recognised by content; '-' reads standard input.\n"
+                 ".npy, recognised by content; '-' reads standard input. A tensor of a model file is\n"
+                 "FILE.npz:NAME or FILE.safetensors:NAME (see attn ls).\n"
                  "Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 bad input.\n");
 }
 

@@ -13,6 +13,7 @@
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
+#include "attn/model_file.hpp"
 #include "io/output_file.hpp"
 
 namespace attn::io {
@@ -30,6 +31,12 @@ InputError nul_byte_error(const std::string& text, std::size_t offset, const std
     const std::size_t line = 1 + std::size_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(offset), '\n'));
     return InputError(name + ":" + std::to_string(line) + ":" + std::to_string(offset - line_start + 1) +
                       ": a NUL byte: binary data is neither text nor .npy");
+}
+
+// The one place a tensor of a model file becomes a matrix: rank 1 is one row.
+Matrix matrix_of_model_tensor(Tensor&& t, const std::string& path) {
+    if (t.rank() > 2) throw InputError(path + ": a tensor of shape " + t.shape().text() + " where a matrix is expected");
+    return std::move(t).to_matrix();
 }
 
 std::string read_fd(int fd, const std::string& name) {
@@ -101,6 +108,7 @@ Matrix parse_matrix(std::string_view bytes, const std::string& source, Finite fi
 }
 
 Matrix read_matrix(const std::string& path, Finite finite) {
+    if (is_model_path(path)) return matrix_of_model_tensor(read_model_tensor(path, finite), path);
     const std::string bytes = read_file(path);
     return parse_matrix(bytes, display_name(path), finite);
 }
