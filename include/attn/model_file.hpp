@@ -25,8 +25,8 @@ bool is_model_path(std::string_view path);
 
 // The tensor a model path names, converted to float32. InputError "FILE:NAME: ..." when the
 // file is malformed, the name is missing, the dtype is not supported or a value is not
-// finite (see Finite).
-Tensor read_model_tensor(const std::string& path, Finite finite = Finite::required);
+// finite (see Finite), or the tensor has more than max_dims dimensions.
+Tensor read_model_tensor(const std::string& path, Finite finite = Finite::required, std::size_t max_dims = max_rank);
 
 // Every tensor of a file, in file order; the format is recognised by content (a zip archive
 // is an .npz, anything else must be a safetensors file).
@@ -35,9 +35,9 @@ std::vector<TensorInfo> list_model_tensors(const std::string& file);
 // The same on bytes in memory; `source` names them in messages.
 std::vector<TensorInfo> safetensors_list(std::string_view bytes, const std::string& source);
 Tensor safetensors_tensor(std::string_view bytes, const std::string& name, const std::string& source,
-                          Finite finite = Finite::required);
+                          Finite finite = Finite::required, std::size_t max_dims = max_rank);
 std::vector<TensorInfo> npz_list(std::string_view bytes, const std::string& source);
 Tensor npz_tensor(std::string_view bytes, const std::string& name, const std::string& source,
-                  Finite finite = Finite::required);
+                  Finite finite = Finite::required, std::size_t max_dims = max_rank);
 
 }  // namespace attn::io

@@ -78,13 +78,14 @@ private:
 
 bool is_model_path(std::string_view path) { return split(path, nullptr); }
 
-Tensor read_model_tensor(const std::string& path, Finite finite) {
+Tensor read_model_tensor(const std::string& path, Finite finite, std::size_t max_dims) {
     ModelPath mp;
     if (!split(path, &mp)) throw UsageError(path + ": not a model path (FILE.npz:NAME or FILE.safetensors:NAME)");
     if (mp.name.empty() && path.size() > mp.file.size())
         throw UsageError(path + ": the tensor name after ':' is empty (attn ls " + mp.file + " lists them)");
     const MappedFile f(mp.file);
-    return mp.npz ? npz_tensor(f.bytes(), mp.name, mp.file, finite) : safetensors_tensor(f.bytes(), mp.name, mp.file, finite);
+    return mp.npz ? npz_tensor(f.bytes(), mp.name, mp.file, finite, max_dims)
+                   : safetensors_tensor(f.bytes(), mp.name, mp.file, finite, max_dims);
 }
 
 std::vector<TensorInfo> list_model_tensors(const std::string& file) {

@@ -43,9 +43,9 @@ std::string dtype_name(std::string_view npy) {
     return std::string(d);
 }
 
-Tensor member_tensor(std::string_view archive, const ZipMember& m, const std::string& where, Finite finite) {
-    const std::string npy = zip_extract(archive, m, where);
-    return Tensor(parse_npy(npy, where, finite));
+Tensor member_tensor(std::string_view archive, const ZipMember& m, const std::string& where, Finite finite,
+                     std::size_t max_dims) {
+    return parse_npy_tensor(zip_extract(archive, m, where), where, finite, max_dims);
 }
 
 }  // namespace
@@ -55,21 +55,22 @@ std::vector<TensorInfo> npz_list(std::string_view bytes, const std::string& sour
     for (const ZipMember& m : zip_members(bytes, source)) {
         const std::string where = source + ":" + array_name(m.name);
         const std::string npy = zip_extract(bytes, m, where);
-        const Tensor t(parse_npy(npy, where, Finite::allow_neg_inf));
+        const Tensor t = parse_npy_tensor(npy, where, Finite::allow_neg_inf, max_rank);
         out.push_back({array_name(m.name), dtype_name(npy), t.shape()});
     }
     return out;
 }
 
-Tensor npz_tensor(std::string_view bytes, const std::string& name, const std::string& source, Finite finite) {
+Tensor npz_tensor(std::string_view bytes, const std::string& name, const std::string& source, Finite finite,
+                  std::size_t max_dims) {
     const std::vector<ZipMember> members = zip_members(bytes, source);
     if (name.empty()) {
-        if (members.size() == 1) return member_tensor(bytes, members[0], source, finite);
+        if (members.size() == 1) return member_tensor(bytes, members[0], source, finite, max_dims);
         throw InputError(source + ": holds " + std::to_string(members.size()) + " arrays (" + names_text(members) +
                          "): name one as " + source + ":NAME");
     }
     for (const ZipMember& m : members)
-        if (array_name(m.name) == name || m.name == name) return member_tensor(bytes, m, source + ":" + name, finite);
+        if (array_name(m.name) == name || m.name == name) return member_tensor(bytes, m, source + ":" + name, finite, max_dims);
     throw InputError(source + ": no array '" + name + "' (it holds: " + names_text(members) + ")");
 }
 

@@ -285,7 +285,8 @@ std::vector<TensorInfo> safetensors_list(std::string_view bytes, const std::stri
     return out;
 }
 
-Tensor safetensors_tensor(std::string_view bytes, const std::string& name, const std::string& source, Finite finite) {
+Tensor safetensors_tensor(std::string_view bytes, const std::string& name, const std::string& source, Finite finite,
+                          std::size_t max_dims) {
     std::string_view data;
     const std::vector<Entry> entries = parse_header(bytes, source, &data);
     const Entry* found = nullptr;
@@ -304,6 +305,9 @@ Tensor safetensors_tensor(std::string_view bytes, const std::string& name, const
         fail("dtype " + dtype + " is not supported (attn reads F32, F16 and BF16)");
     const Shape& shape = found->info.shape;
     if (shape.rank() == 0) fail("0-d tensor (a single number): expected at least one dimension");
+    if (shape.rank() > max_dims)
+        fail("shape " + shape.text() + " has " + std::to_string(shape.rank()) + " dimensions: at most " +
+             std::to_string(max_dims) + " are supported here");
     if (shape.numel() == 0) fail("empty tensor: shape " + shape.text());
 
     Tensor t(shape);

@@ -118,6 +118,11 @@ TEST_CASE("npz: savez and savez_compressed members read as numpy saved them") {
         check_tensor_2d(attn::io::npz_tensor(bytes, "ints", file), {{1, -2, 3}, {40, 5, -6}});
         check_tensor_2d(attn::io::npz_tensor(bytes, "wq.npy", file),
                         {{0, 0.25f, 0.5f, 0.75f}, {1, 1.25f, 1.5f, 1.75f}, {2, 2.25f, 2.5f, 2.75f}});
+        Tensor heads = attn::io::npz_tensor(bytes, "heads", file);
+        REQUIRE(heads.shape() == attn::Shape{2, 3, 4});
+        for (std::size_t k = 0; k < 24; ++k) CHECK(heads.slice_data(k / 12)[(k / 4 % 3) * heads.row_stride() + k % 4] == float(k) - 12);
+        CHECK(error_of([&] { attn::io::npz_tensor(bytes, "heads", "s.npz", Finite::required, 2); }) ==
+              "s.npz:heads: shape (2, 3, 4) has 3 dimensions: at most 2 are supported here");
         const auto list = attn::io::npz_list(bytes, file);
         REQUIRE(list.size() == 5);
         CHECK(list[0].name == "floats");
