@@ -17,6 +17,10 @@ EXTRA_CPPFLAGS ?=
 CPPFLAGS += -Iinclude -Isrc $(EXTRA_CPPFLAGS) -MMD -MP
 ALL_CXXFLAGS = -std=c++20 $(WARN) $(CXXFLAGS)
 LDFLAGS  ?=
+# attn itself is linked statically: no dynamic loader and no shared C++ runtime to map, so
+# `attn --version` starts about as fast as /bin/true, and the binary needs nothing at run
+# time. Sanitizer builds (which cannot be static) pass STATIC_LDFLAGS= to turn it off.
+STATIC_LDFLAGS ?= -static
 LDLIBS   += -pthread
 
 # ---- sources ---------------------------------------------------------------------------
@@ -65,7 +69,7 @@ $(BUILD)/gen/example_data.o: $(BUILD)/gen/example_data.cpp
 	$(CXX) $(CPPFLAGS) $(ALL_CXXFLAGS) -c $< -o $@
 
 $(BUILD)/attn: $(CLI_OBJS) $(LIB_OBJS)
-	$(CXX) $(ALL_CXXFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+	$(CXX) $(ALL_CXXFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) $^ -o $@ $(LDLIBS)
 
 $(BUILD)/attn_tests: $(TEST_OBJS) $(LIB_OBJS)
 	$(CXX) $(ALL_CXXFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)

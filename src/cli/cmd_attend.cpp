@@ -9,6 +9,7 @@
 #include "attn/attention.hpp"
 #include "attn/diagnostics.hpp"
 #include "attn/error.hpp"
+#include "attn/html_view.hpp"
 #include "attn/io.hpp"
 #include "attn/viz.hpp"
 #include "cli/attend_options.hpp"
@@ -128,6 +129,11 @@ int cmd_attend(int argc, char** argv) {
         ("svg", "Write an SVG heatmap of the weights (or of --svg-of) to FILE", cxxopts::value<std::string>(), "FILE")
         ("svg-of", "Matrix drawn by --svg: scores, scaled or weights",
          cxxopts::value<std::string>()->default_value("weights"), "WHAT");
+    // ---- interactive HTML view (src/viz/html.cpp) ----
+    options.add_options("Pictures")
+        ("html", "Write an interactive HTML view of the weights to FILE: bertviz-style head view (hover a token), "
+                 "matrix view with values, shape/scale/masking; one self-contained file, no network",
+         cxxopts::value<std::string>(), "FILE");
     add_output_options(options);
     add_exec_options(options);
 
@@ -234,7 +240,7 @@ int cmd_attend(int argc, char** argv) {
     AttentionWants wants;
     wants.scores = show.scores || show.variance || (svg && svg_of == "scores");
     wants.scaled = show.scaled || (svg && svg_of == "scaled");
-    wants.weights = show.weights || show.variance || heatmap || (svg && svg_of == "weights");
+    wants.weights = show.weights || show.variance || heatmap || (svg && svg_of == "weights") || r.count("html");
     wants.context = show.context;
     AttentionResult res = attend(Q, K, V, opt, wants);
     // Rows that legitimately hold NaN: fully masked rows under --masked-rows nan.
@@ -278,6 +284,16 @@ int cmd_attend(int argc, char** argv) {
         so.masked = viz::cell_mask(opt.score_mask, Tq, Tk);
         const Matrix& m = svg_of == "scores" ? res.scores : svg_of == "scaled" ? res.scaled : res.weights;
         io::write_text(r["svg"].as<std::string>(), viz::svg_heatmap(m, so));
+    }
+    if (r.count("html")) {  // ---- interactive HTML view ----
+        const std::string& html_path = r["html"].as<std::string>();
+        if (html_path.empty() || html_path == "-") throw UsageError("--html needs a file name");
+        viz::HtmlViewOptions ho;
+        ho.query_labels = row_labels, ho.key_labels = key_labels;
+        ho.scale_text = scale_text(r["scale"].as<std::string>(), Q.cols(), opt.score_mask.scale);
+        ho.masking_text = masking_text(opt.score_mask);
+        ho.masked = viz::cell_mask(opt.score_mask, Tq, Tk);
+        io::write_text(html_path, viz::html_view(view_of(res.weights), ho));
     }
     std::string picture;
     if (heatmap)
