@@ -45,7 +45,7 @@ $(BUILD)/obj/src/arch/avx512%.o: FILE_FLAGS := -O3 -mavx512f -mavx512dq -mavx512
 $(BUILD)/obj/src/arch/neon%.o:   FILE_FLAGS := -O3
 $(BUILD)/obj/src/rng/%.o:        FILE_FLAGS := -ffp-contract=off
 
-.PHONY: all demo test test-neon compare unit e2e deps install clean screenshots
+.PHONY: all demo test test-neon test-browser compare unit e2e deps install clean screenshots
 all: $(BUILD)/attn
 
 $(BUILD)/obj/%.o: %.cpp
@@ -128,6 +128,15 @@ clean:
 screenshots: $(BUILD)/attn $(BUILD)/svg_examples
 	@bash .ci/ensure-packages chromium
 	bash tests/screenshots/render.sh $(BUILD) data/screenshots
+
+# The interactive HTML view in headless Chromium (installed if missing): the lines the page
+# draws must equal the weights given; saves data/screenshots/html_view.png. Run by .ci/run.
+test-browser: $(BUILD)/attn $(BUILD)/html_example
+	@bash .ci/ensure-packages chromium
+	@bash tests/browser/run.sh $(BUILD) data/screenshots
+
+$(BUILD)/html_example: $(call obj,tests/browser/html_example.cpp) $(LIB_OBJS)
+	$(CXX) $(ALL_CXXFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 $(BUILD)/svg_examples: $(call obj,tests/screenshots/svg_examples.cpp) $(LIB_OBJS)
 	$(CXX) $(ALL_CXXFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)

@@ -68,6 +68,23 @@ def safetensors_fixtures():
     ])
 
 
+def weights_fixture():
+    """(B, H, Tq, Tk) = (2, 3, 4, 5) softmax weights for the HTML view's browser check, and
+    the same values as text lines "SLICE QUERY KEY WEIGHT" (slice = b*3 + h)."""
+    rng = np.random.default_rng(10)
+    s = rng.standard_normal((2, 3, 4, 5)) * 2
+    w = np.exp(s - s.max(-1, keepdims=True))
+    w = (w / w.sum(-1, keepdims=True)).astype(np.float32)
+    np.save("weights_b2h3.npy", w)
+    with open("weights_b2h3.txt", "w") as f:
+        for b in range(2):
+            for h in range(3):
+                for q in range(4):
+                    for k in range(5):
+                        f.write("%d %d %d %.9g\n" % (b * 3 + h, q, k, w[b, h, q, k]))
+
+
 if __name__ == "__main__":
     npz_fixtures()
     safetensors_fixtures()
+    weights_fixture()

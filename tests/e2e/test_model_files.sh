@@ -52,3 +52,4 @@ cp "$M/small.npz" "$T/crc.npz"
 printf '\x41' | dd of="$T/crc.npz" bs=1 seek=200 conv=notrunc status=none   # inside floats' data
 run softmax "$T/crc.npz:floats"; expect_code 3 "CRC mismatch"
 expect_err_has "CRC mismatch" "CRC message"
+

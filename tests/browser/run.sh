@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The HTML view in a real browser: headless Chromium opens each page with "#selftest", the
+# page writes every line it drew into the DOM, and the lines (query, key, opacity) must equal
+# the weights given: those attn printed as csv, and those numpy saved (data/models). Also
+# saves a screenshot for the README. Last line: "N passed, N failed".
+# usage: tests/browser/run.sh BUILD SCREENSHOT_DIR
+set -u
+build=$1 shots=$2
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL [browser] $*"; }
+
+chrome() {  # chrome ARGS...: a fresh profile each time, nothing fetched or synced
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$(mktemp -d "$T/profile.XXXXXX")" --virtual-time-budget=5000 "$@" 2>>"$T/chrome.log"
+}
+
+# selftest PAGE OUT: the lines the page drew, "SLICE QUERY KEY OPACITY", and "cells SLICE N"
+selftest() {
+    chrome --dump-dom "file://$1#selftest" >"$T/dom.html"
+    sed -n '/<pre id="selftest">/,/<\/pre>/p' "$T/dom.html" | sed -e 's/<pre id="selftest">//' -e 's/<\/pre>//' \
+        | grep -v '^$' >"$2"
+}
+
+# same_lines EXPECTED ACTUAL DESCRIPTION: the same (slice, query, key) set, weights within 1e-7
+same_lines() {
+    local msg
+    msg=$(awk 'NR == FNR { if ($1 != "cells") e[$1" "$2" "$3] = $4; next }
+               $1 == "cells" { next }
+               { n++; k = $1" "$2" "$3
+                 if (!(k in e)) { print "line " k " was not expected"; exit }
+                 d = e[k] - $4; if (d < 0) d = -d
+                 if (d > 1e-7) { print "line " k ": opacity " $4 ", weight " e[k]; exit }
+                 delete e[k] }
+               END { for (k in e) { print "no line for " k " (weight " e[k] ")"; exit }
+                     if (n == 0) print "no lines drawn" }' "$1" "$2")
+    if [ -z "$msg" ]; then ok; else bad "$3: $msg"; fi
+}
+
+# 1. attn attend --html with a causal mask: one line per allowed pair, opacity = the weight
+#    attn prints; masked pairs draw nothing; one matrix cell per pair.
+ex="$ROOT/data/examples/masking"
+"$build/attn" attend -x "$ex/x.txt" --labels "$ex/labels.txt" --causal --html "$T/causal.html" \
+    --show weights --format csv >"$T/weights.csv" && ok || bad "attend --html failed"
+awk -F, '{ for (k = 1; k <= NF; k++) if (k <= NR) print 0, NR - 1, k - 1, $k }' "$T/weights.csv" >"$T/expected"
+selftest "$T/causal.html" "$T/drawn"
+same_lines "$T/expected" "$T/drawn" "causal attend: lines equal the csv weights"
+grep -qx 'cells 0 64' "$T/drawn" && ok || bad "causal attend: 64 matrix cells expected"
+grep -q '<option value="0">weights</option>' "$T/dom.html" && ok || bad "head selector lists the matrix"
+grep -qF 'shape (8, 8) · scale 1/√4 = 0.5' "$T/dom.html" && ok || bad "shape and scale shown"
+grep -qF 'masking: causal (top-left)' "$T/dom.html" && ok || bad "masking shown"
+chrome --screenshot="$T/causal.png" --window-size=1100,560 "file://$T/causal.html" >/dev/null
+if [ -s "$T/causal.png" ]; then ok; mkdir -p "$shots" && cp "$T/causal.png" "$shots/html_view.png"; else bad "no screenshot"; fi
+
+# 2. (B, H, Tq, Tk) = (2, 3, 4, 5) weights from numpy: every head's lines, through the selector.
+"$build/html_example" "$ROOT/data/models/weights_b2h3.npy" "$T/heads.html" && ok || bad "html_example failed"
+selftest "$T/heads.html" "$T/drawn"
+same_lines "$ROOT/data/models/weights_b2h3.txt" "$T/drawn" "(2,3,4,5) weights: lines equal numpy's values"
+[ "$(grep -c '^cells [0-5] 20$' "$T/drawn")" -eq 6 ] && ok || bad "(2,3,4,5): 20 matrix cells in each of 6 heads"
+grep -qF '<option value="5">batch 1, head 2</option>' "$T/dom.html" && ok || bad "selector names batch and head"
+
+# 3. Self-contained: nothing in the page refers to another resource.
+if grep -qiE '(src|href)=|url\(|@import|fetch\(|XMLHttpRequest' "$T/causal.html" "$T/heads.html"; then
+    bad "the page refers to an external resource"
+else ok; fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
