@@ -24,7 +24,8 @@ CellMask cell_mask(const ScoreMask& sm, std::size_t Tq, std::size_t Tk);
 
 // Terminal heatmap: rows = queries (labelled on the left), columns = keys (labels written
 // vertically above the grid), two characters per cell, then a legend with the value range.
-// color: 256-colour ANSI backgrounds (viridis-like); otherwise shade characters " ░▒▓█".
+// color: ANSI backgrounds along viridis: 24-bit when COLORTERM is truecolor or 24bit, else
+// 20 distinct 256-colour levels; otherwise shade characters " ░▒▓█".
 // Masked cells are "××" in both modes. Labels default to indices when empty; a label list of
 // the wrong length is ignored (indices are used).
 std::string heatmap_text(const Matrix& weights, const std::vector<std::string>& row_labels,
