@@ -220,11 +220,6 @@ int cmd_attend(int argc, char** argv) {
                              std::to_string(Tq) + " queries and " + std::to_string(Tk) + " keys");
     }
 
-    // One SVG element per cell: beyond this the file runs to tens of MB and no viewer helps.
-    constexpr std::size_t max_svg_cells = 512 * 512;
-    if (svg && Tq * Tk > max_svg_cells)
-        throw UsageError("--svg draws one cell per query-key pair: " + std::to_string(Tq) + "x" + std::to_string(Tk) +
-                         " is more than 512x512 cells");
     AttentionOptions opt;
     opt.score_mask.scale = parse_scale(r["scale"].as<std::string>(), Q.cols());
     if (r.count("causal")) opt.score_mask.causal = parse_causal(r["causal"].as<std::string>());
