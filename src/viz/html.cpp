@@ -185,6 +185,17 @@ constexpr const char* script = R"js(
       out.push('cells ' + h + ' ' + mat.querySelectorAll('rect.cell').length);
     }
     sel.value = 0; draw();
+    // Hovering query token q must leave exactly q's lines visible: "focus Q VISIBLE".
+    head.querySelectorAll('text.tok').forEach((t, i) => {
+      if (i >= tq) return;
+      t.dispatchEvent(new MouseEvent('mouseenter'));
+      let shown = 0;
+      head.querySelectorAll('line.attn-line').forEach(l => {
+        if (l.style.display !== 'none') shown += l.getAttribute('data-q') == i ? 1 : 1000;
+      });
+      out.push('focus ' + i + ' ' + shown);
+      t.dispatchEvent(new MouseEvent('mouseleave'));
+    });
     document.getElementById('selftest').textContent = out.join('\n');
   }
 })();

@@ -30,7 +30,7 @@ selftest() {
 same_lines() {
     local msg
     msg=$(awk 'NR == FNR { if ($1 != "cells") e[$1" "$2" "$3] = $4; next }
-               $1 == "cells" { next }
+               $1 == "cells" || $1 == "focus" { next }
                { n++; k = $1" "$2" "$3
                  if (!(k in e)) { print "line " k " was not expected"; exit }
                  d = e[k] - $4; if (d < 0) d = -d
@@ -50,6 +50,10 @@ awk -F, '{ for (k = 1; k <= NF; k++) if (k <= NR) print 0, NR - 1, k - 1, $k }' 
 selftest "$T/causal.html" "$T/drawn"
 same_lines "$T/expected" "$T/drawn" "causal attend: lines equal the csv weights"
 grep -qx 'cells 0 64' "$T/drawn" && ok || bad "causal attend: 64 matrix cells expected"
+# hovering query q shows its q+1 causal lines and nothing else (a stray line would count 1000)
+for q in 0 1 2 3 4 5 6 7; do
+    grep -qx "focus $q $((q + 1))" "$T/drawn" && ok || bad "hover on query $q: $(grep "^focus $q " "$T/drawn")"
+done
 grep -q '<option value="0">weights</option>' "$T/dom.html" && ok || bad "head selector lists the matrix"
 grep -qF 'shape (8, 8) · scale 1/√4 = 0.5' "$T/dom.html" && ok || bad "shape and scale shown"
 grep -qF 'masking: causal (top-left)' "$T/dom.html" && ok || bad "masking shown"
