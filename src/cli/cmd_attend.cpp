@@ -246,7 +246,7 @@ int cmd_attend(int argc, char** argv) {
     if (res.masked_rows > truly_masked) {
         const std::size_t n = res.masked_rows - truly_masked;
         throw RuntimeFailure("the scaled scores of " + std::to_string(n) + " row" + (n == 1 ? "" : "s") +
-                             " overflow float32 toward -inf: the inputs overflow float32 (scale them down)");
+                             " overflow float32, so every key would get weight 0: scale the inputs down");
     }
     // Rows that legitimately hold NaN: fully masked rows under --masked-rows nan.
     std::vector<bool> nan_rows(Tq, false);

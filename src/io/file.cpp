@@ -294,7 +294,9 @@ OutputFile::OutputFile(const std::string& path) : path_(path) {
     const std::string base = target_.substr(target_.rfind('/') == std::string::npos ? 0 : target_.rfind('/') + 1);
     std::string tmpl = dir + "/." + base + ".attn-XXXXXX";
     fd_ = ::mkostemp(tmpl.data(), O_CLOEXEC);
-    if (fd_ < 0) throw RuntimeFailure("cannot write " + path + ": " + std::strerror(errno));
+    if (fd_ < 0)
+        throw RuntimeFailure("cannot write " + path + ": cannot create a temporary file in " + dir + ": " +
+                             std::strerror(errno));
     temp_ = tmpl;
     pending_temps().push_back(temp_);
     if (exists) {
