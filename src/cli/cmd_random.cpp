@@ -222,7 +222,8 @@ int cmd_random(int argc, char** argv) {
                              "naming its index (# draw 0 [1, 3]), with 9 significant digits (--digits);\n"
                              "npy keeps the full shape (-o DIR gets drawN.npy files when --count > 1).");
     options.add_options()
-        ("shape", "Tensor shape, e.g. 3,2 or 4,8,32 (required)", cxxopts::value<std::string>(), "DIMS")
+        ("shape", "Tensor shape, e.g. 3,2 or 4,8,32 (required; at most 32 dimensions and 2^28 elements; "
+                  "text formats at most 2^28 lines per draw)", cxxopts::value<std::string>(), "DIMS")
         ("seed", "torch.manual_seed value, -2^63 to 2^64-1 (default: from the system's entropy, printed on "
                  "stderr)", cxxopts::value<std::string>(), "S")
         ("count", "Consecutive draws; the generator state carries over as in torch (default 1)",
