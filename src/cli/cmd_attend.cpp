@@ -15,6 +15,7 @@
 #include "cli/attend_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "io/output_file.hpp"
 
 namespace attn::cli {
 
@@ -238,6 +239,16 @@ int cmd_attend(int argc, char** argv) {
     wants.weights = show.weights || show.variance || heatmap || (svg && svg_of == "weights") || r.count("html");
     wants.context = show.context;
     AttentionResult res = attend(Q, K, V, opt, wants);
+    // A row reported as fully masked whose mask, causal rule and bias allow some key: its
+    // finite scores overflowed float32 toward -inf. The true weights are a distribution, not
+    // a masked row: a numeric failure, as for an overflow toward +inf.
+    std::size_t truly_masked = 0;
+    for (std::size_t i = 0; i < Tq; ++i) truly_masked += allowed_keys(opt.score_mask, i, Tq, Tk) == 0;
+    if (res.masked_rows > truly_masked) {
+        const std::size_t n = res.masked_rows - truly_masked;
+        throw RuntimeFailure("the scaled scores of " + std::to_string(n) + " row" + (n == 1 ? "" : "s") +
+                             " overflow float32, so every key would get weight 0: scale the inputs down");
+    }
     // Rows that legitimately hold NaN: fully masked rows under --masked-rows nan.
     std::vector<bool> nan_rows(Tq, false);
     if (opt.masked_rows == MaskedRowPolicy::nan)
@@ -269,6 +280,9 @@ int cmd_attend(int argc, char** argv) {
         else it.fields = variance_fields(*report);
         items.push_back(std::move(it));
     }
+    // Every output of the run goes out in one all-or-nothing step (io/output_file.hpp): when
+    // one of them fails, nothing is on standard output and no new file is left behind.
+    std::vector<io::detail::PendingFile> files;
     if (svg) {
         viz::SvgHeatmapOptions so;
         so.what = svg_of;
@@ -278,7 +292,8 @@ int cmd_attend(int argc, char** argv) {
         so.masking_text = masking_text(opt.score_mask);
         so.masked = viz::cell_mask(opt.score_mask, Tq, Tk);
         const Matrix& m = svg_of == "scores" ? res.scores : svg_of == "scaled" ? res.scaled : res.weights;
-        io::write_text(r["svg"].as<std::string>(), viz::svg_heatmap(m, so));
+        const std::string svg_path = r["svg"].as<std::string>();
+        files.push_back({svg_path == "-" ? "" : svg_path, viz::svg_heatmap(m, so)});
     }
     if (r.count("html")) {  // ---- interactive HTML view ----
         const std::string& html_path = r["html"].as<std::string>();
@@ -288,14 +303,16 @@ int cmd_attend(int argc, char** argv) {
         ho.scale_text = scale_text(r["scale"].as<std::string>(), Q.cols(), opt.score_mask.scale);
         ho.masking_text = masking_text(opt.score_mask);
         ho.masked = viz::cell_mask(opt.score_mask, Tq, Tk);
-        io::write_text(html_path, viz::html_view(view_of(res.weights), ho));
+        files.push_back({html_path, viz::html_view(view_of(res.weights), ho)});
     }
-    std::string picture;
+    if (!items.empty())
+        for (auto& f : io::detail::output_files(items, out)) files.push_back(std::move(f));
     if (heatmap)
-        picture = viz::heatmap_text(res.weights, row_labels, key_labels, viz::want_color(stdout_is_terminal()),
-                                    viz::cell_mask(opt.score_mask, Tq, Tk));
-    if (!items.empty()) io::write_output(items, out);
-    if (heatmap) io::write_text("", (items.empty() || !out.path.empty() ? "" : "\n") + picture);
+        files.push_back({"", (items.empty() || !out.path.empty() ? "" : "\n") +
+                                 viz::heatmap_text(res.weights, row_labels, key_labels,
+                                                   viz::want_color(stdout_is_terminal()),
+                                                   viz::cell_mask(opt.score_mask, Tq, Tk))});
+    io::detail::write_files(files);
     report_masked_rows(res.masked_rows, opt.masked_rows);
     return exit_ok;
 }

@@ -12,5 +12,6 @@ int cmd_random(int argc, char** argv);
 int cmd_variance(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
 int cmd_ls(int argc, char** argv);
+int cmd_concat(int argc, char** argv);
 
 }  // namespace attn::cli
