@@ -128,7 +128,7 @@ test-sanitize:
 # FUZZ_S=N` runs each harness for N seconds from the checked-in seeds; `make fuzz-replay`
 # only replays the seeds (every crash ever found stays there as a regression input).
 FUZZ_S     ?= 60
-FUZZ_NAMES := text npy cli
+FUZZ_NAMES := text npy cli model
 FUZZ_BINS  := $(addprefix $(ASAN_BUILD)/fuzz/fuzz_,$(FUZZ_NAMES))
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(LIB_OBJS) $(filter-out %/main.o,$(CLI_OBJS))
 	@mkdir -p $(dir $@)

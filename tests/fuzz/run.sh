@@ -8,7 +8,7 @@
 set -u
 dir=$1 secs=$2; shift 2
 here=$(cd "$(dirname "$0")" && pwd)
-names=("$@"); [ ${#names[@]} -eq 0 ] && names=(text npy cli)
+names=("$@"); [ ${#names[@]} -eq 0 ] && names=(text npy cli model)
 status=0
 for n in "${names[@]}"; do
     bin=$dir/fuzz_$n
