@@ -92,6 +92,8 @@ std::vector<TensorInfo> list_model_tensors(const std::string& file) {
     const MappedFile f(file);
     const std::string_view b = f.bytes();
     if (b.substr(0, 2) == "PK") return npz_list(b, file);
+    if (b.substr(0, 6) == "\x93NUMPY")
+        throw InputError(file + ": an .npy file holds one array, read as it is; ls lists .npz and .safetensors files");
     return safetensors_list(b, file);
 }
 

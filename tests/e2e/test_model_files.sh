@@ -27,6 +27,8 @@ expect_out_has "floats64  float64  (2, 3)" "ls npz float64"
 expect_out_has "ints      int64    (2, 3)" "ls npz int64"
 run ls; expect_code 2 "ls without a file"
 run ls "$M/absent.npz"; expect_code 3 "ls of a missing file"
+run ls "$ROOT/data/fixtures/floats_le_f4_c.npy"; expect_code 3 "ls of an .npy"
+expect_err_has "an .npy file holds one array" "ls of an .npy says why"
 
 # errors: exit 3 (2 for an empty name), a message naming file and tensor, nothing on stdout
 run softmax "$M/small.npz"; expect_code 3 "bare npz with several arrays"
