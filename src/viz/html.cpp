@@ -98,7 +98,7 @@ constexpr const char* script = R"js(
   D.heads.forEach((h, i) => { const o = document.createElement('option'); o.value = i; o.textContent = h.name; sel.appendChild(o); });
   if (D.heads.length < 2) document.getElementById('controls').style.display = 'none';
 
-  const row = 22, top = 24, labelW = Math.min(160, 12 + 7.5 * Math.max(...D.q.concat(D.k).map(s => s.length))), gap = 180;
+  const row = 22, top = 24, labelW = Math.min(160, 12 + 7.5 * D.q.concat(D.k).reduce((m, s) => Math.max(m, s.length), 1)), gap = 180;
   function drawHead(hi) {
     const W = D.heads[hi].w;
     head.textContent = '';
