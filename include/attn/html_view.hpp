@@ -2,6 +2,8 @@
 // head view: one file, no network access (a Content-Security-Policy forbids it), no external
 // scripts or styles.
 #pragma once
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,7 +17,11 @@ struct HtmlViewOptions {
     std::vector<std::string> query_labels, key_labels;  // empty = indices
     std::string scale_text;    // e.g. "scale 1/√2 = 0.7071"
     std::string masking_text;  // e.g. "causal (top-left)"; "" = no mask
-    CellMask masked;           // cells the mask forbade, the same for every head
+    // Cells the mask forbade in 2-D slice `slice` (C order over the leading dimensions);
+    // empty = none.
+    std::function<bool(std::size_t slice, std::size_t q, std::size_t k)> masked;
+    // A name per 2-D slice for the head selector; empty = "head h" / "batch b, head h".
+    std::vector<std::string> slice_names;
 };
 
 // weights: (Tq, Tk), (H, Tq, Tk) or (B, H, Tq, Tk). The page holds

@@ -302,7 +302,9 @@ int cmd_attend(int argc, char** argv) {
         ho.query_labels = row_labels, ho.key_labels = key_labels;
         ho.scale_text = scale_text(r["scale"].as<std::string>(), Q.cols(), opt.score_mask.scale);
         ho.masking_text = masking_text(opt.score_mask);
-        ho.masked = viz::cell_mask(opt.score_mask, Tq, Tk);
+        ho.masked = [cells = viz::cell_mask(opt.score_mask, Tq, Tk)](std::size_t, std::size_t q, std::size_t k) {
+            return cells && cells(q, k);
+        };
         files.push_back({html_path, viz::html_view(view_of(res.weights), ho)});
     }
     if (!items.empty())

@@ -93,7 +93,8 @@ constexpr const char* script = R"js(
     parent.appendChild(e);
     return e;
   }
-  function masked(q, k) { return D.masked !== null && D.masked[q][k] === 1; }
+  let M = null;  // the mask of the head shown
+  function masked(q, k) { return M !== null && M[q][k] === 1; }
   function fmt(w) { return w === null ? 'nan' : w.toPrecision(4); }
   D.heads.forEach((h, i) => { const o = document.createElement('option'); o.value = i; o.textContent = h.name; sel.appendChild(o); });
   if (D.heads.length < 2) document.getElementById('controls').style.display = 'none';
@@ -171,7 +172,7 @@ constexpr const char* script = R"js(
       }
   }
 
-  function draw() { drawHead(+sel.value); drawMatrix(+sel.value); }
+  function draw() { M = D.heads[+sel.value].m; drawHead(+sel.value); drawMatrix(+sel.value); }
   sel.addEventListener('change', draw);
   draw();
 
@@ -214,23 +215,12 @@ std::string html_view(const TensorView& w, const HtmlViewOptions& o) {
     const std::size_t heads_per_batch = w.rank() >= 3 ? w.shape[w.rank() - 3] : 1;
 
     std::string data = "{\"shape\":" + json_string(w.shape.text()) + ",\"q\":" + labels_json(o.query_labels, tq) +
-                       ",\"k\":" + labels_json(o.key_labels, tk) + ",\"masked\":";
-    if (o.masked) {
-        data += "[";
-        for (std::size_t q = 0; q < tq; ++q) {
-            data += q ? ",[" : "[";
-            for (std::size_t k = 0; k < tk; ++k) data += (k ? "," : "") + std::string(o.masked(q, k) ? "1" : "0");
-            data += "]";
-        }
-        data += "]";
-    } else {
-        data += "null";
-    }
-    data += ",\"heads\":[";
+                       ",\"k\":" + labels_json(o.key_labels, tk) + ",\"heads\":[";
     for (std::size_t s = 0; s < slices; ++s) {
-        std::string name = w.rank() == 2   ? "weights"
-                           : w.rank() == 3 ? "head " + std::to_string(s)
-                                           : "batch " + std::to_string(s / heads_per_batch) + ", head " +
+        std::string name = o.slice_names.size() == slices ? o.slice_names[s]
+                           : w.rank() == 2             ? "weights"
+                           : w.rank() == 3             ? "head " + std::to_string(s)
+                                                       : "batch " + std::to_string(s / heads_per_batch) + ", head " +
                                                  std::to_string(s % heads_per_batch);
         data += (s ? ",{\"name\":" : "{\"name\":") + json_string(name) + ",\"w\":[";
         const MatrixView m = w.slice(s);
@@ -239,7 +229,18 @@ std::string html_view(const TensorView& w, const HtmlViewOptions& o) {
             for (std::size_t k = 0; k < tk; ++k) data += (k ? "," : "") + json_number(m(q, k));
             data += "]";
         }
-        data += "]}";
+        data += "],\"m\":";
+        if (o.masked) {
+            data += "[";
+            for (std::size_t q = 0; q < tq; ++q) {
+                data += q ? ",[" : "[";
+                for (std::size_t k = 0; k < tk; ++k) data += (k ? "," : "") + std::string(o.masked(s, q, k) ? "1" : "0");
+                data += "]";
+            }
+            data += "]}";
+        } else {
+            data += "null}";
+        }
     }
     data += "]}";
 
