@@ -137,19 +137,6 @@ void set_threads(unsigned threads) noexcept { g_threads = threads; }
 unsigned current_threads() noexcept { return g_threads ? g_threads : online_cores(); }
 unsigned online_cores() noexcept { return std::max(1u, std::thread::hardware_concurrency()); }
 
-std::size_t causal_visible(Causal causal, std::size_t i, std::size_t Tq, std::size_t Tk) noexcept {
-    switch (causal) {
-        case Causal::none: return Tk;
-        case Causal::top_left: return std::min(Tk, i + 1);
-        case Causal::bottom_right: {
-            // j <= i + (Tk - Tq)  ⇔  visible = i + 1 + Tk - Tq, clamped to [0, Tk]
-            const long long v = (long long)i + 1 + (long long)Tk - (long long)Tq;
-            return v <= 0 ? 0 : std::min<std::size_t>(Tk, std::size_t(v));
-        }
-    }
-    return Tk;
-}
-
 namespace {
 
 std::string shape(const Matrix& M) { return std::to_string(M.rows()) + "×" + std::to_string(M.cols()); }

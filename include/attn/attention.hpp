@@ -26,6 +26,7 @@ struct AttentionOptions {
 // and normalisation is softmax, the fused streaming path computes the context directly.
 struct AttentionWants {
     bool scores = false, scaled = false, weights = false, context = true;
+    bool weights_mean = false;  // weights averaged over heads (batched_attention only)
 };
 
 struct AttentionResult {

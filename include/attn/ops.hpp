@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string_view>
 
+#include "attn/masking.hpp"
 #include "attn/matrix.hpp"
 
 namespace attn {
@@ -27,14 +28,8 @@ void set_threads(unsigned threads) noexcept;
 unsigned current_threads() noexcept;
 unsigned online_cores() noexcept;
 
-// ---- masking vocabulary ----------------------------------------------------------------
-enum class Causal { none, top_left, bottom_right };
-enum class MaskedRowPolicy { zero, nan, uniform };  // what a fully masked query row gets
-enum class Normalization { softmax, sum };
-
-// Number of leading keys query row i may see under the causal rule (all Tk when none).
-// top_left: j <= i; bottom_right: j <= i + (Tk - Tq). Clamped to [0, Tk].
-std::size_t causal_visible(Causal causal, std::size_t i, std::size_t Tq, std::size_t Tk) noexcept;
+// The masking vocabulary (Causal, MaskedRowPolicy, Normalization, causal_visible) is in
+// attn/masking.hpp.
 
 // ---- kernels ---------------------------------------------------------------------------
 // C = A·B with B k×n, or C = A·Bᵀ with B n×k when transpose_b. C is resized/overwritten.
