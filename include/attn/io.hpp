@@ -1,5 +1,11 @@
-// Reading matrices (text or .npy, recognised by content) and writing results in every
-// output format. Pure I/O: no attention math here.
+// Reading tensors and matrices (text or .npy, recognised by content) and writing results in
+// every output format. Pure I/O: no attention math here.
+//
+// N-D text: the nested bracket form ([[[...]]], tensor(...), array(...), attn's json), or
+// blocks of rows each headed by an index comment "# [b, h]" / "# NAME [b, h] RxC" (what attn's
+// csv/tsv print) or a pretty title "NAME [b, h] (RxC):". Blocks of one tensor come in C order
+// (last index fastest) and all have the same shape; two blocks without index comments are an
+// error, never glued into one matrix.
 #pragma once
 #include <cstdio>
 #include <string>
@@ -17,10 +23,23 @@ namespace attn::io {
 enum class Finite { required, allow_neg_inf };
 
 // Reads a whole file ("-" = standard input) and parses it as .npy (magic "\x93NUMPY") or
-// text. Errors are InputError with messages "FILE:LINE:COL: ..." (text) or "FILE: ..." (npy).
-Matrix read_matrix(const std::string& path, Finite finite = Finite::required);
+// text, into a tensor of 1 to max_dims dimensions (at most attn::max_rank = 32, NumPy's
+// limit). A 1-D .npy (n,) or a bracketed [a, b, ...] gives rank 1; rows of numbers give
+// rank 2 (a single line is 1×n). More dimensions than max_dims, an empty or a 0-d array are
+// InputError naming the shape. Errors are "FILE:LINE:COL: ..." (text) or "FILE: ..." (npy).
+Tensor read_tensor(const std::string& path, Finite finite = Finite::required, std::size_t max_dims = 4);
 
 // The same on bytes already in memory; `source` names them in messages.
+Tensor parse_tensor(std::string_view bytes, const std::string& source, Finite finite = Finite::required,
+                    std::size_t max_dims = 4);
+Tensor parse_text_tensor(std::string_view text, const std::string& source, Finite finite = Finite::required,
+                         std::size_t max_dims = 4);
+Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finite finite = Finite::required,
+                        std::size_t max_dims = 4);
+
+// For 2-D-only callers: as read_tensor, a rank-1 input is one row, and more than two
+// dimensions are an InputError naming the shape ("FILE: expected a matrix, got shape (2, 3, 4)").
+Matrix read_matrix(const std::string& path, Finite finite = Finite::required);
 Matrix parse_matrix(std::string_view bytes, const std::string& source, Finite finite = Finite::required);
 Matrix parse_text(std::string_view text, const std::string& source, Finite finite = Finite::required);
 Matrix parse_npy(std::string_view bytes, const std::string& source, Finite finite = Finite::required);
@@ -31,7 +50,9 @@ std::string read_file(const std::string& path);
 // One token per line (trailing \r stripped; trailing blank lines dropped).
 std::vector<std::string> read_labels(const std::string& path);
 
-// .npy version 1.0, '<f4', C order, header padded so the data starts at a 64-byte offset.
+// .npy version 1.0, '<f4', C order, the view's full shape, header padded so the data starts
+// at a 64-byte offset. A Matrix is the 2-D case.
+std::string npy_bytes(const TensorView& t);
 std::string npy_bytes(const Matrix& m);
 
 // ---- output ----------------------------------------------------------------------------
@@ -43,14 +64,27 @@ struct OutputOptions {
     std::string path;      // "" = standard output; a directory for npy with several items
 };
 
-// One thing to print: either a matrix (with optional row/column labels) or a record of named
-// scalars (e.g. the variance diagnostics; integers print without decimals).
+// One thing to print: a tensor of any rank >= 1 (2-D: a matrix; with optional row/column
+// labels applied to every 2-D slice) or a record of named scalars (e.g. the variance
+// diagnostics; integers print without decimals).
+//
+// Set either `matrix` (2-D shorthand) or `tensor` (a view of any rank: each 2-D slice prints
+// under an index title "NAME [b, h]"); with neither, the item is the record in `fields`.
+// The storage viewed must outlive the call to render/write_output.
 struct Item {
     std::string name;
     const Matrix* matrix = nullptr;
     std::vector<std::string> row_labels, col_labels;  // pretty only; empty = none
-    std::vector<std::pair<std::string, double>> fields;  // when matrix == nullptr
+    std::vector<std::pair<std::string, double>> fields;  // when neither matrix nor tensor is set
+    TensorView tensor;                                   // used when matrix == nullptr and rank() > 0
+
+    bool is_record() const noexcept { return matrix == nullptr && tensor.rank() == 0; }
+    // The values to print: view_of(*matrix), or tensor.
+    TensorView values() const noexcept;
 };
+
+// An item printing a tensor view (any rank).
+Item tensor_item(std::string name, const TensorView& view);
 
 // Renders every item into one string in the chosen format (not npy).
 std::string render(const std::vector<Item>& items, const OutputOptions& opt);
@@ -61,6 +95,15 @@ std::string render(const std::vector<Item>& items, const OutputOptions& opt);
 // Throws UsageError for impossible combinations (npy of a record, several npy to stdout)
 // and RuntimeFailure for write errors. A closed pipe on stdout exits the process quietly.
 void write_output(const std::vector<Item>& items, const OutputOptions& opt);
+
+// csv/tsv of one item exactly as render() prints it among several items: every 2-D slice
+// headed "# NAME [b, h] RxC" ("# NAME RxC" for a matrix) and followed by a blank line. For
+// writers that stream a long sequence of tensors one at a time.
+std::string render_headed(const Item& item, const OutputOptions& opt);
+
+// Nested JSON arrays of the view's full shape, innermost rows on one line, each level
+// indented two more spaces than `indent` (the layout of render()'s json).
+std::string json_array(const TensorView& t, int digits, std::size_t indent);
 
 // Writes bytes as they are: to standard output when path is "" or "-", else to the file via
 // a temporary name and a rename (all or nothing). Errors as for write_output.

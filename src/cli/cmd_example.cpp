@@ -77,9 +77,9 @@ void show_example(const Example& e, const io::OutputOptions& out) {
         const auto got = run_case(c, e.name);
         std::printf("\n== %s\n$ %s\n\n", c.label.c_str(), case_command(c, e.name).c_str());
         std::vector<io::Item> items;
-        for (const auto& [name, file] : c.inputs) items.push_back({name, &got.at(name), {}, {}, {}});
+        for (const auto& [name, file] : c.inputs) items.push_back({name, &got.at(name), {}, {}, {}, {}});
         for (const auto& [name, file] : c.expect) {
-            io::Item it{name, &got.at(name), {}, {}, {}};
+            io::Item it{name, &got.at(name), {}, {}, {}, {}};
             if (labels.size() == it.matrix->rows()) it.row_labels = labels;
             if (labels.size() == it.matrix->cols() && name != "context") it.col_labels = labels;
             items.push_back(std::move(it));

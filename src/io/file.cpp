@@ -23,8 +23,6 @@ namespace {
 // as /dev/zero cannot exhaust memory.
 constexpr std::size_t max_input_bytes = std::size_t(1) << 31;
 
-std::string display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
-
 InputError nul_byte_error(const std::string& text, std::size_t offset, const std::string& name) {
     const std::size_t line_start = offset == 0 ? 0 : text.rfind('\n', offset - 1) + 1;  // npos + 1 == 0
     const std::size_t line = 1 + std::size_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(offset), '\n'));
@@ -56,8 +54,10 @@ std::string read_fd(int fd, const std::string& name) {
 
 }  // namespace
 
+std::string detail::display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
 std::string read_file(const std::string& path) {
-    if (path == "-") return read_fd(STDIN_FILENO, display_name(path));
+    if (path == "-") return read_fd(STDIN_FILENO, detail::display_name(path));
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw InputError(path + ": " + std::strerror(errno));
     struct stat st {};
@@ -91,18 +91,6 @@ std::vector<std::string> read_labels(const std::string& path) {
     }
     while (!labels.empty() && labels.back().empty()) labels.pop_back();
     return labels;
-}
-
-Matrix parse_matrix(std::string_view bytes, const std::string& source, Finite finite) {
-    // .npy starts with "\x93NUMPY"; a first byte 0x93 can never begin valid text, so even a
-    // damaged magic is reported by the npy reader.
-    if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x93) return parse_npy(bytes, source, finite);
-    return parse_text(bytes, source, finite);
-}
-
-Matrix read_matrix(const std::string& path, Finite finite) {
-    const std::string bytes = read_file(path);
-    return parse_matrix(bytes, display_name(path), finite);
 }
 
 // ---- writers ---------------------------------------------------------------------------

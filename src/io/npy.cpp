@@ -1,5 +1,7 @@
-// .npy files (NumPy's format, versions 1.0/2.0/3.0): a strict reader that validates the
-// header completely before allocating anything, and a writer for float32 C-order data.
+// .npy files (NumPy's format, versions 1.0/2.0/3.0): a strict reader of any shape (C or
+// Fortran order) that validates the header completely before allocating anything, and a
+// writer for float32 C-order data.
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -18,7 +20,6 @@ namespace {
 
 constexpr std::string_view magic = "\x93NUMPY";
 constexpr std::size_t max_header_bytes = 65536;  // numpy itself writes a few hundred at most
-constexpr std::size_t max_dims = 32;             // numpy's own limit
 
 enum class Kind { f, i, u, b };
 
@@ -134,7 +135,7 @@ private:
                 ++i_;
             }
             if (peek() == 'L') ++i_;  // Python 2 long literal
-            if (dims.size() == max_dims) fail("shape has more than 32 dimensions");
+            if (dims.size() == max_rank) fail("shape has more than " + std::to_string(max_rank) + " dimensions");
             dims.push_back(v);
             skip();
             if (peek() == ',') {
@@ -217,7 +218,7 @@ float load_element(const unsigned char* p, const DType& t, bool* out_of_range) {
 
 }  // namespace
 
-Matrix parse_npy(std::string_view bytes, const std::string& source, Finite finite) {
+Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finite finite, std::size_t max_dims) {
     auto fail = [&](const std::string& m) -> void { throw InputError(source + ": " + m); };
     if (bytes.size() < 8 || bytes.substr(0, 6) != magic) fail("not a .npy file (bad magic)");
     const int major = static_cast<unsigned char>(bytes[6]), minor = static_cast<unsigned char>(bytes[7]);
@@ -234,47 +235,72 @@ Matrix parse_npy(std::string_view bytes, const std::string& source, Finite finit
     if (bytes.size() - preamble < header_len) fail("truncated .npy header");
     const Header h = HeaderParser(bytes.substr(preamble, header_len), source).parse();
 
-    const std::vector<std::size_t>& shape = *h.shape;
-    if (shape.empty()) fail("0-d array (a single number): expected a vector (n,) or a matrix (r, c)");
-    if (shape.size() > 2) fail("batched input is not supported yet: shape " + shape_text(shape));
-    for (std::size_t d : shape)
-        if (d == 0) fail("empty array: shape " + shape_text(shape));
-    const std::size_t rows = shape.size() == 1 ? 1 : shape[0];
-    const std::size_t cols = shape.back();
-    std::size_t count = 0, data_bytes = 0;
-    if (__builtin_mul_overflow(rows, cols, &count) || __builtin_mul_overflow(count, h.dtype->size, &data_bytes))
-        fail("shape " + shape_text(shape) + " is too large");
+    const std::vector<std::size_t>& dims = *h.shape;
+    if (dims.empty()) fail("0-d array (a single number): expected a vector (n,) or a matrix (r, c)");
+    if (dims.size() > max_dims)
+        fail("shape " + shape_text(dims) + " has " + std::to_string(dims.size()) + " dimensions: at most " +
+             std::to_string(max_dims) + " are supported here");
+    for (std::size_t d : dims)
+        if (d == 0) fail("empty array: shape " + shape_text(dims));
+    std::size_t count = 1, data_bytes = 0;
+    for (std::size_t d : dims)
+        if (__builtin_mul_overflow(count, d, &count)) fail("shape " + shape_text(dims) + " is too large");
+    if (__builtin_mul_overflow(count, h.dtype->size, &data_bytes)) fail("shape " + shape_text(dims) + " is too large");
     const std::size_t available = bytes.size() - preamble - header_len;
     if (available < data_bytes)
-        fail("truncated data: shape " + shape_text(shape) + " needs " + std::to_string(data_bytes) +
+        fail("truncated data: shape " + shape_text(dims) + " needs " + std::to_string(data_bytes) +
              " bytes, the file has " + std::to_string(available));
     if (available > data_bytes)
         fail(std::to_string(available - data_bytes) + " unexpected bytes after the array data");
 
     // Only now, with the size proven by the bytes present, allocate.
-    Matrix m(rows, cols);
+    const Shape shape(dims);
+    Tensor t(shape);
+    const TensorView dst = t.view();
+    const std::size_t rank = dims.size();
     const auto* data = reinterpret_cast<const unsigned char*>(bytes.data()) + preamble + header_len;
-    const bool fortran = *h.fortran_order && shape.size() == 2;
+    // The file's elements come in C order (last index fastest) or Fortran order (first index
+    // fastest); an odometer over the index in that order tracks the element's place in t.
+    const bool fortran = *h.fortran_order;
+    std::array<std::size_t, max_rank> index{};
+    std::size_t offset = 0;  // of `index` in t
+    float* out = t.data();
     for (std::size_t k = 0; k < count; ++k) {
-        const std::size_t r = fortran ? k % rows : k / cols;
-        const std::size_t c = fortran ? k / rows : k % cols;
         bool out_of_range = false;
         const float v = load_element(data + k * h.dtype->size, *h.dtype, &out_of_range);
-        auto at = [&] { return "row " + std::to_string(r + 1) + ", column " + std::to_string(c + 1); };
+        auto at = [&] {
+            if (rank <= 2)
+                return "row " + std::to_string(rank == 2 ? index[0] + 1 : 1) + ", column " +
+                       std::to_string(index[rank - 1] + 1);
+            std::string s = "element [";
+            for (std::size_t i = 0; i < rank; ++i) s += (i ? ", " : "") + std::to_string(index[i]);
+            return s + "]";
+        };
         if (out_of_range) fail(at() + ": value is out of float32 range");
         if (!std::isfinite(v) && !(finite == Finite::allow_neg_inf && v < 0 && std::isinf(v))) {
             const char* name = std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
             fail(at() + ": non-finite value '" + name + "' is not allowed here" +
                  (finite == Finite::allow_neg_inf ? " (only -inf is)" : ""));
         }
-        m(r, c) = v;
+        out[offset] = v;
+        for (std::size_t step = 0; step < rank; ++step) {
+            const std::size_t i = fortran ? step : rank - 1 - step;
+            if (++index[i] < dims[i]) {
+                offset += dst.strides[i];
+                break;
+            }
+            offset -= (dims[i] - 1) * dst.strides[i];
+            index[i] = 0;
+        }
     }
-    return m;
+    return t;
 }
 
-std::string npy_bytes(const Matrix& m) {
-    std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(m.rows()) + ", " +
-                       std::to_string(m.cols()) + "), }";
+std::string npy_bytes(const TensorView& t) {
+    std::string dims;
+    for (std::size_t i = 0; i < t.rank(); ++i) dims += (i ? ", " : "") + std::to_string(t.shape[i]);
+    if (t.rank() == 1) dims += ",";
+    std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }";
     // Pad with spaces and end with '\n' so that the data starts at a multiple of 64 bytes.
     const std::size_t preamble = 10;
     std::size_t total = preamble + dict.size() + 1;
@@ -282,20 +308,26 @@ std::string npy_bytes(const Matrix& m) {
     dict.append(total - preamble - dict.size() - 1, ' ');
     dict += '\n';
 
+    const std::size_t slices = t.slices(), rows = t.rows(), cols = t.cols();
     std::string out;
-    out.reserve(total + m.size() * 4);
+    out.reserve(total + slices * rows * cols * 4);
     out.append(magic);
     out += char(1);
     out += char(0);
     out += char(dict.size() & 0xff);
     out += char((dict.size() >> 8) & 0xff);
     out += dict;
-    for (std::size_t r = 0; r < m.rows(); ++r)
-        for (std::size_t c = 0; c < m.cols(); ++c) {
-            const std::uint32_t bits = std::bit_cast<std::uint32_t>(m(r, c));
-            for (int k = 0; k < 4; ++k) out += char((bits >> (8 * k)) & 0xff);
-        }
+    for (std::size_t s = 0; s < slices; ++s) {
+        const MatrixView m = t.slice(s);
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t c = 0; c < cols; ++c) {
+                const std::uint32_t bits = std::bit_cast<std::uint32_t>(m(r, c));
+                for (int k = 0; k < 4; ++k) out += char((bits >> (8 * k)) & 0xff);
+            }
+    }
     return out;
 }
+
+std::string npy_bytes(const Matrix& m) { return npy_bytes(view_of(m)); }
 
 }  // namespace attn::io

@@ -6,6 +6,9 @@
 
 namespace attn::io::detail {
 
+// How a path is named in messages: "-" is "<stdin>".
+std::string display_name(const std::string& path);
+
 // Writes all bytes to standard output and flushes. A closed pipe (EPIPE) ends the process
 // quietly with SIGPIPE, as coreutils do; any other error is a RuntimeFailure.
 void write_stdout(std::string_view bytes);

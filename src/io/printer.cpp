@@ -90,37 +90,64 @@ std::string pad_right(const std::string& s, std::size_t width) {
     return w >= width ? s : s + std::string(width - w, ' ');
 }
 
-std::string shape(const Matrix& m) { return std::to_string(m.rows()) + "x" + std::to_string(m.cols()); }
+std::string shape(const MatrixView& m) { return std::to_string(m.rows) + "x" + std::to_string(m.cols); }
+
+// "[b, h]": the leading indices of slice s of t (C order); "" for a matrix.
+std::string slice_index(const TensorView& t, std::size_t s) {
+    if (t.rank() <= 2) return "";
+    std::vector<std::size_t> index(t.rank() - 2);
+    for (std::size_t i = index.size(); i-- > 0;) {
+        index[i] = s % t.shape[i];
+        s /= t.shape[i];
+    }
+    std::string out = "[";
+    for (std::size_t i = 0; i < index.size(); ++i) out += (i ? ", " : "") + std::to_string(index[i]);
+    return out + "]";
+}
+
+// "NAME [b, h]" or "NAME": the title of slice s.
+std::string slice_title(const std::string& name, const TensorView& t, std::size_t s) {
+    const std::string index = slice_index(t, s);
+    return index.empty() ? name : name + " " + index;
+}
 
 // ---- pretty ----
-void pretty_matrix(std::string& out, const Item& item, int decimals) {
-    const Matrix& m = *item.matrix;
-    out += item.name + " (" + shape(m) + "):\n";
+void pretty_slice(std::string& out, const Item& item, const std::string& title, const MatrixView& m, int decimals) {
+    out += title + " (" + shape(m) + "):\n";
     // Labels are used only when they match the shape exactly.
-    const bool row_labels = item.row_labels.size() == m.rows();
-    const bool col_labels = item.col_labels.size() == m.cols();
-    std::vector<std::string> cells(m.size());
-    std::vector<std::size_t> width(m.cols(), 0);
-    for (std::size_t r = 0; r < m.rows(); ++r)
-        for (std::size_t c = 0; c < m.cols(); ++c) {
-            cells[r * m.cols() + c] = fixed(m(r, c), decimals);
-            width[c] = std::max(width[c], cells[r * m.cols() + c].size());
+    const bool row_labels = item.row_labels.size() == m.rows;
+    const bool col_labels = item.col_labels.size() == m.cols;
+    std::vector<std::string> cells(m.rows * m.cols);
+    std::vector<std::size_t> width(m.cols, 0);
+    for (std::size_t r = 0; r < m.rows; ++r)
+        for (std::size_t c = 0; c < m.cols; ++c) {
+            cells[r * m.cols + c] = fixed(m(r, c), decimals);
+            width[c] = std::max(width[c], cells[r * m.cols + c].size());
         }
     if (col_labels)
-        for (std::size_t c = 0; c < m.cols(); ++c) width[c] = std::max(width[c], display_width(item.col_labels[c]));
+        for (std::size_t c = 0; c < m.cols; ++c) width[c] = std::max(width[c], display_width(item.col_labels[c]));
     std::size_t label_width = 0;
     if (row_labels)
         for (const auto& l : item.row_labels) label_width = std::max(label_width, display_width(l));
     const std::string indent = "  ";
     if (col_labels) {
         std::string line = indent + (row_labels ? std::string(label_width, ' ') + "  " : "");
-        for (std::size_t c = 0; c < m.cols(); ++c) line += (c ? "  " : "") + pad_left(item.col_labels[c], width[c]);
+        for (std::size_t c = 0; c < m.cols; ++c) line += (c ? "  " : "") + pad_left(item.col_labels[c], width[c]);
         out += line + "\n";
     }
-    for (std::size_t r = 0; r < m.rows(); ++r) {
+    for (std::size_t r = 0; r < m.rows; ++r) {
         std::string line = indent + (row_labels ? pad_right(item.row_labels[r], label_width) + "  " : "");
-        for (std::size_t c = 0; c < m.cols(); ++c) line += (c ? "  " : "") + pad_left(cells[r * m.cols() + c], width[c]);
+        for (std::size_t c = 0; c < m.cols; ++c) line += (c ? "  " : "") + pad_left(cells[r * m.cols + c], width[c]);
         out += line + "\n";
+    }
+}
+
+// Every 2-D slice under its title, a blank line between slices.
+void pretty_tensor(std::string& out, const Item& item, int decimals) {
+    const TensorView t = item.values();
+    for (std::size_t s = 0; s < t.slices(); ++s) {
+        if (s) out += '\n';
+        pretty_slice(out, item, slice_title(item.name, t, s), t.slice(s), decimals);
     }
 }
 
@@ -133,13 +160,24 @@ void pretty_record(std::string& out, const Item& item, int decimals) {
 }
 
 // ---- csv / tsv ----
-void delimited_matrix(std::string& out, const Matrix& m, char sep, int digits) {
-    for (std::size_t r = 0; r < m.rows(); ++r) {
-        for (std::size_t c = 0; c < m.cols(); ++c) {
+void delimited_slice(std::string& out, const MatrixView& m, char sep, int digits) {
+    for (std::size_t r = 0; r < m.rows; ++r) {
+        for (std::size_t c = 0; c < m.cols; ++c) {
             if (c) out += sep;
             out += significant(m(r, c), digits);
         }
         out += '\n';
+    }
+}
+
+// headed: each 2-D slice after "# NAME [b, h] RxC" and before a blank line; else bare rows.
+void delimited_tensor(std::string& out, const Item& item, char sep, int digits, bool headed) {
+    const TensorView t = item.values();
+    for (std::size_t s = 0; s < t.slices(); ++s) {
+        const MatrixView m = t.slice(s);
+        if (headed) out += "# " + slice_title(item.name, t, s) + " " + shape(m) + "\n";
+        delimited_slice(out, m, sep, digits);
+        if (headed) out += '\n';
     }
 }
 
@@ -172,20 +210,27 @@ std::string json_number(double v, int digits) {
     return record_value(v, significant(v, digits));
 }
 
+void json_values(std::string& out, const TensorView& t, std::size_t dim, const float* p, int digits, std::size_t indent) {
+    const auto number = [&](float v) { return std::isfinite(v) ? significant(v, digits) : std::string("null"); };
+    if (dim + 1 >= t.rank()) {  // innermost: one line
+        out += "[";
+        for (std::size_t i = 0; i < t.cols(); ++i) out += (i ? ", " : "") + number(p[i * t.strides[dim]]);
+        out += "]";
+        return;
+    }
+    out += "[\n";
+    for (std::size_t i = 0; i < t.shape[dim]; ++i) {
+        out += std::string(indent + 2, ' ');
+        json_values(out, t, dim + 1, p + i * t.strides[dim], digits, indent + 2);
+        out += i + 1 < t.shape[dim] ? ",\n" : "\n";
+    }
+    out += std::string(indent, ' ') + "]";
+}
+
 void json_item(std::string& out, const Item& item, int digits) {
     out += "  " + json_string(item.name) + ": ";
-    if (item.matrix) {
-        const Matrix& m = *item.matrix;
-        out += "[\n";
-        for (std::size_t r = 0; r < m.rows(); ++r) {
-            out += "    [";
-            for (std::size_t c = 0; c < m.cols(); ++c) {
-                if (c) out += ", ";
-                out += std::isfinite(m(r, c)) ? significant(m(r, c), digits) : "null";
-            }
-            out += r + 1 < m.rows() ? "],\n" : "]\n";
-        }
-        out += "  ]";
+    if (!item.is_record()) {
+        out += json_array(item.values(), digits, 2);
     } else {
         out += "{\n";
         for (std::size_t k = 0; k < item.fields.size(); ++k) {
@@ -196,7 +241,43 @@ void json_item(std::string& out, const Item& item, int digits) {
     }
 }
 
+// Several matrices, or any tensor of more than two dimensions, print with block headers.
+bool needs_headers(const std::vector<Item>& items) {
+    if (items.size() > 1) return true;
+    return items.size() == 1 && !items[0].is_record() && items[0].values().rank() > 2;
+}
+
 }  // namespace
+
+TensorView Item::values() const noexcept { return matrix ? view_of(*matrix) : tensor; }
+
+Item tensor_item(std::string name, const TensorView& view) {
+    Item item;
+    item.name = std::move(name);
+    item.tensor = view;
+    return item;
+}
+
+std::string json_array(const TensorView& t, int digits, std::size_t indent) {
+    std::string out;
+    if (t.rank() > 0) json_values(out, t, 0, t.data, digits, indent);
+    return out;
+}
+
+std::string render_headed(const Item& item, const OutputOptions& opt) {
+    if (opt.format != Format::csv && opt.format != Format::tsv)
+        throw UsageError("render_headed is for csv and tsv");
+    std::string out;
+    const char sep = opt.format == Format::csv ? ',' : '\t';
+    const int digits = opt.digits >= 0 ? opt.digits : 9;
+    if (item.is_record()) {
+        delimited_record(out, item, sep, digits);
+        out += '\n';
+    } else {
+        delimited_tensor(out, item, sep, digits, true);
+    }
+    return out;
+}
 
 Format parse_format(std::string_view name) {
     if (name == "pretty") return Format::pretty;
@@ -214,7 +295,7 @@ std::string render(const std::vector<Item>& items, const OutputOptions& opt) {
             const int decimals = opt.digits >= 0 ? opt.digits : 4;
             for (std::size_t k = 0; k < items.size(); ++k) {
                 if (k) out += '\n';
-                if (items[k].matrix) pretty_matrix(out, items[k], decimals);
+                if (!items[k].is_record()) pretty_tensor(out, items[k], decimals);
                 else pretty_record(out, items[k], decimals);
             }
             break;
@@ -224,15 +305,14 @@ std::string render(const std::vector<Item>& items, const OutputOptions& opt) {
             const char sep = opt.format == Format::csv ? ',' : '\t';
             const int digits = opt.digits >= 0 ? opt.digits : 9;
             // A single matrix prints bare so that it pipes straight into another attn.
-            const bool blocks = items.size() > 1;
+            const bool blocks = needs_headers(items);
             for (const auto& item : items) {
-                if (item.matrix) {
-                    if (blocks) out += "# " + item.name + " " + shape(*item.matrix) + "\n";
-                    delimited_matrix(out, *item.matrix, sep, digits);
+                if (!item.is_record()) {
+                    delimited_tensor(out, item, sep, digits, blocks);
                 } else {
                     delimited_record(out, item, sep, digits);
+                    if (blocks) out += '\n';
                 }
-                if (blocks) out += '\n';
             }
             break;
         }
@@ -261,14 +341,14 @@ void write_output(const std::vector<Item>& items, const OutputOptions& opt) {
         return;
     }
     for (const auto& item : items)
-        if (!item.matrix)
+        if (item.is_record())
             throw UsageError("'" + item.name + "' is a record, not a matrix: npy cannot hold it (use --format json, csv or pretty)");
     if (items.empty()) throw UsageError("nothing to write");
 
     struct stat st {};
     const bool is_dir = !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
     if (items.size() == 1 && !is_dir) {
-        std::string bytes = npy_bytes(*items[0].matrix);
+        std::string bytes = npy_bytes(items[0].values());
         if (path.empty()) {
             if (::isatty(STDOUT_FILENO) == 1)
                 throw UsageError("npy is binary: refusing to write it to a terminal (use -o FILE or a pipe)");
@@ -288,7 +368,7 @@ void write_output(const std::vector<Item>& items, const OutputOptions& opt) {
             throw RuntimeFailure("cannot create directory " + path + ": " + std::strerror(errno));
     }
     std::vector<detail::PendingFile> files;
-    for (const auto& item : items) files.push_back({path + "/" + item.name + ".npy", npy_bytes(*item.matrix)});
+    for (const auto& item : items) files.push_back({path + "/" + item.name + ".npy", npy_bytes(item.values())});
     detail::write_files(files);
 }
 

@@ -394,8 +394,8 @@ private:
 
 }  // namespace
 
-Matrix parse_text(std::string_view text, const std::string& source, Finite finite) {
-    return TextReader(text, source, finite).read();
+Tensor parse_text_tensor(std::string_view text, const std::string& source, Finite finite, std::size_t /*max_dims*/) {
+    return Tensor(TextReader(text, source, finite).read());
 }
 
 }  // namespace attn::io

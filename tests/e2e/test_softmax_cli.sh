@@ -117,7 +117,7 @@ expect_err_has "attn: $T/does-not-exist: No such file or directory" "missing fil
 run softmax "$ROOT/data/fixtures/pasted_torch_summarised.txt"; expect_code 3 "summarised tensor"
 expect_err_has "marks a summarised print: the data is not there" "summarised message"
 run softmax "$ROOT/data/fixtures/batched_f4.npy"; expect_code 3 "batched npy"
-expect_err_has "batched input is not supported yet" "batched message"
+expect_err_has "expected a matrix, got shape (2, 2, 3)" "batched message names the shape"
 
 # ---- --help documents every option ----
 run softmax --help; expect_code 0 "softmax --help"

@@ -98,7 +98,7 @@ TEST_CASE("npy: versions 2.0 and 3.0, and a vector as a 1xn row") {
 
 TEST_CASE("npy: shapes and dtypes that are rejected (numpy-made files)") {
     CHECK_THROWS_WITH_AS(attn::io::read_matrix(fixtures + "batched_f4.npy"),
-                         "data/fixtures/batched_f4.npy: batched input is not supported yet: shape (2, 2, 3)", InputError);
+                         "data/fixtures/batched_f4.npy: expected a matrix, got shape (2, 2, 3)", InputError);
     CHECK_THROWS_WITH_AS(attn::io::read_matrix(fixtures + "scalar_f4.npy"),
                          "data/fixtures/scalar_f4.npy: 0-d array (a single number): expected a vector (n,) or a matrix (r, c)",
                          InputError);
@@ -194,7 +194,7 @@ TEST_CASE("npy: malformed files are rejected before any allocation") {
           "m.npy: unsupported dtype '|f4': '|' byte order needs a one-byte type");
     // 3-D and 0-d
     CHECK(error_of(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 3)}", good_data)) ==
-          "m.npy: batched input is not supported yet: shape (1, 2, 3)");
+          "m.npy: expected a matrix, got shape (1, 2, 3)");
     CHECK(error_of(npy("{'descr': '<f4', 'fortran_order': False, 'shape': ()}", good_data.substr(0, 4))) ==
           "m.npy: 0-d array (a single number): expected a vector (n,) or a matrix (r, c)");
 }
