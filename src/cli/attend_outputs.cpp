@@ -1,6 +1,7 @@
 #include "cli/attend_outputs.hpp"
 
 #include <cmath>
+#include <functional>
 #include <string>
 
 #include "attn/diagnostics.hpp"
@@ -83,16 +84,18 @@ std::vector<std::string> row_range(const std::vector<std::string>& labels, const
     return {labels.begin() + std::ptrdiff_t(rows.begin), labels.begin() + std::ptrdiff_t(rows.end)};
 }
 
-// A result must be finite, except NaN rows the user asked for (--masked-rows nan on rows
-// with no allowed key: the whole row is NaN) and -inf in the scaled scores.
-void check_finite(const TensorView& t, const char* name, bool allow_neg_inf, bool allow_nan_rows) {
+// Whether row i of slice s of a result may hold NaN: under --masked-rows nan, rows with no
+// allowed key (for per-head results, in that head; otherwise in any head).
+using NanRowFn = std::function<bool(std::size_t s, std::size_t i)>;
+
+// A result must be finite, except the NaN rows the user asked for and -inf in the scaled
+// scores (where it marks masked entries).
+void check_finite(const TensorView& t, const char* name, bool allow_neg_inf, const NanRowFn& nan_row) {
     if (!t.rank()) return;
     for (std::size_t s = 0; s < t.slices(); ++s) {
         const MatrixView m = t.slice(s);
         for (std::size_t i = 0; i < m.rows; ++i) {
-            bool all_nan = allow_nan_rows;
-            for (std::size_t j = 0; all_nan && j < m.cols; ++j) all_nan = std::isnan(m(i, j));
-            if (all_nan) continue;
+            if (nan_row && nan_row(s, i)) continue;
             for (std::size_t j = 0; j < m.cols; ++j) {
                 const float v = m(i, j);
                 if (std::isfinite(v) || (allow_neg_inf && v < 0 && std::isinf(v))) continue;
@@ -107,17 +110,32 @@ void check_finite(const TensorView& t, const char* name, bool allow_neg_inf, boo
 
 }  // namespace
 
-void check_results(const Show& show, const AttendResults& res, const AttendSettings& s) {
-    const bool nan_rows = s.masked_rows == MaskedRowPolicy::nan;
-    if (show.queries) check_finite(res.queries, "queries", false, false);
-    if (show.keys) check_finite(res.keys, "keys", false, false);
-    if (show.values) check_finite(res.values, "values", false, false);
-    check_finite(res.scores, "scores", false, false);
-    check_finite(res.scaled, "scaled scores", true, false);
-    check_finite(res.weights, "weights", false, nan_rows);
-    check_finite(res.weights_mean, "mean weights", false, nan_rows);
-    check_finite(res.context, "context", false, nan_rows);
-    if (show.output) check_finite(res.output, "output", false, nan_rows);
+void check_results(const Show& show, const AttendInputs& in, const AttendResults& res, const AttendSettings& s) {
+    NanRowFn per_head, any_head;
+    if (s.masked_rows == MaskedRowPolicy::nan) {
+        const AllowedFn allowed = allowed_cells(in, s, res);
+        const std::size_t H = result_heads(res), Tk = in.Tk;
+        auto fully_masked = [allowed, Tk](std::size_t b, std::size_t h, std::size_t i) {
+            for (std::size_t j = 0; j < Tk; ++j)
+                if (allowed(b, h, i, j)) return false;
+            return true;
+        };
+        per_head = [fully_masked, H](std::size_t s, std::size_t i) { return fully_masked(s / H, s % H, i); };
+        any_head = [fully_masked, H](std::size_t s, std::size_t i) {
+            for (std::size_t h = 0; h < H; ++h)
+                if (fully_masked(s, h, i)) return true;
+            return false;
+        };
+    }
+    if (show.queries) check_finite(res.queries, "queries", false, {});
+    if (show.keys) check_finite(res.keys, "keys", false, {});
+    if (show.values) check_finite(res.values, "values", false, {});
+    check_finite(res.scores, "scores", false, {});
+    check_finite(res.scaled, "scaled scores", true, {});
+    check_finite(res.weights, "weights", false, per_head);
+    check_finite(res.weights_mean, "mean weights", false, any_head);
+    check_finite(res.context, "context", false, per_head);
+    if (show.output) check_finite(res.output, "output", false, any_head);
 }
 
 VarianceTable variance_table(const AttendInputs& in, const AttendSettings& s, const AttendResults& res) {

@@ -22,7 +22,7 @@ VarianceTable variance_table(const AttendInputs& in, const AttendSettings& s, co
 
 // Checks that every shown result is finite (NaN allowed in rows fully masked under
 // --masked-rows nan, -inf in the scaled scores); RuntimeFailure naming the result otherwise.
-void check_results(const Show& show, const AttendResults& res, const AttendSettings& s);
+void check_results(const Show& show, const AttendInputs& in, const AttendResults& res, const AttendSettings& s);
 
 // The --show items in the user's order. The views point into res and the table.
 std::vector<io::Item> show_items(const Show& show, const AttendInputs& in, const AttendResults& res,

@@ -210,7 +210,7 @@ int cmd_attend(int argc, char** argv) {
     wants.weights_mean = show.weights_mean;
     wants.context = show.context || show.output;
     const AttendResults res = compute_attention(in, s, wants);
-    check_results(show, res, s);
+    check_results(show, in, res, s);
 
     const VarianceTable variance = show.variance ? variance_table(in, s, res) : VarianceTable{};
     const std::vector<io::Item> items = show_items(show, in, res, variance);
