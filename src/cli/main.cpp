@@ -31,6 +31,7 @@ constexpr Command commands[] = {
     {"random", attn::cli::cmd_random, "PyTorch-identical random matrices (torch.manual_seed + randn/rand)"},
     {"variance", attn::cli::cmd_variance, "the dot-product variance experiment: why scores are scaled"},
     {"bench", attn::cli::cmd_bench, "time the kernels in-process: GFLOP/s, speed-up, FMA peak"},
+    {"concat", attn::cli::cmd_concat, "join tensors (npy or text shards) along an axis"},
 };
 
 void print_usage(std::FILE* out) {

@@ -1,8 +1,11 @@
-// Text matrices: one row per line (numbers separated by spaces, tabs, commas or semicolons,
-// '#' comments), or the bracketed form [[...], [...]] as printed by PyTorch and NumPy,
-// optionally wrapped as tensor(...) / array(...) with trailing keyword arguments, and
-// optionally preceded by the 'Parameter containing:' line of a printed nn.Parameter; and
-// attn's own json and pretty output of one matrix.
+// Text tensors: one row per line (numbers separated by spaces, tabs, commas or semicolons,
+// '#' comments), in blocks headed by an index comment ("# [b, h]", "# NAME [b, h] RxC") or a
+// pretty title ("NAME [b, h] (RxC):") for more than two dimensions; or the nested bracket
+// form [[[...]]] as printed by PyTorch and NumPy, optionally wrapped as tensor(...) /
+// array(...) with trailing keyword arguments, and optionally preceded by the 'Parameter
+// containing:' line of a printed nn.Parameter; and attn's own json of one tensor.
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -66,21 +69,28 @@ public:
     TextReader(std::string_view text, const std::string& source, Finite finite)
         : s_(text), source_(source), finite_(finite) {}
 
-    Matrix read() {
+    // The tensor read, of at most max_dims dimensions.
+    Tensor read(std::size_t max_dims) {
         if (s_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;  // UTF-8 byte-order mark
         std::size_t first = skip_space_and_comments(pos_);
         // print() of an nn.Parameter (a layer's weight) puts this line before the tensor
         constexpr std::string_view parameter = "Parameter containing:";
         if (s_.substr(first, parameter.size()) == parameter) pos_ = first = skip_space_and_comments(first + parameter.size());
+        const std::size_t first_eol = std::min(s_.find('\n', first), s_.size());
         if (first < s_.size() && s_[first] == '{') expect_end(read_json_object(first));
-        else if (const auto dims = pretty_header(first)) read_pretty(first, *dims);
-        else if (first < s_.size() && (s_[first] == '[' || starts_wrapper(first))) expect_end(read_bracketed(first));
+        else if (first < s_.size() && (s_[first] == '[' || starts_wrapper(first)) && !pretty_title(first, first_eol))
+            expect_end(read_bracketed(first));
         else read_lines();
-        if (rows_ == 0 || cols_ == 0) throw InputError(source_ + ": no numbers found (empty matrix)");
-        Matrix m(rows_, cols_);
-        for (std::size_t r = 0; r < rows_; ++r)
-            for (std::size_t c = 0; c < cols_; ++c) m(r, c) = values_[r * cols_ + c];
-        return m;
+        if (values_.empty()) throw InputError(source_ + ": no numbers found (empty matrix)");
+        const Shape shape(dims_);
+        if (dims_.size() > max_dims)
+            throw InputError(source_ + ": shape " + shape.text() + " has " + std::to_string(dims_.size()) +
+                             " dimensions: at most " + std::to_string(max_dims) + " are supported here");
+        Tensor t(shape);
+        const std::size_t cols = shape.back(1), rows_all = values_.size() / cols;
+        for (std::size_t r = 0; r < rows_all; ++r)
+            std::copy_n(values_.data() + r * cols, cols, t.data() + r * t.row_stride());
+        return t;
     }
 
 private:
@@ -88,8 +98,9 @@ private:
     const std::string& source_;
     Finite finite_;
     std::size_t pos_ = 0;
-    std::vector<float> values_;
-    std::size_t rows_ = 0, cols_ = 0;
+    std::vector<float> values_;       // C order
+    std::vector<std::size_t> dims_;   // the shape read
+    std::size_t rows_ = 0, cols_ = 0;  // rows read; columns of every row
 
     // ---- positions and errors ----
     std::size_t line_of(std::size_t offset) const {
@@ -193,33 +204,193 @@ private:
         ++rows_;
     }
 
-    // "# NAME RxC": the block header attn's csv/tsv output puts before each of several matrices.
-    static bool is_block_header(std::string_view comment) {
-        std::size_t i = 1;  // after '#'
-        while (i < comment.size() && is_blank(comment[i])) ++i;
-        const std::size_t name = i;
-        while (i < comment.size() && !is_blank(comment[i])) ++i;
-        if (i == name || i == comment.size()) return false;
-        while (i < comment.size() && is_blank(comment[i])) ++i;
-        const std::size_t r = i;
-        while (i < comment.size() && is_digit(comment[i])) ++i;
-        if (i == r || i == comment.size() || comment[i] != 'x') return false;
-        const std::size_t c = ++i;
-        while (i < comment.size() && is_digit(comment[i])) ++i;
-        if (i == c) return false;
-        while (i < comment.size() && is_blank(comment[i])) ++i;
-        return i == comment.size();
+    // ---- blocks of rows ----
+    // A block's header: "# [b, h]", "# NAME [b, h] RxC", "# NAME RxC" (attn's csv/tsv),
+    // "# draw N" / "# draw N [b, h]" (attn random's older output), "NAME [b, h] (RxC):" and
+    // "NAME (RxC):" (attn's pretty). Any other comment is only a comment.
+    struct Header {
+        std::size_t pos = std::string_view::npos;  // offset of the header; npos: none
+        std::string name;
+        std::vector<std::size_t> index;
+        bool has_index = false;
+        std::optional<std::pair<std::size_t, std::size_t>> dims;
+    };
+
+    static std::string_view trim(std::string_view v) {
+        while (!v.empty() && is_blank(v.front())) v.remove_prefix(1);
+        while (!v.empty() && is_blank(v.back())) v.remove_suffix(1);
+        return v;
+    }
+    // "RxC" in full.
+    static std::optional<std::pair<std::size_t, std::size_t>> parse_dims(std::string_view v) {
+        std::size_t r = 0, c = 0;
+        const char* end = v.data() + v.size();
+        const auto a = std::from_chars(v.data(), end, r);
+        if (a.ec != std::errc() || a.ptr == end || *a.ptr != 'x') return std::nullopt;
+        const auto b = std::from_chars(a.ptr + 1, end, c);
+        if (b.ec != std::errc() || b.ptr != end || b.ptr == a.ptr + 1) return std::nullopt;
+        return std::pair{r, c};
+    }
+    // Takes a trailing "[i, j, ...]" (integers) off v.
+    static std::optional<std::vector<std::size_t>> take_index(std::string_view& v) {
+        if (v.empty() || v.back() != ']') return std::nullopt;
+        const std::size_t open = v.rfind('[');
+        if (open == std::string_view::npos) return std::nullopt;
+        std::vector<std::size_t> index;
+        std::string_view body = trim(v.substr(open + 1, v.size() - open - 2));
+        while (!body.empty()) {
+            std::size_t k = 0;
+            const auto res = std::from_chars(body.data(), body.data() + body.size(), k);
+            if (res.ec != std::errc() || res.ptr == body.data() || index.size() == max_rank) return std::nullopt;
+            index.push_back(k);
+            body = trim(body.substr(std::size_t(res.ptr - body.data())));
+            if (body.empty()) break;
+            if (body[0] != ',') return std::nullopt;
+            body = trim(body.substr(1));
+            if (body.empty()) return std::nullopt;
+        }
+        v = trim(v.substr(0, open));
+        return index;
+    }
+    static bool is_draw_name(std::string_view name) {
+        if (name.substr(0, 5) != "draw ") return false;
+        name.remove_prefix(5);
+        return !name.empty() && std::all_of(name.begin(), name.end(), is_digit);
+    }
+    static bool is_one_token(std::string_view name) { return std::none_of(name.begin(), name.end(), is_blank); }
+
+    // The comment s_[i, eol) (s_[i] == '#') as a block header, when it is one.
+    std::optional<Header> comment_header(std::size_t i, std::size_t eol) const {
+        std::string_view v = trim(s_.substr(i + 1, eol - i - 1));
+        Header h;
+        h.pos = i;
+        const std::size_t sp = v.find_last_of(" \t");
+        if (auto d = parse_dims(sp == std::string_view::npos ? v : v.substr(sp + 1))) {
+            h.dims = d;
+            v = sp == std::string_view::npos ? std::string_view() : trim(v.substr(0, sp));
+        }
+        if (auto index = take_index(v)) {
+            h.index = std::move(*index);
+            h.has_index = true;
+        }
+        const bool draw = is_draw_name(v);
+        if (!v.empty() && !draw && !is_one_token(v)) return std::nullopt;
+        h.name = std::string(v);
+        if (h.has_index || (!v.empty() && h.dims) || draw) return h;
+        return std::nullopt;
     }
 
-    // ---- one row per line ----
+    // The line s_[i, eol) as a pretty title "NAME (RxC):" / "NAME [b, h] (RxC):", when it is one.
+    std::optional<Header> pretty_title(std::size_t i, std::size_t eol) const {
+        const std::string_view line = trim(s_.substr(i, eol - i));
+        if (line.size() < 2 || line.substr(line.size() - 2) != "):") return std::nullopt;
+        const std::size_t open = line.rfind(" (");
+        if (open == std::string_view::npos || open == 0) return std::nullopt;
+        Header h;
+        h.pos = i;
+        h.dims = parse_dims(line.substr(open + 2, line.size() - open - 4));
+        if (!h.dims) return std::nullopt;
+        std::string_view v = trim(line.substr(0, open));
+        if (auto index = take_index(v)) {
+            h.index = std::move(*index);
+            h.has_index = true;
+        }
+        if (v.empty() || !is_one_token(v)) return std::nullopt;
+        h.name = std::string(v);
+        return h;
+    }
+
+    static std::string index_text(const std::vector<std::size_t>& index) {
+        std::string s = "[";
+        for (std::size_t k = 0; k < index.size(); ++k) s += (k ? ", " : "") + std::to_string(index[k]);
+        return s + "]";
+    }
+
+    std::vector<Header> headers_;          // one per block
+    std::vector<std::size_t> block_rows_;  // rows of each block
+
+    // Checks the last block, now complete.
+    void finish_block() {
+        const Header& h = headers_.back();
+        const std::size_t rows = block_rows_.back();
+        if (h.pos == std::string_view::npos) return;
+        if (rows == 0) fail_at(h.pos, "this block has no rows");
+        if (h.dims && (h.dims->first != rows || h.dims->second != cols_))
+            fail_at(h.pos, "the header says " + std::to_string(h.dims->first) + "x" + std::to_string(h.dims->second) +
+                               " but the " + (h.has_index ? "block" : "matrix") + " is " + std::to_string(rows) + "x" +
+                               std::to_string(cols_));
+        if (block_rows_.size() > 1 && rows != block_rows_[0])
+            fail_at(h.pos, "block " + index_text(h.index) + " has " + std::to_string(rows) + " rows, expected " +
+                               std::to_string(block_rows_[0]) + " as block " + index_text(headers_[0].index));
+    }
+
+    void start_block(Header h) {
+        if (block_rows_.back() == 0 && headers_.back().pos == std::string_view::npos) {
+            headers_.back() = std::move(h);  // nothing came before the first header
+            return;
+        }
+        finish_block();
+        const Header& first = headers_[0];
+        // Blocks without an index, or of another name, are another tensor: never glued on.
+        if (!first.has_index || !h.has_index || first.name != h.name)
+            fail_at(h.pos, "a second matrix starts here; attn reads one matrix per input");
+        if (h.index.size() != first.index.size())
+            fail_at(h.pos, "index " + index_text(h.index) + " has " + std::to_string(h.index.size()) +
+                               " dimensions, the first block's " + index_text(first.index) + " has " +
+                               std::to_string(first.index.size()));
+        headers_.push_back(std::move(h));
+        block_rows_.push_back(0);
+    }
+
     void read_lines() {
+        headers_.assign(1, Header{});
+        block_rows_.assign(1, 0);
         std::size_t i = pos_;
         while (i <= s_.size()) {
             std::size_t eol = s_.find('\n', i);
             if (eol == std::string_view::npos) eol = s_.size();
-            read_line(i, eol);
+            std::size_t first = i;
+            while (first < eol && is_blank(s_[first])) ++first;
+            std::optional<Header> h;
+            if (first < eol) h = s_[first] == '#' ? comment_header(first, eol) : pretty_title(first, eol);
+            if (h) {
+                start_block(std::move(*h));
+            } else {
+                const std::size_t before = rows_;
+                read_line(i, eol);
+                block_rows_.back() += rows_ - before;
+            }
             i = eol + 1;
         }
+        finish_block();
+        // The shape: the grid of block indices, which come in C order (last index fastest)
+        // and fill it, then rows × columns.
+        std::vector<std::size_t> extent(headers_[0].index.size(), 0);
+        for (const Header& h : headers_)
+            for (std::size_t k = 0; k < extent.size(); ++k) extent[k] = std::max(extent[k], h.index[k] + 1);
+        std::vector<std::size_t> expected(extent.size(), 0);
+        bool wrapped = false;  // the odometer went past the last index
+        for (const Header& h : headers_) {
+            if (wrapped || h.index != expected)
+                fail_at(h.pos, "block " + index_text(h.index) + " is out of order: expected " +
+                                   (wrapped ? std::string("no more blocks") : index_text(expected)) +
+                                   " (blocks come in C order, last index fastest)");
+            wrapped = true;
+            for (std::size_t k = expected.size(); k-- > 0;) {
+                if (++expected[k] < extent[k]) {
+                    wrapped = false;
+                    break;
+                }
+                expected[k] = 0;
+            }
+        }
+        if (!extent.empty() && !wrapped)
+            throw InputError(source_ + ": block " + index_text(expected) +
+                             " is missing: the blocks do not fill the grid of their indices");
+        if (rows_ == 0) return;
+        dims_ = extent;
+        dims_.push_back(block_rows_[0]);
+        dims_.push_back(cols_);
     }
 
     void read_line(std::size_t begin, std::size_t eol) {
@@ -231,14 +402,7 @@ private:
                 ++i;
                 while (i < eol && is_blank(s_[i])) ++i;
             }
-            if (i == eol) break;
-            if (rows_ > 0 && count == 0 && pretty_header(i))
-                fail_at(i, "a second matrix starts here; attn reads one matrix per input");
-            if (s_[i] == '#') {
-                if (rows_ > 0 && count == 0 && is_block_header(s_.substr(i, eol - i)))
-                    fail_at(i, "a second matrix starts here; attn reads one matrix per input");
-                break;
-            }
+            if (i == eol || s_[i] == '#') break;
             std::size_t end = i;
             while (end < eol && !is_blank(s_[end]) && s_[end] != ',' && s_[end] != ';' && s_[end] != '#') ++end;
             if (end == i) fail_expected(i, "a number");  // a separator with no value before it
@@ -249,8 +413,8 @@ private:
         end_row(begin, count);
     }
 
-    // ---- [[...], [...]] ----
-    // Returns the offset after the matrix (and its wrapper's keyword arguments) and any space.
+    // ---- [[...], [...]], nested to any depth ----
+    // Returns the offset after the tensor (and its wrapper's keyword arguments) and any space.
     std::size_t read_bracketed(std::size_t i) {
         const bool wrapped = s_[i] != '[';
         if (wrapped) {
@@ -260,24 +424,43 @@ private:
             i = skip_space_and_comments(i);
             if (i >= s_.size() || s_[i] != '[') fail_expected(i, "'['");
         }
-        const std::size_t open = i;
-        i = skip_space_and_comments(i + 1);
-        if (i < s_.size() && s_[i] == '[') {  // a matrix: a list of rows
-            for (;;) {
-                if (s_[i] != '[') fail_expected(i, "'['");
-                i = read_row(i);
-                i = skip_space_and_comments(i);
-                if (i < s_.size() && s_[i] == ',') i = skip_space_and_comments(i + 1);
-                if (i < s_.size() && s_[i] == ']') break;
-                if (i >= s_.size()) fail_expected(i, "']'");
-            }
-            ++i;
-        } else {  // a single row
-            i = read_row(open);
-        }
+        i = read_list(i, 0);
+        dims_.assign(list_length_.begin(), list_length_.begin() + std::ptrdiff_t(*leaf_depth_));
+        dims_.push_back(cols_);
         i = skip_space_and_comments(i);
         if (wrapped) i = skip_keyword_arguments(i);
         return skip_space_and_comments(i);
+    }
+
+    std::optional<std::size_t> leaf_depth_;         // the depth of the lists that hold numbers
+    std::array<std::size_t, max_rank> list_length_{};  // entries of every list at each depth
+
+    // Reads the list whose '[' is at `open`, `depth` levels deep; returns the offset after ']'.
+    // All lists at one depth have the same length, and numbers sit at one depth only.
+    std::size_t read_list(std::size_t open, std::size_t depth) {
+        if (depth == max_rank) fail_at(open, "more than " + std::to_string(max_rank) + " levels of brackets");
+        std::size_t i = skip_space_and_comments(open + 1);
+        const bool of_lists = i < s_.size() && s_[i] == '[';
+        if (!of_lists || (leaf_depth_ && depth >= *leaf_depth_)) {
+            if (leaf_depth_ && depth != *leaf_depth_) fail_expected(i, "'['");
+            leaf_depth_ = depth;
+            return read_row(open);
+        }
+        std::size_t count = 0;
+        for (;;) {
+            if (i >= s_.size() || s_[i] != '[') fail_expected(i, "'['");
+            i = read_list(i, depth + 1);
+            ++count;
+            i = skip_space_and_comments(i);
+            if (i < s_.size() && s_[i] == ',') i = skip_space_and_comments(i + 1);
+            if (i < s_.size() && s_[i] == ']') break;
+            if (i >= s_.size()) fail_expected(i, "']'");
+        }
+        if (list_length_[depth] == 0) list_length_[depth] = count;
+        else if (list_length_[depth] != count)
+            fail_at(open, "this list has " + std::to_string(count) + (count == 1 ? " entry" : " entries") +
+                              ", expected " + std::to_string(list_length_[depth]) + " as the first one at this depth");
+        return i + 1;
     }
 
     // Nothing but comments may follow a bracketed matrix.
@@ -306,39 +489,6 @@ private:
         return skip_space_and_comments(i + 1);
     }
 
-    // ---- attn's own --format pretty of one matrix: "NAME (RxC):" then unlabelled rows ----
-    struct Dims {
-        std::size_t rows, cols;
-    };
-    // The header line starting at `i`, when it is one.
-    std::optional<Dims> pretty_header(std::size_t i) const {
-        std::size_t eol = s_.find('\n', i);
-        if (eol == std::string_view::npos) eol = s_.size();
-        std::string_view line = s_.substr(i, eol - i);
-        while (!line.empty() && is_blank(line.back())) line.remove_suffix(1);
-        const std::size_t open = line.rfind(" (");
-        if (open == std::string_view::npos || open == 0 || line.size() < open + 6 || line.substr(line.size() - 2) != "):")
-            return std::nullopt;
-        for (std::size_t k = 0; k < open; ++k)
-            if (is_space(line[k])) return std::nullopt;
-        const std::string_view shape = line.substr(open + 2, line.size() - open - 4);  // "RxC"
-        Dims d{};
-        const auto r = std::from_chars(shape.data(), shape.data() + shape.size(), d.rows);
-        if (r.ec != std::errc() || r.ptr == shape.data() + shape.size() || *r.ptr != 'x') return std::nullopt;
-        const auto c = std::from_chars(r.ptr + 1, shape.data() + shape.size(), d.cols);
-        if (c.ec != std::errc() || c.ptr != shape.data() + shape.size() || c.ptr == r.ptr + 1) return std::nullopt;
-        return d;
-    }
-
-    void read_pretty(std::size_t header, Dims dims) {
-        const std::size_t eol = s_.find('\n', header);
-        pos_ = eol == std::string_view::npos ? s_.size() : eol + 1;
-        read_lines();
-        if (rows_ != dims.rows || cols_ != dims.cols)
-            fail_at(header, "the header says " + std::to_string(dims.rows) + "x" + std::to_string(dims.cols) +
-                                " but the matrix is " + std::to_string(rows_) + "x" + std::to_string(cols_));
-    }
-
     // Reads "[v, v, ...]" starting at its '['; returns the offset after ']'.
     std::size_t read_row(std::size_t open) {
         std::size_t count = 0;
@@ -350,8 +500,6 @@ private:
                 i = skip_space_and_comments(i + 1);
                 if (i < s_.size() && s_[i] == ']') break;  // trailing comma
             }
-            if (i < s_.size() && s_[i] == '[')
-                fail_at(i, "batched input is not supported yet (more than two levels of brackets)");
             std::size_t end = i;
             while (end < s_.size() && !is_space(s_[end]) && s_[end] != ',' && s_[end] != '[' && s_[end] != ']' &&
                    s_[end] != '#')
@@ -394,8 +542,8 @@ private:
 
 }  // namespace
 
-Tensor parse_text_tensor(std::string_view text, const std::string& source, Finite finite, std::size_t /*max_dims*/) {
-    return Tensor(TextReader(text, source, finite).read());
+Tensor parse_text_tensor(std::string_view text, const std::string& source, Finite finite, std::size_t max_dims) {
+    return TextReader(text, source, finite).read(max_dims);
 }
 
 }  // namespace attn::io

@@ -156,9 +156,8 @@ TEST_CASE("text: bracketed-form errors") {
     CHECK(error_of("[[1, 2],\n [3]]") == "t.txt:2: row has 1 value, expected 2");
     CHECK(error_of("[[1, 2], [3, 4]") == "t.txt:1:16: expected ']', found end of input");
     CHECK(error_of("[[1, 2], 3]") == "t.txt:1:10: expected '[', found '3'");
-    CHECK(error_of("[1, [2]]") == "t.txt:1:5: batched input is not supported yet (more than two levels of brackets)");
-    CHECK(error_of("[[[1, 2]], [[3, 4]]]") ==
-          "t.txt:1:3: batched input is not supported yet (more than two levels of brackets)");
+    CHECK(error_of("[1, [2]]") == "t.txt:1:5: expected a number, found '['");
+    CHECK(error_of("[[[1, 2]], [[3, 4]]]") == "t.txt: expected a matrix, got shape (2, 1, 2)");
     CHECK(error_of("[[]]") == "t.txt:1:2: empty row");
     CHECK(error_of("[]") == "t.txt:1:1: empty row");
     CHECK(error_of("[[1, x]]") == "t.txt:1:6: expected a number, found 'x'");

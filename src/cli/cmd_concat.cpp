@@ -1,0 +1,139 @@
+// attn concat FILE... [--axis N]: joins tensors (npy or text shards) along one axis, as
+// numpy.concatenate / torch.cat do.
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "attn/error.hpp"
+#include "attn/io.hpp"
+#include "attn/tensor.hpp"
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+std::string shown(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+// --axis: an integer in [-rank, rank); negative counts from the end.
+std::size_t parse_axis(const std::string& text, std::size_t rank) {
+    char* end = nullptr;
+    errno = 0;
+    const long long a = std::strtoll(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || errno == ERANGE)
+        throw UsageError("invalid --axis '" + text + "': expected an integer");
+    const long long r = static_cast<long long>(rank);
+    if (a < -r || a >= r)
+        throw UsageError("invalid --axis " + text + ": the inputs have " + std::to_string(rank) +
+                         (rank == 1 ? " dimension" : " dimensions") + " (axis -" + std::to_string(rank) + " to " +
+                         std::to_string(rank - 1) + ")");
+    return static_cast<std::size_t>(a < 0 ? a + r : a);
+}
+
+// Copies every row of `src` into `dst`, shifted by `offset` along `axis`.
+void place(const TensorView& src, const Tensor& dst, std::size_t axis, std::size_t offset) {
+    const std::size_t rank = src.rank();
+    const TensorView out = dst.view();
+    const std::size_t cols = src.cols();
+    std::size_t rows_all = 1;
+    for (std::size_t i = 0; i + 1 < rank; ++i) rows_all *= src.shape[i];
+    std::vector<std::size_t> index(rank, 0);  // of the current row; index[rank - 1] stays 0
+    for (std::size_t n = 0; n < rows_all; ++n) {
+        const float* from = src.data;
+        float* to = const_cast<float*>(out.data);  // dst is ours: the view is read-only by type only
+        for (std::size_t i = 0; i < rank; ++i) {
+            from += index[i] * src.strides[i];
+            to += (index[i] + (i == axis ? offset : 0)) * out.strides[i];
+        }
+        std::memcpy(to, from, cols * sizeof(float));
+        for (std::size_t i = rank - 1; i-- > 0;) {
+            if (++index[i] < src.shape[i]) break;
+            index[i] = 0;
+        }
+    }
+}
+
+// Splits argv into options (argv[0] first) and input files. The files are taken here rather
+// than as a cxxopts positional list, which would count as one option given many times.
+std::vector<char*> split_files(int argc, char** argv, std::vector<std::string>& files) {
+    static const char* const with_value[] = {"--axis", "--name", "--format", "--digits", "-o", "--output"};
+    std::vector<char*> rest{argv[0]};
+    bool only_files = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (only_files || a == "-" || a.empty() || a[0] != '-') {
+            files.push_back(a);
+        } else if (a == "--") {
+            only_files = true;
+        } else {
+            rest.push_back(argv[i]);
+            for (const char* o : with_value)
+                if (a == o && i + 1 < argc) rest.push_back(argv[++i]);
+        }
+    }
+    return rest;
+}
+
+}  // namespace
+
+int cmd_concat(int argc, char** argv) {
+    cxxopts::Options options("attn concat",
+                             "Joins tensors along one axis, as numpy.concatenate and torch.cat: every input\n"
+                             "(text or .npy, up to 32 dimensions) has the same number of dimensions and\n"
+                             "the same extent in every dimension but the axis: shards of a run split by\n"
+                             "batch items or query rows join back into the whole result. FILEs are joined in\n"
+                             "the order given; at most one may be '-' (standard input).\n");
+    options.custom_help("[OPTION...] FILE...");
+    options.add_options()
+        ("axis", "Axis to join along; negative counts from the end (default 0)", cxxopts::value<std::string>(), "N")
+        ("name", "Name of the result in text output headers, e.g. '# NAME [b] RxC' (default concat)",
+         cxxopts::value<std::string>(), "NAME");
+    add_output_options(options);
+    std::vector<std::string> files;
+    std::vector<char*> rest = split_files(argc, argv, files);
+    const auto parsed = parse_or_help(options, int(rest.size()), rest.data());
+    if (!parsed) return exit_ok;
+    const auto& r = *parsed;
+    if (files.empty()) throw UsageError("missing input: attn concat needs at least one FILE (see --help)");
+    const io::OutputOptions out = output_options(r);
+    const std::string name = r.count("name") ? r["name"].as<std::string>() : "concat";
+    if (name.empty() || name.find_first_of(" \t\n#[]") != std::string::npos)
+        throw UsageError("invalid --name '" + name + "': expected one word without '#', '[' or ']'");
+
+    InputNames names;
+    std::vector<std::string> paths;
+    for (const auto& p : files) paths.push_back(names.claim(p, "FILE"));
+    std::vector<Tensor> parts;
+    for (const auto& p : paths) parts.push_back(io::read_tensor(p, io::Finite::allow_neg_inf, max_rank));
+
+    const Shape& first = parts[0].shape();
+    const std::size_t axis = parse_axis(r.count("axis") ? r["axis"].as<std::string>() : "0", first.rank());
+    std::vector<std::size_t> joined = first.to_vector();
+    joined[axis] = 0;
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        const Shape& s = parts[k].shape();
+        const std::string which = shown(paths[k]) + " " + s.text();
+        if (s.rank() != first.rank())
+            throw InputError("cannot join " + which + " to " + shown(paths[0]) + " " + first.text() + ": " +
+                             std::to_string(s.rank()) + " dimensions instead of " + std::to_string(first.rank()));
+        for (std::size_t i = 0; i < s.rank(); ++i)
+            if (i != axis && s[i] != first[i])
+                throw InputError("cannot join " + which + " to " + shown(paths[0]) + " " + first.text() +
+                                 " along axis " + std::to_string(axis) + ": dimension " + std::to_string(i) +
+                                 " is " + std::to_string(s[i]) + ", not " + std::to_string(first[i]));
+        joined[axis] += s[axis];
+    }
+    const Tensor result{Shape(joined)};
+    std::size_t offset = 0;
+    for (const Tensor& t : parts) {
+        place(t.view(), result, axis, offset);
+        offset += t.shape()[axis];
+    }
+    io::write_output({io::tensor_item(name, result.view())}, out);
+    return exit_ok;
+}
+
+}  // namespace attn::cli
