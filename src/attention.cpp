@@ -5,7 +5,6 @@
 #include <string>
 
 #include "attn/error.hpp"
-#include "attn/reference.hpp"
 
 namespace attn {
 
@@ -62,9 +61,7 @@ AttentionResult attend(const Matrix& Q, const Matrix& K, const Matrix& V, const 
         return r;
     }
     Matrix scores = matmul(Q, K, /*transpose_b=*/true);
-    // Scaling and masking are O(Tq·Tk) elementwise work next to the O(Tq·Tk·d) products, so
-    // the reference definition serves as the implementation here.
-    Matrix weights = reference::scaled_scores(scores, sm);
+    Matrix weights = scaled_scores(scores, sm);
     if (wants.scaled) r.scaled = weights;
     r.masked_rows = normalize_rows(weights, opt.normalize, opt.masked_rows);
     if (wants.context) r.context = matmul(weights, V);

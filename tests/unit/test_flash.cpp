@@ -65,7 +65,7 @@ struct Problem {
     }
 
     attn::kernels::FlashArgs args(float* O, std::size_t ldo, std::size_t r0, std::size_t r1) const {
-        return {Q.data.data(), Q.ld, K.data.data(), K.ld, V.data.data(), V.ld, O, ldo, Tq, Tk, dk, dv, scale, causal,
+        return {Q.data.data(), Q.ld, K.data.data(), K.ld, V.data.data(), V.ld, O + r0 * ldo, ldo, Tq, Tk, dk, dv, scale, causal,
                 with_mask ? mask.data.data() : nullptr, mask.ld, with_bias ? bias.data.data() : nullptr, bias.ld,
                 policy, r0, r1};
     }
