@@ -8,7 +8,7 @@
 #     OUTDIR  a directory every node can write (shared file system)
 #   then, once the array has finished (or from a job submitted with
 #   --dependency=afterok:JOBID), join along the query-row axis (-2 for every --show name):
-#     attn concat OUTDIR/shard-*.npy --axis -2 -o result.npy
+#     attn concat OUTDIR/shard-*.npy --axis -2 --format npy -o result.npy
 #
 # Example (4 tasks of 8 threads):
 #   sbatch --array=0-3 --cpus-per-task=8 data/shard/slurm.sh 4096 /scratch/run1 \

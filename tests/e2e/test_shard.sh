@@ -23,7 +23,7 @@ else
     (cd "$S" && parallel --will-cite --jobs 4 "$ATTN" attend -x x.npy --heads 4 --in-proj in_proj_weight.npy \
          --out-proj out_proj_weight.npy --causal --lengths 32,20 --show output \
          --query-rows {} --format npy -o shard{#}.npy ::: 0:8 8:16 16:24 24:32 &&
-     "$ATTN" concat shard1.npy shard2.npy shard3.npy shard4.npy --axis -2 -o joined.npy) 2>"$T/err"
+     "$ATTN" concat shard1.npy shard2.npy shard3.npy shard4.npy --axis -2 --format npy -o joined.npy) 2>"$T/err"
     CODE=$?; ERR=$(cat "$T/err")
     expect_code 0 "GNU parallel recipe"
     expect_same "$S/joined.npy" "$S/whole.npy" "4 query-row shards joined with attn concat = the whole run"
