@@ -207,3 +207,23 @@ n=$(grep -c '^weights \[' "$T/out"); [ "$n" -eq 6 ] && pass || fail "heatmap: $n
 run attend "${mha_args[@]}" --causal --heatmap --head 0 --batch 1
 n=$(grep -c '^weights \[' "$T/out"); [ "$n" -eq 1 ] && pass || fail "heatmap --head 0 --batch 1: $n titles, expected 1"
 expect_out_has "weights [1, 0]" "the title names the slice"
+
+# Cross-attention pictures label both axes: --labels for the queries, --key-labels for the keys.
+cc=$MHA/mha_cross_pad_e12_h4_b2
+printf 'q0\nq1\nq2\n' > "$T/qlabels"
+printf 'k0\nk1\nk2\nk3\nk4\n' > "$T/klabels"
+run attend -x "$cc/x.npy" --kv "$cc/kv.npy" --in-proj "$cc/in_proj_weight.npy" --heads 4 --lengths 5,2 \
+    --labels "$T/qlabels" --key-labels "$T/klabels" --svg "$T/cross.svg" --show output --format csv
+expect_code 0 "--svg of cross-attention with query and key labels"
+grep -q 'class="row-label"[^>]*>q2<' "$T/cross.svg" && pass || fail "the grid labels the queries"
+grep -q '>k4</text>' "$T/cross.svg" && pass || fail "the grid labels the keys"
+n=$(grep -c 'class="panel"' "$T/cross.svg"); [ "$n" -eq 8 ] && pass || fail "cross grid: $n panels, expected 2 x 4"
+run attend -x "$cc/x.npy" --kv "$cc/kv.npy" --in-proj "$cc/in_proj_weight.npy" --heads 4 --key-labels "$T/qlabels"
+expect_code 3 "--key-labels of the wrong length"
+
+# --help documents every option of the multi-head form.
+run attend --help
+for o in --kv --heads --kv-heads --wq --wk --wv --bq --bk --bv --wo --bo --linear-layout --in-proj --in-proj-bias \
+         --out-proj --out-proj-bias --lengths --key-labels --query-rows --batch-items --head --batch weights-mean output; do
+    expect_out_has "$o" "attend --help mentions $o"
+done
