@@ -128,7 +128,7 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
     res.weights = shaped(att.weights, true);
     res.weights_mean = shaped(att.weights_mean, false);
     res.context = shaped(att.context, true);
-    res.head_dim = in.embeddings ? in.heads_given : in.q.rank() >= 3 || in.k.rank() >= 3 || in.v.rank() >= 3;
+    res.head_dim = in.head_dim;
     if (!in.embeddings && res.context.rank()) {
         if (res.head_dim) {
             res.concat = concat_heads(res.context, in.batched);

@@ -169,6 +169,9 @@ void read_embeddings(Reader& in, AttendInputs& a) {
         throw InputError(q_src + " gives " + plural(q_cols, "column") + ", not a multiple of --heads " +
                          std::to_string(H) + " (heads are column blocks)");
     a.d_k = q_cols / H;
+    if (k_cols != G * a.d_k && !a.heads_given)
+        throw InputError(k_src + " gives d_k=" + std::to_string(k_cols) + " but " + q_src + " gives d_k=" +
+                         std::to_string(a.d_k));
     if (k_cols != G * a.d_k)
         throw InputError(k_src + " gives " + plural(k_cols, "column") + " but " + std::to_string(G) + " key head" +
                          (G == 1 ? "" : "s") + " of d_k=" + std::to_string(a.d_k) + " (from " + q_src + ") need " +
@@ -228,7 +231,7 @@ void read_qkv(Reader& in, AttendInputs& a) {
 
 // A mask or bias broadcast to (B, H, Tq, Tk): trailing dimensions equal to the scores' or 1,
 // the last one Tk.
-void check_broadcast(const Tensor& t, const char* flag, const AttendInputs& a, bool head_dim) {
+void check_broadcast(const Tensor& t, const char* flag, const AttendInputs& a) {
     if (!t.rank()) return;
     const std::size_t target[4] = {a.batch, a.heads, a.Tq, a.Tk};
     bool ok = t.rank() >= 2;
@@ -240,10 +243,10 @@ void check_broadcast(const Tensor& t, const char* flag, const AttendInputs& a, b
     // The scores' shape as the results have it: [B x] [H x] Tq x Tk.
     std::string scores, names;
     if (a.batched) scores += std::to_string(a.batch) + "x", names += "batch items x ";
-    if (head_dim) scores += std::to_string(a.heads) + "x", names += "heads x ";
+    if (a.head_dim) scores += std::to_string(a.heads) + "x", names += "heads x ";
     scores += std::to_string(a.Tq) + "x" + std::to_string(a.Tk), names += "queries x keys";
     throw InputError(std::string(flag) + " is " + t.shape().dims_text() + " but the scores are " + scores + " (" + names +
-                     (a.batched || head_dim ? "; dimensions equal or 1, the last one Tk" : "") + ")");
+                     (a.batched || a.head_dim ? "; dimensions equal or 1, the last one Tk" : "") + ")");
 }
 
 }  // namespace
@@ -279,9 +282,9 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
 
     a.mask = in.tensor("mask", 4);
     a.bias = in.tensor("bias", 4, io::Finite::allow_neg_inf);
-    const bool head_dim = self ? a.heads_given : a.q.rank() >= 3 || a.k.rank() >= 3 || a.v.rank() >= 3;
-    check_broadcast(a.mask, "--mask", a, head_dim);
-    check_broadcast(a.bias, "--bias", a, head_dim);
+    a.head_dim = self ? a.heads_given : a.q.rank() >= 3 || a.k.rank() >= 3 || a.v.rank() >= 3;
+    check_broadcast(a.mask, "--mask", a);
+    check_broadcast(a.bias, "--bias", a);
     if (r.count("lengths")) {
         const std::string text = r["lengths"].as<std::string>();
         a.lengths = parse_lengths(text == "-" ? names.claim(text, "--lengths") : text);

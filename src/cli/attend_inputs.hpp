@@ -33,6 +33,9 @@ struct AttendInputs {
     // computation; batched: the results carry a batch dimension.
     std::size_t Tq = 0, Tk = 0, d_k = 0, batch = 1;
     bool batched = false;
+    // The results carry a head dimension: --heads given (-x form), or an input of 3 or 4
+    // dimensions (-q/-k/-v form). The one place this rule is decided.
+    bool head_dim = false;
 };
 
 // Reads and checks everything; UsageError for inconsistent options, InputError for files

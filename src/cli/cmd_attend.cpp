@@ -177,10 +177,9 @@ int cmd_attend(int argc, char** argv) {
         throw UsageError("--batch-items selects batch items, but no input has a batch dimension");
     s.items = range_option(r, "batch-items", in.batch, in.batch == 1 ? "batch item" : "batch items");
 
-    const bool head_dim = in.embeddings ? in.heads_given : in.q.rank() >= 3 || in.k.rank() >= 3 || in.v.rank() >= 3;
     if (r.count("head")) {
         const int h = r["head"].as<int>();
-        if (!head_dim) throw UsageError("--head chooses a head, but there is no head dimension (see --heads)");
+        if (!in.head_dim) throw UsageError("--head chooses a head, but there is no head dimension (see --heads)");
         if (h < 0 || std::size_t(h) >= in.heads)
             throw UsageError("invalid --head " + std::to_string(h) + ": heads are 0 to " + std::to_string(in.heads - 1));
         pic.head = h;
