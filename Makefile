@@ -42,7 +42,7 @@ $(BUILD)/obj/src/arch/avx512%.o: FILE_FLAGS := -O3 -mavx512f -mavx512dq -mavx512
 $(BUILD)/obj/src/arch/neon%.o:   FILE_FLAGS := -O3
 $(BUILD)/obj/src/rng/%.o:        FILE_FLAGS := -ffp-contract=off
 
-.PHONY: all demo test test-neon compare unit e2e deps install clean screenshots
+.PHONY: all demo test test-neon test-sanitize test-tsan fuzz fuzz-build fuzz-replay compare unit e2e deps install clean screenshots
 all: $(BUILD)/attn
 
 $(BUILD)/obj/%.o: %.cpp
@@ -107,6 +107,60 @@ test-neon:
 		EXTRA_CPPFLAGS="-isystem$(NEON_BUILD)/sysinc -Wno-psabi" $(NEON_BUILD)/attn_tests $(NEON_BUILD)/attn
 	@bash tests/run-neon.sh $(NEON_BUILD)
 
+# Sanitizers: clang with AddressSanitizer + UndefinedBehaviorSanitizer (any UB report is fatal)
+# into build-asan, then the whole suite (unit + e2e) against it. -O1 keeps the build and the
+# run short; the exhaustive float sweeps take every 6101st pattern instead of every 61st
+# (ATTN_TEST_SWEEP_STRIDE) and the e2e checks that need ulimit -v are skipped (ATTN_SANITIZER).
+# The objects carry libFuzzer's coverage instrumentation too (fuzzer-no-link), so that the
+# fuzz harnesses below link against them instead of a third build.
+SAN_PACKAGES := clang libclang-rt-14-dev $(DEB_PACKAGES) $(TEST_PACKAGES)
+ASAN_BUILD   := build-asan
+ASAN_FLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+                -fsanitize=fuzzer-no-link
+test-sanitize:
+	@bash .ci/ensure-packages $(SAN_PACKAGES)
+	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=$(ASAN_BUILD) CXX=clang++ CXXFLAGS="$(ASAN_FLAGS)" \
+		LDFLAGS="-fsanitize=address,undefined" $(ASAN_BUILD)/attn $(ASAN_BUILD)/attn_tests
+	@ATTN_SANITIZER=address ATTN_TEST_SWEEP_STRIDE=6101 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 bash tests/run-all.sh $(ASAN_BUILD)
+
+# Fuzzing (libFuzzer): harnesses in tests/fuzz for the text reader, the npy reader and the
+# command line, linked with -fsanitize=fuzzer,address,undefined against the objects of
+# build-asan (compiled with coverage for this reason: one build serves both). `make fuzz
+# FUZZ_S=N` runs each harness for N seconds from the checked-in seeds; `make fuzz-replay`
+# only replays the seeds (every crash ever found stays there as a regression input).
+FUZZ_S     ?= 60
+FUZZ_NAMES := text npy cli
+FUZZ_BINS  := $(addprefix $(ASAN_BUILD)/fuzz/fuzz_,$(FUZZ_NAMES))
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(LIB_OBJS) $(filter-out %/main.o,$(CLI_OBJS))
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_CXXFLAGS) -fsanitize=fuzzer,address,undefined $^ -o $@ $(LDLIBS)
+fuzz-build:
+	@bash .ci/ensure-packages $(SAN_PACKAGES)
+	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=$(ASAN_BUILD) CXX=clang++ CXXFLAGS="$(ASAN_FLAGS)" \
+		EXTRA_CPPFLAGS=-Itests/fuzz $(FUZZ_BINS)
+fuzz: fuzz-build
+	@bash tests/fuzz/run.sh $(ASAN_BUILD)/fuzz $(FUZZ_S)
+fuzz-replay: fuzz-build
+	@bash tests/fuzz/run.sh $(ASAN_BUILD)/fuzz 0
+
+# ThreadSanitizer: the thread pool, GEMM, fused-attention and dispatch tests, once each with
+# 1, 2, 3 and 7 threads (ATTN_TEST_THREADS), plus attn itself on a threaded attention.
+TSAN_BUILD := build-tsan
+TSAN_FLAGS := -O1 -g -fsanitize=thread
+TSAN_TESTS := dispatch*,parallel_for*,gemm*,flash*,attend*
+test-tsan:
+	@bash .ci/ensure-packages $(SAN_PACKAGES)
+	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=$(TSAN_BUILD) CXX=clang++ CXXFLAGS="$(TSAN_FLAGS)" \
+		LDFLAGS="-fsanitize=thread" $(TSAN_BUILD)/attn_tests $(TSAN_BUILD)/attn
+	@set -e; for t in 1 2 3 7; do \
+		echo "== ThreadSanitizer, $$t threads"; \
+		ATTN_TEST_THREADS=$$t TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+			$(TSAN_BUILD)/attn_tests -tc='$(TSAN_TESTS)' -ni; \
+		TSAN_OPTIONS=halt_on_error=1 $(TSAN_BUILD)/attn bench --op all --sizes 64 --repeat 1 --warmup 0 \
+			--threads $$t --format csv > /dev/null; \
+	done; echo "ThreadSanitizer: no race with 1, 2, 3 or 7 threads"
+
 # Side-by-side timing against NumPy/OpenBLAS and PyTorch (installs them if missing). A
 # measurement, not a test: see tests/perf/compare.sh.
 compare: all
@@ -134,4 +188,4 @@ screenshots: $(BUILD)/attn $(BUILD)/svg_examples
 $(BUILD)/svg_examples: $(call obj,tests/screenshots/svg_examples.cpp) $(LIB_OBJS)
 	$(CXX) $(ALL_CXXFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
--include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TEST_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(wildcard $(BUILD)/obj/tests/fuzz/*.d)

@@ -14,9 +14,7 @@ namespace attn::cli {
 float parse_scale(const std::string& text, std::size_t d_k) {
     if (text == "auto") return float(1.0 / std::sqrt(double(d_k)));
     if (text == "none") return 1.0f;
-    const double v = parse_number(text, "scale");
-    if (std::fabs(v) > 3.4e38) throw UsageError("invalid --scale '" + text + "': out of float range");
-    return float(v);
+    return parse_float32(text, "scale");
 }
 
 Causal parse_causal(const std::string& text) {

@@ -14,6 +14,7 @@
 #include "cli/attend_outputs.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "io/output_file.hpp"
 
 namespace attn::cli {
 
@@ -210,16 +211,25 @@ int cmd_attend(int argc, char** argv) {
     wants.context = show.context || show.output;
     const AttendResults res = compute_attention(in, s, wants);
     check_results(show, in, res, s);
+    check_masked_rows(in, s, res);
 
     const VarianceTable variance = show.variance ? variance_table(in, s, res) : VarianceTable{};
     const std::vector<io::Item> items = show_items(show, in, res, variance);
     pic.scale_text = scale_text(r["scale"].as<std::string>(), in.d_k, s.scale);
     pic.masking_text = masking_text(in, s.causal);
-    if (svg) io::write_text(r["svg"].as<std::string>(), svg_picture(in, s, res, pic));
-    std::string picture;
-    if (heatmap) picture = heatmap_pictures(in, s, res, pic, viz::want_color(stdout_is_terminal()));
-    if (!items.empty()) io::write_output(items, out);
-    if (heatmap) io::write_text("", (items.empty() || !out.path.empty() ? "" : "\n") + picture);
+    // Every output of the run goes out in one all-or-nothing step (io/output_file.hpp): when
+    // one of them fails, nothing is on standard output and no new file is left behind.
+    std::vector<io::detail::PendingFile> files;
+    if (svg) {
+        const std::string svg_path = r["svg"].as<std::string>();
+        files.push_back({svg_path == "-" ? "" : svg_path, svg_picture(in, s, res, pic)});
+    }
+    if (!items.empty())
+        for (auto& f : io::detail::output_files(items, out)) files.push_back(std::move(f));
+    if (heatmap)
+        files.push_back({"", (items.empty() || !out.path.empty() ? "" : "\n") +
+                                 heatmap_pictures(in, s, res, pic, viz::want_color(stdout_is_terminal()))});
+    io::detail::write_files(files);
     report_masked_rows(res.masked_rows, s.masked_rows);
     return exit_ok;
 }

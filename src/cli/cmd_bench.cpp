@@ -174,6 +174,13 @@ int cmd_bench(int argc, char** argv) {
         if (c.bytes() > memory_budget())
             throw UsageError("--sizes " + c.shape() + " needs " + num(c.bytes() / (1u << 30), "%.1f") +
                              " GiB, more than half of this machine's memory");
+    // A work cap next to the memory budget: 10^13 floating-point operations per run is about
+    // half a minute at this machine's 300 GFLOP/s, and (warm-up + repeats) runs are timed.
+    constexpr double max_flops = 1e13;
+    for (const Case& c : cases)
+        if (c.flops() > max_flops)
+            throw UsageError("--sizes " + c.shape() + " needs " + num(c.flops() / 1e9, "%.0f") +
+                             " GFLOP per run, more than the cap of 10000 GFLOP (about 30 s per run)");
 
     const Arch arch = current_arch();
     const unsigned threads = current_threads();

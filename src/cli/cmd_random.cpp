@@ -19,17 +19,22 @@
 #include "attn/torch_rng.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "io/output_file.hpp"
 
 namespace attn::cli {
 namespace {
 
 constexpr std::size_t max_numel = std::size_t(1) << 28;  // 1 GiB of float32 per draw
 constexpr long long max_count = 1000000;
+constexpr std::size_t max_dims = 32;                    // NumPy's limit
+constexpr std::size_t max_lines = std::size_t(1) << 28;  // lines of text per draw
 
 std::vector<std::size_t> parse_shape(const std::string& text) {
     std::vector<std::size_t> shape;
     std::size_t pos = 0;
     while (true) {
+        if (shape.size() == max_dims)
+            throw UsageError("invalid --shape: more than " + std::to_string(max_dims) + " dimensions (NumPy's limit)");
         const std::size_t comma = text.find(',', pos);
         const std::string part = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
         char* end = nullptr;
@@ -44,6 +49,29 @@ std::vector<std::size_t> parse_shape(const std::string& text) {
     if (shape_numel(shape) > max_numel)
         throw UsageError("invalid --shape '" + text + "': more than 2^28 elements");
     return shape;
+}
+
+std::size_t saturating_mul(std::size_t a, std::size_t b) {
+    std::size_t r = 0;
+    return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<std::size_t>::max() : r;
+}
+
+// Lines of text one draw prints: an index comment per matrix plus its rows (text formats), or
+// one line per array below the outermost one (json). Zero-element shapes such as
+// 2147483648,0,1 would otherwise print billions of lines about nothing.
+std::size_t text_lines(const std::vector<std::size_t>& shape, bool json) {
+    std::size_t lines = 0, prefix = 1;
+    if (json) {
+        for (std::size_t d = 0; d + 1 < shape.size(); ++d) {
+            prefix = saturating_mul(prefix, shape[d]);
+            lines = lines > std::numeric_limits<std::size_t>::max() - prefix ? std::numeric_limits<std::size_t>::max() : lines + prefix;
+        }
+        return lines;
+    }
+    std::size_t matrices = 1;
+    for (std::size_t i = 0; i + 2 < shape.size(); ++i) matrices = saturating_mul(matrices, shape[i]);
+    const std::size_t rows = shape.size() >= 2 && shape.back() != 0 ? shape[shape.size() - 2] : 1;
+    return saturating_mul(matrices, rows == std::numeric_limits<std::size_t>::max() ? rows : rows + 1);
 }
 
 // A Python int in [-2^63, 2^64), as torch.manual_seed accepts it; negatives wrap mod 2^64.
@@ -101,41 +129,45 @@ std::vector<std::size_t> leading_index(const std::vector<std::size_t>& shape, st
     return idx;
 }
 
-std::string text_draw(const std::vector<float>& v, const std::vector<std::size_t>& shape, std::size_t draw,
-                      io::Format format, int digits) {
+// Text is streamed into `sink` row by row: memory stays at one row plus the writer's buffer.
+void text_draw(io::detail::OutputFile& sink, const std::vector<float>& v, const std::vector<std::size_t>& shape,
+               std::size_t draw, io::Format format, int digits) {
     const MatrixView mv = matrix_view(shape);
     const char* sep = format == io::Format::tsv ? "\t" : format == io::Format::csv ? "," : " ";
     std::string out;
+    char buf[64];
     for (std::size_t k = 0; k < mv.count; ++k) {
         if (draw > 0 || k > 0) out += "\n";
         out += index_comment(draw, leading_index(shape, k));
         const float* m = v.data() + k * mv.rows * mv.cols;
-        std::size_t width = 0;  // pretty: right-aligned columns
-        std::vector<std::string> cells(mv.rows * mv.cols);
-        for (std::size_t i = 0; i < cells.size(); ++i) {
-            cells[i] = format_number(m[i], digits);
-            width = std::max(width, cells[i].size());
-        }
+        std::size_t width = 0;  // pretty: right-aligned columns (a first pass for the widest cell)
+        if (format == io::Format::pretty)
+            for (std::size_t i = 0; i < mv.rows * mv.cols; ++i)
+                width = std::max(width, std::size_t(std::snprintf(buf, sizeof buf, "%.*g", digits, double(m[i]))));
         for (std::size_t r = 0; r < (mv.cols ? mv.rows : 0); ++r) {  // no empty lines for 0 columns
             for (std::size_t c = 0; c < mv.cols; ++c) {
-                const std::string& cell = cells[r * mv.cols + c];
+                const std::size_t len = std::size_t(std::snprintf(buf, sizeof buf, "%.*g", digits, double(m[r * mv.cols + c])));
                 if (c) out += sep;
-                if (format == io::Format::pretty) out += std::string(width - cell.size() + (c ? 1 : 0), ' ');
-                out += cell;
+                if (format == io::Format::pretty) out.append(width - len + (c ? 1 : 0), ' ');
+                out.append(buf, len);
             }
             out += "\n";
+            if (out.size() >= (1u << 16)) sink.write(out), out.clear();
         }
+        if (out.size() >= (1u << 16)) sink.write(out), out.clear();
     }
-    return out;
+    sink.write(out);
 }
 
 // Nested JSON arrays following the full shape: innermost rows on one line, the rest indented.
-void json_tensor(std::string& out, const float*& p, const std::vector<std::size_t>& shape, std::size_t dim,
-                 std::size_t indent, int digits) {
+// At most 32 levels deep (max_dims); streamed into `sink` as it goes.
+void json_tensor(io::detail::OutputFile& sink, std::string& out, const float*& p, const std::vector<std::size_t>& shape,
+                 std::size_t dim, std::size_t indent, int digits) {
     if (dim + 1 == shape.size()) {
         out += "[";
         for (std::size_t i = 0; i < shape[dim]; ++i) out += (i ? ", " : "") + format_number(*p++, digits);
         out += "]";
+        if (out.size() >= (1u << 16)) sink.write(out), out.clear();
         return;
     }
     if (shape[dim] == 0) {
@@ -145,14 +177,15 @@ void json_tensor(std::string& out, const float*& p, const std::vector<std::size_
     out += "[\n";
     for (std::size_t i = 0; i < shape[dim]; ++i) {
         out += std::string(indent + 2, ' ');
-        json_tensor(out, p, shape, dim + 1, indent + 2, digits);
+        json_tensor(sink, out, p, shape, dim + 1, indent + 2, digits);
         out += i + 1 < shape[dim] ? ",\n" : "\n";
     }
     out += std::string(indent, ' ') + "]";
 }
 
 // .npy version 1.0, '<f4', C order, any number of dimensions; data at a 64-byte offset.
-std::string npy_nd_bytes(const std::vector<float>& v, const std::vector<std::size_t>& shape) {
+// Streamed into `sink` (no second copy of the data in memory).
+void npy_nd(io::detail::OutputFile& sink, const std::vector<float>& v, const std::vector<std::size_t>& shape) {
     std::string dims;
     for (std::size_t d : shape) dims += std::to_string(d) + ", ";
     if (shape.size() > 1) dims.resize(dims.size() - 2);
@@ -166,60 +199,13 @@ std::string npy_nd_bytes(const std::vector<float>& v, const std::vector<std::siz
     out += char(header.size() & 0xFF);
     out += char(header.size() >> 8);
     out += header;
-    out.reserve(out.size() + 4 * v.size());
     for (float f : v) {
         const std::uint32_t u = std::bit_cast<std::uint32_t>(f);
         for (int i = 0; i < 4; ++i) out += char((u >> (8 * i)) & 0xFF);
+        if (out.size() >= (1u << 16)) sink.write(out), out.clear();
     }
-    return out;
+    sink.write(out);
 }
-
-// Output destination: standard output, or PATH written through PATH.tmp and renamed at the
-// end, so a file is all or nothing. Text is streamed draw by draw (bounded memory).
-class Sink {
-public:
-    explicit Sink(std::string path) : path_(std::move(path)) {
-        if (path_.empty()) {
-            file_ = stdout;
-            return;
-        }
-        tmp_ = path_ + ".tmp";
-        file_ = std::fopen(tmp_.c_str(), "wb");
-        if (!file_) throw RuntimeFailure(path_ + ": cannot write: " + std::strerror(errno));
-    }
-    Sink(const Sink&) = delete;
-    Sink& operator=(const Sink&) = delete;
-    ~Sink() {
-        if (file_ && file_ != stdout) {
-            std::fclose(file_);
-            std::remove(tmp_.c_str());
-        }
-    }
-    void write(const std::string& bytes) {
-        if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) fail();
-    }
-    void finish() {
-        if (file_ == stdout) {
-            if (std::fflush(stdout) != 0) fail();
-            return;
-        }
-        const bool ok = std::fclose(file_) == 0;
-        file_ = nullptr;
-        if (!ok || std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-            std::remove(tmp_.c_str());
-            throw RuntimeFailure(path_ + ": cannot write: " + std::strerror(errno));
-        }
-    }
-
-private:
-    [[noreturn]] void fail() {
-        if (file_ == stdout && errno == EPIPE) std::exit(exit_ok);  // the reader went away
-        throw RuntimeFailure((path_.empty() ? std::string("standard output") : path_) + ": write error");
-    }
-    std::string path_, tmp_;
-    std::FILE* file_ = nullptr;
-};
-
 
 void check_finite(const std::vector<float>& v) {
     for (float x : v)
@@ -236,7 +222,8 @@ int cmd_random(int argc, char** argv) {
                              "naming its index (# draw 0 [1, 3]), with 9 significant digits (--digits);\n"
                              "npy keeps the full shape (-o DIR gets drawN.npy files when --count > 1).");
     options.add_options()
-        ("shape", "Tensor shape, e.g. 3,2 or 4,8,32 (required)", cxxopts::value<std::string>(), "DIMS")
+        ("shape", "Tensor shape, e.g. 3,2 or 4,8,32 (required; at most 32 dimensions and 2^28 elements; "
+                  "text formats at most 2^28 lines per draw)", cxxopts::value<std::string>(), "DIMS")
         ("seed", "torch.manual_seed value, -2^63 to 2^64-1 (default: from the system's entropy, printed on "
                  "stderr)", cxxopts::value<std::string>(), "S")
         ("count", "Consecutive draws; the generator state carries over as in torch (default 1)",
@@ -290,6 +277,9 @@ int cmd_random(int argc, char** argv) {
     const int digits = out.digits >= 0 ? out.digits : 9;
 
     const bool npy = out.format == io::Format::npy;
+    if (!npy && text_lines(shape, out.format == io::Format::json) > max_lines)
+        throw UsageError("invalid --shape '" + r["shape"].as<std::string>() +
+                         "': its text output has more than 2^28 lines per draw (--format npy has no such limit)");
     if (npy && count > 1 && out.path.empty())
         throw UsageError("npy with --count > 1 needs -o DIR (one file per draw)");
 
@@ -314,18 +304,22 @@ int cmd_random(int argc, char** argv) {
         for (long long d = 0; d < count; ++d) {
             const std::vector<float> v = uniform ? gen.rand(shape, a, b) : gen.randn(shape, a, b);
             check_finite(v);
-            if (count == 1) {
-                io::write_text(out.path, npy_nd_bytes(v, shape));
-            } else {
+            std::string path = out.path;
+            if (count > 1) {
                 char name[48];
                 std::snprintf(name, sizeof name, "draw%0*lld.npy", name_width, d);
-                io::write_text((std::filesystem::path(out.path) / name).string(), npy_nd_bytes(v, shape));
+                path = (std::filesystem::path(out.path) / name).string();
             }
+            io::detail::OutputFile sink(path);
+            npy_nd(sink, v, shape);
+            sink.commit();
         }
         return exit_ok;
     }
 
-    Sink sink(out.path);
+    // Text is streamed into the shared writer: a temporary file renamed at the end, or
+    // standard output, which only gets output the checks above prove can be produced whole.
+    io::detail::OutputFile sink(out.path);
     if (out.format == io::Format::json) {
         std::string head = "{\n  \"seed\": " + std::to_string(seed) + ",\n  \"torch_kernel\": \"" +
                            torch_kernel_name(kernel) + "\",\n  \"distribution\": \"" +
@@ -338,18 +332,17 @@ int cmd_random(int argc, char** argv) {
     for (long long d = 0; d < count; ++d) {
         const std::vector<float> v = uniform ? gen.rand(shape, a, b) : gen.randn(shape, a, b);
         check_finite(v);
-        std::string text;
         if (out.format == io::Format::json) {
             const float* p = v.data();
-            text = d ? ",\n    " : "    ";
-            json_tensor(text, p, shape, 0, 4, digits);
+            std::string text = d ? ",\n    " : "    ";
+            json_tensor(sink, text, p, shape, 0, 4, digits);
+            sink.write(text);
         } else {
-            text = text_draw(v, shape, std::size_t(d), out.format, digits);
+            text_draw(sink, v, shape, std::size_t(d), out.format, digits);
         }
-        sink.write(text);
     }
     if (out.format == io::Format::json) sink.write("\n  ]\n}\n");
-    sink.finish();
+    sink.commit();
     return exit_ok;
 }
 

@@ -85,7 +85,7 @@ int cmd_softmax(int argc, char** argv) {
     if (!parsed) return exit_ok;
     const auto& r = *parsed;
 
-    const float scale = r.count("scale") ? float(parse_number(r["scale"].as<std::string>(), "scale")) : 1.0f;
+    const float scale = r.count("scale") ? parse_float32(r["scale"].as<std::string>(), "scale") : 1.0f;
     const Normalization how = r.count("normalize") ? parse_normalize(r["normalize"].as<std::string>())
                                                    : Normalization::softmax;
     const MaskedRowPolicy policy = r.count("masked-rows") ? parse_masked_rows(r["masked-rows"].as<std::string>())

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <limits>
 
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
@@ -97,9 +98,20 @@ double parse_number(const std::string& text, const std::string& option) {
     char* end = nullptr;
     errno = 0;
     const double v = std::strtod(s, &end);
+    if (!text.empty() && end == s + text.size() && errno == ERANGE && std::fabs(v) < 1)
+        throw UsageError("invalid --" + option + " '" + text + "': underflows float32 (nonzero magnitudes start at 1.4e-45)");
     if (text.empty() || end != s + text.size() || errno == ERANGE || !std::isfinite(v))
         throw UsageError("invalid --" + option + " '" + text + "': expected a finite number");
     return v;
+}
+
+float parse_float32(const std::string& text, const std::string& option) {
+    const double v = parse_number(text, option);
+    if (std::fabs(v) > double(std::numeric_limits<float>::max()))
+        throw UsageError("invalid --" + option + " '" + text + "': out of float range");
+    if (v != 0 && float(v) == 0)
+        throw UsageError("invalid --" + option + " '" + text + "': underflows float32 (nonzero magnitudes start at 1.4e-45)");
+    return float(v);
 }
 
 const std::string& InputNames::claim(const std::string& path, const std::string& option) {

@@ -23,6 +23,9 @@ void apply_exec_options(const cxxopts::ParseResult& r);
 
 // A number given to an option; UsageError "invalid --OPT 'TEXT': expected a number".
 double parse_number(const std::string& text, const std::string& option);
+// The same as a float32: beyond its range is "out of float range"; a nonzero value that rounds
+// to zero "underflows float32".
+float parse_float32(const std::string& text, const std::string& option);
 
 // Counts standard-input uses: at most one input may be "-".
 class InputNames {

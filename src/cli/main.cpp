@@ -46,7 +46,11 @@ void print_usage(std::FILE* out) {
     std::fprintf(out,
                  "\nInputs are text (rows of numbers; also pasted tensor([[...]]) / array([[...]])) or\n"
                  ".npy, recognised by content; '-' reads standard input.\n"
-                 "Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 bad input.\n");
+                 "Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 bad input.\n"
+                 "Limits: an input file or stream of at most 2 GiB; matrices of at most 2 dimensions in,\n"
+                 "32 dimensions (NumPy's limit) and 2^28 elements per tensor in `random`; --svg at most\n"
+                 "512x512 cells; bench cases within half the memory and 10^13 flop per run. Beyond\n"
+                 "them: exit 2 or 3 with a message, before any output.\n");
 }
 
 // Everything printed through stdio or iostreams must have reached standard output: a full

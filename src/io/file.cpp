@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <optional>
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
@@ -30,9 +32,38 @@ InputError nul_byte_error(const std::string& text, std::size_t offset, const std
                       ": a NUL byte: binary data is neither text nor .npy");
 }
 
+// .npy: the total size the bytes read so far promise, as soon as the header is complete, so
+// that a stream is not read on (up to 2 GiB) past a wrong header or past the data. Throws the
+// npy reader's error when the header is already known to be wrong; nullopt when more bytes
+// are needed to tell.
+std::optional<std::size_t> npy_expected_size(std::string_view prefix, const std::string& name) {
+    if (prefix.size() < 8) return std::nullopt;
+    const int major = static_cast<unsigned char>(prefix[6]);
+    if (prefix.substr(0, 6) != "\x93NUMPY" || major < 1 || major > 3 || prefix[7] != 0)
+        parse_npy(prefix.substr(0, 8), name);  // throws: bad magic or version
+    const std::size_t preamble = major == 1 ? 10 : 12;
+    if (prefix.size() < preamble) return std::nullopt;
+    std::size_t header_len = 0;
+    for (std::size_t i = preamble; i-- > 8;) header_len = header_len * 256 + static_cast<unsigned char>(prefix[i]);
+    if (header_len > 65536) parse_npy(prefix, name);  // throws: header too long
+    if (prefix.size() < preamble + header_len) return std::nullopt;
+    try {
+        parse_npy(prefix.substr(0, preamble + header_len), name);
+    } catch (const InputError& e) {
+        // A valid header without its data: "... truncated data: shape (r, c) needs N bytes, ..."
+        const std::string msg = e.what();
+        const std::size_t at = msg.find(" needs ");
+        if (msg.find("truncated data") == std::string::npos || at == std::string::npos) throw;
+        return preamble + header_len + std::size_t(std::strtoull(msg.c_str() + at + 7, nullptr, 10));
+    }
+    return preamble + header_len;
+}
+
 std::string read_fd(int fd, const std::string& name) {
     std::string out;
     char buf[1 << 16];
+    std::optional<std::size_t> npy_size;
+    std::size_t extra = 0;  // bytes beyond a complete .npy: counted, not kept
     for (;;) {
         const ssize_t n = ::read(fd, buf, sizeof buf);
         if (n == 0) break;
@@ -40,14 +71,35 @@ std::string read_fd(int fd, const std::string& name) {
             if (errno == EINTR) continue;
             throw InputError(name + ": " + std::strerror(errno));
         }
-        if (out.size() + std::size_t(n) > max_input_bytes)
+        if (out.size() + extra + std::size_t(n) > max_input_bytes)
             throw InputError(name + ": input larger than 2 GiB is not supported");
+        if (npy_size && out.size() + std::size_t(n) > *npy_size) {
+            const std::size_t keep = *npy_size - out.size();
+            out.append(buf, keep);
+            extra += std::size_t(n) - keep;
+            break;
+        }
         const std::size_t start = out.size();
         out.append(buf, std::size_t(n));
+        if (static_cast<unsigned char>(out[0]) == 0x93 && !npy_size) {
+            npy_size = npy_expected_size(out, name);
+            if (npy_size && out.size() > *npy_size) {
+                extra = out.size() - *npy_size;
+                out.resize(*npy_size);
+                break;
+            }
+        }
         // Text never holds a NUL byte: stop at the first one instead of slurping a binary
         // stream (/dev/zero, /dev/urandom) up to the size limit. .npy data may hold NULs.
         if (static_cast<unsigned char>(out[0]) != 0x93)
             if (const std::size_t nul = out.find('\0', start); nul != std::string::npos) throw nul_byte_error(out, nul, name);
+    }
+    if (extra > 0) {  // stop at once: a regular file's size tells how many; a stream's, at least these
+        struct stat st {};
+        const bool exact = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && std::size_t(st.st_size) > *npy_size;
+        throw InputError(name + ": " + (exact ? std::to_string(std::size_t(st.st_size) - *npy_size)
+                                              : "at least " + std::to_string(extra)) +
+                         " unexpected bytes after the array data");
     }
     return out;
 }
@@ -75,8 +127,45 @@ std::string read_file(const std::string& path) {
     }
 }
 
+bool detail::has_lone_cr(std::string_view text) {
+    for (std::size_t i = text.find('\r'); i != std::string_view::npos; i = text.find('\r', i + 1))
+        if (i + 1 == text.size() || text[i + 1] != '\n') return true;
+    return false;
+}
+
+std::string detail::lone_cr_to_lf(std::string_view text) {
+    std::string out(text);
+    for (std::size_t i = 0; i < out.size(); ++i)
+        if (out[i] == '\r' && (i + 1 == out.size() || out[i + 1] != '\n')) out[i] = '\n';
+    return out;
+}
+
+namespace {
+
+// Control characters (C0, DEL and the UTF-8 encoded C1 range, e.g. ESC and CSI) would drive
+// the terminal a label is printed on: each becomes '?', as in the heatmap and the SVG.
+std::string printable_label(std::string_view line) {
+    std::string out;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const unsigned char c = static_cast<unsigned char>(line[i]);
+        if (c < 0x20 || c == 0x7F) {
+            out += '?';
+        } else if (c == 0xC2 && i + 1 < line.size() && static_cast<unsigned char>(line[i + 1]) >= 0x80 &&
+                   static_cast<unsigned char>(line[i + 1]) <= 0x9F) {
+            out += '?';
+            ++i;
+        } else {
+            out += char(c);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
 std::vector<std::string> read_labels(const std::string& path) {
-    const std::string text = read_file(path);
+    std::string text = read_file(path);
+    if (detail::has_lone_cr(text)) text = detail::lone_cr_to_lf(text);
     std::vector<std::string> labels;
     std::size_t pos = 0;
     while (pos < text.size()) {
@@ -86,7 +175,7 @@ std::vector<std::string> read_labels(const std::string& path) {
         while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
             line.remove_suffix(1);
         while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-        labels.emplace_back(line);
+        labels.push_back(printable_label(line));
         pos = end + 1;
     }
     while (!labels.empty() && labels.back().empty()) labels.pop_back();
@@ -94,43 +183,41 @@ std::vector<std::string> read_labels(const std::string& path) {
 }
 
 // ---- writers ---------------------------------------------------------------------------
+// The one writer every command goes through (see io/output_file.hpp).
 namespace detail {
-
-void write_stdout(std::string_view bytes) {
-    std::fflush(stdout);
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t n = ::write(STDOUT_FILENO, bytes.data() + done, bytes.size() - done);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            if (errno == EPIPE) {  // the reader went away (| head): end quietly, like coreutils
-                std::signal(SIGPIPE, SIG_DFL);
-                std::raise(SIGPIPE);
-                std::_Exit(141);
-            }
-            throw RuntimeFailure(std::string("write error: standard output: ") + std::strerror(errno));
-        }
-        done += std::size_t(n);
-    }
-}
 
 namespace {
 
-void write_all(int fd, const std::string& bytes, const std::string& path) {
+// Temporary files not yet renamed into place; removed before the process dies of SIGPIPE.
+std::vector<std::string>& pending_temps() {
+    static std::vector<std::string> temps;
+    return temps;
+}
+
+void forget_temp(const std::string& t) {
+    auto& v = pending_temps();
+    v.erase(std::remove(v.begin(), v.end(), t), v.end());
+}
+
+[[noreturn]] void die_of_sigpipe() {
+    for (const auto& t : pending_temps()) ::unlink(t.c_str());
+    pending_temps().clear();
+    std::signal(SIGPIPE, SIG_DFL);
+    std::raise(SIGPIPE);
+    std::_Exit(141);
+}
+
+void write_all(int fd, std::string_view bytes, const std::string& name, bool is_stdout) {
     std::size_t done = 0;
     while (done < bytes.size()) {
         const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
         if (n < 0) {
             if (errno == EINTR) continue;
-            throw RuntimeFailure("write error: " + path + ": " + std::strerror(errno));
+            if (is_stdout && errno == EPIPE) die_of_sigpipe();  // the reader went away (| head)
+            throw RuntimeFailure("write error: " + name + ": " + std::strerror(errno));
         }
         done += std::size_t(n);
     }
-}
-
-bool is_special_file(const std::string& path) {
-    struct stat st {};
-    return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
 }
 
 mode_t default_file_mode() {
@@ -139,69 +226,154 @@ mode_t default_file_mode() {
     return 0666 & ~mask;
 }
 
-// A path that exists and is not a regular file (/dev/null, a FIFO): written in place.
-void write_in_place(const PendingFile& f) {
-    const int fd = ::open(f.path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) throw RuntimeFailure("cannot write " + f.path + ": " + std::strerror(errno));
-    try {
-        write_all(fd, f.bytes, f.path);
-    } catch (...) {
-        ::close(fd);
-        throw;
-    }
-    ::close(fd);
+std::string parent_of(const std::string& path) {
+    const std::size_t slash = path.rfind('/');
+    if (slash == std::string::npos) return ".";
+    if (slash == 0) return "/";
+    return path.substr(0, slash);
 }
 
-// Where the new file goes: through a symbolic link, the file it points to, not the link.
-std::string rename_target(const std::string& path) {
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
-        if (char* real = ::realpath(path.c_str(), nullptr)) {
-            std::string target = real;
-            std::free(real);
-            return target;
-        }
-    return path;
+// Where the data goes: through symbolic links (even a dangling one) to the file they name.
+std::string follow_links(const std::string& path, const std::string& shown) {
+    std::string p = path;
+    for (int hops = 0; hops < 40; ++hops) {
+        struct stat st {};
+        if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+        std::string link(4096, '\0');
+        const ssize_t n = ::readlink(p.c_str(), link.data(), link.size());
+        if (n < 0 || std::size_t(n) >= link.size())
+            throw RuntimeFailure("cannot write " + shown + ": cannot read the symbolic link");
+        link.resize(std::size_t(n));
+        p = !link.empty() && link[0] == '/' ? link : parent_of(p) + "/" + link;
+    }
+    throw RuntimeFailure("cannot write " + shown + ": too many levels of symbolic links");
 }
 
 }  // namespace
 
+void write_stdout(std::string_view bytes) {
+    std::fflush(stdout);
+    write_all(STDOUT_FILENO, bytes, "standard output", true);
+}
+
+OutputFile::OutputFile(const std::string& path) : path_(path) {
+    buf_.reserve(1 << 16);
+    if (path.empty() || path == "-") {
+        std::fflush(stdout);
+        fd_ = STDOUT_FILENO, stdout_ = true, in_place_ = true;
+        return;
+    }
+    target_ = follow_links(path, path);
+    struct stat st {};
+    const bool exists = ::stat(target_.c_str(), &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) throw RuntimeFailure("cannot write " + path + ": is a directory");
+    if (exists && !S_ISREG(st.st_mode)) {  // /dev/null, /dev/full, a FIFO: written in place
+        fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
+        if (fd_ < 0) throw RuntimeFailure("cannot write " + path + ": " + std::strerror(errno));
+        in_place_ = true;
+        return;
+    }
+    // An existing file we may not write stays as it is, even when its folder is writable.
+    if (exists && ::access(target_.c_str(), W_OK) != 0)
+        throw RuntimeFailure("cannot write " + path + ": " + std::strerror(errno));
+    const std::string dir = parent_of(target_);
+    const std::string base = target_.substr(target_.rfind('/') == std::string::npos ? 0 : target_.rfind('/') + 1);
+    std::string tmpl = dir + "/." + base + ".attn-XXXXXX";
+    fd_ = ::mkostemp(tmpl.data(), O_CLOEXEC);
+    if (fd_ < 0)
+        throw RuntimeFailure("cannot write " + path + ": cannot create a temporary file in " + dir + ": " +
+                             std::strerror(errno));
+    temp_ = tmpl;
+    pending_temps().push_back(temp_);
+    if (exists) {
+        if (::fchown(fd_, st.st_uid, st.st_gid) != 0) { /* keep our own owner when we may not give it away */ }
+        ::fchmod(fd_, st.st_mode & 07777);
+    } else {
+        ::fchmod(fd_, default_file_mode());
+    }
+}
+
+OutputFile::~OutputFile() {
+    if (!committed_) drop();
+}
+
+void OutputFile::drop() noexcept {
+    if (fd_ >= 0 && !stdout_) ::close(fd_);
+    fd_ = -1;
+    if (!temp_.empty()) {
+        ::unlink(temp_.c_str());
+        forget_temp(temp_);
+        temp_.clear();
+    }
+}
+
+void OutputFile::flush() {
+    if (buf_.empty()) return;
+    if (fd_ < 0) throw RuntimeFailure("write error: " + path_ + ": already closed");
+    write_all(fd_, buf_, stdout_ ? "standard output" : path_, stdout_);
+    buf_.clear();
+}
+
+void OutputFile::write(std::string_view bytes) {
+    if (buf_.size() + bytes.size() > (1u << 16)) {
+        flush();
+        if (bytes.size() >= (1u << 16)) {
+            write_all(fd_, bytes, stdout_ ? "standard output" : path_, stdout_);
+            return;
+        }
+    }
+    buf_.append(bytes);
+}
+
+void OutputFile::close_data() {
+    if (fd_ < 0) return;
+    flush();
+    if (stdout_) return;
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) throw RuntimeFailure("write error: " + path_ + ": " + std::strerror(errno));
+}
+
+void OutputFile::commit() {
+    close_data();
+    if (!temp_.empty()) {
+        if (::rename(temp_.c_str(), target_.c_str()) != 0)
+            throw RuntimeFailure("cannot write " + path_ + ": " + std::strerror(errno));
+        forget_temp(temp_);
+        temp_.clear();
+    }
+    committed_ = true;
+}
+
 void write_files(const std::vector<PendingFile>& files) {
-    // temps[i] / targets[i]: file i's temporary and final names ("" when written in place)
-    std::vector<std::string> temps(files.size()), targets(files.size());
+    std::vector<std::string> made_dirs;
     try {
-        for (std::size_t i = 0; i < files.size(); ++i) {
-            const PendingFile& f = files[i];
+        for (const auto& f : files) {
+            if (!f.make_parent || f.path.empty()) continue;
+            const std::string dir = parent_of(f.path);
+            if (::mkdir(dir.c_str(), 0777) == 0) made_dirs.push_back(dir);
+            else if (errno != EEXIST) throw RuntimeFailure("cannot create directory " + dir + ": " + std::strerror(errno));
+        }
+        auto classify = [](const std::string& path) {  // 0 regular/new file, 1 in place, 2 stdout
+            if (path.empty() || path == "-") return 2;
             struct stat st {};
-            if (::stat(f.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-                throw RuntimeFailure("cannot write " + f.path + ": is a directory");
-            if (is_special_file(f.path)) {
-                write_in_place(f);
-                continue;
+            return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) ? 1 : 0;
+        };
+        std::vector<std::unique_ptr<OutputFile>> outs;
+        for (int phase = 0; phase < 3; ++phase)
+            for (const auto& f : files) {
+                if (classify(f.path) != phase) continue;
+                if (phase == 2) {
+                    write_stdout(f.bytes);
+                    continue;
+                }
+                outs.push_back(std::make_unique<OutputFile>(f.path));
+                outs.back()->write(f.bytes);
+                outs.back()->close_data();
             }
-            targets[i] = rename_target(f.path);
-            std::string tmpl = targets[i] + ".tmp.XXXXXX";
-            const int fd = ::mkstemp(tmpl.data());
-            if (fd < 0) throw RuntimeFailure("cannot write " + f.path + ": " + std::strerror(errno));
-            temps[i] = tmpl;
-            try {
-                write_all(fd, f.bytes, f.path);
-                ::fchmod(fd, default_file_mode());
-            } catch (...) {
-                ::close(fd);
-                throw;
-            }
-            if (::close(fd) != 0) throw RuntimeFailure("write error: " + f.path + ": " + std::strerror(errno));
-        }
-        for (std::size_t i = 0; i < files.size(); ++i) {
-            if (temps[i].empty()) continue;
-            if (::rename(temps[i].c_str(), targets[i].c_str()) != 0)
-                throw RuntimeFailure("cannot write " + files[i].path + ": " + std::strerror(errno));
-            temps[i].clear();
-        }
+        for (auto& o : outs) o->commit();
     } catch (...) {
-        for (const auto& t : temps)
-            if (!t.empty()) ::unlink(t.c_str());
+        for (auto it = made_dirs.rbegin(); it != made_dirs.rend(); ++it) ::rmdir(it->c_str());
         throw;
     }
 }
@@ -209,8 +381,7 @@ void write_files(const std::vector<PendingFile>& files) {
 }  // namespace detail
 
 void write_text(const std::string& path, std::string_view bytes) {
-    if (path.empty() || path == "-") detail::write_stdout(bytes);
-    else detail::write_files({{path, std::string(bytes)}});
+    detail::write_files({{path == "-" ? "" : path, std::string(bytes)}});
 }
 
 }  // namespace attn::io

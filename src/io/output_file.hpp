@@ -1,27 +1,78 @@
-// Internal to src/io: the low-level writers behind write_output.
+// Internal to src/io and the CLI: the one safe writer behind every command's output.
 #pragma once
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace attn::io {
+struct Item;
+struct OutputOptions;
+}  // namespace attn::io
 
 namespace attn::io::detail {
 
 // How a path is named in messages: "-" is "<stdin>".
 std::string display_name(const std::string& path);
 
-// Writes all bytes to standard output and flushes. A closed pipe (EPIPE) ends the process
-// quietly with SIGPIPE, as coreutils do; any other error is a RuntimeFailure.
+// Old Mac line ends: a CR not followed by LF ends a line, as LF and CRLF do. The text
+// readers see them as LF.
+bool has_lone_cr(std::string_view text);
+std::string lone_cr_to_lf(std::string_view text);
+
+// Writes all bytes to standard output and flushes. A closed pipe (EPIPE) removes every
+// temporary file still pending and ends the process quietly with SIGPIPE, as coreutils do
+// (the same for every command); any other error is a RuntimeFailure.
 void write_stdout(std::string_view bytes);
 
-// One file to produce: its final path and its full contents.
+// One output destination, written as a stream and published all at once:
+//  - "" or "-": standard output, written directly (so a caller streaming to it must have
+//    checked beforehand that the whole output can be produced);
+//  - an existing device, FIFO or socket (anything not a regular file, /dev/null, /dev/full):
+//    opened and written in place, never replaced;
+//  - otherwise a temporary file made with mkstemp in the target's own folder (a symbolic link
+//    is followed to the file it names, which is what gets replaced), given the existing
+//    file's mode (or 0666 & ~umask for a new file) and renamed over the target by commit().
+// Destroyed without commit() (an exception, an error), it removes its temporary file: a
+// failed run leaves nothing behind and an existing target untouched. Errors: RuntimeFailure.
+class OutputFile {
+public:
+    explicit OutputFile(const std::string& path);
+    ~OutputFile();
+    OutputFile(const OutputFile&) = delete;
+    OutputFile& operator=(const OutputFile&) = delete;
+
+    void write(std::string_view bytes);  // buffered (64 KiB)
+    void close_data();                   // every byte written and the file closed, not yet renamed
+    void commit();                       // close_data(), then rename into place
+
+    bool is_stdout() const { return stdout_; }
+    bool in_place() const { return in_place_; }
+
+private:
+    void flush();
+    void drop() noexcept;
+    std::string path_;    // as given (for messages)
+    std::string target_;  // after following symbolic links
+    std::string temp_;    // "" when written in place
+    std::string buf_;
+    int fd_ = -1;
+    bool stdout_ = false, in_place_ = false, committed_ = false;
+};
+
+// One file to produce: its path ("" = standard output) and its full contents. make_parent:
+// the folder holding it is created when missing (and removed again when the run fails).
 struct PendingFile {
     std::string path;
     std::string bytes;
+    bool make_parent = false;
 };
 
-// Writes every file to a temporary name next to it, then renames them all into place, so a
-// failure leaves no half-written file behind. A path that exists and is not a regular file
-// (/dev/null, a FIFO) is written directly. Errors are RuntimeFailure.
+// Writes every output of one command, all or nothing as far as the system allows: regular
+// files into temporaries first, then devices/FIFOs in place, then standard output, and only
+// when all of that succeeded are the temporaries renamed into place. Errors: RuntimeFailure.
 void write_files(const std::vector<PendingFile>& files);
+
+// What write_output would write (printer.cpp): the rendered items as pending files.
+std::vector<PendingFile> output_files(const std::vector<Item>& items, const OutputOptions& opt);
 
 }  // namespace attn::io::detail

@@ -377,14 +377,9 @@ std::string render(const std::vector<Item>& items, const OutputOptions& opt) {
     return out;
 }
 
-void write_output(const std::vector<Item>& items, const OutputOptions& opt) {
+std::vector<detail::PendingFile> detail::output_files(const std::vector<Item>& items, const OutputOptions& opt) {
     const std::string path = opt.path == "-" ? "" : opt.path;  // "-o -" is standard output too
-    if (opt.format != Format::npy) {
-        std::string text = render(items, opt);
-        if (path.empty()) detail::write_stdout(text);
-        else detail::write_files({{path, std::move(text)}});
-        return;
-    }
+    if (opt.format != Format::npy) return {{path, render(items, opt)}};
     for (const auto& item : items)
         if (item.is_record())
             throw UsageError("'" + item.name + "' is a record, not a matrix: npy cannot hold it (use --format json, csv or pretty)");
@@ -393,28 +388,22 @@ void write_output(const std::vector<Item>& items, const OutputOptions& opt) {
     struct stat st {};
     const bool is_dir = !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
     if (items.size() == 1 && !is_dir) {
-        std::string bytes = npy_bytes(items[0].values());
-        if (path.empty()) {
-            if (::isatty(STDOUT_FILENO) == 1)
-                throw UsageError("npy is binary: refusing to write it to a terminal (use -o FILE or a pipe)");
-            detail::write_stdout(bytes);
-        } else {
-            detail::write_files({{path, std::move(bytes)}});
-        }
-        return;
+        if (path.empty() && ::isatty(STDOUT_FILENO) == 1)
+            throw UsageError("npy is binary: refusing to write it to a terminal (use -o FILE or a pipe)");
+        return {{path, npy_bytes(items[0].values())}};
     }
     if (path.empty())
         throw UsageError("npy output of " + std::to_string(items.size()) +
                          " matrices needs -o DIR (one DIR/NAME.npy each)");
-    if (!is_dir) {
-        if (::stat(path.c_str(), &st) == 0)
-            throw UsageError("-o " + path + ": not a directory (npy output of several matrices needs a directory)");
-        if (::mkdir(path.c_str(), 0777) != 0)
-            throw RuntimeFailure("cannot create directory " + path + ": " + std::strerror(errno));
-    }
+    if (!is_dir && ::lstat(path.c_str(), &st) == 0)
+        throw UsageError("-o " + path + ": not a directory (npy output of several matrices needs a directory)");
     std::vector<detail::PendingFile> files;
-    for (const auto& item : items) files.push_back({path + "/" + item.name + ".npy", npy_bytes(item.values())});
-    detail::write_files(files);
+    for (const auto& item : items) files.push_back({path + "/" + item.name + ".npy", npy_bytes(item.values()), !is_dir});
+    return files;
+}
+
+void write_output(const std::vector<Item>& items, const OutputOptions& opt) {
+    detail::write_files(detail::output_files(items, opt));
 }
 
 }  // namespace attn::io

@@ -22,6 +22,7 @@ Tensor parse_tensor(std::string_view bytes, const std::string& source, Finite fi
     // damaged magic is reported by the npy reader.
     if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x93)
         return parse_npy_tensor(bytes, source, finite, max_dims);
+    if (detail::has_lone_cr(bytes)) return parse_text_tensor(detail::lone_cr_to_lf(bytes), source, finite, max_dims);
     return parse_text_tensor(bytes, source, finite, max_dims);
 }
 

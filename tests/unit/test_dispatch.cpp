@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "test_util.hpp"
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
 #include "attn/reference.hpp"
@@ -99,7 +100,7 @@ TEST_CASE("dispatch: every arch, threads 1/2/3 give bitwise-identical matmul, so
         attn::set_arch(arch);
         INFO("arch " << std::string(attn::arch_name(arch)));
         attn::Matrix ab1, abt1, sm1, ctx1, wide1, widet1;
-        for (unsigned threads : {1u, 2u, 3u}) {
+        for (unsigned threads : test_util::thread_counts({1u, 2u, 3u})) {
             CAPTURE(threads);
             attn::set_threads(threads);
             attn::Matrix ab = attn::matmul(A, B), abt = attn::matmul(A, Bt, true);
@@ -127,7 +128,7 @@ TEST_CASE("dispatch: every arch, threads 1/2/3 give bitwise-identical matmul, so
 
 TEST_CASE("parallel_for: every block exactly once, any thread count; nesting; exceptions") {
     SettingsGuard guard;
-    for (unsigned threads : {1u, 2u, 3u, 5u}) {
+    for (unsigned threads : test_util::thread_counts({1u, 2u, 3u, 5u})) {
         attn::set_threads(threads);
         for (std::size_t count : {0u, 1u, 2u, 7u, 100u}) {
             std::vector<std::atomic<int>> hits(count);

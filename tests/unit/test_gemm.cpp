@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "test_util.hpp"
 #include "attn/ops.hpp"
 #include "attn/reference.hpp"
 #include "kernels/kernel_api.hpp"
@@ -167,7 +168,7 @@ TEST_CASE("gemm: attn::matmul on every arch and thread count matches the referen
             if (!attn::arch_supported(arch)) continue;
             attn::set_arch(arch);
             INFO("arch " << std::string(attn::arch_name(arch)) << ", " << m << "x" << n << "x" << k);
-            for (unsigned threads : {1u, 2u, 3u}) {
+            for (unsigned threads : test_util::thread_counts({1u, 2u, 3u})) {
                 CAPTURE(threads);
                 attn::set_threads(threads);
                 for (bool transposed : {false, true}) {

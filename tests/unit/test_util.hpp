@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cstddef>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,24 @@ inline std::size_t count(const std::string& text, const std::string& what) {
     std::size_t n = 0;
     for (std::size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + what.size())) ++n;
     return n;
+}
+
+// Thread counts a threaded test runs: `defaults`, or 1 and $ATTN_TEST_THREADS when that is set
+// (make test-tsan runs the threaded tests once each with 1, 2, 3 and 7 threads).
+inline std::vector<unsigned> thread_counts(std::vector<unsigned> defaults) {
+    const char* env = std::getenv("ATTN_TEST_THREADS");
+    if (!env || !*env) return defaults;
+    const unsigned t = unsigned(std::strtoul(env, nullptr, 10));
+    if (t <= 1) return {1u};
+    return {1u, t};
+}
+
+// Stride of the sweeps over every float bit pattern: `fallback` (make test: the full sweep), or
+// the odd number in $ATTN_TEST_SWEEP_STRIDE (make test-sanitize shortens the sweep with it).
+inline unsigned long long sweep_stride(unsigned long long fallback) {
+    const char* env = std::getenv("ATTN_TEST_SWEEP_STRIDE");
+    const unsigned long long s = env && *env ? std::strtoull(env, nullptr, 10) : 0;
+    return s > 0 && s % 2 == 1 ? s : fallback;
 }
 
 }  // namespace test_util

@@ -1,0 +1,46 @@
+# The malformed-input battery: every tests/bad/*.case is one case, as data:
+#   args: ARGS        attn's arguments (shell words; IN is the case's input file, in the
+#                     case's own empty folder, which is the working directory)
+#   exit: N           the expected exit status (1 runtime, 2 usage, 3 input)
+#   message: TEXT     a fragment the error message on stderr must contain
+#   stdin: IN         optional: IN is standard input (otherwise /dev/null)
+#   setup: COMMAND    optional: shell command run in the folder first (mkfifo, a big stream, ...)
+#   input-printf: FMT optional: IN is printf FMT (binary inputs)
+#   ---               optional: IN is everything after this line, byte for byte
+# Each runs under ulimit -v (4 GB; skipped under sanitizers, which reserve terabytes of address
+# space) and a 30 s timeout, and must leave stdout empty, exit with the code, print the
+# message, and leave no file behind in its folder (nor anything but the input).
+bad_dir=$ROOT/tests/bad
+bad_count=0
+for case_file in "$bad_dir"/*.case; do
+    [ -e "$case_file" ] || continue
+    name=$(basename "$case_file" .case)
+    bad_count=$((bad_count + 1))
+    W=$T/bad/$name
+    mkdir -p "$W"
+    args=$(sed -n 's/^args: //p;/^---$/q' "$case_file" | head -n 1)
+    want_code=$(sed -n 's/^exit: //p;/^---$/q' "$case_file" | head -n 1)
+    want_msg=$(sed -n 's/^message: //p;/^---$/q' "$case_file" | head -n 1)
+    stdin_from=$(sed -n 's/^stdin: //p;/^---$/q' "$case_file" | head -n 1)
+    setup=$(sed -n 's/^setup: //p;/^---$/q' "$case_file" | head -n 1)
+    fmt=$(sed -n 's/^input-printf: //p;/^---$/q' "$case_file" | head -n 1)
+    if grep -q '^---$' "$case_file"; then sed '1,/^---$/d' "$case_file" > "$W/IN"; fi
+    if [ -n "$fmt" ]; then (cd "$W" && printf "$fmt" > IN); fi  # shellcheck disable=SC2059
+    if [ -n "$setup" ]; then (cd "$W" && eval "$setup"); fi
+    before=$(cd "$W" && ls -A | tr '\n' ' ')
+    (
+        cd "$W" || exit 99
+        eval "set -- $args"
+        [ -z "${ATTN_SANITIZER:-}" ] && ulimit -v 4000000
+        exec timeout 30 "$ATTN" "$@" < "${stdin_from:-/dev/null}"
+    ) > "$T/bad.out" 2> "$T/bad.err"
+    code=$?
+    after=$(cd "$W" && ls -A | tr '\n' ' ')
+    problems=""
+    [ "$code" = "$want_code" ] || problems+=" exit $code, expected $want_code;"
+    [ -s "$T/bad.out" ] && problems+=" stdout not empty;"
+    grep -qF -- "$want_msg" "$T/bad.err" || problems+=" stderr lacks '$want_msg';"
+    [ "$before" = "$after" ] || problems+=" files changed: '$before' -> '$after';"
+    if [ -z "$problems" ]; then pass; else fail "tests/bad/$name:$problems stderr: $(head -c 300 "$T/bad.err")"; fi
+done
+if [ "$bad_count" -ge 60 ]; then pass; else fail "tests/bad holds $bad_count cases, fewer than 60"; fi

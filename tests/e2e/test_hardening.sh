@@ -1,0 +1,178 @@
+# The "attn hardening" audit findings, one check (or a few) each: the shared safe writer,
+# overflow toward -inf, no partial output, bounded sizes and dimensions, SIGPIPE, CR line
+# ends, underflowing options, escaped labels, the bench work cap.
+# Under a sanitizer build (ATTN_SANITIZER set) the ulimit -v checks are skipped: ASan
+# reserves terabytes of address space.
+
+# ---- the shared writer ----------------------------------------------------------------
+# A planted PATH.tmp link must not redirect the output onto its target.
+echo "victim" > "$T/victim"
+ln -s "$T/victim" "$T/r.csv.tmp"
+run random --seed 1 --shape 2,2 -o "$T/r.csv"
+expect_code 0 "random -o beside a planted PATH.tmp link"
+if [ "$(cat "$T/victim")" = "victim" ]; then pass; else fail "random -o: the planted PATH.tmp link's target was overwritten"; fi
+if [ -f "$T/r.csv" ] && [ ! -L "$T/r.csv" ] && grep -q '^# draw 0' "$T/r.csv"; then pass; else fail "random -o: r.csv not written"; fi
+
+# A symbolic link as PATH is written through: the link stays, its target gets the data.
+for cmd in random softmax; do
+    echo old > "$T/target.$cmd"
+    ln -sf "target.$cmd" "$T/link.$cmd"
+    if [ $cmd = random ]; then run random --seed 1 --shape 2,2 -o "$T/link.$cmd"
+    else run softmax "$ROOT/data/examples/simple/x.txt" -o "$T/link.$cmd"; fi
+    expect_code 0 "$cmd -o LINK"
+    if [ -L "$T/link.$cmd" ] && [ "$(readlink "$T/link.$cmd")" = "target.$cmd" ]; then pass; else fail "$cmd -o LINK: the link was replaced"; fi
+    if grep -q '[0-9]' "$T/target.$cmd"; then pass; else fail "$cmd -o LINK: the link's target was not written"; fi
+done
+# A dangling link: the file it names is created.
+ln -s "made.csv" "$T/dangling"
+run random --seed 1 --shape 2,2 -o "$T/dangling"
+if [ -L "$T/dangling" ] && [ -s "$T/made.csv" ]; then pass; else fail "random -o DANGLING_LINK: not written through"; fi
+
+# A FIFO is written in place (not replaced by a regular file).
+mkfifo "$T/fifo"
+timeout 20 cat "$T/fifo" > "$T/fifo.out" &
+reader=$!
+run random --seed 1 --shape 2,2 -o "$T/fifo"
+expect_code 0 "random -o FIFO"
+if [ -p "$T/fifo" ]; then pass; else fail "random -o FIFO: the FIFO was replaced"; kill "$reader" 2>/dev/null; fi
+wait "$reader" 2>/dev/null
+if grep -q '^# draw 0' "$T/fifo.out"; then pass; else fail "random -o FIFO: the reader got nothing"; fi
+
+# An existing file's mode is kept (every command, through the one writer).
+for cmd in random softmax; do
+    echo old > "$T/mode.$cmd"; chmod 600 "$T/mode.$cmd"
+    if [ $cmd = random ]; then run random --seed 1 --shape 2,2 -o "$T/mode.$cmd"
+    else run softmax "$ROOT/data/examples/simple/x.txt" -o "$T/mode.$cmd"; fi
+    mode=$(stat -c %a "$T/mode.$cmd")
+    if [ "$mode" = 600 ]; then pass; else fail "$cmd -o FILE(0600): mode became $mode"; fi
+done
+
+# Nothing is left behind in the target's folder: no temporary files after success or failure.
+mkdir "$T/clean"
+run random --seed 1 --shape 2,2 -o "$T/clean/a.csv"
+run softmax "$ROOT/data/examples/simple/x.txt" -o "$T/clean/b.csv"
+run random --seed 1 --shape 2,2 --format json -o "$T/clean/c.json"
+left=$(ls -A "$T/clean" | tr '\n' ' ')
+if [ "$left" = "a.csv b.csv c.json " ]; then pass; else fail "temporary files left behind: $left"; fi
+
+# A read-only file is not replaced behind its owner's back (not even by root through the folder).
+if [ "$(id -u)" -ne 0 ]; then
+    echo keep > "$T/ro.csv"; chmod 444 "$T/ro.csv"
+    run softmax "$ROOT/data/examples/simple/x.txt" -o "$T/ro.csv"
+    expect_code 1 "-o READ_ONLY_FILE"
+    if [ "$(cat "$T/ro.csv")" = keep ]; then pass; else fail "-o READ_ONLY_FILE: replaced"; fi
+fi
+
+# ---- overflow toward -inf is an overflow, not a masked row -----------------------------
+printf '2 2\n' > "$T/q1"; printf '2 2\n1 1\n' > "$T/k2"; printf '1 0\n0 1\n' > "$T/v2"
+for show in context weights; do
+    run attend -q "$T/q1" -k "$T/k2" -v "$T/v2" --scale=-3e38 --show $show
+    expect_code 1 "attend --scale=-3e38 --show $show (scores overflow toward -inf)"
+    expect_out_empty "attend --scale=-3e38 --show $show"
+    expect_err_has "scaled scores of 1 row overflow float32" "attend --scale=-3e38 --show $show"
+done
+printf -- '-3e38 -3e38\n' > "$T/bias"
+run attend -q "$T/q1" -k "$T/k2" -v "$T/v2" --scale=-3e38 --bias "$T/bias"
+expect_code 1 "attend with a finite bias of -3e38"
+# A real mask still counts as masked (exit 0), even with the same large scale.
+printf -- '-inf -inf\n' > "$T/maskbias"
+run attend -q "$T/q1" -k "$T/k2" -v "$T/v2" --bias "$T/maskbias"
+expect_code 0 "attend: a row masked by a -inf bias is still a masked row"
+
+# ---- no partial output when a command fails --------------------------------------------
+if [ -w /dev/full ]; then
+    run attend -x "$ROOT/data/examples/simple/x.txt" --svg - -o /dev/full
+    expect_code 1 "attend --svg - -o /dev/full"
+    expect_out_empty "attend --svg - -o /dev/full: the SVG must not reach stdout"
+    run attend -x "$ROOT/data/examples/simple/x.txt" --svg "$T/left.svg" -o /dev/full
+    expect_code 1 "attend --svg FILE -o /dev/full"
+    if [ ! -e "$T/left.svg" ]; then pass; else fail "attend --svg FILE -o /dev/full: FILE left behind"; fi
+    run random --seed 1 --shape 3,2 -o /dev/full
+    expect_code 1 "random -o /dev/full"
+    expect_err_has "/dev/full" "random -o /dev/full names the file"
+fi
+
+# ---- sizes and dimensions ----------------------------------------------------------------
+run random --seed 1 --shape 2147483648,0 --format json
+expect_code 2 "random --shape 2147483648,0 --format json"
+expect_out_empty "random --shape 2147483648,0 --format json: no partial JSON"
+run random --seed 1 --shape 2147483648,0,1
+expect_code 2 "random --shape 2147483648,0,1 (billions of lines about nothing)"
+expect_out_empty "random --shape 2147483648,0,1"
+dims33=$(printf '1,%.0s' $(seq 32))1
+run random --seed 1 --shape "$dims33" --format json
+expect_code 2 "random: 33 dimensions"
+expect_err_has "more than 32 dimensions" "random: 33 dimensions"
+dims32=$(printf '1,%.0s' $(seq 31))1
+run random --seed 1 --shape "$dims32" --format json
+expect_code 0 "random: 32 dimensions are fine"
+big=$(printf '1,%.0s' $(seq 64999))1
+run random --seed 1 --shape "$big" --format json
+expect_code 2 "random: 65,000 dimensions (was a stack overflow)"
+
+# Text output of a large draw is streamed: memory is the data plus a buffer, not a string per cell.
+if [ -z "${ATTN_SANITIZER:-}" ]; then
+    ( ulimit -v 300000; "$ATTN" random --seed 1 --shape 2048,4096 --format pretty -o "$T/big.txt" 2>"$T/err" )
+    CODE=$?; ERR=$(cat "$T/err")
+    expect_code 0 "random 2048x4096 pretty under ulimit -v 300 MB"
+    lines=$(wc -l < "$T/big.txt" 2>/dev/null || echo 0)
+    if [ "$lines" -eq 2049 ]; then pass; else fail "random 2048x4096: $lines lines, expected 2049"; fi
+    rm -f "$T/big.txt"
+fi
+
+# A stream of zeros after the npy magic stops at the bad version, not after 2 GiB.
+{ printf '\223NUMPY'; head -c 200000000 /dev/zero; } > "$T/zeros.npy"
+if [ -z "${ATTN_SANITIZER:-}" ]; then
+    ( ulimit -v 150000; timeout 20 "$ATTN" softmax - < "$T/zeros.npy" >"$T/out" 2>"$T/err" ); CODE=$?
+else
+    timeout 60 "$ATTN" softmax - < "$T/zeros.npy" >"$T/out" 2>"$T/err"; CODE=$?
+fi
+ERR=$(cat "$T/err")
+expect_code 3 "npy magic then zeros on stdin"
+expect_err_has "unsupported .npy version 0.0" "npy magic then zeros"
+# A valid header followed by far more bytes than it promises: stopped at the promise.
+{ cat "$ROOT/data/fixtures/floats_le_f4_c.npy"; head -c 50000000 /dev/zero; } | "$ATTN" softmax - >"$T/out" 2>"$T/err"; CODE=$?; ERR=$(cat "$T/err")
+expect_code 3 "npy followed by 50 MB on a pipe"
+expect_err_has "unexpected bytes after the array data" "npy followed by 50 MB on a pipe"
+{ cat "$ROOT/data/fixtures/floats_le_f4_c.npy"; printf 'abc'; } > "$T/extra.npy"
+run softmax "$T/extra.npy"
+expect_err_has "3 unexpected bytes after the array data" "npy with 3 extra bytes in a file: exact count"
+
+# ---- SIGPIPE: one behaviour for every command --------------------------------------------
+"$ATTN" random --seed 1 --shape 2000,100 2>"$T/err" | head -n 1 > /dev/null
+status=${PIPESTATUS[0]}
+if [ "$status" -eq 141 ]; then pass; else fail "random | head: exit $status, expected 141 (SIGPIPE) as the other commands"; fi
+if [ ! -s "$T/err" ]; then pass; else fail "random | head: stderr not empty: $(cat "$T/err")"; fi
+
+# ---- CR-only line ends --------------------------------------------------------------------
+printf '1 2\r3 4\r' > "$T/cr.txt"
+run softmax "$T/cr.txt"
+expect_code 0 "CR-only line ends"
+if [ "$(wc -l < "$T/out")" -eq 2 ]; then pass; else fail "CR-only line ends: expected 2 rows, got: $OUT"; fi
+printf 'a\rb\r' > "$T/crlabels"
+printf '1 0\n0 1\n' > "$T/x2"
+run attend -x "$T/x2" --labels "$T/crlabels" --format pretty
+expect_code 0 "labels with CR-only line ends"
+
+# ---- option values that underflow ---------------------------------------------------------
+for s in 1e-320 1e-46; do
+    run attend -x "$ROOT/data/examples/simple/x.txt" --scale "$s"
+    expect_code 2 "--scale $s"
+    expect_err_has "underflows float32" "--scale $s"
+    run softmax "$T/x2" --scale "$s"
+    expect_err_has "underflows float32" "softmax --scale $s"
+done
+
+# ---- labels with terminal escape sequences -------------------------------------------------
+printf 'a\033[31mred\n\302\233bad\n' > "$T/esc_labels"
+run attend -x "$T/x2" --labels "$T/esc_labels" --format pretty --show weights
+expect_code 0 "labels with escape sequences"
+if ! grep -q $'\033' "$T/out" && ! grep -q $'\302\233' "$T/out"; then pass; else fail "labels: escape sequences printed raw"; fi
+expect_out_has "?[31mred" "labels: ESC shown as ?"
+run attend -x "$T/x2" --labels "$T/esc_labels" --heatmap
+if ! grep -q $'\302\233' "$T/out"; then pass; else fail "heatmap: C1 control printed raw"; fi
+
+# ---- bench: a work cap ---------------------------------------------------------------------
+run bench --op attention --sizes 1000000 --d 64
+expect_code 2 "bench --sizes 1000000"
+expect_err_has "GFLOP" "bench work cap message"
