@@ -318,10 +318,11 @@ TEST_CASE("batched attention: the same bits for threads 1, 2, 3 and 7") {
     for (attn::Arch arch : arches()) {
         attn::set_arch(arch);
         std::mt19937 rng(7);
-        const Case c = make_case("causal gqa", {2, 4, 300, 32}, {2, 2, 300, 32}, {2, 2, 300, 24}, Causal::top_left, {250, 300});
-        const Inputs in = make_inputs(c, 99);
+        for (Causal causal : {Causal::top_left, Causal::none})  // none: the heads of a group stacked
         for (bool materialised : {false, true}) {
-            INFO("arch " << attn::arch_name(arch) << ", materialised " << materialised);
+            const Case c = make_case("gqa", {2, 4, 300, 32}, {2, 2, 300, 32}, {2, 2, 300, 24}, causal, {250, 300});
+            const Inputs in = make_inputs(c, 99);
+            INFO("arch " << attn::arch_name(arch) << ", causal " << int(causal) << ", materialised " << materialised);
             attn::AttentionWants w;
             w.weights = materialised;
             attn::set_threads(1);
