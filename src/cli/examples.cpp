@@ -5,7 +5,6 @@
 #include "attn/attention.hpp"
 #include "attn/error.hpp"
 #include "attn/io.hpp"
-#include "attn/reference.hpp"
 #include "attn/torch_rng.hpp"
 #include "attn/variance_experiment.hpp"
 #include "cli/attend_options.hpp"
@@ -193,7 +192,7 @@ std::map<std::string, Matrix> run_case(const ExampleCase& c, const std::string& 
         ScoreMask sm;
         sm.scale = parse_scale(c.scale, logits.cols());
         sm.causal = c.causal;
-        Matrix w = reference::scaled_scores(logits, sm);
+        Matrix w = scaled_scores(logits, sm);
         normalize_rows(w, c.normalize, MaskedRowPolicy::zero);
         out["logits"] = logits;
         out["softmax"] = std::move(w);
