@@ -5,6 +5,7 @@
 #include "attn/attention.hpp"
 #include "attn/error.hpp"
 #include "attn/io.hpp"
+#include "attn/reference.hpp"
 #include "attn/torch_rng.hpp"
 #include "attn/variance_experiment.hpp"
 #include "cli/attend_options.hpp"
