@@ -30,14 +30,6 @@ Projections project(const Matrix& X, const Matrix* Wq, const Matrix* Wk, const M
     return p;
 }
 
-std::size_t allowed_keys(const ScoreMask& sm, std::size_t i, std::size_t Tq, std::size_t Tk) {
-    const std::size_t visible = causal_visible(sm.causal, i, Tq, Tk);
-    std::size_t allowed = 0;
-    for (std::size_t j = 0; j < visible; ++j)
-        if ((!sm.mask || (*sm.mask)(i, j) != 0.0f) && (!sm.bias || !std::isinf((*sm.bias)(i, j)))) ++allowed;
-    return allowed;
-}
-
 AttentionResult attend(const Matrix& Q, const Matrix& K, const Matrix& V, const AttentionOptions& opt,
                        const AttentionWants& wants) {
     if (K.cols() != Q.cols())

@@ -23,4 +23,18 @@ std::size_t visible_keys(Causal causal, std::size_t i, std::size_t Tq, std::size
     return std::min(causal_visible(causal, i, Tq, Tk), key_limit);
 }
 
+bool is_allowed(const ScoreMask& sm, std::size_t i, std::size_t j, std::size_t Tq, std::size_t Tk) noexcept {
+    return is_allowed(j, causal_visible(sm.causal, i, Tq, Tk), sm.mask ? sm.mask->row(i) : nullptr,
+                      sm.bias ? sm.bias->row(i) : nullptr);
+}
+
+std::size_t allowed_keys(const ScoreMask& sm, std::size_t i, std::size_t Tq, std::size_t Tk) noexcept {
+    const std::size_t visible = causal_visible(sm.causal, i, Tq, Tk);
+    const float* mask = sm.mask ? sm.mask->row(i) : nullptr;
+    const float* bias = sm.bias ? sm.bias->row(i) : nullptr;
+    std::size_t allowed = 0;
+    for (std::size_t j = 0; j < visible; ++j) allowed += is_allowed(j, visible, mask, bias);
+    return allowed;
+}
+
 }  // namespace attn

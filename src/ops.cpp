@@ -98,11 +98,11 @@ Arch parse_arch(std::string_view name) {
     for (Arch a : all_arches)
         if (name == arch_name(a)) {
             if (!arch_supported(a))
-                throw UsageError("this CPU (or this build) cannot run --arch " + std::string(name) +
+                throw UsageError("this CPU (or this build) cannot run arch " + std::string(name) +
                                  " (available: " + available_arches() + ")");
             return a;
         }
-    throw UsageError("invalid --arch '" + std::string(name) + "': expected auto, scalar, avx2, avx512 or neon");
+    throw UsageError("invalid arch '" + std::string(name) + "': expected auto, scalar, avx2, avx512 or neon");
 }
 
 void set_arch(Arch arch) {

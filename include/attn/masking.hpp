@@ -14,6 +14,8 @@
 #include <cstddef>
 #include <limits>
 
+#include "attn/matrix.hpp"
+
 namespace attn {
 
 enum class Causal { none, top_left, bottom_right };
@@ -33,10 +35,24 @@ std::size_t visible_keys(Causal causal, std::size_t i, std::size_t Tq, std::size
                          std::size_t key_limit) noexcept;
 
 // The whole rule for one cell, given the row's visible_keys and the mask / bias rows
-// (nullable; indexed by key).
+// (nullable; indexed by key). Not for arch translation units (design notes §2).
 inline bool is_allowed(std::size_t j, std::size_t visible, const float* mask_row, const float* bias_row) noexcept {
-    return j < visible && (!mask_row || mask_row[j] != 0.0f) && (!bias_row || !std::isinf(bias_row[j]));
+    return j < visible && (!mask_row || mask_row[j] != 0.0f) &&
+           (!bias_row || bias_row[j] != -std::numeric_limits<float>::infinity());
 }
+
+// Everything that shapes the score matrix before normalisation.
+struct ScoreMask {
+    float scale = 1.0f;
+    Causal causal = Causal::none;
+    const Matrix* mask = nullptr;  // Tq×Tk, nonzero = may attend
+    const Matrix* bias = nullptr;  // Tq×Tk, added after scaling; -inf allowed
+};
+
+// The rule for one cell of a 2-D problem under sm.
+bool is_allowed(const ScoreMask& sm, std::size_t i, std::size_t j, std::size_t Tq, std::size_t Tk) noexcept;
+// How many keys query row i may attend to under sm; 0 means the row is fully masked.
+std::size_t allowed_keys(const ScoreMask& sm, std::size_t i, std::size_t Tq, std::size_t Tk) noexcept;
 
 // What a fully masked row of `cols` weights holds under `policy` (uniform = 1/cols).
 inline float masked_row_weight(MaskedRowPolicy policy, std::size_t cols) noexcept {

@@ -50,13 +50,6 @@ std::size_t normalize_rows(Matrix& S, Normalization how, MaskedRowPolicy policy)
 std::size_t normalize_rows(float* S, std::size_t lds, std::size_t rows, std::size_t cols, Normalization how,
                            MaskedRowPolicy policy);
 
-// Everything that shapes the score matrix before normalisation.
-struct ScoreMask {
-    float scale = 1.0f;
-    Causal causal = Causal::none;
-    const Matrix* mask = nullptr;  // Tq×Tk, nonzero = may attend
-    const Matrix* bias = nullptr;  // Tq×Tk, added after scaling; -inf allowed
-};
 
 // The scale-and-mask step for query rows [row_begin, row_end) of a Tq×Tk problem:
 // out[i] = scale·scores[i] + bias[i], -inf where the causal rule, the key limit or the mask

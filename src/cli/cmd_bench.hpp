@@ -50,7 +50,8 @@ Timing measure(const std::function<void()>& call, int warmup, int repeat);
 struct Peak {
     Arch arch;
     unsigned threads;
-    double gflops;
+    double gflops;      // by the wall clock
+    double cpu_gflops;  // per CPU-second of one thread (the same on a quiet machine)
 };
 // The FMA peak of every SIMD arch this machine runs, for 1..threads threads; `progress`
 // reports on standard error.

@@ -282,7 +282,7 @@ std::map<std::string, Matrix> run_matrices(const ExampleCase& c, const std::stri
         ScoreMask sm;
         sm.scale = parse_scale(c.scale, logits.cols());
         sm.causal = c.causal;
-        Matrix w = reference::scaled_scores(logits, sm);
+        Matrix w = scaled_scores(logits, sm);
         normalize_rows(w, c.normalize, MaskedRowPolicy::zero);
         out["logits"] = logits;
         out["softmax"] = std::move(w);

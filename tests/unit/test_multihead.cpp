@@ -61,20 +61,31 @@ struct Case {
     int policy = 0;    // 0 zero, 1 nan, 2 uniform
 };
 
+Case make_case(std::string name, Shape q, Shape k, Shape v, Causal causal = Causal::none,
+               std::vector<std::size_t> lengths = {}, Shape mask = {}, Shape bias = {}, int policy = 0) {
+    Case c;
+    c.name = std::move(name);
+    c.q = q, c.k = k, c.v = v, c.causal = causal, c.lengths = std::move(lengths), c.mask = mask, c.bias = bias;
+    c.policy = policy;
+    return c;
+}
+
 std::vector<Case> cases() {
     std::vector<Case> c;
-    c.push_back({"gqa H=4 G=2, batch, lengths 0 and 9", {2, 4, 5, 7}, {2, 2, 9, 7}, {2, 2, 9, 5}, Causal::none, {0, 9}});
-    c.push_back({"gqa H=6 G=3, bottom-right causal Tq<Tk", {6, 33, 3}, {3, 40, 3}, {3, 40, 6}, Causal::bottom_right});
-    c.push_back({"gqa H=8 G=1, mask and bias broadcast", {1, 8, 17, 65}, {1, 1, 130, 65}, {130, 64}, Causal::none, {},
-                 {17, 130}, {1, 8, 1, 130}});
-    c.push_back({"batch broadcast, one query head over two K/V heads", {3, 1, 5, 4}, {1, 2, 6, 4}, {2, 6, 3},
-                 Causal::top_left, {2, 6, 1}});
-    c.push_back({"Tq=1 Tk=1 odd d", {2, 3, 1, 5}, {2, 3, 1, 5}, {2, 3, 1, 3}});
-    c.push_back({"Tq=1 long keys, lengths, uniform policy", {2, 2, 1, 9}, {2, 1, 300, 9}, {2, 1, 300, 17}, Causal::none,
-                 {0, 131}, {}, {}, 2});
-    c.push_back({"top-left causal with lengths, mask (B,1,1,Tk)", {2, 2, 70, 16}, {2, 2, 70, 16}, {2, 2, 70, 16},
-                 Causal::top_left, {40, 70}, {2, 1, 1, 70}, {}, 1});
-    c.push_back({"2-D", {5, 3}, {7, 3}, {7, 2}, Causal::bottom_right});
+    c.push_back(make_case("gqa H=4 G=2, batch, lengths 0 and 9", {2, 4, 5, 7}, {2, 2, 9, 7}, {2, 2, 9, 5},
+                          Causal::none, {0, 9}));
+    c.push_back(make_case("gqa H=6 G=3, bottom-right causal Tq<Tk", {6, 33, 3}, {3, 40, 3}, {3, 40, 6},
+                          Causal::bottom_right));
+    c.push_back(make_case("gqa H=8 G=1, mask and bias broadcast", {1, 8, 17, 65}, {1, 1, 130, 65}, {130, 64},
+                          Causal::none, {}, {17, 130}, {1, 8, 1, 130}));
+    c.push_back(make_case("batch broadcast, one query head over two K/V heads", {3, 1, 5, 4}, {1, 2, 6, 4}, {2, 6, 3},
+                          Causal::top_left, {2, 6, 1}));
+    c.push_back(make_case("Tq=1 Tk=1 odd d", {2, 3, 1, 5}, {2, 3, 1, 5}, {2, 3, 1, 3}));
+    c.push_back(make_case("Tq=1 long keys, lengths, uniform policy", {2, 2, 1, 9}, {2, 1, 300, 9}, {2, 1, 300, 17},
+                          Causal::none, {0, 131}, {}, {}, 2));
+    c.push_back(make_case("top-left causal with lengths, mask (B,1,1,Tk)", {2, 2, 70, 16}, {2, 2, 70, 16},
+                          {2, 2, 70, 16}, Causal::top_left, {40, 70}, {2, 1, 1, 70}, {}, 1));
+    c.push_back(make_case("2-D", {5, 3}, {7, 3}, {7, 2}, Causal::bottom_right));
     return c;
 }
 
@@ -307,10 +318,11 @@ TEST_CASE("batched attention: the same bits for threads 1, 2, 3 and 7") {
     for (attn::Arch arch : arches()) {
         attn::set_arch(arch);
         std::mt19937 rng(7);
-        Case c{"causal gqa", {2, 4, 300, 32}, {2, 2, 300, 32}, {2, 2, 300, 24}, Causal::top_left, {250, 300}};
-        const Inputs in = make_inputs(c, 99);
+        for (Causal causal : {Causal::top_left, Causal::none})  // none: the heads of a group stacked
         for (bool materialised : {false, true}) {
-            INFO("arch " << attn::arch_name(arch) << ", materialised " << materialised);
+            const Case c = make_case("gqa", {2, 4, 300, 32}, {2, 2, 300, 32}, {2, 2, 300, 24}, causal, {250, 300});
+            const Inputs in = make_inputs(c, 99);
+            INFO("arch " << attn::arch_name(arch) << ", causal " << int(causal) << ", materialised " << materialised);
             attn::AttentionWants w;
             w.weights = materialised;
             attn::set_threads(1);
