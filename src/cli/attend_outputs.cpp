@@ -138,6 +138,24 @@ void check_results(const Show& show, const AttendInputs& in, const AttendResults
     if (show.output) check_finite(res.output, "output", false, any_head);
 }
 
+void check_masked_rows(const AttendInputs& in, const AttendSettings& s, const AttendResults& res) {
+    if (res.masked_rows == 0) return;  // nothing to explain (the usual case: no rule is evaluated)
+    const AllowedFn allowed = allowed_cells(in, s, res);
+    std::size_t truly_masked = 0;
+    for (std::size_t b = 0; b < res.batch; ++b)
+        for (std::size_t h = 0; h < res.heads; ++h)
+            for (std::size_t i = 0; i < res.rows.end - res.rows.begin; ++i) {
+                bool any = false;
+                for (std::size_t j = 0; j < in.Tk && !any; ++j) any = allowed(b, h, i, j);
+                truly_masked += !any;
+            }
+    if (res.masked_rows > truly_masked) {
+        const std::size_t n = res.masked_rows - truly_masked;
+        throw RuntimeFailure("the scaled scores of " + std::to_string(n) + " row" + (n == 1 ? "" : "s") +
+                             " overflow float32 toward -inf: the inputs overflow float32 (scale them down)");
+    }
+}
+
 VarianceTable variance_table(const AttendInputs& in, const AttendSettings& s, const AttendResults& res) {
     VarianceTable table;
     const AllowedFn allowed = allowed_cells(in, s, res);

@@ -24,6 +24,11 @@ VarianceTable variance_table(const AttendInputs& in, const AttendSettings& s, co
 // --masked-rows nan, -inf in the scaled scores); RuntimeFailure naming the result otherwise.
 void check_results(const Show& show, const AttendInputs& in, const AttendResults& res, const AttendSettings& s);
 
+// A row the engine reports as fully masked although the mask, causal rule, lengths and bias
+// allow some key: its finite scores overflowed float32 toward -inf. That is a numeric
+// failure (RuntimeFailure), as an overflow toward +inf is, not a masked row.
+void check_masked_rows(const AttendInputs& in, const AttendSettings& s, const AttendResults& res);
+
 // The --show items in the user's order. The views point into res and the table.
 std::vector<io::Item> show_items(const Show& show, const AttendInputs& in, const AttendResults& res,
                                  const VarianceTable& variance);
