@@ -10,6 +10,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
 DEB_PACKAGES := libxsimd-dev doctest-dev libcxxopts-dev
 TEST_PACKAGES := libxml2-utils  # xmllint: the SVG tests check well-formedness with it
+TEST_PACKAGES += parallel       # GNU parallel: the sharding recipe runs in the e2e tests
 
 WARN     := -Wall -Wextra -Wpedantic
 CXXFLAGS ?= -O2 -g
@@ -74,6 +75,11 @@ $(BUILD)/attn: $(CLI_OBJS) $(LIB_OBJS)
 $(BUILD)/attn_tests: $(TEST_OBJS) $(LIB_OBJS)
 	$(CXX) $(ALL_CXXFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
+# Compares two .npy files like numpy.allclose (the PyTorch parity tests use it); standalone.
+$(BUILD)/allclose: tests/tools/allclose.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 $(WARN) $< -o $@
+
 deps:
 	@bash .ci/ensure-packages $(DEB_PACKAGES)
 
@@ -86,7 +92,7 @@ demo: deps
 # The last line is "N passed, N failed".
 test: deps
 	@bash .ci/ensure-packages $(TEST_PACKAGES)
-	@$(MAKE) --no-print-directory -j$(JOBS) all $(BUILD)/attn_tests
+	@$(MAKE) --no-print-directory -j$(JOBS) all $(BUILD)/attn_tests $(BUILD)/allclose
 	@bash tests/run-all.sh $(BUILD)
 
 # NEON for real: cross-compile the unit tests (and attn) statically for aarch64 and run them

@@ -67,7 +67,20 @@ same_lines "$ROOT/data/models/weights_b2h3.txt" "$T/drawn" "(2,3,4,5) weights: l
 [ "$(grep -c '^cells [0-5] 20$' "$T/drawn")" -eq 6 ] && ok || bad "(2,3,4,5): 20 matrix cells in each of 6 heads"
 grep -qF '<option value="5">batch 1, head 2</option>' "$T/dom.html" && ok || bad "selector names batch and head"
 
-# 3. Self-contained: nothing in the page refers to another resource.
+# 3. attn attend with 4 heads (grouped-query, 2 K/V heads), causal: each head's lines equal
+#    the csv blocks "# weights [h] 8x8" attn prints for the same run.
+G="$ROOT/data/examples/grouped-query"
+"$build/attn" attend -x "$G/x.txt" --wq "$G/wq.txt" --wk "$G/wk.txt" --wv "$G/wv.txt" --bq "$G/bq.txt" \
+    --bk "$G/bk.txt" --bv "$G/bv.txt" --heads 4 --kv-heads 2 --causal --labels "$G/labels.txt" \
+    --show weights --format csv --html "$T/gq.html" >"$T/gq.csv" && ok || bad "multi-head attend --html failed"
+awk -F, '/^# weights \[/ { h = $0; sub(/.*\[/, "", h); sub(/\].*/, "", h); r = 0; next }
+         NF > 1 { for (k = 1; k <= NF; k++) if (k <= r + 1) print h, r, k - 1, $k; r++ }' "$T/gq.csv" >"$T/expected"
+[ "$(wc -l <"$T/expected")" -eq $((4 * 36)) ] && ok || bad "multi-head: 4 heads x 36 causal pairs expected from the csv"
+selftest "$T/gq.html" "$T/drawn"
+same_lines "$T/expected" "$T/drawn" "multi-head attend: every head's lines equal the csv weights"
+grep -qF '<option value="3">weights [3]</option>' "$T/dom.html" && ok || bad "multi-head: selector lists the heads"
+
+# 4. Self-contained: nothing in the page refers to another resource.
 if grep -qiE '(src|href)=|url\(|@import|fetch\(|XMLHttpRequest' "$T/causal.html" "$T/heads.html"; then
     bad "the page refers to an external resource"
 else ok; fi
