@@ -1,9 +1,6 @@
 // Option handling shared by the subcommands: parsing with cxxopts into attn's error model,
 // --help, output options, execution options (--arch/--threads), standard-input bookkeeping.
 #pragma once
-// cxxopts' regex parser compiles six std::regex objects per translation unit at start-up
-// (about 2 ms, most of `attn --version`); its hand-written parser accepts the same options.
-#define CXXOPTS_NO_REGEX true
 #include <cxxopts.hpp>
 #include <optional>
 #include <string>
