@@ -196,9 +196,14 @@ int cmd_attend(int argc, char** argv) {
     }
     // One SVG element per cell: beyond this the file runs to tens of MB and no viewer helps.
     constexpr std::size_t max_svg_cells = 512 * 512;
-    if (svg && picture_cells(in, s, pic) > max_svg_cells)
+    if (svg && picture_cells(in, s, pic) > max_svg_cells) {
+        const std::size_t rows = s.rows.end ? s.rows.end - s.rows.begin : in.Tq;
+        if (!in.batched && !in.head_dim)
+            throw UsageError("--svg draws one cell per query-key pair: " + std::to_string(rows) + "x" +
+                             std::to_string(in.Tk) + " is more than 512x512 cells");
         throw UsageError("--svg draws one cell per query-key pair and head: " + std::to_string(picture_cells(in, s, pic)) +
                          " cells are more than 512x512 (choose one with --head/--batch, or fewer --query-rows)");
+    }
     if (s.causal != Causal::none && in.Tq != in.Tk)
         std::fprintf(stderr, "attn: note: Tq=%zu != Tk=%zu: causal mask aligned %s (query i sees keys j <= %s)\n", in.Tq,
                      in.Tk, causal_name(s.causal), s.causal == Causal::top_left ? "i" : "i + Tk - Tq");
