@@ -118,6 +118,8 @@ private:
 
 // A rank-2 view of a matrix's storage.
 TensorView view_of(const Matrix& m) noexcept;
+// A view of dense C-order data (no row padding), e.g. a generator's output.
+TensorView contiguous_view(const float* data, const Shape& shape) noexcept;
 // A copy of any view (broadcast dimensions materialised) as an owning tensor.
 Tensor to_tensor(const TensorView& v);
 

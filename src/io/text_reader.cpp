@@ -295,7 +295,7 @@ private:
             h.index = std::move(*index);
             h.has_index = true;
         }
-        if (v.empty() || !is_one_token(v)) return std::nullopt;
+        if (v.empty() || !(is_one_token(v) || is_draw_name(v))) return std::nullopt;
         h.name = std::string(v);
         return h;
     }
