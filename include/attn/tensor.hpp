@@ -30,7 +30,7 @@ class Shape {
 public:
     Shape() = default;
     Shape(std::initializer_list<std::size_t> dims);
-    explicit Shape(const std::vector<std::size_t>& dims);  // throws UsageError beyond max_rank
+    explicit Shape(const std::vector<std::size_t>& dims);  // throws InputError beyond max_rank
 
     std::size_t rank() const noexcept { return rank_; }
     std::size_t operator[](std::size_t i) const noexcept { return dims_[i]; }
