@@ -5,7 +5,6 @@
 #include <string>
 
 #include "attn/error.hpp"
-#include "attn/reference.hpp"
 
 namespace attn {
 
@@ -31,14 +30,6 @@ Projections project(const Matrix& X, const Matrix* Wq, const Matrix* Wk, const M
     return p;
 }
 
-std::size_t allowed_keys(const ScoreMask& sm, std::size_t i, std::size_t Tq, std::size_t Tk) {
-    const std::size_t visible = causal_visible(sm.causal, i, Tq, Tk);
-    std::size_t allowed = 0;
-    for (std::size_t j = 0; j < visible; ++j)
-        if ((!sm.mask || (*sm.mask)(i, j) != 0.0f) && (!sm.bias || !std::isinf((*sm.bias)(i, j)))) ++allowed;
-    return allowed;
-}
-
 AttentionResult attend(const Matrix& Q, const Matrix& K, const Matrix& V, const AttentionOptions& opt,
                        const AttentionWants& wants) {
     if (K.cols() != Q.cols())
@@ -62,9 +53,7 @@ AttentionResult attend(const Matrix& Q, const Matrix& K, const Matrix& V, const 
         return r;
     }
     Matrix scores = matmul(Q, K, /*transpose_b=*/true);
-    // Scaling and masking are O(Tq·Tk) elementwise work next to the O(Tq·Tk·d) products, so
-    // the reference definition serves as the implementation here.
-    Matrix weights = reference::scaled_scores(scores, sm);
+    Matrix weights = scaled_scores(scores, sm);
     if (wants.scaled) r.scaled = weights;
     r.masked_rows = normalize_rows(weights, opt.normalize, opt.masked_rows);
     if (wants.context) r.context = matmul(weights, V);

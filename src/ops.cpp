@@ -4,14 +4,16 @@
 #include "attn/ops.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "attn/error.hpp"
-#include "attn/reference.hpp"
 #include "kernels/kernel_api.hpp"
+#include "kernels/kernel_table.hpp"
 #include "parallel.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -22,31 +24,7 @@ namespace attn {
 
 namespace {
 
-// The kernel set of one arch (the four functions of kernel_api.hpp).
-struct KernelSet {
-    void (*gemm)(const kernels::GemmArgs&);
-    void (*exp)(const float*, float*, std::size_t);
-    std::size_t (*softmax_rows)(float*, std::size_t, std::size_t, std::size_t, MaskedRowPolicy);
-    std::size_t (*flash)(const kernels::FlashArgs&);
-};
-
-#define ATTN_KERNEL_SET(ns) KernelSet{kernels::ns::gemm, kernels::ns::exp, kernels::ns::softmax_rows, kernels::ns::flash}
-
-const KernelSet& kernel_set(Arch arch) noexcept {
-    static const KernelSet scalar_set = ATTN_KERNEL_SET(scalar);
-#if defined(ATTN_X86)
-    static const KernelSet avx2_set = ATTN_KERNEL_SET(avx2);
-    static const KernelSet avx512_set = ATTN_KERNEL_SET(avx512);
-    if (arch == Arch::avx2) return avx2_set;
-    if (arch == Arch::avx512) return avx512_set;
-#elif defined(__aarch64__)
-    static const KernelSet neon_set = ATTN_KERNEL_SET(neon);
-    if (arch == Arch::neon) return neon_set;
-#endif
-    return scalar_set;  // only reached for scalar: set_arch refuses unsupported arches
-}
-
-#undef ATTN_KERNEL_SET
+const kernels::KernelSet& kernel_set(Arch arch) noexcept { return kernels::table_of(arch); }
 
 // What the CPU and OS can run, detected once. GCC's and clang's __builtin_cpu_supports
 // check the OS (XCR0) state too, unlike xsimd 8.1's own detection (design notes §2).
@@ -74,7 +52,7 @@ bool g_arch_forced = false;
 Arch g_arch = Arch::scalar;
 unsigned g_threads = 0;
 
-const KernelSet& active() noexcept { return kernel_set(current_arch()); }
+const kernels::KernelSet& active() noexcept { return kernel_set(current_arch()); }
 
 }  // namespace
 
@@ -99,30 +77,32 @@ bool arch_supported(Arch arch) noexcept {
 }
 
 Arch best_arch() noexcept {
-    for (Arch a : {Arch::avx512, Arch::avx2, Arch::neon})
-        if (arch_supported(a)) return a;
-    return Arch::scalar;
+    // The table lists the arches from the plainest to the widest.
+    Arch best = Arch::scalar;
+    for (const kernels::KernelSet& k : kernels::compiled_kernel_sets())
+        if (arch_supported(k.arch)) best = k.arch;
+    return best;
 }
 
 namespace {
 std::string available_arches() {
     std::string list;
-    for (Arch a : {Arch::scalar, Arch::avx2, Arch::avx512, Arch::neon})
-        if (arch_supported(a)) list += (list.empty() ? "" : ", ") + std::string(arch_name(a));
+    for (const kernels::KernelSet& k : kernels::compiled_kernel_sets())
+        if (arch_supported(k.arch)) list += (list.empty() ? "" : ", ") + std::string(arch_name(k.arch));
     return list;
 }
 }  // namespace
 
 Arch parse_arch(std::string_view name) {
     if (name == "auto") return best_arch();
-    for (Arch a : {Arch::scalar, Arch::avx2, Arch::avx512, Arch::neon})
+    for (Arch a : all_arches)
         if (name == arch_name(a)) {
             if (!arch_supported(a))
-                throw UsageError("this CPU (or this build) cannot run --arch " + std::string(name) +
+                throw UsageError("this CPU (or this build) cannot run arch " + std::string(name) +
                                  " (available: " + available_arches() + ")");
             return a;
         }
-    throw UsageError("invalid --arch '" + std::string(name) + "': expected auto, scalar, avx2, avx512 or neon");
+    throw UsageError("invalid arch '" + std::string(name) + "': expected auto, scalar, avx2, avx512 or neon");
 }
 
 void set_arch(Arch arch) {
@@ -136,19 +116,6 @@ Arch current_arch() noexcept { return g_arch_forced ? g_arch : best_arch(); }
 void set_threads(unsigned threads) noexcept { g_threads = threads; }
 unsigned current_threads() noexcept { return g_threads ? g_threads : online_cores(); }
 unsigned online_cores() noexcept { return std::max(1u, std::thread::hardware_concurrency()); }
-
-std::size_t causal_visible(Causal causal, std::size_t i, std::size_t Tq, std::size_t Tk) noexcept {
-    switch (causal) {
-        case Causal::none: return Tk;
-        case Causal::top_left: return std::min(Tk, i + 1);
-        case Causal::bottom_right: {
-            // j <= i + (Tk - Tq)  ⇔  visible = i + 1 + Tk - Tq, clamped to [0, Tk]
-            const long long v = (long long)i + 1 + (long long)Tk - (long long)Tq;
-            return v <= 0 ? 0 : std::min<std::size_t>(Tk, std::size_t(v));
-        }
-    }
-    return Tk;
-}
 
 namespace {
 
@@ -185,6 +152,35 @@ std::pair<std::size_t, std::size_t> block_range(std::size_t size, std::size_t bl
 
 }  // namespace
 
+void matmul_into(const MatrixView& A, const MatrixView& B, bool transpose_b, float* C, std::size_t ldc) {
+    const std::size_t m = A.rows, k = A.cols;
+    const std::size_t kb = transpose_b ? B.cols : B.rows;
+    const std::size_t n = transpose_b ? B.rows : B.cols;
+    if (kb != k)
+        throw InputError("matmul: inner dimensions differ: " + std::to_string(A.rows) + "×" + std::to_string(A.cols) +
+                         " times " + std::to_string(B.rows) + "×" + std::to_string(B.cols) +
+                         (transpose_b ? " transposed" : ""));
+    if (!m || !n) return;  // k == 0: the kernels write zeros
+    const kernels::GemmArgs whole{A.data, A.stride, B.data, B.stride, transpose_b, C, ldc, m, n, k};
+    const auto gemm = active().gemm;
+    const GemmSplit split = gemm_split(m, n, k);
+    parallel_for(split.blocks, [&](std::size_t b) {
+        kernels::GemmArgs part = whole;
+        if (split.by_columns) {
+            const auto [c0, c1] = block_range(n, split.blocks, b, 96);
+            part.B = transpose_b ? B.data + c0 * B.stride : B.data + c0;
+            part.C = C + c0;
+            part.n = c1 - c0;
+        } else {
+            const auto [r0, r1] = block_range(m, split.blocks, b, 1);
+            part.A = A.data + r0 * A.stride;
+            part.C = C + r0 * ldc;
+            part.m = r1 - r0;
+        }
+        if (part.m && part.n) gemm(part);
+    });
+}
+
 void matmul(const Matrix& A, const Matrix& B, Matrix& C, bool transpose_b) {
     const std::size_t m = A.rows(), k = A.cols();
     const std::size_t kb = transpose_b ? B.cols() : B.rows();
@@ -196,27 +192,8 @@ void matmul(const Matrix& A, const Matrix& B, Matrix& C, bool transpose_b) {
     // faults on repeated calls); otherwise a new zero-filled matrix.
     const bool reuse = C.rows() == m && C.cols() == n && C.data() && C.data() != A.data() && C.data() != B.data();
     Matrix out = reuse ? std::move(C) : Matrix(m, n);
-    if (m && n) {  // k == 0: the kernels write zeros
-        const kernels::GemmArgs whole{A.data(), A.stride(), B.data(), B.stride(), transpose_b,
-                                      out.data(), out.stride(), m, n, k};
-        const auto gemm = active().gemm;
-        const GemmSplit split = gemm_split(m, n, k);
-        parallel_for(split.blocks, [&](std::size_t b) {
-            kernels::GemmArgs part = whole;
-            if (split.by_columns) {
-                const auto [c0, c1] = block_range(n, split.blocks, b, 96);
-                part.B = transpose_b ? B.data() + c0 * B.stride() : B.data() + c0;
-                part.C = out.data() + c0;
-                part.n = c1 - c0;
-            } else {
-                const auto [r0, r1] = block_range(m, split.blocks, b, 1);
-                part.A = A.data() + r0 * A.stride();
-                part.C = out.data() + r0 * out.stride();
-                part.m = r1 - r0;
-            }
-            if (part.m && part.n) gemm(part);
-        });
-    }
+    matmul_into({A.data(), m, k, A.stride()}, {B.data(), B.rows(), B.cols(), B.stride()}, transpose_b, out.data(),
+                out.stride());
     C = std::move(out);
 }
 
@@ -226,19 +203,98 @@ Matrix matmul(const Matrix& A, const Matrix& B, bool transpose_b) {
     return C;
 }
 
-std::size_t normalize_rows(Matrix& S, Normalization how, MaskedRowPolicy policy) {
-    if (how != Normalization::softmax) return reference::normalize_rows(S, how, policy);
+namespace {
+
+enum class RowSum { ok, masked, zero };
+
+// Sum normalisation of one row (double accumulator, as the reference defines it).
+RowSum normalize_row_by_sum(float* row, std::size_t n, MaskedRowPolicy policy) {
+    constexpr float ninf = -std::numeric_limits<float>::infinity();
+    float mx = ninf;
+    for (std::size_t j = 0; j < n; ++j) mx = std::fmax(mx, row[j]);
+    if (mx == ninf) {  // every key masked (or no keys at all)
+        std::fill(row, row + n, masked_row_weight(policy, n));
+        return RowSum::masked;
+    }
+    double sum = 0.0;
+    for (std::size_t j = 0; j < n; ++j) sum += row[j] == ninf ? 0.0 : double(row[j]);
+    if (sum == 0.0) return RowSum::zero;
+    for (std::size_t j = 0; j < n; ++j) row[j] = row[j] == ninf ? 0.0f : float(double(row[j]) / sum);
+    return RowSum::ok;
+}
+
+}  // namespace
+
+std::size_t normalize_rows(float* S, std::size_t lds, std::size_t rows, std::size_t cols, Normalization how,
+                           MaskedRowPolicy policy) {
     constexpr std::size_t rows_per_block = 32;
-    const std::size_t blocks = (S.rows() + rows_per_block - 1) / rows_per_block;
+    const std::size_t blocks = (rows + rows_per_block - 1) / rows_per_block;
     std::vector<std::size_t> masked(blocks, 0);
+    // First row of each block whose sum is zero (rows = none): the error names the first
+    // such row whatever the thread count.
+    std::vector<std::size_t> zero_row(blocks, rows);
     const auto softmax_rows = active().softmax_rows;
     parallel_for(blocks, [&](std::size_t b) {
-        const std::size_t r0 = b * rows_per_block, r1 = std::min(S.rows(), r0 + rows_per_block);
-        masked[b] = softmax_rows(S.row(r0), S.stride(), r1 - r0, S.cols(), policy);
+        const std::size_t r0 = b * rows_per_block, r1 = std::min(rows, r0 + rows_per_block);
+        if (how == Normalization::softmax) {
+            masked[b] = softmax_rows(S + r0 * lds, lds, r1 - r0, cols, policy);
+            return;
+        }
+        for (std::size_t r = r0; r < r1; ++r) {
+            const RowSum result = normalize_row_by_sum(S + r * lds, cols, policy);
+            if (result == RowSum::masked) ++masked[b];
+            if (result == RowSum::zero && zero_row[b] == rows) zero_row[b] = r;
+        }
     });
+    for (std::size_t z : zero_row)
+        if (z != rows) throw RuntimeFailure("row " + std::to_string(z + 1) + " sums to zero: cannot normalize by its sum");
     std::size_t total = 0;
     for (std::size_t c : masked) total += c;
     return total;
+}
+
+std::size_t normalize_rows(Matrix& S, Normalization how, MaskedRowPolicy policy) {
+    return normalize_rows(S.data(), S.stride(), S.rows(), S.cols(), how, policy);
+}
+
+void scale_and_mask_rows(const float* scores, std::size_t ld_scores, float* out, std::size_t ld_out,
+                         const ScoreRows& r) {
+    constexpr float ninf = -std::numeric_limits<float>::infinity();
+    constexpr std::size_t rows_per_block = 32;
+    const std::size_t rows = r.row_end - r.row_begin;
+    const std::size_t blocks = (rows + rows_per_block - 1) / rows_per_block;
+    parallel_for(blocks, [&](std::size_t b) {
+        const std::size_t r0 = r.row_begin + b * rows_per_block, r1 = std::min(r.row_end, r0 + rows_per_block);
+        for (std::size_t i = r0; i < r1; ++i) {
+            const float* s = scores + (i - r.row_begin) * ld_scores;
+            float* o = out + (i - r.row_begin) * ld_out;
+            const float* mask = r.mask ? r.mask + i * r.ldm : nullptr;
+            const float* bias = r.bias ? r.bias + i * r.ldb : nullptr;
+            const std::size_t visible = visible_keys(r.causal, i, r.Tq, r.Tk, r.key_limit);
+            for (std::size_t j = 0; j < r.Tk; ++j) {
+                float v = r.scale * s[j];
+                if (bias) v += bias[j];
+                const bool allowed = j < visible && (!mask || mask[j] != 0.0f);
+                o[j] = allowed ? v : ninf;  // a -inf bias is -inf already
+            }
+        }
+    });
+}
+
+Matrix scaled_scores(const Matrix& scores, const ScoreMask& sm) {
+    const std::size_t Tq = scores.rows(), Tk = scores.cols();
+    Matrix out(Tq, Tk);
+    ScoreRows r;
+    r.Tq = Tq;
+    r.Tk = Tk;
+    r.row_begin = 0;
+    r.row_end = Tq;
+    r.scale = sm.scale;
+    r.causal = sm.causal;
+    if (sm.mask) r.mask = sm.mask->data(), r.ldm = sm.mask->stride();
+    if (sm.bias) r.bias = sm.bias->data(), r.ldb = sm.bias->stride();
+    scale_and_mask_rows(scores.data(), scores.stride(), out.data(), out.stride(), r);
+    return out;
 }
 
 Matrix fused_attention(const Matrix& Q, const Matrix& K, const Matrix& V, const ScoreMask& sm,
@@ -269,6 +325,7 @@ Matrix fused_attention(const Matrix& Q, const Matrix& K, const Matrix& V, const 
         kernels::FlashArgs part = whole;
         part.row_begin = b * rows_per_block;
         part.row_end = std::min(Tq, part.row_begin + rows_per_block);
+        part.O = O.data() + part.row_begin * O.stride();
         masked[b] = flash(part);
     });
     std::size_t total = 0;

@@ -26,6 +26,7 @@ struct AttentionOptions {
 // and normalisation is softmax, the fused streaming path computes the context directly.
 struct AttentionWants {
     bool scores = false, scaled = false, weights = false, context = true;
+    bool weights_mean = false;  // weights averaged over heads (batched_attention only)
 };
 
 struct AttentionResult {
@@ -37,9 +38,7 @@ struct AttentionResult {
     bool fused = false;           // computed by the streaming path
 };
 
-// How many keys query row i may attend to under sm (causal rule, mask zeros, -inf bias).
-// 0 means the row is fully masked.
-std::size_t allowed_keys(const ScoreMask& sm, std::size_t i, std::size_t Tq, std::size_t Tk);
+// allowed_keys (how many keys query row i may attend to) is in attn/masking.hpp.
 
 // Checks shapes (d_k of Q and K, Tk of K and V, mask/bias Tq×Tk), then computes.
 AttentionResult attend(const Matrix& Q, const Matrix& K, const Matrix& V, const AttentionOptions& opt,

@@ -5,12 +5,16 @@
 #include <cstddef>
 #include <string_view>
 
+#include "attn/masking.hpp"
 #include "attn/matrix.hpp"
+#include "attn/tensor.hpp"
 
 namespace attn {
 
 // ---- execution settings --------------------------------------------------------------
 enum class Arch { scalar, avx2, avx512, neon };
+// Every arch attn knows (compiled in or not), for names and messages.
+inline constexpr Arch all_arches[] = {Arch::scalar, Arch::avx2, Arch::avx512, Arch::neon};
 
 const char* arch_name(Arch arch) noexcept;
 bool arch_supported(Arch arch) noexcept;  // CPU and OS can run it, and it is compiled in
@@ -27,33 +31,44 @@ void set_threads(unsigned threads) noexcept;
 unsigned current_threads() noexcept;
 unsigned online_cores() noexcept;
 
-// ---- masking vocabulary ----------------------------------------------------------------
-enum class Causal { none, top_left, bottom_right };
-enum class MaskedRowPolicy { zero, nan, uniform };  // what a fully masked query row gets
-enum class Normalization { softmax, sum };
-
-// Number of leading keys query row i may see under the causal rule (all Tk when none).
-// top_left: j <= i; bottom_right: j <= i + (Tk - Tq). Clamped to [0, Tk].
-std::size_t causal_visible(Causal causal, std::size_t i, std::size_t Tq, std::size_t Tk) noexcept;
+// The masking vocabulary (Causal, MaskedRowPolicy, Normalization, causal_visible) is in
+// attn/masking.hpp.
 
 // ---- kernels ---------------------------------------------------------------------------
 // C = A·B with B k×n, or C = A·Bᵀ with B n×k when transpose_b. C is resized/overwritten.
 void matmul(const Matrix& A, const Matrix& B, Matrix& C, bool transpose_b = false);
 Matrix matmul(const Matrix& A, const Matrix& B, bool transpose_b = false);
+// The same over views: C (A.rows × n, row stride ldc) = A·B or A·Bᵀ. Same bits as matmul.
+void matmul_into(const MatrixView& A, const MatrixView& B, bool transpose_b, float* C, std::size_t ldc);
 
 // Row-wise normalisation in place. Entries equal to -inf are masked and get weight exactly
 // 0. softmax is max-subtracted (stable); sum divides by the row sum of unmasked entries and
 // throws RuntimeFailure on a zero sum. A fully masked row gets: zero → all 0, nan → all NaN,
 // uniform → 1/cols. Returns the number of fully masked rows.
 std::size_t normalize_rows(Matrix& S, Normalization how, MaskedRowPolicy policy);
+// The same over rows×cols floats with row stride lds.
+std::size_t normalize_rows(float* S, std::size_t lds, std::size_t rows, std::size_t cols, Normalization how,
+                           MaskedRowPolicy policy);
 
-// Everything that shapes the score matrix before normalisation.
-struct ScoreMask {
+
+// The scale-and-mask step for query rows [row_begin, row_end) of a Tq×Tk problem:
+// out[i] = scale·scores[i] + bias[i], -inf where the causal rule, the key limit or the mask
+// forbid (attn/masking.hpp). scores and out point at row row_begin; mask and bias are
+// indexed by the global row (ldm / ldb may be 0: one row for every query).
+struct ScoreRows {
+    std::size_t Tq = 0, Tk = 0, row_begin = 0, row_end = 0;
     float scale = 1.0f;
     Causal causal = Causal::none;
-    const Matrix* mask = nullptr;  // Tq×Tk, nonzero = may attend
-    const Matrix* bias = nullptr;  // Tq×Tk, added after scaling; -inf allowed
+    std::size_t key_limit = no_key_limit;
+    const float* mask = nullptr;
+    std::size_t ldm = 0;
+    const float* bias = nullptr;
+    std::size_t ldb = 0;
 };
+void scale_and_mask_rows(const float* scores, std::size_t ld_scores, float* out, std::size_t ld_out,
+                         const ScoreRows& rows);
+// scaled = scale·scores + bias, -inf where masked (a new matrix).
+Matrix scaled_scores(const Matrix& scores, const ScoreMask& sm);
 
 // Context = softmax(scale·Q·Kᵀ + bias, masked) · V without materialising Tq×Tk (online
 // softmax over key tiles). Fully masked rows follow `policy` (uniform = mean of V).

@@ -74,17 +74,21 @@ void add_exec_options(cxxopts::Options& options) {
          cxxopts::value<int>(), "N");
 }
 
+Arch parse_arch_from(const std::string& text, const char* source) {
+    try {
+        return parse_arch(text);
+    } catch (const UsageError& e) {
+        std::string msg = e.what();  // the library says "arch"; name where the value came from
+        if (const auto at = msg.find("arch"); at != std::string::npos) msg.replace(at, 4, source);
+        throw UsageError(msg);
+    }
+}
+
 void apply_exec_options(const cxxopts::ParseResult& r) {
     if (r.count("arch")) {
-        set_arch(parse_arch(r["arch"].as<std::string>()));
+        set_arch(parse_arch_from(r["arch"].as<std::string>(), "--arch"));
     } else if (const char* env = std::getenv("ATTN_ARCH"); env && *env) {
-        try {
-            set_arch(parse_arch(env));
-        } catch (const UsageError& e) {
-            std::string msg = e.what();  // name the variable, not the option
-            if (const auto at = msg.find("--arch"); at != std::string::npos) msg.replace(at, 6, "ATTN_ARCH");
-            throw UsageError(msg);
-        }
+        set_arch(parse_arch_from(env, "ATTN_ARCH"));
     }
     if (r.count("threads")) {
         const int n = r["threads"].as<int>();

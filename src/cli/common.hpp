@@ -6,6 +6,7 @@
 #include <string>
 
 #include "attn/io.hpp"
+#include "attn/ops.hpp"
 
 namespace attn::cli {
 
@@ -19,6 +20,8 @@ io::OutputOptions output_options(const cxxopts::ParseResult& r);
 
 // --arch and --threads; applying them honours $ATTN_ARCH when --arch is not given.
 void add_exec_options(cxxopts::Options& options);
+// parse_arch with errors naming where the value came from ("--arch", "ATTN_ARCH").
+Arch parse_arch_from(const std::string& text, const char* source);
 void apply_exec_options(const cxxopts::ParseResult& r);
 
 // A number given to an option; UsageError "invalid --OPT 'TEXT': expected a number".

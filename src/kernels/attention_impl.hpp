@@ -18,7 +18,7 @@
 #endif
 
 #include "attn/matrix.hpp"
-#include "attn/ops.hpp"
+#include "attn/masking.hpp"
 #include "kernels/kernel_api.hpp"
 #include "kernels/simd_util.hpp"
 
@@ -312,10 +312,10 @@ private:
             std::fill(m_of(b), m_of(b) + QB, neg_inf);
             std::fill(l_of(b), l_of(b) + QB, 0.0f);
             std::fill(ot(b), ot(b) + a_.dv * QB, 0.0f);
-            // Keys any row of the (whole, unclipped) block may see: causal limits are
+            // Keys any row of the (whole, unclipped) block may see: visible limits are
             // non-decreasing in the row index. Tiles beyond are never computed.
-            kend[b] = causal_visible(a_.causal, q0 + nq - 1, a_.Tq, a_.Tk);
-            kfull[b] = causal_visible(a_.causal, q0, a_.Tq, a_.Tk);  // seen by every row
+            kend[b] = visible_keys(a_.causal, q0 + nq - 1, a_.Tq, a_.Tk, a_.key_limit);
+            kfull[b] = visible_keys(a_.causal, q0, a_.Tq, a_.Tk, a_.key_limit);  // seen by every row
         }
         for (std::size_t t0 = 0; t0 < kend[nb - 1]; t0 += BC)
             for (std::size_t b = 0; b < nb; ++b)
@@ -328,7 +328,7 @@ private:
     // One block (rows q0…, state b) against keys [t0, t0 + nk).
     void block_tile(std::size_t q0, std::size_t b, std::size_t t0, std::size_t nk, std::size_t kfull) {
         const std::size_t nq = std::min(QB, a_.Tq - q0);
-        const bool diagonal = a_.causal != Causal::none && t0 + nk > kfull;
+        const bool diagonal = t0 + nk > kfull;  // some rows of the block see only part of the tile
         // Unmodified scores: their column max comes out of the micro-kernel.
         const bool plain = !diagonal && !a_.bias && !a_.mask;
         F mx[NV], m[NV], l[NV], vis[NV], alpha[NV];
@@ -393,7 +393,7 @@ private:
         alignas(64) float t[QB];
         for (std::size_t q = 0; q < QB; ++q) {
             const std::size_t i = std::min(q0 + q, a_.Tq - 1);  // lanes past Tq: any value
-            const std::size_t v = causal_visible(a_.causal, i, a_.Tq, a_.Tk);
+            const std::size_t v = visible_keys(a_.causal, i, a_.Tq, a_.Tk, a_.key_limit);
             t[q] = float(v <= t0 ? 0 : std::min(BC, v - t0));
         }
         for (std::size_t v = 0; v < NV; ++v) vis[v] = F::load_aligned(t + v * W);
@@ -454,7 +454,7 @@ private:
         std::size_t masked = 0;
         const std::size_t qa = std::max(q0, a_.row_begin) - q0, qb = std::min(q0 + nq, a_.row_end) - q0;
         for (std::size_t q = qa; q < qb; ++q) {
-            float* out = a_.O + (q0 + q) * a_.ldo;
+            float* out = a_.O + (q0 + q - a_.row_begin) * a_.ldo;
             if (lsum[q] > 0.0f) {
                 const float inv = 1.0f / lsum[q];
                 for (std::size_t c = 0; c < a_.dv; ++c) out[c] = ot[c * QB + q] * inv;

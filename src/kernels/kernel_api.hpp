@@ -5,7 +5,7 @@
 #pragma once
 #include <cstddef>
 
-#include "attn/ops.hpp"
+#include "attn/masking.hpp"
 
 namespace attn::kernels {
 
@@ -23,9 +23,12 @@ struct GemmArgs {
 };
 
 // Fused attention over query rows [row_begin, row_end) of the full problem:
-// O[i,:] = softmax_j(scale·Q[i]·K[j] + bias[i,j], masked)·V. A key j is masked for query i
-// when j >= causal_visible(causal, i, Tq, Tk), when mask && mask[i*ldm+j] == 0, or when the
-// biased score is -inf. Fully masked rows follow `policy` (uniform = mean of V).
+// O[i - row_begin,:] = softmax_j(scale·Q[i]·K[j] + bias[i,j], masked)·V (O points at the
+// output row of row_begin; Q, mask and bias are indexed by the global row i). A key j is
+// masked for query i (attn/masking.hpp) when j >= visible_keys(causal, i, Tq, Tk,
+// key_limit), when mask && mask[i*ldm+j] == 0, or when the biased score is -inf. Keys past
+// the visible limit are never loaded. ldm / ldb may be 0 (one row broadcast to every query).
+// Fully masked rows follow `policy` (uniform = mean of all Tk rows of V).
 struct FlashArgs {
     const float* Q;
     std::size_t ldq;
@@ -44,6 +47,7 @@ struct FlashArgs {
     std::size_t ldb;
     MaskedRowPolicy policy;
     std::size_t row_begin, row_end;
+    std::size_t key_limit = no_key_limit;  // keys >= key_limit are masked for every query
 };
 
 #define ATTN_KERNEL_DECLS                                                                      \

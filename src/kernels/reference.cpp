@@ -76,7 +76,7 @@ Matrix attention(const Matrix& Q, const Matrix& K, const Matrix& V, const ScoreM
                  MaskedRowPolicy policy, std::size_t* masked_rows) {
     Matrix scores;
     reference::matmul(Q, K, scores, /*transpose_b=*/true);
-    Matrix weights = scaled_scores(scores, sm);
+    Matrix weights = reference::scaled_scores(scores, sm);
     const std::size_t masked = reference::normalize_rows(weights, Normalization::softmax, policy);
     if (masked_rows) *masked_rows = masked;
     Matrix context;

@@ -8,7 +8,7 @@
 #include <limits>
 #include <vector>
 
-#include "attn/ops.hpp"
+#include "attn/masking.hpp"
 #include "kernels/kernel_api.hpp"
 
 namespace attn::kernels::scalar {
@@ -88,7 +88,7 @@ std::size_t flash(const FlashArgs& a) {
     std::size_t masked = 0;
     std::vector<float> mean;  // column means of V for the uniform policy, on first use
     for (std::size_t i = a.row_begin; i < a.row_end; ++i) {
-        const std::size_t visible = causal_visible(a.causal, i, a.Tq, a.Tk);
+        const std::size_t visible = visible_keys(a.causal, i, a.Tq, a.Tk, a.key_limit);
         const float* q = a.Q + i * a.ldq;
         float m = neg_inf, l = 0.0f;
         std::fill(acc.begin(), acc.end(), 0.0f);
@@ -118,7 +118,7 @@ std::size_t flash(const FlashArgs& a) {
                 for (std::size_t c = 0; c < a.dv; ++c) acc[c] += s[jj] * v[c];
             }
         }
-        float* out = a.O + i * a.ldo;
+        float* out = a.O + (i - a.row_begin) * a.ldo;
         if (l > 0.0f) {
             const float inv = 1.0f / l;
             for (std::size_t c = 0; c < a.dv; ++c) out[c] = acc[c] * inv;

@@ -16,12 +16,7 @@ using detail::display_width;
 
 CellMask cell_mask(const ScoreMask& sm, std::size_t Tq, std::size_t Tk) {
     if (sm.causal == Causal::none && !sm.mask && !sm.bias) return {};
-    return [sm, Tq, Tk](std::size_t i, std::size_t j) {
-        if (j >= causal_visible(sm.causal, i, Tq, Tk)) return true;
-        if (sm.mask && (*sm.mask)(i, j) == 0.0f) return true;
-        if (sm.bias && std::isinf((*sm.bias)(i, j)) && (*sm.bias)(i, j) < 0) return true;
-        return false;
-    };
+    return [sm, Tq, Tk](std::size_t i, std::size_t j) { return !is_allowed(sm, i, j, Tq, Tk); };
 }
 
 bool want_color(bool stdout_is_terminal) {

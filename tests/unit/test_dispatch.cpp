@@ -11,6 +11,7 @@
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
 #include "attn/reference.hpp"
+#include "arch_kernels.hpp"
 #include "kernels/kernel_api.hpp"
 #include "parallel.hpp"
 
@@ -47,7 +48,7 @@ TEST_CASE("dispatch: scalar is always available, best_arch is supported, names r
     CHECK(attn::arch_supported(attn::Arch::scalar));
     CHECK(attn::arch_supported(attn::best_arch()));
     CHECK(attn::parse_arch("auto") == attn::best_arch());
-    for (attn::Arch a : {attn::Arch::scalar, attn::Arch::avx2, attn::Arch::avx512, attn::Arch::neon}) {
+    for (attn::Arch a : attn::all_arches) {
         if (attn::arch_supported(a)) {
             CHECK(attn::parse_arch(attn::arch_name(a)) == a);
         } else {
@@ -95,8 +96,8 @@ TEST_CASE("dispatch: every arch, threads 1/2/3 give bitwise-identical matmul, so
     const attn::Matrix A = random_matrix(203, 77, 1), B = random_matrix(77, 150, 2), Bt = random_matrix(150, 77, 3);
     const attn::Matrix Aw = random_matrix(5, 977, 7), Bw = random_matrix(977, 700, 8), Bwt = random_matrix(700, 977, 9);
     const attn::Matrix Q = random_matrix(150, 33, 4), K = random_matrix(141, 33, 5), V = random_matrix(141, 19, 6);
-    for (attn::Arch arch : {attn::Arch::scalar, attn::Arch::avx2, attn::Arch::avx512, attn::Arch::neon}) {
-        if (!attn::arch_supported(arch)) continue;
+    for (const auto& kernel_set : attn::test::supported_arch_kernels()) {
+        const attn::Arch arch = kernel_set.arch;
         attn::set_arch(arch);
         INFO("arch " << std::string(attn::arch_name(arch)));
         attn::Matrix ab1, abt1, sm1, ctx1, wide1, widet1;
@@ -158,20 +159,9 @@ TEST_CASE("dispatch: set_arch(X) really runs X's kernel") {
     SettingsGuard guard;
     const std::size_t m = 19, n = 37, k = 301;
     const attn::Matrix A = random_matrix(m, k, 11), B = random_matrix(k, n, 12);
-    struct Direct {
-        attn::Arch arch;
-        void (*gemm)(const attn::kernels::GemmArgs&);
-    };
-    std::vector<Direct> kernels{{attn::Arch::scalar, attn::kernels::scalar::gemm}};
-#if defined(__x86_64__) || defined(__i386__)
-    kernels.push_back({attn::Arch::avx2, attn::kernels::avx2::gemm});
-    kernels.push_back({attn::Arch::avx512, attn::kernels::avx512::gemm});
-#elif defined(__aarch64__)
-    kernels.push_back({attn::Arch::neon, attn::kernels::neon::gemm});
-#endif
+    const std::vector<attn::test::ArchKernels> kernels = attn::test::supported_arch_kernels();
     std::vector<attn::Matrix> direct_results;
-    for (const Direct& d : kernels) {
-        if (!attn::arch_supported(d.arch)) continue;
+    for (const auto& d : kernels) {
         INFO("arch " << std::string(attn::arch_name(d.arch)));
         attn::Matrix direct(m, n);
         d.gemm({A.data(), A.stride(), B.data(), B.stride(), false, direct.data(), direct.stride(), m, n, k});
@@ -184,4 +174,19 @@ TEST_CASE("dispatch: set_arch(X) really runs X's kernel") {
     }
     // The check discriminates: the scalar result differs from each SIMD one.
     for (std::size_t i = 1; i < direct_results.size(); ++i) CHECK_FALSE(bitwise_equal(direct_results[0], direct_results[i]));
+}
+
+TEST_CASE("dispatch: the arch table holds every arch this CPU runs, scalar first, each once") {
+    const auto table = attn::kernels::compiled_kernel_sets();
+    REQUIRE(!table.empty());
+    CHECK(table[0].arch == attn::Arch::scalar);
+    for (attn::Arch a : attn::all_arches) {
+        std::size_t entries = 0;
+        for (const auto& k : table) entries += k.arch == a;
+        CHECK(entries <= 1);
+        if (attn::arch_supported(a)) {
+            CHECK(entries == 1);
+            CHECK(attn::kernels::table_of(a).arch == a);
+        }
+    }
 }

@@ -4,6 +4,7 @@
 // bitwise independence from how the rows are split into calls.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -13,7 +14,9 @@
 #include <vector>
 
 #include "arch_kernels.hpp"
+#include "attn/masking.hpp"
 #include "attn/matrix.hpp"
+#include "attn/tensor.hpp"
 #include "attn/reference.hpp"
 
 namespace {
@@ -22,39 +25,48 @@ using attn::Causal;
 using attn::MaskedRowPolicy;
 constexpr float ninf = -std::numeric_limits<float>::infinity();
 
-// rows × cols, row stride ld = cols + pad (pad makes strides that are not multiples of
-// the vector width); the gap holds garbage that must never be read into the result.
-struct Strided {
-    std::size_t rows = 0, cols = 0, ld = 0;
-    std::vector<float> data;
-    Strided() = default;
-    Strided(std::size_t r, std::size_t c, std::size_t pad) : rows(r), cols(c), ld(c + pad), data(r * (c + pad), 9e9f) {}
-    float& at(std::size_t i, std::size_t j) { return data[i * ld + j]; }
-    float at(std::size_t i, std::size_t j) const { return data[i * ld + j]; }
-    attn::Matrix matrix() const {
-        attn::Matrix m(rows, cols);
-        for (std::size_t i = 0; i < rows; ++i)
-            for (std::size_t j = 0; j < cols; ++j) m(i, j) = at(i, j);
-        return m;
-    }
+// A rows × cols operand as the kernel reads it: an attn::MatrixView with row stride
+// cols + pad (pad makes strides that are not multiples of the vector width) into tensor
+// storage whose gaps hold garbage that must never be read into the result.
+struct Operand {
+    attn::Tensor storage;
+    attn::MatrixView view;
+    float& at(std::size_t i, std::size_t j) { return storage.data()[i * view.stride + j]; }
 };
+
+Operand operand(std::size_t rows, std::size_t cols, std::size_t pad) {
+    Operand o{attn::Tensor(attn::Shape{std::max<std::size_t>(1, rows * (cols + pad))}), {}};
+    std::fill(o.storage.data(), o.storage.data() + std::max<std::size_t>(1, rows * (cols + pad)), 9e9f);
+    o.view = {o.storage.data(), rows, cols, cols + pad};
+    return o;
+}
+
+// The view's contents as a Matrix, for the reference.
+attn::Matrix to_matrix(const attn::MatrixView& v) {
+    attn::Matrix m(v.rows, v.cols);
+    for (std::size_t i = 0; i < v.rows; ++i)
+        for (std::size_t j = 0; j < v.cols; ++j) m(i, j) = v(i, j);
+    return m;
+}
 
 struct Problem {
     std::size_t Tq, Tk, dk, dv;
     Causal causal = Causal::none;
     MaskedRowPolicy policy = MaskedRowPolicy::zero;
     bool with_mask = false, with_bias = false;
-    Strided Q, K, V, mask, bias;
+    Operand Q, K, V, mask, bias;
     float scale = 1.0f;
+    std::size_t key_limit = attn::no_key_limit;
 
     Problem(std::size_t tq, std::size_t tk, std::size_t d_k, std::size_t d_v, std::size_t pad, unsigned seed)
-        : Tq(tq), Tk(tk), dk(d_k), dv(d_v), Q(tq, d_k, pad), K(tk, d_k, pad + 2), V(tk, d_v, pad + 1),
-          mask(tq, tk, pad), bias(tq, tk, pad), scale(1.0f / std::sqrt(float(d_k))) {
+        : Tq(tq), Tk(tk), dk(d_k), dv(d_v), Q(operand(tq, d_k, pad)), K(operand(tk, d_k, pad + 2)),
+          V(operand(tk, d_v, pad + 1)), mask(operand(tq, tk, pad)), bias(operand(tq, tk, pad)),
+          scale(1.0f / std::sqrt(float(d_k))) {
         std::mt19937 gen(seed);
         std::normal_distribution<float> normal(0.0f, 1.0f);
-        for (Strided* m : {&Q, &K, &V})
-            for (std::size_t i = 0; i < m->rows; ++i)
-                for (std::size_t j = 0; j < m->cols; ++j) m->at(i, j) = 1.5f * normal(gen);
+        for (Operand* m : {&Q, &K, &V})
+            for (std::size_t i = 0; i < m->view.rows; ++i)
+                for (std::size_t j = 0; j < m->view.cols; ++j) m->at(i, j) = 1.5f * normal(gen);
         std::uniform_int_distribution<int> coin(0, 4);
         for (std::size_t i = 0; i < tq; ++i)
             for (std::size_t j = 0; j < tk; ++j) {
@@ -65,15 +77,16 @@ struct Problem {
     }
 
     attn::kernels::FlashArgs args(float* O, std::size_t ldo, std::size_t r0, std::size_t r1) const {
-        return {Q.data.data(), Q.ld, K.data.data(), K.ld, V.data.data(), V.ld, O, ldo, Tq, Tk, dk, dv, scale, causal,
-                with_mask ? mask.data.data() : nullptr, mask.ld, with_bias ? bias.data.data() : nullptr, bias.ld,
-                policy, r0, r1};
+        return {Q.view.data, Q.view.stride, K.view.data, K.view.stride, V.view.data, V.view.stride, O + r0 * ldo, ldo,
+                Tq, Tk, dk, dv, scale, causal, with_mask ? mask.view.data : nullptr, mask.view.stride,
+                with_bias ? bias.view.data : nullptr, bias.view.stride, policy, r0, r1, key_limit};
     }
 
     std::string describe() const {
         std::ostringstream s;
-        s << "Tq " << Tq << " Tk " << Tk << " dk " << dk << " dv " << dv << " ldq " << Q.ld << " causal " << int(causal)
-          << " mask " << with_mask << " bias " << with_bias << " policy " << int(policy);
+        s << "Tq " << Tq << " Tk " << Tk << " dk " << dk << " dv " << dv << " ldq " << Q.view.stride << " causal "
+          << int(causal) << " mask " << with_mask << " bias " << with_bias << " policy " << int(policy) << " key limit "
+          << (key_limit == attn::no_key_limit ? std::string("none") : std::to_string(key_limit));
         return s.str();
     }
 };
@@ -81,19 +94,23 @@ struct Problem {
 // Runs the kernel over all rows (in one call) and compares with the reference.
 void check_against_reference(const attn::test::ArchKernels& k, const Problem& p) {
     INFO(p.describe());
-    const attn::Matrix Q = p.Q.matrix(), K = p.K.matrix(), V = p.V.matrix(), mask = p.mask.matrix(),
-                       bias = p.bias.matrix();
+    const attn::Matrix Q = to_matrix(p.Q.view), K = to_matrix(p.K.view), V = to_matrix(p.V.view),
+                       bias = to_matrix(p.bias.view);
+    // The key limit, for the reference, as mask zeros on every key at or past it.
+    attn::Matrix mask = p.with_mask ? to_matrix(p.mask.view) : attn::Matrix(p.Tq, p.Tk, 1.0f);
+    for (std::size_t i = 0; i < p.Tq; ++i)
+        for (std::size_t j = std::min(p.key_limit, p.Tk); j < p.Tk; ++j) mask(i, j) = 0.0f;
     attn::ScoreMask sm;
     sm.scale = p.scale;
     sm.causal = p.causal;
-    sm.mask = p.with_mask ? &mask : nullptr;
+    sm.mask = p.with_mask || p.key_limit < p.Tk ? &mask : nullptr;
     sm.bias = p.with_bias ? &bias : nullptr;
     std::size_t ref_masked = 0;
     const attn::Matrix want = attn::reference::attention(Q, K, V, sm, p.policy, &ref_masked);
 
     float vmax = 0.0f;
     for (std::size_t j = 0; j < p.Tk; ++j)
-        for (std::size_t c = 0; c < p.dv; ++c) vmax = std::max(vmax, std::fabs(p.V.at(j, c)));
+        for (std::size_t c = 0; c < p.dv; ++c) vmax = std::max(vmax, std::fabs(p.V.view(j, c)));
     const std::size_t ldo = p.dv + 3;
     std::vector<float> out(p.Tq * ldo + 1, -7.0f);
     const std::size_t masked = k.flash(p.args(out.data(), ldo, 0, p.Tq));
@@ -148,6 +165,13 @@ TEST_CASE("flash: matches the materialised reference on awkward shapes, every ma
                     p.with_mask = false;
                     p.with_bias = true;
                     check_against_reference(k, p);
+                    // Key padding: no key, one key, a tile boundary, past the end.
+                    p.with_bias = false;
+                    for (std::size_t limit : {std::size_t(0), std::size_t(1), p.Tk / 2, std::size_t(128), p.Tk}) {
+                        p.key_limit = limit;
+                        check_against_reference(k, p);
+                    }
+                    p.key_limit = attn::no_key_limit;
                 }
             }
         }

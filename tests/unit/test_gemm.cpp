@@ -12,6 +12,7 @@
 #include "test_util.hpp"
 #include "attn/ops.hpp"
 #include "attn/reference.hpp"
+#include "arch_kernels.hpp"
 #include "kernels/kernel_api.hpp"
 
 namespace {
@@ -24,15 +25,10 @@ struct ArchGemm {
     std::size_t lanes;  // float lanes of the arch's vectors (1 for scalar)
 };
 
-// The kernels this build has and this CPU can run.
+// The kernels this build has and this CPU can run (the arch table).
 std::vector<ArchGemm> runnable_gemms() {
-    std::vector<ArchGemm> out{{attn::Arch::scalar, attn::kernels::scalar::gemm, 1}};
-#if defined(__x86_64__) || defined(__i386__)
-    if (attn::arch_supported(attn::Arch::avx2)) out.push_back({attn::Arch::avx2, attn::kernels::avx2::gemm, 8});
-    if (attn::arch_supported(attn::Arch::avx512)) out.push_back({attn::Arch::avx512, attn::kernels::avx512::gemm, 16});
-#elif defined(__aarch64__)
-    out.push_back({attn::Arch::neon, attn::kernels::neon::gemm, 4});
-#endif
+    std::vector<ArchGemm> out;
+    for (const auto& k : attn::test::supported_arch_kernels()) out.push_back({k.arch, k.gemm, k.lanes});
     return out;
 }
 
@@ -164,8 +160,8 @@ TEST_CASE("gemm: attn::matmul on every arch and thread count matches the referen
         attn::Matrix ref_ab, ref_abt;
         attn::reference::matmul(A, B, ref_ab, false);
         attn::reference::matmul(A, Bt, ref_abt, true);
-        for (attn::Arch arch : {attn::Arch::scalar, attn::Arch::avx2, attn::Arch::avx512, attn::Arch::neon}) {
-            if (!attn::arch_supported(arch)) continue;
+        for (const auto& kernel_set : attn::test::supported_arch_kernels()) {
+            const attn::Arch arch = kernel_set.arch;
             attn::set_arch(arch);
             INFO("arch " << std::string(attn::arch_name(arch)) << ", " << m << "x" << n << "x" << k);
             for (unsigned threads : test_util::thread_counts({1u, 2u, 3u})) {

@@ -2,6 +2,7 @@
 // (attn::reference::normalize_rows), on awkward widths and strides, with masks and policies.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -10,6 +11,7 @@
 
 #include "arch_kernels.hpp"
 #include "attn/matrix.hpp"
+#include "attn/tensor.hpp"
 #include "attn/reference.hpp"
 
 namespace {
@@ -17,36 +19,46 @@ namespace {
 constexpr float ninf = -std::numeric_limits<float>::infinity();
 constexpr float sentinel = 12345.0f;  // fills the gap between rows: must survive
 
-// rows × cols in a buffer with row stride ld ≥ cols; the gap holds `sentinel`.
-struct Strided {
-    std::size_t rows, cols, ld;
-    std::vector<float> data;
-    Strided(std::size_t r, std::size_t c, std::size_t l) : rows(r), cols(c), ld(l), data(r * l, sentinel) {}
-    float& at(std::size_t i, std::size_t j) { return data[i * ld + j]; }
+// Rows as the kernel reads them: an attn::MatrixView with row stride ld ≥ cols into flat
+// tensor storage whose gaps hold `sentinel`. Copies get their own storage and view.
+struct Rows {
+    attn::Tensor storage;
+    attn::MatrixView view;
+    Rows(std::size_t r, std::size_t c, std::size_t ld)
+        : storage(attn::Shape{std::max<std::size_t>(1, r * ld)}), view{nullptr, r, c, ld} {
+        std::fill(storage.data(), storage.data() + std::max<std::size_t>(1, r * ld), sentinel);
+        view.data = storage.data();
+    }
+    Rows(const Rows& o) : storage(o.storage), view(o.view) { view.data = storage.data(); }
+    float& at(std::size_t i, std::size_t j) { return storage.data()[i * view.stride + j]; }
+    std::size_t softmax(const attn::test::ArchKernels& k, attn::MaskedRowPolicy policy) {
+        return k.softmax_rows(storage.data(), view.stride, view.rows, view.cols, policy);
+    }
 };
 
-attn::Matrix to_matrix(Strided& s) {
-    attn::Matrix m(s.rows, s.cols);
-    for (std::size_t i = 0; i < s.rows; ++i)
-        for (std::size_t j = 0; j < s.cols; ++j) m(i, j) = s.at(i, j);
+attn::Matrix to_matrix(const attn::MatrixView& v) {
+    attn::Matrix m(v.rows, v.cols);
+    for (std::size_t i = 0; i < v.rows; ++i)
+        for (std::size_t j = 0; j < v.cols; ++j) m(i, j) = v(i, j);
     return m;
 }
 
 // Runs the kernel and the reference on the same data; checks agreement within a relative
 // 1e-5 (plus 1e-7 absolute for tiny weights), exact zeros where the input is −inf, NaN
 // where the reference has NaN, row sums of 1, untouched gaps and the masked-row count.
-void check_against_reference(const attn::test::ArchKernels& k, Strided s, attn::MaskedRowPolicy policy) {
-    attn::Matrix ref = to_matrix(s);
+void check_against_reference(const attn::test::ArchKernels& k, Rows s, attn::MaskedRowPolicy policy) {
+    attn::Matrix ref = to_matrix(s.view);
     const std::size_t ref_masked = attn::reference::normalize_rows(ref, attn::Normalization::softmax, policy);
-    Strided in = s;
-    const std::size_t masked = k.softmax_rows(s.data.data(), s.ld, s.rows, s.cols, policy);
+    Rows in = s;
+    const std::size_t masked = s.softmax(k, policy);
     CHECK(masked == ref_masked);
-    for (std::size_t i = 0; i < s.rows; ++i) {
+    const std::size_t rows = s.view.rows, cols = s.view.cols;
+    for (std::size_t i = 0; i < rows; ++i) {
         double sum = 0.0;
         bool row_masked = true;
-        for (std::size_t j = 0; j < s.cols; ++j)
+        for (std::size_t j = 0; j < cols; ++j)
             if (in.at(i, j) != ninf) row_masked = false;
-        for (std::size_t j = 0; j < s.cols; ++j) {
+        for (std::size_t j = 0; j < cols; ++j) {
             const float got = s.at(i, j), want = ref(i, j);
             if (std::isnan(want)) {
                 CHECK(std::isnan(got));
@@ -57,7 +69,7 @@ void check_against_reference(const attn::test::ArchKernels& k, Strided s, attn::
             sum += got;
         }
         if (!row_masked || policy == attn::MaskedRowPolicy::uniform) CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
-        for (std::size_t j = s.cols; j < s.ld; ++j) CHECK(s.at(i, j) == sentinel);
+        for (std::size_t j = cols; j < s.view.stride; ++j) CHECK(s.at(i, j) == sentinel);
     }
 }
 
@@ -73,8 +85,8 @@ TEST_CASE("softmax_rows: random rows of awkward widths and strides match the ref
             if (cols == 0) continue;
             for (std::size_t pad : {0, 1, 3}) {
                 INFO("cols " << cols << " ld " << cols + pad);
-                Strided s(5, cols, cols + pad);
-                for (std::size_t i = 0; i < s.rows; ++i)
+                Rows s(5, cols, cols + pad);
+                for (std::size_t i = 0; i < 5; ++i)
                     for (std::size_t j = 0; j < cols; ++j) s.at(i, j) = dist(gen);
                 // Row 1: every third entry masked; row 3: only the last entry visible.
                 for (std::size_t j = 0; j < cols; j += 3) s.at(1, j) = ninf;
@@ -92,12 +104,12 @@ TEST_CASE("softmax_rows: fully masked rows follow each policy and are counted, p
         INFO("arch " << std::string(k.name));
         for (std::size_t cols : {std::size_t(1), k.lanes + 1, 4 * k.lanes + 3}) {
             for (MaskedRowPolicy policy : {MaskedRowPolicy::zero, MaskedRowPolicy::nan, MaskedRowPolicy::uniform}) {
-                Strided s(4, cols, cols + 1);
+                Rows s(4, cols, cols + 1);
                 for (std::size_t i = 0; i < 4; ++i)
                     for (std::size_t j = 0; j < cols; ++j) s.at(i, j) = (i % 2) ? ninf : float(j) * 0.25f;
                 check_against_reference(k, s, policy);
-                Strided t = s;
-                CHECK(k.softmax_rows(t.data.data(), t.ld, t.rows, t.cols, policy) == 2);
+                Rows t = s;
+                CHECK(t.softmax(k, policy) == 2);
                 for (std::size_t j = 0; j < cols; ++j) {
                     const float got = t.at(1, j);
                     if (policy == MaskedRowPolicy::zero) CHECK(got == 0.0f);

@@ -1,0 +1,123 @@
+// Attention as models use it: batched, multi-head and grouped-query tensors, key padding,
+// and query-row / batch-item ranges for sharding; multi-head projections with W_O.
+//
+// Shapes. Q is (…, Tq, dk), K is (…, Tk, dk), V is (…, Tk, dv), each of rank 2 to 4, read as
+// (B, H, T, d) with missing leading dimensions = 1. Leading dimensions broadcast as in
+// torch.matmul (equal, 1 or missing). Grouped-query: Q with H heads (dim -3) and K/V with
+// G heads, H % G == 0; query head h reads K/V head h / (H/G) (PyTorch's enable_gqa=True).
+// H % G != 0 is an InputError naming both shapes. Mask and bias broadcast to (B, H, Tq, Tk)
+// (their last dimension must be Tk). No input is ever copied to broadcast it: a broadcast
+// dimension is a stride of 0, a K/V head of a group is pointer arithmetic.
+//
+// Results are bitwise identical for any thread count, and the rows of a query-row or
+// batch-item range are bitwise identical to the same rows of the whole run.
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "attn/attention.hpp"
+#include "attn/masking.hpp"
+#include "attn/tensor.hpp"
+
+namespace attn {
+
+// A half-open range [begin, end) of indices; end = npos means "to the end".
+struct IndexRange {
+    static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+    std::size_t begin = 0, end = npos;
+};
+
+// Everything that shapes the scores and their normalisation (see attn/masking.hpp for the
+// rule that decides which keys a query may see).
+struct AttentionSpec {
+    std::optional<float> scale;  // unset: 1/sqrt(dk)
+    Causal causal = Causal::none;
+    const TensorView* mask = nullptr;  // broadcast to (B, H, Tq, Tk); nonzero = may attend
+    const TensorView* bias = nullptr;  // broadcast to (B, H, Tq, Tk); added after scaling; -inf masks
+    // Valid keys per batch item (key padding): keys at index >= lengths[b] are masked for
+    // every query of batch item b. Empty = no padding; otherwise exactly B entries, each <= Tk.
+    std::vector<std::size_t> lengths;
+    Normalization normalize = Normalization::softmax;
+    MaskedRowPolicy masked_rows = MaskedRowPolicy::zero;  // what a fully masked row gets
+    // Compute only these query rows (global indices into Q; causal alignment uses the global
+    // index) and these batch items (of the broadcast B). The results hold only them.
+    IndexRange query_rows, batch_items;
+    // Give the results a head dimension even when no input has one (the CLI's --heads).
+    bool head_dim = false;
+};
+
+// Which results to keep: AttentionWants of attn/attention.hpp (scores, scaled, weights,
+// weights_mean, context). Only context wanted with softmax → the fused streaming kernel.
+
+// Output rank rule: a batch dimension when an input has one (rank 4, or an X of rank 3), a
+// head dimension when an input has one (rank >= 3) or AttentionSpec::head_dim; 2-D in, 2-D
+// out. scores/scaled/weights are ([B,] [H,] Tq', Tk), weights_mean is ([B,] Tq', Tk),
+// context is ([B,] [H,] Tq', dv), where B and Tq' count the requested ranges only.
+struct BatchedAttention {
+    Tensor scores, scaled, weights, weights_mean, context;  // empty (rank 0) when not wanted
+    std::size_t batch = 1, heads = 1, kv_heads = 1;         // B, H, G of the computation
+    std::size_t masked_rows = 0;  // computed (b, h, i) rows with every key masked
+    bool fused = false;           // computed by the streaming kernel
+};
+
+// The engine. Throws InputError on shapes that do not fit together (naming the shapes) and
+// on ranges or lengths out of bounds; RuntimeFailure on a zero row sum (normalize = sum).
+BatchedAttention batched_attention(const TensorView& Q, const TensorView& K, const TensorView& V,
+                                   const AttentionSpec& spec, const AttentionWants& wants = {});
+
+// ---- multi-head projections ---------------------------------------------------------------
+// Weights in attn's layout: a projection W is in×out, applied as X·W (+ bias, one row). Heads
+// are contiguous column blocks: column block h of W_q is head h (PyTorch's view(B, T, H, dh)).
+struct MultiheadWeights {
+    std::size_t heads = 1;     // H
+    std::size_t kv_heads = 0;  // G; 0 = H
+    const TensorView* wq = nullptr;  // D × (H·dh)
+    const TensorView* wk = nullptr;  // D_kv × (G·dh)
+    const TensorView* wv = nullptr;  // D_kv × (G·dv)
+    const TensorView* bq = nullptr;  // 1 × (H·dh) (or a vector of that length); nullable
+    const TensorView* bk = nullptr;
+    const TensorView* bv = nullptr;
+    const TensorView* wo = nullptr;  // (H·dv) × D_out; null = no output projection
+    const TensorView* bo = nullptr;  // 1 × D_out; nullable
+};
+
+// X·W + b as one GEMM over every row of X (T×D or B×T×D) and every head: the result has X's
+// leading dimensions and W's columns. A null W is the identity (a copy of X).
+// `what` names the weight in errors ("W_q").
+Tensor linear(const TensorView& X, const TensorView* W, const TensorView* b, const char* what);
+
+// The (…, H, T, d) view of a (…, T, H·d) projection: head h is columns [h·d, (h+1)·d) of
+// every row, a strided view (no copy). Throws InputError when the columns are not H·d.
+TensorView split_heads(const Tensor& projected, std::size_t heads);
+
+// What multihead_attention computed. queries/keys/values are the projections
+// ([B,] T, H·dh) / ([B,] T_kv, G·dh) / ([B,] T_kv, G·dv); split_heads gives their heads.
+struct Multihead {
+    Tensor queries, keys, values;
+    BatchedAttention attention;  // per head; context (B?, H, Tq, dv) when wanted
+    Tensor concat;               // ([B,] Tq', H·dv): the heads side by side
+    Tensor output;               // concat·W_O + b_O (([B,] Tq', D_out)); concat when no W_O
+};
+
+// nn.MultiheadAttention's forward: Q = X·W_q + b_q, K = X_kv·W_k + b_k, V = X_kv·W_v + b_v
+// (X_kv = X when null: self-attention), attention per head (grouped-query when G < H; the
+// scale defaults to 1/sqrt(dh)), heads concatenated, then W_O and b_O. X and X_kv are T×D or
+// B×T×D (the same B). The batch dimension of the results follows X's rank; a head dimension
+// is always present in attention's per-head results. spec.query_rows / batch_items select
+// rows and items of the output as for batched_attention().
+Multihead multihead_attention(const TensorView& X, const TensorView* X_kv, const MultiheadWeights& w,
+                                      const AttentionSpec& spec, const AttentionWants& wants = {});
+
+// ---- PyTorch layouts ------------------------------------------------------------------------
+// nn.Linear.weight (out×in) → attn's in×out (a transposed copy).
+Tensor from_linear_weight(const TensorView& weight);
+
+// nn.MultiheadAttention's in_proj_weight (3E×E) and in_proj_bias (3E, or 1×3E): the q, k, v
+// blocks in attn's in×out layout (E×E each) and their bias rows (1×E; empty when no bias).
+struct InProjection {
+    Tensor wq, wk, wv, bq, bk, bv;
+};
+InProjection split_in_projection(const TensorView& in_proj_weight, const TensorView* in_proj_bias);
+
+}  // namespace attn

@@ -1,0 +1,74 @@
+// attn bench, shared between its files: the timed cases (cmd_bench_cases.cpp), the clock
+// and the FMA peak (cmd_bench_measure.cpp) and the reports (cmd_bench_report.cpp);
+// cmd_bench.cpp parses the options and runs them.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attn/ops.hpp"
+
+namespace attn::cli::bench {
+
+// ---- cases ---------------------------------------------------------------------------
+enum class Op { matmul, softmax, attention, mha };
+const char* op_name(Op op);
+
+struct Case {
+    Op op;
+    std::size_t m = 0, n = 0, k = 0;  // matmul m×k · k×n; softmax m×n; attention/mha Tq=m Tk=n d=k
+    std::size_t batch = 1, heads = 1, kv_heads = 1;  // attention/mha: B, H, G
+    bool causal = false, fused = true;
+    bool batched() const { return batch > 1 || heads > 1 || op == Op::mha; }
+    std::string shape() const;
+    // Floating-point work: matmul 2mnk; attention 4·B·H·Tq·Tk·d (both products, counted
+    // dense even when causal, as ggml counts them); mha adds the projections and W_O;
+    // softmax none (elements/s instead).
+    double flops() const;
+    double elements() const { return double(m) * double(n); }
+    // Bytes of inputs and outputs the case allocates (a little more for packing).
+    double bytes() const;
+};
+
+// Inputs and the library call of one case, built once and timed repeatedly.
+std::function<void()> make_call(const Case& c);
+// The scalar run is "affordable" when it should take well under a second a call.
+bool scalar_affordable(const Case& c);
+
+// ---- measurement ---------------------------------------------------------------------
+struct Timing {
+    std::vector<double> times;  // seconds, in run order
+    double mean = 0, stddev = 0, median = 0, min = 0, max = 0;
+    double user = 0, system = 0;  // mean CPU seconds per run, all threads (as hyperfine)
+};
+// Runs `call` warmup times untimed, then repeat times timed.
+Timing measure(const std::function<void()>& call, int warmup, int repeat);
+
+struct Peak {
+    Arch arch;
+    unsigned threads;
+    double gflops;      // by the wall clock
+    double cpu_gflops;  // per CPU-second of one thread (the same on a quiet machine)
+};
+// The FMA peak of every SIMD arch this machine runs, for 1..threads threads; `progress`
+// reports on standard error.
+std::vector<Peak> measure_peaks(unsigned threads, bool progress);
+
+// ---- reports -------------------------------------------------------------------------
+struct Result {
+    Case c;
+    Arch arch;
+    unsigned threads;
+    Timing timing;
+    std::optional<double> speedup;  // scalar median / this median
+};
+
+std::string num(double v, const char* fmt = "%.6g");
+void print_table(const std::vector<Result>& results, const std::vector<Peak>& peaks);
+void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peaks);
+void print_json(const std::vector<Result>& results, const std::vector<Peak>& peaks);
+
+}  // namespace attn::cli::bench

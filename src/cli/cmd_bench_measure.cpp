@@ -1,0 +1,137 @@
+// attn bench: the clock (medians, CPU time) and the FMA peak probes of the arch table.
+#include <sys/resource.h>
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <thread>
+
+#include "cli/cmd_bench.hpp"
+#include "kernels/kernel_table.hpp"
+
+namespace attn::cli::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Timing summarize(std::vector<double> times) {
+    Timing t;
+    t.times = times;
+    std::sort(times.begin(), times.end());
+    const std::size_t n = times.size();
+    t.min = times.front();
+    t.max = times.back();
+    t.median = n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+    for (double x : times) t.mean += x;
+    t.mean /= double(n);
+    for (double x : times) t.stddev += (x - t.mean) * (x - t.mean);
+    t.stddev = n > 1 ? std::sqrt(t.stddev / double(n - 1)) : 0.0;  // sample stddev, as hyperfine
+    return t;
+}
+
+// CPU seconds (user, system) used so far by the whole process.
+std::pair<double, double> cpu_seconds() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    auto sec = [](const timeval& tv) { return double(tv.tv_sec) + 1e-6 * double(tv.tv_usec); };
+    return {sec(u.ru_utime), sec(u.ru_stime)};
+}
+
+}  // namespace
+
+Timing measure(const std::function<void()>& call, int warmup, int repeat) {
+    for (int i = 0; i < warmup; ++i) call();
+    std::vector<double> times;
+    const auto cpu0 = cpu_seconds();
+    for (int i = 0; i < repeat; ++i) {
+        const auto t0 = Clock::now();
+        call();
+        times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    }
+    const auto cpu1 = cpu_seconds();
+    Timing t = summarize(std::move(times));
+    t.user = (cpu1.first - cpu0.first) / repeat;
+    t.system = (cpu1.second - cpu0.second) / repeat;
+    return t;
+}
+
+namespace {
+
+using PeakFn = float (*)(std::uint64_t, float);
+
+std::atomic<float> g_sink{0.0f};  // keeps the probes' results alive
+
+// All `threads` threads start together and run the probe for about `seconds`; the peak is
+// the total flops over the slowest thread's time. Best of 3.
+// CPU seconds the calling thread has run (not waited for a core).
+double thread_cpu_seconds() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+// The peak by the wall clock and per CPU-second of each thread (what a core delivers while
+// it runs the probe: on a machine shared with other work the two differ).
+std::pair<double, double> measure_peak(PeakFn probe, std::size_t lanes, unsigned threads, double seconds) {
+    const double flops_per_iteration = 12.0 * double(lanes) * 2.0;
+    // Calibrate on one thread.
+    std::uint64_t iterations = 1u << 20;
+    for (;;) {
+        const auto t0 = Clock::now();
+        g_sink = g_sink + probe(iterations, 1.0f);
+        const double t = std::chrono::duration<double>(Clock::now() - t0).count();
+        if (t > 0.02) {
+            iterations = std::uint64_t(double(iterations) * seconds / t) + 1;
+            break;
+        }
+        iterations *= 4;
+    }
+    double best = 0.0, best_cpu = 0.0;
+    for (int trial = 0; trial < 3; ++trial) {
+        std::atomic<unsigned> ready{0};
+        std::atomic<bool> go{false};
+        std::vector<double> elapsed(threads), cpu(threads);
+        std::vector<std::thread> pool;
+        for (unsigned t = 0; t < threads; ++t)
+            pool.emplace_back([&, t] {
+                ready.fetch_add(1);
+                while (!go.load()) std::this_thread::yield();
+                const auto t0 = Clock::now();
+                const double c0 = thread_cpu_seconds();
+                const float r = probe(iterations, 1.0f + float(t));
+                cpu[t] = thread_cpu_seconds() - c0;
+                elapsed[t] = std::chrono::duration<double>(Clock::now() - t0).count();
+                g_sink = g_sink + r;
+            });
+        while (ready.load() < threads) std::this_thread::yield();
+        go = true;
+        for (auto& th : pool) th.join();
+        const double slowest = *std::max_element(elapsed.begin(), elapsed.end());
+        best = std::max(best, flops_per_iteration * double(iterations) * threads / slowest * 1e-9);
+        double cpu_total = 0.0;
+        for (double c : cpu) cpu_total += c;
+        if (cpu_total > 0) best_cpu = std::max(best_cpu, flops_per_iteration * double(iterations) * threads / cpu_total * 1e-9);
+    }
+    return {best, best_cpu};
+}
+
+}  // namespace
+
+std::vector<Peak> measure_peaks(unsigned threads, bool progress) {
+    std::vector<Peak> peaks;
+    for (const kernels::KernelSet& k : kernels::compiled_kernel_sets()) {
+        if (!k.fma_peak || !arch_supported(k.arch)) continue;
+        for (unsigned t = 1; t <= threads; ++t) {
+            if (progress) std::fprintf(stderr, "\rmeasuring the FMA peak: %s, %u thread(s)...   ", arch_name(k.arch), t);
+            const auto [wall, cpu] = measure_peak(k.fma_peak, k.lanes, t, 0.25);
+            peaks.push_back({k.arch, t, wall, cpu});
+        }
+    }
+    return peaks;
+}
+
+}  // namespace attn::cli::bench

@@ -1,0 +1,136 @@
+// attn bench: the results as a table, CSV or JSON (hyperfine's field names).
+#include <cstdio>
+#include <string>
+
+#include "cli/cmd_bench.hpp"
+
+namespace attn::cli::bench {
+
+std::string num(double v, const char* fmt) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, v);
+    return buf;
+}
+
+namespace {
+
+std::optional<double> peak_for(const std::vector<Peak>& peaks, Arch arch, unsigned threads) {
+    for (const auto& p : peaks)
+        if (p.arch == arch && p.threads == threads) return p.gflops;
+    return std::nullopt;
+}
+
+// The result's flops per CPU-second over the probe's: the fraction of the peak the kernel
+// reaches while it runs, which holds on a machine shared with other work.
+std::optional<double> cpu_fraction(const std::vector<Peak>& peaks, const Result& r) {
+    const double cpu = r.timing.user + r.timing.system;
+    if (r.c.flops() <= 0 || cpu <= 0) return std::nullopt;
+    for (const auto& p : peaks)
+        if (p.arch == r.arch && p.threads == r.threads && p.cpu_gflops > 0)
+            return r.c.flops() / cpu * 1e-9 / p.cpu_gflops;
+    return std::nullopt;
+}
+
+}  // namespace
+
+void print_table(const std::vector<Result>& results, const std::vector<Peak>& peaks) {
+    if (!peaks.empty()) {
+        std::printf("FMA peak (12 independent FMA chains per thread):\n");
+        std::printf("  %-8s %7s %10s %14s\n", "arch", "threads", "GFLOP/s", "per CPU-second");
+        for (const auto& p : peaks)
+            std::printf("  %-8s %7u %10.1f %14.1f\n", arch_name(p.arch), p.threads, p.gflops, p.cpu_gflops);
+        if (!results.empty()) std::printf("\n");
+    }
+    if (results.empty()) return;
+    std::printf("%-15s %-16s %-7s %3s %11s %11s %11s %9s %11s %9s %7s %8s\n", "op", "shape", "arch", "thr", "median s",
+                "min s", "max s", "GFLOP/s", "elements/s", "vs scalar", "% peak", "% (cpu)");
+    bool any_attention = false, any_causal = false;
+    for (const auto& r : results) {
+        const double g = r.c.flops() / r.timing.median * 1e-9;
+        std::string label = op_name(r.c.op);
+        if ((r.c.op == Op::attention || r.c.op == Op::mha)) {
+            any_attention = true;
+            label += r.c.fused ? "" : "/mat";
+            if (r.c.causal) label += "/c", any_causal = true;
+        }
+        const auto peak = peak_for(peaks, r.arch, r.threads);
+        const auto cpu = cpu_fraction(peaks, r);
+        std::printf("%-15s %-16s %-7s %3u %11.6f %11.6f %11.6f %9s %11s %9s %7s %8s\n", label.c_str(), r.c.shape().c_str(),
+                    arch_name(r.arch), r.threads, r.timing.median, r.timing.min, r.timing.max,
+                    r.c.flops() > 0 ? num(g, "%.1f").c_str() : "-",
+                    r.c.op == Op::softmax ? num(r.c.elements() / r.timing.median, "%.3g").c_str() : "-",
+                    r.speedup ? num(*r.speedup, "%.1fx").c_str() : "-",
+                    peak && r.c.flops() > 0 ? num(100.0 * g / *peak, "%.0f%%").c_str() : "-",
+                    cpu ? num(100.0 * *cpu, "%.0f%%").c_str() : "-");
+    }
+    std::printf("\nshapes: matmul MxNxK (A is MxK); softmax rows x cols; attention Tq x Tk x d, or B x H[:G] x Tq x Tk x d "
+                "(batch, heads[:key/value heads]); mha also projects X (B x Tq x H*d) and applies W_O.\n");
+    if (!peaks.empty())
+        std::printf("%% peak: GFLOP/s over the FMA peak by the wall clock; %% (cpu): flops per CPU-second over the "
+                    "peak's (what the cores reach while they run: the figure that holds on a shared machine).\n");
+    if (any_attention)
+        std::printf("attention GFLOP/s count 4*Tq*Tk*d (both products), dense even when causal%s; /mat = materialized.\n",
+                    any_causal ? " (/c)" : "");
+}
+
+void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peaks) {
+    std::printf("op,shape,arch,threads,causal,fused,median,min,max,mean,stddev,gflops,elements_per_s,speedup_vs_scalar,"
+                "fraction_of_peak,user,system,fraction_of_peak_cpu\n");
+    for (const auto& p : peaks)
+        std::printf("fma_peak,,%s,%u,,,,,,,,%s,,,,,,\n", arch_name(p.arch), p.threads, num(p.gflops).c_str());
+    for (const auto& r : results) {
+        const double g = r.c.flops() / r.timing.median * 1e-9;
+        const auto peak = peak_for(peaks, r.arch, r.threads);
+        const bool att = (r.c.op == Op::attention || r.c.op == Op::mha);
+        const auto cpu = cpu_fraction(peaks, r);
+        std::printf("%s,%s,%s,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", op_name(r.c.op), r.c.shape().c_str(),
+                    arch_name(r.arch), r.threads, att ? (r.c.causal ? "true" : "false") : "",
+                    att ? (r.c.fused ? "true" : "false") : "", num(r.timing.median).c_str(),
+                    num(r.timing.min).c_str(), num(r.timing.max).c_str(), num(r.timing.mean).c_str(),
+                    num(r.timing.stddev).c_str(), r.c.flops() > 0 ? num(g).c_str() : "",
+                    r.c.op == Op::softmax ? num(r.c.elements() / r.timing.median).c_str() : "",
+                    r.speedup ? num(*r.speedup).c_str() : "", peak && r.c.flops() > 0 ? num(g / *peak).c_str() : "",
+                    num(r.timing.user).c_str(), num(r.timing.system).c_str(), cpu ? num(*cpu).c_str() : "");
+    }
+}
+
+void print_json(const std::vector<Result>& results, const std::vector<Peak>& peaks) {
+    std::printf("{\n  \"machine\": {\"online_cores\": %u, \"best_arch\": \"%s\"},\n", online_cores(),
+                arch_name(best_arch()));
+    std::printf("  \"flops_note\": \"matmul 2*M*N*K; attention 4*B*H*Tq*Tk*d, dense even when causal; mha adds "
+                "2*B*Tq*E*H*d + 2*B*Tk*E*2*G*d + 2*B*Tq*H*d*E (E = H*d)\",\n");
+    std::printf("  \"peak\": [");
+    for (std::size_t i = 0; i < peaks.size(); ++i)
+        std::printf("%s\n    {\"arch\": \"%s\", \"threads\": %u, \"gflops\": %s, \"gflops_per_cpu_second\": %s}",
+                    i ? "," : "", arch_name(peaks[i].arch), peaks[i].threads, num(peaks[i].gflops).c_str(),
+                    num(peaks[i].cpu_gflops).c_str());
+    std::printf("%s],\n  \"results\": [", peaks.empty() ? "" : "\n  ");
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const Result& r = results[i];
+        const double g = r.c.flops() / r.timing.median * 1e-9;
+        std::string command = std::string(op_name(r.c.op)) + " " + r.c.shape();
+        if ((r.c.op == Op::attention || r.c.op == Op::mha)) command += std::string(r.c.causal ? " causal" : "") + (r.c.fused ? " fused" : " materialized");
+        std::printf("%s\n    {\"command\": \"%s\", \"op\": \"%s\", \"shape\": \"%s\", \"arch\": \"%s\", \"threads\": %u,",
+                    i ? "," : "", command.c_str(), op_name(r.c.op), r.c.shape().c_str(), arch_name(r.arch), r.threads);
+        if ((r.c.op == Op::attention || r.c.op == Op::mha))
+            std::printf(" \"causal\": %s, \"fused\": %s,", r.c.causal ? "true" : "false", r.c.fused ? "true" : "false");
+        std::printf("\n     \"mean\": %s, \"stddev\": %s, \"median\": %s, \"user\": %s, \"system\": %s, "
+                    "\"min\": %s, \"max\": %s,",
+                    num(r.timing.mean).c_str(), num(r.timing.stddev).c_str(), num(r.timing.median).c_str(),
+                    num(r.timing.user).c_str(), num(r.timing.system).c_str(), num(r.timing.min).c_str(),
+                    num(r.timing.max).c_str());
+        std::printf("\n     \"gflops\": %s,", r.c.flops() > 0 ? num(g).c_str() : "null");
+        if (r.c.op == Op::softmax) std::printf(" \"elements_per_s\": %s,", num(r.c.elements() / r.timing.median).c_str());
+        std::printf(" \"speedup_vs_scalar\": %s,", r.speedup ? num(*r.speedup).c_str() : "null");
+        const auto peak = peak_for(peaks, r.arch, r.threads);
+        if (peak && r.c.flops() > 0) std::printf(" \"fraction_of_peak\": %s,", num(g / *peak).c_str());
+        if (const auto cpu = cpu_fraction(peaks, r)) std::printf(" \"fraction_of_peak_cpu\": %s,", num(*cpu).c_str());
+        std::printf("\n     \"times\": [");
+        for (std::size_t t = 0; t < r.timing.times.size(); ++t)
+            std::printf("%s%s", t ? ", " : "", num(r.timing.times[t]).c_str());
+        std::printf("]}");
+    }
+    std::printf("%s]\n}\n", results.empty() ? "" : "\n  ");
+}
+
+}  // namespace attn::cli::bench

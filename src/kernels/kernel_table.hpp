@@ -1,0 +1,30 @@
+// The one table of architectures: every arch this build compiled, with its kernel set.
+// Dispatch (src/ops.cpp), the engine, the tests and the benchmark iterate or index it;
+// no other file lists the arches.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "attn/ops.hpp"
+#include "kernels/kernel_api.hpp"
+
+namespace attn::kernels {
+
+struct KernelSet {
+    Arch arch;
+    std::size_t lanes;  // float lanes of the arch's vectors (1 for scalar)
+    void (*gemm)(const GemmArgs&);
+    void (*exp)(const float*, float*, std::size_t);
+    std::size_t (*softmax_rows)(float*, std::size_t, std::size_t, std::size_t, MaskedRowPolicy);
+    std::size_t (*flash)(const FlashArgs&);
+    // The FMA peak probe (kernels/fma_peak.hpp); null for scalar.
+    float (*fma_peak)(std::uint64_t iterations, float seed);
+};
+
+// Every arch compiled into this build, scalar first (whether or not this CPU can run it).
+std::span<const KernelSet> compiled_kernel_sets() noexcept;
+// The set of a compiled arch (scalar's for one that is not compiled in).
+const KernelSet& table_of(Arch arch) noexcept;
+
+}  // namespace attn::kernels

@@ -1,0 +1,492 @@
+// The batched multi-head engine (attn/multihead.hpp): shapes and broadcasting are resolved
+// here into (batch, head) pointer arithmetic; the numbers go through attn/ops.hpp and the
+// per-arch fused kernel (one call per (batch item, head, query block) work unit).
+#include "attn/multihead.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "attn/error.hpp"
+#include "attn/ops.hpp"
+#include "kernels/kernel_api.hpp"
+#include "kernels/kernel_table.hpp"
+#include "parallel.hpp"
+
+namespace attn {
+
+namespace {
+
+// A view of rank 2..4 read as (B, H, T, d); a size-1 dimension gets stride 0 (broadcast).
+struct View4 {
+    const float* data = nullptr;
+    std::size_t B = 1, H = 1, T = 0, d = 0;
+    std::size_t sB = 0, sH = 0, sT = 0;
+    Shape shape;  // as given, for messages
+
+    const float* at(std::size_t b, std::size_t h) const noexcept { return data + b * sB + h * sH; }
+};
+
+View4 as4(const TensorView& v, const char* what) {
+    const std::size_t r = v.rank();
+    if (r < 2 || r > 4)
+        throw InputError(std::string(what) + " " + v.shape.text() + " has " + std::to_string(r) +
+                         " dimensions: expected 2 to 4, read as (batch, heads, rows, columns)");
+    View4 o;
+    o.data = v.data;
+    o.shape = v.shape;
+    o.T = v.shape[r - 2];
+    o.d = v.shape[r - 1];
+    o.sT = o.T == 1 ? 0 : v.strides[r - 2];
+    if (r >= 3) o.H = v.shape[r - 3], o.sH = o.H == 1 ? 0 : v.strides[r - 3];
+    if (r == 4) o.B = v.shape[0], o.sB = o.B == 1 ? 0 : v.strides[0];
+    return o;
+}
+
+// torch.matmul's rule for one leading dimension: equal, or 1.
+std::size_t broadcast(std::size_t a, std::size_t b, const char* dim, const View4& x, const char* xn, const View4& y,
+                      const char* yn) {
+    if (a == b || b == 1) return a;
+    if (a == 1) return b;
+    throw InputError(std::string(xn) + " " + x.shape.text() + " and " + yn + " " + y.shape.text() + " differ in the " +
+                     dim + " dimension (" + std::to_string(a) + " and " + std::to_string(b) +
+                     "): it must be equal, or 1 in one of them");
+}
+
+std::size_t resolve_end(std::size_t end, std::size_t size) { return end == IndexRange::npos ? size : end; }
+
+// The resolved problem: every input as (B, H, T, d) with broadcast strides, and the ranges.
+struct Problem {
+    View4 q, k, v, mask, bias;
+    bool has_mask = false, has_bias = false;
+    std::size_t B = 1, H = 1, G = 1, Tq = 0, Tk = 0, dk = 0, dv = 0;
+    std::size_t b0 = 0, b1 = 1, r0 = 0, r1 = 0;
+    float scale = 1.0f;
+    bool batch_dim = false, head_dim = false;
+
+    std::size_t group() const noexcept { return H / G; }
+    std::size_t kv_head(std::size_t h) const noexcept { return h / group(); }
+    std::size_t key_limit(const AttentionSpec& s, std::size_t b) const noexcept {
+        return s.lengths.empty() ? no_key_limit : s.lengths[b];
+    }
+    // Shape ([B',] [H,] rows, cols) of a result.
+    Shape result_shape(bool with_heads, std::size_t rows, std::size_t cols) const {
+        std::vector<std::size_t> dims;
+        if (batch_dim) dims.push_back(b1 - b0);
+        if (with_heads && head_dim) dims.push_back(H);
+        dims.push_back(rows);
+        dims.push_back(cols);
+        return Shape(dims);
+    }
+};
+
+void check_mask_like(const View4& m, const char* what, const Problem& p) {
+    if (m.d != p.Tk || (m.T != p.Tq && m.T != 1) || (m.B != p.B && m.B != 1) || (m.H != p.H && m.H != 1))
+        throw InputError(std::string(what) + " " + m.shape.text() + " does not broadcast to the scores (" +
+                         std::to_string(p.B) + ", " + std::to_string(p.H) + ", " + std::to_string(p.Tq) + ", " +
+                         std::to_string(p.Tk) + "): each dimension must be equal or 1, and the last must be Tk");
+}
+
+Problem resolve(const TensorView& Q, const TensorView& K, const TensorView& V, const AttentionSpec& spec) {
+    Problem p;
+    p.q = as4(Q, "queries");
+    p.k = as4(K, "keys");
+    p.v = as4(V, "values");
+    if (p.k.d != p.q.d)
+        throw InputError("queries " + p.q.shape.text() + " and keys " + p.k.shape.text() +
+                         " differ in d_k (the last dimension)");
+    if (p.v.T != p.k.T)
+        throw InputError("keys " + p.k.shape.text() + " and values " + p.v.shape.text() +
+                         " differ in length: every key needs a value");
+    p.Tq = p.q.T, p.Tk = p.k.T, p.dk = p.q.d, p.dv = p.v.d;
+    p.B = broadcast(p.q.B, p.k.B, "batch", p.q, "queries", p.k, "keys");
+    p.B = broadcast(p.B, p.v.B, "batch", p.q, "queries", p.v, "values");
+    p.G = broadcast(p.k.H, p.v.H, "heads", p.k, "keys", p.v, "values");
+    if (p.q.H == p.G || p.G == 1) {
+        p.H = p.q.H;
+    } else if (p.q.H == 1) {
+        p.H = p.G;  // one query head broadcast to every K/V head
+    } else if (p.q.H % p.G == 0) {
+        p.H = p.q.H;  // grouped-query
+    } else {
+        throw InputError("queries " + p.q.shape.text() + " have " + std::to_string(p.q.H) + " heads and keys " +
+                         p.k.shape.text() + " have " + std::to_string(p.G) +
+                         ": the query heads must be a multiple of the key/value heads");
+    }
+    if (p.G == 1) p.G = 1;  // K/V broadcast to every query head (stride 0): one group of H
+    p.has_mask = spec.mask != nullptr;
+    p.has_bias = spec.bias != nullptr;
+    if (p.has_mask) p.mask = as4(*spec.mask, "mask");
+    if (p.has_bias) p.bias = as4(*spec.bias, "bias");
+    // The mask and bias may carry the batch dimension alone (e.g. (B, 1, 1, Tk) padding).
+    for (const View4* m : {p.has_mask ? &p.mask : nullptr, p.has_bias ? &p.bias : nullptr})
+        if (m && m->B != 1 && p.B == 1) p.B = m->B;
+    if (p.has_mask) check_mask_like(p.mask, "mask", p);
+    if (p.has_bias) check_mask_like(p.bias, "bias", p);
+
+    if (!spec.lengths.empty()) {
+        if (spec.lengths.size() != p.B)
+            throw InputError(std::to_string(spec.lengths.size()) + " lengths for " + std::to_string(p.B) +
+                             " batch items: give one length per batch item");
+        for (std::size_t b = 0; b < p.B; ++b)
+            if (spec.lengths[b] > p.Tk)
+                throw InputError("length " + std::to_string(spec.lengths[b]) + " of batch item " + std::to_string(b) +
+                                 " exceeds the " + std::to_string(p.Tk) + " keys");
+    }
+    p.b0 = spec.batch_items.begin;
+    p.b1 = resolve_end(spec.batch_items.end, p.B);
+    if (p.b0 > p.b1 || p.b1 > p.B)
+        throw InputError("batch items " + std::to_string(p.b0) + ":" + std::to_string(p.b1) +
+                         " are out of range for " + std::to_string(p.B) + " batch items");
+    p.r0 = spec.query_rows.begin;
+    p.r1 = resolve_end(spec.query_rows.end, p.Tq);
+    if (p.r0 > p.r1 || p.r1 > p.Tq)
+        throw InputError("query rows " + std::to_string(p.r0) + ":" + std::to_string(p.r1) + " are out of range for " +
+                         std::to_string(p.Tq) + " query rows");
+    p.scale = spec.scale ? *spec.scale : (p.dk ? 1.0f / std::sqrt(float(p.dk)) : 1.0f);
+    p.batch_dim = Q.rank() == 4 || K.rank() == 4 || V.rank() == 4 || (p.has_mask && spec.mask->rank() == 4) ||
+                  (p.has_bias && spec.bias->rank() == 4);
+    p.head_dim = spec.head_dim || Q.rank() >= 3 || K.rank() >= 3 || V.rank() >= 3 ||
+                 (p.has_mask && spec.mask->rank() >= 3) || (p.has_bias && spec.bias->rank() >= 3);
+    return p;
+}
+
+// Output slice of (batch item b, head h) in a ([B',] [H,] rows, cols) result.
+float* slice_of(Tensor& t, const Problem& p, std::size_t b, std::size_t h) {
+    return t.slice_data((b - p.b0) * (p.head_dim ? p.H : 1) + (p.head_dim ? h : 0));
+}
+
+// Query rows per fused work unit: enough units to keep every thread busy; a multiple of
+// every arch's query block. Each row is computed the same way in any unit (the kernel's
+// lanes are independent), so the choice never changes the bits.
+std::size_t fused_rows_per_unit(const Problem& p, std::size_t heads_per_unit) {
+    const std::size_t rows = p.r1 - p.r0, per_item = (p.b1 - p.b0) * (p.H / heads_per_unit);
+    const std::size_t threads = current_threads();
+    return rows * per_item >= 1024 * threads ? 256 : 64;
+}
+
+// The query heads of a group can be stacked into one Q of group·Tq rows when every row of
+// every head sees the same keys (no causal rule, no mask or bias: only the batch item's key
+// limit) and the heads' rows and outputs are evenly spaced (Q heads not broadcast, all rows
+// computed). Then each K/V tile is loaded once for all the heads that share it; the rows
+// come out bit for bit as head by head (the kernel computes every row independently).
+bool can_stack_heads(const Problem& p, const AttentionSpec& spec) {
+    return p.group() > 1 && spec.causal == Causal::none && !p.has_mask && !p.has_bias && p.q.H == p.H &&
+           p.q.sH == p.Tq * p.q.sT && p.r0 == 0 && p.r1 == p.Tq;
+}
+
+std::size_t run_fused(const Problem& p, const AttentionSpec& spec, Tensor& context) {
+    const bool stacked = can_stack_heads(p, spec);
+    // A unit computes `heads` query heads over query rows [r0, r1) of its (stacked) Q.
+    const std::size_t group = p.group(), heads = stacked ? 1 : group, Tq = stacked ? group * p.Tq : p.Tq;
+    const std::size_t r0 = stacked ? 0 : p.r0, r1 = stacked ? Tq : p.r1;
+    const std::size_t rpu = fused_rows_per_unit(p, group);
+    const std::size_t first = r0 / rpu, last = r1 == r0 ? first : (r1 - 1) / rpu + 1;
+    const std::size_t blocks = last - first, items = p.b1 - p.b0;
+    const std::size_t units = items * p.G * blocks;
+    std::vector<std::size_t> masked(units, 0);
+    const auto flash = kernels::table_of(current_arch()).flash;
+    const std::size_t ldo = context.row_stride();
+    // Unit u = ((b·G + g)·blocks + block); the costliest blocks (last, when causal) first.
+    // Unstacked, one unit runs the query heads that share K/V head g back to back over the
+    // same rows, so each K/V tile is fetched from memory once and reused from cache.
+    parallel_for(units, [&](std::size_t u) {
+        const std::size_t blk = blocks - 1 - u % blocks, g = (u / blocks) % p.G, b = p.b0 + u / blocks / p.G;
+        const std::size_t rb = std::max(r0, (first + blk) * rpu), re = std::min(r1, (first + blk + 1) * rpu);
+        for (std::size_t h = g * group; h < g * group + heads; ++h) {
+            kernels::FlashArgs a{};
+            a.Q = p.q.at(b, h), a.ldq = p.q.sT;
+            a.K = p.k.at(b, g), a.ldk = p.k.sT;
+            a.V = p.v.at(b, g), a.ldv = p.v.sT;
+            a.O = slice_of(context, p, b, h) + (rb - r0) * ldo, a.ldo = ldo;
+            a.Tq = Tq, a.Tk = p.Tk, a.dk = p.dk, a.dv = p.dv;
+            a.scale = p.scale;
+            a.causal = spec.causal;
+            a.mask = p.has_mask ? p.mask.at(b, h) : nullptr, a.ldm = p.mask.sT;
+            a.bias = p.has_bias ? p.bias.at(b, h) : nullptr, a.ldb = p.bias.sT;
+            a.policy = spec.masked_rows;
+            a.row_begin = rb, a.row_end = re;
+            a.key_limit = p.key_limit(spec, b);
+            masked[u] += flash(a);
+        }
+    });
+    std::size_t total = 0;
+    for (std::size_t c : masked) total += c;
+    return total;
+}
+
+// One (b, h) of the materialised path: scores, scaled, normalised weights, context.
+struct MaterialisedOut {
+    Tensor *scores, *scaled, *weights, *context;
+};
+
+std::size_t run_materialised_one(const Problem& p, const AttentionSpec& spec, std::size_t b, std::size_t h,
+                                 const MaterialisedOut& out) {
+    const std::size_t rows = p.r1 - p.r0, kv = p.kv_head(h);
+    const MatrixView q{p.q.at(b, h) + p.r0 * p.q.sT, rows, p.dk, p.q.sT};
+    const MatrixView k{p.k.at(b, kv), p.Tk, p.dk, p.k.sT};
+    const MatrixView v{p.v.at(b, kv), p.Tk, p.dv, p.v.sT};
+    // The working rows: the weights result when kept, else scratch.
+    Matrix scratch;
+    float* w;
+    std::size_t ldw;
+    if (out.weights) {
+        w = slice_of(*out.weights, p, b, h), ldw = out.weights->row_stride();
+    } else {
+        scratch = Matrix(rows, p.Tk);
+        w = scratch.data(), ldw = scratch.stride();
+    }
+    float* s = out.scores ? slice_of(*out.scores, p, b, h) : w;
+    const std::size_t lds = out.scores ? out.scores->row_stride() : ldw;
+    matmul_into(q, k, /*transpose_b=*/true, s, lds);
+    ScoreRows r;
+    r.Tq = p.Tq, r.Tk = p.Tk, r.row_begin = p.r0, r.row_end = p.r1;
+    r.scale = p.scale;
+    r.causal = spec.causal;
+    r.key_limit = p.key_limit(spec, b);
+    if (p.has_mask) r.mask = p.mask.at(b, h), r.ldm = p.mask.sT;
+    if (p.has_bias) r.bias = p.bias.at(b, h), r.ldb = p.bias.sT;
+    scale_and_mask_rows(s, lds, w, ldw, r);
+    if (out.scaled) {
+        float* dst = slice_of(*out.scaled, p, b, h);
+        for (std::size_t i = 0; i < rows; ++i)
+            std::memcpy(dst + i * out.scaled->row_stride(), w + i * ldw, p.Tk * sizeof(float));
+    }
+    const std::size_t masked = normalize_rows(w, ldw, rows, p.Tk, spec.normalize, spec.masked_rows);
+    if (out.context) matmul_into({w, rows, p.Tk, ldw}, v, false, slice_of(*out.context, p, b, h), out.context->row_stride());
+    return masked;
+}
+
+std::size_t run_materialised(const Problem& p, const AttentionSpec& spec, const MaterialisedOut& out) {
+    const std::size_t units = (p.b1 - p.b0) * p.H;
+    std::vector<std::size_t> masked(units, 0);
+    auto one = [&](std::size_t u) { masked[u] = run_materialised_one(p, spec, p.b0 + u / p.H, u % p.H, out); };
+    // Many (b, h): one per thread (the kernels inside run serially); few: one after the
+    // other, each split over the threads. The bits are the same either way.
+    if (units >= 2 * std::size_t(current_threads())) {
+        parallel_for(units, one);
+    } else {
+        for (std::size_t u = 0; u < units; ++u) one(u);
+    }
+    std::size_t total = 0;
+    for (std::size_t c : masked) total += c;
+    return total;
+}
+
+// Mean over heads: ([B',] Tq', Tk) from ([B',] H, Tq', Tk) weights, summed in head order.
+Tensor mean_over_heads(const Tensor& weights, const Problem& p) {
+    std::vector<std::size_t> dims;
+    if (p.batch_dim) dims.push_back(p.b1 - p.b0);
+    dims.push_back(p.r1 - p.r0);
+    dims.push_back(p.Tk);
+    Tensor mean{Shape(dims)};
+    const std::size_t rows = p.r1 - p.r0, ld = weights.row_stride();
+    const float inv = 1.0f / float(p.H);
+    parallel_for(p.b1 - p.b0, [&](std::size_t bi) {
+        float* dst = mean.slice_data(bi);
+        for (std::size_t h = 0; h < p.H; ++h) {
+            const float* src = weights.slice_data(bi * (p.head_dim ? p.H : 1) + (p.head_dim ? h : 0));
+            for (std::size_t i = 0; i < rows; ++i)
+                for (std::size_t j = 0; j < p.Tk; ++j)
+                    dst[i * ld + j] = h == 0 ? src[i * ld + j] : dst[i * ld + j] + src[i * ld + j];
+        }
+        for (std::size_t i = 0; i < rows; ++i)
+            for (std::size_t j = 0; j < p.Tk; ++j) dst[i * ld + j] *= inv;
+    });
+    return mean;
+}
+
+}  // namespace
+
+BatchedAttention batched_attention(const TensorView& Q, const TensorView& K, const TensorView& V,
+                                   const AttentionSpec& spec, const AttentionWants& wants) {
+    const Problem p = resolve(Q, K, V, spec);
+    BatchedAttention r;
+    r.batch = p.B, r.heads = p.H, r.kv_heads = p.G;
+    const std::size_t rows = p.r1 - p.r0;
+    const bool materialise = wants.scores || wants.scaled || wants.weights || wants.weights_mean ||
+                             spec.normalize != Normalization::softmax;
+    if (!materialise) {
+        if (!wants.context) return r;
+        r.context = Tensor(p.result_shape(true, rows, p.dv));
+        r.masked_rows = run_fused(p, spec, r.context);
+        r.fused = true;
+        return r;
+    }
+    if (wants.scores) r.scores = Tensor(p.result_shape(true, rows, p.Tk));
+    if (wants.scaled) r.scaled = Tensor(p.result_shape(true, rows, p.Tk));
+    if (wants.weights || wants.weights_mean) r.weights = Tensor(p.result_shape(true, rows, p.Tk));
+    if (wants.context) r.context = Tensor(p.result_shape(true, rows, p.dv));
+    const MaterialisedOut out{wants.scores ? &r.scores : nullptr, wants.scaled ? &r.scaled : nullptr,
+                              r.weights.rank() ? &r.weights : nullptr, wants.context ? &r.context : nullptr};
+    r.masked_rows = run_materialised(p, spec, out);
+    if (wants.weights_mean) r.weights_mean = mean_over_heads(r.weights, p);
+    if (!wants.weights) r.weights = Tensor();
+    return r;
+}
+
+// ---- projections ----------------------------------------------------------------------------
+
+namespace {
+
+std::string dims(const TensorView& v) { return v.shape.dims_text(); }
+
+// A bias as a row of n floats, or an error naming it.
+const float* bias_row(const TensorView* b, std::size_t n, const char* what) {
+    if (!b) return nullptr;
+    const bool row = (b->rank() == 1 && b->shape[0] == n) || (b->rank() == 2 && b->shape[0] == 1 && b->shape[1] == n);
+    if (!row)
+        throw InputError(std::string("the bias of ") + what + " is " + dims(*b) + " but " + what + " has " +
+                         std::to_string(n) + " columns: a bias is one row of that length");
+    return b->data;
+}
+
+}  // namespace
+
+Tensor linear(const TensorView& X, const TensorView* W, const TensorView* b, const char* what) {
+    if (X.rank() < 2 || X.rank() > 3)
+        throw InputError("X " + X.shape.text() + " has " + std::to_string(X.rank()) +
+                         " dimensions: expected T×D or B×T×D");
+    const std::size_t D = X.cols(), T = X.rows(), B = X.rank() == 3 ? X.shape[0] : 1;
+    if (W && (W->rank() != 2 || W->shape[0] != D))
+        throw InputError(std::string(what) + " is " + dims(*W) + " but X has D=" + std::to_string(D) +
+                         " columns: a projection must have D rows");
+    const std::size_t N = W ? W->shape[1] : D;
+    const float* brow = bias_row(b, N, what);
+    std::vector<std::size_t> out_dims = X.shape.to_vector();
+    out_dims.back() = N;
+    Tensor out{Shape(out_dims)};
+    if (!W) {
+        out = to_tensor(X);
+    } else {
+        const MatrixView w{W->data, D, N, W->strides[0]};
+        const std::size_t ldx = X.row_stride();
+        // One GEMM over every row of every batch item when the items are evenly spaced rows.
+        if (B == 1 || X.strides[0] == T * ldx) {
+            matmul_into({X.data, B * T, D, ldx}, w, false, out.data(), out.row_stride());
+        } else {
+            for (std::size_t s = 0; s < B; ++s) matmul_into(X.slice(s), w, false, out.slice_data(s), out.row_stride());
+        }
+    }
+    if (brow) {
+        const std::size_t all_rows = B * T, ld = out.row_stride();
+        float* o = out.data();
+        for (std::size_t i = 0; i < all_rows; ++i)
+            for (std::size_t j = 0; j < N; ++j) o[i * ld + j] += brow[j];
+    }
+    return out;
+}
+
+TensorView split_heads(const Tensor& projected, std::size_t heads) {
+    const std::size_t r = projected.rank();
+    if (r < 2 || r > 3 || heads == 0 || projected.cols() % heads != 0)
+        throw InputError("a projection " + projected.shape().text() + " cannot be split into " +
+                         std::to_string(heads) + " heads: its columns must be a multiple of the heads");
+    const std::size_t T = projected.rows(), d = projected.cols() / heads, ld = projected.row_stride();
+    TensorView v;
+    v.data = projected.data();
+    if (r == 2) {
+        v.shape = Shape{heads, T, d};
+        v.strides[0] = d, v.strides[1] = ld, v.strides[2] = 1;
+    } else {
+        v.shape = Shape{projected.shape()[0], heads, T, d};
+        v.strides[0] = T * ld, v.strides[1] = d, v.strides[2] = ld, v.strides[3] = 1;
+    }
+    return v;
+}
+
+Multihead multihead_attention(const TensorView& X, const TensorView* X_kv, const MultiheadWeights& w,
+                              const AttentionSpec& spec, const AttentionWants& wants) {
+    const TensorView& Xkv = X_kv ? *X_kv : X;
+    if (X.rank() < 2 || X.rank() > 3 || Xkv.rank() != X.rank() || (X.rank() == 3 && Xkv.shape[0] != X.shape[0]))
+        throw InputError("X " + X.shape.text() + " and the key/value source " + Xkv.shape.text() +
+                         " must both be T×D, or both B×T×D with the same B");
+    const std::size_t H = w.heads, G = w.kv_heads ? w.kv_heads : w.heads;
+    if (H == 0 || G == 0 || H % G != 0)
+        throw InputError(std::to_string(H) + " query heads cannot share " + std::to_string(G) +
+                         " key/value heads: the query heads must be a multiple of the key/value heads");
+    Multihead m;
+    m.queries = linear(X, w.wq, w.bq, "W_q");
+    m.keys = linear(Xkv, w.wk, w.bk, "W_k");
+    m.values = linear(Xkv, w.wv, w.bv, "W_v");
+    if (m.queries.cols() % H != 0 || m.keys.cols() % G != 0 || m.values.cols() % G != 0 ||
+        m.queries.cols() / H != m.keys.cols() / G)
+        throw InputError("projections with " + std::to_string(m.queries.cols()) + ", " +
+                         std::to_string(m.keys.cols()) + " and " + std::to_string(m.values.cols()) +
+                         " columns do not split into " + std::to_string(H) + " query heads and " + std::to_string(G) +
+                         " key/value heads of equal d_k (W_q needs H·d_k columns, W_k G·d_k, W_v G·d_v)");
+    AttentionSpec s = spec;
+    s.head_dim = true;
+    AttentionWants inner = wants;
+    inner.context = true;
+    m.attention = batched_attention(split_heads(m.queries, H), split_heads(m.keys, G), split_heads(m.values, G), s, inner);
+
+    // Heads side by side: ([B,] Tq', H·dv).
+    const Tensor& ctx = m.attention.context;
+    const std::size_t rows = ctx.rows(), dv = ctx.cols(), items = X.rank() == 3 ? ctx.shape()[0] : 1;
+    std::vector<std::size_t> cdims;
+    if (X.rank() == 3) cdims.push_back(items);
+    cdims.push_back(rows);
+    cdims.push_back(H * dv);
+    m.concat = Tensor(Shape(cdims));
+    for (std::size_t b = 0; b < items; ++b)
+        for (std::size_t h = 0; h < H; ++h) {
+            const float* src = ctx.slice_data(b * H + h);
+            float* dst = m.concat.slice_data(b) + h * dv;
+            for (std::size_t i = 0; i < rows; ++i)
+                std::memcpy(dst + i * m.concat.row_stride(), src + i * ctx.row_stride(), dv * sizeof(float));
+        }
+    if (!wants.context) m.attention.context = Tensor();
+    if (w.wo) {
+        if (w.wo->rank() != 2 || w.wo->shape[0] != H * dv)
+            throw InputError("W_O is " + dims(*w.wo) + " but the concatenated heads have H·d_v=" +
+                             std::to_string(H * dv) + " columns: W_O must have H·d_v rows");
+        m.output = linear(m.concat.view(), w.wo, w.bo, "W_O");
+    } else {
+        m.output = m.concat;
+        if (w.bo) throw InputError("an output bias needs W_O");
+    }
+    return m;
+}
+
+// ---- PyTorch layouts ------------------------------------------------------------------------
+
+namespace {
+
+// Rows [r0, r0 + n) of a 2-D view, transposed into an owning cols×n tensor.
+Tensor transposed_rows(const TensorView& w, std::size_t r0, std::size_t n) {
+    const std::size_t cols = w.shape[1], ld = w.strides[0];
+    Tensor t(Shape{cols, n});
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < cols; ++j) t.data()[j * t.row_stride() + i] = w.data[(r0 + i) * ld + j];
+    return t;
+}
+
+}  // namespace
+
+Tensor from_linear_weight(const TensorView& weight) {
+    if (weight.rank() != 2)
+        throw InputError("an nn.Linear weight is out×in, not " + weight.shape.text());
+    return transposed_rows(weight, 0, weight.shape[0]);
+}
+
+InProjection split_in_projection(const TensorView& in_proj_weight, const TensorView* in_proj_bias) {
+    const TensorView& w = in_proj_weight;
+    if (w.rank() != 2 || w.shape[0] != 3 * w.shape[1])
+        throw InputError("in_proj_weight is " + dims(w) + ": expected 3E×E (the q, k and v blocks stacked)");
+    const std::size_t E = w.shape[1];
+    InProjection p{transposed_rows(w, 0, E), transposed_rows(w, E, E), transposed_rows(w, 2 * E, E), {}, {}, {}};
+    if (in_proj_bias) {
+        const float* b = bias_row(in_proj_bias, 3 * E, "in_proj_weight");
+        Tensor* parts[3] = {&p.bq, &p.bk, &p.bv};
+        for (std::size_t k = 0; k < 3; ++k) {
+            *parts[k] = Tensor(Shape{1, E});
+            std::memcpy(parts[k]->data(), b + k * E, E * sizeof(float));
+        }
+    }
+    return p;
+}
+
+}  // namespace attn

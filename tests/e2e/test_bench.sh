@@ -1,0 +1,30 @@
+# attn bench on batched, multi-head and grouped-query shapes: --sizes BxHxTqxTk, --kv-heads,
+# --op mha; shapes and options it cannot time are refused with a usage error.
+
+run bench --op attention --sizes 2x4x33x40 --kv-heads 2 --d 8 --repeat 1 --warmup 0 --format csv
+expect_code 0 "bench --op attention BxHxTqxTk with --kv-heads"
+expect_out_has "attention,2x4:2x33x40x8," "the shape names batch, heads:kv-heads, Tq, Tk and d"
+
+run bench --op attention --sizes 2x4x33x40 --d 8 --materialized --causal --repeat 1 --warmup 0 --format json
+expect_code 0 "bench --op attention batched, materialized, causal"
+expect_out_has '"shape": "2x4x33x40x8"' "batched shape in json"
+
+run bench --op mha --sizes 1x2x16x24 --d 4 --repeat 1 --warmup 0 --format csv
+expect_code 0 "bench --op mha (cross-attention: Tq != Tk)"
+expect_out_has "mha,1x2x16x24x4," "mha row"
+
+run bench --op mha --repeat 1 --warmup 0 --sizes 2x2x8x8 --kv-heads 1 --d 4
+expect_code 0 "bench --op mha grouped-query (one kv head)"
+expect_out_has "mha" "table row for mha"
+
+run bench --op attention --sizes 2x6x8x8 --kv-heads 4 --repeat 1
+expect_code 2 "--kv-heads that does not divide the heads"
+expect_err_has "invalid --kv-heads 4" "message names the option"
+
+run bench --op attention --sizes 2x6x8 --repeat 1
+expect_code 2 "three dimensions are not an attention shape"
+expect_err_has "expected N, TqxTk or BxHxTqxTk" "message lists the attention shapes"
+
+run bench --op matmul --sizes 4 --kv-heads 2 --repeat 1
+expect_code 2 "--kv-heads with matmul is refused"
+expect_out_empty "no output for a refused --kv-heads"

@@ -1,0 +1,487 @@
+// The batched multi-head engine (attn/multihead.hpp) against the float64 oracle of
+// double_reference.hpp, per (batch item, head), for every arch this machine runs: broadcast
+// leading dimensions, grouped-query heads, key lengths, causal alignment, mask/bias
+// broadcast, ranges equal bit for bit to the whole run, and any thread count.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "attn/error.hpp"
+#include "attn/multihead.hpp"
+#include "attn/ops.hpp"
+#include "double_reference.hpp"
+#include "kernels/kernel_table.hpp"
+
+namespace {
+
+using attn::Causal;
+using attn::Shape;
+using attn::Tensor;
+using attn::TensorView;
+
+Tensor random_tensor(const Shape& shape, std::mt19937& rng, float sd = 1.0f) {
+    Tensor t(shape);
+    std::normal_distribution<float> dist(0.0f, sd);
+    for (std::size_t s = 0; s < t.slices(); ++s)
+        for (std::size_t r = 0; r < t.rows(); ++r)
+            for (std::size_t c = 0; c < t.cols(); ++c) t.slice_data(s)[r * t.row_stride() + c] = dist(rng);
+    return t;
+}
+
+// Dimension `from_end` (3 = heads, 4 = batch) of t, 1 when missing.
+std::size_t dim(const Tensor& t, std::size_t from_end) { return t.shape().back(from_end); }
+
+// The 2-D slice of a (…, rows, cols) tensor for batch item b and head h, following the
+// broadcast rule independently of the library: a size-1 dimension serves every index.
+attn::Matrix slice_bh(const Tensor& t, std::size_t b, std::size_t h) {
+    const std::size_t B = dim(t, 4), H = dim(t, 3);
+    const std::size_t s = (B == 1 ? 0 : b) * H + (H == 1 ? 0 : h);
+    return t.slice_matrix(s);
+}
+
+// Every arch this machine runs.
+std::vector<attn::Arch> arches() {
+    std::vector<attn::Arch> out;
+    for (const auto& k : attn::kernels::compiled_kernel_sets())
+        if (attn::arch_supported(k.arch)) out.push_back(k.arch);
+    return out;
+}
+
+struct Case {
+    std::string name;
+    Shape q, k, v;
+    Causal causal = Causal::none;
+    std::vector<std::size_t> lengths;
+    Shape mask, bias;  // rank 0 = none
+    int policy = 0;    // 0 zero, 1 nan, 2 uniform
+};
+
+Case make_case(std::string name, Shape q, Shape k, Shape v, Causal causal = Causal::none,
+               std::vector<std::size_t> lengths = {}, Shape mask = {}, Shape bias = {}, int policy = 0) {
+    Case c;
+    c.name = std::move(name);
+    c.q = q, c.k = k, c.v = v, c.causal = causal, c.lengths = std::move(lengths), c.mask = mask, c.bias = bias;
+    c.policy = policy;
+    return c;
+}
+
+std::vector<Case> cases() {
+    std::vector<Case> c;
+    c.push_back(make_case("gqa H=4 G=2, batch, lengths 0 and 9", {2, 4, 5, 7}, {2, 2, 9, 7}, {2, 2, 9, 5},
+                          Causal::none, {0, 9}));
+    c.push_back(make_case("gqa H=6 G=3, bottom-right causal Tq<Tk", {6, 33, 3}, {3, 40, 3}, {3, 40, 6},
+                          Causal::bottom_right));
+    c.push_back(make_case("gqa H=8 G=1, mask and bias broadcast", {1, 8, 17, 65}, {1, 1, 130, 65}, {130, 64},
+                          Causal::none, {}, {17, 130}, {1, 8, 1, 130}));
+    c.push_back(make_case("batch broadcast, one query head over two K/V heads", {3, 1, 5, 4}, {1, 2, 6, 4}, {2, 6, 3},
+                          Causal::top_left, {2, 6, 1}));
+    c.push_back(make_case("Tq=1 Tk=1 odd d", {2, 3, 1, 5}, {2, 3, 1, 5}, {2, 3, 1, 3}));
+    c.push_back(make_case("Tq=1 long keys, lengths, uniform policy", {2, 2, 1, 9}, {2, 1, 300, 9}, {2, 1, 300, 17},
+                          Causal::none, {0, 131}, {}, {}, 2));
+    c.push_back(make_case("top-left causal with lengths, mask (B,1,1,Tk)", {2, 2, 70, 16}, {2, 2, 70, 16},
+                          {2, 2, 70, 16}, Causal::top_left, {40, 70}, {2, 1, 1, 70}, {}, 1));
+    c.push_back(make_case("2-D", {5, 3}, {7, 3}, {7, 2}, Causal::bottom_right));
+    return c;
+}
+
+struct Inputs {
+    Tensor Q, K, V, mask, bias;
+    attn::AttentionSpec spec;
+};
+
+Inputs make_inputs(const Case& c, unsigned seed) {
+    std::mt19937 rng(seed);
+    Inputs in{random_tensor(c.q, rng, 1.5f), random_tensor(c.k, rng, 1.5f), random_tensor(c.v, rng), {}, {}, {}};
+    std::uniform_int_distribution<int> coin(0, 4);
+    if (c.mask.rank()) {
+        in.mask = Tensor(c.mask);
+        for (std::size_t s = 0; s < in.mask.slices(); ++s)
+            for (std::size_t r = 0; r < in.mask.rows(); ++r)
+                for (std::size_t j = 0; j < in.mask.cols(); ++j)
+                    in.mask.slice_data(s)[r * in.mask.row_stride() + j] = coin(rng) == 0 ? 0.0f : 1.0f;
+    }
+    if (c.bias.rank()) {
+        in.bias = random_tensor(c.bias, rng, 0.5f);
+        for (std::size_t s = 0; s < in.bias.slices(); ++s)
+            for (std::size_t j = 0; j < in.bias.cols(); ++j)
+                if (coin(rng) == 0) in.bias.slice_data(s)[j] = -INFINITY;
+    }
+    in.spec.causal = c.causal;
+    in.spec.lengths = c.lengths;
+    in.spec.masked_rows = c.policy == 0 ? attn::MaskedRowPolicy::zero
+                          : c.policy == 1 ? attn::MaskedRowPolicy::nan
+                                          : attn::MaskedRowPolicy::uniform;
+    return in;
+}
+
+struct Run {
+    attn::BatchedAttention r;
+    TensorView mv, bv;
+};
+
+attn::BatchedAttention run(const Inputs& in, attn::AttentionSpec spec, const attn::AttentionWants& wants) {
+    const TensorView mv = in.mask.view(), bv = in.bias.view();
+    spec.mask = in.mask.rank() ? &mv : nullptr;
+    spec.bias = in.bias.rank() ? &bv : nullptr;
+    return attn::batched_attention(in.Q.view(), in.K.view(), in.V.view(), spec, wants);
+}
+
+// The oracle's answer for (b, h): weights and context in double.
+struct Oracle {
+    test_ref::Grid weights, context;
+    std::size_t masked = 0;
+};
+
+Oracle oracle(const Case& c, const Inputs& in, std::size_t b, std::size_t h, std::size_t H, std::size_t G) {
+    const std::size_t kv = h / (H / G);
+    const attn::Matrix Q = slice_bh(in.Q, b, h), K = slice_bh(in.K, b, kv), V = slice_bh(in.V, b, kv);
+    const std::size_t Tq = Q.rows(), Tk = K.rows();
+    // Key padding as a mask: key j is padding for batch item b when j >= lengths[b].
+    attn::Matrix mask(Tq, Tk, 1.0f);
+    if (in.mask.rank()) {
+        const attn::Matrix m = slice_bh(in.mask, b, h);
+        for (std::size_t i = 0; i < Tq; ++i)
+            for (std::size_t j = 0; j < Tk; ++j) mask(i, j) = m(m.rows() == 1 ? 0 : i, j);
+    }
+    if (!c.lengths.empty())
+        for (std::size_t i = 0; i < Tq; ++i)
+            for (std::size_t j = c.lengths[b]; j < Tk; ++j) mask(i, j) = 0.0f;
+    attn::Matrix bias;
+    if (in.bias.rank()) {
+        const attn::Matrix m = slice_bh(in.bias, b, h);
+        bias = attn::Matrix(Tq, Tk);
+        for (std::size_t i = 0; i < Tq; ++i)
+            for (std::size_t j = 0; j < Tk; ++j) bias(i, j) = m(m.rows() == 1 ? 0 : i, j);
+    }
+    test_ref::Spec s;
+    s.scale = 1.0 / std::sqrt(double(Q.cols()));
+    s.causal = c.causal == Causal::top_left ? 1 : c.causal == Causal::bottom_right ? 2 : 0;
+    s.mask = &mask;
+    s.bias = in.bias.rank() ? &bias : nullptr;
+    s.policy = c.policy;
+    Oracle o;
+    o.weights = test_ref::attention(Q, K, V, s, &o.context, &o.masked);
+    return o;
+}
+
+// got (rows×cols at p, stride ld) against want within 1e-5 relative, or 2e-6 of `size`.
+std::size_t mismatches(const float* p, std::size_t ld, const test_ref::Grid& want, double size, double* worst) {
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < want.size(); ++i)
+        for (std::size_t j = 0; j < want[i].size(); ++j) {
+            const double w = want[i][j], g = p[i * ld + j];
+            if (std::isnan(w)) {
+                bad += !std::isnan(g);
+                continue;
+            }
+            const double err = std::fabs(g - w);
+            *worst = std::max(*worst, err / (std::fabs(w) + size));
+            bad += !(err <= 1e-5 * std::fabs(w) + 2e-6 * size);
+        }
+    return bad;
+}
+
+double max_abs(const Tensor& t) {
+    double m = 0;
+    for (std::size_t s = 0; s < t.slices(); ++s)
+        for (std::size_t r = 0; r < t.rows(); ++r)
+            for (std::size_t c = 0; c < t.cols(); ++c) m = std::max(m, double(std::fabs(t.slice_data(s)[r * t.row_stride() + c])));
+    return m;
+}
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+    if (!(a.shape() == b.shape())) return false;
+    for (std::size_t s = 0; s < a.slices(); ++s)
+        for (std::size_t r = 0; r < a.rows(); ++r)
+            if (std::memcmp(a.slice_data(s) + r * a.row_stride(), b.slice_data(s) + r * b.row_stride(),
+                            a.cols() * sizeof(float)) != 0)
+                return false;
+    return true;
+}
+
+// Rows [r0, r1) of batch items [b0, b1) of `whole` equal `part` bit for bit.
+bool same_rows(const Tensor& whole, const Tensor& part, std::size_t b0, std::size_t r0, bool batch_dim) {
+    const std::size_t per_item = batch_dim ? whole.slices() / whole.shape()[0] : whole.slices();
+    for (std::size_t s = 0; s < part.slices(); ++s) {
+        const std::size_t ws = (batch_dim ? b0 * per_item : 0) + s;
+        for (std::size_t r = 0; r < part.rows(); ++r)
+            if (std::memcmp(whole.slice_data(ws) + (r0 + r) * whole.row_stride(), part.slice_data(s) + r * part.row_stride(),
+                            part.cols() * sizeof(float)) != 0)
+                return false;
+    }
+    return true;
+}
+
+struct ArchGuard {
+    ~ArchGuard() {
+        attn::set_arch(attn::best_arch());
+        attn::set_threads(0);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("batched attention: fused and materialised paths match the float64 oracle per (b, h), every arch") {
+    ArchGuard guard;
+    for (attn::Arch arch : arches()) {
+        attn::set_arch(arch);
+        unsigned seed = 11;
+        for (const Case& c : cases()) {
+            INFO("arch " << attn::arch_name(arch) << ", case " << c.name);
+            const Inputs in = make_inputs(c, seed++);
+            attn::AttentionWants fused_w;  // context only: the streaming kernel
+            const attn::BatchedAttention fused = run(in, in.spec, fused_w);
+            CHECK(fused.fused);
+            attn::AttentionWants all;
+            all.scores = all.scaled = all.weights = all.weights_mean = true;
+            const attn::BatchedAttention mat = run(in, in.spec, all);
+            CHECK(!mat.fused);
+            const std::size_t B = fused.batch, H = fused.heads, G = fused.kv_heads;
+            const bool batch_dim = c.q.rank() == 4 || c.k.rank() == 4 || c.v.rank() == 4 || c.mask.rank() == 4 ||
+                                   c.bias.rank() == 4;
+            const bool head_dim = c.q.rank() >= 3 || c.k.rank() >= 3 || c.v.rank() >= 3 || c.mask.rank() >= 3 ||
+                                  c.bias.rank() >= 3;
+            CHECK(fused.context.rank() == 2 + batch_dim + head_dim);
+            CHECK(mat.weights_mean.rank() == 2 + batch_dim);
+            const double vsize = max_abs(in.V);
+            std::size_t masked = 0, bad = 0, bad_w = 0, bad_mean = 0;
+            double worst = 0, worst_w = 0;
+            for (std::size_t b = 0; b < B; ++b) {
+                test_ref::Grid mean;
+                for (std::size_t h = 0; h < H; ++h) {
+                    const Oracle o = oracle(c, in, b, h, H, G);
+                    masked += o.masked;
+                    const std::size_t s = b * (head_dim ? H : 1) + (head_dim ? h : 0);
+                    bad += mismatches(fused.context.slice_data(s), fused.context.row_stride(), o.context, vsize, &worst);
+                    bad += mismatches(mat.context.slice_data(s), mat.context.row_stride(), o.context, vsize, &worst);
+                    bad_w += mismatches(mat.weights.slice_data(s), mat.weights.row_stride(), o.weights, 1.0, &worst_w);
+                    if (h == 0) mean = o.weights;
+                    else
+                        for (std::size_t i = 0; i < mean.size(); ++i)
+                            for (std::size_t j = 0; j < mean[i].size(); ++j) mean[i][j] += o.weights[i][j];
+                }
+                for (auto& row : mean)
+                    for (double& x : row) x /= double(H);
+                double worst_mean = 0;
+                bad_mean += mismatches(mat.weights_mean.slice_data(b), mat.weights_mean.row_stride(), mean, 1.0, &worst_mean);
+            }
+            INFO("worst context error " << worst << ", weights " << worst_w);
+            CHECK(bad == 0);
+            CHECK(bad_w == 0);
+            CHECK(bad_mean == 0);
+            CHECK(fused.masked_rows == masked);
+            CHECK(mat.masked_rows == masked);
+        }
+    }
+}
+
+TEST_CASE("batched attention: query-row and batch-item ranges equal the same rows of the whole run, bit for bit") {
+    ArchGuard guard;
+    for (attn::Arch arch : arches()) {
+        attn::set_arch(arch);
+        unsigned seed = 40;
+        for (const Case& c : cases()) {
+            INFO("arch " << attn::arch_name(arch) << ", case " << c.name);
+            const Inputs in = make_inputs(c, seed++);
+            const bool batch_dim = c.q.rank() == 4 || c.k.rank() == 4 || c.v.rank() == 4 || c.mask.rank() == 4 ||
+                                   c.bias.rank() == 4;
+            for (bool materialised : {false, true}) {
+                attn::AttentionWants w;
+                w.weights = materialised;
+                const attn::BatchedAttention whole = run(in, in.spec, w);
+                const std::size_t Tq = c.q.back(2), B = whole.batch;
+                for (auto [r0, r1] : {std::pair<std::size_t, std::size_t>{0, Tq}, {Tq / 3, Tq - Tq / 4}, {Tq - 1, Tq},
+                                      {Tq / 2, Tq / 2}})
+                    for (std::size_t b0 = 0; b0 < B; ++b0) {
+                        INFO("rows " << r0 << ":" << r1 << ", item " << b0 << ", materialised " << materialised);
+                        attn::AttentionSpec s = in.spec;
+                        s.query_rows = {r0, r1};
+                        s.batch_items = {b0, batch_dim ? b0 + 1 : B};
+                        const attn::BatchedAttention part = run(in, s, w);
+                        REQUIRE(part.context.rows() == r1 - r0);
+                        CHECK(same_rows(whole.context, part.context, b0, r0, batch_dim));
+                        if (materialised) CHECK(same_rows(whole.weights, part.weights, b0, r0, batch_dim));
+                        if (!batch_dim) break;
+                    }
+            }
+        }
+    }
+}
+
+TEST_CASE("batched attention: the same bits for threads 1, 2, 3 and 7") {
+    ArchGuard guard;
+    for (attn::Arch arch : arches()) {
+        attn::set_arch(arch);
+        std::mt19937 rng(7);
+        for (Causal causal : {Causal::top_left, Causal::none})  // none: the heads of a group stacked
+        for (bool materialised : {false, true}) {
+            const Case c = make_case("gqa", {2, 4, 300, 32}, {2, 2, 300, 32}, {2, 2, 300, 24}, causal, {250, 300});
+            const Inputs in = make_inputs(c, 99);
+            INFO("arch " << attn::arch_name(arch) << ", causal " << int(causal) << ", materialised " << materialised);
+            attn::AttentionWants w;
+            w.weights = materialised;
+            attn::set_threads(1);
+            const attn::BatchedAttention one = run(in, in.spec, w);
+            for (unsigned t : {2u, 3u, 7u}) {
+                attn::set_threads(t);
+                const attn::BatchedAttention other = run(in, in.spec, w);
+                CHECK(same_bits(one.context, other.context));
+                if (materialised) CHECK(same_bits(one.weights, other.weights));
+            }
+        }
+    }
+}
+
+TEST_CASE("batched attention: 2-D inputs give the 2-D attend() results bit for bit") {
+    std::mt19937 rng(5);
+    const attn::Matrix Q = test_ref::random_matrix(37, 9, rng), K = test_ref::random_matrix(70, 9, rng),
+                       V = test_ref::random_matrix(70, 5, rng);
+    for (bool materialised : {false, true}) {
+        attn::AttentionOptions opt;
+        opt.score_mask.scale = 0.4f;
+        opt.score_mask.causal = Causal::bottom_right;
+        attn::AttentionWants w;
+        w.weights = materialised;
+        const attn::AttentionResult want = attn::attend(Q, K, V, opt, w);
+        attn::AttentionSpec spec;
+        spec.scale = 0.4f;
+        spec.causal = Causal::bottom_right;
+        const attn::BatchedAttention got =
+            attn::batched_attention(attn::view_of(Q), attn::view_of(K), attn::view_of(V), spec, w);
+        REQUIRE(got.context.rank() == 2);
+        CHECK(same_bits(Tensor(attn::Matrix(want.context)), got.context));
+        if (materialised) CHECK(same_bits(Tensor(attn::Matrix(want.weights)), got.weights));
+    }
+}
+
+TEST_CASE("batched attention: shapes that do not fit are input errors naming the shapes") {
+    std::mt19937 rng(1);
+    const Tensor Q = random_tensor({6, 4, 8}, rng), K = random_tensor({4, 5, 8}, rng), V = random_tensor({4, 5, 3}, rng);
+    try {
+        attn::batched_attention(Q.view(), K.view(), V.view(), {});
+        FAIL("H % G != 0 accepted");
+    } catch (const attn::InputError& e) {
+        const std::string m = e.what();
+        CHECK(m.find("(6, 4, 8)") != std::string::npos);
+        CHECK(m.find("(4, 5, 8)") != std::string::npos);
+    }
+    const Tensor Kb = random_tensor({2, 1, 5, 8}, rng), Qb = random_tensor({3, 1, 4, 8}, rng);
+    CHECK_THROWS_AS(attn::batched_attention(Qb.view(), Kb.view(), Kb.view(), {}), attn::InputError);
+    attn::AttentionSpec s;
+    s.lengths = {6};
+    const Tensor K1 = random_tensor({5, 8}, rng), Q1 = random_tensor({4, 8}, rng);
+    CHECK_THROWS_AS(attn::batched_attention(Q1.view(), K1.view(), K1.view(), s), attn::InputError);  // 6 > Tk
+    s.lengths = {1, 2};
+    CHECK_THROWS_AS(attn::batched_attention(Q1.view(), K1.view(), K1.view(), s), attn::InputError);  // one per item
+    s.lengths.clear();
+    s.query_rows = {2, 5};
+    CHECK_THROWS_AS(attn::batched_attention(Q1.view(), K1.view(), K1.view(), s), attn::InputError);
+    const Tensor five = random_tensor({1, 1, 1, 4, 8}, rng);
+    CHECK_THROWS_AS(attn::batched_attention(five.view(), K1.view(), K1.view(), {}), attn::InputError);
+}
+
+TEST_CASE("multi-head attention: projections, grouped-query heads and W_O match a float64 computation") {
+    ArchGuard guard;
+    std::mt19937 rng(3);
+    const std::size_t B = 2, T = 7, Tkv = 9, D = 10, H = 4, G = 2, dh = 3, dv = 5, Dout = 6;
+    const Tensor X = random_tensor({B, T, D}, rng), Xkv = random_tensor({B, Tkv, D}, rng);
+    const Tensor Wq = random_tensor({D, H * dh}, rng, 0.5f), Wk = random_tensor({D, G * dh}, rng, 0.5f),
+                 Wv = random_tensor({D, G * dv}, rng, 0.5f), Wo = random_tensor({H * dv, Dout}, rng, 0.5f);
+    const Tensor bq = random_tensor({1, H * dh}, rng), bk = random_tensor({G * dh}, rng),
+                 bv = random_tensor({1, G * dv}, rng), bo = random_tensor({1, Dout}, rng);
+    const TensorView vWq = Wq.view(), vWk = Wk.view(), vWv = Wv.view(), vWo = Wo.view(), vbq = bq.view(),
+                     vbk = bk.view(), vbv = bv.view(), vbo = bo.view();
+    attn::MultiheadWeights w;
+    w.heads = H, w.kv_heads = G;
+    w.wq = &vWq, w.wk = &vWk, w.wv = &vWv, w.wo = &vWo, w.bq = &vbq, w.bk = &vbk, w.bv = &vbv, w.bo = &vbo;
+    attn::AttentionSpec spec;
+    spec.causal = Causal::bottom_right;
+    spec.lengths = {9, 4};
+    const TensorView vXkv = Xkv.view();
+
+    // float64: projections (rounded to float, as the engine's inputs are floats), the
+    // oracle per head, the concatenation and W_O.
+    auto at = [](const Tensor& t, std::size_t s, std::size_t r, std::size_t c) {
+        return double(t.slice_data(s)[r * t.row_stride() + c]);
+    };
+    auto project = [&](const Tensor& x, std::size_t b, const Tensor& W, const Tensor& bias, std::size_t c0,
+                       std::size_t n) {
+        attn::Matrix m(x.rows(), n);
+        for (std::size_t i = 0; i < x.rows(); ++i)
+            for (std::size_t c = 0; c < n; ++c) {
+                double acc = bias.data()[c0 + c];
+                for (std::size_t p = 0; p < D; ++p) acc += at(x, b, i, p) * at(W, 0, p, c0 + c);
+                m(i, c) = float(acc);
+            }
+        return m;
+    };
+    for (attn::Arch arch : arches()) {
+        attn::set_arch(arch);
+        INFO("arch " << attn::arch_name(arch));
+        attn::AttentionWants wants;
+        wants.weights_mean = true;
+        const attn::Multihead m = attn::multihead_attention(X.view(), &vXkv, w, spec, wants);
+        REQUIRE(m.output.shape() == Shape({B, T, Dout}));
+        REQUIRE(m.attention.context.shape() == Shape({B, H, T, dv}));
+        REQUIRE(m.attention.weights_mean.shape() == Shape({B, T, Tkv}));
+        std::size_t bad = 0;
+        double worst = 0;
+        for (std::size_t b = 0; b < B; ++b) {
+            std::vector<std::vector<double>> concat(T, std::vector<double>(H * dv));
+            for (std::size_t h = 0; h < H; ++h) {
+                const std::size_t g = h / (H / G);
+                const attn::Matrix q = project(X, b, Wq, bq, h * dh, dh), k = project(Xkv, b, Wk, bk, g * dh, dh),
+                                   v = project(Xkv, b, Wv, bv, g * dv, dv);
+                attn::Matrix mask(T, Tkv, 1.0f);
+                for (std::size_t i = 0; i < T; ++i)
+                    for (std::size_t j = spec.lengths[b]; j < Tkv; ++j) mask(i, j) = 0.0f;
+                test_ref::Spec s;
+                s.scale = 1.0 / std::sqrt(double(dh));
+                s.causal = 2;
+                s.mask = &mask;
+                test_ref::Grid ctx;
+                test_ref::attention(q, k, v, s, &ctx);
+                for (std::size_t i = 0; i < T; ++i)
+                    for (std::size_t c = 0; c < dv; ++c) concat[i][h * dv + c] = ctx[i][c];
+            }
+            test_ref::Grid out(T, std::vector<double>(Dout));
+            for (std::size_t i = 0; i < T; ++i)
+                for (std::size_t c = 0; c < Dout; ++c) {
+                    double acc = bo.data()[c];
+                    for (std::size_t p = 0; p < H * dv; ++p) acc += concat[i][p] * at(Wo, 0, p, c);
+                    out[i][c] = acc;
+                }
+            bad += mismatches(m.output.slice_data(b), m.output.row_stride(), out, 1.0, &worst);
+        }
+        INFO("worst output error " << worst);
+        CHECK(bad == 0);
+    }
+}
+
+TEST_CASE("PyTorch layouts: nn.Linear weight and in_proj_weight / in_proj_bias split") {
+    // in_proj_weight 3E×E with E = 2: rows 0-1 q, 2-3 k, 4-5 v; entry (r, c) = 10·r + c.
+    Tensor w(Shape{6, 2});
+    for (std::size_t r = 0; r < 6; ++r)
+        for (std::size_t c = 0; c < 2; ++c) w.data()[r * w.row_stride() + c] = float(10 * r + c);
+    Tensor b(Shape{6});
+    for (std::size_t i = 0; i < 6; ++i) b.data()[i] = float(100 + i);
+    const TensorView bv = b.view();
+    const attn::InProjection p = attn::split_in_projection(w.view(), &bv);
+    // attn's layout is in×out: W_k(c, r) = in_proj_weight(2 + r, c).
+    REQUIRE(p.wk.shape() == Shape({2, 2}));
+    CHECK(p.wk.data()[0] == 20.0f);
+    CHECK(p.wk.data()[1] == 30.0f);
+    CHECK(p.wk.data()[p.wk.row_stride()] == 21.0f);
+    CHECK(p.wv.data()[p.wv.row_stride() + 1] == 51.0f);
+    CHECK(p.bv.data()[0] == 104.0f);
+    CHECK(p.bv.data()[1] == 105.0f);
+    const Tensor t = attn::from_linear_weight(w.view());
+    REQUIRE(t.shape() == Shape({2, 6}));
+    CHECK(t.data()[t.row_stride() + 5] == 51.0f);
+    CHECK_THROWS_AS(attn::split_in_projection(t.view(), nullptr), attn::InputError);
+}
