@@ -121,18 +121,17 @@ void flush_chunk(std::string& out, const TextSink* sink) {
 }
 
 // ---- pretty ----
-void pretty_slice(std::string& out, const Item& item, const std::string& title, const MatrixView& m, int decimals) {
+// Two passes over the numbers (widths, then lines) so that memory stays at one line, however
+// large the slice: each line goes to the sink as soon as a chunk is full.
+void pretty_slice(std::string& out, const Item& item, const std::string& title, const MatrixView& m, int decimals,
+                  const TextSink* sink) {
     out += title + " (" + shape(m) + "):\n";
     // Labels are used only when they match the shape exactly.
     const bool row_labels = item.row_labels.size() == m.rows;
     const bool col_labels = item.col_labels.size() == m.cols;
-    std::vector<std::string> cells(m.rows * m.cols);
     std::vector<std::size_t> width(m.cols, 0);
     for (std::size_t r = 0; r < m.rows; ++r)
-        for (std::size_t c = 0; c < m.cols; ++c) {
-            cells[r * m.cols + c] = fixed(m(r, c), decimals);
-            width[c] = std::max(width[c], cells[r * m.cols + c].size());
-        }
+        for (std::size_t c = 0; c < m.cols; ++c) width[c] = std::max(width[c], fixed(m(r, c), decimals).size());
     if (col_labels)
         for (std::size_t c = 0; c < m.cols; ++c) width[c] = std::max(width[c], display_width(item.col_labels[c]));
     std::size_t label_width = 0;
@@ -145,9 +144,16 @@ void pretty_slice(std::string& out, const Item& item, const std::string& title, 
         out += line + "\n";
     }
     for (std::size_t r = 0; r < m.rows; ++r) {
-        std::string line = indent + (row_labels ? pad_right(item.row_labels[r], label_width) + "  " : "");
-        for (std::size_t c = 0; c < m.cols; ++c) line += (c ? "  " : "") + pad_left(cells[r * m.cols + c], width[c]);
-        out += line + "\n";
+        out += indent;
+        if (row_labels) out += pad_right(item.row_labels[r], label_width) + "  ";
+        for (std::size_t c = 0; c < m.cols; ++c) {
+            const std::string cell = fixed(m(r, c), decimals);
+            if (c) out += "  ";
+            out.append(width[c] - cell.size(), ' ');
+            out += cell;
+        }
+        out += '\n';
+        flush_chunk(out, sink);
     }
 }
 
@@ -156,8 +162,7 @@ void pretty_tensor(std::string& out, const Item& item, int decimals, const TextS
     const TensorView t = item.values();
     for (std::size_t s = 0; s < t.slices(); ++s) {
         if (s) out += '\n';
-        pretty_slice(out, item, slice_title(item.name, t, s), t.slice(s), decimals);
-        flush_chunk(out, sink);
+        pretty_slice(out, item, slice_title(item.name, t, s), t.slice(s), decimals, sink);
     }
 }
 
