@@ -166,6 +166,11 @@ TEST_CASE("tensor text: block errors name the place") {
           "t.txt:3:1: a second matrix starts here; attn reads one matrix per input");
     CHECK(error_of("1 2\n# [0]\n3 4\n") == "t.txt:2:1: a second matrix starts here; attn reads one matrix per input");
     CHECK(error_of("# [0, 0, 0]\n1\n") == "t.txt: shape (1, 1, 1, 1, 1) has 5 dimensions: at most 4 are supported here");
+    // 31 indices + rows × columns = 33 dimensions: beyond NumPy's limit whatever the caller allows
+    std::string idx = "# [0";
+    for (int k = 1; k < 31; ++k) idx += ", 0";
+    CHECK(error_of(idx + "]\n1\n", 40).rfind("t.txt: shape (1, 1, ", 0) == 0);
+    CHECK(error_of(idx + "]\n1\n", 40).find(") has 33 dimensions: at most 32 are supported here") != std::string::npos);
 }
 
 TEST_CASE("tensor npy: any shape, C and Fortran order, every dtype (numpy-made fixtures)") {
