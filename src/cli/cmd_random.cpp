@@ -57,7 +57,7 @@ std::size_t saturating_mul(std::size_t a, std::size_t b) {
     return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<std::size_t>::max() : r;
 }
 
-// Lines of text one draw prints: an index comment per matrix plus its rows (text formats), or
+// Lines of text one draw prints: a header, the rows and a blank line per matrix (text formats), or
 // one line per array below the outermost one (json). Zero-element shapes such as
 // 2147483648,0,1 would otherwise print billions of lines about nothing.
 std::size_t text_lines(const std::vector<std::size_t>& shape, bool json) {
@@ -72,7 +72,7 @@ std::size_t text_lines(const std::vector<std::size_t>& shape, bool json) {
     std::size_t matrices = 1;
     for (std::size_t i = 0; i + 2 < shape.size(); ++i) matrices = saturating_mul(matrices, shape[i]);
     const std::size_t rows = shape.size() >= 2 && shape.back() != 0 ? shape[shape.size() - 2] : 1;
-    return saturating_mul(matrices, rows == std::numeric_limits<std::size_t>::max() ? rows : rows + 1);
+    return saturating_mul(matrices, rows >= std::numeric_limits<std::size_t>::max() - 1 ? rows : rows + 2);
 }
 
 // A Python int in [-2^63, 2^64), as torch.manual_seed accepts it; negatives wrap mod 2^64.
