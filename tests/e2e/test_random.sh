@@ -180,3 +180,11 @@ expect_out_has "draw 0 [1] (1x3):" "pretty title of the second slice"
 run concat "$T/p.txt" --format csv --name draw
 "$ATTN" concat "$T/c.txt" --format csv --name draw >"$T/c2.txt" 2>/dev/null
 expect_close "$T/c2.txt" "$T/out" 1e-8 "pretty N-D draw reads back"
+
+# Two draws are two tensors: attend reading them as one input is an input error naming the
+# second block's line, never a 4x3 matrix glued from both (the bug this rule fixes).
+"$ATTN" random --seed 1 --shape 2,3 --count 2 --format csv >"$T/two.csv" 2>/dev/null
+run_in "$T/two.csv" attend -x -
+expect_code 3 "attend refuses two glued draws"
+expect_err_has "<stdin>:5:1: a second matrix starts here" "the second draw's header is named"
+expect_out_empty "no context printed from glued draws"
