@@ -13,6 +13,7 @@
 #include "attn/viz.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "io/output_file.hpp"
 
 namespace attn::cli {
 namespace {
@@ -230,8 +231,14 @@ int cmd_variance(int argc, char** argv) {
         case io::Format::tsv: text = render_table(results, '\t', digits); break;
         default: text = render_pretty(results, e); break;
     }
-    if (r.count("svg")) io::write_text(r["svg"].as<std::string>(), viz::svg_variance_plot(results, e));
-    io::write_text(out.path, text);
+    // The plot and the table go out together through the shared writer: all or nothing.
+    std::vector<io::detail::PendingFile> files;
+    if (r.count("svg")) {
+        const std::string svg = r["svg"].as<std::string>();
+        files.push_back({svg == "-" ? "" : svg, viz::svg_variance_plot(results, e)});
+    }
+    files.push_back({out.path == "-" ? "" : out.path, std::move(text)});
+    io::detail::write_files(files);
     return exit_ok;
 }
 

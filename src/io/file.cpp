@@ -281,8 +281,8 @@ OutputFile::OutputFile(const std::string& path) : path_(path) {
     std::string tmpl = dir + "/." + base + ".attn-XXXXXX";
     fd_ = ::mkostemp(tmpl.data(), O_CLOEXEC);
     if (fd_ < 0)
-        throw RuntimeFailure("cannot write " + path + ": cannot create a temporary file in " + dir + ": " +
-                             std::strerror(errno));
+        throw RuntimeFailure("cannot write " + path + ": " + std::strerror(errno) + " (creating a temporary file in " +
+                             dir + ")");
     temp_ = tmpl;
     pending_temps().push_back(temp_);
     if (exists) {

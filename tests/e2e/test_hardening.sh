@@ -176,3 +176,10 @@ if ! grep -q $'\302\233' "$T/out"; then pass; else fail "heatmap: C1 control pri
 run bench --op attention --sizes 1000000 --d 64
 expect_code 2 "bench --sizes 1000000"
 expect_err_has "GFLOP" "bench work cap message"
+
+# variance: the plot and the table are written together, or neither is.
+if [ -w /dev/full ]; then
+    run variance --dk 4,8 --batch 2 --rows 4 --svg "$T/v.svg" -o /dev/full
+    expect_code 1 "variance --svg FILE -o /dev/full"
+    if [ ! -e "$T/v.svg" ]; then pass; else fail "variance --svg FILE -o /dev/full: the SVG was left behind"; fi
+fi

@@ -21,8 +21,8 @@ for n in "${names[@]}"; do
             -dict="$here/$n.dict" -artifact_prefix="$dir/crash-$n-" "$dir/corpus-$n" "$here/corpus/$n" >"$log" 2>&1
     fi
     rc=$?
-    execs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}')
-    [ -z "$execs" ] && execs=$(grep -cE '^(Running|Executed)' "$log")
+    execs=$(grep -oE '^Done [0-9]+ runs' "$log" | awk '{print $2}' | tail -n 1)
+    [ -z "$execs" ] && execs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}')
     if [ "$rc" -eq 0 ]; then
         echo "fuzz $n: ${secs}s, $execs executions, no finding"
         [ "$secs" -gt 0 ] && echo "$(date -u +%FT%TZ) $n ${secs}s $execs" >> "$dir/executions.txt"

@@ -1,0 +1,106 @@
+// The shared writer (src/io/output_file.hpp): all or nothing, links followed, modes kept.
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "attn/error.hpp"
+#include "io/output_file.hpp"
+
+namespace {
+
+struct TempDir {
+    std::string path;
+    TempDir() {
+        char tmpl[] = "/tmp/attn-output-file-XXXXXX";
+        REQUIRE(::mkdtemp(tmpl) != nullptr);
+        path = tmpl;
+    }
+    ~TempDir() { [[maybe_unused]] int rc = std::system(("rm -rf '" + path + "'").c_str()); }
+    std::string operator/(const std::string& name) const { return path + "/" + name; }
+    std::size_t entries() const {
+        std::size_t n = 0;
+        if (FILE* p = ::popen(("ls -A '" + path + "'").c_str(), "r")) {
+            char line[4096];
+            while (std::fgets(line, sizeof line, p)) ++n;
+            ::pclose(p);
+        }
+        return n;
+    }
+};
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+void put(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+}  // namespace
+
+using attn::io::detail::OutputFile;
+using attn::io::detail::write_files;
+
+TEST_CASE("OutputFile: nothing is visible before commit, and nothing is left without it") {
+    TempDir d;
+    put(d / "old.txt", "old");
+    {
+        OutputFile f(d / "old.txt");
+        f.write("new");
+        f.close_data();
+        CHECK(slurp(d / "old.txt") == "old");
+        CHECK(d.entries() == 2);  // the target and one temporary
+    }
+    CHECK(slurp(d / "old.txt") == "old");
+    CHECK(d.entries() == 1);
+    {
+        OutputFile f(d / "old.txt");
+        f.write(std::string(200000, 'x'));  // more than the buffer
+        f.commit();
+    }
+    CHECK(slurp(d / "old.txt") == std::string(200000, 'x'));
+    CHECK(d.entries() == 1);
+}
+
+TEST_CASE("OutputFile: a symbolic link is written through, a mode is kept") {
+    TempDir d;
+    put(d / "target", "old");
+    ::chmod((d / "target").c_str(), 0600);
+    REQUIRE(::symlink("target", (d / "link").c_str()) == 0);
+    OutputFile f(d / "link");
+    f.write("new");
+    f.commit();
+    struct stat st {};
+    REQUIRE(::lstat((d / "link").c_str(), &st) == 0);
+    CHECK(S_ISLNK(st.st_mode));
+    CHECK(slurp(d / "target") == "new");
+    REQUIRE(::stat((d / "target").c_str(), &st) == 0);
+    CHECK((st.st_mode & 07777) == 0600);
+}
+
+TEST_CASE("write_files: one output failing means none is written") {
+    TempDir d;
+    put(d / "a.txt", "old a");
+    ::mkdir((d / "dir").c_str(), 0777);
+    CHECK_THROWS_AS(write_files({{d / "a.txt", "new a"}, {d / "b.txt", "b"}, {d / "dir", "c"}}), attn::RuntimeFailure);
+    CHECK(slurp(d / "a.txt") == "old a");
+    CHECK(::access((d / "b.txt").c_str(), F_OK) != 0);
+    CHECK(d.entries() == 2);  // a.txt and dir: no temporaries
+    if (::access("/dev/full", W_OK) == 0) {
+        CHECK_THROWS_AS(write_files({{d / "b.txt", "b"}, {"/dev/full", "x"}}), attn::RuntimeFailure);
+        CHECK(::access((d / "b.txt").c_str(), F_OK) != 0);
+    }
+    // A folder created for the outputs is removed again when the run fails.
+    CHECK_THROWS_AS(write_files({{d / "new/x.npy", "x", true}, {d / "dir", "c"}}), attn::RuntimeFailure);
+    CHECK(::access((d / "new").c_str(), F_OK) != 0);
+    write_files({{d / "new/x.npy", "x", true}, {d / "a.txt", "new a"}});
+    CHECK(slurp(d / "new/x.npy") == "x");
+    CHECK(slurp(d / "a.txt") == "new a");
+}
