@@ -485,3 +485,26 @@ TEST_CASE("PyTorch layouts: nn.Linear weight and in_proj_weight / in_proj_bias s
     CHECK(t.data()[t.row_stride() + 5] == 51.0f);
     CHECK_THROWS_AS(attn::split_in_projection(t.view(), nullptr), attn::InputError);
 }
+
+TEST_CASE("batched attention: a zero row sum under sum normalisation names the first batch item and head") {
+    // Head 1 of batch item 1 has all-zero keys: its scores are 0, their sum is 0.
+    Tensor Q(Shape{2, 2, 3, 4}), K(Shape{2, 2, 5, 4}), V(Shape{2, 2, 5, 2});
+    for (std::size_t s = 0; s < 4; ++s)
+        for (std::size_t r = 0; r < 3; ++r)
+            for (std::size_t c = 0; c < 4; ++c) Q.slice_data(s)[r * Q.row_stride() + c] = 1.0f;
+    for (std::size_t s = 0; s < 3; ++s)
+        for (std::size_t r = 0; r < 5; ++r)
+            for (std::size_t c = 0; c < 4; ++c) K.slice_data(s)[r * K.row_stride() + c] = 0.5f;
+    attn::AttentionSpec spec;
+    spec.normalize = attn::Normalization::sum;
+    for (unsigned threads : {1u, 2u, 3u}) {
+        attn::set_threads(threads);
+        try {
+            attn::batched_attention(Q.view(), K.view(), V.view(), spec);
+            FAIL("a zero row sum was accepted");
+        } catch (const attn::RuntimeFailure& e) {
+            CHECK(std::string(e.what()) == "batch item 1, head 1: row 1 sums to zero: cannot normalize by its sum");
+        }
+    }
+    attn::set_threads(0);
+}
