@@ -337,25 +337,40 @@ TEST_CASE("batched attention: the same bits for threads 1, 2, 3 and 7") {
     }
 }
 
-TEST_CASE("batched attention: 2-D inputs give the 2-D attend() results bit for bit") {
+TEST_CASE("batched attention: 2-D inputs give what the 2-D ops compute, bit for bit (attend's results before the engine)") {
+    ArchGuard guard;
     std::mt19937 rng(5);
     const attn::Matrix Q = test_ref::random_matrix(37, 9, rng), K = test_ref::random_matrix(70, 9, rng),
                        V = test_ref::random_matrix(70, 5, rng);
-    for (bool materialised : {false, true}) {
-        attn::AttentionOptions opt;
-        opt.score_mask.scale = 0.4f;
-        opt.score_mask.causal = Causal::bottom_right;
-        attn::AttentionWants w;
-        w.weights = materialised;
-        const attn::AttentionResult want = attn::attend(Q, K, V, opt, w);
+    attn::ScoreMask sm;
+    sm.scale = 0.4f;
+    sm.causal = Causal::bottom_right;
+    for (attn::Arch arch : arches()) {
+        attn::set_arch(arch);
+        INFO("arch " << attn::arch_name(arch));
+        // The ops-level pipeline: fused kernel; or Q·Kᵀ, scale and mask, softmax, ·V.
+        std::size_t fused_masked = 0;
+        const attn::Matrix fused = attn::fused_attention(Q, K, V, sm, attn::MaskedRowPolicy::zero, &fused_masked);
+        const attn::Matrix scores = attn::matmul(Q, K, true);
+        attn::Matrix weights = attn::scaled_scores(scores, sm);
+        attn::normalize_rows(weights, attn::Normalization::softmax, attn::MaskedRowPolicy::zero);
+        const attn::Matrix context = attn::matmul(weights, V);
+
         attn::AttentionSpec spec;
         spec.scale = 0.4f;
         spec.causal = Causal::bottom_right;
+        const attn::BatchedAttention got_fused =
+            attn::batched_attention(attn::view_of(Q), attn::view_of(K), attn::view_of(V), spec);
+        attn::AttentionWants w;
+        w.scores = w.weights = true;
         const attn::BatchedAttention got =
             attn::batched_attention(attn::view_of(Q), attn::view_of(K), attn::view_of(V), spec, w);
-        REQUIRE(got.context.rank() == 2);
-        CHECK(same_bits(Tensor(attn::Matrix(want.context)), got.context));
-        if (materialised) CHECK(same_bits(Tensor(attn::Matrix(want.weights)), got.weights));
+        REQUIRE(got_fused.context.rank() == 2);
+        CHECK(same_bits(Tensor(attn::Matrix(fused)), got_fused.context));
+        CHECK(got_fused.masked_rows == fused_masked);
+        CHECK(same_bits(Tensor(attn::Matrix(scores)), got.scores));
+        CHECK(same_bits(Tensor(attn::Matrix(weights)), got.weights));
+        CHECK(same_bits(Tensor(attn::Matrix(context)), got.context));
     }
 }
 
