@@ -148,6 +148,18 @@ TensorView view_of(const Matrix& m) noexcept {
     return v;
 }
 
+TensorView contiguous_view(const float* data, const Shape& shape) noexcept {
+    TensorView v;
+    v.data = data;
+    v.shape = shape;
+    std::size_t stride = 1;
+    for (std::size_t i = shape.rank(); i-- > 0;) {
+        v.strides[i] = stride;
+        stride *= shape[i];
+    }
+    return v;
+}
+
 Tensor to_tensor(const TensorView& v) {
     Tensor t(v.shape);
     const std::size_t n = v.slices(), rows = v.rows(), cols = v.cols();

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "attn/matrix.hpp"
+#include "attn/tensor.hpp"
 #include "attn/ops.hpp"
 
 namespace attn {
@@ -20,13 +21,6 @@ double population_variance(const std::vector<float>& v) {
     double ss = 0;
     for (float x : v) ss += (double(x) - mean) * (double(x) - mean);
     return ss / double(v.size());
-}
-
-Matrix batch_slice(const std::vector<float>& t, std::size_t b, std::size_t rows, std::size_t cols) {
-    Matrix m(rows, cols);
-    const float* src = t.data() + b * rows * cols;
-    for (std::size_t r = 0; r < rows; ++r) std::copy(src + r * cols, src + (r + 1) * cols, m.row(r));
-    return m;
 }
 
 }  // namespace
@@ -75,15 +69,12 @@ VarianceResult variance_of_scores(const std::vector<float>& Q, const std::vector
                                   std::size_t rows, std::size_t d_k, double sigma) {
     std::vector<float> scores(batch * rows * rows), scaled(scores.size());
     const float root = float(std::sqrt(double(d_k)));
-    for (std::size_t b = 0; b < batch; ++b) {
-        const Matrix S = matmul(batch_slice(Q, b, rows, d_k), batch_slice(K, b, rows, d_k), /*transpose_b=*/true);
-        for (std::size_t i = 0; i < rows; ++i)
-            for (std::size_t j = 0; j < rows; ++j) {
-                const std::size_t at = (b * rows + i) * rows + j;
-                scores[at] = S(i, j);
-                scaled[at] = S(i, j) / root;  // float32, as scores / math.sqrt(d_k) in torch
-            }
-    }
+    // Q_b and K_b are slices of views over the draws: no copies.
+    const TensorView q = contiguous_view(Q.data(), Shape{batch, rows, d_k});
+    const TensorView k = contiguous_view(K.data(), Shape{batch, rows, d_k});
+    for (std::size_t b = 0; b < batch; ++b)
+        matmul_into(q.slice(b), k.slice(b), /*transpose_b=*/true, scores.data() + b * rows * rows, rows);
+    for (std::size_t i = 0; i < scores.size(); ++i) scaled[i] = scores[i] / root;  // float32, as scores / math.sqrt(d_k) in torch
     VarianceResult r;
     r.d_k = d_k;
     r.unscaled_var = population_variance(scores);

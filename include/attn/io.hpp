@@ -8,6 +8,7 @@
 // error, never glued into one matrix.
 #pragma once
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -100,14 +101,19 @@ std::string render(const std::vector<Item>& items, const OutputOptions& opt);
 // and RuntimeFailure for write errors. A closed pipe on stdout exits the process quietly.
 void write_output(const std::vector<Item>& items, const OutputOptions& opt);
 
-// csv/tsv of one item exactly as render() prints it among several items: every 2-D slice
-// headed "# NAME [b, h] RxC" ("# NAME RxC" for a matrix) and followed by a blank line. For
-// writers that stream a long sequence of tensors one at a time.
-std::string render_headed(const Item& item, const OutputOptions& opt);
+// Receives streamed text, a piece at a time (pieces of about 64 KiB).
+using TextSink = std::function<void(std::string_view)>;
 
-// Nested JSON arrays of the view's full shape, innermost rows on one line, each level
-// indented two more spaces than `indent` (the layout of render()'s json).
-std::string json_array(const TensorView& t, int digits, std::size_t indent);
+// Streams one tensor item as render() prints it among several items, for writers of long
+// sequences of tensors that must not hold all their text in memory. csv/tsv: every 2-D slice
+// headed "# NAME [b, h] RxC" ("# NAME RxC" for a matrix) and followed by a blank line;
+// pretty: every slice under its title "NAME [b, h] (RxC):", slices separated by a blank line.
+// UsageError for json and npy.
+void stream_blocks(const Item& item, const OutputOptions& opt, const TextSink& sink);
+
+// Streams nested JSON arrays of the view's full shape, innermost rows on one line, each
+// level indented two more spaces than `indent` (the layout of render()'s json).
+void stream_json_array(const TensorView& t, int digits, std::size_t indent, const TextSink& sink);
 
 // Writes bytes as they are: to standard output when path is "" or "-", else to the file via
 // a temporary name and a rename (all or nothing). Errors as for write_output.

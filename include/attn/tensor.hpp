@@ -30,7 +30,7 @@ class Shape {
 public:
     Shape() = default;
     Shape(std::initializer_list<std::size_t> dims);
-    explicit Shape(const std::vector<std::size_t>& dims);  // throws UsageError beyond max_rank
+    explicit Shape(const std::vector<std::size_t>& dims);  // throws InputError beyond max_rank
 
     std::size_t rank() const noexcept { return rank_; }
     std::size_t operator[](std::size_t i) const noexcept { return dims_[i]; }
@@ -118,6 +118,8 @@ private:
 
 // A rank-2 view of a matrix's storage.
 TensorView view_of(const Matrix& m) noexcept;
+// A view of dense C-order data (no row padding), e.g. a generator's output.
+TensorView contiguous_view(const float* data, const Shape& shape) noexcept;
 // A copy of any view (broadcast dimensions materialised) as an owning tensor.
 Tensor to_tensor(const TensorView& v);
 

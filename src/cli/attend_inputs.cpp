@@ -264,7 +264,7 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
     for (const char* o : projection_options())
         if (r.count(o) && projection.empty()) projection = flag_of(o);
     const bool cross = r.count("q") || r.count("k") || r.count("v");
-    if (self && cross) throw UsageError("-x and -q/-k/-v are two different forms: use one");
+    if (self && cross) throw UsageError("-x/--wq/--wk/--wv and -q/-k/-v are two different forms: use one");
     if (cross && !projection.empty())
         throw UsageError(projection + " projects embeddings (-x); with -q/-k/-v the heads are dimension -3 of the "
                          "tensors and nothing is projected");

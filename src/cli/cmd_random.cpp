@@ -1,6 +1,5 @@
 // attn random: what torch.manual_seed(S) followed by --count calls of torch.randn(shape) (or
 // torch.rand, normal_(mean, std), uniform_(low, high)) gives on a CPU, bit for bit.
-#include <bit>
 #include <cerrno>
 #include <cctype>
 #include <cinttypes>
@@ -16,6 +15,8 @@
 #include <vector>
 
 #include "attn/error.hpp"
+#include "attn/io.hpp"
+#include "attn/tensor.hpp"
 #include "attn/torch_rng.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
@@ -56,7 +57,7 @@ std::size_t saturating_mul(std::size_t a, std::size_t b) {
     return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<std::size_t>::max() : r;
 }
 
-// Lines of text one draw prints: an index comment per matrix plus its rows (text formats), or
+// Lines of text one draw prints: a header, the rows and a blank line per matrix (text formats), or
 // one line per array below the outermost one (json). Zero-element shapes such as
 // 2147483648,0,1 would otherwise print billions of lines about nothing.
 std::size_t text_lines(const std::vector<std::size_t>& shape, bool json) {
@@ -71,7 +72,7 @@ std::size_t text_lines(const std::vector<std::size_t>& shape, bool json) {
     std::size_t matrices = 1;
     for (std::size_t i = 0; i + 2 < shape.size(); ++i) matrices = saturating_mul(matrices, shape[i]);
     const std::size_t rows = shape.size() >= 2 && shape.back() != 0 ? shape[shape.size() - 2] : 1;
-    return saturating_mul(matrices, rows == std::numeric_limits<std::size_t>::max() ? rows : rows + 1);
+    return saturating_mul(matrices, rows >= std::numeric_limits<std::size_t>::max() - 1 ? rows : rows + 2);
 }
 
 // A Python int in [-2^63, 2^64), as torch.manual_seed accepts it; negatives wrap mod 2^64.
@@ -96,117 +97,6 @@ std::string format_number(float v, int digits) {
     return buf;
 }
 
-std::string index_comment(std::size_t draw, const std::vector<std::size_t>& index) {
-    std::string s = "# draw " + std::to_string(draw);
-    if (!index.empty()) {
-        s += " [";
-        for (std::size_t i = 0; i < index.size(); ++i) s += (i ? ", " : "") + std::to_string(index[i]);
-        s += "]";
-    }
-    return s + "\n";
-}
-
-// The last two dimensions as rows × cols (a 1-d tensor is one row); the rest index matrices.
-struct MatrixView {
-    std::size_t rows, cols, count;
-};
-MatrixView matrix_view(const std::vector<std::size_t>& shape) {
-    if (shape.size() == 1) return {1, shape[0], 1};
-    const std::size_t rows = shape[shape.size() - 2], cols = shape.back();
-    std::size_t count = 1;
-    for (std::size_t i = 0; i + 2 < shape.size(); ++i) count *= shape[i];
-    return {rows, cols, count};
-}
-
-// Leading indices of matrix number k (row-major over all but the last two dimensions).
-std::vector<std::size_t> leading_index(const std::vector<std::size_t>& shape, std::size_t k) {
-    if (shape.size() <= 2) return {};
-    std::vector<std::size_t> idx(shape.size() - 2);
-    for (std::size_t i = idx.size(); i-- > 0;) {
-        idx[i] = k % shape[i];
-        k /= shape[i];
-    }
-    return idx;
-}
-
-// Text is streamed into `sink` row by row: memory stays at one row plus the writer's buffer.
-void text_draw(io::detail::OutputFile& sink, const std::vector<float>& v, const std::vector<std::size_t>& shape,
-               std::size_t draw, io::Format format, int digits) {
-    const MatrixView mv = matrix_view(shape);
-    const char* sep = format == io::Format::tsv ? "\t" : format == io::Format::csv ? "," : " ";
-    std::string out;
-    char buf[64];
-    for (std::size_t k = 0; k < mv.count; ++k) {
-        if (draw > 0 || k > 0) out += "\n";
-        out += index_comment(draw, leading_index(shape, k));
-        const float* m = v.data() + k * mv.rows * mv.cols;
-        std::size_t width = 0;  // pretty: right-aligned columns (a first pass for the widest cell)
-        if (format == io::Format::pretty)
-            for (std::size_t i = 0; i < mv.rows * mv.cols; ++i)
-                width = std::max(width, std::size_t(std::snprintf(buf, sizeof buf, "%.*g", digits, double(m[i]))));
-        for (std::size_t r = 0; r < (mv.cols ? mv.rows : 0); ++r) {  // no empty lines for 0 columns
-            for (std::size_t c = 0; c < mv.cols; ++c) {
-                const std::size_t len = std::size_t(std::snprintf(buf, sizeof buf, "%.*g", digits, double(m[r * mv.cols + c])));
-                if (c) out += sep;
-                if (format == io::Format::pretty) out.append(width - len + (c ? 1 : 0), ' ');
-                out.append(buf, len);
-            }
-            out += "\n";
-            if (out.size() >= (1u << 16)) sink.write(out), out.clear();
-        }
-        if (out.size() >= (1u << 16)) sink.write(out), out.clear();
-    }
-    sink.write(out);
-}
-
-// Nested JSON arrays following the full shape: innermost rows on one line, the rest indented.
-// At most 32 levels deep (max_dims); streamed into `sink` as it goes.
-void json_tensor(io::detail::OutputFile& sink, std::string& out, const float*& p, const std::vector<std::size_t>& shape,
-                 std::size_t dim, std::size_t indent, int digits) {
-    if (dim + 1 == shape.size()) {
-        out += "[";
-        for (std::size_t i = 0; i < shape[dim]; ++i) out += (i ? ", " : "") + format_number(*p++, digits);
-        out += "]";
-        if (out.size() >= (1u << 16)) sink.write(out), out.clear();
-        return;
-    }
-    if (shape[dim] == 0) {
-        out += "[]";
-        return;
-    }
-    out += "[\n";
-    for (std::size_t i = 0; i < shape[dim]; ++i) {
-        out += std::string(indent + 2, ' ');
-        json_tensor(sink, out, p, shape, dim + 1, indent + 2, digits);
-        out += i + 1 < shape[dim] ? ",\n" : "\n";
-    }
-    out += std::string(indent, ' ') + "]";
-}
-
-// .npy version 1.0, '<f4', C order, any number of dimensions; data at a 64-byte offset.
-// Streamed into `sink` (no second copy of the data in memory).
-void npy_nd(io::detail::OutputFile& sink, const std::vector<float>& v, const std::vector<std::size_t>& shape) {
-    std::string dims;
-    for (std::size_t d : shape) dims += std::to_string(d) + ", ";
-    if (shape.size() > 1) dims.resize(dims.size() - 2);
-    else if (shape.size() == 1) dims.resize(dims.size() - 1);  // "(5,)"
-    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }";
-    const std::size_t total = 10 + header.size() + 1;
-    header += std::string((64 - total % 64) % 64, ' ') + "\n";
-    std::string out = "\x93NUMPY";
-    out += char(1);
-    out += char(0);
-    out += char(header.size() & 0xFF);
-    out += char(header.size() >> 8);
-    out += header;
-    for (float f : v) {
-        const std::uint32_t u = std::bit_cast<std::uint32_t>(f);
-        for (int i = 0; i < 4; ++i) out += char((u >> (8 * i)) & 0xFF);
-        if (out.size() >= (1u << 16)) sink.write(out), out.clear();
-    }
-    sink.write(out);
-}
-
 void check_finite(const std::vector<float>& v) {
     for (float x : v)
         if (!std::isfinite(x)) throw UsageError("--mean/--std or --low/--high make values overflow float32");
@@ -218,9 +108,11 @@ int cmd_random(int argc, char** argv) {
     cxxopts::Options options("attn random",
                              "PyTorch-identical random tensors: torch.manual_seed(S), then --count calls of\n"
                              "torch.randn(shape) (or torch.rand with --uniform), bit for bit as on a CPU.\n"
-                             "Text formats print the last two dimensions as matrices, each after a comment\n"
-                             "naming its index (# draw 0 [1, 3]), with 9 significant digits (--digits);\n"
-                             "npy keeps the full shape (-o DIR gets drawN.npy files when --count > 1).");
+                             "Each draw is a tensor named 'draw N'. csv/tsv print its 2-D slices as blocks\n"
+                             "headed '# draw N [i, j] RxC' with 9 significant digits (--digits), pretty\n"
+                             "under titles 'draw N [i, j] (RxC):' with 4 decimals (--digits); each draw\n"
+                             "reads back into attn. npy keeps the full shape (-o DIR gets drawN.npy files\n"
+                             "when --count > 1).");
     options.add_options()
         ("shape", "Tensor shape, e.g. 3,2 or 4,8,32 (required; at most 32 dimensions and 2^28 elements; "
                   "text formats at most 2^28 lines per draw)", cxxopts::value<std::string>(), "DIMS")
@@ -273,8 +165,9 @@ int cmd_random(int argc, char** argv) {
 
     const TorchKernel kernel =
         r.count("torch-kernel") ? parse_torch_kernel(r["torch-kernel"].as<std::string>()) : TorchKernel::avx2;
-    io::OutputOptions out = output_options(r);
-    const int digits = out.digits >= 0 ? out.digits : 9;
+    const io::OutputOptions out = output_options(r);
+    const int digits = out.digits >= 0 ? out.digits : 9;  // json
+    const Shape tensor_shape(shape);
 
     const bool npy = out.format == io::Format::npy;
     if (!npy && text_lines(shape, out.format == io::Format::json) > max_lines)
@@ -311,7 +204,7 @@ int cmd_random(int argc, char** argv) {
                 path = (std::filesystem::path(out.path) / name).string();
             }
             io::detail::OutputFile sink(path);
-            npy_nd(sink, v, shape);
+            sink.write(io::npy_bytes(contiguous_view(v.data(), tensor_shape)));
             sink.commit();
         }
         return exit_ok;
@@ -329,16 +222,18 @@ int cmd_random(int argc, char** argv) {
         for (std::size_t i = 0; i < shape.size(); ++i) head += (i ? ", " : "") + std::to_string(shape[i]);
         sink.write(head + "],\n  \"draws\": [\n");
     }
+    const io::TextSink to_sink = [&](std::string_view piece) { sink.write(piece); };
     for (long long d = 0; d < count; ++d) {
         const std::vector<float> v = uniform ? gen.rand(shape, a, b) : gen.randn(shape, a, b);
         check_finite(v);
+        const TensorView draw = contiguous_view(v.data(), tensor_shape);
         if (out.format == io::Format::json) {
-            const float* p = v.data();
-            std::string text = d ? ",\n    " : "    ";
-            json_tensor(sink, text, p, shape, 0, 4, digits);
-            sink.write(text);
+            sink.write(d ? ",\n    " : "    ");
+            io::stream_json_array(draw, digits, 4, to_sink);
         } else {
-            text_draw(sink, v, shape, std::size_t(d), out.format, digits);
+            // Each draw is its own tensor "draw N": its blocks read back, two draws never glue.
+            if (d && out.format == io::Format::pretty) sink.write("\n");
+            io::stream_blocks(io::tensor_item("draw " + std::to_string(d), draw), out, to_sink);
         }
     }
     if (out.format == io::Format::json) sink.write("\n  ]\n}\n");

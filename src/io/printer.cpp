@@ -111,19 +111,27 @@ std::string slice_title(const std::string& name, const TensorView& t, std::size_
     return index.empty() ? name : name + " " + index;
 }
 
+// Hands `out` to the sink once it holds a chunk's worth (streaming); no sink: keeps it all.
+constexpr std::size_t chunk_bytes = std::size_t(1) << 16;
+void flush_chunk(std::string& out, const TextSink* sink) {
+    if (sink && out.size() >= chunk_bytes) {
+        (*sink)(out);
+        out.clear();
+    }
+}
+
 // ---- pretty ----
-void pretty_slice(std::string& out, const Item& item, const std::string& title, const MatrixView& m, int decimals) {
+// Two passes over the numbers (widths, then lines) so that memory stays at one line, however
+// large the slice: each line goes to the sink as soon as a chunk is full.
+void pretty_slice(std::string& out, const Item& item, const std::string& title, const MatrixView& m, int decimals,
+                  const TextSink* sink) {
     out += title + " (" + shape(m) + "):\n";
     // Labels are used only when they match the shape exactly.
     const bool row_labels = item.row_labels.size() == m.rows;
     const bool col_labels = item.col_labels.size() == m.cols;
-    std::vector<std::string> cells(m.rows * m.cols);
     std::vector<std::size_t> width(m.cols, 0);
     for (std::size_t r = 0; r < m.rows; ++r)
-        for (std::size_t c = 0; c < m.cols; ++c) {
-            cells[r * m.cols + c] = fixed(m(r, c), decimals);
-            width[c] = std::max(width[c], cells[r * m.cols + c].size());
-        }
+        for (std::size_t c = 0; c < m.cols; ++c) width[c] = std::max(width[c], fixed(m(r, c), decimals).size());
     if (col_labels)
         for (std::size_t c = 0; c < m.cols; ++c) width[c] = std::max(width[c], display_width(item.col_labels[c]));
     std::size_t label_width = 0;
@@ -136,18 +144,25 @@ void pretty_slice(std::string& out, const Item& item, const std::string& title, 
         out += line + "\n";
     }
     for (std::size_t r = 0; r < m.rows; ++r) {
-        std::string line = indent + (row_labels ? pad_right(item.row_labels[r], label_width) + "  " : "");
-        for (std::size_t c = 0; c < m.cols; ++c) line += (c ? "  " : "") + pad_left(cells[r * m.cols + c], width[c]);
-        out += line + "\n";
+        out += indent;
+        if (row_labels) out += pad_right(item.row_labels[r], label_width) + "  ";
+        for (std::size_t c = 0; c < m.cols; ++c) {
+            const std::string cell = fixed(m(r, c), decimals);
+            if (c) out += "  ";
+            out.append(width[c] - cell.size(), ' ');
+            out += cell;
+        }
+        out += '\n';
+        flush_chunk(out, sink);
     }
 }
 
 // Every 2-D slice under its title, a blank line between slices.
-void pretty_tensor(std::string& out, const Item& item, int decimals) {
+void pretty_tensor(std::string& out, const Item& item, int decimals, const TextSink* sink = nullptr) {
     const TensorView t = item.values();
     for (std::size_t s = 0; s < t.slices(); ++s) {
         if (s) out += '\n';
-        pretty_slice(out, item, slice_title(item.name, t, s), t.slice(s), decimals);
+        pretty_slice(out, item, slice_title(item.name, t, s), t.slice(s), decimals, sink);
     }
 }
 
@@ -195,12 +210,16 @@ void delimited_slice(std::string& out, const MatrixView& m, char sep, int digits
 }
 
 // headed: each 2-D slice after "# NAME [b, h] RxC" and before a blank line; else bare rows.
-void delimited_tensor(std::string& out, const Item& item, char sep, int digits, bool headed) {
+void delimited_tensor(std::string& out, const Item& item, char sep, int digits, bool headed,
+                      const TextSink* sink = nullptr) {
     const TensorView t = item.values();
     for (std::size_t s = 0; s < t.slices(); ++s) {
         const MatrixView m = t.slice(s);
         if (headed) out += "# " + slice_title(item.name, t, s) + " " + shape(m) + "\n";
-        delimited_slice(out, m, sep, digits);
+        for (std::size_t r = 0; r < (m.cols ? m.rows : 0); ++r) {  // no empty lines for 0 columns
+            delimited_slice(out, {m.row(r), 1, m.cols, m.stride}, sep, digits);
+            flush_chunk(out, sink);
+        }
         if (headed) out += '\n';
     }
 }
@@ -245,18 +264,24 @@ std::string json_number(double v, int digits) {
     return record_value(v, significant(v, digits));
 }
 
-void json_values(std::string& out, const TensorView& t, std::size_t dim, const float* p, int digits, std::size_t indent) {
+void json_values(std::string& out, const TensorView& t, std::size_t dim, const float* p, int digits, std::size_t indent,
+                 const TextSink* sink) {
     const auto number = [&](float v) { return std::isfinite(v) ? significant(v, digits) : std::string("null"); };
     if (dim + 1 >= t.rank()) {  // innermost: one line
         out += "[";
         for (std::size_t i = 0; i < t.cols(); ++i) out += (i ? ", " : "") + number(p[i * t.strides[dim]]);
         out += "]";
+        flush_chunk(out, sink);
+        return;
+    }
+    if (t.shape[dim] == 0) {
+        out += "[]";
         return;
     }
     out += "[\n";
     for (std::size_t i = 0; i < t.shape[dim]; ++i) {
         out += std::string(indent + 2, ' ');
-        json_values(out, t, dim + 1, p + i * t.strides[dim], digits, indent + 2);
+        json_values(out, t, dim + 1, p + i * t.strides[dim], digits, indent + 2, sink);
         out += i + 1 < t.shape[dim] ? ",\n" : "\n";
     }
     out += std::string(indent, ' ') + "]";
@@ -265,7 +290,8 @@ void json_values(std::string& out, const TensorView& t, std::size_t dim, const f
 void json_item(std::string& out, const Item& item, int digits) {
     out += "  " + json_string(item.name) + ": ";
     if (!item.is_record()) {
-        out += json_array(item.values(), digits, 2);
+        const TensorView t = item.values();
+        json_values(out, t, 0, t.data, digits, 2, nullptr);
     } else if (!item.records.empty()) {  // an array of objects, one per line
         out += "[\n";
         for (std::size_t r = 0; r < item.records.size(); ++r) {
@@ -303,25 +329,26 @@ Item tensor_item(std::string name, const TensorView& view) {
     return item;
 }
 
-std::string json_array(const TensorView& t, int digits, std::size_t indent) {
+void stream_json_array(const TensorView& t, int digits, std::size_t indent, const TextSink& sink) {
     std::string out;
-    if (t.rank() > 0) json_values(out, t, 0, t.data, digits, indent);
-    return out;
+    if (t.rank() > 0) json_values(out, t, 0, t.data, digits, indent, &sink);
+    if (!out.empty()) sink(out);
 }
 
-std::string render_headed(const Item& item, const OutputOptions& opt) {
-    if (opt.format != Format::csv && opt.format != Format::tsv)
-        throw UsageError("render_headed is for csv and tsv");
+void stream_blocks(const Item& item, const OutputOptions& opt, const TextSink& sink) {
     std::string out;
-    const char sep = opt.format == Format::csv ? ',' : '\t';
-    const int digits = opt.digits >= 0 ? opt.digits : 9;
-    if (item.is_record()) {
-        delimited_record(out, item, sep, digits);
-        out += '\n';
-    } else {
-        delimited_tensor(out, item, sep, digits, true);
+    if (item.is_record()) throw UsageError("stream_blocks prints tensors, not records");
+    switch (opt.format) {
+        case Format::csv:
+        case Format::tsv:
+            delimited_tensor(out, item, opt.format == Format::csv ? ',' : '\t', opt.digits >= 0 ? opt.digits : 9,
+                             true, &sink);
+            break;
+        case Format::pretty: pretty_tensor(out, item, opt.digits >= 0 ? opt.digits : 4, &sink); break;
+        case Format::json:
+        case Format::npy: throw UsageError("stream_blocks prints csv, tsv or pretty");
     }
-    return out;
+    if (!out.empty()) sink(out);
 }
 
 Format parse_format(std::string_view name) {

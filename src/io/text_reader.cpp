@@ -82,10 +82,14 @@ public:
             expect_end(read_bracketed(first));
         else read_lines();
         if (values_.empty()) throw InputError(source_ + ": no numbers found (empty matrix)");
+        if (dims_.size() > std::min(max_dims, max_rank)) {
+            std::string text = "(";
+            for (std::size_t k = 0; k < dims_.size(); ++k) text += (k ? ", " : "") + std::to_string(dims_[k]);
+            throw InputError(source_ + ": shape " + text + ") has " + std::to_string(dims_.size()) +
+                             " dimensions: at most " + std::to_string(std::min(max_dims, max_rank)) +
+                             " are supported here");
+        }
         const Shape shape(dims_);
-        if (dims_.size() > max_dims)
-            throw InputError(source_ + ": shape " + shape.text() + " has " + std::to_string(dims_.size()) +
-                             " dimensions: at most " + std::to_string(max_dims) + " are supported here");
         Tensor t(shape);
         const std::size_t cols = shape.back(1), rows_all = values_.size() / cols;
         for (std::size_t r = 0; r < rows_all; ++r)
@@ -295,7 +299,7 @@ private:
             h.index = std::move(*index);
             h.has_index = true;
         }
-        if (v.empty() || !is_one_token(v)) return std::nullopt;
+        if (v.empty() || !(is_one_token(v) || is_draw_name(v))) return std::nullopt;
         h.name = std::string(v);
         return h;
     }

@@ -13,20 +13,21 @@ expect_same_text() {
 }
 
 cat >"$T/wqkv" <<'EOF'
-# draw 0
+# draw 0 3x2
 -0.111467116,0.120362945
 -0.369634509,-0.240417972
 -1.19692433,0.20926936
 
-# draw 1
+# draw 1 3x2
 -0.972355008,-0.755045474
 0.323902756,-0.108522631
 0.210331157,-0.390842825
 
-# draw 2
+# draw 2 3x2
 0.234973416,0.665260434
 0.352820754,0.972821116
 -0.0386162177,-0.886101425
+
 EOF
 run random --seed 123 --shape 3,2 --count 3 --format csv
 expect_code 0 "random seed 123 x3"
@@ -37,39 +38,44 @@ run random --seed 123 --shape 3,2 --count 3
 expect_same_text "$T/wqkv" "csv is the default off a terminal"
 
 cat >"$T/rand" <<'EOF'
-# draw 0
+# draw 0 3x7
 0.830251873	0.126110911	0.90746969	0.819927037	0.920103431	0.116645217	0.164391518
 0.73791939	0.033264637	0.994184732	0.606428564	0.564571261	0.0724121928	0.659338951
 0.715005755	0.579327583	0.980926931	0.650158644	0.0566338897	0.920111716	0.669764817
+
 EOF
 run random --seed 5 --shape 3,7 --uniform --format tsv
 expect_same_text "$T/rand" "torch.rand(3, 7), tsv"
 
 cat >"$T/serial" <<'EOF'
-# draw 0
+# draw 0 1x15
 1.54099607,-0.293428898,-2.17878938,0.568431258,-1.08452237,-1.39859545,0.403346837,0.838026345,-0.719257593,-0.403343529,-0.596635342,0.182036489,-0.856674612,1.10060418,-1.07118738
+
 EOF
 run random --seed 0 --shape 15 --format csv
 expect_same_text "$T/serial" "torch.randn(15): serial Box-Muller path, 1-d as one row"
 
 cat >"$T/meanstd" <<'EOF'
-# draw 0
+# draw 0 1x5
 2.72128892,3.08377886,2.29013753,2.10931087,2.34602141
+
 EOF
 run random --seed 11 --shape 5 --mean 2.5 --std 0.3 --format csv
 expect_same_text "$T/meanstd" "normal_(2.5, 0.3) on 5 elements"
 cat >"$T/lowhigh" <<'EOF'
-# draw 0
+# draw 0 2x9
 -1.97569799,-1.39825463,-0.370697916,-1.84635746,0.688201785,-1.65733719,2.39963508,2.23908639,1.38820076
 3.06078291,0.570878506,2.55709648,-1.14590693,0.288372159,-1.69119155,0.618609786,-0.9990502,3.41034222
+
 EOF
 run random --seed 3 --shape 2,9 --uniform --low -2 --high 3.7 --format csv
 expect_same_text "$T/lowhigh" "uniform_(-2, 3.7)"
 
 cat >"$T/scalar" <<'EOF'
-# draw 0
+# draw 0 2x16
 1.47751939,-0.139170095,0.256977141,0.60183841,-1.5410049,0.0378769189,-1.04171336,-0.136756554,0.946026683,-3.03142214,2.03055859,0.304675996,0.496931702,-0.164845169,-0.83732152,0.274676889
 -1.79487038,0.103991181,0.343878984,0.250582159,-1.54786587,0.0715161636,0.494454652,-0.305926234,-1.88049245,-1.51494956,-0.727591932,0.571301222,-0.438020498,-0.703849137,0.180633828,0.996665776
+
 EOF
 run random --seed 92 --shape 2,16 --torch-kernel scalar --format csv
 expect_same_text "$T/scalar" "scalar flavour = torch with ATEN_CPU_CAPABILITY=default"
@@ -77,9 +83,9 @@ run random --seed 92 --shape 2,16 --format csv
 if ! diff -q "$T/scalar" "$T/out" >/dev/null; then pass; else fail "avx2 and scalar flavours should differ on 32 values"; fi
 expect_out_has "1.47751939,-0.139168665" "avx2 flavour: torch-rng.md anchor for seed 92"
 
-# Leading dimensions are named in the comments; 4-d shape gives 2*3 matrices.
+# Leading dimensions are named in the block headers; 4-d shape gives 2*3 matrices.
 run random --seed 1 --shape 2,3,2,2 --format csv
-expect_out_has "# draw 0 [1, 2]" "index comment of the last matrix"
+expect_out_has "# draw 0 [1, 2] 2x2" "index comment of the last matrix"
 n=$(grep -c '^# draw' "$T/out"); if [ "$n" -eq 6 ]; then pass; else fail "expected 6 matrices, got $n"; fi
 
 # npy keeps the full shape; first value's bytes are torch's (seed 123: 0xbde448df).
@@ -138,7 +144,8 @@ expect_out_empty "no partial output on error"
 # Every format of a 2-D draw reads back into attn as the same matrix (A·I = A, printed as csv).
 printf '1 0\n0 1\n' >"$T/eye"
 for f in csv tsv pretty npy; do
-    "$ATTN" random --seed 123 --shape 3,2 --format "$f" -o "$T/w.$f" 2>/dev/null
+    digits=; [ "$f" = pretty ] && digits="--digits 9"  # pretty prints decimals: 9 keep these values whole
+    "$ATTN" random --seed 123 --shape 3,2 --format "$f" $digits -o "$T/w.$f" 2>/dev/null
     run matmul "$T/w.$f" "$T/eye" --format csv
     expect_code 0 "attn reads back random --format $f"
     expect_out_has "-0.111467116,0.120362945" "first row of W_q read back from $f"
@@ -150,3 +157,34 @@ done
 run random --shape 3,2 --count 2 --format npy
 expect_code 2 "npy with --count 2 on stdout is refused"
 if grep -q "random seed" "$T/err"; then fail "no seed announced for a refused run: $ERR"; else pass; fi
+
+# An N-D draw printed as text reads back as the same tensor, bit for bit: csv/tsv/json carry
+# 9 significant digits (float32 round trip), compared with the npy of the same draw.
+"$ATTN" random --seed 4 --shape 2,3,4,5 --format npy -o "$T/nd.npy" 2>/dev/null
+for f in csv tsv json; do
+    "$ATTN" random --seed 4 --shape 2,3,4,5 --format "$f" >"$T/nd.$f" 2>/dev/null
+    if [ "$f" = json ]; then  # the draws envelope is attn random's own: take the draw out of it
+        sed -n '/"draws": \[/,/^  \]/p' "$T/nd.$f" | sed '1d;$d' >"$T/nd.txt"
+    else
+        cp "$T/nd.$f" "$T/nd.txt"
+    fi
+    run concat "$T/nd.txt" --format npy -o "$T/back.npy"
+    expect_code 0 "4-d draw read back from $f"
+    if cmp -s "$T/nd.npy" "$T/back.npy"; then pass; else fail "4-d draw from $f differs from its npy"; fi
+done
+# pretty titles name each slice and read back too (within the printed decimals)
+run random --seed 4 --shape 2,1,3 --format pretty
+expect_out_has "draw 0 [1] (1x3):" "pretty title of the second slice"
+"$ATTN" random --seed 4 --shape 2,1,3 --format pretty --digits 9 >"$T/p.txt" 2>/dev/null
+"$ATTN" random --seed 4 --shape 2,1,3 --format csv >"$T/c.txt" 2>/dev/null
+run concat "$T/p.txt" --format csv --name draw
+"$ATTN" concat "$T/c.txt" --format csv --name draw >"$T/c2.txt" 2>/dev/null
+expect_close "$T/c2.txt" "$T/out" 1e-8 "pretty N-D draw reads back"
+
+# Two draws are two tensors: attend reading them as one input is an input error naming the
+# second block's line, never a 4x3 matrix glued from both (the bug this rule fixes).
+"$ATTN" random --seed 1 --shape 2,3 --count 2 --format csv >"$T/two.csv" 2>/dev/null
+run_in "$T/two.csv" attend -x -
+expect_code 3 "attend refuses two glued draws"
+expect_err_has "<stdin>:5:1: a second matrix starts here" "the second draw's header is named"
+expect_out_empty "no context printed from glued draws"

@@ -166,6 +166,11 @@ TEST_CASE("tensor text: block errors name the place") {
           "t.txt:3:1: a second matrix starts here; attn reads one matrix per input");
     CHECK(error_of("1 2\n# [0]\n3 4\n") == "t.txt:2:1: a second matrix starts here; attn reads one matrix per input");
     CHECK(error_of("# [0, 0, 0]\n1\n") == "t.txt: shape (1, 1, 1, 1, 1) has 5 dimensions: at most 4 are supported here");
+    // 31 indices + rows × columns = 33 dimensions: beyond NumPy's limit whatever the caller allows
+    std::string idx = "# [0";
+    for (int k = 1; k < 31; ++k) idx += ", 0";
+    CHECK(error_of(idx + "]\n1\n", 40).rfind("t.txt: shape (1, 1, ", 0) == 0);
+    CHECK(error_of(idx + "]\n1\n", 40).find(") has 33 dimensions: at most 32 are supported here") != std::string::npos);
 }
 
 TEST_CASE("tensor npy: any shape, C and Fortran order, every dtype (numpy-made fixtures)") {
@@ -217,10 +222,17 @@ TEST_CASE("tensor output: csv, tsv, json, pretty and npy of a 3-D tensor, writte
     CHECK(back[1] == -2.0f);
     CHECK(back[2] == 0.25f);
     CHECK(back[3] == 3.0f);
-    // render_headed: one item as a stream of blocks prints the same blocks
-    OutputOptions o;
-    o.format = Format::csv;
-    CHECK(attn::io::render_headed(item, o) == render(item, Format::csv));
+    // stream_blocks: one item as a stream of blocks prints the same blocks
+    for (Format f : {Format::csv, Format::tsv, Format::pretty}) {
+        OutputOptions o;
+        o.format = f;
+        std::string streamed;
+        attn::io::stream_blocks(item, o, [&](std::string_view piece) { streamed += piece; });
+        CHECK(streamed == render(item, f));
+    }
+    std::string json;
+    attn::io::stream_json_array(t.view(), 9, 2, [&](std::string_view piece) { json += piece; });
+    CHECK("{\n  \"w\": " + json + "\n}\n" == render(item, Format::json));
     // 4-D headers carry two indices
     Tensor four(Shape{1, 2, 1, 1});
     CHECK(render(attn::io::tensor_item("x", four.view()), Format::csv) == "# x [0, 0] 1x1\n0\n\n# x [0, 1] 1x1\n0\n\n");
