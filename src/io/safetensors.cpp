@@ -14,6 +14,7 @@
 #include "attn/error.hpp"
 #include "attn/model_file.hpp"
 #include "io/float16.hpp"
+#include "io/header_cursor.hpp"
 
 namespace attn::io {
 
@@ -36,17 +37,12 @@ std::size_t dtype_size(const std::string& d) {
     return it == sizes.end() ? 0 : it->second;
 }
 
-std::string printable(std::string_view s) {
-    std::string out;
-    for (char c : s.substr(0, 60)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
-    return out;
-}
-
 // Just enough JSON for the header: objects, arrays of integers, strings, and skipping any
 // other value inside __metadata__ is refused (the format allows only strings there).
-class HeaderParser {
+class HeaderParser : detail::HeaderCursor {
 public:
-    HeaderParser(std::string_view s, const std::string& source) : s_(s), source_(source) {}
+    // The header starts after the 8-byte length: positions in messages count from the file start.
+    HeaderParser(std::string_view s, const std::string& source) : HeaderCursor(s, source, 8) {}
 
     std::vector<Entry> parse() {
         std::vector<Entry> entries;
@@ -62,7 +58,7 @@ public:
                 skip();
                 expect(':');
                 skip();
-                if (!names.insert(name).second) fail("tensor '" + printable(name) + "' appears twice in the header");
+                if (!names.insert(name).second) fail("tensor '" + detail::printable(name, 60) + "' appears twice in the header");
                 if (name == "__metadata__") metadata();
                 else entries.push_back(entry(name));
                 skip();
@@ -78,23 +74,10 @@ public:
         return entries;
     }
 
+
 private:
-    std::string_view s_;
-    const std::string& source_;
-    std::size_t i_ = 0;
-
-    [[noreturn]] void fail(const std::string& m) const { throw InputError(source_ + ": " + m); }
-    char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
-    void skip() {
-        while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
-    }
-    void expect(char c) {
-        if (peek() != c) fail(std::string("malformed header: expected '") + c + "' at byte " + std::to_string(i_ + 8));
-        ++i_;
-    }
-
     std::string string() {
-        if (peek() != '"') fail("malformed header: expected a string at byte " + std::to_string(i_ + 8));
+        if (peek() != '"') fail("malformed header: expected a string" + at_byte());
         ++i_;
         std::string out;
         for (;;) {
@@ -138,7 +121,7 @@ private:
     }
 
     std::uint64_t integer() {
-        if (peek() < '0' || peek() > '9') fail("malformed header: expected a non-negative integer at byte " + std::to_string(i_ + 8));
+        if (peek() < '0' || peek() > '9') fail("malformed header: expected a non-negative integer" + at_byte());
         std::uint64_t v = 0;
         while (peek() >= '0' && peek() <= '9') {
             if (__builtin_mul_overflow(v, std::uint64_t(10), &v) || __builtin_add_overflow(v, std::uint64_t(peek() - '0'), &v))
@@ -189,7 +172,7 @@ private:
     }
 
     Entry entry(const std::string& name) {
-        const std::string shown = "tensor '" + printable(name) + "'";
+        const std::string shown = "tensor '" + detail::printable(name, 60) + "'";
         Entry e;
         e.info.name = name;
         bool has_dtype = false, has_shape = false, has_offsets = false;
@@ -202,7 +185,7 @@ private:
             expect(':');
             skip();
             bool* seen = key == "dtype" ? &has_dtype : key == "shape" ? &has_shape : key == "data_offsets" ? &has_offsets : nullptr;
-            if (!seen) fail(shown + ": unexpected key '" + printable(key) + "'");
+            if (!seen) fail(shown + ": unexpected key '" + detail::printable(key, 60) + "'");
             if (*seen) fail(shown + ": duplicate key '" + key + "'");
             *seen = true;
             if (key == "dtype") e.info.dtype = string();
@@ -220,7 +203,7 @@ private:
         if (!has_shape) fail(shown + " lacks the key 'shape'");
         if (!has_offsets) fail(shown + " lacks the key 'data_offsets'");
         e.dtype_size = dtype_size(e.info.dtype);
-        if (e.dtype_size == 0) fail(shown + " has an unknown dtype '" + printable(e.info.dtype) + "'");
+        if (e.dtype_size == 0) fail(shown + " has an unknown dtype '" + detail::printable(e.info.dtype, 60) + "'");
         if (offsets.size() != 2) fail(shown + ": data_offsets must be [begin, end]");
         e.begin = offsets[0], e.end = offsets[1];
         std::vector<std::size_t> dims(shape.begin(), shape.end());
@@ -254,7 +237,7 @@ std::vector<Entry> parse_header(std::string_view bytes, const std::string& sourc
     std::vector<const Entry*> by_offset;
     for (const Entry& e : entries) {
         if (e.end > data->size())
-            fail("truncated data: tensor '" + printable(e.info.name) + "' ends at byte " + std::to_string(e.end) +
+            fail("truncated data: tensor '" + detail::printable(e.info.name, 60) + "' ends at byte " + std::to_string(e.end) +
                  " of the data, which has " + std::to_string(data->size()));
         by_offset.push_back(&e);
     }
@@ -263,7 +246,7 @@ std::vector<Entry> parse_header(std::string_view bytes, const std::string& sourc
     for (const Entry* e : by_offset) {
         if (e->end == e->begin) continue;  // an empty tensor holds no bytes
         if (reach && e->begin < reach->end)
-            fail("tensors '" + printable(reach->info.name) + "' and '" + printable(e->info.name) + "' overlap");
+            fail("tensors '" + detail::printable(reach->info.name, 60) + "' and '" + detail::printable(e->info.name, 60) + "' overlap");
         if (!reach || e->end > reach->end) reach = e;
     }
     return entries;
@@ -271,7 +254,7 @@ std::vector<Entry> parse_header(std::string_view bytes, const std::string& sourc
 
 std::string names_text(const std::vector<Entry>& entries) {
     std::string s;
-    for (std::size_t k = 0; k < entries.size() && k < 12; ++k) s += (k ? ", " : "") + printable(entries[k].info.name);
+    for (std::size_t k = 0; k < entries.size() && k < 12; ++k) s += (k ? ", " : "") + detail::printable(entries[k].info.name, 60);
     if (entries.size() > 12) s += ", ... (" + std::to_string(entries.size()) + " in all)";
     return s;
 }
@@ -297,7 +280,7 @@ Tensor safetensors_tensor(std::string_view bytes, const std::string& name, const
     if (!found && name.empty())
         throw InputError(source + ": holds " + std::to_string(entries.size()) + " tensors (" + names_text(entries) +
                          "): name one as " + source + ":NAME");
-    if (!found) throw InputError(source + ": no tensor '" + printable(name) + "' (it holds: " + names_text(entries) + ")");
+    if (!found) throw InputError(source + ": no tensor '" + detail::printable(name, 60) + "' (it holds: " + names_text(entries) + ")");
     const std::string where = name.empty() ? source : source + ":" + name;
     auto fail = [&](const std::string& m) -> void { throw InputError(where + ": " + m); };
     const std::string& dtype = found->info.dtype;
