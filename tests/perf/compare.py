@@ -19,11 +19,12 @@ import time
 THREADS = int(os.environ.get("THREADS", "2"))
 REPEAT = int(os.environ.get("REPEAT", "7"))
 ARCH = os.environ.get("ARCH", "auto")          # attn --arch
-ONLY = os.environ.get("ONLY", "all")           # all, sgemm or attention
+ONLY = os.environ.get("ONLY", "all")           # all, sgemm, attention or heads
 ROUNDS = int(os.environ.get("ROUNDS", "3"))     # interleaved rounds of attn and peers
 SGEMM_SIZES = [1024, 2048]
 ATTN_T = 4096
 ATTN_DS = [64, 128]
+HEADS_SHAPE = (4, 8, 1024, 64)                  # batch, heads, T, d: attention and nn.MultiheadAttention
 
 
 def median(xs):
@@ -90,13 +91,61 @@ def peer_torch_attention(T, d, causal):
     return timeit(run)
 
 
-def run_peer(kind, args, extra_env=None):
-    env = dict(os.environ, OMP_NUM_THREADS=str(THREADS), OPENBLAS_NUM_THREADS=str(THREADS),
-               MKL_NUM_THREADS=str(THREADS))
+def peer_torch_batched_attention(B, H, T, d):
+    import torch
+    torch.set_num_threads(THREADS)
+    g = torch.Generator().manual_seed(5)
+    q, k, v = (torch.rand(B, H, T, d, generator=g) * 2 - 1 for _ in range(3))
+    scale = 1 / d ** 0.5
+
+    def run():
+        with torch.no_grad():
+            return torch.softmax(q @ k.transpose(-1, -2) * scale, dim=-1) @ v
+    return timeit(run)
+
+
+def peer_torch_mha(B, H, T, d):
+    """nn.MultiheadAttention as a model calls it at inference: eval, no_grad, no weights
+    returned (PyTorch then takes its fused fast path when it can)."""
+    import torch
+    torch.set_num_threads(THREADS)
+    torch.manual_seed(6)
+    mha = torch.nn.MultiheadAttention(H * d, H, batch_first=True).eval()
+    x = torch.rand(B, T, H * d) * 2 - 1
+
+    def run():
+        with torch.no_grad():
+            return mha(x, x, x, need_weights=False)[0]
+    return timeit(run)
+
+
+def blas_info():
+    """Which OpenBLAS kernel this process loaded, as threadpoolctl reports it."""
+    try:
+        import numpy  # noqa: F401  (loads OpenBLAS)
+        from threadpoolctl import threadpool_info
+        return ", ".join(f"{i.get('internal_api')} {i.get('version')} {i.get('architecture')}"
+                         for i in threadpool_info() if i.get("user_api") == "blas") or "no BLAS"
+    except ImportError:
+        return "threadpoolctl missing"
+
+
+# Set by this workplace for old OpenBLAS builds; unset for the peers so each runs as a user's
+# would, unless a peer variant asks for a core type explicitly.
+OPENBLAS_WORKAROUNDS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+blas_kernels = {}  # peer label -> what threadpoolctl said
+
+
+def run_peer(kind, args, extra_env=None, label=None):
+    env = {k: v for k, v in os.environ.items() if k not in OPENBLAS_WORKAROUNDS}
+    env.update(OMP_NUM_THREADS=str(THREADS), OPENBLAS_NUM_THREADS=str(THREADS), MKL_NUM_THREADS=str(THREADS))
     env.update(extra_env or {})
     out = subprocess.run([sys.executable, __file__, "--peer", kind] + [str(a) for a in args],
                          env=env, check=True, capture_output=True, text=True)
-    wall, cpu = out.stdout.strip().splitlines()[-1].split()
+    lines = out.stdout.strip().splitlines()
+    if label:
+        blas_kernels[label] = lines[-2]
+    wall, cpu = lines[-1].split()
     return float(wall), float(cpu)
 
 
@@ -116,8 +165,13 @@ def main():
             t = peer_sgemm(int(args[0]))
         elif kind == "numpy-attention":
             t = peer_numpy_attention(int(args[0]), int(args[1]), args[2] == "1")
+        elif kind == "torch-batched-attention":
+            t = peer_torch_batched_attention(*map(int, args))
+        elif kind == "torch-mha":
+            t = peer_torch_mha(*map(int, args))
         else:
             t = peer_torch_attention(int(args[0]), int(args[1]), args[2] == "1")
+        print(blas_info())
         print(*t)
         return
 
@@ -131,6 +185,7 @@ def main():
             print(msg, file=sys.stderr)
 
     do_sgemm, do_attention = ONLY in ("all", "sgemm"), ONLY in ("all", "attention")
+    do_heads = ONLY in ("all", "heads")
     # The FMA peak is a physical limit: measured once per round, the highest value counts
     # (a loaded machine can only make it look lower).
     peak_gflops, arch = None, None
@@ -158,6 +213,7 @@ def main():
     # machine) hits every contender alike; each figure is the median over the rounds of
     # per-round medians.
     attn_t, peer_t = {}, {}
+    heads_flops = {}  # case -> FLOPs as attn bench counts them (its flops_note)
     for rnd in range(ROUNDS):
         measure_peak()
         if do_sgemm:
@@ -166,7 +222,7 @@ def main():
                 attn_t.setdefault(f"sgemm {r['shape'].split('x')[0]}^3", []).append((r["median"], r["user"] + r["system"]))
             for n in SGEMM_SIZES:
                 for label, env in blas:
-                    peer_t.setdefault((f"sgemm {n}^3", label), []).append(run_peer("sgemm", [n], env))
+                    peer_t.setdefault((f"sgemm {n}^3", label), []).append(run_peer("sgemm", [n], env, label))
         if do_attention:
             for causal in (False, True):
                 say(f"round {rnd + 1}/{ROUNDS}: attention{' causal' if causal else ''} ...")
@@ -178,13 +234,27 @@ def main():
                 for d in ATTN_DS:
                     case = f"attention T={ATTN_T} d={d}{' causal' if causal else ''}"
                     for label, kind, env in attention_peers:
-                        peer_t.setdefault((case, label), []).append(run_peer(kind, [ATTN_T, d, int(causal)], env))
+                        peer_t.setdefault((case, label), []).append(run_peer(kind, [ATTN_T, d, int(causal)], env, label))
+        if do_heads:
+            B, H, T, d = HEADS_SHAPE
+            sizes_bhtt = f"{B}x{H}x{T}x{T}"
+            for op, case, kind, label in (
+                    ("attention", f"attention {B}x{H}x{T} d={d}", "torch-batched-attention", "PyTorch eager (B,H,T,d)"),
+                    ("mha", f"mha {B}x{H}x{T} d={d}", "torch-mha", "nn.MultiheadAttention eval")):
+                say(f"round {rnd + 1}/{ROUNDS}: {case} ...")
+                r = attn_bench(attn, "--op", op, "--sizes", sizes_bhtt, "--d", str(d))["results"][0]
+                heads_flops[case] = r["gflops"] * 1e9 * r["median"]
+                attn_t.setdefault(case, []).append((r["median"], r["user"] + r["system"]))
+                for env, suffix in (({}, ""), (skx, ", OpenBLAS SkylakeX")):
+                    peer_t.setdefault((case, label + suffix), []).append(run_peer(kind, [B, H, T, d], env, label + suffix))
 
     rows = []  # (case, attn median, flops, peer name, peer median)
     for (case, label), times in peer_t.items():
         if case.startswith("sgemm"):
             n = int(case.split()[1].rstrip("^3"))
             flops = 2.0 * n ** 3
+        elif case in heads_flops:
+            flops = heads_flops[case]
         else:
             d = int(case.split("d=")[1].split()[0])
             flops = 4.0 * ATTN_T * ATTN_T * d
@@ -204,11 +274,15 @@ def main():
     print("|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|")
     for case, t, cpu, flops, peer, tp, cpup in rows:
         g, gp = flops / t * 1e-9, flops / tp * 1e-9
-        frac = f"{100 * g / peak_gflops:.0f}%" if peak_gflops and "causal" not in case else "-"
+        frac = f"{100 * g / peak_gflops:.0f}%" if peak_gflops and "causal" not in case and "mha" not in case else "-"
         print(f"| {case:<30} | {t * 1e3:8.1f} | {g:12.1f} | {frac:>6} | {peer:<32} | {tp * 1e3:8.1f} | {gp:12.1f} "
               f"| {tp / t:12.2f}x | {cpup / cpu:8.2f}x |")
     print("\nattn speed-up = peer median / attn median (wall clock). per CPU-s = the same ratio in CPU time of all")
     print("threads: steadier on a shared machine, but it charges busy-waiting threads (OpenBLAS spins) as work.")
+    print("mha FLOPs count the projections too (attn bench's flops_note); no % of peak for them.")
+    print("BLAS each peer loaded (threadpoolctl; OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE unset unless the label says):")
+    for label, info in blas_kernels.items():
+        print(f"  {label}: {info}")
     # causal vs non-causal for attn itself (skipping must show)
     for d in ATTN_DS if do_attention else []:
         nc = median([w for w, _ in attn_t[f"attention T={ATTN_T} d={d}"]])
