@@ -5,27 +5,16 @@
 #include <cmath>
 
 #include "attn/error.hpp"
+#include "viz/svg_util.hpp"
 #include "viz/text_util.hpp"
 
 namespace attn::viz {
 
-namespace {
-
 using detail::fmt;
-
-std::string px(double v) { return fmt("%.2f", v); }
-
-std::string rgb_hex(detail::Rgb c) {
-    char buf[8];
-    std::snprintf(buf, sizeof buf, "#%02x%02x%02x", c.r, c.g, c.b);
-    return buf;
-}
-
-std::string text_at(double x, double y, const std::string& content, const std::string& attrs) {
-    return "<text x=\"" + px(x) + "\" y=\"" + px(y) + "\" " + attrs + ">" + xml_escape(content) + "</text>\n";
-}
-
-}  // namespace
+using detail::px;
+using detail::rgb_hex;
+using detail::svg_open;
+using detail::text_at;
 
 std::string svg_grid(const std::vector<GridPanel>& panels, const SvgGridOptions& opt) {
     if (panels.empty()) throw UsageError("the grid has no panels");
@@ -72,10 +61,7 @@ std::string svg_grid(const std::vector<GridPanel>& panels, const SvgGridOptions&
     if (!opt.scale_text.empty()) title += " · " + opt.scale_text;
     title += " · " + (opt.masking_text.empty() ? std::string("no mask") : opt.masking_text);
 
-    std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                    px(width) + "\" height=\"" + px(height) + "\" viewBox=\"0 0 " + px(width) + " " + px(height) +
-                    "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
-                    "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    std::string s = svg_open(width, height);
     s += "<defs>\n<pattern id=\"masked\" width=\"4\" height=\"4\" patternUnits=\"userSpaceOnUse\" "
          "patternTransform=\"rotate(45)\"><rect width=\"4\" height=\"4\" fill=\"#eeeeee\"/>"
          "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"4\" stroke=\"#aaaaaa\" stroke-width=\"1.5\"/></pattern>\n"

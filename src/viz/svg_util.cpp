@@ -1,0 +1,87 @@
+// SVG building blocks (viz/svg_util.hpp) and xml_escape (attn/viz.hpp).
+#include "viz/svg_util.hpp"
+
+#include <cstdio>
+#include <string>
+
+#include "attn/viz.hpp"
+
+namespace attn::viz {
+
+namespace {
+
+// Length of the well-formed UTF-8 sequence at s[i] that XML 1.0 allows (no surrogates, no
+// U+FFFE/U+FFFF, nothing above U+10FFFF, no overlong forms), or 0 when there is none.
+std::size_t xml_char_length(const std::string& s, std::size_t i) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+    const unsigned char c = byte(0);
+    if (c < 0x80) return 1;
+    std::size_t n = 0;
+    unsigned cp = 0;
+    if (c >= 0xC2 && c <= 0xDF) n = 2, cp = c & 0x1Fu;
+    else if (c >= 0xE0 && c <= 0xEF) n = 3, cp = c & 0x0Fu;
+    else if (c >= 0xF0 && c <= 0xF4) n = 4, cp = c & 0x07u;
+    if (n == 0 || i + n > s.size()) return 0;
+    for (std::size_t k = 1; k < n; ++k) {
+        if ((byte(k) & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (byte(k) & 0x3Fu);
+    }
+    const bool overlong = (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000);
+    if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF) return 0;
+    return n;
+}
+
+}  // namespace
+
+// Invalid UTF-8 and characters XML forbids become U+FFFD, so the file always parses.
+std::string xml_escape(const std::string& text) {
+    std::string valid;
+    const std::string in = detail::printable(text);
+    for (std::size_t i = 0; i < in.size();) {
+        const std::size_t n = xml_char_length(in, i);
+        valid += n ? in.substr(i, n) : "\xEF\xBF\xBD";
+        i += n ? n : 1;
+    }
+    std::string out;
+    for (char c : valid) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&apos;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+namespace detail {
+
+std::string px(double v) { return fmt("%.2f", v); }
+
+std::string rgb_hex(detail::Rgb c) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "#%02x%02x%02x", c.r, c.g, c.b);
+    return buf;
+}
+
+std::string svg_open(double width, double height) {
+    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+           px(width) + "\" height=\"" + px(height) + "\" viewBox=\"0 0 " + px(width) + " " + px(height) +
+           "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n<rect width=\"100%\" height=\"100%\" "
+           "fill=\"white\"/>\n";
+}
+
+std::string text_at(double x, double y, const std::string& content, const std::string& attrs) {
+    return "<text x=\"" + px(x) + "\" y=\"" + px(y) + "\"" + (attrs.empty() ? "" : " " + attrs) + ">" +
+           xml_escape(content) + "</text>\n";
+}
+
+std::string line_at(double x1, double y1, double x2, double y2, const std::string& attrs) {
+    return "<line x1=\"" + px(x1) + "\" y1=\"" + px(y1) + "\" x2=\"" + px(x2) + "\" y2=\"" + px(y2) + "\" " + attrs +
+           "/>\n";
+}
+
+}  // namespace detail
+}  // namespace attn::viz
