@@ -314,6 +314,13 @@ Tensor mean_over_heads(const Tensor& weights, const Problem& p) {
 
 }  // namespace
 
+std::size_t split_key_chunk(std::size_t dk, std::size_t dv) noexcept {
+    // About 128 KiB of K and V rows per chunk: long enough to stream, short enough that a
+    // decode step over a few thousand keys still has work for every thread.
+    const std::size_t keys = 32768 / std::max<std::size_t>(dk + dv, 1) / 64 * 64;
+    return std::clamp<std::size_t>(keys, 64, 512);
+}
+
 BatchedAttention batched_attention(const TensorView& Q, const TensorView& K, const TensorView& V,
                                    const AttentionSpec& spec, const AttentionWants& wants) {
     const Problem p = resolve(Q, K, V, spec);
