@@ -65,7 +65,18 @@ struct BatchedAttention {
     std::size_t batch = 1, heads = 1, kv_heads = 1;         // B, H, G of the computation
     std::size_t masked_rows = 0;  // computed (b, h, i) rows with every key masked
     bool fused = false;           // computed by the streaming kernel
+    bool split_keys = false;      // fused, as split-K decoding (few query rows, keys in chunks)
 };
+
+// Split-K decoding (flash-decoding). When the fused kernel runs with few query rows
+// (Tq <= decode_max_rows), the keys are cut into chunks of split_key_chunk(dk, dv) keys, each
+// (batch item, K/V head, chunk) is a work unit computing every query row of its heads (the
+// query heads of a grouped-query group together, so each K/V tile is loaded once for all of
+// them) with its own running max, sum and unnormalised output, and the chunks are merged in
+// key order. The chunk length depends on the shapes only, so the bits never depend on the
+// thread count.
+inline constexpr std::size_t decode_max_rows = 4;
+std::size_t split_key_chunk(std::size_t dk, std::size_t dv) noexcept;
 
 // The engine. Throws InputError on shapes that do not fit together (naming the shapes), on
 // ranges or lengths out of bounds and on inputs of rank < 2 or > 4; RuntimeFailure on a zero

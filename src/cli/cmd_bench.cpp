@@ -85,8 +85,9 @@ int cmd_bench(int argc, char** argv) {
         ("materialized", "Attention through the Tq x Tk score matrix: Q·Kᵀ, softmax, ·V")
         ("repeat", "Timed runs per case (default 10)", cxxopts::value<int>(), "R")
         ("warmup", "Untimed runs before them (default 2)", cxxopts::value<int>(), "W")
-        ("peak", "Measure the FMA peak (GFLOP/s) for 1..threads threads and every SIMD arch, and show each "
-                 "result as a fraction of it")
+        ("peak", "Measure the FMA peak (GFLOP/s) for 1..threads threads and every SIMD arch, and the read "
+                 "bandwidth (GB/s, 1..threads threads); show each result as a fraction of the FMA peak, and "
+                 "memory-bound ones (attention with at most 4 query rows) as a fraction of the bandwidth")
         ("format", "table, json (hyperfine's field names) or csv (default table)", cxxopts::value<std::string>(), "FMT");
     add_exec_options(options);
     // cxxopts has no one-letter long options: accept the documented --d / --d=LIST as -d.
@@ -186,7 +187,8 @@ int cmd_bench(int argc, char** argv) {
     const unsigned threads = current_threads();
     const bool progress = ::isatty(STDERR_FILENO) == 1;
     std::vector<Peak> peaks;
-    if (want_peak) peaks = measure_peaks(threads, progress);
+    std::vector<Bandwidth> bandwidth;
+    if (want_peak) peaks = measure_peaks(threads, progress), bandwidth = measure_bandwidth(threads, progress);
 
     std::vector<Result> results;
     for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -210,9 +212,9 @@ int cmd_bench(int argc, char** argv) {
     }
     if (progress) std::fprintf(stderr, "\r%70s\r", "");
 
-    if (format == "json") print_json(results, peaks);
-    else if (format == "csv") print_csv(results, peaks);
-    else print_table(results, peaks);
+    if (format == "json") print_json(results, peaks, bandwidth);
+    else if (format == "csv") print_csv(results, peaks, bandwidth);
+    else print_table(results, peaks, bandwidth);
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw RuntimeFailure("cannot write the results to standard output");
     return exit_ok;
 }

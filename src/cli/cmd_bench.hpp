@@ -31,6 +31,10 @@ struct Case {
     double elements() const { return double(m) * double(n); }
     // Bytes of inputs and outputs the case allocates (a little more for packing).
     double bytes() const;
+    // Memory-bound: fused attention with few query rows (split-K decoding), whose time is
+    // reading K and V. moved_bytes: what one call must move (K, V, Q and O, float32).
+    bool memory_bound() const;
+    double moved_bytes() const;
 };
 
 // Inputs and the library call of one case, built once and timed repeatedly.
@@ -57,6 +61,14 @@ struct Peak {
 // reports on standard error.
 std::vector<Peak> measure_peaks(unsigned threads, bool progress);
 
+// Read bandwidth (a vectorised sum over a 256 MiB buffer, each thread its slice), for
+// 1..threads threads: median GB/s of several runs.
+struct Bandwidth {
+    unsigned threads;
+    double gbps;
+};
+std::vector<Bandwidth> measure_bandwidth(unsigned threads, bool progress);
+
 // ---- reports -------------------------------------------------------------------------
 struct Result {
     Case c;
@@ -67,8 +79,11 @@ struct Result {
 };
 
 std::string num(double v, const char* fmt = "%.6g");
-void print_table(const std::vector<Result>& results, const std::vector<Peak>& peaks);
-void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peaks);
-void print_json(const std::vector<Result>& results, const std::vector<Peak>& peaks);
+void print_table(const std::vector<Result>& results, const std::vector<Peak>& peaks,
+                 const std::vector<Bandwidth>& bandwidth);
+void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peaks,
+                 const std::vector<Bandwidth>& bandwidth);
+void print_json(const std::vector<Result>& results, const std::vector<Peak>& peaks,
+                 const std::vector<Bandwidth>& bandwidth);
 
 }  // namespace attn::cli::bench

@@ -56,6 +56,13 @@ double Case::bytes() const {
     return b;
 }
 
+bool Case::memory_bound() const { return op == Op::attention && fused && m <= decode_max_rows; }
+
+double Case::moved_bytes() const {
+    const double B = double(batch), H = double(heads), G = double(kv_heads), M = double(m), N = double(n), K = double(k);
+    return 4.0 * B * (2.0 * G * N * K + 2.0 * H * M * K);
+}
+
 namespace {
 
 Matrix random_matrix(std::size_t rows, std::size_t cols, std::mt19937& gen) {

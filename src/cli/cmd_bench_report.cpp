@@ -31,14 +31,28 @@ std::optional<double> cpu_fraction(const std::vector<Peak>& peaks, const Result&
     return std::nullopt;
 }
 
+// The measured read bandwidth for this many threads, when measured.
+std::optional<double> bandwidth_for(const std::vector<Bandwidth>& bw, unsigned threads) {
+    for (const auto& b : bw)
+        if (b.threads == threads) return b.gbps;
+    return std::nullopt;
+}
+
 }  // namespace
 
-void print_table(const std::vector<Result>& results, const std::vector<Peak>& peaks) {
+void print_table(const std::vector<Result>& results, const std::vector<Peak>& peaks,
+                 const std::vector<Bandwidth>& bandwidth) {
     if (!peaks.empty()) {
         std::printf("FMA peak (12 independent FMA chains per thread):\n");
         std::printf("  %-8s %7s %10s %14s\n", "arch", "threads", "GFLOP/s", "per CPU-second");
         for (const auto& p : peaks)
             std::printf("  %-8s %7u %10.1f %14.1f\n", arch_name(p.arch), p.threads, p.gflops, p.cpu_gflops);
+        if (!results.empty() || !bandwidth.empty()) std::printf("\n");
+    }
+    if (!bandwidth.empty()) {
+        std::printf("Read bandwidth (sum over a 256 MiB buffer, median of 7 runs):\n");
+        std::printf("  %7s %10s\n", "threads", "GB/s");
+        for (const auto& b : bandwidth) std::printf("  %7u %10.1f\n", b.threads, b.gbps);
         if (!results.empty()) std::printf("\n");
     }
     if (results.empty()) return;
@@ -63,6 +77,21 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
                     peak && r.c.flops() > 0 ? num(100.0 * g / *peak, "%.0f%%").c_str() : "-",
                     cpu ? num(100.0 * *cpu, "%.0f%%").c_str() : "-");
     }
+    bool any_memory_bound = false;
+    for (const auto& r : results) any_memory_bound = any_memory_bound || r.c.memory_bound();
+    if (any_memory_bound) {
+        std::printf("\nmemory-bound (few query rows: reading K and V is the limit):\n");
+        std::printf("%-15s %-16s %-7s %3s %11s %9s %7s\n", "op", "shape", "arch", "thr", "median s", "GB/s", "% bw");
+        for (const auto& r : results) {
+            if (!r.c.memory_bound()) continue;
+            const double gbps = r.c.moved_bytes() / r.timing.median * 1e-9;
+            const auto bw = bandwidth_for(bandwidth, r.threads);
+            std::printf("%-15s %-16s %-7s %3u %11.6f %9.1f %7s\n", op_name(r.c.op), r.c.shape().c_str(), arch_name(r.arch),
+                        r.threads, r.timing.median, gbps, bw ? num(100.0 * gbps / *bw, "%.0f%%").c_str() : "-");
+        }
+        std::printf("GB/s: bytes of K, V, Q and the output over the median; %% bw: over the measured read bandwidth "
+                    "(--peak) for that many threads.\n");
+    }
     std::printf("\nshapes: matmul MxNxK (A is MxK); softmax rows x cols; attention Tq x Tk x d, or B x H[:G] x Tq x Tk x d "
                 "(batch, heads[:key/value heads]); mha also projects X (B x Tq x H*d) and applies W_O.\n");
     if (!peaks.empty())
@@ -73,7 +102,9 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
                     any_causal ? " (/c)" : "");
 }
 
-void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peaks) {
+void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peaks,
+               const std::vector<Bandwidth>& bandwidth) {
+    (void)bandwidth;  // the csv keeps its columns; the table and json report the bandwidth
     std::printf("op,shape,arch,threads,causal,fused,median,min,max,mean,stddev,gflops,elements_per_s,speedup_vs_scalar,"
                 "fraction_of_peak,user,system,fraction_of_peak_cpu\n");
     for (const auto& p : peaks)
@@ -94,7 +125,8 @@ void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peak
     }
 }
 
-void print_json(const std::vector<Result>& results, const std::vector<Peak>& peaks) {
+void print_json(const std::vector<Result>& results, const std::vector<Peak>& peaks,
+                const std::vector<Bandwidth>& bandwidth) {
     std::printf("{\n  \"machine\": {\"online_cores\": %u, \"best_arch\": \"%s\"},\n", online_cores(),
                 arch_name(best_arch()));
     std::printf("  \"flops_note\": \"matmul 2*M*N*K; attention 4*B*H*Tq*Tk*d, dense even when causal; mha adds "
@@ -104,7 +136,15 @@ void print_json(const std::vector<Result>& results, const std::vector<Peak>& pea
         std::printf("%s\n    {\"arch\": \"%s\", \"threads\": %u, \"gflops\": %s, \"gflops_per_cpu_second\": %s}",
                     i ? "," : "", arch_name(peaks[i].arch), peaks[i].threads, num(peaks[i].gflops).c_str(),
                     num(peaks[i].cpu_gflops).c_str());
-    std::printf("%s],\n  \"results\": [", peaks.empty() ? "" : "\n  ");
+    std::printf("%s],\n", peaks.empty() ? "" : "\n  ");
+    if (!bandwidth.empty()) {
+        std::printf("  \"read_bandwidth\": [");
+        for (std::size_t i = 0; i < bandwidth.size(); ++i)
+            std::printf("%s\n    {\"threads\": %u, \"gb_per_s\": %s}", i ? "," : "", bandwidth[i].threads,
+                        num(bandwidth[i].gbps).c_str());
+        std::printf("\n  ],\n");
+    }
+    std::printf("  \"results\": [");
     for (std::size_t i = 0; i < results.size(); ++i) {
         const Result& r = results[i];
         const double g = r.c.flops() / r.timing.median * 1e-9;
@@ -125,6 +165,12 @@ void print_json(const std::vector<Result>& results, const std::vector<Peak>& pea
         const auto peak = peak_for(peaks, r.arch, r.threads);
         if (peak && r.c.flops() > 0) std::printf(" \"fraction_of_peak\": %s,", num(g / *peak).c_str());
         if (const auto cpu = cpu_fraction(peaks, r)) std::printf(" \"fraction_of_peak_cpu\": %s,", num(*cpu).c_str());
+        if (r.c.memory_bound()) {
+            const double gbps = r.c.moved_bytes() / r.timing.median * 1e-9;
+            std::printf(" \"gb_per_s_moved\": %s,", num(gbps).c_str());
+            if (const auto bw = bandwidth_for(bandwidth, r.threads))
+                std::printf(" \"fraction_of_bandwidth\": %s,", num(gbps / *bw).c_str());
+        }
         std::printf("\n     \"times\": [");
         for (std::size_t t = 0; t < r.timing.times.size(); ++t)
             std::printf("%s%s", t ? ", " : "", num(r.timing.times[t]).c_str());

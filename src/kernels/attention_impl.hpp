@@ -499,5 +499,145 @@ std::size_t flash(const FlashArgs& a) {
     return Flash<Arch>(a).run();
 }
 
+// ---- split-K decoding ----------------------------------------------------------------
+// A few query rows against one chunk of keys, "vector over d" (no query block to fill):
+// per tile of KT keys each K row is loaded once for up to RB query rows (dot products in
+// registers, one horizontal sum per row and key), then the online softmax of each row over
+// the tile (vector exp), then each V row is loaded once and accumulated into the rows'
+// outputs. Every row's operations are the same whatever other rows share the call.
+template <class Arch>
+struct DecodeBlocking {
+    static constexpr std::size_t RB = 8, KT = 64;  // KT: a multiple of every arch's lanes
+};
+
+// fn(std::integral_constant<n>) for a run-time n in [1, N].
+template <std::size_t N, class Fn>
+inline void with_row_count(std::size_t n, Fn&& fn) {
+    if constexpr (N == 0) {
+        (void)n, (void)fn;
+    } else if (n == N) {
+        fn(std::integral_constant<std::size_t, N>{});
+    } else {
+        with_row_count<N - 1>(n, fn);
+    }
+}
+
+// sc[r·KT + j] = Σ_p q[r·dkp + p]·K[t0 + j][p] for rows r < NR, keys j < nk (q zero-padded
+// to dkp, a multiple of the lanes, and 64-byte aligned).
+template <class Arch, std::size_t NR>
+inline void decode_scores(const float* q, std::size_t dkp, const float* K, std::size_t ldk, std::size_t dk,
+                          std::size_t t0, std::size_t nk, float* sc) {
+    using F = vfloat<Arch>;
+    constexpr std::size_t W = lanes<Arch>, KT = DecodeBlocking<Arch>::KT;
+    const std::size_t full = dk - dk % W;
+    for (std::size_t j = 0; j < nk; ++j) {
+        const float* k = K + (t0 + j) * ldk;
+        F acc[NR];
+        for (std::size_t r = 0; r < NR; ++r) acc[r] = F(0.0f);
+        std::size_t p = 0;
+        for (; p < full; p += W) {
+            const F kv = F::load_unaligned(k + p);
+            for (std::size_t r = 0; r < NR; ++r) acc[r] = fmadd<Arch>(F::load_aligned(q + r * dkp + p), kv, acc[r]);
+        }
+        if (p < dk) {
+            const F kv = load_partial<Arch>(k + p, dk - p, 0.0f);
+            for (std::size_t r = 0; r < NR; ++r) acc[r] = fmadd<Arch>(F::load_aligned(q + r * dkp + p), kv, acc[r]);
+        }
+        for (std::size_t r = 0; r < NR; ++r) sc[r * KT + j] = hsum<Arch>(acc[r]);
+    }
+}
+
+// acc[r][0, dv) = alpha[r]·acc[r] + Σ_{j<nk} P[r·KT + j]·V[t0 + j] for rows r < NR (acc
+// rows ldacc apart, 64-byte aligned, padded to a multiple of the lanes).
+template <class Arch, std::size_t NR>
+inline void decode_mix(const float* P, const float* alpha, const float* V, std::size_t ldv, std::size_t dv,
+                       std::size_t t0, std::size_t nk, float* acc, std::size_t ldacc) {
+    using F = vfloat<Arch>;
+    constexpr std::size_t W = lanes<Arch>, KT = DecodeBlocking<Arch>::KT;
+    for (std::size_t c = 0; c < dv; c += W) {
+        const std::size_t n = std::min(W, dv - c);
+        F o[NR];
+        for (std::size_t r = 0; r < NR; ++r) o[r] = F::load_aligned(acc + r * ldacc + c) * F(alpha[r]);
+        const float* v = V + t0 * ldv + c;
+        for (std::size_t j = 0; j < nk; ++j, v += ldv) {
+            const F vv = n == W ? F::load_unaligned(v) : load_partial<Arch>(v, n, 0.0f);
+            for (std::size_t r = 0; r < NR; ++r) o[r] = fmadd<Arch>(F(P[r * KT + j]), vv, o[r]);
+        }
+        for (std::size_t r = 0; r < NR; ++r) o[r].store_aligned(acc + r * ldacc + c);
+    }
+}
+
+template <class Arch>
+inline float exp_nonpositive_scalar(float x) {
+    alignas(64) float t[lanes<Arch>];
+    exp_nonpositive<Arch>(vfloat<Arch>(x)).store_aligned(t);
+    return t[0];
+}
+
+// kernels/kernel_api.hpp's decode_chunk. acc rows: ldacc >= dv rounded up to 16 floats,
+// 64-byte aligned.
+template <class Arch>
+void decode_chunk(const DecodeArgs& a) {
+    using F = vfloat<Arch>;
+    constexpr std::size_t W = lanes<Arch>, RB = DecodeBlocking<Arch>::RB, KT = DecodeBlocking<Arch>::KT;
+    const std::size_t dkp = (a.dk + W - 1) / W * W, dvp = (a.dv + W - 1) / W * W;
+    AlignedFloats qbuf(RB * dkp), sbuf(RB * KT);
+    float* q = qbuf.get();
+    float* sc = sbuf.get();
+    alignas(64) float alpha[RB];
+    for (std::size_t r0 = 0; r0 < a.nrows; r0 += RB) {
+        const std::size_t nr = std::min(RB, a.nrows - r0);
+        std::size_t end[RB], kmax = a.k_begin;
+        for (std::size_t r = 0; r < nr; ++r) {
+            const DecodeRow& row = a.rows[r0 + r];
+            for (std::size_t p = 0; p < dkp; ++p) q[r * dkp + p] = p < a.dk ? a.scale * row.q[p] : 0.0f;
+            end[r] = std::max(a.k_begin, std::min(a.k_end, row.visible));
+            kmax = std::max(kmax, end[r]);
+            a.m[r0 + r] = neg_inf;
+            a.l[r0 + r] = 0.0f;
+            std::fill(a.acc + (r0 + r) * a.ldacc, a.acc + (r0 + r) * a.ldacc + dvp, 0.0f);
+        }
+        for (std::size_t t0 = a.k_begin; t0 < kmax; t0 += KT) {
+            const std::size_t nk = std::min(KT, kmax - t0);
+            with_row_count<RB>(nr, [&](auto rows) {
+                decode_scores<Arch, decltype(rows)::value>(q, dkp, a.K, a.ldk, a.dk, t0, nk, sc);
+            });
+            for (std::size_t r = 0; r < nr; ++r) {
+                const DecodeRow& row = a.rows[r0 + r];
+                float* s = sc + r * KT;
+                const std::size_t lim = end[r] > t0 ? std::min(nk, end[r] - t0) : 0;
+                if (row.bias)
+                    for (std::size_t j = 0; j < lim; ++j) s[j] += row.bias[t0 + j];
+                if (row.mask)
+                    for (std::size_t j = 0; j < lim; ++j)
+                        if (row.mask[t0 + j] == 0.0f) s[j] = neg_inf;
+                std::fill(s + lim, s + KT, neg_inf);
+                F mx(neg_inf);
+                for (std::size_t j = 0; j < KT; j += W) mx = xsimd::max(mx, F::load_aligned(s + j));
+                const float m = a.m[r0 + r], m_new = std::max(m, hmax<Arch>(mx));
+                if (m_new == neg_inf) {  // nothing allowed yet: the accumulators stay 0
+                    alpha[r] = 1.0f;
+                    std::fill(s, s + KT, 0.0f);
+                    continue;
+                }
+                const F mu(m_new);
+                F sum(0.0f);
+                for (std::size_t j = 0; j < KT; j += W) {
+                    const F p = exp_nonpositive<Arch>(F::load_aligned(s + j) - mu);
+                    p.store_aligned(s + j);
+                    sum += p;
+                }
+                alpha[r] = m == neg_inf ? 0.0f : exp_nonpositive_scalar<Arch>(m - m_new);
+                a.l[r0 + r] = alpha[r] * a.l[r0 + r] + hsum<Arch>(sum);
+                a.m[r0 + r] = m_new;
+            }
+            with_row_count<RB>(nr, [&](auto rows) {
+                decode_mix<Arch, decltype(rows)::value>(sc, alpha, a.V, a.ldv, a.dv, t0, nk, a.acc + r0 * a.ldacc,
+                                                        a.ldacc);
+            });
+        }
+    }
+}
+
 }  // namespace
 }  // namespace attn::kernels::attention_impl

@@ -50,6 +50,34 @@ struct FlashArgs {
     std::size_t key_limit = no_key_limit;  // keys >= key_limit are masked for every query
 };
 
+// Split-K decoding, one chunk: for each of `rows` query rows, the online softmax over keys
+// [k_begin, min(k_end, row.visible)) with the mask / bias rules of FlashArgs, left
+// unnormalised: m = the running max of the scaled scores (-inf when no key was allowed),
+// l = Σ exp(s − m), acc[0, dv) = Σ exp(s − m)·V[j]. Rows are computed independently (the
+// same bits whatever rows share the call). Keys at or past the largest visible are never
+// loaded. The caller merges the chunks (attn/multihead.hpp).
+struct DecodeRow {
+    const float* q;     // dk floats
+    const float* mask;  // nullable; indexed by the key (0 = masked)
+    const float* bias;  // nullable; indexed by the key
+    std::size_t visible;  // keys >= visible are masked (causal rule and key limit)
+};
+struct DecodeArgs {
+    const DecodeRow* rows;
+    std::size_t nrows;
+    const float* K;
+    std::size_t ldk;
+    const float* V;
+    std::size_t ldv;
+    std::size_t dk, dv;
+    float scale;
+    std::size_t k_begin, k_end;
+    float* acc;  // nrows rows of ldacc floats (ldacc >= dv rounded up to 16, 64-byte aligned)
+    std::size_t ldacc;
+    float* m;  // nrows
+    float* l;  // nrows
+};
+
 #define ATTN_KERNEL_DECLS                                                                      \
     void gemm(const GemmArgs& a);                                                              \
     /* y[i] = exp(x[i]); x <= -88 (and -inf) give 0 */                                         \
@@ -59,7 +87,8 @@ struct FlashArgs {
     std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_t cols,     \
                              MaskedRowPolicy policy);                                          \
     /* returns the number of fully masked rows in [row_begin, row_end) */                     \
-    std::size_t flash(const FlashArgs& a);
+    std::size_t flash(const FlashArgs& a);                                                     \
+    void decode_chunk(const DecodeArgs& a);
 
 namespace scalar { ATTN_KERNEL_DECLS }
 namespace avx2 { ATTN_KERNEL_DECLS }

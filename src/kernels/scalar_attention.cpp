@@ -144,4 +144,43 @@ std::size_t flash(const FlashArgs& a) {
     return masked;
 }
 
+void decode_chunk(const DecodeArgs& a) {
+    std::vector<float> s(key_tile);
+    for (std::size_t r = 0; r < a.nrows; ++r) {
+        const DecodeRow& row = a.rows[r];
+        const std::size_t end = std::min(a.k_end, row.visible);
+        float m = neg_inf, l = 0.0f;
+        float* acc = a.acc + r * a.ldacc;
+        std::fill(acc, acc + a.dv, 0.0f);
+        for (std::size_t t0 = a.k_begin; t0 < end; t0 += key_tile) {
+            const std::size_t nk = std::min(key_tile, end - t0);
+            float tile_max = neg_inf;
+            for (std::size_t jj = 0; jj < nk; ++jj) {
+                const std::size_t j = t0 + jj;
+                const float* k = a.K + j * a.ldk;
+                float dot = 0.0f;
+                for (std::size_t p = 0; p < a.dk; ++p) dot += row.q[p] * k[p];
+                float v = a.scale * dot + (row.bias ? row.bias[j] : 0.0f);
+                if (row.mask && row.mask[j] == 0.0f) v = neg_inf;
+                s[jj] = v;
+                tile_max = std::max(tile_max, v);
+            }
+            const float m_new = std::max(m, tile_max);
+            if (m_new == neg_inf) continue;  // nothing allowed yet
+            const float alpha = m == neg_inf ? 0.0f : exp1(m - m_new);
+            float tile_sum = 0.0f;
+            for (std::size_t jj = 0; jj < nk; ++jj) tile_sum += (s[jj] = exp1(s[jj] - m_new));
+            l = alpha * l + tile_sum;
+            m = m_new;
+            for (std::size_t c = 0; c < a.dv; ++c) acc[c] *= alpha;
+            for (std::size_t jj = 0; jj < nk; ++jj) {
+                const float* v = a.V + (t0 + jj) * a.ldv;
+                for (std::size_t c = 0; c < a.dv; ++c) acc[c] += s[jj] * v[c];
+            }
+        }
+        a.m[r] = m;
+        a.l[r] = l;
+    }
+}
+
 }  // namespace attn::kernels::scalar

@@ -28,3 +28,17 @@ expect_err_has "expected N, TqxTk or BxHxTqxTk" "message lists the attention sha
 run bench --op matmul --sizes 4 --kv-heads 2 --repeat 1
 expect_code 2 "--kv-heads with matmul is refused"
 expect_out_empty "no output for a refused --kv-heads"
+
+# Few query rows are memory-bound: the table and json report the bytes moved per second.
+run bench --op attention --sizes 2x4x1x300 --kv-heads 2 --d 8 --repeat 1 --warmup 0
+expect_code 0 "bench decode shape (Tq=1)"
+expect_out_has "memory-bound" "the table has a memory-bound block for Tq <= 4"
+expect_out_has "GB/s" "memory-bound block in GB/s"
+
+run bench --op attention --sizes 1x3000 --d 16 --repeat 1 --warmup 0 --format json
+expect_code 0 "bench decode shape, json"
+expect_out_has '"gb_per_s_moved"' "json reports GB/s moved for a memory-bound case"
+
+run bench --op attention --sizes 64 --d 8 --repeat 1 --warmup 0
+expect_code 0 "bench prefill shape"
+if grep -qF -- "memory-bound" "$T/out"; then fail "no memory-bound block for 64 query rows"; else pass; fi

@@ -59,6 +59,9 @@ struct Case {
     std::vector<std::size_t> lengths;
     Shape mask, bias;  // rank 0 = none
     int policy = 0;    // 0 zero, 1 nan, 2 uniform
+    // Mask pattern aligned to the split-K chunks (attn::split_key_chunk): chunk 1 fully
+    // masked, chunk 2 with a single allowed key; elsewhere random.
+    bool chunk_mask = false;
 };
 
 Case make_case(std::string name, Shape q, Shape k, Shape v, Causal causal = Causal::none,
@@ -67,6 +70,32 @@ Case make_case(std::string name, Shape q, Shape k, Shape v, Causal causal = Caus
     c.name = std::move(name);
     c.q = q, c.k = k, c.v = v, c.causal = causal, c.lengths = std::move(lengths), c.mask = mask, c.bias = bias;
     c.policy = policy;
+    return c;
+}
+
+// Few query rows (Tq <= attn::decode_max_rows): the split-K decoding path. Key counts are
+// not multiples of any tile or chunk (split_key_chunk gives 128 to 512 keys for these d).
+std::vector<Case> decode_cases() {
+    std::vector<Case> c;
+    c.push_back(make_case("decode gqa H=32 G=8 Tq=1, 1000 keys", {1, 32, 1, 64}, {1, 8, 1000, 64},
+                          {1, 8, 1000, 64}));
+    c.push_back(make_case("decode H=4 G=1 Tq=3, bottom-right causal, lengths 1 and 700", {2, 4, 3, 33},
+                          {2, 1, 777, 33}, {2, 1, 777, 17}, Causal::bottom_right, {1, 700}));
+    c.push_back(make_case("decode Tq=2 top-left causal: one or two visible keys, later chunks all masked",
+                          {1, 2, 2, 16}, {1, 2, 600, 16}, {1, 2, 600, 16}, Causal::top_left));
+    Case m = make_case("decode Tq=4 gqa H=8 G=2, chunk-aligned mask and bias, nan policy", {2, 8, 4, 40},
+                       {2, 2, 1700, 40}, {2, 2, 1700, 24}, Causal::none, {1700, 1100}, {2, 8, 4, 1700},
+                       {2, 1, 1, 1700}, 1);
+    m.chunk_mask = true;
+    c.push_back(m);
+    Case b = make_case("decode Tq=1 mask (B,1,1,Tk), chunk-aligned, bottom-right causal", {3, 1, 1, 128},
+                       {3, 1, 2000, 128}, {3, 1, 2000, 128}, Causal::bottom_right, {}, {3, 1, 1, 2000});
+    b.chunk_mask = true;
+    c.push_back(b);
+    c.push_back(make_case("decode Tk=1, Tq=3 bottom-right: two rows fully masked, uniform policy", {3, 8}, {1, 8},
+                          {1, 8}, Causal::bottom_right, {}, {}, {}, 2));
+    c.push_back(make_case("decode Tq=4 Tk=1 lengths 0 and 1, nan policy", {2, 1, 4, 7}, {2, 1, 1, 7}, {2, 1, 1, 3},
+                          Causal::none, {0, 1}, {}, {}, 1));
     return c;
 }
 
@@ -86,6 +115,7 @@ std::vector<Case> cases() {
     c.push_back(make_case("top-left causal with lengths, mask (B,1,1,Tk)", {2, 2, 70, 16}, {2, 2, 70, 16},
                           {2, 2, 70, 16}, Causal::top_left, {40, 70}, {2, 1, 1, 70}, {}, 1));
     c.push_back(make_case("2-D", {5, 3}, {7, 3}, {7, 2}, Causal::bottom_right));
+    for (Case& d : decode_cases()) c.push_back(std::move(d));
     return c;
 }
 
@@ -104,6 +134,14 @@ Inputs make_inputs(const Case& c, unsigned seed) {
             for (std::size_t r = 0; r < in.mask.rows(); ++r)
                 for (std::size_t j = 0; j < in.mask.cols(); ++j)
                     in.mask.slice_data(s)[r * in.mask.row_stride() + j] = coin(rng) == 0 ? 0.0f : 1.0f;
+        if (c.chunk_mask) {
+            const std::size_t C = attn::split_key_chunk(c.k.back(1), c.v.back(1));
+            REQUIRE(in.mask.cols() > 3 * C);
+            for (std::size_t s = 0; s < in.mask.slices(); ++s)
+                for (std::size_t r = 0; r < in.mask.rows(); ++r)
+                    for (std::size_t j = C; j < 3 * C; ++j)
+                        in.mask.slice_data(s)[r * in.mask.row_stride() + j] = j == 2 * C + 5 + r ? 1.0f : 0.0f;
+        }
     }
     if (c.bias.rank()) {
         in.bias = random_tensor(c.bias, rng, 0.5f);
@@ -335,6 +373,37 @@ TEST_CASE("batched attention: the same bits for threads 1, 2, 3 and 7") {
             }
         }
     }
+}
+
+TEST_CASE("split-K decoding: few query rows run over key chunks, the same bits for threads 1, 2, 3 and 7") {
+    ArchGuard guard;
+    for (attn::Arch arch : arches()) {
+        attn::set_arch(arch);
+        unsigned seed = 300;
+        for (const Case& c : decode_cases()) {
+            INFO("arch " << attn::arch_name(arch) << ", case " << c.name);
+            const Inputs in = make_inputs(c, seed++);
+            attn::set_threads(1);
+            const attn::BatchedAttention one = run(in, in.spec, {});
+            CHECK(one.fused);
+            CHECK(one.split_keys);
+            for (unsigned t : {2u, 3u, 7u}) {
+                attn::set_threads(t);
+                const attn::BatchedAttention other = run(in, in.spec, {});
+                CHECK(same_bits(one.context, other.context));
+                CHECK(other.masked_rows == one.masked_rows);
+            }
+        }
+    }
+}
+
+TEST_CASE("split-K decoding: more than decode_max_rows query rows keep the query-block kernel") {
+    std::mt19937 rng(3);
+    const Case c = make_case("prefill", {2, 5, 16}, {2, 300, 16}, {2, 300, 16});
+    const Inputs in = make_inputs(c, 8);
+    const attn::BatchedAttention r = run(in, in.spec, {});
+    CHECK(r.fused);
+    CHECK(!r.split_keys);
 }
 
 TEST_CASE("batched attention: 2-D inputs give what the 2-D ops compute, bit for bit (attend's results before the engine)") {
