@@ -42,3 +42,15 @@ wide_row0=$(sed -n 2p "$T/wide" | tr -s ' ')
 if [ "$wrapped_row0" = "$wide_row0" ]; then pass; else fail "wrapped row 0 '$wrapped_row0' vs '$wide_row0'"; fi
 COLUMNS=20 "$ATTN" random --shape 3,8 --seed 0 --format csv > "$T/out" 2>/dev/null
 if [ "$(wc -l < "$T/out")" -eq 5 ] && ! grep -q columns "$T/out"; then pass; else fail "csv wrapped at COLUMNS=20"; fi
+
+# ---- labels in csv: a header row and a first column, the numbers those of the plain output ----
+x="$ROOT/data/examples/simple/x.txt"
+printf 'These\nare\nrandom\nwords\nand\nembeddings\n' > "$T/labels"
+run attend -x "$x" --show weights --format csv
+cp "$T/out" "$T/plain"
+run attend -x "$x" --show weights --labels "$T/labels" --format csv; expect_code 0 "attend --labels csv"
+if [ "$(sed -n 1p "$T/out")" = ",These,are,random,words,and,embeddings" ]; then pass; else fail "csv header row: $(sed -n 1p "$T/out")"; fi
+if [ "$(sed -n '2,$p' "$T/out" | cut -d, -f1 | tr '\n' ' ')" = "These are random words and embeddings " ]; then pass; else fail "csv first column"; fi
+if [ "$(sed -n '2,$p' "$T/out" | cut -d, -f2-)" = "$(cat "$T/plain")" ]; then pass; else fail "labelled csv numbers differ from the plain csv"; fi
+run attend -x "$x" --show weights --labels "$T/labels" --format tsv
+if [ "$(sed -n 2p "$T/out" | cut -f1)" = "These" ]; then pass; else fail "tsv first column"; fi
