@@ -10,13 +10,21 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
 DEB_PACKAGES := libxsimd-dev doctest-dev libcxxopts-dev
 TEST_PACKAGES := libxml2-utils  # xmllint: the SVG tests check well-formedness with it
+TEST_PACKAGES += parallel       # GNU parallel: the sharding recipe runs in the e2e tests
 
 WARN     := -Wall -Wextra -Wpedantic
 CXXFLAGS ?= -O2 -g
 EXTRA_CPPFLAGS ?=
-CPPFLAGS += -Iinclude -Isrc $(EXTRA_CPPFLAGS) -MMD -MP
+# cxxopts' regex parser compiles six std::regex objects per translation unit at start-up
+# (about 2 ms, most of `attn --version`); its hand-written parser accepts the same options.
+# Set for every translation unit, so that all of them see one definition of cxxopts.
+CPPFLAGS += -Iinclude -Isrc -DCXXOPTS_NO_REGEX $(EXTRA_CPPFLAGS) -MMD -MP
 ALL_CXXFLAGS = -std=c++20 $(WARN) $(CXXFLAGS)
 LDFLAGS  ?=
+# attn itself is linked statically: no dynamic loader and no shared C++ runtime to map, so
+# `attn --version` starts about as fast as /bin/true, and the binary needs nothing at run
+# time. Sanitizer builds (which cannot be static) pass STATIC_LDFLAGS= to turn it off.
+STATIC_LDFLAGS ?= -static
 LDLIBS   += -pthread
 
 # ---- sources ---------------------------------------------------------------------------
@@ -41,7 +49,7 @@ $(BUILD)/obj/src/arch/avx512%.o: FILE_FLAGS := -O3 -mavx512f -mavx512dq -mavx512
 $(BUILD)/obj/src/arch/neon%.o:   FILE_FLAGS := -O3
 $(BUILD)/obj/src/rng/%.o:        FILE_FLAGS := -ffp-contract=off
 
-.PHONY: all demo test test-neon test-sanitize test-tsan fuzz fuzz-build fuzz-replay compare unit e2e deps install clean screenshots
+.PHONY: all demo test test-neon test-browser test-sanitize test-tsan fuzz fuzz-build fuzz-replay compare unit e2e deps install clean screenshots
 all: $(BUILD)/attn
 
 $(BUILD)/obj/%.o: %.cpp
@@ -65,10 +73,15 @@ $(BUILD)/gen/example_data.o: $(BUILD)/gen/example_data.cpp
 	$(CXX) $(CPPFLAGS) $(ALL_CXXFLAGS) -c $< -o $@
 
 $(BUILD)/attn: $(CLI_OBJS) $(LIB_OBJS)
-	$(CXX) $(ALL_CXXFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+	$(CXX) $(ALL_CXXFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) $^ -o $@ $(LDLIBS)
 
 $(BUILD)/attn_tests: $(TEST_OBJS) $(LIB_OBJS)
 	$(CXX) $(ALL_CXXFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+# Compares two .npy files like numpy.allclose (the PyTorch parity tests use it); standalone.
+$(BUILD)/allclose: tests/tools/allclose.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 $(WARN) $< -o $@
 
 deps:
 	@bash .ci/ensure-packages $(DEB_PACKAGES)
@@ -82,7 +95,7 @@ demo: deps
 # The last line is "N passed, N failed".
 test: deps
 	@bash .ci/ensure-packages $(TEST_PACKAGES)
-	@$(MAKE) --no-print-directory -j$(JOBS) all $(BUILD)/attn_tests
+	@$(MAKE) --no-print-directory -j$(JOBS) all $(BUILD)/attn_tests $(BUILD)/allclose
 	@bash tests/run-all.sh $(BUILD)
 
 # NEON for real: cross-compile the unit tests (and attn) statically for aarch64 and run them
@@ -114,7 +127,7 @@ ASAN_FLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno
 test-sanitize:
 	@bash .ci/ensure-packages $(SAN_PACKAGES)
 	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=$(ASAN_BUILD) CXX=clang++ CXXFLAGS="$(ASAN_FLAGS)" \
-		LDFLAGS="-fsanitize=address,undefined" $(ASAN_BUILD)/attn $(ASAN_BUILD)/attn_tests
+		LDFLAGS="-fsanitize=address,undefined" STATIC_LDFLAGS= $(ASAN_BUILD)/attn $(ASAN_BUILD)/attn_tests
 	@ATTN_SANITIZER=address ATTN_TEST_SWEEP_STRIDE=6101 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 bash tests/run-all.sh $(ASAN_BUILD)
 
@@ -124,7 +137,7 @@ test-sanitize:
 # FUZZ_S=N` runs each harness for N seconds from the checked-in seeds; `make fuzz-replay`
 # only replays the seeds (every crash ever found stays there as a regression input).
 FUZZ_S     ?= 60
-FUZZ_NAMES := text npy cli
+FUZZ_NAMES := text npy cli model
 FUZZ_BINS  := $(addprefix $(ASAN_BUILD)/fuzz/fuzz_,$(FUZZ_NAMES))
 .PRECIOUS: $(BUILD)/obj/tests/fuzz/%.o
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(LIB_OBJS) $(filter-out %/main.o,$(CLI_OBJS))
@@ -177,6 +190,15 @@ clean:
 screenshots: $(BUILD)/attn $(BUILD)/svg_examples
 	@bash .ci/ensure-packages chromium
 	bash tests/screenshots/render.sh $(BUILD) data/screenshots
+
+# The interactive HTML view in headless Chromium (installed if missing): the lines the page
+# draws must equal the weights given; saves data/screenshots/html_view.png. Run by .ci/run.
+test-browser: $(BUILD)/attn $(BUILD)/html_example
+	@bash .ci/ensure-packages chromium
+	@bash tests/browser/run.sh $(BUILD) data/screenshots
+
+$(BUILD)/html_example: $(call obj,tests/browser/html_example.cpp) $(LIB_OBJS)
+	$(CXX) $(ALL_CXXFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 $(BUILD)/svg_examples: $(call obj,tests/screenshots/svg_examples.cpp) $(LIB_OBJS)
 	$(CXX) $(ALL_CXXFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "attn/error.hpp"
+#include "attn/multihead.hpp"
 
 namespace attn {
 
@@ -43,22 +44,26 @@ AttentionResult attend(const Matrix& Q, const Matrix& K, const Matrix& V, const 
             throw InputError(std::string(m == sm.mask ? "mask" : "bias") + " is " + shape(*m) + " but the scores are " +
                              std::to_string(Q.rows()) + "x" + std::to_string(K.rows()));
 
+    // The batched engine on rank-2 views: the same kernels, the same bits.
+    AttentionSpec spec;
+    spec.scale = sm.scale;
+    spec.causal = sm.causal;
+    const TensorView mask = sm.mask ? view_of(*sm.mask) : TensorView{}, bias = sm.bias ? view_of(*sm.bias) : TensorView{};
+    spec.mask = sm.mask ? &mask : nullptr;
+    spec.bias = sm.bias ? &bias : nullptr;
+    spec.normalize = opt.normalize;
+    spec.masked_rows = opt.masked_rows;
+    AttentionWants w = wants;
+    w.weights_mean = false;
+    BatchedAttention b = batched_attention(view_of(Q), view_of(K), view_of(V), spec, w);
+    auto matrix = [](Tensor& t) { return t.rank() == 2 ? std::move(t).to_matrix() : Matrix(); };
     AttentionResult r;
-    const bool need_matrices = wants.scores || wants.scaled || wants.weights;
-    if (!need_matrices && opt.normalize == Normalization::softmax) {
-        // Streaming path: never materialises the Tq×Tk matrices.
-        r.context = fused_attention(Q, K, V, sm, opt.masked_rows, &r.masked_rows);
-        r.fused = true;
-        if (!wants.context) r.context = Matrix();
-        return r;
-    }
-    Matrix scores = matmul(Q, K, /*transpose_b=*/true);
-    Matrix weights = scaled_scores(scores, sm);
-    if (wants.scaled) r.scaled = weights;
-    r.masked_rows = normalize_rows(weights, opt.normalize, opt.masked_rows);
-    if (wants.context) r.context = matmul(weights, V);
-    if (wants.scores) r.scores = std::move(scores);
-    if (wants.weights) r.weights = std::move(weights);
+    r.scores = matrix(b.scores);
+    r.scaled = matrix(b.scaled);
+    r.weights = matrix(b.weights);
+    r.context = matrix(b.context);
+    r.masked_rows = b.masked_rows;
+    r.fused = b.fused;
     return r;
 }
 

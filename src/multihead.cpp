@@ -115,7 +115,6 @@ Problem resolve(const TensorView& Q, const TensorView& K, const TensorView& V, c
                          p.k.shape.text() + " have " + std::to_string(p.G) +
                          ": the query heads must be a multiple of the key/value heads");
     }
-    if (p.G == 1) p.G = 1;  // K/V broadcast to every query head (stride 0): one group of H
     p.has_mask = spec.mask != nullptr;
     p.has_bias = spec.bias != nullptr;
     if (p.has_mask) p.mask = as4(*spec.mask, "mask");
@@ -262,7 +261,20 @@ std::size_t run_materialised_one(const Problem& p, const AttentionSpec& spec, st
 std::size_t run_materialised(const Problem& p, const AttentionSpec& spec, const MaterialisedOut& out) {
     const std::size_t units = (p.b1 - p.b0) * p.H;
     std::vector<std::size_t> masked(units, 0);
-    auto one = [&](std::size_t u) { masked[u] = run_materialised_one(p, spec, p.b0 + u / p.H, u % p.H, out); };
+    // A failure (a zero row sum) is reported for the first (b, h) that has one, whatever the
+    // thread count, and names it when there is more than one.
+    std::vector<std::string> failure(units);
+    auto one = [&](std::size_t u) {
+        const std::size_t b = p.b0 + u / p.H, h = u % p.H;
+        try {
+            masked[u] = run_materialised_one(p, spec, b, h, out);
+        } catch (const RuntimeFailure& e) {
+            std::string where;
+            if (p.batch_dim) where += "batch item " + std::to_string(b);
+            if (p.head_dim) where += (where.empty() ? "head " : ", head ") + std::to_string(h);
+            failure[u] = where.empty() ? e.what() : where + ": " + e.what();
+        }
+    };
     // Many (b, h): one per thread (the kernels inside run serially); few: one after the
     // other, each split over the threads. The bits are the same either way.
     if (units >= 2 * std::size_t(current_threads())) {
@@ -270,6 +282,8 @@ std::size_t run_materialised(const Problem& p, const AttentionSpec& spec, const 
     } else {
         for (std::size_t u = 0; u < units; ++u) one(u);
     }
+    for (const std::string& f : failure)
+        if (!f.empty()) throw RuntimeFailure(f);
     std::size_t total = 0;
     for (std::size_t c : masked) total += c;
     return total;

@@ -95,6 +95,10 @@ struct Item {
     std::vector<std::string> row_labels, col_labels;  // empty = none
     std::vector<std::pair<std::string, double>> fields;  // when neither matrix nor tensor is set
     TensorView tensor;                                   // used when matrix == nullptr and rank() > 0
+    // A table of records with the same keys (e.g. the variance diagnostics per batch item and
+    // head), used instead of `fields` when not empty: pretty prints one row per record under
+    // a header of keys, csv/tsv a header line and one line per record, json an array of objects.
+    std::vector<std::vector<std::pair<std::string, double>>> records;
 
     bool is_record() const noexcept { return matrix == nullptr && tensor.rank() == 0; }
     // The values to print: view_of(*matrix), or tensor.

@@ -50,10 +50,16 @@ struct AttentionSpec {
 // Which results to keep: AttentionWants of attn/attention.hpp (scores, scaled, weights,
 // weights_mean, context). Only context wanted with softmax → the fused streaming kernel.
 
-// Output rank rule: a batch dimension when an input has one (rank 4, or an X of rank 3), a
-// head dimension when an input has one (rank >= 3) or AttentionSpec::head_dim; 2-D in, 2-D
-// out. scores/scaled/weights are ([B,] [H,] Tq', Tk), weights_mean is ([B,] Tq', Tk),
-// context is ([B,] [H,] Tq', dv), where B and Tq' count the requested ranges only.
+// Output rank rule: a batch dimension when an input (Q, K, V, mask or bias) has rank 4, a
+// head dimension when one has rank >= 3 or AttentionSpec::head_dim; 2-D in, 2-D out.
+// scores/scaled/weights are ([B',] [H,] Tq', Tk), weights_mean is ([B',] Tq', Tk), context
+// is ([B',] [H,] Tq', dv), where B' and Tq' count the requested ranges only. Slice s of a
+// result is batch item b0 + s / H, head s % H (with a head dimension).
+// Work: context alone with softmax runs the fused kernel in (batch item, K/V head group,
+// query block) units, the query heads of a group back to back (stacked into one Q when no
+// causal rule, mask or bias makes their rows differ), so K/V tiles are reused from cache;
+// key lengths and causal limits end each row's key loop (no mask loads). Otherwise each
+// (batch item, head) is materialised: Q·Kᵀ, scale and mask, normalisation, ·V.
 struct BatchedAttention {
     Tensor scores, scaled, weights, weights_mean, context;  // empty (rank 0) when not wanted
     std::size_t batch = 1, heads = 1, kv_heads = 1;         // B, H, G of the computation
@@ -61,8 +67,9 @@ struct BatchedAttention {
     bool fused = false;           // computed by the streaming kernel
 };
 
-// The engine. Throws InputError on shapes that do not fit together (naming the shapes) and
-// on ranges or lengths out of bounds; RuntimeFailure on a zero row sum (normalize = sum).
+// The engine. Throws InputError on shapes that do not fit together (naming the shapes), on
+// ranges or lengths out of bounds and on inputs of rank < 2 or > 4; RuntimeFailure on a zero
+// row sum (normalize = sum), naming the first (batch item, head) that has one.
 BatchedAttention batched_attention(const TensorView& Q, const TensorView& K, const TensorView& V,
                                    const AttentionSpec& spec, const AttentionWants& wants = {});
 

@@ -24,7 +24,8 @@ CellMask cell_mask(const ScoreMask& sm, std::size_t Tq, std::size_t Tk);
 
 // Terminal heatmap: rows = queries (labelled on the left), columns = keys (labels written
 // vertically above the grid), two characters per cell, then a legend with the value range.
-// color: 256-colour ANSI backgrounds (viridis-like); otherwise shade characters " ░▒▓█".
+// color: ANSI backgrounds along viridis: 24-bit when COLORTERM is truecolor or 24bit, else
+// 20 distinct 256-colour levels; otherwise shade characters " ░▒▓█".
 // Masked cells are "××" in both modes. Labels default to indices when empty; a label list of
 // the wrong length is ignored (indices are used).
 std::string heatmap_text(const Matrix& weights, const std::vector<std::string>& row_labels,
@@ -42,12 +43,14 @@ struct SvgHeatmapOptions {
     std::vector<std::string> col_labels;   // token labels for keys (columns)
     std::string row_axis = "query", col_axis = "key";
     CellMask masked;                       // masked cells: hatched grey, outside the colour range
-    std::size_t max_value_cells = 16;      // write each value in its cell when rows, cols <= this
+    std::size_t max_value_cells = 16;      // values in cells only when rows, cols <= this (and they fit)
 };
 
 // An SVG heatmap: title "WHAT · R×C · SCALE · MASKING", labelled axes, one <rect class="cell">
 // per cell, a colour bar with its range (lowest/highest unmasked value), the value in each
-// cell when small enough. Labels are XML-escaped. Non-finite entries are drawn as masked.
+// cell when it fits (and rows, cols <= max_value_cells). Labels are XML-escaped, and thinned
+// so that they never overlap. Non-finite entries are drawn as masked. More than 128 rows or
+// columns are max-pooled into blocks (title and index-range labels say so).
 std::string svg_heatmap(const Matrix& m, const SvgHeatmapOptions& options);
 
 // The experiment as one picture. Left panel: variance of raw and scaled scores against d_k on

@@ -1,6 +1,9 @@
-// Parsing of the attention options shared by `attn attend` and `attn softmax`.
+// Parsing of the attention options shared by `attn attend` and `attn softmax`, and of the
+// values only `attn attend` takes (--show, --query-rows, --batch-items, --lengths).
 #pragma once
+#include <cstddef>
 #include <string>
+#include <vector>
 
 #include "attn/ops.hpp"
 
@@ -16,5 +19,26 @@ const char* masked_rows_name(MaskedRowPolicy p);
 
 // Tells stderr how many rows were fully masked and what the policy gave them (nothing when 0).
 void report_masked_rows(std::size_t count, MaskedRowPolicy policy);
+
+// What `attn attend --show` prints, in the order the user listed it.
+struct Show {
+    bool queries = false, keys = false, values = false, scores = false, scaled = false, weights = false,
+         weights_mean = false, context = false, output = false, variance = false;
+    std::vector<std::string> order;
+};
+// "weights,context": UsageError naming the valid names for an unknown or empty item.
+Show parse_show(const std::string& list);
+// The names --show takes, comma-separated (for messages and --help).
+std::string show_names_text();
+
+// "A:B" → [A, B) for --query-rows / --batch-items (A < B). UsageError naming `option`.
+struct Range {
+    std::size_t begin = 0, end = 0;
+};
+Range parse_range(const std::string& text, const std::string& option);
+
+// --lengths: a comma-separated list of non-negative integers ("5,3"), or else a file of
+// integers separated by blanks, commas or newlines ("#" comments). Errors name --lengths.
+std::vector<std::size_t> parse_lengths(const std::string& text);
 
 }  // namespace attn::cli

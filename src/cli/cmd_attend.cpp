@@ -1,17 +1,17 @@
-// attn attend: self- or cross-attention on matrices read from files.
-#include <cmath>
+// attn attend: self-, cross-, multi-head and grouped-query attention on tensors read from
+// files. Inputs are read and checked in attend_inputs, computed in attend_compute, printed
+// and drawn in attend_outputs; this file declares the options and wires them together.
 #include <cstdio>
-#include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "attn/attention.hpp"
-#include "attn/diagnostics.hpp"
 #include "attn/error.hpp"
 #include "attn/io.hpp"
 #include "attn/viz.hpp"
+#include "cli/attend_compute.hpp"
+#include "cli/attend_inputs.hpp"
 #include "cli/attend_options.hpp"
+#include "cli/attend_outputs.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "io/output_file.hpp"
@@ -20,56 +20,85 @@ namespace attn::cli {
 
 namespace {
 
-const char* const show_names[] = {"queries", "keys", "values", "scores", "scaled", "weights", "context", "variance"};
-
-struct Show {
-    bool queries = false, keys = false, values = false, scores = false, scaled = false, weights = false,
-         context = false, variance = false;
-    std::vector<std::string> order;  // as the user listed them
-};
-
-Show parse_show(const std::string& list) {
-    Show s;
-    std::stringstream in(list);
-    std::string name;
-    while (std::getline(in, name, ',')) {
-        if (name.empty()) throw UsageError("invalid --show '" + list + "': an empty item");
-        bool* flag = name == "queries"    ? &s.queries
-                     : name == "keys"     ? &s.keys
-                     : name == "values"   ? &s.values
-                     : name == "scores"   ? &s.scores
-                     : name == "scaled"   ? &s.scaled
-                     : name == "weights"  ? &s.weights
-                     : name == "context"  ? &s.context
-                     : name == "variance" ? &s.variance
-                                          : nullptr;
-        if (!flag) {
-            std::string valid;
-            for (const char* n : show_names) valid += std::string(valid.empty() ? "" : ", ") + n;
-            throw UsageError("invalid --show item '" + name + "': expected a comma-separated list of " + valid);
-        }
-        if (!*flag) s.order.push_back(name);
-        *flag = true;
-    }
-    if (s.order.empty() || list.back() == ',') throw UsageError("invalid --show '" + list + "': an empty item");
-    return s;
-}
-
-std::string dims(const Matrix& m) { return std::to_string(m.rows()) + "x" + std::to_string(m.cols()); }
-
-// A result must be finite, except NaN rows the user asked for (--masked-rows nan on rows
-// with no allowed key) and -inf in the scaled matrix, where it marks masked entries.
-void check_finite(const Matrix& m, const char* name, bool allow_neg_inf, const std::vector<bool>& nan_rows) {
-    for (std::size_t i = 0; i < m.rows(); ++i) {
-        if (i < nan_rows.size() && nan_rows[i]) continue;
-        for (std::size_t j = 0; j < m.cols(); ++j) {
-            const float v = m(i, j);
-            if (std::isfinite(v) || (allow_neg_inf && v < 0 && std::isinf(v))) continue;
-            throw RuntimeFailure(std::string(name) + " row " + std::to_string(i + 1) + ", column " +
-                                 std::to_string(j + 1) + " is " + (std::isnan(v) ? "NaN" : "infinite") +
-                                 ": the inputs overflow float32 (scale them down)");
-        }
-    }
+void declare_options(cxxopts::Options& options) {
+    options.add_options("Inputs (FILE is text or .npy; '-' = standard input, at most once)")
+        ("x", "Embeddings X (T×D, or B×T×D for a batch); Q = X·W_q + b_q, K = X·W_k + b_k, V = X·W_v + b_v",
+         cxxopts::value<std::string>(), "FILE")
+        ("kv", "Embeddings for keys and values (T_kv×D_kv, or B×T_kv×D_kv): cross-attention, K = KV·W_k, "
+               "V = KV·W_v (default: -x)", cxxopts::value<std::string>(), "FILE")
+        ("heads", "Query heads H (default 1): the columns of Q are H blocks of d_k; results get a head dimension",
+         cxxopts::value<int>(), "H")
+        ("kv-heads", "Key/value heads G (default H; H a multiple of G): query head h reads key/value head "
+                     "h/(H/G) (grouped-query; 1 = multi-query)", cxxopts::value<int>(), "G")
+        ("wq", "Query projection W_q (D×(H·d_k)); identity when omitted", cxxopts::value<std::string>(), "FILE")
+        ("wk", "Key projection W_k (D_kv×(G·d_k)); identity when omitted", cxxopts::value<std::string>(), "FILE")
+        ("wv", "Value projection W_v (D_kv×(G·d_v)); identity when omitted", cxxopts::value<std::string>(), "FILE")
+        ("bq", "Bias of Q: one row (or vector) of H·d_k entries", cxxopts::value<std::string>(), "FILE")
+        ("bk", "Bias of K: G·d_k entries", cxxopts::value<std::string>(), "FILE")
+        ("bv", "Bias of V: G·d_v entries", cxxopts::value<std::string>(), "FILE")
+        ("wo", "Output projection W_O ((H·d_v)×D_out): output = concat(heads)·W_O + b_O",
+         cxxopts::value<std::string>(), "FILE")
+        ("bo", "Bias of the output: D_out entries", cxxopts::value<std::string>(), "FILE")
+        ("linear-layout", "Read --wq/--wk/--wv/--wo as nn.Linear.weight (out×in), as in a PyTorch state_dict")
+        ("in-proj", "nn.MultiheadAttention's in_proj_weight (3E×E, [W_q; W_k; W_v] in nn.Linear layout); "
+                    "replaces --wq/--wk/--wv", cxxopts::value<std::string>(), "FILE")
+        ("in-proj-bias", "nn.MultiheadAttention's in_proj_bias (3E entries)", cxxopts::value<std::string>(), "FILE")
+        ("out-proj", "nn.MultiheadAttention's out_proj.weight (E×E, nn.Linear layout); replaces --wo",
+         cxxopts::value<std::string>(), "FILE")
+        ("out-proj-bias", "nn.MultiheadAttention's out_proj.bias (E entries)", cxxopts::value<std::string>(), "FILE")
+        ("q", "Queries Q (Tq×d_k, or H×Tq×d_k, or B×H×Tq×d_k)", cxxopts::value<std::string>(), "FILE")
+        ("k", "Keys K (Tk×d_k, G×Tk×d_k or B×G×Tk×d_k); leading dimensions broadcast as in torch.matmul "
+              "(equal, 1 or missing); G heads with H a multiple of G: grouped-query",
+         cxxopts::value<std::string>(), "FILE")
+        ("v", "Values V (Tk×d_v, with the leading dimensions of K)", cxxopts::value<std::string>(), "FILE")
+        ("labels", "Token labels, one per line, for the queries (and the keys when there are as many)",
+         cxxopts::value<std::string>(), "FILE")
+        ("key-labels", "Token labels for the keys when they differ from the queries' (Tq != Tk)",
+         cxxopts::value<std::string>(), "FILE");
+    options.add_options("Attention")
+        ("scale", "auto = 1/sqrt(d_k) (d_k per head), none = 1, or a number",
+         cxxopts::value<std::string>()->default_value("auto"), "S")
+        ("causal", "Causal mask: top-left (default; query i sees keys j <= i, PyTorch is_causal) or "
+                   "bottom-right (j <= i + Tk - Tq, decoding with a cache). Use --causal or --causal=ALIGN",
+         cxxopts::value<std::string>()->implicit_value("top-left"), "ALIGN")
+        ("mask", "Boolean mask broadcast to (B, H, Tq, Tk) (e.g. Tq×Tk): nonzero = may attend (PyTorch SDPA "
+                 "polarity)", cxxopts::value<std::string>(), "FILE")
+        ("bias", "Additive bias broadcast to (B, H, Tq, Tk), added to the scaled scores; -inf allowed",
+         cxxopts::value<std::string>(), "FILE")
+        ("lengths", "Valid keys per batch item, as a list (5,3) or a FILE of numbers: keys at index >= the "
+                    "length are masked for every query (key padding; PyTorch's key_padding_mask)",
+         cxxopts::value<std::string>(), "LIST|FILE")
+        ("masked-rows", "A query row with every key masked gets: zero (weights and context 0, PyTorch >= 2.5), "
+                        "nan, or uniform (mean of V, as JAX)",
+         cxxopts::value<std::string>()->default_value("zero"), "POLICY")
+        ("normalize", "softmax, or sum (divide each row by its sum; a zero sum is an error)",
+         cxxopts::value<std::string>()->default_value("softmax"), "HOW")
+        ("show", "Comma-separated: queries, keys, values (projected, per head), scores (raw Q·Kᵀ), scaled "
+                 "(scale·Q·Kᵀ + bias, masked = -inf), weights, weights-mean (mean over heads, "
+                 "nn.MultiheadAttention's default), context (per head), output (heads concatenated, then "
+                 "W_O + b_O when given), variance (diagnostics per batch item and head)",
+         cxxopts::value<std::string>()->default_value("context"), "LIST");
+    options.add_options("Sharding (the rows computed are bitwise identical to the same rows of the whole run)")
+        ("query-rows", "Compute only query rows A to B-1 (causal masks use the global row index)",
+         cxxopts::value<std::string>(), "A:B")
+        ("batch-items", "Compute only batch items A to B-1", cxxopts::value<std::string>(), "A:B");
+    options.add_options("Pictures")
+        ("heatmap", "Draw the weights in the terminal (colour on a terminal unless NO_COLOR is set; shade "
+                    "characters otherwise; masked cells as ××), each head under a title. Alone it replaces "
+                    "the matrices; with an explicit --show it follows pretty output or output written with -o")
+        ("svg", "Write an SVG heatmap of the weights (or of --svg-of) to FILE; several heads: a grid of heads "
+                "with one colour scale", cxxopts::value<std::string>(), "FILE")
+        ("svg-of", "Matrix drawn by --svg: scores, scaled or weights",
+         cxxopts::value<std::string>()->default_value("weights"), "WHAT")
+        ("head", "Draw only head h (0-based) in --heatmap and --svg", cxxopts::value<int>(), "h")
+        ("batch", "Draw only batch item b (0-based) in --heatmap and --svg", cxxopts::value<int>(), "b");
+    // ---- interactive HTML view (src/viz/html.cpp) ----
+    options.add_options("Pictures")
+        ("html", "Write an interactive HTML view of the weights to FILE: bertviz-style head view (hover a token), "
+                 "head selector, matrix view with values, shape/scale/masking; one self-contained file, no network",
+         cxxopts::value<std::string>(), "FILE");
+    add_output_options(options);
+    add_exec_options(options);
 }
 
 // "scale 1/√d_k = 0.7071", "scale 1 (none)", "scale 0.5" for picture titles.
@@ -81,57 +110,36 @@ std::string scale_text(const std::string& given, std::size_t d_k, float scale) {
     return buf;
 }
 
-std::string masking_text(const ScoreMask& sm) {
+std::string masking_text(const AttendInputs& in, Causal causal) {
     std::string t;
-    if (sm.causal != Causal::none) t = std::string("causal (") + causal_name(sm.causal) + ")";
-    if (sm.mask) t += std::string(t.empty() ? "" : " + ") + "mask";
-    if (sm.bias) t += std::string(t.empty() ? "" : " + ") + "bias";
+    if (causal != Causal::none) t = std::string("causal (") + causal_name(causal) + ")";
+    if (in.mask.rank()) t += std::string(t.empty() ? "" : " + ") + "mask";
+    if (in.bias.rank()) t += std::string(t.empty() ? "" : " + ") + "bias";
+    if (!in.lengths.empty()) t += std::string(t.empty() ? "" : " + ") + "lengths";
     return t;
+}
+
+// A range option checked against its extent.
+Range range_option(const cxxopts::ParseResult& r, const char* opt, std::size_t extent, const char* what) {
+    if (!r.count(opt)) return {0, 0};
+    const std::string flag = std::string("--") + opt;
+    const Range range = parse_range(r[opt].as<std::string>(), flag);
+    if (range.end > extent)
+        throw UsageError("invalid " + flag + " '" + r[opt].as<std::string>() + "': there " +
+                         (extent == 1 ? "is 1 " : "are " + std::to_string(extent) + " ") + what);
+    return range;
 }
 
 }  // namespace
 
 int cmd_attend(int argc, char** argv) {
     cxxopts::Options options("attn attend",
-                             "Scaled dot-product attention: softmax(scale·Q·Kᵀ + bias, masked)·V.\n"
-                             "Self-attention from embeddings (-x, optional --wq/--wk/--wv projections) or\n"
-                             "cross-attention from -q/-k/-v given directly.");
-    options.custom_help("(-x FILE [--wq FILE] [--wk FILE] [--wv FILE] | -q FILE -k FILE -v FILE) [OPTIONS]");
-    options.add_options("Inputs (FILE is text or .npy; '-' = standard input, at most once)")
-        ("x", "Embeddings X (T×D); Q = X·W_q, K = X·W_k, V = X·W_v", cxxopts::value<std::string>(), "FILE")
-        ("wq", "Query projection W_q (D×d_k); identity when omitted", cxxopts::value<std::string>(), "FILE")
-        ("wk", "Key projection W_k (D×d_k); identity when omitted", cxxopts::value<std::string>(), "FILE")
-        ("wv", "Value projection W_v (D×d_v); identity when omitted", cxxopts::value<std::string>(), "FILE")
-        ("q", "Queries Q (Tq×d_k)", cxxopts::value<std::string>(), "FILE")
-        ("k", "Keys K (Tk×d_k)", cxxopts::value<std::string>(), "FILE")
-        ("v", "Values V (Tk×d_v)", cxxopts::value<std::string>(), "FILE")
-        ("labels", "Token labels, one per line (rows/columns of pretty output)", cxxopts::value<std::string>(), "FILE");
-    options.add_options("Attention")
-        ("scale", "auto = 1/sqrt(d_k), none = 1, or a number",
-         cxxopts::value<std::string>()->default_value("auto"), "S")
-        ("causal", "Causal mask: top-left (default; query i sees keys j <= i, PyTorch is_causal) or "
-                   "bottom-right (j <= i + Tk - Tq, decoding with a cache). Use --causal or --causal=ALIGN",
-         cxxopts::value<std::string>()->implicit_value("top-left"), "ALIGN")
-        ("mask", "Tq×Tk boolean mask: nonzero = may attend (PyTorch SDPA polarity)", cxxopts::value<std::string>(), "FILE")
-        ("bias", "Tq×Tk additive bias added to the scaled scores; -inf allowed", cxxopts::value<std::string>(), "FILE")
-        ("masked-rows", "A query row with every key masked gets: zero (weights and context 0, PyTorch >= 2.5), "
-                        "nan, or uniform (mean of V, as JAX)",
-         cxxopts::value<std::string>()->default_value("zero"), "POLICY")
-        ("normalize", "softmax, or sum (divide each row by its sum; a zero sum is an error)",
-         cxxopts::value<std::string>()->default_value("softmax"), "HOW")
-        ("show", "Comma-separated: queries, keys, values (projected), scores (raw Q·Kᵀ), scaled (scale·Q·Kᵀ + "
-                 "bias, masked = -inf), weights, context, variance (diagnostics)",
-         cxxopts::value<std::string>()->default_value("context"), "LIST");
-    options.add_options("Pictures")
-        ("heatmap", "Draw the weights in the terminal (colour on a terminal unless NO_COLOR is set; shade "
-                    "characters otherwise; masked cells as ××). Alone it replaces the matrices; with an "
-                    "explicit --show it follows pretty output or output written with -o")
-        ("svg", "Write an SVG heatmap of the weights (or of --svg-of) to FILE", cxxopts::value<std::string>(), "FILE")
-        ("svg-of", "Matrix drawn by --svg: scores, scaled or weights",
-         cxxopts::value<std::string>()->default_value("weights"), "WHAT");
-    add_output_options(options);
-    add_exec_options(options);
-
+                             "Scaled dot-product attention: softmax(scale·Q·Kᵀ + bias, masked)·V, per head and batch "
+                             "item.\nSelf- or cross-attention from embeddings (-x [--kv], projections, --heads, W_O: "
+                             "nn.MultiheadAttention) or\nfrom Q, K, V given directly (-q/-k/-v, any leading "
+                             "dimensions, grouped-query heads).");
+    options.custom_help("(-x FILE [--kv FILE] [--heads H] [PROJECTIONS] | -q FILE -k FILE -v FILE) [OPTIONS]");
+    declare_options(options);
     auto parsed = parse_or_help(options, argc, argv);
     if (!parsed) return exit_ok;
     const auto& r = *parsed;
@@ -148,161 +156,93 @@ int cmd_attend(int argc, char** argv) {
     if (heatmap && show_given && out.path.empty() && out.format != io::Format::pretty)
         throw UsageError("--heatmap draws on standard output: combine it with --format pretty, or send the "
                          "matrices elsewhere with -o");
-    const std::string svg_of = r["svg-of"].as<std::string>();
-    if (svg_of != "scores" && svg_of != "scaled" && svg_of != "weights")
-        throw UsageError("invalid --svg-of '" + svg_of + "': expected scores, scaled or weights");
+    PictureOptions pic;
+    pic.of = r["svg-of"].as<std::string>();
+    if (pic.of != "scores" && pic.of != "scaled" && pic.of != "weights")
+        throw UsageError("invalid --svg-of '" + pic.of + "': expected scores, scaled or weights");
     if (r.count("svg-of") && !r.count("svg")) throw UsageError("--svg-of chooses what --svg draws: --svg FILE is missing");
     const bool svg = r.count("svg") > 0;
     if (svg && r["svg"].as<std::string>().empty()) throw UsageError("--svg needs a file name");
     if (svg && r["svg"].as<std::string>() == "-" && (out.path.empty() || heatmap))
         throw UsageError("--svg - would mix the SVG with other output on standard output: send the matrices "
                          "to -o (without --heatmap)");
-
-    const bool self = r.count("x") || r.count("wq") || r.count("wk") || r.count("wv");
-    const bool cross = r.count("q") || r.count("k") || r.count("v");
-    if (self && cross) throw UsageError("-x/--wq/--wk/--wv and -q/-k/-v are two different forms: use one");
-    if (!self && !cross) throw UsageError("no input: give -x FILE (self-attention) or -q, -k and -v (see --help)");
-    if (self && !r.count("x")) throw UsageError("--wq/--wk/--wv project embeddings: -x FILE is missing");
-    if (cross)
-        for (const char* o : {"q", "k", "v"})
-            if (!r.count(o)) throw UsageError(std::string("-") + o + " FILE is missing (cross-attention needs -q, -k and -v)");
+    for (const char* o : {"head", "batch"})
+        if (r.count(o) && !heatmap && !svg && !r.count("html"))
+            throw UsageError(std::string("--") + o + " chooses what --heatmap or --svg draws: neither is given");
 
     InputNames names;
-    auto read = [&](const char* opt, io::Finite finite = io::Finite::required) -> std::optional<Matrix> {
-        if (!r.count(opt)) return std::nullopt;
-        const std::string flag = (std::string(opt).size() == 1 ? "-" : "--") + std::string(opt);
-        return io::read_matrix(names.claim(r[opt].as<std::string>(), flag), finite);
-    };
+    const AttendInputs in = read_attend_inputs(r, names);
 
-    Matrix Q, K, V;
-    if (self) {
-        const Matrix X = *read("x");
-        const auto Wq = read("wq"), Wk = read("wk"), Wv = read("wv");
-        auto named = [](const std::optional<Matrix>& m) { return m ? &*m : nullptr; };
-        auto check = [&](const std::optional<Matrix>& W, const char* flag) {
-            if (W && W->rows() != X.cols())
-                throw InputError(std::string(flag) + " is " + dims(*W) + " but -x has D=" + std::to_string(X.cols()) +
-                                 ": a projection needs D rows");
-        };
-        check(Wq, "--wq"), check(Wk, "--wk"), check(Wv, "--wv");
-        const std::size_t dq = Wq ? Wq->cols() : X.cols(), dk = Wk ? Wk->cols() : X.cols();
-        if (dq != dk)
-            throw InputError(std::string(Wk ? "--wk" : "-x (no --wk)") + " gives d_k=" + std::to_string(dk) + " but " +
-                             (Wq ? "--wq" : "-x (no --wq)") + " gives d_k=" + std::to_string(dq));
-        Projections p = project(X, named(Wq), named(Wk), named(Wv));
-        Q = std::move(p.queries), K = std::move(p.keys), V = std::move(p.values);
-    } else {
-        Q = *read("q"), K = *read("k"), V = *read("v");
-        if (K.cols() != Q.cols())
-            throw InputError("-k has d_k=" + std::to_string(K.cols()) + " but -q has d_k=" + std::to_string(Q.cols()));
-        if (V.rows() != K.rows())
-            throw InputError("-v has " + std::to_string(V.rows()) + " row" + (V.rows() == 1 ? "" : "s") + " but -k has " +
-                             std::to_string(K.rows()) + ": every key needs a value");
+    AttendSettings s;
+    s.scale = parse_scale(r["scale"].as<std::string>(), in.d_k);
+    if (r.count("causal")) s.causal = parse_causal(r["causal"].as<std::string>());
+    s.masked_rows = parse_masked_rows(r["masked-rows"].as<std::string>());
+    s.normalize = parse_normalize(r["normalize"].as<std::string>());
+    s.rows = range_option(r, "query-rows", in.Tq, in.Tq == 1 ? "query row" : "query rows");
+    if (r.count("batch-items") && !in.batched)
+        throw UsageError("--batch-items selects batch items, but no input has a batch dimension");
+    s.items = range_option(r, "batch-items", in.batch, in.batch == 1 ? "batch item" : "batch items");
+
+    if (r.count("head")) {
+        const int h = r["head"].as<int>();
+        if (!in.head_dim) throw UsageError("--head chooses a head, but there is no head dimension (see --heads)");
+        if (h < 0 || std::size_t(h) >= in.heads)
+            throw UsageError("invalid --head " + std::to_string(h) + ": heads are 0 to " + std::to_string(in.heads - 1));
+        pic.head = h;
     }
-    const std::size_t Tq = Q.rows(), Tk = K.rows();
-    const auto mask = read("mask");
-    const auto bias = read("bias", io::Finite::allow_neg_inf);
-    for (const auto& [m, flag] : {std::pair{&mask, "--mask"}, std::pair{&bias, "--bias"}})
-        if (*m && ((*m)->rows() != Tq || (*m)->cols() != Tk))
-            throw InputError(std::string(flag) + " is " + dims(**m) + " but the scores are " + std::to_string(Tq) + "x" +
-                             std::to_string(Tk) + " (queries x keys)");
-
-    std::vector<std::string> labels;
-    if (r.count("labels")) {
-        labels = io::read_labels(names.claim(r["labels"].as<std::string>(), "--labels"));
-        if (labels.size() != Tq && labels.size() != Tk)
-            throw InputError("--labels has " + std::to_string(labels.size()) + " labels but there are " +
-                             std::to_string(Tq) + " queries and " + std::to_string(Tk) + " keys");
+    if (r.count("batch")) {
+        const int b = r["batch"].as<int>();
+        const Range items = s.items.end ? s.items : Range{0, in.batch};
+        if (!in.batched) throw UsageError("--batch chooses a batch item, but no input has a batch dimension");
+        if (b < 0 || std::size_t(b) < items.begin || std::size_t(b) >= items.end)
+            throw UsageError("invalid --batch " + std::to_string(b) + ": the batch items computed are " +
+                             std::to_string(items.begin) + " to " + std::to_string(items.end - 1));
+        pic.batch = b;
     }
-
     // One SVG element per cell: beyond this the file runs to tens of MB and no viewer helps.
     constexpr std::size_t max_svg_cells = 512 * 512;
-    if (svg && Tq * Tk > max_svg_cells)
-        throw UsageError("--svg draws one cell per query-key pair: " + std::to_string(Tq) + "x" + std::to_string(Tk) +
-                         " is more than 512x512 cells");
-    AttentionOptions opt;
-    opt.score_mask.scale = parse_scale(r["scale"].as<std::string>(), Q.cols());
-    if (r.count("causal")) opt.score_mask.causal = parse_causal(r["causal"].as<std::string>());
-    opt.score_mask.mask = mask ? &*mask : nullptr;
-    opt.score_mask.bias = bias ? &*bias : nullptr;
-    opt.masked_rows = parse_masked_rows(r["masked-rows"].as<std::string>());
-    opt.normalize = parse_normalize(r["normalize"].as<std::string>());
-    if (opt.score_mask.causal != Causal::none && Tq != Tk)
-        std::fprintf(stderr, "attn: note: Tq=%zu != Tk=%zu: causal mask aligned %s (query i sees keys j <= %s)\n", Tq, Tk,
-                     causal_name(opt.score_mask.causal),
-                     opt.score_mask.causal == Causal::top_left ? "i" : "i + Tk - Tq");
+    // (One matrix alone is max-pooled by svg_heatmap instead: the limit is for grids of heads.)
+    const std::size_t one_slice = (s.rows.end ? s.rows.end - s.rows.begin : in.Tq) * in.Tk;
+    if (svg && picture_cells(in, s, pic) > one_slice && picture_cells(in, s, pic) > max_svg_cells)
+        throw UsageError("--svg draws one cell per query-key pair and head: " + std::to_string(picture_cells(in, s, pic)) +
+                         " cells are more than 512x512 (choose one with --head/--batch, or fewer --query-rows)");
+    if (s.causal != Causal::none && in.Tq != in.Tk)
+        std::fprintf(stderr, "attn: note: Tq=%zu != Tk=%zu: causal mask aligned %s (query i sees keys j <= %s)\n", in.Tq,
+                     in.Tk, causal_name(s.causal), s.causal == Causal::top_left ? "i" : "i + Tk - Tq");
 
     AttentionWants wants;
-    wants.scores = show.scores || show.variance || (svg && svg_of == "scores");
-    wants.scaled = show.scaled || (svg && svg_of == "scaled");
-    wants.weights = show.weights || show.variance || heatmap || (svg && svg_of == "weights");
-    wants.context = show.context;
-    AttentionResult res = attend(Q, K, V, opt, wants);
-    // A row reported as fully masked whose mask, causal rule and bias allow some key: its
-    // finite scores overflowed float32 toward -inf. The true weights are a distribution, not
-    // a masked row: a numeric failure, as for an overflow toward +inf.
-    std::size_t truly_masked = 0;
-    for (std::size_t i = 0; i < Tq; ++i) truly_masked += allowed_keys(opt.score_mask, i, Tq, Tk) == 0;
-    if (res.masked_rows > truly_masked) {
-        const std::size_t n = res.masked_rows - truly_masked;
-        throw RuntimeFailure("the scaled scores of " + std::to_string(n) + " row" + (n == 1 ? "" : "s") +
-                             " overflow float32, so every key would get weight 0: scale the inputs down");
-    }
-    // Rows that legitimately hold NaN: fully masked rows under --masked-rows nan.
-    std::vector<bool> nan_rows(Tq, false);
-    if (opt.masked_rows == MaskedRowPolicy::nan)
-        for (std::size_t i = 0; i < Tq; ++i) nan_rows[i] = allowed_keys(opt.score_mask, i, Tq, Tk) == 0;
-    if (show.queries) check_finite(Q, "queries", false, {});
-    if (show.keys) check_finite(K, "keys", false, {});
-    if (show.values) check_finite(V, "values", false, {});
-    if (wants.scores) check_finite(res.scores, "scores", false, {});
-    if (wants.scaled) check_finite(res.scaled, "scaled scores", true, {});
-    if (wants.weights) check_finite(res.weights, "weights", false, nan_rows);
-    if (wants.context) check_finite(res.context, "context", false, nan_rows);
+    wants.scores = show.scores || show.variance || (svg && pic.of == "scores");
+    wants.scaled = show.scaled || (svg && pic.of == "scaled");
+    wants.weights = show.weights || show.variance || heatmap || (svg && pic.of == "weights") || r.count("html");
+    wants.weights_mean = show.weights_mean;
+    wants.context = show.context || show.output;
+    const AttendResults res = compute_attention(in, s, wants);
+    check_results(show, in, res, s);
+    check_masked_rows(in, s, res);
 
-    std::optional<VarianceReport> report;
-    if (show.variance) report = variance_report(Q, K, res.scores, res.weights, opt.score_mask);
-
-    const std::vector<std::string>& row_labels = labels.size() == Tq ? labels : std::vector<std::string>{};
-    const std::vector<std::string>& key_labels = labels.size() == Tk ? labels : std::vector<std::string>{};
-    std::vector<io::Item> items;
-    for (const std::string& name : show.order) {
-        io::Item it;
-        it.name = name;
-        if (name == "queries") it.matrix = &Q, it.row_labels = row_labels;
-        else if (name == "keys") it.matrix = &K, it.row_labels = key_labels;
-        else if (name == "values") it.matrix = &V, it.row_labels = key_labels;
-        else if (name == "scores") it.matrix = &res.scores, it.row_labels = row_labels, it.col_labels = key_labels;
-        else if (name == "scaled") it.matrix = &res.scaled, it.row_labels = row_labels, it.col_labels = key_labels;
-        else if (name == "weights") it.matrix = &res.weights, it.row_labels = row_labels, it.col_labels = key_labels;
-        else if (name == "context") it.matrix = &res.context, it.row_labels = row_labels;
-        else it.fields = variance_fields(*report);
-        items.push_back(std::move(it));
-    }
+    const VarianceTable variance = show.variance ? variance_table(in, s, res) : VarianceTable{};
+    const std::vector<io::Item> items = show_items(show, in, res, variance);
+    pic.scale_text = scale_text(r["scale"].as<std::string>(), in.d_k, s.scale);
+    pic.masking_text = masking_text(in, s.causal);
     // Every output of the run goes out in one all-or-nothing step (io/output_file.hpp): when
     // one of them fails, nothing is on standard output and no new file is left behind.
     std::vector<io::detail::PendingFile> files;
     if (svg) {
-        viz::SvgHeatmapOptions so;
-        so.what = svg_of;
-        so.row_labels = row_labels;
-        so.col_labels = key_labels;
-        so.scale_text = scale_text(r["scale"].as<std::string>(), Q.cols(), opt.score_mask.scale);
-        so.masking_text = masking_text(opt.score_mask);
-        so.masked = viz::cell_mask(opt.score_mask, Tq, Tk);
-        const Matrix& m = svg_of == "scores" ? res.scores : svg_of == "scaled" ? res.scaled : res.weights;
         const std::string svg_path = r["svg"].as<std::string>();
-        files.push_back({svg_path == "-" ? "" : svg_path, viz::svg_heatmap(m, so)});
+        files.push_back({svg_path == "-" ? "" : svg_path, svg_picture(in, s, res, pic)});
+    }
+    if (r.count("html")) {  // ---- interactive HTML view ----
+        const std::string& html_path = r["html"].as<std::string>();
+        if (html_path.empty() || html_path == "-") throw UsageError("--html needs a file name");
+        files.push_back({html_path, html_picture(in, s, res, pic)});
     }
     if (!items.empty())
         for (auto& f : io::detail::output_files(items, out)) files.push_back(std::move(f));
     if (heatmap)
         files.push_back({"", (items.empty() || !out.path.empty() ? "" : "\n") +
-                                 viz::heatmap_text(res.weights, row_labels, key_labels,
-                                                   viz::want_color(stdout_is_terminal()),
-                                                   viz::cell_mask(opt.score_mask, Tq, Tk))});
+                                 heatmap_pictures(in, s, res, pic, viz::want_color(stdout_is_terminal()))});
     io::detail::write_files(files);
-    report_masked_rows(res.masked_rows, opt.masked_rows);
+    report_masked_rows(res.masked_rows, s.masked_rows);
     return exit_ok;
 }
 

@@ -20,18 +20,23 @@ constexpr double check_tolerance = 1e-5;  // the issue's bound for --check
 
 // Largest difference, absolute for values up to 1 and relative beyond (a float32 result of
 // 512.01 cannot be closer than ~3e-5 absolute); infinite when the shapes differ.
-double max_abs_diff(const Matrix& a, const Matrix& b) {
-    if (a.rows() != b.rows() || a.cols() != b.cols()) return INFINITY;
+double max_abs_diff(const Tensor& a, const Tensor& b) {
+    if (!(a.shape() == b.shape())) return INFINITY;
     double worst = 0.0;
-    for (std::size_t i = 0; i < a.rows(); ++i)
-        for (std::size_t j = 0; j < a.cols(); ++j) {
-            const double d = std::fabs(double(a(i, j)) - double(b(i, j))) / std::max(1.0, std::fabs(double(b(i, j))));
-            if (!(d <= worst)) worst = d;  // NaN-safe: a NaN difference wins
-        }
+    for (std::size_t s = 0; s < a.slices(); ++s) {
+        const MatrixView x = a.slice(s), y = b.slice(s);
+        for (std::size_t i = 0; i < x.rows; ++i)
+            for (std::size_t j = 0; j < x.cols; ++j) {
+                const double d = std::fabs(double(x(i, j)) - double(y(i, j))) / std::max(1.0, std::fabs(double(y(i, j))));
+                if (!(d <= worst)) worst = d;  // NaN-safe: a NaN difference wins
+            }
+    }
     return worst;
 }
 
-std::string shape(const Matrix& m) { return std::to_string(m.rows()) + "x" + std::to_string(m.cols()); }
+std::string shape(const Tensor& t) { return t.shape().dims_text(); }
+
+Matrix slice_matrix(const Tensor& t, std::size_t s) { return t.rank() <= 2 ? Tensor(t).to_matrix() : t.slice_matrix(s); }
 
 void list_examples() {
     std::printf("Worked examples (attn example NAME to show one, --check to verify all):\n");
@@ -47,9 +52,9 @@ bool check_example(const Example& e, bool verbose) {
         std::size_t values = 0;
         std::string bad;
         for (const auto& [name, file] : c.expect) {
-            const Matrix want = example_matrix(e.name, file);
+            const Tensor want = example_tensor(e.name, file);
             const double d = max_abs_diff(got.at(name), want);
-            values += want.size();
+            values += want.shape().numel();
             if (!(d <= check_tolerance)) bad += " " + name + (std::isinf(d) ? " (shape " + shape(got.at(name)) + " vs " + shape(want) + ")" : "");
             if (!(d <= worst)) worst = d;
         }
@@ -77,11 +82,12 @@ void show_example(const Example& e, const io::OutputOptions& out) {
         const auto got = run_case(c, e.name);
         std::printf("\n== %s\n$ %s\n\n", c.label.c_str(), case_command(c, e.name).c_str());
         std::vector<io::Item> items;
-        for (const auto& [name, file] : c.inputs) items.push_back({name, &got.at(name), {}, {}, {}, {}});
+        for (const auto& [name, file] : c.inputs) items.push_back(io::tensor_item(name, got.at(name).view()));
         for (const auto& [name, file] : c.expect) {
-            io::Item it{name, &got.at(name), {}, {}, {}, {}};
-            if (labels.size() == it.matrix->rows()) it.row_labels = labels;
-            if (labels.size() == it.matrix->cols() && name != "context") it.col_labels = labels;
+            const Tensor& t = got.at(name);
+            io::Item it = io::tensor_item(name, t.view());
+            if (labels.size() == t.rows()) it.row_labels = labels;
+            if (labels.size() == t.cols() && name != "context" && name != "output") it.col_labels = labels;
             items.push_back(std::move(it));
         }
         std::fputs(io::render(items, out).c_str(), stdout);
@@ -89,14 +95,18 @@ void show_example(const Example& e, const io::OutputOptions& out) {
         if (c.heatmap) {
             ScoreMask sm;
             sm.causal = c.causal;
-            const Matrix& w = got.at("weights");
-            std::printf("weights as a heatmap:\n%s\n",
-                        viz::heatmap_text(w, labels, labels, viz::want_color(stdout_is_terminal()),
-                                          viz::cell_mask(sm, w.rows(), w.cols()))
-                            .c_str());
+            const Tensor& w = got.at("weights");
+            for (std::size_t s = 0; s < w.slices(); ++s) {
+                const Matrix m = slice_matrix(w, s);
+                const std::string head = w.slices() > 1 ? " (head " + std::to_string(s) + ")" : "";
+                std::printf("weights%s as a heatmap:\n%s\n", head.c_str(),
+                            viz::heatmap_text(m, labels, labels, viz::want_color(stdout_is_terminal()),
+                                              viz::cell_mask(sm, m.rows(), m.cols()))
+                                .c_str());
+            }
         }
         for (const auto& [name, file] : c.expect) {
-            const double d = max_abs_diff(got.at(name), example_matrix(e.name, file));
+            const double d = max_abs_diff(got.at(name), example_tensor(e.name, file));
             std::printf("%s vs PyTorch 1.13 (data/examples/%s/%s): max diff %.2g %s\n", name.c_str(),
                         e.name.c_str(), file.c_str(), d, d <= check_tolerance ? "(ok)" : "(DIFFERS)");
         }

@@ -60,7 +60,7 @@ int cmd_matmul(int argc, char** argv) {
                          " has " + std::to_string(inner) + " rows");
     const Matrix C = matmul(A, B, transpose_b);
     require_finite(C);
-    io::write_output({io::Item{"product", &C, {}, {}, {}, {}}}, out);
+    io::write_output({io::Item{"product", &C, {}, {}, {}, {}, {}}}, out);
     return exit_ok;
 }
 

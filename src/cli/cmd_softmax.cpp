@@ -110,7 +110,7 @@ int cmd_softmax(int argc, char** argv) {
         std::fprintf(stderr, "attn: note: %zu fully masked %s (every entry -inf) got %s (--masked-rows)\n", masked,
                      masked == 1 ? "row" : "rows", got);
     }
-    io::write_output({io::Item{"softmax", &m, {}, {}, {}, {}}}, out);
+    io::write_output({io::Item{"softmax", &m, {}, {}, {}, {}, {}}}, out);
     return exit_ok;
 }
 

@@ -11,6 +11,7 @@ int cmd_example(int argc, char** argv);
 int cmd_random(int argc, char** argv);
 int cmd_variance(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
+int cmd_ls(int argc, char** argv);
 int cmd_concat(int argc, char** argv);
 
 }  // namespace attn::cli

@@ -5,6 +5,7 @@
 #include "attn/attention.hpp"
 #include "attn/error.hpp"
 #include "attn/io.hpp"
+#include "attn/multihead.hpp"
 #include "attn/reference.hpp"
 #include "attn/torch_rng.hpp"
 #include "attn/variance_experiment.hpp"
@@ -16,6 +17,14 @@ namespace attn::cli {
 namespace {
 
 using Op = ExampleOp;
+
+ExampleCase::Files multihead_inputs() {
+    return {{"x", "x.txt"},
+            {"in_proj_weight", "in_proj_weight.txt"},
+            {"in_proj_bias", "in_proj_bias.txt"},
+            {"out_proj_weight", "out_proj_weight.txt"},
+            {"out_proj_bias", "out_proj_bias.txt"}};
+}
 
 std::vector<Example> make_catalogue() {
     std::vector<Example> all;
@@ -127,12 +136,44 @@ std::vector<Example> make_catalogue() {
                    "to tokens 1..i only (its printed table has a typo in row k6); seed 000 notes that\n"
                    "causal attention reduces to self-attention for the last token: compare the last\n"
                    "rows of the two weight matrices above"});
+    all.push_back({"multihead",
+                   "nn.MultiheadAttention(4, 2): two heads of d_k = 2, concatenated, then W_O (seed 004's sentence)",
+                   "PyTorch's nn.MultiheadAttention, seeded (data/examples/generate_multihead.py)",
+                   "labels.txt",
+                   {{"two heads", Op::attend, multihead_inputs(), "auto", Causal::none, Normalization::softmax,
+                     {{"queries", "queries.txt"}, {"keys", "keys.txt"}, {"values", "values.txt"},
+                      {"scores", "scores.txt"}, {"weights", "weights.txt"}, {"weights-mean", "weights_mean.txt"},
+                      {"context", "context.txt"}, {"output", "output.txt"}}, {}, false, 2},
+                    {"two heads, causal", Op::attend, multihead_inputs(), "auto", Causal::top_left,
+                     Normalization::softmax,
+                     {{"weights", "weights_causal.txt"}, {"weights-mean", "weights_mean_causal.txt"},
+                      {"context", "context_causal.txt"}, {"output", "output_causal.txt"}}, {}, true, 2}},
+                   "is not a tutorial: nn.MultiheadAttention(4, 2, batch_first=True) after torch.manual_seed(123),\n"
+                   "biases 0.1·randn, called as mha(x, x, x[, attn_mask]) with need_weights=True; its output and\n"
+                   "averaged weights, and the per-head weights (average_attn_weights=False), are the values above"});
+    all.push_back({"grouped-query",
+                   "grouped-query attention: 4 query heads share 2 key/value heads (as Llama, Mistral), causal",
+                   "PyTorch, seeded (data/examples/generate_multihead.py): repeat_interleave of K/V heads",
+                   "labels.txt",
+                   {{"H = 4, G = 2", Op::attend,
+                     {{"x", "x.txt"}, {"wq", "wq.txt"}, {"wk", "wk.txt"}, {"wv", "wv.txt"}, {"bq", "bq.txt"},
+                      {"bk", "bk.txt"}, {"bv", "bv.txt"}, {"wo", "wo.txt"}, {"bo", "bo.txt"}},
+                     "auto", Causal::top_left, Normalization::softmax,
+                     {{"queries", "queries.txt"}, {"keys", "keys.txt"}, {"values", "values.txt"},
+                      {"weights", "weights.txt"}, {"context", "context.txt"}, {"output", "output.txt"}},
+                     {}, true, 4, 2}},
+                   "is not a tutorial: query head h reads key/value head h / 2, computed in PyTorch with\n"
+                   "k.repeat_interleave(2, dim=0) (scaled_dot_product_attention's enable_gqa=True); heads 0 and 1\n"
+                   "share keys, so their weights differ only through their queries"});
     return all;
 }
 
 const char* input_flag(const std::string& name) {
     static const std::pair<const char*, const char*> flags[] = {
-        {"x", "-x"}, {"q", "-q"}, {"k", "-k"}, {"v", "-v"}, {"wq", "--wq"}, {"wk", "--wk"}, {"wv", "--wv"}, {"logits", ""}};
+        {"x", "-x"},    {"q", "-q"},     {"k", "-k"},     {"v", "-v"},     {"wq", "--wq"},
+        {"wk", "--wk"}, {"wv", "--wv"},  {"bq", "--bq"},  {"bk", "--bk"},  {"bv", "--bv"},
+        {"wo", "--wo"}, {"bo", "--bo"},  {"logits", ""},  {"in_proj_weight", "--in-proj"},
+        {"in_proj_bias", "--in-proj-bias"}, {"out_proj_weight", "--out-proj"}, {"out_proj_bias", "--out-proj-bias"}};
     for (const auto& [n, f] : flags)
         if (name == n) return f;
     return "";
@@ -141,6 +182,53 @@ const char* input_flag(const std::string& name) {
 const Matrix* input_of(const std::map<std::string, Matrix>& in, const char* name) {
     const auto it = in.find(name);
     return it == in.end() ? nullptr : &it->second;
+}
+
+// Multi-head attention from embeddings, as `attn attend -x ... --heads H` computes it.
+std::map<std::string, Tensor> run_multihead(const ExampleCase& c, const std::string& example) {
+    std::map<std::string, Tensor> in, out;
+    for (const auto& [name, file] : c.inputs) in[name] = example_tensor(example, file);
+    auto view_of_input = [&](const char* name) -> std::optional<TensorView> {
+        const auto it = in.find(name);
+        return it == in.end() ? std::nullopt : std::optional<TensorView>(it->second.view());
+    };
+    InProjection ip;
+    Tensor wo;
+    std::optional<TensorView> wq = view_of_input("wq"), wk = view_of_input("wk"), wv = view_of_input("wv");
+    std::optional<TensorView> bq = view_of_input("bq"), bk = view_of_input("bk"), bv = view_of_input("bv");
+    std::optional<TensorView> wo_view = view_of_input("wo"), bo = view_of_input("bo");
+    if (in.count("in_proj_weight")) {
+        const auto bias = view_of_input("in_proj_bias");
+        ip = split_in_projection(in.at("in_proj_weight").view(), bias ? &*bias : nullptr);
+        wq = ip.wq.view(), wk = ip.wk.view(), wv = ip.wv.view();
+        if (ip.bq.rank()) bq = ip.bq.view(), bk = ip.bk.view(), bv = ip.bv.view();
+    }
+    if (in.count("out_proj_weight")) {
+        wo = from_linear_weight(in.at("out_proj_weight").view());
+        wo_view = wo.view(), bo = view_of_input("out_proj_bias");
+    }
+    auto ptr = [](const std::optional<TensorView>& v) { return v ? &*v : nullptr; };
+    MultiheadWeights w;
+    w.heads = c.heads, w.kv_heads = c.kv_heads ? c.kv_heads : c.heads;
+    w.wq = ptr(wq), w.wk = ptr(wk), w.wv = ptr(wv), w.bq = ptr(bq), w.bk = ptr(bk), w.bv = ptr(bv);
+    w.wo = ptr(wo_view), w.bo = ptr(bo);
+    const Tensor& X = in.at("x");
+    AttentionSpec spec;
+    spec.scale = parse_scale(c.scale, (wq ? wq->cols() : X.cols()) / c.heads);
+    spec.causal = c.causal;
+    spec.normalize = c.normalize;
+    spec.head_dim = true;
+    AttentionWants wants{true, true, true, true};
+    wants.weights_mean = true;
+    Multihead mh = multihead_attention(X.view(), nullptr, w, spec, wants);
+    out["queries"] = to_tensor(split_heads(mh.queries, w.heads));
+    out["keys"] = to_tensor(split_heads(mh.keys, w.kv_heads));
+    out["values"] = to_tensor(split_heads(mh.values, w.kv_heads));
+    out["scores"] = std::move(mh.attention.scores), out["scaled"] = std::move(mh.attention.scaled);
+    out["weights"] = std::move(mh.attention.weights), out["weights-mean"] = std::move(mh.attention.weights_mean);
+    out["context"] = std::move(mh.attention.context), out["output"] = std::move(mh.output);
+    for (auto& [name, t] : in) out[name] = std::move(t);
+    return out;
 }
 
 }  // namespace
@@ -163,13 +251,14 @@ std::string example_file(const std::string& example, const std::string& file) {
     throw RuntimeFailure("example data file data/examples/" + path + " is missing from this build");
 }
 
-Matrix example_matrix(const std::string& example, const std::string& file) {
-    return io::parse_matrix(example_file(example, file), "data/examples/" + example + "/" + file);
+Tensor example_tensor(const std::string& example, const std::string& file) {
+    return io::parse_tensor(example_file(example, file), "data/examples/" + example + "/" + file);
 }
 
-std::map<std::string, Matrix> run_case(const ExampleCase& c, const std::string& example) {
+// The single-head cases: matrices through the 2-D pipeline.
+std::map<std::string, Matrix> run_matrices(const ExampleCase& c, const std::string& example) {
     std::map<std::string, Matrix> in, out;
-    for (const auto& [name, file] : c.inputs) in[name] = example_matrix(example, file);
+    for (const auto& [name, file] : c.inputs) in[name] = example_tensor(example, file).to_matrix();
     for (const GeneratedInput& g : c.generated) {
         TorchGenerator gen(g.seed);
         const std::vector<float> draw = gen.randn(g.shape);
@@ -193,7 +282,7 @@ std::map<std::string, Matrix> run_case(const ExampleCase& c, const std::string& 
         ScoreMask sm;
         sm.scale = parse_scale(c.scale, logits.cols());
         sm.causal = c.causal;
-        Matrix w = reference::scaled_scores(logits, sm);
+        Matrix w = scaled_scores(logits, sm);
         normalize_rows(w, c.normalize, MaskedRowPolicy::zero);
         out["logits"] = logits;
         out["softmax"] = std::move(w);
@@ -219,6 +308,13 @@ std::map<std::string, Matrix> run_case(const ExampleCase& c, const std::string& 
     return out;
 }
 
+std::map<std::string, Tensor> run_case(const ExampleCase& c, const std::string& example) {
+    if (c.heads) return run_multihead(c, example);
+    std::map<std::string, Tensor> result;
+    for (auto& [name, m] : run_matrices(c, example)) result[name] = Tensor(std::move(m));
+    return result;
+}
+
 std::string case_command(const ExampleCase& c, const std::string& example) {
     const std::string dir = "data/examples/" + example + "/";
     if (c.op == ExampleOp::variance) return "attn variance --dk 512 --rows 32 --batch 32 --sigma 1 --seed 92";
@@ -236,6 +332,8 @@ std::string case_command(const ExampleCase& c, const std::string& example) {
         const std::string flag = input_flag(name);
         cmd += (flag[0] ? " " + flag + " " : " ") + dir + file;
     }
+    if (c.heads) cmd += " --heads " + std::to_string(c.heads);
+    if (c.kv_heads) cmd += " --kv-heads " + std::to_string(c.kv_heads);
     if (c.op == ExampleOp::softmax) {
         if (c.scale != "none") cmd += " --scale " + c.scale;
     } else if (c.scale != "auto") {

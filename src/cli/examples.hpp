@@ -8,6 +8,7 @@
 
 #include "attn/matrix.hpp"
 #include "attn/ops.hpp"
+#include "attn/tensor.hpp"
 
 namespace attn::cli {
 
@@ -29,22 +30,28 @@ struct ExampleCase {
     using Files = std::vector<std::pair<std::string, std::string>>;
     ExampleCase(std::string label_, ExampleOp op_, Files inputs_, std::string scale_, Causal causal_,
                 Normalization normalize_, Files expect_, std::vector<GeneratedInput> generated_ = {},
-                bool heatmap_ = false)
+                bool heatmap_ = false, std::size_t heads_ = 0, std::size_t kv_heads_ = 0)
         : label(std::move(label_)), op(op_), inputs(std::move(inputs_)), scale(std::move(scale_)), causal(causal_),
-          normalize(normalize_), expect(std::move(expect_)), generated(std::move(generated_)), heatmap(heatmap_) {}
+          normalize(normalize_), expect(std::move(expect_)), generated(std::move(generated_)), heatmap(heatmap_),
+          heads(heads_), kv_heads(kv_heads_) {}
 
     std::string label;
     ExampleOp op;
-    // attend: "x" (+ "wq", "wk", "wv") or "q", "k", "v"; softmax: "logits". Values are file
-    // names inside the example's data folder.
+    // attend: "x" (+ "wq", "wk", "wv", "bq", "bk", "bv", "wo", "bo", or nn.MultiheadAttention's
+    // "in_proj_weight", "in_proj_bias", "out_proj_weight", "out_proj_bias") or "q", "k", "v";
+    // softmax: "logits". Values are file names inside the example's data folder.
     Files inputs;
     std::string scale;  // as --scale takes it
     Causal causal;
     Normalization normalize;
-    // What is compared: computed name ("queries", ..., "context", "softmax") → expected file.
+    // What is compared: computed name ("queries", ..., "context", "weights-mean", "output",
+    // "softmax") → expected file.
     Files expect;
     std::vector<GeneratedInput> generated;
     bool heatmap;  // draw the weights when showing the example
+    // Multi-head attention (--heads, --kv-heads; 0 = single-head): the per-head results carry
+    // a head dimension.
+    std::size_t heads, kv_heads;
 };
 
 struct Example {
@@ -57,12 +64,12 @@ struct Example {
 const std::vector<Example>& examples();
 const Example* find_example(const std::string& name);
 
-// Contents of data/examples/NAME/FILE, parsed as a matrix.
-Matrix example_matrix(const std::string& example, const std::string& file);
+// Contents of data/examples/NAME/FILE, parsed as a tensor (2-D for matrices).
+Tensor example_tensor(const std::string& example, const std::string& file);
 std::string example_file(const std::string& example, const std::string& file);
 
-// Runs one case: every computed matrix by name (inputs included under their input names).
-std::map<std::string, Matrix> run_case(const ExampleCase& c, const std::string& example);
+// Runs one case: every computed tensor by name (inputs included under their input names).
+std::map<std::string, Tensor> run_case(const ExampleCase& c, const std::string& example);
 
 // The equivalent command line, with paths as in the source tree.
 std::string case_command(const ExampleCase& c, const std::string& example);

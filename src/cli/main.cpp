@@ -32,6 +32,7 @@ constexpr Command commands[] = {
     {"random", attn::cli::cmd_random, "PyTorch-identical random matrices (torch.manual_seed + randn/rand)"},
     {"variance", attn::cli::cmd_variance, "the dot-product variance experiment: why scores are scaled"},
     {"bench", attn::cli::cmd_bench, "time the kernels in-process: GFLOP/s, speed-up, FMA peak"},
+    {"ls", attn::cli::cmd_ls, "list the tensors of a model file (.npz, .safetensors): name, dtype, shape"},
     {"concat", attn::cli::cmd_concat, "join tensors (npy or text shards) along an axis"},
 };
 
@@ -46,11 +47,12 @@ void print_usage(std::FILE* out) {
     for (const auto& c : commands) std::fprintf(out, "  %-9s %s\n", c.name, c.summary);
     std::fprintf(out,
                  "\nInputs are text (rows of numbers; also pasted tensor([[...]]) / array([[...]])) or\n"
-                 ".npy, recognised by content; '-' reads standard input.\n"
+                 ".npy, recognised by content; '-' reads standard input. A tensor of a model file is\n"
+                 "FILE.npz:NAME or FILE.safetensors:NAME (see attn ls).\n"
                  "Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 bad input.\n"
                  "Limits: an input file or stream of at most 2 GiB; matrices of at most 2 dimensions in,\n"
-                 "32 dimensions (NumPy's limit) and 2^28 elements per tensor in `random`; --svg at most\n"
-                 "512x512 cells; bench cases within half the memory and 10^13 flop per run. Beyond\n"
+                 "32 dimensions (NumPy's limit) and 2^28 elements per tensor in `random`; bench cases\n"
+                 "within half the memory and 10^13 flop per run. Beyond\n"
                  "them: exit 2 or 3 with a message, before any output.\n");
 }
 

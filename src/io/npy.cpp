@@ -13,6 +13,8 @@
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
+#include "io/float16.hpp"
+#include "io/header_cursor.hpp"
 
 namespace attn::io {
 
@@ -42,9 +44,9 @@ std::string shape_text(const std::vector<std::size_t>& shape) {
 }
 
 // The header is a Python dict literal: {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
-class HeaderParser {
+class HeaderParser : detail::HeaderCursor {
 public:
-    HeaderParser(std::string_view text, const std::string& source) : s_(text), source_(source) {}
+    HeaderParser(std::string_view text, const std::string& source) : HeaderCursor(text, source) {}
 
     Header parse() {
         Header h;
@@ -68,7 +70,7 @@ public:
                 if (h.shape) fail("duplicate key 'shape' in header");
                 h.shape = tuple();
             } else {
-                fail("unexpected key '" + printable(key) + "' in header");
+                fail("unexpected key '" + detail::printable(key) + "' in header");
             }
             skip();
             if (peek() == ',') {
@@ -87,24 +89,6 @@ public:
     }
 
 private:
-    std::string_view s_;
-    const std::string& source_;
-    std::size_t i_ = 0;
-
-    [[noreturn]] void fail(const std::string& m) const { throw InputError(source_ + ": " + m); }
-    char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
-    void skip() {
-        while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
-    }
-    void expect(char c) {
-        if (peek() != c) fail(std::string("malformed header: expected '") + c + "'");
-        ++i_;
-    }
-    static std::string printable(std::string_view s) {
-        std::string out;
-        for (char c : s.substr(0, 40)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
-        return out;
-    }
     std::string string_literal() {
         const char q = peek();
         if (q != '\'' && q != '"') fail("malformed header: expected a quoted string");
@@ -148,8 +132,8 @@ private:
         return dims;
     }
     DType dtype(const std::string& descr) {
-        const std::string shown = "unsupported dtype '" + printable(descr) + "'";
-        if (descr.find('O') != std::string::npos) fail("object arrays are not supported (dtype '" + printable(descr) + "')");
+        const std::string shown = "unsupported dtype '" + detail::printable(descr) + "'";
+        if (descr.find('O') != std::string::npos) fail("object arrays are not supported (dtype '" + detail::printable(descr) + "')");
         if (descr.size() < 3) fail(shown);
         const char order = descr[0];
         if (order != '<' && order != '>' && order != '|' && order != '=') fail(shown);
@@ -179,17 +163,6 @@ std::uint64_t load_unsigned(const unsigned char* p, std::size_t size, bool big_e
     std::uint64_t v = 0;
     for (std::size_t k = 0; k < size; ++k) v |= std::uint64_t(p[big_endian ? size - 1 - k : k]) << (8 * k);
     return v;
-}
-
-float half_to_float(std::uint16_t h) {
-    const bool negative = h & 0x8000;
-    const int exponent = (h >> 10) & 0x1f;
-    const int mantissa = h & 0x3ff;
-    float v;
-    if (exponent == 0) v = std::ldexp(float(mantissa), -24);
-    else if (exponent == 31) v = mantissa ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
-    else v = std::ldexp(float(mantissa | 0x400), exponent - 25);
-    return negative ? -v : v;
 }
 
 // One element converted to float; *out_of_range set when a finite value exceeds float32.

@@ -187,7 +187,31 @@ void pretty_tensor(std::string& out, const Item& item, int decimals, std::size_t
     }
 }
 
+// A table of records (Item::records): one row per record, columns right-aligned under the keys.
+void pretty_table(std::string& out, const Item& item, int decimals) {
+    out += item.name + ":\n";
+    const auto& keys = item.records.front();
+    std::vector<std::vector<std::string>> cells(item.records.size());
+    std::vector<std::size_t> width(keys.size());
+    for (std::size_t c = 0; c < keys.size(); ++c) width[c] = keys[c].first.size();
+    for (std::size_t r = 0; r < item.records.size(); ++r)
+        for (std::size_t c = 0; c < keys.size(); ++c) {
+            const double v = item.records[r][c].second;
+            cells[r].push_back(record_value(v, fixed(v, decimals)));
+            width[c] = std::max(width[c], cells[r][c].size());
+        }
+    std::string line = " ";
+    for (std::size_t c = 0; c < keys.size(); ++c) line += " " + pad_left(keys[c].first, width[c]);
+    out += line + "\n";
+    for (const auto& row : cells) {
+        line = " ";
+        for (std::size_t c = 0; c < row.size(); ++c) line += " " + pad_left(row[c], width[c]);
+        out += line + "\n";
+    }
+}
+
 void pretty_record(std::string& out, const Item& item, int decimals) {
+    if (!item.records.empty()) return pretty_table(out, item, decimals);
     out += item.name + ":\n";
     std::size_t key_width = 0;
     for (const auto& f : item.fields) key_width = std::max(key_width, f.first.size());
@@ -262,6 +286,17 @@ void delimited_tensor(std::string& out, const Item& item, char sep, int digits, 
 
 void delimited_record(std::string& out, const Item& item, char sep, int digits) {
     out += "# " + item.name + "\n";
+    if (!item.records.empty()) {  // a table: a header line of keys, then one line per record
+        for (std::size_t c = 0; c < item.records.front().size(); ++c)
+            out += (c ? std::string(1, sep) : "") + item.records.front()[c].first;
+        out += "\n";
+        for (const auto& record : item.records) {
+            for (std::size_t c = 0; c < record.size(); ++c)
+                out += (c ? std::string(1, sep) : "") + record_value(record[c].second, significant(record[c].second, digits));
+            out += "\n";
+        }
+        return;
+    }
     for (const auto& [key, value] : item.fields)
         out += key + sep + record_value(value, significant(value, digits)) + "\n";
 }
@@ -317,6 +352,16 @@ void json_item(std::string& out, const Item& item, int digits) {
     if (!item.is_record()) {
         const TensorView t = item.values();
         json_values(out, t, 0, t.data, digits, 2, nullptr);
+    } else if (!item.records.empty()) {  // an array of objects, one per line
+        out += "[\n";
+        for (std::size_t r = 0; r < item.records.size(); ++r) {
+            out += "    {";
+            for (std::size_t k = 0; k < item.records[r].size(); ++k)
+                out += (k ? ", " : "") + json_string(item.records[r][k].first) + ": " +
+                       json_number(item.records[r][k].second, digits);
+            out += r + 1 < item.records.size() ? "},\n" : "}\n";
+        }
+        out += "  ]";
     } else {
         out += "{\n";
         for (std::size_t k = 0; k < item.fields.size(); ++k) {

@@ -4,6 +4,7 @@
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
+#include "attn/model_file.hpp"
 #include "io/output_file.hpp"
 
 namespace attn::io {
@@ -27,6 +28,7 @@ Tensor parse_tensor(std::string_view bytes, const std::string& source, Finite fi
 }
 
 Tensor read_tensor(const std::string& path, Finite finite, std::size_t max_dims) {
+    if (is_model_path(path)) return read_model_tensor(path, finite, max_dims);  // FILE.npz:NAME, FILE.safetensors:NAME
     const std::string bytes = read_file(path);
     return parse_tensor(bytes, detail::display_name(path), finite, max_dims);
 }
@@ -36,8 +38,7 @@ Matrix parse_matrix(std::string_view bytes, const std::string& source, Finite fi
 }
 
 Matrix read_matrix(const std::string& path, Finite finite) {
-    const std::string bytes = read_file(path);
-    return parse_matrix(bytes, detail::display_name(path), finite);
+    return as_matrix(read_tensor(path, finite, max_rank), detail::display_name(path));
 }
 
 Matrix parse_text(std::string_view text, const std::string& source, Finite finite) {

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attn/viz.hpp"
@@ -26,19 +27,26 @@ bool want_color(bool stdout_is_terminal) {
 
 namespace {
 
-// xterm 256-colour index nearest to an RGB colour in the 6×6×6 cube.
-int xterm_index(detail::Rgb c) {
-    auto level = [](int v) {
-        static constexpr int steps[] = {0, 95, 135, 175, 215, 255};
-        int best = 0;
-        for (int k = 1; k < 6; ++k)
-            if (std::abs(steps[k] - v) < std::abs(steps[best] - v)) best = k;
-        return best;
-    };
-    return 16 + 36 * level(c.r) + 6 * level(c.g) + level(c.b);
+// The 256-colour ramp: 20 colours of the xterm 6×6×6 cube following viridis, chosen (by a
+// shortest-path search in CIELAB) as close to viridis(k/19) as the cube allows while every
+// step is lighter than the one before and at least ΔE 12 from it — clearly distinct where the
+// nearest cube colour alone collapses viridis into a handful of levels.
+constexpr int ramp_256[] = {17, 53, 54, 90, 24, 25, 60, 30, 31, 66, 102, 36, 72, 107, 41, 77, 112, 148, 184, 220};
+constexpr int ramp_levels = sizeof ramp_256 / sizeof ramp_256[0];
+
+int level(double t) { return std::clamp(int(t * ramp_levels), 0, ramp_levels - 1); }
+
+// 24-bit colour when the terminal says it has it (COLORTERM=truecolor or 24bit).
+bool truecolor() {
+    const char* c = std::getenv("COLORTERM");
+    return c && (std::string_view(c) == "truecolor" || std::string_view(c) == "24bit");
 }
 
-std::string background(double t) { return "\x1b[48;5;" + std::to_string(xterm_index(detail::viridis(t))) + "m  \x1b[0m"; }
+std::string background(double t, bool rgb) {
+    if (!rgb) return "\x1b[48;5;" + std::to_string(ramp_256[level(t)]) + "m  \x1b[0m";
+    const detail::Rgb c = detail::viridis(t);
+    return "\x1b[48;2;" + std::to_string(c.r) + ";" + std::to_string(c.g) + ";" + std::to_string(c.b) + "m  \x1b[0m";
+}
 
 const char* const shades[] = {"  ", "░░", "▒▒", "▓▓", "██"};
 std::string shade(double t) { return shades[std::min(4, int(t * 5))]; }
@@ -57,6 +65,7 @@ std::vector<std::string> labels_or_indices(const std::vector<std::string>& label
 std::string heatmap_text(const Matrix& w, const std::vector<std::string>& row_labels,
                          const std::vector<std::string>& col_labels, bool color, const CellMask& masked) {
     const std::size_t R = w.rows(), C = w.cols();
+    const bool rgb = color && truecolor();
     auto is_masked = [&](std::size_t i, std::size_t j) { return (masked && masked(i, j)) || !std::isfinite(w(i, j)); };
 
     // Colour range over the cells that are shown as values, always including 0.
@@ -89,14 +98,14 @@ std::string heatmap_text(const Matrix& w, const std::vector<std::string>& row_la
         out += label + std::string(row_width - display_width(label) + 1, ' ');
         for (std::size_t j = 0; j < C; ++j) {
             if (is_masked(i, j)) out += color ? std::string("\x1b[38;5;244m") + masked_cell + "\x1b[0m" : masked_cell;
-            else out += color ? background(position(w(i, j))) : shade(position(w(i, j)));
+            else out += color ? background(position(w(i, j)), rgb) : shade(position(w(i, j)));
         }
         out += "\n";
     }
     // Legend: the ramp from low to high with its range, and the masked symbol.
     out += "\nlegend: ";
     if (color) {
-        for (int k = 0; k < 8; ++k) out += background(k / 7.0);
+        for (int k = 0; k < ramp_levels; ++k) out += background((k + 0.5) / ramp_levels, rgb);  // each level once
     } else {
         out += "[";
         for (const char* s : shades) out += s;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -94,8 +95,42 @@ std::string line_at(double x1, double y1, double x2, double y2, const std::strin
 
 // ---- heatmap -----------------------------------------------------------------------------
 
+namespace {
+
+// Beyond this many cells on a side a cell is under 4 px: the matrix is max-pooled instead.
+constexpr std::size_t max_cells_per_side = 128;
+
+std::string index_range(std::size_t first, std::size_t last) {
+    return first == last ? std::to_string(first) : std::to_string(first) + "–" + std::to_string(last);
+}
+
+}  // namespace
+
 std::string svg_heatmap(const Matrix& m, const SvgHeatmapOptions& opt) {
     const std::size_t R = m.rows(), C = m.cols();
+    if (R > max_cells_per_side || C > max_cells_per_side) {
+        // Max-pool blocks of br×bc cells, over the cells that are not masked (a block with none
+        // is masked): a peak in a large matrix stays visible. Labels become index ranges.
+        const std::size_t br = (R + max_cells_per_side - 1) / max_cells_per_side;
+        const std::size_t bc = (C + max_cells_per_side - 1) / max_cells_per_side;
+        const std::size_t pr = (R + br - 1) / br, pc = (C + bc - 1) / bc;
+        Matrix pooled(pr, pc, std::numeric_limits<float>::quiet_NaN());
+        for (std::size_t i = 0; i < R; ++i)
+            for (std::size_t j = 0; j < C; ++j) {
+                const float v = m(i, j);
+                if ((opt.masked && opt.masked(i, j)) || !std::isfinite(v)) continue;
+                float& p = pooled(i / br, j / bc);
+                if (std::isnan(p) || v > p) p = v;
+            }
+        SvgHeatmapOptions po = opt;
+        po.masked = {};  // NaN marks the blocks with nothing shown
+        po.what = opt.what + " (max-pooled from " + std::to_string(R) + "×" + std::to_string(C) + ", blocks of " +
+                  std::to_string(br) + "×" + std::to_string(bc) + ")";
+        po.row_labels.clear(), po.col_labels.clear();
+        for (std::size_t i = 0; i < pr; ++i) po.row_labels.push_back(index_range(i * br, std::min(R, (i + 1) * br) - 1));
+        for (std::size_t j = 0; j < pc; ++j) po.col_labels.push_back(index_range(j * bc, std::min(C, (j + 1) * bc) - 1));
+        return svg_heatmap(pooled, po);
+    }
     auto is_masked = [&](std::size_t i, std::size_t j) { return (opt.masked && opt.masked(i, j)) || !std::isfinite(m(i, j)); };
     const detail::ValueRange range = detail::value_range(m, is_masked);
     const bool any_value = range.any_value, any_masked = range.any_masked;
@@ -115,8 +150,9 @@ std::string svg_heatmap(const Matrix& m, const SvgHeatmapOptions& opt) {
     const double font = std::clamp(cell * 0.45, 9.0, 13.0);
     const double char_w = font * 0.62;
     // Label every k-th row/column when cells are too small for text.
+    // Rows are font·1.1 apart at least; column labels, turned 45°, are cell·step·sin 45° apart.
     const std::size_t row_step = std::max<std::size_t>(1, std::size_t(std::ceil(font * 1.1 / cell)));
-    const std::size_t col_step = row_step;
+    const std::size_t col_step = std::max<std::size_t>(1, std::size_t(std::ceil(font * 1.1 / (cell * std::sqrt(0.5)))));
 
     const double left = 36 + char_w * double(row_chars) + 8;
     const double top = 64;
@@ -143,9 +179,15 @@ std::string svg_heatmap(const Matrix& m, const SvgHeatmapOptions& opt) {
                                (any_value ? " · range " + fmt("%.4g", lo) + " … " + fmt("%.4g", hi) : ""),
                  "font-size=\"12\" fill=\"#444444\"");
 
-    const bool values = R <= opt.max_value_cells && C <= opt.max_value_cells;
+    // Values in the cells only when the widest one fits its cell at a readable size (7 px or
+    // more, 0.6 em per character, 2 px margins): never spilling onto the neighbours.
+    std::size_t value_chars = 1;
+    for (std::size_t i = 0; i < R; ++i)
+        for (std::size_t j = 0; j < C; ++j)
+            if (!is_masked(i, j)) value_chars = std::max(value_chars, detail::short_number(m(i, j)).size());
+    const double value_font = std::min({12.0, cell * 0.4, (cell - 4) / (0.6 * double(value_chars))});
+    const bool values = R <= opt.max_value_cells && C <= opt.max_value_cells && value_font >= 7.0;
     const bool tooltips = R * C <= 4096;
-    const double value_font = std::clamp(cell * 0.26, 7.0, 12.0);
     s += "<g class=\"grid\">\n";
     for (std::size_t i = 0; i < R; ++i)
         for (std::size_t j = 0; j < C; ++j) {

@@ -4,7 +4,7 @@ ex="$ROOT/data/examples"
 
 run example --check
 expect_code 0 "example --check passes"
-expect_out_has "all ok: 9 examples" "example --check covers every example"
+expect_out_has "all ok: 11 examples" "example --check covers every example"
 
 run example
 expect_code 0 "example lists"
@@ -83,3 +83,14 @@ expect_code 0 "example masking"
 expect_out_has "weights as a heatmap" "masking example draws a heatmap"
 expect_out_has "××" "masked cells visible in the heatmap"
 expect_out_has "through" "labels in the masking example"
+
+# The multi-head examples: every intermediate per head, each compared with PyTorch.
+run example multihead
+expect_code 0 "attn example multihead"
+expect_out_has "--in-proj data/examples/multihead/in_proj_weight.txt" "the command names --in-proj"
+expect_out_has "--heads 2" "the command names --heads"
+n=$(grep -c "vs PyTorch 1.13.*(ok)" "$T/out"); [ "$n" -eq 12 ] && pass || fail "multihead: $n comparisons ok, expected 12"
+run example grouped-query
+expect_code 0 "attn example grouped-query"
+expect_out_has "--kv-heads 2" "the command names --kv-heads"
+n=$(grep -c "vs PyTorch 1.13.*(ok)" "$T/out"); [ "$n" -eq 6 ] && pass || fail "grouped-query: $n comparisons ok, expected 6"

@@ -6,9 +6,9 @@
 # Prints the executions of each harness and appends them to DIR/executions.txt.
 #   usage: tests/fuzz/run.sh DIR SECONDS [NAME...]
 set -u
-dir=$1 secs=$2; shift 2
+dir=$(cd "$1" && pwd) secs=$2; shift 2  # absolute: the cli harness changes directory
 here=$(cd "$(dirname "$0")" && pwd)
-names=("$@"); [ ${#names[@]} -eq 0 ] && names=(text npy cli)
+names=("$@"); [ ${#names[@]} -eq 0 ] && names=(text npy cli model)
 status=0
 for n in "${names[@]}"; do
     bin=$dir/fuzz_$n

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "attn/viz.hpp"
 
@@ -54,16 +55,75 @@ TEST_CASE("heatmap: a masked zero differs from an unmasked tiny weight") {
 }
 
 TEST_CASE("heatmap: 256-colour cells from the viridis ends, masked in grey") {
+    unsetenv("COLORTERM");
     attn::ScoreMask sm;
     sm.causal = attn::Causal::top_left;
     const std::string got = attn::viz::heatmap_text(causal_weights(), {}, {}, true, attn::viz::cell_mask(sm, 3, 3));
-    // 6 unmasked cells + 8 legend swatches; 3 masked cells.
-    CHECK(count(got, "\x1b[48;5;") == 6 + 8);
+    // 6 unmasked cells + 20 legend swatches (one per level); 3 masked cells.
+    CHECK(count(got, "\x1b[48;5;") == 6 + 20);
     CHECK(count(got, "\x1b[38;5;244m××") == 3);
-    // max (1.0): viridis end (253,231,37) → cube levels (5,4,0) → 16+180+24 = 220;
-    // min of the range (0): (68,1,84) → levels (1,0,1) → 16+36+1 = 53 (first legend swatch).
+    // max (1.0): viridis' yellow end (253,231,37) → cube (255,215,0) = 16+36·5+6·4+0 = 220;
+    // the range's low end: viridis' (68,1,84) → cube navy (0,0,95) = 16+1 = 17.
     CHECK(got.find("0 \x1b[48;5;220m  ") != std::string::npos);
-    CHECK(got.find("legend: \x1b[48;5;53m  ") != std::string::npos);
+    CHECK(got.find("legend: \x1b[48;5;17m  ") != std::string::npos);
+}
+
+namespace {
+
+// The xterm cube colour of a 256-colour index (16..231), and its relative luminance.
+double cube_luminance(int index) {
+    static constexpr int steps[] = {0, 95, 135, 175, 215, 255};
+    const int i = index - 16;
+    auto lin = [](int v) {
+        const double u = v / 255.0;
+        return u <= 0.04045 ? u / 12.92 : std::pow((u + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * lin(steps[i / 36]) + 0.7152 * lin(steps[i / 6 % 6]) + 0.0722 * lin(steps[i % 6]);
+}
+
+// The 256-colour indices of the cells of a one-row heatmap, left to right.
+std::vector<int> cell_indices(const std::string& picture) {
+    std::vector<int> out;
+    const std::string row = picture.substr(0, picture.find("\n\nlegend"));
+    for (std::size_t p = row.find("\x1b[48;5;"); p != std::string::npos; p = row.find("\x1b[48;5;", p + 1))
+        out.push_back(std::stoi(row.substr(p + 7)));
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("heatmap: at least 16 distinct 256-colour levels, each lighter than the last") {
+    unsetenv("COLORTERM");
+    attn::Matrix w(1, 20);
+    for (int k = 0; k < 20; ++k) w(0, std::size_t(k)) = float(k) / 19;
+    const std::vector<int> idx = cell_indices(attn::viz::heatmap_text(w, {}, {}, true));
+    REQUIRE(idx.size() == 20);
+    for (std::size_t k = 1; k < idx.size(); ++k) {
+        INFO("cell " << k << ": index " << idx[k - 1] << " then " << idx[k]);
+        CHECK(idx[k] >= 16);
+        CHECK(idx[k] <= 231);
+        CHECK(cube_luminance(idx[k]) > cube_luminance(idx[k - 1]));  // strictly: distinct and ordered
+    }
+    // The example: 0.20, 0.25 and 0.30 on a 0…1 scale are three colours.
+    attn::Matrix v(1, 5);
+    v(0, 0) = 0, v(0, 1) = 0.2f, v(0, 2) = 0.25f, v(0, 3) = 0.3f, v(0, 4) = 1;
+    const std::vector<int> three = cell_indices(attn::viz::heatmap_text(v, {}, {}, true));
+    REQUIRE(three.size() == 5);
+    CHECK(three[1] != three[2]);
+    CHECK(three[2] != three[3]);
+}
+
+TEST_CASE("heatmap: 24-bit colour when COLORTERM=truecolor") {
+    setenv("COLORTERM", "truecolor", 1);
+    const std::string got = attn::viz::heatmap_text(causal_weights(), {}, {}, true);
+    unsetenv("COLORTERM");
+    CHECK(got.find("\x1b[48;5;") == std::string::npos);
+    CHECK(got.find("0 \x1b[48;2;253;231;37m  ") != std::string::npos);  // 1.0: viridis' last stop
+    CHECK(got.find("\x1b[48;2;68;1;84m  ") != std::string::npos);       // 0.0 (row 1): its first stop
+    // colour stays off without a terminal, whatever COLORTERM says
+    setenv("COLORTERM", "truecolor", 1);
+    CHECK(attn::viz::heatmap_text(causal_weights(), {}, {}, false).find("\x1b[") == std::string::npos);
+    unsetenv("COLORTERM");
 }
 
 TEST_CASE("heatmap: labels of the wrong length fall back to indices; control characters are neutralised") {

@@ -337,25 +337,40 @@ TEST_CASE("batched attention: the same bits for threads 1, 2, 3 and 7") {
     }
 }
 
-TEST_CASE("batched attention: 2-D inputs give the 2-D attend() results bit for bit") {
+TEST_CASE("batched attention: 2-D inputs give what the 2-D ops compute, bit for bit (attend's results before the engine)") {
+    ArchGuard guard;
     std::mt19937 rng(5);
     const attn::Matrix Q = test_ref::random_matrix(37, 9, rng), K = test_ref::random_matrix(70, 9, rng),
                        V = test_ref::random_matrix(70, 5, rng);
-    for (bool materialised : {false, true}) {
-        attn::AttentionOptions opt;
-        opt.score_mask.scale = 0.4f;
-        opt.score_mask.causal = Causal::bottom_right;
-        attn::AttentionWants w;
-        w.weights = materialised;
-        const attn::AttentionResult want = attn::attend(Q, K, V, opt, w);
+    attn::ScoreMask sm;
+    sm.scale = 0.4f;
+    sm.causal = Causal::bottom_right;
+    for (attn::Arch arch : arches()) {
+        attn::set_arch(arch);
+        INFO("arch " << attn::arch_name(arch));
+        // The ops-level pipeline: fused kernel; or Q·Kᵀ, scale and mask, softmax, ·V.
+        std::size_t fused_masked = 0;
+        const attn::Matrix fused = attn::fused_attention(Q, K, V, sm, attn::MaskedRowPolicy::zero, &fused_masked);
+        const attn::Matrix scores = attn::matmul(Q, K, true);
+        attn::Matrix weights = attn::scaled_scores(scores, sm);
+        attn::normalize_rows(weights, attn::Normalization::softmax, attn::MaskedRowPolicy::zero);
+        const attn::Matrix context = attn::matmul(weights, V);
+
         attn::AttentionSpec spec;
         spec.scale = 0.4f;
         spec.causal = Causal::bottom_right;
+        const attn::BatchedAttention got_fused =
+            attn::batched_attention(attn::view_of(Q), attn::view_of(K), attn::view_of(V), spec);
+        attn::AttentionWants w;
+        w.scores = w.weights = true;
         const attn::BatchedAttention got =
             attn::batched_attention(attn::view_of(Q), attn::view_of(K), attn::view_of(V), spec, w);
-        REQUIRE(got.context.rank() == 2);
-        CHECK(same_bits(Tensor(attn::Matrix(want.context)), got.context));
-        if (materialised) CHECK(same_bits(Tensor(attn::Matrix(want.weights)), got.weights));
+        REQUIRE(got_fused.context.rank() == 2);
+        CHECK(same_bits(Tensor(attn::Matrix(fused)), got_fused.context));
+        CHECK(got_fused.masked_rows == fused_masked);
+        CHECK(same_bits(Tensor(attn::Matrix(scores)), got.scores));
+        CHECK(same_bits(Tensor(attn::Matrix(weights)), got.weights));
+        CHECK(same_bits(Tensor(attn::Matrix(context)), got.context));
     }
 }
 
@@ -484,4 +499,27 @@ TEST_CASE("PyTorch layouts: nn.Linear weight and in_proj_weight / in_proj_bias s
     REQUIRE(t.shape() == Shape({2, 6}));
     CHECK(t.data()[t.row_stride() + 5] == 51.0f);
     CHECK_THROWS_AS(attn::split_in_projection(t.view(), nullptr), attn::InputError);
+}
+
+TEST_CASE("batched attention: a zero row sum under sum normalisation names the first batch item and head") {
+    // Head 1 of batch item 1 has all-zero keys: its scores are 0, their sum is 0.
+    Tensor Q(Shape{2, 2, 3, 4}), K(Shape{2, 2, 5, 4}), V(Shape{2, 2, 5, 2});
+    for (std::size_t s = 0; s < 4; ++s)
+        for (std::size_t r = 0; r < 3; ++r)
+            for (std::size_t c = 0; c < 4; ++c) Q.slice_data(s)[r * Q.row_stride() + c] = 1.0f;
+    for (std::size_t s = 0; s < 3; ++s)
+        for (std::size_t r = 0; r < 5; ++r)
+            for (std::size_t c = 0; c < 4; ++c) K.slice_data(s)[r * K.row_stride() + c] = 0.5f;
+    attn::AttentionSpec spec;
+    spec.normalize = attn::Normalization::sum;
+    for (unsigned threads : {1u, 2u, 3u}) {
+        attn::set_threads(threads);
+        try {
+            attn::batched_attention(Q.view(), K.view(), V.view(), spec);
+            FAIL("a zero row sum was accepted");
+        } catch (const attn::RuntimeFailure& e) {
+            CHECK(std::string(e.what()) == "batch item 1, head 1: row 1 sums to zero: cannot normalize by its sum");
+        }
+    }
+    attn::set_threads(0);
 }

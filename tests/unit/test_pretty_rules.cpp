@@ -29,7 +29,7 @@ std::string pretty(const Matrix& m, std::size_t line_width = 0, int digits = -1)
     o.format = Format::pretty;
     o.digits = digits;
     o.line_width = line_width;
-    return attn::io::render({Item{"m", &m, {}, {}, {}, {}}}, o);
+    return attn::io::render({Item{"m", &m, {}, {}, {}, {}, {}}}, o);
 }
 
 }  // namespace
@@ -103,7 +103,7 @@ TEST_CASE("pretty wrapping: column blocks that fit the line width") {
                                        "  bb  9.0000  10.0000\n");
     // csv never wraps
     o.format = Format::csv;
-    CHECK(attn::io::render({Item{"m", &m, {}, {}, {}, {}}}, o) == "1,2,3,4,5\n6,7,8,9,10\n");
+    CHECK(attn::io::render({Item{"m", &m, {}, {}, {}, {}, {}}}, o) == "1,2,3,4,5\n6,7,8,9,10\n");
 }
 
 TEST_CASE("labels in csv, tsv and json") {
@@ -132,11 +132,11 @@ TEST_CASE("labels in csv, tsv and json") {
           "# weights 2x2\n,le,chat\nthe,0.25,0.75\ncat,1,0\n\n# context 2x2\nthe,0.25,0.75\ncat,1,0\n\n");
     // json: "labels" and "key_labels" after the items, only when given
     o.format = Format::json;
-    CHECK(attn::io::render({Item{"weights", &m, {}, {}, {}, {}}}, o) ==
+    CHECK(attn::io::render({Item{"weights", &m, {}, {}, {}, {}, {}}}, o) ==
           "{\n  \"weights\": [\n    [0.25, 0.75],\n    [1, 0]\n  ]\n}\n");
     o.labels = {"the", "cat"};
     o.key_labels = {"le", "\"chat\""};
-    CHECK(attn::io::render({Item{"weights", &m, {}, {}, {}, {}}}, o) ==
+    CHECK(attn::io::render({Item{"weights", &m, {}, {}, {}, {}, {}}}, o) ==
           "{\n  \"weights\": [\n    [0.25, 0.75],\n    [1, 0]\n  ],\n"
           "  \"labels\": [\"the\", \"cat\"],\n  \"key_labels\": [\"le\", \"\\\"chat\\\"\"]\n}\n");
 }

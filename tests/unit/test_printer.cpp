@@ -37,7 +37,7 @@ OutputOptions opts(Format f, int digits = -1, std::string path = "") {
     return o;
 }
 
-Item matrix_item(const std::string& name, const Matrix& m) { return Item{name, &m, {}, {}, {}, {}}; }
+Item matrix_item(const std::string& name, const Matrix& m) { return Item{name, &m, {}, {}, {}, {}, {}}; }
 
 constexpr float inf = std::numeric_limits<float>::infinity();
 

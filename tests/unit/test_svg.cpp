@@ -164,3 +164,68 @@ TEST_CASE("xml_escape") {
     CHECK(attn::viz::xml_escape("\xEF\xBF\xBE") == rep + rep + rep);
     CHECK(attn::viz::xml_escape("\xE2\x80\x94 \xF0\x9F\x98\x80 \xC3\xA9") == "\xE2\x80\x94 \xF0\x9F\x98\x80 \xC3\xA9");
 }
+
+namespace {
+
+// Numbers following `key` in `text`, in order (e.g. key = "translate(" gives the x of each).
+std::vector<double> numbers_after(const std::string& text, const std::string& key) {
+    std::vector<double> out;
+    for (std::size_t p = text.find(key); p != std::string::npos; p = text.find(key, p + 1))
+        out.push_back(std::stod(text.substr(p + key.size())));
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("svg heatmap: labels never overlap, however many there are") {
+    for (std::size_t n : {8u, 16u, 40u, 100u, 128u}) {
+        INFO(n << "x" << n);
+        attn::Matrix m(n, n, 0.5f);
+        attn::viz::SvgHeatmapOptions opt;
+        for (std::size_t i = 0; i < n; ++i) opt.row_labels.push_back("token" + std::to_string(i));
+        opt.col_labels = opt.row_labels;
+        const std::string svg = attn::viz::svg_heatmap(m, opt);
+        // column labels: one <text class="col-label" font-size="F" ... translate(X,Y) rotate(-45)>
+        const std::vector<double> font = numbers_after(svg, "class=\"col-label\" font-size=\"");
+        const std::vector<double> x = numbers_after(svg, "transform=\"translate(");
+        REQUIRE(font.size() >= 2);
+        // Two parallel 45° baselines dx apart are dx·sin 45° apart; a line of text needs 1.1 em.
+        for (std::size_t k = 1; k < font.size(); ++k) CHECK((x[k] - x[k - 1]) * std::sqrt(0.5) >= font[k] * 1.1 - 1e-9);
+        // row labels: baselines at least 1.1 em apart
+        std::vector<double> ys;
+        for (std::size_t p = svg.find("class=\"row-label\""); p != std::string::npos; p = svg.find("class=\"row-label\"", p + 1)) {
+            const std::size_t y = svg.rfind(" y=\"", p);
+            ys.push_back(std::stod(svg.substr(y + 4)));
+        }
+        for (std::size_t k = 1; k < ys.size(); ++k) CHECK(ys[k] - ys[k - 1] >= font[0] * 1.1 - 1e-9);
+    }
+}
+
+TEST_CASE("svg heatmap: values only when the widest fits its cell") {
+    attn::Matrix fits(16, 16, 0.5f);  // "0.50": 4 characters
+    CHECK(count(attn::viz::svg_heatmap(fits, {}), "class=\"value\"") == 256);
+    attn::Matrix wide(16, 16, 0.5f);
+    wide(3, 7) = -1.25e-5f;  // "-1.2e-05": 8 characters do not fit a 35 px cell at 7 px or more
+    CHECK(count(attn::viz::svg_heatmap(wide, {}), "class=\"value\"") == 0);
+    attn::Matrix small(2, 2, 0.5f);
+    small(0, 0) = -1.25e-5f;  // large cells: it fits
+    CHECK(count(attn::viz::svg_heatmap(small, {}), "class=\"value\"") == 4);
+}
+
+TEST_CASE("svg heatmap: large matrices are max-pooled, not refused") {
+    // 200x10: blocks of 2x1 (ceil(200/128), ceil(10/128)) → 100x10 cells
+    attn::Matrix m(200, 10, 0.0f);
+    m(101, 7) = 0.75f;   // block (50, 7)
+    m(100, 7) = 0.5f;    // same block: the maximum wins
+    m(199, 9) = 0.25f;   // the last block
+    attn::viz::SvgHeatmapOptions opt;
+    opt.masked = [](std::size_t i, std::size_t) { return i < 2; };  // block row 0 entirely masked
+    const std::string svg = attn::viz::svg_heatmap(m, opt);
+    CHECK(xml_problem(svg) == "");
+    CHECK(count(svg, "<rect class=\"cell") == 100 * 10);
+    CHECK(count(svg, "class=\"cell masked\"") == 10);
+    CHECK(svg.find("max-pooled from 200×10, blocks of 2×1") != std::string::npos);
+    CHECK(svg.find("<title>100–101 → 7: 0.75</title>") != std::string::npos);
+    CHECK(svg.find("<title>198–199 → 9: 0.25</title>") != std::string::npos);
+    CHECK(svg.find("range 0 … 0.75") != std::string::npos);
+}

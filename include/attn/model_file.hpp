@@ -1,0 +1,43 @@
+// Tensors inside model files: NumPy archives (.npz, from numpy.savez / savez_compressed) and
+// safetensors files (F32, F16 and BF16 tensors). Every reader of attn accepts
+// "FILE.npz:NAME" or "FILE.safetensors:NAME" where it accepts a file; a bare FILE.npz or
+// FILE.safetensors names its only tensor.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attn/io.hpp"
+#include "attn/tensor.hpp"
+
+namespace attn::io {
+
+// One tensor of a model file as listed by `attn ls`: dtype in the file's own vocabulary
+// ("float32" in an .npz, "F32" in a safetensors file).
+struct TensorInfo {
+    std::string name;
+    std::string dtype;
+    Shape shape;
+};
+
+// True for "X.npz", "X.npz:NAME", "X.safetensors" and "X.safetensors:NAME".
+bool is_model_path(std::string_view path);
+
+// The tensor a model path names, converted to float32. InputError "FILE:NAME: ..." when the
+// file is malformed, the name is missing, the dtype is not supported or a value is not
+// finite (see Finite), or the tensor has more than max_dims dimensions.
+Tensor read_model_tensor(const std::string& path, Finite finite = Finite::required, std::size_t max_dims = max_rank);
+
+// Every tensor of a file, in file order; the format is recognised by content (a zip archive
+// is an .npz, anything else must be a safetensors file).
+std::vector<TensorInfo> list_model_tensors(const std::string& file);
+
+// The same on bytes in memory; `source` names them in messages.
+std::vector<TensorInfo> safetensors_list(std::string_view bytes, const std::string& source);
+Tensor safetensors_tensor(std::string_view bytes, const std::string& name, const std::string& source,
+                          Finite finite = Finite::required, std::size_t max_dims = max_rank);
+std::vector<TensorInfo> npz_list(std::string_view bytes, const std::string& source);
+Tensor npz_tensor(std::string_view bytes, const std::string& name, const std::string& source,
+                  Finite finite = Finite::required, std::size_t max_dims = max_rank);
+
+}  // namespace attn::io

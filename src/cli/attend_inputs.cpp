@@ -1,0 +1,316 @@
+#include "cli/attend_inputs.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include "attn/error.hpp"
+#include "attn/io.hpp"
+#include "attn/multihead.hpp"
+#include "cli/attend_options.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+std::string flag_of(const std::string& opt) { return (opt.size() == 1 ? "-" : "--") + opt; }
+
+std::string plural(std::size_t n, const char* word) {
+    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+// The columns (or entries, for a vector) of an optional tensor; `otherwise` when absent.
+std::size_t cols_or(const Tensor& t, std::size_t otherwise) { return t.rank() ? t.cols() : otherwise; }
+
+class Reader {
+public:
+    Reader(const cxxopts::ParseResult& r, InputNames& names) : r_(r), names_(names) {}
+
+    bool given(const char* opt) const { return r_.count(opt) > 0; }
+    std::string value(const char* opt) const { return r_[opt].as<std::string>(); }
+
+    Tensor tensor(const char* opt, std::size_t max_dims, io::Finite finite = io::Finite::required) {
+        if (!given(opt)) return {};
+        return io::read_tensor(names_.claim(value(opt), flag_of(opt)), finite, max_dims);
+    }
+    // A weight matrix (2-D); in nn.Linear's out×in layout when `linear`, turned to in×out.
+    Tensor weight(const char* opt, bool linear) {
+        Tensor w = tensor(opt, 2);
+        if (w.rank() == 1)
+            throw InputError(flag_of(opt) + " is a vector of " + plural(w.cols(), "entry") +
+                             ": a projection is a matrix (in×out, or out×in with --linear-layout)");
+        return linear && w.rank() ? from_linear_weight(w.view()) : std::move(w);
+    }
+    // A bias: a vector or a single row.
+    Tensor bias(const char* opt) {
+        Tensor b = tensor(opt, 2);
+        if (b.rank() == 2 && b.rows() != 1)
+            throw InputError(flag_of(opt) + " is " + b.shape().dims_text() + ": a bias is one row (or a vector)");
+        return b;
+    }
+    std::vector<std::string> labels(const char* opt) {
+        if (!given(opt)) return {};
+        return io::read_labels(names_.claim(value(opt), flag_of(opt)));
+    }
+    const cxxopts::ParseResult& result() const { return r_; }
+
+private:
+    const cxxopts::ParseResult& r_;
+    InputNames& names_;
+};
+
+std::size_t count_option(const cxxopts::ParseResult& r, const char* opt, std::size_t min) {
+    const int n = r[opt].as<int>();
+    if (n < int(min) || n > 65536)
+        throw UsageError("invalid " + flag_of(opt) + " " + std::to_string(n) + ": expected 1 to 65536");
+    return std::size_t(n);
+}
+
+void check_bias(const Tensor& b, const char* flag, std::size_t want, const char* what) {
+    if (b.rank() && b.cols() != want)
+        throw InputError(std::string(flag) + " has " + plural(b.cols(), "entry") + " but " + what + " has " +
+                         plural(want, "column"));
+}
+
+// -x, --kv, projections and heads.
+void read_embeddings(Reader& in, AttendInputs& a) {
+    const auto& r = in;
+    const bool linear = r.given("linear-layout");
+    if (r.given("in-proj") && (r.given("wq") || r.given("wk") || r.given("wv")))
+        throw UsageError("--in-proj holds W_q, W_k and W_v: drop --wq/--wk/--wv, or --in-proj");
+    if (r.given("in-proj-bias") && !r.given("in-proj"))
+        throw UsageError("--in-proj-bias belongs to --in-proj: --in-proj FILE is missing");
+    if (r.given("in-proj") && (r.given("bq") || r.given("bk") || r.given("bv")))
+        throw UsageError("--in-proj takes its biases from --in-proj-bias, not --bq/--bk/--bv");
+    if (r.given("out-proj") && r.given("wo")) throw UsageError("--out-proj and --wo are both W_O: give one");
+    if (r.given("out-proj-bias") && r.given("bo")) throw UsageError("--out-proj-bias and --bo are both b_O: give one");
+    if (r.given("out-proj-bias") && !r.given("out-proj"))
+        throw UsageError("--out-proj-bias belongs to --out-proj: --out-proj FILE is missing");
+    for (const auto& [b, w] : {std::pair{"bq", "wq"}, {"bk", "wk"}, {"bv", "wv"}, {"bo", "wo"}})
+        if (r.given(b) && !r.given(w))
+            throw UsageError(flag_of(b) + " is the bias of " + flag_of(w) + ": " + flag_of(w) + " FILE is missing");
+    if (r.given("kv-heads") && !r.given("heads"))
+        throw UsageError("--kv-heads G groups the query heads of --heads H: --heads is missing");
+
+    a.heads_given = r.given("heads");
+    a.heads = a.heads_given ? count_option(in.result(), "heads", 1) : 1;
+    a.kv_heads = r.given("kv-heads") ? count_option(in.result(), "kv-heads", 1) : a.heads;
+    if (a.heads % a.kv_heads != 0)
+        throw UsageError("--heads " + std::to_string(a.heads) + " is not a multiple of --kv-heads " +
+                         std::to_string(a.kv_heads) + ": each key/value head serves H/G query heads");
+    if (r.given("in-proj") && a.kv_heads != a.heads)
+        throw UsageError("--in-proj has as many key/value heads as query heads (nn.MultiheadAttention): "
+                         "drop --kv-heads, or give --wq/--wk/--wv");
+
+    a.x = in.tensor("x", 3);
+    if (a.x.rank() < 2)
+        throw InputError("-x is a vector of " + plural(a.x.cols(), "entry") + ": embeddings are T×D (or B×T×D)");
+    a.kv = in.tensor("kv", 3);
+    if (a.kv.rank() && a.kv.rank() != a.x.rank())
+        throw InputError("--kv is " + a.kv.shape().dims_text() + " but -x is " + a.x.shape().dims_text() +
+                         ": both T×D, or both B×T×D");
+    if (a.kv.rank() == 3 && a.kv.shape()[0] != a.x.shape()[0])
+        throw InputError("--kv has " + plural(a.kv.shape()[0], "batch item") + " but -x has " +
+                         std::to_string(a.x.shape()[0]));
+    const Tensor& xkv = a.kv.rank() ? a.kv : a.x;
+    const char* kv_flag = a.kv.rank() ? "--kv" : "-x";
+    const std::size_t D = a.x.cols(), D_kv = xkv.cols();
+    a.batched = a.x.rank() == 3;
+    a.batch = a.batched ? a.x.shape()[0] : 1;
+    a.Tq = a.x.rows();
+    a.Tk = xkv.rows();
+
+    if (r.given("in-proj")) {
+        const Tensor w = in.tensor("in-proj", 2);
+        const Tensor b = in.tensor("in-proj-bias", 2);
+        if (w.rank() != 2 || w.rows() != 3 * w.cols())
+            throw InputError("--in-proj is " + w.shape().dims_text() +
+                             ": nn.MultiheadAttention's in_proj_weight is 3E×E ([W_q; W_k; W_v])");
+        if (w.cols() != D || D_kv != D)
+            throw InputError("--in-proj is " + w.shape().dims_text() + " (E=" + std::to_string(w.cols()) + ") but -x has D=" +
+                             std::to_string(D) + (a.kv.rank() ? " and --kv has D=" + std::to_string(D_kv) : std::string()));
+        if (b.rank() && b.shape().numel() != w.rows())
+            throw InputError("--in-proj-bias has " + plural(b.shape().numel(), "entry") + " but --in-proj has " +
+                             plural(w.rows(), "row"));
+        const TensorView bias_view = b.view();
+        InProjection p = split_in_projection(w.view(), b.rank() ? &bias_view : nullptr);
+        a.wq = std::move(p.wq), a.wk = std::move(p.wk), a.wv = std::move(p.wv);
+        a.bq = std::move(p.bq), a.bk = std::move(p.bk), a.bv = std::move(p.bv);
+    } else {
+        a.wq = in.weight("wq", linear), a.wk = in.weight("wk", linear), a.wv = in.weight("wv", linear);
+        a.bq = in.bias("bq"), a.bk = in.bias("bk"), a.bv = in.bias("bv");
+    }
+    if (r.given("out-proj")) {
+        a.wo = in.weight("out-proj", true);
+        a.bo = in.bias("out-proj-bias");
+    } else {
+        a.wo = in.weight("wo", linear);
+        a.bo = in.bias("bo");
+    }
+    const char* q_flag = r.given("in-proj") ? "--in-proj" : "--wq";
+    const char* k_flag = r.given("in-proj") ? "--in-proj" : "--wk";
+    const char* v_flag = r.given("in-proj") ? "--in-proj" : "--wv";
+    const char* o_flag = r.given("out-proj") ? "--out-proj" : "--wo";
+    const char* layout = linear ? " (read as out×in with --linear-layout)" : "";
+    auto check_rows = [&](const Tensor& w, const char* flag, std::size_t want, const char* src) {
+        if (w.rank() && w.rows() != want)
+            throw InputError(std::string(flag) + " is " + w.shape().dims_text() + layout + " but " + src + " has D=" +
+                             std::to_string(want) + ": a projection needs D rows (in×out)");
+    };
+    check_rows(a.wq, q_flag, D, "-x");
+    check_rows(a.wk, k_flag, D_kv, kv_flag);
+    check_rows(a.wv, v_flag, D_kv, kv_flag);
+
+    const std::size_t H = a.heads, G = a.kv_heads;
+    const std::size_t q_cols = cols_or(a.wq, D), k_cols = cols_or(a.wk, D_kv), v_cols = cols_or(a.wv, D_kv);
+    const std::string q_src = a.wq.rank() ? q_flag : "-x (no --wq)";
+    const std::string k_src = a.wk.rank() ? k_flag : std::string(kv_flag) + " (no --wk)";
+    const std::string v_src = a.wv.rank() ? v_flag : std::string(kv_flag) + " (no --wv)";
+    if (q_cols % H)
+        throw InputError(q_src + " gives " + plural(q_cols, "column") + ", not a multiple of --heads " +
+                         std::to_string(H) + " (heads are column blocks)");
+    a.d_k = q_cols / H;
+    if (k_cols != G * a.d_k && !a.heads_given)
+        throw InputError(k_src + " gives d_k=" + std::to_string(k_cols) + " but " + q_src + " gives d_k=" +
+                         std::to_string(a.d_k));
+    if (k_cols != G * a.d_k)
+        throw InputError(k_src + " gives " + plural(k_cols, "column") + " but " + std::to_string(G) + " key head" +
+                         (G == 1 ? "" : "s") + " of d_k=" + std::to_string(a.d_k) + " (from " + q_src + ") need " +
+                         std::to_string(G * a.d_k));
+    if (v_cols % G)
+        throw InputError(v_src + " gives " + plural(v_cols, "column") + ", not a multiple of the " +
+                         plural(G, "value head"));
+    const std::size_t d_v = v_cols / G;
+    if (a.wo.rank() && a.wo.rows() != H * d_v)
+        throw InputError(std::string(o_flag) + " is " + a.wo.shape().dims_text() + (linear || r.given("out-proj") ? " (out×in)" : "") +
+                         " but the " + plural(H, "head") + " of d_v=" + std::to_string(d_v) + " concatenate to " +
+                         std::to_string(H * d_v) + " columns: W_O needs that many rows (in×out)");
+    check_bias(a.bq, r.given("in-proj") ? "--in-proj-bias" : "--bq", q_cols, "Q");
+    check_bias(a.bk, r.given("in-proj") ? "--in-proj-bias" : "--bk", k_cols, "K");
+    check_bias(a.bv, r.given("in-proj") ? "--in-proj-bias" : "--bv", v_cols, "V");
+    if (a.wo.rank()) check_bias(a.bo, r.given("out-proj") ? "--out-proj-bias" : "--bo", a.wo.cols(), "the output");
+}
+
+// "(2, 4, 3, 5)" of a tensor read from `flag`, for messages.
+std::string shape_of(const char* flag, const Tensor& t) { return std::string(flag) + " " + t.shape().text(); }
+
+// Dimension `from_end` (3 = heads, 4 = batch) of t, 1 when t has fewer.
+std::size_t dim(const Tensor& t, std::size_t from_end) { return t.shape().back(from_end); }
+
+// -q, -k, -v with torch.matmul broadcasting of the leading dimensions and grouped-query heads.
+void read_qkv(Reader& in, AttendInputs& a) {
+    a.q = in.tensor("q", 4), a.k = in.tensor("k", 4), a.v = in.tensor("v", 4);
+    for (const auto& [flag, t] : {std::pair{"-q", &a.q}, {"-k", &a.k}, {"-v", &a.v}})
+        if (t->rank() < 2 && std::string(flag) != "-q")
+            throw InputError(std::string(flag) + " is a vector: " + (std::string(flag) == "-k" ? "keys are Tk×d_k" : "values are Tk×d_v"));
+    if (a.k.cols() != a.q.cols())
+        throw InputError("-k has d_k=" + std::to_string(a.k.cols()) + " but -q has d_k=" + std::to_string(a.q.cols()));
+    if (a.v.rows() != a.k.rows())
+        throw InputError("-v has " + plural(a.v.rows(), "row") + " but -k has " + std::to_string(a.k.rows()) +
+                         ": every key needs a value");
+    // Batch (dimension -4): equal, 1 or missing.
+    std::size_t B = 1;
+    for (const Tensor* t : {&a.q, &a.k, &a.v}) B = std::max(B, dim(*t, 4));
+    for (const auto& [flag, t] : {std::pair{"-q", &a.q}, {"-k", &a.k}, {"-v", &a.v}})
+        if (dim(*t, 4) != 1 && dim(*t, 4) != B)
+            throw InputError("batch sizes do not broadcast: " + shape_of("-q", a.q) + ", " + shape_of("-k", a.k) + ", " +
+                             shape_of("-v", a.v) + " (dimension -4 must be equal, 1 or missing)");
+    // Heads (dimension -3): K and V agree; query heads a multiple of the key/value heads.
+    const std::size_t Hq = dim(a.q, 3), Gk = dim(a.k, 3), Gv = dim(a.v, 3);
+    if (Gk != Gv && Gk != 1 && Gv != 1)
+        throw InputError("-k and -v have different head counts: " + shape_of("-k", a.k) + ", " + shape_of("-v", a.v));
+    const std::size_t G = std::max(Gk, Gv);
+    if (Hq != 1 && Hq % G != 0)
+        throw InputError("-q has " + plural(Hq, "head") + " but -k/-v have " + std::to_string(G) + ": " +
+                         shape_of("-q", a.q) + ", " + shape_of("-k", a.k) +
+                         " (grouped-query attention needs the query heads to be a multiple of the key/value heads)");
+    a.heads = std::max(Hq, G), a.kv_heads = G;
+    a.Tq = a.q.rows(), a.Tk = a.k.rows(), a.d_k = a.q.cols();
+    a.batch = B;
+    a.batched = a.q.rank() == 4 || a.k.rank() == 4 || a.v.rank() == 4;
+}
+
+// A mask or bias broadcast to (B, H, Tq, Tk): trailing dimensions equal to the scores' or 1,
+// the last one Tk.
+void check_broadcast(const Tensor& t, const char* flag, const AttendInputs& a) {
+    if (!t.rank()) return;
+    const std::size_t target[4] = {a.batch, a.heads, a.Tq, a.Tk};
+    bool ok = t.rank() >= 2;
+    for (std::size_t d = 1; ok && d <= t.rank(); ++d) {
+        const std::size_t n = t.shape().back(d), want = target[4 - d];
+        ok = n == want || (n == 1 && d != 1);
+    }
+    if (ok) return;
+    // The scores' shape as the results have it: [B x] [H x] Tq x Tk.
+    std::string scores, names;
+    if (a.batched) scores += std::to_string(a.batch) + "x", names += "batch items x ";
+    if (a.head_dim) scores += std::to_string(a.heads) + "x", names += "heads x ";
+    scores += std::to_string(a.Tq) + "x" + std::to_string(a.Tk), names += "queries x keys";
+    throw InputError(std::string(flag) + " is " + t.shape().dims_text() + " but the scores are " + scores + " (" + names +
+                     (a.batched || a.head_dim ? "; dimensions equal or 1, the last one Tk" : "") + ")");
+}
+
+}  // namespace
+
+const std::vector<const char*>& projection_options() {
+    static const std::vector<const char*> opts = {"wq", "wk", "wv", "bq", "bk", "bv", "wo", "bo", "kv", "heads",
+                                                  "kv-heads", "linear-layout", "in-proj", "in-proj-bias",
+                                                  "out-proj", "out-proj-bias"};
+    return opts;
+}
+
+AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names) {
+    bool self = r.count("x") > 0;
+    std::string projection;
+    for (const char* o : projection_options())
+        if (r.count(o) && projection.empty()) projection = flag_of(o);
+    const bool cross = r.count("q") || r.count("k") || r.count("v");
+    if (self && cross) throw UsageError("-x/--wq/--wk/--wv and -q/-k/-v are two different forms: use one");
+    if (cross && !projection.empty())
+        throw UsageError(projection + " projects embeddings (-x); with -q/-k/-v the heads are dimension -3 of the "
+                         "tensors and nothing is projected");
+    if (!self && !cross && !projection.empty()) throw UsageError(projection + " projects embeddings: -x FILE is missing");
+    if (!self && !cross) throw UsageError("no input: give -x FILE (self-attention) or -q, -k and -v (see --help)");
+    if (cross)
+        for (const char* o : {"q", "k", "v"})
+            if (!r.count(o)) throw UsageError(std::string("-") + o + " FILE is missing (cross-attention needs -q, -k and -v)");
+
+    AttendInputs a;
+    Reader in(r, names);
+    a.embeddings = self;
+    if (self) read_embeddings(in, a);
+    else read_qkv(in, a);
+
+    a.mask = in.tensor("mask", 4);
+    a.bias = in.tensor("bias", 4, io::Finite::allow_neg_inf);
+    a.head_dim = self ? a.heads_given : a.q.rank() >= 3 || a.k.rank() >= 3 || a.v.rank() >= 3;
+    check_broadcast(a.mask, "--mask", a);
+    check_broadcast(a.bias, "--bias", a);
+    if (r.count("lengths")) {
+        const std::string text = r["lengths"].as<std::string>();
+        a.lengths = parse_lengths(text == "-" ? names.claim(text, "--lengths") : text);
+        if (a.lengths.size() != a.batch)
+            throw InputError("--lengths gives " + plural(a.lengths.size(), "length") + " but there " +
+                             (a.batch == 1 ? "is 1 batch item" : "are " + std::to_string(a.batch) + " batch items"));
+        for (std::size_t b = 0; b < a.lengths.size(); ++b)
+            if (a.lengths[b] > a.Tk)
+                throw InputError("--lengths: batch item " + std::to_string(b) + " has length " +
+                                 std::to_string(a.lengths[b]) + " but there are only " + plural(a.Tk, "key"));
+    }
+
+    a.query_labels = in.labels("labels");
+    a.key_labels = in.labels("key-labels");
+    if (!a.key_labels.empty() && a.key_labels.size() != a.Tk)
+        throw InputError("--key-labels has " + plural(a.key_labels.size(), "label") + " but there are " +
+                         plural(a.Tk, "key"));
+    if (!a.query_labels.empty()) {
+        // --labels alone names the keys too when there are as many (self-attention).
+        if (a.query_labels.size() != a.Tq && a.query_labels.size() != a.Tk)
+            throw InputError("--labels has " + plural(a.query_labels.size(), "label") + " but there are " +
+                             std::to_string(a.Tq) + (a.Tq == 1 ? " query" : " queries") + " and " + plural(a.Tk, "key"));
+        if (a.key_labels.empty() && a.query_labels.size() == a.Tk) a.key_labels = a.query_labels;
+        if (a.query_labels.size() != a.Tq) a.query_labels.clear();
+    }
+    return a;
+}
+
+}  // namespace attn::cli

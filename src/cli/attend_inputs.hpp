@@ -1,0 +1,48 @@
+// `attn attend`'s inputs: which files the options name, read as tensors, weights brought to
+// attn's layout (from nn.Linear / nn.MultiheadAttention layouts when asked), and every shape
+// checked against the others with messages that name the options. The library checks shapes
+// too, but it does not know the options.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <cxxopts.hpp>
+
+#include "attn/tensor.hpp"
+#include "cli/common.hpp"
+
+namespace attn::cli {
+
+struct AttendInputs {
+    // -x form: embeddings and projections (attn's in×out layout; rank 0 = not given).
+    bool embeddings = false;
+    Tensor x, kv;  // kv rank 0: keys and values come from x
+    Tensor wq, wk, wv, bq, bk, bv, wo, bo;
+    std::size_t heads = 1, kv_heads = 1;
+    bool heads_given = false;  // --heads given: results carry a head dimension
+
+    // -q/-k/-v form.
+    Tensor q, k, v;
+
+    Tensor mask, bias;  // rank 0 = none
+    std::vector<std::size_t> lengths;
+    std::vector<std::string> query_labels, key_labels;  // empty = none
+
+    // Derived sizes: Tq, Tk, d_k (per head), B (1 without a batch dimension) and H, G of the
+    // computation; batched: the results carry a batch dimension.
+    std::size_t Tq = 0, Tk = 0, d_k = 0, batch = 1;
+    bool batched = false;
+    // The results carry a head dimension: --heads given (-x form), or an input of 3 or 4
+    // dimensions (-q/-k/-v form). The one place this rule is decided.
+    bool head_dim = false;
+};
+
+// Reads and checks everything; UsageError for inconsistent options, InputError for files
+// whose shapes do not fit together.
+AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names);
+
+// The options that belong to the -x form (projections); for the usage checks.
+const std::vector<const char*>& projection_options();
+
+}  // namespace attn::cli

@@ -1,0 +1,57 @@
+# Model files through the real binary: FILE.npz:NAME and FILE.safetensors:NAME wherever a
+# matrix is read, attn ls, and the errors for damaged files. Fixtures: data/models (numpy).
+
+M="$ROOT/data/models"
+printf '1 0 0\n0 1 0\n0 0 1\n' > "$T/I3"
+printf '1.5 -2.25 0.125\n3 4.5 -0.5\n' > "$T/floats"   # the literals of make_models.py
+
+for src in small.npz:floats small_compressed.npz:floats small.npz:floats64 single.npz \
+           small.safetensors:floats_f32 small.safetensors:floats_f16 small.safetensors:floats_bf16; do
+    run matmul "$M/$src" "$T/I3"; expect_code 0 "read $src"
+    expect_close "$T/floats" "$T/out" 0 "$src values"
+done
+
+# a checkpoint's projection used directly: X·W_q with W_q = arange(12)/4 as 3x4
+printf '1 0 0\n0 0 1\n' > "$T/x"
+printf '0 0.25 0.5 0.75\n2 2.25 2.5 2.75\n' > "$T/xwq"
+run attend -x "$T/x" --wq "$M/small.safetensors:wq" --wk "$M/small_compressed.npz:wq" --show queries,keys
+expect_code 0 "attend with --wq/--wk from model files"
+expect_close <(cat "$T/xwq" "$T/xwq") "$T/out" 1e-7 "projections from model files"
+
+# attn ls
+run ls "$M/small.safetensors"; expect_code 0 "ls safetensors"
+expect_out_has "floats_bf16  BF16   (2, 3)" "ls shows dtype and shape"
+expect_out_has "heads        F32    (2, 3, 4)" "ls shows a 3-D shape"
+run ls "$M/small_compressed.npz"; expect_code 0 "ls npz"
+expect_out_has "floats64  float64  (2, 3)" "ls npz float64"
+expect_out_has "ints      int64    (2, 3)" "ls npz int64"
+run ls; expect_code 2 "ls without a file"
+run ls "$M/absent.npz"; expect_code 3 "ls of a missing file"
+run ls "$ROOT/data/fixtures/floats_le_f4_c.npy"; expect_code 3 "ls of an .npy"
+expect_err_has "an .npy file holds one array" "ls of an .npy says why"
+
+# errors: exit 3 (2 for an empty name), a message naming file and tensor, nothing on stdout
+run softmax "$M/small.npz"; expect_code 3 "bare npz with several arrays"
+expect_err_has "holds 5 arrays (floats, wq, floats64, heads, ints): name one as" "lists the arrays"
+run softmax "$M/small.npz:nope"; expect_code 3 "missing array"
+expect_err_has "no array 'nope'" "missing array named"
+run softmax "$M/small.npz:"; expect_code 2 "empty tensor name"
+run softmax "$M/wrong_dtype.safetensors:ids"; expect_code 3 "I64 refused"
+expect_err_has "attn: $M/wrong_dtype.safetensors:ids: dtype I64 is not supported (attn reads F32, F16 and BF16)" "I64 message"
+expect_out_empty "I64: no output"
+run softmax "$M/small.safetensors:heads"; expect_code 3 "3-D tensor where a matrix is expected"
+expect_err_has "expected a matrix, got shape (2, 3, 4)" "3-D message"
+head -c 300 "$M/small.safetensors" > "$T/cut.safetensors"
+run softmax "$T/cut.safetensors:floats_f32"; expect_code 3 "truncated safetensors"
+expect_err_has "truncated" "truncated safetensors message"
+head -c 700 "$M/small_compressed.npz" > "$T/cut.npz"
+run softmax "$T/cut.npz:floats"; expect_code 3 "truncated npz"
+expect_err_has "attn: $T/cut.npz: truncated or damaged zip archive" "truncated npz message"
+printf '\x10\x00\x00\x00\x00\x00\x00\x00{"a":{"dtype":1}' > "$T/bad.safetensors"
+run softmax "$T/bad.safetensors:a"; expect_code 3 "malformed safetensors header"
+expect_err_has "malformed header" "malformed header message"
+cp "$M/small.npz" "$T/crc.npz"
+printf '\x41' | dd of="$T/crc.npz" bs=1 seek=200 conv=notrunc status=none   # inside floats' data
+run softmax "$T/crc.npz:floats"; expect_code 3 "CRC mismatch"
+expect_err_has "CRC mismatch" "CRC message"
+

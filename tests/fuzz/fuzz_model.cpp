@@ -1,0 +1,30 @@
+// libFuzzer harness: the model-file readers (.npz: zip + inflate + npy; safetensors). An input
+// whose first byte is even is taken as an .npz (the zip signature is prepended when missing),
+// otherwise as a safetensors file. Every tensor listed is read. Only attn::Error may escape;
+// a tensor read must have the shape the listing gave.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "attn/error.hpp"
+#include "attn/model_file.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    if (size == 0) return 0;
+    const bool npz = (data[0] & 1) == 0;
+    std::string bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
+    if (npz && bytes.rfind("PK\x03\x04", 0) != 0) bytes.insert(0, "PK\x03\x04");
+    try {
+        const auto list = npz ? attn::io::npz_list(bytes, "fuzz.npz") : attn::io::safetensors_list(bytes, "fuzz");
+        for (const auto& t : list) {
+            try {
+                const attn::Tensor x = npz ? attn::io::npz_tensor(bytes, t.name, "fuzz.npz")
+                                           : attn::io::safetensors_tensor(bytes, t.name, "fuzz");
+                if (!(x.shape() == t.shape)) __builtin_trap();
+            } catch (const attn::Error&) {
+            }
+        }
+    } catch (const attn::Error&) {
+    }
+    return 0;
+}
