@@ -88,7 +88,7 @@ TEST_CASE("pretty wrapping: column blocks that fit the line width") {
     CHECK(pretty(m, 0) == pretty(m, 1000));                                              // 0: never wrap
     CHECK(pretty(m, 0) == "m (2x5):\n  1.0000  2.0000  3.0000  4.0000   5.0000\n  6.0000  7.0000  8.0000  9.0000  10.0000\n");
     // labels: row labels repeat in every block, column labels head their block
-    Item it{"w", &m, {"a", "bb"}, {"p", "q", "r", "s", "t"}, {}, {}};
+    Item it{"w", &m, {"a", "bb"}, {"p", "q", "r", "s", "t"}, {}, {}, {}};
     OutputOptions o;
     o.format = Format::pretty;
     o.line_width = 28;
@@ -110,19 +110,19 @@ TEST_CASE("labels in csv, tsv and json") {
     const Matrix m = rows_of({{0.25f, 0.75f}, {1.0f, 0.0f}});
     OutputOptions o;
     o.format = Format::csv;
-    Item both{"weights", &m, {"the", "cat"}, {"le", "chat"}, {}, {}};
+    Item both{"weights", &m, {"the", "cat"}, {"le", "chat"}, {}, {}, {}};
     CHECK(attn::io::render({both}, o) == ",le,chat\nthe,0.25,0.75\ncat,1,0\n");
     o.format = Format::tsv;
     CHECK(attn::io::render({both}, o) == "\tle\tchat\nthe\t0.25\t0.75\ncat\t1\t0\n");
     // only row labels (a context matrix): a first column, no header row
-    Item rows_only{"context", &m, {"the", "cat"}, {}, {}, {}};
+    Item rows_only{"context", &m, {"the", "cat"}, {}, {}, {}, {}};
     o.format = Format::csv;
     CHECK(attn::io::render({rows_only}, o) == "the,0.25,0.75\ncat,1,0\n");
     // labels of the wrong count are not used (as in pretty)
-    Item wrong{"weights", &m, {"x"}, {"a", "b", "c"}, {}, {}};
+    Item wrong{"weights", &m, {"x"}, {"a", "b", "c"}, {}, {}, {}};
     CHECK(attn::io::render({wrong}, o) == "0.25,0.75\n1,0\n");
     // quoting (csv) and escaping (tsv)
-    Item odd{"weights", &m, {"a,b", "say \"hi\""}, {"t\tab", "back\\slash"}, {}, {}};
+    Item odd{"weights", &m, {"a,b", "say \"hi\""}, {"t\tab", "back\\slash"}, {}, {}, {}};
     CHECK(attn::io::render({odd}, o) == ",t\tab,back\\slash\n\"a,b\",0.25,0.75\n\"say \"\"hi\"\"\",1,0\n");
     o.format = Format::tsv;
     CHECK(attn::io::render({odd}, o) == "\tt\\tab\tback\\\\slash\na,b\t0.25\t0.75\nsay \"hi\"\t1\t0\n");
