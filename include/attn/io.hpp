@@ -59,15 +59,32 @@ std::string npy_bytes(const Matrix& m);
 // ---- output ----------------------------------------------------------------------------
 enum class Format { pretty, csv, tsv, json, npy };
 
+// Numbers: pretty prints `digits` decimals (torch's precision), in fixed notation, or in
+// scientific notation ("2.0611e-09") for a whole tensor (a record: a field) whose finite nonzero
+// magnitudes span more than 10^3 (max/min), or reach below 10^-4 or above 10^8, as PyTorch
+// prints. csv, tsv and json print `digits` significant digits (%g).
 struct OutputOptions {
     Format format = Format::csv;
     int digits = -1;       // -1: format default (pretty: 4 decimals; csv/tsv/json: 9 significant)
     std::string path;      // "" = standard output; a directory for npy with several items
+    // pretty: a table wider than this many terminal columns prints in column blocks headed
+    // "columns A–B:"; 0 = never wrap. csv, tsv and json never wrap.
+    std::size_t line_width = 0;
+    // json: the token labels of the queries and of the keys, written as "labels" and
+    // "key_labels" after the items when not empty.
+    std::vector<std::string> labels, key_labels;
 };
 
 // One thing to print: a tensor of any rank >= 1 (2-D: a matrix; with optional row/column
 // labels applied to every 2-D slice) or a record of named scalars (e.g. the variance
 // diagnostics; integers print without decimals).
+//
+// Labels are used where their count matches the rows (columns) of a slice. pretty aligns them;
+// csv and tsv give each slice a header row of column labels (its first cell empty when there
+// are row labels too) and each row its label as a first field. csv quotes a label holding a
+// comma, a double quote or a line break ("" for a quote, RFC 4180); tsv writes a tab, a line
+// break and a backslash in a label as \t, \n, \r and \\. Labelled csv/tsv is for other
+// tools: attn reads back only unlabelled output.
 //
 // Set either `matrix` (2-D shorthand) or `tensor` (a view of any rank: each 2-D slice prints
 // under an index title "NAME [b, h]"); with neither, the item is the record in `fields`.
@@ -75,7 +92,7 @@ struct OutputOptions {
 struct Item {
     std::string name;
     const Matrix* matrix = nullptr;
-    std::vector<std::string> row_labels, col_labels;  // pretty only; empty = none
+    std::vector<std::string> row_labels, col_labels;  // empty = none
     std::vector<std::pair<std::string, double>> fields;  // when neither matrix nor tensor is set
     TensorView tensor;                                   // used when matrix == nullptr and rank() > 0
     // A table of records with the same keys (e.g. the variance diagnostics per batch item and

@@ -109,10 +109,11 @@ int cmd_random(int argc, char** argv) {
                              "PyTorch-identical random tensors: torch.manual_seed(S), then --count calls of\n"
                              "torch.randn(shape) (or torch.rand with --uniform), bit for bit as on a CPU.\n"
                              "Each draw is a tensor named 'draw N'. csv/tsv print its 2-D slices as blocks\n"
-                             "headed '# draw N [i, j] RxC' with 9 significant digits (--digits), pretty\n"
-                             "under titles 'draw N [i, j] (RxC):' with 4 decimals (--digits); each draw\n"
-                             "reads back into attn. npy keeps the full shape (-o DIR gets drawN.npy files\n"
-                             "when --count > 1).");
+                             "headed '# draw N [i, j] RxC' with 9 significant digits; pretty prints them\n"
+                             "under titles 'draw N [i, j] (RxC):' with 4 digits after the point, as torch\n"
+                             "prints (--digits sets either). Without --format: pretty on a terminal, csv\n"
+                             "otherwise. Each draw reads back into attn (pretty when not wrapped). npy keeps\n"
+                             "the full shape (-o DIR gets drawN.npy files when --count > 1).");
     options.add_options()
         ("shape", "Tensor shape, e.g. 3,2 or 4,8,32 (required; at most 32 dimensions and 2^28 elements; "
                   "text formats at most 2^28 lines per draw)", cxxopts::value<std::string>(), "DIMS")

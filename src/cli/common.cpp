@@ -1,5 +1,6 @@
 #include "cli/common.hpp"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -40,12 +41,30 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
     }
 }
 
+const char* const digits_help =
+    "pretty: digits after the decimal point (default 4, as torch's precision), in scientific notation "
+    "(2.0611e-09) for a matrix whose nonzero magnitudes span more than 1e3 or reach below 1e-4 or above "
+    "1e8, as PyTorch prints. "
+    "csv/tsv/json: significant digits (default 9)";
+
+std::size_t terminal_columns() {
+    if (const char* env = std::getenv("COLUMNS"); env && *env) {
+        char* end = nullptr;
+        errno = 0;
+        const long n = std::strtol(env, &end, 10);
+        if (*end == '\0' && errno == 0 && n > 0 && n <= 100000) return std::size_t(n);
+    }
+    winsize ws{};
+    if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+    return 80;
+}
+
 void add_output_options(cxxopts::Options& options, bool with_npy) {
     options.add_options("Output")
         ("format", std::string("Output format: pretty, csv, tsv, json") + (with_npy ? ", npy" : "") +
-                   " (default: pretty on a terminal, csv otherwise)", cxxopts::value<std::string>(), "FMT")
-        ("digits", "Decimals in pretty output (default 4); significant digits in csv/tsv/json (default 9)",
-         cxxopts::value<int>(), "N")
+                   " (default: pretty on a terminal, csv otherwise). pretty tables wider than $COLUMNS (else the "
+                   "terminal, else 80) print in column blocks", cxxopts::value<std::string>(), "FMT")
+        ("digits", digits_help, cxxopts::value<int>(), "N")
         ("o,output", "Write to PATH instead of standard output (a directory for several npy matrices)",
          cxxopts::value<std::string>(), "PATH");
 }
@@ -59,6 +78,7 @@ io::OutputOptions output_options(const cxxopts::ParseResult& r) {
         if (out.digits < 0 || out.digits > 17)
             throw UsageError("invalid --digits " + std::to_string(out.digits) + ": expected 0 to 17");
     }
+    out.line_width = terminal_columns();
     if (r.count("output")) {
         out.path = r["output"].as<std::string>();
         if (out.path.empty()) throw UsageError("-o needs a path ('-' for standard output)");

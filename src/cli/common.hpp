@@ -13,6 +13,13 @@ namespace attn::cli {
 // Parses argv; cxxopts errors become UsageError. Returns nullopt after printing --help.
 std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int argc, char** argv);
 
+// What --digits means, the same in every command (pretty: decimals and the notation rule;
+// csv/tsv/json: significant digits).
+extern const char* const digits_help;
+// Width for pretty tables: $COLUMNS when a positive number, else the terminal's width on
+// standard output, else 80.
+std::size_t terminal_columns();
+
 // --format, --digits, -o/--output.
 void add_output_options(cxxopts::Options& options, bool with_npy = true);
 // Default format: pretty when standard output is a terminal, csv otherwise.

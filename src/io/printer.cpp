@@ -13,32 +13,19 @@
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
+#include "io/number_format.hpp"
 #include "io/output_file.hpp"
 
 namespace attn::io {
 
 namespace {
 
+using detail::fixed;
+using detail::Notation;
+using detail::significant;
+
 // Integral values in records (counts, d_k) print without decimals.
 bool is_integral(double v) { return std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 9.0e15; }
-
-std::string non_finite_text(double v) { return std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf"; }
-
-// std::to_chars with a precision prints exactly what printf's %.*f / %.*g print, only faster
-// (it matters for million-entry matrices).
-std::string fixed(double v, int decimals) {
-    if (!std::isfinite(v)) return non_finite_text(v);
-    char buf[400];  // %.17f of DBL_MAX needs 327
-    const auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
-    return std::string(buf, res.ptr);
-}
-
-std::string significant(double v, int digits) {
-    if (!std::isfinite(v)) return non_finite_text(v);
-    char buf[64];
-    const auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, std::max(digits, 1));
-    return std::string(buf, res.ptr);
-}
 
 std::string record_value(double v, const std::string& general) {
     if (is_integral(v)) {
@@ -121,48 +108,82 @@ void flush_chunk(std::string& out, const TextSink* sink) {
 }
 
 // ---- pretty ----
+// Column blocks [first, last) that each fit in line_width (at least one column each; one
+// block when line_width is 0 or everything fits), as NumPy's linewidth wraps.
+std::vector<std::pair<std::size_t, std::size_t>> column_blocks(const std::vector<std::size_t>& width,
+                                                               std::size_t prefix, std::size_t line_width) {
+    std::vector<std::pair<std::size_t, std::size_t>> blocks;
+    std::size_t first = 0, used = prefix;
+    for (std::size_t c = 0; c < width.size(); ++c) {
+        const std::size_t need = (c > first ? 2 : 0) + width[c];
+        if (line_width > 0 && c > first && used + need > line_width) {
+            blocks.emplace_back(first, c);
+            first = c;
+            used = prefix + width[c];
+        } else {
+            used += need;
+        }
+    }
+    blocks.emplace_back(first, width.size());
+    return blocks;
+}
+
 // Two passes over the numbers (widths, then lines) so that memory stays at one line, however
-// large the slice: each line goes to the sink as soon as a chunk is full.
+// large the slice: each line goes to the sink as soon as a chunk is full. A table wider than
+// line_width prints in column blocks, each under "  columns A–B:" (0-based, inclusive) and
+// with its row labels repeated.
 void pretty_slice(std::string& out, const Item& item, const std::string& title, const MatrixView& m, int decimals,
-                  const TextSink* sink) {
+                  Notation notation, std::size_t line_width, const TextSink* sink) {
     out += title + " (" + shape(m) + "):\n";
+    const auto cell = [&](std::size_t r, std::size_t c) { return detail::in_notation(m(r, c), notation, decimals); };
     // Labels are used only when they match the shape exactly.
     const bool row_labels = item.row_labels.size() == m.rows;
     const bool col_labels = item.col_labels.size() == m.cols;
     std::vector<std::size_t> width(m.cols, 0);
     for (std::size_t r = 0; r < m.rows; ++r)
-        for (std::size_t c = 0; c < m.cols; ++c) width[c] = std::max(width[c], fixed(m(r, c), decimals).size());
+        for (std::size_t c = 0; c < m.cols; ++c) width[c] = std::max(width[c], cell(r, c).size());
     if (col_labels)
         for (std::size_t c = 0; c < m.cols; ++c) width[c] = std::max(width[c], display_width(item.col_labels[c]));
     std::size_t label_width = 0;
     if (row_labels)
         for (const auto& l : item.row_labels) label_width = std::max(label_width, display_width(l));
     const std::string indent = "  ";
-    if (col_labels) {
-        std::string line = indent + (row_labels ? std::string(label_width, ' ') + "  " : "");
-        for (std::size_t c = 0; c < m.cols; ++c) line += (c ? "  " : "") + pad_left(item.col_labels[c], width[c]);
-        out += line + "\n";
-    }
-    for (std::size_t r = 0; r < m.rows; ++r) {
-        out += indent;
-        if (row_labels) out += pad_right(item.row_labels[r], label_width) + "  ";
-        for (std::size_t c = 0; c < m.cols; ++c) {
-            const std::string cell = fixed(m(r, c), decimals);
-            if (c) out += "  ";
-            out.append(width[c] - cell.size(), ' ');
-            out += cell;
+    const std::size_t prefix = indent.size() + (row_labels ? label_width + 2 : 0);
+    const auto blocks = column_blocks(width, prefix, line_width);
+    for (const auto& [first, last] : blocks) {
+        if (blocks.size() > 1)
+            out += indent + (last - first == 1 ? "column " + std::to_string(first)
+                                               : "columns " + std::to_string(first) + "\u2013" + std::to_string(last - 1)) +
+                   ":\n";
+        if (col_labels) {
+            std::string line = indent + (row_labels ? std::string(label_width, ' ') + "  " : "");
+            for (std::size_t c = first; c < last; ++c) line += (c > first ? "  " : "") + pad_left(item.col_labels[c], width[c]);
+            out += line + "\n";
         }
-        out += '\n';
-        flush_chunk(out, sink);
+        for (std::size_t r = 0; r < m.rows; ++r) {
+            out += indent;
+            if (row_labels) out += pad_right(item.row_labels[r], label_width) + "  ";
+            for (std::size_t c = first; c < last; ++c) {
+                const std::string text = cell(r, c);
+                if (c > first) out += "  ";
+                out.append(width[c] - text.size(), ' ');
+                out += text;
+            }
+            out += '\n';
+            flush_chunk(out, sink);
+        }
     }
 }
 
-// Every 2-D slice under its title, a blank line between slices.
-void pretty_tensor(std::string& out, const Item& item, int decimals, const TextSink* sink = nullptr) {
+// Every 2-D slice under its title, a blank line between slices; one notation for the whole
+// tensor, as torch prints a tensor.
+void pretty_tensor(std::string& out, const Item& item, int decimals, std::size_t line_width,
+                   const TextSink* sink = nullptr) {
     const TensorView t = item.values();
+    const Notation notation = detail::tensor_notation(t);
     for (std::size_t s = 0; s < t.slices(); ++s) {
         if (s) out += '\n';
-        pretty_slice(out, item, slice_title(item.name, t, s), t.slice(s), decimals, sink);
+        pretty_slice(out, item, slice_title(item.name, t, s), t.slice(s), decimals, notation, line_width, sink);
     }
 }
 
@@ -194,18 +215,60 @@ void pretty_record(std::string& out, const Item& item, int decimals) {
     out += item.name + ":\n";
     std::size_t key_width = 0;
     for (const auto& f : item.fields) key_width = std::max(key_width, f.first.size());
-    for (const auto& [key, value] : item.fields)
-        out += "  " + pad_right(key, key_width) + "  " + record_value(value, fixed(value, decimals)) + "\n";
+    for (const auto& [key, value] : item.fields) {
+        // Each field is a scalar of its own: its notation by the same rule as a tensor's.
+        detail::MagnitudeRange range;
+        range.add(value);
+        out += "  " + pad_right(key, key_width) + "  " +
+               record_value(value, detail::in_notation(value, range.notation(), decimals)) + "\n";
+    }
 }
 
 // ---- csv / tsv ----
-void delimited_slice(std::string& out, const MatrixView& m, char sep, int digits) {
-    for (std::size_t r = 0; r < m.rows; ++r) {
+// A label as one field: csv quotes it when it holds the separator, a quote or a line break
+// (RFC 4180); tsv escapes tab, line breaks and backslash (\t, \n, \r, \\).
+std::string label_field(const std::string& label, char sep) {
+    std::string out;
+    if (sep == ',') {
+        if (label.find_first_of(",\"\r\n") == std::string::npos) return label;
+        out = "\"";
+        for (char ch : label) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+        return out + "\"";
+    }
+    for (char ch : label) {
+        switch (ch) {
+            case '\t': out += "\\t"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\\': out += "\\\\"; break;
+            default: out += ch;
+        }
+    }
+    return out;
+}
+
+// One slice's rows; with labels (only when their count matches), a header row of column
+// labels and each row's label as its first field.
+void delimited_slice(std::string& out, const Item& item, const MatrixView& m, char sep, int digits,
+                     const TextSink* sink) {
+    const bool row_labels = !item.row_labels.empty() && item.row_labels.size() == m.rows;
+    const bool col_labels = !item.col_labels.empty() && item.col_labels.size() == m.cols;
+    if (col_labels) {
+        if (row_labels) out += sep;
+        for (std::size_t c = 0; c < m.cols; ++c) {
+            if (c) out += sep;
+            out += label_field(item.col_labels[c], sep);
+        }
+        out += '\n';
+    }
+    for (std::size_t r = 0; r < (m.cols ? m.rows : 0); ++r) {  // no empty lines for 0 columns
+        if (row_labels) out += label_field(item.row_labels[r], sep) + sep;
         for (std::size_t c = 0; c < m.cols; ++c) {
             if (c) out += sep;
             out += significant(m(r, c), digits);
         }
         out += '\n';
+        flush_chunk(out, sink);
     }
 }
 
@@ -216,10 +279,7 @@ void delimited_tensor(std::string& out, const Item& item, char sep, int digits, 
     for (std::size_t s = 0; s < t.slices(); ++s) {
         const MatrixView m = t.slice(s);
         if (headed) out += "# " + slice_title(item.name, t, s) + " " + shape(m) + "\n";
-        for (std::size_t r = 0; r < (m.cols ? m.rows : 0); ++r) {  // no empty lines for 0 columns
-            delimited_slice(out, {m.row(r), 1, m.cols, m.stride}, sep, digits);
-            flush_chunk(out, sink);
-        }
+        delimited_slice(out, item, m, sep, digits, sink);
         if (headed) out += '\n';
     }
 }
@@ -344,7 +404,7 @@ void stream_blocks(const Item& item, const OutputOptions& opt, const TextSink& s
             delimited_tensor(out, item, opt.format == Format::csv ? ',' : '\t', opt.digits >= 0 ? opt.digits : 9,
                              true, &sink);
             break;
-        case Format::pretty: pretty_tensor(out, item, opt.digits >= 0 ? opt.digits : 4, &sink); break;
+        case Format::pretty: pretty_tensor(out, item, opt.digits >= 0 ? opt.digits : 4, opt.line_width, &sink); break;
         case Format::json:
         case Format::npy: throw UsageError("stream_blocks prints csv, tsv or pretty");
     }
@@ -367,7 +427,7 @@ std::string render(const std::vector<Item>& items, const OutputOptions& opt) {
             const int decimals = opt.digits >= 0 ? opt.digits : 4;
             for (std::size_t k = 0; k < items.size(); ++k) {
                 if (k) out += '\n';
-                if (!items[k].is_record()) pretty_tensor(out, items[k], decimals);
+                if (!items[k].is_record()) pretty_tensor(out, items[k], decimals, opt.line_width);
                 else pretty_record(out, items[k], decimals);
             }
             break;
@@ -391,9 +451,18 @@ std::string render(const std::vector<Item>& items, const OutputOptions& opt) {
         case Format::json: {
             const int digits = opt.digits >= 0 ? opt.digits : 9;
             out += "{\n";
+            std::vector<std::pair<std::string, const std::vector<std::string>*>> label_lists;
+            if (!opt.labels.empty()) label_lists.emplace_back("labels", &opt.labels);
+            if (!opt.key_labels.empty()) label_lists.emplace_back("key_labels", &opt.key_labels);
             for (std::size_t k = 0; k < items.size(); ++k) {
                 json_item(out, items[k], digits);
-                out += k + 1 < items.size() ? ",\n" : "\n";
+                out += k + 1 < items.size() || !label_lists.empty() ? ",\n" : "\n";
+            }
+            for (std::size_t k = 0; k < label_lists.size(); ++k) {
+                out += "  " + json_string(label_lists[k].first) + ": [";
+                const auto& list = *label_lists[k].second;
+                for (std::size_t i = 0; i < list.size(); ++i) out += (i ? ", " : "") + json_string(list[i]);
+                out += k + 1 < label_lists.size() ? "],\n" : "]\n";
             }
             out += "}\n";
             break;

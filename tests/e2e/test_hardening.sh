@@ -112,7 +112,8 @@ expect_code 2 "random: 65,000 dimensions (was a stack overflow)"
 
 # Text output of a large draw is streamed: memory is the data plus a buffer, not a string per cell.
 if [ -z "${ATTN_SANITIZER:-}" ]; then
-    ( ulimit -v 300000; "$ATTN" random --seed 1 --shape 2048,4096 --format pretty -o "$T/big.txt" 2>"$T/err" )
+    # COLUMNS wide enough for a whole row: one line per row (pretty wraps to $COLUMNS).
+    ( ulimit -v 300000; COLUMNS=100000 "$ATTN" random --seed 1 --shape 2048,4096 --format pretty -o "$T/big.txt" 2>"$T/err" )
     CODE=$?; ERR=$(cat "$T/err")
     expect_code 0 "random 2048x4096 pretty under ulimit -v 300 MB"
     lines=$(wc -l < "$T/big.txt" 2>/dev/null || echo 0)

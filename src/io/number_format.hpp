@@ -1,0 +1,34 @@
+// Internal to src/io: how one number is written, and which notation a tensor prints in.
+#pragma once
+#include <limits>
+#include <string>
+
+#include "attn/tensor.hpp"
+
+namespace attn::io::detail {
+
+enum class Notation { fixed, scientific };
+
+// The finite nonzero magnitudes seen so far, for the notation rule below.
+struct MagnitudeRange {
+    double min = std::numeric_limits<double>::infinity();
+    double max = 0;
+    void add(double v);
+    // PyTorch's rule (torch/_tensor_str.py, _Formatter; NumPy's is the same with max >= 1e8):
+    // scientific when max/min > 1e3, max > 1e8 or min < 1e-4; fixed when there is no finite
+    // nonzero value.
+    Notation notation() const;
+};
+
+// The notation of a whole tensor (every value it views).
+Notation tensor_notation(const TensorView& t);
+
+// "-1.1969" (%.*f), "2.0611e-09" (%.*e, at least two exponent digits): `decimals` after the
+// point in both, as torch's precision. "inf", "-inf", "nan" for non-finite values.
+std::string fixed(double v, int decimals);
+std::string scientific(double v, int decimals);
+std::string in_notation(double v, Notation n, int decimals);
+// %.*g: `digits` significant digits (csv, tsv, json).
+std::string significant(double v, int digits);
+
+}  // namespace attn::io::detail
