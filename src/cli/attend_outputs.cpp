@@ -187,6 +187,11 @@ VarianceTable variance_table(const AttendInputs& in, const AttendSettings& s, co
     return table;
 }
 
+void add_json_labels(io::OutputOptions& out, const AttendInputs& in, const AttendResults& res) {
+    out.labels = row_range(in.query_labels, res.rows);
+    out.key_labels = in.key_labels;
+}
+
 std::vector<io::Item> show_items(const Show& show, const AttendInputs& in, const AttendResults& res,
                                  const VarianceTable& variance) {
     const std::vector<std::string> rows = row_range(in.query_labels, res.rows);

@@ -30,6 +30,10 @@ void check_results(const Show& show, const AttendInputs& in, const AttendResults
 void check_masked_rows(const AttendInputs& in, const AttendSettings& s, const AttendResults& res);
 
 // The --show items in the user's order. The views point into res and the table.
+// json writes the token labels once for the whole output: the queries' (of the rows
+// computed) and the keys'.
+void add_json_labels(io::OutputOptions& out, const AttendInputs& in, const AttendResults& res);
+
 std::vector<io::Item> show_items(const Show& show, const AttendInputs& in, const AttendResults& res,
                                  const VarianceTable& variance);
 

@@ -144,7 +144,7 @@ int cmd_attend(int argc, char** argv) {
     if (!parsed) return exit_ok;
     const auto& r = *parsed;
     apply_exec_options(r);
-    const io::OutputOptions out = output_options(r);
+    io::OutputOptions out = output_options(r);
     const bool heatmap = r["heatmap"].as<bool>();
     const bool show_given = r.count("show") > 0;
     // --heatmap alone draws only the picture; with --show it joins pretty (or -o) output.
@@ -222,6 +222,7 @@ int cmd_attend(int argc, char** argv) {
 
     const VarianceTable variance = show.variance ? variance_table(in, s, res) : VarianceTable{};
     const std::vector<io::Item> items = show_items(show, in, res, variance);
+    add_json_labels(out, in, res);
     pic.scale_text = scale_text(r["scale"].as<std::string>(), in.d_k, s.scale);
     pic.masking_text = masking_text(in, s.causal);
     // Every output of the run goes out in one all-or-nothing step (io/output_file.hpp): when

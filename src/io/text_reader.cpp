@@ -487,9 +487,37 @@ private:
         i = skip_space_and_comments(i + 1);
         if (i >= s_.size() || s_[i] != '[') fail_expected(i, "'['");
         i = read_bracketed(i);
-        if (i < s_.size() && s_[i] == ',')
-            fail_at(skip_space_and_comments(i + 1), "a second matrix starts here; attn reads one matrix per input");
+        // attn's labelled json ends with "labels" / "key_labels": token lists, not numbers.
+        while (i < s_.size() && s_[i] == ',') {
+            const std::size_t key = skip_space_and_comments(i + 1);
+            const std::string_view rest = s_.substr(key);
+            const std::size_t skip = rest.starts_with("\"labels\"")       ? 8
+                                     : rest.starts_with("\"key_labels\"") ? 12
+                                                                          : 0;
+            if (skip == 0) fail_at(key, "a second matrix starts here; attn reads one matrix per input");
+            i = skip_space_and_comments(key + skip);
+            if (i >= s_.size() || s_[i] != ':') fail_expected(i, "':'");
+            i = skip_string_list(skip_space_and_comments(i + 1));
+        }
         if (i >= s_.size() || s_[i] != '}') fail_expected(i, "'}'");
+        return skip_space_and_comments(i + 1);
+    }
+
+    // Skips a json list of strings ["a", "b\"c"] starting at its '['; returns the offset after
+    // it (and the space that follows).
+    std::size_t skip_string_list(std::size_t i) {
+        if (i >= s_.size() || s_[i] != '[') fail_expected(i, "'['");
+        i = skip_space_and_comments(i + 1);
+        while (i < s_.size() && s_[i] != ']') {
+            if (s_[i] != '"') fail_expected(i, "a quoted label");
+            ++i;
+            while (i < s_.size() && s_[i] != '"') i += s_[i] == '\\' ? 2 : 1;
+            if (i >= s_.size()) fail_expected(s_.size(), "'\"'");
+            i = skip_space_and_comments(i + 1);
+            if (i < s_.size() && s_[i] == ',') i = skip_space_and_comments(i + 1);
+            else if (i < s_.size() && s_[i] != ']') fail_expected(i, "',' or ']'");
+        }
+        if (i >= s_.size()) fail_expected(i, "']'");
         return skip_space_and_comments(i + 1);
     }
 

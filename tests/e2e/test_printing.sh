@@ -54,3 +54,14 @@ if [ "$(sed -n '2,$p' "$T/out" | cut -d, -f1 | tr '\n' ' ')" = "These are random
 if [ "$(sed -n '2,$p' "$T/out" | cut -d, -f2-)" = "$(cat "$T/plain")" ]; then pass; else fail "labelled csv numbers differ from the plain csv"; fi
 run attend -x "$x" --show weights --labels "$T/labels" --format tsv
 if [ "$(sed -n 2p "$T/out" | cut -f1)" = "These" ]; then pass; else fail "tsv first column"; fi
+
+# ---- labels in json: "labels" and "key_labels" after the matrices; one matrix reads back ----
+run attend -x "$x" --show weights --labels "$T/labels" --format json; expect_code 0 "attend --labels json"
+expect_out_has '"labels": ["These", "are", "random", "words", "and", "embeddings"]' "json labels"
+expect_out_has '"key_labels": ["These", "are", "random", "words", "and", "embeddings"]' "json key_labels"
+"$ATTN" softmax --format csv < "$T/out" > "$T/back" 2>"$T/err"
+"$ATTN" softmax --format csv < "$T/plain" > "$T/back_plain" 2>/dev/null
+if cmp -s "$T/back" "$T/back_plain"; then pass; else fail "labelled json does not read back as the plain csv: $(cat "$T/err")"; fi
+printf '{"w": [[1, 2]], "other": [1]}' > "$T/other.json"
+run softmax "$T/other.json"; expect_code 3 "json with another key"
+expect_err_has "a second matrix starts here" "json with another key: message"
