@@ -58,6 +58,42 @@ float masked_row_fill(MaskedRowPolicy policy, std::size_t cols) {
 
 constexpr std::size_t key_tile = 128;
 
+// The online softmax of one query row over keys [begin, end), key_tile keys at a time:
+// updates the running max m, the running sum l and the unnormalised accumulator acc (dv
+// floats). mask_row / bias_row are indexed by key (nullable); s holds key_tile floats.
+// Shared by the streaming kernel and the split-K decoding chunks (any Args with K, V, their
+// strides, dk, dv and scale).
+template <class Args>
+void online_softmax_row(const float* q, const float* mask_row, const float* bias_row, const Args& a, std::size_t begin,
+                        std::size_t end, float& m, float& l, float* acc, float* s) {
+    for (std::size_t t0 = begin; t0 < end; t0 += key_tile) {
+        const std::size_t nk = std::min(key_tile, end - t0);
+        float tile_max = neg_inf;
+        for (std::size_t jj = 0; jj < nk; ++jj) {
+            const std::size_t j = t0 + jj;
+            const float* k = a.K + j * a.ldk;
+            float dot = 0.0f;
+            for (std::size_t p = 0; p < a.dk; ++p) dot += q[p] * k[p];
+            float v = a.scale * dot + (bias_row ? bias_row[j] : 0.0f);
+            if (mask_row && mask_row[j] == 0.0f) v = neg_inf;
+            s[jj] = v;
+            tile_max = std::max(tile_max, v);
+        }
+        const float m_new = std::max(m, tile_max);
+        if (m_new == neg_inf) continue;  // nothing allowed yet
+        const float alpha = m == neg_inf ? 0.0f : exp1(m - m_new);
+        float tile_sum = 0.0f;
+        for (std::size_t jj = 0; jj < nk; ++jj) tile_sum += (s[jj] = exp1(s[jj] - m_new));
+        l = alpha * l + tile_sum;
+        m = m_new;
+        for (std::size_t c = 0; c < a.dv; ++c) acc[c] *= alpha;
+        for (std::size_t jj = 0; jj < nk; ++jj) {
+            const float* v = a.V + (t0 + jj) * a.ldv;
+            for (std::size_t c = 0; c < a.dv; ++c) acc[c] += s[jj] * v[c];
+        }
+    }
+}
+
 }  // namespace
 
 void exp(const float* x, float* y, std::size_t n) {
@@ -92,32 +128,8 @@ std::size_t flash(const FlashArgs& a) {
         const float* q = a.Q + i * a.ldq;
         float m = neg_inf, l = 0.0f;
         std::fill(acc.begin(), acc.end(), 0.0f);
-        for (std::size_t t0 = 0; t0 < visible; t0 += key_tile) {
-            const std::size_t nk = std::min(key_tile, visible - t0);
-            float tile_max = neg_inf;
-            for (std::size_t jj = 0; jj < nk; ++jj) {
-                const std::size_t j = t0 + jj;
-                const float* k = a.K + j * a.ldk;
-                float dot = 0.0f;
-                for (std::size_t p = 0; p < a.dk; ++p) dot += q[p] * k[p];
-                float v = a.scale * dot + (a.bias ? a.bias[i * a.ldb + j] : 0.0f);
-                if (a.mask && a.mask[i * a.ldm + j] == 0.0f) v = neg_inf;
-                s[jj] = v;
-                tile_max = std::max(tile_max, v);
-            }
-            const float m_new = std::max(m, tile_max);
-            if (m_new == neg_inf) continue;  // nothing visible yet
-            const float alpha = m == neg_inf ? 0.0f : exp1(m - m_new);
-            float tile_sum = 0.0f;
-            for (std::size_t jj = 0; jj < nk; ++jj) tile_sum += (s[jj] = exp1(s[jj] - m_new));
-            l = alpha * l + tile_sum;
-            m = m_new;
-            for (std::size_t c = 0; c < a.dv; ++c) acc[c] *= alpha;
-            for (std::size_t jj = 0; jj < nk; ++jj) {
-                const float* v = a.V + (t0 + jj) * a.ldv;
-                for (std::size_t c = 0; c < a.dv; ++c) acc[c] += s[jj] * v[c];
-            }
-        }
+        online_softmax_row(q, a.mask ? a.mask + i * a.ldm : nullptr, a.bias ? a.bias + i * a.ldb : nullptr, a, 0,
+                           visible, m, l, acc.data(), s.data());
         float* out = a.O + (i - a.row_begin) * a.ldo;
         if (l > 0.0f) {
             const float inv = 1.0f / l;
@@ -152,32 +164,7 @@ void decode_chunk(const DecodeArgs& a) {
         float m = neg_inf, l = 0.0f;
         float* acc = a.acc + r * a.ldacc;
         std::fill(acc, acc + a.dv, 0.0f);
-        for (std::size_t t0 = a.k_begin; t0 < end; t0 += key_tile) {
-            const std::size_t nk = std::min(key_tile, end - t0);
-            float tile_max = neg_inf;
-            for (std::size_t jj = 0; jj < nk; ++jj) {
-                const std::size_t j = t0 + jj;
-                const float* k = a.K + j * a.ldk;
-                float dot = 0.0f;
-                for (std::size_t p = 0; p < a.dk; ++p) dot += row.q[p] * k[p];
-                float v = a.scale * dot + (row.bias ? row.bias[j] : 0.0f);
-                if (row.mask && row.mask[j] == 0.0f) v = neg_inf;
-                s[jj] = v;
-                tile_max = std::max(tile_max, v);
-            }
-            const float m_new = std::max(m, tile_max);
-            if (m_new == neg_inf) continue;  // nothing allowed yet
-            const float alpha = m == neg_inf ? 0.0f : exp1(m - m_new);
-            float tile_sum = 0.0f;
-            for (std::size_t jj = 0; jj < nk; ++jj) tile_sum += (s[jj] = exp1(s[jj] - m_new));
-            l = alpha * l + tile_sum;
-            m = m_new;
-            for (std::size_t c = 0; c < a.dv; ++c) acc[c] *= alpha;
-            for (std::size_t jj = 0; jj < nk; ++jj) {
-                const float* v = a.V + (t0 + jj) * a.ldv;
-                for (std::size_t c = 0; c < a.dv; ++c) acc[c] += s[jj] * v[c];
-            }
-        }
+        online_softmax_row(row.q, row.mask, row.bias, a, a.k_begin, end, m, l, acc, s.data());
         a.m[r] = m;
         a.l[r] = l;
     }
