@@ -46,7 +46,8 @@ same_lines() {
 ex="$ROOT/data/examples/masking"
 "$build/attn" attend -x "$ex/x.txt" --labels "$ex/labels.txt" --causal --html "$T/causal.html" \
     --show weights --format csv >"$T/weights.csv" && ok || bad "attend --html failed"
-awk -F, '{ for (k = 1; k <= NF; k++) if (k <= NR) print 0, NR - 1, k - 1, $k }' "$T/weights.csv" >"$T/expected"
+# labelled csv: a header row of key labels (starting with ','), then a label before each row
+awk -F, 'BEGIN { r = 0 } /^,/ { next } { for (k = 2; k <= NF; k++) if (k - 1 <= r + 1) print 0, r, k - 2, $k; r++ }' "$T/weights.csv" >"$T/expected"
 selftest "$T/causal.html" "$T/drawn"
 same_lines "$T/expected" "$T/drawn" "causal attend: lines equal the csv weights"
 grep -qx 'cells 0 64' "$T/drawn" && ok || bad "causal attend: 64 matrix cells expected"
@@ -74,7 +75,8 @@ G="$ROOT/data/examples/grouped-query"
     --bk "$G/bk.txt" --bv "$G/bv.txt" --heads 4 --kv-heads 2 --causal --labels "$G/labels.txt" \
     --show weights --format csv --html "$T/gq.html" >"$T/gq.csv" && ok || bad "multi-head attend --html failed"
 awk -F, '/^# weights \[/ { h = $0; sub(/.*\[/, "", h); sub(/\].*/, "", h); r = 0; next }
-         NF > 1 { for (k = 1; k <= NF; k++) if (k <= r + 1) print h, r, k - 1, $k; r++ }' "$T/gq.csv" >"$T/expected"
+         /^,/ { next }
+         NF > 1 { for (k = 2; k <= NF; k++) if (k - 1 <= r + 1) print h, r, k - 2, $k; r++ }' "$T/gq.csv" >"$T/expected"
 [ "$(wc -l <"$T/expected")" -eq $((4 * 36)) ] && ok || bad "multi-head: 4 heads x 36 causal pairs expected from the csv"
 selftest "$T/gq.html" "$T/drawn"
 same_lines "$T/expected" "$T/drawn" "multi-head attend: every head's lines equal the csv weights"
