@@ -333,9 +333,11 @@ TEST_CASE("batched attention: query-row and batch-item ranges equal the same row
                 w.weights = materialised;
                 const attn::BatchedAttention whole = run(in, in.spec, w);
                 const std::size_t Tq = c.q.back(2), B = whole.batch;
-                for (auto [r0, r1] : {std::pair<std::size_t, std::size_t>{0, Tq}, {Tq / 3, Tq - Tq / 4}, {Tq - 1, Tq},
-                                      {Tq / 2, Tq / 2}})
-                    for (std::size_t b0 = 0; b0 < B; ++b0) {
+                // (named copies, not a structured binding: INFO captures them in a lambda, which
+                // clang 14 does not allow for bindings)
+                for (const auto& range : {std::pair<std::size_t, std::size_t>{0, Tq}, {Tq / 3, Tq - Tq / 4},
+                                          {Tq - 1, Tq}, {Tq / 2, Tq / 2}})
+                    for (std::size_t b0 = 0, r0 = range.first, r1 = range.second; b0 < B; ++b0) {
                         INFO("rows " << r0 << ":" << r1 << ", item " << b0 << ", materialised " << materialised);
                         attn::AttentionSpec s = in.spec;
                         s.query_rows = {r0, r1};
