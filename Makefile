@@ -127,7 +127,7 @@ ASAN_FLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno
 test-sanitize:
 	@bash .ci/ensure-packages $(SAN_PACKAGES)
 	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=$(ASAN_BUILD) CXX=clang++ CXXFLAGS="$(ASAN_FLAGS)" \
-		LDFLAGS="-fsanitize=address,undefined" STATIC_LDFLAGS= $(ASAN_BUILD)/attn $(ASAN_BUILD)/attn_tests
+		LDFLAGS="-fsanitize=address,undefined" STATIC_LDFLAGS= $(ASAN_BUILD)/attn $(ASAN_BUILD)/attn_tests $(ASAN_BUILD)/allclose
 	@ATTN_SANITIZER=address ATTN_TEST_SWEEP_STRIDE=6101 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 bash tests/run-all.sh $(ASAN_BUILD)
 
