@@ -62,13 +62,7 @@ std::string svg_grid(const std::vector<GridPanel>& panels, const SvgGridOptions&
     title += " · " + (opt.masking_text.empty() ? std::string("no mask") : opt.masking_text);
 
     std::string s = svg_open(width, height);
-    s += "<defs>\n<pattern id=\"masked\" width=\"4\" height=\"4\" patternUnits=\"userSpaceOnUse\" "
-         "patternTransform=\"rotate(45)\"><rect width=\"4\" height=\"4\" fill=\"#eeeeee\"/>"
-         "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"4\" stroke=\"#aaaaaa\" stroke-width=\"1.5\"/></pattern>\n"
-         "<linearGradient id=\"bar\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">\n";
-    for (int k = 0; k <= 8; ++k)
-        s += "<stop offset=\"" + fmt("%.3f", k / 8.0) + "\" stop-color=\"" + rgb_hex(detail::viridis(k / 8.0)) + "\"/>\n";
-    s += "</linearGradient>\n</defs>\n";
+    s += detail::heatmap_defs(4, 1.5);
     s += text_at(left, 24, title, "font-size=\"15\" font-weight=\"bold\"");
     s += text_at(left, 44, "rows: query · columns: key" +
                                (any_value ? " · one colour scale, range " + fmt("%.4g", lo) + " … " + fmt("%.4g", hi) : ""),

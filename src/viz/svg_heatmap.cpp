@@ -96,13 +96,7 @@ std::string svg_heatmap(const Matrix& m, const SvgHeatmapOptions& opt) {
     title += " · " + (opt.masking_text.empty() ? std::string("no mask") : opt.masking_text);
 
     std::string s = svg_open(width, height);
-    s += "<defs>\n<pattern id=\"masked\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
-         "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eeeeee\"/>"
-         "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#aaaaaa\" stroke-width=\"2\"/></pattern>\n"
-         "<linearGradient id=\"bar\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">\n";
-    for (int k = 0; k <= 8; ++k)
-        s += "<stop offset=\"" + fmt("%.3f", k / 8.0) + "\" stop-color=\"" + rgb_hex(detail::viridis(k / 8.0)) + "\"/>\n";
-    s += "</linearGradient>\n</defs>\n";
+    s += detail::heatmap_defs(6, 2);
     s += text_at(left, 28, title, "font-size=\"16\" font-weight=\"bold\"");
     s += text_at(left, 48, "rows: " + opt.row_axis + " · columns: " + opt.col_axis +
                                (any_value ? " · range " + fmt("%.4g", lo) + " … " + fmt("%.4g", hi) : ""),

@@ -83,5 +83,17 @@ std::string line_at(double x1, double y1, double x2, double y2, const std::strin
            "/>\n";
 }
 
+std::string heatmap_defs(int hatch, double stroke) {
+    const std::string h = std::to_string(hatch);
+    std::string s = "<defs>\n<pattern id=\"masked\" width=\"" + h + "\" height=\"" + h +
+                    "\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"" + h +
+                    "\" height=\"" + h + "\" fill=\"#eeeeee\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"" + h +
+                    "\" stroke=\"#aaaaaa\" stroke-width=\"" + fmt("%g", stroke) + "\"/></pattern>\n"
+                    "<linearGradient id=\"bar\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">\n";
+    for (int k = 0; k <= 8; ++k)
+        s += "<stop offset=\"" + fmt("%.3f", k / 8.0) + "\" stop-color=\"" + rgb_hex(viridis(k / 8.0)) + "\"/>\n";
+    return s + "</linearGradient>\n</defs>\n";
+}
+
 }  // namespace detail
 }  // namespace attn::viz

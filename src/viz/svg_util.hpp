@@ -13,5 +13,8 @@ std::string svg_open(double width, double height);  // XML declaration, <svg ...
 // <text> at (x, y) with escaped content and optional extra attributes.
 std::string text_at(double x, double y, const std::string& content, const std::string& attrs = "");
 std::string line_at(double x1, double y1, double x2, double y2, const std::string& attrs);
+// <defs> with the hatch pattern of masked cells (id "masked": `hatch` px tiles, lines `stroke`
+// px wide) and the viridis gradient of the colour bar (id "bar").
+std::string heatmap_defs(int hatch, double stroke);
 
 }  // namespace attn::viz::detail

@@ -3,6 +3,8 @@
 // here as torch printed them; the wrapping and label layouts by hand from their rules.
 #include <doctest/doctest.h>
 
+#include "test_util.hpp"
+
 #include <limits>
 #include <string>
 #include <vector>
@@ -17,12 +19,6 @@ using attn::io::OutputOptions;
 
 namespace {
 
-Matrix rows_of(const std::vector<std::vector<float>>& rows) {
-    Matrix m(rows.size(), rows[0].size());
-    for (std::size_t r = 0; r < rows.size(); ++r)
-        for (std::size_t c = 0; c < rows[r].size(); ++c) m(r, c) = rows[r][c];
-    return m;
-}
 
 std::string pretty(const Matrix& m, std::size_t line_width = 0, int digits = -1) {
     OutputOptions o;
@@ -36,25 +32,25 @@ std::string pretty(const Matrix& m, std::size_t line_width = 0, int digits = -1)
 
 TEST_CASE("pretty notation: PyTorch's rule, per matrix") {
     // torch.tensor([10., 20., 30.]).softmax(0) -> tensor([2.0611e-09, 4.5398e-05, 9.9995e-01])
-    CHECK(pretty(rows_of({{2.0611e-09f, 4.5398e-05f, 9.9995e-01f}})) == "m (1x3):\n  2.0611e-09  4.5398e-05  9.9995e-01\n");
+    CHECK(pretty(test_util::matrix_of({{2.0611e-09f, 4.5398e-05f, 9.9995e-01f}})) == "m (1x3):\n  2.0611e-09  4.5398e-05  9.9995e-01\n");
     // torch.tensor([1e30, 1.]) -> tensor([1.0000e+30, 1.0000e+00])
-    CHECK(pretty(rows_of({{1e30f, 1.0f}})) == "m (1x2):\n  1.0000e+30  1.0000e+00\n");
+    CHECK(pretty(test_util::matrix_of({{1e30f, 1.0f}})) == "m (1x2):\n  1.0000e+30  1.0000e+00\n");
     // torch.tensor([[1e-5, 0.5], [2., 3.]]): one small value puts the whole matrix in scientific
-    CHECK(pretty(rows_of({{1e-5f, 0.5f}, {2.0f, 3.0f}})) ==
+    CHECK(pretty(test_util::matrix_of({{1e-5f, 0.5f}, {2.0f, 3.0f}})) ==
           "m (2x2):\n  1.0000e-05  5.0000e-01\n  2.0000e+00  3.0000e+00\n");
     // torch.tensor([1000., 1.5]) -> fixed (span 667); torch.tensor([1001., 1.]) -> scientific
-    CHECK(pretty(rows_of({{1000.0f, 1.5f}})) == "m (1x2):\n  1000.0000  1.5000\n");
-    CHECK(pretty(rows_of({{1001.0f, 1.0f}})) == "m (1x2):\n  1.0010e+03  1.0000e+00\n");
+    CHECK(pretty(test_util::matrix_of({{1000.0f, 1.5f}})) == "m (1x2):\n  1000.0000  1.5000\n");
+    CHECK(pretty(test_util::matrix_of({{1001.0f, 1.0f}})) == "m (1x2):\n  1.0010e+03  1.0000e+00\n");
     // torch.tensor([1e8, 2e7]) -> fixed (max is not above 1e8); [2e8, 1e8] -> scientific
-    CHECK(pretty(rows_of({{1e8f, 2e7f}}), 0, 0) == "m (1x2):\n  100000000  20000000\n");
-    CHECK(pretty(rows_of({{2e8f, 1e8f}})) == "m (1x2):\n  2.0000e+08  1.0000e+08\n");
+    CHECK(pretty(test_util::matrix_of({{1e8f, 2e7f}}), 0, 0) == "m (1x2):\n  100000000  20000000\n");
+    CHECK(pretty(test_util::matrix_of({{2e8f, 1e8f}})) == "m (1x2):\n  2.0000e+08  1.0000e+08\n");
     // zeros and non-finite values do not count: torch.tensor([0., 1e9]) -> [0.0000e+00, 1.0000e+09]
-    CHECK(pretty(rows_of({{0.0f, 1e9f}})) == "m (1x2):\n  0.0000e+00  1.0000e+09\n");
+    CHECK(pretty(test_util::matrix_of({{0.0f, 1e9f}})) == "m (1x2):\n  0.0000e+00  1.0000e+09\n");
     const float inf = std::numeric_limits<float>::infinity();
-    CHECK(pretty(rows_of({{-inf, 0.5f, 0.0f}})) == "m (1x3):\n  -inf  0.5000  0.0000\n");
+    CHECK(pretty(test_util::matrix_of({{-inf, 0.5f, 0.0f}})) == "m (1x3):\n  -inf  0.5000  0.0000\n");
     // --digits is torch's precision in both notations
-    CHECK(pretty(rows_of({{-1.19694f, 3e-6f}}), 0, 2) == "m (1x2):\n  -1.20e+00  3.00e-06\n");
-    CHECK(pretty(rows_of({{-1.19694f, 0.5f}}), 0, 4) == "m (1x2):\n  -1.1969  0.5000\n");
+    CHECK(pretty(test_util::matrix_of({{-1.19694f, 3e-6f}}), 0, 2) == "m (1x2):\n  -1.20e+00  3.00e-06\n");
+    CHECK(pretty(test_util::matrix_of({{-1.19694f, 0.5f}}), 0, 4) == "m (1x2):\n  -1.1969  0.5000\n");
 }
 
 TEST_CASE("pretty notation: one notation for a whole tensor; each record field alone") {
@@ -72,7 +68,7 @@ TEST_CASE("pretty notation: one notation for a whole tensor; each record field a
 }
 
 TEST_CASE("pretty wrapping: column blocks that fit the line width") {
-    const Matrix m = rows_of({{1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}});
+    const Matrix m = test_util::matrix_of({{1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}});
     // columns are 6 wide (7 for 10.0000) with 2 between, after a 2-space indent: 24 holds 3
     CHECK(pretty(m, 24) == "m (2x5):\n"
                            "  columns 0\u20132:\n"
@@ -107,7 +103,7 @@ TEST_CASE("pretty wrapping: column blocks that fit the line width") {
 }
 
 TEST_CASE("labels in csv, tsv and json") {
-    const Matrix m = rows_of({{0.25f, 0.75f}, {1.0f, 0.0f}});
+    const Matrix m = test_util::matrix_of({{0.25f, 0.75f}, {1.0f, 0.0f}});
     OutputOptions o;
     o.format = Format::csv;
     Item both{"weights", &m, {"the", "cat"}, {"le", "chat"}, {}, {}, {}};

@@ -2,6 +2,8 @@
 // chosen so that their printf forms are known), round trips through the text reader, and
 // write_output's files and refusals.
 #include <doctest/doctest.h>
+
+#include "test_util.hpp"
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,12 +24,6 @@ using attn::io::OutputOptions;
 
 namespace {
 
-Matrix make(const std::vector<std::vector<float>>& rows) {
-    Matrix m(rows.size(), rows[0].size());
-    for (std::size_t r = 0; r < rows.size(); ++r)
-        for (std::size_t c = 0; c < rows[r].size(); ++c) m(r, c) = rows[r][c];
-    return m;
-}
 
 OutputOptions opts(Format f, int digits = -1, std::string path = "") {
     OutputOptions o;
@@ -41,7 +37,7 @@ Item matrix_item(const std::string& name, const Matrix& m) { return Item{name, &
 
 constexpr float inf = std::numeric_limits<float>::infinity();
 
-const Matrix M = make({{1.5f, -2.25f, 0.125f}, {30.0f, 4.5f, -0.5f}});
+const Matrix M = test_util::matrix_of({{1.5f, -2.25f, 0.125f}, {30.0f, 4.5f, -0.5f}});
 
 Item variance_record() {
     Item it;
@@ -77,7 +73,7 @@ TEST_CASE("printer: pretty with labels, several items, records, non-finite value
     Item it = matrix_item("weights", M);
     it.row_labels = {"a", "bb"};
     it.col_labels = {"x", "y", "zzzzzzzzz"};
-    const Matrix one = make({{-inf, std::nanf(""), inf}});
+    const Matrix one = test_util::matrix_of({{-inf, std::nanf(""), inf}});
     CHECK(attn::io::render({it, matrix_item("s", one), variance_record()}, opts(Format::pretty)) ==
           "weights (2x3):\n"
           "            x        y  zzzzzzzzz\n"
@@ -111,19 +107,19 @@ TEST_CASE("printer: pretty aligns labels by display width, not bytes (UTF-8)") {
 }
 
 TEST_CASE("printer: csv and tsv, 9 significant digits, bare when alone") {
-    const Matrix tenth = make({{0.1f, 1.0f / 3.0f}, {1e-10f, -7e20f}});
+    const Matrix tenth = test_util::matrix_of({{0.1f, 1.0f / 3.0f}, {1e-10f, -7e20f}});
     // '%.9g' of the float32 nearest 0.1, 1/3, 1e-10 and -7e20 (checked with Python's numpy)
     CHECK(attn::io::render({matrix_item("p", tenth)}, opts(Format::csv)) ==
           "0.100000001,0.333333343\n"
           "1.00000001e-10,-6.99999979e+20\n");
     CHECK(attn::io::render({matrix_item("p", tenth)}, opts(Format::tsv, 3)) == "0.1\t0.333\n1e-10\t-7e+20\n");
     CHECK(attn::io::render({matrix_item("M", M)}, opts(Format::csv)) == "1.5,-2.25,0.125\n30,4.5,-0.5\n");
-    CHECK(attn::io::render({matrix_item("s", make({{-inf, std::nanf(""), inf}}))}, opts(Format::csv)) ==
+    CHECK(attn::io::render({matrix_item("s", test_util::matrix_of({{-inf, std::nanf(""), inf}}))}, opts(Format::csv)) ==
           "-inf,nan,inf\n");
 }
 
 TEST_CASE("printer: csv with several items: '# NAME RxC' blocks and records") {
-    const Matrix one = make({{7.0f}});
+    const Matrix one = test_util::matrix_of({{7.0f}});
     CHECK(attn::io::render({matrix_item("scores", M), matrix_item("context", one), variance_record()}, opts(Format::csv)) ==
           "# scores 2x3\n1.5,-2.25,0.125\n30,4.5,-0.5\n\n"
           "# context 1x1\n7\n\n"
@@ -133,7 +129,7 @@ TEST_CASE("printer: csv with several items: '# NAME RxC' blocks and records") {
 }
 
 TEST_CASE("printer: json object keyed by name, null for non-finite") {
-    const Matrix odd = make({{0.5f, -inf}, {std::nanf(""), 2.0f}});
+    const Matrix odd = test_util::matrix_of({{0.5f, -inf}, {std::nanf(""), 2.0f}});
     CHECK(attn::io::render({matrix_item("weights", odd), variance_record()}, opts(Format::json)) ==
           "{\n"
           "  \"weights\": [\n"
@@ -146,7 +142,7 @@ TEST_CASE("printer: json object keyed by name, null for non-finite") {
           "    \"masked_rows\": 0\n"
           "  }\n"
           "}\n");
-    CHECK(attn::io::render({matrix_item("a\"b\\c\n", make({{1.0f}}))}, opts(Format::json)) ==
+    CHECK(attn::io::render({matrix_item("a\"b\\c\n", test_util::matrix_of({{1.0f}}))}, opts(Format::json)) ==
           "{\n  \"a\\\"b\\\\c\\u000a\": [\n    [1]\n  ]\n}\n");
 }
 
@@ -186,13 +182,13 @@ TEST_CASE("write_output: files, npy directories, and refusals") {
     const std::string file = dir.path + "/out.csv";
     attn::io::write_output({matrix_item("M", M)}, opts(Format::csv, -1, file));
     CHECK(attn::io::read_file(file) == "1.5,-2.25,0.125\n30,4.5,-0.5\n");
-    attn::io::write_output({matrix_item("M", make({{1.0f}}))}, opts(Format::csv, -1, file));
+    attn::io::write_output({matrix_item("M", test_util::matrix_of({{1.0f}}))}, opts(Format::csv, -1, file));
     CHECK(attn::io::read_file(file) == "1\n");
 
     // one npy → a file; several → a directory created on demand
     attn::io::write_output({matrix_item("M", M)}, opts(Format::npy, -1, dir.path + "/m.npy"));
     CHECK(attn::io::read_file(dir.path + "/m.npy") == attn::io::npy_bytes(M));
-    const Matrix one = make({{7.0f, 8.0f}});
+    const Matrix one = test_util::matrix_of({{7.0f, 8.0f}});
     attn::io::write_output({matrix_item("scores", M), matrix_item("context", one)},
                            opts(Format::npy, -1, dir.path + "/npys"));
     const Matrix s = attn::io::read_matrix(dir.path + "/npys/scores.npy");

@@ -11,6 +11,14 @@
 
 namespace test_util {
 
+// A matrix with these rows (all of the first row's length).
+inline attn::Matrix matrix_of(const std::vector<std::vector<float>>& rows) {
+    attn::Matrix m(rows.size(), rows[0].size());
+    for (std::size_t r = 0; r < rows.size(); ++r)
+        for (std::size_t c = 0; c < rows[r].size(); ++c) m(r, c) = rows[r][c];
+    return m;
+}
+
 // Every entry of m equals the expected value exactly (shape first).
 inline void check_matrix(const attn::Matrix& m, const std::vector<std::vector<float>>& expected) {
     REQUIRE(m.rows() == expected.size());
