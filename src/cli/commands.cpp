@@ -45,6 +45,7 @@ std::vector<Command> make_table() {
          {},
          {format_choice, causal_choice, masked_rows_choice, normalize_choice, arch_choice,
           {"show", split_list(show_names_text()), true},
+          {"scale", {"auto", "none"}},
           {"svg-of", {"scores", "scaled", "weights"}}},
          {"# self-attention of 4 random token embeddings of 8 dimensions",
           "attn random --shape 4,8 --seed 0 -o x.npy",

@@ -21,6 +21,7 @@ void split_group_name(const std::string& name, std::string& heading, std::string
     note.clear();
     if (paren != std::string::npos && name.back() == ')') note = name.substr(paren + 2, name.size() - paren - 3);
     if (heading.empty()) heading = "Options";
+    if (!note.empty()) note[0] = char(std::toupper((unsigned char)note[0]));
 }
 
 OptionDoc option_doc(const cxxopts::HelpOptionDetails& d) {

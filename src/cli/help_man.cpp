@@ -24,9 +24,9 @@ const char* glyph(char32_t c) {
         case U'−': return "\\-";
         case U'‘': return "\\[oq]";
         case U'’': return "\\[cq]";
-        case U'ᵀ': return "\\u'T'";
-        case U'⁴': return "\\u'4'";
-        case U'²': return "\\u'2'";
+        case U'ᵀ': return "^T";
+        case U'⁴': return "^4";
+        case U'²': return "^2";
         case U'‖': return "||";
         default: return nullptr;
     }
