@@ -16,6 +16,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/help.hpp"
+#include "io/temp_files.hpp"
 
 namespace {
 
@@ -45,6 +46,7 @@ namespace {
 
 int run(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is handled as EPIPE by the writers
+    attn::io::detail::remove_temps_on_fatal_signals();  // Ctrl-C leaves no temporary file behind
     if (argc < 2) {
         std::fputs(attn::cli::top_level_help(attn::cli::terminal_columns()).c_str(), stderr);
         return attn::exit_usage;
