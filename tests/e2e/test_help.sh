@@ -143,6 +143,19 @@ if command -v zsh >/dev/null; then
     if zsh -n "$T/_attn"; then pass; else fail "zsh -n on the zsh completion"; fi
 fi
 if head -n 1 "$T/_attn" | grep -qx '#compdef attn'; then pass; else fail "_attn starts with #compdef attn"; fi
+# The dispatch, with zsh's completion functions replaced by stubs that print what they get.
+if command -v zsh >/dev/null; then
+    zsh_complete() {  # zsh_complete WORD...: what _attn hands to _describe/_arguments
+        zsh -fc '_describe() { print -l -- "${(@P)${@[-1]}}" }
+                 _arguments() { shift 2; print -l -- "$@" }
+                 source "$1"; shift; words=(attn "$@"); CURRENT=$#words; _attn' _ "$T/_attn" "$@"
+    }
+    if zsh_complete att | grep -q '^attend:scaled dot-product attention'; then pass; else fail "zsh: attn att<TAB> offers attend"; fi
+    if zsh_complete attend --fo | grep -qF -- "--format=[Output format"; then pass; else fail "zsh: attn attend --fo<TAB> offers --format"; fi
+    if zsh_complete attend --causal= | grep -qF -- ']::ALIGN:(top-left bottom-right)'; then pass; else fail "zsh: --causal=ALIGN choices"; fi
+    if zsh_complete example s | grep -q '^\*:argument:(simple trainable'; then pass; else fail "zsh: example names"; fi
+    if zsh_complete softmax '' | grep -q '^\*:file:_files$'; then pass; else fail "zsh: softmax FILE completes files"; fi
+fi
 missing=
 for c in $commands; do
     awk -v c="    $c)" '$0 == c {on = 1; next} on && /^        ;;$/ {exit} on {print}' "$T/_attn" >"$T/zsh_$c.txt"
