@@ -36,6 +36,12 @@ const ValueChoices causal_choice{"causal", {"top-left", "bottom-right"}};
 const ValueChoices masked_rows_choice{"masked-rows", {"zero", "nan", "uniform"}};
 const ValueChoices normalize_choice{"normalize", {"softmax", "sum"}};
 
+std::vector<std::string> command_names() {
+    std::vector<std::string> names;
+    for (const Command& c : command_table()) names.push_back(c.name);
+    return names;
+}
+
 std::vector<Command> make_table() {
     return {
         {"attend", cmd_attend, "scaled dot-product attention: scores, weights, context, diagnostics",
@@ -80,11 +86,12 @@ std::vector<Command> make_table() {
          {"[OPTIONS] [NAME]"},
          {"", "Output", "Execution"},
          {"name"},
-         {{"", example_names()}, arch_choice, text_format_choice},
+         {arch_choice, text_format_choice},
          {"attn example",
           "attn example simple",
           "attn example masking --digits 2",
-          "attn example --check"}},
+          "attn example --check"},
+         true, example_names},
         {"random", cmd_random, "PyTorch-identical random matrices (torch.manual_seed + randn/rand)",
          {"--shape DIMS [--seed S] [OPTIONS]"},
          {"", "Output", "Execution"},
@@ -137,33 +144,23 @@ std::vector<Command> make_table() {
          {"attn help attend",
           "attn help --man > attn.1",
           "man -l attn.1 > /dev/null"},
-         false},
+         false, command_names},
         {"completions", cmd_completions, "print the bash or zsh completion script",
          {"bash|zsh"},
          {},
          {},
-         {{"", {"bash", "zsh"}}},
+         {},
          {"attn completions bash > attn.bash",
           "# in ~/.bashrc: enable it for this shell",
           "source ./attn.bash"},
-         false},
+         false, [] { return std::vector<std::string>{"bash", "zsh"}; }},
     };
 }
 
 }  // namespace
 
 const std::vector<Command>& command_table() {
-    static const std::vector<Command> table = [] {
-        auto t = make_table();
-        // `help` and `completions` complete the command names and shells.
-        for (auto& c : t)
-            if (std::string_view(c.name) == "help") {
-                ValueChoices names{"", {}};
-                for (const auto& other : t) names.values.push_back(other.name);
-                c.choices.push_back(names);
-            }
-        return t;
-    }();
+    static const std::vector<Command> table = make_table();
     return table;
 }
 

@@ -21,11 +21,10 @@ int cmd_concat(int argc, char** argv);
 int cmd_help(int argc, char** argv);         // cli/help.cpp
 int cmd_completions(int argc, char** argv);  // cli/help_completions.cpp
 
-// The values an option (or a command's positional arguments, option "") takes, for the shell
-// completions. Options that take a value and have no entry here complete file names when
+// The values an option takes, for the shell completions. Options that take a value and have no entry here complete file names when
 // their argument name says FILE, PATH or DIR, and nothing otherwise.
 struct ValueChoices {
-    std::string option;              // long name without dashes; "" = positional arguments
+    std::string option;              // long name without dashes
     std::vector<std::string> values;
     bool comma_list = false;         // a comma-separated list of them (--show weights,context)
 };
@@ -44,6 +43,9 @@ struct Command {
     // empty folder (files it reads are written by an earlier line; tests/e2e/test_help.sh).
     std::vector<std::string> examples;
     bool declares_options = true;  // false: help and completions have no cxxopts table
+    // The values of the positional arguments, for the completions (files when null). A
+    // function: the example catalogue is only built when a completion script is.
+    std::vector<std::string> (*positional_values)() = nullptr;
 };
 
 const std::vector<Command>& command_table();

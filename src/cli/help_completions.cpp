@@ -101,7 +101,8 @@ std::string bash_completion() {
             }
         out += "        opts=\"" + joined(flags) + "\"\n";
         if (!cases.empty()) out += "        case $opt in\n" + cases + "        esac\n";
-        if (const ValueChoices* v = choices_of(c, "")) out += "        [[ -z $kind && $cur != -* ]] && kind=words words=\"" + joined(v->values) + "\"\n";
+        if (c.positional_values)
+            out += "        [[ -z $kind && $cur != -* ]] && kind=words words=\"" + joined(c.positional_values()) + "\"\n";
         out += "        ;;\n";
     }
     out +=
@@ -166,7 +167,7 @@ std::string zsh_completion() {
                 for (const auto& l : o.long_names)
                     out += "            '--" + l + (o.takes_value ? (o.implicit ? "=-" : "=") : "") + desc + action + "' \\\n";
             }
-        if (const ValueChoices* v = choices_of(c, "")) out += "            '*:argument:(" + joined(v->values) + ")'\n";
+        if (c.positional_values) out += "            '*:argument:(" + joined(c.positional_values()) + ")'\n";
         else out += "            '*:file:_files'\n";
         out += "        ;;\n";
     }

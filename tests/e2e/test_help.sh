@@ -2,8 +2,9 @@
 # cxxopts options, `attn help CMD` prints it, every EXAMPLES line runs as shown, and the man
 # page and completions list every option.
 BUILD_DIR=$(dirname "$ATTN")
-commands=$("$ATTN" --help | awk '/^Commands:/ {on = 1; next} on && /^$/ {exit} on && /^  [a-z]/ {print $1}')
-if [ "$(wc -w <<<"$commands")" -ge 9 ]; then pass; else fail "attn --help lists the commands: got '$commands'"; fi
+run --help
+commands=$(awk '/^Commands:/ {on = 1; next} on && /^$/ {exit} on && /^  [a-z]/ {print $1}' "$T/out")
+if [ "$(wc -w <<<"$commands")" -ge 9 ]; then pass; else fail "attn --help lists the commands: got '$commands' (exit $CODE; stderr: $ERR)"; fi
 
 # ---- attn help CMD = attn CMD --help; attn help; unknown commands ----
 for c in $commands; do
