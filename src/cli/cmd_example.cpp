@@ -1,9 +1,14 @@
 // attn example: list, show or check the tutorials' worked examples.
 #include <algorithm>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <string>
+#include <sys/stat.h>
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
@@ -11,6 +16,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/examples.hpp"
+#include "io/output_file.hpp"
 
 namespace attn::cli {
 
@@ -66,7 +72,52 @@ bool check_example(const Example& e, bool verbose) {
     return ok;
 }
 
-void show_example(const Example& e, const io::OutputOptions& out) {
+// Writes every file of the example into dir (created if missing). A file already there is
+// left alone when identical and replaced only with force; nothing is written unless all of
+// them can be. Returns how many were already there, identical.
+std::size_t export_example(const Example& e, const std::string& dir, bool force) {
+    std::vector<io::detail::PendingFile> files;
+    std::size_t same = 0;
+    for (const std::string& name : example_file_names(e.name)) {
+        const std::string path = dir + "/" + name, bytes = example_file(e.name, name);
+        struct stat st {};
+        if (::stat(path.c_str(), &st) == 0) {
+            if (S_ISDIR(st.st_mode)) throw RuntimeFailure("cannot export to " + path + ": it is a directory");
+            std::ifstream in(path, std::ios::binary);
+            const std::string old((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            if (in.good() || in.eof()) {
+                if (old == bytes) {
+                    ++same;
+                    continue;
+                }
+                if (!force) throw RuntimeFailure(path + " exists and differs from the example's file (--force replaces it)");
+            }
+        }
+        files.push_back({path, bytes, true});
+    }
+    // Like mkdir -p for the folders above dir; write_files creates dir itself (and removes it
+    // again when writing fails).
+    for (std::size_t slash = dir.find('/', 1); slash != std::string::npos; slash = dir.find('/', slash + 1)) {
+        const std::string up = dir.substr(0, slash);
+        if (::mkdir(up.c_str(), 0777) != 0 && errno != EEXIST)
+            throw RuntimeFailure("cannot create directory " + up + ": " + std::strerror(errno));
+    }
+    io::detail::write_files(files);
+    return same;
+}
+
+void print_export(const Example& e, const std::string& dir, std::size_t same, const CommandOutput& args) {
+    const std::vector<std::string> names = example_file_names(e.name);
+    std::printf("%s: %zu files in %s", e.name.c_str(), names.size(), dir.c_str());
+    if (same) std::printf(" (%zu already there, identical)", same);
+    std::printf(":\n ");
+    for (const std::string& n : names) std::printf(" %s", n.c_str());
+    std::printf("\nRun inside %s (attn example %s shows what each prints and PyTorch's values):\n", dir.c_str(),
+                e.name.c_str());
+    for (const ExampleCase& c : e.cases) std::printf("$ %s\n", case_command(c, e.name, args).c_str());
+}
+
+void show_example(const Example& e, const io::OutputOptions& out, const CommandOutput& args) {
     std::vector<std::string> labels;
     if (!e.labels.empty()) {
         const std::string text = example_file(e.name, e.labels);
@@ -78,9 +129,11 @@ void show_example(const Example& e, const io::OutputOptions& out) {
         if (!line.empty()) labels.push_back(line);
     }
     std::printf("%s — %s\nsource: %s\n", e.name.c_str(), e.summary.c_str(), e.source.c_str());
+    std::printf("files: attn example %s --export DIR writes them into DIR; the commands below run there\n",
+                e.name.c_str());
     for (const ExampleCase& c : e.cases) {
         const auto got = run_case(c, e.name);
-        std::printf("\n== %s\n$ %s\n\n", c.label.c_str(), case_command(c, e.name).c_str());
+        std::printf("\n== %s\n$ %s\n\n", c.label.c_str(), case_command(c, e.name, args).c_str());
         std::vector<io::Item> items;
         for (const auto& [name, file] : c.inputs) items.push_back(io::tensor_item(name, got.at(name).view()));
         for (const auto& [name, file] : c.expect) {
@@ -92,7 +145,7 @@ void show_example(const Example& e, const io::OutputOptions& out) {
         }
         std::fputs(io::render(items, out).c_str(), stdout);
         std::printf("\n");
-        if (c.heatmap) {
+        if (c.heatmap && out.format == io::Format::pretty) {
             ScoreMask sm;
             sm.causal = c.causal;
             const Tensor& w = got.at("weights");
@@ -107,8 +160,8 @@ void show_example(const Example& e, const io::OutputOptions& out) {
         }
         for (const auto& [name, file] : c.expect) {
             const double d = max_abs_diff(got.at(name), example_tensor(e.name, file));
-            std::printf("%s vs PyTorch 1.13 (data/examples/%s/%s): max diff %.2g %s\n", name.c_str(),
-                        e.name.c_str(), file.c_str(), d, d <= check_tolerance ? "(ok)" : "(DIFFERS)");
+            std::printf("%s vs PyTorch 1.13 (%s): max diff %.2g %s\n", name.c_str(), file.c_str(), d,
+                        d <= check_tolerance ? "(ok)" : "(DIFFERS)");
         }
     }
     std::printf("\nThe tutorial %s\n", e.tutorial.c_str());
@@ -124,7 +177,13 @@ int cmd_example(int argc, char** argv) {
     options.add_options()
         ("check", "Run the examples (all, or NAME) and compare with the stored PyTorch results; exit 1 on "
                   "any difference beyond 1e-5")
-        ("digits", "Decimals shown (default 4)", cxxopts::value<int>(), "N")
+        ("export", "Write the example's files (inputs, labels, PyTorch's results) into DIR, created if missing, "
+                   "and print the commands that run on them there", cxxopts::value<std::string>(), "DIR")
+        ("force", "With --export: replace files in DIR that differ from the example's")
+        ("format", "How values print: pretty, csv, tsv, json (default pretty); the commands shown then print "
+                   "the same. pretty tables wider than $COLUMNS (else the terminal, else 80) print in column blocks",
+         cxxopts::value<std::string>(), "FMT")
+        ("digits", digits_help, cxxopts::value<int>(), "N")
         ("name", "Example to show", cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"name"});
     options.positional_help("[NAME]");
@@ -141,6 +200,8 @@ int cmd_example(int argc, char** argv) {
         chosen = find_example(names[0]);
         if (!chosen) throw UsageError("no example named '" + names[0] + "' (attn example lists them)");
     }
+    if (!chosen && (r.count("export") || r["force"].as<bool>()))
+        throw UsageError("--export writes one example: give its NAME (attn example lists them)");
     if (r["check"].as<bool>()) {
         bool ok = true;
         std::size_t n = 0;
@@ -155,13 +216,24 @@ int cmd_example(int argc, char** argv) {
         return exit_ok;
     }
     io::OutputOptions out;
-    out.format = io::Format::pretty;
+    out.format = r.count("format") ? io::parse_format(r["format"].as<std::string>()) : io::Format::pretty;
+    if (out.format == io::Format::npy) throw UsageError("attn example prints text: --format pretty, csv, tsv or json");
     if (r.count("digits")) {
         out.digits = r["digits"].as<int>();
         if (out.digits < 0 || out.digits > 17)
             throw UsageError("invalid --digits " + std::to_string(out.digits) + ": expected 0 to 17");
     }
-    show_example(*chosen, out);
+    out.line_width = terminal_columns();
+    CommandOutput args;
+    if (r.count("format")) args.format = out.format;
+    args.digits = out.digits;
+    if (r.count("export")) {
+        const std::string dir = r["export"].as<std::string>();
+        if (dir.empty()) throw UsageError("--export needs a directory");
+        print_export(*chosen, dir, export_example(*chosen, dir, r["force"].as<bool>()), args);
+        return exit_ok;
+    }
+    show_example(*chosen, out, args);
     return exit_ok;
 }
 
