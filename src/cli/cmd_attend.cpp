@@ -157,6 +157,7 @@ int cmd_attend(int argc, char** argv) {
         throw UsageError("--heatmap draws on standard output: combine it with --format pretty, or send the "
                          "matrices elsewhere with -o");
     PictureOptions pic;
+    pic.line_width = terminal_columns();
     pic.of = r["svg-of"].as<std::string>();
     if (pic.of != "scores" && pic.of != "scaled" && pic.of != "weights")
         throw UsageError("invalid --svg-of '" + pic.of + "': expected scores, scaled or weights");

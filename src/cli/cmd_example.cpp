@@ -154,7 +154,7 @@ void show_example(const Example& e, const io::OutputOptions& out, const CommandO
                 const std::string head = w.slices() > 1 ? " (head " + std::to_string(s) + ")" : "";
                 std::printf("weights%s as a heatmap:\n%s\n", head.c_str(),
                             viz::heatmap_text(m, labels, labels, viz::want_color(stdout_is_terminal()),
-                                              viz::cell_mask(sm, m.rows(), m.cols()))
+                                              viz::cell_mask(sm, m.rows(), m.cols()), out.line_width)
                                 .c_str());
             }
         }
