@@ -200,7 +200,9 @@ int cmd_example(int argc, char** argv) {
         chosen = find_example(names[0]);
         if (!chosen) throw UsageError("no example named '" + names[0] + "' (attn example lists them)");
     }
-    if (!chosen && (r.count("export") || r["force"].as<bool>()))
+    if (r["force"].as<bool>() && !r.count("export")) throw UsageError("--force goes with --export DIR");
+    if (r.count("export") && r["check"].as<bool>()) throw UsageError("--check and --export: one at a time");
+    if (!chosen && r.count("export"))
         throw UsageError("--export writes one example: give its NAME (attn example lists them)");
     if (r["check"].as<bool>()) {
         bool ok = true;

@@ -82,6 +82,9 @@ expect_out_has "--format json --digits 3" "json commands carry --digits"
 run example simple --format npy; expect_code 2 "example --format npy refused"
 run example simple --format xml; expect_code 2 "example --format xml refused"
 run example --export "$T/none"; expect_code 2 "--export without NAME"
+run example simple --force; expect_code 2 "--force without --export"
+run example simple --check --export "$T/none"; expect_code 2 "--check with --export"
+[ ! -e "$T/none" ] && pass || fail "usage errors export nothing"
 # pretty wraps to COLUMNS like attend's tables
 COLUMNS=40 run example masking
 expect_out_has "columns 0–" "example pretty output wraps in column blocks at COLUMNS=40"
