@@ -117,23 +117,56 @@ void print_export(const Example& e, const std::string& dir, std::size_t same, co
     for (const ExampleCase& c : e.cases) std::printf("$ %s\n", case_command(c, e.name, args).c_str());
 }
 
-void show_example(const Example& e, const io::OutputOptions& out, const CommandOutput& args) {
+std::vector<std::string> example_labels(const Example& e) {
     std::vector<std::string> labels;
-    if (!e.labels.empty()) {
-        const std::string text = example_file(e.name, e.labels);
-        std::string line;
-        for (char ch : text) {
-            if (ch == '\n') labels.push_back(line), line.clear();
-            else line += ch;
-        }
-        if (!line.empty()) labels.push_back(line);
+    if (e.labels.empty()) return labels;
+    std::string line;
+    for (char ch : example_file(e.name, e.labels)) {
+        if (ch == '\n') labels.push_back(line), line.clear();
+        else line += ch;
     }
-    std::printf("%s — %s\nsource: %s\n", e.name.c_str(), e.summary.c_str(), e.source.c_str());
-    std::printf("files: attn example %s --export DIR writes them into DIR; the commands below run there\n",
-                e.name.c_str());
+    if (!line.empty()) labels.push_back(line);
+    return labels;
+}
+
+std::string format_diff(double d) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2g", d);
+    return buf;
+}
+
+// Text for people: as it is in pretty output; in csv and tsv every line a "# " comment (as
+// attn's csv titles its matrices), so that the values are the only other lines.
+std::string narration(const std::string& text, io::Format format) {
+    if (format == io::Format::pretty) return text;
+    std::string out;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        const std::size_t end = text.find('\n', start);
+        const std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        out += (line.empty() ? "" : "# " + line) + "\n";
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return out;
+}
+
+void show_example(const Example& e, const io::OutputOptions& out, const CommandOutput& args) {
+    const std::vector<std::string> labels = example_labels(e);
+    const bool json = out.format == io::Format::json;
+    std::string doc;
+    auto say = [&](const std::string& text) { doc += narration(text, out.format); };
+    if (json) {
+        doc += "{\n  \"example\": " + io::json_quote(e.name) + ",\n  \"summary\": " + io::json_quote(e.summary) +
+               ",\n  \"source\": " + io::json_quote(e.source) + ",\n  \"cases\": [";
+    } else {
+        say(e.name + " — " + e.summary + "\nsource: " + e.source + "\nfiles: attn example " + e.name +
+            " --export DIR writes them into DIR; the commands below run there\n");
+    }
+    bool first_case = true;
     for (const ExampleCase& c : e.cases) {
         const auto got = run_case(c, e.name);
-        std::printf("\n== %s\n$ %s\n\n", c.label.c_str(), case_command(c, e.name, args).c_str());
+        const std::string command = case_command(c, e.name, args);
         std::vector<io::Item> items;
         for (const auto& [name, file] : c.inputs) items.push_back(io::tensor_item(name, got.at(name).view()));
         for (const auto& [name, file] : c.expect) {
@@ -143,8 +176,34 @@ void show_example(const Example& e, const io::OutputOptions& out, const CommandO
             if (labels.size() == t.cols() && name != "context" && name != "output") it.col_labels = labels;
             items.push_back(std::move(it));
         }
-        std::fputs(io::render(items, out).c_str(), stdout);
-        std::printf("\n");
+        std::string values = io::render(items, out);
+        std::vector<std::pair<std::string, double>> diffs;
+        for (const auto& [name, file] : c.expect) diffs.emplace_back(file, max_abs_diff(got.at(name), example_tensor(e.name, file)));
+
+        if (json) {
+            // {"label", "commands": [one per line], "results": {render's json}, "pytorch": [...]}
+            while (!values.empty() && values.back() == '\n') values.pop_back();
+            std::string commands;
+            for (std::size_t start = 0; start <= command.size();) {
+                std::size_t end = command.find("\n$ ", start);
+                if (end == std::string::npos) end = command.size();
+                commands += (commands.empty() ? "" : ", ") + io::json_quote(command.substr(start, end - start));
+                start = end + 3;
+            }
+            std::string pytorch;
+            for (std::size_t k = 0; k < c.expect.size(); ++k)
+                pytorch += std::string(k ? ",\n" : "\n") + "        {\"name\": " + io::json_quote(c.expect[k].first) +
+                           ", \"file\": " + io::json_quote(diffs[k].first) + ", \"max_diff\": " +
+                           (std::isfinite(diffs[k].second) ? format_diff(diffs[k].second) : "null") +
+                           ", \"ok\": " + (diffs[k].second <= check_tolerance ? "true" : "false") + "}";
+            doc += std::string(first_case ? "\n" : ",\n") + "    {\n      \"label\": " + io::json_quote(c.label) +
+                   ",\n      \"commands\": [" + commands + "],\n      \"results\": " + values +
+                   ",\n      \"pytorch\": [" + pytorch + "\n      ]\n    }";
+            first_case = false;
+            continue;
+        }
+        say("\n== " + c.label + "\n$ " + command + "\n\n");
+        doc += values + "\n";
         if (c.heatmap && out.format == io::Format::pretty) {
             ScoreMask sm;
             sm.causal = c.causal;
@@ -152,19 +211,19 @@ void show_example(const Example& e, const io::OutputOptions& out, const CommandO
             for (std::size_t s = 0; s < w.slices(); ++s) {
                 const Matrix m = slice_matrix(w, s);
                 const std::string head = w.slices() > 1 ? " (head " + std::to_string(s) + ")" : "";
-                std::printf("weights%s as a heatmap:\n%s\n", head.c_str(),
-                            viz::heatmap_text(m, labels, labels, viz::want_color(stdout_is_terminal()),
-                                              viz::cell_mask(sm, m.rows(), m.cols()), out.line_width)
-                                .c_str());
+                doc += "weights" + head + " as a heatmap:\n" +
+                       viz::heatmap_text(m, labels, labels, viz::want_color(stdout_is_terminal()),
+                                         viz::cell_mask(sm, m.rows(), m.cols()), out.line_width) +
+                       "\n";
             }
         }
-        for (const auto& [name, file] : c.expect) {
-            const double d = max_abs_diff(got.at(name), example_tensor(e.name, file));
-            std::printf("%s vs PyTorch 1.13 (%s): max diff %.2g %s\n", name.c_str(), file.c_str(), d,
-                        d <= check_tolerance ? "(ok)" : "(DIFFERS)");
-        }
+        for (std::size_t k = 0; k < c.expect.size(); ++k)
+            say(c.expect[k].first + " vs PyTorch 1.13 (" + diffs[k].first + "): max diff " + format_diff(diffs[k].second) +
+                (diffs[k].second <= check_tolerance ? " (ok)" : " (DIFFERS)") + "\n");
     }
-    std::printf("\nThe tutorial %s\n", e.tutorial.c_str());
+    if (json) doc += "\n  ],\n  \"tutorial\": " + io::json_quote("The tutorial " + e.tutorial) + "\n}\n";
+    else say("\nThe tutorial " + e.tutorial + "\n");
+    io::detail::write_stdout(doc);
 }
 
 }  // namespace

@@ -390,6 +390,8 @@ void stream_blocks(const Item& item, const OutputOptions& opt, const TextSink& s
     if (!out.empty()) sink(out);
 }
 
+std::string json_quote(const std::string& text) { return json_string(text); }
+
 Format parse_format(std::string_view name) {
     if (name == "pretty") return Format::pretty;
     if (name == "csv") return Format::csv;

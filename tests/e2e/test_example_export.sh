@@ -38,7 +38,8 @@ for name in $examples; do
                   /^\$ / { c = c substr($0, 3) "\n" }
                   END { if (c != "") printf "%s%c", c, 0 }' <("$ATTN" example "$name"))
 
-    # csv: run each case's commands and compare each result with the file PyTorch's values are in
+    # csv (the example's own lines are "# " comments there): run each case's commands and compare
+    # each result with the file PyTorch's values are in
     "$ATTN" example "$name" --format csv >"$T/show_csv"
     case_no=0
     while IFS=$'\t' read -r cmds checks; do
@@ -63,11 +64,38 @@ for name in $examples; do
             fi
             expect_close "$dir/$file" "$T/got.block" $tol "$name case $case_no: $what vs $file"
         done
-    done < <(awk '/^== / { if (c != "") print c "\t" k; c = ""; k = ""; next }
-                  /^\$ / { c = c (c == "" ? "" : "\001") substr($0, 3); next }
-                  / vs PyTorch 1\.13 \(/ { f = $0; sub(/.* vs PyTorch 1\.13 \(/, "", f); sub(/\).*/, "", f); k = k " " $1 "=" f }
+    done < <(awk '/^# == / { if (c != "") print c "\t" k; c = ""; k = ""; next }
+                  /^# \$ / { c = c (c == "" ? "" : "\001") substr($0, 5); next }
+                  /^# .* vs PyTorch 1\.13 \(/ { f = $0; sub(/.* vs PyTorch 1\.13 \(/, "", f); sub(/\).*/, "", f); k = k " " $2 "=" f }
                   END { if (c != "") print c "\t" k }' "$T/show_csv")
     [ "$case_no" -ge 1 ] && pass || fail "$name: no case found in --format csv"
+    # the example's own lines are comments in csv
+    grep -E '^(== |\$ |The tutorial)| vs PyTorch ' "$T/show_csv" | grep -v '^# ' | grep -q . \
+        && fail "$name --format csv: a line of text that is not a comment" || pass
+
+    # json: one document; each case's commands (in "commands") print json whose results equal
+    # PyTorch's files (named in "pytorch"), number for number
+    "$ATTN" example "$name" --format json >"$T/show.json"
+    ncases=$(jq '.cases | length' "$T/show.json") || ncases=0
+    [ "$ncases" -ge 1 ] && pass || fail "$name --format json: not one JSON document with cases"
+    for ((c = 0; c < ncases; c++)); do
+        cmds=$(jq -r ".cases[$c].commands | join(\"\n\")" "$T/show.json")
+        if ! (cd "$dir" && PATH="$T/bin:$PATH" bash -e -o pipefail -c "$cmds") >"$T/got.json" 2>"$T/got.err"; then
+            fail "$name json case $c: $cmds: $(cat "$T/got.err")"
+            continue
+        fi
+        while read -r what file ok; do
+            [ "$ok" = true ] && pass || fail "$name json case $c: $what not ok in the example's own comparison"
+            if [ "$what" = variance ]; then
+                jq -r '.[0] | .unscaled_var, .scaled_var' "$T/got.json" >"$T/got.block"; tol=1e-4
+            elif jq -e "has(\"$what\")" "$T/got.json" >/dev/null; then
+                jq -r ".[\"$what\"] | flatten | .[]" "$T/got.json" >"$T/got.block"; tol=1e-5
+            else
+                cp "$dir/$what.csv" "$T/got.block"; tol=1e-5  # a generated input
+            fi
+            expect_close "$dir/$file" "$T/got.block" $tol "$name json case $c: $what vs $file"
+        done < <(jq -r ".cases[$c].pytorch[] | \"\(.name) \(.file) \(.ok)\"" "$T/show.json")
+    done
 done
 
 # csv output of the example itself: the values in csv, the commands saying --format csv
