@@ -6,7 +6,6 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <string>
 #include <sys/stat.h>
 
@@ -83,15 +82,15 @@ std::size_t export_example(const Example& e, const std::string& dir, bool force)
         struct stat st {};
         if (::stat(path.c_str(), &st) == 0) {
             if (S_ISDIR(st.st_mode)) throw RuntimeFailure("cannot export to " + path + ": it is a directory");
+            // Only a file of the same size can be identical; it is read to compare.
+            std::string old(std::size_t(st.st_size) == bytes.size() ? bytes.size() : 0, '\0');
             std::ifstream in(path, std::ios::binary);
-            const std::string old((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-            if (in.good() || in.eof()) {
-                if (old == bytes) {
-                    ++same;
-                    continue;
-                }
-                if (!force) throw RuntimeFailure(path + " exists and differs from the example's file (--force replaces it)");
+            const bool read = in && in.read(old.data(), std::streamsize(old.size())) && in.gcount() == std::streamsize(old.size());
+            if (std::size_t(st.st_size) == bytes.size() && read && old == bytes) {
+                ++same;
+                continue;
             }
+            if (!force) throw RuntimeFailure(path + " exists and differs from the example's file (--force replaces it)");
         }
         files.push_back({path, bytes, true});
     }

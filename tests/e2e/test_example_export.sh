@@ -129,6 +129,12 @@ run example trainable --export "$d"
 expect_code 1 "a differing file is not replaced without --force"
 expect_err_has "x.txt exists and differs" "the message names the file"
 [ "$(cat "$d/x.txt")" = "0 0" ] && [ ! -e "$d/wq.txt" ] && pass || fail "refused export wrote nothing"
+tr 0-9 1-90 <"$ROOT/data/examples/trainable/x.txt" >"$d/x.txt"   # the same size, other digits
+run example trainable --export "$d"
+expect_code 1 "a file of the same size but other bytes is not replaced either"
+: >"$d/x.txt"
+run example trainable --export "$d"
+expect_code 1 "nor an empty file"
 run example trainable --export "$d" --force
 expect_code 0 "--force replaces"
 cmp -s "$d/x.txt" "$ROOT/data/examples/trainable/x.txt" && [ -e "$d/wq.txt" ] && pass || fail "--force wrote the files"
