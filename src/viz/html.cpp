@@ -1,7 +1,7 @@
 // The interactive HTML view of attention weights (include/attn/html_view.hpp). The weights
 // go into the page as JSON; a small script draws the head view and the matrix view from it.
-#include <charconv>
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -19,7 +19,8 @@ using detail::max_pool;
 using detail::plan_pooling;
 using detail::Pooling;
 
-// A page holds every weight as text: beyond this a browser struggles with the lines.
+// A page holds every weight as text: beyond this a browser struggles with the lines, so the
+// heads are max-pooled to fit.
 constexpr std::size_t max_weights = std::size_t(1) << 22;
 
 // A JSON string that is also safe inside <script>: '<' is escaped so "</script>" cannot
