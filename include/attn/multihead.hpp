@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "attn/attention.hpp"
+#include "attn/half.hpp"
 #include "attn/masking.hpp"
 #include "attn/tensor.hpp"
 
@@ -81,7 +82,10 @@ std::size_t split_key_chunk(std::size_t dk, std::size_t dv) noexcept;
 // The engine. Throws InputError on shapes that do not fit together (naming the shapes), on
 // ranges or lengths out of bounds and on inputs of rank < 2 or > 4; RuntimeFailure on a zero
 // row sum (normalize = sum), naming the first (batch item, head) that has one.
-BatchedAttention batched_attention(const TensorView& Q, const TensorView& K, const TensorView& V,
+// K and V may be float16 (attn/half.hpp): the fused and split-K kernels widen them tile by
+// tile; when the Tq×Tk matrices are materialised (or K and V differ in type) they are widened
+// once. Accuracy: as float32 attention over the same (float16-rounded) values.
+BatchedAttention batched_attention(const TensorView& Q, const KVView& K, const KVView& V,
                                    const AttentionSpec& spec, const AttentionWants& wants = {});
 
 // ---- multi-head projections ---------------------------------------------------------------
