@@ -12,10 +12,6 @@
 #include <thread>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "cli/cmd_bench.hpp"
 #include "kernels/kernel_table.hpp"
 
@@ -130,26 +126,16 @@ std::pair<double, double> measure_peak(PeakFn probe, std::size_t lanes, unsigned
 
 namespace {
 
-// Sum of n floats in 8 independent vector accumulators (SSE2 on x86-64, the baseline ISA:
-// two 16-byte loads a cycle outrun memory), plain C++ elsewhere.
+// Sum of n floats by the read probe of the best SIMD arch this CPU runs (its widest loads,
+// 8 accumulators in registers: the loop is not the limit, memory is); plain C++ without one.
 float sum_floats(const float* p, std::size_t n) {
+    const kernels::KernelSet& k = kernels::table_of(best_arch());
+    if (k.read_sum) return k.read_sum(p, n);
+    float acc[16] = {}, s = 0.0f;
     std::size_t i = 0;
-    float s = 0.0f;
-#if defined(__SSE2__)
-    __m128 acc[8];
-    for (auto& a : acc) a = _mm_setzero_ps();
-    for (; i + 32 <= n; i += 32)
-        for (std::size_t k = 0; k < 8; ++k) acc[k] = _mm_add_ps(acc[k], _mm_loadu_ps(p + i + 4 * k));
-    for (std::size_t k = 1; k < 8; ++k) acc[0] = _mm_add_ps(acc[0], acc[k]);
-    alignas(16) float t[4];
-    _mm_store_ps(t, acc[0]);
-    s = (t[0] + t[1]) + (t[2] + t[3]);
-#else
-    float acc[16] = {};
     for (; i + 16 <= n; i += 16)
-        for (std::size_t k = 0; k < 16; ++k) acc[k] += p[i + k];
+        for (std::size_t j = 0; j < 16; ++j) acc[j] += p[i + j];
     for (float a : acc) s += a;
-#endif
     for (; i < n; ++i) s += p[i];
     return s;
 }
