@@ -354,7 +354,7 @@ std::size_t run_split_keys(const Problem& p, const AttentionSpec& spec, Tensor& 
     const std::size_t group = p.group(), nq = p.r1 - p.r0, rows = group * nq;
     const std::size_t pairs = (p.b1 - p.b0) * p.G;
     if (rows == 0 || pairs == 0) return 0;
-    const std::size_t chunk = split_key_chunk(p.dk, p.dv);
+    const std::size_t chunk = split_key_chunk(p.dk, p.dv, element_size(p.k.type));
     const std::size_t chunks = std::max<std::size_t>(1, (p.Tk + chunk - 1) / chunk);
     const std::size_t ldacc = (p.dv + 15) / 16 * 16;
     // (batch item, K/V head) pairs per pass, so that the partial results stay near 64 MiB.
@@ -437,11 +437,12 @@ std::size_t run_split_keys(const Problem& p, const AttentionSpec& spec, Tensor& 
 
 }  // namespace
 
-std::size_t split_key_chunk(std::size_t dk, std::size_t dv) noexcept {
+std::size_t split_key_chunk(std::size_t dk, std::size_t dv, std::size_t kv_bytes) noexcept {
     // About 128 KiB of K and V rows per chunk: long enough to stream, short enough that a
-    // decode step over a few thousand keys still has work for every thread.
-    const std::size_t keys = 32768 / std::max<std::size_t>(dk + dv, 1) / 64 * 64;
-    return std::clamp<std::size_t>(keys, 64, 512);
+    // decode step over a few thousand keys still has work for every thread. float16 K/V
+    // gets twice the keys (the same bytes).
+    const std::size_t keys = 131072 / std::max<std::size_t>((dk + dv) * kv_bytes, 1) / 64 * 64;
+    return std::clamp<std::size_t>(keys, 64, 1024);
 }
 
 BatchedAttention batched_attention(const TensorView& Q, const KVView& K, const KVView& V,

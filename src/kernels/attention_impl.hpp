@@ -620,49 +620,92 @@ inline void with_row_count(std::size_t n, Fn&& fn) {
     }
 }
 
+// Vector accumulators the decoding loops may keep in registers (16 of 32 zmm / NEON
+// registers; 8 of AVX2's 16 ymm), next to the loads and broadcasts.
+template <class Arch>
+constexpr std::size_t decode_acc_regs = std::is_same_v<Arch, xsimd::fma3<xsimd::avx2>> ? 8 : 16;
+
+// sc[r·KT + j0 + u] = Σ_p q[r·dkp + p]·K[t0 + j0 + u][p] for rows r < NR and KU keys u: KU·NR
+// independent accumulators (one FMA chain each would leave the FMA units waiting on its
+// latency). Each key's sum runs over p in order, then one horizontal sum: the bits of a
+// score never depend on which keys share the call.
+template <class Arch, std::size_t NR, std::size_t KU, class E>
+inline void decode_scores_keys(const float* q, std::size_t dkp, const E* k0, std::size_t ldk, std::size_t dk,
+                               float* sc) {
+    using F = vfloat<Arch>;
+    constexpr std::size_t W = lanes<Arch>, KT = DecodeBlocking<Arch>::KT;
+    const std::size_t full = dk - dk % W;
+    F acc[NR][KU];
+    for (std::size_t r = 0; r < NR; ++r)
+        for (std::size_t u = 0; u < KU; ++u) acc[r][u] = F(0.0f);
+    std::size_t p = 0;
+    for (; p < full; p += W) {
+        F qv[NR];
+        for (std::size_t r = 0; r < NR; ++r) qv[r] = F::load_aligned(q + r * dkp + p);
+        for (std::size_t u = 0; u < KU; ++u) {
+            const F kv = load_kv<Arch>(k0 + u * ldk + p);
+            for (std::size_t r = 0; r < NR; ++r) acc[r][u] = fmadd<Arch>(qv[r], kv, acc[r][u]);
+        }
+    }
+    if (p < dk)
+        for (std::size_t u = 0; u < KU; ++u) {
+            const F kv = load_kv_partial<Arch>(k0 + u * ldk + p, dk - p);
+            for (std::size_t r = 0; r < NR; ++r) acc[r][u] = fmadd<Arch>(F::load_aligned(q + r * dkp + p), kv, acc[r][u]);
+        }
+    for (std::size_t r = 0; r < NR; ++r)
+        for (std::size_t u = 0; u < KU; ++u) sc[r * KT + u] = hsum<Arch>(acc[r][u]);
+}
+
 // sc[r·KT + j] = Σ_p q[r·dkp + p]·K[t0 + j][p] for rows r < NR, keys j < nk (q zero-padded
 // to dkp, a multiple of the lanes, and 64-byte aligned); K holds E elements.
 template <class Arch, std::size_t NR, class E>
 inline void decode_scores(const float* q, std::size_t dkp, const E* K, std::size_t ldk, std::size_t dk,
                           std::size_t t0, std::size_t nk, float* sc) {
+    constexpr std::size_t KU = std::clamp<std::size_t>(decode_acc_regs<Arch> / NR, 1, 4);
+    std::size_t j = 0;
+    for (; j + KU <= nk; j += KU) decode_scores_keys<Arch, NR, KU>(q, dkp, K + (t0 + j) * ldk, ldk, dk, sc + j);
+    for (; j < nk; ++j) decode_scores_keys<Arch, NR, 1>(q, dkp, K + (t0 + j) * ldk, ldk, dk, sc + j);
+}
+
+// NB vectors of columns of decode_mix (v and acc point at the first column; the last vector
+// has `tail` lanes): NR·NB accumulators in registers while the keys stream.
+template <class Arch, std::size_t NR, std::size_t NB, class E>
+inline void decode_mix_block(const float* P, const float* alpha, const E* v, std::size_t ldv, std::size_t nk,
+                             float* acc, std::size_t ldacc, std::size_t tail) {
     using F = vfloat<Arch>;
     constexpr std::size_t W = lanes<Arch>, KT = DecodeBlocking<Arch>::KT;
-    const std::size_t full = dk - dk % W;
-    for (std::size_t j = 0; j < nk; ++j) {
-        const E* k = K + (t0 + j) * ldk;
-        F acc[NR];
-        for (std::size_t r = 0; r < NR; ++r) acc[r] = F(0.0f);
-        std::size_t p = 0;
-        for (; p < full; p += W) {
-            const F kv = load_kv<Arch>(k + p);
-            for (std::size_t r = 0; r < NR; ++r) acc[r] = fmadd<Arch>(F::load_aligned(q + r * dkp + p), kv, acc[r]);
+    F o[NR][NB];
+    for (std::size_t r = 0; r < NR; ++r)
+        for (std::size_t b = 0; b < NB; ++b) o[r][b] = F::load_aligned(acc + r * ldacc + b * W) * F(alpha[r]);
+    for (std::size_t j = 0; j < nk; ++j, v += ldv)
+        for (std::size_t b = 0; b < NB; ++b) {
+            const F vv = b + 1 < NB || tail == W ? load_kv<Arch>(v + b * W) : load_kv_partial<Arch>(v + b * W, tail);
+            for (std::size_t r = 0; r < NR; ++r) o[r][b] = fmadd<Arch>(F(P[r * KT + j]), vv, o[r][b]);
         }
-        if (p < dk) {
-            const F kv = load_kv_partial<Arch>(k + p, dk - p);
-            for (std::size_t r = 0; r < NR; ++r) acc[r] = fmadd<Arch>(F::load_aligned(q + r * dkp + p), kv, acc[r]);
-        }
-        for (std::size_t r = 0; r < NR; ++r) sc[r * KT + j] = hsum<Arch>(acc[r]);
-    }
+    for (std::size_t r = 0; r < NR; ++r)
+        for (std::size_t b = 0; b < NB; ++b) o[r][b].store_aligned(acc + r * ldacc + b * W);
 }
 
 // acc[r][0, dv) = alpha[r]·acc[r] + Σ_{j<nk} P[r·KT + j]·V[t0 + j] for rows r < NR (acc
 // rows ldacc apart, 64-byte aligned, padded to a multiple of the lanes); V holds E elements.
+// Blocks of up to CB vectors of every row's output stay in registers while the keys stream
+// (V rows read in order, NR·CB independent FMA chains); each output element still sums its
+// keys in order, so the bits do not depend on the blocking.
 template <class Arch, std::size_t NR, class E>
 inline void decode_mix(const float* P, const float* alpha, const E* V, std::size_t ldv, std::size_t dv,
                        std::size_t t0, std::size_t nk, float* acc, std::size_t ldacc) {
-    using F = vfloat<Arch>;
-    constexpr std::size_t W = lanes<Arch>, KT = DecodeBlocking<Arch>::KT;
-    for (std::size_t c = 0; c < dv; c += W) {
-        const std::size_t n = std::min(W, dv - c);
-        F o[NR];
-        for (std::size_t r = 0; r < NR; ++r) o[r] = F::load_aligned(acc + r * ldacc + c) * F(alpha[r]);
-        const E* v = V + t0 * ldv + c;
-        for (std::size_t j = 0; j < nk; ++j, v += ldv) {
-            const F vv = n == W ? load_kv<Arch>(v) : load_kv_partial<Arch>(v, n);
-            for (std::size_t r = 0; r < NR; ++r) o[r] = fmadd<Arch>(F(P[r * KT + j]), vv, o[r]);
-        }
-        for (std::size_t r = 0; r < NR; ++r) o[r].store_aligned(acc + r * ldacc + c);
-    }
+    constexpr std::size_t W = lanes<Arch>;
+    constexpr std::size_t CB = std::max<std::size_t>(1, decode_acc_regs<Arch> / NR);
+    const std::size_t nvec = (dv + W - 1) / W, tail = dv - (nvec - 1) * W;
+    std::size_t b0 = 0;
+    for (; b0 + CB <= nvec; b0 += CB)
+        decode_mix_block<Arch, NR, CB>(P, alpha, V + t0 * ldv + b0 * W, ldv, nk, acc + b0 * W, ldacc,
+                                       b0 + CB == nvec ? tail : W);
+    if (b0 < nvec)
+        with_row_count<CB>(nvec - b0, [&](auto nb) {
+            decode_mix_block<Arch, NR, decltype(nb)::value>(P, alpha, V + t0 * ldv + b0 * W, ldv, nk, acc + b0 * W,
+                                                            ldacc, tail);
+        });
 }
 
 template <class Arch>
