@@ -639,11 +639,14 @@ inline void decode_scores_keys(const float* q, std::size_t dkp, const E* k0, std
     for (std::size_t r = 0; r < NR; ++r)
         for (std::size_t u = 0; u < KU; ++u) acc[r][u] = F(0.0f);
     std::size_t p = 0;
-    for (; p < full; p += W) {
+    for (; p < full; p += W) {  // the loops over u and r unrolled: acc stays in registers
         F qv[NR];
+#pragma GCC unroll 8
         for (std::size_t r = 0; r < NR; ++r) qv[r] = F::load_aligned(q + r * dkp + p);
+#pragma GCC unroll 4
         for (std::size_t u = 0; u < KU; ++u) {
             const F kv = load_kv<Arch>(k0 + u * ldk + p);
+#pragma GCC unroll 8
             for (std::size_t r = 0; r < NR; ++r) acc[r][u] = fmadd<Arch>(qv[r], kv, acc[r][u]);
         }
     }
@@ -677,11 +680,18 @@ inline void decode_mix_block(const float* P, const float* alpha, const E* v, std
     F o[NR][NB];
     for (std::size_t r = 0; r < NR; ++r)
         for (std::size_t b = 0; b < NB; ++b) o[r][b] = F::load_aligned(acc + r * ldacc + b * W) * F(alpha[r]);
-    for (std::size_t j = 0; j < nk; ++j, v += ldv)
-        for (std::size_t b = 0; b < NB; ++b) {
-            const F vv = b + 1 < NB || tail == W ? load_kv<Arch>(v + b * W) : load_kv_partial<Arch>(v + b * W, tail);
+    // The loops over b and r are unrolled so that o stays in registers.
+    for (std::size_t j = 0; j < nk; ++j, v += ldv) {
+#pragma GCC unroll 16
+        for (std::size_t b = 0; b + 1 < NB; ++b) {
+            const F vv = load_kv<Arch>(v + b * W);
+#pragma GCC unroll 8
             for (std::size_t r = 0; r < NR; ++r) o[r][b] = fmadd<Arch>(F(P[r * KT + j]), vv, o[r][b]);
         }
+        const F vv = tail == W ? load_kv<Arch>(v + (NB - 1) * W) : load_kv_partial<Arch>(v + (NB - 1) * W, tail);
+#pragma GCC unroll 8
+        for (std::size_t r = 0; r < NR; ++r) o[r][NB - 1] = fmadd<Arch>(F(P[r * KT + j]), vv, o[r][NB - 1]);
+    }
     for (std::size_t r = 0; r < NR; ++r)
         for (std::size_t b = 0; b < NB; ++b) o[r][b].store_aligned(acc + r * ldacc + b * W);
 }
