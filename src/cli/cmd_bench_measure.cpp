@@ -144,10 +144,11 @@ float sum_floats(const float* p, std::size_t n) {
 
 namespace {
 
-// "266240K", "32M", "1024" (bytes) as in sysfs cache sizes.
+// "266240K", "32M", "1024" (bytes) as in sysfs cache sizes; "22582456 kB" as in /proc/meminfo.
 std::size_t parse_size(const std::string& text) {
     std::size_t v = 0, i = 0;
     while (i < text.size() && text[i] >= '0' && text[i] <= '9') v = v * 10 + std::size_t(text[i++] - '0');
+    while (i < text.size() && text[i] == ' ') ++i;
     if (i < text.size() && (text[i] == 'K' || text[i] == 'k')) v <<= 10;
     else if (i < text.size() && (text[i] == 'M' || text[i] == 'm')) v <<= 20;
     else if (i < text.size() && (text[i] == 'G' || text[i] == 'g')) v <<= 30;
@@ -164,10 +165,13 @@ std::string read_first_line(const std::string& path) {
 // MemAvailable from /proc/meminfo in bytes (0 when unknown).
 std::size_t available_memory_bytes() {
     std::ifstream f("/proc/meminfo");
-    std::string key, unit;
-    std::size_t kb = 0;
-    while (f >> key >> kb >> unit)
-        if (key == "MemAvailable:") return kb << 10;
+    std::string line;
+    const std::string key = "MemAvailable:";
+    while (std::getline(f, line))
+        if (line.compare(0, key.size(), key) == 0) {
+            const std::size_t at = line.find_first_not_of(' ', key.size());
+            return at == std::string::npos ? 0 : parse_size(line.substr(at));
+        }
     return 0;
 }
 
