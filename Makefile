@@ -46,8 +46,8 @@ TEST_OBJS := $(call obj,$(TEST_SRCS))
 
 # Per-file flags: each arch translation unit gets exactly its ISA; the PyTorch-compatible
 # generator must not have multiply-adds contracted behind its back (bit-exactness).
-$(BUILD)/obj/src/arch/avx2%.o:   FILE_FLAGS := -O3 -mavx2 -mfma
-$(BUILD)/obj/src/arch/avx512%.o: FILE_FLAGS := -O3 -mavx512f -mavx512dq -mavx512vl -mavx512bw -mavx2 -mfma
+$(BUILD)/obj/src/arch/avx2%.o:   FILE_FLAGS := -O3 -mavx2 -mfma -mf16c
+$(BUILD)/obj/src/arch/avx512%.o: FILE_FLAGS := -O3 -mavx512f -mavx512dq -mavx512vl -mavx512bw -mavx2 -mfma -mf16c
 $(BUILD)/obj/src/arch/neon%.o:   FILE_FLAGS := -O3
 $(BUILD)/obj/src/rng/%.o:        FILE_FLAGS := -ffp-contract=off
 
