@@ -9,7 +9,7 @@ namespace attn::kernels {
 namespace {
 
 #define ATTN_KERNEL_SET(arch, ns, lanes, peak) \
-    KernelSet { arch, lanes, ns::gemm, ns::exp, ns::softmax_rows, ns::flash, ns::decode_chunk, peak }
+    KernelSet { arch, lanes, ns::gemm, ns::exp, ns::softmax_rows, ns::flash, ns::score_epilogue, ns::decode_chunk, peak }
 
 const KernelSet table[] = {
     ATTN_KERNEL_SET(Arch::scalar, scalar, 1, nullptr),
