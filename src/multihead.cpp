@@ -228,7 +228,7 @@ struct MaterialisedOut {
 // them. Each row is computed the same way in any block (the GEMM's edge tiles compute like
 // full ones; the epilogue is row by row), so the choice never changes the bits.
 std::size_t materialised_rows_per_unit(std::size_t Tk) {
-    const std::size_t rows = (std::size_t(1) << 18) / std::max<std::size_t>(Tk, 1);
+    const std::size_t rows = (std::size_t(1) << 20) / std::max<std::size_t>(Tk, 1);
     return std::clamp<std::size_t>(rows / 16 * 16, 16, 256);
 }
 
@@ -280,10 +280,9 @@ std::size_t score_epilogue(const Problem& p, const AttentionSpec& spec, std::siz
 // (scale, bias, mask, softmax; the scaled scores copied out on the way), ·V. Every element
 // of the kept results is written exactly once.
 std::size_t run_materialised_rows(const Problem& p, const AttentionSpec& spec, std::size_t b, std::size_t h,
-                                  std::size_t i0, std::size_t i1, const MaterialisedOut& out) {
+                                  std::size_t i0, std::size_t i1, const MatrixView& kt, const MaterialisedOut& out) {
     const std::size_t rows = i1 - i0, kv = p.kv_head(h);
     const MatrixView q{p.q.at(b, h) + (p.r0 + i0) * p.q.sT, rows, p.dk, p.q.sT};
-    const MatrixView k{p.k.at(b, kv), p.Tk, p.dk, p.k.sT};
     const MatrixView v{p.v.at(b, kv), p.Tk, p.dv, p.v.sT};
     // The working rows: the weights result when kept, else this thread's scratch.
     float* w;
@@ -295,7 +294,7 @@ std::size_t run_materialised_rows(const Problem& p, const AttentionSpec& spec, s
     }
     const std::size_t lds = out.scores ? out.scores->row_stride() : ldw;
     float* s = out.scores ? slice_of(*out.scores, p, b, h) + i0 * lds : w;
-    matmul_into(q, k, /*transpose_b=*/true, s, lds);
+    matmul_into(q, kt, /*transpose_b=*/false, s, lds);
     const std::size_t ld_scaled = out.scaled ? out.scaled->row_stride() : 0;
     float* scaled = out.scaled ? slice_of(*out.scaled, p, b, h) + i0 * ld_scaled : nullptr;
     std::size_t masked = score_epilogue(p, spec, b, h, i0, i1, s, lds, scaled, ld_scaled, w, ldw);
@@ -308,8 +307,42 @@ std::size_t run_materialised_rows(const Problem& p, const AttentionSpec& spec, s
     return masked;
 }
 
+// Kᵀ (dk×Tk) of every distinct K slice the (batch item, K/V head) pairs read, transposed
+// once: every unit's GEMM then packs Kᵀ with vector copies instead of transposing K again
+// (the same packed values, so the same bits as Q·Kᵀ from K).
+struct TransposedKeys {
+    std::vector<std::size_t> slot;  // (b - b0)·G + g → index of its Kᵀ
+    std::size_t ld = 0;
+    std::unique_ptr<float[]> data;
+
+    explicit TransposedKeys(const Problem& p) : slot((p.b1 - p.b0) * p.G), ld(Matrix::padded_stride(p.Tk)) {
+        std::vector<const float*> keys;
+        for (std::size_t b = p.b0; b < p.b1; ++b)
+            for (std::size_t g = 0; g < p.G; ++g) {
+                const float* k = p.k.at(b, g);
+                const auto it = std::find(keys.begin(), keys.end(), k);
+                slot[(b - p.b0) * p.G + g] = std::size_t(it - keys.begin());
+                if (it == keys.end()) keys.push_back(k);
+            }
+        data.reset(new float[std::max<std::size_t>(1, keys.size() * p.dk * ld)]);
+        parallel_for(keys.size(), [&](std::size_t u) {
+            float* kt = data.get() + u * p.dk * ld;
+            constexpr std::size_t block = 16;  // keys per step: the reads of K stay in cache lines
+            for (std::size_t j0 = 0; j0 < p.Tk; j0 += block) {
+                const std::size_t j1 = std::min(p.Tk, j0 + block);
+                for (std::size_t d = 0; d < p.dk; ++d)
+                    for (std::size_t j = j0; j < j1; ++j) kt[d * ld + j] = keys[u][j * p.k.sT + d];
+            }
+        });
+    }
+    MatrixView of(const Problem& p, std::size_t b, std::size_t g) const {
+        return {data.get() + slot[(b - p.b0) * p.G + g] * p.dk * ld, p.dk, p.Tk, ld};
+    }
+};
+
 std::size_t run_materialised(const Problem& p, const AttentionSpec& spec, const MaterialisedOut& out) {
     const std::size_t rows = p.r1 - p.r0;
+    const TransposedKeys kt(p);
     // Softmax: units of (b, h, block of rows), all handed out to the threads (each unit's
     // kernels run serially), the scores of a unit going through the epilogue and ·V while
     // they are in cache. Normalisation by the sum: whole (b, h) units, so that a zero row
@@ -326,7 +359,7 @@ std::size_t run_materialised(const Problem& p, const AttentionSpec& spec, const 
         const std::size_t blk = u % blocks, b = p.b0 + u / blocks / p.H, h = u / blocks % p.H;
         const std::size_t i0 = std::min(rows, blk * rpu), i1 = std::min(rows, i0 + rpu);
         try {
-            masked[u] = run_materialised_rows(p, spec, b, h, i0, i1, out);
+            masked[u] = run_materialised_rows(p, spec, b, h, i0, i1, kt.of(p, b, p.kv_head(h)), out);
         } catch (const RuntimeFailure& e) {
             std::string where;
             if (p.batch_dim) where += "batch item " + std::to_string(b);
