@@ -478,6 +478,7 @@ private:
             m[v] = F::load_aligned(m_of(b) + v * W);
             l[v] = F::load_aligned(l_of(b) + v * W);
         }
+        if (a_.bias || a_.mask) prefetch_bias_and_mask(q0, nq, t0, nk);
         scores(t0, nk, qt(b), plain ? mx : nullptr);
         if (a_.bias || a_.mask) bias_and_mask(q0, nq, t0, nk);
         if (diagonal) causal_offsets(q0, t0, vis);
@@ -557,6 +558,21 @@ private:
                     if (mask) x = xsimd::select(mt[c] == F(0.0f), ninf, x);
                     x.store_aligned(p);
                 }
+            }
+        }
+    }
+
+    // The tile's mask / bias rows (one stream per query row: too many for the hardware
+    // prefetchers) are requested into L2 before the scores are computed, so that
+    // bias_and_mask finds them there instead of waiting on memory.
+    void prefetch_bias_and_mask(std::size_t q0, std::size_t nq, std::size_t t0, std::size_t nk) const {
+        constexpr std::size_t line = 64 / sizeof(float);
+        for (const auto& [base, ld] : {std::pair{a_.bias, a_.ldb}, std::pair{a_.mask, a_.ldm}}) {
+            if (!base) continue;
+            for (std::size_t q = 0; q < (ld ? nq : 1); ++q) {
+                const float* row = base + (q0 + q) * ld + t0;
+                for (std::size_t j = 0; j < nk; j += line) __builtin_prefetch(row + j, 0, 2);
+                __builtin_prefetch(row + nk - 1, 0, 2);
             }
         }
     }
