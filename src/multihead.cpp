@@ -387,7 +387,7 @@ Tensor mean_over_heads(const Tensor& weights, const Problem& p) {
     if (p.batch_dim) dims.push_back(p.b1 - p.b0);
     dims.push_back(p.r1 - p.r0);
     dims.push_back(p.Tk);
-    Tensor mean{Shape(dims)};
+    Tensor mean(Shape(dims), Tensor::Uninitialized{});  // head 0 writes every element
     const std::size_t rows = p.r1 - p.r0, ld = weights.row_stride();
     const float inv = 1.0f / float(p.H);
     parallel_for(p.b1 - p.b0, [&](std::size_t bi) {
