@@ -260,25 +260,20 @@ std::size_t normalize_rows(Matrix& S, Normalization how, MaskedRowPolicy policy)
 
 void scale_and_mask_rows(const float* scores, std::size_t ld_scores, float* out, std::size_t ld_out,
                          const ScoreRows& r) {
-    constexpr float ninf = -std::numeric_limits<float>::infinity();
     constexpr std::size_t rows_per_block = 32;
     const std::size_t rows = r.row_end - r.row_begin;
     const std::size_t blocks = (rows + rows_per_block - 1) / rows_per_block;
+    const auto epilogue = active().score_epilogue;  // without the softmax: the scaled, masked scores
     parallel_for(blocks, [&](std::size_t b) {
-        const std::size_t r0 = r.row_begin + b * rows_per_block, r1 = std::min(r.row_end, r0 + rows_per_block);
-        for (std::size_t i = r0; i < r1; ++i) {
-            const float* s = scores + (i - r.row_begin) * ld_scores;
-            float* o = out + (i - r.row_begin) * ld_out;
-            const float* mask = r.mask ? r.mask + i * r.ldm : nullptr;
-            const float* bias = r.bias ? r.bias + i * r.ldb : nullptr;
-            const std::size_t visible = visible_keys(r.causal, i, r.Tq, r.Tk, r.key_limit);
-            for (std::size_t j = 0; j < r.Tk; ++j) {
-                float v = r.scale * s[j];
-                if (bias) v += bias[j];
-                const bool allowed = j < visible && (!mask || mask[j] != 0.0f);
-                o[j] = allowed ? v : ninf;  // a -inf bias is -inf already
-            }
-        }
+        const std::size_t r0 = b * rows_per_block, r1 = std::min(rows, r0 + rows_per_block);
+        kernels::ScoreEpilogueArgs a{};
+        a.S = scores + r0 * ld_scores, a.lds = ld_scores;
+        a.P = out + r0 * ld_out, a.ldp = ld_out;
+        a.Tq = r.Tq, a.Tk = r.Tk, a.row_begin = r.row_begin + r0, a.row_end = r.row_begin + r1;
+        a.scale = r.scale, a.causal = r.causal, a.key_limit = r.key_limit;
+        a.mask = r.mask, a.ldm = r.ldm, a.bias = r.bias, a.ldb = r.ldb;
+        a.softmax = false;
+        epilogue(a);
     });
 }
 

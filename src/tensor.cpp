@@ -81,7 +81,12 @@ float TensorView::at(const std::size_t* index) const noexcept {
 
 // ---- Tensor ------------------------------------------------------------------------------
 
-Tensor::Tensor(const Shape& shape) : shape_(shape), stride_(Matrix::padded_stride(shape.back(1))) {
+Tensor::Tensor(const Shape& shape) : Tensor(shape, Uninitialized{}) {
+    const std::size_t total = slices() * rows() * stride_;
+    std::memset(data_.get(), 0, std::max<std::size_t>(total, 1) * sizeof(float));
+}
+
+Tensor::Tensor(const Shape& shape, Uninitialized) : shape_(shape), stride_(Matrix::padded_stride(shape.back(1))) {
     // Rows of all slices together (the elements may be 0 while rows still need none).
     std::size_t rows_all = 1;
     for (std::size_t i = 0; i + 1 < shape.rank(); ++i) {
@@ -89,9 +94,10 @@ Tensor::Tensor(const Shape& shape) : shape_(shape), stride_(Matrix::padded_strid
         rows_all *= shape[i];
     }
     if (stride_ != 0 && rows_all > std::numeric_limits<std::size_t>::max() / stride_) throw std::bad_alloc();
-    const std::size_t total = rows_all * stride_;
+    const std::size_t total = rows_all * stride_, cols = shape.back(1);
     data_.reset(aligned_alloc_floats(total));
-    std::memset(data_.get(), 0, std::max<std::size_t>(total, 1) * sizeof(float));
+    if (cols < stride_)
+        for (std::size_t r = 0; r < rows_all; ++r) std::fill(data_.get() + r * stride_ + cols, data_.get() + (r + 1) * stride_, 0.0f);
 }
 
 Tensor::Tensor(Matrix&& m) : shape_{m.rows(), m.cols()}, stride_(m.stride()) { data_ = m.release(); }

@@ -85,6 +85,10 @@ class Tensor {
 public:
     Tensor() = default;
     explicit Tensor(const Shape& shape);  // zero-filled; bad_alloc / InputError on overflow
+    // Elements left unset (only the row padding is zeroed): for results whose every element
+    // the caller writes, so that a big result costs no zero-fill pass before it.
+    struct Uninitialized {};
+    Tensor(const Shape& shape, Uninitialized);
     explicit Tensor(Matrix&& m);          // rank 2, shares m's storage
     Tensor(const Tensor& other);
     Tensor& operator=(const Tensor& other);

@@ -14,6 +14,8 @@ std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_
 
 std::size_t flash(const FlashArgs& a) { return attention_impl::flash<Arch>(a); }
 
+std::size_t score_epilogue(const ScoreEpilogueArgs& a) { return attention_impl::score_epilogue<Arch>(a); }
+
 void decode_chunk(const DecodeArgs& a) { attention_impl::decode_chunk<Arch>(a); }
 
 }  // namespace attn::kernels::avx2

@@ -86,6 +86,11 @@ int cmd_bench(int argc, char** argv) {
         ("causal", "Attention with the causal mask (query i sees keys j <= i)")
         ("fused", "Attention by the fused streaming kernel (default)")
         ("materialized", "Attention through the Tq x Tk score matrix: Q·Kᵀ, softmax, ·V")
+        ("paths", "Comma-separated attention paths to time side by side: fused, materialized (instead of "
+                  "--fused or --materialized)", cxxopts::value<std::string>(), "LIST")
+        ("mask", "Also time each attention case with a random Tq x Tk mask (about one key in eight masked), "
+                 "shared by every head")
+        ("bias", "Also time each attention case with a random Tq x Tk bias in [-1, 1], shared by every head")
         ("repeat", "Timed runs per case (default 10)", cxxopts::value<int>(), "R")
         ("warmup", "Untimed runs before them (default 2)", cxxopts::value<int>(), "W")
         ("peak", "Measure the FMA peak (GFLOP/s) for 1..threads threads and every SIMD arch, and the read "
@@ -113,6 +118,14 @@ int cmd_bench(int argc, char** argv) {
     if (format != "table" && format != "json" && format != "csv")
         throw UsageError("invalid --format '" + format + "': expected table, json or csv");
     if (r["fused"].as<bool>() && r["materialized"].as<bool>()) throw UsageError("--fused and --materialized exclude each other");
+    if (r.count("paths") && (r["fused"].as<bool>() || r["materialized"].as<bool>()))
+        throw UsageError("--paths replaces --fused and --materialized: give one or the other");
+    std::vector<bool> paths;  // fused?
+    for (const auto& path : list_option(r, "paths", r["materialized"].as<bool>() ? "materialized" : "fused")) {
+        if (path != "fused" && path != "materialized")
+            throw UsageError("invalid --paths entry '" + path + "': expected fused or materialized");
+        paths.push_back(path == "fused");
+    }
     const int repeat = r.count("repeat") ? r["repeat"].as<int>() : 10;
     const int warmup = r.count("warmup") ? r["warmup"].as<int>() : 2;
     if (repeat < 1 || repeat > 100000) throw UsageError("invalid --repeat " + std::to_string(repeat) + ": expected 1 to 100000");
@@ -129,11 +142,13 @@ int cmd_bench(int argc, char** argv) {
     else if (op != "none" || r.count("op"))
         throw UsageError("invalid --op '" + op + "': expected matmul, softmax, attention, mha or all");
     const bool attention_flags = r["causal"].as<bool>() || r["fused"].as<bool>() || r["materialized"].as<bool>() ||
-                                 r.count("head-dims") > 0 || r.count("kv-heads") > 0 || r.count("kv-dtype") > 0;
+                                 r.count("head-dims") > 0 || r.count("kv-heads") > 0 || r.count("kv-dtype") > 0 ||
+                                 r.count("paths") > 0 || r["mask"].as<bool>() || r["bias"].as<bool>();
     const bool has_attention = std::find(ops.begin(), ops.end(), Op::attention) != ops.end() ||
                                std::find(ops.begin(), ops.end(), Op::mha) != ops.end();
     if (attention_flags && !has_attention)
-        throw UsageError("--causal, --fused, --materialized, --kv-heads, --kv-dtype and --d apply to --op attention, mha (or all)");
+        throw UsageError("--causal, --fused, --materialized, --paths, --mask, --bias, --kv-heads, --kv-dtype and --d "
+                         "apply to --op attention, mha (or all)");
     const std::string kv_dtype = r.count("kv-dtype") ? r["kv-dtype"].as<std::string>() : "f32";
     if (kv_dtype != "f32" && kv_dtype != "f16") throw UsageError("invalid --kv-dtype '" + kv_dtype + "': expected f32 or f16");
     if (r.count("sizes") && ops.size() > 1)
@@ -170,12 +185,16 @@ int cmd_bench(int argc, char** argv) {
                 throw UsageError("invalid --kv-heads " + std::to_string(c.kv_heads) + ": the " +
                                  std::to_string(c.heads) + " heads of --sizes " + text + " must be a multiple of it");
             c.causal = r["causal"].as<bool>();
-            c.fused = !r["materialized"].as<bool>();
             c.kv_half = o == Op::attention && kv_dtype == "f16";
-            for (std::size_t d : dims_d) {
-                c.k = d;
-                cases.push_back(c);
-            }
+            for (bool fused : paths)
+                for (std::size_t d : dims_d) {
+                    c.fused = fused;
+                    c.k = d;
+                    c.mask = c.bias = false;
+                    cases.push_back(c);
+                    if (r["mask"].as<bool>()) c.mask = true, cases.push_back(c), c.mask = false;
+                    if (r["bias"].as<bool>()) c.bias = true, cases.push_back(c), c.bias = false;
+                }
         }
     }
 

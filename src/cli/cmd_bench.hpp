@@ -23,6 +23,7 @@ struct Case {
     std::size_t batch = 1, heads = 1, kv_heads = 1;  // attention/mha: B, H, G
     bool causal = false, fused = true;
     bool kv_half = false;  // attention: K and V in float16
+    bool mask = false, bias = false;  // attention/mha: a random Tq×Tk mask / bias shared by every head
     bool batched() const { return batch > 1 || heads > 1 || op == Op::mha; }
     std::string shape() const;
     // Floating-point work: matmul 2mnk; attention 4·B·H·Tq·Tk·d (both products, counted

@@ -54,6 +54,7 @@ double Case::bytes() const {
     // Q, K, V, O (+ S, P per head when materialised); mha adds X, the projections and W.
     const double kv = kv_half ? 2.0 : 4.0;  // bytes per K/V element
     double b = 4.0 * B * (2.0 * H * M * K + (fused ? 0.0 : 3.0 * H * M * N)) + kv * B * 2.0 * G * N * K;
+    b += 4.0 * M * N * (double(mask) + double(bias));
     if (op == Op::mha) b += 4.0 * (B * (M + N) * H * K * 2.0 + 4.0 * H * K * H * K);
     return b;
 }
@@ -84,9 +85,24 @@ std::shared_ptr<Tensor> random_tensor(const Shape& shape, std::mt19937& gen, flo
     return t;
 }
 
+// A Tq×Tk mask with about one key in eight masked (0) and the rest 1, or a bias in [-1, 1].
+std::shared_ptr<Tensor> random_mask(std::size_t rows, std::size_t cols, std::mt19937& gen) {
+    auto t = std::make_shared<Tensor>(Shape{rows, cols});
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c) t->data()[r * t->row_stride() + c] = gen() % 8 == 0 ? 0.0f : 1.0f;
+    return t;
+}
+
 std::function<void()> batched_call(const Case& c, std::mt19937& gen) {
     AttentionSpec spec;
     spec.causal = c.causal ? Causal::top_left : Causal::none;
+    // One Tq×Tk mask / bias broadcast to every batch item and head (stride 0).
+    auto mask = c.mask ? random_mask(c.m, c.n, gen) : nullptr;
+    auto bias = c.bias ? random_tensor({c.m, c.n}, gen) : nullptr;
+    auto views = std::make_shared<std::pair<TensorView, TensorView>>(mask ? mask->view() : TensorView{},
+                                                                     bias ? bias->view() : TensorView{});
+    spec.mask = mask ? &views->first : nullptr;
+    spec.bias = bias ? &views->second : nullptr;
     AttentionWants wants;
     wants.weights = !c.fused;
     if (c.op == Op::attention && c.kv_half) {
@@ -103,7 +119,7 @@ std::function<void()> batched_call(const Case& c, std::mt19937& gen) {
         auto Q = random_tensor({c.batch, c.heads, c.m, c.k}, gen);
         auto K = random_tensor({c.batch, c.kv_heads, c.n, c.k}, gen);
         auto V = random_tensor({c.batch, c.kv_heads, c.n, c.k}, gen);
-        return [Q, K, V, spec, wants] {
+        return [Q, K, V, spec, wants, mask, bias, views] {
             const BatchedAttention r = batched_attention(Q->view(), K->view(), V->view(), spec, wants);
             if (r.fused != !wants.weights) throw RuntimeFailure("bench: attention took an unexpected path");
         };
@@ -116,7 +132,7 @@ std::function<void()> batched_call(const Case& c, std::mt19937& gen) {
     auto Wq = random_tensor({E, c.heads * c.k}, gen, w), Wk = random_tensor({E, c.kv_heads * c.k}, gen, w),
          Wv = random_tensor({E, c.kv_heads * c.k}, gen, w), Wo = random_tensor({c.heads * c.k, E}, gen, w);
     const std::size_t H = c.heads, G = c.kv_heads;
-    return [X, Xkv, Wq, Wk, Wv, Wo, H, G, spec, wants] {
+    return [X, Xkv, Wq, Wk, Wv, Wo, H, G, spec, wants, mask, bias, views] {
         const TensorView q = Wq->view(), k = Wk->view(), v = Wv->view(), o = Wo->view();
         MultiheadWeights mw;
         mw.heads = H, mw.kv_heads = G;
@@ -155,9 +171,14 @@ std::function<void()> make_call(const Case& c) {
     AttentionOptions opt;
     opt.score_mask.scale = 1.0f / std::sqrt(float(c.k));
     opt.score_mask.causal = c.causal ? Causal::top_left : Causal::none;
+    std::shared_ptr<Matrix> mask, bias;
+    if (c.mask) mask = std::make_shared<Matrix>(random_mask(c.m, c.n, gen)->slice_matrix(0));
+    if (c.bias) bias = std::make_shared<Matrix>(random_matrix(c.m, c.n, gen));
+    opt.score_mask.mask = mask.get();
+    opt.score_mask.bias = bias.get();
     AttentionWants wants;
     wants.weights = !c.fused;
-    return [Q, K, V, opt, wants] {
+    return [Q, K, V, opt, wants, mask, bias] {
         const AttentionResult r = attend(*Q, *K, *V, opt, wants);
         if (r.fused != !wants.weights) throw RuntimeFailure("bench: attend took an unexpected path");
     };

@@ -66,6 +66,8 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
             label += r.c.fused ? "" : "/mat";
             if (r.c.causal) label += "/c", any_causal = true;
             if (r.c.kv_half) label += "/f16";
+            if (r.c.mask) label += "/mask";
+            if (r.c.bias) label += "/bias";
         }
         const auto peak = peak_for(peaks, r.arch, r.threads);
         const auto cpu = cpu_fraction(peaks, r);
@@ -103,7 +105,8 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
         std::printf("%% peak: GFLOP/s over the FMA peak by the wall clock; %% (cpu): flops per CPU-second over the "
                     "peak's (what the cores reach while they run: the figure that holds on a shared machine).\n");
     if (any_attention)
-        std::printf("attention GFLOP/s count 4*Tq*Tk*d (both products), dense even when causal%s; /mat = materialized.\n",
+        std::printf("attention GFLOP/s count 4*Tq*Tk*d (both products), dense even when causal%s; /mat = materialized; "
+                    "/mask, /bias = with a random Tq x Tk mask or bias.\n",
                     any_causal ? " (/c)" : "");
 }
 
@@ -157,7 +160,9 @@ void print_json(const std::vector<Result>& results, const std::vector<Peak>& pea
         const Result& r = results[i];
         const double g = r.c.flops() / r.timing.median * 1e-9;
         std::string command = std::string(op_name(r.c.op)) + " " + r.c.shape();
-        if ((r.c.op == Op::attention || r.c.op == Op::mha)) command += std::string(r.c.causal ? " causal" : "") + (r.c.fused ? " fused" : " materialized");
+        if ((r.c.op == Op::attention || r.c.op == Op::mha))
+            command += std::string(r.c.causal ? " causal" : "") + (r.c.fused ? " fused" : " materialized") +
+                       (r.c.mask ? " mask" : "") + (r.c.bias ? " bias" : "");
         std::printf("%s\n    {\"command\": \"%s\", \"op\": \"%s\", \"shape\": \"%s\", \"arch\": \"%s\", \"threads\": %u,",
                     i ? "," : "", command.c_str(), op_name(r.c.op), r.c.shape().c_str(), arch_name(r.arch), r.threads);
         if ((r.c.op == Op::attention || r.c.op == Op::mha))

@@ -264,6 +264,147 @@ std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_
     return masked;
 }
 
+// ---- the materialised path's score epilogue ------------------------------------------
+// v, as a value the compiler cannot see into: a product passed through it is rounded on its
+// own and never contracted with a following add into a fused multiply-add (which would
+// round once and change the bits against the scalar pass).
+template <class Arch>
+inline vfloat<Arch> rounded(vfloat<Arch> v) {
+    auto r = v.data;
+#if defined(__aarch64__)
+    __asm__("" : "+w"(r));
+#else
+    __asm__("" : "+v"(r));
+#endif
+    return vfloat<Arch>(r);
+}
+
+// x = scale·s (+ bias), -inf where the mask is 0 or the lane is at or past `allowed`
+// (a count of leading lanes, W = all); the n first lanes are read (tails: n < W).
+template <class Arch>
+inline vfloat<Arch> scaled_lanes(const float* s, const float* mask, const float* bias, float scale, std::size_t n,
+                                 std::size_t allowed) {
+    using F = vfloat<Arch>;
+    constexpr std::size_t W = lanes<Arch>;
+    const F ninf(neg_inf);
+    F x = (n == W ? F::load_unaligned(s) : load_partial<Arch>(s, n, 0.0f)) * F(scale);
+    if (bias) x = rounded<Arch>(x) + (n == W ? F::load_unaligned(bias) : load_partial<Arch>(bias, n, 0.0f));
+    if (mask) x = xsimd::select((n == W ? F::load_unaligned(mask) : load_partial<Arch>(mask, n, 1.0f)) == F(0.0f), ninf, x);
+    if (allowed < W) {
+        alignas(64) float lane[W];
+        for (std::size_t l = 0; l < W; ++l) lane[l] = float(l);
+        x = xsimd::select(F::load_aligned(lane) < F(float(allowed)), x, ninf);
+    }
+    return x;
+}
+
+// kernels/kernel_api.hpp's score_epilogue: per row, one vector pass writes the scaled,
+// masked scores (keys past the visible limit are -inf without a load), then the row
+// softmax of softmax_rows runs on the row while it is in L1.
+template <class Arch>
+std::size_t score_epilogue(const ScoreEpilogueArgs& a) {
+    using F = vfloat<Arch>;
+    constexpr std::size_t W = lanes<Arch>;
+    const std::size_t Tk = a.Tk;
+    std::size_t masked = 0;
+    for (std::size_t i = a.row_begin; i < a.row_end; ++i) {
+        const std::size_t r = i - a.row_begin;
+        const float* s = a.S + r * a.lds;
+        float* p = a.P + r * a.ldp;
+        const float* mask = a.mask ? a.mask + i * a.ldm : nullptr;
+        const float* bias = a.bias ? a.bias + i * a.ldb : nullptr;
+        const std::size_t visible = std::min(Tk, visible_keys(a.causal, i, a.Tq, Tk, a.key_limit));
+        std::size_t j = 0;
+        for (; j + W <= visible; j += W)
+            scaled_lanes<Arch>(s + j, mask ? mask + j : nullptr, bias ? bias + j : nullptr, a.scale, W, W)
+                .store_unaligned(p + j);
+        if (j < visible) {  // the vector holding the visible limit
+            const std::size_t n = std::min(W, Tk - j);
+            const F x = scaled_lanes<Arch>(s + j, mask ? mask + j : nullptr, bias ? bias + j : nullptr, a.scale, n,
+                                           visible - j);
+            if (n == W) x.store_unaligned(p + j);
+            else store_partial<Arch>(p + j, x, n);
+            j += n;
+        }
+        std::fill(p + j, p + Tk, neg_inf);
+        if (a.scaled) std::copy(p, p + Tk, a.scaled + r * a.ld_scaled);
+        if (a.softmax) masked += softmax_rows<Arch>(p, a.ldp, 1, Tk, a.policy);
+    }
+    return masked;
+}
+
+// ---- W×W transpose in registers -------------------------------------------------------
+// r[i] lane j ← r[j] lane i. Unpack/shuffle networks per ISA (xsimd 8.1 has no transpose and
+// its zips work within 128-bit lanes); any other arch goes through a small aligned buffer.
+template <class Arch>
+inline void transpose(vfloat<Arch>* r) {
+    constexpr std::size_t W = lanes<Arch>;
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<Arch, xsimd::avx512f>) {
+        __m512 t[16];
+        for (int i = 0; i < 8; ++i) {
+            t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+            t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+        }
+        __m512 u[16];  // u[4g + k], 128-bit lane L: rows 4g…4g+3 at column 4L + k
+        for (int g = 0; g < 4; ++g) {
+            u[4 * g + 0] = _mm512_shuffle_ps(t[4 * g], t[4 * g + 2], 0x44);
+            u[4 * g + 1] = _mm512_shuffle_ps(t[4 * g], t[4 * g + 2], 0xEE);
+            u[4 * g + 2] = _mm512_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0x44);
+            u[4 * g + 3] = _mm512_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0xEE);
+        }
+        for (int k = 0; k < 4; ++k) {
+            const __m512 s0 = _mm512_shuffle_f32x4(u[k], u[4 + k], 0x88), s1 = _mm512_shuffle_f32x4(u[k], u[4 + k], 0xDD);
+            const __m512 s2 = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0x88),
+                         s3 = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0xDD);
+            r[k] = _mm512_shuffle_f32x4(s0, s2, 0x88);
+            r[8 + k] = _mm512_shuffle_f32x4(s0, s2, 0xDD);
+            r[4 + k] = _mm512_shuffle_f32x4(s1, s3, 0x88);
+            r[12 + k] = _mm512_shuffle_f32x4(s1, s3, 0xDD);
+        }
+        return;
+    }
+#endif
+#if defined(__AVX2__)
+    if constexpr (std::is_same_v<Arch, xsimd::fma3<xsimd::avx2>>) {
+        __m256 t[8];
+        for (int i = 0; i < 4; ++i) {
+            t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+            t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+        }
+        __m256 u[8];  // u[4g + k], 128-bit lane L: rows 4g…4g+3 at column 4L + k
+        for (int g = 0; g < 2; ++g) {
+            u[4 * g + 0] = _mm256_shuffle_ps(t[4 * g], t[4 * g + 2], 0x44);
+            u[4 * g + 1] = _mm256_shuffle_ps(t[4 * g], t[4 * g + 2], 0xEE);
+            u[4 * g + 2] = _mm256_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0x44);
+            u[4 * g + 3] = _mm256_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0xEE);
+        }
+        for (int k = 0; k < 4; ++k) {
+            r[k] = _mm256_permute2f128_ps(u[k], u[4 + k], 0x20);
+            r[4 + k] = _mm256_permute2f128_ps(u[k], u[4 + k], 0x31);
+        }
+        return;
+    }
+#endif
+#if defined(__aarch64__)
+    if constexpr (W == 4) {
+        const float32x4x2_t p = vtrnq_f32(r[0], r[1]), q = vtrnq_f32(r[2], r[3]);
+        r[0] = vcombine_f32(vget_low_f32(p.val[0]), vget_low_f32(q.val[0]));
+        r[1] = vcombine_f32(vget_low_f32(p.val[1]), vget_low_f32(q.val[1]));
+        r[2] = vcombine_f32(vget_high_f32(p.val[0]), vget_high_f32(q.val[0]));
+        r[3] = vcombine_f32(vget_high_f32(p.val[1]), vget_high_f32(q.val[1]));
+        return;
+    }
+#endif
+    alignas(64) float m[W * W];
+    for (std::size_t i = 0; i < W; ++i) r[i].store_aligned(m + i * W);
+    for (std::size_t i = 0; i < W; ++i) {
+        alignas(64) float col[W];
+        for (std::size_t j = 0; j < W; ++j) col[j] = m[j * W + i];
+        r[i] = vfloat<Arch>::load_aligned(col);
+    }
+}
+
 // ---- fused streaming attention -------------------------------------------------------
 // Everything runs "vector over queries": a block of QB = NV·lanes query rows is packed
 // d-major (Qᵀ, pre-scaled), so
@@ -428,6 +569,7 @@ private:
             m[v] = F::load_aligned(m_of(b) + v * W);
             l[v] = F::load_aligned(l_of(b) + v * W);
         }
+        if (a_.bias || a_.mask) prefetch_bias_and_mask(q0, nq, t0, nk);
         scores(nk, qt(b), plain ? mx : nullptr);
         if (a_.bias || a_.mask) bias_and_mask(q0, nq, t0, nk);
         if (diagonal) causal_offsets(q0, t0, vis);
@@ -461,21 +603,77 @@ private:
         }
     }
 
-    // Optional inputs, read row by row (contiguous) into the transposed tile.
+    // Optional inputs, added to the transposed tile with vector code: the bias added and the
+    // mask applied (0 → -inf) as before, element by element, so the bits do not change.
+    // A broadcast row (ldb / ldm 0: one row for every query) is one value per key, splat
+    // across the query lanes; otherwise W rows of W keys are loaded as vectors and
+    // transposed in registers. Lanes of rows past Tq read row q0 (their results are unused).
     void bias_and_mask(std::size_t q0, std::size_t nq, std::size_t t0, std::size_t nk) {
         float* st = st_.get();
-        for (std::size_t q = 0; q < nq; ++q) {
-            const std::size_t i = q0 + q;
-            if (a_.bias) {
-                const float* b = a_.bias + i * a_.ldb + t0;
-                for (std::size_t j = 0; j < nk; ++j) st[j * QB + q] += b[j];
-            }
-            if (a_.mask) {
-                const float* mk = a_.mask + i * a_.ldm + t0;
-                for (std::size_t j = 0; j < nk; ++j)
-                    if (mk[j] == 0.0f) st[j * QB + q] = neg_inf;
+        const F ninf(neg_inf);
+        const bool row_bias = a_.bias && a_.ldb == 0, row_mask = a_.mask && a_.ldm == 0;
+        if (row_bias || row_mask) {
+            const float* b = row_bias ? a_.bias + t0 : nullptr;
+            const float* mk = row_mask ? a_.mask + t0 : nullptr;
+            for (std::size_t j = 0; j < nk; ++j) {
+                const bool off = mk && mk[j] == 0.0f;
+                for (std::size_t v = 0; v < NV; ++v) {
+                    float* p = st + j * QB + v * W;
+                    F x = F::load_aligned(p);
+                    if (b) x = x + F(b[j]);
+                    if (off) x = ninf;
+                    x.store_aligned(p);
+                }
             }
         }
+        const float* bias = a_.bias && !row_bias ? a_.bias : nullptr;
+        const float* mask = a_.mask && !row_mask ? a_.mask : nullptr;
+        if (!bias && !mask) return;
+        for (std::size_t v = 0; v < NV && v * W < nq; ++v) {
+            const float* brow[W];
+            const float* mrow[W];
+            for (std::size_t l = 0; l < W; ++l) {
+                const std::size_t i = q0 + (v * W + l < nq ? v * W + l : 0);
+                brow[l] = bias ? bias + i * a_.ldb + t0 : nullptr;
+                mrow[l] = mask ? mask + i * a_.ldm + t0 : nullptr;
+            }
+            for (std::size_t j0 = 0; j0 < nk; j0 += W) {
+                const std::size_t n = std::min(W, nk - j0);
+                F bt[W], mt[W];
+                if (bias) load_transposed(brow, j0, n, bt);
+                if (mask) load_transposed(mrow, j0, n, mt);
+                for (std::size_t c = 0; c < n; ++c) {
+                    float* p = st + (j0 + c) * QB + v * W;
+                    F x = F::load_aligned(p);
+                    if (bias) x = x + bt[c];
+                    if (mask) x = xsimd::select(mt[c] == F(0.0f), ninf, x);
+                    x.store_aligned(p);
+                }
+            }
+        }
+    }
+
+    // The tile's mask / bias rows (one stream per query row: too many for the hardware
+    // prefetchers) are requested into L2 before the scores are computed, so that
+    // bias_and_mask finds them there instead of waiting on memory.
+    void prefetch_bias_and_mask(std::size_t q0, std::size_t nq, std::size_t t0, std::size_t nk) const {
+        constexpr std::size_t line = 64 / sizeof(float);
+        for (const auto& [base, ld] : {std::pair{a_.bias, a_.ldb}, std::pair{a_.mask, a_.ldm}}) {
+            if (!base) continue;
+            for (std::size_t q = 0; q < (ld ? nq : 1); ++q) {
+                const float* row = base + (q0 + q) * ld + t0;
+                for (std::size_t j = 0; j < nk; j += line) __builtin_prefetch(row + j, 0, 2);
+                __builtin_prefetch(row + nk - 1, 0, 2);
+            }
+        }
+    }
+
+    // t[c] lane l = row[l][j0 + c] for c < n (n ≤ W keys of W rows): W vector loads and an
+    // in-register transpose.
+    static void load_transposed(const float* const* row, std::size_t j0, std::size_t n, F* t) {
+        for (std::size_t l = 0; l < W; ++l)
+            t[l] = n == W ? F::load_unaligned(row[l] + j0) : load_partial<Arch>(row[l] + j0, n, 0.0f);
+        transpose<Arch>(t);
     }
 
     // vis[v] lane q: number of keys of this tile row q0 + v·W + q may see (as a float in

@@ -84,6 +84,32 @@ struct DecodeArgs {
     ElementType kv_type = ElementType::f32;
 };
 
+// The materialised path's score epilogue, for query rows [row_begin, row_end) of a Tq×Tk
+// problem, one row at a time while it is in cache: x[j] = scale·S[i][j] + bias[i][j] (the
+// product rounded, then the sum: the bits of ops.hpp's scale_and_mask_rows), -inf where
+// j >= visible_keys(causal, i, Tq, Tk, key_limit) or mask[i][j] == 0. x goes to `scaled`
+// when it is not null, and to P, softmax-normalised when `softmax` (fully masked rows follow
+// policy, as softmax_rows) or as is. S, scaled and P point at row row_begin (P may be S);
+// mask and bias are indexed by the global row i (ldm / ldb may be 0: one row for all).
+struct ScoreEpilogueArgs {
+    const float* S;
+    std::size_t lds;
+    float* scaled;  // nullable
+    std::size_t ld_scaled;
+    float* P;
+    std::size_t ldp;
+    std::size_t Tq, Tk, row_begin, row_end;
+    float scale;
+    Causal causal;
+    std::size_t key_limit;
+    const float* mask;  // nullable
+    std::size_t ldm;
+    const float* bias;  // nullable
+    std::size_t ldb;
+    bool softmax;
+    MaskedRowPolicy policy;
+};
+
 #define ATTN_KERNEL_DECLS                                                                      \
     void gemm(const GemmArgs& a);                                                              \
     /* y[i] = exp(x[i]); x <= -88 (and -inf) give 0 */                                         \
@@ -94,6 +120,8 @@ struct DecodeArgs {
                              MaskedRowPolicy policy);                                          \
     /* returns the number of fully masked rows in [row_begin, row_end) */                     \
     std::size_t flash(const FlashArgs& a);                                                     \
+    /* returns the number of fully masked rows (softmax only; 0 otherwise) */                  \
+    std::size_t score_epilogue(const ScoreEpilogueArgs& a);                                    \
     void decode_chunk(const DecodeArgs& a);
 
 namespace scalar { ATTN_KERNEL_DECLS }

@@ -9,7 +9,7 @@ namespace attn::kernels {
 namespace {
 
 #define ATTN_KERNEL_SET(arch, ns, lanes, peak, read) \
-    KernelSet { arch, lanes, ns::gemm, ns::exp, ns::softmax_rows, ns::flash, ns::decode_chunk, peak, read }
+    KernelSet { arch, lanes, ns::gemm, ns::exp, ns::softmax_rows, ns::flash, ns::score_epilogue, ns::decode_chunk, peak, read }
 
 const KernelSet table[] = {
     ATTN_KERNEL_SET(Arch::scalar, scalar, 1, nullptr, nullptr),

@@ -18,6 +18,7 @@ struct KernelSet {
     void (*exp)(const float*, float*, std::size_t);
     std::size_t (*softmax_rows)(float*, std::size_t, std::size_t, std::size_t, MaskedRowPolicy);
     std::size_t (*flash)(const FlashArgs&);
+    std::size_t (*score_epilogue)(const ScoreEpilogueArgs&);
     void (*decode_chunk)(const DecodeArgs&);
     // The FMA peak and read-bandwidth probes (kernels/fma_peak.hpp); null for scalar.
     float (*fma_peak)(std::uint64_t iterations, float seed);

@@ -129,6 +129,27 @@ std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_
     return masked;
 }
 
+std::size_t score_epilogue(const ScoreEpilogueArgs& a) {
+    std::size_t masked = 0;
+    for (std::size_t i = a.row_begin; i < a.row_end; ++i) {
+        const std::size_t r = i - a.row_begin;
+        const float* s = a.S + r * a.lds;
+        float* p = a.P + r * a.ldp;
+        const float* mask = a.mask ? a.mask + i * a.ldm : nullptr;
+        const float* bias = a.bias ? a.bias + i * a.ldb : nullptr;
+        const std::size_t visible = visible_keys(a.causal, i, a.Tq, a.Tk, a.key_limit);
+        for (std::size_t j = 0; j < a.Tk; ++j) {
+            float v = a.scale * s[j];
+            if (bias) v += bias[j];
+            const bool allowed = j < visible && (!mask || mask[j] != 0.0f);
+            p[j] = allowed ? v : neg_inf;  // a -inf bias is -inf already
+        }
+        if (a.scaled) std::copy(p, p + a.Tk, a.scaled + r * a.ld_scaled);
+        if (a.softmax) masked += softmax_rows(p, a.ldp, 1, a.Tk, a.policy);
+    }
+    return masked;
+}
+
 std::size_t flash(const FlashArgs& a) {
     std::vector<float> s(key_tile), acc(a.dv);
     std::size_t masked = 0;

@@ -42,3 +42,24 @@ expect_out_has '"gb_per_s_moved"' "json reports GB/s moved for a memory-bound ca
 run bench --op attention --sizes 64 --d 8 --repeat 1 --warmup 0
 expect_code 0 "bench prefill shape"
 if grep -qF -- "memory-bound" "$T/out"; then fail "no memory-bound block for 64 query rows"; else pass; fi
+
+# Both attention paths side by side, each plain, with a mask and with a bias (one run).
+run bench --op attention --sizes 40x50 --d 8 --paths fused,materialized --mask --bias --repeat 1 --warmup 0 --format json
+expect_code 0 "bench --paths fused,materialized --mask --bias"
+expect_out_has '"command": "attention 40x50x8 fused mask"' "a masked fused case"
+expect_out_has '"command": "attention 40x50x8 materialized bias"' "a biased materialized case"
+expect_out_has '"command": "attention 40x50x8 materialized",' "the plain materialized case"
+
+run bench --op attention --sizes 2x3x20x30 --d 4 --mask --repeat 1 --warmup 0
+expect_code 0 "bench batched with a mask shared by every head"
+expect_out_has "attention/mask" "the table labels the masked case"
+
+run bench --op attention --paths fused,sideways --repeat 1
+expect_code 2 "an unknown --paths entry"
+expect_err_has "invalid --paths entry 'sideways'" "message names the entry"
+
+run bench --op attention --paths fused --materialized --repeat 1
+expect_code 2 "--paths with --materialized"
+
+run bench --op matmul --mask --repeat 1
+expect_code 2 "--mask with matmul is refused"
