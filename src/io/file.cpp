@@ -1,6 +1,7 @@
 // Files in and out: reading whole inputs (bounded), labels, format recognition, and the
 // all-or-nothing writers behind write_output.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
+#include "io/input_bytes.hpp"
 #include "io/output_file.hpp"
 
 namespace attn::io {
@@ -25,7 +27,7 @@ namespace {
 // as /dev/zero cannot exhaust memory.
 constexpr std::size_t max_input_bytes = std::size_t(1) << 31;
 
-InputError nul_byte_error(const std::string& text, std::size_t offset, const std::string& name) {
+InputError nul_byte_error(std::string_view text, std::size_t offset, const std::string& name) {
     const std::size_t line_start = offset == 0 ? 0 : text.rfind('\n', offset - 1) + 1;  // npos + 1 == 0
     const std::size_t line = 1 + std::size_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(offset), '\n'));
     return InputError(name + ":" + std::to_string(line) + ":" + std::to_string(offset - line_start + 1) +
@@ -125,6 +127,57 @@ std::string read_file(const std::string& path) {
         ::close(fd);
         throw;
     }
+}
+
+namespace {
+bool mapping_allowed = true;
+}  // namespace
+
+void detail::InputBytes::allow_mapping(bool allowed) noexcept { mapping_allowed = allowed; }
+
+detail::InputBytes::InputBytes(const std::string& path) {
+    if (path == "-" || !mapping_allowed) {
+        read_ = read_file(path);
+        return;
+    }
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw InputError(path + ": " + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        ::close(fd);
+        throw InputError(path + ": is a directory");
+    }
+    // Only regular files of a known, non-zero size are mapped; anything else (FIFOs,
+    // devices, empty files) is read as a stream.
+    void* p = MAP_FAILED;
+    if (S_ISREG(st.st_mode) && st.st_size > 0 && std::size_t(st.st_size) <= max_input_bytes)
+        p = ::mmap(nullptr, std::size_t(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (p == MAP_FAILED) {
+        try {
+            read_ = read_fd(fd, path);
+        } catch (...) {
+            ::close(fd);
+            throw;
+        }
+        ::close(fd);
+        return;
+    }
+    ::close(fd);
+    map_ = static_cast<const char*>(p);
+    size_ = std::size_t(st.st_size);
+    // As read_fd: text never holds a NUL byte (.npy data may).
+    if (static_cast<unsigned char>(map_[0]) != 0x93)
+        if (const void* nul = std::memchr(map_, 0, size_)) {
+            const std::size_t at = std::size_t(static_cast<const char*>(nul) - map_);
+            const InputError e = nul_byte_error(view(), at, path);
+            ::munmap(const_cast<char*>(map_), size_);
+            map_ = nullptr;
+            throw e;
+        }
+}
+
+detail::InputBytes::~InputBytes() {
+    if (map_) ::munmap(const_cast<char*>(map_), size_);
 }
 
 bool detail::has_lone_cr(std::string_view text) {

@@ -232,9 +232,27 @@ Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finit
     const TensorView dst = t.view();
     const std::size_t rank = dims.size();
     const auto* data = reinterpret_cast<const unsigned char*>(bytes.data()) + preamble + header_len;
+    // The common case, little-endian float32 in C order: whole rows copied at once, then
+    // checked for non-finite values (the general loop below finds and reports the first one).
+    const bool fortran = *h.fortran_order;
+    if (h.dtype->kind == Kind::f && h.dtype->size == 4 && !h.dtype->big_endian && (!fortran || rank == 1) &&
+        std::endian::native == std::endian::little) {
+        const std::size_t cols = dims[rank - 1], rows_all = count / cols;
+        const auto* src = reinterpret_cast<const unsigned char*>(bytes.data()) + preamble + header_len;
+        bool all_finite = true;
+        for (std::size_t r = 0; r < rows_all; ++r) {
+            float* row = t.data() + r * t.row_stride();
+            std::memcpy(row, src + r * cols * 4, cols * 4);
+            // Exponent bits all ones: inf or nan. Bitwise so that the loop vectorises.
+            std::uint32_t any = 0;
+            for (std::size_t c = 0; c < cols; ++c)
+                any |= std::uint32_t((std::bit_cast<std::uint32_t>(row[c]) & 0x7f800000u) == 0x7f800000u);
+            all_finite &= any == 0;
+        }
+        if (all_finite) return t;
+    }
     // The file's elements come in C order (last index fastest) or Fortran order (first index
     // fastest); an odometer over the index in that order tracks the element's place in t.
-    const bool fortran = *h.fortran_order;
     std::array<std::size_t, max_rank> index{};
     std::size_t offset = 0;  // of `index` in t
     float* out = t.data();
@@ -290,13 +308,14 @@ std::string npy_bytes(const TensorView& t) {
     out += char(dict.size() & 0xff);
     out += char((dict.size() >> 8) & 0xff);
     out += dict;
+    // Every view's rows are contiguous (tensor.hpp): each row is copied whole.
+    static_assert(std::endian::native == std::endian::little, "npy output is written as '<f4'");
+    const std::size_t data_start = out.size();
+    out.resize(data_start + slices * rows * cols * 4);
+    char* dst = out.data() + data_start;
     for (std::size_t s = 0; s < slices; ++s) {
         const MatrixView m = t.slice(s);
-        for (std::size_t r = 0; r < rows; ++r)
-            for (std::size_t c = 0; c < cols; ++c) {
-                const std::uint32_t bits = std::bit_cast<std::uint32_t>(m(r, c));
-                for (int k = 0; k < 4; ++k) out += char((bits >> (8 * k)) & 0xff);
-            }
+        for (std::size_t r = 0; r < rows; ++r, dst += cols * 4) std::memcpy(dst, m.row(r), cols * 4);
     }
     return out;
 }

@@ -15,6 +15,7 @@
 #include "attn/io.hpp"
 #include "io/number_format.hpp"
 #include "io/output_file.hpp"
+#include "parallel.hpp"
 
 namespace attn::io {
 
@@ -261,14 +262,45 @@ void delimited_slice(std::string& out, const Item& item, const MatrixView& m, ch
         }
         out += '\n';
     }
-    for (std::size_t r = 0; r < (m.cols ? m.rows : 0); ++r) {  // no empty lines for 0 columns
-        if (row_labels) out += label_field(item.row_labels[r], sep) + sep;
+    const auto row_text = [&](std::string& text, std::size_t r) {
+        if (row_labels) text += label_field(item.row_labels[r], sep) + sep;
+        const float* row = m.row(r);
+        const std::size_t at = text.size();
+        text.resize(at + m.cols * (detail::significant_max_chars(digits) + 1) + 1);
+        char* p = text.data() + at;
         for (std::size_t c = 0; c < m.cols; ++c) {
-            if (c) out += sep;
-            out += significant(m(r, c), digits);
+            if (c) *p++ = sep;
+            p = detail::write_significant(p, row[c], digits);
         }
-        out += '\n';
-        flush_chunk(out, sink);
+        *p++ = '\n';
+        text.resize(std::size_t(p - text.data()));
+    };
+    const std::size_t rows = m.cols ? m.rows : 0;  // no empty lines for 0 columns
+    // Large slices are formatted by all threads, a band of rows each, in bands of about
+    // band_values numbers, and joined in row order: the bytes do not depend on the thread count.
+    constexpr std::size_t band_values = std::size_t(1) << 15, bands_per_round = 16;
+    const std::size_t band_rows = std::max<std::size_t>(1, band_values / std::max<std::size_t>(m.cols, 1));
+    if (rows <= band_rows) {
+        for (std::size_t r = 0; r < rows; ++r) {
+            row_text(out, r);
+            flush_chunk(out, sink);
+        }
+        return;
+    }
+    std::vector<std::string> bands(bands_per_round);
+    for (std::size_t first = 0; first < rows; first += band_rows * bands_per_round) {
+        const std::size_t count = std::min(bands_per_round, (rows - first + band_rows - 1) / band_rows);
+        parallel_for(count, [&](std::size_t b) {
+            std::string& text = bands[b];
+            text.clear();
+            text.reserve(band_rows * m.cols * (std::size_t(digits) + 8));
+            const std::size_t begin = first + b * band_rows, end = std::min(rows, begin + band_rows);
+            for (std::size_t r = begin; r < end; ++r) row_text(text, r);
+        });
+        for (std::size_t b = 0; b < count; ++b) {
+            out += bands[b];
+            flush_chunk(out, sink);
+        }
     }
 }
 

@@ -174,6 +174,12 @@ private:
             }
             body = ascii;
         }
+        push_parsed(begin, tok, body);
+    }
+
+    // Parses `body` (the token `tok` at `begin`, with any Unicode minus made ASCII) and
+    // appends it to values_.
+    void push_parsed(std::size_t begin, std::string_view tok, std::string_view body) {
         if (body.size() > 1 && body[0] == '+' && body[1] != '-' && body[1] != '+') body.remove_prefix(1);
         double d = 0.0;
         const auto res = std::from_chars(body.data(), body.data() + body.size(), d);
@@ -196,6 +202,27 @@ private:
                                    (finite_ == Finite::allow_neg_inf ? " (only -inf is)" : ""));
         }
         values_.push_back(f);
+    }
+
+    // The common case in one pass: a finite number starting with a digit, '-' or '.' that
+    // std::from_chars reads up to a character ending a token (`ends`) or `limit`. Appends it
+    // and returns the offset after it; npos when the token needs push_number's full rules
+    // (a sign '+', inf, nan, '...', a Unicode minus, out of range, not a number), which then
+    // reads the same bytes the same way (from_chars to double, then to float).
+    template <class Ends>
+    std::size_t push_plain_number(std::size_t i, std::size_t limit, Ends ends) {
+        if (i >= limit) return std::string_view::npos;
+        const char c = s_[i];
+        if (!(is_digit(c) || c == '-' || c == '.')) return std::string_view::npos;
+        double d = 0.0;
+        const auto res = std::from_chars(s_.data() + i, s_.data() + limit, d);
+        if (res.ec != std::errc()) return std::string_view::npos;
+        const std::size_t end = std::size_t(res.ptr - s_.data());
+        if (end < limit && !ends(s_[end])) return std::string_view::npos;
+        const float f = static_cast<float>(d);
+        if (!std::isfinite(f)) return std::string_view::npos;
+        values_.push_back(f);
+        return end;
     }
 
     void end_row(std::size_t row_start, std::size_t count) {
@@ -407,6 +434,14 @@ private:
                 while (i < eol && is_blank(s_[i])) ++i;
             }
             if (i == eol || s_[i] == '#') break;
+            if (const std::size_t after = push_plain_number(i, eol, [](char ch) {
+                    return is_blank(ch) || ch == ',' || ch == ';' || ch == '#';
+                });
+                after != std::string_view::npos) {
+                ++count;
+                i = after;
+                continue;
+            }
             std::size_t end = i;
             while (end < eol && !is_blank(s_[end]) && s_[end] != ',' && s_[end] != ';' && s_[end] != '#') ++end;
             if (end == i) fail_expected(i, "a number");  // a separator with no value before it
@@ -532,12 +567,17 @@ private:
                 i = skip_space_and_comments(i + 1);
                 if (i < s_.size() && s_[i] == ']') break;  // trailing comma
             }
-            std::size_t end = i;
-            while (end < s_.size() && !is_space(s_[end]) && s_[end] != ',' && s_[end] != '[' && s_[end] != ']' &&
-                   s_[end] != '#')
-                ++end;
-            if (end == i) fail_expected(i, "a number");
-            push_number(i, end);
+            std::size_t end = push_plain_number(i, s_.size(), [](char ch) {
+                return is_space(ch) || ch == ',' || ch == '[' || ch == ']' || ch == '#';
+            });
+            if (end == std::string_view::npos) {
+                end = i;
+                while (end < s_.size() && !is_space(s_[end]) && s_[end] != ',' && s_[end] != '[' && s_[end] != ']' &&
+                       s_[end] != '#')
+                    ++end;
+                if (end == i) fail_expected(i, "a number");
+                push_number(i, end);
+            }
             ++count;
             i = skip_space_and_comments(end);
         }
