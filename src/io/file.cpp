@@ -135,49 +135,46 @@ bool mapping_allowed = true;
 
 void detail::InputBytes::allow_mapping(bool allowed) noexcept { mapping_allowed = allowed; }
 
-detail::InputBytes::InputBytes(const std::string& path) {
-    if (path == "-" || !mapping_allowed) {
-        read_ = read_file(path);
-        return;
-    }
+detail::MappedFile::MappedFile(const std::string& path, bool populate) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw InputError(path + ": " + std::strerror(errno));
     struct stat st {};
-    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         ::close(fd);
-        throw InputError(path + ": is a directory");
+        throw InputError(path + ": " + (S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file"));
     }
-    // Only regular files of a known, non-zero size are mapped; anything else (FIFOs,
-    // devices, empty files) is read as a stream.
-    void* p = MAP_FAILED;
-    if (S_ISREG(st.st_mode) && st.st_size > 0 && std::size_t(st.st_size) <= max_input_bytes)
-        p = ::mmap(nullptr, std::size_t(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    if (p == MAP_FAILED) {
-        try {
-            read_ = read_fd(fd, path);
-        } catch (...) {
-            ::close(fd);
-            throw;
-        }
-        ::close(fd);
-        return;
-    }
-    ::close(fd);
-    map_ = static_cast<const char*>(p);
     size_ = std::size_t(st.st_size);
-    // As read_fd: text never holds a NUL byte (.npy data may).
-    if (static_cast<unsigned char>(map_[0]) != 0x93)
-        if (const void* nul = std::memchr(map_, 0, size_)) {
-            const std::size_t at = std::size_t(static_cast<const char*>(nul) - map_);
-            const InputError e = nul_byte_error(view(), at, path);
-            ::munmap(const_cast<char*>(map_), size_);
-            map_ = nullptr;
-            throw e;
-        }
+    if (size_ > 0) {
+        void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0);
+        const int err = errno;
+        ::close(fd);
+        if (p == MAP_FAILED) throw InputError(path + ": " + std::strerror(err));
+        data_ = static_cast<const char*>(p);
+    } else {
+        ::close(fd);
+    }
 }
 
-detail::InputBytes::~InputBytes() {
-    if (map_) ::munmap(const_cast<char*>(map_), size_);
+detail::MappedFile::~MappedFile() {
+    if (data_) ::munmap(const_cast<char*>(data_), size_);
+}
+
+detail::InputBytes::InputBytes(const std::string& path) {
+    // Regular files of a known, non-zero size up to the input limit are mapped; anything
+    // else (standard input, FIFOs, devices, empty files, errors) goes through read_file,
+    // which gives every message.
+    struct stat st {};
+    if (path == "-" || !mapping_allowed || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_size <= 0 || std::size_t(st.st_size) > max_input_bytes) {
+        read_ = read_file(path);
+        return;
+    }
+    map_ = std::make_unique<MappedFile>(path, true);
+    // As read_fd: text never holds a NUL byte (.npy data may).
+    const std::string_view bytes = map_->bytes();
+    if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) != 0x93)
+        if (const std::size_t nul = bytes.find('\0'); nul != std::string_view::npos)
+            throw nul_byte_error(bytes, nul, path);
 }
 
 bool detail::has_lone_cr(std::string_view text) {
@@ -416,12 +413,9 @@ void write_files(const std::vector<PendingFile>& files) {
         for (int phase = 0; phase < 3; ++phase)
             for (const auto& f : files) {
                 if (classify(f.path) != phase) continue;
-                if (phase == 2) {
-                    write_stdout(f.bytes);
-                    continue;
-                }
                 outs.push_back(std::make_unique<OutputFile>(f.path));
                 outs.back()->write(f.bytes);
+                if (f.npy_data.rank() > 0) for_each_npy_row(f.npy_data, [&](std::string_view row) { outs.back()->write(row); });
                 outs.back()->close_data();
             }
         for (auto& o : outs) o->commit();

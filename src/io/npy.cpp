@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -15,6 +16,7 @@
 #include "attn/io.hpp"
 #include "io/float16.hpp"
 #include "io/header_cursor.hpp"
+#include "io/output_file.hpp"
 
 namespace attn::io {
 
@@ -287,7 +289,7 @@ Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finit
     return t;
 }
 
-std::string npy_bytes(const TensorView& t) {
+std::string detail::npy_header(const TensorView& t) {
     std::string dims;
     for (std::size_t i = 0; i < t.rank(); ++i) dims += (i ? ", " : "") + std::to_string(t.shape[i]);
     if (t.rank() == 1) dims += ",";
@@ -298,25 +300,29 @@ std::string npy_bytes(const TensorView& t) {
     total = (total + 63) / 64 * 64;
     dict.append(total - preamble - dict.size() - 1, ' ');
     dict += '\n';
-
-    const std::size_t slices = t.slices(), rows = t.rows(), cols = t.cols();
     std::string out;
-    out.reserve(total + slices * rows * cols * 4);
     out.append(magic);
     out += char(1);
     out += char(0);
     out += char(dict.size() & 0xff);
     out += char((dict.size() >> 8) & 0xff);
-    out += dict;
-    // Every view's rows are contiguous (tensor.hpp): each row is copied whole.
+    return out + dict;
+}
+
+void detail::for_each_npy_row(const TensorView& t, const std::function<void(std::string_view)>& row) {
+    // Every view's rows are contiguous (tensor.hpp): each row is handed on whole.
     static_assert(std::endian::native == std::endian::little, "npy output is written as '<f4'");
-    const std::size_t data_start = out.size();
-    out.resize(data_start + slices * rows * cols * 4);
-    char* dst = out.data() + data_start;
-    for (std::size_t s = 0; s < slices; ++s) {
+    for (std::size_t s = 0; s < t.slices(); ++s) {
         const MatrixView m = t.slice(s);
-        for (std::size_t r = 0; r < rows; ++r, dst += cols * 4) std::memcpy(dst, m.row(r), cols * 4);
+        for (std::size_t r = 0; r < m.rows; ++r)
+            row(std::string_view(reinterpret_cast<const char*>(m.row(r)), m.cols * sizeof(float)));
     }
+}
+
+std::string npy_bytes(const TensorView& t) {
+    std::string out = detail::npy_header(t);
+    out.reserve(out.size() + t.slices() * t.rows() * t.cols() * sizeof(float));
+    detail::for_each_npy_row(t, [&](std::string_view row) { out += row; });
     return out;
 }
 

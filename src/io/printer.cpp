@@ -518,7 +518,7 @@ std::vector<detail::PendingFile> detail::output_files(const std::vector<Item>& i
     if (items.size() == 1 && !is_dir) {
         if (path.empty() && ::isatty(STDOUT_FILENO) == 1)
             throw UsageError("npy is binary: refusing to write it to a terminal (use -o FILE or a pipe)");
-        return {{path, npy_bytes(items[0].values())}};
+        return {{path, detail::npy_header(items[0].values()), false, items[0].values()}};
     }
     if (path.empty())
         throw UsageError("npy output of " + std::to_string(items.size()) +
@@ -526,7 +526,8 @@ std::vector<detail::PendingFile> detail::output_files(const std::vector<Item>& i
     if (!is_dir && ::lstat(path.c_str(), &st) == 0)
         throw UsageError("-o " + path + ": not a directory (npy output of several matrices needs a directory)");
     std::vector<detail::PendingFile> files;
-    for (const auto& item : items) files.push_back({path + "/" + item.name + ".npy", npy_bytes(item.values()), !is_dir});
+    for (const auto& item : items)
+        files.push_back({path + "/" + item.name + ".npy", detail::npy_header(item.values()), !is_dir, item.values()});
     return files;
 }
 
