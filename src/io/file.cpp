@@ -415,7 +415,9 @@ void write_files(const std::vector<PendingFile>& files) {
                 if (classify(f.path) != phase) continue;
                 outs.push_back(std::make_unique<OutputFile>(f.path));
                 outs.back()->write(f.bytes);
-                if (f.npy_data.rank() > 0) for_each_npy_row(f.npy_data, [&](std::string_view row) { outs.back()->write(row); });
+                const auto write = [&](std::string_view chunk) { outs.back()->write(chunk); };
+                if (f.npy_data.rank() > 0) for_each_npy_row(f.npy_data, write);
+                if (f.text) f.text(write);
                 outs.back()->close_data();
             }
         for (auto& o : outs) o->commit();

@@ -104,25 +104,33 @@ char* exact_general(char* p, double v, int P) {
         const int k = P - 1 - x;  // scale v by 10^k to P digits before the point
         if (k > 50 || k < -38) return nullptr;
         // v·10^k = m·5^k·2^(e+k) as num/den; den is a power of two when k >= 0.
-        u128 num = m, den = 1;
-        int num_bits = mbits, den_bits = 1;
-        if (k >= 0) num *= pow5[std::size_t(k)], num_bits += int(k * 2.33) + 1;
-        else den *= pow5[std::size_t(-k)], den_bits += int(-k * 2.33) + 1;
-        const int twos = e + k;
-        if (twos >= 0) num_bits += twos;
-        else den_bits -= twos;
-        if (num_bits > 125 || den_bits > 125) return nullptr;
         u128 d, rem, unit;  // v·10^k = d + rem/unit
-        if (twos >= 0) num <<= twos;
-        if (den == 1 && twos < 0) {  // a shift, no division
-            unit = u128(1) << -twos;
-            d = num >> -twos;
-            rem = num & (unit - 1);
+        const int twos = e + k;
+        if (k >= 0 && k <= 27 && twos < 0 && twos > -64 && mbits + int(k * 2.33) + 1 < 64) {
+            // Most values of a matrix: everything fits 64 bits, the division is a shift.
+            const std::uint64_t num64 = m * std::uint64_t(pow5[std::size_t(k)]), unit64 = std::uint64_t(1) << -twos;
+            d = num64 >> -twos;
+            rem = num64 & (unit64 - 1);
+            unit = unit64;
         } else {
-            if (twos < 0) den <<= -twos;
-            unit = den;
-            d = num / den;
-            rem = num - d * den;
+            u128 num = m, den = 1;
+            int num_bits = mbits, den_bits = 1;
+            if (k >= 0) num *= pow5[std::size_t(k)], num_bits += int(k * 2.33) + 1;
+            else den *= pow5[std::size_t(-k)], den_bits += int(-k * 2.33) + 1;
+            if (twos >= 0) num_bits += twos;
+            else den_bits -= twos;
+            if (num_bits > 125 || den_bits > 125) return nullptr;
+            if (twos >= 0) num <<= twos;
+            if (den == 1 && twos < 0) {  // a shift, no division
+                unit = u128(1) << -twos;
+                d = num >> -twos;
+                rem = num & (unit - 1);
+            } else {
+                if (twos < 0) den <<= -twos;
+                unit = den;
+                d = num / den;
+                rem = num - d * den;
+            }
         }
         if (d < low) return nullptr;  // the estimate is never too large
         if (d >= high) {  // one too small: x was not floor(log10 v); try one higher

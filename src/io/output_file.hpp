@@ -65,12 +65,15 @@ private:
 // One file to produce: its path ("" = standard output) and its full contents. make_parent:
 // the folder holding it is created when missing (and removed again when the run fails).
 // npy_data: when it views a tensor, its rows as '<f4' follow `bytes` (the .npy header),
-// written straight from the tensor's storage (which must outlive write_files).
+// written straight from the tensor's storage. text: when set, called after `bytes` are
+// written to produce the rest in chunks (csv/tsv of tensors, formatted as they are written).
+// What either refers to must outlive write_files.
 struct PendingFile {
     std::string path;
     std::string bytes;
     bool make_parent = false;
     TensorView npy_data = {};
+    std::function<void(const std::function<void(std::string_view)>& sink)> text = {};
 };
 
 // The .npy header (magic, version, dict, padding) of a float32 C-order file holding t;

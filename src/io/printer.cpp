@@ -287,6 +287,7 @@ void delimited_slice(std::string& out, const Item& item, const MatrixView& m, ch
         }
         return;
     }
+    if (!sink) out.reserve(out.size() + rows * m.cols * (std::size_t(digits) + 4));  // one allocation, as a rule
     std::vector<std::string> bands(bands_per_round);
     for (std::size_t first = 0; first < rows; first += band_rows * bands_per_round) {
         const std::size_t count = std::min(bands_per_round, (rows - first + band_rows - 1) / band_rows);
@@ -507,6 +508,18 @@ std::string render(const std::vector<Item>& items, const OutputOptions& opt) {
 
 std::vector<detail::PendingFile> detail::output_files(const std::vector<Item>& items, const OutputOptions& opt) {
     const std::string path = opt.path == "-" ? "" : opt.path;  // "-o -" is standard output too
+    const bool all_tensors = std::none_of(items.begin(), items.end(), [](const Item& i) { return i.is_record(); });
+    if ((opt.format == Format::csv || opt.format == Format::tsv) && all_tensors) {
+        // Formatted chunk by chunk as it is written (render's bytes, no whole-output string).
+        return {{path, "", false, {}, [&items, &opt](const TextSink& sink) {
+                     const char sep = opt.format == Format::csv ? ',' : '\t';
+                     const int digits = opt.digits >= 0 ? opt.digits : 9;
+                     const bool blocks = needs_headers(items);
+                     std::string out;
+                     for (const auto& item : items) delimited_tensor(out, item, sep, digits, blocks, &sink);
+                     if (!out.empty()) sink(out);
+                 }}};
+    }
     if (opt.format != Format::npy) return {{path, render(items, opt)}};
     for (const auto& item : items)
         if (item.is_record())
