@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -220,4 +221,70 @@ TEST_CASE("inputs: a mapped file reads as the same file read whole, values and e
     CHECK(errors[1][1] == long_npy.path + ": 3 unexpected bytes after the array data");
     CHECK(errors[1][2].find("truncated data") != std::string::npos);
     CHECK(errors[1][3] == empty.path + ": no numbers found (empty matrix)");
+}
+
+TEST_CASE("number text: long runs of rows read by several threads equal the serial reading, errors included") {
+    // Over 1 MiB of rows (the size from which bands of rows go to all threads), after a
+    // block header, with CRLF line ends, blank lines, trailing comments and ';' separators.
+    std::mt19937 gen(5);
+    std::normal_distribution<float> normal;
+    const std::size_t rows = 9000, cols = 13;
+    std::vector<float> want;
+    std::string text = "# m 9000x13\r\n";
+    for (std::size_t r = 0; r < rows; ++r) {
+        for (std::size_t c = 0; c < cols; ++c) {
+            const float v = normal(gen) * 1e3f;
+            const std::string tok = printf_g(v, 9);
+            want.push_back(float(std::strtod(tok.c_str(), nullptr)));
+            text += (c ? (r % 3 ? "," : "; ") : "") + tok;
+        }
+        text += r % 100 == 7 ? "  # note\r\n\r\n" : "\r\n";
+    }
+    REQUIRE(text.size() > (std::size_t(1) << 20));
+    const unsigned before = attn::current_threads();
+    for (unsigned threads : {1u, 2u, 3u, 7u}) {
+        INFO("threads " << threads);
+        attn::set_threads(threads);
+        const attn::Matrix m = attn::io::parse_text(text, "m.csv");
+        REQUIRE(m.rows() == rows);
+        REQUIRE(m.cols() == cols);
+        std::size_t wrong = 0;
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t c = 0; c < cols; ++c)
+                wrong += std::bit_cast<std::uint32_t>(m(r, c)) != std::bit_cast<std::uint32_t>(want[r * cols + c]);
+        CHECK(wrong == 0);
+    }
+    attn::set_threads(before);
+    // A short row deep in the run, and a token only the full rules read, as in a short text.
+    auto err = [](const std::string& s) {
+        try {
+            attn::io::parse_text(s, "t.txt");
+        } catch (const attn::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("(no error)");
+    };
+    std::string short_row = text;
+    const std::size_t line_8000 = [&] {
+        std::size_t at = 0;
+        for (int k = 0; k < 8000; ++k) at = short_row.find('\n', at) + 1;
+        return at;
+    }();
+    short_row.insert(line_8000, "1, 2\n");
+    const std::size_t line_number = 1 + std::size_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(line_8000), '\n'));
+    CHECK(err(short_row) == "t.txt:" + std::to_string(line_number) + ": row has 2 values, expected 13");
+    // A leading '+' takes the full rules: the run is read serially, to the same values.
+    std::string plus = text;
+    std::string plus_row = "+1";
+    for (std::size_t c = 1; c < cols; ++c) plus_row += ",0";
+    plus.insert(line_8000, plus_row + "\n");
+    plus.replace(0, std::string("# m 9000x13").size(), "# one row more");  // a comment, not a header
+    const attn::Matrix m = attn::io::parse_text(plus, "t.txt");
+    REQUIRE(m.rows() == rows + 1);
+    std::size_t at = rows;
+    for (std::size_t r = 0; r <= rows && at == rows; ++r)
+        if (m(r, 0) == 1.0f && m(r, 1) == 0.0f && m(r, cols - 1) == 0.0f) at = r;
+    REQUIRE(at < rows);
+    CHECK(m(at + 1, 0) == want[at * cols]);
+    CHECK(m(at - 1, cols - 1) == want[(at - 1) * cols + cols - 1]);
 }
