@@ -11,6 +11,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PACKAGES := libxsimd-dev doctest-dev libcxxopts-dev
 TEST_PACKAGES := libxml2-utils  # xmllint: the SVG tests check well-formedness with it
 TEST_PACKAGES += parallel       # GNU parallel: the sharding recipe runs in the e2e tests
+TEST_PACKAGES += jq             # the README recipes pipe json through jq (run by the e2e tests)
 
 WARN     := -Wall -Wextra -Wpedantic
 CXXFLAGS ?= -O2 -g
@@ -203,4 +204,5 @@ $(BUILD)/html_example: $(call obj,tests/browser/html_example.cpp) $(LIB_OBJS)
 $(BUILD)/svg_examples: $(call obj,tests/screenshots/svg_examples.cpp) $(LIB_OBJS)
 	$(CXX) $(ALL_CXXFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
--include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(wildcard $(BUILD)/obj/tests/fuzz/*.d)
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(wildcard $(BUILD)/obj/tests/fuzz/*.d) \
+         $(wildcard $(BUILD)/obj/tests/browser/*.d $(BUILD)/obj/tests/screenshots/*.d)

@@ -22,6 +22,8 @@ struct HtmlViewOptions {
     std::function<bool(std::size_t slice, std::size_t q, std::size_t k)> masked;
     // A name per 2-D slice for the head selector; empty = "head h" / "batch b, head h".
     std::vector<std::string> slice_names;
+    // Set by html_view when it max-pools (what the page says about it).
+    std::string pooled_text;
 };
 
 // weights: (Tq, Tk), (H, Tq, Tk) or (B, H, Tq, Tk). The page holds
@@ -31,7 +33,10 @@ struct HtmlViewOptions {
 //  - a matrix view (one <rect class="cell"> per pair, viridis, the value on hover);
 //  - the shape, scale and masking.
 // Opening the page with "#selftest" writes every drawn line (head, query, key, opacity) into
-// <pre id="selftest">, for checks from the DOM. UsageError beyond 4 dims or 2^22 weights.
+// <pre id="selftest">, for checks from the DOM. UsageError beyond 4 dims.
+// The page holds at most 2^22 weights: beyond, every head is max-pooled into blocks of
+// queries × keys (the largest unmasked weight of each block, as the SVG heatmap pools; a
+// block with none is drawn as masked), tokens become index ranges, and the page says so.
 std::string html_view(const TensorView& weights, const HtmlViewOptions& options);
 
 }  // namespace attn::viz

@@ -136,6 +136,10 @@ void stream_json_array(const TensorView& t, int digits, std::size_t indent, cons
 // a temporary name and a rename (all or nothing). Errors as for write_output.
 void write_text(const std::string& path, std::string_view bytes);
 
+// A JSON string literal of text: quotes, backslashes and control characters escaped, as the
+// json output writes names and labels.
+std::string json_quote(const std::string& text);
+
 // Parses "pretty", "csv", ... ; UsageError otherwise.
 Format parse_format(std::string_view name);
 

@@ -27,9 +27,12 @@ CellMask cell_mask(const ScoreMask& sm, std::size_t Tq, std::size_t Tk);
 // color: ANSI backgrounds along viridis: 24-bit when COLORTERM is truecolor or 24bit, else
 // 20 distinct 256-colour levels; otherwise shade characters " ░▒▓█".
 // Masked cells are "××" in both modes. Labels default to indices when empty; a label list of
-// the wrong length is ignored (indices are used).
+// the wrong length is ignored (indices are used). A grid wider than line_width terminal
+// columns (0 = never wrap) prints in column blocks under "columns A–B:", as the pretty tables
+// do (attn/column_blocks.hpp); the legend follows the last block.
 std::string heatmap_text(const Matrix& weights, const std::vector<std::string>& row_labels,
-                         const std::vector<std::string>& col_labels, bool color, const CellMask& masked = {});
+                         const std::vector<std::string>& col_labels, bool color, const CellMask& masked = {},
+                         std::size_t line_width = 0);
 
 // Whether a terminal heatmap should use colour: stdout is a terminal and NO_COLOR is unset
 // or empty (https://no-color.org).

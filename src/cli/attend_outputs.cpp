@@ -242,7 +242,7 @@ std::string heatmap_pictures(const AttendInputs& in, const AttendSettings& s, co
         const Matrix m = to_matrix(slice_of(src, in, res, b, h));
         if (in.batched || res.head_dim)
             out += (out.empty() ? "" : "\n") + std::string("weights ") + index_text(in, res, b, h) + ":\n";
-        out += viz::heatmap_text(m, rows, in.key_labels, color, cell_mask_of(allowed, b, h));
+        out += viz::heatmap_text(m, rows, in.key_labels, color, cell_mask_of(allowed, b, h), p.line_width);
     }
     return out;
 }

@@ -43,6 +43,7 @@ struct PictureOptions {
     std::string of = "weights";  // scores | scaled | weights
     long batch = -1, head = -1;
     std::string scale_text, masking_text;
+    std::size_t line_width = 0;  // --heatmap wraps wider grids in column blocks (0 = never)
 };
 // One terminal heatmap per selected slice, each under a title when there are several.
 std::string heatmap_pictures(const AttendInputs& in, const AttendSettings& s, const AttendResults& res,

@@ -84,7 +84,8 @@ void declare_options(cxxopts::Options& options) {
         ("batch-items", "Compute only batch items A to B-1", cxxopts::value<std::string>(), "A:B");
     options.add_options("Pictures")
         ("heatmap", "Draw the weights in the terminal (colour on a terminal unless NO_COLOR is set; shade "
-                    "characters otherwise; masked cells as ××), each head under a title. Alone it replaces "
+                    "characters otherwise; masked cells as ××), each head under a title; wider than $COLUMNS (else "
+                    "the terminal, else 80) in column blocks, as the pretty tables. Alone it replaces "
                     "the matrices; with an explicit --show it follows pretty output or output written with -o")
         ("svg", "Write an SVG heatmap of the weights (or of --svg-of) to FILE; several heads: a grid of heads "
                 "with one colour scale", cxxopts::value<std::string>(), "FILE")
@@ -95,7 +96,8 @@ void declare_options(cxxopts::Options& options) {
     // ---- interactive HTML view (src/viz/html.cpp) ----
     options.add_options("Pictures")
         ("html", "Write an interactive HTML view of the weights to FILE: bertviz-style head view (hover a token), "
-                 "head selector, matrix view with values, shape/scale/masking; one self-contained file, no network",
+                 "head selector, matrix view with values, shape/scale/masking; one self-contained file, no network. "
+                 "Beyond 2^22 weights each head is max-pooled into blocks (the page says so)",
          cxxopts::value<std::string>(), "FILE");
     add_output_options(options);
     add_exec_options(options);
@@ -157,6 +159,7 @@ int cmd_attend(int argc, char** argv) {
         throw UsageError("--heatmap draws on standard output: combine it with --format pretty, or send the "
                          "matrices elsewhere with -o");
     PictureOptions pic;
+    pic.line_width = terminal_columns();
     pic.of = r["svg-of"].as<std::string>();
     if (pic.of != "scores" && pic.of != "scaled" && pic.of != "weights")
         throw UsageError("invalid --svg-of '" + pic.of + "': expected scores, scaled or weights");

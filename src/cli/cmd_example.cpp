@@ -1,9 +1,13 @@
 // attn example: list, show or check the tutorials' worked examples.
 #include <algorithm>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 #include <string>
+#include <sys/stat.h>
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
@@ -11,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/examples.hpp"
+#include "io/output_file.hpp"
 
 namespace attn::cli {
 
@@ -66,21 +71,101 @@ bool check_example(const Example& e, bool verbose) {
     return ok;
 }
 
-void show_example(const Example& e, const io::OutputOptions& out) {
-    std::vector<std::string> labels;
-    if (!e.labels.empty()) {
-        const std::string text = example_file(e.name, e.labels);
-        std::string line;
-        for (char ch : text) {
-            if (ch == '\n') labels.push_back(line), line.clear();
-            else line += ch;
+// Writes every file of the example into dir (created if missing). A file already there is
+// left alone when identical and replaced only with force; nothing is written unless all of
+// them can be. Returns how many were already there, identical.
+std::size_t export_example(const Example& e, const std::string& dir, bool force) {
+    std::vector<io::detail::PendingFile> files;
+    std::size_t same = 0;
+    for (const std::string& name : example_file_names(e.name)) {
+        const std::string path = dir + "/" + name, bytes = example_file(e.name, name);
+        struct stat st {};
+        if (::stat(path.c_str(), &st) == 0) {
+            if (S_ISDIR(st.st_mode)) throw RuntimeFailure("cannot export to " + path + ": it is a directory");
+            // Only a file of the same size can be identical; it is read to compare.
+            std::string old(std::size_t(st.st_size) == bytes.size() ? bytes.size() : 0, '\0');
+            std::ifstream in(path, std::ios::binary);
+            const bool read = in && in.read(old.data(), std::streamsize(old.size())) && in.gcount() == std::streamsize(old.size());
+            if (std::size_t(st.st_size) == bytes.size() && read && old == bytes) {
+                ++same;
+                continue;
+            }
+            if (!force) throw RuntimeFailure(path + " exists and differs from the example's file (--force replaces it)");
         }
-        if (!line.empty()) labels.push_back(line);
+        files.push_back({path, bytes, true});
     }
-    std::printf("%s — %s\nsource: %s\n", e.name.c_str(), e.summary.c_str(), e.source.c_str());
+    // Like mkdir -p for the folders above dir; write_files creates dir itself (and removes it
+    // again when writing fails).
+    for (std::size_t slash = dir.find('/', 1); slash != std::string::npos; slash = dir.find('/', slash + 1)) {
+        const std::string up = dir.substr(0, slash);
+        if (::mkdir(up.c_str(), 0777) != 0 && errno != EEXIST)
+            throw RuntimeFailure("cannot create directory " + up + ": " + std::strerror(errno));
+    }
+    io::detail::write_files(files);
+    return same;
+}
+
+void print_export(const Example& e, const std::string& dir, std::size_t same, const CommandOutput& args) {
+    const std::vector<std::string> names = example_file_names(e.name);
+    std::printf("%s: %zu files in %s", e.name.c_str(), names.size(), dir.c_str());
+    if (same) std::printf(" (%zu already there, identical)", same);
+    std::printf(":\n ");
+    for (const std::string& n : names) std::printf(" %s", n.c_str());
+    std::printf("\nRun inside %s (attn example %s shows what each prints and PyTorch's values):\n", dir.c_str(),
+                e.name.c_str());
+    for (const ExampleCase& c : e.cases) std::printf("$ %s\n", case_command(c, e.name, args).c_str());
+}
+
+std::vector<std::string> example_labels(const Example& e) {
+    std::vector<std::string> labels;
+    if (e.labels.empty()) return labels;
+    std::string line;
+    for (char ch : example_file(e.name, e.labels)) {
+        if (ch == '\n') labels.push_back(line), line.clear();
+        else line += ch;
+    }
+    if (!line.empty()) labels.push_back(line);
+    return labels;
+}
+
+std::string format_diff(double d) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2g", d);
+    return buf;
+}
+
+// Text for people: as it is in pretty output; in csv and tsv every line a "# " comment (as
+// attn's csv titles its matrices), so that the values are the only other lines.
+std::string narration(const std::string& text, io::Format format) {
+    if (format == io::Format::pretty) return text;
+    std::string out;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        const std::size_t end = text.find('\n', start);
+        const std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        out += (line.empty() ? "" : "# " + line) + "\n";
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return out;
+}
+
+void show_example(const Example& e, const io::OutputOptions& out, const CommandOutput& args) {
+    const std::vector<std::string> labels = example_labels(e);
+    const bool json = out.format == io::Format::json;
+    std::string doc;
+    auto say = [&](const std::string& text) { doc += narration(text, out.format); };
+    if (json) {
+        doc += "{\n  \"example\": " + io::json_quote(e.name) + ",\n  \"summary\": " + io::json_quote(e.summary) +
+               ",\n  \"source\": " + io::json_quote(e.source) + ",\n  \"cases\": [";
+    } else {
+        say(e.name + " — " + e.summary + "\nsource: " + e.source + "\nfiles: attn example " + e.name +
+            " --export DIR writes them into DIR; the commands below run there\n");
+    }
+    bool first_case = true;
     for (const ExampleCase& c : e.cases) {
         const auto got = run_case(c, e.name);
-        std::printf("\n== %s\n$ %s\n\n", c.label.c_str(), case_command(c, e.name).c_str());
+        const std::string command = case_command(c, e.name, args);
         std::vector<io::Item> items;
         for (const auto& [name, file] : c.inputs) items.push_back(io::tensor_item(name, got.at(name).view()));
         for (const auto& [name, file] : c.expect) {
@@ -90,28 +175,54 @@ void show_example(const Example& e, const io::OutputOptions& out) {
             if (labels.size() == t.cols() && name != "context" && name != "output") it.col_labels = labels;
             items.push_back(std::move(it));
         }
-        std::fputs(io::render(items, out).c_str(), stdout);
-        std::printf("\n");
-        if (c.heatmap) {
+        std::string values = io::render(items, out);
+        std::vector<std::pair<std::string, double>> diffs;
+        for (const auto& [name, file] : c.expect) diffs.emplace_back(file, max_abs_diff(got.at(name), example_tensor(e.name, file)));
+
+        if (json) {
+            // {"label", "commands": [one per line], "results": {render's json}, "pytorch": [...]}
+            while (!values.empty() && values.back() == '\n') values.pop_back();
+            std::string commands;
+            for (std::size_t start = 0; start <= command.size();) {
+                std::size_t end = command.find("\n$ ", start);
+                if (end == std::string::npos) end = command.size();
+                commands += (commands.empty() ? "" : ", ") + io::json_quote(command.substr(start, end - start));
+                start = end + 3;
+            }
+            std::string pytorch;
+            for (std::size_t k = 0; k < c.expect.size(); ++k)
+                pytorch += std::string(k ? ",\n" : "\n") + "        {\"name\": " + io::json_quote(c.expect[k].first) +
+                           ", \"file\": " + io::json_quote(diffs[k].first) + ", \"max_diff\": " +
+                           (std::isfinite(diffs[k].second) ? format_diff(diffs[k].second) : "null") +
+                           ", \"ok\": " + (diffs[k].second <= check_tolerance ? "true" : "false") + "}";
+            doc += std::string(first_case ? "\n" : ",\n") + "    {\n      \"label\": " + io::json_quote(c.label) +
+                   ",\n      \"commands\": [" + commands + "],\n      \"results\": " + values +
+                   ",\n      \"pytorch\": [" + pytorch + "\n      ]\n    }";
+            first_case = false;
+            continue;
+        }
+        say("\n== " + c.label + "\n$ " + command + "\n\n");
+        doc += values + "\n";
+        if (c.heatmap && out.format == io::Format::pretty) {
             ScoreMask sm;
             sm.causal = c.causal;
             const Tensor& w = got.at("weights");
             for (std::size_t s = 0; s < w.slices(); ++s) {
                 const Matrix m = slice_matrix(w, s);
                 const std::string head = w.slices() > 1 ? " (head " + std::to_string(s) + ")" : "";
-                std::printf("weights%s as a heatmap:\n%s\n", head.c_str(),
-                            viz::heatmap_text(m, labels, labels, viz::want_color(stdout_is_terminal()),
-                                              viz::cell_mask(sm, m.rows(), m.cols()))
-                                .c_str());
+                doc += "weights" + head + " as a heatmap:\n" +
+                       viz::heatmap_text(m, labels, labels, viz::want_color(stdout_is_terminal()),
+                                         viz::cell_mask(sm, m.rows(), m.cols()), out.line_width) +
+                       "\n";
             }
         }
-        for (const auto& [name, file] : c.expect) {
-            const double d = max_abs_diff(got.at(name), example_tensor(e.name, file));
-            std::printf("%s vs PyTorch 1.13 (data/examples/%s/%s): max diff %.2g %s\n", name.c_str(),
-                        e.name.c_str(), file.c_str(), d, d <= check_tolerance ? "(ok)" : "(DIFFERS)");
-        }
+        for (std::size_t k = 0; k < c.expect.size(); ++k)
+            say(c.expect[k].first + " vs PyTorch 1.13 (" + diffs[k].first + "): max diff " + format_diff(diffs[k].second) +
+                (diffs[k].second <= check_tolerance ? " (ok)" : " (DIFFERS)") + "\n");
     }
-    std::printf("\nThe tutorial %s\n", e.tutorial.c_str());
+    if (json) doc += "\n  ],\n  \"tutorial\": " + io::json_quote("The tutorial " + e.tutorial) + "\n}\n";
+    else say("\nThe tutorial " + e.tutorial + "\n");
+    io::detail::write_stdout(doc);
 }
 
 }  // namespace
@@ -124,7 +235,13 @@ int cmd_example(int argc, char** argv) {
     options.add_options()
         ("check", "Run the examples (all, or NAME) and compare with the stored PyTorch results; exit 1 on "
                   "any difference beyond 1e-5")
-        ("digits", "Decimals shown (default 4)", cxxopts::value<int>(), "N")
+        ("export", "Write the example's files (inputs, labels, PyTorch's results) into DIR, created if missing, "
+                   "and print the commands that run on them there", cxxopts::value<std::string>(), "DIR")
+        ("force", "With --export: replace files in DIR that differ from the example's")
+        ("format", "How values print: pretty, csv, tsv, json (default pretty); the commands shown then print "
+                   "the same. pretty tables wider than $COLUMNS (else the terminal, else 80) print in column blocks",
+         cxxopts::value<std::string>(), "FMT")
+        ("digits", digits_help, cxxopts::value<int>(), "N")
         ("name", "Example to show", cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"name"});
     options.positional_help("[NAME]");
@@ -141,6 +258,10 @@ int cmd_example(int argc, char** argv) {
         chosen = find_example(names[0]);
         if (!chosen) throw UsageError("no example named '" + names[0] + "' (attn example lists them)");
     }
+    if (r["force"].as<bool>() && !r.count("export")) throw UsageError("--force goes with --export DIR");
+    if (r.count("export") && r["check"].as<bool>()) throw UsageError("--check and --export: one at a time");
+    if (!chosen && r.count("export"))
+        throw UsageError("--export writes one example: give its NAME (attn example lists them)");
     if (r["check"].as<bool>()) {
         bool ok = true;
         std::size_t n = 0;
@@ -155,13 +276,24 @@ int cmd_example(int argc, char** argv) {
         return exit_ok;
     }
     io::OutputOptions out;
-    out.format = io::Format::pretty;
+    out.format = r.count("format") ? io::parse_format(r["format"].as<std::string>()) : io::Format::pretty;
+    if (out.format == io::Format::npy) throw UsageError("attn example prints text: --format pretty, csv, tsv or json");
     if (r.count("digits")) {
         out.digits = r["digits"].as<int>();
         if (out.digits < 0 || out.digits > 17)
             throw UsageError("invalid --digits " + std::to_string(out.digits) + ": expected 0 to 17");
     }
-    show_example(*chosen, out);
+    out.line_width = terminal_columns();
+    CommandOutput args;
+    if (r.count("format")) args.format = out.format;
+    args.digits = out.digits;
+    if (r.count("export")) {
+        const std::string dir = r["export"].as<std::string>();
+        if (dir.empty()) throw UsageError("--export needs a directory");
+        print_export(*chosen, dir, export_example(*chosen, dir, r["force"].as<bool>()), args);
+        return exit_ok;
+    }
+    show_example(*chosen, out, args);
     return exit_ok;
 }
 

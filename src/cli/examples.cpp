@@ -251,6 +251,16 @@ std::string example_file(const std::string& example, const std::string& file) {
     throw RuntimeFailure("example data file data/examples/" + path + " is missing from this build");
 }
 
+std::vector<std::string> example_file_names(const std::string& example) {
+    const std::string prefix = example + "/";
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < embedded_example_count; ++i) {
+        const std::string path = embedded_examples[i].path;
+        if (path.compare(0, prefix.size(), prefix) == 0) names.push_back(path.substr(prefix.size()));
+    }
+    return names;
+}
+
 Tensor example_tensor(const std::string& example, const std::string& file) {
     return io::parse_tensor(example_file(example, file), "data/examples/" + example + "/" + file);
 }
@@ -315,9 +325,13 @@ std::map<std::string, Tensor> run_case(const ExampleCase& c, const std::string& 
     return result;
 }
 
-std::string case_command(const ExampleCase& c, const std::string& example) {
-    const std::string dir = "data/examples/" + example + "/";
-    if (c.op == ExampleOp::variance) return "attn variance --dk 512 --rows 32 --batch 32 --sigma 1 --seed 92";
+std::string case_command(const ExampleCase& c, const std::string& example, const CommandOutput& out) {
+    static const char* const format_names[] = {"pretty", "csv", "tsv", "json", "npy"};
+    const bool heatmap = c.op == ExampleOp::attend && c.heatmap && out.format.value_or(io::Format::pretty) == io::Format::pretty;
+    std::string tail;
+    if (out.format || heatmap) tail += std::string(" --format ") + format_names[int(out.format.value_or(io::Format::pretty))];
+    if (out.digits >= 0) tail += " --digits " + std::to_string(out.digits);
+    if (c.op == ExampleOp::variance) return "attn variance --dk 512 --rows 32 --batch 32 --sigma 1 --seed 92" + tail;
     std::string cmd = c.op == ExampleOp::softmax ? "attn softmax" : "attn attend";
     std::string prefix;  // commands that produce generated inputs
     for (const GeneratedInput& g : c.generated) {
@@ -330,7 +344,7 @@ std::string case_command(const ExampleCase& c, const std::string& example) {
     }
     for (const auto& [name, file] : c.inputs) {
         const std::string flag = input_flag(name);
-        cmd += (flag[0] ? " " + flag + " " : " ") + dir + file;
+        cmd += (flag[0] ? " " + flag + " " : " ") + file;
     }
     if (c.heads) cmd += " --heads " + std::to_string(c.heads);
     if (c.kv_heads) cmd += " --kv-heads " + std::to_string(c.kv_heads);
@@ -341,9 +355,9 @@ std::string case_command(const ExampleCase& c, const std::string& example) {
     }
     if (c.causal != Causal::none) cmd += " --causal";
     if (c.normalize == Normalization::sum) cmd += " --normalize sum";
-    if (c.op == ExampleOp::attend && c.heatmap) {
+    if (heatmap) {
         const Example* e = find_example(example);
-        if (e && !e->labels.empty()) cmd += " --labels " + dir + e->labels;
+        if (e && !e->labels.empty()) cmd += " --labels " + e->labels;
         cmd += " --heatmap";
     }
     if (c.op == ExampleOp::attend) {
@@ -352,7 +366,7 @@ std::string case_command(const ExampleCase& c, const std::string& example) {
             if (name != "v") show += (show.empty() ? "" : ",") + name;
         cmd += " --show " + show;
     }
-    return prefix + cmd;
+    return prefix + cmd + tail;
 }
 
 }  // namespace attn::cli

@@ -2,10 +2,12 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "attn/io.hpp"
 #include "attn/matrix.hpp"
 #include "attn/ops.hpp"
 #include "attn/tensor.hpp"
@@ -67,11 +69,23 @@ const Example* find_example(const std::string& name);
 // Contents of data/examples/NAME/FILE, parsed as a tensor (2-D for matrices).
 Tensor example_tensor(const std::string& example, const std::string& file);
 std::string example_file(const std::string& example, const std::string& file);
+// The names of every file of an example (its inputs, labels and PyTorch's results), in the
+// order they are embedded.
+std::vector<std::string> example_file_names(const std::string& example);
 
 // Runs one case: every computed tensor by name (inputs included under their input names).
 std::map<std::string, Tensor> run_case(const ExampleCase& c, const std::string& example);
 
-// The equivalent command line, with paths as in the source tree.
-std::string case_command(const ExampleCase& c, const std::string& example);
+// How the printed commands print: --format (absent = not given) and --digits (-1 = not given).
+struct CommandOutput {
+    std::optional<io::Format> format;
+    int digits = -1;
+};
+
+// The equivalent command line, with the example's files named as `attn example NAME --export
+// DIR` writes them (so it runs as shown inside DIR), printing as `out` says. A heatmap is
+// drawn only in pretty output: its command says --format pretty, so that it also runs as shown
+// when standard output is not a terminal.
+std::string case_command(const ExampleCase& c, const std::string& example, const CommandOutput& out = {});
 
 }  // namespace attn::cli

@@ -15,6 +15,7 @@
 #include "attn/version.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "io/temp_files.hpp"
 
 namespace {
 
@@ -82,6 +83,7 @@ namespace {
 
 int run(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is handled as EPIPE by the writers
+    attn::io::detail::remove_temps_on_fatal_signals();  // Ctrl-C leaves no temporary file behind
     if (argc < 2) {
         print_usage(stderr);
         return attn::exit_usage;

@@ -18,6 +18,7 @@
 #include "attn/io.hpp"
 #include "io/input_bytes.hpp"
 #include "io/output_file.hpp"
+#include "io/temp_files.hpp"
 
 namespace attn::io {
 
@@ -238,20 +239,8 @@ namespace detail {
 
 namespace {
 
-// Temporary files not yet renamed into place; removed before the process dies of SIGPIPE.
-std::vector<std::string>& pending_temps() {
-    static std::vector<std::string> temps;
-    return temps;
-}
-
-void forget_temp(const std::string& t) {
-    auto& v = pending_temps();
-    v.erase(std::remove(v.begin(), v.end(), t), v.end());
-}
-
 [[noreturn]] void die_of_sigpipe() {
-    for (const auto& t : pending_temps()) ::unlink(t.c_str());
-    pending_temps().clear();
+    remove_pending_temps();
     std::signal(SIGPIPE, SIG_DFL);
     std::raise(SIGPIPE);
     std::_Exit(141);
@@ -334,7 +323,12 @@ OutputFile::OutputFile(const std::string& path) : path_(path) {
         throw RuntimeFailure("cannot write " + path + ": " + std::strerror(errno) + " (creating a temporary file in " +
                              dir + ")");
     temp_ = tmpl;
-    pending_temps().push_back(temp_);
+    try {
+        remember_temp(temp_);
+    } catch (...) {
+        ::close(fd_), ::unlink(temp_.c_str());
+        throw;
+    }
     if (exists) {
         if (::fchown(fd_, st.st_uid, st.st_gid) != 0) { /* keep our own owner when we may not give it away */ }
         ::fchmod(fd_, st.st_mode & 07777);
@@ -401,7 +395,7 @@ void write_files(const std::vector<PendingFile>& files) {
         for (const auto& f : files) {
             if (!f.make_parent || f.path.empty()) continue;
             const std::string dir = parent_of(f.path);
-            if (::mkdir(dir.c_str(), 0777) == 0) made_dirs.push_back(dir);
+            if (::mkdir(dir.c_str(), 0777) == 0) made_dirs.push_back(dir), remember_temp(dir, true);
             else if (errno != EEXIST) throw RuntimeFailure("cannot create directory " + dir + ": " + std::strerror(errno));
         }
         auto classify = [](const std::string& path) {  // 0 regular/new file, 1 in place, 2 stdout
@@ -421,8 +415,9 @@ void write_files(const std::vector<PendingFile>& files) {
                 outs.back()->close_data();
             }
         for (auto& o : outs) o->commit();
+        for (const auto& d : made_dirs) forget_temp(d);
     } catch (...) {
-        for (auto it = made_dirs.rbegin(); it != made_dirs.rend(); ++it) ::rmdir(it->c_str());
+        for (auto it = made_dirs.rbegin(); it != made_dirs.rend(); ++it) ::rmdir(it->c_str()), forget_temp(*it);
         throw;
     }
 }

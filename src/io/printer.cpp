@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "attn/column_blocks.hpp"
 #include "attn/error.hpp"
 #include "attn/io.hpp"
 #include "io/number_format.hpp"
@@ -109,26 +110,6 @@ void flush_chunk(std::string& out, const TextSink* sink) {
 }
 
 // ---- pretty ----
-// Column blocks [first, last) that each fit in line_width (at least one column each; one
-// block when line_width is 0 or everything fits), as NumPy's linewidth wraps.
-std::vector<std::pair<std::size_t, std::size_t>> column_blocks(const std::vector<std::size_t>& width,
-                                                               std::size_t prefix, std::size_t line_width) {
-    std::vector<std::pair<std::size_t, std::size_t>> blocks;
-    std::size_t first = 0, used = prefix;
-    for (std::size_t c = 0; c < width.size(); ++c) {
-        const std::size_t need = (c > first ? 2 : 0) + width[c];
-        if (line_width > 0 && c > first && used + need > line_width) {
-            blocks.emplace_back(first, c);
-            first = c;
-            used = prefix + width[c];
-        } else {
-            used += need;
-        }
-    }
-    blocks.emplace_back(first, width.size());
-    return blocks;
-}
-
 // Two passes over the numbers (widths, then lines) so that memory stays at one line, however
 // large the slice: each line goes to the sink as soon as a chunk is full. A table wider than
 // line_width prints in column blocks, each under "  columns A–B:" (0-based, inclusive) and
@@ -153,9 +134,7 @@ void pretty_slice(std::string& out, const Item& item, const std::string& title, 
     const auto blocks = column_blocks(width, prefix, line_width);
     for (const auto& [first, last] : blocks) {
         if (blocks.size() > 1)
-            out += indent + (last - first == 1 ? "column " + std::to_string(first)
-                                               : "columns " + std::to_string(first) + "\u2013" + std::to_string(last - 1)) +
-                   ":\n";
+            out += indent + column_block_title(first, last) + ":\n";
         if (col_labels) {
             std::string line = indent + (row_labels ? std::string(label_width, ' ') + "  " : "");
             for (std::size_t c = first; c < last; ++c) line += (c > first ? "  " : "") + pad_left(item.col_labels[c], width[c]);
@@ -443,6 +422,8 @@ void stream_blocks(const Item& item, const OutputOptions& opt, const TextSink& s
     }
     if (!out.empty()) sink(out);
 }
+
+std::string json_quote(const std::string& text) { return json_string(text); }
 
 Format parse_format(std::string_view name) {
     if (name == "pretty") return Format::pretty;

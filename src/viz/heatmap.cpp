@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "attn/column_blocks.hpp"
 #include "attn/viz.hpp"
 #include "viz/text_util.hpp"
 
@@ -63,7 +64,8 @@ std::vector<std::string> labels_or_indices(const std::vector<std::string>& label
 }  // namespace
 
 std::string heatmap_text(const Matrix& w, const std::vector<std::string>& row_labels,
-                         const std::vector<std::string>& col_labels, bool color, const CellMask& masked) {
+                         const std::vector<std::string>& col_labels, bool color, const CellMask& masked,
+                         std::size_t line_width) {
     const std::size_t R = w.rows(), C = w.cols();
     const bool rgb = color && truecolor();
     auto is_masked = [&](std::size_t i, std::size_t j) { return (masked && masked(i, j)) || !std::isfinite(w(i, j)); };
@@ -79,28 +81,34 @@ std::string heatmap_text(const Matrix& w, const std::vector<std::string>& row_la
     constexpr std::size_t max_label = 12;
     std::size_t row_width = 0;
     for (const std::string& s : rows) row_width = std::max(row_width, display_width(detail::truncate(s, max_label)));
-    std::size_t col_height = 0;
-    for (const std::string& s : cols) col_height = std::max(col_height, display_width(detail::truncate(s, max_label)));
 
+    // Wider than line_width: blocks of whole columns (two characters each), as the tables wrap.
+    const auto blocks = column_blocks(std::vector<std::size_t>(C, 2), row_width + 1, line_width, 0);
     std::string out;
-    // Column labels, written downwards, one character per cell.
-    for (std::size_t k = 0; k < col_height; ++k) {
-        std::string line(row_width + 1, ' ');
-        for (std::size_t j = 0; j < C; ++j) {
-            const std::vector<std::string> cps = code_points(detail::truncate(cols[j], max_label));
-            line += (k < cps.size() ? cps[k] : " ") + " ";
+    for (const auto& [first, last] : blocks) {
+        if (blocks.size() > 1) out += (first ? "\n" : "") + column_block_title(first, last) + ":\n";
+        // Column labels, written downwards, one character per cell.
+        std::size_t col_height = 0;
+        for (std::size_t j = first; j < last; ++j)
+            col_height = std::max(col_height, display_width(detail::truncate(cols[j], max_label)));
+        for (std::size_t k = 0; k < col_height; ++k) {
+            std::string line(row_width + 1, ' ');
+            for (std::size_t j = first; j < last; ++j) {
+                const std::vector<std::string> cps = code_points(detail::truncate(cols[j], max_label));
+                line += (k < cps.size() ? cps[k] : " ") + " ";
+            }
+            while (!line.empty() && line.back() == ' ') line.pop_back();
+            out += line + "\n";
         }
-        while (!line.empty() && line.back() == ' ') line.pop_back();
-        out += line + "\n";
-    }
-    for (std::size_t i = 0; i < R; ++i) {
-        const std::string label = detail::truncate(rows[i], max_label);
-        out += label + std::string(row_width - display_width(label) + 1, ' ');
-        for (std::size_t j = 0; j < C; ++j) {
-            if (is_masked(i, j)) out += color ? std::string("\x1b[38;5;244m") + masked_cell + "\x1b[0m" : masked_cell;
-            else out += color ? background(position(w(i, j)), rgb) : shade(position(w(i, j)));
+        for (std::size_t i = 0; i < R; ++i) {
+            const std::string label = detail::truncate(rows[i], max_label);
+            out += label + std::string(row_width - display_width(label) + 1, ' ');
+            for (std::size_t j = first; j < last; ++j) {
+                if (is_masked(i, j)) out += color ? std::string("\x1b[38;5;244m") + masked_cell + "\x1b[0m" : masked_cell;
+                else out += color ? background(position(w(i, j)), rgb) : shade(position(w(i, j)));
+            }
+            out += "\n";
         }
-        out += "\n";
     }
     // Legend: the ramp from low to high with its range, and the masked symbol.
     out += "\nlegend: ";

@@ -1,18 +1,26 @@
 // The interactive HTML view of attention weights (include/attn/html_view.hpp). The weights
 // go into the page as JSON; a small script draws the head view and the matrix view from it.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <string>
 
 #include "attn/error.hpp"
 #include "attn/html_view.hpp"
+#include "viz/max_pool.hpp"
 #include "viz/text_util.hpp"
 
 namespace attn::viz {
 
 namespace {
 
-// A page holds every weight as text: beyond this a browser struggles with the lines.
+using detail::max_pool;
+using detail::plan_pooling;
+using detail::Pooling;
+
+// A page holds every weight as text: beyond this a browser struggles with the lines, so the
+// heads are max-pooled to fit.
 constexpr std::size_t max_weights = std::size_t(1) << 22;
 
 // A JSON string that is also safe inside <script>: '<' is escaped so "</script>" cannot
@@ -202,16 +210,52 @@ constexpr const char* script = R"js(
 })();
 )js";
 
+// How the heads of w are pooled: the largest blocks count that keeps every head in the page.
+Pooling page_pooling(const TensorView& w) {
+    const std::size_t slices = w.slices();
+    if (slices > max_weights)
+        throw UsageError("--html draws at most " + std::to_string(max_weights) + " heads, not " + std::to_string(slices));
+    // pooled rows and columns grow with the side limit: the largest limit that fits
+    std::size_t lo = 1, hi = std::max(w.rows(), w.cols());
+    while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo + 1) / 2;
+        const Pooling p = plan_pooling(w.rows(), w.cols(), mid, mid);
+        if (slices * p.pooled_rows * p.pooled_cols <= max_weights) lo = mid;
+        else hi = mid - 1;
+    }
+    return plan_pooling(w.rows(), w.cols(), lo, lo);
+}
+
+Tensor max_pooled(const TensorView& w, const HtmlViewOptions& o) {
+    const Pooling p = page_pooling(w);
+    std::vector<std::size_t> dims = w.shape.to_vector();
+    dims[dims.size() - 2] = p.pooled_rows, dims.back() = p.pooled_cols;
+    Tensor pooled{Shape(dims)};
+    for (std::size_t s = 0; s < w.slices(); ++s) {
+        std::function<bool(std::size_t, std::size_t)> masked;
+        if (o.masked) masked = [&o, s](std::size_t q, std::size_t k) { return o.masked(s, q, k); };
+        max_pool(w.slice(s), masked, p, pooled.slice_data(s), pooled.row_stride());
+    }
+    return pooled;
+}
+
+HtmlViewOptions pooled_options(const TensorView& w, const HtmlViewOptions& o) {
+    const Pooling p = page_pooling(w);
+    HtmlViewOptions po = o;
+    po.masked = {};  // a block with nothing shown is NaN, drawn as masked
+    po.query_labels = p.row_labels(), po.key_labels = p.col_labels();
+    po.pooled_text = p.note() + " (queries × keys; the page holds at most " + std::to_string(max_weights) +
+                     " weights): each line and cell is the largest weight of its block";
+    return po;
+}
+
 }  // namespace
 
 std::string html_view(const TensorView& w, const HtmlViewOptions& o) {
     if (w.rank() < 2 || w.rank() > 4)
         throw UsageError("--html draws weights of shape (Tq, Tk), (H, Tq, Tk) or (B, H, Tq, Tk), not " + w.shape.text());
-    const std::size_t numel = w.shape.numel();
-    if (numel > max_weights)
-        throw UsageError("--html holds every weight in the page: " + w.shape.text() + " is more than " +
-                         std::to_string(max_weights) + " weights");
     const std::size_t tq = w.rows(), tk = w.cols(), slices = w.slices();
+    if (w.shape.numel() > max_weights) return html_view(max_pooled(w, o).view(), pooled_options(w, o));
     const std::size_t heads_per_batch = w.rank() >= 3 ? w.shape[w.rank() - 3] : 1;
 
     std::string data = "{\"shape\":" + json_string(w.shape.text()) + ",\"q\":" + labels_json(o.query_labels, tq) +
@@ -247,6 +291,7 @@ std::string html_view(const TensorView& w, const HtmlViewOptions& o) {
     std::string info = "shape " + w.shape.text();
     if (!o.scale_text.empty()) info += " · " + o.scale_text;
     info += " · " + (o.masking_text.empty() ? std::string("no mask") : "masking: " + o.masking_text);
+    if (!o.pooled_text.empty()) info += " · " + o.pooled_text;
 
     std::string page;
     page.reserve(data.size() + 12000);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "attn/viz.hpp"
+#include "viz/max_pool.hpp"
 #include "viz/svg_util.hpp"
 #include "viz/text_util.hpp"
 
@@ -29,35 +30,20 @@ namespace {
 // Beyond this many cells on a side a cell is under 4 px: the matrix is max-pooled instead.
 constexpr std::size_t max_cells_per_side = 128;
 
-std::string index_range(std::size_t first, std::size_t last) {
-    return first == last ? std::to_string(first) : std::to_string(first) + "–" + std::to_string(last);
-}
-
 }  // namespace
 
 std::string svg_heatmap(const Matrix& m, const SvgHeatmapOptions& opt) {
     const std::size_t R = m.rows(), C = m.cols();
     if (R > max_cells_per_side || C > max_cells_per_side) {
-        // Max-pool blocks of br×bc cells, over the cells that are not masked (a block with none
-        // is masked): a peak in a large matrix stays visible. Labels become index ranges.
-        const std::size_t br = (R + max_cells_per_side - 1) / max_cells_per_side;
-        const std::size_t bc = (C + max_cells_per_side - 1) / max_cells_per_side;
-        const std::size_t pr = (R + br - 1) / br, pc = (C + bc - 1) / bc;
-        Matrix pooled(pr, pc, std::numeric_limits<float>::quiet_NaN());
-        for (std::size_t i = 0; i < R; ++i)
-            for (std::size_t j = 0; j < C; ++j) {
-                const float v = m(i, j);
-                if ((opt.masked && opt.masked(i, j)) || !std::isfinite(v)) continue;
-                float& p = pooled(i / br, j / bc);
-                if (std::isnan(p) || v > p) p = v;
-            }
+        // Max-pool blocks of cells, over the cells that are not masked (a block with none is
+        // masked): a peak in a large matrix stays visible. Labels become index ranges.
+        const detail::Pooling p = detail::plan_pooling(R, C, max_cells_per_side, max_cells_per_side);
+        Matrix pooled(p.pooled_rows, p.pooled_cols);
+        detail::max_pool(view_of(m).slice(0), opt.masked, p, pooled.data(), pooled.stride());
         SvgHeatmapOptions po = opt;
         po.masked = {};  // NaN marks the blocks with nothing shown
-        po.what = opt.what + " (max-pooled from " + std::to_string(R) + "×" + std::to_string(C) + ", blocks of " +
-                  std::to_string(br) + "×" + std::to_string(bc) + ")";
-        po.row_labels.clear(), po.col_labels.clear();
-        for (std::size_t i = 0; i < pr; ++i) po.row_labels.push_back(index_range(i * br, std::min(R, (i + 1) * br) - 1));
-        for (std::size_t j = 0; j < pc; ++j) po.col_labels.push_back(index_range(j * bc, std::min(C, (j + 1) * bc) - 1));
+        po.what = opt.what + " (" + p.note() + ")";
+        po.row_labels = p.row_labels(), po.col_labels = p.col_labels();
         return svg_heatmap(pooled, po);
     }
     auto is_masked = [&](std::size_t i, std::size_t j) { return (opt.masked && opt.masked(i, j)) || !std::isfinite(m(i, j)); };

@@ -74,7 +74,7 @@ expect_out_has "country." "last label appears in pretty output"
 run example causal-average
 expect_code 0 "example causal-average"
 expect_out_has "attn random --seed 42 --shape 4,8,2" "causal-average says how its input is drawn"
-expect_out_has "context vs PyTorch 1.13 (data/examples/causal-average/xbow.txt): max diff" "causal-average compares xbow"
+expect_out_has "context vs PyTorch 1.13 (xbow.txt): max diff" "causal-average compares xbow"
 run example variance
 expect_code 0 "example variance"
 if grep -qE '512\.0118 +1\.0000' "$T/out"; then pass; else fail "variance example prints 512.0118 and 1.0000"; fi
@@ -87,7 +87,7 @@ expect_out_has "through" "labels in the masking example"
 # The multi-head examples: every intermediate per head, each compared with PyTorch.
 run example multihead
 expect_code 0 "attn example multihead"
-expect_out_has "--in-proj data/examples/multihead/in_proj_weight.txt" "the command names --in-proj"
+expect_out_has "--in-proj in_proj_weight.txt" "the command names --in-proj"
 expect_out_has "--heads 2" "the command names --heads"
 n=$(grep -c "vs PyTorch 1.13.*(ok)" "$T/out"); [ "$n" -eq 12 ] && pass || fail "multihead: $n comparisons ok, expected 12"
 run example grouped-query

@@ -184,3 +184,27 @@ if [ -w /dev/full ]; then
     expect_code 1 "variance --svg FILE -o /dev/full"
     if [ ! -e "$T/v.svg" ]; then pass; else fail "variance --svg FILE -o /dev/full: the SVG was left behind"; fi
 fi
+
+# ---- a fatal signal leaves no temporary file ------------------------------------------------
+# The SVG's temporary exists while attn waits to open the FIFO given as -o (no reader yet);
+# SIGTERM or SIGINT at that moment must remove it and still end the process by that signal.
+for sig in TERM INT HUP; do
+    d="$T/signal_$sig"
+    mkdir -p "$d" && mkfifo "$d/pipe"
+    # A background job of a non-interactive shell starts with SIGINT ignored; undo that.
+    ( trap - INT; exec "$ATTN" attend -x "$ROOT/data/examples/simple/x.txt" --svg "$d/out.svg" -o "$d/pipe" ) \
+        >/dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 100); do
+        ls -A "$d" | grep -q '^\.out\.svg\.attn-' && break
+        sleep 0.05
+    done
+    if ls -A "$d" | grep -q '^\.out\.svg\.attn-'; then pass; else fail "SIG$sig: the temporary file never appeared"; fi
+    kill -"$sig" "$pid"
+    wait "$pid" 2>/dev/null
+    code=$?
+    expect_signal=$(( 128 + $(kill -l "$sig") ))
+    if [ "$code" -eq "$expect_signal" ]; then pass; else fail "SIG$sig: exit $code, expected $expect_signal"; fi
+    left=$(ls -A "$d" | grep -v '^pipe$')
+    if [ -z "$left" ]; then pass; else fail "SIG$sig: left behind: $left"; fi
+done

@@ -44,6 +44,37 @@ TEST_CASE("heatmap: shade characters, vertical column labels, masked cells, lege
     CHECK(got == want);
 }
 
+TEST_CASE("heatmap: wider than the line, column blocks with titles, as the tables wrap") {
+    attn::ScoreMask sm;
+    sm.causal = attn::Causal::top_left;
+    // Labels take 3 columns ("bb" + a space), each cell 2: a line of 7 holds two cells.
+    const std::string got = attn::viz::heatmap_text(causal_weights(), {"a", "bb", "c"}, {"a", "bb", "c"}, false,
+                                                    attn::viz::cell_mask(sm, 3, 3), 7);
+    const std::string want =
+        "columns 0\u20131:\n"
+        "   a b\n"
+        "     b\n"
+        "a  ██××\n"
+        "bb ▒▒▒▒\n"
+        "c  ░░░░\n"
+        "\n"
+        "column 2:\n"
+        "   c\n"
+        "a  ××\n"
+        "bb ××\n"
+        "c  ▒▒\n"
+        "\n"
+        "legend: [  ░░▒▒▓▓██] 0 … 1 (linear)   ×× masked\n"
+        "        rows: queries, columns: keys\n";
+    CHECK(got == want);
+    // Wide enough (or 0 = never wrap): the unwrapped picture.
+    const std::string whole = attn::viz::heatmap_text(causal_weights(), {"a", "bb", "c"}, {"a", "bb", "c"}, false,
+                                                      attn::viz::cell_mask(sm, 3, 3));
+    CHECK(attn::viz::heatmap_text(causal_weights(), {"a", "bb", "c"}, {"a", "bb", "c"}, false,
+                                  attn::viz::cell_mask(sm, 3, 3), 9) == whole);
+    CHECK(whole.find("column 2") == std::string::npos);
+}
+
 TEST_CASE("heatmap: a masked zero differs from an unmasked tiny weight") {
     attn::Matrix w(1, 3);
     w(0, 0) = 1.0f, w(0, 1) = 1e-30f, w(0, 2) = 0.0f;

@@ -1,0 +1,21 @@
+// Internal to src/io and the CLI: the temporary files and folders a run has made but not yet
+// published, so that no way of ending the process leaves them behind.
+#pragma once
+#include <string>
+
+namespace attn::io::detail {
+
+// Records a temporary file (or a folder made for an output) until it is renamed into place
+// or removed. Errors: RuntimeFailure when more are pending at once than the fixed table holds.
+void remember_temp(const std::string& path, bool is_folder = false);
+void forget_temp(const std::string& path);
+
+// Removes every pending temporary file, then the pending folders (newest first, only when
+// empty). Async-signal-safe: it only reads a fixed table and calls unlink and rmdir.
+void remove_pending_temps() noexcept;
+
+// SIGINT, SIGTERM, SIGHUP and SIGQUIT remove the pending temporaries, then end the process by
+// the same signal (so the shell still sees "killed by SIGINT"). Called once by main.
+void remove_temps_on_fatal_signals();
+
+}  // namespace attn::io::detail
