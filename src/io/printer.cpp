@@ -338,10 +338,14 @@ std::string json_number(double v, int digits) {
 
 void json_values(std::string& out, const TensorView& t, std::size_t dim, const float* p, int digits, std::size_t indent,
                  const TextSink* sink) {
-    const auto number = [&](float v) { return std::isfinite(v) ? significant(v, digits) : std::string("null"); };
     if (dim + 1 >= t.rank()) {  // innermost: one line
         out += "[";
-        for (std::size_t i = 0; i < t.cols(); ++i) out += (i ? ", " : "") + number(p[i * t.strides[dim]]);
+        for (std::size_t i = 0; i < t.cols(); ++i) {
+            if (i) out += ", ";
+            const float v = p[i * t.strides[dim]];
+            if (std::isfinite(v)) detail::append_significant(out, v, digits);
+            else out += "null";
+        }
         out += "]";
         flush_chunk(out, sink);
         return;
