@@ -82,6 +82,13 @@ TEST_CASE("number text: %.*g written by integer arithmetic equals printf for awk
         for (int digits = 0; digits <= 17; ++digits) {
             INFO("v = " << printf_g(v, 17) << ", digits = " << digits);
             CHECK(fast_g(v, digits) == printf_g(v, digits));
+            CHECK(printf_g(v, digits).size() <= std::size_t(std::max(digits, 1)) + 8);  // the buffer bound
+        }
+    for (double v : {-1e-300, -1.17549435e-38, -123456789.123, -0.000123456789})
+        for (int digits : {25, 30, 31, 40}) {
+            INFO("v = " << printf_g(v, 17) << ", digits = " << digits);
+            CHECK(fast_g(v, digits) == printf_g(v, digits));
+            CHECK(printf_g(v, digits).size() <= std::size_t(digits) + 8);
         }
     CHECK(fast_g(std::nan(""), 9) == "nan");
     CHECK(fast_g(-std::numeric_limits<double>::infinity(), 9) == "-inf");
