@@ -22,22 +22,29 @@ namespace attn {
 namespace {
 
 // A view of rank 2..4 read as (B, H, T, d); a size-1 dimension gets stride 0 (broadcast).
+// K and V may hold float16 elements (type); every other input is float32.
 struct View4 {
     const float* data = nullptr;
+    ElementType type = ElementType::f32;
     std::size_t B = 1, H = 1, T = 0, d = 0;
     std::size_t sB = 0, sH = 0, sT = 0;
     Shape shape;  // as given, for messages
 
     const float* at(std::size_t b, std::size_t h) const noexcept { return data + b * sB + h * sH; }
+    // (b, h) of a view of any element type.
+    const void* element_at(std::size_t b, std::size_t h) const noexcept {
+        return reinterpret_cast<const char*>(data) + (b * sB + h * sH) * element_size(type);
+    }
 };
 
-View4 as4(const TensorView& v, const char* what) {
+View4 as4(const KVView& v, const char* what) {
     const std::size_t r = v.rank();
     if (r < 2 || r > 4)
         throw InputError(std::string(what) + " " + v.shape.text() + " has " + std::to_string(r) +
                          " dimensions: expected 2 to 4, read as (batch, heads, rows, columns)");
     View4 o;
-    o.data = v.data;
+    o.data = static_cast<const float*>(v.data);  // float16 data is only read via element_at
+    o.type = v.type;
     o.shape = v.shape;
     o.T = v.shape[r - 2];
     o.d = v.shape[r - 1];
@@ -91,7 +98,7 @@ void check_mask_like(const View4& m, const char* what, const Problem& p) {
                          std::to_string(p.Tk) + "): each dimension must be equal or 1, and the last must be Tk");
 }
 
-Problem resolve(const TensorView& Q, const TensorView& K, const TensorView& V, const AttentionSpec& spec) {
+Problem resolve(const TensorView& Q, const KVView& K, const KVView& V, const AttentionSpec& spec) {
     Problem p;
     p.q = as4(Q, "queries");
     p.k = as4(K, "keys");
@@ -199,8 +206,9 @@ std::size_t run_fused(const Problem& p, const AttentionSpec& spec, Tensor& conte
         for (std::size_t h = g * group; h < g * group + heads; ++h) {
             kernels::FlashArgs a{};
             a.Q = p.q.at(b, h), a.ldq = p.q.sT;
-            a.K = p.k.at(b, g), a.ldk = p.k.sT;
-            a.V = p.v.at(b, g), a.ldv = p.v.sT;
+            a.K = p.k.element_at(b, g), a.ldk = p.k.sT;
+            a.V = p.v.element_at(b, g), a.ldv = p.v.sT;
+            a.kv_type = p.k.type;
             a.O = slice_of(context, p, b, h) + (rb - r0) * ldo, a.ldo = ldo;
             a.Tq = Tq, a.Tk = p.Tk, a.dk = p.dk, a.dv = p.dv;
             a.scale = p.scale;
@@ -346,7 +354,7 @@ std::size_t run_split_keys(const Problem& p, const AttentionSpec& spec, Tensor& 
     const std::size_t group = p.group(), nq = p.r1 - p.r0, rows = group * nq;
     const std::size_t pairs = (p.b1 - p.b0) * p.G;
     if (rows == 0 || pairs == 0) return 0;
-    const std::size_t chunk = split_key_chunk(p.dk, p.dv);
+    const std::size_t chunk = split_key_chunk(p.dk, p.dv, element_size(p.k.type));
     const std::size_t chunks = std::max<std::size_t>(1, (p.Tk + chunk - 1) / chunk);
     const std::size_t ldacc = (p.dv + 15) / 16 * 16;
     // (batch item, K/V head) pairs per pass, so that the partial results stay near 64 MiB.
@@ -365,8 +373,9 @@ std::size_t run_split_keys(const Problem& p, const AttentionSpec& spec, Tensor& 
             const std::vector<kernels::DecodeRow> rws = decode_rows(p, spec, b, g);
             kernels::DecodeArgs a{};
             a.rows = rws.data(), a.nrows = rows;
-            a.K = p.k.at(b, g), a.ldk = p.k.sT;
-            a.V = p.v.at(b, g), a.ldv = p.v.sT;
+            a.K = p.k.element_at(b, g), a.ldk = p.k.sT;
+            a.V = p.v.element_at(b, g), a.ldv = p.v.sT;
+            a.kv_type = p.k.type;
             a.dk = p.dk, a.dv = p.dv, a.scale = p.scale;
             a.k_begin = c * chunk, a.k_end = std::min(p.Tk, (c + 1) * chunk);
             a.acc = acc.get() + u * rows * ldacc, a.ldacc = ldacc;
@@ -386,10 +395,17 @@ std::size_t run_split_keys(const Problem& p, const AttentionSpec& spec, Tensor& 
                     ++masked[pair];
                     if (spec.masked_rows == MaskedRowPolicy::uniform && p.Tk > 0) {
                         if (mean.empty()) {  // column means of all Tk rows of V, as the fused kernel
-                            const float* V = p.v.at(b, g);
                             mean.assign(p.dv, 0.0);
-                            for (std::size_t j = 0; j < p.Tk; ++j)
-                                for (std::size_t col = 0; col < p.dv; ++col) mean[col] += V[j * p.v.sT + col];
+                            if (p.v.type == ElementType::f16) {
+                                const auto* V = static_cast<const std::uint16_t*>(p.v.element_at(b, g));
+                                for (std::size_t j = 0; j < p.Tk; ++j)
+                                    for (std::size_t col = 0; col < p.dv; ++col)
+                                        mean[col] += half_to_float(V[j * p.v.sT + col]);
+                            } else {
+                                const float* V = p.v.at(b, g);
+                                for (std::size_t j = 0; j < p.Tk; ++j)
+                                    for (std::size_t col = 0; col < p.dv; ++col) mean[col] += V[j * p.v.sT + col];
+                            }
                         }
                         for (std::size_t col = 0; col < p.dv; ++col) out[col] = float(mean[col] / double(p.Tk));
                     } else {
@@ -421,21 +437,29 @@ std::size_t run_split_keys(const Problem& p, const AttentionSpec& spec, Tensor& 
 
 }  // namespace
 
-std::size_t split_key_chunk(std::size_t dk, std::size_t dv) noexcept {
+std::size_t split_key_chunk(std::size_t dk, std::size_t dv, std::size_t kv_bytes) noexcept {
     // About 128 KiB of K and V rows per chunk: long enough to stream, short enough that a
-    // decode step over a few thousand keys still has work for every thread.
-    const std::size_t keys = 32768 / std::max<std::size_t>(dk + dv, 1) / 64 * 64;
-    return std::clamp<std::size_t>(keys, 64, 512);
+    // decode step over a few thousand keys still has work for every thread. float16 K/V
+    // gets twice the keys (the same bytes).
+    const std::size_t keys = 131072 / std::max<std::size_t>((dk + dv) * kv_bytes, 1) / 64 * 64;
+    return std::clamp<std::size_t>(keys, 64, 1024);
 }
 
-BatchedAttention batched_attention(const TensorView& Q, const TensorView& K, const TensorView& V,
+BatchedAttention batched_attention(const TensorView& Q, const KVView& K, const KVView& V,
                                    const AttentionSpec& spec, const AttentionWants& wants) {
+    const bool materialise = wants.scores || wants.scaled || wants.weights || wants.weights_mean ||
+                             spec.normalize != Normalization::softmax;
+    const bool half = K.type == ElementType::f16 || V.type == ElementType::f16;
+    // The fused and decoding kernels read float16 K/V as they are, but both K and V of one
+    // type; the materialised path (Tq×Tk matrices anyway) widens them once.
+    if (half && (materialise || K.type != V.type)) {
+        const Tensor k = to_float(K), v = to_float(V);
+        return batched_attention(Q, k.view(), v.view(), spec, wants);
+    }
     const Problem p = resolve(Q, K, V, spec);
     BatchedAttention r;
     r.batch = p.B, r.heads = p.H, r.kv_heads = p.G;
     const std::size_t rows = p.r1 - p.r0;
-    const bool materialise = wants.scores || wants.scaled || wants.weights || wants.weights_mean ||
-                             spec.normalize != Normalization::softmax;
     if (!materialise) {
         if (!wants.context) return r;
         r.context = Tensor(p.result_shape(true, rows, p.dv));

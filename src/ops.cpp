@@ -33,7 +33,8 @@ struct CpuFeatures {
     CpuFeatures() noexcept {
 #if defined(ATTN_X86)
         __builtin_cpu_init();
-        avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        // F16C: the avx2 kernels widen float16 keys and values with it (every AVX2 CPU has it).
+        avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
         // The avx512 kernels are compiled with F, DQ (hadd), VL and BW (see Makefile).
         avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                  __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");

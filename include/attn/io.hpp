@@ -55,6 +55,8 @@ std::vector<std::string> read_labels(const std::string& path);
 // at a 64-byte offset. A Matrix is the 2-D case.
 std::string npy_bytes(const TensorView& t);
 std::string npy_bytes(const Matrix& m);
+// The same as '<f2' (IEEE half precision), each value rounded to nearest even (float_to_half).
+std::string npy_half_bytes(const TensorView& t);
 
 // ---- output ----------------------------------------------------------------------------
 enum class Format { pretty, csv, tsv, json, npy };

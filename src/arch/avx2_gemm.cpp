@@ -7,4 +7,5 @@ namespace attn::kernels::avx2 {
 void gemm(const GemmArgs& a) { Gemm<xsimd::fma3<xsimd::avx2>>::run(a); }
 float fma_peak(std::uint64_t iterations, float seed) { return FmaPeak<xsimd::fma3<xsimd::avx2>>::run(iterations, seed); }
 std::size_t fma_peak_lanes() { return FmaPeak<xsimd::fma3<xsimd::avx2>>::lanes; }
+float read_sum(const float* p, std::size_t n) { return ReadProbe<xsimd::fma3<xsimd::avx2>>::run(p, n); }
 }  // namespace attn::kernels::avx2

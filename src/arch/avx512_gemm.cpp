@@ -7,4 +7,5 @@ namespace attn::kernels::avx512 {
 void gemm(const GemmArgs& a) { Gemm<xsimd::avx512f>::run(a); }
 float fma_peak(std::uint64_t iterations, float seed) { return FmaPeak<xsimd::avx512f>::run(iterations, seed); }
 std::size_t fma_peak_lanes() { return FmaPeak<xsimd::avx512f>::lanes; }
+float read_sum(const float* p, std::size_t n) { return ReadProbe<xsimd::avx512f>::run(p, n); }
 }  // namespace attn::kernels::avx512

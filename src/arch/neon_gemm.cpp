@@ -7,4 +7,5 @@ namespace attn::kernels::neon {
 void gemm(const GemmArgs& a) { Gemm<xsimd::neon64>::run(a); }
 float fma_peak(std::uint64_t iterations, float seed) { return FmaPeak<xsimd::neon64>::run(iterations, seed); }
 std::size_t fma_peak_lanes() { return FmaPeak<xsimd::neon64>::lanes; }
+float read_sum(const float* p, std::size_t n) { return ReadProbe<xsimd::neon64>::run(p, n); }
 }  // namespace attn::kernels::neon

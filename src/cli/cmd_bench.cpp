@@ -80,14 +80,19 @@ int cmd_bench(int argc, char** argv) {
          cxxopts::value<std::string>(), "LIST")
         ("kv-heads", "Key/value heads G for attention and mha (grouped-query; H must be a multiple; default H)",
          cxxopts::value<std::size_t>(), "G")
+        ("kv-dtype", "Element type of K and V for --op attention: f32 (default) or f16 (IEEE half precision, "
+                     "widened by the kernels tile by tile)",
+         cxxopts::value<std::string>(), "T")
         ("causal", "Attention with the causal mask (query i sees keys j <= i)")
         ("fused", "Attention by the fused streaming kernel (default)")
         ("materialized", "Attention through the Tq x Tk score matrix: Q·Kᵀ, softmax, ·V")
         ("repeat", "Timed runs per case (default 10)", cxxopts::value<int>(), "R")
         ("warmup", "Untimed runs before them (default 2)", cxxopts::value<int>(), "W")
         ("peak", "Measure the FMA peak (GFLOP/s) for 1..threads threads and every SIMD arch, and the read "
-                 "bandwidth (GB/s, 1..threads threads); show each result as a fraction of the FMA peak, and "
-                 "memory-bound ones (attention with at most 4 query rows) as a fraction of the bandwidth")
+                 "bandwidth (GB/s, 1..threads threads) from memory (a buffer of at least 4x the last-level cache) "
+                 "and in cache; show each result as a fraction of the FMA peak, and memory-bound ones (attention "
+                 "with at most 4 query rows) as a fraction of the bandwidth: in cache when their working set fits "
+                 "in the last-level cache, else from memory")
         ("format", "table, json (hyperfine's field names) or csv (default table)", cxxopts::value<std::string>(), "FMT");
     add_exec_options(options);
     // cxxopts has no one-letter long options: accept the documented --d / --d=LIST as -d.
@@ -124,11 +129,13 @@ int cmd_bench(int argc, char** argv) {
     else if (op != "none" || r.count("op"))
         throw UsageError("invalid --op '" + op + "': expected matmul, softmax, attention, mha or all");
     const bool attention_flags = r["causal"].as<bool>() || r["fused"].as<bool>() || r["materialized"].as<bool>() ||
-                                 r.count("head-dims") > 0 || r.count("kv-heads") > 0;
+                                 r.count("head-dims") > 0 || r.count("kv-heads") > 0 || r.count("kv-dtype") > 0;
     const bool has_attention = std::find(ops.begin(), ops.end(), Op::attention) != ops.end() ||
                                std::find(ops.begin(), ops.end(), Op::mha) != ops.end();
     if (attention_flags && !has_attention)
-        throw UsageError("--causal, --fused, --materialized, --kv-heads and --d apply to --op attention, mha (or all)");
+        throw UsageError("--causal, --fused, --materialized, --kv-heads, --kv-dtype and --d apply to --op attention, mha (or all)");
+    const std::string kv_dtype = r.count("kv-dtype") ? r["kv-dtype"].as<std::string>() : "f32";
+    if (kv_dtype != "f32" && kv_dtype != "f16") throw UsageError("invalid --kv-dtype '" + kv_dtype + "': expected f32 or f16");
     if (r.count("sizes") && ops.size() > 1)
         throw UsageError("--sizes needs a single --op (sizes mean different shapes for each op)");
 
@@ -164,6 +171,7 @@ int cmd_bench(int argc, char** argv) {
                                  std::to_string(c.heads) + " heads of --sizes " + text + " must be a multiple of it");
             c.causal = r["causal"].as<bool>();
             c.fused = !r["materialized"].as<bool>();
+            c.kv_half = o == Op::attention && kv_dtype == "f16";
             for (std::size_t d : dims_d) {
                 c.k = d;
                 cases.push_back(c);
@@ -187,7 +195,7 @@ int cmd_bench(int argc, char** argv) {
     const unsigned threads = current_threads();
     const bool progress = ::isatty(STDERR_FILENO) == 1;
     std::vector<Peak> peaks;
-    std::vector<Bandwidth> bandwidth;
+    BandwidthReport bandwidth;
     if (want_peak) peaks = measure_peaks(threads, progress), bandwidth = measure_bandwidth(threads, progress);
 
     std::vector<Result> results;

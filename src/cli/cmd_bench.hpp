@@ -22,6 +22,7 @@ struct Case {
     std::size_t m = 0, n = 0, k = 0;  // matmul m×k · k×n; softmax m×n; attention/mha Tq=m Tk=n d=k
     std::size_t batch = 1, heads = 1, kv_heads = 1;  // attention/mha: B, H, G
     bool causal = false, fused = true;
+    bool kv_half = false;  // attention: K and V in float16
     bool batched() const { return batch > 1 || heads > 1 || op == Op::mha; }
     std::string shape() const;
     // Floating-point work: matmul 2mnk; attention 4·B·H·Tq·Tk·d (both products, counted
@@ -32,7 +33,8 @@ struct Case {
     // Bytes of inputs and outputs the case allocates (a little more for packing).
     double bytes() const;
     // Memory-bound: fused attention with few query rows (split-K decoding), whose time is
-    // reading K and V. moved_bytes: what one call must move (K, V, Q and O, float32).
+    // reading K and V. moved_bytes: what one call must move (K, V, Q and O; K and V in
+    // float16 with kv_half).
     bool memory_bound() const;
     double moved_bytes() const;
 };
@@ -61,13 +63,27 @@ struct Peak {
 // reports on standard error.
 std::vector<Peak> measure_peaks(unsigned threads, bool progress);
 
-// Read bandwidth (a vectorised sum over a 256 MiB buffer, each thread its slice), for
-// 1..threads threads: median GB/s of several runs.
+// Read bandwidth: a vectorised sum over a buffer, each thread its slice, median GB/s of 7
+// runs for 1..threads threads, twice: from memory (a buffer of at least 4× the last-level
+// cache, so that no run finds it cached) and in cache (a buffer that stays in the
+// last-level cache between runs, as a decoding step's K/V does when it fits there).
 struct Bandwidth {
     unsigned threads;
-    double gbps;
+    double memory_gbps;
+    double cache_gbps;
 };
-std::vector<Bandwidth> measure_bandwidth(unsigned threads, bool progress);
+struct BandwidthReport {
+    std::size_t llc_bytes = 0;     // last-level cache (sysfs); 0 = unknown
+    std::size_t memory_bytes = 0;  // buffer of the memory probe
+    std::size_t cache_bytes = 0;   // buffer of the in-cache probe
+    std::vector<Bandwidth> rows;   // empty: not measured
+    // The figure a memory-bound case of `working_set` bytes compares with, and whether that
+    // is the in-cache one (the working set fits in the last-level cache).
+    std::optional<double> fair_gbps(unsigned threads, double working_set, bool* in_cache) const;
+};
+BandwidthReport measure_bandwidth(unsigned threads, bool progress);
+// The last-level cache of CPU 0 in bytes from sysfs (0 when unknown).
+std::size_t last_level_cache_bytes();
 
 // ---- reports -------------------------------------------------------------------------
 struct Result {
@@ -80,10 +96,10 @@ struct Result {
 
 std::string num(double v, const char* fmt = "%.6g");
 void print_table(const std::vector<Result>& results, const std::vector<Peak>& peaks,
-                 const std::vector<Bandwidth>& bandwidth);
+                 const BandwidthReport& bandwidth);
 void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peaks,
-                 const std::vector<Bandwidth>& bandwidth);
+                 const BandwidthReport& bandwidth);
 void print_json(const std::vector<Result>& results, const std::vector<Peak>& peaks,
-                 const std::vector<Bandwidth>& bandwidth);
+                 const BandwidthReport& bandwidth);
 
 }  // namespace attn::cli::bench

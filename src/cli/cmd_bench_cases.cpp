@@ -7,6 +7,7 @@
 
 #include "attn/attention.hpp"
 #include "attn/error.hpp"
+#include "attn/half.hpp"
 #include "attn/multihead.hpp"
 #include "cli/cmd_bench.hpp"
 
@@ -51,7 +52,8 @@ double Case::bytes() const {
     if (op == Op::softmax) return 4.0 * 2.0 * M * N;
     const double B = double(batch), H = double(heads), G = double(kv_heads);
     // Q, K, V, O (+ S, P per head when materialised); mha adds X, the projections and W.
-    double b = 4.0 * B * (2.0 * H * M * K + 2.0 * G * N * K + (fused ? 0.0 : 3.0 * H * M * N));
+    const double kv = kv_half ? 2.0 : 4.0;  // bytes per K/V element
+    double b = 4.0 * B * (2.0 * H * M * K + (fused ? 0.0 : 3.0 * H * M * N)) + kv * B * 2.0 * G * N * K;
     if (op == Op::mha) b += 4.0 * (B * (M + N) * H * K * 2.0 + 4.0 * H * K * H * K);
     return b;
 }
@@ -60,7 +62,7 @@ bool Case::memory_bound() const { return op == Op::attention && fused && m <= de
 
 double Case::moved_bytes() const {
     const double B = double(batch), H = double(heads), G = double(kv_heads), M = double(m), N = double(n), K = double(k);
-    return 4.0 * B * (2.0 * G * N * K + 2.0 * H * M * K);
+    return (kv_half ? 2.0 : 4.0) * B * 2.0 * G * N * K + 4.0 * B * 2.0 * H * M * K;
 }
 
 namespace {
@@ -87,6 +89,16 @@ std::function<void()> batched_call(const Case& c, std::mt19937& gen) {
     spec.causal = c.causal ? Causal::top_left : Causal::none;
     AttentionWants wants;
     wants.weights = !c.fused;
+    if (c.op == Op::attention && c.kv_half) {
+        // The same draws as float32, rounded to float16 (K and V stay float16 in memory).
+        auto Q = random_tensor({c.batch, c.heads, c.m, c.k}, gen);
+        auto K = std::make_shared<HalfTensor>(to_half(random_tensor({c.batch, c.kv_heads, c.n, c.k}, gen)->view()));
+        auto V = std::make_shared<HalfTensor>(to_half(random_tensor({c.batch, c.kv_heads, c.n, c.k}, gen)->view()));
+        return [Q, K, V, spec, wants] {
+            const BatchedAttention r = batched_attention(Q->view(), K->view(), V->view(), spec, wants);
+            if (r.fused != !wants.weights) throw RuntimeFailure("bench: attention took an unexpected path");
+        };
+    }
     if (c.op == Op::attention) {
         auto Q = random_tensor({c.batch, c.heads, c.m, c.k}, gen);
         auto K = random_tensor({c.batch, c.kv_heads, c.n, c.k}, gen);
@@ -134,7 +146,7 @@ std::function<void()> make_call(const Case& c) {
             normalize_rows(*S, Normalization::softmax, MaskedRowPolicy::zero);
         };
     }
-    if (c.batched()) return batched_call(c, gen);
+    if (c.batched() || c.kv_half) return batched_call(c, gen);
     auto Q = std::make_shared<Matrix>(random_matrix(c.m, c.k, gen));
     auto K = std::make_shared<Matrix>(random_matrix(c.n, c.k, gen));
     auto V = std::make_shared<Matrix>(random_matrix(c.n, c.k, gen));

@@ -7,12 +7,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <string>
 #include <thread>
 #include <vector>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "cli/cmd_bench.hpp"
 #include "kernels/kernel_table.hpp"
@@ -128,61 +126,129 @@ std::pair<double, double> measure_peak(PeakFn probe, std::size_t lanes, unsigned
 
 namespace {
 
-// Sum of n floats in 8 independent vector accumulators (SSE2 on x86-64, the baseline ISA:
-// two 16-byte loads a cycle outrun memory), plain C++ elsewhere.
+// Sum of n floats by the read probe of the best SIMD arch this CPU runs (its widest loads,
+// 8 accumulators in registers: the loop is not the limit, memory is); plain C++ without one.
 float sum_floats(const float* p, std::size_t n) {
+    const kernels::KernelSet& k = kernels::table_of(best_arch());
+    if (k.read_sum) return k.read_sum(p, n);
+    float acc[16] = {}, s = 0.0f;
     std::size_t i = 0;
-    float s = 0.0f;
-#if defined(__SSE2__)
-    __m128 acc[8];
-    for (auto& a : acc) a = _mm_setzero_ps();
-    for (; i + 32 <= n; i += 32)
-        for (std::size_t k = 0; k < 8; ++k) acc[k] = _mm_add_ps(acc[k], _mm_loadu_ps(p + i + 4 * k));
-    for (std::size_t k = 1; k < 8; ++k) acc[0] = _mm_add_ps(acc[0], acc[k]);
-    alignas(16) float t[4];
-    _mm_store_ps(t, acc[0]);
-    s = (t[0] + t[1]) + (t[2] + t[3]);
-#else
-    float acc[16] = {};
     for (; i + 16 <= n; i += 16)
-        for (std::size_t k = 0; k < 16; ++k) acc[k] += p[i + k];
+        for (std::size_t j = 0; j < 16; ++j) acc[j] += p[i + j];
     for (float a : acc) s += a;
-#endif
     for (; i < n; ++i) s += p[i];
     return s;
 }
 
 }  // namespace
 
-std::vector<Bandwidth> measure_bandwidth(unsigned threads, bool progress) {
-    const std::size_t n = (std::size_t(256) << 20) / sizeof(float);
-    std::vector<float> buffer(n, 1.0f);  // written once: every page is mapped before timing
-    std::vector<Bandwidth> out;
-    for (unsigned t = 1; t <= threads; ++t) {
-        if (progress) std::fprintf(stderr, "\rmeasuring the read bandwidth: %u thread(s)...   ", t);
-        std::vector<double> rates;
-        for (int run = 0; run < 7; ++run) {
-            std::vector<std::thread> pool;
-            std::atomic<unsigned> ready{0};
-            std::atomic<bool> go{false};
-            for (unsigned w = 0; w < t; ++w)
-                pool.emplace_back([&, w] {
-                    const std::size_t b = n * w / t, e = n * (w + 1) / t;
-                    ready.fetch_add(1);
-                    while (!go.load()) std::this_thread::yield();
-                    g_sink = g_sink + sum_floats(buffer.data() + b, e - b);
-                });
-            while (ready.load() < t) std::this_thread::yield();
-            const auto start = Clock::now();
-            go = true;
-            for (auto& th : pool) th.join();
-            const double secs = std::chrono::duration<double>(Clock::now() - start).count();
-            rates.push_back(double(n * sizeof(float)) / secs * 1e-9);
+namespace {
+
+// "266240K", "32M", "1024" (bytes) as in sysfs cache sizes; "22582456 kB" as in /proc/meminfo.
+std::size_t parse_size(const std::string& text) {
+    std::size_t v = 0, i = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') v = v * 10 + std::size_t(text[i++] - '0');
+    while (i < text.size() && text[i] == ' ') ++i;
+    if (i < text.size() && (text[i] == 'K' || text[i] == 'k')) v <<= 10;
+    else if (i < text.size() && (text[i] == 'M' || text[i] == 'm')) v <<= 20;
+    else if (i < text.size() && (text[i] == 'G' || text[i] == 'g')) v <<= 30;
+    return v;
+}
+
+std::string read_first_line(const std::string& path) {
+    std::ifstream f(path);
+    std::string line;
+    std::getline(f, line);
+    return line;
+}
+
+// MemAvailable from /proc/meminfo in bytes (0 when unknown).
+std::size_t available_memory_bytes() {
+    std::ifstream f("/proc/meminfo");
+    std::string line;
+    const std::string key = "MemAvailable:";
+    while (std::getline(f, line))
+        if (line.compare(0, key.size(), key) == 0) {
+            const std::size_t at = line.find_first_not_of(' ', key.size());
+            return at == std::string::npos ? 0 : parse_size(line.substr(at));
         }
-        std::sort(rates.begin(), rates.end());
-        out.push_back({t, rates[rates.size() / 2]});
+    return 0;
+}
+
+// Median GB/s of 7 runs of `threads` threads summing n floats of buffer, each its slice.
+double probe_read(const float* buffer, std::size_t n, unsigned threads) {
+    std::vector<double> rates;
+    for (int run = 0; run < 7; ++run) {
+        std::vector<std::thread> pool;
+        std::atomic<unsigned> ready{0};
+        std::atomic<bool> go{false};
+        for (unsigned w = 0; w < threads; ++w)
+            pool.emplace_back([&, w] {
+                const std::size_t b = n * w / threads, e = n * (w + 1) / threads;
+                ready.fetch_add(1);
+                while (!go.load()) std::this_thread::yield();
+                g_sink = g_sink + sum_floats(buffer + b, e - b);
+            });
+        while (ready.load() < threads) std::this_thread::yield();
+        const auto start = Clock::now();
+        go = true;
+        for (auto& th : pool) th.join();
+        const double secs = std::chrono::duration<double>(Clock::now() - start).count();
+        rates.push_back(double(n * sizeof(float)) / secs * 1e-9);
     }
-    return out;
+    std::sort(rates.begin(), rates.end());
+    return rates[rates.size() / 2];
+}
+
+}  // namespace
+
+std::size_t last_level_cache_bytes() {
+    std::size_t best_level = 0, size = 0;
+    for (int i = 0; i < 16; ++i) {
+        const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+        const std::string level = read_first_line(dir + "level"), type = read_first_line(dir + "type");
+        if (level.empty()) break;
+        if (type == "Instruction") continue;
+        const std::size_t l = parse_size(level), bytes = parse_size(read_first_line(dir + "size"));
+        if (l >= best_level && bytes > 0) best_level = l, size = bytes;
+    }
+    return size;
+}
+
+std::optional<double> BandwidthReport::fair_gbps(unsigned threads, double working_set, bool* in_cache) const {
+    for (const Bandwidth& b : rows) {
+        if (b.threads != threads) continue;
+        const bool fits = llc_bytes > 0 && working_set <= double(llc_bytes);
+        if (in_cache) *in_cache = fits;
+        return fits ? b.cache_gbps : b.memory_gbps;
+    }
+    return std::nullopt;
+}
+
+BandwidthReport measure_bandwidth(unsigned threads, bool progress) {
+    BandwidthReport r;
+    r.llc_bytes = last_level_cache_bytes();
+    constexpr std::size_t MiB = std::size_t(1) << 20;
+    // Memory: 4× the last-level cache (1 GiB when unknown), at least 256 MiB, at most 2 GiB
+    // and a quarter of the available memory.
+    std::size_t mem = r.llc_bytes ? std::clamp(4 * r.llc_bytes, 256 * MiB, 2048 * MiB) : 1024 * MiB;
+    if (const std::size_t avail = available_memory_bytes(); avail > 0) mem = std::min(mem, std::max(avail / 4, 64 * MiB));
+    r.memory_bytes = mem / MiB * MiB;
+    // In cache: 32 MiB (a 1×32768×128 K/V in float32), or half the last-level cache if smaller.
+    r.cache_bytes = r.llc_bytes ? std::min(32 * MiB, r.llc_bytes / 2) / 4096 * 4096 : 32 * MiB;
+    for (const bool memory : {true, false}) {
+        const std::size_t n = (memory ? r.memory_bytes : r.cache_bytes) / sizeof(float);
+        std::vector<float> buffer(n, 1.0f);  // written once: every page is mapped before timing
+        for (unsigned t = 1; t <= threads; ++t) {
+            if (progress)
+                std::fprintf(stderr, "\rmeasuring the read bandwidth (%s): %u thread(s)...   ", memory ? "memory" : "in cache", t);
+            if (!memory) g_sink = g_sink + sum_floats(buffer.data(), n);  // into the cache
+            const double gbps = probe_read(buffer.data(), n, t);
+            if (memory) r.rows.push_back({t, gbps, 0.0});
+            else r.rows[t - 1].cache_gbps = gbps;
+        }
+    }
+    return r;
 }
 
 std::vector<Peak> measure_peaks(unsigned threads, bool progress) {

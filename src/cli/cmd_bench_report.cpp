@@ -31,28 +31,27 @@ std::optional<double> cpu_fraction(const std::vector<Peak>& peaks, const Result&
     return std::nullopt;
 }
 
-// The measured read bandwidth for this many threads, when measured.
-std::optional<double> bandwidth_for(const std::vector<Bandwidth>& bw, unsigned threads) {
-    for (const auto& b : bw)
-        if (b.threads == threads) return b.gbps;
-    return std::nullopt;
-}
+double mib(std::size_t bytes) { return double(bytes) / double(1u << 20); }
 
 }  // namespace
 
 void print_table(const std::vector<Result>& results, const std::vector<Peak>& peaks,
-                 const std::vector<Bandwidth>& bandwidth) {
+                 const BandwidthReport& bandwidth) {
     if (!peaks.empty()) {
         std::printf("FMA peak (12 independent FMA chains per thread):\n");
         std::printf("  %-8s %7s %10s %14s\n", "arch", "threads", "GFLOP/s", "per CPU-second");
         for (const auto& p : peaks)
             std::printf("  %-8s %7u %10.1f %14.1f\n", arch_name(p.arch), p.threads, p.gflops, p.cpu_gflops);
-        if (!results.empty() || !bandwidth.empty()) std::printf("\n");
+        if (!results.empty() || !bandwidth.rows.empty()) std::printf("\n");
     }
-    if (!bandwidth.empty()) {
-        std::printf("Read bandwidth (sum over a 256 MiB buffer, median of 7 runs):\n");
-        std::printf("  %7s %10s\n", "threads", "GB/s");
-        for (const auto& b : bandwidth) std::printf("  %7u %10.1f\n", b.threads, b.gbps);
+    if (!bandwidth.rows.empty()) {
+        std::printf("Read bandwidth (vector sum, median of 7 runs; last-level cache %s):\n",
+                    bandwidth.llc_bytes ? (num(mib(bandwidth.llc_bytes), "%.0f") + " MiB").c_str() : "unknown");
+        std::printf("  %7s %14s %14s\n", "threads", "memory GB/s", "in cache GB/s");
+        for (const auto& b : bandwidth.rows) std::printf("  %7u %14.1f %14.1f\n", b.threads, b.memory_gbps, b.cache_gbps);
+        std::printf("  memory: a %s MiB buffer (at least 4x the last-level cache); in cache: a %s MiB buffer read "
+                    "again and again.\n",
+                    num(mib(bandwidth.memory_bytes), "%.0f").c_str(), num(mib(bandwidth.cache_bytes), "%.0f").c_str());
         if (!results.empty()) std::printf("\n");
     }
     if (results.empty()) return;
@@ -66,6 +65,7 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
             any_attention = true;
             label += r.c.fused ? "" : "/mat";
             if (r.c.causal) label += "/c", any_causal = true;
+            if (r.c.kv_half) label += "/f16";
         }
         const auto peak = peak_for(peaks, r.arch, r.threads);
         const auto cpu = cpu_fraction(peaks, r);
@@ -81,16 +81,21 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
     for (const auto& r : results) any_memory_bound = any_memory_bound || r.c.memory_bound();
     if (any_memory_bound) {
         std::printf("\nmemory-bound (few query rows: reading K and V is the limit):\n");
-        std::printf("%-15s %-16s %-7s %3s %11s %9s %7s\n", "op", "shape", "arch", "thr", "median s", "GB/s", "% bw");
+        std::printf("%-15s %-16s %-7s %3s %11s %9s %9s %7s %9s\n", "op", "shape", "arch", "thr", "median s", "MiB", "GB/s",
+                    "% bw", "vs");
         for (const auto& r : results) {
             if (!r.c.memory_bound()) continue;
             const double gbps = r.c.moved_bytes() / r.timing.median * 1e-9;
-            const auto bw = bandwidth_for(bandwidth, r.threads);
-            std::printf("%-15s %-16s %-7s %3u %11.6f %9.1f %7s\n", op_name(r.c.op), r.c.shape().c_str(), arch_name(r.arch),
-                        r.threads, r.timing.median, gbps, bw ? num(100.0 * gbps / *bw, "%.0f%%").c_str() : "-");
+            bool in_cache = false;
+            const auto bw = bandwidth.fair_gbps(r.threads, r.c.moved_bytes(), &in_cache);
+            const std::string label = std::string(op_name(r.c.op)) + (r.c.kv_half ? "/f16" : "");
+            std::printf("%-15s %-16s %-7s %3u %11.6f %9.1f %9.1f %7s %9s\n", label.c_str(), r.c.shape().c_str(),
+                        arch_name(r.arch), r.threads, r.timing.median, r.c.moved_bytes() / double(1u << 20), gbps,
+                        bw ? num(100.0 * gbps / *bw, "%.0f%%").c_str() : "-", bw ? (in_cache ? "in cache" : "memory") : "-");
         }
-        std::printf("GB/s: bytes of K, V, Q and the output over the median; %% bw: over the measured read bandwidth "
-                    "(--peak) for that many threads.\n");
+        std::printf("MiB: the working set (K, V, Q and the output); GB/s: it over the median; %% bw: over the measured "
+                    "read bandwidth (--peak) for that many threads, in cache when the working set fits in the "
+                    "last-level cache (it then stays there between runs), else from memory (vs).\n");
     }
     std::printf("\nshapes: matmul MxNxK (A is MxK); softmax rows x cols; attention Tq x Tk x d, or B x H[:G] x Tq x Tk x d "
                 "(batch, heads[:key/value heads]); mha also projects X (B x Tq x H*d) and applies W_O.\n");
@@ -103,7 +108,7 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
 }
 
 void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peaks,
-               const std::vector<Bandwidth>& bandwidth) {
+               const BandwidthReport& bandwidth) {
     (void)bandwidth;  // the csv keeps its columns; the table and json report the bandwidth
     std::printf("op,shape,arch,threads,causal,fused,median,min,max,mean,stddev,gflops,elements_per_s,speedup_vs_scalar,"
                 "fraction_of_peak,user,system,fraction_of_peak_cpu\n");
@@ -126,7 +131,7 @@ void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peak
 }
 
 void print_json(const std::vector<Result>& results, const std::vector<Peak>& peaks,
-                const std::vector<Bandwidth>& bandwidth) {
+                const BandwidthReport& bandwidth) {
     std::printf("{\n  \"machine\": {\"online_cores\": %u, \"best_arch\": \"%s\"},\n", online_cores(),
                 arch_name(best_arch()));
     std::printf("  \"flops_note\": \"matmul 2*M*N*K; attention 4*B*H*Tq*Tk*d, dense even when causal; mha adds "
@@ -137,11 +142,14 @@ void print_json(const std::vector<Result>& results, const std::vector<Peak>& pea
                     i ? "," : "", arch_name(peaks[i].arch), peaks[i].threads, num(peaks[i].gflops).c_str(),
                     num(peaks[i].cpu_gflops).c_str());
     std::printf("%s],\n", peaks.empty() ? "" : "\n  ");
-    if (!bandwidth.empty()) {
+    if (!bandwidth.rows.empty()) {
+        std::printf("  \"last_level_cache_bytes\": %zu, \"memory_probe_bytes\": %zu, \"cache_probe_bytes\": %zu,\n",
+                    bandwidth.llc_bytes, bandwidth.memory_bytes, bandwidth.cache_bytes);
         std::printf("  \"read_bandwidth\": [");
-        for (std::size_t i = 0; i < bandwidth.size(); ++i)
-            std::printf("%s\n    {\"threads\": %u, \"gb_per_s\": %s}", i ? "," : "", bandwidth[i].threads,
-                        num(bandwidth[i].gbps).c_str());
+        for (std::size_t i = 0; i < bandwidth.rows.size(); ++i)
+            std::printf("%s\n    {\"threads\": %u, \"gb_per_s\": %s, \"in_cache_gb_per_s\": %s}", i ? "," : "",
+                        bandwidth.rows[i].threads, num(bandwidth.rows[i].memory_gbps).c_str(),
+                        num(bandwidth.rows[i].cache_gbps).c_str());
         std::printf("\n  ],\n");
     }
     std::printf("  \"results\": [");
@@ -153,7 +161,8 @@ void print_json(const std::vector<Result>& results, const std::vector<Peak>& pea
         std::printf("%s\n    {\"command\": \"%s\", \"op\": \"%s\", \"shape\": \"%s\", \"arch\": \"%s\", \"threads\": %u,",
                     i ? "," : "", command.c_str(), op_name(r.c.op), r.c.shape().c_str(), arch_name(r.arch), r.threads);
         if ((r.c.op == Op::attention || r.c.op == Op::mha))
-            std::printf(" \"causal\": %s, \"fused\": %s,", r.c.causal ? "true" : "false", r.c.fused ? "true" : "false");
+            std::printf(" \"causal\": %s, \"fused\": %s, \"kv_dtype\": \"%s\",", r.c.causal ? "true" : "false",
+                        r.c.fused ? "true" : "false", r.c.kv_half ? "f16" : "f32");
         std::printf("\n     \"mean\": %s, \"stddev\": %s, \"median\": %s, \"user\": %s, \"system\": %s, "
                     "\"min\": %s, \"max\": %s,",
                     num(r.timing.mean).c_str(), num(r.timing.stddev).c_str(), num(r.timing.median).c_str(),
@@ -168,8 +177,10 @@ void print_json(const std::vector<Result>& results, const std::vector<Peak>& pea
         if (r.c.memory_bound()) {
             const double gbps = r.c.moved_bytes() / r.timing.median * 1e-9;
             std::printf(" \"gb_per_s_moved\": %s,", num(gbps).c_str());
-            if (const auto bw = bandwidth_for(bandwidth, r.threads))
-                std::printf(" \"fraction_of_bandwidth\": %s,", num(gbps / *bw).c_str());
+            bool in_cache = false;
+            if (const auto bw = bandwidth.fair_gbps(r.threads, r.c.moved_bytes(), &in_cache))
+                std::printf(" \"fraction_of_bandwidth\": %s, \"bandwidth_compared\": \"%s\",", num(gbps / *bw).c_str(),
+                            in_cache ? "in cache" : "memory");
         }
         std::printf("\n     \"times\": [");
         for (std::size_t t = 0; t < r.timing.times.size(); ++t)

@@ -254,7 +254,8 @@ int cmd_example(int argc, char** argv) {
     const Example* chosen = nullptr;
     if (r.count("name")) {
         const auto& names = r["name"].as<std::vector<std::string>>();
-        if (names.size() > 1) throw UsageError("one example at a time (got '" + names[1] + "' too)");
+        if (names.size() > 1)
+            throw UsageError("one example NAME at a time: got the positional arguments '" + names[0] + "' and '" + names[1] + "'");
         chosen = find_example(names[0]);
         if (!chosen) throw UsageError("no example named '" + names[0] + "' (attn example lists them)");
     }

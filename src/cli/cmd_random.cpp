@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "attn/error.hpp"
+#include "attn/half.hpp"
 #include "attn/io.hpp"
 #include "attn/tensor.hpp"
 #include "attn/torch_rng.hpp"
@@ -102,6 +103,14 @@ void check_finite(const std::vector<float>& v) {
         if (!std::isfinite(x)) throw UsageError("--mean/--std or --low/--high make values overflow float32");
 }
 
+// --dtype f16: each value rounded to the nearest float16 (as torch's .half()), in place.
+void round_to_half(std::vector<float>& v) {
+    for (float& x : v) {
+        x = half_to_float(float_to_half(x));
+        if (!std::isfinite(x)) throw UsageError("--mean/--std or --low/--high make values overflow float16 (65504)");
+    }
+}
+
 }  // namespace
 
 int cmd_random(int argc, char** argv) {
@@ -113,7 +122,8 @@ int cmd_random(int argc, char** argv) {
                              "under titles 'draw N [i, j] (RxC):' with 4 digits after the point, as torch\n"
                              "prints (--digits sets either). Without --format: pretty on a terminal, csv\n"
                              "otherwise. Each draw reads back into attn (pretty when not wrapped). npy keeps\n"
-                             "the full shape (-o DIR gets drawN.npy files when --count > 1).");
+                             "the full shape (-o DIR gets drawN.npy files when --count > 1). --dtype f16\n"
+                             "rounds each value to float16 (torch's .half()); npy then writes '<f2'.");
     options.add_options()
         ("shape", "Tensor shape, e.g. 3,2 or 4,8,32 (required; at most 32 dimensions and 2^28 elements; "
                   "text formats at most 2^28 lines per draw)", cxxopts::value<std::string>(), "DIMS")
@@ -127,7 +137,10 @@ int cmd_random(int argc, char** argv) {
         ("low", "Uniform lower bound, as uniform_(low, high) (default 0)", cxxopts::value<std::string>(), "L")
         ("high", "Uniform upper bound (default 1)", cxxopts::value<std::string>(), "H")
         ("torch-kernel", "Which torch build to match: avx2 (x86, the default) or scalar (ARM builds, "
-                         "ATEN_CPU_CAPABILITY=default)", cxxopts::value<std::string>(), "avx2|scalar");
+                         "ATEN_CPU_CAPABILITY=default)", cxxopts::value<std::string>(), "avx2|scalar")
+        ("dtype", "f32 (default) or f16: the float32 draw rounded to nearest-even float16, as torch's "
+                  "randn(...).half(); --format npy writes '<f2' (half the bytes), text prints the rounded values",
+         cxxopts::value<std::string>(), "f32|f16");
     add_output_options(options);
     const auto parsed = parse_or_help(options, argc, argv);
     if (!parsed) return exit_ok;
@@ -167,6 +180,9 @@ int cmd_random(int argc, char** argv) {
     const TorchKernel kernel =
         r.count("torch-kernel") ? parse_torch_kernel(r["torch-kernel"].as<std::string>()) : TorchKernel::avx2;
     const io::OutputOptions out = output_options(r);
+    const std::string dtype = r.count("dtype") ? r["dtype"].as<std::string>() : "f32";
+    if (dtype != "f32" && dtype != "f16") throw UsageError("invalid --dtype '" + dtype + "': expected f32 or f16");
+    const bool half = dtype == "f16";
     const int digits = out.digits >= 0 ? out.digits : 9;  // json
     const Shape tensor_shape(shape);
 
@@ -196,8 +212,9 @@ int cmd_random(int argc, char** argv) {
     const int name_width = int(std::to_string(count - 1).size());
     if (npy) {
         for (long long d = 0; d < count; ++d) {
-            const std::vector<float> v = uniform ? gen.rand(shape, a, b) : gen.randn(shape, a, b);
+            std::vector<float> v = uniform ? gen.rand(shape, a, b) : gen.randn(shape, a, b);
             check_finite(v);
+            if (half) round_to_half(v);
             std::string path = out.path;
             if (count > 1) {
                 char name[48];
@@ -205,7 +222,8 @@ int cmd_random(int argc, char** argv) {
                 path = (std::filesystem::path(out.path) / name).string();
             }
             io::detail::OutputFile sink(path);
-            sink.write(io::npy_bytes(contiguous_view(v.data(), tensor_shape)));
+            const TensorView draw = contiguous_view(v.data(), tensor_shape);
+            sink.write(half ? io::npy_half_bytes(draw) : io::npy_bytes(draw));
             sink.commit();
         }
         return exit_ok;
@@ -225,8 +243,9 @@ int cmd_random(int argc, char** argv) {
     }
     const io::TextSink to_sink = [&](std::string_view piece) { sink.write(piece); };
     for (long long d = 0; d < count; ++d) {
-        const std::vector<float> v = uniform ? gen.rand(shape, a, b) : gen.randn(shape, a, b);
+        std::vector<float> v = uniform ? gen.rand(shape, a, b) : gen.randn(shape, a, b);
         check_finite(v);
+        if (half) round_to_half(v);
         const TensorView draw = contiguous_view(v.data(), tensor_shape);
         if (out.format == io::Format::json) {
             sink.write(d ? ",\n    " : "    ");

@@ -10,27 +10,87 @@
 #include <cstring>
 #include <iostream>
 #include <limits>
+#include <set>
 
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
+#include "cli/help.hpp"
 
 namespace attn::cli {
 
+std::optional<cxxopts::Options>* options_capture = nullptr;
+
+namespace {
+
+// cxxopts says "Argument 'abc' failed to parse" without naming the option: find the
+// option in argv that was given that value (--opt VALUE, --opt=VALUE, -o VALUE, -oVALUE).
+std::string bad_value_message(const cxxopts::Options& options, const std::string& value, int argc, char** argv) {
+    std::string option;
+    for (int i = 1; i < argc && option.empty(); ++i) {
+        const std::string a = argv[i];
+        if (a == "--") break;
+        if (a.rfind("--", 0) == 0) {
+            const auto eq = a.find('=');
+            if (eq != std::string::npos && a.substr(eq + 1) == value) option = a.substr(2, eq - 2);
+            else if (eq == std::string::npos && i + 1 < argc && argv[i + 1] == value) option = a.substr(2);
+        } else if (a.size() >= 2 && a[0] == '-' && a[1] != '-') {
+            if (a.size() == 2 && i + 1 < argc && argv[i + 1] == value) option = a.substr(1);
+            else if (a.size() > 2 && a.substr(2) == value) option = a.substr(1, 1);
+        }
+    }
+    if (option.empty()) return "invalid value '" + value + "'";
+    bool flag = false;
+    for (const auto& g : options.groups())
+        for (const auto& d : options.group_help(g).options)
+            if (d.s == option || (!d.l.empty() && d.l.front() == option)) {
+                flag = d.is_boolean;
+                if (option.size() == 1 && !d.l.empty()) option = d.l.front();
+            }
+    const std::string name = (option.size() == 1 ? "-" : "--") + option;
+    if (flag) return "invalid " + name + "='" + value + "': " + name + " takes no value";
+    const bool integer_syntax = !value.empty() && value.find_first_not_of("0123456789", value[0] == '-' || value[0] == '+') == std::string::npos &&
+                                value.size() > std::size_t(value[0] == '-' || value[0] == '+');
+    return "invalid " + name + " '" + value + "': " + (integer_syntax ? "out of range" : "expected an integer");
+}
+
+}  // namespace
+
 std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int argc, char** argv) {
     options.add_options()("h,help", "Show this help and exit");
+    if (options_capture) {
+        *options_capture = options;
+        return std::nullopt;
+    }
     try {
         auto result = options.parse(argc, argv);
         if (result.count("help")) {
-            std::cout << options.help() << std::flush;
+            std::cout << help_page_for(options) << std::flush;
             return std::nullopt;
         }
         if (!result.unmatched().empty())
             throw UsageError("unexpected argument '" + result.unmatched().front() + "' (see --help)");
-        // A value option given twice would silently keep the last one.
+        // A value option given twice would silently keep the last one. Options that collect
+        // a list (positional NAME...) are the command's to check.
+        std::set<std::string> lists;
+        for (const auto& g : options.groups())
+            for (const auto& d : options.group_help(g).options)
+                if (d.is_container)
+                    for (const auto& l : d.l) lists.insert(l);
         for (const auto& kv : result.arguments())
-            if (result.count(kv.key()) > 1 && kv.value() != "true")
+            if (result.count(kv.key()) > 1 && kv.value() != "true" && !lists.count(kv.key()))
                 throw UsageError((kv.key().size() == 1 ? "-" : "--") + kv.key() + " given more than once");
         return result;
+    } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
+        std::string value = e.what();  // "Argument ‘VALUE’ failed to parse"
+        const std::string before = "Argument ", after = " failed to parse";
+        if (value.rfind(before, 0) == 0 && value.size() >= before.size() + after.size())
+            value = value.substr(before.size(), value.size() - before.size() - after.size());
+        for (const char* q : {"\u2018", "'"})
+            if (value.rfind(q, 0) == 0) value.erase(0, std::strlen(q));
+        for (const char* q : {"\u2019", "'"})
+            if (value.size() >= std::strlen(q) && value.compare(value.size() - std::strlen(q), std::string::npos, q) == 0)
+                value.erase(value.size() - std::strlen(q));
+        throw UsageError(bad_value_message(options, value, argc, argv) + " (see --help)");
     } catch (const cxxopts::exceptions::exception& e) {
         std::string msg = e.what();
         // cxxopts quotes with ‘ ’; attn's messages use plain quotes.

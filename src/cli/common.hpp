@@ -10,8 +10,12 @@
 
 namespace attn::cli {
 
-// Parses argv; cxxopts errors become UsageError. Returns nullopt after printing --help.
+// Parses argv; cxxopts errors become UsageError naming the option. Returns nullopt after
+// printing --help (the page of cli/help.hpp).
 std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int argc, char** argv);
+// When set, parse_or_help stores the command's declared options here and returns nullopt
+// without parsing: the help pages, man page and completions read every command's options so.
+extern std::optional<cxxopts::Options>* options_capture;
 
 // What --digits means, the same in every command (pretty: decimals and the notation rule;
 // csv/tsv/json: significant digits).

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attn/error.hpp"
+#include "attn/half.hpp"
 #include "attn/io.hpp"
 #include "io/float16.hpp"
 #include "io/header_cursor.hpp"
@@ -289,25 +290,31 @@ Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finit
     return t;
 }
 
-std::string detail::npy_header(const TensorView& t) {
+namespace {
+
+// Magic, version 1.0 and the header dict of a C-order array of `descr` elements, padded so
+// that the data starts at a multiple of 64 bytes (as numpy.save writes it).
+std::string npy_preamble(const char* descr, const Shape& shape) {
     std::string dims;
-    for (std::size_t i = 0; i < t.rank(); ++i) dims += (i ? ", " : "") + std::to_string(t.shape[i]);
-    if (t.rank() == 1) dims += ",";
-    std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }";
-    // Pad with spaces and end with '\n' so that the data starts at a multiple of 64 bytes.
+    for (std::size_t i = 0; i < shape.rank(); ++i) dims += (i ? ", " : "") + std::to_string(shape[i]);
+    if (shape.rank() == 1) dims += ",";
+    std::string dict = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
     const std::size_t preamble = 10;
     std::size_t total = preamble + dict.size() + 1;
     total = (total + 63) / 64 * 64;
     dict.append(total - preamble - dict.size() - 1, ' ');
     dict += '\n';
-    std::string out;
-    out.append(magic);
+    std::string out(magic);
     out += char(1);
     out += char(0);
     out += char(dict.size() & 0xff);
     out += char((dict.size() >> 8) & 0xff);
     return out + dict;
 }
+
+}  // namespace
+
+std::string detail::npy_header(const TensorView& t) { return npy_preamble("<f4", t.shape); }
 
 void detail::for_each_npy_row(const TensorView& t, const std::function<void(std::string_view)>& row) {
     // Every view's rows are contiguous (tensor.hpp): each row is handed on whole.
@@ -317,6 +324,22 @@ void detail::for_each_npy_row(const TensorView& t, const std::function<void(std:
         for (std::size_t r = 0; r < m.rows; ++r)
             row(std::string_view(reinterpret_cast<const char*>(m.row(r)), m.cols * sizeof(float)));
     }
+}
+
+std::string npy_half_bytes(const TensorView& t) {
+    std::string out = npy_preamble("<f2", t.shape);
+    const std::size_t slices = t.slices(), rows = t.rows(), cols = t.cols();
+    out.reserve(out.size() + slices * rows * cols * 2);
+    for (std::size_t s = 0; s < slices; ++s) {
+        const MatrixView m = t.slice(s);
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t c = 0; c < cols; ++c) {
+                const std::uint16_t bits = float_to_half(m(r, c));
+                out += char(bits & 0xff);
+                out += char(bits >> 8);
+            }
+    }
+    return out;
 }
 
 std::string npy_bytes(const TensorView& t) {

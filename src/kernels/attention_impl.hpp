@@ -12,9 +12,13 @@
 #include <limits>
 #include <memory>
 #include <type_traits>
+#include <vector>
 
 #if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>
+#endif
+#if defined(__aarch64__)
+#include <arm_neon.h>
 #endif
 
 #include "attn/matrix.hpp"
@@ -60,6 +64,71 @@ inline void store_partial(float* p, const vfloat<Arch>& v, std::size_t n) {
     alignas(64) float t[lanes<Arch>];
     v.store_aligned(t);
     for (std::size_t i = 0; i < n; ++i) p[i] = t[i];
+}
+
+// ---- float16 keys and values ----------------------------------------------------------
+// xsimd 8.1 has no half-precision batch: each arch widens `lanes` halves with its own
+// instruction (design notes §7). The avx2 translation unit is compiled with -mf16c and the
+// avx2 kernel set needs F16C at run time (src/ops.cpp).
+template <class Arch>
+struct Halves;  // no specialisation: the arch cannot read float16 K/V
+#if defined(__AVX512F__)
+template <>
+struct Halves<xsimd::avx512f> {
+    static vfloat<xsimd::avx512f> load(const std::uint16_t* p) {
+        return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    }
+};
+#endif
+#if defined(__F16C__) && defined(__AVX2__)
+template <>
+struct Halves<xsimd::fma3<xsimd::avx2>> {
+    static vfloat<xsimd::fma3<xsimd::avx2>> load(const std::uint16_t* p) {
+        return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    }
+};
+#endif
+#if defined(__aarch64__)
+template <>
+struct Halves<xsimd::neon64> {
+    static vfloat<xsimd::neon64> load(const std::uint16_t* p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
+};
+#endif
+
+// `lanes` K/V elements at p as floats (unaligned), and the first n < lanes of them (the
+// other lanes 0; never reads past p + n).
+template <class Arch>
+inline vfloat<Arch> load_kv(const float* p) {
+    return vfloat<Arch>::load_unaligned(p);
+}
+template <class Arch>
+inline vfloat<Arch> load_kv(const std::uint16_t* p) {
+    return Halves<Arch>::load(p);
+}
+template <class Arch>
+inline vfloat<Arch> load_kv_partial(const float* p, std::size_t n) {
+    alignas(64) float t[lanes<Arch>];
+    for (std::size_t i = 0; i < lanes<Arch>; ++i) t[i] = i < n ? p[i] : 0.0f;
+    return vfloat<Arch>::load_aligned(t);
+}
+template <class Arch>
+inline vfloat<Arch> load_kv_partial(const std::uint16_t* p, std::size_t n) {
+    alignas(64) std::uint16_t t[lanes<Arch>];
+    for (std::size_t i = 0; i < lanes<Arch>; ++i) t[i] = i < n ? p[i] : std::uint16_t(0);
+    return Halves<Arch>::load(t);
+}
+
+// out[0, n) = the n K/V elements at p as floats.
+template <class Arch, class E>
+inline void widen_row(const E* p, float* out, std::size_t n) {
+    constexpr std::size_t W = lanes<Arch>;
+    std::size_t i = 0;
+    for (; i + W <= n; i += W) load_kv<Arch>(p + i).store_unaligned(out + i);
+    if (i < n) {
+        alignas(64) float t[W];
+        load_kv_partial<Arch>(p + i, n - i).store_aligned(t);
+        std::copy(t, t + (n - i), out + i);
+    }
 }
 
 // The range reduction and polynomial both exps share: xc = n·ln2 + r with |r| ≤ ln2/2, and
@@ -281,9 +350,10 @@ class Flash {
 
 public:
     // Scratch, O(tile): per block of a group Qᵀ (dk×QB), Oᵀ (dv×QB), m and l (QB each);
-    // one Sᵀ/Pᵀ tile (BC×QB).
+    // one Sᵀ/Pᵀ tile (BC×QB); for float16 K/V, the tile's K and V rows widened (BC×dk, BC×dv).
     explicit Flash(const FlashArgs& a)
-        : a_(a), qt_(G * a.dk * QB), ot_(G * a.dv * QB), ml_(G * 2 * QB), st_(BC * QB) {}
+        : a_(a), qt_(G * a.dk * QB), ot_(G * a.dv * QB), ml_(G * 2 * QB), st_(BC * QB),
+          kvt_(a.kv_type == ElementType::f16 ? BC * (a.dk + a.dv) : 0) {}
 
     // Groups of up to G blocks share each K/V tile while it is in cache (the tile loop is
     // outside the block loop), so K and V stream from memory once per group, not per block.
@@ -317,12 +387,33 @@ private:
             kend[b] = visible_keys(a_.causal, q0 + nq - 1, a_.Tq, a_.Tk, a_.key_limit);
             kfull[b] = visible_keys(a_.causal, q0, a_.Tq, a_.Tk, a_.key_limit);  // seen by every row
         }
-        for (std::size_t t0 = 0; t0 < kend[nb - 1]; t0 += BC)
+        for (std::size_t t0 = 0; t0 < kend[nb - 1]; t0 += BC) {
+            load_tile(t0, std::min(BC, kend[nb - 1] - t0));
             for (std::size_t b = 0; b < nb; ++b)
                 if (t0 < kend[b]) block_tile(g0 + b * QB, b, t0, std::min(BC, kend[b] - t0), kfull[b]);
+        }
         std::size_t masked = 0;
         for (std::size_t b = 0; b < nb; ++b) masked += finish(g0 + b * QB, b);
         return masked;
+    }
+
+    // The K and V rows of the tile at t0 as floats: in place for float32, widened into the
+    // tile buffers for float16 (once per tile, shared by every block of the group).
+    void load_tile(std::size_t t0, std::size_t nk) {
+        if (a_.kv_type == ElementType::f32) {
+            tk_ = static_cast<const float*>(a_.K) + t0 * a_.ldk, ldk_ = a_.ldk;
+            tv_ = static_cast<const float*>(a_.V) + t0 * a_.ldv, ldv_ = a_.ldv;
+            return;
+        }
+        float* k = kvt_.get();
+        float* v = k + BC * a_.dk;
+        const auto* K = static_cast<const std::uint16_t*>(a_.K);
+        const auto* V = static_cast<const std::uint16_t*>(a_.V);
+        for (std::size_t j = 0; j < nk; ++j) {
+            widen_row<Arch>(K + (t0 + j) * a_.ldk, k + j * a_.dk, a_.dk);
+            widen_row<Arch>(V + (t0 + j) * a_.ldv, v + j * a_.dv, a_.dv);
+        }
+        tk_ = k, ldk_ = a_.dk, tv_ = v, ldv_ = a_.dv;
     }
 
     // One block (rows q0…, state b) against keys [t0, t0 + nk).
@@ -337,7 +428,7 @@ private:
             m[v] = F::load_aligned(m_of(b) + v * W);
             l[v] = F::load_aligned(l_of(b) + v * W);
         }
-        scores(t0, nk, qt(b), plain ? mx : nullptr);
+        scores(nk, qt(b), plain ? mx : nullptr);
         if (a_.bias || a_.mask) bias_and_mask(q0, nq, t0, nk);
         if (diagonal) causal_offsets(q0, t0, vis);
         online_softmax(nk, diagonal ? vis : nullptr, !plain, mx, m, l, alpha);
@@ -345,7 +436,7 @@ private:
             m[v].store_aligned(m_of(b) + v * W);
             l[v].store_aligned(l_of(b) + v * W);
         }
-        mix(t0, nk, alpha, ot(b));
+        mix(nk, alpha, ot(b));
     }
 
     // Qᵀ[p][q] = scale·Q[q0 + q][p], zero for rows past Tq.
@@ -360,12 +451,12 @@ private:
         }
     }
 
-    // Sᵀ[j][·] for keys t0 + j, j < nk (and their column max into colmax when given).
-    void scores(std::size_t t0, std::size_t nk, const float* qt, F* colmax) {
+    // Sᵀ[j][·] for keys j < nk of the loaded tile (and their column max into colmax when given).
+    void scores(std::size_t nk, const float* qt, F* colmax) {
         for (std::size_t j = 0; j < nk; j += R) {
             const std::size_t rows = std::min(R, nk - j);
             const float* krow[R] = {};
-            for (std::size_t r = 0; r < rows; ++r) krow[r] = a_.K + (t0 + j + r) * a_.ldk;
+            for (std::size_t r = 0; r < rows; ++r) krow[r] = tk_ + (j + r) * ldk_;
             micro_kernel_rows<Arch, false>(rows, krow, 1, qt, a_.dk, st_.get() + j * QB, QB, nullptr, colmax);
         }
     }
@@ -435,14 +526,13 @@ private:
         for (std::size_t v = 0; v < NV; ++v) l[v] = fmadd<Arch>(alpha[v], l[v], sum[v]);
     }
 
-    // Oᵀ[c][·] = alpha·Oᵀ[c][·] + Σ_j V[t0 + j][c]·Pᵀ[j][·].
-    void mix(std::size_t t0, std::size_t nk, const F* alpha, float* ot) {
-        const float* vbase = a_.V + t0 * a_.ldv;
+    // Oᵀ[c][·] = alpha·Oᵀ[c][·] + Σ_j V[t0 + j][c]·Pᵀ[j][·] (V rows of the loaded tile).
+    void mix(std::size_t nk, const F* alpha, float* ot) {
         for (std::size_t c = 0; c < a_.dv; c += R) {
             const std::size_t rows = std::min(R, a_.dv - c);
             const float* vcol[R] = {};
-            for (std::size_t r = 0; r < rows; ++r) vcol[r] = vbase + c + r;
-            micro_kernel_rows<Arch, true>(rows, vcol, a_.ldv, st_.get(), nk, ot + c * QB, QB, alpha, nullptr);
+            for (std::size_t r = 0; r < rows; ++r) vcol[r] = tv_ + c + r;
+            micro_kernel_rows<Arch, true>(rows, vcol, ldv_, st_.get(), nk, ot + c * QB, QB, alpha, nullptr);
         }
     }
 
@@ -479,18 +569,26 @@ private:
     const float* v_mean() {
         if (!mean_) {
             mean_ = std::make_unique<AlignedFloats>(a_.dv);
-            for (std::size_t c = 0; c < a_.dv; ++c) {
-                double sum = 0.0;
-                for (std::size_t j = 0; j < a_.Tk; ++j) sum += a_.V[j * a_.ldv + c];
-                mean_->get()[c] = float(sum / double(a_.Tk));
+            std::vector<double> sum(a_.dv, 0.0);
+            std::vector<float> row(a_.dv);
+            for (std::size_t j = 0; j < a_.Tk; ++j) {
+                if (a_.kv_type == ElementType::f16)
+                    widen_row<Arch>(static_cast<const std::uint16_t*>(a_.V) + j * a_.ldv, row.data(), a_.dv);
+                else
+                    widen_row<Arch>(static_cast<const float*>(a_.V) + j * a_.ldv, row.data(), a_.dv);
+                for (std::size_t c = 0; c < a_.dv; ++c) sum[c] += row[c];
             }
+            for (std::size_t c = 0; c < a_.dv; ++c) mean_->get()[c] = float(sum[c] / double(a_.Tk));
         }
         return mean_->get();
     }
 
     const FlashArgs& a_;
-    AlignedFloats qt_, ot_, ml_, st_;
+    AlignedFloats qt_, ot_, ml_, st_, kvt_;
     std::unique_ptr<AlignedFloats> mean_;
+    const float* tk_ = nullptr;  // the current tile's K and V rows as floats (load_tile)
+    const float* tv_ = nullptr;
+    std::size_t ldk_ = 0, ldv_ = 0;
 };
 
 template <class Arch>
@@ -522,49 +620,102 @@ inline void with_row_count(std::size_t n, Fn&& fn) {
     }
 }
 
-// sc[r·KT + j] = Σ_p q[r·dkp + p]·K[t0 + j][p] for rows r < NR, keys j < nk (q zero-padded
-// to dkp, a multiple of the lanes, and 64-byte aligned).
-template <class Arch, std::size_t NR>
-inline void decode_scores(const float* q, std::size_t dkp, const float* K, std::size_t ldk, std::size_t dk,
-                          std::size_t t0, std::size_t nk, float* sc) {
+// Vector accumulators the decoding loops may keep in registers (16 of 32 zmm / NEON
+// registers; 8 of AVX2's 16 ymm), next to the loads and broadcasts.
+template <class Arch>
+constexpr std::size_t decode_acc_regs = std::is_same_v<Arch, xsimd::fma3<xsimd::avx2>> ? 8 : 16;
+
+// sc[r·KT + j0 + u] = Σ_p q[r·dkp + p]·K[t0 + j0 + u][p] for rows r < NR and KU keys u: KU·NR
+// independent accumulators (one FMA chain each would leave the FMA units waiting on its
+// latency). Each key's sum runs over p in order, then one horizontal sum: the bits of a
+// score never depend on which keys share the call.
+template <class Arch, std::size_t NR, std::size_t KU, class E>
+inline void decode_scores_keys(const float* q, std::size_t dkp, const E* k0, std::size_t ldk, std::size_t dk,
+                               float* sc) {
     using F = vfloat<Arch>;
     constexpr std::size_t W = lanes<Arch>, KT = DecodeBlocking<Arch>::KT;
     const std::size_t full = dk - dk % W;
-    for (std::size_t j = 0; j < nk; ++j) {
-        const float* k = K + (t0 + j) * ldk;
-        F acc[NR];
-        for (std::size_t r = 0; r < NR; ++r) acc[r] = F(0.0f);
-        std::size_t p = 0;
-        for (; p < full; p += W) {
-            const F kv = F::load_unaligned(k + p);
-            for (std::size_t r = 0; r < NR; ++r) acc[r] = fmadd<Arch>(F::load_aligned(q + r * dkp + p), kv, acc[r]);
+    F acc[NR][KU];
+    for (std::size_t r = 0; r < NR; ++r)
+        for (std::size_t u = 0; u < KU; ++u) acc[r][u] = F(0.0f);
+    std::size_t p = 0;
+    for (; p < full; p += W) {  // the loops over u and r unrolled: acc stays in registers
+        F qv[NR];
+#pragma GCC unroll 8
+        for (std::size_t r = 0; r < NR; ++r) qv[r] = F::load_aligned(q + r * dkp + p);
+#pragma GCC unroll 4
+        for (std::size_t u = 0; u < KU; ++u) {
+            const F kv = load_kv<Arch>(k0 + u * ldk + p);
+#pragma GCC unroll 8
+            for (std::size_t r = 0; r < NR; ++r) acc[r][u] = fmadd<Arch>(qv[r], kv, acc[r][u]);
         }
-        if (p < dk) {
-            const F kv = load_partial<Arch>(k + p, dk - p, 0.0f);
-            for (std::size_t r = 0; r < NR; ++r) acc[r] = fmadd<Arch>(F::load_aligned(q + r * dkp + p), kv, acc[r]);
-        }
-        for (std::size_t r = 0; r < NR; ++r) sc[r * KT + j] = hsum<Arch>(acc[r]);
     }
+    if (p < dk)
+        for (std::size_t u = 0; u < KU; ++u) {
+            const F kv = load_kv_partial<Arch>(k0 + u * ldk + p, dk - p);
+            for (std::size_t r = 0; r < NR; ++r) acc[r][u] = fmadd<Arch>(F::load_aligned(q + r * dkp + p), kv, acc[r][u]);
+        }
+    for (std::size_t r = 0; r < NR; ++r)
+        for (std::size_t u = 0; u < KU; ++u) sc[r * KT + u] = hsum<Arch>(acc[r][u]);
+}
+
+// sc[r·KT + j] = Σ_p q[r·dkp + p]·K[t0 + j][p] for rows r < NR, keys j < nk (q zero-padded
+// to dkp, a multiple of the lanes, and 64-byte aligned); K holds E elements.
+template <class Arch, std::size_t NR, class E>
+inline void decode_scores(const float* q, std::size_t dkp, const E* K, std::size_t ldk, std::size_t dk,
+                          std::size_t t0, std::size_t nk, float* sc) {
+    constexpr std::size_t KU = std::clamp<std::size_t>(decode_acc_regs<Arch> / NR, 1, 4);
+    std::size_t j = 0;
+    for (; j + KU <= nk; j += KU) decode_scores_keys<Arch, NR, KU>(q, dkp, K + (t0 + j) * ldk, ldk, dk, sc + j);
+    for (; j < nk; ++j) decode_scores_keys<Arch, NR, 1>(q, dkp, K + (t0 + j) * ldk, ldk, dk, sc + j);
+}
+
+// NB vectors of columns of decode_mix (v and acc point at the first column; the last vector
+// has `tail` lanes): NR·NB accumulators in registers while the keys stream.
+template <class Arch, std::size_t NR, std::size_t NB, class E>
+inline void decode_mix_block(const float* P, const float* alpha, const E* v, std::size_t ldv, std::size_t nk,
+                             float* acc, std::size_t ldacc, std::size_t tail) {
+    using F = vfloat<Arch>;
+    constexpr std::size_t W = lanes<Arch>, KT = DecodeBlocking<Arch>::KT;
+    F o[NR][NB];
+    for (std::size_t r = 0; r < NR; ++r)
+        for (std::size_t b = 0; b < NB; ++b) o[r][b] = F::load_aligned(acc + r * ldacc + b * W) * F(alpha[r]);
+    // The loops over b and r are unrolled so that o stays in registers.
+    for (std::size_t j = 0; j < nk; ++j, v += ldv) {
+#pragma GCC unroll 16
+        for (std::size_t b = 0; b + 1 < NB; ++b) {
+            const F vv = load_kv<Arch>(v + b * W);
+#pragma GCC unroll 8
+            for (std::size_t r = 0; r < NR; ++r) o[r][b] = fmadd<Arch>(F(P[r * KT + j]), vv, o[r][b]);
+        }
+        const F vv = tail == W ? load_kv<Arch>(v + (NB - 1) * W) : load_kv_partial<Arch>(v + (NB - 1) * W, tail);
+#pragma GCC unroll 8
+        for (std::size_t r = 0; r < NR; ++r) o[r][NB - 1] = fmadd<Arch>(F(P[r * KT + j]), vv, o[r][NB - 1]);
+    }
+    for (std::size_t r = 0; r < NR; ++r)
+        for (std::size_t b = 0; b < NB; ++b) o[r][b].store_aligned(acc + r * ldacc + b * W);
 }
 
 // acc[r][0, dv) = alpha[r]·acc[r] + Σ_{j<nk} P[r·KT + j]·V[t0 + j] for rows r < NR (acc
-// rows ldacc apart, 64-byte aligned, padded to a multiple of the lanes).
-template <class Arch, std::size_t NR>
-inline void decode_mix(const float* P, const float* alpha, const float* V, std::size_t ldv, std::size_t dv,
+// rows ldacc apart, 64-byte aligned, padded to a multiple of the lanes); V holds E elements.
+// Blocks of up to CB vectors of every row's output stay in registers while the keys stream
+// (V rows read in order, NR·CB independent FMA chains); each output element still sums its
+// keys in order, so the bits do not depend on the blocking.
+template <class Arch, std::size_t NR, class E>
+inline void decode_mix(const float* P, const float* alpha, const E* V, std::size_t ldv, std::size_t dv,
                        std::size_t t0, std::size_t nk, float* acc, std::size_t ldacc) {
-    using F = vfloat<Arch>;
-    constexpr std::size_t W = lanes<Arch>, KT = DecodeBlocking<Arch>::KT;
-    for (std::size_t c = 0; c < dv; c += W) {
-        const std::size_t n = std::min(W, dv - c);
-        F o[NR];
-        for (std::size_t r = 0; r < NR; ++r) o[r] = F::load_aligned(acc + r * ldacc + c) * F(alpha[r]);
-        const float* v = V + t0 * ldv + c;
-        for (std::size_t j = 0; j < nk; ++j, v += ldv) {
-            const F vv = n == W ? F::load_unaligned(v) : load_partial<Arch>(v, n, 0.0f);
-            for (std::size_t r = 0; r < NR; ++r) o[r] = fmadd<Arch>(F(P[r * KT + j]), vv, o[r]);
-        }
-        for (std::size_t r = 0; r < NR; ++r) o[r].store_aligned(acc + r * ldacc + c);
-    }
+    constexpr std::size_t W = lanes<Arch>;
+    constexpr std::size_t CB = std::max<std::size_t>(1, decode_acc_regs<Arch> / NR);
+    const std::size_t nvec = (dv + W - 1) / W, tail = dv - (nvec - 1) * W;
+    std::size_t b0 = 0;
+    for (; b0 + CB <= nvec; b0 += CB)
+        decode_mix_block<Arch, NR, CB>(P, alpha, V + t0 * ldv + b0 * W, ldv, nk, acc + b0 * W, ldacc,
+                                       b0 + CB == nvec ? tail : W);
+    if (b0 < nvec)
+        with_row_count<CB>(nvec - b0, [&](auto nb) {
+            decode_mix_block<Arch, NR, decltype(nb)::value>(P, alpha, V + t0 * ldv + b0 * W, ldv, nk, acc + b0 * W,
+                                                            ldacc, tail);
+        });
 }
 
 template <class Arch>
@@ -574,10 +725,12 @@ inline float exp_nonpositive_scalar(float x) {
     return t[0];
 }
 
-// kernels/kernel_api.hpp's decode_chunk. acc rows: ldacc >= dv rounded up to 16 floats,
-// 64-byte aligned.
-template <class Arch>
-void decode_chunk(const DecodeArgs& a) {
+// kernels/kernel_api.hpp's decode_chunk for K/V elements of type E. acc rows: ldacc >= dv
+// rounded up to 16 floats, 64-byte aligned.
+template <class Arch, class E>
+void decode_chunk_of(const DecodeArgs& a) {
+    const E* K = static_cast<const E*>(a.K);
+    const E* V = static_cast<const E*>(a.V);
     using F = vfloat<Arch>;
     constexpr std::size_t W = lanes<Arch>, RB = DecodeBlocking<Arch>::RB, KT = DecodeBlocking<Arch>::KT;
     const std::size_t dkp = (a.dk + W - 1) / W * W, dvp = (a.dv + W - 1) / W * W;
@@ -600,7 +753,7 @@ void decode_chunk(const DecodeArgs& a) {
         for (std::size_t t0 = a.k_begin; t0 < kmax; t0 += KT) {
             const std::size_t nk = std::min(KT, kmax - t0);
             with_row_count<RB>(nr, [&](auto rows) {
-                decode_scores<Arch, decltype(rows)::value>(q, dkp, a.K, a.ldk, a.dk, t0, nk, sc);
+                decode_scores<Arch, decltype(rows)::value>(q, dkp, K, a.ldk, a.dk, t0, nk, sc);
             });
             for (std::size_t r = 0; r < nr; ++r) {
                 const DecodeRow& row = a.rows[r0 + r];
@@ -632,11 +785,19 @@ void decode_chunk(const DecodeArgs& a) {
                 a.m[r0 + r] = m_new;
             }
             with_row_count<RB>(nr, [&](auto rows) {
-                decode_mix<Arch, decltype(rows)::value>(sc, alpha, a.V, a.ldv, a.dv, t0, nk, a.acc + r0 * a.ldacc,
+                decode_mix<Arch, decltype(rows)::value>(sc, alpha, V, a.ldv, a.dv, t0, nk, a.acc + r0 * a.ldacc,
                                                         a.ldacc);
             });
         }
     }
+}
+
+template <class Arch>
+void decode_chunk(const DecodeArgs& a) {
+    if (a.kv_type == ElementType::f16)
+        decode_chunk_of<Arch, std::uint16_t>(a);
+    else
+        decode_chunk_of<Arch, float>(a);
 }
 
 }  // namespace

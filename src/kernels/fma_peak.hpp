@@ -7,9 +7,11 @@
 
 namespace attn::kernels {
 
+// read_sum: the read-bandwidth probe, the sum of n floats at p (kernels/gemm_impl.hpp).
 #define ATTN_FMA_PEAK_DECLS                                          \
     float fma_peak(std::uint64_t iterations, float seed);            \
-    std::size_t fma_peak_lanes();
+    std::size_t fma_peak_lanes();                                    \
+    float read_sum(const float* p, std::size_t n);
 
 namespace avx2 { ATTN_FMA_PEAK_DECLS }
 namespace avx512 { ATTN_FMA_PEAK_DECLS }

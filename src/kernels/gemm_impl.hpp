@@ -229,4 +229,25 @@ struct FmaPeak {
     }
 };
 
+// The read-bandwidth probe: the sum of n floats in 8 independent vector accumulators
+// (unrolled, so that they stay in registers), with this arch's widest loads.
+template <class Arch>
+struct ReadProbe {
+    using batch = xsimd::batch<float, Arch>;
+    static constexpr std::size_t chains = 8, lanes = batch::size;
+    static float run(const float* p, std::size_t n) {
+        batch acc[chains];
+        for (std::size_t c = 0; c < chains; ++c) acc[c] = batch(0.0f);
+        std::size_t i = 0;
+        for (; i + chains * lanes <= n; i += chains * lanes)
+#pragma GCC unroll 8
+            for (std::size_t c = 0; c < chains; ++c) acc[c] += batch::load_unaligned(p + i + c * lanes);
+        batch total = acc[0];
+        for (std::size_t c = 1; c < chains; ++c) total += acc[c];
+        float s = simd::reduce_add(total);
+        for (; i < n; ++i) s += p[i];
+        return s;
+    }
+};
+
 }  // namespace attn::kernels

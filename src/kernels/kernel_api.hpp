@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 
+#include "attn/half.hpp"
 #include "attn/masking.hpp"
 
 namespace attn::kernels {
@@ -28,13 +29,15 @@ struct GemmArgs {
 // masked for query i (attn/masking.hpp) when j >= visible_keys(causal, i, Tq, Tk,
 // key_limit), when mask && mask[i*ldm+j] == 0, or when the biased score is -inf. Keys past
 // the visible limit are never loaded. ldm / ldb may be 0 (one row broadcast to every query).
-// Fully masked rows follow `policy` (uniform = mean of all Tk rows of V).
+// Fully masked rows follow `policy` (uniform = mean of all Tk rows of V). K and V hold
+// kv_type elements (float32, or float16 widened to float32 a tile at a time); ldk, ldv count
+// elements.
 struct FlashArgs {
     const float* Q;
     std::size_t ldq;
-    const float* K;
+    const void* K;
     std::size_t ldk;
-    const float* V;
+    const void* V;
     std::size_t ldv;
     float* O;
     std::size_t ldo;
@@ -48,6 +51,7 @@ struct FlashArgs {
     MaskedRowPolicy policy;
     std::size_t row_begin, row_end;
     std::size_t key_limit = no_key_limit;  // keys >= key_limit are masked for every query
+    ElementType kv_type = ElementType::f32;
 };
 
 // Split-K decoding, one chunk: for each of `rows` query rows, the online softmax over keys
@@ -55,7 +59,8 @@ struct FlashArgs {
 // unnormalised: m = the running max of the scaled scores (-inf when no key was allowed),
 // l = Σ exp(s − m), acc[0, dv) = Σ exp(s − m)·V[j]. Rows are computed independently (the
 // same bits whatever rows share the call). Keys at or past the largest visible are never
-// loaded. The caller merges the chunks (attn/multihead.hpp).
+// loaded. K and V hold kv_type elements (as FlashArgs). The caller merges the chunks
+// (attn/multihead.hpp).
 struct DecodeRow {
     const float* q;     // dk floats
     const float* mask;  // nullable; indexed by the key (0 = masked)
@@ -65,9 +70,9 @@ struct DecodeRow {
 struct DecodeArgs {
     const DecodeRow* rows;
     std::size_t nrows;
-    const float* K;
+    const void* K;
     std::size_t ldk;
-    const float* V;
+    const void* V;
     std::size_t ldv;
     std::size_t dk, dv;
     float scale;
@@ -76,6 +81,7 @@ struct DecodeArgs {
     std::size_t ldacc;
     float* m;  // nrows
     float* l;  // nrows
+    ElementType kv_type = ElementType::f32;
 };
 
 #define ATTN_KERNEL_DECLS                                                                      \

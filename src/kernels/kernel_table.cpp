@@ -8,16 +8,16 @@ namespace attn::kernels {
 
 namespace {
 
-#define ATTN_KERNEL_SET(arch, ns, lanes, peak) \
-    KernelSet { arch, lanes, ns::gemm, ns::exp, ns::softmax_rows, ns::flash, ns::decode_chunk, peak }
+#define ATTN_KERNEL_SET(arch, ns, lanes, peak, read) \
+    KernelSet { arch, lanes, ns::gemm, ns::exp, ns::softmax_rows, ns::flash, ns::decode_chunk, peak, read }
 
 const KernelSet table[] = {
-    ATTN_KERNEL_SET(Arch::scalar, scalar, 1, nullptr),
+    ATTN_KERNEL_SET(Arch::scalar, scalar, 1, nullptr, nullptr),
 #if defined(__x86_64__) || defined(__i386__)
-    ATTN_KERNEL_SET(Arch::avx2, avx2, 8, avx2::fma_peak),
-    ATTN_KERNEL_SET(Arch::avx512, avx512, 16, avx512::fma_peak),
+    ATTN_KERNEL_SET(Arch::avx2, avx2, 8, avx2::fma_peak, avx2::read_sum),
+    ATTN_KERNEL_SET(Arch::avx512, avx512, 16, avx512::fma_peak, avx512::read_sum),
 #elif defined(__aarch64__)
-    ATTN_KERNEL_SET(Arch::neon, neon, 4, neon::fma_peak),
+    ATTN_KERNEL_SET(Arch::neon, neon, 4, neon::fma_peak, neon::read_sum),
 #endif
 };
 

@@ -19,8 +19,9 @@ struct KernelSet {
     std::size_t (*softmax_rows)(float*, std::size_t, std::size_t, std::size_t, MaskedRowPolicy);
     std::size_t (*flash)(const FlashArgs&);
     void (*decode_chunk)(const DecodeArgs&);
-    // The FMA peak probe (kernels/fma_peak.hpp); null for scalar.
+    // The FMA peak and read-bandwidth probes (kernels/fma_peak.hpp); null for scalar.
     float (*fma_peak)(std::uint64_t iterations, float seed);
+    float (*read_sum)(const float* p, std::size_t n);
 };
 
 // Every arch compiled into this build, scalar first (whether or not this CPU can run it).

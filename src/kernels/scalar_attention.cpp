@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "attn/half.hpp"
 #include "attn/masking.hpp"
 #include "kernels/kernel_api.hpp"
 
@@ -58,12 +59,21 @@ float masked_row_fill(MaskedRowPolicy policy, std::size_t cols) {
 
 constexpr std::size_t key_tile = 128;
 
+// A K/V element as float32: float16 widened exactly.
+inline float widen(float x) { return x; }
+inline float widen(std::uint16_t h) { return half_to_float(h); }
+
+// Element i of K/V data of type t.
+float kv_element(const void* data, ElementType t, std::size_t i) {
+    return t == ElementType::f16 ? widen(static_cast<const std::uint16_t*>(data)[i]) : static_cast<const float*>(data)[i];
+}
+
 // The online softmax of one query row over keys [begin, end), key_tile keys at a time:
 // updates the running max m, the running sum l and the unnormalised accumulator acc (dv
 // floats). mask_row / bias_row are indexed by key (nullable); s holds key_tile floats.
 // Shared by the streaming kernel and the split-K decoding chunks (any Args with K, V, their
-// strides, dk, dv and scale).
-template <class Args>
+// strides, dk, dv and scale); E is the element type of K and V (float, or float16 bits).
+template <class E, class Args>
 void online_softmax_row(const float* q, const float* mask_row, const float* bias_row, const Args& a, std::size_t begin,
                         std::size_t end, float& m, float& l, float* acc, float* s) {
     for (std::size_t t0 = begin; t0 < end; t0 += key_tile) {
@@ -71,9 +81,9 @@ void online_softmax_row(const float* q, const float* mask_row, const float* bias
         float tile_max = neg_inf;
         for (std::size_t jj = 0; jj < nk; ++jj) {
             const std::size_t j = t0 + jj;
-            const float* k = a.K + j * a.ldk;
+            const E* k = static_cast<const E*>(a.K) + j * a.ldk;
             float dot = 0.0f;
-            for (std::size_t p = 0; p < a.dk; ++p) dot += q[p] * k[p];
+            for (std::size_t p = 0; p < a.dk; ++p) dot += q[p] * widen(k[p]);
             float v = a.scale * dot + (bias_row ? bias_row[j] : 0.0f);
             if (mask_row && mask_row[j] == 0.0f) v = neg_inf;
             s[jj] = v;
@@ -88,8 +98,8 @@ void online_softmax_row(const float* q, const float* mask_row, const float* bias
         m = m_new;
         for (std::size_t c = 0; c < a.dv; ++c) acc[c] *= alpha;
         for (std::size_t jj = 0; jj < nk; ++jj) {
-            const float* v = a.V + (t0 + jj) * a.ldv;
-            for (std::size_t c = 0; c < a.dv; ++c) acc[c] += s[jj] * v[c];
+            const E* v = static_cast<const E*>(a.V) + (t0 + jj) * a.ldv;
+            for (std::size_t c = 0; c < a.dv; ++c) acc[c] += s[jj] * widen(v[c]);
         }
     }
 }
@@ -128,8 +138,12 @@ std::size_t flash(const FlashArgs& a) {
         const float* q = a.Q + i * a.ldq;
         float m = neg_inf, l = 0.0f;
         std::fill(acc.begin(), acc.end(), 0.0f);
-        online_softmax_row(q, a.mask ? a.mask + i * a.ldm : nullptr, a.bias ? a.bias + i * a.ldb : nullptr, a, 0,
-                           visible, m, l, acc.data(), s.data());
+        const float* mask_row = a.mask ? a.mask + i * a.ldm : nullptr;
+        const float* bias_row = a.bias ? a.bias + i * a.ldb : nullptr;
+        if (a.kv_type == ElementType::f16)
+            online_softmax_row<std::uint16_t>(q, mask_row, bias_row, a, 0, visible, m, l, acc.data(), s.data());
+        else
+            online_softmax_row<float>(q, mask_row, bias_row, a, 0, visible, m, l, acc.data(), s.data());
         float* out = a.O + (i - a.row_begin) * a.ldo;
         if (l > 0.0f) {
             const float inv = 1.0f / l;
@@ -142,7 +156,7 @@ std::size_t flash(const FlashArgs& a) {
                 mean.resize(a.dv);
                 for (std::size_t c = 0; c < a.dv; ++c) {
                     double sum = 0.0;
-                    for (std::size_t j = 0; j < a.Tk; ++j) sum += a.V[j * a.ldv + c];
+                    for (std::size_t j = 0; j < a.Tk; ++j) sum += kv_element(a.V, a.kv_type, j * a.ldv + c);
                     mean[c] = float(sum / double(a.Tk));
                 }
             }
@@ -164,7 +178,10 @@ void decode_chunk(const DecodeArgs& a) {
         float m = neg_inf, l = 0.0f;
         float* acc = a.acc + r * a.ldacc;
         std::fill(acc, acc + a.dv, 0.0f);
-        online_softmax_row(row.q, row.mask, row.bias, a, a.k_begin, end, m, l, acc, s.data());
+        if (a.kv_type == ElementType::f16)
+            online_softmax_row<std::uint16_t>(row.q, row.mask, row.bias, a, a.k_begin, end, m, l, acc, s.data());
+        else
+            online_softmax_row<float>(row.q, row.mask, row.bias, a, a.k_begin, end, m, l, acc, s.data());
         a.m[r] = m;
         a.l[r] = l;
     }

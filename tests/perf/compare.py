@@ -19,12 +19,13 @@ import time
 THREADS = int(os.environ.get("THREADS", "2"))
 REPEAT = int(os.environ.get("REPEAT", "7"))
 ARCH = os.environ.get("ARCH", "auto")          # attn --arch
-ONLY = os.environ.get("ONLY", "all")           # all, sgemm, attention, heads or io
+ONLY = os.environ.get("ONLY", "all")           # all, sgemm, attention, heads, decode or io
 ROUNDS = int(os.environ.get("ROUNDS", "3"))     # interleaved rounds of attn and peers
 SGEMM_SIZES = [1024, 2048]
 ATTN_T = 4096
 ATTN_DS = [64, 128]
 HEADS_SHAPE = (4, 8, 1024, 64)                  # batch, heads, T, d: attention and nn.MultiheadAttention
+DECODE_TK, DECODE_D = 32768, 128                # one query row against a K/V cache (a decoding step)
 IO_T, IO_D = 4096, 64                           # whole-process attend, npy in and out
 IO_CSV_SHAPE = (1024, 1024)                     # csv round trips (about 12.7 MB of text)
 
@@ -90,6 +91,37 @@ def peer_torch_attention(T, d, causal):
             if mask is not None:
                 s = s.masked_fill(mask, float("-inf"))
             return torch.softmax(s, dim=-1) @ v
+    return timeit(run)
+
+
+def peer_numpy_decode(Tk, d):
+    import numpy as np
+    rng = np.random.default_rng(7)
+    q = rng.uniform(-1, 1, (1, d)).astype(np.float32)
+    k, v = (rng.uniform(-1, 1, (Tk, d)).astype(np.float32) for _ in range(2))
+    scale = np.float32(1 / np.sqrt(d))
+
+    def run():
+        s = (q @ k.T) * scale
+        s -= s.max(axis=1, keepdims=True)
+        np.exp(s, out=s)
+        s /= s.sum(axis=1, keepdims=True)
+        return s @ v
+    return timeit(run)
+
+
+def peer_torch_decode(Tk, d):
+    """PyTorch eager, as 1.13 has no public scaled_dot_product_attention."""
+    import torch
+    torch.set_num_threads(THREADS)
+    g = torch.Generator().manual_seed(8)
+    q = torch.rand(1, d, generator=g) * 2 - 1
+    k, v = (torch.rand(Tk, d, generator=g) * 2 - 1 for _ in range(2))
+    scale = 1 / d ** 0.5
+
+    def run():
+        with torch.no_grad():
+            return torch.softmax(q @ k.T * scale, dim=-1) @ v
     return timeit(run)
 
 
@@ -262,6 +294,10 @@ def main():
             t = peer_torch_batched_attention(*map(int, args))
         elif kind == "torch-mha":
             t = peer_torch_mha(*map(int, args))
+        elif kind == "numpy-decode":
+            t = peer_numpy_decode(*map(int, args))
+        elif kind == "torch-decode":
+            t = peer_torch_decode(*map(int, args))
         elif kind == "numpy-npy-attention":
             t = peer_numpy_npy_attention(args[0])
         elif kind == "numpy-csv":
@@ -283,6 +319,7 @@ def main():
 
     do_sgemm, do_attention = ONLY in ("all", "sgemm"), ONLY in ("all", "attention")
     do_heads = ONLY in ("all", "heads")
+    do_decode = ONLY in ("all", "decode")
     if ONLY == "io":
         io_section(attn)
         return
@@ -314,6 +351,7 @@ def main():
     # per-round medians.
     attn_t, peer_t = {}, {}
     heads_flops = {}  # case -> FLOPs as attn bench counts them (its flops_note)
+    decode_info = {}  # case -> (GB/s moved, fraction of the bandwidth, which bandwidth), last round
     for rnd in range(ROUNDS):
         measure_peak()
         if do_sgemm:
@@ -347,6 +385,24 @@ def main():
                 attn_t.setdefault(case, []).append((r["median"], r["user"] + r["system"]))
                 for env, suffix in (({}, ""), (skx, ", OpenBLAS SkylakeX")):
                     peer_t.setdefault((case, label + suffix), []).append(run_peer(kind, [B, H, T, d], env, label + suffix))
+        if do_decode:
+            # attn with float32 and with float16 K/V against the float32 peers on the same shape;
+            # --peak so that attn reports its GB/s as a fraction of the measured read bandwidth.
+            for kv in ("f32", "f16"):
+                case = f"decode 1x{DECODE_TK} d={DECODE_D}" + (" f16 K/V" if kv == "f16" else "")
+                say(f"round {rnd + 1}/{ROUNDS}: {case} ...")
+                out = attn_bench(attn, "--op", "attention", "--sizes", f"1x{DECODE_TK}", "--d", str(DECODE_D),
+                                 "--kv-dtype", kv, "--peak", repeat=max(REPEAT, 20))
+                r = out["results"][0]
+                heads_flops[case] = 4.0 * DECODE_TK * DECODE_D
+                attn_t.setdefault(case, []).append((r["median"], r["user"] + r["system"]))
+                decode_info[case] = (r.get("gb_per_s_moved"), r.get("fraction_of_bandwidth"),
+                                     r.get("bandwidth_compared"))
+                for label, kind, env in (("PyTorch 1.13 eager (float32)", "torch-decode", {}),
+                                         ("PyTorch eager, OpenBLAS SkylakeX", "torch-decode", skx),
+                                         ("NumPy (float32)", "numpy-decode", {}),
+                                         ("NumPy, OpenBLAS SkylakeX", "numpy-decode", skx)):
+                    peer_t.setdefault((case, label), []).append(run_peer(kind, [DECODE_TK, DECODE_D], env, label))
 
     rows = []  # (case, attn median, flops, peer name, peer median)
     for (case, label), times in peer_t.items():
@@ -374,7 +430,8 @@ def main():
     print("|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|")
     for case, t, cpu, flops, peer, tp, cpup in rows:
         g, gp = flops / t * 1e-9, flops / tp * 1e-9
-        frac = f"{100 * g / peak_gflops:.0f}%" if peak_gflops and "causal" not in case and "mha" not in case else "-"
+        frac = (f"{100 * g / peak_gflops:.0f}%" if peak_gflops and not any(w in case for w in ("causal", "mha", "decode"))
+                else "-")
         print(f"| {case:<30} | {t * 1e3:8.1f} | {g:12.1f} | {frac:>6} | {peer:<32} | {tp * 1e3:8.1f} | {gp:12.1f} "
               f"| {tp / t:12.2f}x | {cpup / cpu:8.2f}x |")
     print("\nattn speed-up = peer median / attn median (wall clock). per CPU-s = the same ratio in CPU time of all")
@@ -383,13 +440,19 @@ def main():
     print("BLAS each peer loaded (threadpoolctl; OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE unset unless the label says):")
     for label, info in blas_kernels.items():
         print(f"  {label}: {info}")
+    for case, (gbps, frac, which) in decode_info.items():
+        if gbps:
+            print(f"attn {case}: {gbps:.1f} GB/s moved (K, V, q, output; last round)" +
+                  (f", {100 * frac:.0f}% of the measured read bandwidth ({which})" if frac else ""))
+    f32, f16 = f"decode 1x{DECODE_TK} d={DECODE_D}", f"decode 1x{DECODE_TK} d={DECODE_D} f16 K/V"
+    if f32 in attn_t and f16 in attn_t:
+        print(f"attn float16 K/V speed-up over float32, decode 1x{DECODE_TK} d={DECODE_D}: "
+              f"{median([w for w, _ in attn_t[f32]]) / median([w for w, _ in attn_t[f16]]):.2f}x")
     # causal vs non-causal for attn itself (skipping must show)
     for d in ATTN_DS if do_attention else []:
         nc = median([w for w, _ in attn_t[f"attention T={ATTN_T} d={d}"]])
         c = median([w for w, _ in attn_t[f"attention T={ATTN_T} d={d} causal"]])
         print(f"attn causal speed-up over non-causal, T={ATTN_T} d={d}: {nc / c:.2f}x")
-
-
     if ONLY == "all":
         io_section(attn)
 

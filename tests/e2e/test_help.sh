@@ -1,0 +1,181 @@
+# Help pages, the man page and the shell completions: every command's help comes from its
+# cxxopts options, `attn help CMD` prints it, every EXAMPLES line runs as shown, and the man
+# page and completions list every option.
+BUILD_DIR=$(dirname "$ATTN")
+run --help
+commands=$(awk '/^Commands:/ {on = 1; next} on && /^$/ {exit} on && /^  [a-z]/ {print $1}' "$T/out")
+if [ "$(wc -w <<<"$commands")" -ge 9 ]; then pass; else fail "attn --help lists the commands: got '$commands' (exit $CODE; stderr: $ERR)"; fi
+
+# ---- attn help CMD = attn CMD --help; attn help; unknown commands ----
+for c in $commands; do
+    "$ATTN" help "$c" >"$T/help_$c.txt" 2>"$T/err"; code=$?
+    "$ATTN" "$c" --help >"$T/dash_$c.txt" 2>&1
+    if [ $code -eq 0 ] && cmp -s "$T/help_$c.txt" "$T/dash_$c.txt"; then pass; else fail "attn help $c differs from attn $c --help (exit $code)"; fi
+    if head -n 1 "$T/help_$c.txt" | grep -q "^attn $c — "; then pass; else fail "help $c starts with its NAME line"; fi
+    if grep -q '^Usage:$' "$T/help_$c.txt" && grep -q '^Examples:$' "$T/help_$c.txt"; then pass; else fail "help $c has Usage and Examples"; fi
+    # plain headings, never cxxopts' "Group (...) options:"
+    if grep -q 'options:$' "$T/help_$c.txt"; then fail "help $c shows a cxxopts section heading"; else pass; fi
+done
+run help; expect_code 0 "attn help"
+expect_out_has "Commands:" "attn help is the top-level help"
+run help nosuch; expect_code 2 "attn help nosuch"
+expect_err_has "help: no command named 'nosuch'" "attn help nosuch says why"
+run help attend; expect_out_has "attn attend — " "attn help attend prints attend's help, not the top level"
+
+# attend's groups in the order a user needs them
+order=$(grep -n -E '^(Inputs|Attention|Output|Execution):$' "$T/help_attend.txt" | cut -d: -f2 | tr '\n' ' ')
+if [ "$order" = "Inputs Attention Output Execution " ]; then pass; else fail "attend's groups in order: got '$order'"; fi
+
+# ---- wrapping: COLUMNS, with a hanging indent; example commands are never wrapped ----
+for width in 60 100; do
+    COLUMNS=$width "$ATTN" help attend >"$T/wrapped.txt"
+    long=$(LC_ALL=C.UTF-8 bash -c 'on=1; while IFS= read -r l; do [ "$l" = "Examples:" ] && on=0; (( on && ${#l} > '$width' )) && echo "$l"; done' <"$T/wrapped.txt")
+    if [ -z "$long" ]; then pass; else fail "COLUMNS=$width: lines wider than $width: $long"; fi
+    # a continuation line of an option's description starts in the description column
+    col=$(grep -m1 -- '^  --show LIST ' "$T/wrapped.txt" | sed -E 's/^(  --show LIST +).*/\1/' | wc -c)
+    next=$(grep -m1 -A1 -- '^  --show LIST ' "$T/wrapped.txt" | tail -n 1 | sed -E 's/^( *).*/\1/' | wc -c)
+    if [ "$col" -gt 5 ] && [ "$col" -eq "$next" ]; then pass; else fail "COLUMNS=$width: hanging indent ($col vs $next)"; fi
+done
+
+# ---- every option declared in the sources is in some help page (an independent list:
+# the cxxopts declarations, one per line, as the sources write them) ----
+positional=$(grep -ho 'parse_positional({[^}]*})' "$ROOT"/src/cli/*.cpp | grep -o '"[a-z-]*"' | tr -d '"')
+declared=$(grep -hoE '(^\s*|add_options\([^)]*\))\("([a-z],)?[a-z][a-z0-9-]*",' "$ROOT"/src/cli/*.cpp |
+           sed -E 's/.*\("(([a-z]),)?([a-z][a-z0-9-]*)",/\3/' | sort -u)
+cat "$T"/help_*.txt >"$T/all_help.txt"
+n=0
+for o in $declared; do
+    grep -qx "$o" <<<"$positional" && continue
+    n=$((n + 1))
+    if [ ${#o} -eq 1 ]; then flag="-$o"; else flag="--$o"; fi
+    if grep -qE -- "^  (-[a-z], )?$flag([ [,]|$)" "$T/all_help.txt"; then pass; else fail "declared option $flag is in no help page"; fi
+done
+if [ "$n" -ge 60 ]; then pass; else fail "found only $n declared options in the sources"; fi
+
+# ---- every EXAMPLES line runs as shown, in an empty folder, in order ----
+for c in $commands; do
+    mkdir -p "$T/ex_$c"
+    # `attn ls` needs a model file a user has: a small checkpoint from the fixtures.
+    [ "$c" = ls ] && cp "$ROOT/data/models/small.safetensors" "$T/ex_$c/model.safetensors"
+    awk '/^Examples:$/ {on = 1; next} on && /^  / {sub(/^  /, ""); print}' "$T/help_$c.txt" >"$T/examples_$c.txt"
+    lines=0
+    while IFS= read -r line; do
+        case $line in '#'*|'') continue ;; esac
+        lines=$((lines + 1))
+        (cd "$T/ex_$c" && PATH="$BUILD_DIR:$PATH" bash -o pipefail -c "$line") >"$T/ex_out" 2>"$T/ex_err" </dev/null
+        code=$?
+        if [ $code -eq 0 ] && [ -s "$T/ex_out" -o -n "$(ls -A "$T/ex_$c")" ]; then pass
+        else fail "example of $c: '$line' exits $code: $(head -c 300 "$T/ex_err")"; fi
+    done <"$T/examples_$c.txt"
+    if [ $lines -ge 2 ] && [ $lines -le 6 ]; then pass; else fail "help $c has $lines example commands (2 to 6 wanted)"; fi
+done
+
+# ---- the man page: generated, renders without warnings, every option of every command ----
+MAN=$BUILD_DIR/attn.1
+[ -s "$MAN" ] || "$ATTN" help --man >"$MAN"
+"$ATTN" help --man >"$T/attn.1"
+if cmp -s "$MAN" "$T/attn.1"; then pass; else fail "$MAN is not what attn help --man prints"; fi
+if head -n 3 "$MAN" | grep -q '^\.TH ATTN 1'; then pass; else fail "man page has .TH"; fi
+for sh in NAME SYNOPSIS DESCRIPTION COMMANDS OPTIONS EXAMPLES '"EXIT STATUS"' ENVIRONMENT; do
+    if grep -qx ".SH $sh" "$MAN"; then pass; else fail "man page lacks .SH $sh"; fi
+done
+warnings=$(groff -ww -man -z "$MAN" 2>&1)
+if [ -z "$warnings" ]; then pass; else fail "groff -ww warns: $warnings"; fi
+MANWIDTH=80 man --warnings -l "$MAN" >"$T/man.txt" 2>"$T/man_err"
+if [ $? -eq 0 ] && [ ! -s "$T/man_err" ]; then pass; else fail "man -l warns: $(head -c 300 "$T/man_err")"; fi
+for var in ATTN_ARCH COLUMNS NO_COLOR COLORTERM; do
+    if grep -q "^       $var" "$T/man.txt"; then pass; else fail "man page ENVIRONMENT lacks $var"; fi
+done
+# each command's OPTIONS subsection lists the options of its help page
+for c in $commands; do
+    awk -v head="   attn $c" '$0 == head {on = 1; next} on && /^   [^ ]/ {exit} on && /^[A-Z]/ {exit} on {print}' "$T/man.txt" >"$T/man_$c.txt"
+    missing=
+    for flag in $(grep -oE -- '^  (-[a-zA-Z], )?--?[a-z][a-z0-9-]*' "$T/help_$c.txt" | grep -oE -- '--?[a-z][a-z0-9-]*$'); do
+        grep -qE -- "(^|[ ,])$flag([ [,]|$)" "$T/man_$c.txt" || missing+=" $flag"
+    done
+    if [ -z "$missing" ]; then pass; else fail "man page section of $c lacks:$missing"; fi
+done
+
+# ---- make install honours PREFIX and DESTDIR ----
+if [ -z "${ATTN_SANITIZER:-}" ] && command -v make >/dev/null; then
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -s -C "$ROOT" BUILD="$BUILD_DIR" \
+        PREFIX=/opt/attn DESTDIR="$T/stage" install >"$T/install_log" 2>&1
+    for f in bin/attn share/man/man1/attn.1 share/bash-completion/completions/attn share/zsh/site-functions/_attn; do
+        if [ -s "$T/stage/opt/attn/$f" ]; then pass; else fail "make install lacks \$DESTDIR\$PREFIX/$f: $(tail -n 3 "$T/install_log")"; fi
+    done
+fi
+
+# ---- bash completion ----
+"$ATTN" completions bash >"$T/attn.bash"
+if bash -n "$T/attn.bash"; then pass; else fail "bash -n on the bash completion"; fi
+mkdir -p "$T/comp" && touch "$T/comp/q.npy" "$T/comp/keys.txt"
+# complete WORD...: COMP_WORDS = attn WORD..., the cursor on the last; prints COMPREPLY sorted
+complete() {
+    (cd "$T/comp" && bash -c 'source "$1"; shift; COMP_WORDS=(attn "$@"); COMP_CWORD=$#; _attn; printf "%s\n" "${COMPREPLY[@]}"' _ "$T/attn.bash" "$@") | sort | tr '\n' ' '
+}
+expect_completion() {  # expect_completion EXPECTED WORD...
+    local want=$1; shift
+    local got; got=$(complete "$@")
+    if [ "$got" = "$want" ]; then pass; else fail "completing 'attn $*': got '$got', expected '$want'"; fi
+}
+expect_completion "attend " att
+expect_completion "--format " attend --fo
+expect_completion "csv json npy pretty tsv " attend --format ''
+expect_completion "csv json pretty tsv " variance --format ''
+expect_completion "weights,context " attend --show weights,con
+expect_completion "queries,weights,values queries,weights,variance " attend --show queries,weights,va
+expect_completion "auto avx2 avx512 " softmax --arch a
+expect_completion "bottom-right top-left " attend --causal = ''
+expect_completion "simple " example si
+expect_completion "saturation scaling simple " example s
+expect_completion "attend " help at
+expect_completion "bash zsh " completions ''
+expect_completion "keys.txt q.npy " attend -x ''
+expect_completion "q.npy " attend -x -q q
+expect_completion "--mask --masked-rows " attend --mas
+expect_completion "matmul mha " bench --op m
+expect_completion "--head-dims --help " bench --he
+expect_completion " " attend --heads ''  # no values to offer (printf prints one empty line)
+expect_completion "--causal " attend --causal
+
+# ---- zsh completion ----
+"$ATTN" completions zsh >"$T/_attn"
+if command -v zsh >/dev/null; then
+    if zsh -n "$T/_attn"; then pass; else fail "zsh -n on the zsh completion"; fi
+fi
+if head -n 1 "$T/_attn" | grep -qx '#compdef attn'; then pass; else fail "_attn starts with #compdef attn"; fi
+# The dispatch, with zsh's completion functions replaced by stubs that print what they get.
+if command -v zsh >/dev/null; then
+    zsh_complete() {  # zsh_complete WORD...: what _attn hands to _describe/_arguments
+        zsh -fc '_describe() { print -l -- "${(@P)${@[-1]}}" }
+                 _arguments() { shift 2; print -l -- "$@" }
+                 source "$1"; shift; words=(attn "$@"); CURRENT=$#words; _attn' _ "$T/_attn" "$@"
+    }
+    if zsh_complete att | grep -q '^attend:scaled dot-product attention'; then pass; else fail "zsh: attn att<TAB> offers attend"; fi
+    if zsh_complete attend --fo | grep -qF -- "--format=[Output format"; then pass; else fail "zsh: attn attend --fo<TAB> offers --format"; fi
+    if zsh_complete attend --causal= | grep -qF -- ']::ALIGN:(top-left bottom-right)'; then pass; else fail "zsh: --causal=ALIGN choices"; fi
+    if zsh_complete example s | grep -q '^\*:argument:(simple trainable'; then pass; else fail "zsh: example names"; fi
+    if zsh_complete softmax '' | grep -q '^\*:file:_files$'; then pass; else fail "zsh: softmax FILE completes files"; fi
+fi
+missing=
+for c in $commands; do
+    awk -v c="    $c)" '$0 == c {on = 1; next} on && /^        ;;$/ {exit} on {print}' "$T/_attn" >"$T/zsh_$c.txt"
+    for flag in $(grep -oE -- '^  (-[a-zA-Z], )?--?[a-z][a-z0-9-]*' "$T/help_$c.txt" | grep -oE -- '--?[a-z][a-z0-9-]*$'); do
+        grep -qE -- "'$flag[=+[]" "$T/zsh_$c.txt" || missing+=" $c:$flag"
+    done
+done
+if [ -z "$missing" ]; then pass; else fail "zsh completion lacks:$missing"; fi
+if grep -q "'--format=\[[^]]*\]:FMT:(pretty csv tsv json npy)'" "$T/zsh_attend.txt"; then pass; else fail "zsh: attend --format completes the formats"; fi
+
+# ---- errors name the option; positional names are not '--name' ----
+run softmax --threads abc; expect_code 2 "--threads abc"
+expect_err_has "invalid --threads 'abc': expected an integer" "--threads abc names the option"
+run random --shape 2 --uniform=abc; expect_code 2 "--uniform=abc"
+expect_err_has "invalid --uniform='abc': --uniform takes no value" "--uniform=abc names the option"
+run attend -x x --heads=99999999999999; expect_code 2 "--heads out of range"
+expect_err_has "invalid --heads '99999999999999': out of range" "--heads out of range names the option"
+run bench -d 64 --repeat 1x; expect_code 2 "--repeat 1x"
+expect_err_has "invalid --repeat '1x'" "--repeat 1x names the option"
+run example simple trainable; expect_code 2 "two example names"
+expect_err_has "positional arguments 'simple' and 'trainable'" "two example names: about positional arguments"
+if grep -q -- '--name' "$T/err"; then fail "two example names mention --name"; else pass; fi
