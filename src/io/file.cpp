@@ -1,6 +1,7 @@
 // Files in and out: reading whole inputs (bounded), labels, format recognition, and the
 // all-or-nothing writers behind write_output.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
+#include "io/input_bytes.hpp"
 #include "io/output_file.hpp"
 #include "io/temp_files.hpp"
 
@@ -26,7 +28,7 @@ namespace {
 // as /dev/zero cannot exhaust memory.
 constexpr std::size_t max_input_bytes = std::size_t(1) << 31;
 
-InputError nul_byte_error(const std::string& text, std::size_t offset, const std::string& name) {
+InputError nul_byte_error(std::string_view text, std::size_t offset, const std::string& name) {
     const std::size_t line_start = offset == 0 ? 0 : text.rfind('\n', offset - 1) + 1;  // npos + 1 == 0
     const std::size_t line = 1 + std::size_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(offset), '\n'));
     return InputError(name + ":" + std::to_string(line) + ":" + std::to_string(offset - line_start + 1) +
@@ -126,6 +128,54 @@ std::string read_file(const std::string& path) {
         ::close(fd);
         throw;
     }
+}
+
+namespace {
+bool mapping_allowed = true;
+}  // namespace
+
+void detail::InputBytes::allow_mapping(bool allowed) noexcept { mapping_allowed = allowed; }
+
+detail::MappedFile::MappedFile(const std::string& path, bool populate) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw InputError(path + ": " + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        throw InputError(path + ": " + (S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file"));
+    }
+    size_ = std::size_t(st.st_size);
+    if (size_ > 0) {
+        void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0);
+        const int err = errno;
+        ::close(fd);
+        if (p == MAP_FAILED) throw InputError(path + ": " + std::strerror(err));
+        data_ = static_cast<const char*>(p);
+    } else {
+        ::close(fd);
+    }
+}
+
+detail::MappedFile::~MappedFile() {
+    if (data_) ::munmap(const_cast<char*>(data_), size_);
+}
+
+detail::InputBytes::InputBytes(const std::string& path) {
+    // Regular files of a known, non-zero size up to the input limit are mapped; anything
+    // else (standard input, FIFOs, devices, empty files, errors) goes through read_file,
+    // which gives every message.
+    struct stat st {};
+    if (path == "-" || !mapping_allowed || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_size <= 0 || std::size_t(st.st_size) > max_input_bytes) {
+        read_ = read_file(path);
+        return;
+    }
+    map_ = std::make_unique<MappedFile>(path, true);
+    // As read_fd: text never holds a NUL byte (.npy data may).
+    const std::string_view bytes = map_->bytes();
+    if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) != 0x93)
+        if (const std::size_t nul = bytes.find('\0'); nul != std::string_view::npos)
+            throw nul_byte_error(bytes, nul, path);
 }
 
 bool detail::has_lone_cr(std::string_view text) {
@@ -357,12 +407,11 @@ void write_files(const std::vector<PendingFile>& files) {
         for (int phase = 0; phase < 3; ++phase)
             for (const auto& f : files) {
                 if (classify(f.path) != phase) continue;
-                if (phase == 2) {
-                    write_stdout(f.bytes);
-                    continue;
-                }
                 outs.push_back(std::make_unique<OutputFile>(f.path));
                 outs.back()->write(f.bytes);
+                const auto write = [&](std::string_view chunk) { outs.back()->write(chunk); };
+                if (f.npy_data.rank() > 0) for_each_npy_row(f.npy_data, write);
+                if (f.text) f.text(write);
                 outs.back()->close_data();
             }
         for (auto& o : outs) o->commit();

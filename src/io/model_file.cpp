@@ -1,17 +1,11 @@
 // Model paths ("FILE.npz:NAME", "FILE.safetensors:NAME"): splitting the path, mapping the
 // file, and handing the bytes to the format's reader. Files are mapped, not read, so only
 // the pages of the tensor asked for are touched, however large the checkpoint.
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <string>
 
 #include "attn/error.hpp"
 #include "attn/model_file.hpp"
+#include "io/input_bytes.hpp"
 
 namespace attn::io {
 
@@ -41,39 +35,6 @@ bool split(std::string_view path, ModelPath* out) {
     return false;
 }
 
-class MappedFile {
-public:
-    explicit MappedFile(const std::string& path) {
-        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) throw InputError(path + ": " + std::strerror(errno));
-        struct stat st {};
-        if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-            ::close(fd);
-            throw InputError(path + ": " + (S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file"));
-        }
-        size_ = std::size_t(st.st_size);
-        if (size_ > 0) {
-            void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-            const int err = errno;
-            ::close(fd);
-            if (p == MAP_FAILED) throw InputError(path + ": " + std::strerror(err));
-            data_ = static_cast<const char*>(p);
-        } else {
-            ::close(fd);
-        }
-    }
-    ~MappedFile() {
-        if (data_) ::munmap(const_cast<char*>(data_), size_);
-    }
-    MappedFile(const MappedFile&) = delete;
-    MappedFile& operator=(const MappedFile&) = delete;
-    std::string_view bytes() const noexcept { return {data_ ? data_ : "", size_}; }
-
-private:
-    const char* data_ = nullptr;
-    std::size_t size_ = 0;
-};
-
 }  // namespace
 
 bool is_model_path(std::string_view path) { return split(path, nullptr); }
@@ -83,13 +44,13 @@ Tensor read_model_tensor(const std::string& path, Finite finite, std::size_t max
     if (!split(path, &mp)) throw UsageError(path + ": not a model path (FILE.npz:NAME or FILE.safetensors:NAME)");
     if (mp.name.empty() && path.size() > mp.file.size())
         throw UsageError(path + ": the tensor name after ':' is empty (attn ls " + mp.file + " lists them)");
-    const MappedFile f(mp.file);
+    const detail::MappedFile f(mp.file);
     return mp.npz ? npz_tensor(f.bytes(), mp.name, mp.file, finite, max_dims)
                    : safetensors_tensor(f.bytes(), mp.name, mp.file, finite, max_dims);
 }
 
 std::vector<TensorInfo> list_model_tensors(const std::string& file) {
-    const MappedFile f(file);
+    const detail::MappedFile f(file);
     const std::string_view b = f.bytes();
     if (b.substr(0, 2) == "PK") return npz_list(b, file);
     if (b.substr(0, 6) == "\x93NUMPY")

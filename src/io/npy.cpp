@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 #include "attn/io.hpp"
 #include "io/float16.hpp"
 #include "io/header_cursor.hpp"
+#include "io/output_file.hpp"
 
 namespace attn::io {
 
@@ -233,9 +235,27 @@ Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finit
     const TensorView dst = t.view();
     const std::size_t rank = dims.size();
     const auto* data = reinterpret_cast<const unsigned char*>(bytes.data()) + preamble + header_len;
+    // The common case, little-endian float32 in C order: whole rows copied at once, then
+    // checked for non-finite values (the general loop below finds and reports the first one).
+    const bool fortran = *h.fortran_order;
+    if (h.dtype->kind == Kind::f && h.dtype->size == 4 && !h.dtype->big_endian && (!fortran || rank == 1) &&
+        std::endian::native == std::endian::little) {
+        const std::size_t cols = dims[rank - 1], rows_all = count / cols;
+        const auto* src = reinterpret_cast<const unsigned char*>(bytes.data()) + preamble + header_len;
+        bool all_finite = true;
+        for (std::size_t r = 0; r < rows_all; ++r) {
+            float* row = t.data() + r * t.row_stride();
+            std::memcpy(row, src + r * cols * 4, cols * 4);
+            // Exponent bits all ones: inf or nan. Bitwise so that the loop vectorises.
+            std::uint32_t any = 0;
+            for (std::size_t c = 0; c < cols; ++c)
+                any |= std::uint32_t((std::bit_cast<std::uint32_t>(row[c]) & 0x7f800000u) == 0x7f800000u);
+            all_finite &= any == 0;
+        }
+        if (all_finite) return t;
+    }
     // The file's elements come in C order (last index fastest) or Fortran order (first index
     // fastest); an odometer over the index in that order tracks the element's place in t.
-    const bool fortran = *h.fortran_order;
     std::array<std::size_t, max_rank> index{};
     std::size_t offset = 0;  // of `index` in t
     float* out = t.data();
@@ -294,6 +314,18 @@ std::string npy_preamble(const char* descr, const Shape& shape) {
 
 }  // namespace
 
+std::string detail::npy_header(const TensorView& t) { return npy_preamble("<f4", t.shape); }
+
+void detail::for_each_npy_row(const TensorView& t, const std::function<void(std::string_view)>& row) {
+    // Every view's rows are contiguous (tensor.hpp): each row is handed on whole.
+    static_assert(std::endian::native == std::endian::little, "npy output is written as '<f4'");
+    for (std::size_t s = 0; s < t.slices(); ++s) {
+        const MatrixView m = t.slice(s);
+        for (std::size_t r = 0; r < m.rows; ++r)
+            row(std::string_view(reinterpret_cast<const char*>(m.row(r)), m.cols * sizeof(float)));
+    }
+}
+
 std::string npy_half_bytes(const TensorView& t) {
     std::string out = npy_preamble("<f2", t.shape);
     const std::size_t slices = t.slices(), rows = t.rows(), cols = t.cols();
@@ -311,17 +343,9 @@ std::string npy_half_bytes(const TensorView& t) {
 }
 
 std::string npy_bytes(const TensorView& t) {
-    std::string out = npy_preamble("<f4", t.shape);
-    const std::size_t slices = t.slices(), rows = t.rows(), cols = t.cols();
-    out.reserve(out.size() + slices * rows * cols * 4);
-    for (std::size_t s = 0; s < slices; ++s) {
-        const MatrixView m = t.slice(s);
-        for (std::size_t r = 0; r < rows; ++r)
-            for (std::size_t c = 0; c < cols; ++c) {
-                const std::uint32_t bits = std::bit_cast<std::uint32_t>(m(r, c));
-                for (int k = 0; k < 4; ++k) out += char((bits >> (8 * k)) & 0xff);
-            }
-    }
+    std::string out = detail::npy_header(t);
+    out.reserve(out.size() + t.slices() * t.rows() * t.cols() * sizeof(float));
+    detail::for_each_npy_row(t, [&](std::string_view row) { out += row; });
     return out;
 }
 

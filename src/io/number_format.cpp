@@ -3,6 +3,10 @@
 #include "io/number_format.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
 #include <charconv>
 #include <cmath>
 
@@ -52,6 +56,161 @@ std::string in_notation(double v, Notation n, int decimals) {
 
 std::string significant(double v, int digits) {
     return chars(v, std::chars_format::general, std::max(digits, 1));
+}
+
+namespace {
+
+// %.*g by exact integer arithmetic, for the common case: v = m·2^e scaled by 10^k to a
+// P-digit integer as the fraction num/den, both within 126 bits, rounded half to even as
+// printf and to_chars round. Returns the end of the text written at `p`, or nullptr when the
+// value is out of this path's range (to_chars then does it).
+__extension__ typedef unsigned __int128 u128;  // GCC and Clang on 64-bit targets
+
+template <int Base>
+constexpr std::array<u128, 55> powers() {
+    std::array<u128, 55> t{};
+    u128 r = 1;
+    for (std::size_t i = 0; i < t.size(); ++i, r *= Base) t[i] = Base == 10 && i > 38 ? 0 : r;
+    return t;
+}
+constexpr std::array<u128, 55> pow5 = powers<5>(), pow10 = powers<10>();  // pow10 up to 10^38
+
+char* exact_general(char* p, double v, int P) {
+    const std::uint64_t bits = std::bit_cast<std::uint64_t>(v);
+    const bool negative = bits >> 63;
+    const int biased = int((bits >> 52) & 0x7ff);
+    std::uint64_t m = bits & ((std::uint64_t(1) << 52) - 1);
+    if (biased == 0x7ff) return nullptr;
+    int e;
+    if (biased == 0) {
+        if (m == 0) {  // ±0
+            if (negative) *p++ = '-';
+            *p++ = '0';
+            return p;
+        }
+        e = -1074;
+    } else {
+        m |= std::uint64_t(1) << 52;
+        e = biased - 1075;
+    }
+    const int tz = __builtin_ctzll(m);  // fewer bits: wider range for the integer arithmetic
+    m >>= tz;
+    e += tz;
+    const int mbits = 64 - __builtin_clzll(m);
+    // floor(log10 v), possibly one too small: v lies in [2^(e+mbits-1), 2^(e+mbits)).
+    int x = int(std::floor((e + mbits - 1) * 0.30102999566398120));
+    const u128 low = pow10[std::size_t(P - 1)], high = pow10[std::size_t(P)];
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        const int k = P - 1 - x;  // scale v by 10^k to P digits before the point
+        if (k > 50 || k < -38) return nullptr;
+        // v·10^k = m·5^k·2^(e+k) as num/den; den is a power of two when k >= 0.
+        u128 d, rem, unit;  // v·10^k = d + rem/unit
+        const int twos = e + k;
+        if (k >= 0 && k <= 27 && twos < 0 && twos > -64 && mbits + int(k * 2.33) + 1 < 64) {
+            // Most values of a matrix: everything fits 64 bits, the division is a shift.
+            const std::uint64_t num64 = m * std::uint64_t(pow5[std::size_t(k)]), unit64 = std::uint64_t(1) << -twos;
+            d = num64 >> -twos;
+            rem = num64 & (unit64 - 1);
+            unit = unit64;
+        } else {
+            u128 num = m, den = 1;
+            int num_bits = mbits, den_bits = 1;
+            if (k >= 0) num *= pow5[std::size_t(k)], num_bits += int(k * 2.33) + 1;
+            else den *= pow5[std::size_t(-k)], den_bits += int(-k * 2.33) + 1;
+            if (twos >= 0) num_bits += twos;
+            else den_bits -= twos;
+            if (num_bits > 125 || den_bits > 125) return nullptr;
+            if (twos >= 0) num <<= twos;
+            if (den == 1 && twos < 0) {  // a shift, no division
+                unit = u128(1) << -twos;
+                d = num >> -twos;
+                rem = num & (unit - 1);
+            } else {
+                if (twos < 0) den <<= -twos;
+                unit = den;
+                d = num / den;
+                rem = num - d * den;
+            }
+        }
+        if (d < low) return nullptr;  // the estimate is never too large
+        if (d >= high) {  // one too small: x was not floor(log10 v); try one higher
+            if (attempt == 0) {
+                ++x;
+                continue;
+            }
+            return nullptr;
+        }
+        // Half to even: above half rounds up, exactly half to the even neighbour.
+        if (rem * 2 > unit || (rem * 2 == unit && (d & 1))) ++d;
+        if (d == high) d = low, ++x;  // 9.99..5 rounded up to 10.0..
+        // The P digits of d, then %g's layout: fixed when -4 <= x < P, else scientific; the
+        // trailing zeros of the fraction and a bare point dropped.
+        char digits[40];
+        if (P <= 19) {  // two digits at a time
+            static constexpr char pairs[] =
+                "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                "8081828384858687888990919293949596979899";
+            std::uint64_t d64 = std::uint64_t(d);
+            int i = P;
+            for (; i >= 2; i -= 2, d64 /= 100) std::memcpy(digits + i - 2, pairs + 2 * (d64 % 100), 2);
+            if (i == 1) digits[0] = char('0' + int(d64));
+        } else {
+            for (int i = P - 1; i >= 0; --i, d /= 10) digits[i] = char('0' + int(d % 10));
+        }
+        int used = P;
+        if (negative) *p++ = '-';
+        if (x >= -4 && x < P) {
+            if (x >= 0) {
+                for (int i = 0; i <= x; ++i) *p++ = digits[i];
+                while (used > x + 1 && digits[used - 1] == '0') --used;
+                if (used > x + 1) {
+                    *p++ = '.';
+                    for (int i = x + 1; i < used; ++i) *p++ = digits[i];
+                }
+            } else {
+                while (used > 0 && digits[used - 1] == '0') --used;
+                *p++ = '0';
+                *p++ = '.';
+                for (int i = 0; i < -x - 1; ++i) *p++ = '0';
+                for (int i = 0; i < used; ++i) *p++ = digits[i];
+            }
+            return p;
+        }
+        *p++ = digits[0];
+        while (used > 1 && digits[used - 1] == '0') --used;
+        if (used > 1) {
+            *p++ = '.';
+            for (int i = 1; i < used; ++i) *p++ = digits[i];
+        }
+        *p++ = 'e';
+        *p++ = x < 0 ? '-' : '+';
+        const int ax = x < 0 ? -x : x;
+        if (ax >= 100) *p++ = char('0' + ax / 100);
+        *p++ = char('0' + ax / 10 % 10);
+        *p++ = char('0' + ax % 10);
+        return p;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+char* write_significant(char* p, double v, int digits) {
+    if (!std::isfinite(v)) {
+        const std::string text = non_finite_text(v);
+        return std::copy(text.begin(), text.end(), p);
+    }
+    if (digits <= 30)
+        if (char* end = exact_general(p, v, std::max(digits, 1))) return end;
+    const std::string text = significant(v, digits);
+    return std::copy(text.begin(), text.end(), p);
+}
+
+void append_significant(std::string& out, double v, int digits) {
+    const std::size_t at = out.size();
+    out.resize(at + significant_max_chars(digits));
+    out.resize(std::size_t(write_significant(out.data() + at, v, digits) - out.data()));
 }
 
 }  // namespace attn::io::detail

@@ -1,8 +1,11 @@
 // Internal to src/io and the CLI: the one safe writer behind every command's output.
 #pragma once
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "attn/tensor.hpp"
 
 namespace attn::io {
 struct Item;
@@ -61,11 +64,23 @@ private:
 
 // One file to produce: its path ("" = standard output) and its full contents. make_parent:
 // the folder holding it is created when missing (and removed again when the run fails).
+// npy_data: when it views a tensor, its rows as '<f4' follow `bytes` (the .npy header),
+// written straight from the tensor's storage. text: when set, called after `bytes` are
+// written to produce the rest in chunks (csv/tsv of tensors, formatted as they are written).
+// What either refers to must outlive write_files.
 struct PendingFile {
     std::string path;
     std::string bytes;
     bool make_parent = false;
+    TensorView npy_data = {};
+    std::function<void(const std::function<void(std::string_view)>& sink)> text = {};
 };
+
+// The .npy header (magic, version, dict, padding) of a float32 C-order file holding t;
+// npy_bytes(t) is this header followed by the rows.
+std::string npy_header(const TensorView& t);
+// Hands the rows of t, as '<f4' bytes, to `row` in C order.
+void for_each_npy_row(const TensorView& t, const std::function<void(std::string_view)>& row);
 
 // Writes every output of one command, all or nothing as far as the system allows: regular
 // files into temporaries first, then devices/FIFOs in place, then standard output, and only

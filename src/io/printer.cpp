@@ -16,6 +16,7 @@
 #include "attn/io.hpp"
 #include "io/number_format.hpp"
 #include "io/output_file.hpp"
+#include "parallel.hpp"
 
 namespace attn::io {
 
@@ -240,14 +241,46 @@ void delimited_slice(std::string& out, const Item& item, const MatrixView& m, ch
         }
         out += '\n';
     }
-    for (std::size_t r = 0; r < (m.cols ? m.rows : 0); ++r) {  // no empty lines for 0 columns
-        if (row_labels) out += label_field(item.row_labels[r], sep) + sep;
+    const auto row_text = [&](std::string& text, std::size_t r) {
+        if (row_labels) text += label_field(item.row_labels[r], sep) + sep;
+        const float* row = m.row(r);
+        const std::size_t at = text.size();
+        text.resize(at + m.cols * (detail::significant_max_chars(digits) + 1) + 1);
+        char* p = text.data() + at;
         for (std::size_t c = 0; c < m.cols; ++c) {
-            if (c) out += sep;
-            out += significant(m(r, c), digits);
+            if (c) *p++ = sep;
+            p = detail::write_significant(p, row[c], digits);
         }
-        out += '\n';
-        flush_chunk(out, sink);
+        *p++ = '\n';
+        text.resize(std::size_t(p - text.data()));
+    };
+    const std::size_t rows = m.cols ? m.rows : 0;  // no empty lines for 0 columns
+    // Large slices are formatted by all threads, a band of rows each, in bands of about
+    // band_values numbers, and joined in row order: the bytes do not depend on the thread count.
+    constexpr std::size_t band_values = std::size_t(1) << 15, bands_per_round = 16;
+    const std::size_t band_rows = std::max<std::size_t>(1, band_values / std::max<std::size_t>(m.cols, 1));
+    if (rows <= band_rows) {
+        for (std::size_t r = 0; r < rows; ++r) {
+            row_text(out, r);
+            flush_chunk(out, sink);
+        }
+        return;
+    }
+    if (!sink) out.reserve(out.size() + rows * m.cols * (std::size_t(digits) + 4));  // one allocation, as a rule
+    std::vector<std::string> bands(bands_per_round);
+    for (std::size_t first = 0; first < rows; first += band_rows * bands_per_round) {
+        const std::size_t count = std::min(bands_per_round, (rows - first + band_rows - 1) / band_rows);
+        parallel_for(count, [&](std::size_t b) {
+            std::string& text = bands[b];
+            text.clear();
+            text.reserve(band_rows * m.cols * (std::size_t(digits) + 8));
+            const std::size_t begin = first + b * band_rows, end = std::min(rows, begin + band_rows);
+            for (std::size_t r = begin; r < end; ++r) row_text(text, r);
+        });
+        for (std::size_t b = 0; b < count; ++b) {
+            out += bands[b];
+            flush_chunk(out, sink);
+        }
     }
 }
 
@@ -305,10 +338,14 @@ std::string json_number(double v, int digits) {
 
 void json_values(std::string& out, const TensorView& t, std::size_t dim, const float* p, int digits, std::size_t indent,
                  const TextSink* sink) {
-    const auto number = [&](float v) { return std::isfinite(v) ? significant(v, digits) : std::string("null"); };
     if (dim + 1 >= t.rank()) {  // innermost: one line
         out += "[";
-        for (std::size_t i = 0; i < t.cols(); ++i) out += (i ? ", " : "") + number(p[i * t.strides[dim]]);
+        for (std::size_t i = 0; i < t.cols(); ++i) {
+            if (i) out += ", ";
+            const float v = p[i * t.strides[dim]];
+            if (std::isfinite(v)) detail::append_significant(out, v, digits);
+            else out += "null";
+        }
         out += "]";
         flush_chunk(out, sink);
         return;
@@ -456,6 +493,18 @@ std::string render(const std::vector<Item>& items, const OutputOptions& opt) {
 
 std::vector<detail::PendingFile> detail::output_files(const std::vector<Item>& items, const OutputOptions& opt) {
     const std::string path = opt.path == "-" ? "" : opt.path;  // "-o -" is standard output too
+    const bool all_tensors = std::none_of(items.begin(), items.end(), [](const Item& i) { return i.is_record(); });
+    if ((opt.format == Format::csv || opt.format == Format::tsv) && all_tensors) {
+        // Formatted chunk by chunk as it is written (render's bytes, no whole-output string).
+        return {{path, "", false, {}, [&items, &opt](const TextSink& sink) {
+                     const char sep = opt.format == Format::csv ? ',' : '\t';
+                     const int digits = opt.digits >= 0 ? opt.digits : 9;
+                     const bool blocks = needs_headers(items);
+                     std::string out;
+                     for (const auto& item : items) delimited_tensor(out, item, sep, digits, blocks, &sink);
+                     if (!out.empty()) sink(out);
+                 }}};
+    }
     if (opt.format != Format::npy) return {{path, render(items, opt)}};
     for (const auto& item : items)
         if (item.is_record())
@@ -467,7 +516,7 @@ std::vector<detail::PendingFile> detail::output_files(const std::vector<Item>& i
     if (items.size() == 1 && !is_dir) {
         if (path.empty() && ::isatty(STDOUT_FILENO) == 1)
             throw UsageError("npy is binary: refusing to write it to a terminal (use -o FILE or a pipe)");
-        return {{path, npy_bytes(items[0].values())}};
+        return {{path, detail::npy_header(items[0].values()), false, items[0].values()}};
     }
     if (path.empty())
         throw UsageError("npy output of " + std::to_string(items.size()) +
@@ -475,7 +524,8 @@ std::vector<detail::PendingFile> detail::output_files(const std::vector<Item>& i
     if (!is_dir && ::lstat(path.c_str(), &st) == 0)
         throw UsageError("-o " + path + ": not a directory (npy output of several matrices needs a directory)");
     std::vector<detail::PendingFile> files;
-    for (const auto& item : items) files.push_back({path + "/" + item.name + ".npy", npy_bytes(item.values()), !is_dir});
+    for (const auto& item : items)
+        files.push_back({path + "/" + item.name + ".npy", detail::npy_header(item.values()), !is_dir, item.values()});
     return files;
 }
 

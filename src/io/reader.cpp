@@ -5,6 +5,7 @@
 #include "attn/error.hpp"
 #include "attn/io.hpp"
 #include "attn/model_file.hpp"
+#include "io/input_bytes.hpp"
 #include "io/output_file.hpp"
 
 namespace attn::io {
@@ -29,8 +30,8 @@ Tensor parse_tensor(std::string_view bytes, const std::string& source, Finite fi
 
 Tensor read_tensor(const std::string& path, Finite finite, std::size_t max_dims) {
     if (is_model_path(path)) return read_model_tensor(path, finite, max_dims);  // FILE.npz:NAME, FILE.safetensors:NAME
-    const std::string bytes = read_file(path);
-    return parse_tensor(bytes, detail::display_name(path), finite, max_dims);
+    const detail::InputBytes bytes(path);
+    return parse_tensor(bytes.view(), detail::display_name(path), finite, max_dims);
 }
 
 Matrix parse_matrix(std::string_view bytes, const std::string& source, Finite finite) {

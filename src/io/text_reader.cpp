@@ -17,6 +17,7 @@
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
+#include "parallel.hpp"
 
 namespace attn::io {
 
@@ -174,6 +175,12 @@ private:
             }
             body = ascii;
         }
+        push_parsed(begin, tok, body);
+    }
+
+    // Parses `body` (the token `tok` at `begin`, with any Unicode minus made ASCII) and
+    // appends it to values_.
+    void push_parsed(std::size_t begin, std::string_view tok, std::string_view body) {
         if (body.size() > 1 && body[0] == '+' && body[1] != '-' && body[1] != '+') body.remove_prefix(1);
         double d = 0.0;
         const auto res = std::from_chars(body.data(), body.data() + body.size(), d);
@@ -197,6 +204,35 @@ private:
         }
         values_.push_back(f);
     }
+
+    // The common case in one pass: a finite number starting with a digit, '-' or '.' that
+    // std::from_chars reads up to a character ending a token (`ends`) or `limit`. Stores it
+    // in *out and returns the offset after it; npos when the token needs push_number's full
+    // rules (a sign '+', inf, nan, '...', a Unicode minus, out of range, not a number), which
+    // then reads the same bytes the same way (from_chars to double, then to float).
+    template <class Ends>
+    std::size_t parse_plain_number(std::size_t i, std::size_t limit, Ends ends, float* out) const {
+        if (i >= limit) return std::string_view::npos;
+        const char c = s_[i];
+        if (!(is_digit(c) || c == '-' || c == '.')) return std::string_view::npos;
+        double d = 0.0;
+        const auto res = std::from_chars(s_.data() + i, s_.data() + limit, d);
+        if (res.ec != std::errc()) return std::string_view::npos;
+        const std::size_t end = std::size_t(res.ptr - s_.data());
+        if (end < limit && !ends(s_[end])) return std::string_view::npos;
+        const float f = static_cast<float>(d);
+        if (!std::isfinite(f)) return std::string_view::npos;
+        *out = f;
+        return end;
+    }
+    template <class Ends>
+    std::size_t push_plain_number(std::size_t i, std::size_t limit, Ends ends) {
+        float f;
+        const std::size_t end = parse_plain_number(i, limit, ends, &f);
+        if (end != std::string_view::npos) values_.push_back(f);
+        return end;
+    }
+    static bool ends_in_line(char ch) { return is_blank(ch) || ch == ',' || ch == ';' || ch == '#'; }
 
     void end_row(std::size_t row_start, std::size_t count) {
         if (count == 0) return;
@@ -349,8 +385,16 @@ private:
     void read_lines() {
         headers_.assign(1, Header{});
         block_rows_.assign(1, 0);
-        std::size_t i = pos_;
+        std::size_t i = pos_, plain_tried_until = 0;
         while (i <= s_.size()) {
+            if (i >= plain_tried_until) {  // a long run of plain rows goes to all threads
+                const auto [next, run_end] = read_plain_run(i);
+                plain_tried_until = run_end;
+                if (next != i) {
+                    i = next;
+                    continue;
+                }
+            }
             std::size_t eol = s_.find('\n', i);
             if (eol == std::string_view::npos) eol = s_.size();
             std::size_t first = i;
@@ -397,6 +441,86 @@ private:
         dims_.push_back(cols_);
     }
 
+    // ---- many plain rows at once ----
+    // The run of lines from line start i up to the first whose first non-blank byte is not
+    // a digit, '-' or '.' (a comment, header, title or anything unusual), cut into bands at
+    // line ends and read by all threads with read_line's rules and parse_plain_number's path
+    // only. Returns {offset after the run, same} when every number took that path and every
+    // row has the same count, the rows then counted in order as read_line would; {i, end of
+    // the run} otherwise, and the serial loop reads the run with all its rules and messages.
+    std::pair<std::size_t, std::size_t> read_plain_run(std::size_t i) {
+        constexpr std::size_t min_run_bytes = std::size_t(1) << 20, bands = 16;
+        if (s_.size() - i < min_run_bytes) return {i, s_.size() + 1};
+        std::size_t run_end = i;
+        while (run_end <= s_.size()) {
+            std::size_t eol = s_.find('\n', run_end);
+            if (eol == std::string_view::npos) eol = s_.size();
+            std::size_t first = run_end;
+            while (first < eol && is_blank(s_[first])) ++first;
+            if (first < eol && !(is_digit(s_[first]) || s_[first] == '-' || s_[first] == '.')) break;
+            run_end = eol + 1;
+        }
+        const std::size_t stop = std::min(run_end, s_.size());  // bytes [i, stop) hold the run
+        if (stop - i < min_run_bytes) return {i, run_end};
+        std::vector<std::size_t> cut(bands + 1, stop);  // band b: [cut[b], cut[b + 1])
+        cut[0] = i;
+        for (std::size_t b = 1; b < bands; ++b) {
+            const std::size_t nl = s_.find('\n', std::max(cut[b - 1], i + (stop - i) / bands * b));
+            cut[b] = nl == std::string_view::npos || nl >= stop ? stop : nl + 1;
+        }
+        struct Band {
+            std::vector<float> values;
+            std::size_t rows = 0, cols = 0;
+            bool plain = true;
+        };
+        std::vector<Band> out(bands);
+        parallel_for(bands, [&](std::size_t b) {
+            Band& band = out[b];
+            band.values.reserve((cut[b + 1] - cut[b]) / 8);
+            for (std::size_t line = cut[b]; line < cut[b + 1] && band.plain;) {
+                std::size_t eol = s_.find('\n', line);
+                if (eol == std::string_view::npos || eol > cut[b + 1]) eol = std::min(cut[b + 1], s_.size());
+                std::size_t count = 0, j = line;
+                for (;;) {  // read_line's tokens
+                    while (j < eol && is_blank(s_[j])) ++j;
+                    if (j < eol && (s_[j] == ',' || s_[j] == ';') && count > 0) {
+                        ++j;
+                        while (j < eol && is_blank(s_[j])) ++j;
+                    }
+                    if (j == eol || s_[j] == '#') break;
+                    float f;
+                    const std::size_t after = parse_plain_number(j, eol, ends_in_line, &f);
+                    if (after == std::string_view::npos) {
+                        band.plain = false;
+                        break;
+                    }
+                    band.values.push_back(f);
+                    ++count;
+                    j = after;
+                }
+                if (count > 0) {
+                    if (band.cols == 0) band.cols = count;
+                    band.plain &= count == band.cols;
+                    ++band.rows;
+                }
+                line = eol + 1;
+            }
+        });
+        std::size_t cols = cols_, rows = 0, total = 0;
+        for (const Band& band : out) {
+            if (!band.plain || (band.rows > 0 && cols != 0 && band.cols != cols)) return {i, run_end};
+            if (band.rows > 0) cols = band.cols;
+            rows += band.rows;
+            total += band.values.size();
+        }
+        values_.reserve(values_.size() + total);
+        for (const Band& band : out) values_.insert(values_.end(), band.values.begin(), band.values.end());
+        cols_ = cols;
+        rows_ += rows;
+        block_rows_.back() += rows;
+        return {run_end, run_end};
+    }
+
     void read_line(std::size_t begin, std::size_t eol) {
         std::size_t count = 0;
         std::size_t i = begin;
@@ -407,6 +531,11 @@ private:
                 while (i < eol && is_blank(s_[i])) ++i;
             }
             if (i == eol || s_[i] == '#') break;
+            if (const std::size_t after = push_plain_number(i, eol, ends_in_line); after != std::string_view::npos) {
+                ++count;
+                i = after;
+                continue;
+            }
             std::size_t end = i;
             while (end < eol && !is_blank(s_[end]) && s_[end] != ',' && s_[end] != ';' && s_[end] != '#') ++end;
             if (end == i) fail_expected(i, "a number");  // a separator with no value before it
@@ -532,12 +661,17 @@ private:
                 i = skip_space_and_comments(i + 1);
                 if (i < s_.size() && s_[i] == ']') break;  // trailing comma
             }
-            std::size_t end = i;
-            while (end < s_.size() && !is_space(s_[end]) && s_[end] != ',' && s_[end] != '[' && s_[end] != ']' &&
-                   s_[end] != '#')
-                ++end;
-            if (end == i) fail_expected(i, "a number");
-            push_number(i, end);
+            std::size_t end = push_plain_number(i, s_.size(), [](char ch) {
+                return is_space(ch) || ch == ',' || ch == '[' || ch == ']' || ch == '#';
+            });
+            if (end == std::string_view::npos) {
+                end = i;
+                while (end < s_.size() && !is_space(s_[end]) && s_[end] != ',' && s_[end] != '[' && s_[end] != ']' &&
+                       s_[end] != '#')
+                    ++end;
+                if (end == i) fail_expected(i, "a number");
+                push_number(i, end);
+            }
             ++count;
             i = skip_space_and_comments(end);
         }

@@ -19,13 +19,15 @@ import time
 THREADS = int(os.environ.get("THREADS", "2"))
 REPEAT = int(os.environ.get("REPEAT", "7"))
 ARCH = os.environ.get("ARCH", "auto")          # attn --arch
-ONLY = os.environ.get("ONLY", "all")           # all, sgemm, attention, heads or decode
+ONLY = os.environ.get("ONLY", "all")           # all, sgemm, attention, heads, decode or io
 ROUNDS = int(os.environ.get("ROUNDS", "3"))     # interleaved rounds of attn and peers
 SGEMM_SIZES = [1024, 2048]
 ATTN_T = 4096
 ATTN_DS = [64, 128]
 HEADS_SHAPE = (4, 8, 1024, 64)                  # batch, heads, T, d: attention and nn.MultiheadAttention
 DECODE_TK, DECODE_D = 32768, 128                # one query row against a K/V cache (a decoding step)
+IO_T, IO_D = 4096, 64                           # whole-process attend, npy in and out
+IO_CSV_SHAPE = (1024, 1024)                     # csv round trips (about 12.7 MB of text)
 
 
 def median(xs):
@@ -190,6 +192,97 @@ def attn_bench(attn, *args, repeat=REPEAT):
     return json.loads(out.stdout)
 
 
+# ---- whole-process I/O (ONLY=io) ----------------------------------------------------------
+# attn runs as a whole process (start-up, reading, computing, writing) as a user meets it;
+# NumPy runs in one Python process, timed inside it around the same work (so without the
+# interpreter's start-up and import, which favours NumPy).
+
+def peer_numpy_npy_attention(folder):
+    import numpy as np
+
+    def run():
+        q, k, v = (np.load(f"{folder}/{n}.npy") for n in "qkv")
+        s = (q @ k.T) / np.float32(np.sqrt(q.shape[1]))
+        s -= s.max(axis=1, keepdims=True)
+        np.exp(s, out=s)
+        s /= s.sum(axis=1, keepdims=True)
+        np.save(f"{folder}/numpy_out.npy", s @ v)
+    return timeit(run, warmup=1)
+
+
+def peer_numpy_csv(folder, direction):
+    import numpy as np
+    if direction == "read":  # text -> array -> .npy, as `attn concat X.csv --format npy -o Y.npy`
+        return timeit(lambda: np.save(f"{folder}/numpy_m.npy", np.loadtxt(f"{folder}/m.csv", delimiter=",",
+                                                                         dtype=np.float32)), warmup=0, repeat=3)
+    # .npy -> text, as `attn concat X.npy --format csv -o Y.csv`
+    return timeit(lambda: np.savetxt(f"{folder}/numpy_m.csv", np.load(f"{folder}/m.npy"), fmt="%.9g", delimiter=","),
+                  warmup=0, repeat=3)
+
+
+def process_time(cmd, repeat=REPEAT):
+    """Median wall seconds of a whole process, and its median CPU seconds (user + system)."""
+    walls, cpus = [], []
+    for i in range(repeat + 1):
+        r0 = os.times()
+        t0 = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        wall = time.perf_counter() - t0
+        r1 = os.times()
+        if i:  # the first run warms the page cache
+            walls.append(wall)
+            cpus.append((r1.children_user - r0.children_user) + (r1.children_system - r0.children_system))
+    return median(walls), median(cpus)
+
+
+def io_section(attn):
+    import tempfile
+    folder = tempfile.mkdtemp(prefix="attn-compare-io-")
+    try:
+        for i, n in enumerate("qkv"):
+            subprocess.run([attn, "random", "--shape", f"{IO_T},{IO_D}", "--seed", str(i + 1), "--format", "npy",
+                            "-o", f"{folder}/{n}.npy"], check=True)
+        r, c = IO_CSV_SHAPE
+        subprocess.run([attn, "random", "--shape", f"{r},{c}", "--seed", "9", "--format", "npy", "-o",
+                        f"{folder}/m.npy"], check=True)
+        with open(f"{folder}/m.csv", "w") as f:  # bare rows: what numpy.loadtxt reads
+            subprocess.run([attn, "concat", f"{folder}/m.npy", "--format", "csv"], check=True, stdout=f)
+        csv_mb = os.path.getsize(f"{folder}/m.csv") / 1e6
+        attend = [attn, "attend", "-q", f"{folder}/q.npy", "-k", f"{folder}/k.npy", "-v", f"{folder}/v.npy",
+                  "--threads", str(THREADS), "--arch", ARCH, "--format", "npy", "-o", f"{folder}/attn_out.npy"]
+        read = [attn, "concat", f"{folder}/m.csv", "--format", "npy", "-o", f"{folder}/attn_m.npy"]
+        write = [attn, "concat", f"{folder}/m.npy", "--format", "csv", "-o", f"{folder}/attn_m.csv"]
+        t = {}
+        for rnd in range(ROUNDS):
+            kernel = attn_bench(attn, "--op", "attention", "--sizes", str(IO_T), "--d", str(IO_D))["results"][0]
+            t.setdefault("kernel", []).append((kernel["median"], kernel["user"] + kernel["system"]))
+            t.setdefault("attend", []).append(process_time(attend))
+            t.setdefault("numpy attend", []).append(run_peer("numpy-npy-attention", [folder]))
+            t.setdefault("read", []).append(process_time(read))
+            t.setdefault("numpy read", []).append(run_peer("numpy-csv", [folder, "read"]))
+            t.setdefault("write", []).append(process_time(write))
+            t.setdefault("numpy write", []).append(run_peer("numpy-csv", [folder, "write"]))
+        w = {k: median([x for x, _ in v]) for k, v in t.items()}
+        cpu = {k: median([y for _, y in v]) for k, v in t.items()}
+        print(f"\nI/O — whole processes for attn, in-process timing for NumPy (no interpreter start-up), "
+              f"{THREADS} threads, medians of {REPEAT} runs x {ROUNDS} rounds")
+        print(f"| {'case':<44} | {'attn ms':>8} | {'attn CPU ms':>11} | {'NumPy ms':>8} | {'attn speed-up':>14} |")
+        print(f"|{'-' * 46}|{'-' * 10}|{'-' * 13}|{'-' * 10}|{'-' * 16}|")
+        print(f"| {'attention kernel T=%d d=%d (attn bench)' % (IO_T, IO_D):<44} | {w['kernel'] * 1e3:8.1f} | "
+              f"{cpu['kernel'] * 1e3:11.1f} | {'-':>8} | {'-':>14} |")
+        for case, key, peer in ((f"attend -q -k -v npy -> npy T={IO_T} d={IO_D}", "attend", "numpy attend"),
+                                (f"csv -> npy {r}x{c} ({csv_mb:.1f} MB)", "read", "numpy read"),
+                                (f"npy -> csv {r}x{c} ({csv_mb:.1f} MB)", "write", "numpy write")):
+            print(f"| {case:<44} | {w[key] * 1e3:8.1f} | {cpu[key] * 1e3:11.1f} | {w[peer] * 1e3:8.1f} | "
+                  f"{w[peer] / w[key]:13.2f}x |")
+        print(f"whole process / kernel (attend npy -> npy): {w['attend'] / w['kernel']:.2f}x wall")
+        print(f"text throughput (whole process, start-up included): read {csv_mb / w['read']:.0f} MB/s, "
+              f"write {csv_mb / w['write']:.0f} MB/s; per CPU-second: read {csv_mb / cpu['read']:.0f} MB/s, "
+              f"write {csv_mb / cpu['write']:.0f} MB/s")
+    finally:
+        subprocess.run(["rm", "-rf", folder], check=False)
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--peer":
         kind, args = sys.argv[2], sys.argv[3:]
@@ -205,6 +298,10 @@ def main():
             t = peer_numpy_decode(*map(int, args))
         elif kind == "torch-decode":
             t = peer_torch_decode(*map(int, args))
+        elif kind == "numpy-npy-attention":
+            t = peer_numpy_npy_attention(args[0])
+        elif kind == "numpy-csv":
+            t = peer_numpy_csv(args[0], args[1])
         else:
             t = peer_torch_attention(int(args[0]), int(args[1]), args[2] == "1")
         print(blas_info())
@@ -223,6 +320,9 @@ def main():
     do_sgemm, do_attention = ONLY in ("all", "sgemm"), ONLY in ("all", "attention")
     do_heads = ONLY in ("all", "heads")
     do_decode = ONLY in ("all", "decode")
+    if ONLY == "io":
+        io_section(attn)
+        return
     # The FMA peak is a physical limit: measured once per round, the highest value counts
     # (a loaded machine can only make it look lower).
     peak_gflops, arch = None, None
@@ -353,6 +453,8 @@ def main():
         nc = median([w for w, _ in attn_t[f"attention T={ATTN_T} d={d}"]])
         c = median([w for w, _ in attn_t[f"attention T={ATTN_T} d={d} causal"]])
         print(f"attn causal speed-up over non-causal, T={ATTN_T} d={d}: {nc / c:.2f}x")
+    if ONLY == "all":
+        io_section(attn)
 
 
 if __name__ == "__main__":

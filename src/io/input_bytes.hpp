@@ -1,0 +1,47 @@
+// Internal to src/io: the bytes of one input, mapped when it is a regular file (no copy, and
+// memory the kernel can drop and reload), read whole otherwise (standard input, pipes).
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace attn::io::detail {
+
+// A regular file mapped read-only (an empty file: no mapping, empty bytes). Errors:
+// InputError "PATH: ..." (missing, a directory, not a regular file, mmap failing).
+// populate: fault every page in at once (for inputs read whole), else on first touch (model
+// files, of which one tensor is read).
+class MappedFile {
+public:
+    explicit MappedFile(const std::string& path, bool populate = false);
+    ~MappedFile();
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+    std::string_view bytes() const noexcept { return {data_ ? data_ : "", size_}; }
+
+private:
+    const char* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+class InputBytes {
+public:
+    // Throws InputError with read_file's messages (missing file, directory, NUL byte in
+    // text, more than 2 GiB).
+    explicit InputBytes(const std::string& path);
+    InputBytes(const InputBytes&) = delete;
+    InputBytes& operator=(const InputBytes&) = delete;
+
+    std::string_view view() const noexcept { return map_ ? map_->bytes() : std::string_view(read_); }
+    bool mapped() const noexcept { return map_ != nullptr; }
+
+    // Test hook: false makes every InputBytes read its file instead of mapping it.
+    static void allow_mapping(bool allowed) noexcept;
+
+private:
+    std::unique_ptr<MappedFile> map_;
+    std::string read_;  // when not mapped
+};
+
+}  // namespace attn::io::detail

@@ -1,0 +1,297 @@
+// Number text at speed: the exact-integer %.*g writer against glibc's printf (an independent
+// implementation), print -> parse round trips bit for bit, the one-pass parser against
+// strtod, csv bands formatted by several threads, and mapped inputs against read ones.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "attn/error.hpp"
+#include "attn/io.hpp"
+#include "attn/ops.hpp"
+#include "io/input_bytes.hpp"
+#include "io/number_format.hpp"
+
+namespace {
+
+std::string printf_g(double v, int digits) {
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "%.*g", digits < 1 ? 1 : digits, v);
+    return buf;
+}
+
+std::string fast_g(double v, int digits) {
+    std::string s;
+    attn::io::detail::append_significant(s, v, digits);
+    return s;
+}
+
+// Awkward floats: ±0, the smallest and largest subnormals and normals, powers of ten and
+// two, ties at every digit count (k + 0.5 and k·2^-n are exact in binary).
+std::vector<double> awkward_values() {
+    std::vector<double> v = {0.0, -0.0, 1.0, -1.0, 0.5, 2.5, 9.5, 0.95, 99.5, 0.125, 1e-5, 9.99999975e-6, 1e-4,
+                             123456789.5, 1e8, 1e9, 1e16, 1e17, 1e-45, 5e-324};
+    const float specials[] = {std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::min(),
+                              std::nextafter(std::numeric_limits<float>::min(), 0.0f),
+                              std::numeric_limits<float>::max(), std::numeric_limits<float>::epsilon()};
+    for (float f : specials) v.push_back(f), v.push_back(-f);
+    for (int e = -45; e <= 38; ++e) v.push_back(double(float(std::pow(10.0, e))));
+    for (int e = -149; e <= 127; e += 3) v.push_back(std::ldexp(1.0, e));
+    for (int k = -300; k <= 300; ++k) v.push_back(k * 0.5), v.push_back(k * 0.125), v.push_back(k * 1e7 + 0.5);
+    v.push_back(std::numeric_limits<double>::max());
+    v.push_back(std::numeric_limits<double>::denorm_min());
+    return v;
+}
+
+struct TempFile {
+    std::string path;
+    explicit TempFile(const std::string& bytes) {
+        char tmpl[] = "/tmp/attn-number-text-XXXXXX";
+        const int fd = ::mkstemp(tmpl);
+        REQUIRE(fd >= 0);
+        ::close(fd);
+        path = tmpl;
+        std::ofstream(path, std::ios::binary) << bytes;
+    }
+    ~TempFile() { std::remove(path.c_str()); }
+};
+
+std::string error_of(const std::string& path) {
+    try {
+        attn::io::read_tensor(path);
+    } catch (const attn::InputError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("number text: %.*g written by integer arithmetic equals printf for awkward values and digits 0..17") {
+    for (double v : awkward_values())
+        for (int digits = 0; digits <= 17; ++digits) {
+            INFO("v = " << printf_g(v, 17) << ", digits = " << digits);
+            CHECK(fast_g(v, digits) == printf_g(v, digits));
+            CHECK(printf_g(v, digits).size() <= std::size_t(std::max(digits, 1)) + 8);  // the buffer bound
+        }
+    for (double v : {-1e-300, -1.17549435e-38, -123456789.123, -0.000123456789})
+        for (int digits : {25, 30, 31, 40}) {
+            INFO("v = " << printf_g(v, 17) << ", digits = " << digits);
+            CHECK(fast_g(v, digits) == printf_g(v, digits));
+            CHECK(printf_g(v, digits).size() <= std::size_t(digits) + 8);
+        }
+    CHECK(fast_g(std::nan(""), 9) == "nan");
+    CHECK(fast_g(-std::numeric_limits<double>::infinity(), 9) == "-inf");
+}
+
+TEST_CASE("number text: random float bit patterns print as printf does (every exponent, every digit count)") {
+    std::mt19937 gen(20261123);
+    std::size_t checked = 0;
+    for (int n = 0; n < 200000; ++n) {
+        const float f = std::bit_cast<float>(std::uint32_t(gen()));
+        if (!std::isfinite(f)) continue;
+        const int digits = int(gen() % 18);
+        const std::string got = fast_g(f, digits), want = printf_g(f, digits);
+        if (got != want) {
+            INFO("bits " << std::bit_cast<std::uint32_t>(f) << ", digits " << digits);
+            CHECK(got == want);
+        }
+        ++checked;
+    }
+    CHECK(checked > 190000);
+    // Doubles too (records print doubles): most take the to_chars path, some the integer one.
+    std::mt19937_64 gen64(7);
+    for (int n = 0; n < 20000; ++n) {
+        const double d = std::bit_cast<double>(std::uint64_t(gen64()));
+        if (!std::isfinite(d)) continue;
+        const int digits = int(gen64() % 18);
+        if (fast_g(d, digits) != printf_g(d, digits)) CHECK(fast_g(d, digits) == printf_g(d, digits));
+    }
+}
+
+TEST_CASE("number text: csv with 9 digits reads back bit for bit, subnormals and ±0 included") {
+    std::mt19937 gen(11);
+    const std::size_t rows = 300, cols = 7;
+    attn::Matrix m(rows, cols);
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c) {
+            float f;
+            do f = std::bit_cast<float>(std::uint32_t(gen()));
+            while (!std::isfinite(f));
+            m(r, c) = f;
+        }
+    m(0, 0) = 0.0f, m(0, 1) = -0.0f, m(0, 2) = std::numeric_limits<float>::denorm_min();
+    m(0, 3) = -std::numeric_limits<float>::max();
+    attn::io::OutputOptions opt;
+    opt.format = attn::io::Format::csv;
+    const std::string csv = attn::io::render({attn::io::tensor_item("m", attn::view_of(m))}, opt);
+    const attn::Matrix back = attn::io::parse_text(csv, "m.csv");
+    REQUIRE(back.rows() == rows);
+    REQUIRE(back.cols() == cols);
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c)
+            if (std::bit_cast<std::uint32_t>(back(r, c)) != std::bit_cast<std::uint32_t>(m(r, c)))
+                CHECK(std::bit_cast<std::uint32_t>(back(r, c)) == std::bit_cast<std::uint32_t>(m(r, c)));
+}
+
+TEST_CASE("number text: the parser's fast path reads every spelling as strtod then float does") {
+    // Each token alone, as a row and inside brackets; expected: strtod (glibc), rounded to float.
+    const char* tokens[] = {"1",      "+1",       ".5",        "1.",         "1e5",         "-0",
+                            "-.25",   "1E-3",     "0.1",       "3.4028235e38", "1e-45",     "7e-46",
+                            "1e-40",  "-1.17549435e-38", "0.30000000000000004", "123456789012345678901234567890",
+                            "0000.000100", "2.5e+01", "-9.999999e-39", "1.00000005960464477539062500001"};
+    for (const char* tok : tokens) {
+        INFO("token " << tok);
+        const float want = float(std::strtod(tok, nullptr));
+        const std::string forms[] = {std::string(tok) + "\n", std::string(tok) + ", 2\n", "[" + std::string(tok) + ", 2]",
+                                     "[[" + std::string(tok) + "]]"};
+        for (const std::string& form : forms) {
+            const attn::Matrix m = attn::io::parse_text(form, "t.txt");
+            CHECK(std::bit_cast<std::uint32_t>(m(0, 0)) == std::bit_cast<std::uint32_t>(want));
+        }
+    }
+    // What the fast path hands on still gets its message.
+    auto err = [](const std::string& s) {
+        try {
+            attn::io::parse_text(s, "t.txt");
+        } catch (const attn::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("(no error)");
+    };
+    CHECK(err("1 2\n3 1e39\n") == "t.txt:2:3: value '1e39' is out of float32 range");
+    CHECK(err("1 -inf\n") == "t.txt:1:3: non-finite value '-inf' is not allowed here");
+    CHECK(err("1 2.5x\n") == "t.txt:1:3: expected a number, found '2.5x'");
+    CHECK(err("[1, 2...]").find("summarised print") != std::string::npos);
+    CHECK(err("[1, 2,") == "t.txt:1:7: expected a number, found end of input");
+}
+
+TEST_CASE("number text: csv formatted in row bands is the same for threads 1, 2, 3 and 7") {
+    // 70 000 rows of 2: many bands, the last one short.
+    const std::size_t rows = 70001, cols = 2;
+    attn::Matrix m(rows, cols);
+    std::mt19937 gen(3);
+    std::normal_distribution<float> normal;
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c) m(r, c) = normal(gen);
+    attn::io::OutputOptions opt;
+    opt.format = attn::io::Format::csv;
+    const unsigned before = attn::current_threads();
+    std::string serial;
+    for (std::size_t r = 0; r < rows; ++r)
+        serial += printf_g(m(r, 0), 9) + "," + printf_g(m(r, 1), 9) + "\n";
+    for (unsigned threads : {1u, 2u, 3u, 7u}) {
+        attn::set_threads(threads);
+        CHECK(attn::io::render({attn::io::tensor_item("m", attn::view_of(m))}, opt) == serial);
+    }
+    attn::set_threads(before);
+}
+
+TEST_CASE("inputs: a mapped file reads as the same file read whole, values and errors alike") {
+    const std::string csv = "# m 2x3\n1, 2.5, -3e-3\n4, 5, 6\n";
+    attn::Matrix m(2, 3);
+    m(0, 0) = 1, m(0, 1) = 2.5f, m(0, 2) = -3e-3f, m(1, 0) = 4, m(1, 1) = 5, m(1, 2) = 6;
+    const std::string npy = attn::io::npy_bytes(m);
+    const TempFile text_file(csv), npy_file(npy), nul_file(std::string("1 2\n3 \0 4\n", 10)),
+        long_npy(npy + "xyz"), short_npy(npy.substr(0, npy.size() - 5)), empty("");
+    std::vector<std::string> errors[2];
+    for (bool mapping : {true, false}) {
+        INFO("mapping " << mapping);
+        attn::io::detail::InputBytes::allow_mapping(mapping);
+        {
+            const attn::io::detail::InputBytes bytes(text_file.path);
+            CHECK(bytes.mapped() == mapping);
+            CHECK(bytes.view() == csv);
+        }
+        for (const std::string* path : {&text_file.path, &npy_file.path}) {
+            const attn::Tensor t = attn::io::read_tensor(*path);
+            REQUIRE(t.rows() == 2);
+            REQUIRE(t.cols() == 3);
+            for (std::size_t r = 0; r < 2; ++r)
+                for (std::size_t c = 0; c < 3; ++c) CHECK(t.slice(0)(r, c) == m(r, c));
+        }
+        for (const TempFile* f : {&nul_file, &long_npy, &short_npy, &empty}) errors[mapping].push_back(error_of(f->path));
+    }
+    attn::io::detail::InputBytes::allow_mapping(true);
+    CHECK(errors[0] == errors[1]);
+    CHECK(errors[1][0] == nul_file.path + ":2:3: a NUL byte: binary data is neither text nor .npy");
+    CHECK(errors[1][1] == long_npy.path + ": 3 unexpected bytes after the array data");
+    CHECK(errors[1][2].find("truncated data") != std::string::npos);
+    CHECK(errors[1][3] == empty.path + ": no numbers found (empty matrix)");
+}
+
+TEST_CASE("number text: long runs of rows read by several threads equal the serial reading, errors included") {
+    // Over 1 MiB of rows (the size from which bands of rows go to all threads), after a
+    // block header, with CRLF line ends, blank lines, trailing comments and ';' separators.
+    std::mt19937 gen(5);
+    std::normal_distribution<float> normal;
+    const std::size_t rows = 9000, cols = 13;
+    std::vector<float> want;
+    std::string text = "# m 9000x13\r\n";
+    for (std::size_t r = 0; r < rows; ++r) {
+        for (std::size_t c = 0; c < cols; ++c) {
+            const float v = normal(gen) * 1e3f;
+            const std::string tok = printf_g(v, 9);
+            want.push_back(float(std::strtod(tok.c_str(), nullptr)));
+            text += (c ? (r % 3 ? "," : "; ") : "") + tok;
+        }
+        text += r % 100 == 7 ? "  # note\r\n\r\n" : "\r\n";
+    }
+    REQUIRE(text.size() > (std::size_t(1) << 20));
+    const unsigned before = attn::current_threads();
+    for (unsigned threads : {1u, 2u, 3u, 7u}) {
+        INFO("threads " << threads);
+        attn::set_threads(threads);
+        const attn::Matrix m = attn::io::parse_text(text, "m.csv");
+        REQUIRE(m.rows() == rows);
+        REQUIRE(m.cols() == cols);
+        std::size_t wrong = 0;
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t c = 0; c < cols; ++c)
+                wrong += std::bit_cast<std::uint32_t>(m(r, c)) != std::bit_cast<std::uint32_t>(want[r * cols + c]);
+        CHECK(wrong == 0);
+    }
+    attn::set_threads(before);
+    // A short row deep in the run, and a token only the full rules read, as in a short text.
+    auto err = [](const std::string& s) {
+        try {
+            attn::io::parse_text(s, "t.txt");
+        } catch (const attn::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("(no error)");
+    };
+    std::string short_row = text;
+    const std::size_t line_8000 = [&] {
+        std::size_t at = 0;
+        for (int k = 0; k < 8000; ++k) at = short_row.find('\n', at) + 1;
+        return at;
+    }();
+    short_row.insert(line_8000, "1, 2\n");
+    const std::size_t line_number = 1 + std::size_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(line_8000), '\n'));
+    CHECK(err(short_row) == "t.txt:" + std::to_string(line_number) + ": row has 2 values, expected 13");
+    // A leading '+' takes the full rules: the run is read serially, to the same values.
+    std::string plus = text;
+    std::string plus_row = "+1";
+    for (std::size_t c = 1; c < cols; ++c) plus_row += ",0";
+    plus.insert(line_8000, plus_row + "\n");
+    plus.replace(0, std::string("# m 9000x13").size(), "# one row more");  // a comment, not a header
+    const attn::Matrix m = attn::io::parse_text(plus, "t.txt");
+    REQUIRE(m.rows() == rows + 1);
+    std::size_t at = rows;
+    for (std::size_t r = 0; r <= rows && at == rows; ++r)
+        if (m(r, 0) == 1.0f && m(r, 1) == 0.0f && m(r, cols - 1) == 0.0f) at = r;
+    REQUIRE(at < rows);
+    CHECK(m(at + 1, 0) == want[at * cols]);
+    CHECK(m(at - 1, cols - 1) == want[(at - 1) * cols + cols - 1]);
+}
