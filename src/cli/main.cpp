@@ -46,7 +46,7 @@ namespace {
 
 int run(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is handled as EPIPE by the writers
-    attn::io::detail::remove_temps_on_fatal_signals();  // Ctrl-C leaves no temporary file behind
+    attn::io::detail::install_signal_cleanup();  // Ctrl-C leaves no temporary file behind
     if (argc < 2) {
         std::fputs(attn::cli::top_level_help(attn::cli::terminal_columns()).c_str(), stderr);
         return attn::exit_usage;

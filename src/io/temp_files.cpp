@@ -26,6 +26,15 @@ struct Slot {
 // A run has at most a handful of outputs (-o, --svg, --html, --heatmap files) at once.
 std::array<Slot, 32> slots;
 
+// A mapped input cut short by another process while attn reads it: the page past the new
+// end raises SIGBUS. That is bad input, not a crash: say so and exit 3.
+void on_sigbus(int) {
+    static constexpr char message[] = "attn: an input file was truncated while it was being read\n";
+    [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, message, sizeof message - 1);
+    remove_pending_temps();
+    ::_exit(3);
+}
+
 void on_fatal_signal(int sig) {
     remove_pending_temps();
     std::signal(sig, SIG_DFL);
@@ -68,7 +77,11 @@ void remove_pending_temps() noexcept {
         }
 }
 
-void remove_temps_on_fatal_signals() {
+void install_signal_cleanup() {
+    struct sigaction bus {};
+    bus.sa_handler = on_sigbus;
+    sigemptyset(&bus.sa_mask);
+    ::sigaction(SIGBUS, &bus, nullptr);
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
         struct sigaction old {};
         if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;  // nohup, background job

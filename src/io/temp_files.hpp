@@ -15,7 +15,9 @@ void forget_temp(const std::string& path);
 void remove_pending_temps() noexcept;
 
 // SIGINT, SIGTERM, SIGHUP and SIGQUIT remove the pending temporaries, then end the process by
-// the same signal (so the shell still sees "killed by SIGINT"). Called once by main.
-void remove_temps_on_fatal_signals();
+// the same signal (so the shell still sees "killed by SIGINT"). SIGBUS, which is what reading
+// a mapped input raises when another process truncates the file meanwhile, removes them too
+// and exits 3 with a message. Called once by main.
+void install_signal_cleanup();
 
 }  // namespace attn::io::detail
