@@ -35,6 +35,9 @@ Tensor parse_tensor(std::string_view bytes, const std::string& source, Finite fi
                     std::size_t max_dims = 4);
 Tensor parse_text_tensor(std::string_view text, const std::string& source, Finite finite = Finite::required,
                          std::size_t max_dims = 4);
+// The shape of an .npy file, its header and size validated as parse_npy_tensor does, its
+// values not read.
+Shape npy_shape(std::string_view bytes, const std::string& source, std::size_t max_dims = max_rank);
 Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finite finite = Finite::required,
                         std::size_t max_dims = 4);
 

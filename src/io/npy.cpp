@@ -194,7 +194,16 @@ float load_element(const unsigned char* p, const DType& t, bool* out_of_range) {
 
 }  // namespace
 
-Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finite finite, std::size_t max_dims) {
+namespace {
+
+// A validated .npy: its header, and where its data starts (the size already proven by the
+// bytes present, so a caller may allocate).
+struct Layout {
+    Header header;
+    std::size_t data_offset = 0;
+};
+
+Layout npy_layout(std::string_view bytes, const std::string& source, std::size_t max_dims) {
     auto fail = [&](const std::string& m) -> void { throw InputError(source + ": " + m); };
     if (bytes.size() < 8 || bytes.substr(0, 6) != magic) fail("not a .npy file (bad magic)");
     const int major = static_cast<unsigned char>(bytes[6]), minor = static_cast<unsigned char>(bytes[7]);
@@ -228,20 +237,35 @@ Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finit
              " bytes, the file has " + std::to_string(available));
     if (available > data_bytes)
         fail(std::to_string(available - data_bytes) + " unexpected bytes after the array data");
+    return {h, preamble + header_len};
+}
 
-    // Only now, with the size proven by the bytes present, allocate.
+}  // namespace
+
+Shape npy_shape(std::string_view bytes, const std::string& source, std::size_t max_dims) {
+    return Shape(*npy_layout(bytes, source, max_dims).header.shape);
+}
+
+Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finite finite, std::size_t max_dims) {
+    auto fail = [&](const std::string& m) -> void { throw InputError(source + ": " + m); };
+    const Layout layout = npy_layout(bytes, source, max_dims);
+    const Header& h = layout.header;
+    const std::vector<std::size_t>& dims = *h.shape;
+
+    // Only now, with the size proven by the bytes present, allocate; every element is written.
     const Shape shape(dims);
-    Tensor t(shape);
+    Tensor t(shape, Tensor::Uninitialized{});
+    const std::size_t count = shape.numel();
     const TensorView dst = t.view();
     const std::size_t rank = dims.size();
-    const auto* data = reinterpret_cast<const unsigned char*>(bytes.data()) + preamble + header_len;
+    const auto* data = reinterpret_cast<const unsigned char*>(bytes.data()) + layout.data_offset;
     // The common case, little-endian float32 in C order: whole rows copied at once, then
     // checked for non-finite values (the general loop below finds and reports the first one).
     const bool fortran = *h.fortran_order;
     if (h.dtype->kind == Kind::f && h.dtype->size == 4 && !h.dtype->big_endian && (!fortran || rank == 1) &&
         std::endian::native == std::endian::little) {
         const std::size_t cols = dims[rank - 1], rows_all = count / cols;
-        const auto* src = reinterpret_cast<const unsigned char*>(bytes.data()) + preamble + header_len;
+        const unsigned char* src = data;
         bool all_finite = true;
         for (std::size_t r = 0; r < rows_all; ++r) {
             float* row = t.data() + r * t.row_stride();

@@ -277,3 +277,14 @@ TEST_CASE("model paths") {
     CHECK_THROWS_AS(attn::io::read_model_tensor(models + "small.npz:"), attn::UsageError);
     CHECK_THROWS_AS(attn::io::read_model_tensor(models + "absent.npz:x"), InputError);
 }
+
+TEST_CASE("npy_shape: the header alone, as attn ls lists an npz member (NaN values too)") {
+    attn::Tensor t(attn::Shape({2, 3}));
+    t.data()[1] = std::numeric_limits<float>::quiet_NaN();
+    const std::string npy = attn::io::npy_bytes(t.view());
+    CHECK(attn::io::npy_shape(npy, "n.npy").text() == "(2, 3)");
+    CHECK(error_of([&] { attn::io::parse_npy_tensor(npy, "n.npy"); }).find("non-finite value 'nan'") != std::string::npos);
+    // The header and the size are still validated.
+    CHECK(error_of([&] { attn::io::npy_shape(npy.substr(0, npy.size() - 1), "n.npy"); }).find("truncated data") !=
+          std::string::npos);
+}
