@@ -19,7 +19,14 @@
 #include "double_reference.hpp"
 #include "kernels/kernel_table.hpp"
 
+#include "tensor_test_util.hpp"
+
 namespace {
+
+using test_util::random_tensor;
+using test_util::same_bits;
+using test_util::slice_bh;
+const auto arches = test_util::supported_arches;
 
 using attn::Causal;
 using attn::HalfTensor;
@@ -34,12 +41,6 @@ double half_value(std::uint16_t h) {
     return (h & 0x8000) ? -mag : mag;
 }
 
-std::vector<attn::Arch> arches() {
-    std::vector<attn::Arch> out;
-    for (const auto& k : attn::kernels::compiled_kernel_sets())
-        if (attn::arch_supported(k.arch)) out.push_back(k.arch);
-    return out;
-}
 
 struct ArchGuard {
     ~ArchGuard() {
@@ -48,20 +49,7 @@ struct ArchGuard {
     }
 };
 
-Tensor random_tensor(const Shape& shape, std::mt19937& rng, float sd) {
-    Tensor t(shape);
-    std::normal_distribution<float> dist(0.0f, sd);
-    for (std::size_t s = 0; s < t.slices(); ++s)
-        for (std::size_t r = 0; r < t.rows(); ++r)
-            for (std::size_t c = 0; c < t.cols(); ++c) t.slice_data(s)[r * t.row_stride() + c] = dist(rng);
-    return t;
-}
 
-// A (…, rows, cols) slice for batch item b, head h (size-1 dimensions broadcast).
-attn::Matrix slice_bh(const Tensor& t, std::size_t b, std::size_t h) {
-    const std::size_t B = t.shape().back(4), H = t.shape().back(3);
-    return t.slice_matrix((B == 1 ? 0 : b) * H + (H == 1 ? 0 : h));
-}
 
 struct Case {
     std::string name;
@@ -165,15 +153,6 @@ std::size_t mismatches(const Tensor& got, const Case& c, const Inputs& in, std::
     return bad;
 }
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-    if (!(a.shape() == b.shape())) return false;
-    for (std::size_t s = 0; s < a.slices(); ++s)
-        for (std::size_t r = 0; r < a.rows(); ++r)
-            if (std::memcmp(a.slice_data(s) + r * a.row_stride(), b.slice_data(s) + r * b.row_stride(),
-                            a.cols() * sizeof(float)) != 0)
-                return false;
-    return true;
-}
 
 }  // namespace
 

@@ -17,40 +17,19 @@
 #include "double_reference.hpp"
 #include "kernels/kernel_table.hpp"
 
+#include "tensor_test_util.hpp"
+
 namespace {
+
+using test_util::random_tensor;
+using test_util::same_bits;
+using test_util::slice_bh;
+const auto arches = test_util::supported_arches;
 
 using attn::Causal;
 using attn::Shape;
 using attn::Tensor;
 using attn::TensorView;
-
-Tensor random_tensor(const Shape& shape, std::mt19937& rng, float sd = 1.0f) {
-    Tensor t(shape);
-    std::normal_distribution<float> dist(0.0f, sd);
-    for (std::size_t s = 0; s < t.slices(); ++s)
-        for (std::size_t r = 0; r < t.rows(); ++r)
-            for (std::size_t c = 0; c < t.cols(); ++c) t.slice_data(s)[r * t.row_stride() + c] = dist(rng);
-    return t;
-}
-
-// Dimension `from_end` (3 = heads, 4 = batch) of t, 1 when missing.
-std::size_t dim(const Tensor& t, std::size_t from_end) { return t.shape().back(from_end); }
-
-// The 2-D slice of a (…, rows, cols) tensor for batch item b and head h, following the
-// broadcast rule independently of the library: a size-1 dimension serves every index.
-attn::Matrix slice_bh(const Tensor& t, std::size_t b, std::size_t h) {
-    const std::size_t B = dim(t, 4), H = dim(t, 3);
-    const std::size_t s = (B == 1 ? 0 : b) * H + (H == 1 ? 0 : h);
-    return t.slice_matrix(s);
-}
-
-// Every arch this machine runs.
-std::vector<attn::Arch> arches() {
-    std::vector<attn::Arch> out;
-    for (const auto& k : attn::kernels::compiled_kernel_sets())
-        if (attn::arch_supported(k.arch)) out.push_back(k.arch);
-    return out;
-}
 
 struct Case {
     std::string name;
@@ -232,15 +211,6 @@ double max_abs(const Tensor& t) {
     return m;
 }
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-    if (!(a.shape() == b.shape())) return false;
-    for (std::size_t s = 0; s < a.slices(); ++s)
-        for (std::size_t r = 0; r < a.rows(); ++r)
-            if (std::memcmp(a.slice_data(s) + r * a.row_stride(), b.slice_data(s) + r * b.row_stride(),
-                            a.cols() * sizeof(float)) != 0)
-                return false;
-    return true;
-}
 
 // Rows [r0, r1) of batch items [b0, b1) of `whole` equal `part` bit for bit.
 bool same_rows(const Tensor& whole, const Tensor& part, std::size_t b0, std::size_t r0, bool batch_dim) {
