@@ -35,6 +35,14 @@ inline attn::Matrix slice_bh(const attn::Tensor& t, std::size_t b, std::size_t h
     return t.slice_matrix((B == 1 ? 0 : b) * H + (H == 1 ? 0 : h));
 }
 
+// Restores the best kernel set and the default thread count when a test ends, however it ends.
+struct ArchGuard {
+    ~ArchGuard() {
+        attn::set_arch(attn::best_arch());
+        attn::set_threads(0);
+    }
+};
+
 // Same shape and the same bits in every element (padding ignored).
 inline bool same_bits(const attn::Tensor& a, const attn::Tensor& b) {
     if (!(a.shape() == b.shape())) return false;

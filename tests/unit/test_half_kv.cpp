@@ -41,15 +41,7 @@ double half_value(std::uint16_t h) {
     return (h & 0x8000) ? -mag : mag;
 }
 
-
-struct ArchGuard {
-    ~ArchGuard() {
-        attn::set_arch(attn::best_arch());
-        attn::set_threads(0);
-    }
-};
-
-
+using test_util::ArchGuard;
 
 struct Case {
     std::string name;
@@ -152,7 +144,6 @@ std::size_t mismatches(const Tensor& got, const Case& c, const Inputs& in, std::
         }
     return bad;
 }
-
 
 }  // namespace
 

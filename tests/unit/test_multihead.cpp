@@ -211,7 +211,6 @@ double max_abs(const Tensor& t) {
     return m;
 }
 
-
 // Rows [r0, r1) of batch items [b0, b1) of `whole` equal `part` bit for bit.
 bool same_rows(const Tensor& whole, const Tensor& part, std::size_t b0, std::size_t r0, bool batch_dim) {
     const std::size_t per_item = batch_dim ? whole.slices() / whole.shape()[0] : whole.slices();
@@ -225,12 +224,7 @@ bool same_rows(const Tensor& whole, const Tensor& part, std::size_t b0, std::siz
     return true;
 }
 
-struct ArchGuard {
-    ~ArchGuard() {
-        attn::set_arch(attn::best_arch());
-        attn::set_threads(0);
-    }
-};
+using test_util::ArchGuard;
 
 }  // namespace
 

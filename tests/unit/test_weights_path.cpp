@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "arch_kernels.hpp"
+#include "tensor_test_util.hpp"
 #include "attn/masking.hpp"
 #include "attn/multihead.hpp"
 #include "attn/ops.hpp"
@@ -27,12 +28,7 @@ using attn::Causal;
 using attn::MaskedRowPolicy;
 constexpr float ninf = -std::numeric_limits<float>::infinity();
 
-struct ArchGuard {
-    ~ArchGuard() {
-        attn::set_arch(attn::best_arch());
-        attn::set_threads(0);
-    }
-};
+using test_util::ArchGuard;
 
 // Random rows × cols with row stride cols + pad (the gaps hold garbage never to be read).
 struct Grid {
