@@ -130,8 +130,9 @@ using TextSink = std::function<void(std::string_view)>;
 // sequences of tensors that must not hold all their text in memory. csv/tsv: every 2-D slice
 // headed "# NAME [b, h] RxC" ("# NAME RxC" for a matrix) and followed by a blank line;
 // pretty: every slice under its title "NAME [b, h] (RxC):", slices separated by a blank line.
-// UsageError for json and npy.
-void stream_blocks(const Item& item, const OutputOptions& opt, const TextSink& sink);
+// whole_output: the item is all the command prints, so csv/tsv of a single matrix are bare
+// rows, as write_output prints one matrix. UsageError for json and npy.
+void stream_blocks(const Item& item, const OutputOptions& opt, const TextSink& sink, bool whole_output = false);
 
 // Streams nested JSON arrays of the view's full shape, innermost rows on one line, each
 // level indented two more spaces than `indent` (the layout of render()'s json).

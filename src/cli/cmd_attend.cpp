@@ -88,7 +88,8 @@ void declare_options(cxxopts::Options& options) {
                     "the terminal, else 80) in column blocks, as the pretty tables. Alone it replaces "
                     "the matrices; with an explicit --show it follows pretty output or output written with -o")
         ("svg", "Write an SVG heatmap of the weights (or of --svg-of) to FILE; several heads: a grid of heads "
-                "with one colour scale", cxxopts::value<std::string>(), "FILE")
+                "with one colour scale. '-' is standard output: alone it is the whole output (no matrices); with "
+                "--show the matrices go to -o", cxxopts::value<std::string>(), "FILE")
         ("svg-of", "Matrix drawn by --svg: scores, scaled or weights",
          cxxopts::value<std::string>()->default_value("weights"), "WHAT")
         ("head", "Draw only head h (0-based) in --heatmap and --svg", cxxopts::value<int>(), "h")
@@ -149,8 +150,12 @@ int cmd_attend(int argc, char** argv) {
     io::OutputOptions out = output_options(r);
     const bool heatmap = r["heatmap"].as<bool>();
     const bool show_given = r.count("show") > 0;
+    // `--svg -` without -o or --show: the SVG is the whole of standard output.
+    const bool svg_alone = r.count("svg") && r["svg"].as<std::string>() == "-" && out.path.empty() && !show_given;
     // --heatmap alone draws only the picture; with --show it joins pretty (or -o) output.
-    const Show show = heatmap && !show_given ? Show{} : parse_show(r["show"].as<std::string>());
+    const Show show = (heatmap || svg_alone) && !show_given ? Show{} : parse_show(r["show"].as<std::string>());
+    if (svg_alone && r.count("format"))
+        throw UsageError("--svg - alone prints no matrices, so --format has nothing to format: add --show and -o");
     if (heatmap && !show_given && r.count("format"))
         throw UsageError("--heatmap alone prints no matrices, so --format has nothing to format: add --show");
     if (heatmap && !show_given && !out.path.empty())
@@ -166,7 +171,7 @@ int cmd_attend(int argc, char** argv) {
     if (r.count("svg-of") && !r.count("svg")) throw UsageError("--svg-of chooses what --svg draws: --svg FILE is missing");
     const bool svg = r.count("svg") > 0;
     if (svg && r["svg"].as<std::string>().empty()) throw UsageError("--svg needs a file name");
-    if (svg && r["svg"].as<std::string>() == "-" && (out.path.empty() || heatmap))
+    if (svg && r["svg"].as<std::string>() == "-" && (heatmap || (out.path.empty() && show_given)))
         throw UsageError("--svg - would mix the SVG with other output on standard output: send the matrices "
                          "to -o (without --heatmap)");
     for (const char* o : {"head", "batch"})

@@ -117,8 +117,9 @@ int cmd_random(int argc, char** argv) {
     cxxopts::Options options("attn random",
                              "PyTorch-identical random tensors: torch.manual_seed(S), then --count calls of\n"
                              "torch.randn(shape) (or torch.rand with --uniform), bit for bit as on a CPU.\n"
-                             "Each draw is a tensor named 'draw N'. csv/tsv print its 2-D slices as blocks\n"
-                             "headed '# draw N [i, j] RxC' with 9 significant digits; pretty prints them\n"
+                             "Each draw is a tensor named 'draw N'. csv/tsv print one matrix (one draw of\n"
+                             "1 or 2 dimensions) as bare rows, otherwise every 2-D slice as a block headed\n"
+                             "'# draw N [i, j] RxC', with 9 significant digits; pretty prints them\n"
                              "under titles 'draw N [i, j] (RxC):' with 4 digits after the point, as torch\n"
                              "prints (--digits sets either). Without --format: pretty on a terminal, csv\n"
                              "otherwise. Each draw reads back into attn (pretty when not wrapped). npy keeps\n"
@@ -253,7 +254,7 @@ int cmd_random(int argc, char** argv) {
         } else {
             // Each draw is its own tensor "draw N": its blocks read back, two draws never glue.
             if (d && out.format == io::Format::pretty) sink.write("\n");
-            io::stream_blocks(io::tensor_item("draw " + std::to_string(d), draw), out, to_sink);
+            io::stream_blocks(io::tensor_item("draw " + std::to_string(d), draw), out, to_sink, count == 1);
         }
     }
     if (out.format == io::Format::json) sink.write("\n  ]\n}\n");

@@ -411,14 +411,14 @@ void stream_json_array(const TensorView& t, int digits, std::size_t indent, cons
     if (!out.empty()) sink(out);
 }
 
-void stream_blocks(const Item& item, const OutputOptions& opt, const TextSink& sink) {
+void stream_blocks(const Item& item, const OutputOptions& opt, const TextSink& sink, bool whole_output) {
     std::string out;
     if (item.is_record()) throw UsageError("stream_blocks prints tensors, not records");
     switch (opt.format) {
         case Format::csv:
         case Format::tsv:
             delimited_tensor(out, item, opt.format == Format::csv ? ',' : '\t', opt.digits >= 0 ? opt.digits : 9,
-                             true, &sink);
+                             !whole_output || needs_headers({item}), &sink);
             break;
         case Format::pretty: pretty_tensor(out, item, opt.digits >= 0 ? opt.digits : 4, opt.line_width, &sink); break;
         case Format::json:

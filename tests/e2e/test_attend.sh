@@ -134,9 +134,17 @@ if grep -q '^context' "$T/out"; then fail "--heatmap alone prints no matrices"; 
 run attend -x "$m/x.txt" --svg ""
 expect_code 2 "attend --svg '' is refused (it would mix the SVG into the matrices on stdout)"
 expect_out_empty "attend --svg '': no output"
+# `--svg -` alone: the SVG is the whole of standard output (a pipeline's picture), nothing else.
 run attend -x "$m/x.txt" --svg -
-expect_code 2 "attend --svg - with the matrices on stdout is refused"
-expect_out_empty "attend --svg -: no output"
+expect_code 0 "attend --svg - alone"
+if [ "$(head -c 5 "$T/out")" = "<?xml" ] && xmllint --noout "$T/out" 2>/dev/null; then pass; else fail "attend --svg - alone: stdout is not one well-formed SVG"; fi
+if grep -q '^context' "$T/out"; then fail "attend --svg - alone: matrices printed with the SVG"; else pass; fi
+run attend -x "$m/x.txt" --svg - --show weights
+expect_code 2 "attend --svg - with --show and the matrices on stdout is refused"
+expect_out_empty "attend --svg - --show weights: no output"
+run attend -x "$m/x.txt" --svg - --format csv
+expect_code 2 "attend --svg - --format csv: nothing to format"
+expect_err_has "add --show and -o" "attend --svg - --format: what to do"
 run attend -x "$m/x.txt" --svg - -o "$T/ctx.csv"
 expect_code 0 "attend --svg - with the matrices sent to -o"
 expect_out_has "<svg" "the SVG alone on stdout"
