@@ -17,6 +17,10 @@
 #include "parallel.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#if defined(__x86_64__) || defined(__i386__)
 #define ATTN_X86 1
 #endif
 
@@ -34,7 +38,10 @@ struct CpuFeatures {
 #if defined(ATTN_X86)
         __builtin_cpu_init();
         // F16C: the avx2 kernels widen float16 keys and values with it (every AVX2 CPU has it).
-        avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+        // Read from CPUID leaf 1 (ECX bit 29): clang 14's __builtin_cpu_supports has no "f16c".
+        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+        const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
+        avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
         // The avx512 kernels are compiled with F, DQ (hadd), VL and BW (see Makefile).
         avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                  __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");

@@ -152,8 +152,9 @@ TEST_CASE("score epilogue: scale, bias, mask, causal and key limits, softmax —
     for (const auto& k : attn::test::supported_arch_kernels()) {
         INFO("arch " << std::string(k.name));
         unsigned seed = 1;
-        for (const auto& [Tq, Tk] : epilogue_shapes(k.lanes))
+        for (const auto& shape : epilogue_shapes(k.lanes))  // (no structured binding: clang 14 cannot capture one in INFO)
             for (std::size_t pad : {0, 3}) {
+                const std::size_t Tq = shape.first, Tk = shape.second;
                 Epilogue e(Tq, Tk, pad, seed++);
                 for (Causal causal : {Causal::none, Causal::top_left, Causal::bottom_right})
                     for (int inputs = 0; inputs < 6; ++inputs) {
@@ -252,8 +253,10 @@ TEST_CASE("materialised path: broadcast mask and bias, row blocks, every result 
     for (const auto& k : attn::test::supported_arch_kernels()) {
         attn::set_arch(k.arch);
         // Tq 600 with Tk 70: several row blocks per head; 3 heads share the mask and the bias.
-        for (const auto& [Tq, Tk, d] : std::vector<std::tuple<std::size_t, std::size_t, std::size_t>>{
+        for (const auto& shape : std::vector<std::tuple<std::size_t, std::size_t, std::size_t>>{
                  {1, 1, 1}, {600, 70, 7}, {33, 2 * k.lanes + 1, 16}}) {
+            const auto [Tq, Tk, d] = shape;
+            const std::size_t tq = Tq, tk = Tk;  // for INFO: clang 14 cannot capture a structured binding
             Batched in(3, Tq, Tk, d, unsigned(Tq + Tk));
             const attn::TensorView mask = in.mask.view(), bias = in.bias.view();
             attn::AttentionSpec spec;
@@ -267,7 +270,7 @@ TEST_CASE("materialised path: broadcast mask and bias, row blocks, every result 
             CHECK(!r.fused);
             const attn::Matrix K = slice(in.K, 0), V = slice(in.V, 0), M = slice(in.mask, 0), B = slice(in.bias, 0);
             for (std::size_t h = 0; h < 3; ++h) {
-                INFO("arch " << k.name << " Tq " << Tq << " Tk " << Tk << " head " << h);
+                INFO("arch " << k.name << " Tq " << tq << " Tk " << tk << " head " << h);
                 const attn::Matrix Q = slice(in.Q, h);
                 test_ref::Spec s;
                 s.scale = 1.0 / std::sqrt(double(float(d)));
@@ -327,8 +330,9 @@ TEST_CASE("fused path: a mask and a bias of one row for every query (stride 0), 
     ArchGuard guard;
     for (const auto& k : attn::test::supported_arch_kernels()) {
         attn::set_arch(k.arch);
-        for (const auto& [Tq, Tk] : std::vector<std::pair<std::size_t, std::size_t>>{
+        for (const auto& shape : std::vector<std::pair<std::size_t, std::size_t>>{
                  {1, 1}, {k.lanes + 1, k.lanes - 1 ? k.lanes - 1 : 2}, {70, 131}, {130, 257}}) {
+            const std::size_t Tq = shape.first, Tk = shape.second;
             const std::size_t d = 9;
             Batched in(2, Tq, Tk, d, unsigned(3 * Tq + Tk));
             // (1, Tk) rows: broadcast over queries and heads.
