@@ -658,7 +658,9 @@ private:
     // bias_and_mask finds them there instead of waiting on memory.
     void prefetch_bias_and_mask(std::size_t q0, std::size_t nq, std::size_t t0, std::size_t nk) const {
         constexpr std::size_t line = 64 / sizeof(float);
-        for (const auto& [base, ld] : {std::pair{a_.bias, a_.ldb}, std::pair{a_.mask, a_.ldm}}) {
+        // A plain array, not an initializer_list: no weak library code in an arch TU (design notes §2).
+        const std::pair<const float*, std::size_t> streams[] = {{a_.bias, a_.ldb}, {a_.mask, a_.ldm}};
+        for (const auto& [base, ld] : streams) {
             if (!base) continue;
             for (std::size_t q = 0; q < (ld ? nq : 1); ++q) {
                 const float* row = base + (q0 + q) * ld + t0;
@@ -767,16 +769,22 @@ private:
     const float* v_mean() {
         if (!mean_) {
             mean_ = std::make_unique<AlignedFloats>(a_.dv);
-            std::vector<double> sum(a_.dv, 0.0);
-            std::vector<float> row(a_.dv);
-            for (std::size_t j = 0; j < a_.Tk; ++j) {
-                if (a_.kv_type == ElementType::f16)
-                    widen_row<Arch>(static_cast<const std::uint16_t*>(a_.V) + j * a_.ldv, row.data(), a_.dv);
-                else
-                    widen_row<Arch>(static_cast<const float*>(a_.V) + j * a_.ldv, row.data(), a_.dv);
-                for (std::size_t c = 0; c < a_.dv; ++c) sum[c] += row[c];
+            // No std::vector here: its out-of-line members would be weak symbols compiled for
+            // this arch, which the linker may pick for baseline callers (design notes §2).
+            AlignedFloats row(a_.dv);
+            constexpr std::size_t block = 64;  // columns summed at a time, in doubles on the stack
+            for (std::size_t c0 = 0; c0 < a_.dv; c0 += block) {
+                const std::size_t n = std::min(block, a_.dv - c0);
+                double sum[block] = {};
+                for (std::size_t j = 0; j < a_.Tk; ++j) {
+                    if (a_.kv_type == ElementType::f16)
+                        widen_row<Arch>(static_cast<const std::uint16_t*>(a_.V) + j * a_.ldv + c0, row.get(), n);
+                    else
+                        widen_row<Arch>(static_cast<const float*>(a_.V) + j * a_.ldv + c0, row.get(), n);
+                    for (std::size_t c = 0; c < n; ++c) sum[c] += row.get()[c];
+                }
+                for (std::size_t c = 0; c < n; ++c) mean_->get()[c0 + c] = float(sum[c] / double(a_.Tk));
             }
-            for (std::size_t c = 0; c < a_.dv; ++c) mean_->get()[c] = float(sum[c] / double(a_.Tk));
         }
         return mean_->get();
     }
