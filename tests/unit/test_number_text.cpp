@@ -75,6 +75,16 @@ std::string error_of(const std::string& path) {
     return "(no error)";
 }
 
+// The message parse_text gives for text s named t.txt, or "(no error)".
+std::string err(const std::string& s) {
+    try {
+        attn::io::parse_text(s, "t.txt");
+    } catch (const attn::InputError& e) {
+        return std::string(e.what());
+    }
+    return std::string("(no error)");
+}
+
 }  // namespace
 
 TEST_CASE("number text: %.*g written by integer arithmetic equals printf for awkward values and digits 0..17") {
@@ -161,14 +171,6 @@ TEST_CASE("number text: the parser's fast path reads every spelling as strtod th
         }
     }
     // What the fast path hands on still gets its message.
-    auto err = [](const std::string& s) {
-        try {
-            attn::io::parse_text(s, "t.txt");
-        } catch (const attn::InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string("(no error)");
-    };
     CHECK(err("1 2\n3 1e39\n") == "t.txt:2:3: value '1e39' is out of float32 range");
     CHECK(err("1 -inf\n") == "t.txt:1:3: non-finite value '-inf' is not allowed here");
     CHECK(err("1 2.5x\n") == "t.txt:1:3: expected a number, found '2.5x'");
@@ -263,14 +265,6 @@ TEST_CASE("number text: long runs of rows read by several threads equal the seri
     }
     attn::set_threads(before);
     // A short row deep in the run, and a token only the full rules read, as in a short text.
-    auto err = [](const std::string& s) {
-        try {
-            attn::io::parse_text(s, "t.txt");
-        } catch (const attn::InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string("(no error)");
-    };
     std::string short_row = text;
     const std::size_t line_8000 = [&] {
         std::size_t at = 0;
