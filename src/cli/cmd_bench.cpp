@@ -96,8 +96,8 @@ int cmd_bench(int argc, char** argv) {
         ("peak", "Measure the FMA peak (GFLOP/s) for 1..threads threads and every SIMD arch, and the read "
                  "bandwidth (GB/s, 1..threads threads) from memory (a buffer of at least 4x the last-level cache) "
                  "and in cache; show each result as a fraction of the FMA peak, and memory-bound ones (attention "
-                 "with at most 4 query rows) as a fraction of the bandwidth: in cache when their working set fits "
-                 "in the last-level cache, else from memory")
+                 "with at most 4 query rows) as a fraction of the bandwidth: in cache when their working set is no "
+                 "larger than the in-cache buffer (32 MiB, or half the last-level cache), else from memory")
         ("format", "table, json (hyperfine's field names) or csv (default table)", cxxopts::value<std::string>(), "FMT");
     add_exec_options(options);
     // cxxopts has no one-letter long options: accept the documented --d / --d=LIST as -d.

@@ -79,7 +79,7 @@ struct BandwidthReport {
     std::size_t cache_bytes = 0;   // buffer of the in-cache probe
     std::vector<Bandwidth> rows;   // empty: not measured
     // The figure a memory-bound case of `working_set` bytes compares with, and whether that
-    // is the in-cache one (the working set fits in the last-level cache).
+    // is the in-cache one (the working set is no larger than the in-cache probe's buffer).
     std::optional<double> fair_gbps(unsigned threads, double working_set, bool* in_cache) const;
 };
 BandwidthReport measure_bandwidth(unsigned threads, bool progress);

@@ -218,7 +218,10 @@ std::size_t last_level_cache_bytes() {
 std::optional<double> BandwidthReport::fair_gbps(unsigned threads, double working_set, bool* in_cache) const {
     for (const Bandwidth& b : rows) {
         if (b.threads != threads) continue;
-        const bool fits = llc_bytes > 0 && working_set <= double(llc_bytes);
+        // Only a working set no larger than the in-cache probe is known to be read at that
+        // speed: a guest's last-level cache (sysfs) is shared with other guests, and 64 MiB
+        // ran at the memory speed on a machine whose sysfs said 260 MiB.
+        const bool fits = cache_bytes > 0 && working_set <= double(cache_bytes);
         if (in_cache) *in_cache = fits;
         return fits ? b.cache_gbps : b.memory_gbps;
     }

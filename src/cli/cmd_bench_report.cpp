@@ -96,8 +96,8 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
                         bw ? num(100.0 * gbps / *bw, "%.0f%%").c_str() : "-", bw ? (in_cache ? "in cache" : "memory") : "-");
         }
         std::printf("MiB: the working set (K, V, Q and the output); GB/s: it over the median; %% bw: over the measured "
-                    "read bandwidth (--peak) for that many threads, in cache when the working set fits in the "
-                    "last-level cache (it then stays there between runs), else from memory (vs).\n");
+                    "read bandwidth (--peak) for that many threads, in cache when the working set is no larger than "
+                    "the in-cache buffer (it then stays in the cache between runs), else from memory (vs).\n");
     }
     std::printf("\nshapes: matmul MxNxK (A is MxK); softmax rows x cols; attention Tq x Tk x d, or B x H[:G] x Tq x Tk x d "
                 "(batch, heads[:key/value heads]); mha also projects X (B x Tq x H*d) and applies W_O.\n");
