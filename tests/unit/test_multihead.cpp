@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attn/error.hpp"
+#include "attn/half.hpp"
 #include "attn/multihead.hpp"
 #include "attn/ops.hpp"
 #include "double_reference.hpp"
@@ -358,6 +359,80 @@ TEST_CASE("split-K decoding: few query rows run over key chunks, the same bits f
                 const attn::BatchedAttention other = run(in, in.spec, {});
                 CHECK(same_bits(one.context, other.context));
                 CHECK(other.masked_rows == one.masked_rows);
+            }
+        }
+    }
+}
+
+// K and V as a model keeps them after its projections: one T×(G·d) matrix each, head g
+// the column block g, so a key row of one head is G·d (plus padding) elements after the
+// previous one. The split-K kernels read (and prefetch) such rows in place; their arithmetic
+// must not depend on the strides, so the result equals the contiguous run bit for bit (and
+// that one matches the float64 oracle above), float32 and float16, on every arch.
+TEST_CASE("split-K decoding: K/V heads strided as column blocks of a projection equal the contiguous run, bit for bit") {
+    ArchGuard guard;
+    struct Shape4 {
+        std::size_t H, G, Tq, Tk, d;
+        Causal causal;
+    };
+    const Shape4 shapes[] = {{8, 2, 1, 1000, 40, Causal::none},
+                             {4, 4, 3, 777, 24, Causal::bottom_right},
+                             {6, 3, 2, 1301, 129, Causal::none}};
+    for (attn::Arch arch : arches()) {
+        attn::set_arch(arch);
+        unsigned seed = 900;
+        for (const Shape4& sh : shapes) {
+            INFO("arch " << attn::arch_name(arch) << ", H " << sh.H << " G " << sh.G << " Tq " << sh.Tq << " Tk " << sh.Tk
+                         << " d " << sh.d);
+            std::mt19937 rng(seed++);
+            const Tensor Q = random_tensor(Shape{1, sh.H, sh.Tq, sh.d}, rng);
+            const Tensor Kp = random_tensor(Shape{sh.Tk, sh.G * sh.d}, rng), Vp = random_tensor(Shape{sh.Tk, sh.G * sh.d}, rng);
+            // Contiguous (1, G, Tk, d) copies.
+            Tensor Kc(Shape{1, sh.G, sh.Tk, sh.d}), Vc(Shape{1, sh.G, sh.Tk, sh.d});
+            for (std::size_t g = 0; g < sh.G; ++g)
+                for (std::size_t j = 0; j < sh.Tk; ++j)
+                    for (std::size_t c = 0; c < sh.d; ++c) {
+                        Kc.slice_data(g)[j * Kc.row_stride() + c] = Kp.data()[j * Kp.row_stride() + g * sh.d + c];
+                        Vc.slice_data(g)[j * Vc.row_stride() + c] = Vp.data()[j * Vp.row_stride() + g * sh.d + c];
+                    }
+            auto strided = [&](const Tensor& P) {
+                TensorView v;
+                v.data = P.data();
+                v.shape = Shape{1, sh.G, sh.Tk, sh.d};
+                v.strides = {0, sh.d, P.row_stride(), 1};
+                return v;
+            };
+            // float16: the projection rows with an odd stride (rows not 64-byte aligned).
+            const std::size_t ldh = sh.G * sh.d + 3;
+            std::vector<std::uint16_t> Kh(sh.Tk * ldh), Vh(sh.Tk * ldh);
+            for (std::size_t j = 0; j < sh.Tk; ++j)
+                for (std::size_t c = 0; c < sh.G * sh.d; ++c) {
+                    Kh[j * ldh + c] = attn::float_to_half(Kp.data()[j * Kp.row_stride() + c]);
+                    Vh[j * ldh + c] = attn::float_to_half(Vp.data()[j * Vp.row_stride() + c]);
+                }
+            auto strided_half = [&](const std::vector<std::uint16_t>& P) {
+                attn::KVView v;
+                v.type = attn::ElementType::f16;
+                v.data = P.data();
+                v.shape = Shape{1, sh.G, sh.Tk, sh.d};
+                v.strides = {0, sh.d, ldh, 1};
+                return v;
+            };
+            const attn::HalfTensor Khc = attn::to_half(Kc.view()), Vhc = attn::to_half(Vc.view());
+            attn::AttentionSpec spec;
+            spec.causal = sh.causal;
+            for (unsigned threads : {1u, 3u}) {
+                attn::set_threads(threads);
+                const attn::BatchedAttention a = attn::batched_attention(Q.view(), strided(Kp), strided(Vp), spec);
+                const attn::BatchedAttention b = attn::batched_attention(Q.view(), Kc.view(), Vc.view(), spec);
+                CHECK(a.split_keys);
+                CHECK(same_bits(a.context, b.context));
+                const attn::BatchedAttention ah = attn::batched_attention(Q.view(), strided_half(Kh), strided_half(Vh), spec);
+                const attn::BatchedAttention bh = attn::batched_attention(Q.view(), Khc.view(), Vhc.view(), spec);
+                CHECK(ah.split_keys);
+                CHECK(same_bits(ah.context, bh.context));
+                // Not vacuous: float16 rounding changes the result.
+                CHECK(!same_bits(a.context, ah.context));
             }
         }
     }
