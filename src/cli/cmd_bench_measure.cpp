@@ -221,7 +221,8 @@ std::optional<double> BandwidthReport::fair_gbps(unsigned threads, double workin
         // Only a working set no larger than the in-cache probe is known to be read at that
         // speed: a guest's last-level cache (sysfs) is shared with other guests, and 64 MiB
         // ran at the memory speed on a machine whose sysfs said 260 MiB.
-        const bool fits = cache_bytes > 0 && working_set <= double(cache_bytes);
+        // Q and the output add a few KiB to a K/V of the probe's size: 1/16 of slack.
+        const bool fits = cache_bytes > 0 && working_set <= double(cache_bytes) * (1.0 + 1.0 / 16);
         if (in_cache) *in_cache = fits;
         return fits ? b.cache_gbps : b.memory_gbps;
     }
