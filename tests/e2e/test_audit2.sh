@@ -1,0 +1,42 @@
+# Second adversarial audit of attend (random configurations against a float64 NumPy reference,
+# hostile inputs): each finding written failing-first. Expected outputs are the same command with
+# the same data in another shape, or the rule the README states.
+
+# "A result has a batch dimension when an input has one (-x B×T×D, or a 4-D -q/-k/-v), and a
+# head dimension when an input has one or --heads is given ... 2-D inputs give 2-D results".
+# A --mask or --bias may carry leading dimensions of 1 (it "broadcasts to (B, H, Tq, Tk)"):
+# those must not add a batch or head dimension to some results (context, weights) and not to
+# others (output), as they did. The results equal those of the same mask without them.
+printf '1 2\n0.5 -1\n' > "$T/q2"
+printf '1 0\n0 1\n2 1\n' > "$T/k2"
+printf '# [0]\n1 2\n0.5 -1\n# [1]\n0 1\n1 1\n' > "$T/q3"
+printf '1 0 1\n1 1 0\n' > "$T/mask2"
+printf '# [0, 0]\n1 0 1\n1 1 0\n' > "$T/mask4"
+printf '# [0]\n1 0 1\n1 1 0\n' > "$T/mask3"
+printf '# [0]\n0 -1 0.5\n1 0 0\n# [1]\n0 0 -inf\n2 0 0\n' > "$T/bias3"
+printf '# [0, 0]\n0 -1 0.5\n1 0 0\n# [0, 1]\n0 0 -inf\n2 0 0\n' > "$T/bias4"
+printf '1 2\n0.5 -1\n2 1\n' > "$T/x2"
+printf '1 0 1\n1 1 0\n0 1 1\n' > "$T/xmask2"
+printf '# [0, 0]\n1 0 1\n1 1 0\n0 1 1\n' > "$T/xmask4"
+all=weights,context,weights-mean,output,scores,scaled
+same_as() {  # same_as DESCRIPTION -- ARGS-A -- ARGS-B: csv output of both byte-identical
+    local what=$1; shift 2
+    local a=() b=()
+    while [ "$1" != "--" ]; do a+=("$1"); shift; done
+    shift; b=("$@")
+    "$ATTN" "${a[@]}" --format csv > "$T/same_a" 2> /dev/null; local ca=$?
+    "$ATTN" "${b[@]}" --format csv > "$T/same_b" 2> /dev/null; local cb=$?
+    if [ "$ca" = 0 ] && [ "$cb" = 0 ] && cmp -s "$T/same_a" "$T/same_b"; then pass
+    else fail "$what: exit $ca/$cb, outputs differ: $(diff "$T/same_a" "$T/same_b" | head -n 4 | tr '\n' '|')"; fi
+}
+same_as "2-D Q/K/V with a 1x1xTqxTk mask" -- attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --mask "$T/mask2" --show $all \
+    -- attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --mask "$T/mask4" --show $all
+same_as "2-D Q/K/V with a 1xTqxTk mask" -- attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --mask "$T/mask2" --show $all \
+    -- attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --mask "$T/mask3" --show $all
+same_as "3-D Q (heads) with a 1xHxTqxTk bias" -- attend -q "$T/q3" -k "$T/k2" -v "$T/k2" --bias "$T/bias3" --show $all \
+    -- attend -q "$T/q3" -k "$T/k2" -v "$T/k2" --bias "$T/bias4" --show $all
+same_as "-x T×D with a 1x1xTxT mask" -- attend -x "$T/x2" --mask "$T/xmask2" --show weights,context,weights-mean,output \
+    -- attend -x "$T/x2" --mask "$T/xmask4" --show weights,context,weights-mean,output
+run attend -q "$T/q3" -k "$T/k2" -v "$T/k2" --bias "$T/bias4" --show context --format csv
+expect_code 0 "3-D Q with a 4-D bias"
+expect_out_has "# context [1] 2x2" "3-D Q with a 4-D bias: context is (H, Tq, d_v), no batch dimension"
