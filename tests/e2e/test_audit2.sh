@@ -40,3 +40,14 @@ same_as "-x T×D with a 1x1xTxT mask" -- attend -x "$T/x2" --mask "$T/xmask2" --
 run attend -q "$T/q3" -k "$T/k2" -v "$T/k2" --bias "$T/bias4" --show context --format csv
 expect_code 0 "3-D Q with a 4-D bias"
 expect_out_has "# context [1] 2x2" "3-D Q with a 4-D bias: context is (H, Tq, d_v), no batch dimension"
+
+# "Labels are printed with control characters (ESC, CSI and the other C0/C1 codes) replaced by
+# '?', in every output." A label file that is not valid UTF-8 passed its bytes through: a lone
+# 0x9B is CSI on an 8-bit terminal, and the json (which must be UTF-8) no longer parsed.
+printf 'a\377\nb\233c\n' > "$T/labels_bad_utf8"
+printf 'x\303\251\n\342\202\254\n' > "$T/labels_utf8"
+run attend -q "$T/q2" -k "$T/q2" -v "$T/q2" --labels "$T/labels_bad_utf8" --show weights --format json
+expect_code 0 "labels that are not UTF-8"
+expect_out_has '"labels": ["a?", "b?c"]' "labels: bytes that are not UTF-8 become '?'"
+run attend -q "$T/q2" -k "$T/q2" -v "$T/q2" --labels "$T/labels_utf8" --show weights --format json
+expect_out_has "$(printf '"labels": ["x\303\251", "\342\202\254"]')" "labels: valid UTF-8 is kept"
