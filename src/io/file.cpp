@@ -19,6 +19,7 @@
 #include "io/input_bytes.hpp"
 #include "io/output_file.hpp"
 #include "io/temp_files.hpp"
+#include "io/utf8.hpp"
 
 namespace attn::io {
 
@@ -193,21 +194,6 @@ std::string detail::lone_cr_to_lf(std::string_view text) {
 
 namespace {
 
-// Length of the valid UTF-8 sequence at line[i] (lead byte >= 0x80), or 0: no overlong forms,
-// surrogates or code points beyond U+10FFFF.
-std::size_t utf8_length(std::string_view line, std::size_t i) {
-    const auto byte = [&](std::size_t k) { return i + k < line.size() ? static_cast<unsigned char>(line[i + k]) : 0u; };
-    const unsigned c = byte(0);
-    const std::size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-    for (std::size_t k = 1; k < n; ++k)
-        if ((byte(k) & 0xC0) != 0x80) return 0;
-    const unsigned second = byte(1);
-    if ((c == 0xE0 && second < 0xA0) || (c == 0xED && second > 0x9F) || (c == 0xF0 && second < 0x90) ||
-        (c == 0xF4 && second > 0x8F))
-        return 0;
-    return n;
-}
-
 // Control characters (C0, DEL and the UTF-8 encoded C1 range, e.g. ESC and CSI) would drive
 // the terminal a label is printed on: each becomes '?', as in the heatmap and the SVG. So does
 // each byte that is not valid UTF-8 (a lone 0x9B is CSI to an 8-bit terminal, and json and
@@ -215,15 +201,8 @@ std::size_t utf8_length(std::string_view line, std::size_t i) {
 std::string printable_label(std::string_view line) {
     std::string out;
     for (std::size_t i = 0; i < line.size();) {
-        const unsigned char c = static_cast<unsigned char>(line[i]);
-        if (c < 0x80) {
-            out += c < 0x20 || c == 0x7F ? '?' : char(c);
-            ++i;
-            continue;
-        }
-        const std::size_t n = utf8_length(line, i);
-        const bool c1 = c == 0xC2 && n == 2 && static_cast<unsigned char>(line[i + 1]) <= 0x9F;
-        if (n == 0 || c1) out += '?';
+        const std::size_t n = static_cast<unsigned char>(line[i]) < 0x80 ? 1 : utf8_length(line, i);
+        if (n == 0 || control_at(line, i)) out += '?';
         else out.append(line.substr(i, n));
         i += n ? n : 1;
     }
