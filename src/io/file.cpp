@@ -285,6 +285,20 @@ std::string follow_links(const std::string& path, const std::string& shown) {
     throw RuntimeFailure("cannot write " + shown + ": too many levels of symbolic links");
 }
 
+// The descriptor of the standard stream (output or error) already open on the regular file a
+// path names (/dev/stdout redirected to a file, /proc/self/fd/1, the file itself), or -1;
+// STDOUT_FILENO for "" and "-". That file is written through the stream, never replaced:
+// replacing it would lose what the shell writes there before and after attn (`>> log`).
+// (A device or FIFO is written in place anyway.)
+int standard_stream_of(const std::string& path) {
+    struct stat target {}, stream {};
+    if (path.empty() || path == "-") return STDOUT_FILENO;
+    if (::stat(path.c_str(), &target) != 0 || !S_ISREG(target.st_mode)) return -1;
+    for (int fd : {STDOUT_FILENO, STDERR_FILENO})
+        if (::fstat(fd, &stream) == 0 && stream.st_dev == target.st_dev && stream.st_ino == target.st_ino) return fd;
+    return -1;
+}
+
 }  // namespace
 
 void write_stdout(std::string_view bytes) {
@@ -294,9 +308,9 @@ void write_stdout(std::string_view bytes) {
 
 OutputFile::OutputFile(const std::string& path) : path_(path) {
     buf_.reserve(1 << 16);
-    if (path.empty() || path == "-") {
-        std::fflush(stdout);
-        fd_ = STDOUT_FILENO, stdout_ = true, in_place_ = true;
+    if (const int stream = standard_stream_of(path); stream >= 0) {
+        std::fflush(stdout), std::fflush(stderr);
+        fd_ = stream, stdout_ = stream == STDOUT_FILENO, in_place_ = true, borrowed_fd_ = true;
         return;
     }
     target_ = follow_links(path, path);
@@ -339,7 +353,7 @@ OutputFile::~OutputFile() {
 }
 
 void OutputFile::drop() noexcept {
-    if (fd_ >= 0 && !stdout_) ::close(fd_);
+    if (fd_ >= 0 && !borrowed_fd_) ::close(fd_);
     fd_ = -1;
     if (!temp_.empty()) {
         ::unlink(temp_.c_str());
@@ -369,7 +383,7 @@ void OutputFile::write(std::string_view bytes) {
 void OutputFile::close_data() {
     if (fd_ < 0) return;
     flush();
-    if (stdout_) return;
+    if (borrowed_fd_) return;
     const int fd = fd_;
     fd_ = -1;
     if (::close(fd) != 0) throw RuntimeFailure("write error: " + path_ + ": " + std::strerror(errno));
@@ -396,7 +410,7 @@ void write_files(const std::vector<PendingFile>& files) {
             else if (errno != EEXIST) throw RuntimeFailure("cannot create directory " + dir + ": " + std::strerror(errno));
         }
         auto classify = [](const std::string& path) {  // 0 regular/new file, 1 in place, 2 stdout
-            if (path.empty() || path == "-") return 2;
+            if (const int stream = standard_stream_of(path); stream >= 0) return stream == STDOUT_FILENO ? 2 : 1;
             struct stat st {};
             return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) ? 1 : 0;
         };

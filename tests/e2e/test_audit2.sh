@@ -51,3 +51,16 @@ expect_code 0 "labels that are not UTF-8"
 expect_out_has '"labels": ["a?", "b?c"]' "labels: bytes that are not UTF-8 become '?'"
 run attend -q "$T/q2" -k "$T/q2" -v "$T/q2" --labels "$T/labels_utf8" --show weights --format json
 expect_out_has "$(printf '"labels": ["x\303\251", "\342\202\254"]')" "labels: valid UTF-8 is kept"
+
+# "-o - is standard output ... devices, FIFOs and standard output are written in place".
+# -o /dev/stdout (or /dev/stderr) with the stream redirected to a file replaced that file by
+# a new one: what the shell wrote there before and after attn (`>> log`) was lost.
+printf '1 2\n' > "$T/row"
+printf 'earlier\n' > "$T/log"
+{ echo before; "$ATTN" softmax "$T/row" --format csv -o /dev/stdout; echo after; } >> "$T/log" 2> /dev/null
+printf 'earlier\nbefore\n0.268941432,0.731058598\nafter\n' > "$T/log_expected"
+if cmp -s "$T/log" "$T/log_expected"; then pass; else fail "-o /dev/stdout >> log: $(tr '\n' '|' < "$T/log")"; fi
+printf 'earlier\n' > "$T/errlog"
+{ echo before >&2; "$ATTN" softmax "$T/row" --format csv -o /dev/stderr; echo after >&2; } 2>> "$T/errlog" > /dev/null
+printf 'earlier\nbefore\n0.268941432,0.731058598\nafter\n' > "$T/errlog_expected"
+if cmp -s "$T/errlog" "$T/errlog_expected"; then pass; else fail "-o /dev/stderr 2>> log: $(tr '\n' '|' < "$T/errlog")"; fi
