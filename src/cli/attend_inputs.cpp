@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <string_view>
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
@@ -15,7 +16,12 @@ namespace {
 std::string flag_of(const std::string& opt) { return (opt.size() == 1 ? "-" : "--") + opt; }
 
 std::string plural(std::size_t n, const char* word) {
-    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+    const std::string w = word;
+    if (n == 1) return "1 " + w;
+    // entry → entries; key → keys
+    const bool consonant_y =
+        w.size() >= 2 && w.back() == 'y' && std::string_view("aeiou").find(w[w.size() - 2]) == std::string_view::npos;
+    return std::to_string(n) + " " + (consonant_y ? w.substr(0, w.size() - 1) + "ies" : w + "s");
 }
 
 // The columns (or entries, for a vector) of an optional tensor; `otherwise` when absent.
