@@ -192,25 +192,6 @@ std::string detail::lone_cr_to_lf(std::string_view text) {
     return out;
 }
 
-namespace {
-
-// Control characters (C0, DEL and the UTF-8 encoded C1 range, e.g. ESC and CSI) would drive
-// the terminal a label is printed on: each becomes '?', as in the heatmap and the SVG. So does
-// each byte that is not valid UTF-8 (a lone 0x9B is CSI to an 8-bit terminal, and json and
-// SVG must be UTF-8).
-std::string printable_label(std::string_view line) {
-    std::string out;
-    for (std::size_t i = 0; i < line.size();) {
-        const std::size_t n = static_cast<unsigned char>(line[i]) < 0x80 ? 1 : utf8_length(line, i);
-        if (n == 0 || control_at(line, i)) out += '?';
-        else out.append(line.substr(i, n));
-        i += n ? n : 1;
-    }
-    return out;
-}
-
-}  // namespace
-
 std::vector<std::string> read_labels(const std::string& path) {
     std::string text = read_file(path);
     if (detail::has_lone_cr(text)) text = detail::lone_cr_to_lf(text);
@@ -223,7 +204,7 @@ std::vector<std::string> read_labels(const std::string& path) {
         while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
             line.remove_suffix(1);
         while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-        labels.push_back(printable_label(line));
+        labels.push_back(printable_utf8(line));  // labels cannot drive the terminal
         pos = end + 1;
     }
     while (!labels.empty() && labels.back().empty()) labels.pop_back();

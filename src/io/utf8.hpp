@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace attn::io {
@@ -26,6 +27,20 @@ inline bool control_at(std::string_view s, std::size_t i) {
     return c < 0x20 || c == 0x7F ||
            (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
             static_cast<unsigned char>(s[i + 1]) <= 0x9F);
+}
+
+// Text from a file shown to the user (labels, tensor names): each control character and each
+// byte that is not valid UTF-8 becomes '?', so it cannot drive a terminal (a lone 0x9B is CSI
+// to an 8-bit one) and json and SVG stay UTF-8.
+inline std::string printable_utf8(std::string_view s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size();) {
+        const std::size_t n = static_cast<unsigned char>(s[i]) < 0x80 ? 1 : utf8_length(s, i);
+        if (n == 0 || control_at(s, i)) out += '?';
+        else out.append(s.substr(i, n));
+        i += n ? n : 1;
+    }
+    return out;
 }
 
 }  // namespace attn::io

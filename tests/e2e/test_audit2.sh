@@ -64,3 +64,13 @@ printf 'earlier\n' > "$T/errlog"
 { echo before >&2; "$ATTN" softmax "$T/row" --format csv -o /dev/stderr; echo after >&2; } 2>> "$T/errlog" > /dev/null
 printf 'earlier\nbefore\n0.268941432,0.731058598\nafter\n' > "$T/errlog_expected"
 if cmp -s "$T/errlog" "$T/errlog_expected"; then pass; else fail "-o /dev/stderr 2>> log: $(tr '\n' '|' < "$T/errlog")"; fi
+
+# "Labels are printed with control characters ... replaced by '?', in every output": the names
+# of a model file's tensors too. attn ls (and the message naming what an .npz holds) printed
+# them raw, so a file could drive the terminal (here ESC [31m, and an OSC title in the npz).
+st_header='{"\u001b[31mred":{"dtype":"F32","shape":[1,1],"data_offsets":[0,4]}}'
+{ printf "\\$(printf '%03o' ${#st_header})\\000\\000\\000\\000\\000\\000\\000"; printf '%s' "$st_header"; printf '\000\000\200\077'; } > "$T/esc.safetensors"
+run ls "$T/esc.safetensors"
+expect_code 0 "ls of a tensor named with an escape sequence"
+if grep -q "$(printf '\033')" "$T/out"; then fail "ls printed a raw ESC"; else pass; fi
+expect_out_has "?[31mred" "ls shows the name with ESC as '?'"
