@@ -1,6 +1,7 @@
 #include "cli/attend_inputs.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <string_view>
 
@@ -239,6 +240,32 @@ void read_qkv(Reader& in, AttendInputs& a) {
     a.batched = q.rank() == 4 || k.rank() == 4 || v.rank() == 4;
 }
 
+// --mask is boolean (nonzero = may attend), but PyTorch also takes a float attn_mask that is
+// added (0 keep, -inf or -1e9 drop), which here would attend exactly where it meant to drop:
+// -inf is refused (as every non-finite mask value) and a negative value noted, both pointing
+// to --bias.
+Tensor read_boolean_mask(Reader& in) {
+    Tensor mask;
+    try {
+        mask = in.tensor("mask", 4);
+    } catch (const InputError& e) {
+        const std::string message = e.what();
+        if (message.find("non-finite value '-") == std::string::npos) throw;
+        throw InputError(message + " (--mask is boolean, nonzero = may attend; an additive mask of 0 and -inf belongs "
+                                   "in --bias)");
+    }
+    bool negative = false;
+    for (std::size_t s = 0; mask.rank() && s < mask.slices() && !negative; ++s) {
+        const MatrixView m = mask.slice(s);
+        for (std::size_t i = 0; i < m.rows && !negative; ++i)
+            for (std::size_t j = 0; j < m.cols && !negative; ++j) negative = m(i, j) < 0;
+    }
+    if (negative)
+        std::fprintf(stderr, "attn: note: --mask holds negative values, which may attend (nonzero = may attend); an "
+                             "additive mask (0 keep, negative drop) belongs in --bias\n");
+    return mask;
+}
+
 // A mask or bias broadcast to (B, H, Tq, Tk): trailing dimensions equal to the scores' or 1,
 // the last one Tk.
 void check_broadcast(const Tensor& t, const char* flag, const AttendInputs& a) {
@@ -290,7 +317,7 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
     if (self) read_embeddings(in, a);
     else read_qkv(in, a);
 
-    a.mask = in.tensor("mask", 4);
+    a.mask = read_boolean_mask(in);
     a.bias = in.tensor("bias", 4, io::Finite::allow_neg_inf);
     a.head_dim = self ? a.heads_given : a.q.rank() >= 3 || a.k.rank() >= 3 || a.v.rank() >= 3;
     check_broadcast(a.mask, "--mask", a);

@@ -74,3 +74,11 @@ run ls "$T/esc.safetensors"
 expect_code 0 "ls of a tensor named with an escape sequence"
 if grep -q "$(printf '\033')" "$T/out"; then fail "ls printed a raw ESC"; else pass; fi
 expect_out_has "?[31mred" "ls shows the name with ESC as '?'"
+
+# --mask is boolean (nonzero = may attend, PyTorch SDPA's bool polarity), but PyTorch also takes
+# a float attn_mask that is added (0 keep, -inf or -1e9 drop): given to --mask, such a mask
+# silently attended exactly where it meant to drop. A negative value says so on stderr.
+printf '0 -1e9\n0 0\n' > "$T/additive_mask"
+run attend -x "$T/q2" --mask "$T/additive_mask" --show weights --format csv
+expect_code 0 "--mask with negative values still runs (nonzero = may attend)"
+expect_err_has "belongs in --bias" "--mask with negative values: a note points to --bias"
