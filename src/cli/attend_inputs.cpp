@@ -211,6 +211,7 @@ std::size_t dim(const Shape& s, std::size_t from_end) { return s.back(from_end);
 // Float16 .npy keys and values stay float16 (io::KVInput).
 void read_qkv(Reader& in, AttendInputs& a) {
     a.q = in.tensor("q", 4), a.k = in.kv_tensor("k", 4), a.v = in.kv_tensor("v", 4);
+    if (a.q.rank() == 1) a.q = Tensor(std::move(a.q).to_matrix());  // (n,) is one query row
     const Shape &q = a.q.shape(), &k = a.k.shape(), &v = a.v.shape();
     if (k.rank() < 2) throw InputError("-k is a vector: keys are Tk×d_k");
     if (v.rank() < 2) throw InputError("-v is a vector: values are Tk×d_v");

@@ -82,3 +82,12 @@ printf '0 -1e9\n0 0\n' > "$T/additive_mask"
 run attend -x "$T/q2" --mask "$T/additive_mask" --show weights --format csv
 expect_code 0 "--mask with negative values still runs (nonzero = may attend)"
 expect_err_has "belongs in --bias" "--mask with negative values: a note points to --bias"
+
+# "(n,) is one row" (Input formats): -q given as an .npy vector (a single query, d_k entries)
+# was refused ("queries (2,) has 1 dimensions"), though the CLI meant to accept it (only -k and
+# -v have "is a vector" errors). It is the query row [1, 2]: the same as the text row "1 2".
+printf '\223NUMPY\001\000v\000{\047descr\047: \047<f4\047, \047fortran_order\047: False, \047shape\047: (2,), }                                                            \012\000\000\200?\000\000\000@' > "$T/qvec.npy"
+printf '1 2\n' > "$T/qrow"
+same_as "-q as an (n,) .npy vector = the same query as a 1×n row" \
+    -- attend -q "$T/qvec.npy" -k "$T/k2" -v "$T/k2" --show weights,context \
+    -- attend -q "$T/qrow" -k "$T/k2" -v "$T/k2" --show weights,context
