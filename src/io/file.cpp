@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -381,7 +382,30 @@ void OutputFile::commit() {
     committed_ = true;
 }
 
+namespace {
+
+// Two outputs of one run naming the same file (--svg F -o F; -o DIR with --svg DIR/weights.npy)
+// would keep only the one written last: refused before anything is written. Devices and
+// FIFOs are written in place, so they may be named twice (--svg /dev/null -o /dev/null).
+void check_distinct_targets(const std::vector<PendingFile>& files) {
+    std::vector<std::pair<std::string, std::string>> seen;  // (canonical, as given)
+    for (const auto& f : files) {
+        struct stat st {};
+        if (standard_stream_of(f.path) >= 0 || (::stat(f.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))) continue;
+        std::error_code ec;
+        std::string key = std::filesystem::weakly_canonical(std::filesystem::absolute(f.path, ec), ec).string();
+        if (ec) key = f.path;
+        for (const auto& [other, given] : seen)
+            if (other == key)
+                throw UsageError(given + " and " + f.path + ": two outputs of this run name the same file");
+        seen.emplace_back(key, f.path);
+    }
+}
+
+}  // namespace
+
 void write_files(const std::vector<PendingFile>& files) {
+    check_distinct_targets(files);
     std::vector<std::string> made_dirs;
     try {
         for (const auto& f : files) {

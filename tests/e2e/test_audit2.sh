@@ -91,3 +91,18 @@ printf '1 2\n' > "$T/qrow"
 same_as "-q as an (n,) .npy vector = the same query as a 1×n row" \
     -- attend -q "$T/qvec.npy" -k "$T/k2" -v "$T/k2" --show weights,context \
     -- attend -q "$T/qrow" -k "$T/k2" -v "$T/k2" --show weights,context
+
+# Two outputs of one run naming the same file kept only the last one written, exit 0: --svg F
+# -o F lost the picture, --svg F --html F one of the two, --svg DIR/weights.npy -o DIR the
+# weights or the picture. Refused (usage) before anything is written.
+for pair in "--svg $T/same.out -o $T/same.out" "--svg $T/same.out --html $T/same.out -o /dev/null" \
+            "--show weights,context --format npy -o $T/samedir --svg $T/samedir/weights.npy"; do
+    rm -rf "$T/same.out" "$T/samedir"
+    # shellcheck disable=SC2086  # word splitting of $pair is intended
+    run attend -q "$T/q2" -k "$T/k2" -v "$T/k2" $pair
+    expect_code 2 "attend $pair"
+    expect_err_has "name the same file" "attend $pair: the message says why"
+    if [ -e "$T/same.out" ] || [ -e "$T/samedir" ]; then fail "attend $pair left a file"; else pass; fi
+done
+run attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --svg /dev/null --html /dev/null -o /dev/null
+expect_code 0 "--svg, --html and -o all /dev/null (a device, written in place) is fine"
