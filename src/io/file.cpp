@@ -195,6 +195,7 @@ std::string detail::lone_cr_to_lf(std::string_view text) {
 
 std::vector<std::string> read_labels(const std::string& path) {
     std::string text = read_file(path);
+    if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);  // a UTF-8 byte-order mark, as number files skip it
     if (detail::has_lone_cr(text)) text = detail::lone_cr_to_lf(text);
     std::vector<std::string> labels;
     std::size_t pos = 0;

@@ -106,3 +106,9 @@ for pair in "--svg $T/same.out -o $T/same.out" "--svg $T/same.out --html $T/same
 done
 run attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --svg /dev/null --html /dev/null -o /dev/null
 expect_code 0 "--svg, --html and -o all /dev/null (a device, written in place) is fine"
+
+# A labels file saved with a UTF-8 byte-order mark (Windows editors) kept the invisible U+FEFF
+# in its first label; number files skip it already.
+printf '\357\273\277a\r\nb\r\n' > "$T/labels_bom"
+run attend -q "$T/q2" -k "$T/q2" -v "$T/q2" --labels "$T/labels_bom" --show weights --format json
+expect_out_has '"labels": ["a", "b"]' "labels: a byte-order mark is not part of the first label"
