@@ -650,9 +650,10 @@ private:
         if (a_.bias || a_.mask) prefetch_bias_and_mask(q0, nq, t0, nk);
         scores(nk, qt(b), plain ? mx : nullptr);
         if (a_.bias) add_bias(q0, nq, t0, nk);
-        if (a_.mask) apply_mask(q0, nq, t0, nk);
+        // Off the diagonal the mask pass also takes the column max of what it leaves.
+        if (a_.mask) apply_mask(q0, nq, t0, nk, diagonal ? nullptr : mx);
         if (diagonal) causal_offsets(q0, t0, vis);
-        online_softmax(nk, diagonal ? vis : nullptr, !plain, mx, m, l, alpha);
+        online_softmax(nk, diagonal ? vis : nullptr, !plain && (diagonal || !a_.mask), mx, m, l, alpha);
         for (std::size_t v = 0; v < NV; ++v) {
             m[v].store_aligned(m_of(b) + v * W);
             l[v].store_aligned(l_of(b) + v * W);
@@ -716,31 +717,50 @@ private:
     // The mask bits: masked (0) scores of the tile become -inf. A broadcast row (ldm 0) is one
     // bit per key for every lane; otherwise each vector of W query rows takes the 32-bit
     // granules of its W rows as one integer vector and turns bit u of every lane into the
-    // lane mask of key u (QueryLaneBits). Lanes of rows past Tq read row q0.
-    void apply_mask(std::size_t q0, std::size_t nq, std::size_t t0, std::size_t nk) {
+    // lane mask of key u (QueryLaneBits). Lanes of rows past Tq read row q0. With colmax, also
+    // colmax[v] = max(colmax[v], max_j Sᵀ[j][v]) over the masked tile (the softmax's scan).
+    void apply_mask(std::size_t q0, std::size_t nq, std::size_t t0, std::size_t nk, F* colmax) {
         float* st = st_.get();
         const F ninf(neg_inf);
         if (a_.ldm == 0) {
-            for (std::size_t j = 0; j < nk; ++j)
-                if (!((a_.mask[(t0 + j) / 64] >> ((t0 + j) % 64)) & 1u))
-                    for (std::size_t v = 0; v < NV; ++v) ninf.store_aligned(st + j * QB + v * W);
+            for (std::size_t j = 0; j < nk; ++j) {
+                const bool off = !((a_.mask[(t0 + j) / 64] >> ((t0 + j) % 64)) & 1u);
+                for (std::size_t v = 0; v < NV; ++v) {
+                    float* p = st + j * QB + v * W;
+                    if (off) ninf.store_aligned(p);
+                    else if (colmax) colmax[v] = xsimd::max(colmax[v], F::load_aligned(p));
+                }
+            }
             return;
         }
-        for (std::size_t v = 0; v < NV && v * W < nq; ++v) {
+        for (std::size_t v = 0; v < NV; ++v) {
+            if (v * W >= nq) {  // rows past Tq: nothing to mask, the max for the scan only
+                if (colmax)
+                    for (std::size_t j = 0; j < nk; ++j) colmax[v] = xsimd::max(colmax[v], F::load_aligned(st + j * QB + v * W));
+                continue;
+            }
             const std::uint64_t* mrow[W];
             for (std::size_t l = 0; l < W; ++l) mrow[l] = a_.mask + (q0 + (v * W + l < nq ? v * W + l : 0)) * a_.ldm;
+            F mx(neg_inf);
             for (std::size_t j0 = 0; j0 < nk; j0 += 32) {
                 const std::size_t n = std::min<std::size_t>(32, nk - j0);
                 alignas(64) std::uint32_t w[W];
                 std::uint32_t any = 0;
                 for (std::size_t l = 0; l < W; ++l) any |= ~(w[l] = mask_bits_at(mrow[l], t0 + j0, n));
-                if (!(any & (n == 32 ? ~0u : (1u << n) - 1u))) continue;  // every key allowed for every row
+                float* p = st + j0 * QB + v * W;
+                if (!(any & (n == 32 ? ~0u : (1u << n) - 1u))) {  // every key allowed for every row
+                    if (colmax)
+                        for (std::size_t u = 0; u < n; ++u) mx = xsimd::max(mx, F::load_aligned(p + u * QB));
+                    continue;
+                }
                 const QueryLaneBits<Arch> bits{xsimd::batch<std::uint32_t, Arch>::load_aligned(w)};
                 for (std::size_t u = 0; u < n; ++u) {
-                    float* p = st + (j0 + u) * QB + v * W;
-                    bits.key(F::load_aligned(p), unsigned(u)).store_aligned(p);
+                    const F x = bits.key(F::load_aligned(p + u * QB), unsigned(u));
+                    x.store_aligned(p + u * QB);
+                    mx = xsimd::max(mx, x);
                 }
             }
+            if (colmax) colmax[v] = xsimd::max(colmax[v], mx);
         }
     }
 
