@@ -14,6 +14,7 @@ std::uint64_t pack_mask_word(const float* mask, std::size_t n) noexcept {
 }
 
 MaskBits::MaskBits(const TensorView& mask) : shape_(mask.shape) {
+    if (mask.rank() == 0) return;  // no mask: no rows
     const std::size_t n = row_words(), Tk = keys(), per_slice = mask.rows();
     words_.assign(mask.slices() * per_slice * n, 0);
     for (std::size_t s = 0, r = 0; s < mask.slices(); ++s) {

@@ -138,7 +138,10 @@ Problem resolve(const TensorView& Q, const KVView& K, const KVView& V, const Att
     p.has_bias = spec.bias != nullptr;
     if (p.has_mask) {
         const MaskBits* bits = spec.mask_bits;
-        if (!bits) bits = (p.packed_mask = std::make_shared<const MaskBits>(*spec.mask)).get();
+        if (!bits) {
+            as4(*spec.mask, "mask");  // the rank checked before the floats are read
+            bits = (p.packed_mask = std::make_shared<const MaskBits>(*spec.mask)).get();
+        }
         TensorView shape;  // the mask's shape, for the checks
         shape.shape = bits->shape();
         p.mask = as4(shape, "mask");

@@ -701,7 +701,8 @@ private:
         }
         for (std::size_t v = 0; v < NV && v * W < nq; ++v) {
             const float* brow[W];
-            for (std::size_t l = 0; l < W; ++l) brow[l] = a_.bias + (q0 + (v * W + l < nq ? v * W + l : 0)) * a_.ldb + t0;
+            for (std::size_t l = 0; l < W; ++l)
+                brow[l] = a_.bias + (q0 + (v * W + l < nq ? v * W + l : 0)) * a_.ldb + t0;
             for (std::size_t j0 = 0; j0 < nk; j0 += W) {
                 const std::size_t n = std::min(W, nk - j0);
                 F bt[W];
@@ -736,11 +737,13 @@ private:
         for (std::size_t v = 0; v < NV; ++v) {
             if (v * W >= nq) {  // rows past Tq: nothing to mask, the max for the scan only
                 if (colmax)
-                    for (std::size_t j = 0; j < nk; ++j) colmax[v] = xsimd::max(colmax[v], F::load_aligned(st + j * QB + v * W));
+                    for (std::size_t j = 0; j < nk; ++j)
+                        colmax[v] = xsimd::max(colmax[v], F::load_aligned(st + j * QB + v * W));
                 continue;
             }
             const std::uint64_t* mrow[W];
-            for (std::size_t l = 0; l < W; ++l) mrow[l] = a_.mask + (q0 + (v * W + l < nq ? v * W + l : 0)) * a_.ldm;
+            for (std::size_t l = 0; l < W; ++l)
+                mrow[l] = a_.mask + (q0 + (v * W + l < nq ? v * W + l : 0)) * a_.ldm;
             F mx(neg_inf);
             for (std::size_t j0 = 0; j0 < nk; j0 += 32) {
                 const std::size_t n = std::min<std::size_t>(32, nk - j0);

@@ -91,9 +91,8 @@ struct DecodeArgs {
 // problem, one row at a time while it is in cache: x[j] = scale·S[i][j] + bias[i][j] (the
 // product rounded, then the sum: the bits of ops.hpp's scale_and_mask_rows), -inf where
 // j >= visible_keys(causal, i, Tq, Tk, key_limit) or mask bit j of row i is 0 (as FlashArgs).
-// x goes to `scaled`
-// when it is not null, and to P, softmax-normalised when `softmax` (fully masked rows follow
-// policy, as softmax_rows) or as is. S, scaled and P point at row row_begin (P may be S);
+// x goes to `scaled` when it is not null, and to P, softmax-normalised when `softmax` (fully
+// masked rows follow policy, as softmax_rows) or as is. S, scaled and P point at row row_begin (P may be S);
 // mask and bias are indexed by the global row i (ldm / ldb may be 0: one row for all).
 struct ScoreEpilogueArgs {
     const float* S;

@@ -77,8 +77,8 @@ float kv_element(const void* data, ElementType t, std::size_t i) {
 // Shared by the streaming kernel and the split-K decoding chunks (any Args with K, V, their
 // strides, dk, dv and scale); E is the element type of K and V (float, or float16 bits).
 template <class E, class Args>
-void online_softmax_row(const float* q, const std::uint64_t* mask_row, const float* bias_row, const Args& a, std::size_t begin,
-                        std::size_t end, float& m, float& l, float* acc, float* s) {
+void online_softmax_row(const float* q, const std::uint64_t* mask_row, const float* bias_row, const Args& a,
+                        std::size_t begin, std::size_t end, float& m, float& l, float* acc, float* s) {
     for (std::size_t t0 = begin; t0 < end; t0 += key_tile) {
         const std::size_t nk = std::min(key_tile, end - t0);
         float tile_max = neg_inf;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/error.hpp"
 #include "attn/mask_bits.hpp"
 #include "attn/multihead.hpp"
 #include "attn/ops.hpp"
@@ -258,10 +259,12 @@ TEST_CASE("mask bits: masked results are bitwise identical for 1, 2, 3 and 7 thr
                     attn::AttentionWants w;
                     w.weights = weights;
                     attn::set_threads(1);
-                    const attn::BatchedAttention one = attn::batched_attention(p.Q.view(), p.K.view(), p.V.view(), spec, w);
+                    const attn::BatchedAttention one =
+                        attn::batched_attention(p.Q.view(), p.K.view(), p.V.view(), spec, w);
                     for (unsigned t : {2u, 3u, 7u}) {
                         attn::set_threads(t);
-                        const attn::BatchedAttention r = attn::batched_attention(p.Q.view(), p.K.view(), p.V.view(), spec, w);
+                        const attn::BatchedAttention r =
+                            attn::batched_attention(p.Q.view(), p.K.view(), p.V.view(), spec, w);
                         CHECK(test_util::same_bits(r.context, one.context));
                         if (weights) CHECK(test_util::same_bits(r.weights, one.weights));
                         CHECK(r.masked_rows == one.masked_rows);
@@ -269,6 +272,26 @@ TEST_CASE("mask bits: masked results are bitwise identical for 1, 2, 3 and 7 thr
                 }
             }
     }
+}
+
+TEST_CASE("mask bits: a mask that does not fit is an input error, whether given as floats or as bits") {
+    std::mt19937 rng(3);
+    const Tensor Q = test_util::random_tensor(Shape{4, 8}, rng), K = test_util::random_tensor(Shape{6, 8}, rng);
+    const Tensor one_dim = test_util::random_tensor(Shape{6}, rng), wide = test_util::random_tensor(Shape{4, 7}, rng);
+    for (const Tensor* m : {&one_dim, &wide}) {
+        INFO("mask " << m->shape().text());
+        const TensorView mv = m->view();
+        const MaskBits bits(mv);
+        attn::AttentionSpec floats, packed;
+        floats.mask = &mv;
+        packed.mask_bits = &bits;
+        CHECK_THROWS_AS(attn::batched_attention(Q.view(), K.view(), K.view(), floats), attn::InputError);
+        CHECK_THROWS_AS(attn::batched_attention(Q.view(), K.view(), K.view(), packed), attn::InputError);
+    }
+    const TensorView none;  // rank 0, no data: refused before anything is read
+    attn::AttentionSpec spec;
+    spec.mask = &none;
+    CHECK_THROWS_AS(attn::batched_attention(Q.view(), K.view(), K.view(), spec), attn::InputError);
 }
 
 }  // namespace
