@@ -204,6 +204,42 @@ TEST_CASE("mask bits: fused, split-K and materialised kernels read the bits as t
     }
 }
 
+TEST_CASE("mask bits: key tiles masked for every query (skipped by the fused kernel) match the oracle, every arch") {
+    test_util::ArchGuard guard;
+    for (attn::Arch arch : test_util::supported_arches()) {
+        attn::set_arch(arch);
+        for (std::size_t Tq : {70, 150})
+            for (const Shape& ms : {Shape{Tq, 700}, Shape{1, 700}}) {
+                Problem p(Tq, 700, ms, 21);
+                // Keys [0, 128) and [256, 640) masked for every query: whole 128-key tiles, the
+                // first one before anything is allowed; a few keys stay allowed in [128, 256).
+                for (std::size_t r = 0; r < p.mask.rows(); ++r) {
+                    float* m = p.mask.data() + r * p.mask.row_stride();
+                    std::fill(m, m + 128, 0.0f);
+                    std::fill(m + 256, m + 640, 0.0f);
+                    m[130 + r % 100] = 1.0f;
+                }
+                const MaskBits bits(p.mask.view());
+                const TensorView bv = p.bias.view();
+                for (int variant = 0; variant < 3; ++variant) {
+                    p.causal = variant == 1 ? Causal::bottom_right : Causal::none;
+                    p.with_bias = variant == 2;
+                    INFO("arch " << attn::arch_name(arch) << ", " << p.describe());
+                    attn::AttentionWants fused_w;
+                    const attn::BatchedAttention fused =
+                        attn::batched_attention(p.Q.view(), p.K.view(), p.V.view(), p.spec(&bits, nullptr, &bv), fused_w);
+                    REQUIRE((fused.fused && !fused.split_keys));
+                    for (std::size_t b = 0; b < p.B; ++b)
+                        for (std::size_t h = 0; h < p.H; ++h) {
+                            test_ref::Grid ctx;
+                            oracle(p, b, h, &ctx);
+                            CHECK(mismatches(fused.context, b, h, p.H, ctx) == 0);
+                        }
+                }
+            }
+    }
+}
+
 TEST_CASE("mask bits: a fully masked row follows each policy; the counts agree on every path, every arch") {
     test_util::ArchGuard guard;
     for (attn::Arch arch : test_util::supported_arches()) {
