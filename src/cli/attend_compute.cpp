@@ -79,6 +79,7 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
     spec.lengths = in.lengths;
     const TensorView mask = in.mask.view(), bias = in.bias.view();
     spec.mask = in.mask.rank() ? &mask : nullptr;
+    spec.mask_bits = in.mask.rank() ? &in.mask_bits : nullptr;
     spec.bias = in.bias.rank() ? &bias : nullptr;
     if (s.rows.end) spec.query_rows = {s.rows.begin, s.rows.end};
     if (s.items.end) spec.batch_items = {s.items.begin, s.items.end};

@@ -322,6 +322,7 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
     a.bias = in.tensor("bias", 4, io::Finite::allow_neg_inf);
     a.head_dim = self ? a.heads_given : a.q.rank() >= 3 || a.k.rank() >= 3 || a.v.rank() >= 3;
     check_broadcast(a.mask, "--mask", a);
+    if (a.mask.rank()) a.mask_bits = MaskBits(a.mask.view());
     check_broadcast(a.bias, "--bias", a);
     if (r.count("lengths")) {
         const std::string text = r["lengths"].as<std::string>();
