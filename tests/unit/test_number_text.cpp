@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -21,6 +22,7 @@
 #include "attn/ops.hpp"
 #include "io/input_bytes.hpp"
 #include "io/number_format.hpp"
+#include "io/number_parse.hpp"
 
 namespace {
 
@@ -127,6 +129,96 @@ TEST_CASE("number text: random float bit patterns print as printf does (every ex
         const int digits = int(gen64() % 18);
         if (fast_g(d, digits) != printf_g(d, digits)) CHECK(fast_g(d, digits) == printf_g(d, digits));
     }
+}
+
+TEST_CASE("number text: float values with up to 9 digits print as printf and to_chars do (ties, subnormals, every binade)") {
+    // The 64-bit path for floats: random bit patterns, normal-distributed values (what csv
+    // of a tensor holds), and exact ties at the last digit (m·2^-n with few bits after the point).
+    std::mt19937 gen(424242);
+    std::normal_distribution<float> normal;
+    std::vector<float> values;
+    for (int n = 0; n < 300000; ++n) {
+        float f;
+        do f = std::bit_cast<float>(std::uint32_t(gen()));
+        while (!std::isfinite(f));
+        values.push_back(f);
+        values.push_back(normal(gen) * std::ldexp(1.0f, int(gen() % 40) - 20));
+    }
+    for (int shift = 1; shift <= 30; ++shift)
+        for (std::uint32_t m = 1; m < 3000; m += 7) values.push_back(std::ldexp(float(m), -shift)), values.push_back(-std::ldexp(float(m) + 0.5f, shift % 12));
+    for (float f : {0.0f, -0.0f, 1.0f, 1e9f, 999999999.0f, 999999995.0f, 9.9999999e-10f, 1e-10f, 1.001953125f,
+                    std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::max()})
+        values.push_back(f);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const float f = values[i];
+        const int digits = 1 + int(i % 9);
+        const std::string got = fast_g(f, digits);
+        char buf[64];
+        const auto res = std::to_chars(buf, buf + sizeof buf, double(f), std::chars_format::general, digits);
+        if (got != printf_g(f, digits) || got != std::string(buf, res.ptr)) {
+            if (++wrong <= 5) CHECK_MESSAGE(got == printf_g(f, digits), "bits " << std::bit_cast<std::uint32_t>(f) << ", digits " << digits);
+        }
+    }
+    CHECK(wrong == 0);
+    CHECK(values.size() > 600000);
+}
+
+TEST_CASE("number text: the decimal fast path reads as std::from_chars does (value and end), and reads %.9g text") {
+    using attn::io::detail::parse_decimal_fast;
+    // Whatever it accepts, from_chars reads to the same double and stops at the same byte.
+    const auto same_as_from_chars = [](const std::string& s) {
+        double fast = 0, want = 0;
+        const char* end = parse_decimal_fast(s.data(), s.data() + s.size(), &fast);
+        if (!end) return true;
+        const auto res = std::from_chars(s.data(), s.data() + s.size(), want);
+        return res.ec == std::errc() && res.ptr == end && std::bit_cast<std::uint64_t>(fast) == std::bit_cast<std::uint64_t>(want);
+    };
+    std::mt19937 gen(99);
+    const std::string alphabet = "01234567890123456789012345678901234567890123456789.-+eE x,";
+    std::size_t accepted = 0, wrong = 0;
+    for (int n = 0; n < 400000; ++n) {
+        std::string s;
+        const int len = 1 + int(gen() % 26);
+        for (int k = 0; k < len; ++k) s += alphabet[gen() % alphabet.size()];
+        double d;
+        accepted += parse_decimal_fast(s.data(), s.data() + s.size(), &d) != nullptr;
+        if (!same_as_from_chars(s) && ++wrong <= 5) CHECK_MESSAGE(same_as_from_chars(s), "text '" << s << "'");
+    }
+    CHECK(wrong == 0);
+    CHECK(accepted > 100000);
+    // The edges of the exact range (2^53, 10^±22, 19 digits), signs, exponents, stops.
+    const char* edges[] = {"0", "-0", "-0.0e5", "9007199254740992", "9007199254740993", "9007199254740991.5",
+                           "1e22", "1e23", "1e-22", "4.5e-23", "1234567890123456789", "12345678901234567890",
+                           "0.0000000000000000001", "1.5e+3", "1.5E-3", "2e", "2e+", "2e-x", "1.", ".5", "-.5",
+                           "1.5.2", "1e5e5", "00012", "7e00001", "3.4028235e38", "1e-45", "-1.06739473",
+                           "0.619125605", "-0.0677454099", "123456789,1", "5 6"};
+    for (const char* e : edges) {
+        INFO("text '" << e << "'");
+        CHECK(same_as_from_chars(e));
+    }
+    double d;
+    const auto fast = [&](const std::string& s) { return parse_decimal_fast(s.data(), s.data() + s.size(), &d) != nullptr; };
+    CHECK(fast("9007199254740992"));
+    CHECK_FALSE(fast("9007199254740993"));  // above 2^53: from_chars' job
+    CHECK(fast("1e22"));
+    CHECK_FALSE(fast("1e23"));
+    CHECK_FALSE(fast("12345678901234567890"));
+    CHECK_FALSE(fast("+1"));
+    CHECK_FALSE(fast("inf"));
+    CHECK(fast("-0"));
+    CHECK(std::signbit(d));
+    // What attn (and printf) write with %.9g is read by the fast path, every value of it.
+    std::normal_distribution<float> normal;
+    std::size_t taken = 0;
+    const int count = 100000;
+    for (int n = 0; n < count; ++n) {
+        const float f = normal(gen) * std::ldexp(1.0f, int(gen() % 30) - 15);
+        const std::string text = printf_g(f, 9);
+        if (fast(text)) ++taken;
+        if (!same_as_from_chars(text)) CHECK(same_as_from_chars(text));
+    }
+    CHECK(taken == std::size_t(count));
 }
 
 TEST_CASE("number text: csv with 9 digits reads back bit for bit, subnormals and ±0 included") {
