@@ -85,15 +85,24 @@ char* layout_general(char* p, bool negative, u128 d, int P, int x) {
         "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
         "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
         "8081828384858687888990919293949596979899";
+    static_assert(std::endian::native == std::endian::little, "the digit lanes are laid out little-endian");
     if (P <= 16) {
+        // d as 16 digits with leading zeros at buf[8, 24); its P digits end there. Eight
+        // digits at a time, in the lanes of a 64-bit integer: 4 + 4, then 2 + 2, then 1 + 1.
+        const auto eight_ascii = [](std::uint64_t n) {  // n < 10^8 -> 8 ASCII digits, first digit first in memory
+            std::uint64_t v = (n / 10000) | ((n % 10000) << 32);
+            const std::uint64_t hundreds = ((v * 5243) >> 19) & 0x0000007F0000007Fu;  // x / 100 for x < 10^4
+            v = hundreds | ((v - hundreds * 100) << 16);
+            const std::uint64_t tens = ((v * 103) >> 10) & 0x000F000F000F000Fu;  // x / 10 for x < 100
+            v = tens | ((v - tens * 10) << 8);
+            return v + 0x3030303030303030u;
+        };
         char buf[48] = {};
-        std::memcpy(buf, "########", 8);  // not '0': stops the trailing-zero count
-        char* const digits = buf + 8;     // P digits, then room for 16-byte loads
-        std::uint64_t d64 = std::uint64_t(d);
-        int i = P;
-        for (; i >= 2; i -= 2, d64 /= 100) std::memcpy(digits + i - 2, pairs + 2 * (d64 % 100), 2);
-        if (i == 1) digits[0] = char('0' + int(d64));
-        int used = P;  // digits up to the last nonzero one (digits[0] is nonzero)
+        const std::uint64_t d64 = std::uint64_t(d), high = eight_ascii(d64 / 100000000), low = eight_ascii(d64 % 100000000);
+        std::memcpy(buf + 8, &high, 8);
+        std::memcpy(buf + 16, &low, 8);
+        char* const digits = buf + 24 - P;  // P digits, then room for 16-byte loads
+        int used = P;  // digits up to the last nonzero one (digits[0] is nonzero: the count stops there)
         for (;;) {
             std::uint64_t w;
             std::memcpy(&w, digits + used - 8, 8);

@@ -1,6 +1,7 @@
 // Internal to src/io: the common spelling of a number read without std::from_chars, as text
 // readers meet it millions of times (csv written by printf, NumPy, attn).
 #pragma once
+#include <bit>
 #include <cstdint>
 #include <cstring>
 
@@ -18,6 +19,7 @@ inline const char* parse_decimal_fast(const char* p, const char* end, double* ou
     static constexpr double powers[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                           1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     // Eight ASCII digits at once (little-endian load): the test and the value.
+    static_assert(std::endian::native == std::endian::little, "eight digits are loaded little-endian");
     const auto eight_digits = [](const char* s, std::uint64_t* value) {
         std::uint64_t v;
         std::memcpy(&v, s, 8);
