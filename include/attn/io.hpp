@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "attn/half.hpp"
 #include "attn/matrix.hpp"
 #include "attn/tensor.hpp"
 
@@ -40,6 +41,22 @@ Tensor parse_text_tensor(std::string_view text, const std::string& source, Finit
 Shape npy_shape(std::string_view bytes, const std::string& source, std::size_t max_dims = max_rank);
 Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finite finite = Finite::required,
                         std::size_t max_dims = 4);
+
+// Keys and values for attention: a little-endian float16 .npy ('<f2') stays float16 in memory
+// (a HalfTensor, which batched_attention reads as it is); every other input is read as
+// read_tensor does (finite values required) and given as `f32`. Exactly one of the two is set.
+struct KVInput {
+    Tensor f32;
+    HalfTensor f16;
+    bool half() const noexcept { return f16.rank() > 0; }
+    const Shape& shape() const noexcept { return half() ? f16.shape() : f32.shape(); }
+    std::size_t rank() const noexcept { return shape().rank(); }
+    std::size_t rows() const noexcept { return shape().back(2); }
+    std::size_t cols() const noexcept { return shape().back(1); }
+    KVView view() const noexcept { return half() ? f16.view() : KVView(f32.view()); }
+};
+KVInput read_kv_tensor(const std::string& path, std::size_t max_dims = 4);
+KVInput parse_kv_tensor(std::string_view bytes, const std::string& source, std::size_t max_dims = 4);
 
 // For 2-D-only callers: as read_tensor, a rank-1 input is one row, and more than two
 // dimensions are an InputError naming the shape ("FILE: expected a matrix, got shape (2, 3, 4)").

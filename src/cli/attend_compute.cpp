@@ -66,7 +66,8 @@ MatrixView slice_at(const TensorView& v, std::size_t b, std::size_t h, std::size
     return {data, v.rows(), v.cols(), v.row_stride()};
 }
 
-AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s, const AttentionWants& wants) {
+AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s, const AttentionWants& wants,
+                                bool kv_shown) {
     AttendResults res;
     res.rows = s.rows.end ? s.rows : Range{0, in.Tq};
     res.items = s.items.end ? s.items : Range{0, in.batch};
@@ -105,10 +106,15 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
         res.output = mh.output.view();
     } else {
         res.attention = batched_attention(in.q.view(), in.k.view(), in.v.view(), spec, wants);
+        // Float16 keys and values are widened only when they are shown themselves.
+        if (kv_shown && in.k.half()) res.keys_f32 = to_float(in.k.view());
+        if (kv_shown && in.v.half()) res.values_f32 = to_float(in.v.view());
+        const TensorView k = in.k.half() ? res.keys_f32.view() : in.k.f32.view();
+        const TensorView v = in.v.half() ? res.values_f32.view() : in.v.f32.view();
         // An input has a batch dimension when it has four.
         res.queries = select(in.q.view(), res.rows, true, res.items, in.q.rank() == 4);
-        res.keys = select(in.k.view(), res.rows, false, res.items, in.k.rank() == 4);
-        res.values = select(in.v.view(), res.rows, false, res.items, in.v.rank() == 4);
+        if (k.rank()) res.keys = select(k, res.rows, false, res.items, in.k.rank() == 4);
+        if (v.rank()) res.values = select(v, res.rows, false, res.items, in.v.rank() == 4);
     }
     BatchedAttention& att = res.attention;
     res.batch = res.items.end - res.items.begin;

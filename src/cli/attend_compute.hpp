@@ -36,9 +36,13 @@ struct AttendResults {
     Multihead multihead;
     BatchedAttention attention;
     Tensor concat;
+    Tensor keys_f32, values_f32;  // float16 keys/values widened, when shown
 };
 
-AttendResults compute_attention(const AttendInputs& in, const AttendSettings& settings, const AttentionWants& wants);
+// kv_shown: the keys and values are printed or used by the diagnostics (float16 ones are
+// then widened; otherwise `keys` and `values` stay empty for them).
+AttendResults compute_attention(const AttendInputs& in, const AttendSettings& settings, const AttentionWants& wants,
+                                bool kv_shown);
 
 // The 2-D slice for batch item b and head h (indices into the computed results) of a view
 // shaped by the rank rule or broadcast like an input: a missing or size-1 batch/head

@@ -32,6 +32,10 @@ public:
         if (!given(opt)) return {};
         return io::read_tensor(names_.claim(value(opt), flag_of(opt)), finite, max_dims);
     }
+    io::KVInput kv_tensor(const char* opt, std::size_t max_dims) {
+        if (!given(opt)) return {};
+        return io::read_kv_tensor(names_.claim(value(opt), flag_of(opt)), max_dims);
+    }
     // A weight matrix (2-D); in nn.Linear's out×in layout when `linear`, turned to in×out.
     Tensor weight(const char* opt, bool linear) {
         Tensor w = tensor(opt, 2);
@@ -191,42 +195,42 @@ void read_embeddings(Reader& in, AttendInputs& a) {
 }
 
 // "(2, 4, 3, 5)" of a tensor read from `flag`, for messages.
-std::string shape_of(const char* flag, const Tensor& t) { return std::string(flag) + " " + t.shape().text(); }
+std::string shape_of(const char* flag, const Shape& s) { return std::string(flag) + " " + s.text(); }
 
-// Dimension `from_end` (3 = heads, 4 = batch) of t, 1 when t has fewer.
-std::size_t dim(const Tensor& t, std::size_t from_end) { return t.shape().back(from_end); }
+// Dimension `from_end` (3 = heads, 4 = batch) of a shape, 1 when it has fewer.
+std::size_t dim(const Shape& s, std::size_t from_end) { return s.back(from_end); }
 
 // -q, -k, -v with torch.matmul broadcasting of the leading dimensions and grouped-query heads.
+// Float16 .npy keys and values stay float16 (io::KVInput).
 void read_qkv(Reader& in, AttendInputs& a) {
-    a.q = in.tensor("q", 4), a.k = in.tensor("k", 4), a.v = in.tensor("v", 4);
-    for (const auto& [flag, t] : {std::pair{"-q", &a.q}, {"-k", &a.k}, {"-v", &a.v}})
-        if (t->rank() < 2 && std::string(flag) != "-q")
-            throw InputError(std::string(flag) + " is a vector: " + (std::string(flag) == "-k" ? "keys are Tk×d_k" : "values are Tk×d_v"));
-    if (a.k.cols() != a.q.cols())
-        throw InputError("-k has d_k=" + std::to_string(a.k.cols()) + " but -q has d_k=" + std::to_string(a.q.cols()));
-    if (a.v.rows() != a.k.rows())
-        throw InputError("-v has " + plural(a.v.rows(), "row") + " but -k has " + std::to_string(a.k.rows()) +
+    a.q = in.tensor("q", 4), a.k = in.kv_tensor("k", 4), a.v = in.kv_tensor("v", 4);
+    const Shape &q = a.q.shape(), &k = a.k.shape(), &v = a.v.shape();
+    if (k.rank() < 2) throw InputError("-k is a vector: keys are Tk×d_k");
+    if (v.rank() < 2) throw InputError("-v is a vector: values are Tk×d_v");
+    if (k.back(1) != q.back(1))
+        throw InputError("-k has d_k=" + std::to_string(k.back(1)) + " but -q has d_k=" + std::to_string(q.back(1)));
+    if (v.back(2) != k.back(2))
+        throw InputError("-v has " + plural(v.back(2), "row") + " but -k has " + std::to_string(k.back(2)) +
                          ": every key needs a value");
     // Batch (dimension -4): equal, 1 or missing.
-    std::size_t B = 1;
-    for (const Tensor* t : {&a.q, &a.k, &a.v}) B = std::max(B, dim(*t, 4));
-    for (const auto& [flag, t] : {std::pair{"-q", &a.q}, {"-k", &a.k}, {"-v", &a.v}})
+    const std::size_t B = std::max({dim(q, 4), dim(k, 4), dim(v, 4)});
+    for (const Shape* t : {&q, &k, &v})
         if (dim(*t, 4) != 1 && dim(*t, 4) != B)
-            throw InputError("batch sizes do not broadcast: " + shape_of("-q", a.q) + ", " + shape_of("-k", a.k) + ", " +
-                             shape_of("-v", a.v) + " (dimension -4 must be equal, 1 or missing)");
+            throw InputError("batch sizes do not broadcast: " + shape_of("-q", q) + ", " + shape_of("-k", k) + ", " +
+                             shape_of("-v", v) + " (dimension -4 must be equal, 1 or missing)");
     // Heads (dimension -3): K and V agree; query heads a multiple of the key/value heads.
-    const std::size_t Hq = dim(a.q, 3), Gk = dim(a.k, 3), Gv = dim(a.v, 3);
+    const std::size_t Hq = dim(q, 3), Gk = dim(k, 3), Gv = dim(v, 3);
     if (Gk != Gv && Gk != 1 && Gv != 1)
-        throw InputError("-k and -v have different head counts: " + shape_of("-k", a.k) + ", " + shape_of("-v", a.v));
+        throw InputError("-k and -v have different head counts: " + shape_of("-k", k) + ", " + shape_of("-v", v));
     const std::size_t G = std::max(Gk, Gv);
     if (Hq != 1 && Hq % G != 0)
         throw InputError("-q has " + plural(Hq, "head") + " but -k/-v have " + std::to_string(G) + ": " +
-                         shape_of("-q", a.q) + ", " + shape_of("-k", a.k) +
+                         shape_of("-q", q) + ", " + shape_of("-k", k) +
                          " (grouped-query attention needs the query heads to be a multiple of the key/value heads)");
     a.heads = std::max(Hq, G), a.kv_heads = G;
-    a.Tq = a.q.rows(), a.Tk = a.k.rows(), a.d_k = a.q.cols();
+    a.Tq = q.back(2), a.Tk = k.back(2), a.d_k = q.back(1);
     a.batch = B;
-    a.batched = a.q.rank() == 4 || a.k.rank() == 4 || a.v.rank() == 4;
+    a.batched = q.rank() == 4 || k.rank() == 4 || v.rank() == 4;
 }
 
 // A mask or bias broadcast to (B, H, Tq, Tk): trailing dimensions equal to the scores' or 1,

@@ -9,6 +9,7 @@
 
 #include <cxxopts.hpp>
 
+#include "attn/io.hpp"
 #include "attn/tensor.hpp"
 #include "cli/common.hpp"
 
@@ -22,8 +23,9 @@ struct AttendInputs {
     std::size_t heads = 1, kv_heads = 1;
     bool heads_given = false;  // --heads given: results carry a head dimension
 
-    // -q/-k/-v form.
-    Tensor q, k, v;
+    // -q/-k/-v form (keys and values from a float16 .npy stay float16).
+    Tensor q;
+    io::KVInput k, v;
 
     Tensor mask, bias;  // rank 0 = none
     std::vector<std::size_t> lengths;

@@ -50,7 +50,7 @@ void declare_options(cxxopts::Options& options) {
         ("k", "Keys K (Tk×d_k, G×Tk×d_k or B×G×Tk×d_k); leading dimensions broadcast as in torch.matmul "
               "(equal, 1 or missing); G heads with H a multiple of G: grouped-query",
          cxxopts::value<std::string>(), "FILE")
-        ("v", "Values V (Tk×d_v, with the leading dimensions of K)", cxxopts::value<std::string>(), "FILE")
+        ("v", "Values V (Tk×d_v, with the leading dimensions of K); a float16 .npy K and V ('<f2') stay float16 in memory", cxxopts::value<std::string>(), "FILE")
         ("labels", "Token labels, one per line, for the queries (and the keys when there are as many)",
          cxxopts::value<std::string>(), "FILE")
         ("key-labels", "Token labels for the keys when they differ from the queries' (Tq != Tk)",
@@ -224,7 +224,7 @@ int cmd_attend(int argc, char** argv) {
     wants.weights = show.weights || show.variance || heatmap || (svg && pic.of == "weights") || r.count("html");
     wants.weights_mean = show.weights_mean;
     wants.context = show.context || show.output;
-    const AttendResults res = compute_attention(in, s, wants);
+    const AttendResults res = compute_attention(in, s, wants, show.keys || show.values || show.variance);
     check_results(show, in, res, s);
     check_masked_rows(in, s, res);
 

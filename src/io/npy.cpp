@@ -314,6 +314,36 @@ Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finit
     return t;
 }
 
+KVInput parse_kv_tensor(std::string_view bytes, const std::string& source, std::size_t max_dims) {
+    KVInput kv;
+    const bool npy = !bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x93;
+    if (npy && std::endian::native == std::endian::little) {
+        const Layout layout = npy_layout(bytes, source, max_dims);
+        const Header& h = layout.header;
+        const std::vector<std::size_t>& dims = *h.shape;
+        const std::size_t rank = dims.size();
+        if (h.dtype->kind == Kind::f && h.dtype->size == 2 && !h.dtype->big_endian &&
+            (!*h.fortran_order || rank == 1)) {
+            HalfTensor t{Shape(dims)};
+            const std::size_t cols = dims[rank - 1], rows_all = Shape(dims).numel() / cols;
+            const char* src = bytes.data() + layout.data_offset;
+            std::uint16_t nonfinite = 0;  // exponent bits all ones: inf or nan
+            for (std::size_t r = 0; r < rows_all; ++r) {
+                std::uint16_t* row = t.data() + r * t.row_stride();
+                std::memcpy(row, src + r * cols * 2, cols * 2);
+                for (std::size_t c = 0; c < cols; ++c) nonfinite |= std::uint16_t((row[c] & 0x7c00u) == 0x7c00u);
+            }
+            if (!nonfinite) {
+                kv.f16 = std::move(t);
+                return kv;
+            }
+            // The float32 reader finds and reports the first non-finite value.
+        }
+    }
+    kv.f32 = parse_tensor(bytes, source, Finite::required, max_dims);
+    return kv;
+}
+
 namespace {
 
 // Magic, version 1.0 and the header dict of a C-order array of `descr` elements, padded so

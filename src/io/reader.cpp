@@ -34,6 +34,16 @@ Tensor read_tensor(const std::string& path, Finite finite, std::size_t max_dims)
     return parse_tensor(bytes.view(), detail::display_name(path), finite, max_dims);
 }
 
+KVInput read_kv_tensor(const std::string& path, std::size_t max_dims) {
+    if (is_model_path(path)) {
+        KVInput kv;
+        kv.f32 = read_model_tensor(path, Finite::required, max_dims);
+        return kv;
+    }
+    const detail::InputBytes bytes(path);
+    return parse_kv_tensor(bytes.view(), detail::display_name(path), max_dims);
+}
+
 Matrix parse_matrix(std::string_view bytes, const std::string& source, Finite finite) {
     return as_matrix(parse_tensor(bytes, source, finite, max_rank), source);
 }

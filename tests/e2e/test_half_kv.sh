@@ -40,6 +40,31 @@ expect_code 0 "attend with '<f2' keys and values"
 cp "$T/out" "$T/half_out"
 run attend -q "$T/q.npy" -k "$T/k.csv" -v "$T/v.csv" --format csv
 if cmp -s "$T/out" "$T/half_out"; then pass; else fail "'<f2' K/V and the same values as text differ"; fi
+# They stay float16 in memory and are widened only to be shown: keys and values print the
+# same values as text; one decoding query row (the split-K kernel) gives the same bits; a
+# float16 K with a float32 V is widened and still the same.
+run attend -q "$T/q.npy" -k "$T/k16.npy" -v "$T/v16.npy" --show keys,values,weights,variance --format csv
+expect_code 0 "attend --show keys,values,weights,variance with '<f2' K/V"
+cp "$T/out" "$T/half_out"
+run attend -q "$T/q.npy" -k "$T/k.csv" -v "$T/v.csv" --show keys,values,weights,variance --format csv
+if cmp -s "$T/out" "$T/half_out"; then pass; else fail "'<f2' K/V shown: not the text values"; fi
+run attend -q "$T/q.npy" -k "$T/k16.npy" -v "$T/v16.npy" --query-rows 5:6 --format csv
+cp "$T/out" "$T/half_out"
+run attend -q "$T/q.npy" -k "$T/k.csv" -v "$T/v.csv" --query-rows 5:6 --format csv
+if cmp -s "$T/out" "$T/half_out"; then pass; else fail "'<f2' K/V, one decoding row: not the text values' result"; fi
+run attend -q "$T/q.npy" -k "$T/k16.npy" -v "$T/v.csv" --format csv
+cp "$T/out" "$T/half_out"
+run attend -q "$T/q.npy" -k "$T/k.csv" -v "$T/v.csv" --format csv
+if cmp -s "$T/out" "$T/half_out"; then pass; else fail "'<f2' K with a text V: not the text values' result"; fi
+# A non-finite float16 value is refused as in any input, with its position.
+/usr/bin/env printf '\x93NUMPY\x01\x00\x76\x00' >"$T/inf16.npy"
+/usr/bin/env printf "%-117s\n" "{'descr': '<f2', 'fortran_order': False, 'shape': (2, 3), }" >>"$T/inf16.npy"
+/usr/bin/env printf '\x00\x3c\x00\x3c\x00\x3c\x00\x3c\x00\x7c\x00\x3c' >>"$T/inf16.npy"
+echo "1 2 3" >"$T/q3.txt"
+run attend -q "$T/q3.txt" -k "$T/inf16.npy" -v "$T/inf16.npy"
+expect_code 3 "attend: inf in a '<f2' K"
+expect_err_has "inf16.npy: row 2, column 2: non-finite value 'inf' is not allowed here" "the message names the position"
+expect_out_empty "nothing on stdout"
 
 # bench: float16 K/V, reported as such and as half the bytes.
 run bench --op attention --sizes 1x3000 --d 16 --kv-dtype f16 --repeat 1 --warmup 0 --format json

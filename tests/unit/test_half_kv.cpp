@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/error.hpp"
 #include "attn/half.hpp"
 #include "attn/io.hpp"
 #include "attn/multihead.hpp"
@@ -188,6 +189,59 @@ TEST_CASE("npy_half_bytes writes what numpy.save writes for a '<f2' array") {
     const std::string want = std::string("\x93NUMPY\x01\x00\x76\x00", 10) + header +
                              std::string("\x00\x3c\x00\xc1\xff\x7b\x00\x04\x01\x00\x66\x2e", 12);
     CHECK(attn::io::npy_half_bytes(t.view()) == want);
+}
+
+TEST_CASE("K/V inputs: a '<f2' .npy stays float16, every other input is read as float32") {
+    std::mt19937 rng(11);
+    const Tensor x = random_tensor(Shape{2, 3, 37}, rng, 2.0f);
+    const std::string f2 = attn::io::npy_half_bytes(x.view());
+    const attn::io::KVInput h = attn::io::parse_kv_tensor(f2, "k.npy");
+    REQUIRE(h.half());
+    CHECK(h.f32.rank() == 0);
+    CHECK(h.shape() == x.shape());
+    CHECK(h.rows() == 3);
+    CHECK(h.cols() == 37);
+    // The halves are the file's, bit for bit, and widen to what the float32 reader gives.
+    const Tensor widened = attn::io::parse_npy_tensor(f2, "k.npy");
+    const Tensor back = attn::to_float(h.view());
+    for (std::size_t s = 0; s < 2; ++s)
+        for (std::size_t r = 0; r < 3; ++r)
+            for (std::size_t c = 0; c < 37; ++c) {
+                const float v = x.slice_data(s)[r * x.row_stride() + c];
+                CHECK(h.f16.slice_data(s)[r * h.f16.row_stride() + c] == attn::float_to_half(v));
+                CHECK(back.slice_data(s)[r * back.row_stride() + c] ==
+                      widened.slice_data(s)[r * widened.row_stride() + c]);
+            }
+    CHECK(h.view().type == attn::ElementType::f16);
+
+    // float32 npy and text are float32.
+    const attn::io::KVInput f = attn::io::parse_kv_tensor(attn::io::npy_bytes(x.view()), "k.npy");
+    CHECK_FALSE(f.half());
+    CHECK(f.shape() == x.shape());
+    CHECK(f.view().type == attn::ElementType::f32);
+    const attn::io::KVInput t = attn::io::parse_kv_tensor("1 2\n3 4\n", "k.txt");
+    CHECK_FALSE(t.half());
+    CHECK(t.f32.slice_data(0)[t.f32.row_stride() + 1] == 4.0f);
+
+    // A non-finite half is refused with the float32 reader's message (its position named).
+    std::string bad = f2;
+    const std::size_t data = bad.size() - 2 * 2 * 3 * 37;
+    const std::size_t at = data + 2 * (37 + 5);  // row 2, column 6 of the first matrix
+    bad[at] = '\x00', bad[at + 1] = '\x7c';     // +inf
+    std::string message;
+    try {
+        (void)attn::io::parse_kv_tensor(bad, "k.npy");
+    } catch (const attn::InputError& e) {
+        message = e.what();
+    }
+    CHECK(message == "k.npy: element [0, 1, 5]: non-finite value 'inf' is not allowed here");
+    // Big-endian halves are read as float32 (widened), the same values.
+    std::string be = f2;
+    be.replace(be.find("'<f2'"), 5, "'>f2'");
+    for (std::size_t i = data; i + 1 < be.size(); i += 2) std::swap(be[i], be[i + 1]);
+    const attn::io::KVInput b = attn::io::parse_kv_tensor(be, "k.npy");
+    CHECK_FALSE(b.half());
+    CHECK(b.f32.slice_data(1)[2 * b.f32.row_stride() + 36] == widened.slice_data(1)[2 * widened.row_stride() + 36]);
 }
 
 TEST_CASE("HalfTensor views and widening keep every element in place") {
