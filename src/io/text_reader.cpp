@@ -457,6 +457,42 @@ private:
     }
 
     // ---- many plain rows at once ----
+    // The start of the first line from line start i on whose first non-blank byte is not a
+    // digit, '-' or '.' (s_.size() + 1 when there is none): looked for by all threads in
+    // windows of doubling size, so that at most about twice the run is scanned.
+    std::size_t plain_run_end(std::size_t i) const {
+        constexpr std::size_t npos = std::string_view::npos, pieces = 8;
+        for (std::size_t from = i, window = std::size_t(1) << 18; from <= s_.size(); from += window, window *= 2) {
+            const std::size_t to = std::min(s_.size() + 1, from + window);  // the lines starting in [from, to)
+            std::array<std::size_t, pieces> found;
+            found.fill(npos);
+            parallel_for(pieces, [&](std::size_t k) {
+                std::size_t line = from + (to - from) * k / pieces;
+                const std::size_t until = from + (to - from) * (k + 1) / pieces;
+                if (line > i) {  // the first line start at or after it
+                    const std::size_t nl = s_.find('\n', line - 1);
+                    line = nl == npos ? s_.size() + 1 : nl + 1;
+                }
+                while (line < until && line <= s_.size()) {
+                    std::size_t eol = s_.find('\n', line);
+                    if (eol == npos) eol = s_.size();
+                    std::size_t first = line;
+                    while (first < eol && is_blank(s_[first])) ++first;
+                    if (first < eol && !(is_digit(s_[first]) || s_[first] == '-' || s_[first] == '.')) {
+                        found[k] = line;
+                        return;
+                    }
+                    line = eol + 1;
+                }
+            });
+            for (const std::size_t at : found)
+                if (at != npos) return at;
+            if (to > s_.size()) break;
+        }
+        return s_.size() + 1;
+    }
+
+
     // The run of lines from line start i up to the first whose first non-blank byte is not
     // a digit, '-' or '.' (a comment, header, title or anything unusual), cut into bands at
     // line ends and read by all threads with read_line's rules and parse_plain_number's path
@@ -466,15 +502,7 @@ private:
     std::pair<std::size_t, std::size_t> read_plain_run(std::size_t i) {
         constexpr std::size_t min_run_bytes = std::size_t(1) << 20, bands = 16;
         if (s_.size() - i < min_run_bytes) return {i, s_.size() + 1};
-        std::size_t run_end = i;
-        while (run_end <= s_.size()) {
-            std::size_t eol = s_.find('\n', run_end);
-            if (eol == std::string_view::npos) eol = s_.size();
-            std::size_t first = run_end;
-            while (first < eol && is_blank(s_[first])) ++first;
-            if (first < eol && !(is_digit(s_[first]) || s_[first] == '-' || s_[first] == '.')) break;
-            run_end = eol + 1;
-        }
+        const std::size_t run_end = plain_run_end(i);
         const std::size_t stop = std::min(run_end, s_.size());  // bytes [i, stop) hold the run
         if (stop - i < min_run_bytes) return {i, run_end};
         std::vector<std::size_t> cut(bands + 1, stop);  // band b: [cut[b], cut[b + 1])

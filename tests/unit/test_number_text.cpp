@@ -372,6 +372,56 @@ TEST_CASE("inputs: a mapped file reads as the same file read whole, values and e
     CHECK(errors[1][3] == empty.path + ": no numbers found (empty matrix)");
 }
 
+TEST_CASE("number text: csv of a 3-D tensor over 1 MiB reads back, its block headers ending the runs of rows") {
+    // Blocks of 1200 rows x 80 (over 1 MiB each: read by all threads) under "# m [b] 1200x80"
+    // headers, at which the runs of rows end, found by the parallel scan in windows of
+    // growing size; a blank line and a comment line inside a block, and a '+1' (full rules)
+    // in the last block.
+    const std::size_t blocks = 5, rows = 1200, cols = 80;
+    attn::Tensor t(attn::Shape{blocks, rows, cols});
+    std::mt19937 gen(23);
+    std::normal_distribution<float> normal;
+    for (std::size_t b = 0; b < blocks; ++b)
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t c = 0; c < cols; ++c) t.slice_data(b)[r * t.row_stride() + c] = normal(gen);
+    t.slice_data(blocks - 1)[7 * t.row_stride()] = 1.0f;
+    attn::io::OutputOptions opt;
+    opt.format = attn::io::Format::csv;
+    std::string csv = attn::io::render({attn::io::tensor_item("m", t.view())}, opt);
+    REQUIRE(csv.size() > (std::size_t(1) << 20));
+    REQUIRE(csv.find("# m [3] 1200x80\n") != std::string::npos);
+    const std::size_t block2 = csv.find("# m [2] 1200x80\n");
+    const std::size_t inside = csv.find('\n', csv.find('\n', block2 + 20) + 1) + 1;
+    csv.insert(inside, "\n   # a note, not a header\n");
+    const std::size_t last = csv.find("# m [4] 1200x80\n");
+    std::size_t row7 = last;
+    for (int k = 0; k < 8; ++k) row7 = csv.find('\n', row7) + 1;
+    REQUIRE(csv.compare(row7, 2, "1,") == 0);
+    csv.insert(row7, "+");
+    const unsigned before = attn::current_threads();
+    for (unsigned threads : {1u, 2u, 3u, 7u}) {
+        INFO("threads " << threads);
+        attn::set_threads(threads);
+        const attn::Tensor back = attn::io::parse_text_tensor(csv, "t.csv");
+        REQUIRE(back.shape() == t.shape());
+        std::size_t wrong = 0;
+        for (std::size_t b = 0; b < blocks; ++b)
+            for (std::size_t r = 0; r < rows; ++r)
+                for (std::size_t c = 0; c < cols; ++c)
+                    wrong += std::bit_cast<std::uint32_t>(back.slice_data(b)[r * back.row_stride() + c]) !=
+                             std::bit_cast<std::uint32_t>(t.slice_data(b)[r * t.row_stride() + c]);
+        CHECK(wrong == 0);
+        // A block short of one row is reported at its header, as in a short file.
+        std::string short_block = csv;
+        const std::size_t header3 = short_block.find("# m [3] 1200x80\n");
+        const std::size_t first_row = header3 + std::string("# m [3] 1200x80\n").size();
+        short_block.erase(first_row, short_block.find('\n', first_row) + 1 - first_row);
+        const std::size_t header_line = 1 + std::size_t(std::count(short_block.begin(), short_block.begin() + std::ptrdiff_t(header3), '\n'));
+        CHECK(err(short_block) == "t.txt:" + std::to_string(header_line) + ":1: the header says 1200x80 but the block is 1199x80");
+    }
+    attn::set_threads(before);
+}
+
 TEST_CASE("number text: long runs of rows read by several threads equal the serial reading, errors included") {
     // Over 1 MiB of rows (the size from which bands of rows go to all threads), after a
     // block header, with CRLF line ends, blank lines, trailing comments and ';' separators.
