@@ -66,9 +66,19 @@ std::size_t broadcast(std::size_t a, std::size_t b, const char* dim, const View4
 
 std::size_t resolve_end(std::size_t end, std::size_t size) { return end == IndexRange::npos ? size : end; }
 
+// The mask's bits as (B, H, T) rows of words, broadcast dimensions with stride 0.
+struct MaskWords {
+    const std::uint64_t* data = nullptr;
+    std::size_t sB = 0, sH = 0, sT = 0;
+    const std::uint64_t* at(std::size_t b, std::size_t h) const noexcept { return data + b * sB + h * sH; }
+};
+
 // The resolved problem: every input as (B, H, T, d) with broadcast strides, and the ranges.
 struct Problem {
-    View4 q, k, v, mask, bias;
+    View4 q, k, v, mask, bias;  // mask: its shape only (the kernels read mask_words)
+    MaskWords mask_words;
+    std::shared_ptr<const MaskBits> packed_mask;  // when the caller gave only the float mask
+    std::size_t mask_rank = 0;
     bool has_mask = false, has_bias = false;
     std::size_t B = 1, H = 1, G = 1, Tq = 0, Tk = 0, dk = 0, dv = 0;
     std::size_t b0 = 0, b1 = 1, r0 = 0, r1 = 0;
@@ -124,9 +134,24 @@ Problem resolve(const TensorView& Q, const KVView& K, const KVView& V, const Att
                          p.k.shape.text() + " have " + std::to_string(p.G) +
                          ": the query heads must be a multiple of the key/value heads");
     }
-    p.has_mask = spec.mask != nullptr;
+    p.has_mask = spec.mask_bits || spec.mask;
     p.has_bias = spec.bias != nullptr;
-    if (p.has_mask) p.mask = as4(*spec.mask, "mask");
+    if (p.has_mask) {
+        const MaskBits* bits = spec.mask_bits;
+        if (!bits) {
+            as4(*spec.mask, "mask");  // the rank checked before the floats are read
+            bits = (p.packed_mask = std::make_shared<const MaskBits>(*spec.mask)).get();
+        }
+        TensorView shape;  // the mask's shape, for the checks
+        shape.shape = bits->shape();
+        p.mask = as4(shape, "mask");
+        p.mask_rank = bits->rank();
+        const std::size_t words = bits->row_words();
+        p.mask_words.data = bits->data();
+        p.mask_words.sT = p.mask.T == 1 ? 0 : words;
+        p.mask_words.sH = p.mask.H == 1 ? 0 : p.mask.T * words;
+        p.mask_words.sB = p.mask.B == 1 ? 0 : p.mask.H * p.mask.T * words;
+    }
     if (p.has_bias) p.bias = as4(*spec.bias, "bias");
     // The mask and bias may carry the batch dimension alone (e.g. (B, 1, 1, Tk) padding).
     for (const View4* m : {p.has_mask ? &p.mask : nullptr, p.has_bias ? &p.bias : nullptr})
@@ -154,10 +179,10 @@ Problem resolve(const TensorView& Q, const KVView& K, const KVView& V, const Att
         throw InputError("query rows " + std::to_string(p.r0) + ":" + std::to_string(p.r1) + " are out of range for " +
                          std::to_string(p.Tq) + " query rows");
     p.scale = spec.scale ? *spec.scale : (p.dk ? 1.0f / std::sqrt(float(p.dk)) : 1.0f);
-    p.batch_dim = Q.rank() == 4 || K.rank() == 4 || V.rank() == 4 || (p.has_mask && spec.mask->rank() == 4) ||
+    p.batch_dim = Q.rank() == 4 || K.rank() == 4 || V.rank() == 4 || p.mask_rank == 4 ||
                   (p.has_bias && spec.bias->rank() == 4);
     p.head_dim = spec.head_dim || Q.rank() >= 3 || K.rank() >= 3 || V.rank() >= 3 ||
-                 (p.has_mask && spec.mask->rank() >= 3) || (p.has_bias && spec.bias->rank() >= 3);
+                 p.mask_rank >= 3 || (p.has_bias && spec.bias->rank() >= 3);
     return p;
 }
 
@@ -213,7 +238,7 @@ std::size_t run_fused(const Problem& p, const AttentionSpec& spec, Tensor& conte
             a.Tq = Tq, a.Tk = p.Tk, a.dk = p.dk, a.dv = p.dv;
             a.scale = p.scale;
             a.causal = spec.causal;
-            a.mask = p.has_mask ? p.mask.at(b, h) : nullptr, a.ldm = p.mask.sT;
+            a.mask = p.has_mask ? p.mask_words.at(b, h) : nullptr, a.ldm = p.mask_words.sT;
             a.bias = p.has_bias ? p.bias.at(b, h) : nullptr, a.ldb = p.bias.sT;
             a.policy = spec.masked_rows;
             a.row_begin = rb, a.row_end = re;
@@ -272,7 +297,7 @@ std::size_t score_epilogue(const Problem& p, const AttentionSpec& spec, std::siz
         a.scale = p.scale;
         a.causal = spec.causal;
         a.key_limit = p.key_limit(spec, b);
-        if (p.has_mask) a.mask = p.mask.at(b, h), a.ldm = p.mask.sT;
+        if (p.has_mask) a.mask = p.mask_words.at(b, h), a.ldm = p.mask_words.sT;
         if (p.has_bias) a.bias = p.bias.at(b, h), a.ldb = p.bias.sT;
         a.softmax = spec.normalize == Normalization::softmax;
         a.policy = spec.masked_rows;
@@ -429,7 +454,7 @@ std::vector<kernels::DecodeRow> decode_rows(const Problem& p, const AttentionSpe
             const std::size_t h = g * group + hh, gi = p.r0 + i;
             kernels::DecodeRow& r = rows[hh * nq + i];
             r.q = p.q.at(b, h) + gi * p.q.sT;
-            r.mask = p.has_mask ? p.mask.at(b, h) + gi * p.mask.sT : nullptr;
+            r.mask = p.has_mask ? p.mask_words.at(b, h) + gi * p.mask_words.sT : nullptr;
             r.bias = p.has_bias ? p.bias.at(b, h) + gi * p.bias.sT : nullptr;
             r.visible = visible_keys(spec.causal, gi, p.Tq, p.Tk, p.key_limit(spec, b));
         }

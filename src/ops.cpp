@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attn/error.hpp"
+#include "attn/mask_bits.hpp"
 #include "kernels/kernel_api.hpp"
 #include "kernels/kernel_table.hpp"
 #include "parallel.hpp"
@@ -294,7 +295,8 @@ Matrix scaled_scores(const Matrix& scores, const ScoreMask& sm) {
     r.row_end = Tq;
     r.scale = sm.scale;
     r.causal = sm.causal;
-    if (sm.mask) r.mask = sm.mask->data(), r.ldm = sm.mask->stride();
+    const MaskBits bits = sm.mask ? MaskBits(view_of(*sm.mask)) : MaskBits();
+    if (sm.mask) r.mask = bits.data(), r.ldm = bits.row_words();
     if (sm.bias) r.bias = sm.bias->data(), r.ldb = sm.bias->stride();
     scale_and_mask_rows(scores.data(), scores.stride(), out.data(), out.stride(), r);
     return out;
@@ -310,9 +312,10 @@ Matrix fused_attention(const Matrix& Q, const Matrix& K, const Matrix& V, const 
             throw InputError("attention: " + std::string(M == sm.mask ? "mask" : "bias") + " is " + shape(*M) +
                              ", expected " + std::to_string(Tq) + "×" + std::to_string(Tk));
     Matrix O(Tq, dv);
+    const MaskBits bits = sm.mask ? MaskBits(view_of(*sm.mask)) : MaskBits();
     kernels::FlashArgs whole{Q.data(), Q.stride(), K.data(), K.stride(), V.data(), V.stride(),
                              O.data(), O.stride(), Tq, Tk, dk, dv, sm.scale, sm.causal,
-                             sm.mask ? sm.mask->data() : nullptr, sm.mask ? sm.mask->stride() : 0,
+                             sm.mask ? bits.data() : nullptr, sm.mask ? bits.row_words() : 0,
                              sm.bias ? sm.bias->data() : nullptr, sm.bias ? sm.bias->stride() : 0,
                              policy, 0, Tq};
     // Query-row blocks, handed out dynamically, last (costliest when causal) first. Each row

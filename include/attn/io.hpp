@@ -140,7 +140,7 @@ std::string render(const std::vector<Item>& items, const OutputOptions& opt);
 // and RuntimeFailure for write errors. A closed pipe on stdout exits the process quietly.
 void write_output(const std::vector<Item>& items, const OutputOptions& opt);
 
-// Receives streamed text, a piece at a time (pieces of about 64 KiB).
+// Receives streamed text, a piece at a time (pieces of about 64 KiB or more).
 using TextSink = std::function<void(std::string_view)>;
 
 // Streams one tensor item as render() prints it among several items, for writers of long

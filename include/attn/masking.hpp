@@ -34,10 +34,14 @@ std::size_t causal_visible(Causal causal, std::size_t i, std::size_t Tq, std::si
 std::size_t visible_keys(Causal causal, std::size_t i, std::size_t Tq, std::size_t Tk,
                          std::size_t key_limit) noexcept;
 
+// The mask's rule for one entry: 0 masks the key, anything else (NaN included) allows it.
+// attn/mask_bits.hpp packs masks into bits with it; the kernels read only the bits.
+inline bool mask_allows(float m) noexcept { return m != 0.0f; }
+
 // The whole rule for one cell, given the row's visible_keys and the mask / bias rows
 // (nullable; indexed by key). Not for arch translation units (design notes §2).
 inline bool is_allowed(std::size_t j, std::size_t visible, const float* mask_row, const float* bias_row) noexcept {
-    return j < visible && (!mask_row || mask_row[j] != 0.0f) &&
+    return j < visible && (!mask_row || mask_allows(mask_row[j])) &&
            (!bias_row || bias_row[j] != -std::numeric_limits<float>::infinity());
 }
 

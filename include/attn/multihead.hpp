@@ -18,6 +18,7 @@
 
 #include "attn/attention.hpp"
 #include "attn/half.hpp"
+#include "attn/mask_bits.hpp"
 #include "attn/masking.hpp"
 #include "attn/tensor.hpp"
 
@@ -35,6 +36,10 @@ struct AttentionSpec {
     std::optional<float> scale;  // unset: 1/sqrt(dk)
     Causal causal = Causal::none;
     const TensorView* mask = nullptr;  // broadcast to (B, H, Tq, Tk); nonzero = may attend
+    // The same mask packed into bits (attn/mask_bits.hpp), built once by the caller when one
+    // mask serves many calls. When set it is the mask and `mask` is not read; when only
+    // `mask` is set, each call packs it (one pass over the floats).
+    const MaskBits* mask_bits = nullptr;
     const TensorView* bias = nullptr;  // broadcast to (B, H, Tq, Tk); added after scaling; -inf masks
     // Valid keys per batch item (key padding): keys at index >= lengths[b] are masked for
     // every query of batch item b. Empty = no padding; otherwise exactly B entries, each <= Tk.

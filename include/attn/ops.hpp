@@ -3,6 +3,7 @@
 // oracle; the SIMD implementations behind this interface are selected at run time.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 #include "attn/masking.hpp"
@@ -54,14 +55,15 @@ std::size_t normalize_rows(float* S, std::size_t lds, std::size_t rows, std::siz
 // The scale-and-mask step for query rows [row_begin, row_end) of a Tq×Tk problem:
 // out[i] = scale·scores[i] + bias[i], -inf where the causal rule, the key limit or the mask
 // forbid (attn/masking.hpp). scores and out point at row row_begin; mask and bias are
-// indexed by the global row (ldm / ldb may be 0: one row for every query).
+// indexed by the global row (ldm / ldb may be 0: one row for every query). The mask is
+// packed (attn/mask_bits.hpp): row i is the words at mask + i·ldm.
 struct ScoreRows {
     std::size_t Tq = 0, Tk = 0, row_begin = 0, row_end = 0;
     float scale = 1.0f;
     Causal causal = Causal::none;
     std::size_t key_limit = no_key_limit;
-    const float* mask = nullptr;
-    std::size_t ldm = 0;
+    const std::uint64_t* mask = nullptr;
+    std::size_t ldm = 0;  // words
     const float* bias = nullptr;
     std::size_t ldb = 0;
 };

@@ -79,6 +79,7 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
     spec.lengths = in.lengths;
     const TensorView mask = in.mask.view(), bias = in.bias.view();
     spec.mask = in.mask.rank() ? &mask : nullptr;
+    spec.mask_bits = in.mask.rank() ? &in.mask_bits : nullptr;
     spec.bias = in.bias.rank() ? &bias : nullptr;
     if (s.rows.end) spec.query_rows = {s.rows.begin, s.rows.end};
     if (s.items.end) spec.batch_items = {s.items.begin, s.items.end};
@@ -126,6 +127,12 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
     auto shaped = [&](const Tensor& t, bool per_head) -> TensorView {
         if (!t.rank()) return {};
         TensorView v = t.view();
+        // A mask or bias of more dimensions than the inputs (leading 1s, as check_broadcast
+        // allows) gives the engine's results a batch or head dimension of extent 1 that the
+        // inputs lack: dropped, so every result has the shape the inputs give (2-D in, 2-D out).
+        const bool head_axis_kept = per_head && (in.head_dim || in.embeddings);
+        const std::size_t rank = 2 + (in.batched ? 1 : 0) + (head_axis_kept ? 1 : 0);
+        while (v.rank() > rank) v = drop_axis(v, 0);
         if (per_head && in.embeddings && !in.heads_given && v.rank() == head_axis + 3) v = drop_axis(v, head_axis);
         return v;
     };

@@ -1,7 +1,9 @@
 #include "cli/attend_inputs.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
+#include <string_view>
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
@@ -15,7 +17,12 @@ namespace {
 std::string flag_of(const std::string& opt) { return (opt.size() == 1 ? "-" : "--") + opt; }
 
 std::string plural(std::size_t n, const char* word) {
-    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+    const std::string w = word;
+    if (n == 1) return "1 " + w;
+    // entry → entries; key → keys
+    const bool consonant_y =
+        w.size() >= 2 && w.back() == 'y' && std::string_view("aeiou").find(w[w.size() - 2]) == std::string_view::npos;
+    return std::to_string(n) + " " + (consonant_y ? w.substr(0, w.size() - 1) + "ies" : w + "s");
 }
 
 // The columns (or entries, for a vector) of an optional tensor; `otherwise` when absent.
@@ -204,6 +211,7 @@ std::size_t dim(const Shape& s, std::size_t from_end) { return s.back(from_end);
 // Float16 .npy keys and values stay float16 (io::KVInput).
 void read_qkv(Reader& in, AttendInputs& a) {
     a.q = in.tensor("q", 4), a.k = in.kv_tensor("k", 4), a.v = in.kv_tensor("v", 4);
+    if (a.q.rank() == 1) a.q = Tensor(std::move(a.q).to_matrix());  // (n,) is one query row
     const Shape &q = a.q.shape(), &k = a.k.shape(), &v = a.v.shape();
     if (k.rank() < 2) throw InputError("-k is a vector: keys are Tk×d_k");
     if (v.rank() < 2) throw InputError("-v is a vector: values are Tk×d_v");
@@ -231,6 +239,32 @@ void read_qkv(Reader& in, AttendInputs& a) {
     a.Tq = q.back(2), a.Tk = k.back(2), a.d_k = q.back(1);
     a.batch = B;
     a.batched = q.rank() == 4 || k.rank() == 4 || v.rank() == 4;
+}
+
+// --mask is boolean (nonzero = may attend), but PyTorch also takes a float attn_mask that is
+// added (0 keep, -inf or -1e9 drop), which here would attend exactly where it meant to drop:
+// -inf is refused (as every non-finite mask value) and a negative value noted, both pointing
+// to --bias.
+Tensor read_boolean_mask(Reader& in) {
+    Tensor mask;
+    try {
+        mask = in.tensor("mask", 4);
+    } catch (const InputError& e) {
+        const std::string message = e.what();
+        if (message.find("non-finite value '-") == std::string::npos) throw;
+        throw InputError(message + " (--mask is boolean, nonzero = may attend; an additive mask of 0 and -inf belongs "
+                                   "in --bias)");
+    }
+    bool negative = false;
+    for (std::size_t s = 0; mask.rank() && s < mask.slices() && !negative; ++s) {
+        const MatrixView m = mask.slice(s);
+        for (std::size_t i = 0; i < m.rows && !negative; ++i)
+            for (std::size_t j = 0; j < m.cols && !negative; ++j) negative = m(i, j) < 0;
+    }
+    if (negative)
+        std::fprintf(stderr, "attn: note: --mask holds negative values, which may attend (nonzero = may attend); an "
+                             "additive mask (0 keep, negative drop) belongs in --bias\n");
+    return mask;
 }
 
 // A mask or bias broadcast to (B, H, Tq, Tk): trailing dimensions equal to the scores' or 1,
@@ -284,10 +318,11 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
     if (self) read_embeddings(in, a);
     else read_qkv(in, a);
 
-    a.mask = in.tensor("mask", 4);
+    a.mask = read_boolean_mask(in);
     a.bias = in.tensor("bias", 4, io::Finite::allow_neg_inf);
     a.head_dim = self ? a.heads_given : a.q.rank() >= 3 || a.k.rank() >= 3 || a.v.rank() >= 3;
     check_broadcast(a.mask, "--mask", a);
+    if (a.mask.rank()) a.mask_bits = MaskBits(a.mask.view());
     check_broadcast(a.bias, "--bias", a);
     if (r.count("lengths")) {
         const std::string text = r["lengths"].as<std::string>();

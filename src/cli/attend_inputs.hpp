@@ -10,6 +10,7 @@
 #include <cxxopts.hpp>
 
 #include "attn/io.hpp"
+#include "attn/mask_bits.hpp"
 #include "attn/tensor.hpp"
 #include "cli/common.hpp"
 
@@ -28,6 +29,7 @@ struct AttendInputs {
     io::KVInput k, v;
 
     Tensor mask, bias;  // rank 0 = none
+    MaskBits mask_bits;  // the mask packed once as it is read (what the kernels read)
     std::vector<std::size_t> lengths;
     std::vector<std::string> query_labels, key_labels;  // empty = none
 

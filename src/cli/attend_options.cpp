@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 #include <string_view>
 
@@ -127,12 +128,19 @@ std::vector<std::size_t> parse_lengths(const std::string& text) {
         std::string item;
         while (std::getline(in, item, ',')) {
             std::size_t n = 0;
-            if (!parse_count(item, n)) throw UsageError("invalid --lengths '" + text + "': an empty item");
+            if (item.empty()) throw UsageError("invalid --lengths '" + text + "': an empty item");
+            if (!parse_count(item, n))
+                throw UsageError("invalid --lengths '" + text + "': " + item + " is not a length (too large)");
             lengths.push_back(n);
         }
         if (text.back() == ',') throw UsageError("invalid --lengths '" + text + "': an empty item");
         return lengths;
     }
+    // Numbers that are not whole (-1, 2.5) and name no file: a wrong list, not a missing file.
+    std::error_code no_file;
+    if (text != "-" && text.find_first_not_of("0123456789,-+.eE ") == std::string::npos &&
+        !std::filesystem::exists(text, no_file))
+        throw UsageError("invalid --lengths '" + text + "': expected whole numbers of keys, e.g. 5,3 (or a FILE)");
     const std::string content = io::read_file(text);
     std::size_t line = 1, col = 1;
     for (std::size_t i = 0; i < content.size();) {

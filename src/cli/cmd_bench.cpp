@@ -89,7 +89,7 @@ int cmd_bench(int argc, char** argv) {
         ("paths", "Comma-separated attention paths to time side by side: fused, materialized (instead of "
                   "--fused or --materialized)", cxxopts::value<std::string>(), "LIST")
         ("mask", "Also time each attention case with a random Tq x Tk mask (about one key in eight masked), "
-                 "shared by every head")
+                 "shared by every head, packed into bits before the timed runs (as attend does when it reads --mask)")
         ("bias", "Also time each attention case with a random Tq x Tk bias in [-1, 1], shared by every head")
         ("repeat", "Timed runs per case (default 10)", cxxopts::value<int>(), "R")
         ("warmup", "Untimed runs before them (default 2)", cxxopts::value<int>(), "W")

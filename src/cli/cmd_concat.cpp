@@ -11,6 +11,7 @@
 #include "attn/tensor.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "io/utf8.hpp"
 
 namespace attn::cli {
 
@@ -102,6 +103,13 @@ int cmd_concat(int argc, char** argv) {
     const std::string name = r.count("name") ? r["name"].as<std::string>() : "concat";
     if (name.empty() || name.find_first_of(" \t\n#[]") != std::string::npos)
         throw UsageError("invalid --name '" + name + "': expected one word without '#', '[' or ']'");
+    // Printed in every text format (json must be UTF-8; a terminal must not be driven).
+    for (std::size_t i = 0; i < name.size();) {
+        const std::size_t n = static_cast<unsigned char>(name[i]) < 0x80 ? 1 : io::utf8_length(name, i);
+        if (n == 0 || io::control_at(name, i))
+            throw UsageError("invalid --name: expected UTF-8 text without control characters");
+        i += n;
+    }
 
     InputNames names;
     std::vector<std::string> paths;

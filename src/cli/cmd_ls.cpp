@@ -7,6 +7,7 @@
 #include "attn/model_file.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "io/utf8.hpp"
 
 namespace attn::cli {
 
@@ -22,7 +23,8 @@ int cmd_ls(int argc, char** argv) {
     if (!parsed) return exit_ok;
     const auto& r = *parsed;
     if (!r.count("file")) throw UsageError("ls: no file given (attn ls FILE.npz or FILE.safetensors)");
-    const std::vector<io::TensorInfo> tensors = io::list_model_tensors(r["file"].as<std::string>());
+    std::vector<io::TensorInfo> tensors = io::list_model_tensors(r["file"].as<std::string>());
+    for (auto& t : tensors) t.name = io::printable_utf8(t.name);  // a name cannot drive the terminal
     std::size_t name_w = 4, dtype_w = 5;
     for (const auto& t : tensors) name_w = std::max(name_w, t.name.size()), dtype_w = std::max(dtype_w, t.dtype.size());
     std::string out;

@@ -56,8 +56,8 @@ int cmd_matmul(int argc, char** argv) {
     if (A.cols() != inner)
         throw InputError("cannot multiply " + shown(a_path) + " (" + shape_of(A) + ") by " +
                          (transpose_b ? "the transpose of " : "") + shown(b_path) + " (" + shape_of(B) +
-                         "): A has " + std::to_string(A.cols()) + " columns, " + (transpose_b ? "Bᵀ" : "B") +
-                         " has " + std::to_string(inner) + " rows");
+                         "): A has " + std::to_string(A.cols()) + (A.cols() == 1 ? " column, " : " columns, ") +
+                         (transpose_b ? "Bᵀ" : "B") + " has " + std::to_string(inner) + (inner == 1 ? " row" : " rows"));
     const Matrix C = matmul(A, B, transpose_b);
     require_finite(C);
     io::write_output({io::Item{"product", &C, {}, {}, {}, {}, {}}}, out);

@@ -142,6 +142,7 @@ io::OutputOptions output_options(const cxxopts::ParseResult& r) {
     if (r.count("output")) {
         out.path = r["output"].as<std::string>();
         if (out.path.empty()) throw UsageError("-o needs a path ('-' for standard output)");
+        if (out.path == "-") out.path.clear();  // standard output, as without -o (one rule for every check)
     }
     return out;
 }

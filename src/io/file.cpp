@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -19,6 +20,7 @@
 #include "io/input_bytes.hpp"
 #include "io/output_file.hpp"
 #include "io/temp_files.hpp"
+#include "io/utf8.hpp"
 
 namespace attn::io {
 
@@ -191,31 +193,9 @@ std::string detail::lone_cr_to_lf(std::string_view text) {
     return out;
 }
 
-namespace {
-
-// Control characters (C0, DEL and the UTF-8 encoded C1 range, e.g. ESC and CSI) would drive
-// the terminal a label is printed on: each becomes '?', as in the heatmap and the SVG.
-std::string printable_label(std::string_view line) {
-    std::string out;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const unsigned char c = static_cast<unsigned char>(line[i]);
-        if (c < 0x20 || c == 0x7F) {
-            out += '?';
-        } else if (c == 0xC2 && i + 1 < line.size() && static_cast<unsigned char>(line[i + 1]) >= 0x80 &&
-                   static_cast<unsigned char>(line[i + 1]) <= 0x9F) {
-            out += '?';
-            ++i;
-        } else {
-            out += char(c);
-        }
-    }
-    return out;
-}
-
-}  // namespace
-
 std::vector<std::string> read_labels(const std::string& path) {
     std::string text = read_file(path);
+    if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);  // a UTF-8 byte-order mark, as number files skip it
     if (detail::has_lone_cr(text)) text = detail::lone_cr_to_lf(text);
     std::vector<std::string> labels;
     std::size_t pos = 0;
@@ -226,7 +206,7 @@ std::vector<std::string> read_labels(const std::string& path) {
         while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
             line.remove_suffix(1);
         while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-        labels.push_back(printable_label(line));
+        labels.push_back(printable_utf8(line));  // labels cannot drive the terminal
         pos = end + 1;
     }
     while (!labels.empty() && labels.back().empty()) labels.pop_back();
@@ -288,6 +268,20 @@ std::string follow_links(const std::string& path, const std::string& shown) {
     throw RuntimeFailure("cannot write " + shown + ": too many levels of symbolic links");
 }
 
+// The descriptor of the standard stream (output or error) already open on the regular file a
+// path names (/dev/stdout redirected to a file, /proc/self/fd/1, the file itself), or -1;
+// STDOUT_FILENO for "" and "-". That file is written through the stream, never replaced:
+// replacing it would lose what the shell writes there before and after attn (`>> log`).
+// (A device or FIFO is written in place anyway.)
+int standard_stream_of(const std::string& path) {
+    struct stat target {}, stream {};
+    if (path.empty() || path == "-") return STDOUT_FILENO;
+    if (::stat(path.c_str(), &target) != 0 || !S_ISREG(target.st_mode)) return -1;
+    for (int fd : {STDOUT_FILENO, STDERR_FILENO})
+        if (::fstat(fd, &stream) == 0 && stream.st_dev == target.st_dev && stream.st_ino == target.st_ino) return fd;
+    return -1;
+}
+
 }  // namespace
 
 void write_stdout(std::string_view bytes) {
@@ -297,9 +291,9 @@ void write_stdout(std::string_view bytes) {
 
 OutputFile::OutputFile(const std::string& path) : path_(path) {
     buf_.reserve(1 << 16);
-    if (path.empty() || path == "-") {
-        std::fflush(stdout);
-        fd_ = STDOUT_FILENO, stdout_ = true, in_place_ = true;
+    if (const int stream = standard_stream_of(path); stream >= 0) {
+        std::fflush(stdout), std::fflush(stderr);
+        fd_ = stream, stdout_ = stream == STDOUT_FILENO, in_place_ = true, borrowed_fd_ = true;
         return;
     }
     target_ = follow_links(path, path);
@@ -342,7 +336,7 @@ OutputFile::~OutputFile() {
 }
 
 void OutputFile::drop() noexcept {
-    if (fd_ >= 0 && !stdout_) ::close(fd_);
+    if (fd_ >= 0 && !borrowed_fd_) ::close(fd_);
     fd_ = -1;
     if (!temp_.empty()) {
         ::unlink(temp_.c_str());
@@ -372,7 +366,7 @@ void OutputFile::write(std::string_view bytes) {
 void OutputFile::close_data() {
     if (fd_ < 0) return;
     flush();
-    if (stdout_) return;
+    if (borrowed_fd_) return;
     const int fd = fd_;
     fd_ = -1;
     if (::close(fd) != 0) throw RuntimeFailure("write error: " + path_ + ": " + std::strerror(errno));
@@ -389,7 +383,30 @@ void OutputFile::commit() {
     committed_ = true;
 }
 
+namespace {
+
+// Two outputs of one run naming the same file (--svg F -o F; -o DIR with --svg DIR/weights.npy)
+// would keep only the one written last: refused before anything is written. Devices and
+// FIFOs are written in place, so they may be named twice (--svg /dev/null -o /dev/null).
+void check_distinct_targets(const std::vector<PendingFile>& files) {
+    std::vector<std::pair<std::string, std::string>> seen;  // (canonical, as given)
+    for (const auto& f : files) {
+        struct stat st {};
+        if (standard_stream_of(f.path) >= 0 || (::stat(f.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))) continue;
+        std::error_code ec;
+        std::string key = std::filesystem::weakly_canonical(std::filesystem::absolute(f.path, ec), ec).string();
+        if (ec) key = f.path;
+        for (const auto& [other, given] : seen)
+            if (other == key)
+                throw UsageError(given + " and " + f.path + ": two outputs of this run name the same file");
+        seen.emplace_back(key, f.path);
+    }
+}
+
+}  // namespace
+
 void write_files(const std::vector<PendingFile>& files) {
+    check_distinct_targets(files);
     std::vector<std::string> made_dirs;
     try {
         for (const auto& f : files) {
@@ -399,7 +416,7 @@ void write_files(const std::vector<PendingFile>& files) {
             else if (errno != EEXIST) throw RuntimeFailure("cannot create directory " + dir + ": " + std::strerror(errno));
         }
         auto classify = [](const std::string& path) {  // 0 regular/new file, 1 in place, 2 stdout
-            if (path.empty() || path == "-") return 2;
+            if (const int stream = standard_stream_of(path); stream >= 0) return stream == STDOUT_FILENO ? 2 : 1;
             struct stat st {};
             return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) ? 1 : 0;
         };

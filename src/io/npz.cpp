@@ -5,6 +5,7 @@
 
 #include "attn/error.hpp"
 #include "attn/model_file.hpp"
+#include "io/utf8.hpp"
 #include "io/zip.hpp"
 
 namespace attn::io {
@@ -19,7 +20,7 @@ std::string array_name(const std::string& member) {
 
 std::string names_text(const std::vector<ZipMember>& members) {
     std::string s;
-    for (std::size_t k = 0; k < members.size() && k < 12; ++k) s += (k ? ", " : "") + array_name(members[k].name);
+    for (std::size_t k = 0; k < members.size() && k < 12; ++k) s += (k ? ", " : "") + printable_utf8(array_name(members[k].name));
     if (members.size() > 12) s += ", ... (" + std::to_string(members.size()) + " in all)";
     return s;
 }

@@ -30,11 +30,16 @@ std::string scientific(double v, int decimals);
 std::string in_notation(double v, Notation n, int decimals);
 // %.*g: `digits` significant digits (csv, tsv, json).
 std::string significant(double v, int digits);
-// The same text written at p, which has room for significant_max_chars(digits); returns its
-// end (no temporary string: the csv/tsv/json hot loop). The first runs of digits up to 30
-// use exact integer arithmetic instead of std::to_chars (several times faster, same bytes).
-// (%.Pg prints at most P digits, a sign, a point and "0.000" or "e-308": P + 8 at most.)
+// The same text written at p; returns its end (no temporary string: the csv/tsv/json hot
+// loop). The text takes at most significant_max_chars(digits) (%.Pg prints at most P digits,
+// a sign, a point and "0.000" or "e-308": P + 8), and the bytes from p up to
+// p + significant_max_chars(digits) + significant_scratch_chars must be writable: the
+// fixed-size stores of the fast path may write scratch bytes after the end it returns (a row
+// of numbers needs the scratch room once, after its last number). Digits up to 30 use exact
+// integer arithmetic instead of std::to_chars (several times faster, same bytes); float
+// values with up to 9 digits, 64-bit integers only.
 constexpr std::size_t significant_max_chars(int digits) { return std::size_t(digits < 1 ? 1 : digits) + 12; }
+constexpr std::size_t significant_scratch_chars = 40;
 char* write_significant(char* p, double v, int digits);
 void append_significant(std::string& out, double v, int digits);
 

@@ -29,7 +29,8 @@ void write_stdout(std::string_view bytes);
 
 // One output destination, written as a stream and published all at once:
 //  - "" or "-": standard output, written directly (so a caller streaming to it must have
-//    checked beforehand that the whole output can be produced);
+//    checked beforehand that the whole output can be produced); so is a path naming the file
+//    standard output (or error) is open on, e.g. /dev/stdout redirected to a file;
 //  - an existing device, FIFO or socket (anything not a regular file, /dev/null, /dev/full):
 //    opened and written in place, never replaced;
 //  - otherwise a temporary file made with mkstemp in the target's own folder (a symbolic link
@@ -60,6 +61,7 @@ private:
     std::string buf_;
     int fd_ = -1;
     bool stdout_ = false, in_place_ = false, committed_ = false;
+    bool borrowed_fd_ = false;  // standard output or error: written, never closed
 };
 
 // One file to produce: its path ("" = standard output) and its full contents. make_parent:

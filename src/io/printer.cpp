@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "attn/column_blocks.hpp"
@@ -245,7 +246,7 @@ void delimited_slice(std::string& out, const Item& item, const MatrixView& m, ch
         if (row_labels) text += label_field(item.row_labels[r], sep) + sep;
         const float* row = m.row(r);
         const std::size_t at = text.size();
-        text.resize(at + m.cols * (detail::significant_max_chars(digits) + 1) + 1);
+        text.resize(at + m.cols * (detail::significant_max_chars(digits) + 1) + detail::significant_scratch_chars + 1);
         char* p = text.data() + at;
         for (std::size_t c = 0; c < m.cols; ++c) {
             if (c) *p++ = sep;
@@ -267,20 +268,41 @@ void delimited_slice(std::string& out, const Item& item, const MatrixView& m, ch
         return;
     }
     if (!sink) out.reserve(out.size() + rows * m.cols * (std::size_t(digits) + 4));  // one allocation, as a rule
+    if (sink && !out.empty()) {  // what came before, then the bands straight from where they were formatted
+        (*sink)(out);
+        out.clear();
+    }
     std::vector<std::string> bands(bands_per_round);
     for (std::size_t first = 0; first < rows; first += band_rows * bands_per_round) {
         const std::size_t count = std::min(bands_per_round, (rows - first + band_rows - 1) / band_rows);
+        // Streaming, the thread that finishes a band hands every band that is ready in row
+        // order to the sink, one thread at a time, while the others go on formatting.
+        std::mutex order;
+        std::vector<char> ready(count, 0);
+        std::size_t next = 0;  // the first band not yet handed on
+        bool handing = false;  // a thread is handing bands on
         parallel_for(count, [&](std::size_t b) {
             std::string& text = bands[b];
             text.clear();
             text.reserve(band_rows * m.cols * (std::size_t(digits) + 8));
             const std::size_t begin = first + b * band_rows, end = std::min(rows, begin + band_rows);
             for (std::size_t r = begin; r < end; ++r) row_text(text, r);
+            if (!sink) return;
+            std::unique_lock lock(order);
+            ready[b] = 1;
+            if (handing) return;  // that thread will hand this band on too
+            handing = true;
+            while (next < count && ready[next]) {
+                const std::string& done = bands[next];
+                lock.unlock();
+                (*sink)(done);
+                lock.lock();
+                ++next;
+            }
+            handing = false;
         });
-        for (std::size_t b = 0; b < count; ++b) {
-            out += bands[b];
-            flush_chunk(out, sink);
-        }
+        if (!sink)
+            for (std::size_t b = 0; b < count; ++b) out += bands[b];
     }
 }
 

@@ -17,6 +17,7 @@
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
+#include "io/number_parse.hpp"
 #include "parallel.hpp"
 
 namespace attn::io {
@@ -82,7 +83,7 @@ public:
         else if (first < s_.size() && (s_[first] == '[' || starts_wrapper(first)) && !pretty_title(first, first_eol))
             expect_end(read_bracketed(first));
         else read_lines();
-        if (values_.empty()) throw InputError(source_ + ": no numbers found (empty matrix)");
+        if (values_.empty() && read_pieces_.empty()) throw InputError(source_ + ": no numbers found (empty matrix)");
         if (dims_.size() > std::min(max_dims, max_rank)) {
             std::string text = "(";
             for (std::size_t k = 0; k < dims_.size(); ++k) text += (k ? ", " : "") + std::to_string(dims_[k]);
@@ -91,10 +92,18 @@ public:
                              " are supported here");
         }
         const Shape shape(dims_);
-        Tensor t(shape);
-        const std::size_t cols = shape.back(1), rows_all = values_.size() / cols;
-        for (std::size_t r = 0; r < rows_all; ++r)
-            std::copy_n(values_.data() + r * cols, cols, t.data() + r * t.row_stride());
+        // Every element is copied in (no zero-fill first), each piece of whole rows by a thread.
+        if (!values_.empty()) read_pieces_.push_back(std::move(values_));
+        Tensor t(shape, Tensor::Uninitialized{});
+        const std::size_t cols = shape.back(1);
+        std::vector<std::size_t> first_row(read_pieces_.size() + 1, 0);
+        for (std::size_t k = 0; k < read_pieces_.size(); ++k) first_row[k + 1] = first_row[k] + read_pieces_[k].size() / cols;
+        parallel_for(read_pieces_.size(), [&](std::size_t k) {
+            const std::vector<float>& piece = read_pieces_[k];
+            for (std::size_t r = 0; r < piece.size() / cols; ++r)
+                std::copy_n(piece.data() + r * cols, cols, t.data() + (first_row[k] + r) * t.row_stride());
+            std::vector<float>().swap(read_pieces_[k]);  // freed as soon as copied
+        });
         return t;
     }
 
@@ -103,7 +112,8 @@ private:
     const std::string& source_;
     Finite finite_;
     std::size_t pos_ = 0;
-    std::vector<float> values_;       // C order
+    std::vector<float> values_;       // C order: the values read since the last piece
+    std::vector<std::vector<float>> read_pieces_;  // then these, in order, each of whole rows
     std::vector<std::size_t> dims_;   // the shape read
     std::size_t rows_ = 0, cols_ = 0;  // rows read; columns of every row
 
@@ -206,19 +216,24 @@ private:
     }
 
     // The common case in one pass: a finite number starting with a digit, '-' or '.' that
-    // std::from_chars reads up to a character ending a token (`ends`) or `limit`. Stores it
-    // in *out and returns the offset after it; npos when the token needs push_number's full
-    // rules (a sign '+', inf, nan, '...', a Unicode minus, out of range, not a number), which
-    // then reads the same bytes the same way (from_chars to double, then to float).
+    // parse_decimal_fast (most numbers) or std::from_chars reads up to a character ending a
+    // token (`ends`) or `limit`. Stores it in *out and returns the offset after it; npos when
+    // the token needs push_number's full rules (a sign '+', inf, nan, '...', a Unicode minus,
+    // out of range, not a number), which then reads the same bytes the same way (from_chars
+    // to double, then to float).
     template <class Ends>
     std::size_t parse_plain_number(std::size_t i, std::size_t limit, Ends ends, float* out) const {
         if (i >= limit) return std::string_view::npos;
         const char c = s_[i];
         if (!(is_digit(c) || c == '-' || c == '.')) return std::string_view::npos;
         double d = 0.0;
-        const auto res = std::from_chars(s_.data() + i, s_.data() + limit, d);
-        if (res.ec != std::errc()) return std::string_view::npos;
-        const std::size_t end = std::size_t(res.ptr - s_.data());
+        const char* stop = detail::parse_decimal_fast(s_.data() + i, s_.data() + limit, &d);
+        if (!stop) {
+            const auto res = std::from_chars(s_.data() + i, s_.data() + limit, d);
+            if (res.ec != std::errc()) return std::string_view::npos;
+            stop = res.ptr;
+        }
+        const std::size_t end = std::size_t(stop - s_.data());
         if (end < limit && !ends(s_[end])) return std::string_view::npos;
         const float f = static_cast<float>(d);
         if (!std::isfinite(f)) return std::string_view::npos;
@@ -442,6 +457,42 @@ private:
     }
 
     // ---- many plain rows at once ----
+    // The start of the first line from line start i on whose first non-blank byte is not a
+    // digit, '-' or '.' (s_.size() + 1 when there is none): looked for by all threads in
+    // windows of doubling size, so that at most about twice the run is scanned.
+    std::size_t plain_run_end(std::size_t i) const {
+        constexpr std::size_t npos = std::string_view::npos, pieces = 8;
+        for (std::size_t from = i, window = std::size_t(1) << 18; from <= s_.size(); from += window, window *= 2) {
+            const std::size_t to = std::min(s_.size() + 1, from + window);  // the lines starting in [from, to)
+            std::array<std::size_t, pieces> found;
+            found.fill(npos);
+            parallel_for(pieces, [&](std::size_t k) {
+                std::size_t line = from + (to - from) * k / pieces;
+                const std::size_t until = from + (to - from) * (k + 1) / pieces;
+                if (line > i) {  // the first line start at or after it
+                    const std::size_t nl = s_.find('\n', line - 1);
+                    line = nl == npos ? s_.size() + 1 : nl + 1;
+                }
+                while (line < until && line <= s_.size()) {
+                    std::size_t eol = s_.find('\n', line);
+                    if (eol == npos) eol = s_.size();
+                    std::size_t first = line;
+                    while (first < eol && is_blank(s_[first])) ++first;
+                    if (first < eol && !(is_digit(s_[first]) || s_[first] == '-' || s_[first] == '.')) {
+                        found[k] = line;
+                        return;
+                    }
+                    line = eol + 1;
+                }
+            });
+            for (const std::size_t at : found)
+                if (at != npos) return at;
+            if (to > s_.size()) break;
+        }
+        return s_.size() + 1;
+    }
+
+
     // The run of lines from line start i up to the first whose first non-blank byte is not
     // a digit, '-' or '.' (a comment, header, title or anything unusual), cut into bands at
     // line ends and read by all threads with read_line's rules and parse_plain_number's path
@@ -451,15 +502,7 @@ private:
     std::pair<std::size_t, std::size_t> read_plain_run(std::size_t i) {
         constexpr std::size_t min_run_bytes = std::size_t(1) << 20, bands = 16;
         if (s_.size() - i < min_run_bytes) return {i, s_.size() + 1};
-        std::size_t run_end = i;
-        while (run_end <= s_.size()) {
-            std::size_t eol = s_.find('\n', run_end);
-            if (eol == std::string_view::npos) eol = s_.size();
-            std::size_t first = run_end;
-            while (first < eol && is_blank(s_[first])) ++first;
-            if (first < eol && !(is_digit(s_[first]) || s_[first] == '-' || s_[first] == '.')) break;
-            run_end = eol + 1;
-        }
+        const std::size_t run_end = plain_run_end(i);
         const std::size_t stop = std::min(run_end, s_.size());  // bytes [i, stop) hold the run
         if (stop - i < min_run_bytes) return {i, run_end};
         std::vector<std::size_t> cut(bands + 1, stop);  // band b: [cut[b], cut[b + 1])
@@ -506,15 +549,17 @@ private:
                 line = eol + 1;
             }
         });
-        std::size_t cols = cols_, rows = 0, total = 0;
+        std::size_t cols = cols_, rows = 0;
         for (const Band& band : out) {
             if (!band.plain || (band.rows > 0 && cols != 0 && band.cols != cols)) return {i, run_end};
             if (band.rows > 0) cols = band.cols;
             rows += band.rows;
-            total += band.values.size();
         }
-        values_.reserve(values_.size() + total);
-        for (const Band& band : out) values_.insert(values_.end(), band.values.begin(), band.values.end());
+        // Kept as they are (no copy until the tensor is filled), after what came before them.
+        if (!values_.empty()) read_pieces_.push_back(std::move(values_));
+        values_.clear();
+        for (Band& band : out)
+            if (!band.values.empty()) read_pieces_.push_back(std::move(band.values));
         cols_ = cols;
         rows_ += rows;
         block_rows_.back() += rows;

@@ -66,6 +66,76 @@ inline void store_partial(float* p, const vfloat<Arch>& v, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) p[i] = t[i];
 }
 
+// ---- packed mask bits (attn/mask_bits.hpp) ---------------------------------------------
+// n <= 32 bits of a mask row from key k on (bit u = key k + u allowed); reads only the
+// words that hold keys [k, k + n).
+inline std::uint32_t mask_bits_at(const std::uint64_t* row, std::size_t k, std::size_t n) {
+    const std::size_t w = k / 64, b = k % 64;
+    std::uint64_t v = row[w] >> b;
+    if (b + n > 64) v |= row[w + 1] << (64 - b);
+    return std::uint32_t(v) & (n >= 32 ? ~0u : (1u << n) - 1u);
+}
+
+// x along keys: lane u becomes -inf where bit u of `bits` is 0. AVX-512: the bits are the
+// __mmask16 of a blend; AVX2 / NEON: the bits broadcast, and-ed with {1, 2, 4, …} and compared
+// into a lane mask.
+template <class Arch>
+inline vfloat<Arch> mask_lanes(const vfloat<Arch>& x, std::uint32_t bits) {
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<Arch, xsimd::avx512f>)
+        return _mm512_mask_blend_ps(__mmask16(bits), _mm512_set1_ps(neg_inf), x);
+#endif
+#if defined(__AVX2__)
+    if constexpr (std::is_same_v<Arch, xsimd::fma3<xsimd::avx2>>) {
+        const __m256i lane = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+        const __m256i on = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(int(bits)), lane), lane);
+        return _mm256_blendv_ps(_mm256_set1_ps(neg_inf), x, _mm256_castsi256_ps(on));
+    }
+#endif
+#if defined(__aarch64__)
+    if constexpr (lanes<Arch> == 4) {
+        const uint32x4_t lane = {1, 2, 4, 8};
+        return vbslq_f32(vtstq_u32(vdupq_n_u32(bits), lane), x, vdupq_n_f32(neg_inf));
+    }
+#endif
+    alignas(64) float t[lanes<Arch>];
+    x.store_aligned(t);
+    for (std::size_t u = 0; u < lanes<Arch>; ++u)
+        if (!((bits >> u) & 1u)) t[u] = neg_inf;
+    return vfloat<Arch>::load_aligned(t);
+}
+
+// 32 keys of `lanes` query rows, one 32-bit granule of mask bits per row (lane), for the
+// fused kernel whose vectors run over queries: key(x, u) is x with the lanes whose row has
+// key u (< 32) masked set to -inf. AVX-512: vptestmd gives the __mmask16 directly; AVX2:
+// bit u shifted into the sign bit, which blendv reads; NEON: vtst.
+template <class Arch>
+struct QueryLaneBits {
+    xsimd::batch<std::uint32_t, Arch> words;
+
+    vfloat<Arch> key(const vfloat<Arch>& x, unsigned u) const {
+#if defined(__AVX512F__)
+        if constexpr (std::is_same_v<Arch, xsimd::avx512f>)
+            return _mm512_mask_blend_ps(_mm512_test_epi32_mask(words, _mm512_set1_epi32(int(1u << u))),
+                                        _mm512_set1_ps(neg_inf), x);
+#endif
+#if defined(__AVX2__)
+        if constexpr (std::is_same_v<Arch, xsimd::fma3<xsimd::avx2>>)
+            return _mm256_blendv_ps(_mm256_set1_ps(neg_inf), x,
+                                    _mm256_castsi256_ps(_mm256_sll_epi32(words, _mm_cvtsi32_si128(int(31 - u)))));
+#endif
+#if defined(__aarch64__)
+        if constexpr (lanes<Arch> == 4)
+            return vbslq_f32(vtstq_u32(words, vdupq_n_u32(1u << u)), x, vdupq_n_f32(neg_inf));
+#endif
+        alignas(64) std::uint32_t w[lanes<Arch>];
+        words.store_aligned(w);
+        std::uint32_t bits = 0;
+        for (std::size_t l = 0; l < lanes<Arch>; ++l) bits |= ((w[l] >> u) & 1u) << l;
+        return mask_lanes<Arch>(x, bits);
+    }
+};
+
 // ---- float16 keys and values ----------------------------------------------------------
 // xsimd 8.1 has no half-precision batch: each arch widens `lanes` halves with its own
 // instruction (design notes §7). The avx2 translation unit is compiled with -mf16c and the
@@ -279,17 +349,18 @@ inline vfloat<Arch> rounded(vfloat<Arch> v) {
     return vfloat<Arch>(r);
 }
 
-// x = scale·s (+ bias), -inf where the mask is 0 or the lane is at or past `allowed`
-// (a count of leading lanes, W = all); the n first lanes are read (tails: n < W).
+// x = scale·s (+ bias), -inf where a mask bit is 0 (mask: the n lanes' bits, or null) or
+// the lane is at or past `allowed` (a count of leading lanes, W = all); the n first lanes
+// are read (tails: n < W).
 template <class Arch>
-inline vfloat<Arch> scaled_lanes(const float* s, const float* mask, const float* bias, float scale, std::size_t n,
-                                 std::size_t allowed) {
+inline vfloat<Arch> scaled_lanes(const float* s, const std::uint32_t* mask, const float* bias, float scale,
+                                 std::size_t n, std::size_t allowed) {
     using F = vfloat<Arch>;
     constexpr std::size_t W = lanes<Arch>;
     const F ninf(neg_inf);
     F x = (n == W ? F::load_unaligned(s) : load_partial<Arch>(s, n, 0.0f)) * F(scale);
     if (bias) x = rounded<Arch>(x) + (n == W ? F::load_unaligned(bias) : load_partial<Arch>(bias, n, 0.0f));
-    if (mask) x = xsimd::select((n == W ? F::load_unaligned(mask) : load_partial<Arch>(mask, n, 1.0f)) == F(0.0f), ninf, x);
+    if (mask) x = mask_lanes<Arch>(x, *mask);
     if (allowed < W) {
         alignas(64) float lane[W];
         for (std::size_t l = 0; l < W; ++l) lane[l] = float(l);
@@ -311,16 +382,20 @@ std::size_t score_epilogue(const ScoreEpilogueArgs& a) {
         const std::size_t r = i - a.row_begin;
         const float* s = a.S + r * a.lds;
         float* p = a.P + r * a.ldp;
-        const float* mask = a.mask ? a.mask + i * a.ldm : nullptr;
+        const std::uint64_t* mask = a.mask ? a.mask + i * a.ldm : nullptr;
         const float* bias = a.bias ? a.bias + i * a.ldb : nullptr;
         const std::size_t visible = std::min(Tk, visible_keys(a.causal, i, a.Tq, Tk, a.key_limit));
+        std::uint32_t bits = 0;
         std::size_t j = 0;
-        for (; j + W <= visible; j += W)
-            scaled_lanes<Arch>(s + j, mask ? mask + j : nullptr, bias ? bias + j : nullptr, a.scale, W, W)
+        for (; j + W <= visible; j += W) {
+            if (mask) bits = mask_bits_at(mask, j, W);
+            scaled_lanes<Arch>(s + j, mask ? &bits : nullptr, bias ? bias + j : nullptr, a.scale, W, W)
                 .store_unaligned(p + j);
+        }
         if (j < visible) {  // the vector holding the visible limit
             const std::size_t n = std::min(W, Tk - j);
-            const F x = scaled_lanes<Arch>(s + j, mask ? mask + j : nullptr, bias ? bias + j : nullptr, a.scale, n,
+            if (mask) bits = mask_bits_at(mask, j, n);
+            const F x = scaled_lanes<Arch>(s + j, mask ? &bits : nullptr, bias ? bias + j : nullptr, a.scale, n,
                                            visible - j);
             if (n == W) x.store_unaligned(p + j);
             else store_partial<Arch>(p + j, x, n);
@@ -569,11 +644,16 @@ private:
             m[v] = F::load_aligned(m_of(b) + v * W);
             l[v] = F::load_aligned(l_of(b) + v * W);
         }
+        // A tile whose mask words are all 0 for every row of the block changes nothing (the
+        // online softmax of all -inf leaves m, l and the output as they are): skip it.
+        if (a_.mask && tile_masked(q0, nq, t0, nk)) return;
         if (a_.bias || a_.mask) prefetch_bias_and_mask(q0, nq, t0, nk);
         scores(nk, qt(b), plain ? mx : nullptr);
-        if (a_.bias || a_.mask) bias_and_mask(q0, nq, t0, nk);
+        if (a_.bias) add_bias(q0, nq, t0, nk);
+        // Off the diagonal the mask pass also takes the column max of what it leaves.
+        if (a_.mask) apply_mask(q0, nq, t0, nk, diagonal ? nullptr : mx);
         if (diagonal) causal_offsets(q0, t0, vis);
-        online_softmax(nk, diagonal ? vis : nullptr, !plain, mx, m, l, alpha);
+        online_softmax(nk, diagonal ? vis : nullptr, !plain && (diagonal || !a_.mask), mx, m, l, alpha);
         for (std::size_t v = 0; v < NV; ++v) {
             m[v].store_aligned(m_of(b) + v * W);
             l[v].store_aligned(l_of(b) + v * W);
@@ -603,71 +683,118 @@ private:
         }
     }
 
-    // Optional inputs, added to the transposed tile with vector code: the bias added and the
-    // mask applied (0 → -inf) as before, element by element, so the bits do not change.
-    // A broadcast row (ldb / ldm 0: one row for every query) is one value per key, splat
-    // across the query lanes; otherwise W rows of W keys are loaded as vectors and
-    // transposed in registers. Lanes of rows past Tq read row q0 (their results are unused).
-    void bias_and_mask(std::size_t q0, std::size_t nq, std::size_t t0, std::size_t nk) {
+    // The bias, added to the transposed tile with vector code element by element (the bits
+    // of the materialised path). A broadcast row (ldb 0: one row for every query) is one
+    // value per key, splat across the query lanes; otherwise W rows of W keys are loaded as
+    // vectors and transposed in registers. Lanes of rows past Tq read row q0 (their results
+    // are unused).
+    void add_bias(std::size_t q0, std::size_t nq, std::size_t t0, std::size_t nk) {
         float* st = st_.get();
-        const F ninf(neg_inf);
-        const bool row_bias = a_.bias && a_.ldb == 0, row_mask = a_.mask && a_.ldm == 0;
-        if (row_bias || row_mask) {
-            const float* b = row_bias ? a_.bias + t0 : nullptr;
-            const float* mk = row_mask ? a_.mask + t0 : nullptr;
-            for (std::size_t j = 0; j < nk; ++j) {
-                const bool off = mk && mk[j] == 0.0f;
+        if (a_.ldb == 0) {
+            const float* b = a_.bias + t0;
+            for (std::size_t j = 0; j < nk; ++j)
                 for (std::size_t v = 0; v < NV; ++v) {
                     float* p = st + j * QB + v * W;
-                    F x = F::load_aligned(p);
-                    if (b) x = x + F(b[j]);
-                    if (off) x = ninf;
-                    x.store_aligned(p);
+                    (F::load_aligned(p) + F(b[j])).store_aligned(p);
                 }
-            }
+            return;
         }
-        const float* bias = a_.bias && !row_bias ? a_.bias : nullptr;
-        const float* mask = a_.mask && !row_mask ? a_.mask : nullptr;
-        if (!bias && !mask) return;
         for (std::size_t v = 0; v < NV && v * W < nq; ++v) {
             const float* brow[W];
-            const float* mrow[W];
-            for (std::size_t l = 0; l < W; ++l) {
-                const std::size_t i = q0 + (v * W + l < nq ? v * W + l : 0);
-                brow[l] = bias ? bias + i * a_.ldb + t0 : nullptr;
-                mrow[l] = mask ? mask + i * a_.ldm + t0 : nullptr;
-            }
+            for (std::size_t l = 0; l < W; ++l)
+                brow[l] = a_.bias + (q0 + (v * W + l < nq ? v * W + l : 0)) * a_.ldb + t0;
             for (std::size_t j0 = 0; j0 < nk; j0 += W) {
                 const std::size_t n = std::min(W, nk - j0);
-                F bt[W], mt[W];
-                if (bias) load_transposed(brow, j0, n, bt);
-                if (mask) load_transposed(mrow, j0, n, mt);
+                F bt[W];
+                load_transposed(brow, j0, n, bt);
                 for (std::size_t c = 0; c < n; ++c) {
                     float* p = st + (j0 + c) * QB + v * W;
-                    F x = F::load_aligned(p);
-                    if (bias) x = x + bt[c];
-                    if (mask) x = xsimd::select(mt[c] == F(0.0f), ninf, x);
-                    x.store_aligned(p);
+                    (F::load_aligned(p) + bt[c]).store_aligned(p);
                 }
             }
         }
     }
 
-    // The tile's mask / bias rows (one stream per query row: too many for the hardware
-    // prefetchers) are requested into L2 before the scores are computed, so that
-    // bias_and_mask finds them there instead of waiting on memory.
+    // The mask bits: masked (0) scores of the tile become -inf. A broadcast row (ldm 0) is one
+    // bit per key for every lane; otherwise each vector of W query rows takes the 32-bit
+    // granules of its W rows as one integer vector and turns bit u of every lane into the
+    // lane mask of key u (QueryLaneBits). Lanes of rows past Tq read row q0. With colmax, also
+    // colmax[v] = max(colmax[v], max_j Sᵀ[j][v]) over the masked tile (the softmax's scan).
+    void apply_mask(std::size_t q0, std::size_t nq, std::size_t t0, std::size_t nk, F* colmax) {
+        float* st = st_.get();
+        const F ninf(neg_inf);
+        if (a_.ldm == 0) {
+            for (std::size_t j = 0; j < nk; ++j) {
+                const bool off = !((a_.mask[(t0 + j) / 64] >> ((t0 + j) % 64)) & 1u);
+                for (std::size_t v = 0; v < NV; ++v) {
+                    float* p = st + j * QB + v * W;
+                    if (off) ninf.store_aligned(p);
+                    else if (colmax) colmax[v] = xsimd::max(colmax[v], F::load_aligned(p));
+                }
+            }
+            return;
+        }
+        for (std::size_t v = 0; v < NV; ++v) {
+            if (v * W >= nq) {  // rows past Tq: nothing to mask, the max for the scan only
+                if (colmax)
+                    for (std::size_t j = 0; j < nk; ++j)
+                        colmax[v] = xsimd::max(colmax[v], F::load_aligned(st + j * QB + v * W));
+                continue;
+            }
+            const std::uint64_t* mrow[W];
+            for (std::size_t l = 0; l < W; ++l)
+                mrow[l] = a_.mask + (q0 + (v * W + l < nq ? v * W + l : 0)) * a_.ldm;
+            F mx(neg_inf);
+            for (std::size_t j0 = 0; j0 < nk; j0 += 32) {
+                const std::size_t n = std::min<std::size_t>(32, nk - j0);
+                alignas(64) std::uint32_t w[W];
+                std::uint32_t any = 0;
+                for (std::size_t l = 0; l < W; ++l) any |= ~(w[l] = mask_bits_at(mrow[l], t0 + j0, n));
+                float* p = st + j0 * QB + v * W;
+                if (!(any & (n == 32 ? ~0u : (1u << n) - 1u))) {  // every key allowed for every row
+                    if (colmax)
+                        for (std::size_t u = 0; u < n; ++u) mx = xsimd::max(mx, F::load_aligned(p + u * QB));
+                    continue;
+                }
+                const QueryLaneBits<Arch> bits{xsimd::batch<std::uint32_t, Arch>::load_aligned(w)};
+                for (std::size_t u = 0; u < n; ++u) {
+                    const F x = bits.key(F::load_aligned(p + u * QB), unsigned(u));
+                    x.store_aligned(p + u * QB);
+                    mx = xsimd::max(mx, x);
+                }
+            }
+            if (colmax) colmax[v] = xsimd::max(colmax[v], mx);
+        }
+    }
+
+    // Whether every key of the tile is masked for every row of the block (rows < Tq).
+    bool tile_masked(std::size_t q0, std::size_t nq, std::size_t t0, std::size_t nk) const {
+        const std::size_t w0 = t0 / 64, w1 = (t0 + nk - 1) / 64;
+        for (std::size_t q = 0; q < (a_.ldm ? nq : 1); ++q) {
+            const std::uint64_t* row = a_.mask + (q0 + q) * a_.ldm;
+            for (std::size_t w = w0; w <= w1; ++w)
+                if (row[w]) return false;
+        }
+        return true;
+    }
+
+    // The tile's bias rows and mask words (one stream per query row: too many for the
+    // hardware prefetchers) are requested into L2 before the scores are computed, so that
+    // add_bias and apply_mask find them there instead of waiting on memory.
     void prefetch_bias_and_mask(std::size_t q0, std::size_t nq, std::size_t t0, std::size_t nk) const {
         constexpr std::size_t line = 64 / sizeof(float);
-        // A plain array, not an initializer_list: no weak library code in an arch TU (design notes §2).
-        const std::pair<const float*, std::size_t> streams[] = {{a_.bias, a_.ldb}, {a_.mask, a_.ldm}};
-        for (const auto& [base, ld] : streams) {
-            if (!base) continue;
-            for (std::size_t q = 0; q < (ld ? nq : 1); ++q) {
-                const float* row = base + (q0 + q) * ld + t0;
+        if (a_.bias)
+            for (std::size_t q = 0; q < (a_.ldb ? nq : 1); ++q) {
+                const float* row = a_.bias + (q0 + q) * a_.ldb + t0;
                 for (std::size_t j = 0; j < nk; j += line) __builtin_prefetch(row + j, 0, 2);
                 __builtin_prefetch(row + nk - 1, 0, 2);
             }
-        }
+        if (a_.mask)
+            for (std::size_t q = 0; q < (a_.ldm ? nq : 1); ++q) {
+                const std::uint64_t* row = a_.mask + (q0 + q) * a_.ldm;
+                __builtin_prefetch(row + t0 / 64, 0, 2);
+                __builtin_prefetch(row + (t0 + nk - 1) / 64, 0, 2);
+            }
     }
 
     // t[c] lane l = row[l][j0 + c] for c < n (n ≤ W keys of W rows): W vector loads and an
@@ -1005,8 +1132,9 @@ void decode_chunk_of(const DecodeArgs& a) {
                 if (row.bias)
                     for (std::size_t j = 0; j < lim; ++j) s[j] += row.bias[t0 + j];
                 if (row.mask)
-                    for (std::size_t j = 0; j < lim; ++j)
-                        if (row.mask[t0 + j] == 0.0f) s[j] = neg_inf;
+                    for (std::size_t j = 0; j < lim; j += W)
+                        mask_lanes<Arch>(F::load_aligned(s + j), mask_bits_at(row.mask, t0 + j, std::min(W, lim - j)))
+                            .store_aligned(s + j);
                 std::fill(s + lim, s + KT, neg_inf);
                 F mx(neg_inf);
                 for (std::size_t j = 0; j < KT; j += W) mx = xsimd::max(mx, F::load_aligned(s + j));

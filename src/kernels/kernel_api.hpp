@@ -4,6 +4,7 @@
 // Pointers + leading dimensions (floats between row starts); no ownership.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 #include "attn/half.hpp"
 #include "attn/masking.hpp"
@@ -27,8 +28,10 @@ struct GemmArgs {
 // O[i - row_begin,:] = softmax_j(scale·Q[i]·K[j] + bias[i,j], masked)·V (O points at the
 // output row of row_begin; Q, mask and bias are indexed by the global row i). A key j is
 // masked for query i (attn/masking.hpp) when j >= visible_keys(causal, i, Tq, Tk,
-// key_limit), when mask && mask[i*ldm+j] == 0, or when the biased score is -inf. Keys past
-// the visible limit are never loaded. ldm / ldb may be 0 (one row broadcast to every query).
+// key_limit), when the mask's bit j of row i is 0 (attn/mask_bits.hpp: row i is the
+// words at mask + i*ldm, bit j % 64 of word j / 64), or when the biased score is -inf. Keys
+// past the visible limit are never loaded. ldm / ldb may be 0 (one row broadcast to every
+// query).
 // Fully masked rows follow `policy` (uniform = mean of all Tk rows of V). K and V hold
 // kv_type elements (float32, or float16 widened to float32 a tile at a time); ldk, ldv count
 // elements.
@@ -44,7 +47,7 @@ struct FlashArgs {
     std::size_t Tq, Tk, dk, dv;
     float scale;
     Causal causal;
-    const float* mask;  // nullable, Tq×Tk, ldm
+    const std::uint64_t* mask;  // nullable, Tq rows of bits, ldm words apart
     std::size_t ldm;
     const float* bias;  // nullable, Tq×Tk, ldb
     std::size_t ldb;
@@ -63,7 +66,7 @@ struct FlashArgs {
 // (attn/multihead.hpp).
 struct DecodeRow {
     const float* q;     // dk floats
-    const float* mask;  // nullable; indexed by the key (0 = masked)
+    const std::uint64_t* mask;  // nullable; the row's bits (bit j % 64 of word j / 64: key j allowed)
     const float* bias;  // nullable; indexed by the key
     std::size_t visible;  // keys >= visible are masked (causal rule and key limit)
 };
@@ -87,9 +90,9 @@ struct DecodeArgs {
 // The materialised path's score epilogue, for query rows [row_begin, row_end) of a Tq×Tk
 // problem, one row at a time while it is in cache: x[j] = scale·S[i][j] + bias[i][j] (the
 // product rounded, then the sum: the bits of ops.hpp's scale_and_mask_rows), -inf where
-// j >= visible_keys(causal, i, Tq, Tk, key_limit) or mask[i][j] == 0. x goes to `scaled`
-// when it is not null, and to P, softmax-normalised when `softmax` (fully masked rows follow
-// policy, as softmax_rows) or as is. S, scaled and P point at row row_begin (P may be S);
+// j >= visible_keys(causal, i, Tq, Tk, key_limit) or mask bit j of row i is 0 (as FlashArgs).
+// x goes to `scaled` when it is not null, and to P, softmax-normalised when `softmax` (fully
+// masked rows follow policy, as softmax_rows) or as is. S, scaled and P point at row row_begin (P may be S);
 // mask and bias are indexed by the global row i (ldm / ldb may be 0: one row for all).
 struct ScoreEpilogueArgs {
     const float* S;
@@ -102,7 +105,7 @@ struct ScoreEpilogueArgs {
     float scale;
     Causal causal;
     std::size_t key_limit;
-    const float* mask;  // nullable
+    const std::uint64_t* mask;  // nullable; bits as FlashArgs, ldm words apart
     std::size_t ldm;
     const float* bias;  // nullable
     std::size_t ldb;

@@ -59,6 +59,9 @@ float masked_row_fill(MaskedRowPolicy policy, std::size_t cols) {
 
 constexpr std::size_t key_tile = 128;
 
+// Bit j of a packed mask row (attn/mask_bits.hpp): key j allowed.
+inline bool mask_bit(const std::uint64_t* row, std::size_t j) { return (row[j / 64] >> (j % 64)) & 1u; }
+
 // A K/V element as float32: float16 widened exactly.
 inline float widen(float x) { return x; }
 inline float widen(std::uint16_t h) { return half_to_float(h); }
@@ -70,12 +73,12 @@ float kv_element(const void* data, ElementType t, std::size_t i) {
 
 // The online softmax of one query row over keys [begin, end), key_tile keys at a time:
 // updates the running max m, the running sum l and the unnormalised accumulator acc (dv
-// floats). mask_row / bias_row are indexed by key (nullable); s holds key_tile floats.
+// floats). mask_row (bits) / bias_row are indexed by key (nullable); s holds key_tile floats.
 // Shared by the streaming kernel and the split-K decoding chunks (any Args with K, V, their
 // strides, dk, dv and scale); E is the element type of K and V (float, or float16 bits).
 template <class E, class Args>
-void online_softmax_row(const float* q, const float* mask_row, const float* bias_row, const Args& a, std::size_t begin,
-                        std::size_t end, float& m, float& l, float* acc, float* s) {
+void online_softmax_row(const float* q, const std::uint64_t* mask_row, const float* bias_row, const Args& a,
+                        std::size_t begin, std::size_t end, float& m, float& l, float* acc, float* s) {
     for (std::size_t t0 = begin; t0 < end; t0 += key_tile) {
         const std::size_t nk = std::min(key_tile, end - t0);
         float tile_max = neg_inf;
@@ -85,7 +88,7 @@ void online_softmax_row(const float* q, const float* mask_row, const float* bias
             float dot = 0.0f;
             for (std::size_t p = 0; p < a.dk; ++p) dot += q[p] * widen(k[p]);
             float v = a.scale * dot + (bias_row ? bias_row[j] : 0.0f);
-            if (mask_row && mask_row[j] == 0.0f) v = neg_inf;
+            if (mask_row && !mask_bit(mask_row, j)) v = neg_inf;
             s[jj] = v;
             tile_max = std::max(tile_max, v);
         }
@@ -135,13 +138,13 @@ std::size_t score_epilogue(const ScoreEpilogueArgs& a) {
         const std::size_t r = i - a.row_begin;
         const float* s = a.S + r * a.lds;
         float* p = a.P + r * a.ldp;
-        const float* mask = a.mask ? a.mask + i * a.ldm : nullptr;
+        const std::uint64_t* mask = a.mask ? a.mask + i * a.ldm : nullptr;
         const float* bias = a.bias ? a.bias + i * a.ldb : nullptr;
         const std::size_t visible = visible_keys(a.causal, i, a.Tq, a.Tk, a.key_limit);
         for (std::size_t j = 0; j < a.Tk; ++j) {
             float v = a.scale * s[j];
             if (bias) v += bias[j];
-            const bool allowed = j < visible && (!mask || mask[j] != 0.0f);
+            const bool allowed = j < visible && (!mask || mask_bit(mask, j));
             p[j] = allowed ? v : neg_inf;  // a -inf bias is -inf already
         }
         if (a.scaled) std::copy(p, p + a.Tk, a.scaled + r * a.ld_scaled);
@@ -159,7 +162,7 @@ std::size_t flash(const FlashArgs& a) {
         const float* q = a.Q + i * a.ldq;
         float m = neg_inf, l = 0.0f;
         std::fill(acc.begin(), acc.end(), 0.0f);
-        const float* mask_row = a.mask ? a.mask + i * a.ldm : nullptr;
+        const std::uint64_t* mask_row = a.mask ? a.mask + i * a.ldm : nullptr;
         const float* bias_row = a.bias ? a.bias + i * a.ldb : nullptr;
         if (a.kv_type == ElementType::f16)
             online_softmax_row<std::uint16_t>(q, mask_row, bias_row, a, 0, visible, m, l, acc.data(), s.data());

@@ -5,6 +5,7 @@
 #include <random>
 #include <vector>
 
+#include "attn/mask_bits.hpp"
 #include "attn/ops.hpp"
 #include "attn/tensor.hpp"
 #include "kernels/kernel_table.hpp"
@@ -19,6 +20,15 @@ inline attn::Tensor random_tensor(const attn::Shape& shape, std::mt19937& rng, f
         for (std::size_t r = 0; r < t.rows(); ++r)
             for (std::size_t c = 0; c < t.cols(); ++c) t.slice_data(s)[r * t.row_stride() + c] = dist(rng);
     return t;
+}
+
+// The bits of a rows×cols float mask with row stride ld (what the kernels read).
+inline attn::MaskBits pack_mask(const float* data, std::size_t rows, std::size_t cols, std::size_t ld) {
+    attn::TensorView v;
+    v.data = data;
+    v.shape = attn::Shape{rows, cols};
+    v.strides[0] = ld, v.strides[1] = 1;
+    return attn::MaskBits(v);
 }
 
 // Every compiled kernel set this machine can run.

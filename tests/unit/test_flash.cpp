@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "arch_kernels.hpp"
+#include "tensor_test_util.hpp"
 #include "attn/masking.hpp"
 #include "attn/matrix.hpp"
 #include "attn/tensor.hpp"
@@ -55,6 +56,7 @@ struct Problem {
     MaskedRowPolicy policy = MaskedRowPolicy::zero;
     bool with_mask = false, with_bias = false;
     Operand Q, K, V, mask, bias;
+    mutable attn::MaskBits bits;  // the mask as the kernels read it, packed by args()
     float scale = 1.0f;
     std::size_t key_limit = attn::no_key_limit;
 
@@ -77,8 +79,9 @@ struct Problem {
     }
 
     attn::kernels::FlashArgs args(float* O, std::size_t ldo, std::size_t r0, std::size_t r1) const {
+        if (with_mask) bits = test_util::pack_mask(mask.view.data, Tq, Tk, mask.view.stride);  // the mask as it is now
         return {Q.view.data, Q.view.stride, K.view.data, K.view.stride, V.view.data, V.view.stride, O + r0 * ldo, ldo,
-                Tq, Tk, dk, dv, scale, causal, with_mask ? mask.view.data : nullptr, mask.view.stride,
+                Tq, Tk, dk, dv, scale, causal, with_mask ? bits.data() : nullptr, bits.row_words(),
                 with_bias ? bias.view.data : nullptr, bias.view.stride, policy, r0, r1, key_limit};
     }
 

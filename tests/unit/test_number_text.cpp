@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <string>
@@ -21,6 +23,7 @@
 #include "attn/ops.hpp"
 #include "io/input_bytes.hpp"
 #include "io/number_format.hpp"
+#include "io/number_parse.hpp"
 
 namespace {
 
@@ -129,6 +132,96 @@ TEST_CASE("number text: random float bit patterns print as printf does (every ex
     }
 }
 
+TEST_CASE("number text: float values with up to 9 digits print as printf and to_chars do (ties, subnormals, every binade)") {
+    // The 64-bit path for floats: random bit patterns, normal-distributed values (what csv
+    // of a tensor holds), and exact ties at the last digit (m·2^-n with few bits after the point).
+    std::mt19937 gen(424242);
+    std::normal_distribution<float> normal;
+    std::vector<float> values;
+    for (int n = 0; n < 300000; ++n) {
+        float f;
+        do f = std::bit_cast<float>(std::uint32_t(gen()));
+        while (!std::isfinite(f));
+        values.push_back(f);
+        values.push_back(normal(gen) * std::ldexp(1.0f, int(gen() % 40) - 20));
+    }
+    for (int shift = 1; shift <= 30; ++shift)
+        for (std::uint32_t m = 1; m < 3000; m += 7) values.push_back(std::ldexp(float(m), -shift)), values.push_back(-std::ldexp(float(m) + 0.5f, shift % 12));
+    for (float f : {0.0f, -0.0f, 1.0f, 1e9f, 999999999.0f, 999999995.0f, 9.9999999e-10f, 1e-10f, 1.001953125f,
+                    std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::max()})
+        values.push_back(f);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const float f = values[i];
+        const int digits = 1 + int(i % 9);
+        const std::string got = fast_g(f, digits);
+        char buf[64];
+        const auto res = std::to_chars(buf, buf + sizeof buf, double(f), std::chars_format::general, digits);
+        if (got != printf_g(f, digits) || got != std::string(buf, res.ptr)) {
+            if (++wrong <= 5) CHECK_MESSAGE(got == printf_g(f, digits), "bits " << std::bit_cast<std::uint32_t>(f) << ", digits " << digits);
+        }
+    }
+    CHECK(wrong == 0);
+    CHECK(values.size() > 600000);
+}
+
+TEST_CASE("number text: the decimal fast path reads as std::from_chars does (value and end), and reads %.9g text") {
+    using attn::io::detail::parse_decimal_fast;
+    // Whatever it accepts, from_chars reads to the same double and stops at the same byte.
+    const auto same_as_from_chars = [](const std::string& s) {
+        double fast = 0, want = 0;
+        const char* end = parse_decimal_fast(s.data(), s.data() + s.size(), &fast);
+        if (!end) return true;
+        const auto res = std::from_chars(s.data(), s.data() + s.size(), want);
+        return res.ec == std::errc() && res.ptr == end && std::bit_cast<std::uint64_t>(fast) == std::bit_cast<std::uint64_t>(want);
+    };
+    std::mt19937 gen(99);
+    const std::string alphabet = "01234567890123456789012345678901234567890123456789.-+eE x,";
+    std::size_t accepted = 0, wrong = 0;
+    for (int n = 0; n < 400000; ++n) {
+        std::string s;
+        const int len = 1 + int(gen() % 26);
+        for (int k = 0; k < len; ++k) s += alphabet[gen() % alphabet.size()];
+        double d;
+        accepted += parse_decimal_fast(s.data(), s.data() + s.size(), &d) != nullptr;
+        if (!same_as_from_chars(s) && ++wrong <= 5) CHECK_MESSAGE(same_as_from_chars(s), "text '" << s << "'");
+    }
+    CHECK(wrong == 0);
+    CHECK(accepted > 100000);
+    // The edges of the exact range (2^53, 10^±22, 19 digits), signs, exponents, stops.
+    const char* edges[] = {"0", "-0", "-0.0e5", "9007199254740992", "9007199254740993", "9007199254740991.5",
+                           "1e22", "1e23", "1e-22", "4.5e-23", "1234567890123456789", "12345678901234567890",
+                           "0.0000000000000000001", "1.5e+3", "1.5E-3", "2e", "2e+", "2e-x", "1.", ".5", "-.5",
+                           "1.5.2", "1e5e5", "00012", "7e00001", "3.4028235e38", "1e-45", "-1.06739473",
+                           "0.619125605", "-0.0677454099", "123456789,1", "5 6"};
+    for (const char* e : edges) {
+        INFO("text '" << e << "'");
+        CHECK(same_as_from_chars(e));
+    }
+    double d;
+    const auto fast = [&](const std::string& s) { return parse_decimal_fast(s.data(), s.data() + s.size(), &d) != nullptr; };
+    CHECK(fast("9007199254740992"));
+    CHECK_FALSE(fast("9007199254740993"));  // above 2^53: from_chars' job
+    CHECK(fast("1e22"));
+    CHECK_FALSE(fast("1e23"));
+    CHECK_FALSE(fast("12345678901234567890"));
+    CHECK_FALSE(fast("+1"));
+    CHECK_FALSE(fast("inf"));
+    CHECK(fast("-0"));
+    CHECK(std::signbit(d));
+    // What attn (and printf) write with %.9g is read by the fast path, every value of it.
+    std::normal_distribution<float> normal;
+    std::size_t taken = 0;
+    const int count = 100000;
+    for (int n = 0; n < count; ++n) {
+        const float f = normal(gen) * std::ldexp(1.0f, int(gen() % 30) - 15);
+        const std::string text = printf_g(f, 9);
+        if (fast(text)) ++taken;
+        if (!same_as_from_chars(text)) CHECK(same_as_from_chars(text));
+    }
+    CHECK(taken == std::size_t(count));
+}
+
 TEST_CASE("number text: csv with 9 digits reads back bit for bit, subnormals and ±0 included") {
     std::mt19937 gen(11);
     const std::size_t rows = 300, cols = 7;
@@ -199,6 +292,53 @@ TEST_CASE("number text: csv formatted in row bands is the same for threads 1, 2,
     attn::set_threads(before);
 }
 
+TEST_CASE("number text: csv/tsv streamed band by band reach the sink in row order for threads 1, 2, 3 and 7") {
+    // Streaming, the bands are handed to the sink by whichever thread finishes one, in row
+    // order: the bytes (and the pieces' order) must not depend on the thread count. 90 001
+    // rows of 3: several bands, the last one short.
+    const std::size_t rows = 90001, cols = 3;
+    attn::Matrix m(rows, cols);
+    std::mt19937 gen(17);
+    std::normal_distribution<float> normal;
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c) m(r, c) = normal(gen);
+    std::string want;
+    for (std::size_t r = 0; r < rows; ++r)
+        want += printf_g(m(r, 0), 9) + "\t" + printf_g(m(r, 1), 9) + "\t" + printf_g(m(r, 2), 9) + "\n";
+    const unsigned before = attn::current_threads();
+    for (unsigned threads : {1u, 2u, 3u, 7u}) {
+        INFO("threads " << threads);
+        attn::set_threads(threads);
+        attn::io::OutputOptions opt;
+        opt.format = attn::io::Format::tsv;
+        std::string got;
+        std::size_t pieces = 0;
+        attn::io::stream_blocks(attn::io::tensor_item("m", attn::view_of(m)), opt, [&](std::string_view piece) {
+            got += piece;
+            ++pieces;
+        }, true);
+        CHECK(got == want);
+        CHECK(pieces > 3);
+        // Through the file writer: the same bytes as render().
+        opt.format = attn::io::Format::csv;
+        char tmpl[] = "/tmp/attn-stream-XXXXXX";
+        const int fd = ::mkstemp(tmpl);
+        REQUIRE(fd >= 0);
+        ::close(fd);
+        opt.path = tmpl;
+        attn::io::write_output({attn::io::tensor_item("m", attn::view_of(m))}, opt);
+        std::ifstream in(tmpl, std::ios::binary);
+        const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::remove(tmpl);
+        opt.path.clear();
+        CHECK(written == attn::io::render({attn::io::tensor_item("m", attn::view_of(m))}, opt));
+        std::string csv_want = want;
+        std::replace(csv_want.begin(), csv_want.end(), '\t', ',');
+        CHECK(written == csv_want);
+    }
+    attn::set_threads(before);
+}
+
 TEST_CASE("inputs: a mapped file reads as the same file read whole, values and errors alike") {
     const std::string csv = "# m 2x3\n1, 2.5, -3e-3\n4, 5, 6\n";
     attn::Matrix m(2, 3);
@@ -230,6 +370,56 @@ TEST_CASE("inputs: a mapped file reads as the same file read whole, values and e
     CHECK(errors[1][1] == long_npy.path + ": 3 unexpected bytes after the array data");
     CHECK(errors[1][2].find("truncated data") != std::string::npos);
     CHECK(errors[1][3] == empty.path + ": no numbers found (empty matrix)");
+}
+
+TEST_CASE("number text: csv of a 3-D tensor over 1 MiB reads back, its block headers ending the runs of rows") {
+    // Blocks of 1200 rows x 80 (over 1 MiB each: read by all threads) under "# m [b] 1200x80"
+    // headers, at which the runs of rows end, found by the parallel scan in windows of
+    // growing size; a blank line and a comment line inside a block, and a '+1' (full rules)
+    // in the last block.
+    const std::size_t blocks = 5, rows = 1200, cols = 80;
+    attn::Tensor t(attn::Shape{blocks, rows, cols});
+    std::mt19937 gen(23);
+    std::normal_distribution<float> normal;
+    for (std::size_t b = 0; b < blocks; ++b)
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t c = 0; c < cols; ++c) t.slice_data(b)[r * t.row_stride() + c] = normal(gen);
+    t.slice_data(blocks - 1)[7 * t.row_stride()] = 1.0f;
+    attn::io::OutputOptions opt;
+    opt.format = attn::io::Format::csv;
+    std::string csv = attn::io::render({attn::io::tensor_item("m", t.view())}, opt);
+    REQUIRE(csv.size() > (std::size_t(1) << 20));
+    REQUIRE(csv.find("# m [3] 1200x80\n") != std::string::npos);
+    const std::size_t block2 = csv.find("# m [2] 1200x80\n");
+    const std::size_t inside = csv.find('\n', csv.find('\n', block2 + 20) + 1) + 1;
+    csv.insert(inside, "\n   # a note, not a header\n");
+    const std::size_t last = csv.find("# m [4] 1200x80\n");
+    std::size_t row7 = last;
+    for (int k = 0; k < 8; ++k) row7 = csv.find('\n', row7) + 1;
+    REQUIRE(csv.compare(row7, 2, "1,") == 0);
+    csv.insert(row7, "+");
+    const unsigned before = attn::current_threads();
+    for (unsigned threads : {1u, 2u, 3u, 7u}) {
+        INFO("threads " << threads);
+        attn::set_threads(threads);
+        const attn::Tensor back = attn::io::parse_text_tensor(csv, "t.csv");
+        REQUIRE(back.shape() == t.shape());
+        std::size_t wrong = 0;
+        for (std::size_t b = 0; b < blocks; ++b)
+            for (std::size_t r = 0; r < rows; ++r)
+                for (std::size_t c = 0; c < cols; ++c)
+                    wrong += std::bit_cast<std::uint32_t>(back.slice_data(b)[r * back.row_stride() + c]) !=
+                             std::bit_cast<std::uint32_t>(t.slice_data(b)[r * t.row_stride() + c]);
+        CHECK(wrong == 0);
+        // A block short of one row is reported at its header, as in a short file.
+        std::string short_block = csv;
+        const std::size_t header3 = short_block.find("# m [3] 1200x80\n");
+        const std::size_t first_row = header3 + std::string("# m [3] 1200x80\n").size();
+        short_block.erase(first_row, short_block.find('\n', first_row) + 1 - first_row);
+        const std::size_t header_line = 1 + std::size_t(std::count(short_block.begin(), short_block.begin() + std::ptrdiff_t(header3), '\n'));
+        CHECK(err(short_block) == "t.txt:" + std::to_string(header_line) + ":1: the header says 1200x80 but the block is 1199x80");
+    }
+    attn::set_threads(before);
 }
 
 TEST_CASE("number text: long runs of rows read by several threads equal the serial reading, errors included") {

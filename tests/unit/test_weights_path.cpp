@@ -49,6 +49,7 @@ struct Epilogue {
     std::size_t key_limit = attn::no_key_limit;
     float scale = 0.37f;
     MaskedRowPolicy policy = MaskedRowPolicy::zero;
+    mutable attn::MaskBits bits;  // the mask as the kernels read it, packed by args()
 
     Epilogue(std::size_t tq, std::size_t tk, std::size_t pad, unsigned seed)
         : Tq(tq), Tk(tk), S(tq, tk, pad), mask(tq, tk, pad + 1), bias(tq, tk, pad + 2) {
@@ -72,7 +73,8 @@ struct Epilogue {
         a.S = s, a.lds = lds, a.scaled = scaled, a.ld_scaled = ld_scaled, a.P = P, a.ldp = ldp;
         a.Tq = Tq, a.Tk = Tk, a.row_begin = r0, a.row_end = r1;
         a.scale = scale, a.causal = causal, a.key_limit = key_limit;
-        a.mask = with_mask ? mask.v.data() : nullptr, a.ldm = row_mask ? 0 : mask.ld;
+        if (with_mask) bits = test_util::pack_mask(mask.v.data(), Tq, Tk, mask.ld);  // the grid as it is now
+        a.mask = with_mask ? bits.data() : nullptr, a.ldm = row_mask ? 0 : bits.row_words();
         a.bias = with_bias ? bias.v.data() : nullptr, a.ldb = row_bias ? 0 : bias.ld;
         a.softmax = softmax, a.policy = policy;
         return a;

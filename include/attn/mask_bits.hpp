@@ -1,0 +1,52 @@
+// A boolean attention mask packed one bit per key, as the kernels read it.
+//
+// A float mask (0 = masked, anything else = allowed: attn/masking.hpp's mask_allows) of shape
+// (…, T, Tk) becomes rows of words_per_row(Tk) 64-bit words, one row per row of the float mask
+// in C order: bit j % 64 of word j / 64 of a row is set when key j is allowed. Bits past Tk
+// are 0. A Tq×Tk float mask of 64 MiB at T = 4096 is 2 MiB of bits, so the kernels stream
+// 32 times less mask from memory. Broadcasting stays as the float mask's: a dimension of size
+// 1 serves every batch item, head or query row (attn/multihead.hpp).
+//
+// Pack once when a mask is read, and pass the bits (AttentionSpec::mask_bits) to every call
+// that uses the same mask.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "attn/tensor.hpp"
+
+namespace attn {
+
+class MaskBits {
+public:
+    static constexpr std::size_t word_bits = 64;
+    static constexpr std::size_t words_per_row(std::size_t keys) noexcept {
+        return (keys + word_bits - 1) / word_bits;
+    }
+
+    MaskBits() = default;  // rank 0: no mask
+    // The bits of a float mask of rank 1 to 4 (a rank-1 mask is one row).
+    explicit MaskBits(const TensorView& mask);
+
+    const Shape& shape() const noexcept { return shape_; }  // the float mask's shape
+    std::size_t rank() const noexcept { return shape_.rank(); }
+    std::size_t keys() const noexcept { return shape_.back(1); }
+    std::size_t row_words() const noexcept { return words_per_row(keys()); }
+    std::size_t rows() const noexcept { return row_words() ? words_.size() / row_words() : 0; }
+    // Row r in C order over every dimension but the last.
+    const std::uint64_t* row(std::size_t r) const noexcept { return words_.data() + r * row_words(); }
+    const std::uint64_t* data() const noexcept { return words_.data(); }
+    bool allowed(std::size_t r, std::size_t j) const noexcept {
+        return (row(r)[j / word_bits] >> (j % word_bits)) & 1u;
+    }
+
+private:
+    Shape shape_;
+    std::vector<std::uint64_t> words_;
+};
+
+// The words of n float mask entries (n <= 64), bit j set when mask[j] is allowed.
+std::uint64_t pack_mask_word(const float* mask, std::size_t n) noexcept;
+
+}  // namespace attn
