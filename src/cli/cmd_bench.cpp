@@ -49,7 +49,8 @@ std::size_t parse_dim(const std::string& text, const std::string& option) {
 // "N" or "AxB" or "AxBxC" or "AxBxCxD" → up to max_dims dimensions.
 std::vector<std::size_t> parse_shape(const std::string& text, std::size_t max_dims) {
     const auto parts = split(text, 'x');
-    if (parts.empty() || parts.size() > max_dims)
+    const bool empty_part = std::any_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty(); });
+    if (parts.empty() || parts.size() > max_dims || empty_part)
         throw UsageError("invalid --sizes entry '" + text + "': expected N or " +
                          (max_dims == 4 ? "TqxTk or BxHxTqxTk" : max_dims == 3 ? "MxNxK" : "RxC"));
     std::vector<std::size_t> dims;

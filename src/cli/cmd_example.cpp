@@ -279,11 +279,7 @@ int cmd_example(int argc, char** argv) {
     io::OutputOptions out;
     out.format = r.count("format") ? io::parse_format(r["format"].as<std::string>()) : io::Format::pretty;
     if (out.format == io::Format::npy) throw UsageError("attn example prints text: --format pretty, csv, tsv or json");
-    if (r.count("digits")) {
-        out.digits = r["digits"].as<int>();
-        if (out.digits < 0 || out.digits > 17)
-            throw UsageError("invalid --digits " + std::to_string(out.digits) + ": expected 0 to 17");
-    }
+    out.digits = digits_option(r);
     out.line_width = terminal_columns();
     CommandOutput args;
     if (r.count("format")) args.format = out.format;

@@ -48,8 +48,10 @@ std::string bad_value_message(const cxxopts::Options& options, const std::string
             }
     const std::string name = (option.size() == 1 ? "-" : "--") + option;
     if (flag) return "invalid " + name + "='" + value + "': " + name + " takes no value";
-    const bool integer_syntax = !value.empty() && value.find_first_not_of("0123456789", value[0] == '-' || value[0] == '+') == std::string::npos &&
-                                value.size() > std::size_t(value[0] == '-' || value[0] == '+');
+    const bool integer_syntax = !value.empty() && value.find_first_not_of("0123456789", value[0] == '-') == std::string::npos &&
+                                value.size() > std::size_t(value[0] == '-');
+    if (!integer_syntax && value.size() > 1 && value[0] == '+' && value.find_first_not_of("0123456789", 1) == std::string::npos)
+        return "invalid " + name + " '" + value + "': expected an integer without '+'";
     return "invalid " + name + " '" + value + "': " + (integer_syntax ? "out of range" : "expected an integer");
 }
 
@@ -105,7 +107,14 @@ const char* const digits_help =
     "pretty: digits after the decimal point (default 4, as torch's precision), in scientific notation "
     "(2.0611e-09) for a matrix whose nonzero magnitudes span more than 1e3 or reach below 1e-4 or above "
     "1e8, as PyTorch prints. "
-    "csv/tsv/json: significant digits (default 9)";
+    "csv/tsv/json: significant digits (default 9; 0 prints 1, as printf's %g)";
+
+int digits_option(const cxxopts::ParseResult& r) {
+    if (!r.count("digits")) return -1;
+    const int digits = r["digits"].as<int>();
+    if (digits < 0 || digits > 17) throw UsageError("invalid --digits " + std::to_string(digits) + ": expected 0 to 17");
+    return digits;
+}
 
 std::size_t terminal_columns() {
     if (const char* env = std::getenv("COLUMNS"); env && *env) {
@@ -133,11 +142,7 @@ io::OutputOptions output_options(const cxxopts::ParseResult& r) {
     io::OutputOptions out;
     out.format = r.count("format") ? io::parse_format(r["format"].as<std::string>())
                                    : (stdout_is_terminal() && !r.count("output") ? io::Format::pretty : io::Format::csv);
-    if (r.count("digits")) {
-        out.digits = r["digits"].as<int>();
-        if (out.digits < 0 || out.digits > 17)
-            throw UsageError("invalid --digits " + std::to_string(out.digits) + ": expected 0 to 17");
-    }
+    out.digits = digits_option(r);
     out.line_width = terminal_columns();
     if (r.count("output")) {
         out.path = r["output"].as<std::string>();

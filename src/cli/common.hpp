@@ -20,6 +20,8 @@ extern std::optional<cxxopts::Options>* options_capture;
 // What --digits means, the same in every command (pretty: decimals and the notation rule;
 // csv/tsv/json: significant digits).
 extern const char* const digits_help;
+// --digits N as given (UsageError outside 0..17), or -1 when absent (the format's default).
+int digits_option(const cxxopts::ParseResult& r);
 // Width for pretty tables: $COLUMNS when a positive number, else the terminal's width on
 // standard output, else 80.
 std::size_t terminal_columns();
