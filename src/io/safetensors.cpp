@@ -233,7 +233,8 @@ std::vector<Entry> parse_header(std::string_view bytes, const std::string& sourc
     if (n < 2 || bytes[8] != '{') fail("not a safetensors file (the header is not a JSON object)");
     std::vector<Entry> entries = HeaderParser(bytes.substr(8, n), source).parse();
     *data = bytes.substr(8 + n);
-    // Offsets inside the data, and no two tensors sharing bytes.
+    // Offsets inside the data, no two tensors sharing bytes, and no byte of the data unused
+    // (the format forbids holes: a hole is a damaged or doctored file).
     std::vector<const Entry*> by_offset;
     for (const Entry& e : entries) {
         if (e.end > data->size())
@@ -247,8 +248,16 @@ std::vector<Entry> parse_header(std::string_view bytes, const std::string& sourc
         if (e->end == e->begin) continue;  // an empty tensor holds no bytes
         if (reach && e->begin < reach->end)
             fail("tensors '" + detail::printable(reach->info.name, 60) + "' and '" + detail::printable(e->info.name, 60) + "' overlap");
+        const std::uint64_t covered = reach ? reach->end : 0;
+        if (e->begin > covered)
+            fail("bytes " + std::to_string(covered) + " to " + std::to_string(e->begin) + " of the data belong to no tensor" +
+                 (reach ? " (between '" + detail::printable(reach->info.name, 60) + "' and '" : " (before '") +
+                 detail::printable(e->info.name, 60) + "')");
         if (!reach || e->end > reach->end) reach = e;
     }
+    const std::uint64_t used = reach ? reach->end : 0;
+    if (used < data->size())
+        fail(std::to_string(data->size() - used) + " bytes after the last tensor's data belong to no tensor");
     return entries;
 }
 

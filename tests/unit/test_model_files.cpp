@@ -226,6 +226,14 @@ TEST_CASE("safetensors: malformed headers are input errors naming the problem") 
     CHECK(err(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[2,6]}})",
               eight) == "m: tensors 'a' and 'b' overlap");
     CHECK(err(R"({"a":{"dtype":"F32","shape":[2]}})", eight) == "m: tensor 'a' lacks the key 'data_offsets'");
+    // The data holds the tensors and nothing else (the format forbids holes).
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", eight) ==
+          "m: bytes 0 to 4 of the data belong to no tensor (before 'a')");
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})",
+              eight + eight.substr(0, 4)) == "m: bytes 4 to 8 of the data belong to no tensor (between 'a' and 'b')");
+    CHECK(err(ok, eight + "1234") == "m: 4 bytes after the last tensor's data belong to no tensor");
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[0,0]}})", eight) ==
+          "m: 8 bytes after the last tensor's data belong to no tensor");
     CHECK(err(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"x":1}})", eight) ==
           "m: tensor 'a': unexpected key 'x'");
     CHECK(err(R"({"a":{"dtype":"F32","dtype":"F32","shape":[2],"data_offsets":[0,8]}})", eight) ==
