@@ -22,7 +22,7 @@ if [ "$OUT" = $'draw 0 (2x3):\n  1.5410  -0.2934  -2.1788\n  0.5684  -1.0845  -1
 for cmd in random softmax matmul attend concat; do
     help=$("$ATTN" "$cmd" --help | tr -s ' \n' '  ')
     case $help in
-        *"pretty: digits after the decimal point (default 4"*"csv/tsv/json: significant digits (default 9)"*) pass ;;
+        *"pretty: digits after the decimal point (default 4"*"csv/tsv/json: significant digits (default 9; 0 prints 1, as printf's %g)"*) pass ;;
         *) fail "$cmd --help does not say what --digits means" ;;
     esac
 done
