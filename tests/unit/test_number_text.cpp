@@ -33,6 +33,25 @@ std::string printf_g(double v, int digits) {
     return buf;
 }
 
+// A rows×cols matrix of standard normal draws (std::mt19937 seeded with `seed`).
+attn::Matrix normal_matrix(std::size_t rows, std::size_t cols, unsigned seed) {
+    attn::Matrix m(rows, cols);
+    std::mt19937 gen(seed);
+    std::normal_distribution<float> normal;
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c) m(r, c) = normal(gen);
+    return m;
+}
+
+// m's rows as printf's %.9g, fields joined by `sep`, each row ending in '\n': the expected
+// csv/tsv text, computed without attn's formatter.
+std::string printf_rows(const attn::Matrix& m, const char* sep) {
+    std::string out;
+    for (std::size_t r = 0; r < m.rows(); ++r)
+        for (std::size_t c = 0; c < m.cols(); ++c) out += printf_g(m(r, c), 9) + (c + 1 < m.cols() ? sep : "\n");
+    return out;
+}
+
 std::string fast_g(double v, int digits) {
     std::string s;
     attn::io::detail::append_significant(s, v, digits);
@@ -273,18 +292,11 @@ TEST_CASE("number text: the parser's fast path reads every spelling as strtod th
 
 TEST_CASE("number text: csv formatted in row bands is the same for threads 1, 2, 3 and 7") {
     // 70 000 rows of 2: many bands, the last one short.
-    const std::size_t rows = 70001, cols = 2;
-    attn::Matrix m(rows, cols);
-    std::mt19937 gen(3);
-    std::normal_distribution<float> normal;
-    for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t c = 0; c < cols; ++c) m(r, c) = normal(gen);
+    const attn::Matrix m = normal_matrix(70001, 2, 3);
     attn::io::OutputOptions opt;
     opt.format = attn::io::Format::csv;
     const unsigned before = attn::current_threads();
-    std::string serial;
-    for (std::size_t r = 0; r < rows; ++r)
-        serial += printf_g(m(r, 0), 9) + "," + printf_g(m(r, 1), 9) + "\n";
+    const std::string serial = printf_rows(m, ",");
     for (unsigned threads : {1u, 2u, 3u, 7u}) {
         attn::set_threads(threads);
         CHECK(attn::io::render({attn::io::tensor_item("m", attn::view_of(m))}, opt) == serial);
@@ -296,15 +308,8 @@ TEST_CASE("number text: csv/tsv streamed band by band reach the sink in row orde
     // Streaming, the bands are handed to the sink by whichever thread finishes one, in row
     // order: the bytes (and the pieces' order) must not depend on the thread count. 90 001
     // rows of 3: several bands, the last one short.
-    const std::size_t rows = 90001, cols = 3;
-    attn::Matrix m(rows, cols);
-    std::mt19937 gen(17);
-    std::normal_distribution<float> normal;
-    for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t c = 0; c < cols; ++c) m(r, c) = normal(gen);
-    std::string want;
-    for (std::size_t r = 0; r < rows; ++r)
-        want += printf_g(m(r, 0), 9) + "\t" + printf_g(m(r, 1), 9) + "\t" + printf_g(m(r, 2), 9) + "\n";
+    const attn::Matrix m = normal_matrix(90001, 3, 17);
+    const std::string want = printf_rows(m, "\t");
     const unsigned before = attn::current_threads();
     for (unsigned threads : {1u, 2u, 3u, 7u}) {
         INFO("threads " << threads);
