@@ -6,6 +6,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -985,15 +986,15 @@ inline void with_row_count(std::size_t n, Fn&& fn) {
 template <class Arch>
 constexpr std::size_t decode_acc_regs = std::is_same_v<Arch, xsimd::fma3<xsimd::avx2>> ? 8 : 16;
 
-// sc[r·KT + j0 + u] = Σ_p q[r·dkp + p]·K[t0 + j0 + u][p] for rows r < NR and KU keys u: KU·NR
-// independent accumulators (one FMA chain each would leave the FMA units waiting on its
-// latency). Each key's sum runs over p in order, then one horizontal sum: the bits of a
-// score never depend on which keys share the call.
+// dots[r·W + u] = Σ_p q[r·dkp + p]·K row u (at k0 + u·ldk) over p, lane by lane (W lanes,
+// not yet summed), for rows r < NR and KU keys u: KU·NR independent accumulators (one FMA
+// chain each would leave the FMA units waiting on its latency). Each key's chain runs over p
+// in order whichever keys share the call.
 template <class Arch, std::size_t NR, std::size_t KU, class E>
-inline void decode_scores_keys(const float* q, std::size_t dkp, const E* k0, std::size_t ldk, std::size_t dk,
-                               float* sc) {
+inline void decode_dots(const float* q, std::size_t dkp, const E* k0, std::size_t ldk, std::size_t dk,
+                        vfloat<Arch>* dots) {
     using F = vfloat<Arch>;
-    constexpr std::size_t W = lanes<Arch>, KT = DecodeBlocking<Arch>::KT;
+    constexpr std::size_t W = lanes<Arch>;
     const std::size_t full = dk - dk % W;
     F acc[NR][KU];
     for (std::size_t r = 0; r < NR; ++r)
@@ -1016,24 +1017,41 @@ inline void decode_scores_keys(const float* q, std::size_t dkp, const E* k0, std
             for (std::size_t r = 0; r < NR; ++r) acc[r][u] = fmadd<Arch>(F::load_aligned(q + r * dkp + p), kv, acc[r][u]);
         }
     for (std::size_t r = 0; r < NR; ++r)
-        for (std::size_t u = 0; u < KU; ++u) sc[r * KT + u] = hsum<Arch>(acc[r][u]);
+        for (std::size_t u = 0; u < KU; ++u) dots[r * W + u] = acc[r][u];
 }
 
 // sc[r·KT + j] = Σ_p q[r·dkp + p]·K[t0 + j][p] for rows r < NR, keys j < nk (q zero-padded
-// to dkp, a multiple of the lanes, and 64-byte aligned); K holds E elements. Rows before
-// kend (the caller's last key) are prefetched ahead.
+// to dkp, a multiple of the lanes, and 64-byte aligned; sc rows hold KT floats, a multiple
+// of the lanes, and lanes past nk may be written); K holds E elements. Keys go in groups of
+// W: their lane-wise dot products, then one transposing reduction (simd::reduce_add_rows)
+// gives the group's W scores as one vector, a quarter or less of the instructions of one
+// horizontal sum per key. The reduction sums every lane by the same tree and a missing key
+// of the last group is a zero vector, so the bits of a score never depend on which keys or
+// rows share the call. Rows before kend (the caller's last key) are prefetched ahead.
 template <class Arch, std::size_t NR, class E>
 inline void decode_scores(const float* q, std::size_t dkp, const E* K, std::size_t ldk, std::size_t dk,
                           std::size_t t0, std::size_t nk, std::size_t kend, float* sc) {
-    constexpr std::size_t KU = std::clamp<std::size_t>(decode_acc_regs<Arch> / NR, 1, 4);
+    using F = vfloat<Arch>;
+    constexpr std::size_t W = lanes<Arch>, KT = DecodeBlocking<Arch>::KT;
+    // keys per decode_dots call: a power of two (a divisor of W), at most 4
+    constexpr std::size_t KU = std::bit_floor(std::clamp<std::size_t>(decode_acc_regs<Arch> / NR, 1, 4));
     const std::size_t pf = prefetch_rows_ahead<E>(dk);
-    std::size_t j = 0;
-    for (; j + KU <= nk; j += KU) {
-        const std::size_t first = t0 + j + pf;
-        if (first < kend) prefetch_rows(K + first * ldk, ldk, std::min(KU, kend - first), dk);
-        decode_scores_keys<Arch, NR, KU>(q, dkp, K + (t0 + j) * ldk, ldk, dk, sc + j);
+    F dots[NR * W];
+    for (std::size_t j0 = 0; j0 < nk; j0 += W) {
+        const E* k0 = K + (t0 + j0) * ldk;
+        const std::size_t n = std::min(W, nk - j0);
+        std::size_t u = 0;
+        for (; u + KU <= n; u += KU) {
+            const std::size_t first = t0 + j0 + u + pf;
+            if (first < kend) prefetch_rows(K + first * ldk, ldk, std::min(KU, kend - first), dk);
+            decode_dots<Arch, NR, KU>(q, dkp, k0 + u * ldk, ldk, dk, dots + u);
+        }
+        for (; u < n; ++u) decode_dots<Arch, NR, 1>(q, dkp, k0 + u * ldk, ldk, dk, dots + u);
+        for (std::size_t r = 0; r < NR; ++r) {
+            for (std::size_t v = n; v < W; ++v) dots[r * W + v] = F(0.0f);
+            simd::reduce_add_rows(dots + r * W).store_aligned(sc + r * KT + j0);
+        }
     }
-    for (; j < nk; ++j) decode_scores_keys<Arch, NR, 1>(q, dkp, K + (t0 + j) * ldk, ldk, dk, sc + j);
 }
 
 // NB vectors of columns of decode_mix (v and acc point at the first column; the last vector

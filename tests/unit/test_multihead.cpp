@@ -438,6 +438,45 @@ TEST_CASE("split-K decoding: K/V heads strided as column blocks of a projection 
     }
 }
 
+// The split-K score loop sums W keys' dot products at once by a transposing reduction; a
+// score's bits must not depend on the key's position in that group (or in its tile, chunk
+// or the last, partial group). With every key a copy of one row, every score is then the
+// same float, so each weight is exactly 1/Tk: with V = the Tk×Tk identity, a context row's
+// Tk entries are all the same bits. Key counts around the lanes, the 64-key tile and the
+// chunks; 1 to 4 query rows; float32 and float16 K; every arch.
+TEST_CASE("split-K decoding: equal keys get equal scores wherever they sit (exactly uniform weights)") {
+    ArchGuard guard;
+    for (attn::Arch arch : arches()) {
+        attn::set_arch(arch);
+        unsigned seed = 1200;
+        for (std::size_t Tk : {1u, 3u, 5u, 15u, 17u, 63u, 65u, 129u, 700u})
+            for (std::size_t d : {7u, 128u})
+                for (std::size_t Tq : {1u, 2u, 4u}) {
+                    INFO("arch " << attn::arch_name(arch) << ", Tq " << Tq << " Tk " << Tk << " d " << d);
+                    std::mt19937 rng(seed++);
+                    const Tensor Q = random_tensor(Shape{Tq, d}, rng), row = random_tensor(Shape{1, d}, rng);
+                    Tensor K(Shape{Tk, d}), V(Shape{Tk, Tk});
+                    for (std::size_t j = 0; j < Tk; ++j) {
+                        std::copy(row.data(), row.data() + d, K.data() + j * K.row_stride());
+                        std::fill(V.data() + j * V.row_stride(), V.data() + j * V.row_stride() + Tk, 0.0f);
+                        V.data()[j * V.row_stride() + j] = 1.0f;
+                    }
+                    const attn::HalfTensor Kh = attn::to_half(K.view());
+                    attn::set_threads(2);
+                    for (const attn::BatchedAttention& r :
+                         {attn::batched_attention(Q.view(), K.view(), V.view(), {}),
+                          attn::batched_attention(Q.view(), Kh.view(), V.view(), {})}) {
+                        CHECK(r.split_keys);
+                        for (std::size_t i = 0; i < Tq; ++i) {
+                            const float* c = r.context.data() + i * r.context.row_stride();
+                            CHECK(std::all_of(c, c + Tk, [&](float x) { return std::memcmp(&x, c, sizeof x) == 0; }));
+                            CHECK(std::fabs(c[0] * float(Tk) - 1.0f) < 1e-5f);
+                        }
+                    }
+                }
+    }
+}
+
 TEST_CASE("split-K decoding: more than decode_max_rows query rows keep the query-block kernel") {
     std::mt19937 rng(3);
     const Case c = make_case("prefill", {2, 5, 16}, {2, 300, 16}, {2, 300, 16});
