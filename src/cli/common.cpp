@@ -11,6 +11,7 @@
 #include <iostream>
 #include <limits>
 #include <set>
+#include <typeinfo>
 
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
@@ -55,6 +56,19 @@ std::string bad_value_message(const cxxopts::Options& options, const std::string
     return "invalid " + name + " '" + value + "': " + (integer_syntax ? "out of range" : "expected an integer");
 }
 
+// Whether option `key` takes an integer value (cxxopts checks the stored type on as<T>()).
+bool is_integer_option(const cxxopts::ParseResult& r, const std::string& key) {
+    const auto holds = [&](auto type) {
+        try {
+            (void)r[key].as<decltype(type)>();
+            return true;
+        } catch (const std::bad_cast&) {
+            return false;
+        }
+    };
+    return holds(int{}) || holds(std::size_t{});
+}
+
 }  // namespace
 
 std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int argc, char** argv) {
@@ -81,6 +95,11 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
         for (const auto& kv : result.arguments())
             if (result.count(kv.key()) > 1 && kv.value() != "true" && !lists.count(kv.key()))
                 throw UsageError((kv.key().size() == 1 ? "-" : "--") + kv.key() + " given more than once");
+        // cxxopts also reads integers written in hexadecimal ("0x10"); attn documents decimal.
+        for (const auto& kv : result.arguments())
+            if (is_integer_option(result, kv.key()) && kv.value().find_first_of("xX") != std::string::npos)
+                throw UsageError("invalid " + std::string(kv.key().size() == 1 ? "-" : "--") + kv.key() + " '" +
+                                 kv.value() + "': expected a decimal integer (see --help)");
         return result;
     } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
         std::string value = e.what();  // "Argument ‘VALUE’ failed to parse"
