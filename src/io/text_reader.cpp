@@ -276,18 +276,21 @@ private:
         while (!v.empty() && is_blank(v.back())) v.remove_suffix(1);
         return v;
     }
-    // "RxC" in full.
-    static std::optional<std::pair<std::size_t, std::size_t>> parse_dims(std::string_view v) {
+    // "RxC" in full. A number too large for size_t sets too_large (the text is then a header
+    // that cannot be read, not a comment).
+    static std::optional<std::pair<std::size_t, std::size_t>> parse_dims(std::string_view v, bool& too_large) {
         std::size_t r = 0, c = 0;
         const char* end = v.data() + v.size();
         const auto a = std::from_chars(v.data(), end, r);
-        if (a.ec != std::errc() || a.ptr == end || *a.ptr != 'x') return std::nullopt;
+        const auto read = [](std::from_chars_result res) { return res.ec == std::errc() || res.ec == std::errc::result_out_of_range; };
+        if (!read(a) || a.ptr == end || *a.ptr != 'x') return std::nullopt;
         const auto b = std::from_chars(a.ptr + 1, end, c);
-        if (b.ec != std::errc() || b.ptr != end || b.ptr == a.ptr + 1) return std::nullopt;
+        if (!read(b) || b.ptr != end || b.ptr == a.ptr + 1) return std::nullopt;
+        if (a.ec != std::errc() || b.ec != std::errc()) too_large = true;
         return std::pair{r, c};
     }
-    // Takes a trailing "[i, j, ...]" (integers) off v.
-    static std::optional<std::vector<std::size_t>> take_index(std::string_view& v) {
+    // Takes a trailing "[i, j, ...]" (integers) off v; too_large as for parse_dims.
+    static std::optional<std::vector<std::size_t>> take_index(std::string_view& v, bool& too_large) {
         if (v.empty() || v.back() != ']') return std::nullopt;
         const std::size_t open = v.rfind('[');
         if (open == std::string_view::npos) return std::nullopt;
@@ -296,7 +299,8 @@ private:
         while (!body.empty()) {
             std::size_t k = 0;
             const auto res = std::from_chars(body.data(), body.data() + body.size(), k);
-            if (res.ec != std::errc() || res.ptr == body.data() || index.size() == max_rank) return std::nullopt;
+            if (res.ec == std::errc::result_out_of_range) too_large = true;
+            else if (res.ec != std::errc() || res.ptr == body.data() || index.size() == max_rank) return std::nullopt;
             index.push_back(k);
             body = trim(body.substr(std::size_t(res.ptr - body.data())));
             if (body.empty()) break;
@@ -314,24 +318,32 @@ private:
     }
     static bool is_one_token(std::string_view name) { return std::none_of(name.begin(), name.end(), is_blank); }
 
+    // A header with an index or size too large for size_t is an error, not a comment to skip
+    // (its rows would silently join the block before).
+    Header checked(Header h, bool too_large) const {
+        if (too_large) fail_at(h.pos, "this block header's index or size is too large");
+        return h;
+    }
+
     // The comment s_[i, eol) (s_[i] == '#') as a block header, when it is one.
     std::optional<Header> comment_header(std::size_t i, std::size_t eol) const {
         std::string_view v = trim(s_.substr(i + 1, eol - i - 1));
         Header h;
         h.pos = i;
+        bool too_large = false;
         const std::size_t sp = v.find_last_of(" \t");
-        if (auto d = parse_dims(sp == std::string_view::npos ? v : v.substr(sp + 1))) {
+        if (auto d = parse_dims(sp == std::string_view::npos ? v : v.substr(sp + 1), too_large)) {
             h.dims = d;
             v = sp == std::string_view::npos ? std::string_view() : trim(v.substr(0, sp));
         }
-        if (auto index = take_index(v)) {
+        if (auto index = take_index(v, too_large)) {
             h.index = std::move(*index);
             h.has_index = true;
         }
         const bool draw = is_draw_name(v);
         if (!v.empty() && !draw && !is_one_token(v)) return std::nullopt;
         h.name = std::string(v);
-        if (h.has_index || (!v.empty() && h.dims) || draw) return h;
+        if (h.has_index || (!v.empty() && h.dims) || draw) return checked(std::move(h), too_large);
         return std::nullopt;
     }
 
@@ -343,16 +355,17 @@ private:
         if (open == std::string_view::npos || open == 0) return std::nullopt;
         Header h;
         h.pos = i;
-        h.dims = parse_dims(line.substr(open + 2, line.size() - open - 4));
+        bool too_large = false;
+        h.dims = parse_dims(line.substr(open + 2, line.size() - open - 4), too_large);
         if (!h.dims) return std::nullopt;
         std::string_view v = trim(line.substr(0, open));
-        if (auto index = take_index(v)) {
+        if (auto index = take_index(v, too_large)) {
             h.index = std::move(*index);
             h.has_index = true;
         }
         if (v.empty() || !(is_one_token(v) || is_draw_name(v))) return std::nullopt;
         h.name = std::string(v);
-        return h;
+        return checked(std::move(h), too_large);
     }
 
     static std::string index_text(const std::vector<std::size_t>& index) {
