@@ -7,6 +7,7 @@
 #include <cstring>
 #include <new>
 
+#include "attn/matrix.hpp"
 #include "io/float16.hpp"
 
 namespace attn {
@@ -46,7 +47,7 @@ TensorView KVView::f32() const noexcept {
 
 // ---- HalfTensor ------------------------------------------------------------------------
 
-void HalfTensor::Free::operator()(std::uint16_t* p) const noexcept { ::operator delete[](p, std::align_val_t(64)); }
+void HalfTensor::Free::operator()(std::uint16_t* p) const noexcept { aligned_free_bytes(p); }
 
 HalfTensor::HalfTensor(const Shape& shape) : shape_(shape) {
     const std::size_t cols = shape.back(1);
@@ -55,7 +56,7 @@ HalfTensor::HalfTensor(const Shape& shape) : shape_(shape) {
     if (shape.rank() > 0) padded[shape.rank() - 1] = stride_;
     const std::size_t n = std::max<std::size_t>(padded.numel(), 1);
     if (n > (std::size_t(-1) >> 2)) throw std::bad_alloc();
-    data_.reset(static_cast<std::uint16_t*>(::operator new[](n * sizeof(std::uint16_t), std::align_val_t(64))));
+    data_.reset(static_cast<std::uint16_t*>(aligned_alloc_bytes(n * sizeof(std::uint16_t))));
     std::memset(data_.get(), 0, n * sizeof(std::uint16_t));
 }
 

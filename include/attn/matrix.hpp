@@ -53,7 +53,11 @@ private:
     AlignedBuffer data_;
 };
 
-// Allocates `count` floats aligned to Matrix::alignment; throws std::bad_alloc.
+// Allocates `bytes` aligned to Matrix::alignment (large buffers: to 2 MiB, in transparent
+// huge pages where the system allows); throws std::bad_alloc. Freed by aligned_free_bytes.
+void* aligned_alloc_bytes(std::size_t bytes);
+void aligned_free_bytes(void* p) noexcept;
+// The same for `count` floats.
 float* aligned_alloc_floats(std::size_t count);
 void aligned_free_floats(float* p) noexcept;
 

@@ -114,22 +114,24 @@ void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peak
                const BandwidthReport& bandwidth) {
     (void)bandwidth;  // the csv keeps its columns; the table and json report the bandwidth
     std::printf("op,shape,arch,threads,causal,fused,median,min,max,mean,stddev,gflops,elements_per_s,speedup_vs_scalar,"
-                "fraction_of_peak,user,system,fraction_of_peak_cpu\n");
+                "fraction_of_peak,user,system,fraction_of_peak_cpu,kv_dtype,mask,bias\n");
     for (const auto& p : peaks)
-        std::printf("fma_peak,,%s,%u,,,,,,,,%s,,,,,,\n", arch_name(p.arch), p.threads, num(p.gflops).c_str());
+        std::printf("fma_peak,,%s,%u,,,,,,,,%s,,,,,,,,,\n", arch_name(p.arch), p.threads, num(p.gflops).c_str());
     for (const auto& r : results) {
         const double g = r.c.flops() / r.timing.median * 1e-9;
         const auto peak = peak_for(peaks, r.arch, r.threads);
         const bool att = (r.c.op == Op::attention || r.c.op == Op::mha);
         const auto cpu = cpu_fraction(peaks, r);
-        std::printf("%s,%s,%s,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", op_name(r.c.op), r.c.shape().c_str(),
+        std::printf("%s,%s,%s,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", op_name(r.c.op), r.c.shape().c_str(),
                     arch_name(r.arch), r.threads, att ? (r.c.causal ? "true" : "false") : "",
                     att ? (r.c.fused ? "true" : "false") : "", num(r.timing.median).c_str(),
                     num(r.timing.min).c_str(), num(r.timing.max).c_str(), num(r.timing.mean).c_str(),
                     num(r.timing.stddev).c_str(), r.c.flops() > 0 ? num(g).c_str() : "",
                     r.c.op == Op::softmax ? num(r.c.elements() / r.timing.median).c_str() : "",
                     r.speedup ? num(*r.speedup).c_str() : "", peak && r.c.flops() > 0 ? num(g / *peak).c_str() : "",
-                    num(r.timing.user).c_str(), num(r.timing.system).c_str(), cpu ? num(*cpu).c_str() : "");
+                    num(r.timing.user).c_str(), num(r.timing.system).c_str(), cpu ? num(*cpu).c_str() : "",
+                    att ? (r.c.kv_half ? "f16" : "f32") : "", att ? (r.c.mask ? "true" : "false") : "",
+                    att ? (r.c.bias ? "true" : "false") : "");
     }
 }
 
@@ -166,8 +168,9 @@ void print_json(const std::vector<Result>& results, const std::vector<Peak>& pea
         std::printf("%s\n    {\"command\": \"%s\", \"op\": \"%s\", \"shape\": \"%s\", \"arch\": \"%s\", \"threads\": %u,",
                     i ? "," : "", command.c_str(), op_name(r.c.op), r.c.shape().c_str(), arch_name(r.arch), r.threads);
         if ((r.c.op == Op::attention || r.c.op == Op::mha))
-            std::printf(" \"causal\": %s, \"fused\": %s, \"kv_dtype\": \"%s\",", r.c.causal ? "true" : "false",
-                        r.c.fused ? "true" : "false", r.c.kv_half ? "f16" : "f32");
+            std::printf(" \"causal\": %s, \"fused\": %s, \"kv_dtype\": \"%s\", \"mask\": %s, \"bias\": %s,",
+                        r.c.causal ? "true" : "false", r.c.fused ? "true" : "false", r.c.kv_half ? "f16" : "f32",
+                        r.c.mask ? "true" : "false", r.c.bias ? "true" : "false");
         std::printf("\n     \"mean\": %s, \"stddev\": %s, \"median\": %s, \"user\": %s, \"system\": %s, "
                     "\"min\": %s, \"max\": %s,",
                     num(r.timing.mean).c_str(), num(r.timing.stddev).c_str(), num(r.timing.median).c_str(),

@@ -63,3 +63,10 @@ expect_code 2 "--paths with --materialized"
 
 run bench --op matmul --mask --repeat 1
 expect_code 2 "--mask with matmul is refused"
+
+run bench --op attention --sizes 32 --d 8 --mask --bias --kv-dtype f16 --repeat 1 --warmup 0 --format csv
+expect_code 0 "bench --mask --bias --format csv"
+expect_out_has "fraction_of_peak_cpu,kv_dtype,mask,bias" "the csv header names the K/V type, mask and bias"
+expect_out_has ",f16,false,false" "the plain row"
+expect_out_has ",f16,true,false" "the masked row is told apart"
+expect_out_has ",f16,false,true" "the bias row is told apart"
