@@ -27,9 +27,9 @@ void declare_options(cxxopts::Options& options) {
         ("kv", "Embeddings for keys and values (T_kv×D_kv, or B×T_kv×D_kv): cross-attention, K = KV·W_k, "
                "V = KV·W_v (default: -x)", cxxopts::value<std::string>(), "FILE")
         ("heads", "Query heads H (default 1): the columns of Q are H blocks of d_k; results get a head dimension",
-         cxxopts::value<int>(), "H")
+         decimal_value<int>(), "H")
         ("kv-heads", "Key/value heads G (default H; H a multiple of G): query head h reads key/value head "
-                     "h/(H/G) (grouped-query; 1 = multi-query)", cxxopts::value<int>(), "G")
+                     "h/(H/G) (grouped-query; 1 = multi-query)", decimal_value<int>(), "G")
         ("wq", "Query projection W_q (D×(H·d_k)); identity when omitted", cxxopts::value<std::string>(), "FILE")
         ("wk", "Key projection W_k (D_kv×(G·d_k)); identity when omitted", cxxopts::value<std::string>(), "FILE")
         ("wv", "Value projection W_v (D_kv×(G·d_v)); identity when omitted", cxxopts::value<std::string>(), "FILE")
@@ -92,8 +92,8 @@ void declare_options(cxxopts::Options& options) {
                 "--show the matrices go to -o", cxxopts::value<std::string>(), "FILE")
         ("svg-of", "Matrix drawn by --svg: scores, scaled or weights",
          cxxopts::value<std::string>()->default_value("weights"), "WHAT")
-        ("head", "Draw only head h (0-based) in --heatmap and --svg", cxxopts::value<int>(), "h")
-        ("batch", "Draw only batch item b (0-based) in --heatmap and --svg", cxxopts::value<int>(), "b");
+        ("head", "Draw only head h (0-based) in --heatmap and --svg", decimal_value<int>(), "h")
+        ("batch", "Draw only batch item b (0-based) in --heatmap and --svg", decimal_value<int>(), "b");
     // ---- interactive HTML view (src/viz/html.cpp) ----
     options.add_options("Pictures")
         ("html", "Write an interactive HTML view of the weights to FILE: bertviz-style head view (hover a token), "

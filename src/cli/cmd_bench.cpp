@@ -80,7 +80,7 @@ int cmd_bench(int argc, char** argv) {
         ("d,head-dims", "Comma-separated head dimensions for attention (default 64); also --d LIST",
          cxxopts::value<std::string>(), "LIST")
         ("kv-heads", "Key/value heads G for attention and mha (grouped-query; H must be a multiple; default H)",
-         cxxopts::value<std::size_t>(), "G")
+         decimal_value<std::size_t>(), "G")
         ("kv-dtype", "Element type of K and V for --op attention: f32 (default) or f16 (IEEE half precision, "
                      "widened by the kernels tile by tile)",
          cxxopts::value<std::string>(), "T")
@@ -92,8 +92,8 @@ int cmd_bench(int argc, char** argv) {
         ("mask", "Also time each attention case with a random Tq x Tk mask (about one key in eight masked), "
                  "shared by every head, packed into bits before the timed runs (as attend does when it reads --mask)")
         ("bias", "Also time each attention case with a random Tq x Tk bias in [-1, 1], shared by every head")
-        ("repeat", "Timed runs per case (default 10)", cxxopts::value<int>(), "R")
-        ("warmup", "Untimed runs before them (default 2)", cxxopts::value<int>(), "W")
+        ("repeat", "Timed runs per case (default 10)", decimal_value<int>(), "R")
+        ("warmup", "Untimed runs before them (default 2)", decimal_value<int>(), "W")
         ("peak", "Measure the FMA peak (GFLOP/s) for 1..threads threads and every SIMD arch, and the read "
                  "bandwidth (GB/s, 1..threads threads) from memory (a buffer of at least 4x the last-level cache) "
                  "and in cache; show each result as a fraction of the FMA peak, and memory-bound ones (attention "

@@ -11,7 +11,6 @@
 #include <iostream>
 #include <limits>
 #include <set>
-#include <typeinfo>
 
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
@@ -53,20 +52,9 @@ std::string bad_value_message(const cxxopts::Options& options, const std::string
                                 value.size() > std::size_t(value[0] == '-');
     if (!integer_syntax && value.size() > 1 && value[0] == '+' && value.find_first_not_of("0123456789", 1) == std::string::npos)
         return "invalid " + name + " '" + value + "': expected an integer without '+'";
-    return "invalid " + name + " '" + value + "': " + (integer_syntax ? "out of range" : "expected an integer");
-}
-
-// Whether option `key` takes an integer value (cxxopts checks the stored type on as<T>()).
-bool is_integer_option(const cxxopts::ParseResult& r, const std::string& key) {
-    const auto holds = [&](auto type) {
-        try {
-            (void)r[key].as<decltype(type)>();
-            return true;
-        } catch (const std::bad_cast&) {
-            return false;
-        }
-    };
-    return holds(int{}) || holds(std::size_t{});
+    const bool hex = value.find_first_of("xX") != std::string::npos;  // DecimalValue refuses it
+    return "invalid " + name + " '" + value + "': " +
+           (integer_syntax ? "out of range" : hex ? "expected a decimal integer" : "expected an integer");
 }
 
 }  // namespace
@@ -95,11 +83,6 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
         for (const auto& kv : result.arguments())
             if (result.count(kv.key()) > 1 && kv.value() != "true" && !lists.count(kv.key()))
                 throw UsageError((kv.key().size() == 1 ? "-" : "--") + kv.key() + " given more than once");
-        // cxxopts also reads integers written in hexadecimal ("0x10"); attn documents decimal.
-        for (const auto& kv : result.arguments())
-            if (is_integer_option(result, kv.key()) && kv.value().find_first_of("xX") != std::string::npos)
-                throw UsageError("invalid " + std::string(kv.key().size() == 1 ? "-" : "--") + kv.key() + " '" +
-                                 kv.value() + "': expected a decimal integer (see --help)");
         return result;
     } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
         std::string value = e.what();  // "Argument ‘VALUE’ failed to parse"
@@ -152,7 +135,7 @@ void add_output_options(cxxopts::Options& options, bool with_npy) {
         ("format", std::string("Output format: pretty, csv, tsv, json") + (with_npy ? ", npy" : "") +
                    " (default: pretty on a terminal, csv otherwise). pretty tables wider than $COLUMNS (else the "
                    "terminal, else 80) print in column blocks", cxxopts::value<std::string>(), "FMT")
-        ("digits", digits_help, cxxopts::value<int>(), "N")
+        ("digits", digits_help, decimal_value<int>(), "N")
         ("o,output", "Write to PATH instead of standard output (a directory for several npy matrices)",
          cxxopts::value<std::string>(), "PATH");
 }
@@ -176,7 +159,7 @@ void add_exec_options(cxxopts::Options& options) {
         ("arch", "Kernel set: auto, scalar, avx2, avx512, neon (default auto, or $ATTN_ARCH)",
          cxxopts::value<std::string>(), "ARCH")
         ("threads", "Worker threads (default: all online cores); results are identical for any count",
-         cxxopts::value<int>(), "N");
+         decimal_value<int>(), "N");
 }
 
 Arch parse_arch_from(const std::string& text, const char* source) {
