@@ -13,6 +13,7 @@
 #include "attn/viz.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/help.hpp"
 #include "io/output_file.hpp"
 
 namespace attn::cli {
@@ -127,8 +128,7 @@ std::string render_table(const std::vector<VarianceResult>& results, char sep, i
 
 // Right-aligns to `width` terminal columns (one per UTF-8 code point).
 std::string pad(const std::string& s, std::size_t width) {
-    std::size_t cols = 0;
-    for (char c : s) cols += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    const std::size_t cols = display_width(s);
     return cols >= width ? s : std::string(width - cols, ' ') + s;
 }
 

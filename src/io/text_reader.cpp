@@ -18,6 +18,7 @@
 #include "attn/error.hpp"
 #include "attn/io.hpp"
 #include "io/number_parse.hpp"
+#include "io/utf8.hpp"
 #include "parallel.hpp"
 
 namespace attn::io {
@@ -31,18 +32,8 @@ bool is_ident(char c) {
 }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-// Length of the valid UTF-8 sequence of 2 to 4 bytes starting s[i], or 0.
-std::size_t utf8_length(std::string_view s, std::size_t i) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    const std::size_t len = b >= 0xC2 && b <= 0xDF ? 2 : (b >> 4) == 0xE ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0;
-    if (len == 0 || i + len > s.size()) return 0;
-    for (std::size_t k = 1; k < len; ++k)
-        if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return 0;
-    return len;
-}
-
-// Quotes a piece of input for a message: printable ASCII and valid UTF-8 as is, other bytes
-// as \xNN, long pieces cut.
+// Quotes a piece of input for a message: printable ASCII and valid UTF-8 (io/utf8.hpp) as
+// is, other bytes and control characters as \xNN, long pieces cut.
 std::string quoted(std::string_view s) {
     constexpr std::size_t max_shown = 32;
     std::string out = "'";
@@ -52,7 +43,7 @@ std::string quoted(std::string_view s) {
         if (c >= 0x20 && c < 0x7f) {
             out += char(c);
             ++i;
-        } else if (const std::size_t len = c >= 0x80 ? utf8_length(s, i) : 0; len > 0) {
+        } else if (const std::size_t len = c >= 0x80 && !control_at(s, i) ? utf8_length(s, i) : 0; len > 0) {
             out += s.substr(i, len);
             i += len;
         } else {

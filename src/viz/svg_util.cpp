@@ -5,30 +5,19 @@
 #include <string>
 
 #include "attn/viz.hpp"
+#include "io/utf8.hpp"
 
 namespace attn::viz {
 
 namespace {
 
-// Length of the well-formed UTF-8 sequence at s[i] that XML 1.0 allows (no surrogates, no
-// U+FFFE/U+FFFF, nothing above U+10FFFF, no overlong forms), or 0 when there is none.
+// Length of the well-formed UTF-8 sequence at s[i] that XML 1.0 allows (io/utf8.hpp's rule,
+// and not U+FFFE or U+FFFF), or 0 when there is none.
 std::size_t xml_char_length(const std::string& s, std::size_t i) {
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-    const unsigned char c = byte(0);
-    if (c < 0x80) return 1;
-    std::size_t n = 0;
-    unsigned cp = 0;
-    if (c >= 0xC2 && c <= 0xDF) n = 2, cp = c & 0x1Fu;
-    else if (c >= 0xE0 && c <= 0xEF) n = 3, cp = c & 0x0Fu;
-    else if (c >= 0xF0 && c <= 0xF4) n = 4, cp = c & 0x07u;
-    if (n == 0 || i + n > s.size()) return 0;
-    for (std::size_t k = 1; k < n; ++k) {
-        if ((byte(k) & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (byte(k) & 0x3Fu);
-    }
-    const bool overlong = (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000);
-    if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF) return 0;
-    return n;
+    if (static_cast<unsigned char>(s[i]) < 0x80) return 1;
+    const std::size_t n = io::utf8_length(s, i);
+    const bool nonchar = n == 3 && s.compare(i, 2, "\xEF\xBF") == 0 && (s[i + 2] == '\xBE' || s[i + 2] == '\xBF');
+    return nonchar ? 0 : n;
 }
 
 }  // namespace
