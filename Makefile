@@ -166,11 +166,11 @@ fuzz: fuzz-build
 fuzz-replay: fuzz-build
 	@bash tests/fuzz/run.sh $(ASAN_BUILD)/fuzz 0
 
-# ThreadSanitizer: the thread pool, GEMM, fused-attention and dispatch tests, once each with
+# ThreadSanitizer: the thread pool, GEMM, fused-attention, split-K decoding and dispatch tests, once each with
 # 1, 2, 3 and 7 threads (ATTN_TEST_THREADS). Only the library and the unit tests are built.
 TSAN_BUILD := build-tsan
 TSAN_FLAGS := -O1 -g -fsanitize=thread
-TSAN_TESTS := dispatch*,parallel_for*,gemm*,flash*,attend*
+TSAN_TESTS := dispatch*,parallel_for*,gemm*,flash*,attend*,split-K*
 test-tsan:
 	@bash .ci/ensure-packages $(SAN_PACKAGES)
 	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=$(TSAN_BUILD) CXX=clang++ CXXFLAGS="$(TSAN_FLAGS)" \
