@@ -41,7 +41,15 @@ float* aligned_alloc_floats(std::size_t count) {
 
 void aligned_free_floats(float* p) noexcept { aligned_free_bytes(p); }
 
-void AlignedFree::operator()(float* p) const noexcept { aligned_free_floats(p); }
+void AlignedFree::operator()(float* p) const noexcept {
+    if (mapping_bytes) ::munmap(reinterpret_cast<char*>(p) - mapping_offset, mapping_bytes);
+    else aligned_free_floats(p);
+}
+
+AlignedBuffer adopt_mapping(void* mapping, std::size_t mapping_bytes, std::size_t data_offset) noexcept {
+    return AlignedBuffer(reinterpret_cast<float*>(static_cast<char*>(mapping) + data_offset),
+                         AlignedFree{data_offset, mapping_bytes});
+}
 
 std::size_t Matrix::padded_stride(std::size_t cols) noexcept {
     return (cols + stride_quantum - 1) / stride_quantum * stride_quantum;

@@ -100,6 +100,9 @@ Tensor::Tensor(const Shape& shape, Uninitialized) : shape_(shape), stride_(Matri
         for (std::size_t r = 0; r < rows_all; ++r) std::fill(data_.get() + r * stride_ + cols, data_.get() + (r + 1) * stride_, 0.0f);
 }
 
+Tensor::Tensor(const Shape& shape, AlignedBuffer dense) noexcept
+    : shape_(shape), stride_(shape.back(1)), data_(std::move(dense)) {}
+
 Tensor::Tensor(Matrix&& m) : shape_{m.rows(), m.cols()}, stride_(m.stride()) { data_ = m.release(); }
 
 Tensor::Tensor(const Tensor& other) : shape_(other.shape_), stride_(other.stride_) {

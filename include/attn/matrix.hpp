@@ -7,11 +7,17 @@
 
 namespace attn {
 
-// Frees storage from aligned_alloc_floats.
+// Frees storage from aligned_alloc_floats, or unmaps a file mapping whose data a tensor uses
+// in place (mapping_bytes != 0: the mapping starts mapping_offset bytes before the data).
 struct AlignedFree {
+    std::size_t mapping_offset = 0, mapping_bytes = 0;
     void operator()(float* p) const noexcept;
 };
 using AlignedBuffer = std::unique_ptr<float[], AlignedFree>;
+
+// Storage that is part of a file mapping (mmap of `mapping_bytes` at `mapping`, data at
+// `data_offset`): unmapped when the buffer goes.
+AlignedBuffer adopt_mapping(void* mapping, std::size_t mapping_bytes, std::size_t data_offset) noexcept;
 
 class Matrix {
 public:

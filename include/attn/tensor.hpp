@@ -90,6 +90,9 @@ public:
     struct Uninitialized {};
     Tensor(const Shape& shape, Uninitialized);
     explicit Tensor(Matrix&& m);          // rank 2, shares m's storage
+    // Adopts dense C-order storage (e.g. a mapped .npy file's data): the last dimension must
+    // need no padding (Matrix::padded_stride(cols) == cols) and the data be 64-byte aligned.
+    Tensor(const Shape& shape, AlignedBuffer dense) noexcept;
     Tensor(const Tensor& other);
     Tensor& operator=(const Tensor& other);
     Tensor(Tensor&&) noexcept = default;

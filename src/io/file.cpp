@@ -162,6 +162,19 @@ detail::MappedFile::~MappedFile() {
     if (data_) ::munmap(const_cast<char*>(data_), size_);
 }
 
+std::pair<char*, std::size_t> detail::MappedFile::release_writable() noexcept {
+    char* start = const_cast<char*>(data_);
+    if (!start || ::mprotect(start, size_, PROT_READ | PROT_WRITE) != 0) return {nullptr, 0};
+    const std::size_t size = size_;
+    data_ = nullptr;
+    size_ = 0;
+    return {start, size};
+}
+
+std::pair<char*, std::size_t> detail::InputBytes::release_writable_mapping() noexcept {
+    return map_ ? map_->release_writable() : std::pair<char*, std::size_t>{nullptr, 0};
+}
+
 detail::InputBytes::InputBytes(const std::string& path) {
     // Regular files of a known, non-zero size up to the input limit are mapped; anything
     // else (standard input, FIFOs, devices, empty files, errors) goes through read_file,

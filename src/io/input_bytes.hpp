@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace attn::io::detail {
 
@@ -19,6 +20,10 @@ public:
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;
     std::string_view bytes() const noexcept { return {data_ ? data_ : "", size_}; }
+    // Makes the mapping writable, copy-on-write (the file never changes), and gives it up:
+    // {start, size}, to be unmapped by the new owner. {nullptr, 0} (and still owned here) when
+    // the system refuses the writable mapping.
+    std::pair<char*, std::size_t> release_writable() noexcept;
 
 private:
     const char* data_ = nullptr;
@@ -35,6 +40,9 @@ public:
 
     std::string_view view() const noexcept { return map_ ? map_->bytes() : std::string_view(read_); }
     bool mapped() const noexcept { return map_ != nullptr; }
+    // MappedFile::release_writable of the mapping ({nullptr, 0} when not mapped); view() is
+    // then empty when it succeeded.
+    std::pair<char*, std::size_t> release_writable_mapping() noexcept;
 
     // Test hook: false makes every InputBytes read its file instead of mapping it.
     static void allow_mapping(bool allowed) noexcept;

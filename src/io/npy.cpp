@@ -17,6 +17,7 @@
 #include "attn/io.hpp"
 #include "io/float16.hpp"
 #include "io/header_cursor.hpp"
+#include "io/npy_in_place.hpp"
 #include "io/output_file.hpp"
 
 namespace attn::io {
@@ -241,6 +242,27 @@ Layout npy_layout(std::string_view bytes, const std::string& source, std::size_t
 }
 
 }  // namespace
+
+std::optional<detail::NpyInPlace> detail::npy_in_place(std::string_view bytes, const std::string& source,
+                                                       std::size_t max_dims) {
+    const Layout layout = npy_layout(bytes, source, max_dims);
+    const Header& h = layout.header;
+    const std::vector<std::size_t>& dims = *h.shape;
+    const std::size_t cols = dims.back();
+    const auto address = reinterpret_cast<std::uintptr_t>(bytes.data()) + layout.data_offset;
+    if (h.dtype->kind != Kind::f || h.dtype->size != 4 || h.dtype->big_endian || (*h.fortran_order && dims.size() > 1) ||
+        std::endian::native != std::endian::little || Matrix::padded_stride(cols) != cols ||
+        address % Matrix::alignment != 0)
+        return std::nullopt;
+    // Exponent bits all ones: inf or nan (the copying reader reports it, or allows -inf).
+    // Bitwise so that the loop vectorises.
+    const std::size_t count = Shape(dims).numel();
+    const auto* data = reinterpret_cast<const std::uint32_t*>(address);
+    std::uint32_t nonfinite = 0;
+    for (std::size_t i = 0; i < count; ++i) nonfinite |= std::uint32_t((data[i] & 0x7f800000u) == 0x7f800000u);
+    if (nonfinite) return std::nullopt;
+    return NpyInPlace{Shape(dims), layout.data_offset};
+}
 
 Shape npy_shape(std::string_view bytes, const std::string& source, std::size_t max_dims) {
     return Shape(*npy_layout(bytes, source, max_dims).header.shape);

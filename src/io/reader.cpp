@@ -1,11 +1,14 @@
 // Reading inputs: .npy or text recognised by content, into a tensor; and the 2-D view of
 // that for callers that take matrices only.
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
 #include "attn/model_file.hpp"
 #include "io/input_bytes.hpp"
+#include "io/npy_in_place.hpp"
 #include "io/output_file.hpp"
 
 namespace attn::io {
@@ -15,6 +18,19 @@ namespace {
 Matrix as_matrix(Tensor&& t, const std::string& source) {
     if (t.rank() > 2) throw InputError(source + ": expected a matrix, got shape " + t.shape().text());
     return std::move(t).to_matrix();
+}
+
+// A mapped float32 .npy that needs no conversion, padding or check beyond the scan for
+// non-finite values becomes the tensor's storage where it lies: no copy, and no fresh pages
+// to fault in and zero (the file's pages are already in the page cache).
+std::optional<Tensor> tensor_in_place(detail::InputBytes& bytes, const std::string& source, std::size_t max_dims) {
+    if (!bytes.mapped() || bytes.view().empty() || static_cast<unsigned char>(bytes.view()[0]) != 0x93)
+        return std::nullopt;
+    const auto in_place = detail::npy_in_place(bytes.view(), source, max_dims);
+    if (!in_place) return std::nullopt;
+    const auto [mapping, size] = bytes.release_writable_mapping();
+    if (!mapping) return std::nullopt;
+    return Tensor(in_place->shape, adopt_mapping(mapping, size, in_place->data_offset));
 }
 
 }  // namespace
@@ -30,8 +46,10 @@ Tensor parse_tensor(std::string_view bytes, const std::string& source, Finite fi
 
 Tensor read_tensor(const std::string& path, Finite finite, std::size_t max_dims) {
     if (is_model_path(path)) return read_model_tensor(path, finite, max_dims);  // FILE.npz:NAME, FILE.safetensors:NAME
-    const detail::InputBytes bytes(path);
-    return parse_tensor(bytes.view(), detail::display_name(path), finite, max_dims);
+    detail::InputBytes bytes(path);
+    const std::string source = detail::display_name(path);
+    if (auto t = tensor_in_place(bytes, source, max_dims)) return std::move(*t);
+    return parse_tensor(bytes.view(), source, finite, max_dims);
 }
 
 KVInput read_kv_tensor(const std::string& path, std::size_t max_dims) {
@@ -40,8 +58,14 @@ KVInput read_kv_tensor(const std::string& path, std::size_t max_dims) {
         kv.f32 = read_model_tensor(path, Finite::required, max_dims);
         return kv;
     }
-    const detail::InputBytes bytes(path);
-    return parse_kv_tensor(bytes.view(), detail::display_name(path), max_dims);
+    detail::InputBytes bytes(path);
+    const std::string source = detail::display_name(path);
+    if (auto t = tensor_in_place(bytes, source, max_dims)) {
+        KVInput kv;
+        kv.f32 = std::move(*t);
+        return kv;
+    }
+    return parse_kv_tensor(bytes.view(), source, max_dims);
 }
 
 Matrix parse_matrix(std::string_view bytes, const std::string& source, Finite finite) {

@@ -22,6 +22,7 @@
 #include "attn/io.hpp"
 #include "attn/ops.hpp"
 #include "io/input_bytes.hpp"
+#include "io/npy_in_place.hpp"
 #include "io/number_format.hpp"
 #include "io/number_parse.hpp"
 
@@ -376,6 +377,81 @@ TEST_CASE("inputs: a mapped file reads as the same file read whole, values and e
     CHECK(errors[1][2].find("truncated data") != std::string::npos);
     CHECK(errors[1][3] == empty.path + ": no numbers found (empty matrix)");
 }
+
+// The .npy of a tensor of this shape holding 0.25·i - 3 at flat index i (bit-exact in float32).
+std::string counting_npy(const attn::Shape& shape) {
+    attn::Tensor t(shape);
+    for (std::size_t s = 0; s < t.slices(); ++s)
+        for (std::size_t r = 0; r < t.rows(); ++r)
+            for (std::size_t c = 0; c < t.cols(); ++c)
+                t.slice_data(s)[r * t.row_stride() + c] = 0.25f * float((s * t.rows() + r) * t.cols() + c) - 3.0f;
+    return attn::io::npy_bytes(t.view());
+}
+
+TEST_CASE("inputs: a mapped float32 .npy with unpadded rows is used where it lies, copy-on-write") {
+    namespace d = attn::io::detail;
+    const auto check_counting = [](const attn::Tensor& t) {
+        for (std::size_t s = 0; s < t.slices(); ++s)
+            for (std::size_t r = 0; r < t.rows(); ++r)
+                for (std::size_t c = 0; c < t.cols(); ++c)
+                    REQUIRE(t.slice(s)(r, c) == 0.25f * float((s * t.rows() + r) * t.cols() + c) - 3.0f);
+    };
+    // Eligible: whole 64-byte rows. A 4 KiB-aligned copy stands for the mapping.
+    const auto probe = [](const std::string& bytes) {
+        void* buf = attn::aligned_alloc_bytes(bytes.size() + 4096);
+        char* at = static_cast<char*>(buf) + (4096 - reinterpret_cast<std::uintptr_t>(buf) % 4096) % 4096;
+        std::memcpy(at, bytes.data(), bytes.size());
+        const auto r = d::npy_in_place(std::string_view(at, bytes.size()), "m.npy", attn::max_rank);
+        attn::aligned_free_bytes(buf);
+        return r;
+    };
+    for (const attn::Shape& shape : {attn::Shape{3, 16}, attn::Shape{16}, attn::Shape{2, 3, 32}, attn::Shape{1, 48}}) {
+        INFO(shape.text());
+        const std::string bytes = counting_npy(shape);
+        const auto in_place = probe(bytes);
+        REQUIRE(in_place);
+        CHECK(in_place->shape == shape);
+        CHECK(in_place->data_offset == bytes.size() - shape.numel() * 4);
+        const TempFile file(bytes);
+        attn::Tensor t = attn::io::read_tensor(file.path);
+        CHECK(t.shape() == shape);
+        CHECK(reinterpret_cast<std::uintptr_t>(t.data()) % 4096 == in_place->data_offset % 4096);
+        check_counting(t);
+        // Writing to the tensor changes neither the file nor another reading of it.
+        const attn::Tensor copy = t, again = attn::io::read_tensor(file.path);
+        t.data()[0] = 1e6f;
+        CHECK(attn::io::read_file(file.path) == bytes);
+        check_counting(copy);
+        check_counting(again);
+        const attn::io::KVInput kv = attn::io::read_kv_tensor(file.path);
+        check_counting(kv.f32);
+    }
+    // Copied instead: padded rows, another dtype or order, a non-finite value, data off a
+    // 64-byte boundary. Read all the same (-inf where allowed), errors as before.
+    std::string nan_npy = counting_npy(attn::Shape{2, 16}), neg_inf_npy = nan_npy;
+    const float nan = std::numeric_limits<float>::quiet_NaN(), neg_inf = -std::numeric_limits<float>::infinity();
+    std::memcpy(nan_npy.data() + nan_npy.size() - 4, &nan, 4);
+    std::memcpy(neg_inf_npy.data() + neg_inf_npy.size() - 8, &neg_inf, 4);
+    std::string off_boundary = counting_npy(attn::Shape{2, 16});
+    off_boundary.insert(off_boundary.size() - 129, 16, ' ');  // 16 more header bytes: data at offset 144
+    off_boundary[8] = char(off_boundary[8] + 16);
+    std::string doubles = counting_npy(attn::Shape{2, 16}), fortran = doubles, big_endian = doubles;
+    doubles.replace(doubles.find("<f4"), 3, "<f8");  // the same bytes as 16 doubles
+    doubles.replace(doubles.find("(2, 16)"), 7, "(1, 16)");
+    fortran.replace(fortran.find("False"), 5, "True ");
+    big_endian.replace(big_endian.find("<f4"), 3, ">f4");
+    for (const std::string* bytes : {&nan_npy, &neg_inf_npy, &off_boundary, &doubles, &fortran, &big_endian})
+        CHECK_FALSE(probe(*bytes));
+    CHECK_FALSE(probe(counting_npy(attn::Shape{3, 17})));
+    const TempFile odd(counting_npy(attn::Shape{3, 17})), nan_file(nan_npy), inf_file(neg_inf_npy), off_file(off_boundary);
+    check_counting(attn::io::read_tensor(odd.path));
+    check_counting(attn::io::read_tensor(off_file.path));
+    CHECK(error_of(nan_file.path) == nan_file.path + ": row 2, column 16: non-finite value 'nan' is not allowed here");
+    const attn::Tensor with_inf = attn::io::read_tensor(inf_file.path, attn::io::Finite::allow_neg_inf);
+    CHECK(with_inf.slice(0)(1, 14) == neg_inf);
+    CHECK(with_inf.slice(0)(1, 15) == 0.25f * 31 - 3.0f);
+}
+
 
 TEST_CASE("number text: csv of a 3-D tensor over 1 MiB reads back, its block headers ending the runs of rows") {
     // Blocks of 1200 rows x 80 (over 1 MiB each: read by all threads) under "# m [b] 1200x80"
