@@ -34,10 +34,7 @@ public:
         if (!job) return false;
         {
             std::lock_guard lock(mutex_);
-            while (threads_.size() < helpers) {
-                const std::size_t index = threads_.size();
-                threads_.emplace_back([this, index] { worker(index); });
-            }
+            spawn(helpers);
             body_ = &body;
             count_ = count;
             next_.store(0);
@@ -54,6 +51,14 @@ public:
         return true;
     }
 
+    // Starts threads up to `helpers` without work.
+    void start(std::size_t helpers) {
+        std::unique_lock job(job_mutex_, std::try_to_lock);
+        if (!job) return;
+        std::lock_guard lock(mutex_);
+        spawn(helpers);
+    }
+
     ~ThreadPool() {
         {
             std::lock_guard lock(mutex_);
@@ -66,8 +71,15 @@ public:
 private:
     ThreadPool() = default;
 
-    void worker(std::size_t index) {
-        std::uint64_t seen = 0;
+    // Under mutex_. A new thread waits for the next job (not the current generation's).
+    void spawn(std::size_t helpers) {
+        while (threads_.size() < helpers) {
+            const std::size_t index = threads_.size();
+            threads_.emplace_back([this, index, seen = generation_] { worker(index, seen); });
+        }
+    }
+
+    void worker(std::size_t index, std::uint64_t seen) {
         std::unique_lock lock(mutex_);
         for (;;) {
             wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
@@ -116,6 +128,10 @@ void parallel_for(std::size_t count, const std::function<void(std::size_t)>& bod
     const std::size_t threads = std::min<std::size_t>(current_threads(), count);
     if (threads <= 1 || t_inside_job) return run_serially(count, body);
     if (!ThreadPool::instance().run(threads - 1, count, body)) run_serially(count, body);
+}
+
+void start_threads() {
+    if (const std::size_t threads = current_threads(); threads > 1) ThreadPool::instance().start(threads - 1);
 }
 
 }  // namespace attn

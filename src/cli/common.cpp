@@ -183,6 +183,7 @@ void apply_exec_options(const cxxopts::ParseResult& r) {
         if (n < 1 || n > 1024) throw UsageError("invalid --threads " + std::to_string(n) + ": expected 1 to 1024");
         set_threads(unsigned(n));
     }
+    start_threads();
 }
 
 double parse_number(const std::string& text, const std::string& option) {

@@ -393,13 +393,25 @@ std::string npy_preamble(const char* descr, const Shape& shape) {
 std::string detail::npy_header(const TensorView& t) { return npy_preamble("<f4", t.shape); }
 
 void detail::for_each_npy_row(const TensorView& t, const std::function<void(std::string_view)>& row) {
-    // Every view's rows are contiguous (tensor.hpp): each row is handed on whole.
+    // Every view's rows are contiguous (tensor.hpp), and rows that follow one another in
+    // memory (no row padding) are handed on as one span: a big unpadded result goes to the
+    // file in one write, straight from its buffer.
     static_assert(std::endian::native == std::endian::little, "npy output is written as '<f4'");
+    const char* span = nullptr;
+    std::size_t length = 0;
     for (std::size_t s = 0; s < t.slices(); ++s) {
         const MatrixView m = t.slice(s);
-        for (std::size_t r = 0; r < m.rows; ++r)
-            row(std::string_view(reinterpret_cast<const char*>(m.row(r)), m.cols * sizeof(float)));
+        for (std::size_t r = 0; r < m.rows; ++r) {
+            const char* bytes = reinterpret_cast<const char*>(m.row(r));
+            if (span && bytes != span + length) {
+                row(std::string_view(span, length));
+                span = nullptr;
+            }
+            if (!span) span = bytes, length = 0;
+            length += m.cols * sizeof(float);
+        }
     }
+    if (span) row(std::string_view(span, length));
 }
 
 std::string npy_half_bytes(const TensorView& t) {

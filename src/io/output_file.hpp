@@ -81,7 +81,7 @@ struct PendingFile {
 // The .npy header (magic, version, dict, padding) of a float32 C-order file holding t;
 // npy_bytes(t) is this header followed by the rows.
 std::string npy_header(const TensorView& t);
-// Hands the rows of t, as '<f4' bytes, to `row` in C order.
+// Hands the rows of t, as '<f4' bytes, to `row` in C order; rows adjacent in memory as one span.
 void for_each_npy_row(const TensorView& t, const std::function<void(std::string_view)>& row);
 
 // Writes every output of one command, all or nothing as far as the system allows: regular

@@ -228,3 +228,26 @@ TEST_CASE("npy: write then read round-trips exactly, data 64-byte aligned") {
             for (std::size_t c = 0; c < cols; ++c) CHECK(std::memcmp(back.row(r) + c, m.row(r) + c, 4) == 0);
     }
 }
+
+TEST_CASE("npy: rows adjacent in memory are written as one span, others row by row, the same bytes") {
+    // Unpadded rows (16 columns) run on across slices; a broadcast slice (stride 0) repeats the
+    // same rows; padded rows (17 columns) are separate spans.
+    for (std::size_t cols : {16, 17}) {
+        INFO("cols " << cols);
+        attn::Tensor t(attn::Shape{2, 3, cols});
+        for (std::size_t s = 0; s < 2; ++s)
+            for (std::size_t r = 0; r < 3; ++r)
+                for (std::size_t c = 0; c < cols; ++c) t.slice_data(s)[r * t.row_stride() + c] = float(100 * s + 10 * r) + 0.5f * float(c);
+        attn::TensorView broadcast = t.view();
+        broadcast.strides[0] = 0;  // slice 1 reads slice 0
+        for (bool repeat : {false, true}) {
+            const attn::TensorView v = repeat ? broadcast : t.view();
+            const attn::Tensor back = attn::io::parse_npy_tensor(attn::io::npy_bytes(v), "t.npy");
+            REQUIRE(back.shape() == t.shape());
+            for (std::size_t s = 0; s < 2; ++s)
+                for (std::size_t r = 0; r < 3; ++r)
+                    for (std::size_t c = 0; c < cols; ++c)
+                        CHECK(back.slice(s)(r, c) == float(100 * (repeat ? 0 : s) + 10 * r) + 0.5f * float(c));
+        }
+    }
+}
