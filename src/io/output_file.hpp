@@ -54,6 +54,7 @@ public:
 
 private:
     void flush();
+    void put(std::string_view bytes);  // unbuffered, at the end of what is written
     void drop() noexcept;
     std::string path_;    // as given (for messages)
     std::string target_;  // after following symbolic links
@@ -62,6 +63,12 @@ private:
     int fd_ = -1;
     bool stdout_ = false, in_place_ = false, committed_ = false;
     bool borrowed_fd_ = false;  // standard output or error: written, never closed
+    // Replacing a file on ext4: the temporary file's blocks are allocated ahead of the
+    // writes (fallocate), since ext4 renaming a file with delayed allocations over another
+    // first starts writing it back (auto_da_alloc), in the rename: measured 8-12 ms for a
+    // 12.8 MB csv, 0.6-1 ms with the blocks allocated. Cut back to written_ when closed.
+    bool preallocate_ = false;
+    std::size_t written_ = 0, allocated_ = 0;
 };
 
 // One file to produce: its path ("" = standard output) and its full contents. make_parent:
