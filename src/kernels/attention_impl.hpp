@@ -606,12 +606,29 @@ private:
         }
         for (std::size_t t0 = 0; t0 < kend[nb - 1]; t0 += BC) {
             load_tile(t0, std::min(BC, kend[nb - 1] - t0));
-            for (std::size_t b = 0; b < nb; ++b)
-                if (t0 < kend[b]) block_tile(g0 + b * QB, b, t0, std::min(BC, kend[b] - t0), kfull[b]);
+            for (std::size_t b = 0; b < nb; ++b) {
+                if (t0 >= kend[b]) continue;
+                if (a_.bias || a_.mask) {
+                    if (t0 == 0 && b == 0) prefetch_bias_and_mask(g0, std::min(QB, a_.Tq - g0), 0, std::min(BC, kend[0]));
+                    prefetch_next(g0, nb, kend, b, t0);
+                }
+                block_tile(g0 + b * QB, b, t0, std::min(BC, kend[b] - t0), kfull[b]);
+            }
         }
         std::size_t masked = 0;
         for (std::size_t b = 0; b < nb; ++b) masked += finish(g0 + b * QB, b);
         return masked;
+    }
+
+    // Sets ahead_ to the bias and mask rows of the block_tile that follows (block b, tile t0)
+    // in group's order: the next block seeing this tile, else the first seeing the next one.
+    void prefetch_next(std::size_t g0, std::size_t nb, const std::size_t* kend, std::size_t b, std::size_t t0) {
+        std::size_t next = b + 1, t = t0;
+        while (next < nb && t >= kend[next]) ++next;
+        if (next == nb)
+            for (next = 0, t = t0 + BC; next < nb && t >= kend[next];) ++next;
+        if (next < nb) ahead_.start(a_, g0 + next * QB, t, std::min(BC, kend[next] - t));
+        else ahead_ = {};
     }
 
     // The K and V rows of the tile at t0 as floats: in place for float32, widened into the
@@ -648,7 +665,10 @@ private:
         // A tile whose mask words are all 0 for every row of the block changes nothing (the
         // online softmax of all -inf leaves m, l and the output as they are): skip it.
         if (a_.mask && tile_masked(q0, nq, t0, nk)) return;
-        if (a_.bias || a_.mask) prefetch_bias_and_mask(q0, nq, t0, nk);
+        if (a_.bias || a_.mask) {  // spread over the micro-kernel calls of scores and mix
+            const std::size_t steps = (nk + R - 1) / R + (a_.dv + R - 1) / R;
+            ahead_.per_step = (ahead_.left() + steps - 1) / steps;
+        }
         scores(nk, qt(b), plain ? mx : nullptr);
         if (a_.bias) add_bias(q0, nq, t0, nk);
         // Off the diagonal the mask pass also takes the column max of what it leaves.
@@ -681,6 +701,7 @@ private:
             const float* krow[R] = {};
             for (std::size_t r = 0; r < rows; ++r) krow[r] = tk_ + (j + r) * ldk_;
             micro_kernel_rows<Arch, false>(rows, krow, 1, qt, a_.dk, st_.get() + j * QB, QB, nullptr, colmax);
+            ahead_.issue();
         }
     }
 
@@ -779,9 +800,8 @@ private:
         return true;
     }
 
-    // The tile's bias rows and mask words (one stream per query row: too many for the
-    // hardware prefetchers) are requested into L2 before the scores are computed, so that
-    // add_bias and apply_mask find them there instead of waiting on memory.
+    // The bias rows and mask words of a group's first block_tile, requested into L2 at once
+    // (nothing computes yet to hide them behind); later ones come through ahead_.
     void prefetch_bias_and_mask(std::size_t q0, std::size_t nq, std::size_t t0, std::size_t nk) const {
         constexpr std::size_t line = 64 / sizeof(float);
         if (a_.bias)
@@ -861,7 +881,9 @@ private:
             const float* vcol[R] = {};
             for (std::size_t r = 0; r < rows; ++r) vcol[r] = tv_ + c + r;
             micro_kernel_rows<Arch, true>(rows, vcol, ldv_, st_.get(), nk, ot + c * QB, QB, alpha, nullptr);
+            ahead_.issue();
         }
+        ahead_.issue(ahead_.left());
     }
 
     // O = Oᵀ / l, or the fully-masked-row policy where nothing was visible (l = 0).
@@ -917,8 +939,39 @@ private:
         return mean_->get();
     }
 
+    // The bias rows (and mask words) of one block_tile, requested into L2 a few cache lines
+    // per micro-kernel call of the block_tile before it. One burst of them all waited on
+    // the memory system (they are one stream per query row, too many for the hardware
+    // prefetchers); spread out, they arrive while the FMAs run.
+    struct PrefetchAhead {
+        const char* bias = nullptr;  // first row's first line
+        const char* mask = nullptr;
+        std::size_t bias_ld = 0, mask_ld = 0;  // bytes between rows (0: one broadcast row)
+        std::size_t rows = 0, lines = 0;      // bias lines per row
+        std::size_t row = 0, line = 0, per_step = 0;
+        void start(const FlashArgs& a, std::size_t q0, std::size_t t0, std::size_t nk) {
+            const std::size_t nq = std::min(QB, a.Tq - q0);
+            bias = a.bias ? reinterpret_cast<const char*>(a.bias + q0 * a.ldb + t0) : nullptr;
+            mask = a.mask ? reinterpret_cast<const char*>(a.mask + q0 * a.ldm + t0 / 64) : nullptr;
+            bias_ld = a.ldb * sizeof(float), mask_ld = a.ldm * sizeof(std::uint64_t);
+            rows = (a.bias && a.ldb) || (a.mask && a.ldm) ? nq : 1;
+            lines = a.bias ? (nk * sizeof(float) + 63) / 64 + 1 : 0;  // + 1: the tile need not start a line
+            row = 0, line = 0, per_step = 0;
+        }
+        std::size_t left() const { return row < rows ? (rows - row) * (lines + (mask != nullptr)) - line : 0; }
+        void issue() { issue(per_step); }
+        void issue(std::size_t n) {
+            for (; n > 0 && row < rows; --n) {
+                if (line < lines) __builtin_prefetch(bias + row * bias_ld + line * 64, 0, 2);
+                else __builtin_prefetch(mask + row * mask_ld, 0, 2);
+                if (++line == lines + (mask != nullptr)) line = 0, ++row;
+            }
+        }
+    };
+
     const FlashArgs& a_;
     AlignedFloats qt_, ot_, ml_, st_, kvt_;
+    PrefetchAhead ahead_;
     std::unique_ptr<AlignedFloats> mean_;
     const float* tk_ = nullptr;  // the current tile's K and V rows as floats (load_tile)
     const float* tv_ = nullptr;
