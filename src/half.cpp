@@ -47,7 +47,11 @@ TensorView KVView::f32() const noexcept {
 
 // ---- HalfTensor ------------------------------------------------------------------------
 
-void HalfTensor::Free::operator()(std::uint16_t* p) const noexcept { aligned_free_bytes(p); }
+HalfTensor::HalfTensor(const Shape& shape, const FileMapping& dense) noexcept
+    : shape_(shape),
+      stride_(shape.back(1)),
+      data_(reinterpret_cast<std::uint16_t*>(static_cast<char*>(dense.start) + dense.data_offset),
+            Free{dense.data_offset, dense.bytes}) {}
 
 HalfTensor::HalfTensor(const Shape& shape) : shape_(shape) {
     const std::size_t cols = shape.back(1);

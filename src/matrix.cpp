@@ -41,14 +41,14 @@ float* aligned_alloc_floats(std::size_t count) {
 
 void aligned_free_floats(float* p) noexcept { aligned_free_bytes(p); }
 
-void AlignedFree::operator()(float* p) const noexcept {
-    if (mapping_bytes) ::munmap(reinterpret_cast<char*>(p) - mapping_offset, mapping_bytes);
-    else aligned_free_floats(p);
+void release_storage(void* p, std::size_t mapping_offset, std::size_t mapping_bytes) noexcept {
+    if (mapping_bytes) ::munmap(static_cast<char*>(p) - mapping_offset, mapping_bytes);
+    else aligned_free_bytes(p);
 }
 
-AlignedBuffer adopt_mapping(void* mapping, std::size_t mapping_bytes, std::size_t data_offset) noexcept {
-    return AlignedBuffer(reinterpret_cast<float*>(static_cast<char*>(mapping) + data_offset),
-                         AlignedFree{data_offset, mapping_bytes});
+AlignedBuffer adopt_mapping(const FileMapping& m) noexcept {
+    return AlignedBuffer(reinterpret_cast<float*>(static_cast<char*>(m.start) + m.data_offset),
+                         AlignedFree{m.data_offset, m.bytes});
 }
 
 std::size_t Matrix::padded_stride(std::size_t cols) noexcept {

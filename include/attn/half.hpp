@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "attn/matrix.hpp"
 #include "attn/tensor.hpp"
 
 namespace attn {
@@ -43,6 +44,9 @@ public:
 
     HalfTensor() = default;
     explicit HalfTensor(const Shape& shape);  // zero-filled; bad_alloc / InputError on overflow
+    // Adopts a file mapping's data as dense C-order halves: the last dimension must need no
+    // padding (a multiple of stride_quantum) and the data be 64-byte aligned.
+    HalfTensor(const Shape& shape, const FileMapping& dense) noexcept;
 
     const Shape& shape() const noexcept { return shape_; }
     std::size_t rank() const noexcept { return shape_.rank(); }
@@ -58,9 +62,7 @@ public:
     KVView view() const noexcept;
 
 private:
-    struct Free {
-        void operator()(std::uint16_t* p) const noexcept;
-    };
+    using Free = StorageFree<std::uint16_t>;
     Shape shape_;
     std::size_t stride_ = 0;
     std::unique_ptr<std::uint16_t[], Free> data_;

@@ -7,17 +7,28 @@
 
 namespace attn {
 
-// Frees storage from aligned_alloc_floats, or unmaps a file mapping whose data a tensor uses
-// in place (mapping_bytes != 0: the mapping starts mapping_offset bytes before the data).
-struct AlignedFree {
-    std::size_t mapping_offset = 0, mapping_bytes = 0;
-    void operator()(float* p) const noexcept;
+// A file mapping (mmap of `bytes` at `start`) whose data, from data_offset on, a tensor uses
+// where it lies (a .npy input); the tensor unmaps it when it goes.
+struct FileMapping {
+    void* start = nullptr;
+    std::size_t bytes = 0, data_offset = 0;
 };
+
+// Frees tensor storage at p: aligned_alloc_bytes storage, or (mapping_bytes != 0) the file
+// mapping that starts mapping_offset bytes before p.
+void release_storage(void* p, std::size_t mapping_offset, std::size_t mapping_bytes) noexcept;
+
+// Frees storage of T from aligned_alloc_bytes, or a FileMapping's (mapping_bytes != 0).
+template <class T>
+struct StorageFree {
+    std::size_t mapping_offset = 0, mapping_bytes = 0;
+    void operator()(T* p) const noexcept { release_storage(p, mapping_offset, mapping_bytes); }
+};
+using AlignedFree = StorageFree<float>;
 using AlignedBuffer = std::unique_ptr<float[], AlignedFree>;
 
-// Storage that is part of a file mapping (mmap of `mapping_bytes` at `mapping`, data at
-// `data_offset`): unmapped when the buffer goes.
-AlignedBuffer adopt_mapping(void* mapping, std::size_t mapping_bytes, std::size_t data_offset) noexcept;
+// The data of a FileMapping as float storage.
+AlignedBuffer adopt_mapping(const FileMapping& m) noexcept;
 
 class Matrix {
 public:

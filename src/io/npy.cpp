@@ -243,23 +243,53 @@ Layout npy_layout(std::string_view bytes, const std::string& source, std::size_t
 
 }  // namespace
 
+namespace {
+
+// Whether any of `count` IEEE elements (bits of type U) has every exponent bit set: inf or
+// nan. Blocks of a fixed length, so that GCC vectorises them at -O2 (its cheap cost model
+// leaves a loop of unknown length scalar: 7 ms for 16 MiB of halves, measured).
+template <class U>
+bool any_nonfinite(const void* bytes, std::size_t count, U exponent) {
+    constexpr std::size_t block = 64;
+    U any = 0;
+    std::size_t i = 0;
+    for (; i + block <= count; i += block) {
+        U bits[block];
+        std::memcpy(bits, static_cast<const char*>(bytes) + i * sizeof(U), sizeof bits);
+        for (std::size_t j = 0; j < block; ++j) any |= U((bits[j] & exponent) == exponent);
+    }
+    for (; i < count; ++i) {
+        U b;
+        std::memcpy(&b, static_cast<const char*>(bytes) + i * sizeof(U), sizeof b);
+        any |= U((b & exponent) == exponent);
+    }
+    return any != 0;
+}
+
+bool any_nonfinite_f32(const void* bytes, std::size_t count) {
+    return any_nonfinite<std::uint32_t>(bytes, count, 0x7f800000u);
+}
+bool any_nonfinite_f16(const void* bytes, std::size_t count) {
+    return any_nonfinite<std::uint16_t>(bytes, count, 0x7c00u);
+}
+
+}  // namespace
+
 std::optional<detail::NpyInPlace> detail::npy_in_place(std::string_view bytes, const std::string& source,
-                                                       std::size_t max_dims) {
+                                                       std::size_t max_dims, ElementType type) {
     const Layout layout = npy_layout(bytes, source, max_dims);
     const Header& h = layout.header;
     const std::vector<std::size_t>& dims = *h.shape;
-    const std::size_t cols = dims.back();
+    const std::size_t size = element_size(type), line = 64 / size;  // elements per 64-byte line
     const auto address = reinterpret_cast<std::uintptr_t>(bytes.data()) + layout.data_offset;
-    if (h.dtype->kind != Kind::f || h.dtype->size != 4 || h.dtype->big_endian || (*h.fortran_order && dims.size() > 1) ||
-        std::endian::native != std::endian::little || Matrix::padded_stride(cols) != cols ||
+    if (h.dtype->kind != Kind::f || h.dtype->size != size || h.dtype->big_endian ||
+        (*h.fortran_order && dims.size() > 1) || std::endian::native != std::endian::little || dims.back() % line != 0 ||
         address % Matrix::alignment != 0)
         return std::nullopt;
-    // Exponent bits all ones: inf or nan (the copying reader reports it, or allows -inf).
-    // Bitwise so that the loop vectorises.
+    // A non-finite value: the copying readers report it, or allow -inf.
     const std::size_t count = Shape(dims).numel();
-    const auto* data = reinterpret_cast<const std::uint32_t*>(address);
-    std::uint32_t nonfinite = 0;
-    for (std::size_t i = 0; i < count; ++i) nonfinite |= std::uint32_t((data[i] & 0x7f800000u) == 0x7f800000u);
+    const void* data = reinterpret_cast<const void*>(address);
+    const bool nonfinite = type == ElementType::f32 ? any_nonfinite_f32(data, count) : any_nonfinite_f16(data, count);
     if (nonfinite) return std::nullopt;
     return NpyInPlace{Shape(dims), layout.data_offset};
 }
@@ -292,11 +322,7 @@ Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finit
         for (std::size_t r = 0; r < rows_all; ++r) {
             float* row = t.data() + r * t.row_stride();
             std::memcpy(row, src + r * cols * 4, cols * 4);
-            // Exponent bits all ones: inf or nan. Bitwise so that the loop vectorises.
-            std::uint32_t any = 0;
-            for (std::size_t c = 0; c < cols; ++c)
-                any |= std::uint32_t((std::bit_cast<std::uint32_t>(row[c]) & 0x7f800000u) == 0x7f800000u);
-            all_finite &= any == 0;
+            all_finite &= !any_nonfinite_f32(row, cols);
         }
         if (all_finite) return t;
     }
@@ -349,11 +375,11 @@ KVInput parse_kv_tensor(std::string_view bytes, const std::string& source, std::
             HalfTensor t{Shape(dims)};
             const std::size_t cols = dims[rank - 1], rows_all = Shape(dims).numel() / cols;
             const char* src = bytes.data() + layout.data_offset;
-            std::uint16_t nonfinite = 0;  // exponent bits all ones: inf or nan
+            bool nonfinite = false;
             for (std::size_t r = 0; r < rows_all; ++r) {
                 std::uint16_t* row = t.data() + r * t.row_stride();
                 std::memcpy(row, src + r * cols * 2, cols * 2);
-                for (std::size_t c = 0; c < cols; ++c) nonfinite |= std::uint16_t((row[c] & 0x7c00u) == 0x7c00u);
+                nonfinite |= any_nonfinite_f16(row, cols);
             }
             if (!nonfinite) {
                 kv.f16 = std::move(t);

@@ -20,17 +20,18 @@ Matrix as_matrix(Tensor&& t, const std::string& source) {
     return std::move(t).to_matrix();
 }
 
-// A mapped float32 .npy that needs no conversion, padding or check beyond the scan for
-// non-finite values becomes the tensor's storage where it lies: no copy, and no fresh pages
-// to fault in and zero (the file's pages are already in the page cache).
-std::optional<Tensor> tensor_in_place(detail::InputBytes& bytes, const std::string& source, std::size_t max_dims) {
+// A mapped .npy of `type` that needs no conversion, padding or check beyond the scan for
+// non-finite values: its mapping, taken from `bytes`, for a tensor to use where it lies (no
+// copy, and no fresh pages to fault in and zero: the file's are in the page cache already).
+std::optional<std::pair<Shape, FileMapping>> take_in_place(detail::InputBytes& bytes, const std::string& source,
+                                                           std::size_t max_dims, ElementType type) {
     if (!bytes.mapped() || bytes.view().empty() || static_cast<unsigned char>(bytes.view()[0]) != 0x93)
         return std::nullopt;
-    const auto in_place = detail::npy_in_place(bytes.view(), source, max_dims);
+    const auto in_place = detail::npy_in_place(bytes.view(), source, max_dims, type);
     if (!in_place) return std::nullopt;
-    const auto [mapping, size] = bytes.release_writable_mapping();
-    if (!mapping) return std::nullopt;
-    return Tensor(in_place->shape, adopt_mapping(mapping, size, in_place->data_offset));
+    const auto [start, size] = bytes.release_writable_mapping();
+    if (!start) return std::nullopt;
+    return std::pair{in_place->shape, FileMapping{start, size, in_place->data_offset}};
 }
 
 }  // namespace
@@ -48,7 +49,8 @@ Tensor read_tensor(const std::string& path, Finite finite, std::size_t max_dims)
     if (is_model_path(path)) return read_model_tensor(path, finite, max_dims);  // FILE.npz:NAME, FILE.safetensors:NAME
     detail::InputBytes bytes(path);
     const std::string source = detail::display_name(path);
-    if (auto t = tensor_in_place(bytes, source, max_dims)) return std::move(*t);
+    if (const auto m = take_in_place(bytes, source, max_dims, ElementType::f32))
+        return Tensor(m->first, adopt_mapping(m->second));
     return parse_tensor(bytes.view(), source, finite, max_dims);
 }
 
@@ -60,9 +62,13 @@ KVInput read_kv_tensor(const std::string& path, std::size_t max_dims) {
     }
     detail::InputBytes bytes(path);
     const std::string source = detail::display_name(path);
-    if (auto t = tensor_in_place(bytes, source, max_dims)) {
-        KVInput kv;
-        kv.f32 = std::move(*t);
+    KVInput kv;
+    if (const auto m = take_in_place(bytes, source, max_dims, ElementType::f16)) {
+        kv.f16 = HalfTensor(m->first, m->second);
+        return kv;
+    }
+    if (const auto m = take_in_place(bytes, source, max_dims, ElementType::f32)) {
+        kv.f32 = Tensor(m->first, adopt_mapping(m->second));
         return kv;
     }
     return parse_kv_tensor(bytes.view(), source, max_dims);

@@ -452,6 +452,51 @@ TEST_CASE("inputs: a mapped float32 .npy with unpadded rows is used where it lie
     CHECK(with_inf.slice(0)(1, 15) == 0.25f * 31 - 3.0f);
 }
 
+TEST_CASE("inputs: a mapped float16 .npy K/V with unpadded rows stays float16 where it lies") {
+    namespace d = attn::io::detail;
+    const auto half_npy = [](const attn::Shape& shape) {
+        attn::Tensor t(shape);
+        for (std::size_t s = 0; s < t.slices(); ++s)
+            for (std::size_t r = 0; r < t.rows(); ++r)
+                for (std::size_t c = 0; c < t.cols(); ++c)
+                    t.slice_data(s)[r * t.row_stride() + c] = 0.25f * float((s * t.rows() + r) * t.cols() + c) - 3.0f;
+        return attn::io::npy_half_bytes(t.view());
+    };
+    const auto check_counting = [](const attn::HalfTensor& h) {
+        for (std::size_t s = 0; s < h.slices(); ++s)
+            for (std::size_t r = 0; r < h.rows(); ++r)
+                for (std::size_t c = 0; c < h.cols(); ++c)
+                    REQUIRE(attn::half_to_float(h.slice_data(s)[r * h.row_stride() + c]) ==
+                            0.25f * float((s * h.rows() + r) * h.cols() + c) - 3.0f);
+    };
+    for (const attn::Shape& shape : {attn::Shape{3, 32}, attn::Shape{2, 3, 64}, attn::Shape{5, 16}, attn::Shape{4, 7}}) {
+        INFO(shape.text());
+        const std::string bytes = half_npy(shape);
+        const bool whole_lines = shape.back(1) % 32 == 0;
+        const TempFile file(bytes);
+        {
+            const d::InputBytes mapped(file.path);
+            CHECK(d::npy_in_place(mapped.view(), "k.npy", attn::max_rank, attn::ElementType::f16).has_value() == whole_lines);
+            CHECK_FALSE(d::npy_in_place(mapped.view(), "k.npy", attn::max_rank, attn::ElementType::f32));
+        }
+        attn::io::KVInput kv = attn::io::read_kv_tensor(file.path);
+        REQUIRE(kv.f16.rank() == shape.rank());
+        CHECK(kv.f32.rank() == 0);
+        CHECK(kv.f16.shape() == shape);
+        CHECK((kv.f16.row_stride() == shape.back(1)) == whole_lines);  // in place: no padding
+        check_counting(kv.f16);
+        kv.f16.data()[0] = attn::float_to_half(100.0f);  // copy-on-write: the file stays as it was
+        CHECK(attn::io::read_file(file.path) == bytes);
+        check_counting(attn::io::read_kv_tensor(file.path).f16);
+    }
+    // A float32 .npy is not adopted as halves, nor a float16 one with an infinity (read as float32, rejected).
+    CHECK_FALSE(d::npy_in_place(counting_npy(attn::Shape{2, 32}), "k.npy", attn::max_rank, attn::ElementType::f16));
+    std::string with_inf = half_npy(attn::Shape{2, 32});
+    with_inf[with_inf.size() - 1] = char(0x7c), with_inf[with_inf.size() - 2] = 0;  // +inf
+    const TempFile inf_file(with_inf);
+    CHECK(error_of(inf_file.path).find("non-finite value 'inf'") != std::string::npos);
+}
+
 
 TEST_CASE("number text: csv of a 3-D tensor over 1 MiB reads back, its block headers ending the runs of rows") {
     // Blocks of 1200 rows x 80 (over 1 MiB each: read by all threads) under "# m [b] 1200x80"
