@@ -378,15 +378,17 @@ TEST_CASE("inputs: a mapped file reads as the same file read whole, values and e
     CHECK(errors[1][3] == empty.path + ": no numbers found (empty matrix)");
 }
 
-// The .npy of a tensor of this shape holding 0.25·i - 3 at flat index i (bit-exact in float32).
-std::string counting_npy(const attn::Shape& shape) {
+// A tensor of this shape holding 0.25·i - 3 at flat index i (exact in float32, and in float16
+// for i < 2048), and its .npy.
+attn::Tensor counting_tensor(const attn::Shape& shape) {
     attn::Tensor t(shape);
     for (std::size_t s = 0; s < t.slices(); ++s)
         for (std::size_t r = 0; r < t.rows(); ++r)
             for (std::size_t c = 0; c < t.cols(); ++c)
                 t.slice_data(s)[r * t.row_stride() + c] = 0.25f * float((s * t.rows() + r) * t.cols() + c) - 3.0f;
-    return attn::io::npy_bytes(t.view());
+    return t;
 }
+std::string counting_npy(const attn::Shape& shape) { return attn::io::npy_bytes(counting_tensor(shape).view()); }
 
 TEST_CASE("inputs: a mapped float32 .npy with unpadded rows is used where it lies, copy-on-write") {
     namespace d = attn::io::detail;
@@ -454,20 +456,13 @@ TEST_CASE("inputs: a mapped float32 .npy with unpadded rows is used where it lie
 
 TEST_CASE("inputs: a mapped float16 .npy K/V with unpadded rows stays float16 where it lies") {
     namespace d = attn::io::detail;
-    const auto half_npy = [](const attn::Shape& shape) {
-        attn::Tensor t(shape);
-        for (std::size_t s = 0; s < t.slices(); ++s)
-            for (std::size_t r = 0; r < t.rows(); ++r)
-                for (std::size_t c = 0; c < t.cols(); ++c)
-                    t.slice_data(s)[r * t.row_stride() + c] = 0.25f * float((s * t.rows() + r) * t.cols() + c) - 3.0f;
-        return attn::io::npy_half_bytes(t.view());
-    };
+    const auto half_npy = [](const attn::Shape& shape) { return attn::io::npy_half_bytes(counting_tensor(shape).view()); };
     const auto check_counting = [](const attn::HalfTensor& h) {
+        const attn::Tensor want = counting_tensor(h.shape());
         for (std::size_t s = 0; s < h.slices(); ++s)
             for (std::size_t r = 0; r < h.rows(); ++r)
                 for (std::size_t c = 0; c < h.cols(); ++c)
-                    REQUIRE(attn::half_to_float(h.slice_data(s)[r * h.row_stride() + c]) ==
-                            0.25f * float((s * h.rows() + r) * h.cols() + c) - 3.0f);
+                    REQUIRE(attn::half_to_float(h.slice_data(s)[r * h.row_stride() + c]) == want.slice(s)(r, c));
     };
     for (const attn::Shape& shape : {attn::Shape{3, 32}, attn::Shape{2, 3, 64}, attn::Shape{5, 16}, attn::Shape{4, 7}}) {
         INFO(shape.text());
