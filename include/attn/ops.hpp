@@ -33,8 +33,8 @@ unsigned current_threads() noexcept;
 unsigned online_cores() noexcept;
 // Starts the pool's threads for current_threads() now, idle, so that by the first
 // parallel kernel the scheduler has settled them on cores of their own. Started at the first
-// parallel kernel instead, a worker began on its caller's core, and the first kernel of an
-// `attend` run took about 1.7 ms longer (median of 60 alternating runs, 2 threads).
+// parallel kernel instead, a worker began on its caller's core and the first kernel waited
+// for the scheduler to move it (a whole `attend` at T=4096 about 3% slower, 2 threads).
 void start_threads();
 
 // The masking vocabulary (Causal, MaskedRowPolicy, Normalization, causal_visible) is in
