@@ -445,6 +445,15 @@ TEST_CASE("inputs: a mapped float32 .npy with unpadded rows is used where it lie
     for (const std::string* bytes : {&nan_npy, &neg_inf_npy, &off_boundary, &doubles, &fortran, &big_endian})
         CHECK_FALSE(probe(*bytes));
     CHECK_FALSE(probe(counting_npy(attn::Shape{3, 17})));
+    // Beyond 1 MiB the scan for non-finite values is cut into slices for the threads: a NaN
+    // in the last element, or the first of a later slice, is still found.
+    for (std::size_t at : {std::size_t(1) << 18, (std::size_t(3) << 18) - 1}) {
+        attn::Tensor big(attn::Shape{768, 1024});  // 3 MiB of zeros
+        big.data()[at] = nan;
+        CHECK_FALSE(probe(attn::io::npy_bytes(big.view())));
+        big.data()[at] = 0.0f;
+        CHECK(probe(attn::io::npy_bytes(big.view())));
+    }
     const TempFile odd(counting_npy(attn::Shape{3, 17})), nan_file(nan_npy), inf_file(neg_inf_npy), off_file(off_boundary);
     check_counting(attn::io::read_tensor(odd.path));
     check_counting(attn::io::read_tensor(off_file.path));
@@ -486,6 +495,13 @@ TEST_CASE("inputs: a mapped float16 .npy K/V with unpadded rows stays float16 wh
     }
     // A float32 .npy is not adopted as halves, nor a float16 one with an infinity (read as float32, rejected).
     CHECK_FALSE(d::npy_in_place(counting_npy(attn::Shape{2, 32}), "k.npy", attn::max_rank, attn::ElementType::f16));
+    for (bool inf : {false, true}) {  // 3 MiB of halves, an infinity at the start of the third slice
+        attn::Tensor big(attn::Shape{1536, 1024});
+        if (inf) big.data()[std::size_t(1) << 20] = std::numeric_limits<float>::infinity();
+        const TempFile file(attn::io::npy_half_bytes(big.view()));
+        const d::InputBytes mapped(file.path);
+        CHECK(d::npy_in_place(mapped.view(), "k.npy", attn::max_rank, attn::ElementType::f16).has_value() == !inf);
+    }
     std::string with_inf = half_npy(attn::Shape{2, 32});
     with_inf[with_inf.size() - 1] = char(0x7c), with_inf[with_inf.size() - 2] = 0;  // +inf
     const TempFile inf_file(with_inf);
