@@ -218,7 +218,7 @@ private:
         const char c = s_[i];
         if (!(is_digit(c) || c == '-' || c == '.')) return std::string_view::npos;
         double d = 0.0;
-        const char* stop = detail::parse_decimal_fast(s_.data() + i, s_.data() + limit, &d);
+        const char* stop = detail::parse_decimal_fast(s_.data() + i, s_.data() + limit, s_.data() + s_.size(), &d);
         if (!stop) {
             const auto res = std::from_chars(s_.data() + i, s_.data() + limit, d);
             if (res.ec != std::errc()) return std::string_view::npos;

@@ -187,15 +187,23 @@ TEST_CASE("number text: float values with up to 9 digits print as printf and to_
 
 TEST_CASE("number text: the decimal fast path reads as std::from_chars does (value and end), and reads %.9g text") {
     using attn::io::detail::parse_decimal_fast;
-    // Whatever it accepts, from_chars reads to the same double and stops at the same byte.
-    const auto same_as_from_chars = [](const std::string& s) {
-        double fast = 0, want = 0;
-        const char* end = parse_decimal_fast(s.data(), s.data() + s.size(), &fast);
+    std::mt19937 gen(99);
+    // Whatever it accepts, from_chars reads to the same double and stops at the same byte;
+    // and it reads the same with readable bytes after the text (digits, '.', 'e': never taken).
+    const auto same_as_from_chars = [&gen](const std::string& s) {
+        double fast = 0, padded_fast = 0, want = 0;
+        const char* end = parse_decimal_fast(s.data(), s.data() + s.size(), s.data() + s.size(), &fast);
+        std::string padded = s;
+        for (int k = 0; k < 12; ++k) padded += "0123456789.e"[gen() % 12];
+        const char* padded_end = parse_decimal_fast(padded.data(), padded.data() + s.size(),
+                                                    padded.data() + padded.size(), &padded_fast);
+        if ((end == nullptr) != (padded_end == nullptr)) return false;
         if (!end) return true;
         const auto res = std::from_chars(s.data(), s.data() + s.size(), want);
-        return res.ec == std::errc() && res.ptr == end && std::bit_cast<std::uint64_t>(fast) == std::bit_cast<std::uint64_t>(want);
+        return res.ec == std::errc() && res.ptr == end && padded_end - padded.data() == end - s.data() &&
+               std::bit_cast<std::uint64_t>(fast) == std::bit_cast<std::uint64_t>(want) &&
+               std::bit_cast<std::uint64_t>(padded_fast) == std::bit_cast<std::uint64_t>(want);
     };
-    std::mt19937 gen(99);
     const std::string alphabet = "01234567890123456789012345678901234567890123456789.-+eE x,";
     std::size_t accepted = 0, wrong = 0;
     for (int n = 0; n < 400000; ++n) {
@@ -203,7 +211,7 @@ TEST_CASE("number text: the decimal fast path reads as std::from_chars does (val
         const int len = 1 + int(gen() % 26);
         for (int k = 0; k < len; ++k) s += alphabet[gen() % alphabet.size()];
         double d;
-        accepted += parse_decimal_fast(s.data(), s.data() + s.size(), &d) != nullptr;
+        accepted += parse_decimal_fast(s.data(), s.data() + s.size(), s.data() + s.size(), &d) != nullptr;
         if (!same_as_from_chars(s) && ++wrong <= 5) CHECK_MESSAGE(same_as_from_chars(s), "text '" << s << "'");
     }
     CHECK(wrong == 0);
@@ -218,8 +226,25 @@ TEST_CASE("number text: the decimal fast path reads as std::from_chars does (val
         INFO("text '" << e << "'");
         CHECK(same_as_from_chars(e));
     }
+    // Every count of integer and fraction digits around the word boundaries, each exponent form.
+    for (int int_digits = 0; int_digits <= 10; ++int_digits)
+        for (int fraction = -1; fraction <= 18; ++fraction)  // -1: no point
+            for (const char* exponent : {"", "e5", "e-3", "E+22", "e-22", "e23", "e"})
+                for (const char* sign : {"", "-"}) {
+                    std::string s = sign;
+                    for (int k = 0; k < int_digits; ++k) s += char('0' + gen() % 10);
+                    if (fraction >= 0) s += '.';
+                    for (int k = 0; k < fraction; ++k) s += char('0' + gen() % 10);
+                    s += exponent;
+                    for (const std::string& text : {s, s + ",1", s + " "}) {
+                        INFO("text '" << text << "'");
+                        CHECK(same_as_from_chars(text));
+                    }
+                }
     double d;
-    const auto fast = [&](const std::string& s) { return parse_decimal_fast(s.data(), s.data() + s.size(), &d) != nullptr; };
+    const auto fast = [&](const std::string& s) {
+        return parse_decimal_fast(s.data(), s.data() + s.size(), s.data() + s.size(), &d) != nullptr;
+    };
     CHECK(fast("9007199254740992"));
     CHECK_FALSE(fast("9007199254740993"));  // above 2^53: from_chars' job
     CHECK(fast("1e22"));
