@@ -577,7 +577,9 @@ BatchedAttention batched_attention(const TensorView& Q, const KVView& K, const K
     const std::size_t rows = p.r1 - p.r0;
     if (!materialise) {
         if (!wants.context) return r;
-        r.context = Tensor(p.result_shape(true, rows, p.dv));
+        // Both kernels write every element of every row (the masked-row policy included): a
+        // zero-fill first would only fault the pages in on this thread, before the others start.
+        r.context = Tensor(p.result_shape(true, rows, p.dv), Tensor::Uninitialized{});
         r.split_keys = p.Tq <= decode_max_rows;
         r.masked_rows = r.split_keys ? run_split_keys(p, spec, r.context) : run_fused(p, spec, r.context);
         r.fused = true;

@@ -523,6 +523,50 @@ TEST_CASE("batched attention: 2-D inputs give what the 2-D ops compute, bit for 
     }
 }
 
+TEST_CASE("batched attention: both streaming paths write every element of the context (it is not zero-filled first)") {
+    ArchGuard guard;
+    std::mt19937 rng(17);
+    struct Sizes {
+        std::size_t H, Tq, Tk, d;
+    };
+    // Decoding (split-K) and fused, rows fully masked (uniform and zero policies) included.
+    for (const Sizes& z : {Sizes{4, 1, 300, 33}, Sizes{3, 3, 70, 16}, Sizes{2, 70, 129, 17}}) {
+        const Tensor Q = random_tensor({z.H, z.Tq, z.d}, rng), K = random_tensor({z.H, z.Tk, z.d}, rng),
+                     V = random_tensor({z.H, z.Tk, z.d}, rng);
+        Tensor mask(Shape{z.H, z.Tq, z.Tk});
+        for (std::size_t s = 0; s < z.H * z.Tq; ++s)
+            for (std::size_t j = 0; j < z.Tk; ++j) mask.slice_data(0)[s * mask.row_stride() + j] = (s % 3 != 1) && rng() % 4;
+        for (attn::Arch arch : arches()) {
+            attn::set_arch(arch);
+            for (auto policy : {attn::MaskedRowPolicy::zero, attn::MaskedRowPolicy::uniform}) {
+                INFO("arch " << attn::arch_name(arch) << ", H " << z.H << " Tq " << z.Tq << " Tk " << z.Tk);
+                attn::AttentionSpec spec;
+                const TensorView mv = mask.view();
+                spec.mask = &mv;
+                spec.masked_rows = policy;
+                // The result's memory is what a freed buffer of its size held: a poison value
+                // (malloc hands the same block back), so an element left unwritten shows.
+                std::vector<Tensor> runs;
+                for (float poison : {-7.0f, 3.0f}) {
+                    {
+                        Tensor junk(Shape{z.H, z.Tq, z.d}, Tensor::Uninitialized{});
+                        std::fill(junk.data(), junk.data() + z.H * z.Tq * junk.row_stride(), poison);
+                    }
+                    attn::BatchedAttention r = attn::batched_attention(Q.view(), K.view(), V.view(), spec);
+                    REQUIRE(r.fused);
+                    CHECK(r.split_keys == (z.Tq <= attn::decode_max_rows));
+                    std::size_t poisoned = 0;
+                    for (std::size_t s = 0; s < z.H * z.Tq; ++s)
+                        for (std::size_t c = 0; c < z.d; ++c) poisoned += r.context.data()[s * r.context.row_stride() + c] == poison;
+                    CHECK(poisoned == 0);
+                    runs.push_back(std::move(r.context));
+                }
+                CHECK(same_bits(runs[0], runs[1]));
+            }
+        }
+    }
+}
+
 TEST_CASE("batched attention: shapes that do not fit are input errors naming the shapes") {
     std::mt19937 rng(1);
     const Tensor Q = random_tensor({6, 4, 8}, rng), K = random_tensor({4, 5, 8}, rng), V = random_tensor({4, 5, 3}, rng);
