@@ -15,6 +15,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
@@ -22,6 +23,7 @@
 #include "io/output_file.hpp"
 #include "io/temp_files.hpp"
 #include "io/utf8.hpp"
+#include "parallel.hpp"
 
 namespace attn::io {
 
@@ -189,15 +191,43 @@ detail::InputBytes::InputBytes(const std::string& path) {
     map_ = std::make_unique<MappedFile>(path, true);
     // As read_fd: text never holds a NUL byte (.npy data may).
     const std::string_view bytes = map_->bytes();
-    if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) != 0x93)
-        if (const std::size_t nul = bytes.find('\0'); nul != std::string_view::npos)
-            throw nul_byte_error(bytes, nul, path);
+    if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) != 0x93) {
+        const TextBytes scan = scan_text_bytes(bytes);
+        if (scan.first_nul != std::string_view::npos) throw nul_byte_error(bytes, scan.first_nul, path);
+        lone_cr_ = scan.lone_cr;
+    }
 }
 
-bool detail::has_lone_cr(std::string_view text) {
-    for (std::size_t i = text.find('\r'); i != std::string_view::npos; i = text.find('\r', i + 1))
+namespace {
+
+// Whether a CR in text[begin, end) is lone (the byte after it may lie past end).
+bool has_lone_cr_in(std::string_view text, std::size_t begin, std::size_t end) {
+    const std::string_view part = text.substr(0, end);
+    for (std::size_t i = part.find('\r', begin); i != std::string_view::npos; i = part.find('\r', i + 1))
         if (i + 1 == text.size() || text[i + 1] != '\n') return true;
     return false;
+}
+
+}  // namespace
+
+bool detail::has_lone_cr(std::string_view text) { return has_lone_cr_in(text, 0, text.size()); }
+
+detail::TextBytes detail::scan_text_bytes(std::string_view text) {
+    // Slices of 1 MiB on all threads, each looked at twice while it is in cache.
+    constexpr std::size_t slice = std::size_t(1) << 20;
+    const std::size_t slices = (text.size() + slice - 1) / slice;
+    std::vector<TextBytes> found(slices);
+    parallel_for(slices, [&](std::size_t k) {
+        const std::size_t begin = k * slice, end = std::min(text.size(), begin + slice);
+        const std::size_t nul = text.substr(0, end).find('\0', begin);
+        found[k] = {nul, has_lone_cr_in(text, begin, end)};
+    });
+    TextBytes all;
+    for (const TextBytes& f : found) {
+        all.first_nul = std::min(all.first_nul, f.first_nul);
+        all.lone_cr |= f.lone_cr;
+    }
+    return all;
 }
 
 std::string detail::lone_cr_to_lf(std::string_view text) {

@@ -30,6 +30,15 @@ private:
     std::size_t size_ = 0;
 };
 
+// What a text input must be checked for, found in one pass by all threads: the offset of
+// its first NUL byte (npos: none) and whether it has a lone CR (io/output_file.hpp's
+// has_lone_cr).
+struct TextBytes {
+    std::size_t first_nul = std::string_view::npos;
+    bool lone_cr = false;
+};
+TextBytes scan_text_bytes(std::string_view text);
+
 class InputBytes {
 public:
     // Throws InputError with read_file's messages (missing file, directory, NUL byte in
@@ -40,6 +49,8 @@ public:
 
     std::string_view view() const noexcept { return map_ ? map_->bytes() : std::string_view(read_); }
     bool mapped() const noexcept { return map_ != nullptr; }
+    // For a mapped text input (not .npy): whether it has a lone CR, found with the NUL check.
+    bool lone_cr() const noexcept { return lone_cr_; }
     // MappedFile::release_writable of the mapping ({nullptr, 0} when not mapped); view() is
     // then empty when it succeeded.
     std::pair<char*, std::size_t> release_writable_mapping() noexcept;
@@ -50,6 +61,7 @@ public:
 private:
     std::unique_ptr<MappedFile> map_;
     std::string read_;  // when not mapped
+    bool lone_cr_ = false;
 };
 
 }  // namespace attn::io::detail

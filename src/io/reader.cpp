@@ -34,15 +34,22 @@ std::optional<std::pair<Shape, FileMapping>> take_in_place(detail::InputBytes& b
     return std::pair{in_place->shape, FileMapping{start, size, in_place->data_offset}};
 }
 
-}  // namespace
-
-Tensor parse_tensor(std::string_view bytes, const std::string& source, Finite finite, std::size_t max_dims) {
+// parse_tensor, with `lone_cr` already known for text: has_lone_cr(bytes).
+Tensor parse_tensor_scanned(std::string_view bytes, bool lone_cr, const std::string& source, Finite finite,
+                            std::size_t max_dims) {
     // .npy starts with "\x93NUMPY"; a first byte 0x93 can never begin valid text, so even a
     // damaged magic is reported by the npy reader.
     if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x93)
         return parse_npy_tensor(bytes, source, finite, max_dims);
-    if (detail::has_lone_cr(bytes)) return parse_text_tensor(detail::lone_cr_to_lf(bytes), source, finite, max_dims);
+    if (lone_cr) return parse_text_tensor(detail::lone_cr_to_lf(bytes), source, finite, max_dims);
     return parse_text_tensor(bytes, source, finite, max_dims);
+}
+
+}  // namespace
+
+Tensor parse_tensor(std::string_view bytes, const std::string& source, Finite finite, std::size_t max_dims) {
+    const bool npy = !bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x93;
+    return parse_tensor_scanned(bytes, !npy && detail::has_lone_cr(bytes), source, finite, max_dims);
 }
 
 Tensor read_tensor(const std::string& path, Finite finite, std::size_t max_dims) {
@@ -51,6 +58,7 @@ Tensor read_tensor(const std::string& path, Finite finite, std::size_t max_dims)
     const std::string source = detail::display_name(path);
     if (const auto m = take_in_place(bytes, source, max_dims, ElementType::f32))
         return Tensor(m->first, adopt_mapping(m->second));
+    if (bytes.mapped()) return parse_tensor_scanned(bytes.view(), bytes.lone_cr(), source, finite, max_dims);
     return parse_tensor(bytes.view(), source, finite, max_dims);
 }
 

@@ -25,6 +25,7 @@
 #include "io/npy_in_place.hpp"
 #include "io/number_format.hpp"
 #include "io/number_parse.hpp"
+#include "io/output_file.hpp"
 
 namespace {
 
@@ -368,6 +369,50 @@ TEST_CASE("number text: csv/tsv streamed band by band reach the sink in row orde
         CHECK(written == csv_want);
     }
     attn::set_threads(before);
+}
+
+TEST_CASE("inputs: a text input's NUL and lone-CR checks, done in 1 MiB slices by all threads, as one serial pass") {
+    using attn::io::detail::scan_text_bytes;
+    constexpr std::size_t MiB = std::size_t(1) << 20;
+    const auto check = [](const std::string& text) {
+        const attn::io::detail::TextBytes got = scan_text_bytes(text);
+        CHECK(got.first_nul == text.find('\0'));
+        CHECK(got.lone_cr == attn::io::detail::has_lone_cr(text));
+    };
+    const std::size_t before = attn::current_threads();
+    for (std::size_t threads : {1, 2, 3}) {
+        attn::set_threads(threads);
+        std::string text(3 * MiB + 17, 'a');
+        check(text);
+        text[MiB - 1] = '\r', text[MiB] = '\n';  // a CRLF across a slice boundary is not lone
+        check(text);
+        CHECK_FALSE(scan_text_bytes(text).lone_cr);
+        text[2 * MiB + 5] = '\r';  // in the third slice only
+        check(text);
+        CHECK(scan_text_bytes(text).lone_cr);
+        text[2 * MiB + 5] = 'a';
+        text.back() = '\r';  // the last byte
+        check(text);
+        text[3 * MiB + 2] = '\0', text[2 * MiB + MiB / 2] = '\0';  // the first of two, in later slices
+        check(text);
+        CHECK(scan_text_bytes(text).first_nul == 2 * MiB + MiB / 2);
+        check("");
+        check("\r");
+    }
+    attn::set_threads(before);
+    // Through the reader: a big file whose lone CR lies past the first MiB reads as LF there.
+    std::string lf, cr;
+    for (int r = 0; lf.size() < 3 * MiB; ++r) {
+        const std::string row = std::to_string(r) + ".5 " + std::to_string(-r) + "\n";
+        lf += row;
+        cr += row;
+    }
+    cr[cr.find('\n', 2 * MiB)] = '\r';
+    const TempFile lf_file(lf), cr_file(cr), nul_file(lf.substr(0, 2 * MiB) + std::string(1, '\0') + "1 2\n");
+    const attn::Tensor want = attn::io::read_tensor(lf_file.path), got = attn::io::read_tensor(cr_file.path);
+    REQUIRE(got.shape() == want.shape());
+    CHECK(std::equal(got.data(), got.data() + got.slices() * got.rows() * got.row_stride(), want.data()));
+    CHECK_THROWS_WITH_AS(attn::io::read_tensor(nul_file.path), doctest::Contains("a NUL byte"), attn::InputError);
 }
 
 TEST_CASE("inputs: a mapped file reads as the same file read whole, values and errors alike") {
