@@ -12,6 +12,7 @@ PyTorch multiplies through the same OpenBLAS).
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import time
@@ -223,15 +224,17 @@ def peer_numpy_csv(folder, direction):
 def process_time(cmd, repeat=REPEAT):
     """Median wall seconds of a whole process, and its median CPU seconds (user + system)."""
     walls, cpus = [], []
+    # getrusage counts microseconds; os.times() counts clock ticks (10 ms here), too coarse.
+    cpu_of = lambda r: r.ru_utime + r.ru_stime
     for i in range(repeat + 1):
-        r0 = os.times()
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         wall = time.perf_counter() - t0
-        r1 = os.times()
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         if i:  # the first run warms the page cache
             walls.append(wall)
-            cpus.append((r1.children_user - r0.children_user) + (r1.children_system - r0.children_system))
+            cpus.append(cpu_of(r1) - cpu_of(r0))
     return median(walls), median(cpus)
 
 
