@@ -1,14 +1,18 @@
 #include "cli/attend_outputs.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "attn/diagnostics.hpp"
 #include "attn/error.hpp"
 #include "attn/html_view.hpp"
 #include "attn/viz.hpp"
 #include "attn/viz_grid.hpp"
+#include "finite_scan.hpp"
+#include "parallel.hpp"
 
 namespace attn::cli {
 
@@ -90,15 +94,28 @@ std::vector<std::string> row_range(const std::vector<std::string>& labels, const
 using NanRowFn = std::function<bool(std::size_t s, std::size_t i)>;
 
 // A result must be finite, except the NaN rows the user asked for and -inf in the scaled
-// scores (where it marks masked entries).
+// scores (where it marks masked entries). All threads first look for rows holding anything
+// else (a Tq×Tk result is otherwise a serial pass as long as the kernel that made it); the
+// first such value, in row order, is then found in those rows alone.
 void check_finite(const TensorView& t, const char* name, bool allow_neg_inf, const NanRowFn& nan_row) {
-    if (!t.rank()) return;
-    for (std::size_t s = 0; s < t.slices(); ++s) {
-        const MatrixView m = t.slice(s);
-        for (std::size_t i = 0; i < m.rows; ++i) {
+    if (!t.rank() || t.slices() == 0) return;
+    const std::size_t rows = t.slice(0).rows, cols = t.slice(0).cols, all_rows = t.slices() * rows;
+    const std::size_t per_block = std::max<std::size_t>(1, (std::size_t(1) << 16) / std::max<std::size_t>(1, cols));
+    const std::size_t blocks = (all_rows + per_block - 1) / per_block;
+    const auto row_of = [&](std::size_t r) { return t.slice(r / rows).row(r % rows); };
+    std::vector<char> flagged(blocks, 0);
+    parallel_for(blocks, [&](std::size_t b) {
+        for (std::size_t r = b * per_block; r < std::min(all_rows, (b + 1) * per_block) && !flagged[b]; ++r)
+            flagged[b] = allow_neg_inf ? any_nan_or_pos_inf_f32(row_of(r), cols) : any_nonfinite_f32(row_of(r), cols);
+    });
+    for (std::size_t b = 0; b < blocks; ++b) {
+        if (!flagged[b]) continue;
+        for (std::size_t r = b * per_block; r < std::min(all_rows, (b + 1) * per_block); ++r) {
+            const std::size_t s = r / rows, i = r % rows;
             if (nan_row && nan_row(s, i)) continue;
-            for (std::size_t j = 0; j < m.cols; ++j) {
-                const float v = m(i, j);
+            const float* row = row_of(r);
+            for (std::size_t j = 0; j < cols; ++j) {
+                const float v = row[j];
                 if (std::isfinite(v) || (allow_neg_inf && v < 0 && std::isinf(v))) continue;
                 const std::string where = t.slices() > 1 ? " slice " + std::to_string(s) + "," : "";
                 throw RuntimeFailure(std::string(name) + where + " row " + std::to_string(i + 1) + ", column " +
