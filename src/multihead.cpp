@@ -669,6 +669,19 @@ TensorView split_heads(const Tensor& projected, std::size_t heads) {
     return v;
 }
 
+Tensor concat_heads(const TensorView& per_head, bool batched) {
+    const std::size_t B = batched ? per_head.shape[0] : 1, H = per_head.shape.back(3);
+    const std::size_t T = per_head.rows(), d = per_head.cols();
+    Tensor out(batched ? Shape{B, T, H * d} : Shape{T, H * d}, Tensor::Uninitialized{});
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t h = 0; h < H; ++h) {
+            const MatrixView m = per_head.slice(b * H + h);
+            for (std::size_t i = 0; i < T; ++i)
+                std::memcpy(out.slice_data(b) + i * out.row_stride() + h * d, m.row(i), d * sizeof(float));
+        }
+    return out;
+}
+
 Multihead multihead_attention(const TensorView& X, const TensorView* X_kv, const MultiheadWeights& w,
                               const AttentionSpec& spec, const AttentionWants& wants) {
     const TensorView& Xkv = X_kv ? *X_kv : X;
@@ -696,20 +709,8 @@ Multihead multihead_attention(const TensorView& X, const TensorView* X_kv, const
     m.attention = batched_attention(split_heads(m.queries, H), split_heads(m.keys, G), split_heads(m.values, G), s, inner);
 
     // Heads side by side: ([B,] Tq', H·dv).
-    const Tensor& ctx = m.attention.context;
-    const std::size_t rows = ctx.rows(), dv = ctx.cols(), items = X.rank() == 3 ? ctx.shape()[0] : 1;
-    std::vector<std::size_t> cdims;
-    if (X.rank() == 3) cdims.push_back(items);
-    cdims.push_back(rows);
-    cdims.push_back(H * dv);
-    m.concat = Tensor(Shape(cdims));
-    for (std::size_t b = 0; b < items; ++b)
-        for (std::size_t h = 0; h < H; ++h) {
-            const float* src = ctx.slice_data(b * H + h);
-            float* dst = m.concat.slice_data(b) + h * dv;
-            for (std::size_t i = 0; i < rows; ++i)
-                std::memcpy(dst + i * m.concat.row_stride(), src + i * ctx.row_stride(), dv * sizeof(float));
-        }
+    const std::size_t dv = m.attention.context.cols();
+    m.concat = concat_heads(m.attention.context.view(), X.rank() == 3);
     if (!wants.context) m.attention.context = Tensor();
     if (w.wo) {
         if (w.wo->rank() != 2 || w.wo->shape[0] != H * dv)

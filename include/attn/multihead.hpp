@@ -118,6 +118,10 @@ Tensor linear(const TensorView& X, const TensorView* W, const TensorView* b, con
 // every row, a strided view (no copy). Throws InputError when the columns are not H·d.
 TensorView split_heads(const Tensor& projected, std::size_t heads);
 
+// The heads of a per-head result ([B,] H, T, d) side by side: ([B,] T, H·d), heads in order
+// (split_heads' inverse, as a copy). `batched`: the first dimension is B.
+Tensor concat_heads(const TensorView& per_head, bool batched);
+
 // What multihead_attention computed. queries/keys/values are the projections
 // ([B,] T, H·dh) / ([B,] T_kv, G·dh) / ([B,] T_kv, G·dv); split_heads gives their heads.
 struct Multihead {

@@ -39,20 +39,6 @@ TensorView select(TensorView v, const Range& rows, bool narrow_rows, const Range
     return v;
 }
 
-// ([B,] H, Tq, dv) per-head context side by side: ([B,] Tq, H·dv), heads in order.
-Tensor concat_heads(const TensorView& context, bool batched) {
-    const std::size_t B = batched ? context.shape[0] : 1, H = context.shape.back(3);
-    const std::size_t T = context.rows(), dv = context.cols();
-    Tensor out(batched ? Shape{B, T, H * dv} : Shape{T, H * dv});
-    for (std::size_t b = 0; b < B; ++b)
-        for (std::size_t h = 0; h < H; ++h) {
-            const MatrixView m = context.slice(b * H + h);
-            for (std::size_t i = 0; i < T; ++i)
-                std::memcpy(out.slice_data(b) + i * out.row_stride() + h * dv, m.row(i), dv * sizeof(float));
-        }
-    return out;
-}
-
 }  // namespace
 
 MatrixView slice_at(const TensorView& v, std::size_t b, std::size_t h, std::size_t heads) {
