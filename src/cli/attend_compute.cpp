@@ -129,11 +129,15 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
     res.context = shaped(att.context, true);
     res.head_dim = in.head_dim;
     if (!in.embeddings && res.context.rank()) {
-        if (res.head_dim) {
-            res.concat = concat_heads(res.context, in.batched);
-            res.output = res.concat.view();
+        // The heads side by side, then W_O + b_O when given (as multihead_attention does for -x).
+        if (res.head_dim) res.concat = concat_heads(res.context, in.batched);
+        const TensorView heads = res.head_dim ? res.concat.view() : res.context;
+        if (in.wo.rank()) {
+            const TensorView wo = in.wo.view(), bo = in.bo.view();
+            res.projected = linear(heads, &wo, in.bo.rank() ? &bo : nullptr, "W_O");
+            res.output = res.projected.view();
         } else {
-            res.output = res.context;
+            res.output = heads;
         }
     }
     return res;

@@ -36,6 +36,7 @@ struct AttendResults {
     Multihead multihead;
     BatchedAttention attention;
     Tensor concat;
+    Tensor projected;  // -q/-k/-v with --wo: the heads concatenated, times W_O, plus b_O
     Tensor keys_f32, values_f32;  // float16 keys/values widened, when shown
 };
 

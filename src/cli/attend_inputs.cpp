@@ -82,6 +82,38 @@ void check_bias(const Tensor& b, const char* flag, std::size_t want, const char*
                          plural(want, "column"));
 }
 
+// The output projection's options, before any file is read: --wo/--bo or
+// --out-proj/--out-proj-bias.
+void check_output_projection_options(const Reader& r) {
+    if (r.given("out-proj") && r.given("wo")) throw UsageError("--out-proj and --wo are both W_O: give one");
+    if (r.given("out-proj-bias") && r.given("bo")) throw UsageError("--out-proj-bias and --bo are both b_O: give one");
+    if (r.given("out-proj-bias") && !r.given("out-proj"))
+        throw UsageError("--out-proj-bias belongs to --out-proj: --out-proj FILE is missing");
+    if (r.given("bo") && !r.given("wo")) throw UsageError("--bo is the bias of --wo: --wo FILE is missing");
+}
+
+// W_O (and b_O) over the a.heads heads of d_v concatenated, for either form (-x, or
+// -q/-k/-v whose heads are dimension -3).
+void read_output_projection(Reader& in, AttendInputs& a, std::size_t d_v) {
+    const auto& r = in;
+    const bool linear = r.given("linear-layout");
+    if (r.given("out-proj")) {
+        a.wo = in.weight("out-proj", true);
+        a.bo = in.bias("out-proj-bias");
+    } else {
+        a.wo = in.weight("wo", linear);
+        a.bo = in.bias("bo");
+    }
+    const char* o_flag = r.given("out-proj") ? "--out-proj" : "--wo";
+    const std::size_t H = a.heads;
+    if (a.wo.rank() && a.wo.rows() != H * d_v)
+        throw InputError(std::string(o_flag) + " is " + a.wo.shape().dims_text() +
+                         (linear || r.given("out-proj") ? " (out×in)" : "") + " but the " + plural(H, "head") +
+                         " of d_v=" + std::to_string(d_v) + " concatenate to " + std::to_string(H * d_v) +
+                         " columns: W_O needs that many rows (in×out)");
+    if (a.wo.rank()) check_bias(a.bo, r.given("out-proj") ? "--out-proj-bias" : "--bo", a.wo.cols(), "the output");
+}
+
 // -x, --kv, projections and heads.
 void read_embeddings(Reader& in, AttendInputs& a) {
     const auto& r = in;
@@ -92,11 +124,8 @@ void read_embeddings(Reader& in, AttendInputs& a) {
         throw UsageError("--in-proj-bias belongs to --in-proj: --in-proj FILE is missing");
     if (r.given("in-proj") && (r.given("bq") || r.given("bk") || r.given("bv")))
         throw UsageError("--in-proj takes its biases from --in-proj-bias, not --bq/--bk/--bv");
-    if (r.given("out-proj") && r.given("wo")) throw UsageError("--out-proj and --wo are both W_O: give one");
-    if (r.given("out-proj-bias") && r.given("bo")) throw UsageError("--out-proj-bias and --bo are both b_O: give one");
-    if (r.given("out-proj-bias") && !r.given("out-proj"))
-        throw UsageError("--out-proj-bias belongs to --out-proj: --out-proj FILE is missing");
-    for (const auto& [b, w] : {std::pair{"bq", "wq"}, {"bk", "wk"}, {"bv", "wv"}, {"bo", "wo"}})
+    check_output_projection_options(r);
+    for (const auto& [b, w] : {std::pair{"bq", "wq"}, {"bk", "wk"}, {"bv", "wv"}})
         if (r.given(b) && !r.given(w))
             throw UsageError(flag_of(b) + " is the bias of " + flag_of(w) + ": " + flag_of(w) + " FILE is missing");
     if (r.given("kv-heads") && !r.given("heads"))
@@ -150,17 +179,9 @@ void read_embeddings(Reader& in, AttendInputs& a) {
         a.wq = in.weight("wq", linear), a.wk = in.weight("wk", linear), a.wv = in.weight("wv", linear);
         a.bq = in.bias("bq"), a.bk = in.bias("bk"), a.bv = in.bias("bv");
     }
-    if (r.given("out-proj")) {
-        a.wo = in.weight("out-proj", true);
-        a.bo = in.bias("out-proj-bias");
-    } else {
-        a.wo = in.weight("wo", linear);
-        a.bo = in.bias("bo");
-    }
     const char* q_flag = r.given("in-proj") ? "--in-proj" : "--wq";
     const char* k_flag = r.given("in-proj") ? "--in-proj" : "--wk";
     const char* v_flag = r.given("in-proj") ? "--in-proj" : "--wv";
-    const char* o_flag = r.given("out-proj") ? "--out-proj" : "--wo";
     const char* layout = linear ? " (read as out×in with --linear-layout)" : "";
     auto check_rows = [&](const Tensor& w, const char* flag, std::size_t want, const char* src) {
         if (w.rank() && w.rows() != want)
@@ -190,15 +211,10 @@ void read_embeddings(Reader& in, AttendInputs& a) {
     if (v_cols % G)
         throw InputError(v_src + " gives " + plural(v_cols, "column") + ", not a multiple of the " +
                          plural(G, "value head"));
-    const std::size_t d_v = v_cols / G;
-    if (a.wo.rank() && a.wo.rows() != H * d_v)
-        throw InputError(std::string(o_flag) + " is " + a.wo.shape().dims_text() + (linear || r.given("out-proj") ? " (out×in)" : "") +
-                         " but the " + plural(H, "head") + " of d_v=" + std::to_string(d_v) + " concatenate to " +
-                         std::to_string(H * d_v) + " columns: W_O needs that many rows (in×out)");
     check_bias(a.bq, r.given("in-proj") ? "--in-proj-bias" : "--bq", q_cols, "Q");
     check_bias(a.bk, r.given("in-proj") ? "--in-proj-bias" : "--bk", k_cols, "K");
     check_bias(a.bv, r.given("in-proj") ? "--in-proj-bias" : "--bv", v_cols, "V");
-    if (a.wo.rank()) check_bias(a.bo, r.given("out-proj") ? "--out-proj-bias" : "--bo", a.wo.cols(), "the output");
+    read_output_projection(in, a, v_cols / G);
 }
 
 // "(2, 4, 3, 5)" of a tensor read from `flag`, for messages.
@@ -287,6 +303,11 @@ void check_broadcast(const Tensor& t, const char* flag, const AttendInputs& a) {
                      (a.batched || a.head_dim ? "; dimensions equal or 1, the last one Tk" : "") + ")");
 }
 
+// The options that project the output, which -q/-k/-v take too.
+bool is_output_projection_option(const std::string& name) {
+    return name == "wo" || name == "bo" || name == "out-proj" || name == "out-proj-bias" || name == "linear-layout";
+}
+
 }  // namespace
 
 const std::vector<const char*>& projection_options() {
@@ -298,14 +319,19 @@ const std::vector<const char*>& projection_options() {
 
 AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names) {
     bool self = r.count("x") > 0;
-    std::string projection;
-    for (const char* o : projection_options())
-        if (r.count(o) && projection.empty()) projection = flag_of(o);
+    std::string projection, input_projection;  // the first option given of each kind
+    for (const char* o : projection_options()) {
+        if (!r.count(o)) continue;
+        if (projection.empty()) projection = flag_of(o);
+        if (input_projection.empty() && !is_output_projection_option(o)) input_projection = flag_of(o);
+    }
     const bool cross = r.count("q") || r.count("k") || r.count("v");
     if (self && cross) throw UsageError("-x/--wq/--wk/--wv and -q/-k/-v are two different forms: use one");
-    if (cross && !projection.empty())
-        throw UsageError(projection + " projects embeddings (-x); with -q/-k/-v the heads are dimension -3 of the "
-                         "tensors and nothing is projected");
+    if (cross && !input_projection.empty())
+        throw UsageError(input_projection + " projects embeddings (-x); with -q/-k/-v the heads are dimension -3 "
+                         "of the tensors and only the output is projected (--wo/--bo, --out-proj)");
+    if (cross && r.count("linear-layout") && !r.count("wo"))
+        throw UsageError("--linear-layout reads --wo as nn.Linear.weight (out×in): --wo FILE is missing");
     if (!self && !cross && !projection.empty()) throw UsageError(projection + " projects embeddings: -x FILE is missing");
     if (!self && !cross) throw UsageError("no input: give -x FILE (self-attention) or -q, -k and -v (see --help)");
     if (cross)
@@ -315,8 +341,13 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
     AttendInputs a;
     Reader in(r, names);
     a.embeddings = self;
-    if (self) read_embeddings(in, a);
-    else read_qkv(in, a);
+    if (self) {
+        read_embeddings(in, a);
+    } else {
+        check_output_projection_options(in);
+        read_qkv(in, a);
+        read_output_projection(in, a, a.v.shape().back(1));
+    }
 
     a.mask = read_boolean_mask(in);
     a.bias = in.tensor("bias", 4, io::Finite::allow_neg_inf);

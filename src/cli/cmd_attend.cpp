@@ -36,7 +36,8 @@ void declare_options(cxxopts::Options& options) {
         ("bq", "Bias of Q: one row (or vector) of H·d_k entries", cxxopts::value<std::string>(), "FILE")
         ("bk", "Bias of K: G·d_k entries", cxxopts::value<std::string>(), "FILE")
         ("bv", "Bias of V: G·d_v entries", cxxopts::value<std::string>(), "FILE")
-        ("wo", "Output projection W_O ((H·d_v)×D_out): output = concat(heads)·W_O + b_O",
+        ("wo", "Output projection W_O ((H·d_v)×D_out): output = concat(heads)·W_O + b_O; with -x, or with "
+               "-q/-k/-v (their H heads, dimension -3, side by side)",
          cxxopts::value<std::string>(), "FILE")
         ("bo", "Bias of the output: D_out entries", cxxopts::value<std::string>(), "FILE")
         ("linear-layout", "Read --wq/--wk/--wv/--wo as nn.Linear.weight (out×in), as in a PyTorch state_dict")

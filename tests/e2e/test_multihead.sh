@@ -64,6 +64,17 @@ else
             compare "$c" weights "$c" weights
             compare "$c" context "$c" context
         fi
+        # The same heads given as -q/-k/-v (attn's projections per head), W_O applied to them:
+        # PyTorch's output.
+        if attend_case "$c.heads" "${args[@]}" --show queries,keys,values; then
+            h=$T/$c.heads
+            if attend_case "$c.qkv" -q "$h/queries.npy" -k "$h/keys.npy" -v "$h/values.npy" \
+                    --wo "$dir/wo.npy" --bo "$dir/bo.npy" --show output,context \
+                    $([ "$(field "$c" causal)" = yes ] && echo --causal); then
+                compare "$c.qkv" output "$c" output
+                compare "$c.qkv" context "$c" context
+            fi
+        fi
     done
 
     # ---- q/k/v given directly: broadcasting of leading dims, grouped-query ------------------
@@ -126,6 +137,20 @@ run attend -x "$dir/x.npy" --kv-heads 2
 expect_code 2 "--kv-heads without --heads"
 run attend -q "$MHA/qkv_gqa_b2_g2/q.npy" -k "$MHA/qkv_gqa_b2_g2/k.npy" -v "$MHA/qkv_gqa_b2_g2/v.npy" --heads 2
 expect_code 2 "--heads with -q/-k/-v"
+run attend -q "$MHA/qkv_gqa_b2_g2/q.npy" -k "$MHA/qkv_gqa_b2_g2/k.npy" -v "$MHA/qkv_gqa_b2_g2/v.npy" \
+    --wq "$MHA/gqa_h4_g2_e8/wq.npy"
+expect_code 2 "--wq with -q/-k/-v"
+expect_err_has "only the output is projected" "--wq with -q/-k/-v: what is projected"
+run attend -q "$MHA/qkv_gqa_b2_g2/q.npy" -k "$MHA/qkv_gqa_b2_g2/k.npy" -v "$MHA/qkv_gqa_b2_g2/v.npy" --linear-layout
+expect_code 2 "--linear-layout with -q/-k/-v and no --wo"
+run attend -q "$MHA/qkv_gqa_b2_g2/q.npy" -k "$MHA/qkv_gqa_b2_g2/k.npy" -v "$MHA/qkv_gqa_b2_g2/v.npy" \
+    --bo "$MHA/gqa_h4_g2_e8/bo.npy"
+expect_code 2 "--bo without --wo, with -q/-k/-v"
+expect_err_has "--wo FILE is missing" "--bo names --wo"
+run attend -q "$MHA/qkv_gqa_b2_g2/q.npy" -k "$MHA/qkv_gqa_b2_g2/k.npy" -v "$MHA/qkv_gqa_b2_g2/v.npy" \
+    --wo "$MHA/gqa_h4_g2_e8/wo.npy"
+expect_code 3 "--wo whose rows are not the heads' H·d_v"
+expect_err_has "W_O needs that many rows" "--wo rows against H·d_v"
 run attend -x "$dir/x.npy" --bq "$dir/in_proj_bias.npy"
 expect_code 2 "--bq without --wq"
 expect_err_has "--wq FILE is missing" "--bq names --wq"
