@@ -330,7 +330,7 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
     if (cross && !input_projection.empty())
         throw UsageError(input_projection + " projects embeddings (-x); with -q/-k/-v the heads are dimension -3 "
                          "of the tensors and only the output is projected (--wo/--bo, --out-proj)");
-    if (cross && r.count("linear-layout") && !r.count("wo"))
+    if (cross && r.count("linear-layout") && !r.count("wo") && !r.count("out-proj"))
         throw UsageError("--linear-layout reads --wo as nn.Linear.weight (out×in): --wo FILE is missing");
     if (!self && !cross && !projection.empty()) throw UsageError(projection + " projects embeddings: -x FILE is missing");
     if (!self && !cross) throw UsageError("no input: give -x FILE (self-attention) or -q, -k and -v (see --help)");
