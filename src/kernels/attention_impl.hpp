@@ -568,9 +568,19 @@ class Flash {
 public:
     // Scratch, O(tile): per block of a group Qᵀ (dk×QB), Oᵀ (dv×QB), m and l (QB each);
     // one Sᵀ/Pᵀ tile (BC×QB); for float16 K/V, the tile's K and V rows widened (BC×dk, BC×dv).
-    explicit Flash(const FlashArgs& a)
-        : a_(a), qt_(G * a.dk * QB), ot_(G * a.dv * QB), ml_(G * 2 * QB), st_(BC * QB),
-          kvt_(a.kv_type == ElementType::f16 ? BC * (a.dk + a.dv) : 0) {}
+    // They are carved from one buffer per thread that outlives the call: a work unit is one
+    // call, and fresh blocks per unit cost page faults on every unit (measured: 210 of the
+    // 720 faults of a whole T=4096 process).
+    explicit Flash(const FlashArgs& a) : a_(a) {
+        const std::size_t kv = a.kv_type == ElementType::f16 ? BC * (a.dk + a.dv) : 0;
+        const std::size_t sizes[] = {G * a.dk * QB, G * a.dv * QB, G * 2 * QB, BC * QB, kv};
+        std::size_t total = 0;
+        for (std::size_t n : sizes) total += round_up(n, W_ALIGN);
+        static thread_local simd::Scratch<Arch> scratch;
+        float* p = scratch.get(total);
+        float** parts[] = {&qt_, &ot_, &ml_, &st_, &kvt_};
+        for (std::size_t i = 0; i < 5; ++i) *parts[i] = p, p += round_up(sizes[i], W_ALIGN);
+    }
 
     // Groups of up to G blocks share each K/V tile while it is in cache (the tile loop is
     // outside the block loop), so K and V stream from memory once per group, not per block.
@@ -584,10 +594,12 @@ public:
     }
 
 private:
-    float* qt(std::size_t b) const { return qt_.get() + b * a_.dk * QB; }
-    float* ot(std::size_t b) const { return ot_.get() + b * a_.dv * QB; }
-    float* m_of(std::size_t b) const { return ml_.get() + b * 2 * QB; }
-    float* l_of(std::size_t b) const { return ml_.get() + b * 2 * QB + QB; }
+    static constexpr std::size_t W_ALIGN = 16;  // floats per 64-byte line: parts stay aligned
+    static constexpr std::size_t round_up(std::size_t n, std::size_t q) { return (n + q - 1) / q * q; }
+    float* qt(std::size_t b) const { return qt_ + b * a_.dk * QB; }
+    float* ot(std::size_t b) const { return ot_ + b * a_.dv * QB; }
+    float* m_of(std::size_t b) const { return ml_ + b * 2 * QB; }
+    float* l_of(std::size_t b) const { return ml_ + b * 2 * QB + QB; }
 
     // Blocks b < nb of query rows [g0 + b·QB, … + QB) ∩ [0, Tq); outputs written for the
     // rows in [row_begin, row_end).
@@ -639,7 +651,7 @@ private:
             tv_ = static_cast<const float*>(a_.V) + t0 * a_.ldv, ldv_ = a_.ldv;
             return;
         }
-        float* k = kvt_.get();
+        float* k = kvt_;
         float* v = k + BC * a_.dk;
         const auto* K = static_cast<const std::uint16_t*>(a_.K);
         const auto* V = static_cast<const std::uint16_t*>(a_.V);
@@ -700,7 +712,7 @@ private:
             const std::size_t rows = std::min(R, nk - j);
             const float* krow[R] = {};
             for (std::size_t r = 0; r < rows; ++r) krow[r] = tk_ + (j + r) * ldk_;
-            micro_kernel_rows<Arch, false>(rows, krow, 1, qt, a_.dk, st_.get() + j * QB, QB, nullptr, colmax);
+            micro_kernel_rows<Arch, false>(rows, krow, 1, qt, a_.dk, st_ + j * QB, QB, nullptr, colmax);
             ahead_.issue();
         }
     }
@@ -711,7 +723,7 @@ private:
     // vectors and transposed in registers. Lanes of rows past Tq read row q0 (their results
     // are unused).
     void add_bias(std::size_t q0, std::size_t nq, std::size_t t0, std::size_t nk) {
-        float* st = st_.get();
+        float* st = st_;
         if (a_.ldb == 0) {
             const float* b = a_.bias + t0;
             for (std::size_t j = 0; j < nk; ++j)
@@ -743,7 +755,7 @@ private:
     // lane mask of key u (QueryLaneBits). Lanes of rows past Tq read row q0. With colmax, also
     // colmax[v] = max(colmax[v], max_j Sᵀ[j][v]) over the masked tile (the softmax's scan).
     void apply_mask(std::size_t q0, std::size_t nq, std::size_t t0, std::size_t nk, F* colmax) {
-        float* st = st_.get();
+        float* st = st_;
         const F ninf(neg_inf);
         if (a_.ldm == 0) {
             for (std::size_t j = 0; j < nk; ++j) {
@@ -843,7 +855,7 @@ private:
     // l = alpha·l + Σ_j Pᵀ[j]. Lanes with nothing visible yet get P = 0. The causal limits
     // vis (diagonal tiles) are applied here; mx holds the column max already unless scan.
     void online_softmax(std::size_t nk, const F* vis, bool scan, F* mx, F* m, F* l, F* alpha) {
-        float* st = st_.get();
+        float* st = st_;
         const F ninf(neg_inf);
         if (vis) {
             F jf(0.0f);
@@ -880,7 +892,7 @@ private:
             const std::size_t rows = std::min(R, a_.dv - c);
             const float* vcol[R] = {};
             for (std::size_t r = 0; r < rows; ++r) vcol[r] = tv_ + c + r;
-            micro_kernel_rows<Arch, true>(rows, vcol, ldv_, st_.get(), nk, ot + c * QB, QB, alpha, nullptr);
+            micro_kernel_rows<Arch, true>(rows, vcol, ldv_, st_, nk, ot + c * QB, QB, alpha, nullptr);
             ahead_.issue();
         }
         ahead_.issue(ahead_.left());
@@ -970,7 +982,7 @@ private:
     };
 
     const FlashArgs& a_;
-    AlignedFloats qt_, ot_, ml_, st_, kvt_;
+    float *qt_ = nullptr, *ot_ = nullptr, *ml_ = nullptr, *st_ = nullptr, *kvt_ = nullptr;  // in scratch
     PrefetchAhead ahead_;
     std::unique_ptr<AlignedFloats> mean_;
     const float* tk_ = nullptr;  // the current tile's K and V rows as floats (load_tile)
