@@ -402,7 +402,8 @@ void OutputFile::flush() {
 void OutputFile::put(std::string_view bytes) {
     if (preallocate_ && written_ + bytes.size() > allocated_) {
         constexpr std::size_t step = std::size_t(4) << 20;  // a few calls for a big file, little to cut back
-        const std::size_t grow = std::max(step, written_ + bytes.size() - allocated_);
+        const std::size_t end = written_ + bytes.size();
+        const std::size_t grow = expected_ >= end ? expected_ - allocated_ : std::max(step, end - allocated_);
         // Refused (no space for the step, a file system without it): plain writes from here.
         if (::fallocate(fd_, 0, off_t(allocated_), off_t(grow)) == 0) allocated_ += grow;
         else preallocate_ = false;
@@ -486,6 +487,9 @@ void write_files(const std::vector<PendingFile>& files) {
             for (const auto& f : files) {
                 if (classify(f.path) != phase) continue;
                 outs.push_back(std::make_unique<OutputFile>(f.path));
+                if (!f.text)
+                    outs.back()->expect_size(f.bytes.size() +
+                                             (f.npy_data.rank() > 0 ? f.npy_data.shape.numel() * sizeof(float) : 0));
                 outs.back()->write(f.bytes);
                 const auto write = [&](std::string_view chunk) { outs.back()->write(chunk); };
                 if (f.npy_data.rank() > 0) for_each_npy_row(f.npy_data, write);

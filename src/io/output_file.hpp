@@ -46,6 +46,9 @@ public:
     OutputFile& operator=(const OutputFile&) = delete;
 
     void write(std::string_view bytes);  // buffered (64 KiB)
+    // The file's whole size, when known before the writes: preallocated in one step, exactly,
+    // so that nothing is cut back at close (an ftruncate of the extra blocks: 0.2 ms a file).
+    void expect_size(std::size_t bytes) { expected_ = bytes; }
     void close_data();                   // every byte written and the file closed, not yet renamed
     void commit();                       // close_data(), then rename into place
 
@@ -68,7 +71,7 @@ private:
     // first starts writing it back (auto_da_alloc), in the rename: measured 8-12 ms for a
     // 12.8 MB csv, 0.6-1 ms with the blocks allocated. Cut back to written_ when closed.
     bool preallocate_ = false;
-    std::size_t written_ = 0, allocated_ = 0;
+    std::size_t written_ = 0, allocated_ = 0, expected_ = 0;
 };
 
 // One file to produce: its path ("" = standard output) and its full contents. make_parent:
