@@ -515,9 +515,9 @@ TEST_CASE("inputs: a mapped float32 .npy with unpadded rows is used where it lie
     for (const std::string* bytes : {&nan_npy, &neg_inf_npy, &off_boundary, &doubles, &fortran, &big_endian})
         CHECK_FALSE(probe(*bytes));
     CHECK_FALSE(probe(counting_npy(attn::Shape{3, 17})));
-    // Beyond 1 MiB the scan for non-finite values is cut into slices for the threads: a NaN
+    // Beyond 256 KiB the scan for non-finite values is cut into slices for the threads: a NaN
     // in the last element, or the first of a later slice, is still found.
-    for (std::size_t at : {std::size_t(1) << 18, (std::size_t(3) << 18) - 1}) {
+    for (std::size_t at : {std::size_t(1) << 16, std::size_t(1) << 18, (std::size_t(3) << 18) - 1}) {
         attn::Tensor big(attn::Shape{768, 1024});  // 3 MiB of zeros
         big.data()[at] = nan;
         CHECK_FALSE(probe(attn::io::npy_bytes(big.view())));
