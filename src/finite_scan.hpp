@@ -1,7 +1,6 @@
 // Internal: scans of float data for values a result or an input may not hold, fast enough to
-// run over every element of a Tq×Tk matrix or a K/V cache (fixed blocks that GCC vectorises
-// at -O2: its cheap cost model leaves a loop of unknown length scalar, 7 ms for 16 MiB of
-// halves, measured). The data are read as bits, so any alignment will do.
+// run over every element of a Tq×Tk matrix or a K/V cache: the active arch's kernels
+// (kernels/finite_scan_impl.hpp). The data are read as bits, so any alignment will do.
 #pragma once
 #include <cstddef>
 

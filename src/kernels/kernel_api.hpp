@@ -1,6 +1,6 @@
 // The contract between the dispatcher (src/ops.cpp) and the per-arch kernels. Every arch
-// namespace provides the same four functions; src/arch/ARCH_*.cpp hold the SIMD ones
-// (compiled with that arch's flags only), src/kernels/scalar_*.cpp the scalar ones.
+// namespace provides the same functions (ATTN_KERNEL_DECLS); src/arch/ARCH_*.cpp hold the
+// SIMD ones (compiled with that arch's flags only), src/kernels/scalar_*.cpp the scalar ones.
 // Pointers + leading dimensions (floats between row starts); no ownership.
 #pragma once
 #include <cstddef>
@@ -125,7 +125,12 @@ struct ScoreEpilogueArgs {
     std::size_t flash(const FlashArgs& a);                                                     \
     /* returns the number of fully masked rows (softmax only; 0 otherwise) */                  \
     std::size_t score_epilogue(const ScoreEpilogueArgs& a);                                    \
-    void decode_chunk(const DecodeArgs& a);
+    void decode_chunk(const DecodeArgs& a);                                                    \
+    /* whether any of n values at p (any alignment) is NaN or ±inf (float32 or float16 */     \
+    /* bits), or NaN or +inf (float32; -inf allowed) */                                       \
+    bool any_nonfinite_f32(const void* p, std::size_t n);                                      \
+    bool any_nonfinite_f16(const void* p, std::size_t n);                                      \
+    bool any_nan_or_pos_inf_f32(const void* p, std::size_t n);
 
 namespace scalar { ATTN_KERNEL_DECLS }
 namespace avx2 { ATTN_KERNEL_DECLS }

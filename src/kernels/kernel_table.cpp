@@ -8,8 +8,11 @@ namespace attn::kernels {
 
 namespace {
 
-#define ATTN_KERNEL_SET(arch, ns, lanes, peak, read) \
-    KernelSet { arch, lanes, ns::gemm, ns::exp, ns::softmax_rows, ns::flash, ns::score_epilogue, ns::decode_chunk, peak, read }
+#define ATTN_KERNEL_SET(arch, ns, lanes, peak, read)                                                          \
+    KernelSet {                                                                                                 \
+        arch, lanes, ns::gemm, ns::exp, ns::softmax_rows, ns::flash, ns::score_epilogue, ns::decode_chunk,      \
+            ns::any_nonfinite_f32, ns::any_nonfinite_f16, ns::any_nan_or_pos_inf_f32, peak, read                \
+    }
 
 const KernelSet table[] = {
     ATTN_KERNEL_SET(Arch::scalar, scalar, 1, nullptr, nullptr),

@@ -20,6 +20,9 @@ struct KernelSet {
     std::size_t (*flash)(const FlashArgs&);
     std::size_t (*score_epilogue)(const ScoreEpilogueArgs&);
     void (*decode_chunk)(const DecodeArgs&);
+    bool (*any_nonfinite_f32)(const void*, std::size_t);
+    bool (*any_nonfinite_f16)(const void*, std::size_t);
+    bool (*any_nan_or_pos_inf_f32)(const void*, std::size_t);
     // The FMA peak and read-bandwidth probes (kernels/fma_peak.hpp); null for scalar.
     float (*fma_peak)(std::uint64_t iterations, float seed);
     float (*read_sum)(const float* p, std::size_t n);
