@@ -18,7 +18,7 @@
 #include "parallel.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
-#include <sys/platform/x86.h>  // glibc >= 2.33: CPU_FEATURE_ACTIVE
+#include <cpuid.h>
 #endif
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -31,21 +31,31 @@ namespace {
 
 const kernels::KernelSet& kernel_set(Arch arch) noexcept { return kernels::table_of(arch); }
 
-// What the CPU and OS can run, detected once. glibc's CPU_FEATURE_ACTIVE answers from what
-// its start-up already read from CPUID and XCR0 (a feature is active only when the OS saves
-// its registers, unlike xsimd 8.1's own detection: design notes §2), so detection costs no
-// CPUID of its own. On a virtual machine each CPUID traps to the hypervisor (12 µs measured
-// on the KVM guests here); __builtin_cpu_supports would link libgcc's start-up constructor,
-// which runs 12 of them in every process.
+// What the CPU and OS can run, detected once, from three CPUID leaves and XCR0: a feature
+// counts only when the OS also saves its registers (XCR0), which xsimd 8.1's own detection
+// does not check (design notes §2). Not __builtin_cpu_supports: it links libgcc's start-up
+// constructor, which runs 12 CPUIDs in every process, and on a virtual machine each CPUID
+// traps to the hypervisor (12 µs measured on the KVM guests here).
 struct CpuFeatures {
     bool avx2 = false, avx512 = false, neon = false;
     CpuFeatures() noexcept {
 #if defined(ATTN_X86)
+        unsigned max_leaf = 0, b = 0, c = 0, d = 0, a = 0;
+        __cpuid(0, max_leaf, b, c, d);
+        if (max_leaf < 7) return;
+        __cpuid(1, a, b, c, d);
+        if (!(c & bit_OSXSAVE)) return;  // no XGETBV: the OS manages no AVX state
         // F16C: the avx2 kernels widen float16 keys and values with it (every AVX2 CPU has it).
-        avx2 = CPU_FEATURE_ACTIVE(AVX2) && CPU_FEATURE_ACTIVE(FMA) && CPU_FEATURE_ACTIVE(F16C);
+        const bool avx_fma_f16c = (c & bit_AVX) && (c & bit_FMA) && (c & bit_F16C);
+        unsigned xcr0_low = 0, xcr0_high = 0;
+        __asm__("xgetbv" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0));
+        const bool ymm_saved = (xcr0_low & 0x06) == 0x06;  // SSE and AVX state
+        const bool zmm_saved = (xcr0_low & 0xe6) == 0xe6;  // and opmask, ZMM0-15 upper halves, ZMM16-31
+        __cpuid_count(7, 0, a, b, c, d);
+        avx2 = avx_fma_f16c && ymm_saved && (b & bit_AVX2);
         // The avx512 kernels are compiled with F, DQ (hadd), VL and BW (see Makefile).
-        avx512 = avx2 && CPU_FEATURE_ACTIVE(AVX512F) && CPU_FEATURE_ACTIVE(AVX512DQ) &&
-                 CPU_FEATURE_ACTIVE(AVX512VL) && CPU_FEATURE_ACTIVE(AVX512BW);
+        avx512 = avx2 && zmm_saved && (b & bit_AVX512F) && (b & bit_AVX512DQ) && (b & bit_AVX512VL) &&
+                 (b & bit_AVX512BW);
 #elif defined(__aarch64__)
         neon = true;  // Advanced SIMD is mandatory on aarch64
 #endif

@@ -59,8 +59,8 @@ TEST_CASE("dispatch: scalar is always available, best_arch is supported, names r
     CHECK_THROWS_AS(attn::parse_arch("sse9"), attn::UsageError);
 #if defined(__x86_64__)
     CHECK_FALSE(attn::arch_supported(attn::Arch::neon));
-    // The detection (glibc's CPU_FEATURE_ACTIVE) agrees with the compiler's view of this CPU
-    // (libgcc's own CPUID reading), for every x86 kernel set.
+    // The detection (attn's own CPUID and XCR0 reading) agrees with the compiler's view of
+    // this CPU (libgcc's), for every x86 kernel set.
     const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     CHECK(attn::arch_supported(attn::Arch::avx2) == avx2);
     CHECK(attn::arch_supported(attn::Arch::avx512) ==
