@@ -11,6 +11,9 @@
 
 namespace attn::kernels::finite_scan_impl {
 
+// Internal linkage: each arch's translation unit keeps its own instances (design notes §2).
+namespace {
+
 // float32 NaN or ±inf: every exponent bit set.
 struct NonfiniteF32 {
     using Bits = std::uint32_t;
@@ -84,4 +87,5 @@ bool any_of(const void* data, std::size_t count, Rule bad) {
     return false;
 }
 
+}  // namespace
 }  // namespace attn::kernels::finite_scan_impl
