@@ -170,7 +170,11 @@ fuzz-replay: fuzz-build
 # 1, 2, 3 and 7 threads (ATTN_TEST_THREADS). Only the library and the unit tests are built.
 TSAN_BUILD := build-tsan
 TSAN_FLAGS := -O1 -g -fsanitize=thread
+# The tests that run threads: the pool, dispatch and kernels; the text reader's and writer's
+# bands of rows; the threaded checks of mapped inputs.
 TSAN_TESTS := dispatch*,parallel_for*,gemm*,flash*,attend*,split-K*
+TSAN_TESTS := $(TSAN_TESTS),number text: long runs*,number text: a long run*,number text: csv*
+TSAN_TESTS := $(TSAN_TESTS),inputs: a text input*,inputs: a mapped*
 test-tsan:
 	@bash .ci/ensure-packages $(SAN_PACKAGES)
 	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=$(TSAN_BUILD) CXX=clang++ CXXFLAGS="$(TSAN_FLAGS)" \
