@@ -109,6 +109,25 @@ std::string err(const std::string& s) {
     return std::string("(no error)");
 }
 
+// Reads `text` with 1, 2, 3 and 7 threads: rows x cols values, each bit for bit want(r, c).
+template <class Want>
+void check_read_by_threads(const std::string& text, std::size_t rows, std::size_t cols, Want want) {
+    const unsigned before = attn::current_threads();
+    for (unsigned threads : {1u, 2u, 3u, 7u}) {
+        INFO("threads " << threads);
+        attn::set_threads(threads);
+        const attn::Matrix m = attn::io::parse_text(text, "m.csv");
+        REQUIRE(m.rows() == rows);
+        REQUIRE(m.cols() == cols);
+        std::size_t wrong = 0;
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t c = 0; c < cols; ++c)
+                wrong += std::bit_cast<std::uint32_t>(m(r, c)) != std::bit_cast<std::uint32_t>(float(want(r, c)));
+        CHECK(wrong == 0);
+    }
+    attn::set_threads(before);
+}
+
 }  // namespace
 
 TEST_CASE("number text: %.*g written by integer arithmetic equals printf for awkward values and digits 0..17") {
@@ -647,20 +666,7 @@ TEST_CASE("number text: long runs of rows read by several threads equal the seri
         text += r % 100 == 7 ? "  # note\r\n\r\n" : "\r\n";
     }
     REQUIRE(text.size() > (std::size_t(1) << 20));
-    const unsigned before = attn::current_threads();
-    for (unsigned threads : {1u, 2u, 3u, 7u}) {
-        INFO("threads " << threads);
-        attn::set_threads(threads);
-        const attn::Matrix m = attn::io::parse_text(text, "m.csv");
-        REQUIRE(m.rows() == rows);
-        REQUIRE(m.cols() == cols);
-        std::size_t wrong = 0;
-        for (std::size_t r = 0; r < rows; ++r)
-            for (std::size_t c = 0; c < cols; ++c)
-                wrong += std::bit_cast<std::uint32_t>(m(r, c)) != std::bit_cast<std::uint32_t>(want[r * cols + c]);
-        CHECK(wrong == 0);
-    }
-    attn::set_threads(before);
+    check_read_by_threads(text, rows, cols, [&](std::size_t r, std::size_t c) { return want[r * cols + c]; });
     // A short row deep in the run, and a token only the full rules read, as in a short text.
     std::string short_row = text;
     const std::size_t line_8000 = [&] {
@@ -696,17 +702,5 @@ TEST_CASE("number text: a long run of one-digit values (more than the bands' fir
         for (std::size_t c = 0; c < cols; ++c) text += char('0' + (r * 7 + c * 3) % 10), text += c + 1 < cols ? ',' : '\n';
     }
     REQUIRE(text.size() > (std::size_t(1) << 20));
-    const unsigned before = attn::current_threads();
-    for (unsigned threads : {1u, 2u, 3u, 7u}) {
-        INFO("threads " << threads);
-        attn::set_threads(threads);
-        const attn::Matrix m = attn::io::parse_text(text, "d.csv");
-        REQUIRE(m.rows() == rows);
-        REQUIRE(m.cols() == cols);
-        std::size_t wrong = 0;
-        for (std::size_t r = 0; r < rows; ++r)
-            for (std::size_t c = 0; c < cols; ++c) wrong += m(r, c) != float((r * 7 + c * 3) % 10);
-        CHECK(wrong == 0);
-    }
-    attn::set_threads(before);
+    check_read_by_threads(text, rows, cols, [](std::size_t r, std::size_t c) { return float((r * 7 + c * 3) % 10); });
 }
