@@ -621,7 +621,7 @@ private:
             for (std::size_t b = 0; b < nb; ++b) {
                 if (t0 >= kend[b]) continue;
                 if (a_.bias || a_.mask) {
-                    if (t0 == 0 && b == 0) prefetch_bias_and_mask(g0, std::min(QB, a_.Tq - g0), 0, std::min(BC, kend[0]));
+                    if (t0 == 0 && b == 0) prefetch_bias_and_mask(g0, 0, std::min(BC, kend[0]));
                     prefetch_next(g0, nb, kend, b, t0);
                 }
                 block_tile(g0 + b * QB, b, t0, std::min(BC, kend[b] - t0), kfull[b]);
@@ -677,16 +677,18 @@ private:
         // A tile whose mask words are all 0 for every row of the block changes nothing (the
         // online softmax of all -inf leaves m, l and the output as they are): skip it.
         if (a_.mask && tile_masked(q0, nq, t0, nk)) return;
-        if (a_.bias || a_.mask) {  // spread over the micro-kernel calls of scores and mix
-            const std::size_t steps = (nk + R - 1) / R + (a_.dv + R - 1) / R;
-            ahead_.per_step = (ahead_.left() + steps - 1) / steps;
-        }
+        // The next block_tile's bias rows and mask words are requested a few per key of the
+        // exponential pass (online_softmax). Measured at T=4096: requested during the
+        // micro-kernels instead (scores, mix), the biased kernel took 7-10% longer.
+        if (a_.bias || a_.mask) ahead_.per_step = (ahead_.rows_left() + nk - 1) / nk;
         scores(nk, qt(b), plain ? mx : nullptr);
-        if (a_.bias) add_bias(q0, nq, t0, nk);
-        // Off the diagonal the mask pass also takes the column max of what it leaves.
-        if (a_.mask) apply_mask(q0, nq, t0, nk, diagonal ? nullptr : mx);
+        // Off the diagonal the last of the bias and mask passes also takes the column max of
+        // what it leaves (on the diagonal, online_softmax scans after the causal select).
+        F* pass_max = diagonal ? nullptr : mx;
+        if (a_.bias) add_bias(q0, nq, t0, nk, a_.mask ? nullptr : pass_max);
+        if (a_.mask) apply_mask(q0, nq, t0, nk, pass_max);
         if (diagonal) causal_offsets(q0, t0, vis);
-        online_softmax(nk, diagonal ? vis : nullptr, !plain && (diagonal || !a_.mask), mx, m, l, alpha);
+        online_softmax(nk, diagonal ? vis : nullptr, mx, m, l, alpha);
         for (std::size_t v = 0; v < NV; ++v) {
             m[v].store_aligned(m_of(b) + v * W);
             l[v].store_aligned(l_of(b) + v * W);
@@ -713,7 +715,6 @@ private:
             const float* krow[R] = {};
             for (std::size_t r = 0; r < rows; ++r) krow[r] = tk_ + (j + r) * ldk_;
             micro_kernel_rows<Arch, false>(rows, krow, 1, qt, a_.dk, st_ + j * QB, QB, nullptr, colmax);
-            ahead_.issue();
         }
     }
 
@@ -721,32 +722,46 @@ private:
     // of the materialised path). A broadcast row (ldb 0: one row for every query) is one
     // value per key, splat across the query lanes; otherwise W rows of W keys are loaded as
     // vectors and transposed in registers. Lanes of rows past Tq read row q0 (their results
-    // are unused).
-    void add_bias(std::size_t q0, std::size_t nq, std::size_t t0, std::size_t nk) {
+    // are unused). With colmax, also colmax[v] = max(colmax[v], max_j Sᵀ[j][v]) over the
+    // biased tile, in the same pass (the softmax's scan).
+    void add_bias(std::size_t q0, std::size_t nq, std::size_t t0, std::size_t nk, F* colmax) {
         float* st = st_;
+        F mx[NV];
+        for (std::size_t v = 0; v < NV; ++v) mx[v] = F(neg_inf);
         if (a_.ldb == 0) {
             const float* b = a_.bias + t0;
             for (std::size_t j = 0; j < nk; ++j)
                 for (std::size_t v = 0; v < NV; ++v) {
                     float* p = st + j * QB + v * W;
-                    (F::load_aligned(p) + F(b[j])).store_aligned(p);
+                    const F x = F::load_aligned(p) + F(b[j]);
+                    x.store_aligned(p);
+                    mx[v] = xsimd::max(mx[v], x);
                 }
-            return;
-        }
-        for (std::size_t v = 0; v < NV && v * W < nq; ++v) {
-            const float* brow[W];
-            for (std::size_t l = 0; l < W; ++l)
-                brow[l] = a_.bias + (q0 + (v * W + l < nq ? v * W + l : 0)) * a_.ldb + t0;
-            for (std::size_t j0 = 0; j0 < nk; j0 += W) {
-                const std::size_t n = std::min(W, nk - j0);
-                F bt[W];
-                load_transposed(brow, j0, n, bt);
-                for (std::size_t c = 0; c < n; ++c) {
-                    float* p = st + (j0 + c) * QB + v * W;
-                    (F::load_aligned(p) + bt[c]).store_aligned(p);
+        } else {
+            for (std::size_t v = 0; v < NV; ++v) {
+                if (v * W >= nq) {  // rows past Tq: nothing to add, the max for the scan only
+                    for (std::size_t j = 0; colmax && j < nk; ++j)
+                        mx[v] = xsimd::max(mx[v], F::load_aligned(st + j * QB + v * W));
+                    continue;
+                }
+                const float* brow[W];
+                for (std::size_t l = 0; l < W; ++l)
+                    brow[l] = a_.bias + (q0 + (v * W + l < nq ? v * W + l : 0)) * a_.ldb + t0;
+                for (std::size_t j0 = 0; j0 < nk; j0 += W) {
+                    const std::size_t n = std::min(W, nk - j0);
+                    F bt[W];
+                    load_transposed(brow, j0, n, bt);
+                    for (std::size_t c = 0; c < n; ++c) {
+                        float* p = st + (j0 + c) * QB + v * W;
+                        const F x = F::load_aligned(p) + bt[c];
+                        x.store_aligned(p);
+                        mx[v] = xsimd::max(mx[v], x);
+                    }
                 }
             }
         }
+        if (colmax)
+            for (std::size_t v = 0; v < NV; ++v) colmax[v] = xsimd::max(colmax[v], mx[v]);
     }
 
     // The mask bits: masked (0) scores of the tile become -inf. A broadcast row (ldm 0) is one
@@ -814,27 +829,19 @@ private:
 
     // The bias rows and mask words of a group's first block_tile, requested into L2 at once
     // (nothing computes yet to hide them behind); later ones come through ahead_.
-    void prefetch_bias_and_mask(std::size_t q0, std::size_t nq, std::size_t t0, std::size_t nk) const {
-        constexpr std::size_t line = 64 / sizeof(float);
-        if (a_.bias)
-            for (std::size_t q = 0; q < (a_.ldb ? nq : 1); ++q) {
-                const float* row = a_.bias + (q0 + q) * a_.ldb + t0;
-                for (std::size_t j = 0; j < nk; j += line) __builtin_prefetch(row + j, 0, 2);
-                __builtin_prefetch(row + nk - 1, 0, 2);
-            }
-        if (a_.mask)
-            for (std::size_t q = 0; q < (a_.ldm ? nq : 1); ++q) {
-                const std::uint64_t* row = a_.mask + (q0 + q) * a_.ldm;
-                __builtin_prefetch(row + t0 / 64, 0, 2);
-                __builtin_prefetch(row + (t0 + nk - 1) / 64, 0, 2);
-            }
+    void prefetch_bias_and_mask(std::size_t q0, std::size_t t0, std::size_t nk) const {
+        PrefetchAhead first;
+        first.start(a_, q0, t0, nk);
+        first.issue(std::numeric_limits<std::size_t>::max());
     }
 
     // t[c] lane l = row[l][j0 + c] for c < n (n ≤ W keys of W rows): W vector loads and an
     // in-register transpose.
     static void load_transposed(const float* const* row, std::size_t j0, std::size_t n, F* t) {
-        for (std::size_t l = 0; l < W; ++l)
-            t[l] = n == W ? F::load_unaligned(row[l] + j0) : load_partial<Arch>(row[l] + j0, n, 0.0f);
+        if (n == W)
+            for (std::size_t l = 0; l < W; ++l) t[l] = F::load_unaligned(row[l] + j0);
+        else
+            for (std::size_t l = 0; l < W; ++l) t[l] = load_partial<Arch>(row[l] + j0, n, 0.0f);
         transpose<Arch>(t);
     }
 
@@ -853,8 +860,10 @@ private:
     // Per query lane: m_new = max(m, max_j Sᵀ[j]); Pᵀ = exp(Sᵀ − m_new) in place;
     // alpha = exp(m − m_new) (0 while nothing was visible: the accumulators are still 0);
     // l = alpha·l + Σ_j Pᵀ[j]. Lanes with nothing visible yet get P = 0. The causal limits
-    // vis (diagonal tiles) are applied here; mx holds the column max already unless scan.
-    void online_softmax(std::size_t nk, const F* vis, bool scan, F* mx, F* m, F* l, F* alpha) {
+    // vis (diagonal tiles) are applied here, with the scan for the column max; off the
+    // diagonal, mx holds it already. The next block_tile's bias and mask lines are requested
+    // during the exponentials (ahead_).
+    void online_softmax(std::size_t nk, const F* vis, F* mx, F* m, F* l, F* alpha) {
         float* st = st_;
         const F ninf(neg_inf);
         if (vis) {
@@ -865,9 +874,6 @@ private:
                     x.store_aligned(st + j * QB + v * W);
                     mx[v] = xsimd::max(mx[v], x);
                 }
-        } else if (scan) {
-            for (std::size_t j = 0; j < nk; ++j)
-                for (std::size_t v = 0; v < NV; ++v) mx[v] = xsimd::max(mx[v], F::load_aligned(st + j * QB + v * W));
         }
         F mu[NV], sum[NV];
         for (std::size_t v = 0; v < NV; ++v) {
@@ -877,12 +883,14 @@ private:
             m[v] = m_new;
             sum[v] = F(0.0f);
         }
-        for (std::size_t j = 0; j < nk; ++j)
+        for (std::size_t j = 0; j < nk; ++j) {
             for (std::size_t v = 0; v < NV; ++v) {
                 const F p = exp_nonpositive<Arch>(F::load_aligned(st + j * QB + v * W) - mu[v]);
                 p.store_aligned(st + j * QB + v * W);
                 sum[v] += p;
             }
+            ahead_.issue();
+        }
         for (std::size_t v = 0; v < NV; ++v) l[v] = fmadd<Arch>(alpha[v], l[v], sum[v]);
     }
 
@@ -893,9 +901,8 @@ private:
             const float* vcol[R] = {};
             for (std::size_t r = 0; r < rows; ++r) vcol[r] = tv_ + c + r;
             micro_kernel_rows<Arch, true>(rows, vcol, ldv_, st_, nk, ot + c * QB, QB, alpha, nullptr);
-            ahead_.issue();
         }
-        ahead_.issue(ahead_.left());
+        ahead_.issue(std::numeric_limits<std::size_t>::max());  // any left by online_softmax
     }
 
     // O = Oᵀ / l, or the fully-masked-row policy where nothing was visible (l = 0).
@@ -951,32 +958,45 @@ private:
         return mean_->get();
     }
 
-    // The bias rows (and mask words) of one block_tile, requested into L2 a few cache lines
-    // per micro-kernel call of the block_tile before it. One burst of them all waited on
-    // the memory system (they are one stream per query row, too many for the hardware
-    // prefetchers); spread out, they arrive while the FMAs run.
+    // The bias rows (and mask words) of one block_tile, requested into L2 a few rows at a
+    // time during the block_tile before it. One burst of them all waited on the memory system
+    // (they are one stream per query row, too many for the hardware prefetchers); spread
+    // out, they arrive while the FMAs run. A row's lines are requested together by a pointer
+    // loop (recomputing each line from a row and line index was over a third of the biased
+    // kernel's extra instructions).
     struct PrefetchAhead {
-        const char* bias = nullptr;  // first row's first line
-        const char* mask = nullptr;
-        std::size_t bias_ld = 0, mask_ld = 0;  // bytes between rows (0: one broadcast row)
-        std::size_t rows = 0, lines = 0;      // bias lines per row
-        std::size_t row = 0, line = 0, per_step = 0;
+        struct Rows {  // bytes [base + r·ld, + bytes) for r < rows
+            const char* base = nullptr;
+            std::size_t ld = 0, rows = 0, bytes = 0;
+        };
+        Rows streams[2];  // the bias rows, then the mask words
+        std::size_t count = 0, stream = 0, row = 0;  // the next row to request
+        std::size_t per_step = 0;  // rows per issue()
         void start(const FlashArgs& a, std::size_t q0, std::size_t t0, std::size_t nk) {
             const std::size_t nq = std::min(QB, a.Tq - q0);
-            bias = a.bias ? reinterpret_cast<const char*>(a.bias + q0 * a.ldb + t0) : nullptr;
-            mask = a.mask ? reinterpret_cast<const char*>(a.mask + q0 * a.ldm + t0 / 64) : nullptr;
-            bias_ld = a.ldb * sizeof(float), mask_ld = a.ldm * sizeof(std::uint64_t);
-            rows = (a.bias && a.ldb) || (a.mask && a.ldm) ? nq : 1;
-            lines = a.bias ? (nk * sizeof(float) + 63) / 64 + 1 : 0;  // + 1: the tile need not start a line
-            row = 0, line = 0, per_step = 0;
+            *this = {};
+            if (a.bias)
+                streams[count++] = {reinterpret_cast<const char*>(a.bias + q0 * a.ldb + t0), a.ldb * sizeof(float),
+                                    a.ldb ? nq : 1, nk * sizeof(float)};
+            if (a.mask) {
+                const std::size_t w0 = t0 / 64, w1 = (t0 + nk - 1) / 64;
+                streams[count++] = {reinterpret_cast<const char*>(a.mask + q0 * a.ldm + w0),
+                                    a.ldm * sizeof(std::uint64_t), a.ldm ? nq : 1, (w1 - w0 + 1) * sizeof(std::uint64_t)};
+            }
         }
-        std::size_t left() const { return row < rows ? (rows - row) * (lines + (mask != nullptr)) - line : 0; }
+        std::size_t rows_left() const {
+            std::size_t n = 0;
+            for (std::size_t k = stream; k < count; ++k) n += streams[k].rows - (k == stream ? row : 0);
+            return n;
+        }
         void issue() { issue(per_step); }
-        void issue(std::size_t n) {
-            for (; n > 0 && row < rows; --n) {
-                if (line < lines) __builtin_prefetch(bias + row * bias_ld + line * 64, 0, 2);
-                else __builtin_prefetch(mask + row * mask_ld, 0, 2);
-                if (++line == lines + (mask != nullptr)) line = 0, ++row;
+        void issue(std::size_t rows) {
+            for (; rows > 0 && stream < count; --rows) {
+                const Rows& s = streams[stream];
+                const auto first = reinterpret_cast<std::uintptr_t>(s.base + row * s.ld);
+                for (std::uintptr_t line = first / 64 * 64; line < first + s.bytes; line += 64)
+                    __builtin_prefetch(reinterpret_cast<const void*>(line), 0, 2);
+                if (++row == s.rows) ++stream, row = 0;
             }
         }
     };
