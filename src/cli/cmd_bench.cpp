@@ -65,6 +65,12 @@ std::vector<std::string> list_option(const cxxopts::ParseResult& r, const char* 
     return items;
 }
 
+// Cases of one set: the same op and shape, told apart only by path, mask and bias.
+bool same_shape(const Case& a, const Case& b) {
+    return a.op == b.op && a.m == b.m && a.n == b.n && a.k == b.k && a.batch == b.batch && a.heads == b.heads &&
+           a.kv_heads == b.kv_heads && a.causal == b.causal && a.kv_half == b.kv_half;
+}
+
 }  // namespace
 
 int cmd_bench(int argc, char** argv) {
@@ -92,7 +98,10 @@ int cmd_bench(int argc, char** argv) {
         ("mask", "Also time each attention case with a random Tq x Tk mask (about one key in eight masked), "
                  "shared by every head, packed into bits before the timed runs (as attend does when it reads --mask)")
         ("bias", "Also time each attention case with a random Tq x Tk bias in [-1, 1], shared by every head")
-        ("repeat", "Timed runs per case (default 10)", decimal_value<int>(), "R")
+        ("repeat", "Timed runs per case (default 10). The cases of one shape (each path, with and without --mask "
+                   "or --bias) run in turn, one run of each per round, and each is reported with its ratio to the "
+                   "first (the median of the per-round ratios)",
+         decimal_value<int>(), "R")
         ("warmup", "Untimed runs before them (default 2)", decimal_value<int>(), "W")
         ("peak", "Measure the FMA peak (GFLOP/s) for 1..threads threads and every SIMD arch, and the read "
                  "bandwidth (GB/s, 1..threads threads) from memory (a buffer of at least 4x the last-level cache) "
@@ -187,8 +196,8 @@ int cmd_bench(int argc, char** argv) {
                                  std::to_string(c.heads) + " heads of --sizes " + text + " must be a multiple of it");
             c.causal = r["causal"].as<bool>();
             c.kv_half = o == Op::attention && kv_dtype == "f16";
-            for (bool fused : paths)
-                for (std::size_t d : dims_d) {
+            for (std::size_t d : dims_d)
+                for (bool fused : paths) {
                     c.fused = fused;
                     c.k = d;
                     c.mask = c.bias = false;
@@ -219,24 +228,35 @@ int cmd_bench(int argc, char** argv) {
     if (want_peak) peaks = measure_peaks(threads, progress), bandwidth = measure_bandwidth(threads, progress);
 
     std::vector<Result> results;
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-        const Case& c = cases[i];
+    for (std::size_t first = 0, end; first < cases.size(); first = end) {
+        // A set: the cases of one shape, with and without mask or bias, on each path. They are
+        // timed in turn (measure_in_turn) when their inputs fit in memory together.
+        double set_bytes = cases[first].bytes();
+        for (end = first + 1; end < cases.size() && same_shape(cases[end], cases[first]); ++end)
+            set_bytes += cases[end].bytes();
+        if (set_bytes > memory_budget()) end = first + 1;
         if (progress)
-            std::fprintf(stderr, "\r[%zu/%zu] %s %s on %s, %u thread(s)...          ", i + 1, cases.size(), op_name(c.op),
-                         c.shape().c_str(), arch_name(arch), threads);
-        Result res{c, arch, threads, {}, std::nullopt};
+            std::fprintf(stderr, "\r[%zu/%zu] %s %s on %s, %u thread(s)...          ", end, cases.size(),
+                         op_name(cases[first].op), cases[first].shape().c_str(), arch_name(arch), threads);
+        std::vector<Timing> timings;
         {
-            const auto call = make_call(c);
-            res.timing = measure(call, warmup, repeat);
+            std::vector<std::function<void()>> calls;
+            for (std::size_t i = first; i < end; ++i) calls.push_back(make_call(cases[i]));
+            timings = measure_in_turn(calls, warmup, repeat);
         }
-        if (arch != Arch::scalar && scalar_affordable(c)) {
-            set_arch(Arch::scalar);
-            const auto call = make_call(c);
-            const Timing scalar = measure(call, std::min(warmup, 1), std::min(repeat, 3));
-            set_arch(arch);
-            res.speedup = scalar.median / res.timing.median;
+        for (std::size_t i = first; i < end; ++i) {
+            const Case& c = cases[i];
+            Result res{c, arch, threads, timings[i - first], std::nullopt, std::nullopt};
+            if (i > first) res.ratio = median_ratio(res.timing, timings[0]);
+            if (arch != Arch::scalar && scalar_affordable(c)) {
+                set_arch(Arch::scalar);
+                const auto call = make_call(c);
+                const Timing scalar = measure(call, std::min(warmup, 1), std::min(repeat, 3));
+                set_arch(arch);
+                res.speedup = scalar.median / res.timing.median;
+            }
+            results.push_back(std::move(res));
         }
-        results.push_back(std::move(res));
     }
     if (progress) std::fprintf(stderr, "\r%70s\r", "");
 

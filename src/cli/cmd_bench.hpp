@@ -53,6 +53,12 @@ struct Timing {
 };
 // Runs `call` warmup times untimed, then repeat times timed.
 Timing measure(const std::function<void()>& call, int warmup, int repeat);
+// Runs the calls in turn, one run of each per round: warmup rounds untimed, then repeat
+// rounds timed. Cases compared with each other (with and without a mask, say) are timed in
+// the same rounds, so a slow phase of a shared machine falls on all of them alike.
+std::vector<Timing> measure_in_turn(const std::vector<std::function<void()>>& calls, int warmup, int repeat);
+// Median over rounds of times[r] / base[r] (the same rounds of measure_in_turn).
+double median_ratio(const Timing& t, const Timing& base);
 
 struct Peak {
     Arch arch;
@@ -93,6 +99,9 @@ struct Result {
     unsigned threads;
     Timing timing;
     std::optional<double> speedup;  // scalar median / this median
+    // Median over rounds of this case's time over the first case's of its set (the same
+    // shape, timed in turn with it: the plain fused case); none for the first case itself.
+    std::optional<double> ratio;
 };
 
 std::string num(double v, const char* fmt = "%.6g");

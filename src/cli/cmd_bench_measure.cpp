@@ -46,6 +46,36 @@ std::pair<double, double> cpu_seconds() {
 
 }  // namespace
 
+std::vector<Timing> measure_in_turn(const std::vector<std::function<void()>>& calls, int warmup, int repeat) {
+    for (int i = 0; i < warmup; ++i)
+        for (const auto& call : calls) call();
+    std::vector<std::vector<double>> times(calls.size());
+    std::vector<std::pair<double, double>> cpu(calls.size());
+    for (int i = 0; i < repeat; ++i)
+        for (std::size_t c = 0; c < calls.size(); ++c) {
+            const auto cpu0 = cpu_seconds();
+            const auto t0 = Clock::now();
+            calls[c]();
+            times[c].push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+            const auto cpu1 = cpu_seconds();
+            cpu[c].first += cpu1.first - cpu0.first;
+            cpu[c].second += cpu1.second - cpu0.second;
+        }
+    std::vector<Timing> result;
+    for (std::size_t c = 0; c < calls.size(); ++c) {
+        result.push_back(summarize(std::move(times[c])));
+        result.back().user = cpu[c].first / repeat;
+        result.back().system = cpu[c].second / repeat;
+    }
+    return result;
+}
+
+double median_ratio(const Timing& t, const Timing& base) {
+    std::vector<double> ratios;
+    for (std::size_t r = 0; r < t.times.size() && r < base.times.size(); ++r) ratios.push_back(t.times[r] / base.times[r]);
+    return summarize(std::move(ratios)).median;
+}
+
 Timing measure(const std::function<void()>& call, int warmup, int repeat) {
     for (int i = 0; i < warmup; ++i) call();
     std::vector<double> times;

@@ -55,9 +55,9 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
         if (!results.empty()) std::printf("\n");
     }
     if (results.empty()) return;
-    std::printf("%-15s %-16s %-7s %3s %11s %11s %11s %9s %11s %9s %7s %8s\n", "op", "shape", "arch", "thr", "median s",
-                "min s", "max s", "GFLOP/s", "elements/s", "vs scalar", "% peak", "% (cpu)");
-    bool any_attention = false, any_causal = false;
+    std::printf("%-18s %-16s %-7s %3s %11s %11s %11s %9s %11s %9s %7s %8s %6s\n", "op", "shape", "arch", "thr",
+                "median s", "min s", "max s", "GFLOP/s", "elements/s", "vs scalar", "% peak", "% (cpu)", "ratio");
+    bool any_attention = false, any_causal = false, any_ratio = false;
     for (const auto& r : results) {
         const double g = r.c.flops() / r.timing.median * 1e-9;
         std::string label = op_name(r.c.op);
@@ -71,19 +71,20 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
         }
         const auto peak = peak_for(peaks, r.arch, r.threads);
         const auto cpu = cpu_fraction(peaks, r);
-        std::printf("%-15s %-16s %-7s %3u %11.6f %11.6f %11.6f %9s %11s %9s %7s %8s\n", label.c_str(), r.c.shape().c_str(),
+        any_ratio = any_ratio || r.ratio;
+        std::printf("%-18s %-16s %-7s %3u %11.6f %11.6f %11.6f %9s %11s %9s %7s %8s %6s\n", label.c_str(), r.c.shape().c_str(),
                     arch_name(r.arch), r.threads, r.timing.median, r.timing.min, r.timing.max,
                     r.c.flops() > 0 ? num(g, "%.1f").c_str() : "-",
                     r.c.op == Op::softmax ? num(r.c.elements() / r.timing.median, "%.3g").c_str() : "-",
                     r.speedup ? num(*r.speedup, "%.1fx").c_str() : "-",
                     peak && r.c.flops() > 0 ? num(100.0 * g / *peak, "%.0f%%").c_str() : "-",
-                    cpu ? num(100.0 * *cpu, "%.0f%%").c_str() : "-");
+                    cpu ? num(100.0 * *cpu, "%.0f%%").c_str() : "-", r.ratio ? num(*r.ratio, "%.2fx").c_str() : "-");
     }
     bool any_memory_bound = false;
     for (const auto& r : results) any_memory_bound = any_memory_bound || r.c.memory_bound();
     if (any_memory_bound) {
         std::printf("\nmemory-bound (few query rows: reading K and V is the limit):\n");
-        std::printf("%-15s %-16s %-7s %3s %11s %9s %9s %7s %9s\n", "op", "shape", "arch", "thr", "median s", "MiB", "GB/s",
+        std::printf("%-18s %-16s %-7s %3s %11s %9s %9s %7s %9s\n", "op", "shape", "arch", "thr", "median s", "MiB", "GB/s",
                     "% bw", "vs");
         for (const auto& r : results) {
             if (!r.c.memory_bound()) continue;
@@ -91,7 +92,7 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
             bool in_cache = false;
             const auto bw = bandwidth.fair_gbps(r.threads, r.c.moved_bytes(), &in_cache);
             const std::string label = std::string(op_name(r.c.op)) + (r.c.kv_half ? "/f16" : "");
-            std::printf("%-15s %-16s %-7s %3u %11.6f %9.1f %9.1f %7s %9s\n", label.c_str(), r.c.shape().c_str(),
+            std::printf("%-18s %-16s %-7s %3u %11.6f %9.1f %9.1f %7s %9s\n", label.c_str(), r.c.shape().c_str(),
                         arch_name(r.arch), r.threads, r.timing.median, r.c.moved_bytes() / double(1u << 20), gbps,
                         bw ? num(100.0 * gbps / *bw, "%.0f%%").c_str() : "-", bw ? (in_cache ? "in cache" : "memory") : "-");
         }
@@ -108,21 +109,24 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
         std::printf("attention GFLOP/s count 4*Tq*Tk*d (both products), dense even when causal%s; /mat = materialized; "
                     "/mask, /bias = with a random Tq x Tk mask or bias.\n",
                     any_causal ? " (/c)" : "");
+    if (any_ratio)
+        std::printf("ratio: the median over rounds of the case's time over the first case of its shape (above it). "
+                    "Cases of one shape are timed in turn, one run of each per round.\n");
 }
 
 void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peaks,
                const BandwidthReport& bandwidth) {
     (void)bandwidth;  // the csv keeps its columns; the table and json report the bandwidth
     std::printf("op,shape,arch,threads,causal,fused,median,min,max,mean,stddev,gflops,elements_per_s,speedup_vs_scalar,"
-                "fraction_of_peak,user,system,fraction_of_peak_cpu,kv_dtype,mask,bias\n");
+                "fraction_of_peak,user,system,fraction_of_peak_cpu,kv_dtype,mask,bias,ratio\n");
     for (const auto& p : peaks)
-        std::printf("fma_peak,,%s,%u,,,,,,,,%s,,,,,,,,,\n", arch_name(p.arch), p.threads, num(p.gflops).c_str());
+        std::printf("fma_peak,,%s,%u,,,,,,,,%s,,,,,,,,,,\n", arch_name(p.arch), p.threads, num(p.gflops).c_str());
     for (const auto& r : results) {
         const double g = r.c.flops() / r.timing.median * 1e-9;
         const auto peak = peak_for(peaks, r.arch, r.threads);
         const bool att = (r.c.op == Op::attention || r.c.op == Op::mha);
         const auto cpu = cpu_fraction(peaks, r);
-        std::printf("%s,%s,%s,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", op_name(r.c.op), r.c.shape().c_str(),
+        std::printf("%s,%s,%s,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", op_name(r.c.op), r.c.shape().c_str(),
                     arch_name(r.arch), r.threads, att ? (r.c.causal ? "true" : "false") : "",
                     att ? (r.c.fused ? "true" : "false") : "", num(r.timing.median).c_str(),
                     num(r.timing.min).c_str(), num(r.timing.max).c_str(), num(r.timing.mean).c_str(),
@@ -131,7 +135,7 @@ void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peak
                     r.speedup ? num(*r.speedup).c_str() : "", peak && r.c.flops() > 0 ? num(g / *peak).c_str() : "",
                     num(r.timing.user).c_str(), num(r.timing.system).c_str(), cpu ? num(*cpu).c_str() : "",
                     att ? (r.c.kv_half ? "f16" : "f32") : "", att ? (r.c.mask ? "true" : "false") : "",
-                    att ? (r.c.bias ? "true" : "false") : "");
+                    att ? (r.c.bias ? "true" : "false") : "", r.ratio ? num(*r.ratio).c_str() : "");
     }
 }
 
@@ -179,6 +183,7 @@ void print_json(const std::vector<Result>& results, const std::vector<Peak>& pea
         std::printf("\n     \"gflops\": %s,", r.c.flops() > 0 ? num(g).c_str() : "null");
         if (r.c.op == Op::softmax) std::printf(" \"elements_per_s\": %s,", num(r.c.elements() / r.timing.median).c_str());
         std::printf(" \"speedup_vs_scalar\": %s,", r.speedup ? num(*r.speedup).c_str() : "null");
+        if (r.ratio) std::printf(" \"ratio_to_first_of_shape\": %s,", num(*r.ratio).c_str());
         const auto peak = peak_for(peaks, r.arch, r.threads);
         if (peak && r.c.flops() > 0) std::printf(" \"fraction_of_peak\": %s,", num(g / *peak).c_str());
         if (const auto cpu = cpu_fraction(peaks, r)) std::printf(" \"fraction_of_peak_cpu\": %s,", num(*cpu).c_str());

@@ -70,3 +70,14 @@ expect_out_has "fraction_of_peak_cpu,kv_dtype,mask,bias" "the csv header names t
 expect_out_has ",f16,false,false" "the plain row"
 expect_out_has ",f16,true,false" "the masked row is told apart"
 expect_out_has ",f16,false,true" "the bias row is told apart"
+expect_out_has "kv_dtype,mask,bias,ratio" "the csv header ends with the ratio to the first case of the shape"
+ratios=$(awk -F, '$1 == "attention" { printf "%s;", $22 }' "$T/out")
+if [[ "$ratios" =~ ^\;[0-9.e+-]+\;[0-9.e+-]+\;$ ]]; then pass; else fail "ratios: none for the plain case, one each for mask and bias (got '$ratios')"; fi
+
+# Cases of one shape are timed in turn and compared with its first case; a new shape starts afresh.
+run bench --op attention --sizes 24,40 --d 8 --paths fused,materialized --mask --repeat 2 --warmup 0 --format json
+expect_code 0 "bench two shapes, two paths, with a mask"
+n=$(grep -o '"ratio_to_first_of_shape": [0-9.e+-]*,' "$T/out" | wc -l)
+if [ "$n" -eq 6 ]; then pass; else fail "3 ratios per shape (mask, materialized, materialized mask), got $n"; fi
+run bench --op attention --sizes 24 --d 8 --mask --bias --repeat 2 --warmup 0
+expect_out_has "ratio: the median over rounds" "the table explains the ratio column"
