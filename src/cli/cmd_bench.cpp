@@ -65,10 +65,10 @@ std::vector<std::string> list_option(const cxxopts::ParseResult& r, const char* 
     return items;
 }
 
-// Cases of one set: the same op and shape, told apart only by path, mask and bias.
+// Cases of one set: the same op and shape, told apart only by path, K/V type, mask and bias.
 bool same_shape(const Case& a, const Case& b) {
     return a.op == b.op && a.m == b.m && a.n == b.n && a.k == b.k && a.batch == b.batch && a.heads == b.heads &&
-           a.kv_heads == b.kv_heads && a.causal == b.causal && a.kv_half == b.kv_half;
+           a.kv_heads == b.kv_heads && a.causal == b.causal;
 }
 
 }  // namespace
@@ -87,9 +87,9 @@ int cmd_bench(int argc, char** argv) {
          cxxopts::value<std::string>(), "LIST")
         ("kv-heads", "Key/value heads G for attention and mha (grouped-query; H must be a multiple; default H)",
          decimal_value<std::size_t>(), "G")
-        ("kv-dtype", "Element type of K and V for --op attention: f32 (default) or f16 (IEEE half precision, "
-                     "widened by the kernels tile by tile)",
-         cxxopts::value<std::string>(), "T")
+        ("kv-dtype", "Comma-separated element types of K and V for --op attention: f32 (default) or f16 (IEEE "
+                     "half precision, widened by the kernels tile by tile); f32,f16 times both side by side",
+         cxxopts::value<std::string>(), "LIST")
         ("causal", "Attention with the causal mask (query i sees keys j <= i)")
         ("fused", "Attention by the fused streaming kernel (default)")
         ("materialized", "Attention through the Tq x Tk score matrix: Q·Kᵀ, softmax, ·V")
@@ -159,8 +159,11 @@ int cmd_bench(int argc, char** argv) {
     if (attention_flags && !has_attention)
         throw UsageError("--causal, --fused, --materialized, --paths, --mask, --bias, --kv-heads, --kv-dtype and --d "
                          "apply to --op attention, mha (or all)");
-    const std::string kv_dtype = r.count("kv-dtype") ? r["kv-dtype"].as<std::string>() : "f32";
-    if (kv_dtype != "f32" && kv_dtype != "f16") throw UsageError("invalid --kv-dtype '" + kv_dtype + "': expected f32 or f16");
+    std::vector<bool> kv_halves;  // per K/V type: float16?
+    for (const auto& t : list_option(r, "kv-dtype", "f32")) {
+        if (t != "f32" && t != "f16") throw UsageError("invalid --kv-dtype '" + t + "': expected f32, f16 or both (f32,f16)");
+        kv_halves.push_back(t == "f16");
+    }
     if (r.count("sizes") && ops.size() > 1)
         throw UsageError("--sizes needs a single --op (sizes mean different shapes for each op)");
 
@@ -195,16 +198,19 @@ int cmd_bench(int argc, char** argv) {
                 throw UsageError("invalid --kv-heads " + std::to_string(c.kv_heads) + ": the " +
                                  std::to_string(c.heads) + " heads of --sizes " + text + " must be a multiple of it");
             c.causal = r["causal"].as<bool>();
-            c.kv_half = o == Op::attention && kv_dtype == "f16";
+            // mha keeps K and V in float32 (its projections make them).
+            const std::vector<bool> halves = o == Op::attention ? kv_halves : std::vector<bool>{false};
             for (std::size_t d : dims_d)
-                for (bool fused : paths) {
-                    c.fused = fused;
-                    c.k = d;
-                    c.mask = c.bias = false;
-                    cases.push_back(c);
-                    if (r["mask"].as<bool>()) c.mask = true, cases.push_back(c), c.mask = false;
-                    if (r["bias"].as<bool>()) c.bias = true, cases.push_back(c), c.bias = false;
-                }
+                for (bool fused : paths)
+                    for (bool half : halves) {
+                        c.fused = fused;
+                        c.k = d;
+                        c.kv_half = half;
+                        c.mask = c.bias = false;
+                        cases.push_back(c);
+                        if (r["mask"].as<bool>()) c.mask = true, cases.push_back(c), c.mask = false;
+                        if (r["bias"].as<bool>()) c.bias = true, cases.push_back(c), c.bias = false;
+                    }
         }
     }
 

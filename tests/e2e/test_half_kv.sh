@@ -80,3 +80,12 @@ expect_code 2 "an unknown --kv-dtype is a usage error"
 expect_err_has "invalid --kv-dtype 'f8'" "the message names the value"
 run bench --op matmul --sizes 4 --kv-dtype f16 --repeat 1
 expect_code 2 "--kv-dtype with matmul is refused"
+
+# Both K/V types of one shape timed in turn: the float16 case carries its ratio to the float32 one.
+run bench --op attention --sizes 1x300 --d 16 --kv-dtype f32,f16 --repeat 2 --warmup 0 --format csv
+expect_code 0 "bench --kv-dtype f32,f16"
+kinds=$(awk -F, '$1 == "attention" { printf "%s:%s;", $19, ($22 == "" ? "-" : "r") }' "$T/out")
+if [ "$kinds" = "f32:-;f16:r;" ]; then pass; else fail "an f32 row, then an f16 row with a ratio (got '$kinds')"; fi
+run bench --op attention --sizes 64 --kv-dtype f32,f8 --repeat 1
+expect_code 2 "an unknown entry of a --kv-dtype list is a usage error"
+expect_err_has "invalid --kv-dtype 'f8'" "the message names the entry"
