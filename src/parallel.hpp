@@ -7,7 +7,7 @@
 namespace attn {
 
 // Runs body(b) for every b in [0, count) on up to current_threads() threads (the caller
-// plus workers of a persistent pool) and waits. Blocks are handed out dynamically. The
+// plus workers of a persistent pool; 4096 at most) and waits. Blocks are handed out dynamically. The
 // first exception thrown by a body is rethrown to the caller. A call made from
 // inside a body, or while another thread's parallel_for is running, runs serially.
 void parallel_for(std::size_t count, const std::function<void(std::size_t)>& body);

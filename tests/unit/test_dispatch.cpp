@@ -2,9 +2,11 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "test_util.hpp"
@@ -153,6 +155,26 @@ TEST_CASE("parallel_for: every block exactly once, any thread count; nesting; ex
         std::atomic<std::size_t> sum{0};
         attn::parallel_for(10, [&](std::size_t b) { sum.fetch_add(b); });
         CHECK(sum.load() == 45);
+    }
+}
+
+// The pool's threads wait for a job by spinning for a while, then on a condition variable
+// (no spinning with more threads than cores). Jobs that follow each other at once and of
+// varying width (threads a job does not want skip it), and jobs after an idle pause longer
+// than the spin (every thread asleep), each run every block exactly once.
+TEST_CASE("parallel_for: back-to-back jobs of varying width, and jobs after the threads slept") {
+    SettingsGuard guard;
+    for (unsigned threads : test_util::thread_counts({2u, 3u, 5u})) {
+        attn::set_threads(threads);
+        for (int round = 0; round < 200; ++round) {
+            const std::size_t count = round % 3 == 0 ? 2 : round % 3 == 1 ? 1 + round % 7 : 64;
+            std::vector<std::atomic<int>> hits(count);
+            attn::parallel_for(count, [&](std::size_t b) { hits[b].fetch_add(1); });
+            int wrong = 0;
+            for (std::size_t b = 0; b < count; ++b) wrong += hits[b].load() != 1;
+            REQUIRE(wrong == 0);
+            if (round % 50 == 49) std::this_thread::sleep_for(std::chrono::milliseconds(3));
+        }
     }
 }
 
