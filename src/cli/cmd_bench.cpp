@@ -98,8 +98,8 @@ int cmd_bench(int argc, char** argv) {
         ("mask", "Also time each attention case with a random Tq x Tk mask (about one key in eight masked), "
                  "shared by every head, packed into bits before the timed runs (as attend does when it reads --mask)")
         ("bias", "Also time each attention case with a random Tq x Tk bias in [-1, 1], shared by every head")
-        ("repeat", "Timed runs per case (default 10). The cases of one shape (each path, with and without --mask "
-                   "or --bias) run in turn, one run of each per round, and each is reported with its ratio to the "
+        ("repeat", "Timed runs per case (default 10). The cases of one shape (each path and K/V type, with and "
+                   "without --mask or --bias) run in turn, one run of each per round, and each is reported with its ratio to the "
                    "first (the median of the per-round ratios)",
          decimal_value<int>(), "R")
         ("warmup", "Untimed runs before them (default 2)", decimal_value<int>(), "W")
@@ -234,13 +234,8 @@ int cmd_bench(int argc, char** argv) {
     if (want_peak) peaks = measure_peaks(threads, progress), bandwidth = measure_bandwidth(threads, progress);
 
     std::vector<Result> results;
-    for (std::size_t first = 0, end; first < cases.size(); first = end) {
-        // A set: the cases of one shape, with and without mask or bias, on each path. They are
-        // timed in turn (measure_in_turn) when their inputs fit in memory together.
-        double set_bytes = cases[first].bytes();
-        for (end = first + 1; end < cases.size() && same_shape(cases[end], cases[first]); ++end)
-            set_bytes += cases[end].bytes();
-        if (set_bytes > memory_budget()) end = first + 1;
+    // Times cases [first, end) in turn; each after the first gets its ratio to the first.
+    const auto time_together = [&](std::size_t first, std::size_t end) {
         if (progress)
             std::fprintf(stderr, "\r[%zu/%zu] %s %s on %s, %u thread(s)...          ", end, cases.size(),
                          op_name(cases[first].op), cases[first].shape().c_str(), arch_name(arch), threads);
@@ -263,6 +258,17 @@ int cmd_bench(int argc, char** argv) {
             }
             results.push_back(std::move(res));
         }
+    };
+    for (std::size_t first = 0, end; first < cases.size(); first = end) {
+        // A set: the cases of one shape (each path and K/V type, with and without mask or
+        // bias). They are timed in turn when their inputs fit in memory together, else one
+        // at a time, without ratios.
+        double set_bytes = cases[first].bytes();
+        for (end = first + 1; end < cases.size() && same_shape(cases[end], cases[first]); ++end)
+            set_bytes += cases[end].bytes();
+        if (set_bytes <= memory_budget()) time_together(first, end);
+        else
+            for (std::size_t i = first; i < end; ++i) time_together(i, i + 1);
     }
     if (progress) std::fprintf(stderr, "\r%70s\r", "");
 
