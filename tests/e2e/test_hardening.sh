@@ -203,8 +203,9 @@ fi
 for sig in TERM INT HUP; do
     d="$T/signal_$sig"
     mkdir -p "$d" && mkfifo "$d/pipe"
-    # A background job of a non-interactive shell starts with SIGINT ignored; undo that.
-    ( trap - INT; exec "$ATTN" attend -x "$ROOT/data/examples/simple/x.txt" --svg "$d/out.svg" -o "$d/pipe" ) \
+    # A background job of a non-interactive shell starts with SIGINT ignored, and a shell that
+    # was itself started with it ignored cannot undo that with trap: env resets it for attn.
+    env --default-signal=INT "$ATTN" attend -x "$ROOT/data/examples/simple/x.txt" --svg "$d/out.svg" -o "$d/pipe" \
         >/dev/null 2>&1 &
     pid=$!
     for _ in $(seq 100); do
@@ -213,6 +214,9 @@ for sig in TERM INT HUP; do
     done
     if ls -A "$d" | grep -q '^\.out\.svg\.attn-'; then pass; else fail "SIG$sig: the temporary file never appeared"; fi
     kill -"$sig" "$pid"
+    # Never hang the suite: a process still waiting on the FIFO after 10 s is killed (and fails).
+    for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"
     wait "$pid" 2>/dev/null
     code=$?
     expect_signal=$(( 128 + $(kill -l "$sig") ))
