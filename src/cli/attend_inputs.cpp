@@ -220,6 +220,9 @@ void read_embeddings(Reader& in, AttendInputs& a) {
 // "(2, 4, 3, 5)" of a tensor read from `flag`, for messages.
 std::string shape_of(const char* flag, const Shape& s) { return std::string(flag) + " " + s.text(); }
 
+// A vector read from .npy (shape (n,)) as the one row it stands for, as the formats say.
+Tensor as_row_if_vector(Tensor t) { return t.rank() == 1 ? Tensor(std::move(t).to_matrix()) : std::move(t); }
+
 // Dimension `from_end` (3 = heads, 4 = batch) of a shape, 1 when it has fewer.
 std::size_t dim(const Shape& s, std::size_t from_end) { return s.back(from_end); }
 
@@ -227,7 +230,7 @@ std::size_t dim(const Shape& s, std::size_t from_end) { return s.back(from_end);
 // Float16 .npy keys and values stay float16 (io::KVInput).
 void read_qkv(Reader& in, AttendInputs& a) {
     a.q = in.tensor("q", 4), a.k = in.kv_tensor("k", 4), a.v = in.kv_tensor("v", 4);
-    if (a.q.rank() == 1) a.q = Tensor(std::move(a.q).to_matrix());  // (n,) is one query row
+    a.q = as_row_if_vector(std::move(a.q));  // one query
     const Shape &q = a.q.shape(), &k = a.k.shape(), &v = a.v.shape();
     if (k.rank() < 2) throw InputError("-k is a vector: keys are Tk×d_k");
     if (v.rank() < 2) throw InputError("-v is a vector: values are Tk×d_v");
@@ -349,8 +352,9 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
         read_output_projection(in, a, a.v.shape().back(1));
     }
 
-    a.mask = read_boolean_mask(in);
-    a.bias = in.tensor("bias", 4, io::Finite::allow_neg_inf);
+    // A (Tk,) mask or bias is one row, broadcast over the queries (as NumPy and PyTorch do).
+    a.mask = as_row_if_vector(read_boolean_mask(in));
+    a.bias = as_row_if_vector(in.tensor("bias", 4, io::Finite::allow_neg_inf));
     a.head_dim = self ? a.heads_given : a.q.rank() >= 3 || a.k.rank() >= 3 || a.v.rank() >= 3;
     check_broadcast(a.mask, "--mask", a);
     if (a.mask.rank()) a.mask_bits = MaskBits(a.mask.view());

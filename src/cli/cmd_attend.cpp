@@ -62,8 +62,8 @@ void declare_options(cxxopts::Options& options) {
         ("causal", "Causal mask: top-left (default; query i sees keys j <= i, PyTorch is_causal) or "
                    "bottom-right (j <= i + Tk - Tq, decoding with a cache). Use --causal or --causal=ALIGN",
          cxxopts::value<std::string>()->implicit_value("top-left"), "ALIGN")
-        ("mask", "Boolean mask broadcast to (B, H, Tq, Tk), the last dimension Tk (e.g. Tq×Tk): nonzero = may "
-                 "attend (PyTorch SDPA polarity)", cxxopts::value<std::string>(), "FILE")
+        ("mask", "Boolean mask broadcast to (B, H, Tq, Tk), the last dimension Tk (e.g. Tq×Tk, or a (Tk,) vector for "
+                 "every query): nonzero = may attend (PyTorch SDPA polarity)", cxxopts::value<std::string>(), "FILE")
         ("bias", "Additive bias broadcast to (B, H, Tq, Tk) as --mask, added to the scaled scores; -inf allowed",
          cxxopts::value<std::string>(), "FILE")
         ("lengths", "Valid keys per batch item, as a list (5,3) or a FILE of numbers: keys at index >= the "

@@ -92,6 +92,25 @@ same_as "-q as an (n,) .npy vector = the same query as a 1×n row" \
     -- attend -q "$T/qvec.npy" -k "$T/k2" -v "$T/k2" --show weights,context \
     -- attend -q "$T/qrow" -k "$T/k2" -v "$T/k2" --show weights,context
 
+# The same rule for --mask and --bias: a (Tk,) .npy vector was refused ("--mask is 2 but the
+# scores are 2x2"), though NumPy and PyTorch broadcast it over the queries. It is one row.
+npy_vec3() {  # npy_vec3 FILE DESCR DATA: a 3-entry .npy vector (DESCR is 3 characters)
+    printf '\223NUMPY\001\000v\000{\047descr\047: \047%s\047, \047fortran_order\047: False, \047shape\047: (3,), }                                                            \012' "$2" > "$1"
+    printf "$3" >> "$1"
+}
+npy_vec3 "$T/mvec.npy" '|b1' '\001\000\001'
+printf '1 0 1\n' > "$T/mrow"
+same_as "--mask as a (Tk,) .npy vector = the same mask as a 1×Tk row" \
+    -- attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --mask "$T/mvec.npy" --show weights,context \
+    -- attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --mask "$T/mrow" --show weights,context
+npy_vec3 "$T/bvec.npy" '<f4' '\000\000\000?\000\000\200\277\000\000\000\000'  # 0.5, -1, 0
+printf '0.5 -1 0\n' > "$T/brow"
+same_as "--bias as a (Tk,) .npy vector = the same bias as a 1×Tk row" \
+    -- attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --bias "$T/bvec.npy" --show weights,context \
+    -- attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --bias "$T/brow" --show weights,context
+run attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --mask "$T/mvec.npy" --show weights --format csv
+if [ "$(grep -cE '^[0-9.e-]+,0,[0-9.e-]+$' "$T/out")" -eq 2 ]; then pass; else fail "the (Tk,) mask drops key 1 for every query: $(cat "$T/out")"; fi
+
 # Two outputs of one run naming the same file kept only the last one written, exit 0: --svg F
 # -o F lost the picture, --svg F --html F one of the two, --svg DIR/weights.npy -o DIR the
 # weights or the picture. Refused (usage) before anything is written.
