@@ -169,8 +169,11 @@ void check_masked_rows(const AttendInputs& in, const AttendSettings& s, const At
             }
     if (res.masked_rows > truly_masked) {
         const std::size_t n = res.masked_rows - truly_masked;
-        throw RuntimeFailure("the scaled scores of " + std::to_string(n) + " row" + (n == 1 ? "" : "s") +
-                             " overflow float32 toward -inf: the inputs overflow float32 (scale them down)");
+        // Q·Kᵀ may overflow before the scale brings it back in range (the Tq×Tk path scales after
+        // the product): the message names the scores, not which of the two overflowed.
+        throw RuntimeFailure("the scores of " + std::to_string(n) + " row" + (n == 1 ? "" : "s") +
+                             " overflow float32 toward -inf (Q·Kᵀ or its scaled form): the inputs overflow float32 "
+                             "(scale them down)");
     }
 }
 
