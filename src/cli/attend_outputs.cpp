@@ -169,11 +169,11 @@ void check_masked_rows(const AttendInputs& in, const AttendSettings& s, const At
             }
     if (res.masked_rows > truly_masked) {
         const std::size_t n = res.masked_rows - truly_masked;
-        // Q·Kᵀ may overflow before the scale brings it back in range (the Tq×Tk path scales after
-        // the product): the message names the scores, not which of the two overflowed.
-        throw RuntimeFailure("the scores of " + std::to_string(n) + " row" + (n == 1 ? "" : "s") +
-                             " overflow float32 toward -inf (Q·Kᵀ or its scaled form): the inputs overflow float32 "
-                             "(scale them down)");
+        // Q·Kᵀ itself may overflow before a small scale would bring it back in range (the Tq×Tk
+        // path scales after the product), hence the "or".
+        throw RuntimeFailure("the scaled scores of " + std::to_string(n) + " row" + (n == 1 ? "" : "s") +
+                             " overflow float32 toward -inf (or Q·Kᵀ did, before the scale): the inputs overflow "
+                             "float32 (scale them down)");
     }
 }
 

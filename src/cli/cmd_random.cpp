@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -22,6 +22,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "io/output_file.hpp"
+#include "io/staged_folder.hpp"
 
 namespace attn::cli {
 namespace {
@@ -202,16 +203,12 @@ int cmd_random(int argc, char** argv) {
         std::fprintf(stderr, "attn: random seed %" PRIu64 " (repeat with --seed %" PRIu64 ")\n", seed, seed);
     }
 
-    if (npy && !out.path.empty() && count > 1) {
-        std::error_code ec;
-        std::filesystem::create_directories(out.path, ec);
-        if (!std::filesystem::is_directory(out.path))
-            throw RuntimeFailure(out.path + ": cannot create directory");
-    }
-
     TorchGenerator gen(seed, kernel);
     const int name_width = int(std::to_string(count - 1).size());
     if (npy) {
+        // -o DIR for several draws: they appear in DIR together, once every one is written.
+        std::optional<io::detail::StagedFolder> folder;
+        if (count > 1) folder.emplace(out.path);
         for (long long d = 0; d < count; ++d) {
             std::vector<float> v = uniform ? gen.rand(shape, a, b) : gen.randn(shape, a, b);
             check_finite(v);
@@ -220,13 +217,14 @@ int cmd_random(int argc, char** argv) {
             if (count > 1) {
                 char name[48];
                 std::snprintf(name, sizeof name, "draw%0*lld.npy", name_width, d);
-                path = (std::filesystem::path(out.path) / name).string();
+                path = folder->path_of(name);
             }
             io::detail::OutputFile sink(path);
             const TensorView draw = contiguous_view(v.data(), tensor_shape);
             sink.write(half ? io::npy_half_bytes(draw) : io::npy_bytes(draw));
             sink.commit();
         }
+        if (folder) folder->publish();
         return exit_ok;
     }
 

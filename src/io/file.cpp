@@ -474,7 +474,7 @@ void write_files(const std::vector<PendingFile>& files) {
         for (const auto& f : files) {
             if (!f.make_parent || f.path.empty()) continue;
             const std::string dir = parent_of(f.path);
-            if (::mkdir(dir.c_str(), 0777) == 0) made_dirs.push_back(dir), remember_temp(dir, true);
+            if (::mkdir(dir.c_str(), 0777) == 0) made_dirs.push_back(dir), remember_temp(dir, TempKind::folder);
             else if (errno != EEXIST) throw RuntimeFailure("cannot create directory " + dir + ": " + std::strerror(errno));
         }
         auto classify = [](const std::string& path) {  // 0 regular/new file, 1 in place, 2 stdout

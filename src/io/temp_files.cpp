@@ -3,6 +3,8 @@
 // is published only after its path is complete: the handler reads `used` flags and C strings.
 #include "io/temp_files.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <array>
@@ -19,7 +21,7 @@ namespace {
 
 struct Slot {
     volatile std::sig_atomic_t used = 0;
-    bool is_folder = false;
+    TempKind kind = TempKind::file;
     char path[PATH_MAX] = {};
 };
 
@@ -35,6 +37,27 @@ void on_sigbus(int) {
     ::_exit(3);
 }
 
+// Unlinks the files of a folder with raw system calls: opendir/readdir allocate, which a
+// signal handler must not. Passes repeat from the start until one finds nothing to remove,
+// since entries removed during a pass may shift the listing.
+void remove_files_in(const char* folder) noexcept {
+    const int fd = ::open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    alignas(alignof(dirent64)) static char buf[8192];
+    for (bool removed = true; removed;) {
+        removed = false;
+        ::lseek(fd, 0, SEEK_SET);
+        for (ssize_t n; (n = ::getdents64(fd, buf, sizeof buf)) > 0;)
+            for (ssize_t off = 0; off < n;) {
+                const auto* e = reinterpret_cast<const dirent64*>(buf + off);
+                off += e->d_reclen;
+                if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+                removed |= ::unlinkat(fd, e->d_name, 0) == 0;
+            }
+    }
+    ::close(fd);
+}
+
 void on_fatal_signal(int sig) {
     remove_pending_temps();
     std::signal(sig, SIG_DFL);
@@ -43,12 +66,12 @@ void on_fatal_signal(int sig) {
 
 }  // namespace
 
-void remember_temp(const std::string& path, bool is_folder) {
+void remember_temp(const std::string& path, TempKind kind) {
     if (path.size() >= PATH_MAX) throw RuntimeFailure("cannot write " + path + ": the path is too long");
     for (auto& s : slots) {
         if (s.used) continue;
         std::memcpy(s.path, path.c_str(), path.size() + 1);
-        s.is_folder = is_folder;
+        s.kind = kind;
         std::atomic_signal_fence(std::memory_order_seq_cst);  // the path is whole before the slot is live
         s.used = 1;
         return;
@@ -66,14 +89,17 @@ void forget_temp(const std::string& path) {
 
 void remove_pending_temps() noexcept {
     for (auto& s : slots)
-        if (s.used && !s.is_folder) {
+        if (s.used && s.kind == TempKind::file) {
             ::unlink(s.path);
             s.used = 0;
         }
-    for (auto& s : slots)  // folders last: they are removed only once empty
-        if (s.used) {
-            ::rmdir(s.path);
-            s.used = 0;
+    // Folders last, in two passes: a folder made inside another may come later in the table,
+    // and the outer one is only empty once the inner one is gone.
+    for (int pass = 0; pass < 2; ++pass)
+        for (auto& s : slots) {
+            if (!s.used) continue;
+            if (s.kind == TempKind::folder_and_files) remove_files_in(s.path);
+            if (::rmdir(s.path) == 0 || pass == 1) s.used = 0;
         }
 }
 

@@ -5,13 +5,18 @@
 
 namespace attn::io::detail {
 
-// Records a temporary file (or a folder made for an output) until it is renamed into place
-// or removed. Errors: RuntimeFailure when more are pending at once than the fixed table holds.
-void remember_temp(const std::string& path, bool is_folder = false);
+// What a pending temporary is: a file; a folder made for an output (removed only when empty);
+// a staging folder whose files are all attn's (removed with them: io/staged_folder.hpp).
+enum class TempKind { file, folder, folder_and_files };
+
+// Records a temporary until it is renamed into place or removed. Errors: RuntimeFailure when
+// more are pending at once than the fixed table holds.
+void remember_temp(const std::string& path, TempKind kind = TempKind::file);
 void forget_temp(const std::string& path);
 
-// Removes every pending temporary file, then the pending folders (newest first, only when
-// empty). Async-signal-safe: it only reads a fixed table and calls unlink and rmdir.
+// Removes every pending temporary file, then the pending folders (a staging folder with its
+// files; any other only when empty, after any pending folder inside it). Async-signal-safe:
+// it only reads a fixed table and makes system calls (unlink, rmdir, getdents64).
 void remove_pending_temps() noexcept;
 
 // SIGINT, SIGTERM, SIGHUP and SIGQUIT remove the pending temporaries, then end the process by

@@ -225,6 +225,49 @@ for sig in TERM INT HUP; do
     if [ -z "$left" ]; then pass; else fail "SIG$sig: left behind: $left"; fi
 done
 
+# ---- one file per draw: random --count N --format npy -o DIR ---------------------------------
+# The draws are written into a staging folder and appear in DIR together at the end. Killed
+# midway, a run left the DIR it had made (and the draws so far), or replaced some of the draws
+# of an existing DIR. Now: no DIR, or the old DIR as it was. Each case waits until the staging
+# folder holds a finished draw (50 draws of 4 MB take long enough), then sends the signal.
+for case in new existing; do
+    d="$T/draws_$case"
+    rm -rf "$d" && mkdir -p "$d"
+    if [ "$case" = existing ]; then mkdir "$d/out" && echo keep > "$d/out/draw00.npy"; staging="$d/out/.attn-*"
+    else staging="$d/.out.attn-*"; fi
+    env --default-signal=INT "$ATTN" random --shape 1000,1000 --seed 1 --count 50 --format npy -o "$d/out" \
+        >/dev/null 2>&1 &
+    pid=$!
+    seen=
+    for _ in $(seq 400); do
+        # shellcheck disable=SC2086  # $staging is a glob
+        if ls $staging/draw01.npy >/dev/null 2>&1; then seen=1; break; fi
+        sleep 0.02
+    done
+    if [ -n "$seen" ]; then pass; else fail "random -o DIR ($case): no finished draw seen in the staging folder"; fi
+    kill -INT "$pid" 2>/dev/null
+    for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"
+    wait "$pid" 2>/dev/null
+    code=$?
+    if [ "$code" -eq 130 ]; then pass; else fail "random -o DIR ($case) interrupted: exit $code, expected 130"; fi
+    if [ "$case" = existing ]; then
+        left=$(ls -A "$d/out" | tr '\n' ' ')
+        if [ "$left" = "draw00.npy " ] && [ "$(cat "$d/out/draw00.npy")" = keep ]; then pass
+        else fail "random -o DIR (existing) interrupted: DIR now holds: $left"; fi
+    else
+        left=$(ls -A "$d" | tr '\n' ' ')
+        if [ -z "$left" ]; then pass; else fail "random -o DIR (new) interrupted: left behind: $left"; fi
+    fi
+done
+run random --seed 5 --shape 2 --count 2 --format npy -o "$T/draws_new/out/x"
+expect_code 1 "random -o DIR under a folder that does not exist"
+if [ -z "$(ls -A "$T/draws_new")" ]; then pass; else fail "random -o DIR failed and left: $(ls -A "$T/draws_new")"; fi
+run random --seed 5 --shape 2,3 --count 3 --format npy -o "$T/draws_existing/out"
+expect_code 0 "random -o DIR into an existing folder"
+if [ "$(ls -A "$T/draws_existing/out" | LC_ALL=C sort | tr '\n' ' ')" = "draw0.npy draw00.npy draw1.npy draw2.npy " ]; then pass
+else fail "random -o DIR into an existing folder: $(ls -A "$T/draws_existing/out" | tr '\n' ' ')"; fi
+
 # ---- a mapped input truncated while it is read -----------------------------------------------
 # Inputs are mapped; another process cutting the file short makes the pages past its new end
 # raise SIGBUS. attn must report it (exit 3) instead of dying of it (exit 135). Timing-dependent
