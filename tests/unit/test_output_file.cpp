@@ -13,6 +13,8 @@
 
 #include "attn/error.hpp"
 #include "io/output_file.hpp"
+#include "io/staged_folder.hpp"
+#include "io/temp_files.hpp"
 
 namespace {
 
@@ -142,4 +144,84 @@ TEST_CASE("OutputFile: a replaced file gets exactly the bytes written, whatever 
             ::unlink(path.c_str());
         }
     }
+}
+
+using attn::io::detail::StagedFolder;
+
+namespace {
+void write_file(const std::string& path, const std::string& text) {
+    OutputFile f(path);
+    f.write(text);
+    f.commit();
+}
+}  // namespace
+
+TEST_CASE("StagedFolder: a new DIR appears whole at publish, and not at all without it") {
+    TempDir d;
+    {
+        StagedFolder s(d / "out");
+        write_file(s.path_of("a.npy"), "a");
+        write_file(s.path_of("b.npy"), "b");
+        CHECK(::access((d / "out").c_str(), F_OK) != 0);  // nothing under the final name yet
+        s.publish();
+    }
+    CHECK(slurp(d / "out/a.npy") == "a");
+    CHECK(slurp(d / "out/b.npy") == "b");
+    CHECK(d.entries() == 1);  // out, no staging folder left
+    struct stat st {};
+    REQUIRE(::stat((d / "out").c_str(), &st) == 0);
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    CHECK((st.st_mode & 0777) == (0777 & ~mask));  // not mkdtemp's 0700
+    {
+        StagedFolder s(d / "other/");
+        write_file(s.path_of("a.npy"), "a");
+    }  // never published
+    CHECK(d.entries() == 1);
+    CHECK_THROWS_AS(StagedFolder(d / "out/a.npy"), attn::RuntimeFailure);     // not a folder
+    CHECK_THROWS_AS(StagedFolder(d / "missing/out"), attn::RuntimeFailure);  // parents are not made
+}
+
+TEST_CASE("StagedFolder: an existing DIR keeps its files until publish, and all of them without it") {
+    TempDir d;
+    REQUIRE(::mkdir((d / "out").c_str(), 0755) == 0);
+    put(d / "out/a.npy", "old a");
+    put(d / "out/keep", "keep");
+    {
+        StagedFolder s(d / "out");
+        write_file(s.path_of("a.npy"), "new a");
+        CHECK(slurp(d / "out/a.npy") == "old a");
+    }
+    CHECK(slurp(d / "out/a.npy") == "old a");
+    {
+        StagedFolder s(d / "out");
+        write_file(s.path_of("a.npy"), "new a");
+        write_file(s.path_of("b.npy"), "new b");
+        s.publish();
+    }
+    CHECK(slurp(d / "out/a.npy") == "new a");
+    CHECK(slurp(d / "out/b.npy") == "new b");
+    CHECK(slurp(d / "out/keep") == "keep");
+    // out holds a.npy, b.npy, keep and no staging folder
+    std::size_t n = 0;
+    if (FILE* p = ::popen(("ls -A '" + (d / "out") + "'").c_str(), "r")) {
+        char line[4096];
+        while (std::fgets(line, sizeof line, p)) ++n;
+        ::pclose(p);
+    }
+    CHECK(n == 3);
+}
+
+// What the signal handler runs: the staging folder goes with its files, however many (more
+// than one getdents64 buffer of names), while the folder's owner is still alive.
+TEST_CASE("remove_pending_temps: a staging folder is removed with its files") {
+    TempDir d;
+    {
+        StagedFolder s(d / "out");
+        for (int i = 0; i < 500; ++i) write_file(s.path_of("draw_with_a_long_name_" + std::to_string(i) + ".npy"), "x");
+        CHECK(d.entries() == 1);
+        attn::io::detail::remove_pending_temps();
+        CHECK(d.entries() == 0);
+    }
+    CHECK(d.entries() == 0);
 }
