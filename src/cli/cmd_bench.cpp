@@ -159,6 +159,9 @@ int cmd_bench(int argc, char** argv) {
     if (attention_flags && !has_attention)
         throw UsageError("--causal, --fused, --materialized, --paths, --mask, --bias, --kv-heads, --kv-dtype and --d "
                          "apply to --op attention, mha (or all)");
+    if (r.count("kv-dtype") && std::find(ops.begin(), ops.end(), Op::attention) == ops.end())
+        throw UsageError("--kv-dtype applies to --op attention (or all): mha makes K and V in float32 with its "
+                         "projections");
     std::vector<bool> kv_halves;  // per K/V type: float16?
     for (const auto& t : list_option(r, "kv-dtype", "f32")) {
         if (t != "f32" && t != "f16") throw UsageError("invalid --kv-dtype '" + t + "': expected f32, f16 or both (f32,f16)");

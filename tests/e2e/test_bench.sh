@@ -64,6 +64,11 @@ expect_code 2 "--paths with --materialized"
 run bench --op matmul --mask --repeat 1
 expect_code 2 "--mask with matmul is refused"
 
+# mha projects K and V itself, in float32: --kv-dtype f16 was ignored (an f32 row, exit 0).
+run bench --op mha --sizes 1x2x8x8 --d 4 --kv-dtype f16 --repeat 1
+expect_code 2 "--kv-dtype with --op mha is refused"
+expect_err_has "--kv-dtype applies to --op attention" "--kv-dtype with mha: the message says where it applies"
+
 run bench --op attention --sizes 32 --d 8 --mask --bias --kv-dtype f16 --repeat 1 --warmup 0 --format csv
 expect_code 0 "bench --mask --bias --format csv"
 expect_out_has "fraction_of_peak_cpu,kv_dtype,mask,bias" "the csv header names the K/V type, mask and bias"
