@@ -26,6 +26,9 @@ def npz_fixtures():
     big = (np.arange(64 * 48, dtype=np.float32).reshape(64, 48) % 7) / 8
     np.savez_compressed("big_compressed.npz", big=big)
     np.savez("single.npz", only=np.array(FLOATS, dtype=np.float32))
+    # Members attn lists but cannot read: 0-d, a string dtype, an empty array.
+    np.savez("unreadable.npz", floats=np.array(FLOATS, dtype=np.float32), scalar=np.float32(1.5),
+             text=np.array(["ab"]), empty=np.zeros((0, 3), dtype=np.float32))
 
 
 def bf16_bytes(values):

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -39,6 +40,9 @@ Tensor parse_text_tensor(std::string_view text, const std::string& source, Finit
 // The shape of an .npy file, its header and size validated as parse_npy_tensor does, its
 // values not read.
 Shape npy_shape(std::string_view bytes, const std::string& source, std::size_t max_dims = max_rank);
+// The shape an .npy header declares, nothing else checked (0-d and empty shapes too), or
+// nothing when the header does not parse: what `attn ls` shows of a file it cannot read.
+std::optional<Shape> npy_declared_shape(std::string_view bytes) noexcept;
 Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finite finite = Finite::required,
                         std::size_t max_dims = 4);
 

@@ -18,6 +18,8 @@ struct TensorInfo {
     std::string name;
     std::string dtype;
     Shape shape;
+    bool shape_known = true;  // false: the header gives no shape attn can parse (see note)
+    std::string note;         // why attn cannot read the tensor ("" when it can)
 };
 
 // True for "X.npz", "X.npz:NAME", "X.safetensors" and "X.safetensors:NAME".

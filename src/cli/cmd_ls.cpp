@@ -1,12 +1,14 @@
 // attn ls: the tensors of a model file (.npz or .safetensors) with dtype and shape.
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
 #include "attn/model_file.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/help.hpp"
 #include "io/utf8.hpp"
 
 namespace attn::cli {
@@ -25,14 +27,26 @@ int cmd_ls(int argc, char** argv) {
     if (!r.count("file")) throw UsageError("ls: no file given (attn ls FILE.npz or FILE.safetensors)");
     std::vector<io::TensorInfo> tensors = io::list_model_tensors(r["file"].as<std::string>());
     for (auto& t : tensors) t.name = io::printable_utf8(t.name);  // a name cannot drive the terminal
-    std::size_t name_w = 4, dtype_w = 5;
-    for (const auto& t : tensors) name_w = std::max(name_w, t.name.size()), dtype_w = std::max(dtype_w, t.dtype.size());
+    // A tensor attn cannot read (a dtype it does not convert, 0-d, empty) is listed too, with
+    // the reason in a NOTE column that appears only then.
+    bool notes = false;
+    std::size_t name_w = 4, dtype_w = 5, shape_w = 5;
+    std::vector<std::string> shapes;
+    for (const auto& t : tensors) {
+        shapes.push_back(t.shape_known ? t.shape.text() : "-");
+        name_w = std::max(name_w, display_width(t.name)), dtype_w = std::max(dtype_w, display_width(t.dtype));
+        shape_w = std::max(shape_w, shapes.back().size());
+        notes |= !t.note.empty();
+    }
     std::string out;
-    auto row = [&](const std::string& a, const std::string& b, const std::string& c) {
-        out += a + std::string(name_w - a.size() + 2, ' ') + b + std::string(dtype_w - b.size() + 2, ' ') + c + "\n";
+    auto row = [&](const std::string& a, const std::string& b, const std::string& c, const std::string& d) {
+        out += a + std::string(name_w - display_width(a) + 2, ' ') + b + std::string(dtype_w - display_width(b) + 2, ' ') + c;
+        if (notes && !d.empty()) out += std::string(shape_w - c.size() + 2, ' ') + d;
+        out += "\n";
     };
-    row("NAME", "DTYPE", "SHAPE");
-    for (const auto& t : tensors) row(t.name, t.dtype, t.shape.text());
+    row("NAME", "DTYPE", "SHAPE", "NOTE");
+    for (std::size_t i = 0; i < tensors.size(); ++i)
+        row(tensors[i].name, tensors[i].dtype, shapes[i], tensors[i].note.empty() ? "" : "not readable: " + tensors[i].note);
     io::write_text("", out);
     return exit_ok;
 }

@@ -125,7 +125,8 @@ std::vector<Command> make_table() {
          {""},
          {"file"},
          {},
-         {"attn ls model.safetensors",
+         {"# a model file you have (data/models/small.safetensors holds these tensors)",
+          "attn ls model.safetensors",
           "# one of its tensors as the keys and values",
           "attn attend -q model.safetensors:floats_f32 -k model.safetensors:floats_f16 "
           "-v model.safetensors:floats_bf16"}},

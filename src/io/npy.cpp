@@ -292,6 +292,20 @@ Shape npy_shape(std::string_view bytes, const std::string& source, std::size_t m
     return Shape(*npy_layout(bytes, source, max_dims).header.shape);
 }
 
+std::optional<Shape> npy_declared_shape(std::string_view bytes) noexcept {
+    try {
+        if (bytes.size() < 8 || bytes.substr(0, 6) != magic) return std::nullopt;
+        const std::size_t length_bytes = bytes[6] == 1 ? 2 : 4, preamble = 8 + length_bytes;
+        if (bytes.size() < preamble) return std::nullopt;
+        const std::size_t header_len =
+            std::size_t(load_unsigned(reinterpret_cast<const unsigned char*>(bytes.data()) + 8, length_bytes, false));
+        if (header_len > max_header_bytes || bytes.size() - preamble < header_len) return std::nullopt;
+        return Shape(*HeaderParser(bytes.substr(preamble, header_len), "").parse().shape);
+    } catch (...) {  // InputError (a header attn does not parse, or beyond max_rank), bad_alloc
+        return std::nullopt;
+    }
+}
+
 Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finite finite, std::size_t max_dims) {
     auto fail = [&](const std::string& m) -> void { throw InputError(source + ": " + m); };
     const Layout layout = npy_layout(bytes, source, max_dims);

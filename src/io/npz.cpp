@@ -56,8 +56,19 @@ std::vector<TensorInfo> npz_list(std::string_view bytes, const std::string& sour
     for (const ZipMember& m : zip_members(bytes, source)) {
         const std::string where = source + ":" + array_name(m.name);
         const std::string npy = zip_extract(bytes, m, where);
-        // The header only: listing does not judge the values (NaN is fine to list).
-        out.push_back({array_name(m.name), dtype_name(npy), npy_shape(npy, where, max_rank)});
+        // The header only: listing does not judge the values (NaN is fine to list). A member
+        // attn cannot read is listed with the reason (its shape too, when the header has one).
+        TensorInfo info{array_name(m.name), dtype_name(npy), {}, true, {}};
+        try {
+            info.shape = npy_shape(npy, where, max_rank);
+        } catch (const InputError& e) {
+            const std::string_view what = e.what();
+            info.note = what.substr(what.rfind(where + ": ", 0) == 0 ? where.size() + 2 : 0);
+            const std::optional<Shape> declared = npy_declared_shape(npy);
+            info.shape_known = declared.has_value();
+            if (declared) info.shape = *declared;
+        }
+        out.push_back(std::move(info));
     }
     return out;
 }

@@ -270,10 +270,22 @@ std::string names_text(const std::vector<Entry>& entries) {
 
 }  // namespace
 
+// Why a tensor of a well-formed file cannot be read as float32 values ("" when it can).
+std::string unreadable(const TensorInfo& t) {
+    if (t.dtype != "F32" && t.dtype != "F16" && t.dtype != "BF16")
+        return "dtype " + t.dtype + " is not supported (attn reads F32, F16 and BF16)";
+    if (t.shape.rank() == 0) return "0-d tensor (a single number): expected at least one dimension";
+    if (t.shape.numel() == 0) return "empty tensor: shape " + t.shape.text();
+    return "";
+}
+
 std::vector<TensorInfo> safetensors_list(std::string_view bytes, const std::string& source) {
     std::string_view data;
     std::vector<TensorInfo> out;
-    for (Entry& e : parse_header(bytes, source, &data)) out.push_back(std::move(e.info));
+    for (Entry& e : parse_header(bytes, source, &data)) {
+        e.info.note = unreadable(e.info);
+        out.push_back(std::move(e.info));
+    }
     return out;
 }
 
@@ -292,15 +304,12 @@ Tensor safetensors_tensor(std::string_view bytes, const std::string& name, const
     if (!found) throw InputError(source + ": no tensor '" + detail::printable(name, 60) + "' (it holds: " + names_text(entries) + ")");
     const std::string where = name.empty() ? source : source + ":" + name;
     auto fail = [&](const std::string& m) -> void { throw InputError(where + ": " + m); };
+    if (const std::string why = unreadable(found->info); !why.empty()) fail(why);
     const std::string& dtype = found->info.dtype;
-    if (dtype != "F32" && dtype != "F16" && dtype != "BF16")
-        fail("dtype " + dtype + " is not supported (attn reads F32, F16 and BF16)");
     const Shape& shape = found->info.shape;
-    if (shape.rank() == 0) fail("0-d tensor (a single number): expected at least one dimension");
     if (shape.rank() > max_dims)
         fail("shape " + shape.text() + " has " + std::to_string(shape.rank()) + " dimensions: at most " +
              std::to_string(max_dims) + " are supported here");
-    if (shape.numel() == 0) fail("empty tensor: shape " + shape.text());
 
     Tensor t(shape);
     const auto* p = reinterpret_cast<const unsigned char*>(data.data()) + found->begin;

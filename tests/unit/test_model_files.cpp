@@ -131,6 +131,22 @@ TEST_CASE("npz: savez and savez_compressed members read as numpy saved them") {
         CHECK(list[2].dtype == "float64");
         CHECK(list[4].dtype == "int64");
     }
+    {  // members attn lists but cannot read: the reason, and the shape when the header has one
+        const std::string bytes = slurp(models + "unreadable.npz");
+        const auto list = attn::io::npz_list(bytes, "u.npz");
+        REQUIRE(list.size() == 4);
+        CHECK(list[0].note.empty());
+        CHECK(list[1].name == "scalar");
+        CHECK(list[1].shape_known);
+        CHECK(list[1].shape.rank() == 0);
+        CHECK(list[1].note == "0-d array (a single number): expected a vector (n,) or a matrix (r, c)");
+        CHECK(list[2].dtype == "<U2");
+        CHECK_FALSE(list[2].shape_known);
+        CHECK(list[2].note == "unsupported dtype '<U2'");
+        CHECK(list[3].shape == attn::Shape{0, 3});
+        CHECK(list[3].note == "empty array: shape (0, 3)");
+        CHECK(error_of([&] { attn::io::npz_tensor(bytes, "scalar", "u.npz"); }) == "u.npz:scalar: " + list[1].note);
+    }
     // (arange(3072) % 7) / 8 as 64x48: a multi-block deflate stream.
     Tensor big = attn::io::npz_tensor(slurp(models + "big_compressed.npz"), "", "big_compressed.npz");
     REQUIRE(big.shape() == attn::Shape{64, 48});
