@@ -60,7 +60,12 @@ public:
     }
     std::vector<std::string> labels(const char* opt) {
         if (!given(opt)) return {};
-        return io::read_labels(names_.claim(value(opt), flag_of(opt)));
+        const std::string path = names_.claim(value(opt), flag_of(opt));
+        std::vector<std::string> labels = io::read_labels(path);
+        // An empty list would pass for "not given" below: the labels would silently be dropped.
+        if (labels.empty()) throw InputError(flag_of(opt) + ": " + (path == "-" ? "standard input" : path) +
+                                             " holds no labels (one per line)");
+        return labels;
     }
     const cxxopts::ParseResult& result() const { return r_; }
 
