@@ -1,7 +1,6 @@
 // attn concat FILE... [--axis N]: joins tensors (npy or text shards) along one axis, as
 // numpy.concatenate / torch.cat do.
-#include <cerrno>
-#include <cstdlib>
+#include <charconv>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -22,11 +21,13 @@ std::string shown(const std::string& path) { return path == "-" ? "<stdin>" : pa
 
 // --axis: an integer in [-rank, rank); negative counts from the end.
 std::size_t parse_axis(const std::string& text, std::size_t rank) {
-    char* end = nullptr;
-    errno = 0;
-    const long long a = std::strtoll(text.c_str(), &end, 10);
-    if (text.empty() || *end != '\0' || errno == ERANGE)
-        throw UsageError("invalid --axis '" + text + "': expected an integer");
+    // from_chars, as the other integer options: no sign '+', no spaces, no hexadecimal.
+    long long a = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), a);
+    if (ec == std::errc::result_out_of_range) throw UsageError("invalid --axis '" + text + "': out of range");
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+        throw UsageError("invalid --axis '" + text + "': expected an integer" +
+                         (text[0] == '+' ? " without '+'" : ""));
     const long long r = static_cast<long long>(rank);
     if (a < -r || a >= r)
         throw UsageError("invalid --axis " + text + ": the inputs have " + std::to_string(rank) +

@@ -15,6 +15,18 @@ printf '1,2,7\n3,4,8\n' >"$T/expect"
 if diff "$T/expect" "$T/out" >/dev/null; then pass; else fail "axis 1: $(cat "$T/out")"; fi
 run concat "$T/a.txt" "$T/c.txt" --axis -1 --format csv
 if diff "$T/expect" "$T/out" >/dev/null; then pass; else fail "axis -1 is the last axis: $(cat "$T/out")"; fi
+# --axis follows the other integer options: '+1' (joined along axis 1, exit 0) and ' 1' were
+# accepted by strtoll; a huge value said only "expected an integer".
+for bad in +1 " 1" 0x1; do
+    run concat "$T/a.txt" "$T/c.txt" --axis "$bad"
+    expect_code 2 "--axis '$bad' is refused"
+done
+expect_err_has "expected an integer" "--axis 0x1: the message"
+run concat "$T/a.txt" "$T/c.txt" --axis +1
+expect_err_has "expected an integer without '+'" "--axis +1: the message names the sign"
+run concat "$T/a.txt" "$T/c.txt" --axis 99999999999999999999
+expect_code 2 "--axis beyond long long"
+expect_err_has "out of range" "--axis beyond long long: out of range"
 
 # 3-D shards in attn's own block form, joined along each axis; the result is itself
 # readable (and a shard through standard input).
