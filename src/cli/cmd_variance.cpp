@@ -33,7 +33,7 @@ std::size_t parse_count(const std::string& text, const std::string& option, std:
 
 // "512", "64,128,256", or "1,2,4,...,1024": "..." continues the two values before it
 // geometrically when the ratio is a whole number >= 2 and reaches the next value exactly,
-// arithmetically otherwise.
+// arithmetically otherwise (which must reach it exactly too).
 std::vector<std::size_t> parse_dk_list(const std::string& text) {
     std::vector<std::string> parts;
     for (std::size_t pos = 0;;) {
@@ -66,6 +66,13 @@ std::vector<std::size_t> parse_dk_list(const std::string& text) {
             const bool fits = geometric ? a % z == 0 && a / z == b / a : a > z && a - z == b - a;
             if (!fits) throw UsageError(bad + " (the values before ... are not one progression reaching " +
                                         parts[i + 1] + ")");
+        }
+        // Arithmetic too must land on the last value: 1,3,...,8 would end 7, 8 (a step of 1).
+        if (!geometric && (last - b) % (b - a) != 0) {
+            const std::size_t below = last - (last - b) % (b - a);
+            throw UsageError(bad + " (+" + std::to_string(b - a) + " from " + std::to_string(b) + " does not land on " +
+                             parts[i + 1] + ": end at " + std::to_string(below) + " or " +
+                             std::to_string(below + (b - a)) + ")");
         }
         for (std::size_t x = b;;) {
             x = geometric ? x * (b / a) : x + (b - a);

@@ -61,6 +61,10 @@ run variance --dk 1,...; expect_code 2 "dangling ..."
 run variance --dk 1,2,4,...,1000 --rows 2 --batch 1
 expect_code 2 "1,2,4,...,1000 is neither geometric (1000 no power of 2) nor arithmetic: refused"
 expect_out_empty "no partial output for 1,2,4,...,1000"
+# An arithmetic step that misses the last value: 1,3,...,8 gave 1,3,5,7,8 (a last step of 1).
+run variance --dk 1,3,...,8 --rows 2 --batch 1
+expect_code 2 "1,3,...,8: +2 does not land on 8"
+expect_err_has "end at 7 or 9" "1,3,...,8: the message offers the two ends that work"
 run variance --dk 1,3,5,...,9 --rows 2 --batch 1 --format csv
 n=$(grep -c '^[0-9]' "$T/out"); [ "$n" -eq 5 ] && pass || fail "1,3,5,...,9 gives 5 rows: got $n"
 run variance --dk 2,4,8,...,64 --rows 2 --batch 1 --format csv
