@@ -7,15 +7,13 @@
 #include <string_view>
 
 #include "attn/error.hpp"
+#include "io/utf8.hpp"
 
 namespace attn::io::detail {
 
-// At most `max` characters of s, other bytes as '?': names and dtypes shown in messages.
-inline std::string printable(std::string_view s, std::size_t max = 40) {
-    std::string out;
-    for (char c : s.substr(0, max)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
-    return out;
-}
+// At most `max` characters of s, control characters and bytes that are not UTF-8 as '?':
+// names and dtypes shown in messages (a tensor named in UTF-8 is shown as it is).
+inline std::string printable(std::string_view s, std::size_t max = 40) { return printable_utf8(s, max); }
 
 class HeaderCursor {
 protected:

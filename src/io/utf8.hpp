@@ -31,10 +31,10 @@ inline bool control_at(std::string_view s, std::size_t i) {
 
 // Text from a file shown to the user (labels, tensor names): each control character and each
 // byte that is not valid UTF-8 becomes '?', so it cannot drive a terminal (a lone 0x9B is CSI
-// to an 8-bit one) and json and SVG stay UTF-8.
-inline std::string printable_utf8(std::string_view s) {
+// to an 8-bit one) and json and SVG stay UTF-8. At most max_chars characters (messages).
+inline std::string printable_utf8(std::string_view s, std::size_t max_chars = std::string_view::npos) {
     std::string out;
-    for (std::size_t i = 0; i < s.size();) {
+    for (std::size_t i = 0, chars = 0; i < s.size() && chars < max_chars; ++chars) {
         const std::size_t n = static_cast<unsigned char>(s[i]) < 0x80 ? 1 : utf8_length(s, i);
         if (n == 0 || control_at(s, i)) out += '?';
         else out.append(s.substr(i, n));

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "attn/error.hpp"
+#include "io/header_cursor.hpp"
 #include "io/zip.hpp"
 
 namespace attn::io {
@@ -27,11 +28,6 @@ std::uint64_t le(std::string_view b, std::size_t at, std::size_t n) {
     return v;
 }
 
-std::string printable(std::string_view s) {
-    std::string out;
-    for (char c : s.substr(0, 60)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
-    return out;
-}
 
 }  // namespace
 
@@ -83,12 +79,12 @@ std::vector<ZipMember> zip_members(std::string_view a, const std::string& source
         const std::size_t x_end = x + extra_len;
         while (x_end - x >= 4) {
             const std::uint64_t id = le(a, x, 2), len = le(a, x + 2, 2);
-            if (x_end - x - 4 < len) fail("damaged zip archive: extra field of '" + printable(m.name) + "'");
+            if (x_end - x - 4 < len) fail("damaged zip archive: extra field of '" + detail::printable(m.name, 60) + "'");
             if (id == 1) {
                 std::size_t f = x + 4;
                 for (std::uint64_t* field : {&m.size, &m.compressed_size, &local}) {
                     if (*field != 0xffffffff) continue;
-                    if (f + 8 > x + 4 + len) fail("damaged zip archive: short zip64 field of '" + printable(m.name) + "'");
+                    if (f + 8 > x + 4 + len) fail("damaged zip archive: short zip64 field of '" + detail::printable(m.name, 60) + "'");
                     *field = le(a, f, 8);
                     f += 8;
                 }
@@ -96,7 +92,7 @@ std::vector<ZipMember> zip_members(std::string_view a, const std::string& source
             x += 4 + len;
         }
         at = x_end + comment_len;
-        const std::string shown = "'" + printable(m.name) + "'";
+        const std::string shown = "'" + detail::printable(m.name, 60) + "'";
         if (!names.insert(m.name).second) fail("zip member " + shown + " appears twice");
         if (flags & 1) fail("zip member " + shown + " is encrypted");
         if (m.method != 0 && m.method != 8)

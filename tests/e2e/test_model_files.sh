@@ -61,6 +61,14 @@ expect_err_has "attn: $T/cut.npz: truncated or damaged zip archive" "truncated n
 printf '\x10\x00\x00\x00\x00\x00\x00\x00{"a":{"dtype":1}' > "$T/bad.safetensors"
 run softmax "$T/bad.safetensors:a"; expect_code 3 "malformed safetensors header"
 expect_err_has "malformed header" "malformed header message"
+# A tensor named in UTF-8 (ü) is named as it is in messages ('??' before), as attn ls shows it.
+h='{"\xc3\xbc":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}'
+len=$(printf "$h" | wc -c); pad=$(( (8 - len % 8) % 8 ))
+{ printf "\\x$(printf %02x $((len + pad)))\\x00\\x00\\x00\\x00\\x00\\x00\\x00"; printf "$h"; printf "%${pad}s" ''
+  printf '\x00\x00\x80\x3f'; } > "$T/utf8name.safetensors"
+run softmax "$T/utf8name.safetensors:x"; expect_code 3 "a name not in the file"
+expect_err_has "no tensor 'x' (it holds: ü)" "a UTF-8 tensor name is shown as it is"
+run softmax "$T/utf8name.safetensors:ü"; expect_code 0 "the UTF-8 name reads"
 cp "$M/small.npz" "$T/crc.npz"
 printf '\x41' | dd of="$T/crc.npz" bs=1 seek=200 conv=notrunc status=none   # inside floats' data
 run softmax "$T/crc.npz:floats"; expect_code 3 "CRC mismatch"
