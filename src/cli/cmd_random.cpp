@@ -43,8 +43,11 @@ std::vector<std::size_t> parse_shape(const std::string& text) {
         char* end = nullptr;
         errno = 0;
         const unsigned long long d = std::strtoull(part.c_str(), &end, 10);
-        if (part.empty() || part[0] == '-' || part[0] == '+' || *end != '\0' || errno == ERANGE || d > (1ull << 31))
+        if (part.empty() || part[0] == '-' || part[0] == '+' || *end != '\0' || std::isspace((unsigned char)part[0]))
             throw UsageError("invalid --shape '" + text + "': expected dimensions like 3,2 (non-negative integers)");
+        if (errno == ERANGE || d > (1ull << 31))
+            throw UsageError("invalid --shape '" + text + "': dimension " + part + " is too large (at most 2^31, and "
+                             "2^28 elements in all)");
         shape.push_back(std::size_t(d));
         if (comma == std::string::npos) break;
         pos = comma + 1;
