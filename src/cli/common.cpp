@@ -3,6 +3,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -187,6 +188,10 @@ void apply_exec_options(const cxxopts::ParseResult& r) {
 }
 
 double parse_number(const std::string& text, const std::string& option) {
+    // Decimal only, as numbers in input files: strtod alone would also take leading spaces
+    // and hexadecimal floats (0x10 = 16).
+    if (!text.empty() && (std::isspace(static_cast<unsigned char>(text[0])) || text.find_first_of("xX") != std::string::npos))
+        throw UsageError("invalid --" + option + " '" + text + "': expected a finite decimal number");
     const char* s = text.c_str();
     char* end = nullptr;
     errno = 0;
