@@ -52,11 +52,15 @@ int run(int argc, char** argv) {
         return attn::exit_usage;
     }
     const std::string first = argv[1];
-    if (first == "-h" || first == "--help") {
-        std::fputs(attn::cli::top_level_help(attn::cli::terminal_columns()).c_str(), stdout);
-        return attn::exit_ok;
-    }
     try {
+        const bool help = first == "-h" || first == "--help";
+        if (help && argc > 2) return attn::cli::find_command("help")->run(argc - 1, argv + 1);  // = attn help ARGS
+        if ((first == "--version" || first == "-V") && argc > 2)
+            throw attn::UsageError("unexpected argument '" + std::string(argv[2]) + "' after " + first);
+        if (help) {
+            std::fputs(attn::cli::top_level_help(attn::cli::terminal_columns()).c_str(), stdout);
+            return attn::exit_ok;
+        }
         if (first == "--version" || first == "-V") {
             // The kernel set in use: $ATTN_ARCH when set (an unsupported one is an error), else the best.
             if (const char* env = std::getenv("ATTN_ARCH"); env && *env) attn::set_arch(attn::cli::parse_arch_from(env, "ATTN_ARCH"));

@@ -30,3 +30,14 @@ for cmd in "attend -x $ROOT/data/examples/simple/x.txt" "variance --dk 8" "softm
     expect_code 2 "ATTN_ARCH=bogus attn ${cmd%% *}"
     expect_err_has "invalid ATTN_ARCH 'bogus'" "ATTN_ARCH named in the message (${cmd%% *})"
 done
+
+# attn --version took and ignored any words after it; attn --help CMD is attn help CMD.
+run --version extra
+expect_code 2 "--version with an extra argument"
+expect_err_has "unexpected argument 'extra' after --version" "--version extra: the message"
+run --help ls
+expect_code 0 "--help COMMAND"
+"$ATTN" help ls > "$T/help_ls" 2>/dev/null
+if cmp -s "$T/out" "$T/help_ls"; then pass; else fail "attn --help ls differs from attn help ls"; fi
+run --help nope
+expect_code 2 "--help with an unknown command"
