@@ -263,6 +263,11 @@ int cmd_example(int argc, char** argv) {
     if (r.count("export") && r["check"].as<bool>()) throw UsageError("--check and --export: one at a time");
     if (!chosen && r.count("export"))
         throw UsageError("--export writes one example: give its NAME (attn example lists them)");
+    // The list and the check print fixed text: a --format or --digits there would be ignored.
+    if ((r["check"].as<bool>() || !chosen) && (r.count("format") || r.count("digits")))
+        throw UsageError(std::string(r.count("format") ? "--format" : "--digits") +
+                         " applies to showing or exporting an example (attn example NAME), not to " +
+                         (r["check"].as<bool>() ? "--check" : "the list"));
     if (r["check"].as<bool>()) {
         bool ok = true;
         std::size_t n = 0;

@@ -94,3 +94,10 @@ run example grouped-query
 expect_code 0 "attn example grouped-query"
 expect_out_has "--kv-heads 2" "the command names --kv-heads"
 n=$(grep -c "vs PyTorch 1.13.*(ok)" "$T/out"); [ "$n" -eq 6 ] && pass || fail "grouped-query: $n comparisons ok, expected 6"
+
+# --format and --digits shape how an example is shown; the list and --check ignored them.
+run example simple --check --format json
+expect_code 2 "example --check --format json is refused"
+expect_err_has "not to --check" "example --check --format: the message"
+run example --digits 3
+expect_code 2 "the list with --digits is refused"
