@@ -182,6 +182,11 @@ private:
     // Parses `body` (the token `tok` at `begin`, with any Unicode minus made ASCII) and
     // appends it to values_.
     void push_parsed(std::size_t begin, std::string_view tok, std::string_view body) {
+        // Python's booleans, as a pasted torch or NumPy bool tensor prints them (a mask).
+        if (body == "True" || body == "False") {
+            values_.push_back(body == "True" ? 1.0f : 0.0f);
+            return;
+        }
         if (body.size() > 1 && body[0] == '+' && body[1] != '-' && body[1] != '+') body.remove_prefix(1);
         double d = 0.0;
         const auto res = std::from_chars(body.data(), body.data() + body.size(), d);

@@ -71,6 +71,14 @@ TEST_CASE("text: number spellings") {
     check_matrix(text("\u2212inf 1", Finite::allow_neg_inf), {{-std::numeric_limits<float>::infinity(), 1.0f}});
 }
 
+TEST_CASE("text: Python's True and False, as a bool tensor prints, are 1 and 0") {
+    check_matrix(text("tensor([[ True, False,  True],\n        [False,  True, False]])"), {{1, 0, 1}, {0, 1, 0}});
+    check_matrix(text("array([[ True, False]])"), {{1, 0}});
+    check_matrix(text("True 0.5"), {{1, 0.5f}});
+    CHECK(error_of("true 1") == "t.txt:1:1: expected a number, found 'true'");  // Python's spelling only
+    CHECK(error_of("1 TRUE") == "t.txt:1:3: expected a number, found 'TRUE'");
+}
+
 TEST_CASE("text: -inf where allowed, in every spelling") {
     const Matrix m = text("-inf -Inf -INFINITY -Infinity 0", Finite::allow_neg_inf);
     REQUIRE(m.cols() == 5);
