@@ -151,8 +151,11 @@ int cmd_attend(int argc, char** argv) {
     io::OutputOptions out = output_options(r);
     const bool heatmap = r["heatmap"].as<bool>();
     const bool show_given = r.count("show") > 0;
-    // `--svg -` without -o or --show: the SVG is the whole of standard output.
-    const bool svg_alone = r.count("svg") && r["svg"].as<std::string>() == "-" && out.path.empty() && !show_given;
+    // `--svg -` without -o or --show: the SVG is the whole of standard output. (`-o -` asks for
+    // the matrices on standard output too: that is the mix refused below, not the SVG alone.)
+    const bool matrices_to_stdout = out.path.empty() && (show_given || r.count("output"));
+    const bool svg_alone = r.count("svg") && r["svg"].as<std::string>() == "-" && out.path.empty() && !show_given &&
+                           !r.count("output");
     // --heatmap alone draws only the picture; with --show it joins pretty (or -o) output.
     const Show show = (heatmap || svg_alone) && !show_given ? Show{} : parse_show(r["show"].as<std::string>());
     if (svg_alone && r.count("format"))
@@ -172,9 +175,9 @@ int cmd_attend(int argc, char** argv) {
     if (r.count("svg-of") && !r.count("svg")) throw UsageError("--svg-of chooses what --svg draws: --svg FILE is missing");
     const bool svg = r.count("svg") > 0;
     if (svg && r["svg"].as<std::string>().empty()) throw UsageError("--svg needs a file name");
-    if (svg && r["svg"].as<std::string>() == "-" && (heatmap || (out.path.empty() && show_given)))
+    if (svg && r["svg"].as<std::string>() == "-" && (heatmap || matrices_to_stdout))
         throw UsageError("--svg - would mix the SVG with other output on standard output: send the matrices "
-                         "to -o (without --heatmap)");
+                         "to a file with -o FILE (without --heatmap)");
     for (const char* o : {"head", "batch"})
         if (r.count(o) && !heatmap && !svg && !r.count("html"))
             throw UsageError(std::string("--") + o + " chooses what --heatmap or --svg draws: neither is given");

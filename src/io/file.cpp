@@ -320,7 +320,12 @@ std::string follow_links(const std::string& path, const std::string& shown) {
 int standard_stream_of(const std::string& path) {
     struct stat target {}, stream {};
     if (path.empty() || path == "-") return STDOUT_FILENO;
-    if (::stat(path.c_str(), &target) != 0 || !S_ISREG(target.st_mode)) return -1;
+    // A regular file, or the pipe or socket behind /dev/stdout (a link to "pipe:[N]", which no
+    // path reaches: a temporary file cannot be made beside it). Devices (/dev/null, a terminal)
+    // are written in place, whichever stream they also are.
+    if (::stat(path.c_str(), &target) != 0 ||
+        !(S_ISREG(target.st_mode) || S_ISFIFO(target.st_mode) || S_ISSOCK(target.st_mode)))
+        return -1;
     for (int fd : {STDOUT_FILENO, STDERR_FILENO})
         if (::fstat(fd, &stream) == 0 && stream.st_dev == target.st_dev && stream.st_ino == target.st_ino) return fd;
     return -1;
@@ -452,9 +457,24 @@ namespace {
 // FIFOs are written in place, so they may be named twice (--svg /dev/null -o /dev/null).
 void check_distinct_targets(const std::vector<PendingFile>& files) {
     std::vector<std::pair<std::string, std::string>> seen;  // (canonical, as given)
+    std::string on_stream[3];                                // the first output on stdout, stderr
+    bool named[3] = {};                                      // ... and whether one was a path
+    const auto is_dash = [](const std::string& path) { return path.empty() || path == "-"; };
     for (const auto& f : files) {
         struct stat st {};
-        if (standard_stream_of(f.path) >= 0 || (::stat(f.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))) continue;
+        if (const int stream = standard_stream_of(f.path); stream >= 0) {
+            // A path that is standard output (/dev/stdout, the file stdout goes to) next to
+            // another output there would glue the two together (--svg /dev/stdout -o -).
+            // Several outputs on '-' are the command's own composition (matrices and heatmap).
+            if (!on_stream[stream].empty() && (named[stream] || !is_dash(f.path)))
+                throw UsageError(on_stream[stream] + " and " + (is_dash(f.path) ? "'-'" : f.path) +
+                                 " both write to standard " + (stream == STDOUT_FILENO ? "output" : "error") +
+                                 ": send one of them to a file");
+            if (on_stream[stream].empty()) on_stream[stream] = is_dash(f.path) ? "'-'" : f.path;
+            named[stream] = named[stream] || !is_dash(f.path);
+            continue;
+        }
+        if (::stat(f.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) continue;
         std::error_code ec;
         std::string key = std::filesystem::weakly_canonical(std::filesystem::absolute(f.path, ec), ec).string();
         if (ec) key = f.path;

@@ -123,6 +123,21 @@ for pair in "--svg $T/same.out -o $T/same.out" "--svg $T/same.out --html $T/same
     expect_err_has "name the same file" "attend $pair: the message says why"
     if [ -e "$T/same.out" ] || [ -e "$T/samedir" ]; then fail "attend $pair left a file"; else pass; fi
 done
+# -o /dev/stdout with standard output a pipe: /dev/stdout links to "pipe:[N]", and attn tried
+# to make a temporary file in /proc/self/fd (exit 1). It is standard output, written in place.
+"$ATTN" attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --format csv -o /dev/stdout 2>"$T/err" | cat > "$T/via_dev"
+code=${PIPESTATUS[0]}
+"$ATTN" attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --format csv > "$T/via_dash"
+if [ "$code" = 0 ] && [ -s "$T/via_dev" ] && cmp -s "$T/via_dev" "$T/via_dash"; then pass
+else fail "-o /dev/stdout into a pipe: exit $code, $(head -c 200 "$T/err")"; fi
+# Two outputs on standard output, one named by a path that is it, were glued together (exit 0);
+# --svg - -o - printed the SVG alone, dropping the matrices -o - asked for.
+for pair in "--svg - -o /dev/stdout --show weights" "--svg /dev/stdout --show weights" "--svg - -o -"; do
+    # shellcheck disable=SC2086  # word splitting of $pair is intended
+    run attend -q "$T/q2" -k "$T/k2" -v "$T/k2" $pair
+    expect_code 2 "attend $pair: two outputs on standard output"
+    expect_out_empty "attend $pair: nothing printed"
+done
 run attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --svg /dev/null --html /dev/null -o /dev/null
 expect_code 0 "--svg, --html and -o all /dev/null (a device, written in place) is fine"
 
