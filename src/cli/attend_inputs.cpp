@@ -346,6 +346,13 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
         for (const char* o : {"q", "k", "v"})
             if (!r.count(o)) throw UsageError(std::string("-") + o + " FILE is missing (cross-attention needs -q, -k and -v)");
 
+    // Every input on '-' is claimed before any is read: a second one is a usage error up front,
+    // not whatever reading the first one's bytes as the other input would say.
+    for (const char* o : {"x", "q", "k", "v", "kv", "wq", "wk", "wv", "bq", "bk", "bv", "wo", "bo", "in-proj",
+                          "in-proj-bias", "out-proj", "out-proj-bias", "mask", "bias", "lengths", "labels",
+                          "key-labels"})
+        if (r.count(o) && r[o].as<std::string>() == "-") names.claim("-", flag_of(o));
+
     AttendInputs a;
     Reader in(r, names);
     a.embeddings = self;

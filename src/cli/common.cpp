@@ -214,6 +214,7 @@ float parse_float32(const std::string& text, const std::string& option) {
 
 const std::string& InputNames::claim(const std::string& path, const std::string& option) {
     if (path == "-") {
+        if (stdin_owner_ == option) return path;  // claimed up front, now read
         if (!stdin_owner_.empty())
             throw UsageError("both " + stdin_owner_ + " and " + option + " read standard input: at most one input may be '-'");
         stdin_owner_ = option;

@@ -63,7 +63,8 @@ float parse_float32(const std::string& text, const std::string& option);
 // Counts standard-input uses: at most one input may be "-".
 class InputNames {
 public:
-    // Records that `option` reads `path`; UsageError on a second "-".
+    // Records that `option` reads `path`; UsageError on "-" for a second option (the same
+    // option may claim it again: a command may claim every "-" before reading any).
     const std::string& claim(const std::string& path, const std::string& option);
 
 private:

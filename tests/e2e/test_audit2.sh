@@ -111,6 +111,16 @@ same_as "--bias as a (Tk,) .npy vector = the same bias as a 1×Tk row" \
 run attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --mask "$T/mvec.npy" --show weights --format csv
 if [ "$(grep -cE '^[0-9.e-]+,0,[0-9.e-]+$' "$T/out")" -eq 2 ]; then pass; else fail "the (Tk,) mask drops key 1 for every query: $(cat "$T/out")"; fi
 
+# Two inputs on '-' were caught only when the second was read, after the first had taken
+# standard input: the message was about its bytes ("--mask is 1x1 but the scores are 2x3",
+# "no numbers found"). Every '-' is now claimed before anything is read.
+for pair in "--lengths - --mask -" "--mask - --bias -" "--labels - --key-labels -" "--bias - --mask -"; do
+    # shellcheck disable=SC2086  # word splitting of $pair is intended
+    printf '1\n' | "$ATTN" attend -q "$T/q2" -k "$T/k2" -v "$T/k2" $pair >"$T/out" 2>"$T/err"; CODE=$?
+    expect_code 2 "attend $pair"
+    expect_err_has "at most one input may be '-'" "attend $pair: the message"
+done
+
 # Two outputs of one run naming the same file kept only the last one written, exit 0: --svg F
 # -o F lost the picture, --svg F --html F one of the two, --svg DIR/weights.npy -o DIR the
 # weights or the picture. Refused (usage) before anything is written.
