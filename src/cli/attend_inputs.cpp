@@ -81,6 +81,13 @@ std::size_t count_option(const cxxopts::ParseResult& r, const char* opt, std::si
     return std::size_t(n);
 }
 
+// A projection's shape as its file holds it, for messages: read with nn.Linear's layout
+// (out×in) it was transposed to in×out on reading, so the file's shape is the reverse.
+std::string weight_shape_text(const Tensor& w, bool linear) {
+    if (!linear) return w.shape().dims_text();
+    return std::to_string(w.cols()) + "x" + std::to_string(w.rows()) + " (out×in: " + plural(w.rows(), "input") + ")";
+}
+
 void check_bias(const Tensor& b, const char* flag, std::size_t want, const char* what) {
     if (b.rank() && b.cols() != want)
         throw InputError(std::string(flag) + " has " + plural(b.cols(), "entry") + " but " + what + " has " +
@@ -112,10 +119,10 @@ void read_output_projection(Reader& in, AttendInputs& a, std::size_t d_v) {
     const char* o_flag = r.given("out-proj") ? "--out-proj" : "--wo";
     const std::size_t H = a.heads;
     if (a.wo.rank() && a.wo.rows() != H * d_v)
-        throw InputError(std::string(o_flag) + " is " + a.wo.shape().dims_text() +
-                         (linear || r.given("out-proj") ? " (out×in)" : "") + " but the " + plural(H, "head") +
-                         " of d_v=" + std::to_string(d_v) + " concatenate to " + std::to_string(H * d_v) +
-                         " columns: W_O needs that many rows (in×out)");
+        throw InputError(std::string(o_flag) + " is " + weight_shape_text(a.wo, linear || r.given("out-proj")) +
+                         " but the " + plural(H, "head") + " of d_v=" + std::to_string(d_v) + " concatenate to " +
+                         std::to_string(H * d_v) + " columns: W_O needs that many " +
+                         (linear || r.given("out-proj") ? "inputs (out×in: columns)" : "rows (in×out)"));
     if (a.wo.rank()) check_bias(a.bo, r.given("out-proj") ? "--out-proj-bias" : "--bo", a.wo.cols(), "the output");
 }
 
@@ -187,11 +194,11 @@ void read_embeddings(Reader& in, AttendInputs& a) {
     const char* q_flag = r.given("in-proj") ? "--in-proj" : "--wq";
     const char* k_flag = r.given("in-proj") ? "--in-proj" : "--wk";
     const char* v_flag = r.given("in-proj") ? "--in-proj" : "--wv";
-    const char* layout = linear ? " (read as out×in with --linear-layout)" : "";
     auto check_rows = [&](const Tensor& w, const char* flag, std::size_t want, const char* src) {
         if (w.rank() && w.rows() != want)
-            throw InputError(std::string(flag) + " is " + w.shape().dims_text() + layout + " but " + src + " has D=" +
-                             std::to_string(want) + ": a projection needs D rows (in×out)");
+            throw InputError(std::string(flag) + " is " + weight_shape_text(w, linear) + " but " + src + " has D=" +
+                             std::to_string(want) + ": a projection needs D inputs (" +
+                             (linear ? "out×in: D columns" : "in×out: D rows") + ")");
     };
     check_rows(a.wq, q_flag, D, "-x");
     check_rows(a.wk, k_flag, D_kv, kv_flag);

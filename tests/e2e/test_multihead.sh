@@ -129,6 +129,16 @@ run attend -x "$g/x.npy" --linear-layout --wq "$T/wq.T.npy" --wk "$T/wk.T.npy" -
 expect_code 0 "--linear-layout with --wq/--wk/--wv/--wo"
 [ -x "$ALLCLOSE" ] && { "$ALLCLOSE" "$T/linear.npy" "$g/output.npy" >/dev/null 2>&1 && pass || fail "--linear-layout output differs from PyTorch"; }
 
+# A weight read as nn.Linear's out×in was reported with its transposed shape ("--wq is 6x8
+# (read as out×in)" for an 8x6 file, which as out×in would fit D=8): the file's shape now.
+"$ATTN" random --shape 8,6 --seed 3 --format npy -o "$T/w86.npy"
+run attend -x "$g/x.npy" --heads 2 --linear-layout --wq "$T/w86.npy"
+expect_code 3 "--linear-layout --wq of the wrong width"
+expect_err_has "--wq is 8x6 (out×in: 6 inputs) but -x has D=8" "--linear-layout: the file's shape and its inputs"
+run attend -x "$g/x.npy" --heads 2 --out-proj "$T/w86.npy"
+expect_code 3 "--out-proj of the wrong width"
+expect_err_has "--out-proj is 8x6 (out×in: 6 inputs)" "--out-proj: the file's shape and its inputs"
+
 # Usage errors (exit 2) name the options.
 run attend -x "$dir/x.npy" --heads 4 --kv-heads 3
 expect_code 2 "--heads 4 --kv-heads 3"
