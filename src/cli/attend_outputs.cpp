@@ -89,6 +89,15 @@ std::vector<std::string> row_range(const std::vector<std::string>& labels, const
     return {labels.begin() + std::ptrdiff_t(rows.begin), labels.begin() + std::ptrdiff_t(rows.end)};
 }
 
+// The query rows of a picture: their labels, or, for a shard of the rows (--query-rows A:B),
+// their numbers A to B-1 (a picture's own numbering starts at 0, which would name other rows).
+std::vector<std::string> picture_rows(const std::vector<std::string>& labels, const Range& rows) {
+    if (!labels.empty() || rows.begin == 0) return row_range(labels, rows);
+    std::vector<std::string> numbers;
+    for (std::size_t i = rows.begin; i < rows.end; ++i) numbers.push_back(std::to_string(i));
+    return numbers;
+}
+
 // Whether row i of slice s of a result may hold NaN: under --masked-rows nan, rows with no
 // allowed key (for per-head results, in that head; otherwise in any head).
 using NanRowFn = std::function<bool(std::size_t s, std::size_t i)>;
@@ -254,7 +263,7 @@ std::size_t picture_cells(const AttendInputs& in, const AttendSettings& s, const
 std::string heatmap_pictures(const AttendInputs& in, const AttendSettings& s, const AttendResults& res,
                              const PictureOptions& p, bool color) {
     const AllowedFn allowed = allowed_cells(in, s, res);
-    const std::vector<std::string> rows = row_range(in.query_labels, res.rows);
+    const std::vector<std::string> rows = picture_rows(in.query_labels, res.rows);
     const auto sel = selection(res, p);
     const SliceSource src{res.weights, true};
     std::string out;
@@ -288,7 +297,7 @@ std::string html_picture(const AttendInputs& in, const AttendSettings& s, const 
     ho.masked = [allowed, sel](std::size_t k, std::size_t i, std::size_t j) {
         return !allowed(sel[k].first, sel[k].second, i, j);
     };
-    ho.query_labels = row_range(in.query_labels, res.rows);
+    ho.query_labels = picture_rows(in.query_labels, res.rows);
     ho.key_labels = in.key_labels;
     ho.scale_text = p.scale_text;
     ho.masking_text = p.masking_text;
@@ -298,7 +307,7 @@ std::string html_picture(const AttendInputs& in, const AttendSettings& s, const 
 std::string svg_picture(const AttendInputs& in, const AttendSettings& s, const AttendResults& res,
                         const PictureOptions& p) {
     const AllowedFn allowed = allowed_cells(in, s, res);
-    const std::vector<std::string> rows = row_range(in.query_labels, res.rows);
+    const std::vector<std::string> rows = picture_rows(in.query_labels, res.rows);
     const auto sel = selection(res, p);
     const SliceSource src{picture_view(res, p.of), true};
     if (sel.size() == 1) {  // one slice: the plain heatmap, titled with its index

@@ -66,3 +66,12 @@ done
 run concat "$S"/slurm/shard-*.npy --axis -2 --format npy -o "$S/slurm-joined.npy"
 expect_code 0 "concat of the slurm shards"
 expect_same "$S/slurm-joined.npy" "$S/whole.npy" "slurm shards joined = the whole run"
+
+# A shard's pictures number its rows as the whole run does: --query-rows 3:5 drew rows 0 and 1.
+run attend -x "$ROOT/data/examples/simple/x.txt" --query-rows 3:5 --heatmap
+expect_code 0 "--query-rows 3:5 --heatmap"
+if [ "$(grep -cE '^[34] ' "$T/out")" = 2 ] && ! grep -qE '^[01] ' "$T/out"; then pass
+else fail "--query-rows 3:5 --heatmap: rows are not numbered 3 and 4: $(head -n 4 "$T/out")"; fi
+run attend -x "$ROOT/data/examples/simple/x.txt" --query-rows 3:5 --svg -
+if grep -q '<title>4 → 0:' "$T/out" && ! grep -q '<title>0 → ' "$T/out"; then pass
+else fail "--query-rows 3:5 --svg: the rows' titles are not 3 and 4"; fi
