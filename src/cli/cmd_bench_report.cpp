@@ -116,17 +116,30 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
 
 void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peaks,
                const BandwidthReport& bandwidth) {
-    (void)bandwidth;  // the csv keeps its columns; the table and json report the bandwidth
+    // The columns json has too; new ones go last, so that scripts reading by position keep working.
     std::printf("op,shape,arch,threads,causal,fused,median,min,max,mean,stddev,gflops,elements_per_s,speedup_vs_scalar,"
-                "fraction_of_peak,user,system,fraction_of_peak_cpu,kv_dtype,mask,bias,ratio\n");
+                "fraction_of_peak,user,system,fraction_of_peak_cpu,kv_dtype,mask,bias,ratio,gb_per_s_moved,"
+                "fraction_of_bandwidth,bandwidth_compared\n");
     for (const auto& p : peaks)
-        std::printf("fma_peak,,%s,%u,,,,,,,,%s,,,,,,,,,,\n", arch_name(p.arch), p.threads, num(p.gflops).c_str());
+        std::printf("fma_peak,,%s,%u,,,,,,,,%s,,,,,,,,,,,,,\n", arch_name(p.arch), p.threads, num(p.gflops).c_str());
+    // --peak's read bandwidth: one row per thread count and probe, its GB/s in gb_per_s_moved.
+    for (const auto& b : bandwidth.rows) {
+        std::printf("read_bandwidth,memory,,%u,,,,,,,,,,,,,,,,,,,%s,,\n", b.threads, num(b.memory_gbps).c_str());
+        std::printf("read_bandwidth,in_cache,,%u,,,,,,,,,,,,,,,,,,,%s,,\n", b.threads, num(b.cache_gbps).c_str());
+    }
     for (const auto& r : results) {
         const double g = r.c.flops() / r.timing.median * 1e-9;
         const auto peak = peak_for(peaks, r.arch, r.threads);
         const bool att = (r.c.op == Op::attention || r.c.op == Op::mha);
         const auto cpu = cpu_fraction(peaks, r);
-        std::printf("%s,%s,%s,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", op_name(r.c.op), r.c.shape().c_str(),
+        std::string moved = ",,";  // gb_per_s_moved, fraction_of_bandwidth, bandwidth_compared
+        if (r.c.memory_bound()) {
+            const double gbps = r.c.moved_bytes() / r.timing.median * 1e-9;
+            bool in_cache = false;
+            const auto bw = bandwidth.fair_gbps(r.threads, r.c.moved_bytes(), &in_cache);
+            moved = num(gbps) + "," + (bw ? num(gbps / *bw) + "," + (in_cache ? "in cache" : "memory") : ",");
+        }
+        std::printf("%s,%s,%s,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", op_name(r.c.op), r.c.shape().c_str(),
                     arch_name(r.arch), r.threads, att ? (r.c.causal ? "true" : "false") : "",
                     att ? (r.c.fused ? "true" : "false") : "", num(r.timing.median).c_str(),
                     num(r.timing.min).c_str(), num(r.timing.max).c_str(), num(r.timing.mean).c_str(),
@@ -135,7 +148,7 @@ void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peak
                     r.speedup ? num(*r.speedup).c_str() : "", peak && r.c.flops() > 0 ? num(g / *peak).c_str() : "",
                     num(r.timing.user).c_str(), num(r.timing.system).c_str(), cpu ? num(*cpu).c_str() : "",
                     att ? (r.c.kv_half ? "f16" : "f32") : "", att ? (r.c.mask ? "true" : "false") : "",
-                    att ? (r.c.bias ? "true" : "false") : "", r.ratio ? num(*r.ratio).c_str() : "");
+                    att ? (r.c.bias ? "true" : "false") : "", r.ratio ? num(*r.ratio).c_str() : "", moved.c_str());
     }
 }
 
