@@ -9,6 +9,7 @@
 #include "attn/error.hpp"
 #include "attn/io.hpp"
 #include "cli/common.hpp"
+#include "io/utf8.hpp"
 
 namespace attn::cli {
 
@@ -142,6 +143,22 @@ std::vector<std::size_t> parse_lengths(const std::string& text) {
         !std::filesystem::exists(text, no_file))
         throw UsageError("invalid --lengths '" + text + "': expected whole numbers of keys, e.g. 5,3 (or a FILE)");
     const std::string content = io::read_file(text);
+    if (content.starts_with("\x93NUMPY")) {  // an .npy vector (or one row) of whole numbers
+        const Tensor t = io::parse_npy_tensor(content, text, io::Finite::required, 2);
+        if (t.rank() == 2 && t.rows() != 1 && t.cols() != 1)
+            throw InputError(text + ": lengths are a vector, one per batch item; got shape " + t.shape().text());
+        for (std::size_t k = 0; k < t.rows() * t.cols(); ++k) {
+            const float v = t.rank() == 2 && t.cols() == 1 ? t.slice_data(0)[k * t.row_stride()] : t.slice_data(0)[k];
+            if (!(v >= 0) || v != std::floor(v) || v > 1e9f) {
+                char shown[32];
+                std::snprintf(shown, sizeof shown, "%g", double(v));
+                throw InputError(text + ": entry " + std::to_string(k) + " is " + shown +
+                                 ", not a length (a whole number of keys)");
+            }
+            lengths.push_back(std::size_t(v));
+        }
+        return lengths;
+    }
     std::size_t line = 1, col = 1;
     for (std::size_t i = 0; i < content.size();) {
         const char c = content[i];
@@ -158,7 +175,8 @@ std::vector<std::size_t> parse_lengths(const std::string& text) {
             std::size_t n = 0;
             if (!parse_count(token, n))
                 throw InputError(text + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                                 ": expected a length (a whole number of keys), found '" + token + "'");
+                                 ": expected a length (a whole number of keys), found '" +
+                                 io::printable_utf8(std::string_view(token).substr(0, 40)) + "'");
             lengths.push_back(n);
             col += j - i, i = j;
         }

@@ -102,6 +102,13 @@ mha_args=(-x "$dir/x.npy" --in-proj "$dir/in_proj_weight.npy" --in-proj-bias "$d
 run attend "${mha_args[@]}" --causal --lengths 4,2,1 --show output --format npy -o "$T/list.npy"
 expect_code 0 "--lengths as a list"
 [ -f "$T/list.npy" ] && [ -x "$ALLCLOSE" ] && { "$ALLCLOSE" "$T/list.npy" "$dir/output.npy" >/dev/null 2>&1 && pass || fail "--lengths 4,2,1 differs from PyTorch"; }
+# The lengths as an int64 .npy vector (NumPy's default for np.array([4, 2, 1])): refused before,
+# with the raw 0x93 of the magic in the message.
+printf '\223NUMPY\001\000v\000{\047descr\047: \047<i8\047, \047fortran_order\047: False, \047shape\047: (3,), }                                                            \012' > "$T/len.npy"
+printf '\004\000\000\000\000\000\000\000\002\000\000\000\000\000\000\000\001\000\000\000\000\000\000\000' >> "$T/len.npy"
+run attend "${mha_args[@]}" --causal --lengths "$T/len.npy" --show output --format npy -o "$T/len_npy.npy"
+expect_code 0 "--lengths as an .npy vector"
+if cmp -s "$T/len_npy.npy" "$T/list.npy"; then pass; else fail "--lengths from .npy differs from the list 4,2,1"; fi
 run attend -x "$dir/x.npy" --in-proj "$dir/in_proj_weight.npy" --in-proj-bias "$dir/in_proj_bias.npy" --heads 2 \
     --linear-layout --wo "$dir/out_proj_weight.npy" --bo "$dir/out_proj_bias.npy" --causal --lengths 4,2,1 \
     --show output --format npy -o "$T/wo.npy"
