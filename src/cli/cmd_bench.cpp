@@ -134,7 +134,7 @@ int cmd_bench(int argc, char** argv) {
     for (const auto& path : list_option(r, "paths", r["materialized"].as<bool>() ? "materialized" : "fused")) {
         if (path != "fused" && path != "materialized")
             throw UsageError("invalid --paths entry '" + path + "': expected fused or materialized");
-        paths.push_back(path == "fused");
+        if (std::find(paths.begin(), paths.end(), path == "fused") == paths.end()) paths.push_back(path == "fused");
     }
     const int repeat = r.count("repeat") ? r["repeat"].as<int>() : 10;
     const int warmup = r.count("warmup") ? r["warmup"].as<int>() : 2;
@@ -165,7 +165,7 @@ int cmd_bench(int argc, char** argv) {
     std::vector<bool> kv_halves;  // per K/V type: float16?
     for (const auto& t : list_option(r, "kv-dtype", "f32")) {
         if (t != "f32" && t != "f16") throw UsageError("invalid --kv-dtype '" + t + "': expected f32, f16 or both (f32,f16)");
-        kv_halves.push_back(t == "f16");
+        if (std::find(kv_halves.begin(), kv_halves.end(), t == "f16") == kv_halves.end()) kv_halves.push_back(t == "f16");
     }
     if (r.count("sizes") && ops.size() > 1)
         throw UsageError("--sizes needs a single --op (sizes mean different shapes for each op)");
