@@ -55,24 +55,33 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
         if (!results.empty()) std::printf("\n");
     }
     if (results.empty()) return;
-    std::printf("%-18s %-16s %-7s %3s %11s %11s %11s %9s %11s %9s %7s %8s %6s\n", "op", "shape", "arch", "thr",
-                "median s", "min s", "max s", "GFLOP/s", "elements/s", "vs scalar", "% peak", "% (cpu)", "ratio");
-    bool any_attention = false, any_causal = false, any_ratio = false;
-    for (const auto& r : results) {
-        const double g = r.c.flops() / r.timing.median * 1e-9;
+    // The op column names the case: op, then /mat, /c, /f16, /mask, /bias as they apply.
+    const auto label_of = [](const Result& r) {
         std::string label = op_name(r.c.op);
-        if ((r.c.op == Op::attention || r.c.op == Op::mha)) {
-            any_attention = true;
+        if (r.c.op == Op::attention || r.c.op == Op::mha) {
             label += r.c.fused ? "" : "/mat";
-            if (r.c.causal) label += "/c", any_causal = true;
+            if (r.c.causal) label += "/c";
             if (r.c.kv_half) label += "/f16";
             if (r.c.mask) label += "/mask";
             if (r.c.bias) label += "/bias";
         }
+        return label;
+    };
+    int lw = 18, sw = 16;  // the columns widen for the longest label and shape
+    for (const auto& r : results) lw = std::max(lw, int(label_of(r).size())), sw = std::max(sw, int(r.c.shape().size()));
+    std::printf("%-*s %-*s %-7s %3s %11s %11s %11s %9s %11s %9s %7s %8s %6s\n", lw, "op", sw, "shape", "arch", "thr",
+                "median s", "min s", "max s", "GFLOP/s", "elements/s", "vs scalar", "% peak", "% (cpu)", "ratio");
+    bool any_attention = false, any_causal = false, any_ratio = false;
+    for (const auto& r : results) {
+        const double g = r.c.flops() / r.timing.median * 1e-9;
+        const std::string label = label_of(r);
+        any_attention = any_attention || r.c.op == Op::attention || r.c.op == Op::mha;
+        any_causal = any_causal || ((r.c.op == Op::attention || r.c.op == Op::mha) && r.c.causal);
         const auto peak = peak_for(peaks, r.arch, r.threads);
         const auto cpu = cpu_fraction(peaks, r);
         any_ratio = any_ratio || r.ratio;
-        std::printf("%-18s %-16s %-7s %3u %11.6f %11.6f %11.6f %9s %11s %9s %7s %8s %6s\n", label.c_str(), r.c.shape().c_str(),
+        std::printf("%-*s %-*s %-7s %3u %11.6f %11.6f %11.6f %9s %11s %9s %7s %8s %6s\n", lw, label.c_str(), sw,
+                    r.c.shape().c_str(),
                     arch_name(r.arch), r.threads, r.timing.median, r.timing.min, r.timing.max,
                     r.c.flops() > 0 ? num(g, "%.1f").c_str() : "-",
                     r.c.op == Op::softmax ? num(r.c.elements() / r.timing.median, "%.3g").c_str() : "-",
@@ -84,15 +93,15 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
     for (const auto& r : results) any_memory_bound = any_memory_bound || r.c.memory_bound();
     if (any_memory_bound) {
         std::printf("\nmemory-bound (few query rows: reading K and V is the limit):\n");
-        std::printf("%-18s %-16s %-7s %3s %11s %9s %9s %7s %9s\n", "op", "shape", "arch", "thr", "median s", "MiB", "GB/s",
-                    "% bw", "vs");
+        std::printf("%-*s %-*s %-7s %3s %11s %9s %9s %7s %9s\n", lw, "op", sw, "shape", "arch", "thr", "median s", "MiB",
+                    "GB/s", "% bw", "vs");
         for (const auto& r : results) {
             if (!r.c.memory_bound()) continue;
             const double gbps = r.c.moved_bytes() / r.timing.median * 1e-9;
             bool in_cache = false;
             const auto bw = bandwidth.fair_gbps(r.threads, r.c.moved_bytes(), &in_cache);
             const std::string label = std::string(op_name(r.c.op)) + (r.c.kv_half ? "/f16" : "");
-            std::printf("%-18s %-16s %-7s %3u %11.6f %9.1f %9.1f %7s %9s\n", label.c_str(), r.c.shape().c_str(),
+            std::printf("%-*s %-*s %-7s %3u %11.6f %9.1f %9.1f %7s %9s\n", lw, label.c_str(), sw, r.c.shape().c_str(),
                         arch_name(r.arch), r.threads, r.timing.median, r.c.moved_bytes() / double(1u << 20), gbps,
                         bw ? num(100.0 * gbps / *bw, "%.0f%%").c_str() : "-", bw ? (in_cache ? "in cache" : "memory") : "-");
         }
