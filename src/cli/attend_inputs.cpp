@@ -197,8 +197,8 @@ void read_embeddings(Reader& in, AttendInputs& a) {
     auto check_rows = [&](const Tensor& w, const char* flag, std::size_t want, const char* src) {
         if (w.rank() && w.rows() != want)
             throw InputError(std::string(flag) + " is " + weight_shape_text(w, linear) + " but " + src + " has D=" +
-                             std::to_string(want) + ": a projection needs D inputs (" +
-                             (linear ? "out×in: D columns" : "in×out: D rows") + ")");
+                             std::to_string(want) + ": a projection needs D " +
+                             (linear ? "inputs (out×in: D columns)" : "rows (in×out)"));
     };
     check_rows(a.wq, q_flag, D, "-x");
     check_rows(a.wk, k_flag, D_kv, kv_flag);
@@ -358,7 +358,7 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
     for (const char* o : {"x", "q", "k", "v", "kv", "wq", "wk", "wv", "bq", "bk", "bv", "wo", "bo", "in-proj",
                           "in-proj-bias", "out-proj", "out-proj-bias", "mask", "bias", "lengths", "labels",
                           "key-labels"})
-        if (r.count(o) && r[o].as<std::string>() == "-") names.claim("-", flag_of(o));
+        if (r.count(o) && r[o].as<std::string>() == "-") names.reserve_stdin(flag_of(o));
 
     AttendInputs a;
     Reader in(r, names);

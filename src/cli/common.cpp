@@ -214,12 +214,20 @@ float parse_float32(const std::string& text, const std::string& option) {
 
 const std::string& InputNames::claim(const std::string& path, const std::string& option) {
     if (path == "-") {
-        if (stdin_owner_ == option) return path;  // claimed up front, now read
+        if (reserved_ && stdin_owner_ == option) {  // reserved up front, now read (once)
+            reserved_ = false;
+            return path;
+        }
         if (!stdin_owner_.empty())
             throw UsageError("both " + stdin_owner_ + " and " + option + " read standard input: at most one input may be '-'");
         stdin_owner_ = option;
     }
     return path;
+}
+
+void InputNames::reserve_stdin(const std::string& option) {
+    claim("-", option);
+    reserved_ = true;
 }
 
 bool stdout_is_terminal() { return ::isatty(STDOUT_FILENO) == 1; }

@@ -63,12 +63,15 @@ float parse_float32(const std::string& text, const std::string& option);
 // Counts standard-input uses: at most one input may be "-".
 class InputNames {
 public:
-    // Records that `option` reads `path`; UsageError on "-" for a second option (the same
-    // option may claim it again: a command may claim every "-" before reading any).
+    // Records that `option` reads `path`; UsageError on a second "-".
     const std::string& claim(const std::string& path, const std::string& option);
+    // Claims "-" for `option` before anything is read (a second "-" fails here, up front); the
+    // option's own claim when it reads is then its first, not a second.
+    void reserve_stdin(const std::string& option);
 
 private:
     std::string stdin_owner_;
+    bool reserved_ = false;
 };
 
 bool stdout_is_terminal();
