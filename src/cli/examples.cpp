@@ -31,7 +31,7 @@ std::vector<Example> make_catalogue() {
     all.push_back(
         {"simple",
          "simple self-attention: Q = K = V = X, unscaled softmax",
-         "seed 001, \"Simple Self-Attention\"",
+         "Attention Mechanisms notebook, \"Simple Self-Attention\"",
          "",
          {{"plain", Op::attend, {{"x", "x.txt"}}, "none", Causal::none, Normalization::softmax,
            {{"scores", "scores.txt"}, {"weights", "weights.txt"}, {"context", "context.txt"}}},
@@ -44,7 +44,7 @@ std::vector<Example> make_catalogue() {
     all.push_back(
         {"trainable",
          "trainable projections W_q, W_k, W_v (d_out = 2), scaled by 1/sqrt(2)",
-         "seed 001, \"Creating Good Context Vectors with Trainable Weights\"",
+         "Attention Mechanisms notebook, \"Creating Good Context Vectors with Trainable Weights\"",
          "",
          {{"plain", Op::attend, {{"x", "x.txt"}, {"wq", "wq.txt"}, {"wk", "wk.txt"}, {"wv", "wv.txt"}}, "auto",
            Causal::none, Normalization::softmax,
@@ -61,7 +61,7 @@ std::vector<Example> make_catalogue() {
     all.push_back(
         {"exact-match",
          "database analogy: one query, keys k1 = [1,0] and k3 = [1,1] tie",
-         "seed 000, \"Exact Match Scenario\"",
+         "scaled dot-product notebook, \"Exact Match Scenario\"",
          "",
          {{"scale none", Op::attend, {{"q", "q.txt"}, {"k", "k.txt"}, {"v", "v.txt"}}, "none", Causal::none,
            Normalization::softmax,
@@ -72,7 +72,7 @@ std::vector<Example> make_catalogue() {
          "attention instead weighs k1 and k3 equally (q·k = 1 for both) and gives [0.2, 0.8]"});
     all.push_back({"scaling",
                    "softmax of [10, 20, 30] without and with the 1/sqrt(512) scale",
-                   "seed 000, \"Gradient Saturation\" code cell",
+                   "scaled dot-product notebook, \"Gradient Saturation\" code cell",
                    "",
                    {{"unscaled", Op::softmax, {{"logits", "logits.txt"}}, "none", Causal::none,
                      Normalization::softmax, {{"softmax", "softmax.txt"}}},
@@ -82,7 +82,7 @@ std::vector<Example> make_catalogue() {
                    "the values above are PyTorch's for the same cell"});
     all.push_back({"saturation",
                    "softmax([8,0,0]) saturates; softmax([1,0,0]) = softmax([8,0,0]/sqrt(64)) does not",
-                   "seed 001, scaling note",
+                   "Attention Mechanisms notebook, scaling note",
                    "",
                    {{"[8,0,0]", Op::softmax, {{"logits", "logits8.txt"}}, "none", Causal::none,
                      Normalization::softmax, {{"softmax", "softmax8.txt"}}},
@@ -92,7 +92,7 @@ std::vector<Example> make_catalogue() {
                    "softmax([1,0,0]) ≈ [0.576, 0.211, 0.211]"});
     all.push_back({"peaky",
                    "softmax of logits and of the same logits times 8 (\"gets too peaky\")",
-                   "seed 002, last two cells",
+                   "self-attention trick notes, last two cells",
                    "",
                    {{"logits", Op::softmax, {{"logits", "logits.txt"}}, "none", Causal::none,
                      Normalization::softmax, {{"softmax", "softmax.txt"}}},
@@ -103,7 +103,7 @@ std::vector<Example> make_catalogue() {
     {
         Example e{"causal-average",
                   "running mean of x[0] (xbow) = causal attention over all-zero scores",
-                  "seed 002, \"Mathematical trick in self-attention\"",
+                  "self-attention trick notes, \"Mathematical trick in self-attention\"",
                   "",
                   {{"xbow", Op::attend, {{"q", "zeros.txt"}, {"k", "zeros.txt"}}, "none", Causal::top_left,
                     Normalization::softmax, {{"v", "x0.txt"}, {"context", "xbow.txt"}},
@@ -116,7 +116,7 @@ std::vector<Example> make_catalogue() {
     {
         Example e{"variance",
                   "variance of q·k grows with d_k; scaling by 1/sqrt(d_k) brings it back to 1",
-                  "seed 000, \"Visualizing Variance of Dot Product\"",
+                  "scaled dot-product notebook, \"Visualizing Variance of Dot Product\"",
                   "",
                   {{"d_k = 512", Op::variance, {}, "auto", Causal::none, Normalization::softmax,
                     {{"variance", "variance.txt"}}}},
@@ -126,18 +126,19 @@ std::vector<Example> make_catalogue() {
     }
     all.push_back({"masking",
                    "causal mask on \"The hiking trail led us through bear country.\" (T = 8)",
-                   "seed 004, \"Masking\" (embeddings from torch.manual_seed(4); torch.randn(8, 4))",
+                   "single-head self-attention notes, \"Masking\" (embeddings from torch.manual_seed(4); "
+                   "torch.randn(8, 4))",
                    "labels.txt",
                    {{"unmasked", Op::attend, {{"x", "x.txt"}}, "auto", Causal::none, Normalization::softmax,
                      {{"weights", "weights.txt"}}},
                     {"causal", Op::attend, {{"x", "x.txt"}}, "auto", Causal::top_left, Normalization::softmax,
                      {{"weights", "weights_causal.txt"}, {"context", "context_causal.txt"}}, {}, true}},
                    "sets every score above the diagonal to -inf before the softmax, so token i attends\n"
-                   "to tokens 1..i only (its printed table has a typo in row k6); seed 000 notes that\n"
-                   "causal attention reduces to self-attention for the last token: compare the last\n"
-                   "rows of the two weight matrices above"});
+                   "to tokens 1..i only (its printed table has a typo in row k6); the scaled dot-product\n"
+                   "notebook notes that causal attention reduces to self-attention for the last token:\n"
+                   "compare the last rows of the two weight matrices above"});
     all.push_back({"multihead",
-                   "nn.MultiheadAttention(4, 2): two heads of d_k = 2, concatenated, then W_O (seed 004's sentence)",
+                   "nn.MultiheadAttention(4, 2): two heads of d_k = 2, concatenated, then W_O (the sentence of the single-head self-attention notes)",
                    "PyTorch's nn.MultiheadAttention, seeded (data/examples/generate_multihead.py)",
                    "labels.txt",
                    {{"two heads", Op::attend, multihead_inputs(), "auto", Causal::none, Normalization::softmax,

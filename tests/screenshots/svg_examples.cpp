@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
     }
     const std::string dir = argv[1];
 
-    // 1. simple (seed 001): Q = K = V = X, no scaling.
+    // 1. simple (Attention Mechanisms notebook): Q = K = V = X, no scaling.
     const float x[6][3] = {{0.35f, 0.15f, 0.89f}, {0.97f, 0.80f, 0.30f}, {0.65f, 0.34f, 0.24f},
                            {0.20f, 0.87f, 0.34f}, {0.86f, 0.13f, 0.05f}, {0.10f, 0.20f, 0.30f}};
     attn::Matrix X(6, 3);
@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
     simple.scale_text = "scale none";
     write(dir + "/simple_weights.svg", attn::viz::svg_heatmap(W, simple));
 
-    // 2. masking (seed 004): causal weights of the sentence; embeddings E = torch.randn(8, 16)
+    // 2. masking (single-head self-attention notes): causal weights of the sentence; embeddings E = torch.randn(8, 16)
     //    and projections W_q, W_k = torch.randn(16, 8) / 4 after torch.manual_seed(4).
     attn::TorchGenerator gen(4);
     const attn::Matrix E = gen.randn_matrix(8, 16);
