@@ -40,13 +40,16 @@ int cmd_ls(int argc, char** argv) {
     }
     std::string out;
     auto row = [&](const std::string& a, const std::string& b, const std::string& c, const std::string& d) {
-        out += a + std::string(name_w - display_width(a) + 2, ' ') + b + std::string(dtype_w - display_width(b) + 2, ' ') + c;
+        out += a + std::string(name_w - display_width(a) + 2, ' ');
+        out += b + std::string(dtype_w - display_width(b) + 2, ' ') + c;
         if (notes && !d.empty()) out += std::string(shape_w - c.size() + 2, ' ') + d;
         out += "\n";
     };
     row("NAME", "DTYPE", "SHAPE", "NOTE");
-    for (std::size_t i = 0; i < tensors.size(); ++i)
-        row(tensors[i].name, tensors[i].dtype, shapes[i], tensors[i].note.empty() ? "" : "not readable: " + tensors[i].note);
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        const std::string& note = tensors[i].note;
+        row(tensors[i].name, tensors[i].dtype, shapes[i], note.empty() ? "" : "not readable: " + note);
+    }
     io::write_text("", out);
     return exit_ok;
 }

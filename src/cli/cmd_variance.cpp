@@ -224,7 +224,8 @@ int cmd_variance(int argc, char** argv) {
 
     if (r.count("svg") && r["svg"].as<std::string>().empty()) throw UsageError("--svg needs a file name");
     if (r.count("svg") && r["svg"].as<std::string>() == "-" && out.path.empty())
-        throw UsageError("--svg - would mix the SVG with the table on standard output: send the table to a file with -o FILE");
+        throw UsageError("--svg - would mix the SVG with the table on standard output: send the table to a file with "
+                         "-o FILE");
     const std::vector<VarianceResult> results = run_variance_experiment(e);
     for (const VarianceResult& v : results)
         if (!std::isfinite(v.unscaled_var) || !std::isfinite(v.scaled_var))

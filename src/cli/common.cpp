@@ -190,7 +190,8 @@ void apply_exec_options(const cxxopts::ParseResult& r) {
 double parse_number(const std::string& text, const std::string& option) {
     // Decimal only, as numbers in input files: strtod alone would also take leading spaces
     // and hexadecimal floats (0x10 = 16).
-    if (!text.empty() && (std::isspace(static_cast<unsigned char>(text[0])) || text.find_first_of("xX") != std::string::npos))
+    const bool space = !text.empty() && std::isspace(static_cast<unsigned char>(text[0]));
+    if (space || text.find_first_of("xX") != std::string::npos)
         throw UsageError("invalid --" + option + " '" + text + "': expected a finite decimal number");
     const char* s = text.c_str();
     char* end = nullptr;

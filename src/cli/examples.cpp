@@ -138,7 +138,8 @@ std::vector<Example> make_catalogue() {
                    "notebook notes that causal attention reduces to self-attention for the last token:\n"
                    "compare the last rows of the two weight matrices above"});
     all.push_back({"multihead",
-                   "nn.MultiheadAttention(4, 2): two heads of d_k = 2, concatenated, then W_O (the sentence of the single-head self-attention notes)",
+                   "nn.MultiheadAttention(4, 2): two heads of d_k = 2, concatenated, then W_O (the single-head"
+                   " self-attention notes' sentence)",
                    "PyTorch's nn.MultiheadAttention, seeded (data/examples/generate_multihead.py)",
                    "labels.txt",
                    {{"two heads", Op::attend, multihead_inputs(), "auto", Causal::none, Normalization::softmax,

@@ -26,7 +26,8 @@ StagedFolder::StagedFolder(const std::string& dir) : dir_(dir) {
         pattern = dir_ + "/.attn-XXXXXX";
     } else if (errno == ENOENT) {
         const fs::path p(dir_);
-        pattern = (p.parent_path().empty() ? fs::path(".") : p.parent_path()) / ("." + p.filename().string() + ".attn-XXXXXX");
+        const fs::path parent = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+        pattern = parent / ("." + p.filename().string() + ".attn-XXXXXX");
     } else {
         throw RuntimeFailure("cannot create directory " + dir + ": " + std::strerror(errno));
     }
