@@ -210,6 +210,7 @@ int cmd_random(int argc, char** argv) {
     const int name_width = int(std::to_string(count - 1).size());
     if (npy) {
         // -o DIR for several draws: they appear in DIR together, once every one is written.
+        io::detail::refuse_binary_on_terminal(out.path);
         std::optional<io::detail::StagedFolder> folder;
         if (count > 1) folder.emplace(out.path);
         for (long long d = 0; d < count; ++d) {

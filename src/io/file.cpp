@@ -333,6 +333,11 @@ int standard_stream_of(const std::string& path) {
 
 }  // namespace
 
+void refuse_binary_on_terminal(const std::string& path) {
+    if ((path.empty() || path == "-") && ::isatty(STDOUT_FILENO) == 1)
+        throw UsageError("npy is binary: refusing to write it to a terminal (use -o FILE or a pipe)");
+}
+
 void write_stdout(std::string_view bytes) {
     std::fflush(stdout);
     write_all(STDOUT_FILENO, bytes, "standard output", true);

@@ -27,6 +27,10 @@ std::string lone_cr_to_lf(std::string_view text);
 // (the same for every command); any other error is a RuntimeFailure.
 void write_stdout(std::string_view bytes);
 
+// Binary output (npy) bound for standard output ("" or "-") while it is a terminal: a
+// UsageError, before anything is written.
+void refuse_binary_on_terminal(const std::string& path);
+
 // One output destination, written as a stream and published all at once:
 //  - "" or "-": standard output, written directly (so a caller streaming to it must have
 //    checked beforehand that the whole output can be produced); so is a path naming the file

@@ -536,8 +536,7 @@ std::vector<detail::PendingFile> detail::output_files(const std::vector<Item>& i
     struct stat st {};
     const bool is_dir = !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
     if (items.size() == 1 && !is_dir) {
-        if (path.empty() && ::isatty(STDOUT_FILENO) == 1)
-            throw UsageError("npy is binary: refusing to write it to a terminal (use -o FILE or a pipe)");
+        detail::refuse_binary_on_terminal(path);
         return {{path, detail::npy_header(items[0].values()), false, items[0].values()}};
     }
     if (path.empty())

@@ -187,3 +187,12 @@ run_in "$T/two.csv" attend -x -
 expect_code 3 "attend refuses two glued draws"
 expect_err_has "<stdin>:5:1: a second matrix starts here" "the second draw's header is named"
 expect_out_empty "no context printed from glued draws"
+
+# npy to a terminal is refused as every other command refuses it (random wrote the bytes).
+if command -v script > /dev/null 2>&1; then
+    for extra in "" "--dtype f16"; do
+        script -qec "'$ATTN' random --shape 2,2 --seed 1 --format npy $extra; echo rc=\$?" /dev/null < /dev/null > "$T/tty" 2>&1
+        if grep -q "refusing to write it to a terminal" "$T/tty" && grep -q "rc=2" "$T/tty" && ! grep -q NUMPY "$T/tty"; then pass
+        else fail "random --format npy $extra to a terminal: $(head -c 200 "$T/tty")"; fi
+    done
+fi
