@@ -480,9 +480,12 @@ void check_distinct_targets(const std::vector<PendingFile>& files) {
             continue;
         }
         if (::stat(f.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) continue;
+        // Through symbolic links first, dangling ones too (weakly_canonical stops at a link
+        // whose target does not exist yet, so link -> F and F would not compare equal).
+        const std::string target = follow_links(f.path, f.path);
         std::error_code ec;
-        std::string key = std::filesystem::weakly_canonical(std::filesystem::absolute(f.path, ec), ec).string();
-        if (ec) key = f.path;
+        std::string key = std::filesystem::weakly_canonical(std::filesystem::absolute(target, ec), ec).string();
+        if (ec) key = target;
         for (const auto& [other, given] : seen)
             if (other == key)
                 throw UsageError(given + " and " + f.path + ": two outputs of this run name the same file");

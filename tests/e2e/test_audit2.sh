@@ -148,6 +148,11 @@ for pair in "--svg - -o /dev/stdout --show weights" "--svg /dev/stdout --show we
     expect_code 2 "attend $pair: two outputs on standard output"
     expect_out_empty "attend $pair: nothing printed"
 done
+# ... also through a symbolic link whose target does not exist yet (the SVG was lost, exit 0).
+rm -f "$T/same.t" "$T/same.l"; ln -s same.t "$T/same.l"
+run attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --svg "$T/same.l" -o "$T/same.t"
+expect_code 2 "--svg LINK -o TARGET, the link dangling"
+if [ -e "$T/same.t" ]; then fail "--svg LINK -o TARGET wrote a file"; else pass; fi
 run attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --svg /dev/null --html /dev/null -o /dev/null
 expect_code 0 "--svg, --html and -o all /dev/null (a device, written in place) is fine"
 
