@@ -64,6 +64,14 @@ void StagedFolder::publish() {
         for (fs::directory_iterator it(staging_, ec), end; !ec && it != end; it.increment(ec))
             names.push_back(it->path().filename().string());
         if (ec) throw RuntimeFailure("cannot read " + staging_ + ": " + ec.message());
+        // A name DIR holds as a folder cannot be replaced by a file: found before any file
+        // moves, so that DIR is left as it was.
+        for (const auto& n : names) {
+            struct stat st {};
+            const std::string to = dir_ + "/" + n;
+            if (::lstat(to.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+                throw RuntimeFailure("cannot write " + to + ": is a directory");
+        }
         for (const auto& n : names) {
             const std::string to = dir_ + "/" + n;
             if (::rename(path_of(n).c_str(), to.c_str()) != 0)

@@ -202,6 +202,17 @@ TEST_CASE("StagedFolder: an existing DIR keeps its files until publish, and all 
     CHECK(slurp(d / "out/a.npy") == "new a");
     CHECK(slurp(d / "out/b.npy") == "new b");
     CHECK(slurp(d / "out/keep") == "keep");
+    REQUIRE(::mkdir((d / "out/c.npy").c_str(), 0755) == 0);  // a name DIR holds as a folder
+    {
+        StagedFolder s(d / "out");
+        write_file(s.path_of("a.npy"), "newer a");
+        write_file(s.path_of("c.npy"), "c");
+        for (int i = 0; i < 20; ++i) write_file(s.path_of("d" + std::to_string(i) + ".npy"), "d");
+        CHECK_THROWS_AS(s.publish(), attn::RuntimeFailure);
+    }
+    CHECK(slurp(d / "out/a.npy") == "new a");  // nothing moved, whatever order the folder lists
+    CHECK(::access((d / "out/d0.npy").c_str(), F_OK) != 0);
+    REQUIRE(::rmdir((d / "out/c.npy").c_str()) == 0);
     // out holds a.npy, b.npy, keep and no staging folder
     std::size_t n = 0;
     if (FILE* p = ::popen(("ls -A '" + (d / "out") + "'").c_str(), "r")) {
