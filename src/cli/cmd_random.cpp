@@ -125,8 +125,9 @@ int cmd_random(int argc, char** argv) {
                              "1 or 2 dimensions) as bare rows, otherwise every 2-D slice as a block headed\n"
                              "'# draw N [i, j] RxC', with 9 significant digits; pretty prints them\n"
                              "under titles 'draw N [i, j] (RxC):' with 4 digits after the point, as torch\n"
-                             "prints (--digits sets either). Without --format: pretty on a terminal, csv\n"
-                             "otherwise. Each draw reads back into attn (pretty when not wrapped). npy keeps\n"
+                             "prints (--digits sets either). Without --format: the format of -o's extension\n"
+                             "(.npy, .json, .tsv), else pretty on a terminal and csv otherwise. Each draw\n"
+                             "reads back into attn (pretty when not wrapped), except json. npy keeps\n"
                              "the full shape (-o DIR gets drawN.npy files when --count > 1). --dtype f16\n"
                              "rounds each value to float16 (torch's .half()); npy then writes '<f2'.");
     options.add_options()

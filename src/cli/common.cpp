@@ -134,17 +134,32 @@ std::size_t terminal_columns() {
 void add_output_options(cxxopts::Options& options, bool with_npy) {
     options.add_options("Output")
         ("format", std::string("Output format: pretty, csv, tsv, json") + (with_npy ? ", npy" : "") +
-                   " (default: pretty on a terminal, csv otherwise). pretty tables wider than $COLUMNS (else the "
-                   "terminal, else 80) print in column blocks", cxxopts::value<std::string>(), "FMT")
+                   " (default: that of -o's extension, " + (with_npy ? ".npy, " : "") +
+                   ".json or .tsv; else pretty on a terminal, csv otherwise). pretty matrices wider than $COLUMNS "
+                   "(else the terminal, else 80) print in column blocks", cxxopts::value<std::string>(), "FMT")
         ("digits", digits_help, decimal_value<int>(), "N")
-        ("o,output", "Write to PATH instead of standard output (a directory for several npy matrices)",
+        ("o,output", std::string("Write to PATH instead of standard output") +
+                         (with_npy ? " (a directory for several npy matrices)" : ""),
          cxxopts::value<std::string>(), "PATH");
 }
 
 io::OutputOptions output_options(const cxxopts::ParseResult& r) {
     io::OutputOptions out;
-    out.format = r.count("format") ? io::parse_format(r["format"].as<std::string>())
-                                   : (stdout_is_terminal() && !r.count("output") ? io::Format::pretty : io::Format::csv);
+    // Without --format: the format -o's extension names (x.npy is npy), else pretty on a
+    // terminal and csv otherwise.
+    const std::string path = r.count("output") ? r["output"].as<std::string>() : "";
+    const auto ends = [&](const char* ext) {
+        const std::size_t n = std::strlen(ext);
+        if (path.size() <= n) return false;
+        for (std::size_t i = 0; i < n; ++i)
+            if (std::tolower(static_cast<unsigned char>(path[path.size() - n + i])) != ext[i]) return false;
+        return true;
+    };
+    if (r.count("format")) out.format = io::parse_format(r["format"].as<std::string>());
+    else if (ends(".npy")) out.format = io::Format::npy;
+    else if (ends(".json")) out.format = io::Format::json;
+    else if (ends(".tsv")) out.format = io::Format::tsv;
+    else out.format = stdout_is_terminal() && !r.count("output") ? io::Format::pretty : io::Format::csv;
     out.digits = digits_option(r);
     out.line_width = terminal_columns();
     if (r.count("output")) {

@@ -41,3 +41,14 @@ expect_code 0 "--help COMMAND"
 if cmp -s "$T/out" "$T/help_ls"; then pass; else fail "attn --help ls differs from attn help ls"; fi
 run --help nope
 expect_code 2 "--help with an unknown command"
+
+# Without --format, -o's extension names the format (-o x.npy wrote csv into x.npy, which
+# numpy.load could not read); an explicit --format still wins.
+run random --shape 2,3 --seed 0 -o "$T/ext.npy"
+if [ "$(head -c 6 "$T/ext.npy" | tail -c 5)" = "NUMPY" ]; then pass; else fail "-o x.npy without --format is not npy"; fi
+run random --shape 2,3 --seed 0 -o "$T/ext.JSON"
+if head -c 1 "$T/ext.JSON" | grep -q '{'; then pass; else fail "-o x.JSON without --format is not json"; fi
+run random --shape 2,3 --seed 0 -o "$T/ext.tsv"
+if grep -q "$(printf '\t')" "$T/ext.tsv"; then pass; else fail "-o x.tsv without --format is not tsv"; fi
+run random --shape 2,3 --seed 0 --format csv -o "$T/explicit.npy"
+if grep -q ',' "$T/explicit.npy"; then pass; else fail "--format csv -o x.npy is not csv"; fi
