@@ -7,6 +7,7 @@
 // (last index fastest) and all have the same shape; two blocks without index comments are an
 // error, never glued into one matrix.
 #pragma once
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <optional>
@@ -21,9 +22,15 @@
 
 namespace attn::io {
 
-// Which non-finite values an input may hold. NaN and +inf are never allowed; -inf only in
-// an additive bias. A forbidden value is an InputError naming the file and position.
-enum class Finite { required, allow_neg_inf };
+// Which non-finite values an input may hold: none (inputs of a computation); -inf only (an
+// additive bias); any (data passed through unchanged, as `attn concat` joins results that may
+// hold NaN rows or -inf scores). A forbidden value is an InputError naming the file and position.
+enum class Finite { required, allow_neg_inf, any };
+
+// Whether `finite` lets an input hold v.
+inline bool finite_allows(Finite finite, float v) {
+    return std::isfinite(v) || finite == Finite::any || (finite == Finite::allow_neg_inf && std::isinf(v) && v < 0);
+}
 
 // Reads a whole file ("-" = standard input) and parses it as .npy (magic "\x93NUMPY") or
 // text, into a tensor of 1 to max_dims dimensions (at most attn::max_rank = 32, NumPy's

@@ -88,7 +88,8 @@ int cmd_concat(int argc, char** argv) {
                              "(text or .npy, up to 32 dimensions) has the same number of dimensions and\n"
                              "the same extent in every dimension but the axis: shards of a run split by\n"
                              "batch items or query rows join back into the whole result. FILEs are joined in\n"
-                             "the order given; at most one may be '-' (standard input).\n");
+                             "the order given; at most one may be '-' (standard input). Values pass through\n"
+                             "as they are, nan and inf included (NaN rows of --masked-rows nan).\n");
     options.custom_help("[OPTION...] FILE...");
     options.add_options()
         ("axis", "Axis to join along; negative counts from the end (default 0)", cxxopts::value<std::string>(), "N")
@@ -118,7 +119,8 @@ int cmd_concat(int argc, char** argv) {
     std::vector<std::string> paths;
     for (const auto& p : files) paths.push_back(names.claim(p, "FILE"));
     std::vector<Tensor> parts;
-    for (const auto& p : paths) parts.push_back(io::read_tensor(p, io::Finite::allow_neg_inf, max_rank));
+    // Results joined as they are: NaN rows (--masked-rows nan) and -inf or inf values too.
+    for (const auto& p : paths) parts.push_back(io::read_tensor(p, io::Finite::any, max_rank));
 
     const Shape& first = parts[0].shape();
     const std::size_t axis = parse_axis(r.count("axis") ? r["axis"].as<std::string>() : "0", first.rank());

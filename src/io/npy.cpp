@@ -351,7 +351,7 @@ Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finit
             return s + "]";
         };
         if (out_of_range) fail(at() + ": value is out of float32 range");
-        if (!std::isfinite(v) && !(finite == Finite::allow_neg_inf && v < 0 && std::isinf(v))) {
+        if (!finite_allows(finite, v)) {
             const char* name = std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
             fail(at() + ": non-finite value '" + name + "' is not allowed here" +
                  (finite == Finite::allow_neg_inf ? " (only -inf is)" : ""));

@@ -324,7 +324,7 @@ Tensor safetensors_tensor(std::string_view bytes, const std::string& name, const
             const std::uint16_t bits = std::uint16_t(b[0] | b[1] << 8);
             v = dtype == "F16" ? half_to_float(bits) : bfloat16_to_float(bits);
         }
-        if (!std::isfinite(v) && !(finite == Finite::allow_neg_inf && v < 0)) {
+        if (!finite_allows(finite, v)) {
             std::string at;
             if (shape.rank() <= 2) {
                 at = "row " + std::to_string(k / cols % rows + 1) + ", column " + std::to_string(k % cols + 1);

@@ -202,12 +202,9 @@ private:
         const float f = static_cast<float>(d);
         if (overflow || (std::isfinite(d) && !std::isfinite(f)))
             fail_at(begin, "value " + quoted(tok) + " is out of float32 range");
-        if (!std::isfinite(f)) {
-            const bool allowed = finite_ == Finite::allow_neg_inf && std::isinf(f) && f < 0;
-            if (!allowed)
-                fail_at(begin, "non-finite value " + quoted(tok) + " is not allowed here" +
-                                   (finite_ == Finite::allow_neg_inf ? " (only -inf is)" : ""));
-        }
+        if (!finite_allows(finite_, f))
+            fail_at(begin, "non-finite value " + quoted(tok) + " is not allowed here" +
+                               (finite_ == Finite::allow_neg_inf ? " (only -inf is)" : ""));
         values_.push_back(f);
     }
 

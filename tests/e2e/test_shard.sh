@@ -75,3 +75,23 @@ else fail "--query-rows 3:5 --heatmap: rows are not numbered 3 and 4: $(head -n 
 run attend -x "$ROOT/data/examples/simple/x.txt" --query-rows 3:5 --svg -
 if grep -q '<title>4 → 0:' "$T/out" && ! grep -q '<title>0 → ' "$T/out"; then pass
 else fail "--query-rows 3:5 --svg: the rows' titles are not 3 and 4"; fi
+
+# Shards of a run with --masked-rows nan hold NaN rows: concat joins them (it refused NaN, so
+# such a run could not be sharded), in npy and csv, and the computing commands still refuse NaN.
+printf "1 0 0 0 0 0\n0 0 0 0 0 0\n1 1 1 1 1 1\n1 1 0 0 0 0\n1 1 1 1 1 1\n1 0 1 0 1 0\n" > "$T/m6"
+x6="$ROOT/data/examples/simple/x.txt"
+"$ATTN" attend -x "$x6" --mask "$T/m6" --masked-rows nan --show weights --format npy -o "$T/nan_whole.npy" 2>/dev/null
+for r in 0:3 3:6; do
+    "$ATTN" attend -x "$x6" --mask "$T/m6" --masked-rows nan --show weights --query-rows $r --format npy \
+        -o "$T/nan_${r%:*}.npy" 2>/dev/null
+    "$ATTN" attend -x "$x6" --mask "$T/m6" --masked-rows nan --show weights --query-rows $r --format csv \
+        -o "$T/nan_${r%:*}.csv" 2>/dev/null
+done
+run concat "$T/nan_0.npy" "$T/nan_3.npy" --axis -2 --format npy -o "$T/nan_joined.npy"
+expect_code 0 "concat of shards holding NaN rows"
+expect_same "$T/nan_joined.npy" "$T/nan_whole.npy" "NaN-row shards joined = the whole run"
+run concat "$T/nan_0.csv" "$T/nan_3.csv" --axis -2 --format npy -o "$T/nan_joined_csv.npy"
+expect_code 0 "concat of csv shards holding NaN rows"
+expect_same "$T/nan_joined_csv.npy" "$T/nan_whole.npy" "NaN-row csv shards joined = the whole run"
+run softmax "$T/nan_0.csv"
+expect_code 3 "softmax still refuses NaN"
