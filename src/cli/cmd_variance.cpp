@@ -1,5 +1,6 @@
 // attn variance: the dot-product variance experiment of the tutorial, with PyTorch's draws.
 #include <cerrno>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -139,7 +140,8 @@ std::string pad(const std::string& s, std::size_t width) {
     return cols >= width ? s : std::string(width - cols, ' ') + s;
 }
 
-std::string render_pretty(const std::vector<VarianceResult>& results, const VarianceExperiment& e) {
+// decimals: digits after the point of the softmax statistics (--digits; 4 by default).
+std::string render_pretty(const std::vector<VarianceResult>& results, const VarianceExperiment& e, int decimals) {
     char buf[512];
     std::string out;
     std::snprintf(buf, sizeof buf,
@@ -156,14 +158,16 @@ std::string render_pretty(const std::vector<VarianceResult>& results, const Vari
                   "\nsoftmax over each row of %zu scores, unscaled | scaled (uniform: max weight %.4f, entropy ln %zu = %.4f)\n",
                   e.rows, 1.0 / double(e.rows), e.rows, std::log(double(e.rows)));
     out += buf;
-    out += pad("d_k", 7) + pad("max weight", 21) + pad("entropy", 21) + pad("max >= 0.99", 21) +
-           pad("weights < 1e-6", 21) + pad("‖diag(p)−ppᵀ‖_F", 25) + "\n";
+    // Each column holds "u | s", both with `decimals` digits after the point (values below 10).
+    const std::size_t w = std::max<std::size_t>(21, 2 * std::size_t(decimals + 2) + 5);
+    out += pad("d_k", 7) + pad("max weight", w) + pad("entropy", w) + pad("max >= 0.99", w) +
+           pad("weights < 1e-6", w) + pad("‖diag(p)−ppᵀ‖_F", w) + "\n";
     for (const VarianceResult& r : results) {
         out += pad(std::to_string(r.d_k), 7);
         const std::vector<double> u = stat_values(r.unscaled), s = stat_values(r.scaled);
         for (std::size_t k = 0; k < u.size(); ++k) {
-            std::snprintf(buf, sizeof buf, "%.4f | %.4f", u[k], s[k]);
-            out += pad(buf, 21);
+            std::snprintf(buf, sizeof buf, "%.*f | %.*f", decimals, u[k], decimals, s[k]);
+            out += pad(buf, w);
         }
         out += "\n";
     }
@@ -178,7 +182,9 @@ int cmd_variance(int argc, char** argv) {
                              "Why scores are scaled by 1/sqrt(d_k): draws Q and K as PyTorch does\n"
                              "(torch.manual_seed(S); torch.randn(batch, rows, d_k)·σ, twice) and compares the\n"
                              "variance of Q·Kᵀ and of Q·Kᵀ/sqrt(d_k) with d_k·σ⁴ and σ⁴, and what softmax does\n"
-                             "to each row with and without the scaling. --digits applies to csv/tsv/json.");
+                             "to each row with and without the scaling. --digits: significant digits in\n"
+                             "csv/tsv/json; in pretty, the decimals of the softmax statistics (the variances\n"
+                             "keep 7 significant digits).");
     options.add_options()
         ("dk", "d_k values: 512, a list 64,128,256, or 1,2,4,...,1024 (default 512)", cxxopts::value<std::string>(),
          "LIST")
@@ -237,7 +243,7 @@ int cmd_variance(int argc, char** argv) {
         case io::Format::json: text = render_json(results, digits); break;
         case io::Format::csv: text = render_table(results, ',', digits); break;
         case io::Format::tsv: text = render_table(results, '\t', digits); break;
-        default: text = render_pretty(results, e); break;
+        default: text = render_pretty(results, e, out.digits >= 0 ? out.digits : 4); break;
     }
     // The plot and the table go out together through the shared writer: all or nothing.
     std::vector<io::detail::PendingFile> files;

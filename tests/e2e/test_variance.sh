@@ -87,3 +87,12 @@ expect_out_empty "variance --svg -: no output"
 run variance --rows 2 --batch 1 --svg - -o "$T/table.csv"
 expect_code 0 "variance --svg - with the table sent to -o"
 expect_out_has "<svg" "the SVG alone on stdout"
+
+# pretty: --digits sets the decimals of the softmax statistics (it was ignored), and the last
+# header of that table lines up with its column (it ended 4 columns past it).
+run variance --dk 4 --rows 8 --batch 4 --format pretty --digits 2
+expect_code 0 "variance pretty --digits 2"
+if tail -n 1 "$T/out" | grep -qE '^ +4 +[0-9]\.[0-9]{2} \| [0-9]\.[0-9]{2} '; then pass
+else fail "pretty --digits 2: $(tail -n 1 "$T/out")"; fi
+widths=$(tail -n 2 "$T/out" | while IFS= read -r l; do printf '%s' "$l" | LC_ALL=C.UTF-8 wc -m; done | sort -u | wc -l)
+if [ "$widths" = 1 ]; then pass; else fail "softmax table: header and row of different widths: $(tail -n 2 "$T/out")"; fi
