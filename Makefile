@@ -154,7 +154,9 @@ test-sanitize:
 FUZZ_S     ?= 60
 FUZZ_NAMES := text npy cli model
 FUZZ_BINS  := $(addprefix $(ASAN_BUILD)/fuzz/fuzz_,$(FUZZ_NAMES))
-.PRECIOUS: $(BUILD)/obj/tests/fuzz/%.o
+# Kept between runs (fuzz-replay, then fuzz): as intermediates of the pattern rules they were
+# deleted after each link, and the next target compiled them again.
+.SECONDARY: $(FUZZ_NAMES:%=$(BUILD)/obj/tests/fuzz/fuzz_%.o)
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(LIB_OBJS) $(filter-out %/main.o,$(CLI_OBJS))
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_CXXFLAGS) -fsanitize=fuzzer,address,undefined $^ -o $@ $(LDLIBS)

@@ -27,13 +27,16 @@ inline void check_matrix(const attn::Matrix& m, attn::io::Finite finite) {
     for (std::size_t r = 0; r < m.rows(); ++r)
         for (std::size_t c = 0; c < m.cols(); ++c) {
             const float v = m(r, c);
-            if (!std::isfinite(v) && !(finite == attn::io::Finite::allow_neg_inf && std::isinf(v) && v < 0))
+            if (!attn::io::finite_allows(finite, v))
                 broken("a successful parse holds a forbidden non-finite value");
         }
     if (m.rows() == 0 || m.cols() == 0) return;
     attn::io::OutputOptions opt;
     opt.format = attn::io::Format::csv;
-    const std::string csv = attn::io::render({attn::io::Item{"m", &m, {}, {}, {}}}, opt);
+    attn::io::Item item;
+    item.name = "m";
+    item.matrix = &m;
+    const std::string csv = attn::io::render({item}, opt);
     const attn::Matrix back = attn::io::parse_matrix(csv, "round-trip.csv", finite);
     const attn::Matrix back_npy = attn::io::parse_matrix(attn::io::npy_bytes(m), "round-trip.npy", finite);
     for (const attn::Matrix* b : {&back, &back_npy}) {
