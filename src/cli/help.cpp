@@ -1,4 +1,5 @@
 #include "cli/help.hpp"
+#include "io/utf8.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -56,11 +57,7 @@ std::optional<cxxopts::Options> captured;
 
 }  // namespace
 
-std::size_t display_width(const std::string& text) {
-    std::size_t n = 0;
-    for (unsigned char c : text) n += (c & 0xC0) != 0x80;
-    return n;
-}
+std::size_t display_width(const std::string& text) { return io::display_width(text); }
 
 std::string wrap(const std::string& text, std::size_t first_used, std::size_t indent, std::size_t width) {
     std::string out;

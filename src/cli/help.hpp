@@ -54,6 +54,6 @@ std::string zsh_completion();
 // Word-wraps `text` to `width` columns: the first line continues after `first_used` columns,
 // the others start with `indent` spaces. Counts UTF-8 code points as columns.
 std::string wrap(const std::string& text, std::size_t first_used, std::size_t indent, std::size_t width);
-std::size_t display_width(const std::string& text);
+std::size_t display_width(const std::string& text);  // terminal columns (io::display_width)
 
 }  // namespace attn::cli

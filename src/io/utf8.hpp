@@ -43,4 +43,36 @@ inline std::string printable_utf8(std::string_view s, std::size_t max_chars = st
     return out;
 }
 
+// Terminal columns a UTF-8 string takes (labels are tokens such as "café" or "日本"): one per
+// code point, none for combining marks, two for East Asian wide and emoji code points.
+// Bytes that are not valid UTF-8 count one column each.
+inline std::size_t code_point_width(char32_t cp) {
+    if ((cp >= 0x0300 && cp <= 0x036F) || (cp >= 0x200B && cp <= 0x200F) || (cp >= 0xFE00 && cp <= 0xFE0F))
+        return 0;
+    const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF && cp != 0x303F) ||
+                      (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+                      (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+                      (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x1F300 && cp <= 0x1F64F) ||
+                      (cp >= 0x1F900 && cp <= 0x1F9FF) || (cp >= 0x20000 && cp <= 0x3FFFD);
+    return wide ? 2 : 1;
+}
+
+inline std::size_t display_width(std::string_view s) {
+    std::size_t width = 0;
+    for (std::size_t i = 0; i < s.size();) {
+        const auto b = static_cast<unsigned char>(s[i]);
+        const std::size_t len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+        bool valid = len > 0 && i + len <= s.size();
+        char32_t cp = len == 1 ? b : len == 2 ? (b & 0x1F) : len == 3 ? (b & 0x0F) : (b & 0x07);
+        for (std::size_t k = 1; valid && k < len; ++k) {
+            const auto cont = static_cast<unsigned char>(s[i + k]);
+            valid = (cont >> 6) == 0x2;
+            cp = (cp << 6) | (cont & 0x3F);
+        }
+        width += valid ? code_point_width(cp) : 1;
+        i += valid ? len : 1;
+    }
+    return width;
+}
+
 }  // namespace attn::io

@@ -13,7 +13,6 @@
 
 namespace attn::viz {
 
-using detail::code_points;
 using detail::display_width;
 
 CellMask cell_mask(const ScoreMask& sm, std::size_t Tq, std::size_t Tk) {
@@ -87,15 +86,17 @@ std::string heatmap_text(const Matrix& w, const std::vector<std::string>& row_la
     std::string out;
     for (const auto& [first, last] : blocks) {
         if (blocks.size() > 1) out += (first ? "\n" : "") + column_block_title(first, last) + ":\n";
-        // Column labels, written downwards, one character per cell.
+        // Column labels, written downwards, one character per cell (of two columns: a wide
+        // character fills it).
         std::size_t col_height = 0;
         for (std::size_t j = first; j < last; ++j)
-            col_height = std::max(col_height, display_width(detail::truncate(cols[j], max_label)));
+            col_height = std::max(col_height, detail::glyphs(detail::truncate(cols[j], max_label)).size());
         for (std::size_t k = 0; k < col_height; ++k) {
             std::string line(row_width + 1, ' ');
             for (std::size_t j = first; j < last; ++j) {
-                const std::vector<std::string> cps = code_points(detail::truncate(cols[j], max_label));
-                line += (k < cps.size() ? cps[k] : " ") + " ";
+                const std::vector<std::string> gs = detail::glyphs(detail::truncate(cols[j], max_label));
+                const std::string g = k < gs.size() ? gs[k] : " ";
+                line += g + (display_width(g) >= 2 ? "" : " ");
             }
             while (!line.empty() && line.back() == ' ') line.pop_back();
             out += line + "\n";

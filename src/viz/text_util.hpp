@@ -6,6 +6,7 @@
 #include <string>
 
 #include "attn/matrix.hpp"
+#include "io/utf8.hpp"
 #include <vector>
 
 namespace attn::viz::detail {
@@ -28,8 +29,18 @@ inline std::vector<std::string> code_points(const std::string& s) {
     return out;
 }
 
-// Terminal columns taken by the text, counting one per code point (good enough for labels).
-inline std::size_t display_width(const std::string& s) { return code_points(s).size(); }
+// Terminal columns taken by the text: wide (CJK, emoji) code points count two, combining marks
+// none (the one rule of io/utf8.hpp).
+inline std::size_t display_width(const std::string& s) { return io::display_width(s); }
+
+// The text's characters as drawn: code points, each combining mark kept with the one before.
+inline std::vector<std::string> glyphs(const std::string& s) {
+    std::vector<std::string> out;
+    for (const std::string& cp : code_points(s))
+        if (!out.empty() && io::display_width(cp) == 0) out.back() += cp;
+        else out.push_back(cp);
+    return out;
+}
 
 // The first `max` code points, with "…" when cut.
 inline std::string truncate(const std::string& s, std::size_t max) {

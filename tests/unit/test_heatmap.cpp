@@ -44,6 +44,25 @@ TEST_CASE("heatmap: shade characters, vertical column labels, masked cells, lege
     CHECK(got == want);
 }
 
+// Wide characters take two columns and a combining accent none: cells stay aligned (the labels
+// were padded by code points). Worked out by hand: row labels padded to 4 columns ("日本" is 4).
+TEST_CASE("heatmap: CJK, emoji and combining labels keep the cells aligned") {
+    attn::ScoreMask sm;
+    sm.causal = attn::Causal::top_left;
+    const std::string got = attn::viz::heatmap_text(causal_weights(), {"日本", "e\u0301", "😀"}, {"日本", "e\u0301", "x"},
+                                                    false, attn::viz::cell_mask(sm, 3, 3));
+    const std::string want =
+        "     日e\u0301 x\n"
+        "     本\n"
+        "日本 ██××××\n"
+        "e\u0301    ▒▒▒▒××\n"
+        "😀   ░░░░▒▒\n"
+        "\n"
+        "legend: [  ░░▒▒▓▓██] 0 … 1 (linear)   ×× masked\n"
+        "        rows: queries, columns: keys\n";
+    CHECK(got == want);
+}
+
 TEST_CASE("heatmap: wider than the line, column blocks with titles, as the tables wrap") {
     attn::ScoreMask sm;
     sm.causal = attn::Causal::top_left;
