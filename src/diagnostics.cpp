@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 namespace attn {
@@ -70,6 +71,8 @@ VarianceReport variance_report(const Matrix& Q, const Matrix& K, const Matrix& s
         r.max_weight_mean /= double(counted);
         r.entropy_mean /= double(counted);
         r.entropy_uniform_mean /= double(counted);
+    } else {  // no row to average (every row fully masked): undefined, printed as nan / null
+        r.max_weight_mean = r.entropy_mean = r.entropy_uniform_mean = std::numeric_limits<double>::quiet_NaN();
     }
     return r;
 }

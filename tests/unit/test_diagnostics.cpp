@@ -87,3 +87,19 @@ TEST_CASE("variance report: fully masked rows are counted and left out of the me
     CHECK(fields.back().first == "masked_rows");
     CHECK(fields.back().second == 2.0);
 }
+
+TEST_CASE("variance report: with every row masked the weight means are undefined (NaN), not 0") {
+    std::mt19937 rng(5);
+    const Matrix Q = test_ref::random_matrix(2, 2, rng), K = test_ref::random_matrix(3, 2, rng),
+                 V = test_ref::random_matrix(3, 2, rng);
+    attn::AttentionOptions opt;
+    const Matrix none(2, 3);  // zero-filled: no key visible to any row
+    opt.score_mask.mask = &none;
+    const auto r = attn::attend(Q, K, V, opt, {true, false, true, false});
+    const auto rep = attn::variance_report(Q, K, r.scores, r.weights, opt.score_mask);
+    CHECK(rep.masked_rows == 2);
+    CHECK(std::isnan(rep.max_weight_mean));
+    CHECK(std::isnan(rep.entropy_mean));
+    CHECK(std::isnan(rep.entropy_uniform_mean));
+    CHECK(rep.saturated_rows == 0);
+}
