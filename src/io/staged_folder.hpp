@@ -10,7 +10,8 @@ namespace attn::io::detail {
 // is whole: a DIR that did not exist appears at once (the staging folder, made next to it, is
 // renamed to it); into an existing DIR, the staging folder is made inside it and the files are
 // moved up one by one by publish (a rename each), so existing files are untouched until then.
-// Errors: RuntimeFailure when DIR is not a folder or a folder cannot be made there.
+// Errors: UsageError when DIR names something that is not a folder; RuntimeFailure when a
+// folder cannot be made there or a file moved into it.
 class StagedFolder {
 public:
     explicit StagedFolder(const std::string& dir);

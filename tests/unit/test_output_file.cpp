@@ -178,7 +178,7 @@ TEST_CASE("StagedFolder: a new DIR appears whole at publish, and not at all with
         write_file(s.path_of("a.npy"), "a");
     }  // never published
     CHECK(d.entries() == 1);
-    CHECK_THROWS_AS(StagedFolder(d / "out/a.npy"), attn::RuntimeFailure);     // not a folder
+    CHECK_THROWS_AS(StagedFolder(d / "out/a.npy"), attn::UsageError);         // not a folder
     CHECK_THROWS_AS(StagedFolder(d / "missing/out"), attn::RuntimeFailure);  // parents are not made
 }
 
