@@ -285,7 +285,13 @@ std::string html_picture(const AttendInputs& in, const AttendSettings& s, const 
     const bool indexed = in.batched || res.head_dim;
     // One 2-D slice per selected (batch, head), copied into a (slices, Tq, Tk) tensor.
     const MatrixView first = slice_of(src, in, res, sel[0].first, sel[0].second);
-    Tensor t(indexed ? Shape{sel.size(), first.rows, first.cols} : Shape{first.rows, first.cols});
+    // The page states the shape it shows: (B, H, Tq, Tk) when every batch item and head is
+    // selected, else one slice per selected (batch, head).
+    const std::size_t heads = result_heads(res);
+    const bool grid = in.batched && res.head_dim && sel.size() == res.batch * heads && sel.size() > 1;
+    Tensor t(grid      ? Shape{res.batch, heads, first.rows, first.cols}
+             : indexed ? Shape{sel.size(), first.rows, first.cols}
+                       : Shape{first.rows, first.cols});
     viz::HtmlViewOptions ho;
     for (std::size_t k = 0; k < sel.size(); ++k) {
         const auto [b, h] = sel[k];

@@ -24,3 +24,9 @@ msg=$(sed -n 's/.*<script id="attn-data" type="application\/json">\(.*\)<\/scrip
         END { if (NR != 1050) print NR " rows" }')
 [ -z "$msg" ] && pass || fail "pooled weights: $msg"
 [ "$(wc -c <"$T/big.html")" -lt 20000000 ] && pass || fail "pooled page is small"
+
+# A batch of multi-head weights: the page states (B, H, Tq, Tk) (it said (B·H, Tq, Tk)).
+"$ATTN" random --seed 1 --shape 2,4,6 --format npy -o "$T/xb.npy"
+run attend -x "$T/xb.npy" --heads 2 --html "$T/bh.html" -o /dev/null
+expect_code 0 "--html of a batch with heads"
+if grep -q 'shape (2, 2, 4, 4)' "$T/bh.html"; then pass; else fail "--html of B=2, H=2: the page does not state shape (2, 2, 4, 4)"; fi
