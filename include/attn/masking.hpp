@@ -26,7 +26,8 @@ inline constexpr std::size_t no_key_limit = std::numeric_limits<std::size_t>::ma
 
 // Number of leading keys query row i may see under the causal rule (all Tk when none).
 // top_left: j <= i; bottom_right: j <= i + (Tk - Tq). Clamped to [0, Tk].
-// (Defined out of line: arch translation units call it, design notes §2.)
+// (Defined out of line: the per-arch kernels call it, and an inline copy compiled with their
+// ISA flags could be the one the linker keeps for every caller.)
 std::size_t causal_visible(Causal causal, std::size_t i, std::size_t Tq, std::size_t Tk) noexcept;
 
 // Leading keys query row i may see under the causal rule and a key limit: every key at or
@@ -39,7 +40,7 @@ std::size_t visible_keys(Causal causal, std::size_t i, std::size_t Tq, std::size
 inline bool mask_allows(float m) noexcept { return m != 0.0f; }
 
 // The whole rule for one cell, given the row's visible_keys and the mask / bias rows
-// (nullable; indexed by key). Not for arch translation units (design notes §2).
+// (nullable; indexed by key). Inline: not for the per-arch kernels (see causal_visible).
 inline bool is_allowed(std::size_t j, std::size_t visible, const float* mask_row, const float* bias_row) noexcept {
     return j < visible && (!mask_row || mask_allows(mask_row[j])) &&
            (!bias_row || bias_row[j] != -std::numeric_limits<float>::infinity());

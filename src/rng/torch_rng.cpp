@@ -1,4 +1,4 @@
-// PyTorch's CPU generator (see include/attn/torch_rng.hpp and ../shared/torch-rng.md).
+// PyTorch's CPU generator (see include/attn/torch_rng.hpp).
 // Compiled with -ffp-contract=off: every float operation below is rounded on its own unless
 // it is written as std::fmaf / std::fma, which is exactly where torch's x86 build fuses.
 #include "attn/torch_rng.hpp"

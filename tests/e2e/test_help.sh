@@ -103,6 +103,11 @@ if [ -z "${ATTN_SANITIZER:-}" ] && command -v make >/dev/null; then
     for f in bin/attn share/man/man1/attn.1 share/bash-completion/completions/attn share/zsh/site-functions/_attn; do
         if [ -s "$T/stage/opt/attn/$f" ]; then pass; else fail "make install lacks \$DESTDIR\$PREFIX/$f: $(tail -n 3 "$T/install_log")"; fi
     done
+    # make uninstall removes every file install put there.
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -s -C "$ROOT" BUILD="$BUILD_DIR" \
+        PREFIX=/opt/attn DESTDIR="$T/stage" uninstall >"$T/install_log" 2>&1
+    left=$(find "$T/stage" -type f | head -n 3)
+    if [ -z "$left" ]; then pass; else fail "make uninstall left: $left"; fi
 fi
 
 # ---- bash completion ----
