@@ -17,7 +17,10 @@ struct Projections {
 Projections project(const Matrix& X, const Matrix* Wq, const Matrix* Wk, const Matrix* Wv);
 
 struct AttentionOptions {
-    ScoreMask score_mask;  // scale (already resolved), causal, mask, bias
+    // scale (applied as given: the default 1 is no scaling; set 1/sqrt(d_k) for scaled
+    // attention, which batched_attention's AttentionSpec::scale does when left unset), causal,
+    // mask, bias
+    ScoreMask score_mask;
     Normalization normalize = Normalization::softmax;
     MaskedRowPolicy masked_rows = MaskedRowPolicy::zero;
 };
