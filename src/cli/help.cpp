@@ -200,9 +200,10 @@ std::string top_level_help(std::size_t width) {
     std::string out = std::string("attn ") + ATTN_VERSION + " — scaled dot-product attention from the shell\n\n" +
                       "Usage:\n"
                       "  attn COMMAND [OPTIONS]\n"
-                      "  attn help COMMAND       the options and examples of one command (also attn COMMAND --help)\n"
-                      "  attn --version          version and the kernel set in use\n\n"
-                      "Commands:\n";
+                      "  attn help COMMAND       " +
+                      wrap("the options and examples of one command (also attn COMMAND --help)", 26, 26, width) +
+                      "\n  attn --version          " + wrap("version and the kernel set in use", 26, 26, width) +
+                      "\n\nCommands:\n";
     for (const Command& c : command_table()) {
         std::string line = std::string("  ") + c.name;
         line += std::string(line.size() < 15 ? 15 - line.size() : 1, ' ');
