@@ -108,6 +108,15 @@ if [ -z "${ATTN_SANITIZER:-}" ] && command -v make >/dev/null; then
         PREFIX=/opt/attn DESTDIR="$T/stage" uninstall >"$T/install_log" 2>&1
     left=$(find "$T/stage" -type f | head -n 3)
     if [ -z "$left" ]; then pass; else fail "make uninstall left: $left"; fi
+    # A missing header package is named, with the command that installs it (here a header no
+    # machine has stands for one; the real ones must pass the same check).
+    if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -s -C "$ROOT" \
+        HEADER_PACKAGES="attn-no-such/x.hpp:libattn-no-such-dev" check-headers >"$T/check_log" 2>&1; then
+        fail "make check-headers passed with a header that does not exist"
+    elif grep -q "missing Debian packages: libattn-no-such-dev (.make deps. installs them" "$T/check_log"; then pass
+    else fail "make check-headers message: $(cat "$T/check_log")"; fi
+    if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -s -C "$ROOT" check-headers >"$T/check_log" 2>&1
+    then pass; else fail "make check-headers on this machine: $(cat "$T/check_log")"; fi
 fi
 
 # ---- bash completion ----
