@@ -1038,8 +1038,9 @@ struct DecodeBlocking {
 //   Instead the other stream is requested one phase ahead, into L2: while the scores read K,
 //   the same keys' V rows; while the mix reads V, the next tile's K rows; with short tiles
 //   (KT_shared) the two streams alternate quickly. Measured (AMD EPYC, 2 threads,
-//   1×32:8×1×8192, d=128, minimum of 21 runs, 5 alternating rounds): 3.1-3.7 ms → 2.2-2.7 ms;
-//   the same scheme for one row was 15-25% slower than the near one.
+//   1×32:8×1×8192, d=128, minimum of 21 runs, 5 alternating rounds): 3.5-4.3 ms → 2.5-3.0 ms;
+//   the near requests added to it, 2.9-3.3 ms; 32- or 64-key tiles, about 3.0 ms. The same
+//   scheme for one row was 15-25% slower than the near one.
 // Prefetches past the last key are harmless (they never fault).
 inline constexpr std::size_t prefetch_distance_bytes = 4096;
 
@@ -1120,8 +1121,9 @@ inline void decode_dots(const float* q, std::size_t dkp, const E* k0, std::size_
 // gives the group's W scores as one vector, a quarter or less of the instructions of one
 // horizontal sum per key. The reduction sums every lane by the same tree and a missing key
 // of the last group is a zero vector, so the bits of a score never depend on which keys or
-// rows share the call. Prefetch (see prefetch_distance_bytes): one row, the K rows ahead before kend
-// (the caller's last key); several, the V rows (ldv apart, dv long) of the same keys.
+// rows share the call. Prefetch (see prefetch_distance_bytes): one row, the K rows ahead
+// before kend (the caller's last key); several, the V rows (ldv apart, dv long) of the same
+// keys.
 template <class Arch, std::size_t NR, class E>
 inline void decode_scores(const float* q, std::size_t dkp, const E* K, std::size_t ldk, std::size_t dk,
                           std::size_t t0, std::size_t nk, std::size_t kend, float* sc, std::size_t lds, const E* V,
@@ -1194,9 +1196,10 @@ inline void decode_mix_block(const float* P, std::size_t lds, const float* alpha
 // rows ldacc apart, 64-byte aligned, padded to a multiple of the lanes); V holds E elements.
 // Blocks of up to CB vectors of every row's output stay in registers while the keys stream
 // (V rows read in order, NR·CB independent FMA chains); each output element still sums its
-// keys in order, so the bits do not depend on the blocking. Prefetch (prefetch_distance_bytes): one
-// row, the V rows ahead before kend (the caller's last key); several, the K rows (ldk
-// apart, dk long) of the next tile, which starts at `next`, during the first block.
+// keys in order, so the bits do not depend on the blocking. Prefetch (see
+// prefetch_distance_bytes): one row, the V rows ahead before kend (the caller's last key);
+// several, the K rows (ldk apart, dk long) of the next tile, which starts at `next`, during
+// the first block.
 template <class Arch, std::size_t NR, class E>
 inline void decode_mix(const float* P, std::size_t lds, const float* alpha, const E* V, std::size_t ldv, std::size_t dv,
                        std::size_t t0, std::size_t nk, std::size_t kend, float* acc, std::size_t ldacc, const E* K,
