@@ -610,8 +610,8 @@ const float* bias_row(const TensorView* b, std::size_t n, const char* what) {
     if (!b) return nullptr;
     const bool row = (b->rank() == 1 && b->shape[0] == n) || (b->rank() == 2 && b->shape[0] == 1 && b->shape[1] == n);
     if (!row)
-        throw InputError(std::string("the bias of ") + what + " is " + dims(*b) + " but " + what + " has " +
-                         std::to_string(n) + " columns: a bias is one row of that length");
+        throw InputError(std::string("the bias of ") + what + " is " + dims(*b) + ": expected one row of " +
+                         std::to_string(n) + " values, one per output of " + what);
     return b->data;
 }
 

@@ -198,7 +198,12 @@ void read_embeddings(Reader& in, AttendInputs& a) {
         if (w.rank() && w.rows() != want)
             throw InputError(std::string(flag) + " is " + weight_shape_text(w, linear) + " but " + src + " has D=" +
                              std::to_string(want) + ": a projection needs D " +
-                             (linear ? "inputs (out×in: D columns)" : "rows (in×out)"));
+                             (linear ? "inputs (out×in: D columns)" : "rows (in×out)") +
+                             // nn.Linear's out×in weight given without the flag, or the reverse
+                             (w.rank() == 2 && w.cols() == want ? (linear ? "; without --linear-layout it would fit"
+                                                                          : "; with --linear-layout (out×in, as "
+                                                                            "nn.Linear stores it) it would fit")
+                                                                : ""));
     };
     check_rows(a.wq, q_flag, D, "-x");
     check_rows(a.wk, k_flag, D_kv, kv_flag);
@@ -347,6 +352,8 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
                          "of the tensors and only the output is projected (--wo/--bo, --out-proj)");
     if (cross && r.count("linear-layout") && !r.count("wo") && !r.count("out-proj"))
         throw UsageError("--linear-layout reads --wo as nn.Linear.weight (out×in): --wo FILE is missing");
+    if (self && r.count("linear-layout") && !r.count("wq") && !r.count("wk") && !r.count("wv") && !r.count("wo"))
+        throw UsageError("--linear-layout reads --wq/--wk/--wv/--wo as nn.Linear.weight (out×in): none of them is given");
     if (!self && !cross && !projection.empty()) throw UsageError(projection + " projects embeddings: -x FILE is missing");
     if (!self && !cross) throw UsageError("no input: give -x FILE (self-attention) or -q, -k and -v (see --help)");
     if (cross)
@@ -381,9 +388,15 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
     if (r.count("lengths")) {
         const std::string text = r["lengths"].as<std::string>();
         a.lengths = parse_lengths(text == "-" ? names.claim(text, "--lengths") : text);
-        if (a.lengths.size() != a.batch)
+        if (a.lengths.size() != a.batch) {
+            // A batch-first (B, T, d) tensor from a tutorial reads as heads: say how to give a batch.
+            const bool heads_not_batch = !self && a.batch == 1 && a.q.rank() == 3;
             throw InputError("--lengths gives " + plural(a.lengths.size(), "length") + " but there " +
-                             (a.batch == 1 ? "is 1 batch item" : "are " + std::to_string(a.batch) + " batch items"));
+                             (a.batch == 1 ? "is 1 batch item" : "are " + std::to_string(a.batch) + " batch items") +
+                             (heads_not_batch ? " (a 3-D -q is H×Tq×d_k, heads; a batch is 4-D, B×H×Tq×d_k, "
+                                                "with H=1 for one head)"
+                                              : ""));
+        }
         for (std::size_t b = 0; b < a.lengths.size(); ++b)
             if (a.lengths[b] > a.Tk)
                 throw InputError("--lengths: batch item " + std::to_string(b) + " has length " +

@@ -52,7 +52,8 @@ void declare_options(cxxopts::Options& options) {
               "(equal, 1 or missing); G heads with H a multiple of G: grouped-query",
          cxxopts::value<std::string>(), "FILE")
         ("v", "Values V (Tk×d_v, with the leading dimensions of K); a float16 .npy K and V ('<f2') stay float16 in memory", cxxopts::value<std::string>(), "FILE")
-        ("labels", "Token labels, one per line, for the queries (and the keys when there are as many)",
+        ("labels", "Token labels, one per line, for the queries (and the keys when there are as many); csv and "
+                   "tsv then carry a header row and a label column, so they no longer read back as a matrix",
          cxxopts::value<std::string>(), "FILE")
         ("key-labels", "Token labels for the keys when they differ from the queries' (Tq != Tk)",
          cxxopts::value<std::string>(), "FILE");
@@ -77,7 +78,10 @@ void declare_options(cxxopts::Options& options) {
         ("show", "Comma-separated: queries, keys, values (projected, per head), scores (raw Q·Kᵀ), scaled "
                  "(scale·Q·Kᵀ + bias, masked = -inf), weights, weights-mean (mean over heads, "
                  "nn.MultiheadAttention's default), context (per head), output (heads concatenated, then "
-                 "W_O + b_O when given), variance (diagnostics per batch item and head)",
+                 "W_O + b_O when given), variance (diagnostics per batch item and head). Context and output "
+                 "alone come from the fused kernel (no Tq×Tk matrix); with scores, scaled, weights or "
+                 "weights-mean they are computed through that matrix and agree with the fused result to "
+                 "float32 rounding, not bit for bit",
          cxxopts::value<std::string>()->default_value("context"), "LIST");
     options.add_options("Sharding (the rows computed are bitwise identical to the same rows of the whole run)")
         ("query-rows", "Compute only query rows A to B-1 (causal masks use the global row index)",

@@ -3,6 +3,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -72,8 +73,22 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
             std::cout << help_page_for(options) << std::flush;
             return std::nullopt;
         }
-        if (!result.unmatched().empty())
-            throw UsageError("unexpected argument '" + result.unmatched().front() + "' (see --help)");
+        if (!result.unmatched().empty()) {
+            const std::string& stray = result.unmatched().front();
+            // "--causal bottom-right": an option whose value is optional takes it only after '='.
+            std::string hint = " (see --help)";
+            for (int i = 2; i < argc; ++i)
+                if (argv[i] == stray) {
+                    const std::string prev = argv[i - 1];
+                    for (const auto& g : options.groups())
+                        for (const auto& d : options.group_help(g).options)
+                            if (d.has_implicit && prev.size() > 2 && prev.rfind("--", 0) == 0 &&
+                                std::find(d.l.begin(), d.l.end(), prev.substr(2)) != d.l.end())
+                                hint = ": " + prev + " takes a value only after '=', as " + prev + "=" + stray;
+                    break;
+                }
+            throw UsageError("unexpected argument '" + stray + "'" + hint);
+        }
         // A value option given twice would silently keep the last one. Options that collect
         // a list (positional NAME...) are the command's to check.
         std::set<std::string> lists;
