@@ -67,7 +67,7 @@ void declare_options(cxxopts::Options& options) {
                  "every query): nonzero = may attend (PyTorch SDPA polarity)", cxxopts::value<std::string>(), "FILE")
         ("bias", "Additive bias broadcast to (B, H, Tq, Tk) as --mask, added to the scaled scores; -inf allowed",
          cxxopts::value<std::string>(), "FILE")
-        ("lengths", "Valid keys per batch item, as a list (5,3) or a FILE of numbers (text or an .npy vector): "
+        ("lengths", "Valid keys per batch item, as a list such as 5,3 or a FILE of numbers (text or an .npy vector): "
                     "keys at index >= the length are masked for every query (key padding; PyTorch's key_padding_mask)",
          cxxopts::value<std::string>(), "LIST|FILE")
         ("masked-rows", "A query row with every key masked gets: zero (weights and context 0, PyTorch >= 2.5), "

@@ -89,7 +89,8 @@ int cmd_concat(int argc, char** argv) {
                              "the same extent in every dimension but the axis: shards of a run split by\n"
                              "batch items or query rows join back into the whole result. FILEs are joined in\n"
                              "the order given; at most one may be '-' (standard input). Values pass through\n"
-                             "as they are, nan and inf included (NaN rows of --masked-rows nan).\n");
+                             "as float32, nan and inf included (NaN rows of --masked-rows nan): float64 and\n"
+                             "integer .npy inputs are rounded to float32 (integers beyond 2^24 lose digits).\n");
     options.custom_help("[OPTION...] FILE...");
     options.add_options()
         ("axis", "Axis to join along; negative counts from the end (default 0)", cxxopts::value<std::string>(), "N")

@@ -174,6 +174,9 @@ io::OutputOptions output_options(const cxxopts::ParseResult& r) {
     else if (ends(".npy")) out.format = io::Format::npy;
     else if (ends(".json")) out.format = io::Format::json;
     else if (ends(".tsv")) out.format = io::Format::tsv;
+    else if (ends(".npz") || ends(".safetensors"))  // a model file: csv under its name would replace it
+        throw UsageError("-o " + path + ": attn does not write model files (.npz, .safetensors): choose another "
+                         "name (.npy for npy), or give --format to use this one anyway");
     else out.format = stdout_is_terminal() && !r.count("output") ? io::Format::pretty : io::Format::csv;
     out.digits = digits_option(r);
     out.line_width = terminal_columns();

@@ -52,6 +52,10 @@ Tensor read_model_tensor(const std::string& path, Finite finite, std::size_t max
 std::vector<TensorInfo> list_model_tensors(const std::string& file) {
     const detail::MappedFile f(file);
     const std::string_view b = f.bytes();
+    // The extension names the format (a damaged .npz is reported as one); other names by content.
+    const std::string_view name = file;
+    if (name.ends_with(npz_ext)) return npz_list(b, file);
+    if (name.ends_with(safetensors_ext)) return safetensors_list(b, file);
     if (b.substr(0, 2) == "PK") return npz_list(b, file);
     if (b.substr(0, 6) == "\x93NUMPY")
         throw InputError(file + ": an .npy file holds one array, read as it is; ls lists .npz and .safetensors files");

@@ -108,7 +108,19 @@ void install_signal_cleanup() {
     bus.sa_handler = on_sigbus;
     sigemptyset(&bus.sa_mask);
     ::sigaction(SIGBUS, &bus, nullptr);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
+    // A file-size limit (ulimit -f) would kill the process at the first write past it: ignored,
+    // the write fails with EFBIG instead and takes the error path (message, temporaries removed).
+    ::signal(SIGXFSZ, SIG_IGN);
+    // Every signal whose default action ends the process and that a handler may catch.
+    const int fatal[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
+#ifdef SIGPWR
+                         SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+                         SIGSTKFLT,
+#endif
+    };
+    for (int sig : fatal) {
         struct sigaction old {};
         if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;  // nohup, background job
         struct sigaction sa {};

@@ -19,8 +19,10 @@ void forget_temp(const std::string& path);
 // it only reads a fixed table and makes system calls (unlink, rmdir, getdents64).
 void remove_pending_temps() noexcept;
 
-// SIGINT, SIGTERM, SIGHUP and SIGQUIT remove the pending temporaries, then end the process by
-// the same signal (so the shell still sees "killed by SIGINT"). SIGBUS, which is what reading
+// SIGINT, SIGTERM, SIGHUP, SIGQUIT and the other catchable signals that end a process (USR1,
+// USR2, ALRM, VTALRM, PROF, XCPU, PWR, STKFLT) remove the pending temporaries, then end the
+// process by the same signal (so the shell still sees "killed by SIGINT"). SIGXFSZ is ignored:
+// a write past `ulimit -f` fails (EFBIG) and is reported as an error. SIGBUS, which is what reading
 // a mapped input raises when another process truncates the file meanwhile, removes them too
 // and exits 3 with a message. Called once by main.
 void install_signal_cleanup();

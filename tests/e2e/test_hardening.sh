@@ -200,7 +200,7 @@ fi
 # ---- a fatal signal leaves no temporary file ------------------------------------------------
 # The SVG's temporary exists while attn waits to open the FIFO given as -o (no reader yet);
 # SIGTERM or SIGINT at that moment must remove it and still end the process by that signal.
-for sig in TERM INT HUP; do
+for sig in TERM INT HUP USR1 ALRM XCPU; do
     d="$T/signal_$sig"
     mkdir -p "$d" && mkfifo "$d/pipe"
     # A background job of a non-interactive shell starts with SIGINT ignored, and a shell that
@@ -224,6 +224,21 @@ for sig in TERM INT HUP; do
     left=$(ls -A "$d" | grep -v '^pipe$')
     if [ -z "$left" ]; then pass; else fail "SIG$sig: left behind: $left"; fi
 done
+
+# ---- a file-size limit (ulimit -f) is a write error, not a death by SIGXFSZ -------------------
+# The signal killed attn at the first write past the limit and left the temporary file (and a
+# new output folder). Now the write fails with "File too large": exit 1, nothing left.
+d="$T/fsize"
+mkdir -p "$d"
+(ulimit -f 100; exec "$ATTN" random --shape 512,512 --seed 0 --format npy -o "$d/out.npy") >/dev/null 2>"$T/err"
+code=$?
+if [ "$code" -eq 1 ] && grep -q "File too large" "$T/err"; then pass; else fail "ulimit -f, one output: exit $code ($(cat "$T/err"))"; fi
+"$ATTN" random --shape 300,16 --seed 0 --format npy -o "$T/fsize_x.npy"
+(ulimit -f 100; exec "$ATTN" attend -x "$T/fsize_x.npy" --show context,weights --format npy -o "$d/dd") >/dev/null 2>"$T/err"
+code=$?
+if [ "$code" -eq 1 ] && grep -q "File too large" "$T/err"; then pass; else fail "ulimit -f, an output folder: exit $code ($(cat "$T/err"))"; fi
+left=$(ls -A "$d")
+if [ -z "$left" ]; then pass; else fail "ulimit -f: left behind: $left"; fi
 
 # ---- one file per draw: random --count N --format npy -o DIR ---------------------------------
 # The draws are written into a staging folder and appear in DIR together at the end. Killed

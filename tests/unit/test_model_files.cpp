@@ -254,7 +254,20 @@ TEST_CASE("safetensors: malformed headers are input errors naming the problem") 
           "m: tensor 'a': unexpected key 'x'");
     CHECK(err(R"({"a":{"dtype":"F32","dtype":"F32","shape":[2],"data_offsets":[0,8]}})", eight) ==
           "m: tensor 'a': duplicate key 'dtype'");
-    CHECK(err(R"({"a":{"dtype":"Q4","shape":[2],"data_offsets":[0,8]}})", eight) == "m: tensor 'a' has an unknown dtype 'Q4'");
+    // A dtype the reader does not know (F4 is half a byte per value): that tensor is unreadable,
+    // the file's other tensors are not.
+    const std::string newer = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                              R"("q":{"dtype":"F4","shape":[4],"data_offsets":[8,10]}})";
+    CHECK(err(newer, eight + "xy") == "(no error)");
+    CHECK(err(R"({"a":{"dtype":"F8_E8M0","shape":[2],"data_offsets":[0,8]}})", eight) ==
+          "m:a: dtype F8_E8M0 is not supported (attn reads F32, F16 and BF16)");
+    check_tensor_2d(attn::io::safetensors_tensor(safetensors(newer, eight + "xy"), "a", "m"), {{1.0f, 2.0f}});
+    CHECK(error_of([&] { attn::io::safetensors_tensor(safetensors(newer, eight + "xy"), "q", "m"); }) ==
+          "m:q: dtype F4 is not supported (attn reads F32, F16 and BF16)");
+    const std::vector<attn::io::TensorInfo> listed = attn::io::safetensors_list(safetensors(newer, eight + "xy"), "m");
+    REQUIRE(listed.size() == 2);
+    CHECK(listed[0].note.empty());
+    CHECK(listed[1].note == "dtype F4 is not supported (attn reads F32, F16 and BF16)");
     CHECK(err(R"({"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", eight).find("non-negative integer") != std::string::npos);
     CHECK(err(R"({"a":{"dtype":"F32","shape":[99999999999,99999999999,99999999999],"data_offsets":[0,8]}})", eight)
               .find("shape too large") != std::string::npos);
