@@ -48,6 +48,10 @@ std::size_t parse_dim(const std::string& text, const std::string& option) {
 
 // "N" or "AxB" or "AxBxC" or "AxBxCxD" → up to max_dims dimensions.
 std::vector<std::size_t> parse_shape(const std::string& text, std::size_t max_dims) {
+    // The tables write grouped-query shapes as BxH:GxTqxTk; G is given by --kv-heads.
+    if (max_dims == 4 && text.find(':') != std::string::npos)
+        throw UsageError("invalid --sizes entry '" + text + "': the key/value heads G of a table's BxH:GxTqxTk "
+                         "go in --kv-heads G (--sizes BxHxTqxTk)");
     const auto parts = split(text, 'x');
     const bool empty_part = std::any_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty(); });
     if (parts.empty() || parts.size() > max_dims || empty_part)

@@ -75,8 +75,9 @@ int cmd_softmax(int argc, char** argv) {
         ("causal", "Causal mask: row i sees only columns j <= i (the others get weight 0)")
         ("normalize", "softmax (default), or sum: divide each row by the sum of its entries "
                       "(a zero row sum is an error)", cxxopts::value<std::string>(), "softmax|sum")
-        ("masked-rows", "What a row whose entries are all -inf gets: zero (default), nan, or uniform "
-                        "(1/columns); their count is reported on stderr", cxxopts::value<std::string>(),
+        ("masked-rows", "What a row whose entries are all -inf (or, with --causal, all it sees) gets: zero "
+                        "(default), nan, or uniform (1/columns over every column, those --causal hides "
+                        "included, as JAX); their count is reported on stderr", cxxopts::value<std::string>(),
                         "zero|nan|uniform");
     options.parse_positional({"input"});
     add_output_options(options);

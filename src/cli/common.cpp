@@ -253,7 +253,9 @@ const std::string& InputNames::claim(const std::string& path, const std::string&
             return path;
         }
         if (!stdin_owner_.empty())
-            throw UsageError("both " + stdin_owner_ + " and " + option + " read standard input: at most one input may be '-'");
+            throw UsageError((stdin_owner_ == option ? "'-' is given twice (" + option + ")"
+                                                     : "both " + stdin_owner_ + " and " + option + " read standard input") +
+                             ": at most one input may be '-'");
         stdin_owner_ = option;
     }
     return path;
