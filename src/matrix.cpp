@@ -3,22 +3,46 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <new>
+#include <string>
 #include <utility>
+
+#include "attn/error.hpp"
+#include "system_memory.hpp"
 
 namespace attn {
 
 namespace {
 constexpr std::size_t huge_page_bytes = std::size_t(2) << 20;
 constexpr std::size_t huge_page_min_bytes = std::size_t(4) << 20;
+constexpr std::size_t checked_min_bytes = std::size_t(256) << 20;
+
+std::string gigabytes(std::size_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GB", double(bytes) / 1e9);
+    return text;
+}
+
+// Linux hands out more memory than it has (overcommit): a buffer larger than what it can still
+// give would be granted, and the process killed by the OOM killer while filling it. Large
+// buffers are checked against MemAvailable + SwapFree first and refused with a message.
+void check_available(std::size_t bytes) {
+    if (bytes < checked_min_bytes) return;
+    const std::size_t available = meminfo_bytes("MemAvailable:") + meminfo_bytes("SwapFree:");
+    if (available > 0 && bytes > available)
+        throw RuntimeFailure("not enough memory: a buffer of " + gigabytes(bytes) + " is more than the " +
+                             gigabytes(available) + " this machine has available");
+}
 }  // namespace
 
 void* aligned_alloc_bytes(std::size_t bytes) {
     if (bytes == 0) bytes = 1;
     if (bytes > std::numeric_limits<std::size_t>::max() - huge_page_bytes) throw std::bad_alloc();
+    check_available(bytes);
     bytes = (bytes + Matrix::alignment - 1) / Matrix::alignment * Matrix::alignment;
     // Large buffers on 2 MiB boundaries, asking for transparent huge pages: one page fault
     // and one TLB entry per 2 MiB instead of 512. Rows far apart read a tile at a time (a

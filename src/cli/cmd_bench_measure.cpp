@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/cmd_bench.hpp"
+#include "system_memory.hpp"
 #include "kernels/kernel_table.hpp"
 
 namespace attn::cli::bench {
@@ -192,19 +193,6 @@ std::string read_first_line(const std::string& path) {
     return line;
 }
 
-// MemAvailable from /proc/meminfo in bytes (0 when unknown).
-std::size_t available_memory_bytes() {
-    std::ifstream f("/proc/meminfo");
-    std::string line;
-    const std::string key = "MemAvailable:";
-    while (std::getline(f, line))
-        if (line.compare(0, key.size(), key) == 0) {
-            const std::size_t at = line.find_first_not_of(' ', key.size());
-            return at == std::string::npos ? 0 : parse_size(line.substr(at));
-        }
-    return 0;
-}
-
 // Median GB/s of 7 runs of `threads` threads summing n floats of buffer, each its slice.
 double probe_read(const float* buffer, std::size_t n, unsigned threads) {
     std::vector<double> rates;
@@ -266,7 +254,7 @@ BandwidthReport measure_bandwidth(unsigned threads, bool progress) {
     // Memory: 4× the last-level cache (1 GiB when unknown), at least 256 MiB, at most 2 GiB
     // and a quarter of the available memory.
     std::size_t mem = r.llc_bytes ? std::clamp(4 * r.llc_bytes, 256 * MiB, 2048 * MiB) : 1024 * MiB;
-    if (const std::size_t avail = available_memory_bytes(); avail > 0) mem = std::min(mem, std::max(avail / 4, 64 * MiB));
+    if (const std::size_t avail = meminfo_bytes("MemAvailable:"); avail > 0) mem = std::min(mem, std::max(avail / 4, 64 * MiB));
     r.memory_bytes = mem / MiB * MiB;
     // In cache: 32 MiB (a 1×32768×128 K/V in float32), or half the last-level cache if smaller.
     r.cache_bytes = r.llc_bytes ? std::min(32 * MiB, r.llc_bytes / 2) / 4096 * 4096 : 32 * MiB;

@@ -365,7 +365,7 @@ OutputFile::OutputFile(const std::string& path) : path_(path) {
         throw RuntimeFailure("cannot write " + path + ": " + std::strerror(errno));
     const std::string dir = parent_of(target_);
     const std::string base = target_.substr(target_.rfind('/') == std::string::npos ? 0 : target_.rfind('/') + 1);
-    std::string tmpl = dir + "/." + base + ".attn-XXXXXX";
+    std::string tmpl = temp_pattern(dir, base);
     fd_ = ::mkostemp(tmpl.data(), O_CLOEXEC);
     if (fd_ < 0)
         throw RuntimeFailure("cannot write " + path + ": " + std::strerror(errno) + " (creating a temporary file in " +

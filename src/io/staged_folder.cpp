@@ -29,7 +29,7 @@ StagedFolder::StagedFolder(const std::string& dir) : dir_(dir) {
     } else if (errno == ENOENT) {
         const fs::path p(dir_);
         const fs::path parent = p.parent_path().empty() ? fs::path(".") : p.parent_path();
-        pattern = parent / ("." + p.filename().string() + ".attn-XXXXXX");
+        pattern = temp_pattern(parent.string(), p.filename().string());
     } else {
         throw RuntimeFailure("cannot create directory " + dir + ": " + std::strerror(errno));
     }

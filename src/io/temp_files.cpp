@@ -7,11 +7,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <climits>
 #include <csignal>
 #include <cstring>
+#include <string>
 
 #include "attn/error.hpp"
 
@@ -101,6 +103,14 @@ void remove_pending_temps() noexcept {
             if (s.kind == TempKind::folder_and_files) remove_files_in(s.path);
             if (::rmdir(s.path) == 0 || pass == 1) s.used = 0;
         }
+}
+
+std::string temp_pattern(const std::string& dir, const std::string& base) {
+    constexpr std::size_t name_max = 255, extra = std::char_traits<char>::length("..attn-XXXXXX");
+    // Cut at a byte, not inside a UTF-8 sequence, so the (hidden) name stays valid text.
+    std::size_t keep = std::min(base.size(), name_max - extra);
+    while (keep > 0 && keep < base.size() && (static_cast<unsigned char>(base[keep]) & 0xC0) == 0x80) --keep;
+    return dir + "/." + base.substr(0, keep) + ".attn-XXXXXX";
 }
 
 void install_signal_cleanup() {

@@ -27,4 +27,9 @@ void remove_pending_temps() noexcept;
 // and exits 3 with a message. Called once by main.
 void install_signal_cleanup();
 
+// The mkstemp/mkdtemp pattern of a temporary beside `base` in `dir`: "dir/.base.attn-XXXXXX",
+// with base cut short when the name would pass the 255-byte limit of a file name (a valid
+// output name of 243-255 bytes could not be written).
+std::string temp_pattern(const std::string& dir, const std::string& base);
+
 }  // namespace attn::io::detail

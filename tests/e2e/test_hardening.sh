@@ -240,6 +240,37 @@ if [ "$code" -eq 1 ] && grep -q "File too large" "$T/err"; then pass; else fail 
 left=$(ls -A "$d")
 if [ -z "$left" ]; then pass; else fail "ulimit -f: left behind: $left"; fi
 
+# ---- output names up to the 255-byte limit ----------------------------------------------------
+# The temporary beside the output added 13 bytes to its name: names of 243-255 bytes failed
+# with "File name too long". Both kinds: a file, and a folder of draws.
+d="$T/long_names"
+mkdir -p "$d"
+long=$(printf 'h%.0s' $(seq 251)).npy
+run softmax "$ROOT/data/examples/simple/x.txt" -o "$d/$long"
+expect_code 0 "-o with a 255-byte file name"
+long_dir=$(printf 'd%.0s' $(seq 255))
+run random --shape 2 --count 2 --seed 1 --format npy -o "$d/$long_dir"
+expect_code 0 "random -o DIR with a 255-byte folder name"
+if [ "$(ls -A "$d" | wc -l)" -eq 2 ] && [ -s "$d/$long" ] && [ -s "$d/$long_dir/draw1.npy" ]; then pass
+else fail "255-byte names: $(ls -A "$d" | cut -c1-20 | tr '\n' ' ')"; fi
+
+# ---- a result larger than the memory left is refused, not OOM-killed --------------------------
+# Linux grants more memory than it has; filling Tq×Tk weights beyond it got attn killed by the
+# OOM killer (exit 137). T is chosen so that T×T floats exceed MemAvailable + SwapFree here;
+# ulimit -v (half of that) makes a missing check fail fast as "out of memory" instead.
+avail_kb=$(awk '/^(MemAvailable|SwapFree):/ {s += $2} END {print s + 0}' /proc/meminfo)
+if [ -z "${ATTN_SANITIZER:-}" ] && [ "$avail_kb" -gt 0 ]; then
+    big_t=$(awk -v kb="$avail_kb" 'BEGIN {printf "%d", sqrt(kb * 1024 / 4) + 2000}')
+    "$ATTN" random --shape "$big_t",1 --seed 3 --format npy -o "$T/big_x.npy"
+    (ulimit -v $((avail_kb / 2)); exec "$ATTN" attend -x "$T/big_x.npy" --show weights --format npy -o "$T/big_w.npy") \
+        >/dev/null 2>"$T/err"
+    code=$?
+    if [ "$code" -eq 1 ] && grep -q "not enough memory: a buffer of .* GB is more than the .* GB this machine has available" "$T/err"
+    then pass; else fail "weights beyond the memory left (T=$big_t): exit $code ($(cat "$T/err"))"; fi
+    if [ ! -e "$T/big_w.npy" ]; then pass; else fail "weights beyond the memory left: output written"; fi
+    rm -f "$T/big_x.npy"
+fi
+
 # ---- one file per draw: random --count N --format npy -o DIR ---------------------------------
 # The draws are written into a staging folder and appear in DIR together at the end. Killed
 # midway, a run left the DIR it had made (and the draws so far), or replaced some of the draws
