@@ -17,6 +17,7 @@
 #include "cli/common.hpp"
 #include "cli/help.hpp"
 #include "io/temp_files.hpp"
+#include "io/utf8.hpp"
 
 namespace {
 
@@ -71,13 +72,15 @@ int run(int argc, char** argv) {
         if (const auto* c = attn::cli::find_command(first)) return c->run(argc - 1, argv + 1);
         throw attn::UsageError("unknown command '" + first + "' (see attn --help)");
     } catch (const attn::Error& e) {
-        std::fprintf(stderr, "attn: %s\n", e.what());
+        // Messages quote file names and option values as given: their control bytes (an escape
+        // sequence in a file name) must not reach the terminal.
+        std::fprintf(stderr, "attn: %s\n", attn::io::printable_utf8(e.what()).c_str());
         return e.exit_code();
     } catch (const std::bad_alloc&) {
         std::fprintf(stderr, "attn: out of memory\n");
         return attn::exit_runtime;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "attn: %s\n", e.what());
+        std::fprintf(stderr, "attn: %s\n", attn::io::printable_utf8(e.what()).c_str());
         return attn::exit_runtime;
     }
 }
