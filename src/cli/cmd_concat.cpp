@@ -11,7 +11,7 @@
 #include "attn/tensor.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "io/utf8.hpp"
+#include "runtime/utf8.hpp"
 
 namespace attn::cli {
 

@@ -8,8 +8,8 @@
 #include "attn/model_file.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "cli/help.hpp"
-#include "io/utf8.hpp"
+#include "cli/help/help.hpp"
+#include "runtime/utf8.hpp"
 
 namespace attn::cli {
 

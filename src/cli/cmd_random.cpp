@@ -21,8 +21,8 @@
 #include "attn/torch_rng.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "io/output_file.hpp"
-#include "io/staged_folder.hpp"
+#include "write/output_file.hpp"
+#include "write/staged_folder.hpp"
 
 namespace attn::cli {
 namespace {

@@ -9,7 +9,7 @@
 #include "attn/error.hpp"
 #include "attn/io.hpp"
 #include "attn/ops.hpp"
-#include "cli/attend_options.hpp"
+#include "cli/attend/attend_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 

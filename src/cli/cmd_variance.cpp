@@ -14,8 +14,8 @@
 #include "attn/viz.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "cli/help.hpp"
-#include "io/output_file.hpp"
+#include "cli/help/help.hpp"
+#include "write/output_file.hpp"
 
 namespace attn::cli {
 namespace {

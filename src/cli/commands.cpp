@@ -3,8 +3,8 @@
 // The options themselves are declared with cxxopts next to the code that reads them.
 #include "cli/commands.hpp"
 
-#include "cli/attend_options.hpp"
-#include "cli/examples.hpp"
+#include "cli/attend/attend_options.hpp"
+#include "cli/example/examples.hpp"
 
 namespace attn::cli {
 

@@ -16,7 +16,7 @@
 
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
-#include "cli/help.hpp"
+#include "cli/help/help.hpp"
 
 namespace attn::cli {
 

@@ -15,9 +15,9 @@
 #include "attn/version.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "cli/help.hpp"
-#include "io/temp_files.hpp"
-#include "io/utf8.hpp"
+#include "cli/help/help.hpp"
+#include "write/temp_files.hpp"
+#include "runtime/utf8.hpp"
 
 namespace {
 

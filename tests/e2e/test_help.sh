@@ -39,8 +39,8 @@ done
 
 # ---- every option declared in the sources is in some help page (an independent list:
 # the cxxopts declarations, one per line, as the sources write them) ----
-positional=$(grep -ho 'parse_positional({[^}]*})' "$ROOT"/src/cli/*.cpp | grep -o '"[a-z-]*"' | tr -d '"')
-declared=$(grep -hoE '(^\s*|add_options\([^)]*\))\("([a-z],)?[a-z][a-z0-9-]*",' "$ROOT"/src/cli/*.cpp |
+positional=$(grep -ho 'parse_positional({[^}]*})' $(find "$ROOT"/src/cli -name '*.cpp') | grep -o '"[a-z-]*"' | tr -d '"')
+declared=$(grep -hoE '(^\s*|add_options\([^)]*\))\("([a-z],)?[a-z][a-z0-9-]*",' $(find "$ROOT"/src/cli -name '*.cpp') |
            sed -E 's/.*\("(([a-z]),)?([a-z][a-z0-9-]*)",/\3/' | sort -u)
 cat "$T"/help_*.txt >"$T/all_help.txt"
 n=0

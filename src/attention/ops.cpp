@@ -1,0 +1,353 @@
+// Public compute entry points: run-time arch selection and the dispatch from the public
+// ops to the per-arch kernels (kernels/kernel_api.hpp), split over threads. This file is
+// compiled for the baseline ISA; only the kernels behind the table use SIMD flags.
+#include "attn/ops.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "attn/error.hpp"
+#include "attn/mask_bits.hpp"
+#include "kernels/kernel_api.hpp"
+#include "kernels/kernel_table.hpp"
+#include "runtime/parallel.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#if defined(__x86_64__) || defined(__i386__)
+#define ATTN_X86 1
+#endif
+
+namespace attn {
+
+namespace {
+
+const kernels::KernelSet& kernel_set(Arch arch) noexcept { return kernels::table_of(arch); }
+
+// What the CPU and OS can run, detected once, from three CPUID leaves and XCR0: a feature
+// counts only when the OS also saves its registers (XCR0), which xsimd 8.1's own detection
+// does not check (design notes §2). Not __builtin_cpu_supports: it links libgcc's start-up
+// constructor, which runs 12 CPUIDs in every process, and on a virtual machine each CPUID
+// traps to the hypervisor (12 µs measured on the KVM guests here).
+struct CpuFeatures {
+    bool avx2 = false, avx512 = false, neon = false;
+    CpuFeatures() noexcept {
+#if defined(ATTN_X86)
+        unsigned max_leaf = 0, b = 0, c = 0, d = 0, a = 0;
+        __cpuid(0, max_leaf, b, c, d);
+        if (max_leaf < 7) return;
+        __cpuid(1, a, b, c, d);
+        if (!(c & bit_OSXSAVE)) return;  // no XGETBV: the OS manages no AVX state
+        // F16C: the avx2 kernels widen float16 keys and values with it (every AVX2 CPU has it).
+        const bool avx_fma_f16c = (c & bit_AVX) && (c & bit_FMA) && (c & bit_F16C);
+        unsigned xcr0_low = 0, xcr0_high = 0;
+        __asm__("xgetbv" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0));
+        const bool ymm_saved = (xcr0_low & 0x06) == 0x06;  // SSE and AVX state
+        const bool zmm_saved = (xcr0_low & 0xe6) == 0xe6;  // and opmask, ZMM0-15 upper halves, ZMM16-31
+        __cpuid_count(7, 0, a, b, c, d);
+        avx2 = avx_fma_f16c && ymm_saved && (b & bit_AVX2);
+        // The avx512 kernels are compiled with F, DQ (hadd), VL and BW (see Makefile).
+        avx512 = avx2 && zmm_saved && (b & bit_AVX512F) && (b & bit_AVX512DQ) && (b & bit_AVX512VL) &&
+                 (b & bit_AVX512BW);
+#elif defined(__aarch64__)
+        neon = true;  // Advanced SIMD is mandatory on aarch64
+#endif
+    }
+};
+
+const CpuFeatures& cpu() noexcept {
+    static const CpuFeatures features;
+    return features;
+}
+
+bool g_arch_forced = false;
+Arch g_arch = Arch::scalar;
+unsigned g_threads = 0;
+
+const kernels::KernelSet& active() noexcept { return kernel_set(current_arch()); }
+
+}  // namespace
+
+const char* arch_name(Arch arch) noexcept {
+    switch (arch) {
+        case Arch::scalar: return "scalar";
+        case Arch::avx2: return "avx2";
+        case Arch::avx512: return "avx512";
+        case Arch::neon: return "neon";
+    }
+    return "?";
+}
+
+bool arch_supported(Arch arch) noexcept {
+    switch (arch) {
+        case Arch::scalar: return true;
+        case Arch::avx2: return cpu().avx2;
+        case Arch::avx512: return cpu().avx512;
+        case Arch::neon: return cpu().neon;
+    }
+    return false;
+}
+
+Arch best_arch() noexcept {
+    // The table lists the arches from the plainest to the widest.
+    Arch best = Arch::scalar;
+    for (const kernels::KernelSet& k : kernels::compiled_kernel_sets())
+        if (arch_supported(k.arch)) best = k.arch;
+    return best;
+}
+
+namespace {
+std::string available_arches() {
+    std::string list;
+    for (const kernels::KernelSet& k : kernels::compiled_kernel_sets())
+        if (arch_supported(k.arch)) list += (list.empty() ? "" : ", ") + std::string(arch_name(k.arch));
+    return list;
+}
+}  // namespace
+
+Arch parse_arch(std::string_view name) {
+    if (name == "auto") return best_arch();
+    for (Arch a : all_arches)
+        if (name == arch_name(a)) {
+            if (!arch_supported(a))
+                throw UsageError("this CPU (or this build) cannot run arch " + std::string(name) +
+                                 " (available: " + available_arches() + ")");
+            return a;
+        }
+    throw UsageError("invalid arch '" + std::string(name) + "': expected auto, scalar, avx2, avx512 or neon");
+}
+
+void set_arch(Arch arch) {
+    if (!arch_supported(arch))
+        throw UsageError(std::string("this CPU (or this build) cannot run arch ") + arch_name(arch) +
+                         " (available: " + available_arches() + ")");
+    g_arch = arch;
+    g_arch_forced = true;
+}
+Arch current_arch() noexcept { return g_arch_forced ? g_arch : best_arch(); }
+void set_threads(unsigned threads) noexcept { g_threads = threads; }
+unsigned current_threads() noexcept { return g_threads ? g_threads : online_cores(); }
+unsigned online_cores() noexcept { return std::max(1u, std::thread::hardware_concurrency()); }
+
+namespace {
+
+std::string shape(const Matrix& M) { return std::to_string(M.rows()) + "×" + std::to_string(M.cols()); }
+
+// How C is split over threads. The kernel packs all of B once per call, so calls are few
+// and large: one block of rows per thread, or of columns when C has too few rows (one
+// query row...). Each C element is computed by exactly one call with the same order of
+// operations wherever the split falls (the kernels' edge tiles compute like full ones), so
+// results are bitwise identical for any thread count.
+struct GemmSplit {
+    std::size_t blocks = 1;
+    bool by_columns = false;
+};
+
+GemmSplit gemm_split(std::size_t m, std::size_t n, std::size_t k) {
+    const double flops = 2.0 * double(m) * double(n) * double(k);
+    const std::size_t threads = current_threads();
+    if (flops < 4e6 || threads <= 1) return {};  // below ~50 µs of work a second thread does not pay
+    if (m >= 32 * threads) return {threads, false};
+    const std::size_t by_rows = std::max<std::size_t>(1, m / 16), by_cols = std::max<std::size_t>(1, n / 96);
+    if (by_cols > by_rows) return {std::min(threads, by_cols), true};
+    return {std::min(threads, by_rows), false};
+}
+
+// [begin, end) of block b of `blocks` over `size`; column blocks are multiples of 96
+// (a multiple of every arch's NR) so that only the last one has an edge tile.
+std::pair<std::size_t, std::size_t> block_range(std::size_t size, std::size_t blocks, std::size_t b, std::size_t quantum) {
+    std::size_t chunk = (size + blocks - 1) / blocks;
+    chunk = (chunk + quantum - 1) / quantum * quantum;
+    const std::size_t begin = std::min(size, b * chunk), end = std::min(size, begin + chunk);
+    return {begin, end};
+}
+
+}  // namespace
+
+void matmul_into(const MatrixView& A, const MatrixView& B, bool transpose_b, float* C, std::size_t ldc) {
+    const std::size_t m = A.rows, k = A.cols;
+    const std::size_t kb = transpose_b ? B.cols : B.rows;
+    const std::size_t n = transpose_b ? B.rows : B.cols;
+    if (kb != k)
+        throw InputError("matmul: inner dimensions differ: " + std::to_string(A.rows) + "×" + std::to_string(A.cols) +
+                         " times " + std::to_string(B.rows) + "×" + std::to_string(B.cols) +
+                         (transpose_b ? " transposed" : ""));
+    if (!m || !n) return;  // k == 0: the kernels write zeros
+    const kernels::GemmArgs whole{A.data, A.stride, B.data, B.stride, transpose_b, C, ldc, m, n, k};
+    const auto gemm = active().gemm;
+    const GemmSplit split = gemm_split(m, n, k);
+    parallel_for(split.blocks, [&](std::size_t b) {
+        kernels::GemmArgs part = whole;
+        if (split.by_columns) {
+            const auto [c0, c1] = block_range(n, split.blocks, b, 96);
+            part.B = transpose_b ? B.data + c0 * B.stride : B.data + c0;
+            part.C = C + c0;
+            part.n = c1 - c0;
+        } else {
+            const auto [r0, r1] = block_range(m, split.blocks, b, 1);
+            part.A = A.data + r0 * A.stride;
+            part.C = C + r0 * ldc;
+            part.m = r1 - r0;
+        }
+        if (part.m && part.n) gemm(part);
+    });
+}
+
+void matmul(const Matrix& A, const Matrix& B, Matrix& C, bool transpose_b) {
+    const std::size_t m = A.rows(), k = A.cols();
+    const std::size_t kb = transpose_b ? B.cols() : B.rows();
+    const std::size_t n = transpose_b ? B.rows() : B.cols();
+    if (kb != k)
+        throw InputError("matmul: inner dimensions differ: " + shape(A) + " times " + shape(B) +
+                         (transpose_b ? " transposed" : ""));
+    // Reuse C's storage when it has the shape and is neither input (no allocation, no page
+    // faults on repeated calls); otherwise a new zero-filled matrix.
+    const bool reuse = C.rows() == m && C.cols() == n && C.data() && C.data() != A.data() && C.data() != B.data();
+    Matrix out = reuse ? std::move(C) : Matrix(m, n);
+    matmul_into({A.data(), m, k, A.stride()}, {B.data(), B.rows(), B.cols(), B.stride()}, transpose_b, out.data(),
+                out.stride());
+    C = std::move(out);
+}
+
+Matrix matmul(const Matrix& A, const Matrix& B, bool transpose_b) {
+    Matrix C;
+    matmul(A, B, C, transpose_b);
+    return C;
+}
+
+namespace {
+
+enum class RowSum { ok, masked, zero };
+
+// Sum normalisation of one row (double accumulator, as the reference defines it).
+RowSum normalize_row_by_sum(float* row, std::size_t n, MaskedRowPolicy policy) {
+    constexpr float ninf = -std::numeric_limits<float>::infinity();
+    float mx = ninf;
+    for (std::size_t j = 0; j < n; ++j) mx = std::fmax(mx, row[j]);
+    if (mx == ninf) {  // every key masked (or no keys at all)
+        std::fill(row, row + n, masked_row_weight(policy, n));
+        return RowSum::masked;
+    }
+    double sum = 0.0;
+    for (std::size_t j = 0; j < n; ++j) sum += row[j] == ninf ? 0.0 : double(row[j]);
+    if (sum == 0.0) return RowSum::zero;
+    for (std::size_t j = 0; j < n; ++j) row[j] = row[j] == ninf ? 0.0f : float(double(row[j]) / sum);
+    return RowSum::ok;
+}
+
+}  // namespace
+
+std::size_t normalize_rows(float* S, std::size_t lds, std::size_t rows, std::size_t cols, Normalization how,
+                           MaskedRowPolicy policy) {
+    constexpr std::size_t rows_per_block = 32;
+    const std::size_t blocks = (rows + rows_per_block - 1) / rows_per_block;
+    std::vector<std::size_t> masked(blocks, 0);
+    // First row of each block whose sum is zero (rows = none): the error names the first
+    // such row whatever the thread count.
+    std::vector<std::size_t> zero_row(blocks, rows);
+    const auto softmax_rows = active().softmax_rows;
+    parallel_for(blocks, [&](std::size_t b) {
+        const std::size_t r0 = b * rows_per_block, r1 = std::min(rows, r0 + rows_per_block);
+        if (how == Normalization::softmax) {
+            masked[b] = softmax_rows(S + r0 * lds, lds, r1 - r0, cols, policy);
+            return;
+        }
+        for (std::size_t r = r0; r < r1; ++r) {
+            const RowSum result = normalize_row_by_sum(S + r * lds, cols, policy);
+            if (result == RowSum::masked) ++masked[b];
+            if (result == RowSum::zero && zero_row[b] == rows) zero_row[b] = r;
+        }
+    });
+    for (std::size_t z : zero_row)
+        if (z != rows) throw RuntimeFailure("row " + std::to_string(z + 1) + " sums to zero: cannot normalize by its sum");
+    std::size_t total = 0;
+    for (std::size_t c : masked) total += c;
+    return total;
+}
+
+std::size_t normalize_rows(Matrix& S, Normalization how, MaskedRowPolicy policy) {
+    return normalize_rows(S.data(), S.stride(), S.rows(), S.cols(), how, policy);
+}
+
+void scale_and_mask_rows(const float* scores, std::size_t ld_scores, float* out, std::size_t ld_out,
+                         const ScoreRows& r) {
+    constexpr std::size_t rows_per_block = 32;
+    const std::size_t rows = r.row_end - r.row_begin;
+    const std::size_t blocks = (rows + rows_per_block - 1) / rows_per_block;
+    const auto epilogue = active().score_epilogue;  // without the softmax: the scaled, masked scores
+    parallel_for(blocks, [&](std::size_t b) {
+        const std::size_t r0 = b * rows_per_block, r1 = std::min(rows, r0 + rows_per_block);
+        kernels::ScoreEpilogueArgs a{};
+        a.S = scores + r0 * ld_scores, a.lds = ld_scores;
+        a.P = out + r0 * ld_out, a.ldp = ld_out;
+        a.Tq = r.Tq, a.Tk = r.Tk, a.row_begin = r.row_begin + r0, a.row_end = r.row_begin + r1;
+        a.scale = r.scale, a.causal = r.causal, a.key_limit = r.key_limit;
+        a.mask = r.mask, a.ldm = r.ldm, a.bias = r.bias, a.ldb = r.ldb;
+        a.softmax = false;
+        epilogue(a);
+    });
+}
+
+Matrix scaled_scores(const Matrix& scores, const ScoreMask& sm) {
+    const std::size_t Tq = scores.rows(), Tk = scores.cols();
+    Matrix out(Tq, Tk);
+    ScoreRows r;
+    r.Tq = Tq;
+    r.Tk = Tk;
+    r.row_begin = 0;
+    r.row_end = Tq;
+    r.scale = sm.scale;
+    r.causal = sm.causal;
+    const MaskBits bits = sm.mask ? MaskBits(view_of(*sm.mask)) : MaskBits();
+    if (sm.mask) r.mask = bits.data(), r.ldm = bits.row_words();
+    if (sm.bias) r.bias = sm.bias->data(), r.ldb = sm.bias->stride();
+    scale_and_mask_rows(scores.data(), scores.stride(), out.data(), out.stride(), r);
+    return out;
+}
+
+Matrix fused_attention(const Matrix& Q, const Matrix& K, const Matrix& V, const ScoreMask& sm,
+                       MaskedRowPolicy policy, std::size_t* masked_rows) {
+    const std::size_t Tq = Q.rows(), Tk = K.rows(), dk = Q.cols(), dv = V.cols();
+    if (K.cols() != dk) throw InputError("attention: queries " + shape(Q) + " and keys " + shape(K) + " differ in d_k");
+    if (V.rows() != Tk) throw InputError("attention: keys " + shape(K) + " and values " + shape(V) + " differ in length");
+    for (const Matrix* M : {sm.mask, sm.bias})
+        if (M && (M->rows() != Tq || M->cols() != Tk))
+            throw InputError("attention: " + std::string(M == sm.mask ? "mask" : "bias") + " is " + shape(*M) +
+                             ", expected " + std::to_string(Tq) + "×" + std::to_string(Tk));
+    Matrix O(Tq, dv);
+    const MaskBits bits = sm.mask ? MaskBits(view_of(*sm.mask)) : MaskBits();
+    kernels::FlashArgs whole{Q.data(), Q.stride(), K.data(), K.stride(), V.data(), V.stride(),
+                             O.data(), O.stride(), Tq, Tk, dk, dv, sm.scale, sm.causal,
+                             sm.mask ? bits.data() : nullptr, sm.mask ? bits.row_words() : 0,
+                             sm.bias ? sm.bias->data() : nullptr, sm.bias ? sm.bias->stride() : 0,
+                             policy, 0, Tq};
+    // Query-row blocks, handed out dynamically, last (costliest when causal) first. Each row
+    // is computed by exactly one call: results do not depend on the thread count. A multiple
+    // of every arch's query block (16 or 64 rows); 256 rows let the kernel reuse each K/V
+    // tile for 4 blocks while it is in cache, when there are enough rows to go round.
+    const std::size_t rows_per_block = Tq >= 1024 * std::size_t(current_threads()) ? 256 : 64;
+    const std::size_t blocks = (Tq + rows_per_block - 1) / rows_per_block;
+    std::vector<std::size_t> masked(blocks, 0);
+    const auto flash = active().flash;
+    parallel_for(blocks, [&](std::size_t rb) {
+        const std::size_t b = blocks - 1 - rb;
+        kernels::FlashArgs part = whole;
+        part.row_begin = b * rows_per_block;
+        part.row_end = std::min(Tq, part.row_begin + rows_per_block);
+        part.O = O.data() + part.row_begin * O.stride();
+        masked[b] = flash(part);
+    });
+    std::size_t total = 0;
+    for (std::size_t c : masked) total += c;
+    if (masked_rows) *masked_rows = total;
+    return O;
+}
+
+}  // namespace attn

@@ -1,0 +1,422 @@
+#include "cli/attend/attend_inputs.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <string_view>
+
+#include "attn/error.hpp"
+#include "attn/io.hpp"
+#include "attn/multihead.hpp"
+#include "cli/attend/attend_options.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+std::string flag_of(const std::string& opt) { return (opt.size() == 1 ? "-" : "--") + opt; }
+
+std::string plural(std::size_t n, const char* word) {
+    const std::string w = word;
+    if (n == 1) return "1 " + w;
+    // entry → entries; key → keys
+    const bool consonant_y =
+        w.size() >= 2 && w.back() == 'y' && std::string_view("aeiou").find(w[w.size() - 2]) == std::string_view::npos;
+    return std::to_string(n) + " " + (consonant_y ? w.substr(0, w.size() - 1) + "ies" : w + "s");
+}
+
+// The columns (or entries, for a vector) of an optional tensor; `otherwise` when absent.
+std::size_t cols_or(const Tensor& t, std::size_t otherwise) { return t.rank() ? t.cols() : otherwise; }
+
+class Reader {
+public:
+    Reader(const cxxopts::ParseResult& r, InputNames& names) : r_(r), names_(names) {}
+
+    bool given(const char* opt) const { return r_.count(opt) > 0; }
+    std::string value(const char* opt) const { return r_[opt].as<std::string>(); }
+
+    Tensor tensor(const char* opt, std::size_t max_dims, io::Finite finite = io::Finite::required) {
+        if (!given(opt)) return {};
+        return io::read_tensor(names_.claim(value(opt), flag_of(opt)), finite, max_dims);
+    }
+    io::KVInput kv_tensor(const char* opt, std::size_t max_dims) {
+        if (!given(opt)) return {};
+        return io::read_kv_tensor(names_.claim(value(opt), flag_of(opt)), max_dims);
+    }
+    // A weight matrix (2-D); in nn.Linear's out×in layout when `linear`, turned to in×out.
+    Tensor weight(const char* opt, bool linear) {
+        Tensor w = tensor(opt, 2);
+        if (w.rank() == 1)
+            throw InputError(flag_of(opt) + " is a vector of " + plural(w.cols(), "entry") +
+                             ": a projection is a matrix (in×out, or out×in with --linear-layout)");
+        return linear && w.rank() ? from_linear_weight(w.view()) : std::move(w);
+    }
+    // A bias: a vector or a single row.
+    Tensor bias(const char* opt) {
+        Tensor b = tensor(opt, 2);
+        if (b.rank() == 2 && b.rows() != 1)
+            throw InputError(flag_of(opt) + " is " + b.shape().dims_text() + ": a bias is one row (or a vector)");
+        return b;
+    }
+    std::vector<std::string> labels(const char* opt) {
+        if (!given(opt)) return {};
+        const std::string path = names_.claim(value(opt), flag_of(opt));
+        std::vector<std::string> labels = io::read_labels(path);
+        // An empty list would pass for "not given" below: the labels would silently be dropped.
+        if (labels.empty()) throw InputError(flag_of(opt) + ": " + (path == "-" ? "standard input" : path) +
+                                             " holds no labels (one per line)");
+        return labels;
+    }
+    const cxxopts::ParseResult& result() const { return r_; }
+
+private:
+    const cxxopts::ParseResult& r_;
+    InputNames& names_;
+};
+
+std::size_t count_option(const cxxopts::ParseResult& r, const char* opt, std::size_t min) {
+    const int n = r[opt].as<int>();
+    if (n < int(min) || n > 65536)
+        throw UsageError("invalid " + flag_of(opt) + " " + std::to_string(n) + ": expected 1 to 65536");
+    return std::size_t(n);
+}
+
+// A projection's shape as its file holds it, for messages: read with nn.Linear's layout
+// (out×in) it was transposed to in×out on reading, so the file's shape is the reverse.
+std::string weight_shape_text(const Tensor& w, bool linear) {
+    if (!linear) return w.shape().dims_text();
+    return std::to_string(w.cols()) + "x" + std::to_string(w.rows()) + " (out×in: " + plural(w.rows(), "input") + ")";
+}
+
+void check_bias(const Tensor& b, const char* flag, std::size_t want, const char* what) {
+    if (b.rank() && b.cols() != want)
+        throw InputError(std::string(flag) + " has " + plural(b.cols(), "entry") + " but " + what + " has " +
+                         plural(want, "column"));
+}
+
+// The output projection's options, before any file is read: --wo/--bo or
+// --out-proj/--out-proj-bias.
+void check_output_projection_options(const Reader& r) {
+    if (r.given("out-proj") && r.given("wo")) throw UsageError("--out-proj and --wo are both W_O: give one");
+    if (r.given("out-proj-bias") && r.given("bo")) throw UsageError("--out-proj-bias and --bo are both b_O: give one");
+    if (r.given("out-proj-bias") && !r.given("out-proj"))
+        throw UsageError("--out-proj-bias belongs to --out-proj: --out-proj FILE is missing");
+    if (r.given("bo") && !r.given("wo")) throw UsageError("--bo is the bias of --wo: --wo FILE is missing");
+}
+
+// W_O (and b_O) over the a.heads heads of d_v concatenated, for either form (-x, or
+// -q/-k/-v whose heads are dimension -3).
+void read_output_projection(Reader& in, AttendInputs& a, std::size_t d_v) {
+    const auto& r = in;
+    const bool linear = r.given("linear-layout");
+    if (r.given("out-proj")) {
+        a.wo = in.weight("out-proj", true);
+        a.bo = in.bias("out-proj-bias");
+    } else {
+        a.wo = in.weight("wo", linear);
+        a.bo = in.bias("bo");
+    }
+    const char* o_flag = r.given("out-proj") ? "--out-proj" : "--wo";
+    const std::size_t H = a.heads;
+    if (a.wo.rank() && a.wo.rows() != H * d_v)
+        throw InputError(std::string(o_flag) + " is " + weight_shape_text(a.wo, linear || r.given("out-proj")) +
+                         " but the " + plural(H, "head") + " of d_v=" + std::to_string(d_v) + " concatenate to " +
+                         std::to_string(H * d_v) + " columns: W_O needs that many " +
+                         (linear || r.given("out-proj") ? "inputs (out×in: columns)" : "rows (in×out)"));
+    if (a.wo.rank()) check_bias(a.bo, r.given("out-proj") ? "--out-proj-bias" : "--bo", a.wo.cols(), "the output");
+}
+
+// -x, --kv, projections and heads.
+void read_embeddings(Reader& in, AttendInputs& a) {
+    const auto& r = in;
+    const bool linear = r.given("linear-layout");
+    if (r.given("in-proj") && (r.given("wq") || r.given("wk") || r.given("wv")))
+        throw UsageError("--in-proj holds W_q, W_k and W_v: drop --wq/--wk/--wv, or --in-proj");
+    if (r.given("in-proj-bias") && !r.given("in-proj"))
+        throw UsageError("--in-proj-bias belongs to --in-proj: --in-proj FILE is missing");
+    if (r.given("in-proj") && (r.given("bq") || r.given("bk") || r.given("bv")))
+        throw UsageError("--in-proj takes its biases from --in-proj-bias, not --bq/--bk/--bv");
+    check_output_projection_options(r);
+    for (const auto& [b, w] : {std::pair{"bq", "wq"}, {"bk", "wk"}, {"bv", "wv"}})
+        if (r.given(b) && !r.given(w))
+            throw UsageError(flag_of(b) + " is the bias of " + flag_of(w) + ": " + flag_of(w) + " FILE is missing");
+    if (r.given("kv-heads") && !r.given("heads"))
+        throw UsageError("--kv-heads G groups the query heads of --heads H: --heads is missing");
+
+    a.heads_given = r.given("heads");
+    a.heads = a.heads_given ? count_option(in.result(), "heads", 1) : 1;
+    a.kv_heads = r.given("kv-heads") ? count_option(in.result(), "kv-heads", 1) : a.heads;
+    if (a.heads % a.kv_heads != 0)
+        throw UsageError("--heads " + std::to_string(a.heads) + " is not a multiple of --kv-heads " +
+                         std::to_string(a.kv_heads) + ": each key/value head serves H/G query heads");
+    if (r.given("in-proj") && a.kv_heads != a.heads)
+        throw UsageError("--in-proj has as many key/value heads as query heads (nn.MultiheadAttention): "
+                         "drop --kv-heads, or give --wq/--wk/--wv");
+
+    a.x = in.tensor("x", 3);
+    if (a.x.rank() < 2)
+        throw InputError("-x is a vector of " + plural(a.x.cols(), "entry") + ": embeddings are T×D (or B×T×D)");
+    a.kv = in.tensor("kv", 3);
+    if (a.kv.rank() && a.kv.rank() != a.x.rank())
+        throw InputError("--kv is " + a.kv.shape().dims_text() + " but -x is " + a.x.shape().dims_text() +
+                         ": both T×D, or both B×T×D");
+    if (a.kv.rank() == 3 && a.kv.shape()[0] != a.x.shape()[0])
+        throw InputError("--kv has " + plural(a.kv.shape()[0], "batch item") + " but -x has " +
+                         std::to_string(a.x.shape()[0]));
+    const Tensor& xkv = a.kv.rank() ? a.kv : a.x;
+    const char* kv_flag = a.kv.rank() ? "--kv" : "-x";
+    const std::size_t D = a.x.cols(), D_kv = xkv.cols();
+    a.batched = a.x.rank() == 3;
+    a.batch = a.batched ? a.x.shape()[0] : 1;
+    a.Tq = a.x.rows();
+    a.Tk = xkv.rows();
+
+    if (r.given("in-proj")) {
+        const Tensor w = in.tensor("in-proj", 2);
+        const Tensor b = in.tensor("in-proj-bias", 2);
+        if (w.rank() != 2 || w.rows() != 3 * w.cols())
+            throw InputError("--in-proj is " + w.shape().dims_text() +
+                             ": nn.MultiheadAttention's in_proj_weight is 3E×E ([W_q; W_k; W_v])");
+        if (w.cols() != D || D_kv != D)
+            throw InputError("--in-proj is " + w.shape().dims_text() + " (E=" + std::to_string(w.cols()) + ") but -x has D=" +
+                             std::to_string(D) + (a.kv.rank() ? " and --kv has D=" + std::to_string(D_kv) : std::string()));
+        if (b.rank() && b.shape().numel() != w.rows())
+            throw InputError("--in-proj-bias has " + plural(b.shape().numel(), "entry") + " but --in-proj has " +
+                             plural(w.rows(), "row"));
+        const TensorView bias_view = b.view();
+        InProjection p = split_in_projection(w.view(), b.rank() ? &bias_view : nullptr);
+        a.wq = std::move(p.wq), a.wk = std::move(p.wk), a.wv = std::move(p.wv);
+        a.bq = std::move(p.bq), a.bk = std::move(p.bk), a.bv = std::move(p.bv);
+    } else {
+        a.wq = in.weight("wq", linear), a.wk = in.weight("wk", linear), a.wv = in.weight("wv", linear);
+        a.bq = in.bias("bq"), a.bk = in.bias("bk"), a.bv = in.bias("bv");
+    }
+    const char* q_flag = r.given("in-proj") ? "--in-proj" : "--wq";
+    const char* k_flag = r.given("in-proj") ? "--in-proj" : "--wk";
+    const char* v_flag = r.given("in-proj") ? "--in-proj" : "--wv";
+    auto check_rows = [&](const Tensor& w, const char* flag, std::size_t want, const char* src) {
+        if (w.rank() && w.rows() != want)
+            throw InputError(std::string(flag) + " is " + weight_shape_text(w, linear) + " but " + src + " has D=" +
+                             std::to_string(want) + ": a projection needs D " +
+                             (linear ? "inputs (out×in: D columns)" : "rows (in×out)") +
+                             // nn.Linear's out×in weight given without the flag, or the reverse
+                             (w.rank() == 2 && w.cols() == want ? (linear ? "; without --linear-layout it would fit"
+                                                                          : "; with --linear-layout (out×in, as "
+                                                                            "nn.Linear stores it) it would fit")
+                                                                : ""));
+    };
+    check_rows(a.wq, q_flag, D, "-x");
+    check_rows(a.wk, k_flag, D_kv, kv_flag);
+    check_rows(a.wv, v_flag, D_kv, kv_flag);
+
+    const std::size_t H = a.heads, G = a.kv_heads;
+    const std::size_t q_cols = cols_or(a.wq, D), k_cols = cols_or(a.wk, D_kv), v_cols = cols_or(a.wv, D_kv);
+    const std::string q_src = a.wq.rank() ? q_flag : "-x (no --wq)";
+    const std::string k_src = a.wk.rank() ? k_flag : std::string(kv_flag) + " (no --wk)";
+    const std::string v_src = a.wv.rank() ? v_flag : std::string(kv_flag) + " (no --wv)";
+    if (q_cols % H)
+        throw InputError(q_src + " gives " + plural(q_cols, "column") + ", not a multiple of --heads " +
+                         std::to_string(H) + " (heads are column blocks)");
+    a.d_k = q_cols / H;
+    if (k_cols != G * a.d_k && !a.heads_given)
+        throw InputError(k_src + " gives d_k=" + std::to_string(k_cols) + " but " + q_src + " gives d_k=" +
+                         std::to_string(a.d_k));
+    if (k_cols != G * a.d_k)
+        throw InputError(k_src + " gives " + plural(k_cols, "column") + " but " + std::to_string(G) + " key head" +
+                         (G == 1 ? "" : "s") + " of d_k=" + std::to_string(a.d_k) + " (from " + q_src + ") need " +
+                         std::to_string(G * a.d_k));
+    if (v_cols % G)
+        throw InputError(v_src + " gives " + plural(v_cols, "column") + ", not a multiple of the " +
+                         plural(G, "value head"));
+    check_bias(a.bq, r.given("in-proj") ? "--in-proj-bias" : "--bq", q_cols, "Q");
+    check_bias(a.bk, r.given("in-proj") ? "--in-proj-bias" : "--bk", k_cols, "K");
+    check_bias(a.bv, r.given("in-proj") ? "--in-proj-bias" : "--bv", v_cols, "V");
+    read_output_projection(in, a, v_cols / G);
+}
+
+// "(2, 4, 3, 5)" of a tensor read from `flag`, for messages.
+std::string shape_of(const char* flag, const Shape& s) { return std::string(flag) + " " + s.text(); }
+
+// A vector read from .npy (shape (n,)) as the one row it stands for, as the formats say.
+Tensor as_row_if_vector(Tensor t) { return t.rank() == 1 ? Tensor(std::move(t).to_matrix()) : std::move(t); }
+
+// Dimension `from_end` (3 = heads, 4 = batch) of a shape, 1 when it has fewer.
+std::size_t dim(const Shape& s, std::size_t from_end) { return s.back(from_end); }
+
+// -q, -k, -v with torch.matmul broadcasting of the leading dimensions and grouped-query heads.
+// Float16 .npy keys and values stay float16 (io::KVInput).
+void read_qkv(Reader& in, AttendInputs& a) {
+    a.q = in.tensor("q", 4), a.k = in.kv_tensor("k", 4), a.v = in.kv_tensor("v", 4);
+    a.q = as_row_if_vector(std::move(a.q));  // one query
+    const Shape &q = a.q.shape(), &k = a.k.shape(), &v = a.v.shape();
+    if (k.rank() < 2) throw InputError("-k is a vector: keys are Tk×d_k");
+    if (v.rank() < 2) throw InputError("-v is a vector: values are Tk×d_v");
+    if (k.back(1) != q.back(1))
+        throw InputError("-k has d_k=" + std::to_string(k.back(1)) + " but -q has d_k=" + std::to_string(q.back(1)));
+    if (v.back(2) != k.back(2))
+        throw InputError("-v has " + plural(v.back(2), "row") + " but -k has " + std::to_string(k.back(2)) +
+                         ": every key needs a value");
+    // Batch (dimension -4): equal, 1 or missing.
+    const std::size_t B = std::max({dim(q, 4), dim(k, 4), dim(v, 4)});
+    for (const Shape* t : {&q, &k, &v})
+        if (dim(*t, 4) != 1 && dim(*t, 4) != B)
+            throw InputError("batch sizes do not broadcast: " + shape_of("-q", q) + ", " + shape_of("-k", k) + ", " +
+                             shape_of("-v", v) + " (dimension -4 must be equal, 1 or missing)");
+    // Heads (dimension -3): K and V agree; query heads a multiple of the key/value heads.
+    const std::size_t Hq = dim(q, 3), Gk = dim(k, 3), Gv = dim(v, 3);
+    if (Gk != Gv && Gk != 1 && Gv != 1)
+        throw InputError("-k and -v have different head counts: " + shape_of("-k", k) + ", " + shape_of("-v", v));
+    const std::size_t G = std::max(Gk, Gv);
+    if (Hq != 1 && Hq % G != 0)
+        throw InputError("-q has " + plural(Hq, "head") + " but -k/-v have " + std::to_string(G) + ": " +
+                         shape_of("-q", q) + ", " + shape_of("-k", k) +
+                         " (grouped-query attention needs the query heads to be a multiple of the key/value heads)");
+    a.heads = std::max(Hq, G), a.kv_heads = G;
+    a.Tq = q.back(2), a.Tk = k.back(2), a.d_k = q.back(1);
+    a.batch = B;
+    a.batched = q.rank() == 4 || k.rank() == 4 || v.rank() == 4;
+}
+
+// --mask is boolean (nonzero = may attend), but PyTorch also takes a float attn_mask that is
+// added (0 keep, -inf or -1e9 drop), which here would attend exactly where it meant to drop:
+// -inf is refused (as every non-finite mask value) and a negative value noted, both pointing
+// to --bias.
+Tensor read_boolean_mask(Reader& in) {
+    Tensor mask;
+    try {
+        mask = in.tensor("mask", 4);
+    } catch (const InputError& e) {
+        const std::string message = e.what();
+        if (message.find("non-finite value '-") == std::string::npos) throw;
+        throw InputError(message + " (--mask is boolean, nonzero = may attend; an additive mask of 0 and -inf belongs "
+                                   "in --bias)");
+    }
+    bool negative = false;
+    for (std::size_t s = 0; mask.rank() && s < mask.slices() && !negative; ++s) {
+        const MatrixView m = mask.slice(s);
+        for (std::size_t i = 0; i < m.rows && !negative; ++i)
+            for (std::size_t j = 0; j < m.cols && !negative; ++j) negative = m(i, j) < 0;
+    }
+    if (negative)
+        std::fprintf(stderr, "attn: note: --mask holds negative values, which may attend (nonzero = may attend); an "
+                             "additive mask (0 keep, negative drop) belongs in --bias\n");
+    return mask;
+}
+
+// A mask or bias broadcast to (B, H, Tq, Tk): trailing dimensions equal to the scores' or 1,
+// the last one Tk.
+void check_broadcast(const Tensor& t, const char* flag, const AttendInputs& a) {
+    if (!t.rank()) return;
+    const std::size_t target[4] = {a.batch, a.heads, a.Tq, a.Tk};
+    bool ok = t.rank() >= 2;
+    for (std::size_t d = 1; ok && d <= t.rank(); ++d) {
+        const std::size_t n = t.shape().back(d), want = target[4 - d];
+        ok = n == want || (n == 1 && d != 1);
+    }
+    if (ok) return;
+    // The scores' shape as the results have it: [B x] [H x] Tq x Tk.
+    std::string scores, names;
+    if (a.batched) scores += std::to_string(a.batch) + "x", names += "batch items x ";
+    if (a.head_dim) scores += std::to_string(a.heads) + "x", names += "heads x ";
+    scores += std::to_string(a.Tq) + "x" + std::to_string(a.Tk), names += "queries x keys";
+    throw InputError(std::string(flag) + " is " + t.shape().dims_text() + " but the scores are " + scores + " (" + names +
+                     (a.batched || a.head_dim ? "; dimensions equal or 1, the last one Tk" : "") + ")");
+}
+
+// The options that project the output, which -q/-k/-v take too.
+bool is_output_projection_option(const std::string& name) {
+    return name == "wo" || name == "bo" || name == "out-proj" || name == "out-proj-bias" || name == "linear-layout";
+}
+
+}  // namespace
+
+const std::vector<const char*>& projection_options() {
+    static const std::vector<const char*> opts = {"wq", "wk", "wv", "bq", "bk", "bv", "wo", "bo", "kv", "heads",
+                                                  "kv-heads", "linear-layout", "in-proj", "in-proj-bias",
+                                                  "out-proj", "out-proj-bias"};
+    return opts;
+}
+
+AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names) {
+    bool self = r.count("x") > 0;
+    std::string projection, input_projection;  // the first option given of each kind
+    for (const char* o : projection_options()) {
+        if (!r.count(o)) continue;
+        if (projection.empty()) projection = flag_of(o);
+        if (input_projection.empty() && !is_output_projection_option(o)) input_projection = flag_of(o);
+    }
+    const bool cross = r.count("q") || r.count("k") || r.count("v");
+    if (self && cross) throw UsageError("-x/--wq/--wk/--wv and -q/-k/-v are two different forms: use one");
+    if (cross && !input_projection.empty())
+        throw UsageError(input_projection + " projects embeddings (-x); with -q/-k/-v the heads are dimension -3 "
+                         "of the tensors and only the output is projected (--wo/--bo, --out-proj)");
+    if (cross && r.count("linear-layout") && !r.count("wo") && !r.count("out-proj"))
+        throw UsageError("--linear-layout reads --wo as nn.Linear.weight (out×in): --wo FILE is missing");
+    if (self && r.count("linear-layout") && !r.count("wq") && !r.count("wk") && !r.count("wv") && !r.count("wo"))
+        throw UsageError("--linear-layout reads --wq/--wk/--wv/--wo as nn.Linear.weight (out×in): none of them is given");
+    if (!self && !cross && !projection.empty()) throw UsageError(projection + " projects embeddings: -x FILE is missing");
+    if (!self && !cross) throw UsageError("no input: give -x FILE (self-attention) or -q, -k and -v (see --help)");
+    if (cross)
+        for (const char* o : {"q", "k", "v"})
+            if (!r.count(o)) throw UsageError(std::string("-") + o + " FILE is missing (cross-attention needs -q, -k and -v)");
+
+    // Every input on '-' is claimed before any is read: a second one is a usage error up front,
+    // not whatever reading the first one's bytes as the other input would say.
+    for (const char* o : {"x", "q", "k", "v", "kv", "wq", "wk", "wv", "bq", "bk", "bv", "wo", "bo", "in-proj",
+                          "in-proj-bias", "out-proj", "out-proj-bias", "mask", "bias", "lengths", "labels",
+                          "key-labels"})
+        if (r.count(o) && r[o].as<std::string>() == "-") names.reserve_stdin(flag_of(o));
+
+    AttendInputs a;
+    Reader in(r, names);
+    a.embeddings = self;
+    if (self) {
+        read_embeddings(in, a);
+    } else {
+        check_output_projection_options(in);
+        read_qkv(in, a);
+        read_output_projection(in, a, a.v.shape().back(1));
+    }
+
+    // A (Tk,) mask or bias is one row, broadcast over the queries (as NumPy and PyTorch do).
+    a.mask = as_row_if_vector(read_boolean_mask(in));
+    a.bias = as_row_if_vector(in.tensor("bias", 4, io::Finite::allow_neg_inf));
+    a.head_dim = self ? a.heads_given : a.q.rank() >= 3 || a.k.rank() >= 3 || a.v.rank() >= 3;
+    check_broadcast(a.mask, "--mask", a);
+    if (a.mask.rank()) a.mask_bits = MaskBits(a.mask.view());
+    check_broadcast(a.bias, "--bias", a);
+    if (r.count("lengths")) {
+        const std::string text = r["lengths"].as<std::string>();
+        a.lengths = parse_lengths(text == "-" ? names.claim(text, "--lengths") : text);
+        if (a.lengths.size() != a.batch) {
+            // A batch-first (B, T, d) tensor from a tutorial reads as heads: say how to give a batch.
+            const bool heads_not_batch = !self && a.batch == 1 && a.q.rank() == 3;
+            throw InputError("--lengths gives " + plural(a.lengths.size(), "length") + " but there " +
+                             (a.batch == 1 ? "is 1 batch item" : "are " + std::to_string(a.batch) + " batch items") +
+                             (heads_not_batch ? " (a 3-D -q is H×Tq×d_k, heads; a batch is 4-D, B×H×Tq×d_k, "
+                                                "with H=1 for one head)"
+                                              : ""));
+        }
+        for (std::size_t b = 0; b < a.lengths.size(); ++b)
+            if (a.lengths[b] > a.Tk)
+                throw InputError("--lengths: batch item " + std::to_string(b) + " has length " +
+                                 std::to_string(a.lengths[b]) + " but there are only " + plural(a.Tk, "key"));
+    }
+
+    a.query_labels = in.labels("labels");
+    a.key_labels = in.labels("key-labels");
+    if (!a.key_labels.empty() && a.key_labels.size() != a.Tk)
+        throw InputError("--key-labels has " + plural(a.key_labels.size(), "label") + " but there are " +
+                         plural(a.Tk, "key"));
+    if (!a.query_labels.empty()) {
+        // --labels alone names the keys too when there are as many (self-attention).
+        if (a.query_labels.size() != a.Tq && a.query_labels.size() != a.Tk)
+            throw InputError("--labels has " + plural(a.query_labels.size(), "label") + " but there are " +
+                             std::to_string(a.Tq) + (a.Tq == 1 ? " query" : " queries") + " and " + plural(a.Tk, "key"));
+        if (a.key_labels.empty() && a.query_labels.size() == a.Tk) a.key_labels = a.query_labels;
+        if (a.query_labels.size() != a.Tq) a.query_labels.clear();
+    }
+    return a;
+}
+
+}  // namespace attn::cli

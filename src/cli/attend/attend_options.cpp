@@ -1,0 +1,188 @@
+#include "cli/attend/attend_options.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <string_view>
+
+#include "attn/error.hpp"
+#include "attn/io.hpp"
+#include "cli/common.hpp"
+#include "runtime/utf8.hpp"
+
+namespace attn::cli {
+
+float parse_scale(const std::string& text, std::size_t d_k) {
+    if (text == "auto") return float(1.0 / std::sqrt(double(d_k)));
+    if (text == "none") return 1.0f;
+    return parse_float32(text, "scale");
+}
+
+Causal parse_causal(const std::string& text) {
+    if (text == "top-left") return Causal::top_left;
+    if (text == "bottom-right") return Causal::bottom_right;
+    throw UsageError("invalid --causal '" + text + "': expected top-left or bottom-right");
+}
+
+MaskedRowPolicy parse_masked_rows(const std::string& text) {
+    if (text == "zero") return MaskedRowPolicy::zero;
+    if (text == "nan") return MaskedRowPolicy::nan;
+    if (text == "uniform") return MaskedRowPolicy::uniform;
+    throw UsageError("invalid --masked-rows '" + text + "': expected zero, nan or uniform");
+}
+
+Normalization parse_normalize(const std::string& text) {
+    if (text == "softmax") return Normalization::softmax;
+    if (text == "sum") return Normalization::sum;
+    throw UsageError("invalid --normalize '" + text + "': expected softmax or sum");
+}
+
+const char* causal_name(Causal c) {
+    return c == Causal::top_left ? "top-left" : c == Causal::bottom_right ? "bottom-right" : "none";
+}
+
+const char* masked_rows_name(MaskedRowPolicy p) {
+    return p == MaskedRowPolicy::zero ? "zero" : p == MaskedRowPolicy::nan ? "nan" : "uniform";
+}
+
+void report_masked_rows(std::size_t count, MaskedRowPolicy policy) {
+    if (count == 0) return;
+    const char* what = policy == MaskedRowPolicy::zero  ? "zero weights and a zero context"
+                       : policy == MaskedRowPolicy::nan ? "NaN weights and context"
+                                                        : "uniform weights (context = mean of V)";
+    std::fprintf(stderr, "attn: note: %zu query row%s had every key masked (--masked-rows %s: %s)\n", count,
+                 count == 1 ? "" : "s", masked_rows_name(policy), what);
+}
+
+}  // namespace attn::cli
+
+namespace attn::cli {
+
+namespace {
+
+const char* const show_names[] = {"queries", "keys",         "values",  "scores", "scaled",
+                                  "weights", "weights-mean", "context", "output", "variance"};
+
+// A whole non-negative decimal integer, or nothing.
+bool parse_count(const std::string& text, std::size_t& value) {
+    if (text.empty() || text.size() > 18) return false;
+    value = 0;
+    for (char c : text) {
+        if (c < '0' || c > '9') return false;
+        value = value * 10 + std::size_t(c - '0');
+    }
+    return true;
+}
+
+}  // namespace
+
+std::string show_names_text() {
+    std::string valid;
+    for (const char* n : show_names) valid += std::string(valid.empty() ? "" : ", ") + n;
+    return valid;
+}
+
+Show parse_show(const std::string& list) {
+    Show s;
+    std::stringstream in(list);
+    std::string name;
+    while (std::getline(in, name, ',')) {
+        if (name.empty()) throw UsageError("invalid --show '" + list + "': an empty item");
+        bool* flag = name == "queries"        ? &s.queries
+                     : name == "keys"         ? &s.keys
+                     : name == "values"       ? &s.values
+                     : name == "scores"       ? &s.scores
+                     : name == "scaled"       ? &s.scaled
+                     : name == "weights"      ? &s.weights
+                     : name == "weights-mean" ? &s.weights_mean
+                     : name == "context"      ? &s.context
+                     : name == "output"       ? &s.output
+                     : name == "variance"     ? &s.variance
+                                              : nullptr;
+        if (!flag)
+            throw UsageError("invalid --show item '" + name + "': expected a comma-separated list of " +
+                             show_names_text());
+        if (!*flag) s.order.push_back(name);
+        *flag = true;
+    }
+    if (s.order.empty() || list.back() == ',') throw UsageError("invalid --show '" + list + "': an empty item");
+    return s;
+}
+
+Range parse_range(const std::string& text, const std::string& option) {
+    const auto colon = text.find(':');
+    Range r;
+    if (colon == std::string::npos || !parse_count(text.substr(0, colon), r.begin) ||
+        !parse_count(text.substr(colon + 1), r.end))
+        throw UsageError("invalid " + option + " '" + text + "': expected A:B, the indices A to B-1 (e.g. 0:128)");
+    if (r.begin >= r.end)
+        throw UsageError("invalid " + option + " '" + text + "': the range A:B is empty (B must be greater than A)");
+    return r;
+}
+
+std::vector<std::size_t> parse_lengths(const std::string& text) {
+    std::vector<std::size_t> lengths;
+    // A list when it is digits and commas only; otherwise the name of a file.
+    if (!text.empty() && text.find_first_not_of("0123456789,") == std::string::npos) {
+        std::stringstream in(text);
+        std::string item;
+        while (std::getline(in, item, ',')) {
+            std::size_t n = 0;
+            if (item.empty()) throw UsageError("invalid --lengths '" + text + "': an empty item");
+            if (!parse_count(item, n))
+                throw UsageError("invalid --lengths '" + text + "': " + item + " is not a length (too large)");
+            lengths.push_back(n);
+        }
+        if (text.back() == ',') throw UsageError("invalid --lengths '" + text + "': an empty item");
+        return lengths;
+    }
+    // Numbers that are not whole (-1, 2.5) and name no file: a wrong list, not a missing file.
+    std::error_code no_file;
+    if (text != "-" && text.find_first_not_of("0123456789,-+.eE ") == std::string::npos &&
+        !std::filesystem::exists(text, no_file))
+        throw UsageError("invalid --lengths '" + text + "': expected whole numbers of keys, e.g. 5,3 (or a FILE)");
+    const std::string content = io::read_file(text);
+    if (content.starts_with("\x93NUMPY")) {  // an .npy vector (or one row) of whole numbers
+        const Tensor t = io::parse_npy_tensor(content, text, io::Finite::required, 2);
+        if (t.rank() == 2 && t.rows() != 1 && t.cols() != 1)
+            throw InputError(text + ": lengths are a vector, one per batch item; got shape " + t.shape().text());
+        for (std::size_t k = 0; k < t.rows() * t.cols(); ++k) {
+            const float v = t.rank() == 2 && t.cols() == 1 ? t.slice_data(0)[k * t.row_stride()] : t.slice_data(0)[k];
+            if (!(v >= 0) || v != std::floor(v) || v > 1e9f) {
+                char shown[32];
+                std::snprintf(shown, sizeof shown, "%g", double(v));
+                throw InputError(text + ": entry " + std::to_string(k) + " is " + shown +
+                                 ", not a length (a whole number of keys)");
+            }
+            lengths.push_back(std::size_t(v));
+        }
+        return lengths;
+    }
+    std::size_t line = 1, col = 1;
+    for (std::size_t i = 0; i < content.size();) {
+        const char c = content[i];
+        if (c == '#') {
+            while (i < content.size() && content[i] != '\n') ++i;
+        } else if (c == '\n') {
+            ++line, col = 1, ++i;
+        } else if (c == ' ' || c == '\t' || c == ',' || c == '\r') {
+            ++col, ++i;
+        } else {
+            std::size_t j = i;
+            while (j < content.size() && std::string_view(" \t,\r\n#").find(content[j]) == std::string_view::npos) ++j;
+            const std::string token = content.substr(i, j - i);
+            std::size_t n = 0;
+            if (!parse_count(token, n))
+                throw InputError(text + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                                 ": expected a length (a whole number of keys), found '" +
+                                 io::printable_utf8(std::string_view(token).substr(0, 40)) + "'");
+            lengths.push_back(n);
+            col += j - i, i = j;
+        }
+    }
+    if (lengths.empty()) throw InputError(text + ": no lengths (one whole number of keys per batch item)");
+    return lengths;
+}
+
+}  // namespace attn::cli

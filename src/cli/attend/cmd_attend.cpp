@@ -1,0 +1,266 @@
+// attn attend: self-, cross-, multi-head and grouped-query attention on tensors read from
+// files. Inputs are read and checked in attend_inputs, computed in attend_compute, printed
+// and drawn in attend_outputs; this file declares the options and wires them together.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "attn/error.hpp"
+#include "attn/io.hpp"
+#include "attn/viz.hpp"
+#include "cli/attend/attend_compute.hpp"
+#include "cli/attend/attend_inputs.hpp"
+#include "cli/attend/attend_options.hpp"
+#include "cli/attend/attend_outputs.hpp"
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "write/output_file.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+void declare_options(cxxopts::Options& options) {
+    options.add_options("Inputs (FILE is text or .npy; '-' = standard input, at most once)")
+        ("x", "Embeddings X (T×D, or B×T×D for a batch); Q = X·W_q + b_q, K = X·W_k + b_k, V = X·W_v + b_v",
+         cxxopts::value<std::string>(), "FILE")
+        ("kv", "Embeddings for keys and values (T_kv×D_kv, or B×T_kv×D_kv): cross-attention, K = KV·W_k, "
+               "V = KV·W_v (default: -x)", cxxopts::value<std::string>(), "FILE")
+        ("heads", "Query heads H (default 1): the columns of Q are H blocks of d_k; results get a head dimension",
+         decimal_value<int>(), "H")
+        ("kv-heads", "Key/value heads G (default H; H a multiple of G): query head h reads key/value head "
+                     "h/(H/G) (grouped-query; 1 = multi-query)", decimal_value<int>(), "G")
+        ("wq", "Query projection W_q (D×(H·d_k)); identity when omitted", cxxopts::value<std::string>(), "FILE")
+        ("wk", "Key projection W_k (D_kv×(G·d_k)); identity when omitted", cxxopts::value<std::string>(), "FILE")
+        ("wv", "Value projection W_v (D_kv×(G·d_v)); identity when omitted", cxxopts::value<std::string>(), "FILE")
+        ("bq", "Bias of Q: one row (or vector) of H·d_k entries", cxxopts::value<std::string>(), "FILE")
+        ("bk", "Bias of K: G·d_k entries", cxxopts::value<std::string>(), "FILE")
+        ("bv", "Bias of V: G·d_v entries", cxxopts::value<std::string>(), "FILE")
+        ("wo", "Output projection W_O ((H·d_v)×D_out): output = concat(heads)·W_O + b_O; with -x, or with "
+               "-q/-k/-v (their H heads, dimension -3, side by side)",
+         cxxopts::value<std::string>(), "FILE")
+        ("bo", "Bias of the output: D_out entries", cxxopts::value<std::string>(), "FILE")
+        ("linear-layout", "Read --wq/--wk/--wv/--wo as nn.Linear.weight (out×in), as in a PyTorch state_dict")
+        ("in-proj", "nn.MultiheadAttention's in_proj_weight (3E×E, [W_q; W_k; W_v] in nn.Linear layout); "
+                    "replaces --wq/--wk/--wv", cxxopts::value<std::string>(), "FILE")
+        ("in-proj-bias", "nn.MultiheadAttention's in_proj_bias (3E entries)", cxxopts::value<std::string>(), "FILE")
+        ("out-proj", "nn.MultiheadAttention's out_proj.weight (E×E, nn.Linear layout); replaces --wo",
+         cxxopts::value<std::string>(), "FILE")
+        ("out-proj-bias", "nn.MultiheadAttention's out_proj.bias (E entries)", cxxopts::value<std::string>(), "FILE")
+        ("q", "Queries Q (Tq×d_k, or H×Tq×d_k, or B×H×Tq×d_k)", cxxopts::value<std::string>(), "FILE")
+        ("k", "Keys K (Tk×d_k, G×Tk×d_k or B×G×Tk×d_k); leading dimensions broadcast as in torch.matmul "
+              "(equal, 1 or missing); G heads with H a multiple of G: grouped-query",
+         cxxopts::value<std::string>(), "FILE")
+        ("v", "Values V (Tk×d_v, with the leading dimensions of K); a float16 .npy K and V ('<f2') stay float16 in memory", cxxopts::value<std::string>(), "FILE")
+        ("labels", "Token labels, one per line, for the queries (and the keys when there are as many); csv and "
+                   "tsv then carry a header row and a label column, so they no longer read back as a matrix",
+         cxxopts::value<std::string>(), "FILE")
+        ("key-labels", "Token labels for the keys when they differ from the queries' (Tq != Tk)",
+         cxxopts::value<std::string>(), "FILE");
+    options.add_options("Attention")
+        ("scale", "auto = 1/sqrt(d_k) (d_k per head), none = 1, or a number",
+         cxxopts::value<std::string>()->default_value("auto"), "S")
+        ("causal", "Causal mask: top-left (default; query i sees keys j <= i, PyTorch is_causal) or "
+                   "bottom-right (j <= i + Tk - Tq, decoding with a cache). Use --causal or --causal=ALIGN",
+         cxxopts::value<std::string>()->implicit_value("top-left"), "ALIGN")
+        ("mask", "Boolean mask broadcast to (B, H, Tq, Tk), the last dimension Tk (e.g. Tq×Tk, or a (Tk,) vector for "
+                 "every query): nonzero = may attend (PyTorch SDPA polarity)", cxxopts::value<std::string>(), "FILE")
+        ("bias", "Additive bias broadcast to (B, H, Tq, Tk) as --mask, added to the scaled scores; -inf allowed",
+         cxxopts::value<std::string>(), "FILE")
+        ("lengths", "Valid keys per batch item, as a list such as 5,3 or a FILE of numbers (text or an .npy vector): "
+                    "keys at index >= the length are masked for every query (key padding; PyTorch's key_padding_mask)",
+         cxxopts::value<std::string>(), "LIST|FILE")
+        ("masked-rows", "A query row with every key masked gets: zero (weights and context 0, PyTorch >= 2.5), "
+                        "nan, or uniform (mean of V, as JAX)",
+         cxxopts::value<std::string>()->default_value("zero"), "POLICY")
+        ("normalize", "softmax, or sum (divide each row by its sum; a zero sum is an error)",
+         cxxopts::value<std::string>()->default_value("softmax"), "HOW")
+        ("show", "Comma-separated: queries, keys, values (projected, per head), scores (raw Q·Kᵀ), scaled "
+                 "(scale·Q·Kᵀ + bias, masked = -inf), weights, weights-mean (mean over heads, "
+                 "nn.MultiheadAttention's default), context (per head), output (heads concatenated, then "
+                 "W_O + b_O when given), variance (diagnostics per batch item and head). Context and output "
+                 "alone come from the fused kernel (no Tq×Tk matrix); with scores, scaled, weights or "
+                 "weights-mean they are computed through that matrix and agree with the fused result to "
+                 "float32 rounding, not bit for bit",
+         cxxopts::value<std::string>()->default_value("context"), "LIST");
+    options.add_options("Sharding (the rows computed are bitwise identical to the same rows of the whole run)")
+        ("query-rows", "Compute only query rows A to B-1 (causal masks use the global row index)",
+         cxxopts::value<std::string>(), "A:B")
+        ("batch-items", "Compute only batch items A to B-1", cxxopts::value<std::string>(), "A:B");
+    options.add_options("Pictures")
+        ("heatmap", "Draw the weights in the terminal (colour on a terminal unless NO_COLOR is set; shade "
+                    "characters otherwise; masked cells as ××), each head under a title; wider than $COLUMNS (else "
+                    "the terminal, else 80) in column blocks, as the pretty tables. Alone it replaces "
+                    "the matrices; with an explicit --show it follows pretty output or output written with -o")
+        ("svg", "Write an SVG heatmap of the weights (or of --svg-of) to FILE; several heads: a grid of heads "
+                "with one colour scale. '-' is standard output: alone it is the whole output (no matrices); with "
+                "--show the matrices go to -o", cxxopts::value<std::string>(), "FILE")
+        ("svg-of", "Matrix drawn by --svg: scores, scaled or weights",
+         cxxopts::value<std::string>()->default_value("weights"), "WHAT")
+        ("head", "Draw only head h (0-based) in --heatmap and --svg", decimal_value<int>(), "h")
+        ("batch", "Draw only batch item b (0-based) in --heatmap and --svg", decimal_value<int>(), "b");
+    // ---- interactive HTML view (src/viz/html.cpp) ----
+    options.add_options("Pictures")
+        ("html", "Write an interactive HTML view of the weights to FILE: bertviz-style head view (hover a token), "
+                 "head selector, matrix view with values, shape/scale/masking; one self-contained file, no network. "
+                 "Beyond 2^22 weights each head is max-pooled into blocks (the page says so)",
+         cxxopts::value<std::string>(), "FILE");
+    add_output_options(options);
+    add_exec_options(options);
+}
+
+// "scale 1/√d_k = 0.7071", "scale 1 (none)", "scale 0.5" for picture titles.
+std::string scale_text(const std::string& given, std::size_t d_k, float scale) {
+    char buf[96];
+    if (given == "auto") std::snprintf(buf, sizeof buf, "scale 1/\u221a%zu = %.4g", d_k, double(scale));
+    else if (given == "none") std::snprintf(buf, sizeof buf, "unscaled");
+    else std::snprintf(buf, sizeof buf, "scale %.4g", double(scale));
+    return buf;
+}
+
+std::string masking_text(const AttendInputs& in, Causal causal) {
+    std::string t;
+    if (causal != Causal::none) t = std::string("causal (") + causal_name(causal) + ")";
+    if (in.mask.rank()) t += std::string(t.empty() ? "" : " + ") + "mask";
+    if (in.bias.rank()) t += std::string(t.empty() ? "" : " + ") + "bias";
+    if (!in.lengths.empty()) t += std::string(t.empty() ? "" : " + ") + "lengths";
+    return t;
+}
+
+// A range option checked against its extent.
+Range range_option(const cxxopts::ParseResult& r, const char* opt, std::size_t extent, const char* what) {
+    if (!r.count(opt)) return {0, 0};
+    const std::string flag = std::string("--") + opt;
+    const Range range = parse_range(r[opt].as<std::string>(), flag);
+    if (range.end > extent)
+        throw UsageError("invalid " + flag + " '" + r[opt].as<std::string>() + "': there " +
+                         (extent == 1 ? "is 1 " : "are " + std::to_string(extent) + " ") + what);
+    return range;
+}
+
+}  // namespace
+
+int cmd_attend(int argc, char** argv) {
+    cxxopts::Options options("attn attend",
+                             "Scaled dot-product attention: softmax(scale·Q·Kᵀ + bias, masked)·V, per head and batch "
+                             "item.\nSelf- or cross-attention from embeddings (-x [--kv], projections, --heads, W_O: "
+                             "nn.MultiheadAttention) or\nfrom Q, K, V given directly (-q/-k/-v, any leading "
+                             "dimensions, grouped-query heads).");
+    options.custom_help("(-x FILE [--kv FILE] [--heads H] [PROJECTIONS] | -q FILE -k FILE -v FILE) [OPTIONS]");
+    declare_options(options);
+    auto parsed = parse_or_help(options, argc, argv);
+    if (!parsed) return exit_ok;
+    const auto& r = *parsed;
+    apply_exec_options(r);
+    io::OutputOptions out = output_options(r);
+    const bool heatmap = r["heatmap"].as<bool>();
+    const bool show_given = r.count("show") > 0;
+    // `--svg -` without -o or --show: the SVG is the whole of standard output. (`-o -` asks for
+    // the matrices on standard output too: that is the mix refused below, not the SVG alone.)
+    const bool matrices_to_stdout = out.path.empty() && (show_given || r.count("output"));
+    const bool svg_alone = r.count("svg") && r["svg"].as<std::string>() == "-" && out.path.empty() && !show_given &&
+                           !r.count("output");
+    // --heatmap alone draws only the picture; with --show it joins pretty (or -o) output.
+    const Show show = (heatmap || svg_alone) && !show_given ? Show{} : parse_show(r["show"].as<std::string>());
+    if (svg_alone && r.count("format"))
+        throw UsageError("--svg - alone prints no matrices, so --format has nothing to format: add --show and -o");
+    if (heatmap && !show_given && r.count("format"))
+        throw UsageError("--heatmap alone prints no matrices, so --format has nothing to format: add --show");
+    if (heatmap && !show_given && !out.path.empty())
+        throw UsageError("--heatmap alone prints no matrices, so -o has nothing to write: add --show");
+    if (heatmap && show_given && out.path.empty() && out.format != io::Format::pretty)
+        throw UsageError("--heatmap draws on standard output: combine it with --format pretty, or send the "
+                         "matrices elsewhere with -o");
+    PictureOptions pic;
+    pic.line_width = terminal_columns();
+    pic.of = r["svg-of"].as<std::string>();
+    if (pic.of != "scores" && pic.of != "scaled" && pic.of != "weights")
+        throw UsageError("invalid --svg-of '" + pic.of + "': expected scores, scaled or weights");
+    if (r.count("svg-of") && !r.count("svg")) throw UsageError("--svg-of chooses what --svg draws: --svg FILE is missing");
+    const bool svg = r.count("svg") > 0;
+    if (svg && r["svg"].as<std::string>().empty()) throw UsageError("--svg needs a file name");
+    if (svg && r["svg"].as<std::string>() == "-" && (heatmap || matrices_to_stdout))
+        throw UsageError("--svg - would mix the SVG with other output on standard output: send the matrices "
+                         "to a file with -o FILE (without --heatmap)");
+    for (const char* o : {"head", "batch"})
+        if (r.count(o) && !heatmap && !svg && !r.count("html"))
+            throw UsageError(std::string("--") + o + " chooses what --heatmap or --svg draws: neither is given");
+
+    InputNames names;
+    const AttendInputs in = read_attend_inputs(r, names);
+
+    AttendSettings s;
+    s.scale = parse_scale(r["scale"].as<std::string>(), in.d_k);
+    if (r.count("causal")) s.causal = parse_causal(r["causal"].as<std::string>());
+    s.masked_rows = parse_masked_rows(r["masked-rows"].as<std::string>());
+    s.normalize = parse_normalize(r["normalize"].as<std::string>());
+    s.rows = range_option(r, "query-rows", in.Tq, in.Tq == 1 ? "query row" : "query rows");
+    if (r.count("batch-items") && !in.batched)
+        throw UsageError("--batch-items selects batch items, but no input has a batch dimension");
+    s.items = range_option(r, "batch-items", in.batch, in.batch == 1 ? "batch item" : "batch items");
+
+    if (r.count("head")) {
+        const int h = r["head"].as<int>();
+        if (!in.head_dim) throw UsageError("--head chooses a head, but there is no head dimension (see --heads)");
+        if (h < 0 || std::size_t(h) >= in.heads)
+            throw UsageError("invalid --head " + std::to_string(h) + ": heads are 0 to " + std::to_string(in.heads - 1));
+        pic.head = h;
+    }
+    if (r.count("batch")) {
+        const int b = r["batch"].as<int>();
+        const Range items = s.items.end ? s.items : Range{0, in.batch};
+        if (!in.batched) throw UsageError("--batch chooses a batch item, but no input has a batch dimension");
+        if (b < 0 || std::size_t(b) < items.begin || std::size_t(b) >= items.end)
+            throw UsageError("invalid --batch " + std::to_string(b) + ": the batch items computed are " +
+                             std::to_string(items.begin) + " to " + std::to_string(items.end - 1));
+        pic.batch = b;
+    }
+    // One SVG element per cell: beyond this the file runs to tens of MB and no viewer helps.
+    constexpr std::size_t max_svg_cells = 512 * 512;
+    // (One matrix alone is max-pooled by svg_heatmap instead: the limit is for grids of heads.)
+    const std::size_t one_slice = (s.rows.end ? s.rows.end - s.rows.begin : in.Tq) * in.Tk;
+    if (svg && picture_cells(in, s, pic) > one_slice && picture_cells(in, s, pic) > max_svg_cells)
+        throw UsageError("--svg draws one cell per query-key pair and head: " + std::to_string(picture_cells(in, s, pic)) +
+                         " cells are more than 512x512 (choose one with --head/--batch, or fewer --query-rows)");
+    if (s.causal != Causal::none && in.Tq != in.Tk)
+        std::fprintf(stderr, "attn: note: Tq=%zu != Tk=%zu: causal mask aligned %s (query i sees keys j <= %s)\n", in.Tq,
+                     in.Tk, causal_name(s.causal), s.causal == Causal::top_left ? "i" : "i + Tk - Tq");
+
+    AttentionWants wants;
+    wants.scores = show.scores || show.variance || (svg && pic.of == "scores");
+    wants.scaled = show.scaled || (svg && pic.of == "scaled");
+    wants.weights = show.weights || show.variance || heatmap || (svg && pic.of == "weights") || r.count("html");
+    wants.weights_mean = show.weights_mean;
+    wants.context = show.context || show.output;
+    const AttendResults res = compute_attention(in, s, wants, show.keys || show.values || show.variance);
+    check_results(show, in, res, s);
+    check_masked_rows(in, s, res);
+
+    const VarianceTable variance = show.variance ? variance_table(in, s, res) : VarianceTable{};
+    const std::vector<io::Item> items = show_items(show, in, res, variance);
+    add_json_labels(out, in, res);
+    pic.scale_text = scale_text(r["scale"].as<std::string>(), in.d_k, s.scale);
+    pic.masking_text = masking_text(in, s.causal);
+    // Every output of the run goes out in one all-or-nothing step (io/output_file.hpp): when
+    // one of them fails, nothing is on standard output and no new file is left behind.
+    std::vector<io::detail::PendingFile> files;
+    if (svg) {
+        const std::string svg_path = r["svg"].as<std::string>();
+        files.push_back({svg_path == "-" ? "" : svg_path, svg_picture(in, s, res, pic)});
+    }
+    if (r.count("html")) {  // ---- interactive HTML view ----
+        const std::string& html_path = r["html"].as<std::string>();
+        if (html_path.empty() || html_path == "-") throw UsageError("--html needs a file name");
+        files.push_back({html_path, html_picture(in, s, res, pic)});
+    }
+    if (!items.empty())
+        for (auto& f : io::detail::output_files(items, out)) files.push_back(std::move(f));
+    if (heatmap)
+        files.push_back({"", (items.empty() || !out.path.empty() ? "" : "\n") +
+                                 heatmap_pictures(in, s, res, pic, viz::want_color(stdout_is_terminal()))});
+    io::detail::write_files(files);
+    report_masked_rows(res.masked_rows, s.masked_rows);
+    return exit_ok;
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,290 @@
+// attn bench: times the library's compute calls in-process on generated inputs and reports
+// medians, GFLOP/s (or elements/s), the speed-up over the scalar kernels and, with --peak,
+// the machine's FMA peak so every figure can be read as a fraction of the physical limit.
+// This file parses the options and runs the cases; see cli/cmd_bench.hpp for the rest.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "attn/error.hpp"
+#include "attn/ops.hpp"
+#include "cli/bench/cmd_bench.hpp"
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+using namespace bench;
+
+// Half of the physical memory: a case needing more is refused rather than swapped to death.
+double memory_budget() {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? 0.5 * double(pages) * double(page) : 4.0 * (1u << 30);
+}
+
+// ---- option parsing ------------------------------------------------------------------
+
+std::vector<std::string> split(const std::string& text, char sep) {
+    std::vector<std::string> parts;
+    std::stringstream ss(text);
+    for (std::string item; std::getline(ss, item, sep);) parts.push_back(item);
+    if (!text.empty() && text.back() == sep) parts.push_back("");
+    return parts;
+}
+
+std::size_t parse_dim(const std::string& text, const std::string& option) {
+    const double v = parse_number(text, option);
+    if (v < 1 || v > (1 << 20) || v != std::floor(v))
+        throw UsageError("invalid --" + option + " '" + text + "': expected whole numbers from 1 to 1048576");
+    return std::size_t(v);
+}
+
+// "N" or "AxB" or "AxBxC" or "AxBxCxD" → up to max_dims dimensions.
+std::vector<std::size_t> parse_shape(const std::string& text, std::size_t max_dims) {
+    // The tables write grouped-query shapes as BxH:GxTqxTk; G is given by --kv-heads.
+    if (max_dims == 4 && text.find(':') != std::string::npos)
+        throw UsageError("invalid --sizes entry '" + text + "': the key/value heads G of a table's BxH:GxTqxTk "
+                         "go in --kv-heads G (--sizes BxHxTqxTk)");
+    const auto parts = split(text, 'x');
+    const bool empty_part = std::any_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty(); });
+    if (parts.empty() || parts.size() > max_dims || empty_part)
+        throw UsageError("invalid --sizes entry '" + text + "': expected N or " +
+                         (max_dims == 4 ? "TqxTk or BxHxTqxTk" : max_dims == 3 ? "MxNxK" : "RxC"));
+    std::vector<std::size_t> dims;
+    for (const auto& p : parts) dims.push_back(parse_dim(p, "sizes"));
+    return dims;
+}
+
+std::vector<std::string> list_option(const cxxopts::ParseResult& r, const char* name, const char* fallback) {
+    const std::string text = r.count(name) ? r[name].as<std::string>() : fallback;
+    auto items = split(text, ',');
+    if (items.empty()) throw UsageError(std::string("invalid --") + name + " '': expected a comma-separated list");
+    return items;
+}
+
+// Cases of one set: the same op and shape, told apart only by path, K/V type, mask and bias.
+bool same_shape(const Case& a, const Case& b) {
+    return a.op == b.op && a.m == b.m && a.n == b.n && a.k == b.k && a.batch == b.batch && a.heads == b.heads &&
+           a.kv_heads == b.kv_heads && a.causal == b.causal;
+}
+
+}  // namespace
+
+int cmd_bench(int argc, char** argv) {
+    cxxopts::Options options("attn bench", "Time attn's kernels in-process on generated inputs (medians of --repeat runs)");
+    options.add_options()
+        ("op", "What to time: matmul, softmax, attention, mha (multi-head: projections, attention, W_O) or all "
+               "(default all: matmul, softmax, attention; none with --peak)",
+         cxxopts::value<std::string>(), "OP")
+        ("sizes", "Comma-separated sizes: N (square) or MxNxK for matmul, N or RxC for softmax, N, TqxTk or "
+                  "BxHxTqxTk (batch, heads) for attention and mha (defaults: matmul 256,1024,2048; softmax "
+                  "1024,4096; attention 1024,4096; mha 1x8x1024x1024)",
+         cxxopts::value<std::string>(), "LIST")
+        ("d,head-dims", "Comma-separated head dimensions for attention (default 64); also --d LIST",
+         cxxopts::value<std::string>(), "LIST")
+        ("kv-heads", "Key/value heads G for attention and mha (grouped-query; H must be a multiple; default H)",
+         decimal_value<std::size_t>(), "G")
+        ("kv-dtype", "Comma-separated element types of K and V for --op attention: f32 (default) or f16 (IEEE "
+                     "half precision, widened by the kernels tile by tile); f32,f16 times both side by side",
+         cxxopts::value<std::string>(), "LIST")
+        ("causal", "Attention with the causal mask (query i sees keys j <= i)")
+        ("fused", "Attention by the fused streaming kernel (default)")
+        ("materialized", "Attention through the Tq x Tk score matrix: Q·Kᵀ, softmax, ·V")
+        ("paths", "Comma-separated attention paths to time side by side: fused, materialized (instead of "
+                  "--fused or --materialized)", cxxopts::value<std::string>(), "LIST")
+        ("mask", "Also time each attention case with a random Tq x Tk mask (about one key in eight masked), "
+                 "shared by every head, packed into bits before the timed runs (as attend does when it reads --mask)")
+        ("bias", "Also time each attention case with a random Tq x Tk bias in [-1, 1], shared by every head")
+        ("repeat", "Timed runs per case (default 10). The cases of one shape (each path and K/V type, with and "
+                   "without --mask or --bias) run in turn, one run of each per round, and each is reported with its ratio to the "
+                   "first (the median of the per-round ratios)",
+         decimal_value<int>(), "R")
+        ("warmup", "Untimed runs before them (default 2)", decimal_value<int>(), "W")
+        ("peak", "Measure the FMA peak (GFLOP/s) for 1..threads threads and every SIMD arch, and the read "
+                 "bandwidth (GB/s, 1..threads threads) from memory (a buffer of at least 4x the last-level cache) "
+                 "and in cache; show each result as a fraction of the FMA peak, and memory-bound ones (attention "
+                 "with at most 4 query rows) as a fraction of the bandwidth: in cache when their working set is no "
+                 "larger than the in-cache buffer (32 MiB, or half the last-level cache), else from memory")
+        ("format", "table, json (hyperfine's field names) or csv (default table)", cxxopts::value<std::string>(), "FMT");
+    add_exec_options(options);
+    // cxxopts has no one-letter long options: accept the documented --d / --d=LIST as -d.
+    std::vector<std::string> args(argv, argv + argc);
+    for (auto& a : args) {
+        if (a == "--") break;
+        if (a == "--d") a = "-d";
+        else if (a.rfind("--d=", 0) == 0) a = "--head-dims=" + a.substr(4);
+    }
+    std::vector<char*> arg_ptrs;
+    for (auto& a : args) arg_ptrs.push_back(a.data());
+    const auto parsed = parse_or_help(options, argc, arg_ptrs.data());
+    if (!parsed) return exit_ok;
+    const auto& r = *parsed;
+    apply_exec_options(r);
+
+    const std::string format = r.count("format") ? r["format"].as<std::string>() : "table";
+    if (format != "table" && format != "json" && format != "csv")
+        throw UsageError("invalid --format '" + format + "': expected table, json or csv");
+    if (r["fused"].as<bool>() && r["materialized"].as<bool>()) throw UsageError("--fused and --materialized exclude each other");
+    if (r.count("paths") && (r["fused"].as<bool>() || r["materialized"].as<bool>()))
+        throw UsageError("--paths replaces --fused and --materialized: give one or the other");
+    std::vector<bool> paths;  // fused?
+    for (const auto& path : list_option(r, "paths", r["materialized"].as<bool>() ? "materialized" : "fused")) {
+        if (path != "fused" && path != "materialized")
+            throw UsageError("invalid --paths entry '" + path + "': expected fused or materialized");
+        if (std::find(paths.begin(), paths.end(), path == "fused") == paths.end()) paths.push_back(path == "fused");
+    }
+    const int repeat = r.count("repeat") ? r["repeat"].as<int>() : 10;
+    const int warmup = r.count("warmup") ? r["warmup"].as<int>() : 2;
+    if (repeat < 1 || repeat > 100000) throw UsageError("invalid --repeat " + std::to_string(repeat) + ": expected 1 to 100000");
+    if (warmup < 0 || warmup > 100000) throw UsageError("invalid --warmup " + std::to_string(warmup) + ": expected 0 to 100000");
+    const bool want_peak = r.count("peak") > 0;
+
+    std::vector<Op> ops;
+    const std::string op = r.count("op") ? r["op"].as<std::string>() : (want_peak ? "none" : "all");
+    if (op == "all") ops = {Op::matmul, Op::softmax, Op::attention};
+    else if (op == "matmul") ops = {Op::matmul};
+    else if (op == "softmax") ops = {Op::softmax};
+    else if (op == "attention") ops = {Op::attention};
+    else if (op == "mha") ops = {Op::mha};
+    else if (op != "none" || r.count("op"))
+        throw UsageError("invalid --op '" + op + "': expected matmul, softmax, attention, mha or all");
+    const bool attention_flags = r["causal"].as<bool>() || r["fused"].as<bool>() || r["materialized"].as<bool>() ||
+                                 r.count("head-dims") > 0 || r.count("kv-heads") > 0 || r.count("kv-dtype") > 0 ||
+                                 r.count("paths") > 0 || r["mask"].as<bool>() || r["bias"].as<bool>();
+    const bool has_attention = std::find(ops.begin(), ops.end(), Op::attention) != ops.end() ||
+                               std::find(ops.begin(), ops.end(), Op::mha) != ops.end();
+    if (attention_flags && !has_attention)
+        throw UsageError("--causal, --fused, --materialized, --paths, --mask, --bias, --kv-heads, --kv-dtype and --d "
+                         "apply to --op attention, mha (or all)");
+    if (r.count("kv-dtype") && std::find(ops.begin(), ops.end(), Op::attention) == ops.end())
+        throw UsageError("--kv-dtype applies to --op attention (or all): mha makes K and V in float32 with its "
+                         "projections");
+    std::vector<bool> kv_halves;  // per K/V type: float16?
+    for (const auto& t : list_option(r, "kv-dtype", "f32")) {
+        if (t != "f32" && t != "f16") throw UsageError("invalid --kv-dtype '" + t + "': expected f32, f16 or both (f32,f16)");
+        const bool half = t == "f16";
+        if (std::find(kv_halves.begin(), kv_halves.end(), half) == kv_halves.end()) kv_halves.push_back(half);
+    }
+    if (r.count("sizes") && ops.size() > 1)
+        throw UsageError("--sizes needs a single --op (sizes mean different shapes for each op)");
+
+    std::vector<std::size_t> dims_d;
+    for (const auto& d : list_option(r, "head-dims", "64")) dims_d.push_back(parse_dim(d, "d"));
+
+    std::vector<Case> cases;
+    for (Op o : ops) {
+        const char* fallback = o == Op::matmul ? "256,1024,2048" : o == Op::mha ? "1x8x1024x1024" : "1024,4096";
+        const bool attention_like = o == Op::attention || o == Op::mha;
+        for (const auto& text : list_option(r, "sizes", fallback)) {
+            const auto dims = parse_shape(text, o == Op::matmul ? 3 : attention_like ? 4 : 2);
+            if (o == Op::matmul && dims.size() == 2)
+                throw UsageError("invalid --sizes entry '" + text + "' for matmul: expected N or MxNxK");
+            if (attention_like && dims.size() == 3)
+                throw UsageError("invalid --sizes entry '" + text + "': expected N, TqxTk or BxHxTqxTk");
+            Case c{o};
+            if (attention_like && dims.size() == 4) {
+                c.batch = dims[0], c.heads = dims[1];
+                c.m = dims[2], c.n = dims[3];
+            } else {
+                c.m = dims[0];
+                c.n = dims.size() > 1 ? dims[1] : dims[0];
+                c.k = dims.size() > 2 ? dims[2] : dims[0];
+            }
+            if (!attention_like) {
+                cases.push_back(c);
+                continue;
+            }
+            c.kv_heads = r.count("kv-heads") ? r["kv-heads"].as<std::size_t>() : c.heads;
+            if (c.kv_heads == 0 || c.heads % c.kv_heads != 0)
+                throw UsageError("invalid --kv-heads " + std::to_string(c.kv_heads) + ": the " +
+                                 std::to_string(c.heads) + " heads of --sizes " + text + " must be a multiple of it");
+            c.causal = r["causal"].as<bool>();
+            // mha keeps K and V in float32 (its projections make them).
+            const std::vector<bool> halves = o == Op::attention ? kv_halves : std::vector<bool>{false};
+            for (std::size_t d : dims_d)
+                for (bool fused : paths)
+                    for (bool half : halves) {
+                        c.fused = fused;
+                        c.k = d;
+                        c.kv_half = half;
+                        c.mask = c.bias = false;
+                        cases.push_back(c);
+                        if (r["mask"].as<bool>()) c.mask = true, cases.push_back(c), c.mask = false;
+                        if (r["bias"].as<bool>()) c.bias = true, cases.push_back(c), c.bias = false;
+                    }
+        }
+    }
+
+    for (const Case& c : cases)
+        if (c.bytes() > memory_budget())
+            throw UsageError("--sizes " + c.shape() + " needs " + num(c.bytes() / (1u << 30), "%.1f") +
+                             " GiB, more than half of this machine's memory");
+    // A work cap next to the memory budget: 10^13 floating-point operations per run is about
+    // half a minute at this machine's 300 GFLOP/s, and (warm-up + repeats) runs are timed.
+    constexpr double max_flops = 1e13;
+    for (const Case& c : cases)
+        if (c.flops() > max_flops)
+            throw UsageError("--sizes " + c.shape() + " needs " + num(c.flops() / 1e9, "%.0f") +
+                             " GFLOP per run, more than the cap of 10000 GFLOP (about 30 s per run)");
+
+    const Arch arch = current_arch();
+    const unsigned threads = current_threads();
+    const bool progress = ::isatty(STDERR_FILENO) == 1;
+    std::vector<Peak> peaks;
+    BandwidthReport bandwidth;
+    if (want_peak) peaks = measure_peaks(threads, progress), bandwidth = measure_bandwidth(threads, progress);
+
+    std::vector<Result> results;
+    // Times cases [first, end) in turn; each after the first gets its ratio to the first.
+    const auto time_together = [&](std::size_t first, std::size_t end) {
+        if (progress)
+            std::fprintf(stderr, "\r[%zu/%zu] %s %s on %s, %u thread(s)...          ", end, cases.size(),
+                         op_name(cases[first].op), cases[first].shape().c_str(), arch_name(arch), threads);
+        std::vector<Timing> timings;
+        {
+            std::vector<std::function<void()>> calls;
+            for (std::size_t i = first; i < end; ++i) calls.push_back(make_call(cases[i]));
+            timings = measure_in_turn(calls, warmup, repeat);
+        }
+        for (std::size_t i = first; i < end; ++i) {
+            const Case& c = cases[i];
+            Result res{c, arch, threads, timings[i - first], std::nullopt, std::nullopt};
+            if (i > first) res.ratio = median_ratio(res.timing, timings[0]);
+            if (arch != Arch::scalar && scalar_affordable(c)) {
+                set_arch(Arch::scalar);
+                const auto call = make_call(c);
+                const Timing scalar = measure(call, std::min(warmup, 1), std::min(repeat, 3));
+                set_arch(arch);
+                res.speedup = scalar.median / res.timing.median;
+            }
+            results.push_back(std::move(res));
+        }
+    };
+    for (std::size_t first = 0, end; first < cases.size(); first = end) {
+        // A set: the cases of one shape (each path and K/V type, with and without mask or
+        // bias). They are timed in turn when their inputs fit in memory together, else one
+        // at a time, without ratios.
+        double set_bytes = cases[first].bytes();
+        for (end = first + 1; end < cases.size() && same_shape(cases[end], cases[first]); ++end)
+            set_bytes += cases[end].bytes();
+        if (set_bytes <= memory_budget()) time_together(first, end);
+        else
+            for (std::size_t i = first; i < end; ++i) time_together(i, i + 1);
+    }
+    if (progress) std::fprintf(stderr, "\r%70s\r", "");
+
+    if (format == "json") print_json(results, peaks, bandwidth);
+    else if (format == "csv") print_csv(results, peaks, bandwidth);
+    else print_table(results, peaks, bandwidth);
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw RuntimeFailure("cannot write the results to standard output");
+    return exit_ok;
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,192 @@
+// attn bench: the timed cases — their shapes, work and memory, and the library call each
+// one makes on seeded random inputs.
+#include <cmath>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "attn/attention.hpp"
+#include "attn/error.hpp"
+#include "attn/half.hpp"
+#include "attn/mask_bits.hpp"
+#include "attn/multihead.hpp"
+#include "cli/bench/cmd_bench.hpp"
+
+namespace attn::cli::bench {
+
+const char* op_name(Op op) {
+    switch (op) {
+        case Op::matmul: return "matmul";
+        case Op::softmax: return "softmax";
+        case Op::attention: return "attention";
+        case Op::mha: return "mha";
+    }
+    return "?";
+}
+
+std::string Case::shape() const {
+    std::string s = std::to_string(m) + "x" + std::to_string(n);
+    if (op == Op::softmax) return s;
+    s += "x" + std::to_string(k);
+    if (!batched()) return s;
+    // B x H[:G] x Tq x Tk x d
+    std::string heads = std::to_string(this->heads);
+    if (kv_heads != this->heads) heads += ":" + std::to_string(kv_heads);
+    return std::to_string(batch) + "x" + heads + "x" + s;
+}
+
+double Case::flops() const {
+    const double M = double(m), N = double(n), K = double(k), B = double(batch), H = double(heads),
+                 G = double(kv_heads);
+    if (op == Op::matmul) return 2.0 * M * N * K;
+    if (op == Op::softmax) return 0.0;
+    const double attention = 4.0 * B * H * M * N * K;
+    if (op == Op::attention) return attention;
+    const double E = H * K;  // model width: H heads of d
+    // Q, K, V projections, attention, W_O.
+    return 2.0 * B * M * E * (H * K) + 2.0 * B * N * E * (2.0 * G * K) + attention + 2.0 * B * M * (H * K) * E;
+}
+
+double Case::bytes() const {
+    const double M = double(m), N = double(n), K = double(k);
+    if (op == Op::matmul) return 4.0 * (M * K + K * N + M * N);
+    if (op == Op::softmax) return 4.0 * 2.0 * M * N;
+    const double B = double(batch), H = double(heads), G = double(kv_heads);
+    // Q, K, V, O (+ S, P per head when materialised); mha adds X, the projections and W.
+    const double kv = kv_half ? 2.0 : 4.0;  // bytes per K/V element
+    double b = 4.0 * B * (2.0 * H * M * K + (fused ? 0.0 : 3.0 * H * M * N)) + kv * B * 2.0 * G * N * K;
+    b += 4.0 * M * N * (double(mask) + double(bias));
+    if (op == Op::mha) b += 4.0 * (B * (M + N) * H * K * 2.0 + 4.0 * H * K * H * K);
+    return b;
+}
+
+bool Case::memory_bound() const { return op == Op::attention && fused && m <= decode_max_rows; }
+
+double Case::moved_bytes() const {
+    const double B = double(batch), H = double(heads), G = double(kv_heads), M = double(m), N = double(n), K = double(k);
+    return (kv_half ? 2.0 : 4.0) * B * 2.0 * G * N * K + 4.0 * B * 2.0 * H * M * K;
+}
+
+namespace {
+
+Matrix random_matrix(std::size_t rows, std::size_t cols, std::mt19937& gen) {
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    Matrix M(rows, cols);
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c) M(r, c) = dist(gen);
+    return M;
+}
+
+std::shared_ptr<Tensor> random_tensor(const Shape& shape, std::mt19937& gen, float range = 1.0f) {
+    std::uniform_real_distribution<float> dist(-range, range);
+    auto t = std::make_shared<Tensor>(shape);
+    for (std::size_t s = 0; s < t->slices(); ++s)
+        for (std::size_t r = 0; r < t->rows(); ++r)
+            for (std::size_t c = 0; c < t->cols(); ++c) t->slice_data(s)[r * t->row_stride() + c] = dist(gen);
+    return t;
+}
+
+// A Tq×Tk mask with about one key in eight masked (0) and the rest 1, or a bias in [-1, 1].
+std::shared_ptr<Tensor> random_mask(std::size_t rows, std::size_t cols, std::mt19937& gen) {
+    auto t = std::make_shared<Tensor>(Shape{rows, cols});
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c) t->data()[r * t->row_stride() + c] = gen() % 8 == 0 ? 0.0f : 1.0f;
+    return t;
+}
+
+std::function<void()> batched_call(const Case& c, std::mt19937& gen) {
+    AttentionSpec spec;
+    spec.causal = c.causal ? Causal::top_left : Causal::none;
+    // One Tq×Tk mask / bias broadcast to every batch item and head (stride 0).
+    // The mask is packed into bits here, outside the timed call, as a caller that reuses one
+    // mask does (Q, K and V are made here too).
+    auto mask = c.mask ? std::make_shared<const MaskBits>(random_mask(c.m, c.n, gen)->view()) : nullptr;
+    auto bias = c.bias ? random_tensor({c.m, c.n}, gen) : nullptr;
+    auto views = std::make_shared<std::pair<TensorView, TensorView>>(TensorView{}, bias ? bias->view() : TensorView{});
+    spec.mask_bits = mask.get();
+    spec.bias = bias ? &views->second : nullptr;
+    AttentionWants wants;
+    wants.weights = !c.fused;
+    if (c.op == Op::attention && c.kv_half) {
+        // The same draws as float32, rounded to float16 (K and V stay float16 in memory).
+        auto Q = random_tensor({c.batch, c.heads, c.m, c.k}, gen);
+        auto K = std::make_shared<HalfTensor>(to_half(random_tensor({c.batch, c.kv_heads, c.n, c.k}, gen)->view()));
+        auto V = std::make_shared<HalfTensor>(to_half(random_tensor({c.batch, c.kv_heads, c.n, c.k}, gen)->view()));
+        return [Q, K, V, spec, wants, mask, bias, views] {
+            const BatchedAttention r = batched_attention(Q->view(), K->view(), V->view(), spec, wants);
+            if (r.fused != !wants.weights) throw RuntimeFailure("bench: attention took an unexpected path");
+        };
+    }
+    if (c.op == Op::attention) {
+        auto Q = random_tensor({c.batch, c.heads, c.m, c.k}, gen);
+        auto K = random_tensor({c.batch, c.kv_heads, c.n, c.k}, gen);
+        auto V = random_tensor({c.batch, c.kv_heads, c.n, c.k}, gen);
+        return [Q, K, V, spec, wants, mask, bias, views] {
+            const BatchedAttention r = batched_attention(Q->view(), K->view(), V->view(), spec, wants);
+            if (r.fused != !wants.weights) throw RuntimeFailure("bench: attention took an unexpected path");
+        };
+    }
+    // mha: X (B, Tq, E) and, when Tk != Tq, a separate key/value source (B, Tk, E).
+    const std::size_t E = c.heads * c.k;
+    auto X = random_tensor({c.batch, c.m, E}, gen);
+    auto Xkv = c.n != c.m ? random_tensor({c.batch, c.n, E}, gen) : nullptr;
+    const float w = 1.0f / std::sqrt(float(E));
+    auto Wq = random_tensor({E, c.heads * c.k}, gen, w), Wk = random_tensor({E, c.kv_heads * c.k}, gen, w),
+         Wv = random_tensor({E, c.kv_heads * c.k}, gen, w), Wo = random_tensor({c.heads * c.k, E}, gen, w);
+    const std::size_t H = c.heads, G = c.kv_heads;
+    return [X, Xkv, Wq, Wk, Wv, Wo, H, G, spec, wants, mask, bias, views] {
+        const TensorView q = Wq->view(), k = Wk->view(), v = Wv->view(), o = Wo->view();
+        MultiheadWeights mw;
+        mw.heads = H, mw.kv_heads = G;
+        mw.wq = &q, mw.wk = &k, mw.wv = &v, mw.wo = &o;
+        const TensorView xkv = Xkv ? Xkv->view() : TensorView{};
+        const Multihead r = multihead_attention(X->view(), Xkv ? &xkv : nullptr, mw, spec, wants);
+        if (r.attention.fused != !wants.weights) throw RuntimeFailure("bench: mha took an unexpected path");
+    };
+}
+
+}  // namespace
+
+std::function<void()> make_call(const Case& c) {
+    std::mt19937 gen(12345);
+    if (c.op == Op::matmul) {
+        auto A = std::make_shared<Matrix>(random_matrix(c.m, c.k, gen));
+        auto B = std::make_shared<Matrix>(random_matrix(c.k, c.n, gen));
+        auto C = std::make_shared<Matrix>(c.m, c.n);
+        return [A, B, C] { matmul(*A, *B, *C); };
+    }
+    if (c.op == Op::softmax) {
+        auto S0 = std::make_shared<Matrix>(random_matrix(c.m, c.n, gen));
+        auto S = std::make_shared<Matrix>(*S0);
+        // Copying the input back is part of the timed call (a memcpy, small next to exp).
+        return [S0, S] {
+            for (std::size_t r = 0; r < S->rows(); ++r) std::copy(S0->row(r), S0->row(r) + S0->cols(), S->row(r));
+            normalize_rows(*S, Normalization::softmax, MaskedRowPolicy::zero);
+        };
+    }
+    // With a mask: the engine with the mask packed beforehand (attend() packs it in the call).
+    if (c.batched() || c.kv_half || c.mask) return batched_call(c, gen);
+    auto Q = std::make_shared<Matrix>(random_matrix(c.m, c.k, gen));
+    auto K = std::make_shared<Matrix>(random_matrix(c.n, c.k, gen));
+    auto V = std::make_shared<Matrix>(random_matrix(c.n, c.k, gen));
+    // The pipeline a user runs: attn::attend. Asking for the weights forces the materialised
+    // path (Q·Kᵀ, scale/mask, softmax, ·V); the context alone takes the fused one.
+    AttentionOptions opt;
+    opt.score_mask.scale = 1.0f / std::sqrt(float(c.k));
+    opt.score_mask.causal = c.causal ? Causal::top_left : Causal::none;
+    std::shared_ptr<Matrix> bias;
+    if (c.bias) bias = std::make_shared<Matrix>(random_matrix(c.m, c.n, gen));
+    opt.score_mask.bias = bias.get();
+    AttentionWants wants;
+    wants.weights = !c.fused;
+    return [Q, K, V, opt, wants, bias] {
+        const AttentionResult r = attend(*Q, *K, *V, opt, wants);
+        if (r.fused != !wants.weights) throw RuntimeFailure("bench: attend took an unexpected path");
+    };
+}
+
+bool scalar_affordable(const Case& c) {
+    return c.op == Op::softmax ? c.elements() <= 16.0 * 1024 * 1024 : c.flops() <= 6e8;
+}
+
+}  // namespace attn::cli::bench

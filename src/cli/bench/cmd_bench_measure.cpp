@@ -1,0 +1,289 @@
+// attn bench: the clock (medians, CPU time) and the FMA peak probes of the arch table.
+#include <sys/resource.h>
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/bench/cmd_bench.hpp"
+#include "runtime/system_memory.hpp"
+#include "kernels/kernel_table.hpp"
+
+namespace attn::cli::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Timing summarize(std::vector<double> times) {
+    Timing t;
+    t.times = times;
+    std::sort(times.begin(), times.end());
+    const std::size_t n = times.size();
+    t.min = times.front();
+    t.max = times.back();
+    t.median = n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+    for (double x : times) t.mean += x;
+    t.mean /= double(n);
+    for (double x : times) t.stddev += (x - t.mean) * (x - t.mean);
+    t.stddev = n > 1 ? std::sqrt(t.stddev / double(n - 1)) : 0.0;  // sample stddev, as hyperfine
+    return t;
+}
+
+// CPU seconds (user, system) used so far by the whole process.
+std::pair<double, double> cpu_seconds() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    auto sec = [](const timeval& tv) { return double(tv.tv_sec) + 1e-6 * double(tv.tv_usec); };
+    return {sec(u.ru_utime), sec(u.ru_stime)};
+}
+
+}  // namespace
+
+std::vector<Timing> measure_in_turn(const std::vector<std::function<void()>>& calls, int warmup, int repeat) {
+    for (int i = 0; i < warmup; ++i)
+        for (const auto& call : calls) call();
+    std::vector<std::vector<double>> times(calls.size());
+    std::vector<std::pair<double, double>> cpu(calls.size());
+    for (int i = 0; i < repeat; ++i)
+        for (std::size_t c = 0; c < calls.size(); ++c) {
+            const auto cpu0 = cpu_seconds();
+            const auto t0 = Clock::now();
+            calls[c]();
+            times[c].push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+            const auto cpu1 = cpu_seconds();
+            cpu[c].first += cpu1.first - cpu0.first;
+            cpu[c].second += cpu1.second - cpu0.second;
+        }
+    std::vector<Timing> result;
+    for (std::size_t c = 0; c < calls.size(); ++c) {
+        result.push_back(summarize(std::move(times[c])));
+        result.back().user = cpu[c].first / repeat;
+        result.back().system = cpu[c].second / repeat;
+    }
+    return result;
+}
+
+double median_ratio(const Timing& t, const Timing& base) {
+    std::vector<double> ratios;
+    for (std::size_t r = 0; r < t.times.size() && r < base.times.size(); ++r) ratios.push_back(t.times[r] / base.times[r]);
+    return summarize(std::move(ratios)).median;
+}
+
+Timing measure(const std::function<void()>& call, int warmup, int repeat) {
+    for (int i = 0; i < warmup; ++i) call();
+    std::vector<double> times;
+    const auto cpu0 = cpu_seconds();
+    for (int i = 0; i < repeat; ++i) {
+        const auto t0 = Clock::now();
+        call();
+        times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    }
+    const auto cpu1 = cpu_seconds();
+    Timing t = summarize(std::move(times));
+    t.user = (cpu1.first - cpu0.first) / repeat;
+    t.system = (cpu1.second - cpu0.second) / repeat;
+    return t;
+}
+
+namespace {
+
+using PeakFn = float (*)(std::uint64_t, float);
+
+std::atomic<float> g_sink{0.0f};  // keeps the probes' results alive
+
+// All `threads` threads start together and run the probe for about `seconds`; the peak is
+// the total flops over the slowest thread's time. Best of 3.
+// CPU seconds the calling thread has run (not waited for a core).
+double thread_cpu_seconds() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+// The peak by the wall clock and per CPU-second of each thread (what a core delivers while
+// it runs the probe: on a machine shared with other work the two differ).
+std::pair<double, double> measure_peak(PeakFn probe, std::size_t lanes, unsigned threads, double seconds) {
+    const double flops_per_iteration = 12.0 * double(lanes) * 2.0;
+    // Calibrate on one thread.
+    std::uint64_t iterations = 1u << 20;
+    for (;;) {
+        const auto t0 = Clock::now();
+        g_sink = g_sink + probe(iterations, 1.0f);
+        const double t = std::chrono::duration<double>(Clock::now() - t0).count();
+        if (t > 0.02) {
+            iterations = std::uint64_t(double(iterations) * seconds / t) + 1;
+            break;
+        }
+        iterations *= 4;
+    }
+    double best = 0.0, best_cpu = 0.0;
+    for (int trial = 0; trial < 3; ++trial) {
+        std::atomic<unsigned> ready{0};
+        std::atomic<bool> go{false};
+        std::vector<double> elapsed(threads), cpu(threads);
+        std::vector<std::thread> pool;
+        for (unsigned t = 0; t < threads; ++t)
+            pool.emplace_back([&, t] {
+                ready.fetch_add(1);
+                while (!go.load()) std::this_thread::yield();
+                const auto t0 = Clock::now();
+                const double c0 = thread_cpu_seconds();
+                const float r = probe(iterations, 1.0f + float(t));
+                cpu[t] = thread_cpu_seconds() - c0;
+                elapsed[t] = std::chrono::duration<double>(Clock::now() - t0).count();
+                g_sink = g_sink + r;
+            });
+        while (ready.load() < threads) std::this_thread::yield();
+        go = true;
+        for (auto& th : pool) th.join();
+        const double slowest = *std::max_element(elapsed.begin(), elapsed.end());
+        best = std::max(best, flops_per_iteration * double(iterations) * threads / slowest * 1e-9);
+        double cpu_total = 0.0;
+        for (double c : cpu) cpu_total += c;
+        if (cpu_total > 0) best_cpu = std::max(best_cpu, flops_per_iteration * double(iterations) * threads / cpu_total * 1e-9);
+    }
+    return {best, best_cpu};
+}
+
+}  // namespace
+
+namespace {
+
+// Sum of n floats by the read probe of the best SIMD arch this CPU runs (its widest loads,
+// 8 accumulators in registers: the loop is not the limit, memory is); plain C++ without one.
+float sum_floats(const float* p, std::size_t n) {
+    const kernels::KernelSet& k = kernels::table_of(best_arch());
+    if (k.read_sum) return k.read_sum(p, n);
+    float acc[16] = {}, s = 0.0f;
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (std::size_t j = 0; j < 16; ++j) acc[j] += p[i + j];
+    for (float a : acc) s += a;
+    for (; i < n; ++i) s += p[i];
+    return s;
+}
+
+}  // namespace
+
+namespace {
+
+// "266240K", "32M", "1024" (bytes) as in sysfs cache sizes; "22582456 kB" as in /proc/meminfo.
+std::size_t parse_size(const std::string& text) {
+    std::size_t v = 0, i = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') v = v * 10 + std::size_t(text[i++] - '0');
+    while (i < text.size() && text[i] == ' ') ++i;
+    if (i < text.size() && (text[i] == 'K' || text[i] == 'k')) v <<= 10;
+    else if (i < text.size() && (text[i] == 'M' || text[i] == 'm')) v <<= 20;
+    else if (i < text.size() && (text[i] == 'G' || text[i] == 'g')) v <<= 30;
+    return v;
+}
+
+std::string read_first_line(const std::string& path) {
+    std::ifstream f(path);
+    std::string line;
+    std::getline(f, line);
+    return line;
+}
+
+// Median GB/s of 7 runs of `threads` threads summing n floats of buffer, each its slice.
+double probe_read(const float* buffer, std::size_t n, unsigned threads) {
+    std::vector<double> rates;
+    for (int run = 0; run < 7; ++run) {
+        std::vector<std::thread> pool;
+        std::atomic<unsigned> ready{0};
+        std::atomic<bool> go{false};
+        for (unsigned w = 0; w < threads; ++w)
+            pool.emplace_back([&, w] {
+                const std::size_t b = n * w / threads, e = n * (w + 1) / threads;
+                ready.fetch_add(1);
+                while (!go.load()) std::this_thread::yield();
+                g_sink = g_sink + sum_floats(buffer + b, e - b);
+            });
+        while (ready.load() < threads) std::this_thread::yield();
+        const auto start = Clock::now();
+        go = true;
+        for (auto& th : pool) th.join();
+        const double secs = std::chrono::duration<double>(Clock::now() - start).count();
+        rates.push_back(double(n * sizeof(float)) / secs * 1e-9);
+    }
+    std::sort(rates.begin(), rates.end());
+    return rates[rates.size() / 2];
+}
+
+}  // namespace
+
+std::size_t last_level_cache_bytes() {
+    std::size_t best_level = 0, size = 0;
+    for (int i = 0; i < 16; ++i) {
+        const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+        const std::string level = read_first_line(dir + "level"), type = read_first_line(dir + "type");
+        if (level.empty()) break;
+        if (type == "Instruction") continue;
+        const std::size_t l = parse_size(level), bytes = parse_size(read_first_line(dir + "size"));
+        if (l >= best_level && bytes > 0) best_level = l, size = bytes;
+    }
+    return size;
+}
+
+std::optional<double> BandwidthReport::fair_gbps(unsigned threads, double working_set, bool* in_cache) const {
+    for (const Bandwidth& b : rows) {
+        if (b.threads != threads) continue;
+        // Only a working set no larger than the in-cache probe is known to be read at that
+        // speed: a guest's last-level cache (sysfs) is shared with other guests, and 64 MiB
+        // ran at the memory speed on a machine whose sysfs said 260 MiB.
+        // Q and the output add a few KiB to a K/V of the probe's size: 1/16 of slack.
+        const bool fits = cache_bytes > 0 && working_set <= double(cache_bytes) * (1.0 + 1.0 / 16);
+        if (in_cache) *in_cache = fits;
+        return fits ? b.cache_gbps : b.memory_gbps;
+    }
+    return std::nullopt;
+}
+
+BandwidthReport measure_bandwidth(unsigned threads, bool progress) {
+    BandwidthReport r;
+    r.llc_bytes = last_level_cache_bytes();
+    constexpr std::size_t MiB = std::size_t(1) << 20;
+    // Memory: 4× the last-level cache (1 GiB when unknown), at least 256 MiB, at most 2 GiB
+    // and a quarter of the available memory.
+    std::size_t mem = r.llc_bytes ? std::clamp(4 * r.llc_bytes, 256 * MiB, 2048 * MiB) : 1024 * MiB;
+    if (const std::size_t avail = meminfo_bytes("MemAvailable:"); avail > 0) mem = std::min(mem, std::max(avail / 4, 64 * MiB));
+    r.memory_bytes = mem / MiB * MiB;
+    // In cache: 32 MiB (a 1×32768×128 K/V in float32), or half the last-level cache if smaller.
+    r.cache_bytes = r.llc_bytes ? std::min(32 * MiB, r.llc_bytes / 2) / 4096 * 4096 : 32 * MiB;
+    for (const bool memory : {true, false}) {
+        const std::size_t n = (memory ? r.memory_bytes : r.cache_bytes) / sizeof(float);
+        std::vector<float> buffer(n, 1.0f);  // written once: every page is mapped before timing
+        for (unsigned t = 1; t <= threads; ++t) {
+            if (progress)
+                std::fprintf(stderr, "\rmeasuring the read bandwidth (%s): %u thread(s)...   ", memory ? "memory" : "in cache", t);
+            if (!memory) g_sink = g_sink + sum_floats(buffer.data(), n);  // into the cache
+            const double gbps = probe_read(buffer.data(), n, t);
+            if (memory) r.rows.push_back({t, gbps, 0.0});
+            else r.rows[t - 1].cache_gbps = gbps;
+        }
+    }
+    return r;
+}
+
+std::vector<Peak> measure_peaks(unsigned threads, bool progress) {
+    std::vector<Peak> peaks;
+    for (const kernels::KernelSet& k : kernels::compiled_kernel_sets()) {
+        if (!k.fma_peak || !arch_supported(k.arch)) continue;
+        for (unsigned t = 1; t <= threads; ++t) {
+            if (progress) std::fprintf(stderr, "\rmeasuring the FMA peak: %s, %u thread(s)...   ", arch_name(k.arch), t);
+            const auto [wall, cpu] = measure_peak(k.fma_peak, k.lanes, t, 0.25);
+            peaks.push_back({k.arch, t, wall, cpu});
+        }
+    }
+    return peaks;
+}
+
+}  // namespace attn::cli::bench

@@ -1,0 +1,228 @@
+// attn bench: the results as a table, CSV or JSON (hyperfine's field names).
+#include <cstdio>
+#include <string>
+
+#include "cli/bench/cmd_bench.hpp"
+
+namespace attn::cli::bench {
+
+std::string num(double v, const char* fmt) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, v);
+    return buf;
+}
+
+namespace {
+
+std::optional<double> peak_for(const std::vector<Peak>& peaks, Arch arch, unsigned threads) {
+    for (const auto& p : peaks)
+        if (p.arch == arch && p.threads == threads) return p.gflops;
+    return std::nullopt;
+}
+
+// The result's flops per CPU-second over the probe's: the fraction of the peak the kernel
+// reaches while it runs, which holds on a machine shared with other work.
+std::optional<double> cpu_fraction(const std::vector<Peak>& peaks, const Result& r) {
+    const double cpu = r.timing.user + r.timing.system;
+    if (r.c.flops() <= 0 || cpu <= 0) return std::nullopt;
+    for (const auto& p : peaks)
+        if (p.arch == r.arch && p.threads == r.threads && p.cpu_gflops > 0)
+            return r.c.flops() / cpu * 1e-9 / p.cpu_gflops;
+    return std::nullopt;
+}
+
+double mib(std::size_t bytes) { return double(bytes) / double(1u << 20); }
+
+}  // namespace
+
+void print_table(const std::vector<Result>& results, const std::vector<Peak>& peaks,
+                 const BandwidthReport& bandwidth) {
+    if (!peaks.empty()) {
+        std::printf("FMA peak (12 independent FMA chains per thread):\n");
+        std::printf("  %-8s %7s %10s %14s\n", "arch", "threads", "GFLOP/s", "per CPU-second");
+        for (const auto& p : peaks)
+            std::printf("  %-8s %7u %10.1f %14.1f\n", arch_name(p.arch), p.threads, p.gflops, p.cpu_gflops);
+        if (!results.empty() || !bandwidth.rows.empty()) std::printf("\n");
+    }
+    if (!bandwidth.rows.empty()) {
+        std::printf("Read bandwidth (vector sum, median of 7 runs; last-level cache %s):\n",
+                    bandwidth.llc_bytes ? (num(mib(bandwidth.llc_bytes), "%.0f") + " MiB").c_str() : "unknown");
+        std::printf("  %7s %14s %14s\n", "threads", "memory GB/s", "in cache GB/s");
+        for (const auto& b : bandwidth.rows) std::printf("  %7u %14.1f %14.1f\n", b.threads, b.memory_gbps, b.cache_gbps);
+        std::printf("  memory: a %s MiB buffer (at least 4x the last-level cache); in cache: a %s MiB buffer read "
+                    "again and again.\n",
+                    num(mib(bandwidth.memory_bytes), "%.0f").c_str(), num(mib(bandwidth.cache_bytes), "%.0f").c_str());
+        if (!results.empty()) std::printf("\n");
+    }
+    if (results.empty()) return;
+    // The op column names the case: op, then /mat, /c, /f16, /mask, /bias as they apply.
+    const auto label_of = [](const Result& r) {
+        std::string label = op_name(r.c.op);
+        if (r.c.op == Op::attention || r.c.op == Op::mha) {
+            label += r.c.fused ? "" : "/mat";
+            if (r.c.causal) label += "/c";
+            if (r.c.kv_half) label += "/f16";
+            if (r.c.mask) label += "/mask";
+            if (r.c.bias) label += "/bias";
+        }
+        return label;
+    };
+    int lw = 18, sw = 16;  // the columns widen for the longest label and shape
+    for (const auto& r : results) lw = std::max(lw, int(label_of(r).size())), sw = std::max(sw, int(r.c.shape().size()));
+    std::printf("%-*s %-*s %-7s %3s %11s %11s %11s %9s %11s %9s %7s %8s %6s\n", lw, "op", sw, "shape", "arch", "thr",
+                "median s", "min s", "max s", "GFLOP/s", "elements/s", "vs scalar", "% peak", "% (cpu)", "ratio");
+    bool any_attention = false, any_causal = false, any_ratio = false;
+    for (const auto& r : results) {
+        const double g = r.c.flops() / r.timing.median * 1e-9;
+        const std::string label = label_of(r);
+        any_attention = any_attention || r.c.op == Op::attention || r.c.op == Op::mha;
+        any_causal = any_causal || ((r.c.op == Op::attention || r.c.op == Op::mha) && r.c.causal);
+        const auto peak = peak_for(peaks, r.arch, r.threads);
+        const auto cpu = cpu_fraction(peaks, r);
+        any_ratio = any_ratio || r.ratio;
+        std::printf("%-*s %-*s %-7s %3u %11.6f %11.6f %11.6f %9s %11s %9s %7s %8s %6s\n", lw, label.c_str(), sw,
+                    r.c.shape().c_str(),
+                    arch_name(r.arch), r.threads, r.timing.median, r.timing.min, r.timing.max,
+                    r.c.flops() > 0 ? num(g, "%.1f").c_str() : "-",
+                    r.c.op == Op::softmax ? num(r.c.elements() / r.timing.median, "%.3g").c_str() : "-",
+                    r.speedup ? num(*r.speedup, "%.1fx").c_str() : "-",
+                    peak && r.c.flops() > 0 ? num(100.0 * g / *peak, "%.0f%%").c_str() : "-",
+                    cpu ? num(100.0 * *cpu, "%.0f%%").c_str() : "-", r.ratio ? num(*r.ratio, "%.2fx").c_str() : "-");
+    }
+    bool any_memory_bound = false;
+    for (const auto& r : results) any_memory_bound = any_memory_bound || r.c.memory_bound();
+    if (any_memory_bound) {
+        std::printf("\nmemory-bound (few query rows: reading K and V is the limit):\n");
+        std::printf("%-*s %-*s %-7s %3s %11s %9s %9s %7s %9s\n", lw, "op", sw, "shape", "arch", "thr", "median s", "MiB",
+                    "GB/s", "% bw", "vs");
+        for (const auto& r : results) {
+            if (!r.c.memory_bound()) continue;
+            const double gbps = r.c.moved_bytes() / r.timing.median * 1e-9;
+            bool in_cache = false;
+            const auto bw = bandwidth.fair_gbps(r.threads, r.c.moved_bytes(), &in_cache);
+            const std::string label = std::string(op_name(r.c.op)) + (r.c.kv_half ? "/f16" : "");
+            std::printf("%-*s %-*s %-7s %3u %11.6f %9.1f %9.1f %7s %9s\n", lw, label.c_str(), sw, r.c.shape().c_str(),
+                        arch_name(r.arch), r.threads, r.timing.median, r.c.moved_bytes() / double(1u << 20), gbps,
+                        bw ? num(100.0 * gbps / *bw, "%.0f%%").c_str() : "-", bw ? (in_cache ? "in cache" : "memory") : "-");
+        }
+        std::printf("MiB: the working set (K, V, Q and the output); GB/s: it over the median; %% bw: over the measured "
+                    "read bandwidth (--peak) for that many threads, in cache when the working set is no larger than "
+                    "the in-cache buffer (it then stays in the cache between runs), else from memory (vs).\n");
+    }
+    std::printf("\nshapes: matmul MxNxK (A is MxK); softmax rows x cols; attention Tq x Tk x d, or B x H[:G] x Tq x Tk x d "
+                "(batch, heads[:key/value heads]); mha also projects X (B x Tq x H*d) and applies W_O.\n");
+    if (!peaks.empty())
+        std::printf("%% peak: GFLOP/s over the FMA peak by the wall clock; %% (cpu): flops per CPU-second over the "
+                    "peak's (what the cores reach while they run: the figure that holds on a shared machine).\n");
+    if (any_attention)
+        std::printf("attention GFLOP/s count 4*Tq*Tk*d (both products), dense even when causal%s; /mat = materialized; "
+                    "/mask, /bias = with a random Tq x Tk mask or bias.\n",
+                    any_causal ? " (/c)" : "");
+    if (any_ratio)
+        std::printf("ratio: the median over rounds of the case's time over the first case of its shape (above it). "
+                    "Cases of one shape are timed in turn, one run of each per round.\n");
+}
+
+void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peaks,
+               const BandwidthReport& bandwidth) {
+    // The columns json has too; new ones go last, so that scripts reading by position keep working.
+    std::printf("op,shape,arch,threads,causal,fused,median,min,max,mean,stddev,gflops,elements_per_s,speedup_vs_scalar,"
+                "fraction_of_peak,user,system,fraction_of_peak_cpu,kv_dtype,mask,bias,ratio,gb_per_s_moved,"
+                "fraction_of_bandwidth,bandwidth_compared\n");
+    for (const auto& p : peaks)
+        std::printf("fma_peak,,%s,%u,,,,,,,,%s,,,,,,,,,,,,,\n", arch_name(p.arch), p.threads, num(p.gflops).c_str());
+    // --peak's read bandwidth: one row per thread count and probe, its GB/s in gb_per_s_moved.
+    for (const auto& b : bandwidth.rows) {
+        std::printf("read_bandwidth,memory,,%u,,,,,,,,,,,,,,,,,,,%s,,\n", b.threads, num(b.memory_gbps).c_str());
+        std::printf("read_bandwidth,in_cache,,%u,,,,,,,,,,,,,,,,,,,%s,,\n", b.threads, num(b.cache_gbps).c_str());
+    }
+    for (const auto& r : results) {
+        const double g = r.c.flops() / r.timing.median * 1e-9;
+        const auto peak = peak_for(peaks, r.arch, r.threads);
+        const bool att = (r.c.op == Op::attention || r.c.op == Op::mha);
+        const auto cpu = cpu_fraction(peaks, r);
+        std::string moved = ",,";  // gb_per_s_moved, fraction_of_bandwidth, bandwidth_compared
+        if (r.c.memory_bound()) {
+            const double gbps = r.c.moved_bytes() / r.timing.median * 1e-9;
+            bool in_cache = false;
+            const auto bw = bandwidth.fair_gbps(r.threads, r.c.moved_bytes(), &in_cache);
+            moved = num(gbps) + "," + (bw ? num(gbps / *bw) + "," + (in_cache ? "in cache" : "memory") : ",");
+        }
+        std::printf("%s,%s,%s,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", op_name(r.c.op), r.c.shape().c_str(),
+                    arch_name(r.arch), r.threads, att ? (r.c.causal ? "true" : "false") : "",
+                    att ? (r.c.fused ? "true" : "false") : "", num(r.timing.median).c_str(),
+                    num(r.timing.min).c_str(), num(r.timing.max).c_str(), num(r.timing.mean).c_str(),
+                    num(r.timing.stddev).c_str(), r.c.flops() > 0 ? num(g).c_str() : "",
+                    r.c.op == Op::softmax ? num(r.c.elements() / r.timing.median).c_str() : "",
+                    r.speedup ? num(*r.speedup).c_str() : "", peak && r.c.flops() > 0 ? num(g / *peak).c_str() : "",
+                    num(r.timing.user).c_str(), num(r.timing.system).c_str(), cpu ? num(*cpu).c_str() : "",
+                    att ? (r.c.kv_half ? "f16" : "f32") : "", att ? (r.c.mask ? "true" : "false") : "",
+                    att ? (r.c.bias ? "true" : "false") : "", r.ratio ? num(*r.ratio).c_str() : "", moved.c_str());
+    }
+}
+
+void print_json(const std::vector<Result>& results, const std::vector<Peak>& peaks,
+                const BandwidthReport& bandwidth) {
+    std::printf("{\n  \"machine\": {\"online_cores\": %u, \"best_arch\": \"%s\"},\n", online_cores(),
+                arch_name(best_arch()));
+    std::printf("  \"flops_note\": \"matmul 2*M*N*K; attention 4*B*H*Tq*Tk*d, dense even when causal; mha adds "
+                "2*B*Tq*E*H*d + 2*B*Tk*E*2*G*d + 2*B*Tq*H*d*E (E = H*d)\",\n");
+    std::printf("  \"peak\": [");
+    for (std::size_t i = 0; i < peaks.size(); ++i)
+        std::printf("%s\n    {\"arch\": \"%s\", \"threads\": %u, \"gflops\": %s, \"gflops_per_cpu_second\": %s}",
+                    i ? "," : "", arch_name(peaks[i].arch), peaks[i].threads, num(peaks[i].gflops).c_str(),
+                    num(peaks[i].cpu_gflops).c_str());
+    std::printf("%s],\n", peaks.empty() ? "" : "\n  ");
+    if (!bandwidth.rows.empty()) {
+        std::printf("  \"last_level_cache_bytes\": %zu, \"memory_probe_bytes\": %zu, \"cache_probe_bytes\": %zu,\n",
+                    bandwidth.llc_bytes, bandwidth.memory_bytes, bandwidth.cache_bytes);
+        std::printf("  \"read_bandwidth\": [");
+        for (std::size_t i = 0; i < bandwidth.rows.size(); ++i)
+            std::printf("%s\n    {\"threads\": %u, \"gb_per_s\": %s, \"in_cache_gb_per_s\": %s}", i ? "," : "",
+                        bandwidth.rows[i].threads, num(bandwidth.rows[i].memory_gbps).c_str(),
+                        num(bandwidth.rows[i].cache_gbps).c_str());
+        std::printf("\n  ],\n");
+    }
+    std::printf("  \"results\": [");
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const Result& r = results[i];
+        const double g = r.c.flops() / r.timing.median * 1e-9;
+        std::string command = std::string(op_name(r.c.op)) + " " + r.c.shape();
+        if ((r.c.op == Op::attention || r.c.op == Op::mha))
+            command += std::string(r.c.causal ? " causal" : "") + (r.c.fused ? " fused" : " materialized") +
+                       (r.c.mask ? " mask" : "") + (r.c.bias ? " bias" : "");
+        std::printf("%s\n    {\"command\": \"%s\", \"op\": \"%s\", \"shape\": \"%s\", \"arch\": \"%s\", \"threads\": %u,",
+                    i ? "," : "", command.c_str(), op_name(r.c.op), r.c.shape().c_str(), arch_name(r.arch), r.threads);
+        if ((r.c.op == Op::attention || r.c.op == Op::mha))
+            std::printf(" \"causal\": %s, \"fused\": %s, \"kv_dtype\": \"%s\", \"mask\": %s, \"bias\": %s,",
+                        r.c.causal ? "true" : "false", r.c.fused ? "true" : "false", r.c.kv_half ? "f16" : "f32",
+                        r.c.mask ? "true" : "false", r.c.bias ? "true" : "false");
+        std::printf("\n     \"mean\": %s, \"stddev\": %s, \"median\": %s, \"user\": %s, \"system\": %s, "
+                    "\"min\": %s, \"max\": %s,",
+                    num(r.timing.mean).c_str(), num(r.timing.stddev).c_str(), num(r.timing.median).c_str(),
+                    num(r.timing.user).c_str(), num(r.timing.system).c_str(), num(r.timing.min).c_str(),
+                    num(r.timing.max).c_str());
+        std::printf("\n     \"gflops\": %s,", r.c.flops() > 0 ? num(g).c_str() : "null");
+        if (r.c.op == Op::softmax) std::printf(" \"elements_per_s\": %s,", num(r.c.elements() / r.timing.median).c_str());
+        std::printf(" \"speedup_vs_scalar\": %s,", r.speedup ? num(*r.speedup).c_str() : "null");
+        if (r.ratio) std::printf(" \"ratio_to_first_of_shape\": %s,", num(*r.ratio).c_str());
+        const auto peak = peak_for(peaks, r.arch, r.threads);
+        if (peak && r.c.flops() > 0) std::printf(" \"fraction_of_peak\": %s,", num(g / *peak).c_str());
+        if (const auto cpu = cpu_fraction(peaks, r)) std::printf(" \"fraction_of_peak_cpu\": %s,", num(*cpu).c_str());
+        if (r.c.memory_bound()) {
+            const double gbps = r.c.moved_bytes() / r.timing.median * 1e-9;
+            std::printf(" \"gb_per_s_moved\": %s,", num(gbps).c_str());
+            bool in_cache = false;
+            if (const auto bw = bandwidth.fair_gbps(r.threads, r.c.moved_bytes(), &in_cache))
+                std::printf(" \"fraction_of_bandwidth\": %s, \"bandwidth_compared\": \"%s\",", num(gbps / *bw).c_str(),
+                            in_cache ? "in cache" : "memory");
+        }
+        std::printf("\n     \"times\": [");
+        for (std::size_t t = 0; t < r.timing.times.size(); ++t)
+            std::printf("%s%s", t ? ", " : "", num(r.timing.times[t]).c_str());
+        std::printf("]}");
+    }
+    std::printf("%s]\n}\n", results.empty() ? "" : "\n  ");
+}
+
+}  // namespace attn::cli::bench

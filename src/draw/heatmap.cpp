@@ -1,0 +1,129 @@
+// Terminal heatmap of a weight matrix (include/attn/viz.hpp).
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attn/column_blocks.hpp"
+#include "attn/viz.hpp"
+#include "draw/text_util.hpp"
+
+namespace attn::viz {
+
+using detail::display_width;
+
+CellMask cell_mask(const ScoreMask& sm, std::size_t Tq, std::size_t Tk) {
+    if (sm.causal == Causal::none && !sm.mask && !sm.bias) return {};
+    return [sm, Tq, Tk](std::size_t i, std::size_t j) { return !is_allowed(sm, i, j, Tq, Tk); };
+}
+
+bool want_color(bool stdout_is_terminal) {
+    const char* no_color = std::getenv("NO_COLOR");
+    return stdout_is_terminal && (no_color == nullptr || *no_color == '\0');
+}
+
+namespace {
+
+// The 256-colour ramp: 20 colours of the xterm 6×6×6 cube following viridis, chosen (by a
+// shortest-path search in CIELAB) as close to viridis(k/19) as the cube allows while every
+// step is lighter than the one before and at least ΔE 12 from it — clearly distinct where the
+// nearest cube colour alone collapses viridis into a handful of levels.
+constexpr int ramp_256[] = {17, 53, 54, 90, 24, 25, 60, 30, 31, 66, 102, 36, 72, 107, 41, 77, 112, 148, 184, 220};
+constexpr int ramp_levels = sizeof ramp_256 / sizeof ramp_256[0];
+
+int level(double t) { return std::clamp(int(t * ramp_levels), 0, ramp_levels - 1); }
+
+// 24-bit colour when the terminal says it has it (COLORTERM=truecolor or 24bit).
+bool truecolor() {
+    const char* c = std::getenv("COLORTERM");
+    return c && (std::string_view(c) == "truecolor" || std::string_view(c) == "24bit");
+}
+
+std::string background(double t, bool rgb) {
+    if (!rgb) return "\x1b[48;5;" + std::to_string(ramp_256[level(t)]) + "m  \x1b[0m";
+    const detail::Rgb c = detail::viridis(t);
+    return "\x1b[48;2;" + std::to_string(c.r) + ";" + std::to_string(c.g) + ";" + std::to_string(c.b) + "m  \x1b[0m";
+}
+
+const char* const shades[] = {"  ", "░░", "▒▒", "▓▓", "██"};
+std::string shade(double t) { return shades[std::min(4, int(t * 5))]; }
+
+const char* const masked_cell = "××";
+
+std::vector<std::string> labels_or_indices(const std::vector<std::string>& labels, std::size_t n) {
+    std::vector<std::string> out(n);
+    for (std::size_t i = 0; i < n; ++i)
+        out[i] = labels.size() == n ? detail::printable(labels[i]) : std::to_string(i);
+    return out;
+}
+
+}  // namespace
+
+std::string heatmap_text(const Matrix& w, const std::vector<std::string>& row_labels,
+                         const std::vector<std::string>& col_labels, bool color, const CellMask& masked,
+                         std::size_t line_width) {
+    const std::size_t R = w.rows(), C = w.cols();
+    const bool rgb = color && truecolor();
+    auto is_masked = [&](std::size_t i, std::size_t j) { return (masked && masked(i, j)) || !std::isfinite(w(i, j)); };
+
+    // Colour range over the cells that are shown as values, always including 0.
+    const detail::ValueRange range = detail::value_range(w, is_masked);
+    const bool any_masked = range.any_masked;
+    const double lo = std::min(0.0, range.lo), hi = std::max(0.0, range.hi);
+    auto position = [&](double v) { return hi > lo ? (v - lo) / (hi - lo) : 0.0; };
+
+    const std::vector<std::string> rows = labels_or_indices(row_labels, R);
+    const std::vector<std::string> cols = labels_or_indices(col_labels, C);
+    constexpr std::size_t max_label = 12;
+    std::size_t row_width = 0;
+    for (const std::string& s : rows) row_width = std::max(row_width, display_width(detail::truncate(s, max_label)));
+
+    // Wider than line_width: blocks of whole columns (two characters each), as the tables wrap.
+    const auto blocks = column_blocks(std::vector<std::size_t>(C, 2), row_width + 1, line_width, 0);
+    std::string out;
+    for (const auto& [first, last] : blocks) {
+        if (blocks.size() > 1) out += (first ? "\n" : "") + column_block_title(first, last) + ":\n";
+        // Column labels, written downwards, one character per cell (of two columns: a wide
+        // character fills it).
+        std::size_t col_height = 0;
+        for (std::size_t j = first; j < last; ++j)
+            col_height = std::max(col_height, detail::glyphs(detail::truncate(cols[j], max_label)).size());
+        for (std::size_t k = 0; k < col_height; ++k) {
+            std::string line(row_width + 1, ' ');
+            for (std::size_t j = first; j < last; ++j) {
+                const std::vector<std::string> gs = detail::glyphs(detail::truncate(cols[j], max_label));
+                const std::string g = k < gs.size() ? gs[k] : " ";
+                line += g + (display_width(g) >= 2 ? "" : " ");
+            }
+            while (!line.empty() && line.back() == ' ') line.pop_back();
+            out += line + "\n";
+        }
+        for (std::size_t i = 0; i < R; ++i) {
+            const std::string label = detail::truncate(rows[i], max_label);
+            out += label + std::string(row_width - display_width(label) + 1, ' ');
+            for (std::size_t j = first; j < last; ++j) {
+                if (is_masked(i, j)) out += color ? std::string("\x1b[38;5;244m") + masked_cell + "\x1b[0m" : masked_cell;
+                else out += color ? background(position(w(i, j)), rgb) : shade(position(w(i, j)));
+            }
+            out += "\n";
+        }
+    }
+    // Legend: the ramp from low to high with its range, and the masked symbol.
+    out += "\nlegend: ";
+    if (color) {
+        for (int k = 0; k < ramp_levels; ++k) out += background((k + 0.5) / ramp_levels, rgb);  // each level once
+    } else {
+        out += "[";
+        for (const char* s : shades) out += s;
+        out += "]";
+    }
+    out += " " + detail::fmt("%.4g", lo) + " … " + detail::fmt("%.4g", hi) + " (linear)";
+    if (any_masked) out += std::string("   ") + masked_cell + " masked";
+    out += "\n        rows: queries, columns: keys\n";
+    return out;
+}
+
+}  // namespace attn::viz

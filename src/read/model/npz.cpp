@@ -1,0 +1,89 @@
+// NumPy archives (.npz): a zip of .npy files named NAME.npy, stored (numpy.savez) or
+// deflated (numpy.savez_compressed). Each member goes through the .npy reader, so an array
+// in an .npz is held to exactly the rules of a .npy file.
+#include <string>
+
+#include "attn/error.hpp"
+#include "attn/model_file.hpp"
+#include "runtime/utf8.hpp"
+#include "read/model/zip.hpp"
+
+namespace attn::io {
+
+namespace {
+
+// "floats.npy" → "floats": the name numpy.load gives the array.
+std::string array_name(const std::string& member) {
+    constexpr std::string_view ext = ".npy";
+    return member.size() > ext.size() && member.ends_with(ext) ? member.substr(0, member.size() - ext.size()) : member;
+}
+
+std::string names_text(const std::vector<ZipMember>& members) {
+    std::string s;
+    for (std::size_t k = 0; k < members.size() && k < 12; ++k) s += (k ? ", " : "") + printable_utf8(array_name(members[k].name));
+    if (members.size() > 12) s += ", ... (" + std::to_string(members.size()) + " in all)";
+    return s;
+}
+
+// The dtype of an .npy header, as NumPy names it; display only (the .npy reader decides
+// what it accepts).
+std::string dtype_name(std::string_view npy) {
+    const std::size_t key = npy.find("'descr'");
+    if (npy.substr(0, 6) != "\x93NUMPY" || key == std::string_view::npos || key > 200) return "?";
+    const std::size_t open = npy.find('\'', key + 7);
+    const std::size_t close = open == std::string_view::npos ? open : npy.find('\'', open + 1);
+    if (close == std::string_view::npos || close - open > 8) return "?";
+    const std::string_view d = npy.substr(open + 1, close - open - 1);
+    if (d.size() < 3) return "?";
+    const std::string_view kind = d.substr(1, 1), size = d.substr(2);
+    const int bits = 8 * std::atoi(std::string(size).c_str());
+    if (kind == "f") return "float" + std::to_string(bits);
+    if (kind == "i") return "int" + std::to_string(bits);
+    if (kind == "u") return "uint" + std::to_string(bits);
+    if (kind == "b") return "bool";
+    return std::string(d);
+}
+
+Tensor member_tensor(std::string_view archive, const ZipMember& m, const std::string& where, Finite finite,
+                     std::size_t max_dims) {
+    return parse_npy_tensor(zip_extract(archive, m, where), where, finite, max_dims);
+}
+
+}  // namespace
+
+std::vector<TensorInfo> npz_list(std::string_view bytes, const std::string& source) {
+    std::vector<TensorInfo> out;
+    for (const ZipMember& m : zip_members(bytes, source)) {
+        const std::string where = source + ":" + array_name(m.name);
+        const std::string npy = zip_extract(bytes, m, where);
+        // The header only: listing does not judge the values (NaN is fine to list). A member
+        // attn cannot read is listed with the reason (its shape too, when the header has one).
+        TensorInfo info{array_name(m.name), dtype_name(npy), {}, true, {}};
+        try {
+            info.shape = npy_shape(npy, where, max_rank);
+        } catch (const InputError& e) {
+            const std::string_view what = e.what();
+            info.note = what.substr(what.rfind(where + ": ", 0) == 0 ? where.size() + 2 : 0);
+            const std::optional<Shape> declared = npy_declared_shape(npy);
+            info.shape_known = declared.has_value();
+            if (declared) info.shape = *declared;
+        }
+        out.push_back(std::move(info));
+    }
+    return out;
+}
+
+Tensor npz_tensor(std::string_view bytes, const std::string& name, const std::string& source, Finite finite,
+                  std::size_t max_dims) {
+    const std::vector<ZipMember> members = zip_members(bytes, source);
+    if (name.empty()) {
+        if (members.size() == 1) return member_tensor(bytes, members[0], source, finite, max_dims);
+        throw InputError(source + ": holds " + std::to_string(members.size()) + " arrays (" + names_text(members) +
+                         "): name one as " + source + ":NAME");
+    }
+    for (const ZipMember& m : members)
+        if (array_name(m.name) == name || m.name == name) return member_tensor(bytes, m, source + ":" + name, finite, max_dims);
+    throw InputError(source + ": no array '" + name + "' (it holds: " + names_text(members) + ")");
+}
+
+}  // namespace attn::io

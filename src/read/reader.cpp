@@ -1,0 +1,101 @@
+// Reading inputs: .npy or text recognised by content, into a tensor; and the 2-D view of
+// that for callers that take matrices only.
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "attn/error.hpp"
+#include "attn/io.hpp"
+#include "attn/model_file.hpp"
+#include "read/input_bytes.hpp"
+#include "read/npy_in_place.hpp"
+#include "write/output_file.hpp"
+
+namespace attn::io {
+
+namespace {
+
+Matrix as_matrix(Tensor&& t, const std::string& source) {
+    if (t.rank() > 2) throw InputError(source + ": expected a matrix, got shape " + t.shape().text());
+    return std::move(t).to_matrix();
+}
+
+// A mapped .npy of `type` that needs no conversion, padding or check beyond the scan for
+// non-finite values: its mapping, taken from `bytes`, for a tensor to use where it lies (no
+// copy, and no fresh pages to fault in and zero: the file's are in the page cache already).
+std::optional<std::pair<Shape, FileMapping>> take_in_place(detail::InputBytes& bytes, const std::string& source,
+                                                           std::size_t max_dims, ElementType type) {
+    if (!bytes.mapped() || bytes.view().empty() || static_cast<unsigned char>(bytes.view()[0]) != 0x93)
+        return std::nullopt;
+    const auto in_place = detail::npy_in_place(bytes.view(), source, max_dims, type);
+    if (!in_place) return std::nullopt;
+    const auto [start, size] = bytes.release_writable_mapping();
+    if (!start) return std::nullopt;
+    return std::pair{in_place->shape, FileMapping{start, size, in_place->data_offset}};
+}
+
+// parse_tensor, with `lone_cr` already known for text: has_lone_cr(bytes).
+Tensor parse_tensor_scanned(std::string_view bytes, bool lone_cr, const std::string& source, Finite finite,
+                            std::size_t max_dims) {
+    // .npy starts with "\x93NUMPY"; a first byte 0x93 can never begin valid text, so even a
+    // damaged magic is reported by the npy reader.
+    if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x93)
+        return parse_npy_tensor(bytes, source, finite, max_dims);
+    if (lone_cr) return parse_text_tensor(detail::lone_cr_to_lf(bytes), source, finite, max_dims);
+    return parse_text_tensor(bytes, source, finite, max_dims);
+}
+
+}  // namespace
+
+Tensor parse_tensor(std::string_view bytes, const std::string& source, Finite finite, std::size_t max_dims) {
+    const bool npy = !bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x93;
+    return parse_tensor_scanned(bytes, !npy && detail::has_lone_cr(bytes), source, finite, max_dims);
+}
+
+Tensor read_tensor(const std::string& path, Finite finite, std::size_t max_dims) {
+    if (is_model_path(path)) return read_model_tensor(path, finite, max_dims);  // FILE.npz:NAME, FILE.safetensors:NAME
+    detail::InputBytes bytes(path);
+    const std::string source = detail::display_name(path);
+    if (const auto m = take_in_place(bytes, source, max_dims, ElementType::f32))
+        return Tensor(m->first, adopt_mapping(m->second));
+    if (bytes.mapped()) return parse_tensor_scanned(bytes.view(), bytes.lone_cr(), source, finite, max_dims);
+    return parse_tensor(bytes.view(), source, finite, max_dims);
+}
+
+KVInput read_kv_tensor(const std::string& path, std::size_t max_dims) {
+    if (is_model_path(path)) {
+        KVInput kv;
+        kv.f32 = read_model_tensor(path, Finite::required, max_dims);
+        return kv;
+    }
+    detail::InputBytes bytes(path);
+    const std::string source = detail::display_name(path);
+    KVInput kv;
+    if (const auto m = take_in_place(bytes, source, max_dims, ElementType::f16)) {
+        kv.f16 = HalfTensor(m->first, m->second);
+        return kv;
+    }
+    if (const auto m = take_in_place(bytes, source, max_dims, ElementType::f32)) {
+        kv.f32 = Tensor(m->first, adopt_mapping(m->second));
+        return kv;
+    }
+    return parse_kv_tensor(bytes.view(), source, max_dims);
+}
+
+Matrix parse_matrix(std::string_view bytes, const std::string& source, Finite finite) {
+    return as_matrix(parse_tensor(bytes, source, finite, max_rank), source);
+}
+
+Matrix read_matrix(const std::string& path, Finite finite) {
+    return as_matrix(read_tensor(path, finite, max_rank), detail::display_name(path));
+}
+
+Matrix parse_text(std::string_view text, const std::string& source, Finite finite) {
+    return as_matrix(parse_text_tensor(text, source, finite, max_rank), source);
+}
+
+Matrix parse_npy(std::string_view bytes, const std::string& source, Finite finite) {
+    return as_matrix(parse_npy_tensor(bytes, source, finite, max_rank), source);
+}
+
+}  // namespace attn::io
