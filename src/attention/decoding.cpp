@@ -1,0 +1,133 @@
+// The split-K decoding schedule (flash-decoding): (batch item, K/V head, key chunk) units,
+// merged in key order.
+#include "attention/schedules.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "attn/ops.hpp"
+#include "kernels/kernel_api.hpp"
+#include "kernels/kernel_table.hpp"
+#include "runtime/parallel.hpp"
+
+namespace attn::engine {
+
+namespace {
+
+struct FreeFloats {
+    void operator()(float* p) const noexcept { aligned_free_floats(p); }
+};
+using Floats = std::unique_ptr<float[], FreeFloats>;
+
+// The rows of the (batch item b, K/V head g) decode unit: every query head of the group,
+// every requested query row; row hh·nq + i is head g·group + hh, query row r0 + i.
+std::vector<kernels::DecodeRow> decode_rows(const Problem& p, const AttentionSpec& spec, std::size_t b, std::size_t g) {
+    const std::size_t group = p.group(), nq = p.r1 - p.r0;
+    std::vector<kernels::DecodeRow> rows(group * nq);
+    for (std::size_t hh = 0; hh < group; ++hh)
+        for (std::size_t i = 0; i < nq; ++i) {
+            const std::size_t h = g * group + hh, gi = p.r0 + i;
+            kernels::DecodeRow& r = rows[hh * nq + i];
+            r.q = p.q.at(b, h) + gi * p.q.sT;
+            r.mask = p.has_mask ? p.mask_words.at(b, h) + gi * p.mask_words.sT : nullptr;
+            r.bias = p.has_bias ? p.bias.at(b, h) + gi * p.bias.sT : nullptr;
+            r.visible = visible_keys(spec.causal, gi, p.Tq, p.Tk, p.key_limit(spec, b));
+        }
+    return rows;
+}
+
+// Units (batch item, K/V head, key chunk) compute unnormalised partial results; then, per
+// (batch item, K/V head), the chunks are merged in key order: with M = max_c m_c,
+// out = Σ_c e^(m_c − M)·acc_c / Σ_c e^(m_c − M)·l_c, chunks with nothing allowed
+
+}  // namespace
+
+std::size_t run_split_keys(const Problem& p, const AttentionSpec& spec, Tensor& context) {
+    const std::size_t group = p.group(), nq = p.r1 - p.r0, rows = group * nq;
+    const std::size_t pairs = (p.b1 - p.b0) * p.G;
+    if (rows == 0 || pairs == 0) return 0;
+    const std::size_t chunk = split_key_chunk(p.dk, p.dv, element_size(p.k.type));
+    const std::size_t chunks = std::max<std::size_t>(1, (p.Tk + chunk - 1) / chunk);
+    const std::size_t ldacc = (p.dv + 15) / 16 * 16;
+    // (batch item, K/V head) pairs per pass, so that the partial results stay near 64 MiB.
+    const std::size_t per_pair = chunks * rows * ldacc;
+    const std::size_t pass = std::clamp<std::size_t>((std::size_t(16) << 20) / per_pair, 1, pairs);
+    Floats acc(aligned_alloc_floats(pass * per_pair));
+    std::vector<float> m(pass * chunks * rows), l(pass * chunks * rows);
+    const auto decode = kernels::table_of(current_arch()).decode_chunk;
+    const std::size_t ldo = context.row_stride();
+    std::vector<std::size_t> masked(pairs, 0);
+    for (std::size_t first = 0; first < pairs; first += pass) {
+        const std::size_t np = std::min(pass, pairs - first);
+        parallel_for(np * chunks, [&](std::size_t u) {
+            const std::size_t pair = first + u / chunks, c = u % chunks;
+            const std::size_t b = p.b0 + pair / p.G, g = pair % p.G;
+            const std::vector<kernels::DecodeRow> rws = decode_rows(p, spec, b, g);
+            kernels::DecodeArgs a{};
+            a.rows = rws.data(), a.nrows = rows;
+            a.K = p.k.element_at(b, g), a.ldk = p.k.sT;
+            a.V = p.v.element_at(b, g), a.ldv = p.v.sT;
+            a.kv_type = p.k.type;
+            a.dk = p.dk, a.dv = p.dv, a.scale = p.scale;
+            a.k_begin = c * chunk, a.k_end = std::min(p.Tk, (c + 1) * chunk);
+            a.acc = acc.get() + u * rows * ldacc, a.ldacc = ldacc;
+            a.m = m.data() + u * rows, a.l = l.data() + u * rows;
+            decode(a);
+        });
+        parallel_for(np, [&](std::size_t k) {
+            const std::size_t pair = first + k, b = p.b0 + pair / p.G, g = pair % p.G;
+            std::vector<double> o(p.dv), mean;
+            for (std::size_t row = 0; row < rows; ++row) {
+                const std::size_t h = g * group + row / nq, i = row % nq;
+                float* out = slice_of(context, p, b, h) + i * ldo;
+                const auto at = [&](std::size_t c) { return (k * chunks + c) * rows + row; };
+                float M = -std::numeric_limits<float>::infinity();
+                for (std::size_t c = 0; c < chunks; ++c) M = std::max(M, m[at(c)]);
+                if (M == -std::numeric_limits<float>::infinity()) {
+                    ++masked[pair];
+                    if (spec.masked_rows == MaskedRowPolicy::uniform && p.Tk > 0) {
+                        if (mean.empty()) {  // column means of all Tk rows of V, as the fused kernel
+                            mean.assign(p.dv, 0.0);
+                            if (p.v.type == ElementType::f16) {
+                                const auto* V = static_cast<const std::uint16_t*>(p.v.element_at(b, g));
+                                for (std::size_t j = 0; j < p.Tk; ++j)
+                                    for (std::size_t col = 0; col < p.dv; ++col)
+                                        mean[col] += half_to_float(V[j * p.v.sT + col]);
+                            } else {
+                                const float* V = p.v.at(b, g);
+                                for (std::size_t j = 0; j < p.Tk; ++j)
+                                    for (std::size_t col = 0; col < p.dv; ++col) mean[col] += V[j * p.v.sT + col];
+                            }
+                        }
+                        for (std::size_t col = 0; col < p.dv; ++col) out[col] = float(mean[col] / double(p.Tk));
+                    } else {
+                        const float fill = spec.masked_rows == MaskedRowPolicy::nan && p.Tk > 0
+                                               ? std::numeric_limits<float>::quiet_NaN()
+                                               : 0.0f;
+                        std::fill(out, out + p.dv, fill);
+                    }
+                    continue;
+                }
+                std::fill(o.begin(), o.end(), 0.0);
+                double L = 0.0;
+                for (std::size_t c = 0; c < chunks; ++c) {
+                    const float mc = m[at(c)];
+                    if (mc == -std::numeric_limits<float>::infinity()) continue;
+                    const double w = std::exp(double(mc) - double(M));
+                    L += w * double(l[at(c)]);
+                    const float* a = acc.get() + at(c) * ldacc;
+                    for (std::size_t col = 0; col < p.dv; ++col) o[col] += w * double(a[col]);
+                }
+                for (std::size_t col = 0; col < p.dv; ++col) out[col] = float(o[col] / L);
+            }
+        });
+    }
+    std::size_t total = 0;
+    for (std::size_t c : masked) total += c;
+    return total;
+}
+
+}  // namespace attn::engine
