@@ -1,13 +1,7 @@
 // Attention as models use it: batched, multi-head and grouped-query tensors, key padding,
 // and query-row / batch-item ranges for sharding; multi-head projections with W_O.
 //
-// Shapes. Q is (…, Tq, dk), K is (…, Tk, dk), V is (…, Tk, dv), each of rank 2 to 4, read as
-// (B, H, T, d) with missing leading dimensions = 1. Leading dimensions broadcast as in
-// torch.matmul (equal, 1 or missing). Grouped-query: Q with H heads (dim -3) and K/V with
-// G heads, H % G == 0; query head h reads K/V head h / (H/G) (PyTorch's enable_gqa=True).
-// H % G != 0 is an InputError naming both shapes. Mask and bias broadcast to (B, H, Tq, Tk)
-// (their last dimension must be Tk). No input is ever copied to broadcast it: a broadcast
-// dimension is a stride of 0, a K/V head of a group is pointer arithmetic.
+// Shapes, broadcasting, grouped-query heads and the results' rank: attn/problem.hpp.
 //
 // Results are bitwise identical for any thread count, and the rows of a query-row or
 // batch-item range are bitwise identical to the same rows of the whole run.
@@ -17,6 +11,7 @@
 #include <vector>
 
 #include "attn/attention.hpp"
+#include "attn/problem.hpp"
 #include "attn/half.hpp"
 #include "attn/mask_bits.hpp"
 #include "attn/masking.hpp"
@@ -24,40 +19,12 @@
 
 namespace attn {
 
-// A half-open range [begin, end) of indices; end = npos means "to the end".
-struct IndexRange {
-    static constexpr std::size_t npos = static_cast<std::size_t>(-1);
-    std::size_t begin = 0, end = npos;
-};
-
-// Everything that shapes the scores and their normalisation (see attn/masking.hpp for the
-// rule that decides which keys a query may see).
-struct AttentionSpec {
-    std::optional<float> scale;  // unset: 1/sqrt(dk)
-    Causal causal = Causal::none;
-    const TensorView* mask = nullptr;  // broadcast to (B, H, Tq, Tk); nonzero = may attend
-    // The same mask packed into bits (attn/mask_bits.hpp), built once by the caller when one
-    // mask serves many calls. When set it is the mask and `mask` is not read; when only
-    // `mask` is set, each call packs it (one pass over the floats).
-    const MaskBits* mask_bits = nullptr;
-    const TensorView* bias = nullptr;  // broadcast to (B, H, Tq, Tk); added after scaling; -inf masks
-    // Valid keys per batch item (key padding): keys at index >= lengths[b] are masked for
-    // every query of batch item b. Empty = no padding; otherwise exactly B entries, each <= Tk.
-    std::vector<std::size_t> lengths;
-    Normalization normalize = Normalization::softmax;
-    MaskedRowPolicy masked_rows = MaskedRowPolicy::zero;  // what a fully masked row gets
-    // Compute only these query rows (global indices into Q; causal alignment uses the global
-    // index) and these batch items (of the broadcast B). The results hold only them.
-    IndexRange query_rows, batch_items;
-    // Give the results a head dimension even when no input has one (the CLI's --heads).
-    bool head_dim = false;
-};
+// IndexRange, AttentionSpec and the resolved problem are in attn/problem.hpp.
 
 // Which results to keep: AttentionWants of attn/attention.hpp (scores, scaled, weights,
 // weights_mean, context). Only context wanted with softmax → the fused streaming kernel.
 
-// Output rank rule: a batch dimension when an input (Q, K, V, mask or bias) has rank 4, a
-// head dimension when one has rank >= 3 or AttentionSpec::head_dim; 2-D in, 2-D out.
+// Output rank rule: attn/problem.hpp (AttentionProblem::result_shape).
 // scores/scaled/weights are ([B',] [H,] Tq', Tk), weights_mean is ([B',] Tq', Tk), context
 // is ([B',] [H,] Tq', dv), where B' and Tq' count the requested ranges only. Slice s of a
 // result is batch item b0 + s / H, head s % H (with a head dimension).
@@ -92,6 +59,9 @@ std::size_t split_key_chunk(std::size_t dk, std::size_t dv, std::size_t kv_bytes
 // once. Accuracy: as float32 attention over the same (float16-rounded) values.
 BatchedAttention batched_attention(const TensorView& Q, const KVView& K, const KVView& V,
                                    const AttentionSpec& spec, const AttentionWants& wants = {});
+// The same on a problem already resolved (resolve_attention), which its caller may also ask
+// for slices, the visibility rule and shapes.
+BatchedAttention batched_attention(const AttentionProblem& problem, const AttentionWants& wants = {});
 
 // ---- multi-head projections ---------------------------------------------------------------
 // Weights in attn's layout: a projection W is in×out, applied as X·W (+ bias, one row). Heads
@@ -139,6 +109,15 @@ struct Multihead {
 // rows and items of the output as for batched_attention().
 Multihead multihead_attention(const TensorView& X, const TensorView* X_kv, const MultiheadWeights& w,
                                       const AttentionSpec& spec, const AttentionWants& wants = {});
+
+// The output step of multi-head attention, for every form of input: the heads of a per-head
+// context ([B,] H, Tq', dv) side by side ([B,] Tq', H·dv) (a copy of the context when it has
+// no head dimension), then ·W_O + b_O when W_O is given (output = concat otherwise).
+struct OutputProjection {
+    Tensor concat, output;
+};
+OutputProjection project_output(const TensorView& context, bool head_dim, bool batched, const TensorView* wo,
+                                const TensorView* bo);
 
 // ---- PyTorch layouts ------------------------------------------------------------------------
 // nn.Linear.weight (out×in) → attn's in×out (a transposed copy).

@@ -24,7 +24,7 @@ using Floats = std::unique_ptr<float[], FreeFloats>;
 
 // The rows of the (batch item b, K/V head g) decode unit: every query head of the group,
 // every requested query row; row hh·nq + i is head g·group + hh, query row r0 + i.
-std::vector<kernels::DecodeRow> decode_rows(const Problem& p, const AttentionSpec& spec, std::size_t b, std::size_t g) {
+std::vector<kernels::DecodeRow> decode_rows(const AttentionProblem& p, std::size_t b, std::size_t g) {
     const std::size_t group = p.group(), nq = p.r1 - p.r0;
     std::vector<kernels::DecodeRow> rows(group * nq);
     for (std::size_t hh = 0; hh < group; ++hh)
@@ -34,7 +34,7 @@ std::vector<kernels::DecodeRow> decode_rows(const Problem& p, const AttentionSpe
             r.q = p.q.at(b, h) + gi * p.q.sT;
             r.mask = p.has_mask ? p.mask_words.at(b, h) + gi * p.mask_words.sT : nullptr;
             r.bias = p.has_bias ? p.bias.at(b, h) + gi * p.bias.sT : nullptr;
-            r.visible = visible_keys(spec.causal, gi, p.Tq, p.Tk, p.key_limit(spec, b));
+            r.visible = visible_keys(p.causal, gi, p.Tq, p.Tk, p.key_limit(b));
         }
     return rows;
 }
@@ -45,7 +45,7 @@ std::vector<kernels::DecodeRow> decode_rows(const Problem& p, const AttentionSpe
 
 }  // namespace
 
-std::size_t run_split_keys(const Problem& p, const AttentionSpec& spec, Tensor& context) {
+std::size_t run_split_keys(const AttentionProblem& p, Tensor& context) {
     const std::size_t group = p.group(), nq = p.r1 - p.r0, rows = group * nq;
     const std::size_t pairs = (p.b1 - p.b0) * p.G;
     if (rows == 0 || pairs == 0) return 0;
@@ -65,7 +65,7 @@ std::size_t run_split_keys(const Problem& p, const AttentionSpec& spec, Tensor& 
         parallel_for(np * chunks, [&](std::size_t u) {
             const std::size_t pair = first + u / chunks, c = u % chunks;
             const std::size_t b = p.b0 + pair / p.G, g = pair % p.G;
-            const std::vector<kernels::DecodeRow> rws = decode_rows(p, spec, b, g);
+            const std::vector<kernels::DecodeRow> rws = decode_rows(p, b, g);
             kernels::DecodeArgs a{};
             a.rows = rws.data(), a.nrows = rows;
             a.K = p.k.element_at(b, g), a.ldk = p.k.sT;
@@ -88,7 +88,7 @@ std::size_t run_split_keys(const Problem& p, const AttentionSpec& spec, Tensor& 
                 for (std::size_t c = 0; c < chunks; ++c) M = std::max(M, m[at(c)]);
                 if (M == -std::numeric_limits<float>::infinity()) {
                     ++masked[pair];
-                    if (spec.masked_rows == MaskedRowPolicy::uniform && p.Tk > 0) {
+                    if (p.masked_rows == MaskedRowPolicy::uniform && p.Tk > 0) {
                         if (mean.empty()) {  // column means of all Tk rows of V, as the fused kernel
                             mean.assign(p.dv, 0.0);
                             if (p.v.type == ElementType::f16) {
@@ -104,7 +104,7 @@ std::size_t run_split_keys(const Problem& p, const AttentionSpec& spec, Tensor& 
                         }
                         for (std::size_t col = 0; col < p.dv; ++col) out[col] = float(mean[col] / double(p.Tk));
                     } else {
-                        const float fill = spec.masked_rows == MaskedRowPolicy::nan && p.Tk > 0
+                        const float fill = p.masked_rows == MaskedRowPolicy::nan && p.Tk > 0
                                                ? std::numeric_limits<float>::quiet_NaN()
                                                : 0.0f;
                         std::fill(out, out + p.dv, fill);

@@ -10,8 +10,6 @@
 namespace attn {
 
 using engine::MaterialisedOut;
-using engine::Problem;
-using engine::resolve;
 using engine::run_fused;
 using engine::run_materialised;
 using engine::run_split_keys;
@@ -25,18 +23,38 @@ std::size_t split_key_chunk(std::size_t dk, std::size_t dv, std::size_t kv_bytes
     return std::clamp<std::size_t>(keys, 64, 1024);
 }
 
-BatchedAttention batched_attention(const TensorView& Q, const KVView& K, const KVView& V,
-                                   const AttentionSpec& spec, const AttentionWants& wants) {
+namespace {
+
+// A float16 operand widened to float32 (the materialised path reads float32 K/V only).
+Operand widened(const Operand& o, Role role, Tensor& storage) {
+    KVView v;
+    v.type = o.type;
+    v.data = o.data;
+    v.shape = o.shape;
+    const std::size_t r = o.shape.rank();
+    v.strides[r - 1] = 1, v.strides[r - 2] = o.sT;
+    if (r >= 3) v.strides[r - 3] = o.sH;
+    if (r == 4) v.strides[0] = o.sB;
+    storage = to_float(v);
+    return operand_of(storage.view(), role);
+}
+
+}  // namespace
+
+BatchedAttention batched_attention(const AttentionProblem& problem, const AttentionWants& wants) {
     const bool materialise = wants.scores || wants.scaled || wants.weights || wants.weights_mean ||
-                             spec.normalize != Normalization::softmax;
-    const bool half = K.type == ElementType::f16 || V.type == ElementType::f16;
+                             problem.normalize != Normalization::softmax;
     // The fused and decoding kernels read float16 K/V as they are, but both K and V of one
     // type; the materialised path (Tq×Tk matrices anyway) widens them once.
-    if (half && (materialise || K.type != V.type)) {
-        const Tensor k = to_float(K), v = to_float(V);
-        return batched_attention(Q, k.view(), v.view(), spec, wants);
+    const bool half = problem.k.type == ElementType::f16 || problem.v.type == ElementType::f16;
+    if (half && (materialise || problem.k.type != problem.v.type)) {
+        AttentionProblem p = problem;
+        Tensor k, v;
+        p.k = widened(problem.k, Role::keys, k);
+        p.v = widened(problem.v, Role::values, v);
+        return batched_attention(p, wants);
     }
-    const Problem p = resolve(Q, K, V, spec);
+    const AttentionProblem& p = problem;
     BatchedAttention r;
     r.batch = p.B, r.heads = p.H, r.kv_heads = p.G;
     const std::size_t rows = p.r1 - p.r0;
@@ -46,7 +64,7 @@ BatchedAttention batched_attention(const TensorView& Q, const KVView& K, const K
         // zero-fill first would only fault the pages in on this thread, before the others start.
         r.context = Tensor(p.result_shape(true, rows, p.dv), Tensor::Uninitialized{});
         r.split_keys = p.Tq <= decode_max_rows;
-        r.masked_rows = r.split_keys ? run_split_keys(p, spec, r.context) : run_fused(p, spec, r.context);
+        r.masked_rows = r.split_keys ? run_split_keys(p, r.context) : run_fused(p, r.context);
         r.fused = true;
         return r;
     }
@@ -58,10 +76,15 @@ BatchedAttention batched_attention(const TensorView& Q, const KVView& K, const K
     if (wants.context) r.context = Tensor(p.result_shape(true, rows, p.dv), unset);
     const MaterialisedOut out{wants.scores ? &r.scores : nullptr, wants.scaled ? &r.scaled : nullptr,
                               r.weights.rank() ? &r.weights : nullptr, wants.context ? &r.context : nullptr};
-    r.masked_rows = run_materialised(p, spec, out);
+    r.masked_rows = run_materialised(p, out);
     if (wants.weights_mean) r.weights_mean = mean_over_heads(r.weights, p);
     if (!wants.weights) r.weights = Tensor();
     return r;
+}
+
+BatchedAttention batched_attention(const TensorView& Q, const KVView& K, const KVView& V,
+                                   const AttentionSpec& spec, const AttentionWants& wants) {
+    return batched_attention(resolve_attention(Q, K, V, spec), wants);
 }
 
 }  // namespace attn

@@ -14,7 +14,7 @@ namespace attn::engine {
 namespace {
 
 // lanes are independent), so the choice never changes the bits.
-std::size_t fused_rows_per_unit(const Problem& p, std::size_t heads_per_unit) {
+std::size_t fused_rows_per_unit(const AttentionProblem& p, std::size_t heads_per_unit) {
     const std::size_t rows = p.r1 - p.r0, per_item = (p.b1 - p.b0) * (p.H / heads_per_unit);
     const std::size_t threads = current_threads();
     return rows * per_item >= 1024 * threads ? 256 : 64;
@@ -25,15 +25,15 @@ std::size_t fused_rows_per_unit(const Problem& p, std::size_t heads_per_unit) {
 // limit) and the heads' rows and outputs are evenly spaced (Q heads not broadcast, all rows
 // computed). Then each K/V tile is loaded once for all the heads that share it; the rows
 // come out bit for bit as head by head (the kernel computes every row independently).
-bool can_stack_heads(const Problem& p, const AttentionSpec& spec) {
-    return p.group() > 1 && spec.causal == Causal::none && !p.has_mask && !p.has_bias && p.q.H == p.H &&
+bool can_stack_heads(const AttentionProblem& p) {
+    return p.group() > 1 && p.causal == Causal::none && !p.has_mask && !p.has_bias && p.q.H == p.H &&
            p.q.sH == p.Tq * p.q.sT && p.r0 == 0 && p.r1 == p.Tq;
 }
 
 }  // namespace
 
-std::size_t run_fused(const Problem& p, const AttentionSpec& spec, Tensor& context) {
-    const bool stacked = can_stack_heads(p, spec);
+std::size_t run_fused(const AttentionProblem& p, Tensor& context) {
+    const bool stacked = can_stack_heads(p);
     // A unit computes `heads` query heads over query rows [r0, r1) of its (stacked) Q.
     const std::size_t group = p.group(), heads = stacked ? 1 : group, Tq = stacked ? group * p.Tq : p.Tq;
     const std::size_t r0 = stacked ? 0 : p.r0, r1 = stacked ? Tq : p.r1;
@@ -59,12 +59,12 @@ std::size_t run_fused(const Problem& p, const AttentionSpec& spec, Tensor& conte
             a.O = slice_of(context, p, b, h) + (rb - r0) * ldo, a.ldo = ldo;
             a.Tq = Tq, a.Tk = p.Tk, a.dk = p.dk, a.dv = p.dv;
             a.scale = p.scale;
-            a.causal = spec.causal;
+            a.causal = p.causal;
             a.mask = p.has_mask ? p.mask_words.at(b, h) : nullptr, a.ldm = p.mask_words.sT;
             a.bias = p.has_bias ? p.bias.at(b, h) : nullptr, a.ldb = p.bias.sT;
-            a.policy = spec.masked_rows;
+            a.policy = p.masked_rows;
             a.row_begin = rb, a.row_end = re;
-            a.key_limit = p.key_limit(spec, b);
+            a.key_limit = p.key_limit(b);
             masked[u] += flash(a);
         }
     });

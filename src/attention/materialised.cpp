@@ -39,7 +39,7 @@ float* thread_scratch(std::size_t floats) {
 
 // The scale/bias/mask epilogue (and the softmax when asked) over rows [i0, i1) (indices into
 // the computed rows), split over threads in blocks of rows (serially inside a unit).
-std::size_t score_epilogue(const Problem& p, const AttentionSpec& spec, std::size_t b, std::size_t h, std::size_t i0,
+std::size_t score_epilogue(const AttentionProblem& p, std::size_t b, std::size_t h, std::size_t i0,
                            std::size_t i1, const float* s, std::size_t lds, float* scaled, std::size_t ld_scaled, float* w,
                            std::size_t ldw) {
     constexpr std::size_t rows_per_block = 32;
@@ -55,12 +55,12 @@ std::size_t score_epilogue(const Problem& p, const AttentionSpec& spec, std::siz
         a.Tq = p.Tq, a.Tk = p.Tk;
         a.row_begin = p.r0 + i0 + r0, a.row_end = p.r0 + i0 + r1;
         a.scale = p.scale;
-        a.causal = spec.causal;
-        a.key_limit = p.key_limit(spec, b);
+        a.causal = p.causal;
+        a.key_limit = p.key_limit(b);
         if (p.has_mask) a.mask = p.mask_words.at(b, h), a.ldm = p.mask_words.sT;
         if (p.has_bias) a.bias = p.bias.at(b, h), a.ldb = p.bias.sT;
-        a.softmax = spec.normalize == Normalization::softmax;
-        a.policy = spec.masked_rows;
+        a.softmax = p.normalize == Normalization::softmax;
+        a.policy = p.masked_rows;
         masked[blk] = epilogue(a);
     });
     std::size_t total = 0;
@@ -72,7 +72,7 @@ std::size_t score_epilogue(const Problem& p, const AttentionSpec& spec, std::siz
 // path: Q·Kᵀ into the scores (when kept) or straight into the weights, the vector epilogue
 // (scale, bias, mask, softmax; the scaled scores copied out on the way), ·V. Every element
 // of the kept results is written exactly once.
-std::size_t run_materialised_rows(const Problem& p, const AttentionSpec& spec, std::size_t b, std::size_t h,
+std::size_t run_materialised_rows(const AttentionProblem& p, std::size_t b, std::size_t h,
                                   std::size_t i0, std::size_t i1, const MatrixView& kt, const MaterialisedOut& out) {
     const std::size_t rows = i1 - i0, kv = p.kv_head(h);
     const MatrixView q{p.q.at(b, h) + (p.r0 + i0) * p.q.sT, rows, p.dk, p.q.sT};
@@ -90,9 +90,9 @@ std::size_t run_materialised_rows(const Problem& p, const AttentionSpec& spec, s
     matmul_into(q, kt, /*transpose_b=*/false, s, lds);
     const std::size_t ld_scaled = out.scaled ? out.scaled->row_stride() : 0;
     float* scaled = out.scaled ? slice_of(*out.scaled, p, b, h) + i0 * ld_scaled : nullptr;
-    std::size_t masked = score_epilogue(p, spec, b, h, i0, i1, s, lds, scaled, ld_scaled, w, ldw);
-    if (spec.normalize != Normalization::softmax)
-        masked = normalize_rows(w, ldw, rows, p.Tk, spec.normalize, spec.masked_rows);
+    std::size_t masked = score_epilogue(p, b, h, i0, i1, s, lds, scaled, ld_scaled, w, ldw);
+    if (p.normalize != Normalization::softmax)
+        masked = normalize_rows(w, ldw, rows, p.Tk, p.normalize, p.masked_rows);
     if (out.context) {
         const std::size_t ldc = out.context->row_stride();
         matmul_into({w, rows, p.Tk, ldw}, v, false, slice_of(*out.context, p, b, h) + i0 * ldc, ldc);
@@ -108,7 +108,7 @@ struct TransposedKeys {
     std::size_t ld = 0;
     std::unique_ptr<float[]> data;
 
-    explicit TransposedKeys(const Problem& p) : slot((p.b1 - p.b0) * p.G), ld(Matrix::padded_stride(p.Tk)) {
+    explicit TransposedKeys(const AttentionProblem& p) : slot((p.b1 - p.b0) * p.G), ld(Matrix::padded_stride(p.Tk)) {
         std::vector<const float*> keys;
         for (std::size_t b = p.b0; b < p.b1; ++b)
             for (std::size_t g = 0; g < p.G; ++g) {
@@ -128,21 +128,21 @@ struct TransposedKeys {
             }
         });
     }
-    MatrixView of(const Problem& p, std::size_t b, std::size_t g) const {
+    MatrixView of(const AttentionProblem& p, std::size_t b, std::size_t g) const {
         return {data.get() + slot[(b - p.b0) * p.G + g] * p.dk * ld, p.dk, p.Tk, ld};
     }
 };
 
 }  // namespace
 
-std::size_t run_materialised(const Problem& p, const AttentionSpec& spec, const MaterialisedOut& out) {
+std::size_t run_materialised(const AttentionProblem& p, const MaterialisedOut& out) {
     const std::size_t rows = p.r1 - p.r0;
     const TransposedKeys kt(p);
     // Softmax: units of (b, h, block of rows), all handed out to the threads (each unit's
     // kernels run serially), the scores of a unit going through the epilogue and ·V while
     // they are in cache. Normalisation by the sum: whole (b, h) units, so that a zero row
     // sum is reported with its row number in the (b, h).
-    const std::size_t rpu = spec.normalize == Normalization::softmax ? materialised_rows_per_unit(p.Tk)
+    const std::size_t rpu = p.normalize == Normalization::softmax ? materialised_rows_per_unit(p.Tk)
                                                                      : std::max<std::size_t>(rows, 1);
     const std::size_t blocks = std::max<std::size_t>(1, (rows + rpu - 1) / rpu);
     const std::size_t units = (p.b1 - p.b0) * p.H * blocks;
@@ -154,7 +154,7 @@ std::size_t run_materialised(const Problem& p, const AttentionSpec& spec, const 
         const std::size_t blk = u % blocks, b = p.b0 + u / blocks / p.H, h = u / blocks % p.H;
         const std::size_t i0 = std::min(rows, blk * rpu), i1 = std::min(rows, i0 + rpu);
         try {
-            masked[u] = run_materialised_rows(p, spec, b, h, i0, i1, kt.of(p, b, p.kv_head(h)), out);
+            masked[u] = run_materialised_rows(p, b, h, i0, i1, kt.of(p, b, p.kv_head(h)), out);
         } catch (const RuntimeFailure& e) {
             std::string where;
             if (p.batch_dim) where += "batch item " + std::to_string(b);
@@ -176,7 +176,7 @@ std::size_t run_materialised(const Problem& p, const AttentionSpec& spec, const 
     return total;
 }
 
-Tensor mean_over_heads(const Tensor& weights, const Problem& p) {
+Tensor mean_over_heads(const Tensor& weights, const AttentionProblem& p) {
     std::vector<std::size_t> dims;
     if (p.batch_dim) dims.push_back(p.b1 - p.b0);
     dims.push_back(p.r1 - p.r0);

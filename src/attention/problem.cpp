@@ -1,24 +1,30 @@
-// Resolving a batched_attention call (attention/problem.hpp): shapes, broadcasting and
-// ranges checked once, into (batch, head) pointer arithmetic.
-#include "attention/problem.hpp"
+// Resolving an attention call (attn/problem.hpp): shapes, broadcasting, lengths and ranges
+// checked once, into (batch, head) pointer arithmetic.
+#include "attn/problem.hpp"
 
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
-#include "attn/error.hpp"
-
-namespace attn::engine {
+namespace attn {
 
 namespace {
 
-View4 as4(const KVView& v, const char* what) {
+std::string text(std::size_t n) { return std::to_string(n); }
+
+}  // namespace
+
+Operand operand_of(const KVView& v, Role role) {
     const std::size_t r = v.rank();
     if (r < 2 || r > 4)
-        throw InputError(std::string(what) + " " + v.shape.text() + " has " + std::to_string(r) +
-                         " dimensions: expected 2 to 4, read as (batch, heads, rows, columns)");
-    View4 o;
+        throw ShapeError(role, "rank", r, r < 2 ? 2 : 4, role,
+                         std::string(role_name(role)) + " " + v.shape.text() + " has " + text(r) +
+                             " dimensions: expected 2 to 4, read as (batch, heads, rows, columns)");
+    Operand o;
     o.data = static_cast<const float*>(v.data);  // float16 data is only read via element_at
     o.type = v.type;
     o.shape = v.shape;
@@ -30,42 +36,130 @@ View4 as4(const KVView& v, const char* what) {
     return o;
 }
 
-// torch.matmul's rule for one leading dimension: equal, or 1.
-std::size_t broadcast(std::size_t a, std::size_t b, const char* dim, const View4& x, const char* xn, const View4& y,
-                      const char* yn) {
+namespace {
+
+// torch.matmul's rule for one leading dimension of x and y: equal, or 1.
+std::size_t broadcast(std::size_t a, std::size_t b, const char* dim, const Operand& x, Role xr, const Operand& y,
+                      Role yr) {
     if (a == b || b == 1) return a;
     if (a == 1) return b;
-    throw InputError(std::string(xn) + " " + x.shape.text() + " and " + yn + " " + y.shape.text() + " differ in the " +
-                     dim + " dimension (" + std::to_string(a) + " and " + std::to_string(b) +
-                     "): it must be equal, or 1 in one of them");
+    throw ShapeError(yr, dim, b, a, xr,
+                     std::string(role_name(xr)) + " " + x.shape.text() + " and " + role_name(yr) + " " +
+                         y.shape.text() + " differ in the " + dim + " dimension (" + text(a) + " and " + text(b) +
+                         "): it must be equal, or 1 in one of them");
 }
 
 std::size_t resolve_end(std::size_t end, std::size_t size) { return end == IndexRange::npos ? size : end; }
 
-void check_mask_like(const View4& m, const char* what, const Problem& p) {
-    if (m.d != p.Tk || (m.T != p.Tq && m.T != 1) || (m.B != p.B && m.B != 1) || (m.H != p.H && m.H != 1))
-        throw InputError(std::string(what) + " " + m.shape.text() + " does not broadcast to the scores (" +
-                         std::to_string(p.B) + ", " + std::to_string(p.H) + ", " + std::to_string(p.Tq) + ", " +
-                         std::to_string(p.Tk) + "): each dimension must be equal or 1, and the last must be Tk");
+// A mask or bias against the scores (B, H, Tq, Tk): each dimension equal or 1, the last Tk.
+void check_mask_like(const Operand& m, Role role, const AttentionProblem& p) {
+    const char* dim = m.d != p.Tk                  ? "columns"
+                      : m.T != p.Tq && m.T != 1    ? "rows"
+                      : m.B != p.B && m.B != 1     ? "batch"
+                      : m.H != p.H && m.H != 1     ? "heads"
+                                                   : nullptr;
+    if (!dim) return;
+    const std::string d = dim;
+    const std::size_t got = d == "columns" ? m.d : d == "rows" ? m.T : d == "batch" ? m.B : m.H;
+    const std::size_t wanted = d == "columns" ? p.Tk : d == "rows" ? p.Tq : d == "batch" ? p.B : p.H;
+    throw ShapeError(role, d, got, wanted, Role::queries,
+                     std::string(role_name(role)) + " " + m.shape.text() + " does not broadcast to the scores (" +
+                         text(p.B) + ", " + text(p.H) + ", " + text(p.Tq) + ", " + text(p.Tk) +
+                         "): each dimension must be equal or 1, and the last must be Tk");
+}
+
+void resolve_mask(const AttentionSpec& spec, AttentionProblem& p) {
+    const MaskBits* bits = spec.mask_bits;
+    if (!bits) {
+        operand_of(*spec.mask, Role::mask);  // the rank checked before the floats are read
+        bits = (p.packed_mask = std::make_shared<const MaskBits>(*spec.mask)).get();
+    }
+    TensorView shape;  // the mask's shape, for the checks
+    shape.shape = bits->shape();
+    p.mask = operand_of(shape, Role::mask);
+    const std::size_t words = bits->row_words();
+    p.mask_words.data = bits->data();
+    p.mask_words.sT = p.mask.T == 1 ? 0 : words;
+    p.mask_words.sH = p.mask.H == 1 ? 0 : p.mask.T * words;
+    p.mask_words.sB = p.mask.B == 1 ? 0 : p.mask.H * p.mask.T * words;
+}
+
+void check_lengths(const std::vector<std::size_t>& lengths, const AttentionProblem& p) {
+    if (lengths.empty()) return;
+    if (lengths.size() != p.B)
+        throw ShapeError(Role::lengths, "batch", lengths.size(), p.B, Role::queries,
+                         text(lengths.size()) + " lengths for " + text(p.B) +
+                             " batch items: give one length per batch item");
+    for (std::size_t b = 0; b < p.B; ++b)
+        if (lengths[b] > p.Tk)
+            throw ShapeError(Role::lengths, "length", lengths[b], p.Tk, Role::keys,
+                             "length " + text(lengths[b]) + " of batch item " + text(b) + " exceeds the " + text(p.Tk) +
+                                 " keys");
+}
+
+// [begin, end) of `size` from a range; ShapeError when it does not fit.
+std::pair<std::size_t, std::size_t> resolve_range(const IndexRange& r, std::size_t size, Role role) {
+    const std::size_t b = r.begin, e = resolve_end(r.end, size);
+    if (b > e || e > size)
+        throw ShapeError(role, "item", e, size, role,
+                         std::string(role_name(role)) + " " + text(b) + ":" + text(e) + " are out of range for " +
+                             text(size) + " " + role_name(role));
+    return {b, e};
 }
 
 }  // namespace
 
-Problem resolve(const TensorView& Q, const KVView& K, const KVView& V, const AttentionSpec& spec) {
-    Problem p;
-    p.q = as4(Q, "queries");
-    p.k = as4(K, "keys");
-    p.v = as4(V, "values");
+float default_scale(std::size_t d_k) noexcept { return d_k ? float(1.0 / std::sqrt(double(d_k))) : 1.0f; }
+
+const char* role_name(Role role) noexcept {
+    switch (role) {
+        case Role::queries: return "queries";
+        case Role::keys: return "keys";
+        case Role::values: return "values";
+        case Role::mask: return "mask";
+        case Role::bias: return "bias";
+        case Role::lengths: return "lengths";
+        case Role::query_rows: return "query rows";
+        case Role::batch_items: return "batch items";
+    }
+    return "?";
+}
+
+bool AttentionProblem::allowed(std::size_t b, std::size_t h, std::size_t i, std::size_t j) const noexcept {
+    if (j >= visible(b, i)) return false;
+    if (has_mask) {
+        const std::uint64_t* row = mask_words.at(b, h) + i * mask_words.sT;
+        if (!((row[j / 64] >> (j % 64)) & 1u)) return false;
+    }
+    return !has_bias || bias.row(b, h, i)[j] != -std::numeric_limits<float>::infinity();
+}
+
+Shape AttentionProblem::result_shape(bool with_heads, std::size_t rows, std::size_t cols) const {
+    std::vector<std::size_t> dims;
+    if (batch_dim) dims.push_back(b1 - b0);
+    if (with_heads && head_dim) dims.push_back(H);
+    dims.push_back(rows);
+    dims.push_back(cols);
+    return Shape(dims);
+}
+
+AttentionProblem resolve_attention(const TensorView& Q, const KVView& K, const KVView& V, const AttentionSpec& spec) {
+    AttentionProblem p;
+    p.q = operand_of(Q, Role::queries);
+    p.k = operand_of(K, Role::keys);
+    p.v = operand_of(V, Role::values);
     if (p.k.d != p.q.d)
-        throw InputError("queries " + p.q.shape.text() + " and keys " + p.k.shape.text() +
-                         " differ in d_k (the last dimension)");
+        throw ShapeError(Role::keys, "d_k", p.k.d, p.q.d, Role::queries,
+                         "queries " + p.q.shape.text() + " and keys " + p.k.shape.text() +
+                             " differ in d_k (the last dimension)");
     if (p.v.T != p.k.T)
-        throw InputError("keys " + p.k.shape.text() + " and values " + p.v.shape.text() +
-                         " differ in length: every key needs a value");
+        throw ShapeError(Role::values, "length", p.v.T, p.k.T, Role::keys,
+                         "keys " + p.k.shape.text() + " and values " + p.v.shape.text() +
+                             " differ in length: every key needs a value");
     p.Tq = p.q.T, p.Tk = p.k.T, p.dk = p.q.d, p.dv = p.v.d;
-    p.B = broadcast(p.q.B, p.k.B, "batch", p.q, "queries", p.k, "keys");
-    p.B = broadcast(p.B, p.v.B, "batch", p.q, "queries", p.v, "values");
-    p.G = broadcast(p.k.H, p.v.H, "heads", p.k, "keys", p.v, "values");
+    p.B = broadcast(p.q.B, p.k.B, "batch", p.q, Role::queries, p.k, Role::keys);
+    p.B = broadcast(p.B, p.v.B, "batch", p.q, Role::queries, p.v, Role::values);
+    p.G = broadcast(p.k.H, p.v.H, "heads", p.k, Role::keys, p.v, Role::values);
     if (p.q.H == p.G || p.G == 1) {
         p.H = p.q.H;
     } else if (p.q.H == 1) {
@@ -73,66 +167,37 @@ Problem resolve(const TensorView& Q, const KVView& K, const KVView& V, const Att
     } else if (p.q.H % p.G == 0) {
         p.H = p.q.H;  // grouped-query
     } else {
-        throw InputError("queries " + p.q.shape.text() + " have " + std::to_string(p.q.H) + " heads and keys " +
-                         p.k.shape.text() + " have " + std::to_string(p.G) +
-                         ": the query heads must be a multiple of the key/value heads");
+        throw ShapeError(Role::queries, "heads", p.q.H, p.G, Role::keys,
+                         "queries " + p.q.shape.text() + " have " + text(p.q.H) + " heads and keys " +
+                             p.k.shape.text() + " have " + text(p.G) +
+                             ": the query heads must be a multiple of the key/value heads");
     }
     p.has_mask = spec.mask_bits || spec.mask;
     p.has_bias = spec.bias != nullptr;
-    if (p.has_mask) {
-        const MaskBits* bits = spec.mask_bits;
-        if (!bits) {
-            as4(*spec.mask, "mask");  // the rank checked before the floats are read
-            bits = (p.packed_mask = std::make_shared<const MaskBits>(*spec.mask)).get();
-        }
-        TensorView shape;  // the mask's shape, for the checks
-        shape.shape = bits->shape();
-        p.mask = as4(shape, "mask");
-        p.mask_rank = bits->rank();
-        const std::size_t words = bits->row_words();
-        p.mask_words.data = bits->data();
-        p.mask_words.sT = p.mask.T == 1 ? 0 : words;
-        p.mask_words.sH = p.mask.H == 1 ? 0 : p.mask.T * words;
-        p.mask_words.sB = p.mask.B == 1 ? 0 : p.mask.H * p.mask.T * words;
-    }
-    if (p.has_bias) p.bias = as4(*spec.bias, "bias");
+    if (p.has_mask) resolve_mask(spec, p);
+    if (p.has_bias) p.bias = operand_of(*spec.bias, Role::bias);
     // The mask and bias may carry the batch dimension alone (e.g. (B, 1, 1, Tk) padding).
-    for (const View4* m : {p.has_mask ? &p.mask : nullptr, p.has_bias ? &p.bias : nullptr})
-        if (m && m->B != 1 && p.B == 1) p.B = m->B;
-    if (p.has_mask) check_mask_like(p.mask, "mask", p);
-    if (p.has_bias) check_mask_like(p.bias, "bias", p);
+    bool batch_from_mask = false;
+    for (const Operand* m : {p.has_mask ? &p.mask : nullptr, p.has_bias ? &p.bias : nullptr})
+        if (m && m->B != 1 && p.B == 1) p.B = m->B, batch_from_mask = true;
+    if (p.has_mask) check_mask_like(p.mask, Role::mask, p);
+    if (p.has_bias) check_mask_like(p.bias, Role::bias, p);
+    check_lengths(spec.lengths, p);
 
-    if (!spec.lengths.empty()) {
-        if (spec.lengths.size() != p.B)
-            throw InputError(std::to_string(spec.lengths.size()) + " lengths for " + std::to_string(p.B) +
-                             " batch items: give one length per batch item");
-        for (std::size_t b = 0; b < p.B; ++b)
-            if (spec.lengths[b] > p.Tk)
-                throw InputError("length " + std::to_string(spec.lengths[b]) + " of batch item " + std::to_string(b) +
-                                 " exceeds the " + std::to_string(p.Tk) + " keys");
-    }
-    p.b0 = spec.batch_items.begin;
-    p.b1 = resolve_end(spec.batch_items.end, p.B);
-    if (p.b0 > p.b1 || p.b1 > p.B)
-        throw InputError("batch items " + std::to_string(p.b0) + ":" + std::to_string(p.b1) +
-                         " are out of range for " + std::to_string(p.B) + " batch items");
-    p.r0 = spec.query_rows.begin;
-    p.r1 = resolve_end(spec.query_rows.end, p.Tq);
-    if (p.r0 > p.r1 || p.r1 > p.Tq)
-        throw InputError("query rows " + std::to_string(p.r0) + ":" + std::to_string(p.r1) + " are out of range for " +
-                         std::to_string(p.Tq) + " query rows");
-    p.scale = spec.scale ? *spec.scale : (p.dk ? 1.0f / std::sqrt(float(p.dk)) : 1.0f);
-    p.batch_dim = Q.rank() == 4 || K.rank() == 4 || V.rank() == 4 || p.mask_rank == 4 ||
-                  (p.has_bias && spec.bias->rank() == 4);
-    p.head_dim = spec.head_dim || Q.rank() >= 3 || K.rank() >= 3 || V.rank() >= 3 ||
-                 p.mask_rank >= 3 || (p.has_bias && spec.bias->rank() >= 3);
+    std::tie(p.b0, p.b1) = resolve_range(spec.batch_items, p.B, Role::batch_items);
+    std::tie(p.r0, p.r1) = resolve_range(spec.query_rows, p.Tq, Role::query_rows);
+    p.scale = spec.scale ? *spec.scale : default_scale(p.dk);
+    p.causal = spec.causal;
+    p.lengths = spec.lengths;
+    p.normalize = spec.normalize;
+    p.masked_rows = spec.masked_rows;
+    p.batch_dim = Q.rank() == 4 || K.rank() == 4 || V.rank() == 4 || batch_from_mask;
+    p.head_dim = spec.head_axis == HeadAxis::always ||
+                 (spec.head_axis == HeadAxis::by_rank && (Q.rank() >= 3 || K.rank() >= 3 || V.rank() >= 3));
+    if (spec.head_axis == HeadAxis::never && p.H != 1)
+        throw ShapeError(Role::queries, "heads", p.H, 1, Role::queries,
+                         "results without a head dimension need one head, not " + text(p.H));
     return p;
 }
 
-// Output slice of (batch item b, head h) in a ([B',] [H,] rows, cols) result.
-float* slice_of(Tensor& t, const Problem& p, std::size_t b, std::size_t h) {
-    return t.slice_data((b - p.b0) * (p.head_dim ? p.H : 1) + (p.head_dim ? h : 0));
-}
-
-// Query rows per fused work unit: enough units to keep every thread busy; a multiple of
-}  // namespace attn::engine
+}  // namespace attn

@@ -113,25 +113,36 @@ Multihead multihead_attention(const TensorView& X, const TensorView* X_kv, const
                          " columns do not split into " + std::to_string(H) + " query heads and " + std::to_string(G) +
                          " key/value heads of equal d_k (W_q needs H·d_k columns, W_k G·d_k, W_v G·d_v)");
     AttentionSpec s = spec;
-    s.head_dim = true;
+    // A projection's heads are always an axis of the inputs; the results keep it unless the
+    // caller asked for none (one head, results without a head dimension).
+    if (s.head_axis == HeadAxis::by_rank) s.head_axis = HeadAxis::always;
     AttentionWants inner = wants;
     inner.context = true;
-    m.attention = batched_attention(split_heads(m.queries, H), split_heads(m.keys, G), split_heads(m.values, G), s, inner);
-
-    // Heads side by side: ([B,] Tq', H·dv).
-    const std::size_t dv = m.attention.context.cols();
-    m.concat = concat_heads(m.attention.context.view(), X.rank() == 3);
+    const AttentionProblem p =
+        resolve_attention(split_heads(m.queries, H), split_heads(m.keys, G), split_heads(m.values, G), s);
+    m.attention = batched_attention(p, inner);
+    OutputProjection o = project_output(m.attention.context.view(), p.head_dim, X.rank() == 3, w.wo, w.bo);
+    m.concat = std::move(o.concat);
+    m.output = std::move(o.output);
     if (!wants.context) m.attention.context = Tensor();
-    if (w.wo) {
-        if (w.wo->rank() != 2 || w.wo->shape[0] != H * dv)
-            throw InputError("W_O is " + dims(*w.wo) + " but the concatenated heads have H·d_v=" +
-                             std::to_string(H * dv) + " columns: W_O must have H·d_v rows");
-        m.output = linear(m.concat.view(), w.wo, w.bo, "W_O");
-    } else {
-        m.output = m.concat;
-        if (w.bo) throw InputError("an output bias needs W_O");
-    }
     return m;
+}
+
+OutputProjection project_output(const TensorView& context, bool head_dim, bool batched, const TensorView* wo,
+                                const TensorView* bo) {
+    OutputProjection o;
+    o.concat = head_dim ? concat_heads(context, batched) : to_tensor(context);
+    if (wo) {
+        const std::size_t cols = o.concat.cols();
+        if (wo->rank() != 2 || wo->shape[0] != cols)
+            throw InputError("W_O is " + dims(*wo) + " but the concatenated heads have H·d_v=" + std::to_string(cols) +
+                             " columns: W_O must have H·d_v rows");
+        o.output = linear(o.concat.view(), wo, bo, "W_O");
+    } else {
+        if (bo) throw InputError("an output bias needs W_O");
+        o.output = o.concat;
+    }
+    return o;
 }
 
 // ---- PyTorch layouts ------------------------------------------------------------------------

@@ -1,23 +1,28 @@
-// The three schedules of the engine over a resolved problem (attention/problem.hpp): fused
+// The three schedules of the engine over a resolved problem (attn/problem.hpp): fused
 // (attention/fused.cpp), materialised (attention/materialised.cpp) and split-K decoding
 // (attention/decoding.cpp). Each returns the number of fully masked rows it computed.
 #pragma once
 #include <cstddef>
 
-#include "attention/problem.hpp"
+#include "attn/multihead.hpp"
+#include "attn/problem.hpp"
 
 namespace attn::engine {
+
+// The (b, h) slice of a result shaped by p.result_shape (global b).
+inline float* slice_of(Tensor& t, const AttentionProblem& p, std::size_t b, std::size_t h) {
+    return t.slice_data(p.result_slice(b, h));
+}
 
 // One (b, h) of the materialised path: scores, scaled, normalised weights, context.
 struct MaterialisedOut {
     Tensor *scores, *scaled, *weights, *context;
 };
 
-
-std::size_t run_fused(const Problem& p, const AttentionSpec& spec, Tensor& context);
-std::size_t run_materialised(const Problem& p, const AttentionSpec& spec, const MaterialisedOut& out);
+std::size_t run_fused(const AttentionProblem& p, Tensor& context);
+std::size_t run_materialised(const AttentionProblem& p, const MaterialisedOut& out);
 // Mean over heads: ([B',] Tq', Tk) from ([B',] H, Tq', Tk) weights, summed in head order.
-Tensor mean_over_heads(const Tensor& weights, const Problem& p);
-std::size_t run_split_keys(const Problem& p, const AttentionSpec& spec, Tensor& context);
+Tensor mean_over_heads(const Tensor& weights, const AttentionProblem& p);
+std::size_t run_split_keys(const AttentionProblem& p, Tensor& context);
 
 }  // namespace attn::engine

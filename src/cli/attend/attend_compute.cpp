@@ -69,7 +69,7 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
     spec.bias = in.bias.rank() ? &bias : nullptr;
     if (s.rows.end) spec.query_rows = {s.rows.begin, s.rows.end};
     if (s.items.end) spec.batch_items = {s.items.begin, s.items.end};
-    spec.head_dim = in.heads_given;
+    spec.head_axis = in.heads_given ? HeadAxis::always : HeadAxis::by_rank;
 
     if (in.embeddings) {
         const TensorView x = in.x.view(), kv = in.kv.view();

@@ -8,13 +8,14 @@
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
+#include "attn/problem.hpp"
 #include "cli/common.hpp"
 #include "runtime/utf8.hpp"
 
 namespace attn::cli {
 
 float parse_scale(const std::string& text, std::size_t d_k) {
-    if (text == "auto") return float(1.0 / std::sqrt(double(d_k)));
+    if (text == "auto") return default_scale(d_k);
     if (text == "none") return 1.0f;
     return parse_float32(text, "scale");
 }

@@ -172,7 +172,7 @@ std::function<void()> make_call(const Case& c) {
     // The pipeline a user runs: attn::attend. Asking for the weights forces the materialised
     // path (Q·Kᵀ, scale/mask, softmax, ·V); the context alone takes the fused one.
     AttentionOptions opt;
-    opt.score_mask.scale = 1.0f / std::sqrt(float(c.k));
+    opt.score_mask.scale = default_scale(c.k);
     opt.score_mask.causal = c.causal ? Causal::top_left : Causal::none;
     std::shared_ptr<Matrix> bias;
     if (c.bias) bias = std::make_shared<Matrix>(random_matrix(c.m, c.n, gen));

@@ -219,7 +219,7 @@ std::map<std::string, Tensor> run_multihead(const ExampleCase& c, const std::str
     spec.scale = parse_scale(c.scale, (wq ? wq->cols() : X.cols()) / c.heads);
     spec.causal = c.causal;
     spec.normalize = c.normalize;
-    spec.head_dim = true;
+    spec.head_axis = HeadAxis::always;
     AttentionWants wants{true, true, true, true};
     wants.weights_mean = true;
     Multihead mh = multihead_attention(X.view(), nullptr, w, spec, wants);

@@ -245,10 +245,12 @@ TEST_CASE("batched attention: fused and materialised paths match the float64 ora
             const attn::BatchedAttention mat = run(in, in.spec, all);
             CHECK(!mat.fused);
             const std::size_t B = fused.batch, H = fused.heads, G = fused.kv_heads;
-            const bool batch_dim = c.q.rank() == 4 || c.k.rank() == 4 || c.v.rank() == 4 || c.mask.rank() == 4 ||
-                                   c.bias.rank() == 4;
-            const bool head_dim = c.q.rank() >= 3 || c.k.rank() >= 3 || c.v.rank() >= 3 || c.mask.rank() >= 3 ||
-                                  c.bias.rank() >= 3;
+            // attn/problem.hpp's rank rule: a batch dimension when Q, K or V has rank 4 or the mask or
+            // bias carries more than one batch item; a head dimension when Q, K or V has rank >= 3.
+            const auto batch_of = [](const Shape& s) { return s.rank() == 4 ? s[0] : std::size_t(1); };
+            const bool batch_dim = c.q.rank() == 4 || c.k.rank() == 4 || c.v.rank() == 4 || batch_of(c.mask) > 1 ||
+                                   batch_of(c.bias) > 1;
+            const bool head_dim = c.q.rank() >= 3 || c.k.rank() >= 3 || c.v.rank() >= 3;
             CHECK(fused.context.rank() == 2 + batch_dim + head_dim);
             CHECK(mat.weights_mean.rank() == 2 + batch_dim);
             const double vsize = max_abs(in.V);

@@ -1,0 +1,159 @@
+// The resolved attention problem: one attention call's inputs validated once, as BLIS's
+// *_check.c and the contract above ggml_flash_attn_ext do, into a plain object that every
+// part of attn asks instead of working the answers out again: the engine's schedules, the
+// command line, the pictures and the diagnostics.
+//
+// It answers: the (batch item, head) slice of every input, the key/value head of a query head
+// (grouped-query), which keys query row i of (b, h) may see (allowed), the scale, and the layout
+// and rank of the results. A shape that does not fit is a ShapeError naming the input's role,
+// the dimension, what it has and what it needed; the command line maps the role to its flag,
+// so the library names no flag.
+//
+// Shapes. Q is (…, Tq, dk), K is (…, Tk, dk), V is (…, Tk, dv), each of rank 2 to 4, read as
+// (B, H, T, d) with missing leading dimensions = 1. Leading dimensions broadcast as in
+// torch.matmul (equal, 1 or missing). Grouped-query: Q with H heads (dim -3) and K/V with G
+// heads, H % G == 0; query head h reads K/V head h / (H/G) (PyTorch's enable_gqa=True). Mask
+// and bias broadcast to (B, H, Tq, Tk) (their last dimension must be Tk) and may carry the
+// batch dimension alone. No input is copied to broadcast it: a broadcast dimension is a
+// stride of 0, a K/V head of a group is pointer arithmetic.
+//
+// Rank of the results: a batch dimension when Q, K or V has rank 4, or the mask or bias
+// carries more than one batch item; a head dimension by the rule of AttentionSpec::head_axis.
+// 2-D in, 2-D out.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attn/error.hpp"
+#include "attn/half.hpp"
+#include "attn/mask_bits.hpp"
+#include "attn/masking.hpp"
+#include "attn/tensor.hpp"
+
+namespace attn {
+
+// The default scale 1/sqrt(d_k): computed in double and rounded to float, as PyTorch's
+// scaled_dot_product_attention does (float(1.0 / math.sqrt(d_k))); 1 for d_k = 0. The one
+// definition: the engine, the command line and bench all take it from here.
+float default_scale(std::size_t d_k) noexcept;
+
+// A half-open range [begin, end) of indices; end = npos means "to the end".
+struct IndexRange {
+    static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+    std::size_t begin = 0, end = npos;
+};
+
+// Whether the results carry a head dimension: by_rank when Q, K or V has rank 3 or more;
+// always (multi-head attention with its heads asked for); never (one head, results as 2-D or
+// batched 3-D, whatever the inputs' head axis of extent 1).
+enum class HeadAxis { by_rank, always, never };
+
+// Everything that shapes the scores and their normalisation (attn/masking.hpp has the rule
+// that decides which keys a query may see).
+struct AttentionSpec {
+    std::optional<float> scale;  // unset: default_scale(dk)
+    Causal causal = Causal::none;
+    const TensorView* mask = nullptr;  // broadcast to (B, H, Tq, Tk); nonzero = may attend
+    // The same mask packed into bits (attn/mask_bits.hpp), built once by the caller when one
+    // mask serves many calls. When set it is the mask and `mask` is not read; when only
+    // `mask` is set, resolving packs it (one pass over the floats).
+    const MaskBits* mask_bits = nullptr;
+    const TensorView* bias = nullptr;  // broadcast to (B, H, Tq, Tk); added after scaling; -inf masks
+    // Valid keys per batch item (key padding): keys at index >= lengths[b] are masked for
+    // every query of batch item b. Empty = no padding; otherwise exactly B entries, each <= Tk.
+    std::vector<std::size_t> lengths;
+    Normalization normalize = Normalization::softmax;
+    MaskedRowPolicy masked_rows = MaskedRowPolicy::zero;  // what a fully masked row gets
+    // Compute only these query rows (global indices into Q; causal alignment uses the global
+    // index) and these batch items (of the broadcast B). The results hold only them.
+    IndexRange query_rows, batch_items;
+    HeadAxis head_axis = HeadAxis::by_rank;
+};
+
+// The inputs of a problem, for errors.
+enum class Role { queries, keys, values, mask, bias, lengths, query_rows, batch_items };
+const char* role_name(Role role) noexcept;  // "queries", "keys", …, "query rows", "batch items"
+
+// A shape, length or range that does not fit: `role`'s `dimension` ("d_k", "length",
+// "batch", "heads", "rows", "rank", "columns", "item") is `got` where `wanted` was needed,
+// compared with `other` (the same role when the limit is not another input's). what() says it
+// in the library's words, naming inputs by role and shape.
+class ShapeError : public InputError {
+public:
+    ShapeError(Role role, std::string dimension, std::size_t got, std::size_t wanted, Role other,
+               const std::string& message)
+        : InputError(message), role(role), other(other), dimension(std::move(dimension)), got(got), wanted(wanted) {}
+    Role role, other;
+    std::string dimension;
+    std::size_t got, wanted;
+};
+
+// One input read as (B, H, T, d); a size-1 dimension gets stride 0 (broadcast). K and V may
+// hold float16 elements (type); every other input is float32.
+struct Operand {
+    const float* data = nullptr;
+    ElementType type = ElementType::f32;
+    std::size_t B = 1, H = 1, T = 0, d = 0;
+    std::size_t sB = 0, sH = 0, sT = 0;
+    Shape shape;  // as given, for messages
+
+    const float* at(std::size_t b, std::size_t h) const noexcept { return data + b * sB + h * sH; }
+    // (b, h) of a view of any element type.
+    const void* element_at(std::size_t b, std::size_t h) const noexcept {
+        return reinterpret_cast<const char*>(data) + (b * sB + h * sH) * element_size(type);
+    }
+    // Row i of (b, h) (float32 operands); a broadcast row (T = 1) serves every i.
+    const float* row(std::size_t b, std::size_t h, std::size_t i) const noexcept { return at(b, h) + i * sT; }
+};
+
+// The (B, H, T, d) reading of a view of rank 2 to 4 (ShapeError naming `role` otherwise).
+Operand operand_of(const KVView& v, Role role);
+
+// The mask's bits as (B, H, T) rows of words, broadcast dimensions with stride 0.
+struct MaskWords {
+    const std::uint64_t* data = nullptr;
+    std::size_t sB = 0, sH = 0, sT = 0;
+    const std::uint64_t* at(std::size_t b, std::size_t h) const noexcept { return data + b * sB + h * sH; }
+};
+
+struct AttentionProblem {
+    Operand q, k, v, mask, bias;  // mask: its shape only (the kernels read mask_words)
+    MaskWords mask_words;
+    std::shared_ptr<const MaskBits> packed_mask;  // when the caller gave only the float mask
+    bool has_mask = false, has_bias = false;
+    std::size_t B = 1, H = 1, G = 1, Tq = 0, Tk = 0, dk = 0, dv = 0;
+    std::size_t b0 = 0, b1 = 1, r0 = 0, r1 = 0;  // the batch items and query rows computed
+    float scale = 1.0f;
+    Causal causal = Causal::none;
+    std::vector<std::size_t> lengths;  // empty, or one per batch item
+    Normalization normalize = Normalization::softmax;
+    MaskedRowPolicy masked_rows = MaskedRowPolicy::zero;
+    bool batch_dim = false, head_dim = false;  // the results' rank (see above)
+
+    std::size_t group() const noexcept { return H / G; }
+    std::size_t kv_head(std::size_t h) const noexcept { return h / group(); }
+    // Keys at or past this index are padding for batch item b (global index).
+    std::size_t key_limit(std::size_t b) const noexcept { return lengths.empty() ? no_key_limit : lengths[b]; }
+    // The leading keys query row i of batch item b may see (causal rule and key limit).
+    std::size_t visible(std::size_t b, std::size_t i) const noexcept {
+        return visible_keys(causal, i, Tq, Tk, key_limit(b));
+    }
+    // The whole rule for one cell (global b, h, i, j): visible, the mask's bit, a bias not -inf.
+    bool allowed(std::size_t b, std::size_t h, std::size_t i, std::size_t j) const noexcept;
+    // Shape ([B',] [H,] rows, cols) of a result; with_heads = false for the mean over heads.
+    Shape result_shape(bool with_heads, std::size_t rows, std::size_t cols) const;
+    // Index of the (b, h) slice in a result of that shape (global b).
+    std::size_t result_slice(std::size_t b, std::size_t h) const noexcept {
+        return (b - b0) * (head_dim ? H : 1) + (head_dim ? h : 0);
+    }
+};
+
+// Validates Q, K, V and spec once. Throws ShapeError for shapes, lengths and ranges that do
+// not fit; InputError for a mask that cannot be packed.
+AttentionProblem resolve_attention(const TensorView& Q, const KVView& K, const KVView& V, const AttentionSpec& spec);
+
+}  // namespace attn
