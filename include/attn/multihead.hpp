@@ -96,6 +96,7 @@ Tensor concat_heads(const TensorView& per_head, bool batched);
 // ([B,] T, H·dh) / ([B,] T_kv, G·dh) / ([B,] T_kv, G·dv); split_heads gives their heads.
 struct Multihead {
     Tensor queries, keys, values;
+    AttentionProblem problem;    // the attention over the projected heads, resolved
     BatchedAttention attention;  // per head; context (B?, H, Tq, dv) when wanted
     Tensor concat;               // ([B,] Tq', H·dv): the heads side by side
     Tensor output;               // concat·W_O + b_O (([B,] Tq', D_out)); concat when no W_O

@@ -118,8 +118,8 @@ Multihead multihead_attention(const TensorView& X, const TensorView* X_kv, const
     if (s.head_axis == HeadAxis::by_rank) s.head_axis = HeadAxis::always;
     AttentionWants inner = wants;
     inner.context = true;
-    const AttentionProblem p =
-        resolve_attention(split_heads(m.queries, H), split_heads(m.keys, G), split_heads(m.values, G), s);
+    m.problem = resolve_attention(split_heads(m.queries, H), split_heads(m.keys, G), split_heads(m.values, G), s);
+    const AttentionProblem& p = m.problem;
     m.attention = batched_attention(p, inner);
     OutputProjection o = project_output(m.attention.context.view(), p.head_dim, X.rank() == 3, w.wo, w.bo);
     m.concat = std::move(o.concat);

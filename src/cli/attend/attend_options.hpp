@@ -35,6 +35,17 @@ std::string show_names_text();
 struct Range {
     std::size_t begin = 0, end = 0;
 };
+
+// The attention options of `attn attend` (the query rows and batch items computed: [0, Tq)
+// and [0, B) when end == 0).
+struct AttendSettings {
+    float scale = 1;
+    Causal causal = Causal::none;
+    Normalization normalize = Normalization::softmax;
+    MaskedRowPolicy masked_rows = MaskedRowPolicy::zero;
+    Range rows{0, 0};
+    Range items{0, 0};
+};
 Range parse_range(const std::string& text, const std::string& option);
 
 // --lengths: a comma-separated list of non-negative integers ("5,3"), or else a file of

@@ -16,6 +16,17 @@
 
 namespace attn::cli {
 
+MatrixView slice_at(const TensorView& v, std::size_t b, std::size_t h, std::size_t heads) {
+    const std::size_t r = v.rank();
+    const std::size_t n_heads = r >= 3 ? v.shape[r - 3] : 1, n_batch = r >= 4 ? v.shape[r - 4] : 1;
+    const std::size_t hh = n_heads == 1 ? 0 : h / (heads / n_heads);
+    const std::size_t bb = n_batch == 1 ? 0 : b;
+    const float* data = v.data;
+    if (r >= 3) data += hh * v.strides[r - 3];
+    if (r >= 4) data += bb * v.strides[r - 4];
+    return {data, v.rows(), v.cols(), v.row_stride()};
+}
+
 namespace {
 
 // The view as (B, H, T, d): a batch dimension (when `batched`) and a head dimension (when
@@ -80,8 +91,8 @@ std::vector<std::pair<std::size_t, std::size_t>> selection(const AttendResults& 
     return sel;
 }
 
-viz::CellMask cell_mask_of(const AllowedFn& allowed, std::size_t b, std::size_t h) {
-    return [allowed, b, h](std::size_t i, std::size_t j) { return !allowed(b, h, i, j); };
+viz::CellMask cell_mask_of(const AttendResults& res, std::size_t b, std::size_t h) {
+    return [&res, b, h](std::size_t i, std::size_t j) { return !res.allowed(b, h, i, j); };
 }
 
 std::vector<std::string> row_range(const std::vector<std::string>& labels, const Range& rows) {
@@ -140,11 +151,10 @@ void check_finite(const TensorView& t, const char* name, bool allow_neg_inf, con
 void check_results(const Show& show, const AttendInputs& in, const AttendResults& res, const AttendSettings& s) {
     NanRowFn per_head, any_head;
     if (s.masked_rows == MaskedRowPolicy::nan) {
-        const AllowedFn allowed = allowed_cells(in, s, res);
         const std::size_t H = result_heads(res), Tk = in.Tk;
-        auto fully_masked = [allowed, Tk](std::size_t b, std::size_t h, std::size_t i) {
+        auto fully_masked = [&res, Tk](std::size_t b, std::size_t h, std::size_t i) {
             for (std::size_t j = 0; j < Tk; ++j)
-                if (allowed(b, h, i, j)) return false;
+                if (res.allowed(b, h, i, j)) return false;
             return true;
         };
         per_head = [fully_masked, H](std::size_t s, std::size_t i) { return fully_masked(s / H, s % H, i); };
@@ -167,13 +177,12 @@ void check_results(const Show& show, const AttendInputs& in, const AttendResults
 
 void check_masked_rows(const AttendInputs& in, const AttendSettings& s, const AttendResults& res) {
     if (res.masked_rows == 0) return;  // nothing to explain (the usual case: no rule is evaluated)
-    const AllowedFn allowed = allowed_cells(in, s, res);
     std::size_t truly_masked = 0;
     for (std::size_t b = 0; b < res.batch; ++b)
         for (std::size_t h = 0; h < res.heads; ++h)
             for (std::size_t i = 0; i < res.rows.end - res.rows.begin; ++i) {
                 bool any = false;
-                for (std::size_t j = 0; j < in.Tk && !any; ++j) any = allowed(b, h, i, j);
+                for (std::size_t j = 0; j < in.Tk && !any; ++j) any = res.allowed(b, h, i, j);
                 truly_masked += !any;
             }
     if (res.masked_rows > truly_masked) {
@@ -188,7 +197,6 @@ void check_masked_rows(const AttendInputs& in, const AttendSettings& s, const At
 
 VarianceTable variance_table(const AttendInputs& in, const AttendSettings& s, const AttendResults& res) {
     VarianceTable table;
-    const AllowedFn allowed = allowed_cells(in, s, res);
     const SliceSource q{res.queries, in.embeddings}, k{res.keys, in.embeddings};
     const SliceSource scores{res.scores, true}, weights{res.weights, true};
     const bool indexed = in.batched || res.head_dim;
@@ -199,7 +207,7 @@ VarianceTable variance_table(const AttendInputs& in, const AttendSettings& s, co
             // and bias of the whole run, global row indices).
             Matrix mask(S.rows(), S.cols());
             for (std::size_t i = 0; i < S.rows(); ++i)
-                for (std::size_t j = 0; j < S.cols(); ++j) mask(i, j) = allowed(b, h, i, j) ? 1.0f : 0.0f;
+                for (std::size_t j = 0; j < S.cols(); ++j) mask(i, j) = res.allowed(b, h, i, j) ? 1.0f : 0.0f;
             ScoreMask sm;
             sm.scale = s.scale;
             sm.mask = &mask;
@@ -262,7 +270,6 @@ std::size_t picture_cells(const AttendInputs& in, const AttendSettings& s, const
 
 std::string heatmap_pictures(const AttendInputs& in, const AttendSettings& s, const AttendResults& res,
                              const PictureOptions& p, bool color) {
-    const AllowedFn allowed = allowed_cells(in, s, res);
     const std::vector<std::string> rows = picture_rows(in.query_labels, res.rows);
     const auto sel = selection(res, p);
     const SliceSource src{res.weights, true};
@@ -271,7 +278,7 @@ std::string heatmap_pictures(const AttendInputs& in, const AttendSettings& s, co
         const Matrix m = to_matrix(slice_of(src, in, res, b, h));
         if (in.batched || res.head_dim)
             out += (out.empty() ? "" : "\n") + std::string("weights ") + index_text(in, res, b, h) + ":\n";
-        out += viz::heatmap_text(m, rows, in.key_labels, color, cell_mask_of(allowed, b, h), p.line_width);
+        out += viz::heatmap_text(m, rows, in.key_labels, color, cell_mask_of(res, b, h), p.line_width);
     }
     return out;
 }
@@ -279,7 +286,6 @@ std::string heatmap_pictures(const AttendInputs& in, const AttendSettings& s, co
 // ---- interactive HTML view ----
 std::string html_picture(const AttendInputs& in, const AttendSettings& s, const AttendResults& res,
                          const PictureOptions& p) {
-    const AllowedFn allowed = allowed_cells(in, s, res);
     const auto sel = selection(res, p);
     const SliceSource src{res.weights, true};
     const bool indexed = in.batched || res.head_dim;
@@ -300,8 +306,8 @@ std::string html_picture(const AttendInputs& in, const AttendSettings& s, const 
             for (std::size_t j = 0; j < m.cols; ++j) t.slice_data(k)[i * t.row_stride() + j] = m(i, j);
         ho.slice_names.push_back(indexed ? "weights " + index_text(in, res, b, h) : "weights");
     }
-    ho.masked = [allowed, sel](std::size_t k, std::size_t i, std::size_t j) {
-        return !allowed(sel[k].first, sel[k].second, i, j);
+    ho.masked = [&res, sel](std::size_t k, std::size_t i, std::size_t j) {
+        return !res.allowed(sel[k].first, sel[k].second, i, j);
     };
     ho.query_labels = picture_rows(in.query_labels, res.rows);
     ho.key_labels = in.key_labels;
@@ -312,7 +318,6 @@ std::string html_picture(const AttendInputs& in, const AttendSettings& s, const 
 
 std::string svg_picture(const AttendInputs& in, const AttendSettings& s, const AttendResults& res,
                         const PictureOptions& p) {
-    const AllowedFn allowed = allowed_cells(in, s, res);
     const std::vector<std::string> rows = picture_rows(in.query_labels, res.rows);
     const auto sel = selection(res, p);
     const SliceSource src{picture_view(res, p.of), true};
@@ -324,7 +329,7 @@ std::string svg_picture(const AttendInputs& in, const AttendSettings& s, const A
         so.col_labels = in.key_labels;
         so.scale_text = p.scale_text;
         so.masking_text = p.masking_text;
-        so.masked = cell_mask_of(allowed, b, h);
+        so.masked = cell_mask_of(res, b, h);
         return viz::svg_heatmap(to_matrix(slice_of(src, in, res, b, h)), so);
     }
     std::vector<viz::GridPanel> panels;
@@ -333,7 +338,7 @@ std::string svg_picture(const AttendInputs& in, const AttendSettings& s, const A
         panel.title = (in.batched ? "batch " + std::to_string(res.items.begin + b) + (res.head_dim ? " · " : "") : "") +
                       (res.head_dim ? "head " + std::to_string(h) : "");
         panel.values = to_matrix(slice_of(src, in, res, b, h));
-        panel.masked = cell_mask_of(allowed, b, h);
+        panel.masked = cell_mask_of(res, b, h);
         panels.push_back(std::move(panel));
     }
     viz::SvgGridOptions go;

@@ -7,11 +7,39 @@
 #include <vector>
 
 #include "attn/io.hpp"
-#include "cli/attend/attend_compute.hpp"
+#include "attn/multihead.hpp"
 #include "cli/attend/attend_inputs.hpp"
 #include "cli/attend/attend_options.hpp"
 
 namespace attn::cli {
+
+// What `attn attend` computed, as the engine shaped it (attn/problem.hpp's rank rule), and
+// the views --show prints (rank 0 when not computed): queries/keys/values per head when
+// there is a head dimension, narrowed to the rows and batch items computed.
+struct AttendResults {
+    AttentionProblem problem;  // the resolved problem: slices, allowed cells, ranks
+    TensorView queries, keys, values, scores, scaled, weights, weights_mean, context, output;
+    std::size_t masked_rows = 0;
+    std::size_t batch = 1, heads = 1, kv_heads = 1;  // of the computed results
+    bool head_dim = false;                         // the results carry a head dimension
+    Range rows, items;                             // global query rows and batch items computed
+
+    // Storage the views point into.
+    Multihead multihead;
+    BatchedAttention attention;
+    OutputProjection projected;   // -q/-k/-v: the heads side by side, times W_O
+    Tensor keys_f32, values_f32;  // float16 keys/values widened, when shown
+
+    // Whether key j is allowed for computed query row i of (b, h) (indices into the results).
+    bool allowed(std::size_t b, std::size_t h, std::size_t i, std::size_t j) const noexcept {
+        return problem.allowed(items.begin + b, h, rows.begin + i, j);
+    }
+};
+
+// The 2-D slice for batch item b and head h (indices into the computed results) of a view
+// shaped by the rank rule or broadcast like an input: a missing or size-1 batch/head
+// dimension is shared; a view with G < H heads gives query head h its group's head.
+MatrixView slice_at(const TensorView& v, std::size_t b, std::size_t h, std::size_t heads);
 
 // The variance diagnostics of every computed (batch item, head): one record each, keys
 // "batch" and "head" first when there is more than one slice (or a batch/head dimension).

@@ -1,6 +1,7 @@
 // attn attend: self-, cross-, multi-head and grouped-query attention on tensors read from
-// files. Inputs are read and checked in attend_inputs, computed in attend_compute, printed
-// and drawn in attend_outputs; this file declares the options and wires them together.
+// files. Inputs are read in attend_inputs, resolved and computed by the engine
+// (attn/problem.hpp, attn/multihead.hpp), printed and drawn in attend_outputs; this file
+// declares the options and wires them together.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -8,7 +9,7 @@
 #include "attn/error.hpp"
 #include "attn/io.hpp"
 #include "attn/viz.hpp"
-#include "cli/attend/attend_compute.hpp"
+#include "attn/multihead.hpp"
 #include "cli/attend/attend_inputs.hpp"
 #include "cli/attend/attend_options.hpp"
 #include "cli/attend/attend_outputs.hpp"
@@ -136,6 +137,93 @@ Range range_option(const cxxopts::ParseResult& r, const char* opt, std::size_t e
         throw UsageError("invalid " + flag + " '" + r[opt].as<std::string>() + "': there " +
                          (extent == 1 ? "is 1 " : "are " + std::to_string(extent) + " ") + what);
     return range;
+}
+
+
+// The query rows [A, B) of dimension -2 (when narrow_rows) and the batch items [A, B) of
+// dimension 0 when that is a batch dimension of more than one item, of an input shown with
+// the results (no copy).
+TensorView computed_part(TensorView v, const Range& rows, bool narrow_rows, const Range& items, bool has_batch) {
+    if (!v.rank()) return v;
+    auto narrow = [&v](std::size_t axis, const Range& r) {
+        v.data += r.begin * v.strides[axis];
+        v.shape[axis] = r.end - r.begin;
+    };
+    if (narrow_rows && v.rank() >= 2) narrow(v.rank() - 2, rows);
+    if (has_batch && v.shape[0] > 1) narrow(0, items);
+    return v;
+}
+
+// The engine run on the inputs: multi-head attention from embeddings (-x), or attention on
+// Q/K/V resolved once (attn/problem.hpp), then the heads side by side and W_O.
+AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s, const AttentionWants& wants,
+                                bool kv_shown) {
+    AttendResults res;
+    res.rows = s.rows.end ? s.rows : Range{0, in.Tq};
+    res.items = s.items.end ? s.items : Range{0, in.batch};
+    AttentionSpec spec;
+    spec.scale = s.scale;
+    spec.causal = s.causal;
+    spec.normalize = s.normalize;
+    spec.masked_rows = s.masked_rows;
+    spec.lengths = in.lengths;
+    const TensorView mask = in.mask.view(), bias = in.bias.view();
+    spec.mask = in.mask.rank() ? &mask : nullptr;
+    spec.mask_bits = in.mask.rank() ? &in.mask_bits : nullptr;
+    spec.bias = in.bias.rank() ? &bias : nullptr;
+    if (s.rows.end) spec.query_rows = {s.rows.begin, s.rows.end};
+    if (s.items.end) spec.batch_items = {s.items.begin, s.items.end};
+    auto opt = [](const Tensor& t, const TensorView& v) { return t.rank() ? &v : nullptr; };
+    const TensorView wo = in.wo.view(), bo = in.bo.view();
+
+    if (in.embeddings) {
+        // Without --heads, one head and results without a head dimension (2-D in, 2-D out).
+        spec.head_axis = in.heads_given ? HeadAxis::always : HeadAxis::never;
+        const TensorView x = in.x.view(), kv = in.kv.view();
+        const TensorView wq = in.wq.view(), wk = in.wk.view(), wv = in.wv.view();
+        const TensorView bq = in.bq.view(), bk = in.bk.view(), bv = in.bv.view();
+        MultiheadWeights w;
+        w.heads = in.heads, w.kv_heads = in.kv_heads;
+        w.wq = opt(in.wq, wq), w.wk = opt(in.wk, wk), w.wv = opt(in.wv, wv), w.wo = opt(in.wo, wo);
+        w.bq = opt(in.bq, bq), w.bk = opt(in.bk, bk), w.bv = opt(in.bv, bv), w.bo = opt(in.bo, bo);
+        res.multihead = multihead_attention(x, in.kv.rank() ? &kv : nullptr, w, spec, wants);
+        res.problem = res.multihead.problem;
+        res.attention = std::move(res.multihead.attention);
+        const Multihead& mh = res.multihead;
+        // Projections per head (a strided view) with --heads; as projected without.
+        const TensorView q = in.heads_given ? split_heads(mh.queries, in.heads) : mh.queries.view();
+        const TensorView k = in.heads_given ? split_heads(mh.keys, in.kv_heads) : mh.keys.view();
+        const TensorView v = in.heads_given ? split_heads(mh.values, in.kv_heads) : mh.values.view();
+        res.queries = computed_part(q, res.rows, true, res.items, in.batched);
+        res.keys = computed_part(k, res.rows, false, res.items, in.batched);
+        res.values = computed_part(v, res.rows, false, res.items, in.batched);
+        res.output = mh.output.view();
+    } else {
+        res.problem = resolve_attention(in.q.view(), in.k.view(), in.v.view(), spec);
+        res.attention = batched_attention(res.problem, wants);
+        // Float16 keys and values are widened only when they are shown themselves.
+        if (kv_shown && in.k.half()) res.keys_f32 = to_float(in.k.view());
+        if (kv_shown && in.v.half()) res.values_f32 = to_float(in.v.view());
+        const TensorView k = in.k.half() ? res.keys_f32.view() : in.k.f32.view();
+        const TensorView v = in.v.half() ? res.values_f32.view() : in.v.f32.view();
+        // An input has a batch dimension when it has four.
+        res.queries = computed_part(in.q.view(), res.rows, true, res.items, in.q.rank() == 4);
+        if (k.rank()) res.keys = computed_part(k, res.rows, false, res.items, in.k.rank() == 4);
+        if (v.rank()) res.values = computed_part(v, res.rows, false, res.items, in.v.rank() == 4);
+        if (res.attention.context.rank()) {
+            res.projected = project_output(res.attention.context.view(), res.problem.head_dim,
+                                           res.problem.batch_dim, opt(in.wo, wo), opt(in.bo, bo));
+            res.output = res.projected.output.view();
+        }
+    }
+    const BatchedAttention& att = res.attention;
+    res.batch = res.items.end - res.items.begin;
+    res.heads = att.heads, res.kv_heads = att.kv_heads;
+    res.masked_rows = att.masked_rows;
+    res.head_dim = res.problem.head_dim;
+    res.scores = att.scores.view(), res.scaled = att.scaled.view(), res.weights = att.weights.view();
+    res.weights_mean = att.weights_mean.view(), res.context = att.context.view();
+    return res;
 }
 
 }  // namespace
