@@ -90,6 +90,10 @@ public:
     Role role, other;
     std::string dimension;
     std::size_t got, wanted;
+    // For a mask or bias: the scores' shape it must broadcast to, in the results' rank, and the
+    // names of its axes ("batch items", "heads", "queries", "keys").
+    Shape against;
+    std::vector<std::string> against_axes;
 };
 
 // One input read as (B, H, T, d); a size-1 dimension gets stride 0 (broadcast). K and V may
@@ -152,8 +156,13 @@ struct AttentionProblem {
     }
 };
 
+// Narrows a resolved problem to these query rows and batch items (ShapeError when out of
+// range); resolve_attention applies the spec's.
+void select_ranges(AttentionProblem& problem, const IndexRange& query_rows, const IndexRange& batch_items);
+
 // Validates Q, K, V and spec once. Throws ShapeError for shapes, lengths and ranges that do
-// not fit; InputError for a mask that cannot be packed.
+// not fit; InputError for a mask that cannot be packed. Only shapes, strides and pointers are
+// read, never the data of Q, K, V or the bias: a caller may validate shapes before it has them.
 AttentionProblem resolve_attention(const TensorView& Q, const KVView& K, const KVView& V, const AttentionSpec& spec);
 
 }  // namespace attn

@@ -62,10 +62,17 @@ void check_mask_like(const Operand& m, Role role, const AttentionProblem& p) {
     const std::string d = dim;
     const std::size_t got = d == "columns" ? m.d : d == "rows" ? m.T : d == "batch" ? m.B : m.H;
     const std::size_t wanted = d == "columns" ? p.Tk : d == "rows" ? p.Tq : d == "batch" ? p.B : p.H;
-    throw ShapeError(role, d, got, wanted, Role::queries,
-                     std::string(role_name(role)) + " " + m.shape.text() + " does not broadcast to the scores (" +
-                         text(p.B) + ", " + text(p.H) + ", " + text(p.Tq) + ", " + text(p.Tk) +
-                         "): each dimension must be equal or 1, and the last must be Tk");
+    ShapeError e(role, d, got, wanted, Role::queries,
+                 std::string(role_name(role)) + " " + m.shape.text() + " does not broadcast to the scores (" + text(p.B) +
+                     ", " + text(p.H) + ", " + text(p.Tq) + ", " + text(p.Tk) +
+                     "): each dimension must be equal or 1, and the last must be Tk");
+    std::vector<std::size_t> dims;
+    if (p.batch_dim) dims.push_back(p.B), e.against_axes.push_back("batch items");
+    if (p.head_dim) dims.push_back(p.H), e.against_axes.push_back("heads");
+    dims.push_back(p.Tq), e.against_axes.push_back("queries");
+    dims.push_back(p.Tk), e.against_axes.push_back("keys");
+    e.against = Shape(dims);
+    throw e;
 }
 
 void resolve_mask(const AttentionSpec& spec, AttentionProblem& p) {
@@ -143,6 +150,11 @@ Shape AttentionProblem::result_shape(bool with_heads, std::size_t rows, std::siz
     return Shape(dims);
 }
 
+void select_ranges(AttentionProblem& p, const IndexRange& query_rows, const IndexRange& batch_items) {
+    std::tie(p.b0, p.b1) = resolve_range(batch_items, p.B, Role::batch_items);
+    std::tie(p.r0, p.r1) = resolve_range(query_rows, p.Tq, Role::query_rows);
+}
+
 AttentionProblem resolve_attention(const TensorView& Q, const KVView& K, const KVView& V, const AttentionSpec& spec) {
     AttentionProblem p;
     p.q = operand_of(Q, Role::queries);
@@ -180,23 +192,22 @@ AttentionProblem resolve_attention(const TensorView& Q, const KVView& K, const K
     bool batch_from_mask = false;
     for (const Operand* m : {p.has_mask ? &p.mask : nullptr, p.has_bias ? &p.bias : nullptr})
         if (m && m->B != 1 && p.B == 1) p.B = m->B, batch_from_mask = true;
-    if (p.has_mask) check_mask_like(p.mask, Role::mask, p);
-    if (p.has_bias) check_mask_like(p.bias, Role::bias, p);
-    check_lengths(spec.lengths, p);
-
-    std::tie(p.b0, p.b1) = resolve_range(spec.batch_items, p.B, Role::batch_items);
-    std::tie(p.r0, p.r1) = resolve_range(spec.query_rows, p.Tq, Role::query_rows);
-    p.scale = spec.scale ? *spec.scale : default_scale(p.dk);
-    p.causal = spec.causal;
-    p.lengths = spec.lengths;
-    p.normalize = spec.normalize;
-    p.masked_rows = spec.masked_rows;
     p.batch_dim = Q.rank() == 4 || K.rank() == 4 || V.rank() == 4 || batch_from_mask;
     p.head_dim = spec.head_axis == HeadAxis::always ||
                  (spec.head_axis == HeadAxis::by_rank && (Q.rank() >= 3 || K.rank() >= 3 || V.rank() >= 3));
     if (spec.head_axis == HeadAxis::never && p.H != 1)
         throw ShapeError(Role::queries, "heads", p.H, 1, Role::queries,
                          "results without a head dimension need one head, not " + text(p.H));
+    if (p.has_mask) check_mask_like(p.mask, Role::mask, p);
+    if (p.has_bias) check_mask_like(p.bias, Role::bias, p);
+    check_lengths(spec.lengths, p);
+
+    p.scale = spec.scale ? *spec.scale : default_scale(p.dk);
+    p.causal = spec.causal;
+    p.lengths = spec.lengths;
+    p.normalize = spec.normalize;
+    p.masked_rows = spec.masked_rows;
+    select_ranges(p, spec.query_rows, spec.batch_items);
     return p;
 }
 

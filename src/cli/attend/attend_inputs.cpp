@@ -8,6 +8,7 @@
 #include "attn/error.hpp"
 #include "attn/io.hpp"
 #include "attn/multihead.hpp"
+#include "attn/problem.hpp"
 #include "cli/attend/attend_options.hpp"
 
 namespace attn::cli {
@@ -243,38 +244,11 @@ Tensor as_row_if_vector(Tensor t) { return t.rank() == 1 ? Tensor(std::move(t).t
 // Dimension `from_end` (3 = heads, 4 = batch) of a shape, 1 when it has fewer.
 std::size_t dim(const Shape& s, std::size_t from_end) { return s.back(from_end); }
 
-// -q, -k, -v with torch.matmul broadcasting of the leading dimensions and grouped-query heads.
-// Float16 .npy keys and values stay float16 (io::KVInput).
+// -q, -k, -v as read (their shapes are checked with the mask, bias and lengths, by the
+// engine's resolve_attention). Float16 .npy keys and values stay float16 (io::KVInput).
 void read_qkv(Reader& in, AttendInputs& a) {
     a.q = in.tensor("q", 4), a.k = in.kv_tensor("k", 4), a.v = in.kv_tensor("v", 4);
     a.q = as_row_if_vector(std::move(a.q));  // one query
-    const Shape &q = a.q.shape(), &k = a.k.shape(), &v = a.v.shape();
-    if (k.rank() < 2) throw InputError("-k is a vector: keys are Tk×d_k");
-    if (v.rank() < 2) throw InputError("-v is a vector: values are Tk×d_v");
-    if (k.back(1) != q.back(1))
-        throw InputError("-k has d_k=" + std::to_string(k.back(1)) + " but -q has d_k=" + std::to_string(q.back(1)));
-    if (v.back(2) != k.back(2))
-        throw InputError("-v has " + plural(v.back(2), "row") + " but -k has " + std::to_string(k.back(2)) +
-                         ": every key needs a value");
-    // Batch (dimension -4): equal, 1 or missing.
-    const std::size_t B = std::max({dim(q, 4), dim(k, 4), dim(v, 4)});
-    for (const Shape* t : {&q, &k, &v})
-        if (dim(*t, 4) != 1 && dim(*t, 4) != B)
-            throw InputError("batch sizes do not broadcast: " + shape_of("-q", q) + ", " + shape_of("-k", k) + ", " +
-                             shape_of("-v", v) + " (dimension -4 must be equal, 1 or missing)");
-    // Heads (dimension -3): K and V agree; query heads a multiple of the key/value heads.
-    const std::size_t Hq = dim(q, 3), Gk = dim(k, 3), Gv = dim(v, 3);
-    if (Gk != Gv && Gk != 1 && Gv != 1)
-        throw InputError("-k and -v have different head counts: " + shape_of("-k", k) + ", " + shape_of("-v", v));
-    const std::size_t G = std::max(Gk, Gv);
-    if (Hq != 1 && Hq % G != 0)
-        throw InputError("-q has " + plural(Hq, "head") + " but -k/-v have " + std::to_string(G) + ": " +
-                         shape_of("-q", q) + ", " + shape_of("-k", k) +
-                         " (grouped-query attention needs the query heads to be a multiple of the key/value heads)");
-    a.heads = std::max(Hq, G), a.kv_heads = G;
-    a.Tq = q.back(2), a.Tk = k.back(2), a.d_k = q.back(1);
-    a.batch = B;
-    a.batched = q.rank() == 4 || k.rank() == 4 || v.rank() == 4;
 }
 
 // --mask is boolean (nonzero = may attend), but PyTorch also takes a float attn_mask that is
@@ -303,29 +277,101 @@ Tensor read_boolean_mask(Reader& in) {
     return mask;
 }
 
-// A mask or bias broadcast to (B, H, Tq, Tk): trailing dimensions equal to the scores' or 1,
-// the last one Tk.
-void check_broadcast(const Tensor& t, const char* flag, const AttendInputs& a) {
-    if (!t.rank()) return;
-    const std::size_t target[4] = {a.batch, a.heads, a.Tq, a.Tk};
-    bool ok = t.rank() >= 2;
-    for (std::size_t d = 1; ok && d <= t.rank(); ++d) {
-        const std::size_t n = t.shape().back(d), want = target[4 - d];
-        ok = n == want || (n == 1 && d != 1);
-    }
-    if (ok) return;
-    // The scores' shape as the results have it: [B x] [H x] Tq x Tk.
-    std::string scores, names;
-    if (a.batched) scores += std::to_string(a.batch) + "x", names += "batch items x ";
-    if (a.head_dim) scores += std::to_string(a.heads) + "x", names += "heads x ";
-    scores += std::to_string(a.Tq) + "x" + std::to_string(a.Tk), names += "queries x keys";
-    throw InputError(std::string(flag) + " is " + t.shape().dims_text() + " but the scores are " + scores + " (" + names +
-                     (a.batched || a.head_dim ? "; dimensions equal or 1, the last one Tk" : "") + ")");
-}
-
 // The options that project the output, which -q/-k/-v take too.
 bool is_output_projection_option(const std::string& name) {
     return name == "wo" || name == "bo" || name == "out-proj" || name == "out-proj-bias" || name == "linear-layout";
+}
+
+// The flag that gave an input of the problem.
+std::string flag_of(Role role, const AttendInputs& a) {
+    switch (role) {
+        case Role::queries: return a.embeddings ? "-x" : "-q";
+        case Role::keys: return a.embeddings ? (a.kv.rank() ? "--kv" : "-x") : "-k";
+        case Role::values: return a.embeddings ? (a.kv.rank() ? "--kv" : "-x") : "-v";
+        case Role::mask: return "--mask";
+        case Role::bias: return "--bias";
+        case Role::lengths: return "--lengths";
+        case Role::query_rows: return "--query-rows";
+        case Role::batch_items: return "--batch-items";
+    }
+    return "?";
+}
+
+// The engine's ShapeError in the words of the options that gave the inputs.
+std::string flagged_message(const ShapeError& e, const AttendInputs& a) {
+    const std::string flag = flag_of(e.role, a), other = flag_of(e.other, a);
+    const std::string& dim = e.dimension;
+    if (e.role == Role::mask || e.role == Role::bias) {
+        const Tensor& t = e.role == Role::mask ? a.mask : a.bias;
+        std::string scores, names;
+        for (std::size_t d = 0; d < e.against.rank(); ++d) {
+            scores += (d ? "x" : "") + std::to_string(e.against[d]);
+            names += (d ? " x " : "") + e.against_axes[d];
+        }
+        return flag + " is " + t.shape().dims_text() + " but the scores are " + scores + " (" + names +
+               (e.against.rank() > 2 ? "; dimensions equal or 1, the last one Tk" : "") + ")";
+    }
+    if (e.role == Role::lengths && dim == "batch") {
+        // A batch-first (B, T, d) tensor from a tutorial reads as heads: say how to give a batch.
+        const bool heads_not_batch = !a.embeddings && e.wanted == 1 && a.q.rank() == 3;
+        return "--lengths gives " + plural(e.got, "length") + " but there " +
+               (e.wanted == 1 ? "is 1 batch item" : "are " + std::to_string(e.wanted) + " batch items") +
+               (heads_not_batch ? " (a 3-D -q is H×Tq×d_k, heads; a batch is 4-D, B×H×Tq×d_k, with H=1 for one head)"
+                                : "");
+    }
+    if (e.role == Role::lengths) {
+        std::size_t b = 0;
+        while (b + 1 < a.lengths.size() && a.lengths[b] <= e.wanted) ++b;
+        return "--lengths: batch item " + std::to_string(b) + " has length " + std::to_string(e.got) +
+               " but there are only " + plural(e.wanted, "key");
+    }
+    if (dim == "rank") return flag + " is a vector: " + (e.role == Role::keys ? "keys are Tk×d_k" : "values are Tk×d_v");
+    if (dim == "d_k") return flag + " has d_k=" + std::to_string(e.got) + " but " + other + " has d_k=" + std::to_string(e.wanted);
+    if (dim == "length")
+        return flag + " has " + plural(e.got, "row") + " but " + other + " has " + std::to_string(e.wanted) +
+               ": every key needs a value";
+    const std::string shapes = "-q " + a.q.shape().text() + ", -k " + a.k.shape().text() + ", -v " + a.v.shape().text();
+    if (dim == "batch")
+        return "batch sizes do not broadcast: " + shapes + " (dimension -4 must be equal, 1 or missing)";
+    if (dim == "heads" && e.role == Role::values)
+        return "-k and -v have different head counts: -k " + a.k.shape().text() + ", -v " + a.v.shape().text();
+    if (dim == "heads")
+        return "-q has " + plural(e.got, "head") + " but -k/-v have " + std::to_string(e.wanted) + ": -q " +
+               a.q.shape().text() + ", -k " + a.k.shape().text() +
+               " (grouped-query attention needs the query heads to be a multiple of the key/value heads)";
+    return e.what();
+}
+
+// The attention problem of the inputs, resolved by the engine's one validator; for -x, on
+// the shapes of the projected heads (nothing is computed yet). Sizes come from it.
+void resolve_problem(AttendInputs& a) {
+    AttentionSpec spec;
+    const TensorView mask = a.mask.view(), bias = a.bias.view();
+    spec.mask = a.mask.rank() ? &mask : nullptr;
+    spec.mask_bits = a.mask.rank() ? &a.mask_bits : nullptr;
+    spec.bias = a.bias.rank() ? &bias : nullptr;
+    spec.lengths = a.lengths;
+    try {
+        if (a.embeddings) {
+            spec.head_axis = a.heads_given ? HeadAxis::always : HeadAxis::never;
+            const std::size_t d_v = cols_or(a.wv, a.kv.rank() ? a.kv.cols() : a.x.cols()) / a.kv_heads;
+            auto heads = [&](std::size_t H, std::size_t T, std::size_t d) {
+                TensorView v;  // a shape only: resolving reads no data of Q, K or V
+                v.shape = a.batched ? Shape{a.batch, H, T, d} : Shape{H, T, d};
+                return v;
+            };
+            a.problem = resolve_attention(heads(a.heads, a.Tq, a.d_k), heads(a.kv_heads, a.Tk, a.d_k),
+                                          heads(a.kv_heads, a.Tk, d_v), spec);
+        } else {
+            a.problem = resolve_attention(a.q.view(), a.k.view(), a.v.view(), spec);
+        }
+    } catch (const ShapeError& e) {
+        throw InputError(flagged_message(e, a));
+    }
+    const AttentionProblem& p = a.problem;
+    a.Tq = p.Tq, a.Tk = p.Tk, a.d_k = p.dk, a.batch = p.B, a.heads = p.H, a.kv_heads = p.G;
+    a.batched = p.batch_dim;
+    a.head_dim = p.head_dim;
 }
 
 }  // namespace
@@ -375,33 +421,17 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
     } else {
         check_output_projection_options(in);
         read_qkv(in, a);
-        read_output_projection(in, a, a.v.shape().back(1));
     }
-
     // A (Tk,) mask or bias is one row, broadcast over the queries (as NumPy and PyTorch do).
     a.mask = as_row_if_vector(read_boolean_mask(in));
-    a.bias = as_row_if_vector(in.tensor("bias", 4, io::Finite::allow_neg_inf));
-    a.head_dim = self ? a.heads_given : a.q.rank() >= 3 || a.k.rank() >= 3 || a.v.rank() >= 3;
-    check_broadcast(a.mask, "--mask", a);
     if (a.mask.rank()) a.mask_bits = MaskBits(a.mask.view());
-    check_broadcast(a.bias, "--bias", a);
+    a.bias = as_row_if_vector(in.tensor("bias", 4, io::Finite::allow_neg_inf));
     if (r.count("lengths")) {
         const std::string text = r["lengths"].as<std::string>();
         a.lengths = parse_lengths(text == "-" ? names.claim(text, "--lengths") : text);
-        if (a.lengths.size() != a.batch) {
-            // A batch-first (B, T, d) tensor from a tutorial reads as heads: say how to give a batch.
-            const bool heads_not_batch = !self && a.batch == 1 && a.q.rank() == 3;
-            throw InputError("--lengths gives " + plural(a.lengths.size(), "length") + " but there " +
-                             (a.batch == 1 ? "is 1 batch item" : "are " + std::to_string(a.batch) + " batch items") +
-                             (heads_not_batch ? " (a 3-D -q is H×Tq×d_k, heads; a batch is 4-D, B×H×Tq×d_k, "
-                                                "with H=1 for one head)"
-                                              : ""));
-        }
-        for (std::size_t b = 0; b < a.lengths.size(); ++b)
-            if (a.lengths[b] > a.Tk)
-                throw InputError("--lengths: batch item " + std::to_string(b) + " has length " +
-                                 std::to_string(a.lengths[b]) + " but there are only " + plural(a.Tk, "key"));
     }
+    resolve_problem(a);
+    if (!self) read_output_projection(in, a, a.problem.dv);
 
     a.query_labels = in.labels("labels");
     a.key_labels = in.labels("key-labels");

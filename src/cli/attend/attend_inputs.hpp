@@ -11,6 +11,7 @@
 
 #include "attn/io.hpp"
 #include "attn/mask_bits.hpp"
+#include "attn/problem.hpp"
 #include "attn/tensor.hpp"
 #include "cli/common.hpp"
 
@@ -33,12 +34,13 @@ struct AttendInputs {
     std::vector<std::size_t> lengths;
     std::vector<std::string> query_labels, key_labels;  // empty = none
 
-    // Derived sizes: Tq, Tk, d_k (per head), B (1 without a batch dimension) and H, G of the
-    // computation; batched: the results carry a batch dimension.
+    // The attention problem of these inputs as the engine resolves it (attn/problem.hpp; for
+    // -x, over the projected heads' shapes), without the ranges. The sizes below are its:
+    // Tq, Tk, d_k (per head), B (1 without a batch dimension) and H, G; batched / head_dim:
+    // the results carry a batch / head dimension.
+    AttentionProblem problem;
     std::size_t Tq = 0, Tk = 0, d_k = 0, batch = 1;
     bool batched = false;
-    // The results carry a head dimension: --heads given (-x form), or an input of 3 or 4
-    // dimensions (-q/-k/-v form). The one place this rule is decided.
     bool head_dim = false;
 };
 
