@@ -64,7 +64,7 @@ int run(int argc, char** argv) {
         }
         if (first == "--version" || first == "-V") {
             // The kernel set in use: $ATTN_ARCH when set (an unsupported one is an error), else the best.
-            if (const char* env = std::getenv("ATTN_ARCH"); env && *env) attn::set_arch(attn::cli::parse_arch_from(env, "ATTN_ARCH"));
+            attn::cli::apply_arch_environment();
             std::printf("attn %s (kernels: %s; threads: %u)\n", ATTN_VERSION, attn::arch_name(attn::current_arch()),
                         attn::online_cores());
             return attn::exit_ok;

@@ -126,7 +126,6 @@ int cmd_bench(int argc, char** argv) {
     const auto parsed = parse_or_help(options, argc, arg_ptrs.data());
     if (!parsed) return exit_ok;
     const auto& r = *parsed;
-    apply_exec_options(r);
 
     const std::string format = r.count("format") ? r["format"].as<std::string>() : "table";
     if (format != "table" && format != "json" && format != "csv")
