@@ -223,6 +223,8 @@ void setup_runtime(const cxxopts::ParseResult& r) {
     start_threads();
 }
 
+std::string flag_of_setting(const std::string& setting) { return setting == "output" ? "-o" : "--" + setting; }
+
 double parse_number(const std::string& text, const std::string& option) {
     // Decimal only, as numbers in input files: strtod alone would also take leading spaces
     // and hexadecimal floats (0x10 = 16).

@@ -63,6 +63,10 @@ void apply_arch_environment();
 // kernels) before $ATTN_ARCH is honoured. Commands without --arch/--threads get the rest.
 void setup_runtime(const cxxopts::ParseResult& r);
 
+// The flag that sets a setting the library names in a SettingError: "output" is -o, any
+// other setting is --SETTING.
+std::string flag_of_setting(const std::string& setting);
+
 // A number given to an option; UsageError "invalid --OPT 'TEXT': expected a number".
 double parse_number(const std::string& text, const std::string& option);
 // The same as a float32: beyond its range is "out of float range"; a nonzero value that rounds

@@ -71,6 +71,10 @@ int run(int argc, char** argv) {
         }
         if (const auto* c = attn::cli::find_command(first)) return c->run(argc - 1, argv + 1);
         throw attn::UsageError("unknown command '" + first + "' (see attn --help)");
+    } catch (const attn::SettingError& e) {
+        // The library names the setting; the user typed a flag.
+        std::fprintf(stderr, "attn: %s\n", attn::io::printable_utf8(e.message_with(attn::cli::flag_of_setting(e.setting()))).c_str());
+        return e.exit_code();
     } catch (const attn::Error& e) {
         // Messages quote file names and option values as given: their control bytes (an escape
         // sequence in a file name) must not reach the terminal.

@@ -335,7 +335,7 @@ int standard_stream_of(const std::string& path) {
 
 void refuse_binary_on_terminal(const std::string& path) {
     if ((path.empty() || path == "-") && ::isatty(STDOUT_FILENO) == 1)
-        throw UsageError("npy is binary: refusing to write it to a terminal (use -o FILE or a pipe)");
+        throw SettingError("output", "npy is binary: refusing to write it to a terminal (use ", " FILE or a pipe)");
 }
 
 void write_stdout(std::string_view bytes) {
