@@ -1,7 +1,7 @@
 // attn bench: times the library's compute calls in-process on generated inputs and reports
 // medians, GFLOP/s (or elements/s), the speed-up over the scalar kernels and, with --peak,
 // the machine's FMA peak so every figure can be read as a fraction of the physical limit.
-// This file parses the options and runs the cases; see cli/cmd_bench.hpp for the rest.
+// This file parses the options and runs the cases; see cli/bench/cmd_bench.hpp for the rest.
 #include <unistd.h>
 
 #include <algorithm>
