@@ -2,6 +2,7 @@
 #pragma once
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace attn {
 
@@ -31,6 +32,25 @@ struct InputError : Error {
 };
 struct RuntimeFailure : Error {
     explicit RuntimeFailure(const std::string& m) : Error(exit_runtime, m) {}
+};
+
+// A usage error about a setting the caller chose ("format", "output", "html", "torch-kernel").
+// The library names the setting, never a command-line flag: the message is `before`, the
+// setting, `after`, and a front end puts its own name for the setting in the middle (the CLI
+// says "--format", "-o"; see message_with).
+class SettingError : public UsageError {
+public:
+    SettingError(std::string setting, std::string before, std::string after)
+        : UsageError(before + setting + after),
+          setting_(std::move(setting)),
+          before_(std::move(before)),
+          after_(std::move(after)) {}
+    const std::string& setting() const noexcept { return setting_; }
+    // The message with `name` where the setting is named.
+    std::string message_with(const std::string& name) const { return before_ + name + after_; }
+
+private:
+    std::string setting_, before_, after_;
 };
 
 }  // namespace attn

@@ -2,8 +2,8 @@
 // torch.randn(shape) / torch.rand(shape) / tensor.normal_(mean, std) / tensor.uniform_(a, b)
 // on float32 tensors. The facts (MT19937, the double Box–Muller path with its carried cache
 // for fewer than 16 elements, the 16-element blocks with the tail rule, the AVX2 kernel's
-// float32 polynomials and fused multiply-adds) are written out where they are implemented, in src/rng/torch_rng.cpp; the
-// implementation (src/rng/torch_rng.cpp) is compiled with -ffp-contract=off and writes every
+// float32 polynomials and fused multiply-adds) are written out where they are implemented, in src/experiments/torch_rng.cpp; the
+// implementation (src/experiments/torch_rng.cpp) is compiled with -ffp-contract=off and writes every
 // fused operation explicitly, so its bits do not depend on the compiler flags of the rest.
 #pragma once
 #include <array>

@@ -103,7 +103,6 @@ int cmd_concat(int argc, char** argv) {
     if (!parsed) return exit_ok;
     const auto& r = *parsed;
     if (files.empty()) throw UsageError("missing input: attn concat needs at least one FILE (see --help)");
-    start_threads();  // large text is read and written by every core
     const io::OutputOptions out = output_options(r);
     const std::string name = r.count("name") ? r["name"].as<std::string>() : "concat";
     if (name.empty() || name.find_first_of(" \t\n#[]") != std::string::npos)

@@ -44,7 +44,6 @@ int cmd_matmul(int argc, char** argv) {
     const auto& r = *parsed;
     if (!r.count("left") || !r.count("right")) throw UsageError("missing input: attn matmul needs two matrices A B (see --help)");
     const io::OutputOptions out = output_options(r);
-    apply_exec_options(r);
 
     InputNames names;
     const std::string a_path = names.claim(r["left"].as<std::string>(), "A");

@@ -92,7 +92,6 @@ int cmd_softmax(int argc, char** argv) {
     const MaskedRowPolicy policy = r.count("masked-rows") ? parse_masked_rows(r["masked-rows"].as<std::string>())
                                                           : MaskedRowPolicy::zero;
     const io::OutputOptions out = output_options(r);
-    apply_exec_options(r);
 
     std::string input;
     if (r.count("input")) input = r["input"].as<std::string>();

@@ -201,7 +201,6 @@ int cmd_variance(int argc, char** argv) {
     const auto parsed = parse_or_help(options, argc, argv);
     if (!parsed) return exit_ok;
     const auto& r = *parsed;
-    apply_exec_options(r);
 
     auto opt = [&](const char* name, const char* fallback) {
         return r.count(name) ? r[name].as<std::string>() : std::string(fallback);

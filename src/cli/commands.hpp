@@ -1,5 +1,6 @@
 // The subcommands: one function per subcommand, each in its own file src/cli/cmd_NAME.cpp
-// (argv[0] is the subcommand name; each returns the process exit code or throws
+// (src/cli/NAME/cmd_NAME.cpp for attend, bench and example; help and completions in
+// src/cli/help/) (argv[0] is the subcommand name; each returns the process exit code or throws
 // attn::Error), and the table that lists them with what their help pages, the man page and
 // the shell completions add to the options each command declares with cxxopts.
 #pragma once
@@ -18,8 +19,8 @@ int cmd_variance(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
 int cmd_ls(int argc, char** argv);
 int cmd_concat(int argc, char** argv);
-int cmd_help(int argc, char** argv);         // cli/help.cpp
-int cmd_completions(int argc, char** argv);  // cli/help_completions.cpp
+int cmd_help(int argc, char** argv);         // cli/help/help.cpp
+int cmd_completions(int argc, char** argv);  // cli/help/help_completions.cpp
 
 // The values an option takes, for the shell completions. Options that take a value and have no entry here complete file names when
 // their argument name says FILE, PATH or DIR, and nothing otherwise.

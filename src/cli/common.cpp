@@ -99,6 +99,7 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
         for (const auto& kv : result.arguments())
             if (result.count(kv.key()) > 1 && kv.value() != "true" && !lists.count(kv.key()))
                 throw UsageError((kv.key().size() == 1 ? "-" : "--") + kv.key() + " given more than once");
+        setup_runtime(result);
         return result;
     } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
         std::string value = e.what();  // "Argument ‘VALUE’ failed to parse"
@@ -206,12 +207,14 @@ Arch parse_arch_from(const std::string& text, const char* source) {
     }
 }
 
-void apply_exec_options(const cxxopts::ParseResult& r) {
-    if (r.count("arch")) {
-        set_arch(parse_arch_from(r["arch"].as<std::string>(), "--arch"));
-    } else if (const char* env = std::getenv("ATTN_ARCH"); env && *env) {
-        set_arch(parse_arch_from(env, "ATTN_ARCH"));
-    }
+void apply_arch_environment() {
+    if (const char* env = std::getenv("ATTN_ARCH"); env && *env) set_arch(parse_arch_from(env, "ATTN_ARCH"));
+}
+
+void setup_runtime(const cxxopts::ParseResult& r) {
+    // count() is 0 for an option the command does not declare.
+    if (r.count("arch")) set_arch(parse_arch_from(r["arch"].as<std::string>(), "--arch"));
+    else apply_arch_environment();
     if (r.count("threads")) {
         const int n = r["threads"].as<int>();
         if (n < 1 || n > 1024) throw UsageError("invalid --threads " + std::to_string(n) + ": expected 1 to 1024");
@@ -219,6 +222,8 @@ void apply_exec_options(const cxxopts::ParseResult& r) {
     }
     start_threads();
 }
+
+std::string flag_of_setting(const std::string& setting) { return setting == "output" ? "-o" : "--" + setting; }
 
 double parse_number(const std::string& text, const std::string& option) {
     // Decimal only, as numbers in input files: strtod alone would also take leading spaces

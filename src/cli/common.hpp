@@ -11,7 +11,8 @@
 namespace attn::cli {
 
 // Parses argv; cxxopts errors become UsageError naming the option. Returns nullopt after
-// printing --help (the page of cli/help.hpp).
+// printing --help (the page of cli/help/help.hpp); otherwise sets the runtime up
+// (setup_runtime below) before returning the options.
 std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int argc, char** argv);
 
 // The value of an integer option: cxxopts::value<T>(), except that only decimal is read
@@ -48,11 +49,23 @@ void add_output_options(cxxopts::Options& options, bool with_npy = true);
 // Default format: pretty when standard output is a terminal, csv otherwise.
 io::OutputOptions output_options(const cxxopts::ParseResult& r);
 
-// --arch and --threads; applying them honours $ATTN_ARCH when --arch is not given.
+// --arch and --threads, for the commands that let a user choose them.
 void add_exec_options(cxxopts::Options& options);
 // parse_arch with errors naming where the value came from ("--arch", "ATTN_ARCH").
 Arch parse_arch_from(const std::string& text, const char* source);
-void apply_exec_options(const cxxopts::ParseResult& r);
+// Sets the arch from $ATTN_ARCH when it is set and not empty (UsageError for an unknown or
+// unsupported one); otherwise leaves the arch as it is.
+void apply_arch_environment();
+// The runtime every command runs on, set up the same way for all of them once their options
+// are parsed and before they read anything: the arch from --arch, else $ATTN_ARCH, else the
+// best this CPU has; the threads from --threads, else every online core; then the worker pool.
+// parse_or_help calls it, so no command reads (the readers scan floats with the arch's
+// kernels) before $ATTN_ARCH is honoured. Commands without --arch/--threads get the rest.
+void setup_runtime(const cxxopts::ParseResult& r);
+
+// The flag that sets a setting the library names in a SettingError: "output" is -o, any
+// other setting is --SETTING.
+std::string flag_of_setting(const std::string& setting);
 
 // A number given to an option; UsageError "invalid --OPT 'TEXT': expected a number".
 double parse_number(const std::string& text, const std::string& option);

@@ -64,13 +64,17 @@ int run(int argc, char** argv) {
         }
         if (first == "--version" || first == "-V") {
             // The kernel set in use: $ATTN_ARCH when set (an unsupported one is an error), else the best.
-            if (const char* env = std::getenv("ATTN_ARCH"); env && *env) attn::set_arch(attn::cli::parse_arch_from(env, "ATTN_ARCH"));
+            attn::cli::apply_arch_environment();
             std::printf("attn %s (kernels: %s; threads: %u)\n", ATTN_VERSION, attn::arch_name(attn::current_arch()),
                         attn::online_cores());
             return attn::exit_ok;
         }
         if (const auto* c = attn::cli::find_command(first)) return c->run(argc - 1, argv + 1);
         throw attn::UsageError("unknown command '" + first + "' (see attn --help)");
+    } catch (const attn::SettingError& e) {
+        // The library names the setting; the user typed a flag.
+        std::fprintf(stderr, "attn: %s\n", attn::io::printable_utf8(e.message_with(attn::cli::flag_of_setting(e.setting()))).c_str());
+        return e.exit_code();
     } catch (const attn::Error& e) {
         // Messages quote file names and option values as given: their control bytes (an escape
         // sequence in a file name) must not reach the terminal.

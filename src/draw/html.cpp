@@ -214,7 +214,7 @@ constexpr const char* script = R"js(
 Pooling page_pooling(const TensorView& w) {
     const std::size_t slices = w.slices();
     if (slices > max_weights)
-        throw UsageError("--html draws at most " + std::to_string(max_weights) + " heads, not " + std::to_string(slices));
+        throw SettingError("html", "", " draws at most " + std::to_string(max_weights) + " heads, not " + std::to_string(slices));
     // pooled rows and columns grow with the side limit: the largest limit that fits
     std::size_t lo = 1, hi = std::max(w.rows(), w.cols());
     while (lo < hi) {
@@ -253,7 +253,7 @@ HtmlViewOptions pooled_options(const TensorView& w, const HtmlViewOptions& o) {
 
 std::string html_view(const TensorView& w, const HtmlViewOptions& o) {
     if (w.rank() < 2 || w.rank() > 4)
-        throw UsageError("--html draws weights of shape (Tq, Tk), (H, Tq, Tk) or (B, H, Tq, Tk), not " + w.shape.text());
+        throw SettingError("html", "", " draws weights of shape (Tq, Tk), (H, Tq, Tk) or (B, H, Tq, Tk), not " + w.shape.text());
     const std::size_t tq = w.rows(), tk = w.cols(), slices = w.slices();
     if (w.shape.numel() > max_weights) return html_view(max_pooled(w, o).view(), pooled_options(w, o));
     const std::size_t heads_per_batch = w.rank() >= 3 ? w.shape[w.rank() - 3] : 1;

@@ -1,4 +1,4 @@
-// Max-pooling for pictures of large matrices (src/viz/max_pool.hpp).
+// Max-pooling for pictures of large matrices (draw/max_pool.hpp).
 #include "draw/max_pool.hpp"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // Downsampling a matrix too large to draw cell by cell: max-pooling over the cells shown
-// (internal to src/viz; the SVG heatmap and the HTML view use it).
+// (internal to src/draw; the SVG heatmap and the HTML view use it).
 #pragma once
 #include <cstddef>
 #include <functional>

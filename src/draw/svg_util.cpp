@@ -1,4 +1,4 @@
-// SVG building blocks (viz/svg_util.hpp) and xml_escape (attn/viz.hpp).
+// SVG building blocks (draw/svg_util.hpp) and xml_escape (attn/viz.hpp).
 #include "draw/svg_util.hpp"
 
 #include <cstdio>
@@ -11,7 +11,7 @@ namespace attn::viz {
 
 namespace {
 
-// Length of the well-formed UTF-8 sequence at s[i] that XML 1.0 allows (io/utf8.hpp's rule,
+// Length of the well-formed UTF-8 sequence at s[i] that XML 1.0 allows (runtime/utf8.hpp's rule,
 // and not U+FFFE or U+FFFF), or 0 when there is none.
 std::size_t xml_char_length(const std::string& s, std::size_t i) {
     if (static_cast<unsigned char>(s[i]) < 0x80) return 1;

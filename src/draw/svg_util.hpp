@@ -1,5 +1,5 @@
 // SVG building blocks shared by the heatmap, the grid of heads and the variance plot
-// (internal to src/viz).
+// (internal to src/draw).
 #pragma once
 #include <string>
 

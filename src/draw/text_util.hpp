@@ -30,7 +30,7 @@ inline std::vector<std::string> code_points(const std::string& s) {
 }
 
 // Terminal columns taken by the text: wide (CJK, emoji) code points count two, combining marks
-// none (the one rule of io/utf8.hpp).
+// none (the one rule of runtime/utf8.hpp).
 inline std::size_t display_width(const std::string& s) { return io::display_width(s); }
 
 // The text's characters as drawn: code points, each combining mark kept with the one before.

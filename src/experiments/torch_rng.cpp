@@ -21,7 +21,7 @@ const char* torch_kernel_name(TorchKernel kernel) noexcept { return kernel == To
 TorchKernel parse_torch_kernel(std::string_view name) {
     if (name == "avx2") return TorchKernel::avx2;
     if (name == "scalar") return TorchKernel::scalar;
-    throw UsageError("invalid --torch-kernel '" + std::string(name) + "': expected avx2 or scalar");
+    throw SettingError("torch-kernel", "invalid ", " '" + std::string(name) + "': expected avx2 or scalar");
 }
 
 std::size_t shape_numel(const std::vector<std::size_t>& shape) {

@@ -1,4 +1,4 @@
-// Internal to src/io: a cursor over a file header (npy's Python dict literal, safetensors'
+// Internal to src/read: a cursor over a file header (npy's Python dict literal, safetensors'
 // JSON), with the scanning steps and error style both header parsers share.
 #pragma once
 #include <cstddef>

@@ -1,4 +1,4 @@
-// Internal to src/io: the bytes of one input, mapped when it is a regular file (no copy, and
+// Internal to src/read: the bytes of one input, mapped when it is a regular file (no copy, and
 // memory the kernel can drop and reload), read whole otherwise (standard input, pipes).
 #pragma once
 #include <cstddef>
@@ -31,7 +31,7 @@ private:
 };
 
 // What a text input must be checked for, found in one pass by all threads: the offset of
-// its first NUL byte (npos: none) and whether it has a lone CR (io/output_file.hpp's
+// its first NUL byte (npos: none) and whether it has a lone CR (write/output_file.hpp's
 // has_lone_cr).
 struct TextBytes {
     std::size_t first_nul = std::string_view::npos;

@@ -427,7 +427,7 @@ std::string npy_preamble(const char* descr, const Shape& shape) {
 std::string detail::npy_header(const TensorView& t) { return npy_preamble("<f4", t.shape); }
 
 void detail::for_each_npy_row(const TensorView& t, const std::function<void(std::string_view)>& row) {
-    // Every view's rows are contiguous (tensor.hpp), and rows that follow one another in
+    // Every view's rows are contiguous (attn/tensor.hpp), and rows that follow one another in
     // memory (no row padding) are handed on as one span: a big unpadded result goes to the
     // file in one write, straight from its buffer.
     static_assert(std::endian::native == std::endian::little, "npy output is written as '<f4'");

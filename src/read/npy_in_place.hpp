@@ -1,4 +1,4 @@
-// Internal to src/io: a mapped .npy whose data a tensor can use where it lies, without a copy.
+// Internal to src/read: a mapped .npy whose data a tensor can use where it lies, without a copy.
 #pragma once
 #include <cstddef>
 #include <optional>

@@ -1,4 +1,4 @@
-// Internal to src/io: the common spelling of a number read without std::from_chars, as text
+// Internal to src/read: the common spelling of a number read without std::from_chars, as text
 // readers meet it millions of times (csv written by printf, NumPy, attn).
 #pragma once
 #include <bit>

@@ -1,4 +1,4 @@
-// Internal to src/io: how one number is written, and which notation a tensor prints in.
+// Internal to src/write: how one number is written, and which notation a tensor prints in.
 #pragma once
 #include <limits>
 #include <string>

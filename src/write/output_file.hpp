@@ -1,4 +1,4 @@
-// Internal to src/io and the CLI: the one safe writer behind every command's output.
+// Internal to src/read, src/write and the CLI: the one safe writer behind every command's output.
 #pragma once
 #include <functional>
 #include <string>

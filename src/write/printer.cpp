@@ -426,7 +426,7 @@ Format parse_format(std::string_view name) {
     if (name == "tsv") return Format::tsv;
     if (name == "json") return Format::json;
     if (name == "npy") return Format::npy;
-    throw UsageError("invalid --format '" + std::string(name) + "': expected pretty, csv, tsv, json or npy");
+    throw SettingError("format", "invalid ", " '" + std::string(name) + "': expected pretty, csv, tsv, json or npy");
 }
 
 std::string render(const std::vector<Item>& items, const OutputOptions& opt) {
@@ -499,7 +499,8 @@ std::vector<detail::PendingFile> detail::output_files(const std::vector<Item>& i
     if (opt.format != Format::npy) return {{path, render(items, opt)}};
     for (const auto& item : items)
         if (item.is_record())
-            throw UsageError("'" + item.name + "' is a record, not a matrix: npy cannot hold it (use --format json, csv or pretty)");
+            throw SettingError("format", "'" + item.name + "' is a record, not a matrix: npy cannot hold it (use ",
+                               " json, csv or pretty)");
     if (items.empty()) throw UsageError("nothing to write");
 
     struct stat st {};
@@ -509,10 +510,10 @@ std::vector<detail::PendingFile> detail::output_files(const std::vector<Item>& i
         return {{path, detail::npy_header(items[0].values()), false, items[0].values()}};
     }
     if (path.empty())
-        throw UsageError("npy output of " + std::to_string(items.size()) +
-                         " matrices needs -o DIR (one DIR/NAME.npy each)");
+        throw SettingError("output", "npy output of " + std::to_string(items.size()) + " matrices needs ",
+                           " DIR (one DIR/NAME.npy each)");
     if (!is_dir && ::lstat(path.c_str(), &st) == 0)
-        throw UsageError("-o " + path + ": not a directory (npy output of several matrices needs a directory)");
+        throw SettingError("output", "", " " + path + ": not a directory (npy output of several matrices needs a directory)");
     std::vector<detail::PendingFile> files;
     for (const auto& item : items)
         files.push_back({path + "/" + item.name + ".npy", detail::npy_header(item.values()), !is_dir, item.values()});

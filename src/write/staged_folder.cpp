@@ -23,7 +23,7 @@ StagedFolder::StagedFolder(const std::string& dir) : dir_(dir) {
     if (::stat(dir_.c_str(), &st) == 0) {
         // -o names a file where a folder is needed: the argument is wrong (exit 2), as attend says.
         if (!S_ISDIR(st.st_mode))
-            throw UsageError("-o " + dir + ": not a directory (one file per draw needs a directory)");
+            throw SettingError("output", "", " " + dir + ": not a directory (one file per draw needs a directory)");
         existed_ = true;
         pattern = dir_ + "/.attn-XXXXXX";
     } else if (errno == ENOENT) {

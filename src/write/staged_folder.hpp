@@ -1,4 +1,4 @@
-// Internal to src/io and the CLI: files published together into a folder, for `-o DIR` of a
+// Internal to src/write and the CLI: files published together into a folder, for `-o DIR` of a
 // command that writes one file per item as it goes (`random --count N --format npy`).
 #pragma once
 #include <string>
@@ -6,7 +6,7 @@
 namespace attn::io::detail {
 
 // Each file is written (through OutputFile) into a staging folder, which no way of ending the
-// process leaves behind (io/temp_files.hpp), and the files appear in DIR only once every one
+// process leaves behind (write/temp_files.hpp), and the files appear in DIR only once every one
 // is whole: a DIR that did not exist appears at once (the staging folder, made next to it, is
 // renamed to it); into an existing DIR, the staging folder is made inside it and the files are
 // moved up one by one by publish (a rename each), so existing files are untouched until then.

@@ -1,4 +1,4 @@
-// The pending-temporaries table behind io/temp_files.hpp. A signal handler may run between
+// The pending-temporaries table behind write/temp_files.hpp. A signal handler may run between
 // any two instructions of the writer, so the table is fixed storage (no allocation) and a slot
 // is published only after its path is complete: the handler reads `used` flags and C strings.
 #include "write/temp_files.hpp"

@@ -1,4 +1,4 @@
-// Internal to src/io and the CLI: the temporary files and folders a run has made but not yet
+// Internal to src/write and the CLI: the temporary files and folders a run has made but not yet
 // published, so that no way of ending the process leaves them behind.
 #pragma once
 #include <string>
@@ -6,7 +6,7 @@
 namespace attn::io::detail {
 
 // What a pending temporary is: a file; a folder made for an output (removed only when empty);
-// a staging folder whose files are all attn's (removed with them: io/staged_folder.hpp).
+// a staging folder whose files are all attn's (removed with them: write/staged_folder.hpp).
 enum class TempKind { file, folder, folder_and_files };
 
 // Records a temporary until it is renamed into place or removed. Errors: RuntimeFailure when

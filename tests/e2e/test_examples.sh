@@ -101,3 +101,17 @@ expect_code 2 "example --check --format json is refused"
 expect_err_has "not to --check" "example --check --format: the message"
 run example --digits 3
 expect_code 2 "the list with --digits is refused"
+
+# Option values of example work as written (from the audit of the issue-2 contract).
+# A boolean flag given a value means that value: --check=false shows the example, it does not
+# check it ("Every option above works as written").
+run example simple --check=false; expect_code 0 "example --check=false"
+expect_out_has "simple — simple self-attention" "--check=false shows the example"
+if grep -q "^ok " "$T/out"; then fail "--check=false ran the check"; else pass; fi
+
+# "2 usage error (... an invalid option value such as --scale fast ...)": attend, softmax and
+# matmul refuse --digits outside 0..17; example must too.
+for d in -3 20; do
+    run example simple --digits $d; expect_code 2 "example --digits $d"
+    expect_out_empty "example --digits $d: no output"
+done

@@ -239,7 +239,6 @@ int cmd_attend(int argc, char** argv) {
     auto parsed = parse_or_help(options, argc, argv);
     if (!parsed) return exit_ok;
     const auto& r = *parsed;
-    apply_exec_options(r);
     io::OutputOptions out = output_options(r);
     const bool heatmap = r["heatmap"].as<bool>();
     const bool show_given = r.count("show") > 0;

@@ -1,7 +1,7 @@
 // attn bench: times the library's compute calls in-process on generated inputs and reports
 // medians, GFLOP/s (or elements/s), the speed-up over the scalar kernels and, with --peak,
 // the machine's FMA peak so every figure can be read as a fraction of the physical limit.
-// This file parses the options and runs the cases; see cli/cmd_bench.hpp for the rest.
+// This file parses the options and runs the cases; see cli/bench/cmd_bench.hpp for the rest.
 #include <unistd.h>
 
 #include <algorithm>
@@ -126,7 +126,6 @@ int cmd_bench(int argc, char** argv) {
     const auto parsed = parse_or_help(options, argc, arg_ptrs.data());
     if (!parsed) return exit_ok;
     const auto& r = *parsed;
-    apply_exec_options(r);
 
     const std::string format = r.count("format") ? r["format"].as<std::string>() : "table";
     if (format != "table" && format != "json" && format != "csv")

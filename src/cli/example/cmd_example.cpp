@@ -249,7 +249,6 @@ int cmd_example(int argc, char** argv) {
     auto parsed = parse_or_help(options, argc, argv);
     if (!parsed) return exit_ok;
     const auto& r = *parsed;
-    apply_exec_options(r);
 
     const Example* chosen = nullptr;
     if (r.count("name")) {

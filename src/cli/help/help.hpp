@@ -47,8 +47,8 @@ std::string top_level_help(std::size_t width);
 // The page of the command that declared `options` (its program name "attn NAME").
 std::string help_page_for(const cxxopts::Options& options);
 
-std::string man_page();          // cli/help_man.cpp
-std::string bash_completion();   // cli/help_completions.cpp
+std::string man_page();          // cli/help/help_man.cpp
+std::string bash_completion();   // cli/help/help_completions.cpp
 std::string zsh_completion();
 
 // Word-wraps `text` to `width` columns: the first line continues after `first_used` columns,

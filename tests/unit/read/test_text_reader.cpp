@@ -144,7 +144,7 @@ TEST_CASE("text: errors name the line and column") {
     // valid UTF-8 is shown as written (a word pasted in another script), invalid bytes escaped
     CHECK(error_of("1 café\n") == "t.txt:1:3: expected a number, found 'café'");
     CHECK(error_of("1 \xC3(\n") == "t.txt:1:3: expected a number, found '\\xc3('");
-    // by io/utf8.hpp's rule: an overlong form and a surrogate are not valid UTF-8, and a C1
+    // by runtime/utf8.hpp's rule: an overlong form and a surrogate are not valid UTF-8, and a C1
     // control character (U+0085, valid UTF-8) would reach the terminal: all escaped
     CHECK(error_of("1 \xE0\x80\x80") == "t.txt:1:3: expected a number, found '\\xe0\\x80\\x80'");
     CHECK(error_of("1 \xED\xA0\x80") == "t.txt:1:3: expected a number, found '\\xed\\xa0\\x80'");

@@ -1,4 +1,4 @@
-// Run-time arch selection and the threaded dispatch in src/ops.cpp.
+// Run-time arch selection and the threaded dispatch in src/attention/ops.cpp.
 #include <doctest/doctest.h>
 
 #include <atomic>

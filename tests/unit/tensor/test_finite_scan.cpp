@@ -1,7 +1,7 @@
 // The finite scans (kernels/finite_scan_impl.hpp) of every kernel set this machine runs,
 // against std::isfinite / std::isnan / std::isinf: one special value at every position of
 // buffers around the vector steps (4 vectors of up to 32 lanes) and the scalar kernel's
-// 64-element block, tails included, misaligned too; and src/finite_scan.hpp's dispatch.
+// 64-element block, tails included, misaligned too; and src/tensor/finite_scan.hpp's dispatch.
 #include <doctest/doctest.h>
 
 #include <bit>

@@ -1,4 +1,4 @@
-// The shared writer (src/io/output_file.hpp): all or nothing, links followed, modes kept.
+// The shared writer (src/write/output_file.hpp): all or nothing, links followed, modes kept.
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -166,14 +166,29 @@ TEST_CASE("printer: csv output reads back bit-exactly (float32 round trip)") {
     }
 }
 
+// "SETTING: MESSAGE" of the SettingError that `call` throws, with `flag` where the setting is
+// named, as the CLI prints it.
+template <class F>
+std::string setting_error(F&& call, const char* flag) {
+    try {
+        call();
+    } catch (const attn::SettingError& e) {
+        return e.setting() + ": " + e.message_with(flag);
+    }
+    return "no SettingError";
+}
+
 TEST_CASE("printer: parse_format") {
     CHECK(attn::io::parse_format("pretty") == Format::pretty);
     CHECK(attn::io::parse_format("csv") == Format::csv);
     CHECK(attn::io::parse_format("tsv") == Format::tsv);
     CHECK(attn::io::parse_format("json") == Format::json);
     CHECK(attn::io::parse_format("npy") == Format::npy);
-    CHECK_THROWS_WITH_AS(attn::io::parse_format("xml"), "invalid --format 'xml': expected pretty, csv, tsv, json or npy",
+    // The library names the setting, not the flag; the CLI puts its flag in.
+    CHECK_THROWS_WITH_AS(attn::io::parse_format("xml"), "invalid format 'xml': expected pretty, csv, tsv, json or npy",
                          attn::UsageError);
+    CHECK(setting_error([] { attn::io::parse_format("xml"); }, "--format") ==
+          "format: invalid --format 'xml': expected pretty, csv, tsv, json or npy");
 }
 
 TEST_CASE("write_output: files, npy directories, and refusals") {
@@ -207,14 +222,14 @@ TEST_CASE("write_output: files, npy directories, and refusals") {
     }();
     CHECK(listing == "m.npy\nnpys\nout.csv\n");
 
-    CHECK_THROWS_WITH_AS(attn::io::write_output({variance_record()}, opts(Format::npy, -1, dir.path + "/v.npy")),
-                         "'variance' is a record, not a matrix: npy cannot hold it (use --format json, csv or pretty)",
-                         attn::UsageError);
-    CHECK_THROWS_WITH_AS(attn::io::write_output({matrix_item("a", M), matrix_item("b", M)}, opts(Format::npy)),
-                         "npy output of 2 matrices needs -o DIR (one DIR/NAME.npy each)", attn::UsageError);
-    const std::string not_dir = "-o " + file + ": not a directory (npy output of several matrices needs a directory)";
-    CHECK_THROWS_WITH_AS(attn::io::write_output({matrix_item("a", M), matrix_item("b", M)}, opts(Format::npy, -1, file)),
-                         not_dir.c_str(), attn::UsageError);
+    CHECK(setting_error([&] { attn::io::write_output({variance_record()}, opts(Format::npy, -1, dir.path + "/v.npy")); },
+                        "--format") ==
+          "format: 'variance' is a record, not a matrix: npy cannot hold it (use --format json, csv or pretty)");
+    CHECK(setting_error([&] { attn::io::write_output({matrix_item("a", M), matrix_item("b", M)}, opts(Format::npy)); },
+                        "-o") == "output: npy output of 2 matrices needs -o DIR (one DIR/NAME.npy each)");
+    const std::string not_dir = "output: -o " + file + ": not a directory (npy output of several matrices needs a directory)";
+    CHECK(setting_error([&] { attn::io::write_output({matrix_item("a", M), matrix_item("b", M)}, opts(Format::npy, -1, file)); },
+                        "-o") == not_dir);
     CHECK_THROWS_AS(attn::io::write_output({matrix_item("M", M)}, opts(Format::csv, -1, dir.path + "/no/such/dir/x.csv")),
                     attn::RuntimeFailure);
     CHECK_THROWS_AS(attn::io::render({matrix_item("M", M)}, opts(Format::npy)), attn::UsageError);

@@ -1,0 +1,197 @@
+// Internal to src/read: the reader of text tensors behind parse_text_tensor (attn/io.hpp),
+// one class in three files by what it reads:
+//   text_reader.cpp    the entry, positions and messages, and number tokens;
+//   text_lines.cpp     rows one per line, in blocks under headers, and the threaded scan of
+//                      long runs of plain rows;
+//   text_literals.cpp  the nested bracket form pasted from PyTorch and NumPy
+//                      (tensor(...), array(...)) and attn's own json of one tensor.
+#pragma once
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "attn/io.hpp"
+#include "attn/tensor.hpp"
+#include "read/number_parse.hpp"
+
+namespace attn::io::detail {
+
+inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+inline bool is_space(char c) { return is_blank(c) || c == '\n'; }
+inline bool is_ident(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+}
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Quotes a piece of input for a message: printable ASCII and valid UTF-8 (runtime/utf8.hpp)
+// as is, other bytes and control characters as \xNN, long pieces cut.
+std::string quoted(std::string_view s);
+
+class TextReader {
+public:
+    TextReader(std::string_view text, const std::string& source, Finite finite)
+        : s_(text), source_(source), finite_(finite) {}
+
+    // The tensor read, of at most max_dims dimensions.
+    Tensor read(std::size_t max_dims);
+
+private:
+    std::string_view s_;
+    const std::string& source_;
+    Finite finite_;
+    std::size_t pos_ = 0;
+    std::vector<float> values_;       // C order: the values read since the last piece
+    std::vector<std::vector<float>> read_pieces_;  // then these, in order, each of whole rows
+    std::vector<std::size_t> dims_;   // the shape read
+    std::size_t rows_ = 0, cols_ = 0;  // rows read; columns of every row
+
+    // ---- positions and errors (text_reader.cpp, as the numbers below) ----
+    std::size_t line_of(std::size_t offset) const;
+    std::string where(std::size_t offset) const;
+    [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const;
+    [[noreturn]] void fail_expected(std::size_t offset, const std::string& what) const;
+
+    // ---- lexing ----
+    std::size_t skip_space_and_comments(std::size_t i) const;
+    // An identifier (tensor, array, np.array, ...) followed by '(' opens a wrapped matrix.
+    bool starts_wrapper(std::size_t i) const;
+
+    // Parses one number token s_[begin, end) and appends it to values_.
+    void push_number(std::size_t begin, std::size_t end);
+
+    // Parses `body` (the token `tok` at `begin`, with any Unicode minus made ASCII) and
+    // appends it to values_.
+    void push_parsed(std::size_t begin, std::string_view tok, std::string_view body);
+
+    // The common case in one pass: a finite number starting with a digit, '-' or '.' that
+    // parse_decimal_fast (most numbers) or std::from_chars reads up to a character ending a
+    // token (`ends`) or `limit`. Stores it in *out and returns the offset after it; npos when
+    // the token needs push_number's full rules (a sign '+', inf, nan, '...', a Unicode minus,
+    // out of range, not a number), which then reads the same bytes the same way (from_chars
+    // to double, then to float).
+    template <class Ends>
+    std::size_t parse_plain_number(std::size_t i, std::size_t limit, Ends ends, float* out) const {
+        if (i >= limit) return std::string_view::npos;
+        const char c = s_[i];
+        if (!(is_digit(c) || c == '-' || c == '.')) return std::string_view::npos;
+        double d = 0.0;
+        const char* stop = detail::parse_decimal_fast(s_.data() + i, s_.data() + limit, s_.data() + s_.size(), &d);
+        if (!stop) {
+            const auto res = std::from_chars(s_.data() + i, s_.data() + limit, d);
+            if (res.ec != std::errc()) return std::string_view::npos;
+            stop = res.ptr;
+        }
+        const std::size_t end = std::size_t(stop - s_.data());
+        if (end < limit && !ends(s_[end])) return std::string_view::npos;
+        const float f = static_cast<float>(d);
+        if (!std::isfinite(f)) return std::string_view::npos;
+        *out = f;
+        return end;
+    }
+    template <class Ends>
+    std::size_t push_plain_number(std::size_t i, std::size_t limit, Ends ends) {
+        float f;
+        const std::size_t end = parse_plain_number(i, limit, ends, &f);
+        if (end != std::string_view::npos) values_.push_back(f);
+        return end;
+    }
+    static bool ends_in_line(char ch) { return is_blank(ch) || ch == ',' || ch == ';' || ch == '#'; }
+
+    void end_row(std::size_t row_start, std::size_t count);
+
+    // ---- blocks of rows (text_lines.cpp) ----
+    // A block's header: "# [b, h]", "# NAME [b, h] RxC", "# NAME RxC" (attn's csv/tsv),
+    // "# draw N" / "# draw N [b, h]" (attn random's older output), "NAME [b, h] (RxC):" and
+    // "NAME (RxC):" (attn's pretty). Any other comment is only a comment.
+    struct Header {
+        std::size_t pos = std::string_view::npos;  // offset of the header; npos: none
+        std::string name;
+        std::vector<std::size_t> index;
+        bool has_index = false;
+        std::optional<std::pair<std::size_t, std::size_t>> dims;
+    };
+
+    static std::string_view trim(std::string_view v);
+    // "RxC" in full. A number too large for size_t sets too_large (the text is then a header
+    // that cannot be read, not a comment).
+    static std::optional<std::pair<std::size_t, std::size_t>> parse_dims(std::string_view v, bool& too_large);
+    // Takes a trailing "[i, j, ...]" (integers) off v; too_large as for parse_dims.
+    static std::optional<std::vector<std::size_t>> take_index(std::string_view& v, bool& too_large);
+    static bool is_draw_name(std::string_view name);
+    static bool is_one_token(std::string_view name) { return std::none_of(name.begin(), name.end(), is_blank); }
+
+    // A header with an index or size too large for size_t is an error, not a comment to skip
+    // (its rows would silently join the block before).
+    Header checked(Header h, bool too_large) const;
+
+    // The comment s_[i, eol) (s_[i] == '#') as a block header, when it is one.
+    std::optional<Header> comment_header(std::size_t i, std::size_t eol) const;
+
+    // The line s_[i, eol) as a pretty title "NAME (RxC):" / "NAME [b, h] (RxC):", when it is one.
+    std::optional<Header> pretty_title(std::size_t i, std::size_t eol) const;
+
+    static std::string index_text(const std::vector<std::size_t>& index);
+
+    std::vector<Header> headers_;          // one per block
+    std::vector<std::size_t> block_rows_;  // rows of each block
+
+    // Checks the last block, now complete.
+    void finish_block();
+
+    void start_block(Header h);
+
+    void read_lines();
+
+    // ---- many plain rows at once (text_lines.cpp) ----
+    // The start of the first line from line start i on whose first non-blank byte is not a
+    // digit, '-' or '.' (s_.size() + 1 when there is none): looked for by all threads in
+    // windows of doubling size, so that at most about twice the run is scanned.
+    std::size_t plain_run_end(std::size_t i) const;
+
+    // The run of lines from line start i up to the first whose first non-blank byte is not
+    // a digit, '-' or '.' (a comment, header, title or anything unusual), cut into bands at
+    // line ends and read by all threads with read_line's rules and parse_plain_number's path
+    // only. Returns {offset after the run, same} when every number took that path and every
+    // row has the same count, the rows then counted in order as read_line would; {i, end of
+    // the run} otherwise, and the serial loop reads the run with all its rules and messages.
+    std::pair<std::size_t, std::size_t> read_plain_run(std::size_t i);
+
+    void read_line(std::size_t begin, std::size_t eol);
+
+    // ---- [[...], [...]], nested to any depth (text_literals.cpp) ----
+    // Returns the offset after the tensor (and its wrapper's keyword arguments) and any space.
+    std::size_t read_bracketed(std::size_t i);
+
+    std::optional<std::size_t> leaf_depth_;         // the depth of the lists that hold numbers
+    std::array<std::size_t, max_rank> list_length_{};  // entries of every list at each depth
+
+    // Reads the list whose '[' is at `open`, `depth` levels deep; returns the offset after ']'.
+    // All lists at one depth have the same length, and numbers sit at one depth only.
+    std::size_t read_list(std::size_t open, std::size_t depth);
+
+    // Nothing but comments may follow a bracketed matrix.
+    void expect_end(std::size_t i) const;
+
+    // ---- attn's own --format json of one matrix: {"NAME": [[...], ...]} ----
+    std::size_t read_json_object(std::size_t i);
+
+    // Skips a json list of strings ["a", "b\"c"] starting at its '['; returns the offset after
+    // it (and the space that follows).
+    std::size_t skip_string_list(std::size_t i);
+
+    // Reads "[v, v, ...]" starting at its '['; returns the offset after ']'.
+    std::size_t read_row(std::size_t open);
+
+    // After the matrix in tensor(...)/array(...): ", dtype=float32, requires_grad=True)" etc.
+    // Skipped up to the closing parenthesis, quotes and nested brackets respected.
+    std::size_t skip_keyword_arguments(std::size_t i);
+};
+
+}  // namespace attn::io::detail

@@ -1,0 +1,306 @@
+// The one writer every command goes through (declared in write/output_file.hpp): all or
+// nothing through a temporary file renamed into place, standard output and devices written
+// in place, two outputs of one run naming the same file refused before anything is written.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attn/error.hpp"
+#include "attn/io.hpp"
+#include "write/output_file.hpp"
+#include "write/temp_files.hpp"
+
+namespace attn::io {
+
+namespace detail {
+
+namespace {
+
+[[noreturn]] void die_of_sigpipe() {
+    remove_pending_temps();
+    std::signal(SIGPIPE, SIG_DFL);
+    std::raise(SIGPIPE);
+    std::_Exit(141);
+}
+
+void write_all(int fd, std::string_view bytes, const std::string& name, bool is_stdout) {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            if (is_stdout && errno == EPIPE) die_of_sigpipe();  // the reader went away (| head)
+            throw RuntimeFailure("write error: " + name + ": " + std::strerror(errno));
+        }
+        done += std::size_t(n);
+    }
+}
+
+mode_t default_file_mode() {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    return 0666 & ~mask;
+}
+
+std::string parent_of(const std::string& path) {
+    const std::size_t slash = path.rfind('/');
+    if (slash == std::string::npos) return ".";
+    if (slash == 0) return "/";
+    return path.substr(0, slash);
+}
+
+// Where the data goes: through symbolic links (even a dangling one) to the file they name.
+std::string follow_links(const std::string& path, const std::string& shown) {
+    std::string p = path;
+    for (int hops = 0; hops < 40; ++hops) {
+        struct stat st {};
+        if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+        std::string link(4096, '\0');
+        const ssize_t n = ::readlink(p.c_str(), link.data(), link.size());
+        if (n < 0 || std::size_t(n) >= link.size())
+            throw RuntimeFailure("cannot write " + shown + ": cannot read the symbolic link");
+        link.resize(std::size_t(n));
+        p = !link.empty() && link[0] == '/' ? link : parent_of(p) + "/" + link;
+    }
+    throw RuntimeFailure("cannot write " + shown + ": too many levels of symbolic links");
+}
+
+// The descriptor of the standard stream (output or error) already open on the regular file a
+// path names (/dev/stdout redirected to a file, /proc/self/fd/1, the file itself), or -1;
+// STDOUT_FILENO for "" and "-". That file is written through the stream, never replaced:
+// replacing it would lose what the shell writes there before and after attn (`>> log`).
+// (A device or FIFO is written in place anyway.)
+int standard_stream_of(const std::string& path) {
+    struct stat target {}, stream {};
+    if (path.empty() || path == "-") return STDOUT_FILENO;
+    // A regular file, or the pipe or socket behind /dev/stdout (a link to "pipe:[N]", which no
+    // path reaches: a temporary file cannot be made beside it). Devices (/dev/null, a terminal)
+    // are written in place, whichever stream they also are.
+    if (::stat(path.c_str(), &target) != 0 ||
+        !(S_ISREG(target.st_mode) || S_ISFIFO(target.st_mode) || S_ISSOCK(target.st_mode)))
+        return -1;
+    for (int fd : {STDOUT_FILENO, STDERR_FILENO})
+        if (::fstat(fd, &stream) == 0 && stream.st_dev == target.st_dev && stream.st_ino == target.st_ino) return fd;
+    return -1;
+}
+
+}  // namespace
+
+void refuse_binary_on_terminal(const std::string& path) {
+    if ((path.empty() || path == "-") && ::isatty(STDOUT_FILENO) == 1)
+        throw SettingError("output", "npy is binary: refusing to write it to a terminal (use ", " FILE or a pipe)");
+}
+
+void write_stdout(std::string_view bytes) {
+    std::fflush(stdout);
+    write_all(STDOUT_FILENO, bytes, "standard output", true);
+}
+
+OutputFile::OutputFile(const std::string& path) : path_(path) {
+    buf_.reserve(1 << 16);
+    if (const int stream = standard_stream_of(path); stream >= 0) {
+        std::fflush(stdout), std::fflush(stderr);
+        fd_ = stream, stdout_ = stream == STDOUT_FILENO, in_place_ = true, borrowed_fd_ = true;
+        return;
+    }
+    target_ = follow_links(path, path);
+    struct stat st {};
+    const bool exists = ::stat(target_.c_str(), &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) throw RuntimeFailure("cannot write " + path + ": is a directory");
+    if (exists && !S_ISREG(st.st_mode)) {  // /dev/null, /dev/full, a FIFO: written in place
+        fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
+        if (fd_ < 0) throw RuntimeFailure("cannot write " + path + ": " + std::strerror(errno));
+        in_place_ = true;
+        return;
+    }
+    // An existing file we may not write stays as it is, even when its folder is writable.
+    if (exists && ::access(target_.c_str(), W_OK) != 0)
+        throw RuntimeFailure("cannot write " + path + ": " + std::strerror(errno));
+    const std::string dir = parent_of(target_);
+    const std::string base = target_.substr(target_.rfind('/') == std::string::npos ? 0 : target_.rfind('/') + 1);
+    std::string tmpl = temp_pattern(dir, base);
+    fd_ = ::mkostemp(tmpl.data(), O_CLOEXEC);
+    if (fd_ < 0)
+        throw RuntimeFailure("cannot write " + path + ": " + std::strerror(errno) + " (creating a temporary file in " +
+                             dir + ")");
+    temp_ = tmpl;
+    try {
+        remember_temp(temp_);
+    } catch (...) {
+        ::close(fd_), ::unlink(temp_.c_str());
+        throw;
+    }
+    if (exists) {
+        if (::fchown(fd_, st.st_uid, st.st_gid) != 0) { /* keep our own owner when we may not give it away */ }
+        ::fchmod(fd_, st.st_mode & 07777);
+        constexpr long ext_magic = 0xEF53;  // ext2, ext3 and ext4
+        struct statfs fs {};
+        preallocate_ = ::fstatfs(fd_, &fs) == 0 && fs.f_type == ext_magic;
+    } else {
+        ::fchmod(fd_, default_file_mode());
+    }
+}
+
+OutputFile::~OutputFile() {
+    if (!committed_) drop();
+}
+
+void OutputFile::drop() noexcept {
+    if (fd_ >= 0 && !borrowed_fd_) ::close(fd_);
+    fd_ = -1;
+    if (!temp_.empty()) {
+        ::unlink(temp_.c_str());
+        forget_temp(temp_);
+        temp_.clear();
+    }
+}
+
+void OutputFile::flush() {
+    if (buf_.empty()) return;
+    if (fd_ < 0) throw RuntimeFailure("write error: " + path_ + ": already closed");
+    put(buf_);
+    buf_.clear();
+}
+
+void OutputFile::put(std::string_view bytes) {
+    if (preallocate_ && written_ + bytes.size() > allocated_) {
+        constexpr std::size_t step = std::size_t(4) << 20;  // a few calls for a big file, little to cut back
+        const std::size_t end = written_ + bytes.size();
+        const std::size_t grow = expected_ >= end ? expected_ - allocated_ : std::max(step, end - allocated_);
+        // Refused (no space for the step, a file system without it): plain writes from here.
+        if (::fallocate(fd_, 0, off_t(allocated_), off_t(grow)) == 0) allocated_ += grow;
+        else preallocate_ = false;
+    }
+    write_all(fd_, bytes, stdout_ ? "standard output" : path_, stdout_);
+    written_ += bytes.size();
+}
+
+void OutputFile::write(std::string_view bytes) {
+    if (buf_.size() + bytes.size() > (1u << 16)) {
+        flush();
+        if (bytes.size() >= (1u << 16)) {
+            put(bytes);
+            return;
+        }
+    }
+    buf_.append(bytes);
+}
+
+void OutputFile::close_data() {
+    if (fd_ < 0) return;
+    flush();
+    if (borrowed_fd_) return;
+    if (allocated_ > written_ && ::ftruncate(fd_, off_t(written_)) != 0)
+        throw RuntimeFailure("write error: " + path_ + ": " + std::strerror(errno));
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) throw RuntimeFailure("write error: " + path_ + ": " + std::strerror(errno));
+}
+
+void OutputFile::commit() {
+    close_data();
+    if (!temp_.empty()) {
+        if (::rename(temp_.c_str(), target_.c_str()) != 0)
+            throw RuntimeFailure("cannot write " + path_ + ": " + std::strerror(errno));
+        forget_temp(temp_);
+        temp_.clear();
+    }
+    committed_ = true;
+}
+
+namespace {
+
+// Two outputs of one run naming the same file (--svg F -o F; -o DIR with --svg DIR/weights.npy)
+// would keep only the one written last: refused before anything is written. Devices and
+// FIFOs are written in place, so they may be named twice (--svg /dev/null -o /dev/null).
+void check_distinct_targets(const std::vector<PendingFile>& files) {
+    std::vector<std::pair<std::string, std::string>> seen;  // (canonical, as given)
+    std::string on_stream[3];                                // the first output on stdout, stderr
+    bool named[3] = {};                                      // ... and whether one was a path
+    const auto is_dash = [](const std::string& path) { return path.empty() || path == "-"; };
+    for (const auto& f : files) {
+        struct stat st {};
+        if (const int stream = standard_stream_of(f.path); stream >= 0) {
+            // A path that is standard output (/dev/stdout, the file stdout goes to) next to
+            // another output there would glue the two together (--svg /dev/stdout -o -).
+            // Several outputs on '-' are the command's own composition (matrices and heatmap).
+            if (!on_stream[stream].empty() && (named[stream] || !is_dash(f.path)))
+                throw UsageError(on_stream[stream] + " and " + (is_dash(f.path) ? "'-'" : f.path) +
+                                 " both write to standard " + (stream == STDOUT_FILENO ? "output" : "error") +
+                                 ": send one of them to a file");
+            if (on_stream[stream].empty()) on_stream[stream] = is_dash(f.path) ? "'-'" : f.path;
+            named[stream] = named[stream] || !is_dash(f.path);
+            continue;
+        }
+        if (::stat(f.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) continue;
+        // Through symbolic links first, dangling ones too (weakly_canonical stops at a link
+        // whose target does not exist yet, so link -> F and F would not compare equal).
+        const std::string target = follow_links(f.path, f.path);
+        std::error_code ec;
+        std::string key = std::filesystem::weakly_canonical(std::filesystem::absolute(target, ec), ec).string();
+        if (ec) key = target;
+        for (const auto& [other, given] : seen)
+            if (other == key)
+                throw UsageError(given + " and " + f.path + ": two outputs of this run name the same file");
+        seen.emplace_back(key, f.path);
+    }
+}
+
+}  // namespace
+
+void write_files(const std::vector<PendingFile>& files) {
+    check_distinct_targets(files);
+    std::vector<std::string> made_dirs;
+    try {
+        for (const auto& f : files) {
+            if (!f.make_parent || f.path.empty()) continue;
+            const std::string dir = parent_of(f.path);
+            if (::mkdir(dir.c_str(), 0777) == 0) made_dirs.push_back(dir), remember_temp(dir, TempKind::folder);
+            else if (errno != EEXIST) throw RuntimeFailure("cannot create directory " + dir + ": " + std::strerror(errno));
+        }
+        auto classify = [](const std::string& path) {  // 0 regular/new file, 1 in place, 2 stdout
+            if (const int stream = standard_stream_of(path); stream >= 0) return stream == STDOUT_FILENO ? 2 : 1;
+            struct stat st {};
+            return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) ? 1 : 0;
+        };
+        std::vector<std::unique_ptr<OutputFile>> outs;
+        for (int phase = 0; phase < 3; ++phase)
+            for (const auto& f : files) {
+                if (classify(f.path) != phase) continue;
+                outs.push_back(std::make_unique<OutputFile>(f.path));
+                if (!f.text)
+                    outs.back()->expect_size(f.bytes.size() +
+                                             (f.npy_data.rank() > 0 ? f.npy_data.shape.numel() * sizeof(float) : 0));
+                outs.back()->write(f.bytes);
+                const auto write = [&](std::string_view chunk) { outs.back()->write(chunk); };
+                if (f.npy_data.rank() > 0) for_each_npy_row(f.npy_data, write);
+                if (f.text) f.text(write);
+                outs.back()->close_data();
+            }
+        for (auto& o : outs) o->commit();
+        for (const auto& d : made_dirs) forget_temp(d);
+    } catch (...) {
+        for (auto it = made_dirs.rbegin(); it != made_dirs.rend(); ++it) ::rmdir(it->c_str()), forget_temp(*it);
+        throw;
+    }
+}
+
+}  // namespace detail
+
+void write_text(const std::string& path, std::string_view bytes) {
+    detail::write_files({{path == "-" ? "" : path, std::string(bytes)}});
+}
+
+}  // namespace attn::io
