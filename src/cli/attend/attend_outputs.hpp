@@ -79,7 +79,7 @@ std::string heatmap_pictures(const AttendInputs& in, const AttendSettings& s, co
 // One SVG heatmap, or a grid of heads with one colour scale when several slices are selected.
 std::string svg_picture(const AttendInputs& in, const AttendSettings& s, const AttendResults& res,
                         const PictureOptions& p);
-// The interactive HTML view (src/viz/html.cpp) of the selected weight slices: every head
+// The interactive HTML view (src/draw/html.cpp) of the selected weight slices: every head
 // in the page's head selector, masks per slice.
 std::string html_picture(const AttendInputs& in, const AttendSettings& s, const AttendResults& res,
                          const PictureOptions& p);

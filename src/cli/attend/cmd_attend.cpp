@@ -100,7 +100,7 @@ void declare_options(cxxopts::Options& options) {
          cxxopts::value<std::string>()->default_value("weights"), "WHAT")
         ("head", "Draw only head h (0-based) in --heatmap and --svg", decimal_value<int>(), "h")
         ("batch", "Draw only batch item b (0-based) in --heatmap and --svg", decimal_value<int>(), "b");
-    // ---- interactive HTML view (src/viz/html.cpp) ----
+    // ---- interactive HTML view (src/draw/html.cpp) ----
     options.add_options("Pictures")
         ("html", "Write an interactive HTML view of the weights to FILE: bertviz-style head view (hover a token), "
                  "head selector, matrix view with values, shape/scale/masking; one self-contained file, no network. "
@@ -328,7 +328,7 @@ int cmd_attend(int argc, char** argv) {
     add_json_labels(out, in, res);
     pic.scale_text = scale_text(r["scale"].as<std::string>(), in.d_k, s.scale);
     pic.masking_text = masking_text(in, s.causal);
-    // Every output of the run goes out in one all-or-nothing step (io/output_file.hpp): when
+    // Every output of the run goes out in one all-or-nothing step (write/output_file.hpp): when
     // one of them fails, nothing is on standard output and no new file is left behind.
     std::vector<io::detail::PendingFile> files;
     if (svg) {
