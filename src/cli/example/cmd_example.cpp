@@ -241,7 +241,7 @@ int cmd_example(int argc, char** argv) {
         ("format", "How values print: pretty, csv, tsv, json (default pretty); the commands shown then print "
                    "the same. pretty tables wider than $COLUMNS (else the terminal, else 80) print in column blocks",
          cxxopts::value<std::string>(), "FMT")
-        ("digits", digits_help, decimal_value<int>(), "N")
+        ("digits", digits_help, cxxopts::value<std::string>(), "N")
         ("name", "Example to show", cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"name"});
     options.positional_help("[NAME]");
