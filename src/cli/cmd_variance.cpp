@@ -207,7 +207,7 @@ int cmd_variance(int argc, char** argv) {
         if (e.batch * e.rows > max_tensor / d_k || e.batch * e.rows > max_tensor / e.rows)
             throw UsageError("--batch × --rows × --dk (or × --rows) exceeds 2^27 elements");
     const io::OutputOptions out = output_options(r);
-    if (out.format == io::Format::npy) throw UsageError("attn variance prints a table: npy is not available");
+    require_text_format(out.format, "variance");
 
     const std::string svg_file = r.count("svg") ? svg_path(r["svg"].as<std::string>(), out.path.empty(), "the table",
                                                            "send the table to a file with -o FILE")

@@ -72,4 +72,9 @@ std::string svg_path(const std::string& file, bool stdout_taken, const std::stri
     return output_path(file);
 }
 
+void require_text_format(io::Format format, const std::string& command) {
+    if (format == io::Format::npy)
+        throw UsageError("attn " + command + " prints text: --format pretty, csv, tsv or json");
+}
+
 }  // namespace attn::cli

@@ -3,7 +3,8 @@
 //    no spaces, no hexadecimal, no exponent or point; within the range the option states;
 //  - --seed: a Python int in [-2^63, 2^64), as torch.manual_seed takes it;
 //  - '-' as a file name: standard input for an input, standard output for an output;
-//  - --svg FILE: a file name, or '-' only when nothing else goes to standard output.
+//  - --svg FILE: a file name, or '-' only when nothing else goes to standard output;
+//  - --format for commands that print text only: pretty, csv, tsv or json.
 // The messages are "invalid --OPT 'TEXT': expected ...", the value quoted as given.
 #pragma once
 #include <cxxopts.hpp>
@@ -11,6 +12,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "attn/io.hpp"
 
 namespace attn::cli {
 
@@ -48,5 +51,9 @@ std::string output_path(const std::string& path);
 // `other`: `remedy`". Returns the path for the writers (output_path).
 std::string svg_path(const std::string& file, bool stdout_taken, const std::string& other,
                      const std::string& remedy);
+
+// A command that prints text only (example, variance): UsageError "attn COMMAND prints text:
+// --format pretty, csv, tsv or json" for npy (which parse_format accepts).
+void require_text_format(io::Format format, const std::string& command);
 
 }  // namespace attn::cli

@@ -15,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/example/examples.hpp"
+#include "cli/option_values.hpp"
 #include "write/output_file.hpp"
 
 namespace attn::cli {
@@ -283,7 +284,7 @@ int cmd_example(int argc, char** argv) {
     }
     io::OutputOptions out;
     out.format = r.count("format") ? io::parse_format(r["format"].as<std::string>()) : io::Format::pretty;
-    if (out.format == io::Format::npy) throw UsageError("attn example prints text: --format pretty, csv, tsv or json");
+    require_text_format(out.format, "example");
     out.digits = digits_option(r);
     out.line_width = terminal_columns();
     CommandOutput args;
