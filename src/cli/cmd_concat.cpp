@@ -1,6 +1,5 @@
 // attn concat FILE... [--axis N]: joins tensors (npy or text shards) along one axis, as
 // numpy.concatenate / torch.cat do.
-#include <charconv>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -11,23 +10,20 @@
 #include "attn/tensor.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/option_values.hpp"
 #include "runtime/utf8.hpp"
+#include "write/output_file.hpp"
 
 namespace attn::cli {
 
 namespace {
 
-std::string shown(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+std::string shown(const std::string& path) { return io::detail::display_name(path); }
 
-// --axis: an integer in [-rank, rank); negative counts from the end.
-std::size_t parse_axis(const std::string& text, std::size_t rank) {
-    // from_chars, as the other integer options: no sign '+', no spaces, no hexadecimal.
-    long long a = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), a);
-    if (ec == std::errc::result_out_of_range) throw UsageError("invalid --axis '" + text + "': out of range");
-    if (text.empty() || ec != std::errc() || end != text.data() + text.size())
-        throw UsageError("invalid --axis '" + text + "': expected an integer" +
-                         (text[0] == '+' ? " without '+'" : ""));
+// --axis a (read before the inputs, within -max_rank..max_rank-1): an axis of the inputs'
+// `rank` dimensions, negative counting from the end.
+std::size_t resolve_axis(long long a, std::size_t rank) {
+    const std::string text = std::to_string(a);
     const long long r = static_cast<long long>(rank);
     if (a < -r || a >= r)
         throw UsageError("invalid --axis " + text + ": the inputs have " + std::to_string(rank) +
@@ -102,6 +98,7 @@ int cmd_concat(int argc, char** argv) {
     const auto parsed = parse_or_help(options, int(rest.size()), rest.data());
     if (!parsed) return exit_ok;
     const auto& r = *parsed;
+    const long long given_axis = integer_option(r, "axis", -(long long)max_rank, (long long)max_rank - 1, 0);
     if (files.empty()) throw UsageError("missing input: attn concat needs at least one FILE (see --help)");
     const io::OutputOptions out = output_options(r);
     const std::string name = r.count("name") ? r["name"].as<std::string>() : "concat";
@@ -123,7 +120,7 @@ int cmd_concat(int argc, char** argv) {
     for (const auto& p : paths) parts.push_back(io::read_tensor(p, io::Finite::any, max_rank));
 
     const Shape& first = parts[0].shape();
-    const std::size_t axis = parse_axis(r.count("axis") ? r["axis"].as<std::string>() : "0", first.rank());
+    const std::size_t axis = resolve_axis(given_axis, first.rank());
     std::vector<std::size_t> joined = first.to_vector();
     joined[axis] = 0;
     for (std::size_t k = 0; k < parts.size(); ++k) {

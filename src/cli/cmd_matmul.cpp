@@ -6,13 +6,14 @@
 #include "attn/ops.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "write/output_file.hpp"
 
 namespace attn::cli {
 
 namespace {
 
 std::string shape_of(const Matrix& m) { return std::to_string(m.rows()) + "x" + std::to_string(m.cols()); }
-std::string shown(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+std::string shown(const std::string& path) { return io::detail::display_name(path); }
 
 // Finite inputs can still overflow float32 in the sums: that is a numeric failure, never an
 // 'inf' printed as if it were the product.

@@ -1,11 +1,8 @@
 // attn random: what torch.manual_seed(S) followed by --count calls of torch.randn(shape) (or
 // torch.rand, normal_(mean, std), uniform_(low, high)) gives on a CPU, bit for bit.
-#include <cerrno>
-#include <cctype>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -21,6 +18,7 @@
 #include "attn/torch_rng.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/option_values.hpp"
 #include "write/output_file.hpp"
 #include "write/staged_folder.hpp"
 
@@ -40,15 +38,13 @@ std::vector<std::size_t> parse_shape(const std::string& text) {
             throw UsageError("invalid --shape: more than " + std::to_string(max_dims) + " dimensions (NumPy's limit)");
         const std::size_t comma = text.find(',', pos);
         const std::string part = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-        char* end = nullptr;
-        errno = 0;
-        const unsigned long long d = std::strtoull(part.c_str(), &end, 10);
-        if (part.empty() || part[0] == '-' || part[0] == '+' || *end != '\0' || std::isspace((unsigned char)part[0]))
+        if (!integer_syntax(part, false))
             throw UsageError("invalid --shape '" + text + "': expected dimensions like 3,2 (non-negative integers)");
-        if (errno == ERANGE || d > (1ull << 31))
+        const std::optional<long long> d = decimal_integer(part, false);
+        if (!d || *d > (1ll << 31))
             throw UsageError("invalid --shape '" + text + "': dimension " + part + " is too large (at most 2^31, and "
                              "2^28 elements in all)");
-        shape.push_back(std::size_t(d));
+        shape.push_back(std::size_t(*d));
         if (comma == std::string::npos) break;
         pos = comma + 1;
     }
@@ -78,22 +74,6 @@ std::size_t text_lines(const std::vector<std::size_t>& shape, bool json) {
     for (std::size_t i = 0; i + 2 < shape.size(); ++i) matrices = saturating_mul(matrices, shape[i]);
     const std::size_t rows = shape.size() >= 2 && shape.back() != 0 ? shape[shape.size() - 2] : 1;
     return saturating_mul(matrices, rows >= std::numeric_limits<std::size_t>::max() - 1 ? rows : rows + 2);
-}
-
-// A Python int in [-2^63, 2^64), as torch.manual_seed accepts it; negatives wrap mod 2^64.
-std::uint64_t parse_seed(const std::string& text) {
-    char* end = nullptr;
-    errno = 0;
-    std::uint64_t seed = 0;
-    if (!text.empty() && text[0] == '-') {
-        const long long v = std::strtoll(text.c_str(), &end, 10);
-        seed = std::uint64_t(v);
-    } else if (!text.empty() && std::isdigit((unsigned char)text[0])) {
-        seed = std::strtoull(text.c_str(), &end, 10);
-    }
-    if (text.empty() || end == nullptr || *end != '\0' || errno == ERANGE)
-        throw UsageError("invalid --seed '" + text + "': expected an integer in [-2^63, 2^64)");
-    return seed;
 }
 
 std::string format_number(float v, int digits) {
@@ -154,15 +134,7 @@ int cmd_random(int argc, char** argv) {
 
     if (!r.count("shape")) throw UsageError("missing --shape (e.g. --shape 3,2)");
     const std::vector<std::size_t> shape = parse_shape(r["shape"].as<std::string>());
-    long long count = 1;
-    if (r.count("count")) {
-        const std::string text = r["count"].as<std::string>();
-        char* end = nullptr;
-        errno = 0;
-        count = std::strtoll(text.c_str(), &end, 10);
-        if (text.empty() || *end != '\0' || errno == ERANGE || count < 1 || count > max_count)
-            throw UsageError("invalid --count '" + text + "': expected an integer from 1 to 1000000");
-    }
+    const long long count = integer_option(r, "count", 1, max_count, 1);
     const bool uniform = r["uniform"].as<bool>();
     if (uniform && (r.count("mean") || r.count("std")))
         throw UsageError("--mean/--std apply to the Gaussian; with --uniform use --low/--high");

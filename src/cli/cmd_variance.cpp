@@ -1,10 +1,7 @@
 // attn variance: the dot-product variance experiment of the tutorial, with PyTorch's draws.
-#include <cerrno>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cctype>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -15,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/help/help.hpp"
+#include "cli/option_values.hpp"
 #include "write/output_file.hpp"
 
 namespace attn::cli {
@@ -22,15 +20,6 @@ namespace {
 
 constexpr std::size_t max_dk = std::size_t(1) << 20;
 constexpr std::size_t max_tensor = std::size_t(1) << 27;  // elements of Q (and of K)
-
-std::size_t parse_count(const std::string& text, const std::string& option, std::size_t max) {
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-    if (text.empty() || !std::isdigit((unsigned char)text[0]) || *end != '\0' || errno == ERANGE || v < 1 || v > max)
-        throw UsageError("invalid --" + option + " '" + text + "': expected an integer from 1 to " + std::to_string(max));
-    return std::size_t(v);
-}
 
 // "512", "64,128,256", or "1,2,4,...,1024": "..." continues the two values before it
 // geometrically when the ratio is a whole number >= 2 and reaches the next value exactly,
@@ -47,12 +36,12 @@ std::vector<std::size_t> parse_dk_list(const std::string& text) {
     const std::string bad = "invalid --dk '" + text + "': expected d_k values like 64 or 1,2,4,...,1024";
     for (std::size_t i = 0; i < parts.size(); ++i) {
         if (parts[i] != "...") {
-            out.push_back(parse_count(parts[i], "dk", max_dk));
+            out.push_back(std::size_t(parse_integer(parts[i], "--dk", 1, max_dk)));
             continue;
         }
         if (out.size() < 2 || i + 1 >= parts.size() || parts[i + 1] == "...") throw UsageError(bad);
         const std::size_t a = out[out.size() - 2], b = out.back();
-        const std::size_t last = parse_count(parts[i + 1], "dk", max_dk);
+        const std::size_t last = std::size_t(parse_integer(parts[i + 1], "--dk", 1, max_dk));
         if (b <= a || last <= b) throw UsageError(bad);
         bool geometric = b % a == 0 && b / a >= 2;
         if (geometric) {
@@ -207,30 +196,21 @@ int cmd_variance(int argc, char** argv) {
     };
     VarianceExperiment e;
     e.d_ks = parse_dk_list(opt("dk", "512"));
-    e.rows = parse_count(opt("rows", "32"), "rows", 1u << 16);
-    e.batch = parse_count(opt("batch", "32"), "batch", 1u << 20);
+    e.rows = std::size_t(integer_option(r, "rows", 1, 1 << 16, 32));
+    e.batch = std::size_t(integer_option(r, "batch", 1, 1 << 20, 32));
     e.sigma = parse_number(opt("sigma", "1"), "sigma");
     if (!(e.sigma > 0) || e.sigma > 1e6) throw UsageError("invalid --sigma: expected a number in (0, 1e6]");
-    {
-        const std::string s = opt("seed", "92");
-        char* end = nullptr;
-        errno = 0;
-        const bool neg = !s.empty() && s[0] == '-';
-        e.seed = neg ? std::uint64_t(std::strtoll(s.c_str(), &end, 10)) : std::strtoull(s.c_str(), &end, 10);
-        if (s.empty() || (!neg && !std::isdigit((unsigned char)s[0])) || *end != '\0' || errno == ERANGE)
-            throw UsageError("invalid --seed '" + s + "': expected an integer in [-2^63, 2^64)");
-    }
+    e.seed = parse_seed(opt("seed", "92"));
     e.kernel = parse_torch_kernel(opt("torch-kernel", "avx2"));
     for (std::size_t d_k : e.d_ks)
         if (e.batch * e.rows > max_tensor / d_k || e.batch * e.rows > max_tensor / e.rows)
             throw UsageError("--batch × --rows × --dk (or × --rows) exceeds 2^27 elements");
     const io::OutputOptions out = output_options(r);
-    if (out.format == io::Format::npy) throw UsageError("attn variance prints a table: npy is not available");
+    require_text_format(out.format, "variance");
 
-    if (r.count("svg") && r["svg"].as<std::string>().empty()) throw UsageError("--svg needs a file name");
-    if (r.count("svg") && r["svg"].as<std::string>() == "-" && out.path.empty())
-        throw UsageError("--svg - would mix the SVG with the table on standard output: send the table to a file with "
-                         "-o FILE");
+    const std::string svg_file = r.count("svg") ? svg_path(r["svg"].as<std::string>(), out.path.empty(), "the table",
+                                                           "send the table to a file with -o FILE")
+                                                 : "";
     const std::vector<VarianceResult> results = run_variance_experiment(e);
     for (const VarianceResult& v : results)
         if (!std::isfinite(v.unscaled_var) || !std::isfinite(v.scaled_var))
@@ -246,11 +226,8 @@ int cmd_variance(int argc, char** argv) {
     }
     // The plot and the table go out together through the shared writer: all or nothing.
     std::vector<io::detail::PendingFile> files;
-    if (r.count("svg")) {
-        const std::string svg = r["svg"].as<std::string>();
-        files.push_back({svg == "-" ? "" : svg, viz::svg_variance_plot(results, e)});
-    }
-    files.push_back({out.path == "-" ? "" : out.path, std::move(text)});
+    if (r.count("svg")) files.push_back({svg_file, viz::svg_variance_plot(results, e)});
+    files.push_back({out.path, std::move(text)});
     io::detail::write_files(files);
     return exit_ok;
 }

@@ -17,6 +17,7 @@
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
 #include "cli/help/help.hpp"
+#include "cli/option_values.hpp"
 
 namespace attn::cli {
 
@@ -49,14 +50,10 @@ std::string bad_value_message(const cxxopts::Options& options, const std::string
                 if (option.size() == 1 && !d.l.empty()) option = d.l.front();
             }
     const std::string name = (option.size() == 1 ? "-" : "--") + option;
+    // Only a flag's value fails cxxopts' own parsing: every other value is text, which the
+    // commands read by the rules of cli/option_values.hpp.
     if (flag) return "invalid " + name + "='" + value + "': " + name + " takes no value";
-    const bool integer_syntax = !value.empty() && value.find_first_not_of("0123456789", value[0] == '-') == std::string::npos &&
-                                value.size() > std::size_t(value[0] == '-');
-    if (!integer_syntax && value.size() > 1 && value[0] == '+' && value.find_first_not_of("0123456789", 1) == std::string::npos)
-        return "invalid " + name + " '" + value + "': expected an integer without '+'";
-    const bool hex = value.find_first_of("xX") != std::string::npos;  // DecimalValue refuses it
-    return "invalid " + name + " '" + value + "': " +
-           (integer_syntax ? "out of range" : hex ? "expected a decimal integer" : "expected an integer");
+    return "invalid " + name + " '" + value + "'";
 }
 
 }  // namespace
@@ -129,10 +126,7 @@ const char* const digits_help =
     "csv/tsv/json: significant digits (default 9; 0 prints 1, as printf's %g)";
 
 int digits_option(const cxxopts::ParseResult& r) {
-    if (!r.count("digits")) return -1;
-    const int digits = r["digits"].as<int>();
-    if (digits < 0 || digits > 17) throw UsageError("invalid --digits " + std::to_string(digits) + ": expected 0 to 17");
-    return digits;
+    return int(integer_option(r, "digits", 0, 17, -1));
 }
 
 std::size_t terminal_columns() {
@@ -153,7 +147,7 @@ void add_output_options(cxxopts::Options& options, bool with_npy) {
                    " (default: that of -o's extension, " + (with_npy ? ".npy, " : "") +
                    ".json or .tsv; else pretty on a terminal, csv otherwise). pretty matrices wider than $COLUMNS "
                    "(else the terminal, else 80) print in column blocks", cxxopts::value<std::string>(), "FMT")
-        ("digits", digits_help, decimal_value<int>(), "N")
+        ("digits", digits_help, cxxopts::value<std::string>(), "N")
         ("o,output", std::string("Write to PATH instead of standard output") +
                          (with_npy ? " (a directory for several npy matrices)" : ""),
          cxxopts::value<std::string>(), "PATH");
@@ -182,9 +176,8 @@ io::OutputOptions output_options(const cxxopts::ParseResult& r) {
     out.digits = digits_option(r);
     out.line_width = terminal_columns();
     if (r.count("output")) {
-        out.path = r["output"].as<std::string>();
-        if (out.path.empty()) throw UsageError("-o needs a path ('-' for standard output)");
-        if (out.path == "-") out.path.clear();  // standard output, as without -o (one rule for every check)
+        if (path.empty()) throw UsageError("-o needs a path ('-' for standard output)");
+        out.path = output_path(path);  // '-' is "", as without -o (one rule for every check)
     }
     return out;
 }
@@ -194,7 +187,7 @@ void add_exec_options(cxxopts::Options& options) {
         ("arch", "Kernel set: auto, scalar, avx2, avx512, neon (default auto, or $ATTN_ARCH)",
          cxxopts::value<std::string>(), "ARCH")
         ("threads", "Worker threads (default: all online cores); results are identical for any count",
-         decimal_value<int>(), "N");
+         cxxopts::value<std::string>(), "N");
 }
 
 Arch parse_arch_from(const std::string& text, const char* source) {
@@ -215,11 +208,7 @@ void setup_runtime(const cxxopts::ParseResult& r) {
     // count() is 0 for an option the command does not declare.
     if (r.count("arch")) set_arch(parse_arch_from(r["arch"].as<std::string>(), "--arch"));
     else apply_arch_environment();
-    if (r.count("threads")) {
-        const int n = r["threads"].as<int>();
-        if (n < 1 || n > 1024) throw UsageError("invalid --threads " + std::to_string(n) + ": expected 1 to 1024");
-        set_threads(unsigned(n));
-    }
+    if (const auto n = integer_option(r, "threads", 1, 1024)) set_threads(unsigned(*n));
     start_threads();
 }
 

@@ -15,22 +15,6 @@ namespace attn::cli {
 // (setup_runtime below) before returning the options.
 std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int argc, char** argv);
 
-// The value of an integer option: cxxopts::value<T>(), except that only decimal is read
-// (cxxopts also takes "0x10"); a bad value gets parse_or_help's message.
-template <class T>
-class DecimalValue : public cxxopts::values::standard_value<T> {
-public:
-    using cxxopts::values::standard_value<T>::standard_value;
-    std::shared_ptr<cxxopts::Value> clone() const override { return std::make_shared<DecimalValue>(*this); }
-    void parse(const std::string& text) const override {
-        if (text.find_first_of("xX") != std::string::npos) throw cxxopts::exceptions::incorrect_argument_type(text);
-        cxxopts::values::standard_value<T>::parse(text);
-    }
-};
-template <class T>
-std::shared_ptr<cxxopts::Value> decimal_value() {
-    return std::make_shared<DecimalValue<T>>();
-}
 // When set, parse_or_help stores the command's declared options here and returns nullopt
 // without parsing: the help pages, man page and completions read every command's options so.
 extern std::optional<cxxopts::Options>* options_capture;

@@ -21,12 +21,12 @@ for bad in +1 " 1" 0x1; do
     run concat "$T/a.txt" "$T/c.txt" --axis "$bad"
     expect_code 2 "--axis '$bad' is refused"
 done
-expect_err_has "expected an integer" "--axis 0x1: the message"
+expect_err_has "expected a decimal integer" "--axis 0x1: the message"
 run concat "$T/a.txt" "$T/c.txt" --axis +1
 expect_err_has "expected an integer without '+'" "--axis +1: the message names the sign"
 run concat "$T/a.txt" "$T/c.txt" --axis 99999999999999999999
 expect_code 2 "--axis beyond long long"
-expect_err_has "out of range" "--axis beyond long long: out of range"
+expect_err_has "invalid --axis '99999999999999999999': expected an integer from -32 to 31" "--axis beyond long long: the range"
 
 # 3-D shards in attn's own block form, joined along each axis; the result is itself
 # readable (and a shard through standard input).

@@ -10,6 +10,7 @@
 #include "attn/multihead.hpp"
 #include "attn/problem.hpp"
 #include "cli/attend/attend_options.hpp"
+#include "cli/option_values.hpp"
 
 namespace attn::cli {
 
@@ -75,13 +76,6 @@ private:
     InputNames& names_;
 };
 
-std::size_t count_option(const cxxopts::ParseResult& r, const char* opt, std::size_t min) {
-    const int n = r[opt].as<int>();
-    if (n < int(min) || n > 65536)
-        throw UsageError("invalid " + flag_of(opt) + " " + std::to_string(n) + ": expected 1 to 65536");
-    return std::size_t(n);
-}
-
 // A projection's shape as its file holds it, for messages: read with nn.Linear's layout
 // (out×in) it was transposed to in×out on reading, so the file's shape is the reverse.
 std::string weight_shape_text(const Tensor& w, bool linear) {
@@ -145,8 +139,8 @@ void read_embeddings(Reader& in, AttendInputs& a) {
         throw UsageError("--kv-heads G groups the query heads of --heads H: --heads is missing");
 
     a.heads_given = r.given("heads");
-    a.heads = a.heads_given ? count_option(in.result(), "heads", 1) : 1;
-    a.kv_heads = r.given("kv-heads") ? count_option(in.result(), "kv-heads", 1) : a.heads;
+    a.heads = std::size_t(integer_option(in.result(), "heads", 1, 65536, 1));
+    a.kv_heads = std::size_t(integer_option(in.result(), "kv-heads", 1, 65536, (long long)a.heads));
     if (a.heads % a.kv_heads != 0)
         throw UsageError("--heads " + std::to_string(a.heads) + " is not a multiple of --kv-heads " +
                          std::to_string(a.kv_heads) + ": each key/value head serves H/G query heads");

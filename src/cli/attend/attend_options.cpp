@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <string_view>
 
@@ -10,6 +11,7 @@
 #include "attn/io.hpp"
 #include "attn/problem.hpp"
 #include "cli/common.hpp"
+#include "cli/option_values.hpp"
 #include "runtime/utf8.hpp"
 
 namespace attn::cli {
@@ -65,15 +67,12 @@ namespace {
 const char* const show_names[] = {"queries", "keys",         "values",  "scores", "scaled",
                                   "weights", "weights-mean", "context", "output", "variance"};
 
-// A whole non-negative decimal integer, or nothing.
+// A whole non-negative integer by the rule of every integer option (cli/option_values.hpp),
+// or nothing.
 bool parse_count(const std::string& text, std::size_t& value) {
-    if (text.empty() || text.size() > 18) return false;
-    value = 0;
-    for (char c : text) {
-        if (c < '0' || c > '9') return false;
-        value = value * 10 + std::size_t(c - '0');
-    }
-    return true;
+    const std::optional<long long> v = decimal_integer(text, false);
+    if (v) value = std::size_t(*v);
+    return v.has_value();
 }
 
 }  // namespace

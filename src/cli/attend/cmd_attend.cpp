@@ -3,6 +3,8 @@
 // (attn/problem.hpp, attn/multihead.hpp), printed and drawn in attend_outputs; this file
 // declares the options and wires them together.
 #include <cstdio>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "cli/attend/attend_outputs.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/option_values.hpp"
 #include "write/output_file.hpp"
 
 namespace attn::cli {
@@ -28,9 +31,9 @@ void declare_options(cxxopts::Options& options) {
         ("kv", "Embeddings for keys and values (T_kv×D_kv, or B×T_kv×D_kv): cross-attention, K = KV·W_k, "
                "V = KV·W_v (default: -x)", cxxopts::value<std::string>(), "FILE")
         ("heads", "Query heads H (default 1): the columns of Q are H blocks of d_k; results get a head dimension",
-         decimal_value<int>(), "H")
+         cxxopts::value<std::string>(), "H")
         ("kv-heads", "Key/value heads G (default H; H a multiple of G): query head h reads key/value head "
-                     "h/(H/G) (grouped-query; 1 = multi-query)", decimal_value<int>(), "G")
+                     "h/(H/G) (grouped-query; 1 = multi-query)", cxxopts::value<std::string>(), "G")
         ("wq", "Query projection W_q (D×(H·d_k)); identity when omitted", cxxopts::value<std::string>(), "FILE")
         ("wk", "Key projection W_k (D_kv×(G·d_k)); identity when omitted", cxxopts::value<std::string>(), "FILE")
         ("wv", "Value projection W_v (D_kv×(G·d_v)); identity when omitted", cxxopts::value<std::string>(), "FILE")
@@ -98,8 +101,8 @@ void declare_options(cxxopts::Options& options) {
                 "--show the matrices go to -o", cxxopts::value<std::string>(), "FILE")
         ("svg-of", "Matrix drawn by --svg: scores, scaled or weights",
          cxxopts::value<std::string>()->default_value("weights"), "WHAT")
-        ("head", "Draw only head h (0-based) in --heatmap and --svg", decimal_value<int>(), "h")
-        ("batch", "Draw only batch item b (0-based) in --heatmap and --svg", decimal_value<int>(), "b");
+        ("head", "Draw only head h (0-based) in --heatmap and --svg", cxxopts::value<std::string>(), "h")
+        ("batch", "Draw only batch item b (0-based) in --heatmap and --svg", cxxopts::value<std::string>(), "b");
     // ---- interactive HTML view (src/draw/html.cpp) ----
     options.add_options("Pictures")
         ("html", "Write an interactive HTML view of the weights to FILE: bertviz-style head view (hover a token), "
@@ -240,12 +243,14 @@ int cmd_attend(int argc, char** argv) {
     if (!parsed) return exit_ok;
     const auto& r = *parsed;
     io::OutputOptions out = output_options(r);
+    const std::optional<long long> head = integer_option(r, "head", 0, 65535);
+    const std::optional<long long> batch = integer_option(r, "batch", 0, std::numeric_limits<int>::max());
     const bool heatmap = r["heatmap"].as<bool>();
     const bool show_given = r.count("show") > 0;
     // `--svg -` without -o or --show: the SVG is the whole of standard output. (`-o -` asks for
     // the matrices on standard output too: that is the mix refused below, not the SVG alone.)
     const bool matrices_to_stdout = out.path.empty() && (show_given || r.count("output"));
-    const bool svg_alone = r.count("svg") && r["svg"].as<std::string>() == "-" && out.path.empty() && !show_given &&
+    const bool svg_alone = r.count("svg") && is_standard_stream(r["svg"].as<std::string>()) && out.path.empty() && !show_given &&
                            !r.count("output");
     // --heatmap alone draws only the picture; with --show it joins pretty (or -o) output.
     const Show show = (heatmap || svg_alone) && !show_given ? Show{} : parse_show(r["show"].as<std::string>());
@@ -265,10 +270,9 @@ int cmd_attend(int argc, char** argv) {
         throw UsageError("invalid --svg-of '" + pic.of + "': expected scores, scaled or weights");
     if (r.count("svg-of") && !r.count("svg")) throw UsageError("--svg-of chooses what --svg draws: --svg FILE is missing");
     const bool svg = r.count("svg") > 0;
-    if (svg && r["svg"].as<std::string>().empty()) throw UsageError("--svg needs a file name");
-    if (svg && r["svg"].as<std::string>() == "-" && (heatmap || matrices_to_stdout))
-        throw UsageError("--svg - would mix the SVG with other output on standard output: send the matrices "
-                         "to a file with -o FILE (without --heatmap)");
+    const std::string svg_file = svg ? svg_path(r["svg"].as<std::string>(), heatmap || matrices_to_stdout,
+                                                "other output", "send the matrices to a file with -o FILE (without --heatmap)")
+                                     : "";
     for (const char* o : {"head", "batch"})
         if (r.count(o) && !heatmap && !svg && !r.count("html"))
             throw UsageError(std::string("--") + o + " chooses what --heatmap or --svg draws: neither is given");
@@ -286,21 +290,19 @@ int cmd_attend(int argc, char** argv) {
         throw UsageError("--batch-items selects batch items, but no input has a batch dimension");
     s.items = range_option(r, "batch-items", in.batch, in.batch == 1 ? "batch item" : "batch items");
 
-    if (r.count("head")) {
-        const int h = r["head"].as<int>();
+    if (head) {
         if (!in.head_dim) throw UsageError("--head chooses a head, but there is no head dimension (see --heads)");
-        if (h < 0 || std::size_t(h) >= in.heads)
-            throw UsageError("invalid --head " + std::to_string(h) + ": heads are 0 to " + std::to_string(in.heads - 1));
-        pic.head = h;
+        if (std::size_t(*head) >= in.heads)
+            throw UsageError("invalid --head " + std::to_string(*head) + ": heads are 0 to " + std::to_string(in.heads - 1));
+        pic.head = int(*head);
     }
-    if (r.count("batch")) {
-        const int b = r["batch"].as<int>();
+    if (batch) {
         const Range items = s.items.end ? s.items : Range{0, in.batch};
         if (!in.batched) throw UsageError("--batch chooses a batch item, but no input has a batch dimension");
-        if (b < 0 || std::size_t(b) < items.begin || std::size_t(b) >= items.end)
-            throw UsageError("invalid --batch " + std::to_string(b) + ": the batch items computed are " +
+        if (std::size_t(*batch) < items.begin || std::size_t(*batch) >= items.end)
+            throw UsageError("invalid --batch " + std::to_string(*batch) + ": the batch items computed are " +
                              std::to_string(items.begin) + " to " + std::to_string(items.end - 1));
-        pic.batch = b;
+        pic.batch = int(*batch);
     }
     // One SVG element per cell: beyond this the file runs to tens of MB and no viewer helps.
     constexpr std::size_t max_svg_cells = 512 * 512;
@@ -331,13 +333,10 @@ int cmd_attend(int argc, char** argv) {
     // Every output of the run goes out in one all-or-nothing step (write/output_file.hpp): when
     // one of them fails, nothing is on standard output and no new file is left behind.
     std::vector<io::detail::PendingFile> files;
-    if (svg) {
-        const std::string svg_path = r["svg"].as<std::string>();
-        files.push_back({svg_path == "-" ? "" : svg_path, svg_picture(in, s, res, pic)});
-    }
+    if (svg) files.push_back({svg_file, svg_picture(in, s, res, pic)});
     if (r.count("html")) {  // ---- interactive HTML view ----
         const std::string& html_path = r["html"].as<std::string>();
-        if (html_path.empty() || html_path == "-") throw UsageError("--html needs a file name");
+        if (html_path.empty() || is_standard_stream(html_path)) throw UsageError("--html needs a file name");
         files.push_back({html_path, html_picture(in, s, res, pic)});
     }
     if (!items.empty())

@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -16,6 +16,7 @@
 #include "cli/bench/cmd_bench.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/option_values.hpp"
 
 namespace attn::cli {
 
@@ -40,10 +41,7 @@ std::vector<std::string> split(const std::string& text, char sep) {
 }
 
 std::size_t parse_dim(const std::string& text, const std::string& option) {
-    const double v = parse_number(text, option);
-    if (v < 1 || v > (1 << 20) || v != std::floor(v))
-        throw UsageError("invalid --" + option + " '" + text + "': expected whole numbers from 1 to 1048576");
-    return std::size_t(v);
+    return std::size_t(parse_integer(text, "--" + option, 1, 1 << 20));
 }
 
 // "N" or "AxB" or "AxBxC" or "AxBxCxD" → up to max_dims dimensions.
@@ -90,7 +88,7 @@ int cmd_bench(int argc, char** argv) {
         ("d,head-dims", "Comma-separated head dimensions for attention (default 64); also --d LIST",
          cxxopts::value<std::string>(), "LIST")
         ("kv-heads", "Key/value heads G for attention and mha (grouped-query; H must be a multiple; default H)",
-         decimal_value<std::size_t>(), "G")
+         cxxopts::value<std::string>(), "G")
         ("kv-dtype", "Comma-separated element types of K and V for --op attention: f32 (default) or f16 (IEEE "
                      "half precision, widened by the kernels tile by tile); f32,f16 times both side by side",
          cxxopts::value<std::string>(), "LIST")
@@ -105,8 +103,8 @@ int cmd_bench(int argc, char** argv) {
         ("repeat", "Timed runs per case (default 10). The cases of one shape (each path and K/V type, with and "
                    "without --mask or --bias) run in turn, one run of each per round, and each is reported with its ratio to the "
                    "first (the median of the per-round ratios)",
-         decimal_value<int>(), "R")
-        ("warmup", "Untimed runs before them (default 2)", decimal_value<int>(), "W")
+         cxxopts::value<std::string>(), "R")
+        ("warmup", "Untimed runs before them (default 2)", cxxopts::value<std::string>(), "W")
         ("peak", "Measure the FMA peak (GFLOP/s) for 1..threads threads and every SIMD arch, and the read "
                  "bandwidth (GB/s, 1..threads threads) from memory (a buffer of at least 4x the last-level cache) "
                  "and in cache; show each result as a fraction of the FMA peak, and memory-bound ones (attention "
@@ -139,10 +137,9 @@ int cmd_bench(int argc, char** argv) {
             throw UsageError("invalid --paths entry '" + path + "': expected fused or materialized");
         if (std::find(paths.begin(), paths.end(), path == "fused") == paths.end()) paths.push_back(path == "fused");
     }
-    const int repeat = r.count("repeat") ? r["repeat"].as<int>() : 10;
-    const int warmup = r.count("warmup") ? r["warmup"].as<int>() : 2;
-    if (repeat < 1 || repeat > 100000) throw UsageError("invalid --repeat " + std::to_string(repeat) + ": expected 1 to 100000");
-    if (warmup < 0 || warmup > 100000) throw UsageError("invalid --warmup " + std::to_string(warmup) + ": expected 0 to 100000");
+    const int repeat = int(integer_option(r, "repeat", 1, 100000, 10));
+    const int warmup = int(integer_option(r, "warmup", 0, 100000, 2));
+    const std::optional<long long> kv_heads = integer_option(r, "kv-heads", 1, 65536);
     const bool want_peak = r.count("peak") > 0;
 
     std::vector<Op> ops;
@@ -200,8 +197,8 @@ int cmd_bench(int argc, char** argv) {
                 cases.push_back(c);
                 continue;
             }
-            c.kv_heads = r.count("kv-heads") ? r["kv-heads"].as<std::size_t>() : c.heads;
-            if (c.kv_heads == 0 || c.heads % c.kv_heads != 0)
+            c.kv_heads = kv_heads ? std::size_t(*kv_heads) : c.heads;
+            if (c.heads % c.kv_heads != 0)
                 throw UsageError("invalid --kv-heads " + std::to_string(c.kv_heads) + ": the " +
                                  std::to_string(c.heads) + " heads of --sizes " + text + " must be a multiple of it");
             c.causal = r["causal"].as<bool>();

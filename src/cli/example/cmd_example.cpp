@@ -15,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/example/examples.hpp"
+#include "cli/option_values.hpp"
 #include "write/output_file.hpp"
 
 namespace attn::cli {
@@ -241,7 +242,7 @@ int cmd_example(int argc, char** argv) {
         ("format", "How values print: pretty, csv, tsv, json (default pretty); the commands shown then print "
                    "the same. pretty tables wider than $COLUMNS (else the terminal, else 80) print in column blocks",
          cxxopts::value<std::string>(), "FMT")
-        ("digits", digits_help, decimal_value<int>(), "N")
+        ("digits", digits_help, cxxopts::value<std::string>(), "N")
         ("name", "Example to show", cxxopts::value<std::vector<std::string>>());
     options.parse_positional({"name"});
     options.positional_help("[NAME]");
@@ -282,7 +283,7 @@ int cmd_example(int argc, char** argv) {
     }
     io::OutputOptions out;
     out.format = r.count("format") ? io::parse_format(r["format"].as<std::string>()) : io::Format::pretty;
-    if (out.format == io::Format::npy) throw UsageError("attn example prints text: --format pretty, csv, tsv or json");
+    require_text_format(out.format, "example");
     out.digits = digits_option(r);
     out.line_width = terminal_columns();
     CommandOutput args;

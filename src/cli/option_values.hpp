@@ -1,0 +1,59 @@
+// The one definition of the command line's value rules, which every command uses:
+//  - integers: decimal digits, after a '-' only where the option takes negative values; no '+',
+//    no spaces, no hexadecimal, no exponent or point; within the range the option states;
+//  - --seed: a Python int in [-2^63, 2^64), as torch.manual_seed takes it;
+//  - '-' as a file name: standard input for an input, standard output for an output;
+//  - --svg FILE: a file name, or '-' only when nothing else goes to standard output;
+//  - --format for commands that print text only: pretty, csv, tsv or json.
+// The messages are "invalid --OPT 'TEXT': expected ...", the value quoted as given.
+#pragma once
+#include <cxxopts.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "attn/io.hpp"
+
+namespace attn::cli {
+
+// Whether `text` is an integer by the rule above: decimal digits, after a '-' when
+// `negative_allowed` (std::from_chars alone would read "1e3" as 1 and stop).
+bool integer_syntax(std::string_view text, bool negative_allowed);
+// The integer `text` spells under the rule above (negative only when `negative_allowed`), or
+// nullopt when it spells none or one beyond long long. For lists and files of integers, whose
+// messages are their own.
+std::optional<long long> decimal_integer(std::string_view text, bool negative_allowed);
+
+// `text` as an integer in [min, max], or UsageError "invalid WHAT 'TEXT': expected an integer
+// from MIN to MAX" ("expected an integer without '+'" for +N, "expected a decimal integer" for
+// 0x..). WHAT is the option ("--rows") or the place in it ("--sizes entry").
+long long parse_integer(const std::string& text, const std::string& what, long long min, long long max);
+
+// Option `name` (its long name) read by parse_integer, or nullopt when it is not given.
+std::optional<long long> integer_option(const cxxopts::ParseResult& r, const std::string& name, long long min,
+                                        long long max);
+// The same with the option's default.
+long long integer_option(const cxxopts::ParseResult& r, const std::string& name, long long min, long long max,
+                         long long fallback);
+
+// --seed S: a Python int in [-2^63, 2^64), as torch.manual_seed accepts it; negatives wrap
+// mod 2^64 as torch's do. UsageError "invalid --seed 'S': expected an integer in [-2^63, 2^64)".
+std::uint64_t parse_seed(const std::string& text);
+
+// '-' names standard input (an input) or standard output (an output): the path the writers
+// take for it ("" is standard output there).
+bool is_standard_stream(const std::string& path);
+std::string output_path(const std::string& path);
+
+// --svg FILE (given): UsageError "--svg needs a file name" when empty, and, for '-', when
+// `stdout_taken` (other output goes to standard output), "--svg - would mix the SVG with
+// `other`: `remedy`". Returns the path for the writers (output_path).
+std::string svg_path(const std::string& file, bool stdout_taken, const std::string& other,
+                     const std::string& remedy);
+
+// A command that prints text only (example, variance): UsageError "attn COMMAND prints text:
+// --format pretty, csv, tsv or json" for npy (which parse_format accepts).
+void require_text_format(io::Format format, const std::string& command);
+
+}  // namespace attn::cli
