@@ -29,14 +29,29 @@ LDFLAGS  ?=
 STATIC_LDFLAGS ?= -static
 LDLIBS   += -pthread
 
-# ---- sources ---------------------------------------------------------------------------
-# Every .cpp under src/ is the library, but for the command line's own folder src/cli/.
-LIB_SRCS := $(sort $(shell find src -name '*.cpp' -not -path 'src/cli/*'))
-ifeq ($(HOST_ARCH),aarch64)
-LIB_SRCS := $(filter-out src/arch/avx%,$(LIB_SRCS))
-else
-LIB_SRCS := $(filter-out src/arch/neon%,$(LIB_SRCS))
+# ---- the arch table ----------------------------------------------------------------------
+# src/arch/arches.def read through the preprocessor: one word per row this host family
+# (HOST_ARCH) compiles, NAME|FLAG|FLAG..., from the row's host and compile_flags columns.
+# Each row's translation unit NAME.cpp (in ARCH_TU_DIRS) gets exactly the row's flags.
+# ARCH_DEFINES: the fake arch's test build adds a row (make test-fake-arch).
+ARCH_DEFINES ?=
+ARCH_TU_DIRS ?= src/arch
+ARCH_ROWS := $(shell $(CXX) -E -P -undef -x c++ $(ARCH_DEFINES) \
+                 '-DATTN_ARCH(name,lanes,tag,host,cpu,flags)=host name flags' src/arch/arches.def | \
+                 awk -v host=$(HOST_ARCH) '$$1 == host || $$1 == "any" { gsub(/"/, ""); \
+                     printf "%s", $$2; for (i = 3; i <= NF; i++) printf "|%s", $$i; print "" }')
+arch_name  = $(firstword $(subst |, ,$(1)))
+arch_flags = $(wordlist 2,999,$(subst |, ,$(1)))
+arch_tu    = $(firstword $(wildcard $(addsuffix /$(call arch_name,$(1)).cpp,$(ARCH_TU_DIRS))))
+ARCH_SRCS := $(foreach r,$(ARCH_ROWS),$(call arch_tu,$(r)))
+ifneq ($(words $(ARCH_SRCS)),$(words $(ARCH_ROWS)))
+$(error arch table: a row of src/arch/arches.def has no NAME.cpp in $(ARCH_TU_DIRS): $(ARCH_ROWS))
 endif
+
+# ---- sources ---------------------------------------------------------------------------
+# Every .cpp under src/ is the library, but for the command line's own folder src/cli/ and
+# the arch translation units, of which only the table's rows for this host are compiled.
+LIB_SRCS := $(sort $(shell find src -name '*.cpp' -not -path 'src/cli/*' -not -path 'src/arch/*')) $(ARCH_SRCS)
 CLI_SRCS  := $(sort $(shell find src/cli -name '*.cpp'))
 TEST_SRCS := $(sort $(shell find tests/unit -name '*.cpp'))
 
@@ -45,11 +60,9 @@ LIB_OBJS  := $(call obj,$(LIB_SRCS))
 CLI_OBJS  := $(call obj,$(CLI_SRCS)) $(BUILD)/gen/example_data.o
 TEST_OBJS := $(call obj,$(TEST_SRCS))
 
-# Per-file flags: each arch translation unit gets exactly its ISA; the PyTorch-compatible
+# Per-file flags: each arch translation unit gets exactly its row's ISA; the PyTorch-compatible
 # generator must not have multiply-adds contracted behind its back (bit-exactness).
-$(BUILD)/obj/src/arch/avx2%.o:   FILE_FLAGS := -O3 -mavx2 -mfma -mf16c
-$(BUILD)/obj/src/arch/avx512%.o: FILE_FLAGS := -O3 -mavx512f -mavx512dq -mavx512vl -mavx512bw -mavx2 -mfma -mf16c
-$(BUILD)/obj/src/arch/neon%.o:   FILE_FLAGS := -O3
+$(foreach r,$(ARCH_ROWS),$(eval $(call obj,$(call arch_tu,$(r))): FILE_FLAGS := $(call arch_flags,$(r))))
 $(BUILD)/obj/src/experiments/torch_rng.o: FILE_FLAGS := -ffp-contract=off
 # The unit tests mirror src/'s folders; their shared helpers stay in tests/unit/.
 $(TEST_OBJS): CPPFLAGS += -Itests/unit
