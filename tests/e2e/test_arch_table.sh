@@ -43,15 +43,16 @@ if [ "${#scanned[@]}" -gt 0 ] && [ -z "$found" ]; then pass; else fail "a second
 $found"; fi
 
 # The check can fail: lines like the ones it replaced are caught, the allowed ones are not.
-set -- $arch_names
+read -r -a probe_names <<<"$arch_names"  # not set --: run.sh keeps its arguments
 {
-    echo "x = {\"auto\", \"scalar\", \"$1\"};"        # a quoted name
-    echo "    case Arch::$2: return true;"             # an enum member
-    echo "expect_completion \"auto $1 $2 \" softmax"   # a list
-    echo "// auto, scalar, $1, $2: a comment"           # allowed
-    echo "static_assert(std::is_same_v<A, xsimd::$1>);" # allowed: xsimd's tag
-    echo "TorchKernel k = TorchKernel::$1;"             # allowed: PyTorch's kernels
-    echo "b = __builtin_cpu_supports(\"$1\");"          # allowed: a CPU feature
+    a=${probe_names[0]} b=${probe_names[1]}
+    echo "x = {\"auto\", \"scalar\", \"$a\"};"        # a quoted name
+    echo "    case Arch::$b: return true;"             # an enum member
+    echo "expect_completion \"auto $a $b \" softmax"   # a list
+    echo "// auto, scalar, $a, $b: a comment"           # allowed
+    echo "static_assert(std::is_same_v<A, xsimd::$a>);" # allowed: xsimd's tag
+    echo "TorchKernel k = TorchKernel::$a;"             # allowed: PyTorch's kernels
+    echo "b = __builtin_cpu_supports(\"$a\");"          # allowed: a CPU feature
 } >"$T/probe.cpp"
 probe=$(second_lists "$T/probe.cpp" | cut -d: -f2 | tr '\n' ' ')
 if [ "$probe" = "1 2 3 " ]; then pass; else fail "arch table check: caught lines '$probe' of the probe, expected '1 2 3 '"; fi
