@@ -4,39 +4,15 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
 
 #include "attn/masking.hpp"
 #include "attn/matrix.hpp"
+#include "attn/runtime.hpp"
 #include "attn/tensor.hpp"
 
 namespace attn {
 
-// ---- execution settings --------------------------------------------------------------
-enum class Arch { scalar, avx2, avx512, neon };
-// Every arch attn knows (compiled in or not), for names and messages.
-inline constexpr Arch all_arches[] = {Arch::scalar, Arch::avx2, Arch::avx512, Arch::neon};
-
-const char* arch_name(Arch arch) noexcept;
-bool arch_supported(Arch arch) noexcept;  // CPU and OS can run it, and it is compiled in
-Arch best_arch() noexcept;
-// "auto" → best_arch(); otherwise a name from arch_name. Throws UsageError when unknown or
-// when the CPU lacks it.
-Arch parse_arch(std::string_view name);
-
-// Process-wide settings, set by the CLI before any computation (not thread-safe to change
-// while kernels run). threads == 0 means all online cores.
-void set_arch(Arch arch);  // throws UsageError if unsupported
-Arch current_arch() noexcept;
-void set_threads(unsigned threads) noexcept;
-unsigned current_threads() noexcept;
-unsigned online_cores() noexcept;
-// Starts the pool's threads for current_threads() now, idle, so that by the first
-// parallel kernel the scheduler has settled them on cores of their own. Started at the first
-// parallel kernel instead, a worker began on its caller's core and the first kernel waited
-// for the scheduler to move it (a whole `attend` at T=4096 about 3% slower, 2 threads).
-void start_threads();
-
+// The execution settings (arch, threads) are in attn/runtime.hpp.
 // The masking vocabulary (Causal, MaskedRowPolicy, Normalization, causal_visible) is in
 // attn/masking.hpp.
 

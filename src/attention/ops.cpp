@@ -1,13 +1,13 @@
-// Public compute entry points: run-time arch selection and the dispatch from the public
-// ops to the per-arch kernels (kernels/kernel_api.hpp), split over threads. This file is
-// compiled for the baseline ISA; only the kernels behind the table use SIMD flags.
+// Public compute entry points: the dispatch from the public ops to the current arch's
+// kernels (kernels/kernel_table.hpp), split over threads. The arch and thread settings are
+// runtime/arch.cpp and runtime/threads.cpp. This file is compiled for the baseline ISA; only
+// the kernels behind the table use SIMD flags.
 #include "attn/ops.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -17,126 +17,11 @@
 #include "kernels/kernel_table.hpp"
 #include "runtime/parallel.hpp"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
-
-#if defined(__x86_64__) || defined(__i386__)
-#define ATTN_X86 1
-#endif
-
 namespace attn {
 
 namespace {
 
-const kernels::KernelSet& kernel_set(Arch arch) noexcept { return kernels::table_of(arch); }
-
-// What the CPU and OS can run, detected once, from three CPUID leaves and XCR0: a feature
-// counts only when the OS also saves its registers (XCR0), which xsimd 8.1's own detection
-// does not check (design notes §2). Not __builtin_cpu_supports: it links libgcc's start-up
-// constructor, which runs 12 CPUIDs in every process, and on a virtual machine each CPUID
-// traps to the hypervisor (12 µs measured on the KVM guests here).
-struct CpuFeatures {
-    bool avx2 = false, avx512 = false, neon = false;
-    CpuFeatures() noexcept {
-#if defined(ATTN_X86)
-        unsigned max_leaf = 0, b = 0, c = 0, d = 0, a = 0;
-        __cpuid(0, max_leaf, b, c, d);
-        if (max_leaf < 7) return;
-        __cpuid(1, a, b, c, d);
-        if (!(c & bit_OSXSAVE)) return;  // no XGETBV: the OS manages no AVX state
-        // F16C: the avx2 kernels widen float16 keys and values with it (every AVX2 CPU has it).
-        const bool avx_fma_f16c = (c & bit_AVX) && (c & bit_FMA) && (c & bit_F16C);
-        unsigned xcr0_low = 0, xcr0_high = 0;
-        __asm__("xgetbv" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0));
-        const bool ymm_saved = (xcr0_low & 0x06) == 0x06;  // SSE and AVX state
-        const bool zmm_saved = (xcr0_low & 0xe6) == 0xe6;  // and opmask, ZMM0-15 upper halves, ZMM16-31
-        __cpuid_count(7, 0, a, b, c, d);
-        avx2 = avx_fma_f16c && ymm_saved && (b & bit_AVX2);
-        // The avx512 kernels are compiled with F, DQ (hadd), VL and BW (see Makefile).
-        avx512 = avx2 && zmm_saved && (b & bit_AVX512F) && (b & bit_AVX512DQ) && (b & bit_AVX512VL) &&
-                 (b & bit_AVX512BW);
-#elif defined(__aarch64__)
-        neon = true;  // Advanced SIMD is mandatory on aarch64
-#endif
-    }
-};
-
-const CpuFeatures& cpu() noexcept {
-    static const CpuFeatures features;
-    return features;
-}
-
-bool g_arch_forced = false;
-Arch g_arch = Arch::scalar;
-unsigned g_threads = 0;
-
-const kernels::KernelSet& active() noexcept { return kernel_set(current_arch()); }
-
-}  // namespace
-
-const char* arch_name(Arch arch) noexcept {
-    switch (arch) {
-        case Arch::scalar: return "scalar";
-        case Arch::avx2: return "avx2";
-        case Arch::avx512: return "avx512";
-        case Arch::neon: return "neon";
-    }
-    return "?";
-}
-
-bool arch_supported(Arch arch) noexcept {
-    switch (arch) {
-        case Arch::scalar: return true;
-        case Arch::avx2: return cpu().avx2;
-        case Arch::avx512: return cpu().avx512;
-        case Arch::neon: return cpu().neon;
-    }
-    return false;
-}
-
-Arch best_arch() noexcept {
-    // The table lists the arches from the plainest to the widest.
-    Arch best = Arch::scalar;
-    for (const kernels::KernelSet& k : kernels::compiled_kernel_sets())
-        if (arch_supported(k.arch)) best = k.arch;
-    return best;
-}
-
-namespace {
-std::string available_arches() {
-    std::string list;
-    for (const kernels::KernelSet& k : kernels::compiled_kernel_sets())
-        if (arch_supported(k.arch)) list += (list.empty() ? "" : ", ") + std::string(arch_name(k.arch));
-    return list;
-}
-}  // namespace
-
-Arch parse_arch(std::string_view name) {
-    if (name == "auto") return best_arch();
-    for (Arch a : all_arches)
-        if (name == arch_name(a)) {
-            if (!arch_supported(a))
-                throw UsageError("this CPU (or this build) cannot run arch " + std::string(name) +
-                                 " (available: " + available_arches() + ")");
-            return a;
-        }
-    throw UsageError("invalid arch '" + std::string(name) + "': expected auto, scalar, avx2, avx512 or neon");
-}
-
-void set_arch(Arch arch) {
-    if (!arch_supported(arch))
-        throw UsageError(std::string("this CPU (or this build) cannot run arch ") + arch_name(arch) +
-                         " (available: " + available_arches() + ")");
-    g_arch = arch;
-    g_arch_forced = true;
-}
-Arch current_arch() noexcept { return g_arch_forced ? g_arch : best_arch(); }
-void set_threads(unsigned threads) noexcept { g_threads = threads; }
-unsigned current_threads() noexcept { return g_threads ? g_threads : online_cores(); }
-unsigned online_cores() noexcept { return std::max(1u, std::thread::hardware_concurrency()); }
-
-namespace {
+const kernels::KernelSet& active() noexcept { return kernels::table_of(current_arch()); }
 
 std::string shape(const Matrix& M) { return std::to_string(M.rows()) + "×" + std::to_string(M.cols()); }
 

@@ -3,6 +3,7 @@
 // The options themselves are declared with cxxopts next to the code that reads them.
 #include "cli/commands.hpp"
 
+#include "attn/runtime.hpp"
 #include "cli/attend/attend_options.hpp"
 #include "cli/example/examples.hpp"
 
@@ -28,7 +29,14 @@ std::vector<std::string> example_names() {
     return names;
 }
 
-const ValueChoices arch_choice{"arch", {"auto", "scalar", "avx2", "avx512", "neon"}};
+// auto and the arch table's names (src/arch/arches.def).
+std::vector<std::string> arch_values() {
+    std::vector<std::string> values{"auto"};
+    for (Arch a : all_arches()) values.push_back(arch_name(a));
+    return values;
+}
+
+const ValueChoices arch_choice{"arch", arch_values()};
 const ValueChoices torch_kernel_choice{"torch-kernel", {"avx2", "scalar"}};
 const ValueChoices format_choice{"format", {"pretty", "csv", "tsv", "json", "npy"}};
 const ValueChoices text_format_choice{"format", {"pretty", "csv", "tsv", "json"}};

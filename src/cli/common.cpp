@@ -184,7 +184,7 @@ io::OutputOptions output_options(const cxxopts::ParseResult& r) {
 
 void add_exec_options(cxxopts::Options& options) {
     options.add_options("Execution")
-        ("arch", "Kernel set: auto, scalar, avx2, avx512, neon (default auto, or $ATTN_ARCH)",
+        ("arch", "Kernel set: " + arch_choices(", ") + " (default auto, or $ATTN_ARCH)",
          cxxopts::value<std::string>(), "ARCH")
         ("threads", "Worker threads (default: all online cores); results are identical for any count",
          cxxopts::value<std::string>(), "N");

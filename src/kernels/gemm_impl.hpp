@@ -1,5 +1,5 @@
 // The packed GEMM, written once as a template on the xsimd arch tag and instantiated by
-// src/arch/ARCH_gemm.cpp with that arch's compiler flags (BLIS layering, see
+// src/arch/NAME.cpp (arch/kernel_set_of.hpp) with that arch's compiler flags (BLIS layering, see
 // flame/blis docs/KernelsHowTo.md; the roles are transposed because C is row-major):
 //
 //   for each NC-wide column block of B           (j0)
@@ -18,7 +18,7 @@
 // columns over threads. The first k-slice overwrites C (β = 0: C is never read), later
 // slices add to it.
 //
-// Threads: the dispatcher (src/ops.cpp) gives each thread one block of rows and every call
+// Threads: the dispatcher (attention/ops.cpp) gives each thread one block of rows and every call
 // packs its own B. Sharing one packed B between threads with dynamically handed-out row
 // blocks was measured slower on the 2-core machine (1024³, 2 threads, quiet: 276 against
 // 305 GFLOP/s): the B blocks then come from L3 once per row block instead of once per

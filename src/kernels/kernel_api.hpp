@@ -1,6 +1,7 @@
-// The contract between the dispatcher (src/ops.cpp) and the per-arch kernels. Every arch
-// namespace provides the same functions (ATTN_KERNEL_DECLS); src/arch/ARCH_*.cpp hold the
-// SIMD ones (compiled with that arch's flags only), src/kernels/scalar_*.cpp the scalar ones.
+// The contract between the dispatcher (attention/ops.cpp) and the per-arch kernels: the
+// argument structs and the functions every arch's KernelSet holds (kernels/kernel_table.hpp).
+// The scalar ones are declared here (src/kernels/scalar_*.cpp); the SIMD ones are template
+// instances, taken by src/arch/NAME.cpp (compiled with that arch's flags only).
 // Pointers + leading dimensions (floats between row starts); no ownership.
 #pragma once
 #include <cstddef>
@@ -133,9 +134,6 @@ struct ScoreEpilogueArgs {
     bool any_nan_or_pos_inf_f32(const void* p, std::size_t n);
 
 namespace scalar { ATTN_KERNEL_DECLS }
-namespace avx2 { ATTN_KERNEL_DECLS }
-namespace avx512 { ATTN_KERNEL_DECLS }
-namespace neon { ATTN_KERNEL_DECLS }
 
 #undef ATTN_KERNEL_DECLS
 

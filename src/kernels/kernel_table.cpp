@@ -1,39 +1,41 @@
-// The arch table (kernels/kernel_table.hpp). Compiled for the baseline ISA: it only takes
-// the addresses of the per-arch kernels.
+// The kernel table (kernels/kernel_table.hpp): the rows of the arch table (arch/arches.def)
+// this build compiles, in the table's order. Compiled for the baseline ISA: it only takes
+// the addresses of the per-arch kernel sets.
 #include "kernels/kernel_table.hpp"
 
-#include "kernels/fma_peak.hpp"
+#include "arch/arch_table.hpp"
 
 namespace attn::kernels {
 
 namespace {
 
-#define ATTN_KERNEL_SET(arch, ns, lanes, peak, read)                                                          \
-    KernelSet {                                                                                                 \
-        arch, lanes, ns::gemm, ns::exp, ns::softmax_rows, ns::flash, ns::score_epilogue, ns::decode_chunk,      \
-            ns::any_nonfinite_f32, ns::any_nonfinite_f16, ns::any_nan_or_pos_inf_f32, peak, read                \
-    }
-
-const KernelSet table[] = {
-    ATTN_KERNEL_SET(Arch::scalar, scalar, 1, nullptr, nullptr),
-#if defined(__x86_64__) || defined(__i386__)
-    ATTN_KERNEL_SET(Arch::avx2, avx2, 8, avx2::fma_peak, avx2::read_sum),
-    ATTN_KERNEL_SET(Arch::avx512, avx512, 16, avx512::fma_peak, avx512::read_sum),
-#elif defined(__aarch64__)
-    ATTN_KERNEL_SET(Arch::neon, neon, 4, neon::fma_peak, neon::read_sum),
-#endif
+// Copies of the rows' sets. Each NAME_kernel_set is constant-initialised (constinit in its
+// TU), so the copy is safe whenever it happens; made at the first call.
+struct Table {
+    KernelSet sets[0
+#define ATTN_ARCH(name, lanes, tag, host, cpu, flags) ATTN_ON_HOST_##host(+1)
+#include "arch/arches.def"
+#undef ATTN_ARCH
+    ] = {
+#define ATTN_ARCH(name, lanes, tag, host, cpu, flags) ATTN_ON_HOST_##host(name##_kernel_set, )
+#include "arch/arches.def"
+#undef ATTN_ARCH
+    };
 };
 
-#undef ATTN_KERNEL_SET
+const Table& table() noexcept {
+    static const Table t;
+    return t;
+}
 
 }  // namespace
 
-std::span<const KernelSet> compiled_kernel_sets() noexcept { return table; }
+std::span<const KernelSet> compiled_kernel_sets() noexcept { return table().sets; }
 
 const KernelSet& table_of(Arch arch) noexcept {
-    for (const KernelSet& k : table)
+    for (const KernelSet& k : table().sets)
         if (k.arch == arch) return k;
-    return table[0];
+    return table().sets[0];
 }
 
 }  // namespace attn::kernels

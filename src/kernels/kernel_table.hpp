@@ -1,12 +1,12 @@
-// The one table of architectures: every arch this build compiled, with its kernel set.
-// Dispatch (src/ops.cpp), the engine, the tests and the benchmark iterate or index it;
-// no other file lists the arches.
+// The kernel sets of the arch table (arch/arches.def) this build compiled: one KernelSet
+// per row, defined by the row's translation unit src/arch/NAME.cpp as NAME_kernel_set.
+// Dispatch (attention/ops.cpp), the engine, the tests and the benchmark iterate or index it.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
-#include "attn/ops.hpp"
+#include "attn/runtime.hpp"
 #include "kernels/kernel_api.hpp"
 
 namespace attn::kernels {
@@ -23,10 +23,16 @@ struct KernelSet {
     bool (*any_nonfinite_f32)(const void*, std::size_t);
     bool (*any_nonfinite_f16)(const void*, std::size_t);
     bool (*any_nan_or_pos_inf_f32)(const void*, std::size_t);
-    // The FMA peak and read-bandwidth probes (kernels/fma_peak.hpp); null for scalar.
+    // The FMA peak and read-bandwidth probes (FmaPeak and ReadProbe, kernels/gemm_impl.hpp);
+    // null for scalar.
     float (*fma_peak)(std::uint64_t iterations, float seed);
     float (*read_sum)(const float* p, std::size_t n);
 };
+
+// Each row's set, defined in its TU (declared for every row; only this host's are defined).
+#define ATTN_ARCH(name, lanes, tag, host, cpu, flags) extern const KernelSet name##_kernel_set;
+#include "arch/arches.def"
+#undef ATTN_ARCH
 
 // Every arch compiled into this build, scalar first (whether or not this CPU can run it).
 std::span<const KernelSet> compiled_kernel_sets() noexcept;

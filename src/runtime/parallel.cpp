@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "attn/ops.hpp"
+#include "attn/runtime.hpp"
 
 namespace attn {
 

@@ -1,19 +1,31 @@
-# --arch / $ATTN_ARCH selection, as reported by `attn --version` and `attn bench`; the arches
-# expected to be available come from /proc/cpuinfo (or uname), not from attn itself.
-
-expected_arches="scalar"
-case "$(uname -m)" in
-    x86_64|i?86)
-        flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
-        has() { grep -qw -- "$1" <<<"$flags"; }
-        if has avx2 && has fma; then
-            expected_arches="$expected_arches avx2"
-            has avx512f && has avx512dq && has avx512vl && has avx512bw && expected_arches="$expected_arches avx512"
-        fi
-        unsupported="neon" ;;
-    aarch64) expected_arches="scalar neon"; unsupported="avx2 avx512" ;;
-    *) unsupported="" ;;
-esac
+# --arch / $ATTN_ARCH selection, as reported by `attn --version` and `attn bench`. The
+# arches come from the binary itself, not from a list kept here: an unknown name's message
+# lists every arch of the table (src/arch/arches.def), and each is tried. Whether this CPU
+# runs them is checked in the unit tests, against libgcc's view of the CPU (test_dispatch.cpp).
+run bench --op matmul --sizes 8 --arch sse9
+expect_code 2 "unknown arch"
+expect_err_has "invalid --arch 'sse9': expected auto, scalar" "unknown arch message"
+known=$(sed -n "s/.*invalid --arch 'sse9': expected auto, //p" "$T/err" | sed 's/ or /, /; s/, / /g')
+if [ "$(wc -w <<<"$known")" -ge 2 ]; then pass; else fail "the message names fewer than 2 arches: '$known'"; fi
+expected_arches="" unsupported=""
+for a in $known; do
+    ATTN_ARCH=$a run --version
+    if [ "$CODE" -eq 0 ]; then
+        expected_arches="$expected_arches $a"
+    else
+        expect_code 2 "ATTN_ARCH=$a attn --version on a CPU without it"
+        expect_err_has "cannot run ATTN_ARCH $a" "ATTN_ARCH=$a: the message says the CPU cannot"
+        unsupported="$unsupported $a"
+    fi
+done
+expected_arches=${expected_arches# }
+case " $expected_arches " in *" scalar "*) pass ;; *) fail "scalar is not runnable (runnable: $expected_arches)" ;; esac
+# The unsupported message lists exactly the runnable arches, in the table's order.
+if [ -n "$unsupported" ]; then
+    a=${unsupported##* }
+    ATTN_ARCH=$a run --version
+    expect_err_has "(available: $(sed 's/ /, /g' <<<"$expected_arches"))" "ATTN_ARCH=$a names the available arches"
+fi
 best=${expected_arches##* }
 
 ATTN_ARCH= run --version
@@ -50,9 +62,6 @@ for a in $unsupported; do
     expect_code 2 "ATTN_ARCH=$a bench"
 done
 
-run bench --op matmul --sizes 8 --arch sse9
-expect_code 2 "unknown arch"
-expect_err_has "invalid --arch 'sse9'" "unknown arch message"
 
 # bench option errors are usage errors.
 run bench --op matmul --sizes 0
@@ -76,14 +85,14 @@ expect_out_has "\"fused\": false" "materialized path reported"
 
 # ODR guard (design notes §2): a per-arch object must not export weak (COMDAT) code that
 # the linker could pick for callers in other translation units — only templates on the
-# xsimd arch tag may be instantiated there (avx512bw: the avx512 set's checks of float16 data,
-# in 16-bit lanes). The objects sit next to the binary under test.
+# xsimd arch tag (any of xsimd's SSE, AVX and NEON families) may be instantiated there. The
+# objects sit next to the binary under test.
 arch_objs=$(ls "$(dirname "$ATTN")"/obj/src/arch/*.o 2>/dev/null)
 if [ -z "$arch_objs" ] || ! command -v nm >/dev/null; then
     fail "ODR guard: no per-arch objects under $(dirname "$ATTN")/obj/src/arch or no nm"
 else
     leaks=$(for o in $arch_objs; do nm -C "$o" | awk -v o="$(basename "$o")" '{ t = ($1 ~ /^[0-9a-f]+$/) ? $2 : $1 } t ~ /^[WVu]$/ { print o ": " $0 }'; done |
-            grep -v 'DW.ref.__gxx_personality_v0' | grep -vE 'xsimd::(avx512f|avx512bw|avx2|fma3<xsimd::avx2>|neon64|neon)\b' |
+            grep -v 'DW.ref.__gxx_personality_v0' | grep -vE 'xsimd::(fma3<xsimd::)?(sse|avx|neon)[0-9a-z_]*\b' |
             grep -vE ' V (typeinfo|typeinfo name) for ' || true)  # data, not code: UBSan's vptr checks add them
     if [ -z "$leaks" ]; then pass; else fail "ODR guard: weak symbols not tied to an arch: $(head -5 <<<"$leaks")"; fi
 fi

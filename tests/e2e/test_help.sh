@@ -138,7 +138,10 @@ expect_completion "csv json npy pretty tsv " attend --format ''
 expect_completion "csv json pretty tsv " variance --format ''
 expect_completion "weights,context " attend --show weights,con
 expect_completion "queries,weights,values queries,weights,variance " attend --show queries,weights,va
-expect_completion "auto avx2 avx512 " softmax --arch a
+# --arch completes to auto and the arch table's names, as the man page lists them.
+arch_words=$("$ATTN" help --man | sed -n 's/^Kernel set when .* is not given: \(.*\)\.$/\1/p' | sed 's/ or /, /; s/, / /g')
+case " $arch_words " in " auto scalar "*) pass ;; *) fail "the man page lists no arches: '$arch_words'" ;; esac
+expect_completion "$(printf '%s\n' $arch_words | grep '^a' | sort | tr '\n' ' ')" softmax --arch a
 expect_completion "bottom-right top-left " attend --causal = ''
 expect_completion "simple " example si
 expect_completion "saturation scaling simple " example s

@@ -13,15 +13,20 @@ here=$(cd "$(dirname "$0")" && pwd)
 names=("$@"); [ ${#names[@]} -eq 0 ] && names=(text npy cli model)
 cores=$(nproc 2>/dev/null || echo 1)
 
+# The command line's dictionary gets the arch table's names (src/arch/arches.def) added here,
+# so that the table stays the one list of them.
+{ cat "$here/cli.dict"; sed -n 's/^ATTN_ARCH(\([a-z0-9_]*\),.*/"\1"/p' "$here/../../src/arch/arches.def"; } >"$dir/cli.dict"
+
 # One harness; its exit status goes to DIR/fuzz-NAME.rc.
 run_one() {
-    local n=$1 bin=$dir/fuzz_$1 log=$dir/fuzz-$1.log
+    local n=$1 bin=$dir/fuzz_$1 log=$dir/fuzz-$1.log dict=$here/$1.dict
+    [ "$n" = cli ] && dict=$dir/cli.dict
     mkdir -p "$dir/corpus-$n"
     if [ "$secs" -eq 0 ]; then
         "$bin" -runs=0 -rss_limit_mb=2048 "$here/corpus/$n" >"$log" 2>&1
     else
         "$bin" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
-            -dict="$here/$n.dict" -artifact_prefix="$dir/crash-$n-" "$dir/corpus-$n" "$here/corpus/$n" >"$log" 2>&1
+            -dict="$dict" -artifact_prefix="$dir/crash-$n-" "$dir/corpus-$n" "$here/corpus/$n" >"$log" 2>&1
     fi
     echo $? >"$dir/fuzz-$n.rc"
 }

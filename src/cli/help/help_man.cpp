@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <string>
 
+#include "attn/runtime.hpp"
 #include "attn/version.hpp"
 #include "cli/help/help.hpp"
 
@@ -131,8 +132,8 @@ std::string man_page() {
            ".TP\n.B 2\nusage error (an unknown option or command, an invalid value)\n"
            ".TP\n.B 3\nbad input (a file that cannot be read or parsed, shapes that do not fit)\n";
     out += ".SH ENVIRONMENT\n";
-    out += ".TP\n.B ATTN_ARCH\nKernel set when \\-\\-arch is not given: auto, scalar, avx2, avx512 or neon.\n"
-           ".TP\n.B COLUMNS\nWidth of pretty tables, heatmaps and help pages (else the terminal's, else 80).\n"
+    out += ".TP\n.B ATTN_ARCH\nKernel set when \\-\\-arch is not given: " + roff(arch_choices(" or ")) + ".\n";
+    out += ".TP\n.B COLUMNS\nWidth of pretty tables, heatmaps and help pages (else the terminal's, else 80).\n"
            ".TP\n.B NO_COLOR\nWhen set, heatmaps use shade characters instead of colour.\n"
            ".TP\n.B COLORTERM\n" + roff("truecolor or 24bit: heatmaps use 24-bit colour.") + "\n";
     out += ".SH \"SEE ALSO\"\n" + roff("attn completions bash|zsh prints the shell completion scripts.") + "\n";

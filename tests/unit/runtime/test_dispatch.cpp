@@ -1,4 +1,5 @@
-// Run-time arch selection and the threaded dispatch in src/attention/ops.cpp.
+// Run-time arch selection over the arch table (runtime/arch.cpp, arch/arches.def) and the
+// threaded dispatch in attention/ops.cpp.
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -13,8 +14,10 @@
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
 #include "attn/reference.hpp"
+#include "arch/arch_table.hpp"
 #include "arch_kernels.hpp"
 #include "kernels/kernel_api.hpp"
+#include "runtime/cpu_features.hpp"
 #include "runtime/parallel.hpp"
 
 namespace {
@@ -50,7 +53,7 @@ TEST_CASE("dispatch: scalar is always available, best_arch is supported, names r
     CHECK(attn::arch_supported(attn::Arch::scalar));
     CHECK(attn::arch_supported(attn::best_arch()));
     CHECK(attn::parse_arch("auto") == attn::best_arch());
-    for (attn::Arch a : attn::all_arches) {
+    for (attn::Arch a : attn::all_arches()) {
         if (attn::arch_supported(a)) {
             CHECK(attn::parse_arch(attn::arch_name(a)) == a);
         } else {
@@ -59,19 +62,44 @@ TEST_CASE("dispatch: scalar is always available, best_arch is supported, names r
         }
     }
     CHECK_THROWS_AS(attn::parse_arch("sse9"), attn::UsageError);
+}
+
+TEST_CASE("dispatch: the arch API iterates the table, row by row") {
+    const auto arches = attn::all_arches();
+    REQUIRE(arches.size() == attn::arch_table::row_count);
+    std::string choices = "auto";
+    std::size_t i = 0;
+#define ATTN_ARCH(name, lanes, tag, host, cpu, flags)                                              \
+    CHECK(arches[i] == attn::arch_table::arch_of(attn::arch_table::row::name));                 \
+    CHECK(std::string(attn::arch_name(arches[i])) == #name);                                    \
+    CHECK(attn::arch_supported(arches[i]) == (attn::arch_table::compiled[i] && attn::cpu_features().cpu)); \
+    choices += (i + 1 < arches.size() ? ", " : " or ") + std::string(#name);                      \
+    ++i;
+#include "arch/arches.def"
+#undef ATTN_ARCH
+    CHECK(attn::arch_choices(" or ") == choices);
+    // The best arch is the last row this CPU runs.
+    attn::Arch best = attn::Arch::scalar;
+    for (attn::Arch a : arches)
+        if (attn::arch_supported(a)) best = a;
+    CHECK(attn::best_arch() == best);
+}
+
+TEST_CASE("dispatch: the CPU detection agrees with the compiler's view of this CPU") {
+    // attn's own CPUID and XCR0 reading against libgcc's (which also checks the OS state),
+    // feature by feature; the table's cpu_predicate column names these members.
+    const attn::CpuFeatures& cpu = attn::cpu_features();
+    CHECK(cpu.always);
 #if defined(__x86_64__)
-    CHECK_FALSE(attn::arch_supported(attn::Arch::neon));
-    // The detection (attn's own CPUID and XCR0 reading) agrees with the compiler's view of
-    // this CPU (libgcc's), for every x86 kernel set.
-    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    CHECK(attn::arch_supported(attn::Arch::avx2) == avx2);
-    CHECK(attn::arch_supported(attn::Arch::avx512) ==
-          (avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw")));
+    const bool avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    CHECK(cpu.avx2_fma_f16c == avx2_fma);
+    CHECK(cpu.avx512_f_dq_vl_bw == (avx2_fma && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                                    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw")));
+    CHECK_FALSE(cpu.aarch64_asimd);
 #elif defined(__aarch64__)
-    CHECK(attn::arch_supported(attn::Arch::neon));
-    CHECK_FALSE(attn::arch_supported(attn::Arch::avx2));
-    CHECK(attn::best_arch() == attn::Arch::neon);
+    CHECK(cpu.aarch64_asimd);
+    CHECK_FALSE(cpu.avx2_fma_f16c);
+    CHECK_FALSE(cpu.avx512_f_dq_vl_bw);
 #endif
 }
 
@@ -206,13 +234,20 @@ TEST_CASE("dispatch: the arch table holds every arch this CPU runs, scalar first
     const auto table = attn::kernels::compiled_kernel_sets();
     REQUIRE(!table.empty());
     CHECK(table[0].arch == attn::Arch::scalar);
-    for (attn::Arch a : attn::all_arches) {
+    for (attn::Arch a : attn::all_arches()) {
         std::size_t entries = 0;
         for (const auto& k : table) entries += k.arch == a;
         CHECK(entries <= 1);
+        CHECK(entries == std::size_t(attn::arch_table::compiled[attn::arch_table::index_of(a)]));
         if (attn::arch_supported(a)) {
             CHECK(entries == 1);
             CHECK(attn::kernels::table_of(a).arch == a);
         }
     }
+    // Each compiled set has its row's lanes.
+#define ATTN_ARCH(name, row_lanes, tag, host, cpu, flags)                                  \
+    if (attn::arch_table::compiled[std::size_t(attn::arch_table::row::name)])            \
+        CHECK(attn::kernels::table_of(attn::arch_table::arch_of(attn::arch_table::row::name)).lanes == row_lanes);
+#include "arch/arches.def"
+#undef ATTN_ARCH
 }
