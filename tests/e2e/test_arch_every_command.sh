@@ -1,17 +1,15 @@
 # $ATTN_ARCH is honoured by every command alike, not only by those with --arch: the readers
 # scan floats with the arch's kernels, so concat, ls and random refuse an unknown or
 # unsupported arch as attend does, and give the same bytes under every arch this CPU runs.
-# The arches come from /proc/cpuinfo (or uname), not from attn itself.
+# The arches come from the binary (an unknown name's message lists the table), and which of
+# them this CPU runs from `attn --version` (test_arch.sh checks those two against each other).
 
-runnable="scalar"
-case "$(uname -m)" in
-    x86_64|i?86)
-        flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
-        if grep -qw avx2 <<<"$flags" && grep -qw fma <<<"$flags"; then runnable="$runnable avx2"; fi
-        unsupported="neon" ;;
-    aarch64) runnable="scalar neon"; unsupported="avx2" ;;
-    *) unsupported="" ;;
-esac
+runnable="" unsupported=""
+ATTN_ARCH=sse9 "$ATTN" --version >/dev/null 2>"$T/arches" </dev/null
+for a in $(sed -n "s/.*'sse9': expected auto, //p" "$T/arches" | sed 's/ or /, /; s/, / /g'); do
+    if ATTN_ARCH=$a "$ATTN" --version >/dev/null 2>&1 </dev/null; then runnable="$runnable $a"; else unsupported="$unsupported $a"; fi
+done
+case " $runnable " in *" scalar "*) pass ;; *) fail "the arches could not be read from the binary (runnable: '$runnable')" ;; esac
 
 "$ATTN" random --shape 3,4 --seed 1 -o "$T/a.npy" </dev/null
 "$ATTN" random --shape 2,4 --seed 2 -o "$T/b.npy" </dev/null
