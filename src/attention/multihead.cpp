@@ -13,6 +13,7 @@
 
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
+#include "attention/kernel_vocabulary.hpp"
 #include "kernels/kernel_api.hpp"
 #include "kernels/kernel_table.hpp"
 #include "runtime/parallel.hpp"
@@ -233,14 +234,14 @@ std::size_t run_fused(const Problem& p, const AttentionSpec& spec, Tensor& conte
             a.Q = p.q.at(b, h), a.ldq = p.q.sT;
             a.K = p.k.element_at(b, g), a.ldk = p.k.sT;
             a.V = p.v.element_at(b, g), a.ldv = p.v.sT;
-            a.kv_type = p.k.type;
+            a.kv_type = to_kernel(p.k.type);
             a.O = slice_of(context, p, b, h) + (rb - r0) * ldo, a.ldo = ldo;
             a.Tq = Tq, a.Tk = p.Tk, a.dk = p.dk, a.dv = p.dv;
             a.scale = p.scale;
-            a.causal = spec.causal;
+            a.causal = to_kernel(spec.causal);
             a.mask = p.has_mask ? p.mask_words.at(b, h) : nullptr, a.ldm = p.mask_words.sT;
             a.bias = p.has_bias ? p.bias.at(b, h) : nullptr, a.ldb = p.bias.sT;
-            a.policy = spec.masked_rows;
+            a.policy = to_kernel(spec.masked_rows);
             a.row_begin = rb, a.row_end = re;
             a.key_limit = p.key_limit(spec, b);
             masked[u] += flash(a);
@@ -295,12 +296,12 @@ std::size_t score_epilogue(const Problem& p, const AttentionSpec& spec, std::siz
         a.Tq = p.Tq, a.Tk = p.Tk;
         a.row_begin = p.r0 + i0 + r0, a.row_end = p.r0 + i0 + r1;
         a.scale = p.scale;
-        a.causal = spec.causal;
+        a.causal = to_kernel(spec.causal);
         a.key_limit = p.key_limit(spec, b);
         if (p.has_mask) a.mask = p.mask_words.at(b, h), a.ldm = p.mask_words.sT;
         if (p.has_bias) a.bias = p.bias.at(b, h), a.ldb = p.bias.sT;
         a.softmax = spec.normalize == Normalization::softmax;
-        a.policy = spec.masked_rows;
+        a.policy = to_kernel(spec.masked_rows);
         masked[blk] = epilogue(a);
     });
     std::size_t total = 0;
@@ -490,7 +491,7 @@ std::size_t run_split_keys(const Problem& p, const AttentionSpec& spec, Tensor& 
             a.rows = rws.data(), a.nrows = rows;
             a.K = p.k.element_at(b, g), a.ldk = p.k.sT;
             a.V = p.v.element_at(b, g), a.ldv = p.v.sT;
-            a.kv_type = p.k.type;
+            a.kv_type = to_kernel(p.k.type);
             a.dk = p.dk, a.dv = p.dv, a.scale = p.scale;
             a.k_begin = c * chunk, a.k_end = std::min(p.Tk, (c + 1) * chunk);
             a.acc = acc.get() + u * rows * ldacc, a.ldacc = ldacc;

@@ -7,7 +7,7 @@
 #include <limits>
 #include <memory>
 
-#include "attn/masking.hpp"
+#include "kernels/kernel_types.hpp"
 #include "kernels/exp.hpp"
 #include "kernels/kernel_api.hpp"
 #include "kernels/kv_load.hpp"

@@ -1,13 +1,15 @@
-// The contract between the dispatcher (src/ops.cpp) and the per-arch kernels. Every arch
-// namespace provides the same functions (ATTN_KERNEL_DECLS); src/arch/ARCH_*.cpp hold the
-// SIMD ones (compiled with that arch's flags only), src/kernels/scalar_*.cpp the scalar ones.
-// Pointers + leading dimensions (floats between row starts); no ownership.
+// The contract between the dispatcher (src/attention/ops.cpp, multihead.cpp) and the per-arch
+// kernels. Every arch namespace provides the same functions (ATTN_KERNEL_DECLS);
+// src/arch/ARCH_*.cpp hold the SIMD ones (compiled with that arch's flags only),
+// src/kernels/scalar_*.cpp the scalar ones. How each kernel works is in its own header
+// (kernels/gemm_impl.hpp, exp.hpp, softmax.hpp, score_epilogue.hpp, flash.hpp, decode.hpp,
+// finite_scan_impl.hpp). Pointers + leading dimensions (floats between row starts); no
+// ownership. Only kernel headers here: the vocabulary is kernels/kernel_types.hpp.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
-#include "attn/half.hpp"
-#include "attn/masking.hpp"
+#include "kernels/kernel_types.hpp"
 
 namespace attn::kernels {
 
@@ -27,8 +29,8 @@ struct GemmArgs {
 // Fused attention over query rows [row_begin, row_end) of the full problem:
 // O[i - row_begin,:] = softmax_j(scale·Q[i]·K[j] + bias[i,j], masked)·V (O points at the
 // output row of row_begin; Q, mask and bias are indexed by the global row i). A key j is
-// masked for query i (attn/masking.hpp) when j >= visible_keys(causal, i, Tq, Tk,
-// key_limit), when the mask's bit j of row i is 0 (attn/mask_bits.hpp: row i is the
+// masked for query i when j >= visible_keys(causal, i, Tq, Tk,
+// key_limit), when the mask's bit j of row i is 0 (as attn/mask_bits.hpp packs them: row i is the
 // words at mask + i*ldm, bit j % 64 of word j / 64), or when the biased score is -inf. Keys
 // past the visible limit are never loaded. ldm / ldb may be 0 (one row broadcast to every
 // query).

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "attn/half.hpp"
-#include "attn/masking.hpp"
+#include "kernels/kernel_types.hpp"
 #include "kernels/kernel_api.hpp"
 
 namespace attn::kernels::scalar {
@@ -49,12 +49,6 @@ float exp1(float x) {
     const std::int32_t ni = std::int32_t(n);
     const std::int32_t n1 = ni >> 1, n2 = ni - n1;
     return (p * pow2(n1)) * pow2(n2);
-}
-
-float masked_row_fill(MaskedRowPolicy policy, std::size_t cols) {
-    return policy == MaskedRowPolicy::zero  ? 0.0f
-           : policy == MaskedRowPolicy::nan ? std::numeric_limits<float>::quiet_NaN()
-                                            : 1.0f / float(cols);
 }
 
 constexpr std::size_t key_tile = 128;
@@ -121,7 +115,7 @@ std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_
         for (std::size_t j = 0; j < cols; ++j) mx = std::max(mx, r[j]);
         if (mx == neg_inf) {  // fully masked: x − max would be NaN
             ++masked;
-            std::fill(r, r + cols, masked_row_fill(policy, cols));
+            std::fill(r, r + cols, masked_row_weight(policy, cols));
             continue;
         }
         float sum = 0.0f;

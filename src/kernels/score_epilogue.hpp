@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "attn/masking.hpp"
+#include "kernels/kernel_types.hpp"
 #include "kernels/kernel_api.hpp"
 #include "kernels/lanes.hpp"
 #include "kernels/mask_lanes.hpp"

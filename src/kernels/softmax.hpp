@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <limits>
 
-#include "attn/masking.hpp"
+#include "kernels/kernel_types.hpp"
 #include "kernels/exp.hpp"
 #include "kernels/lanes.hpp"
 
@@ -13,12 +13,6 @@ namespace attn::kernels::attention_impl {
 namespace {
 
 // ---- row softmax ----------------------------------------------------------------------
-inline float masked_row_fill(MaskedRowPolicy policy, std::size_t cols) {
-    return policy == MaskedRowPolicy::zero  ? 0.0f
-           : policy == MaskedRowPolicy::nan ? std::numeric_limits<float>::quiet_NaN()
-                                            : 1.0f / float(cols);
-}
-
 // Stable softmax of each row: max, exp(x − max) with the sum in four accumulators, times
 // 1/sum. −inf entries give exactly 0 (exp(−inf) = 0); tails are padded with −inf.
 template <class Arch>
@@ -41,7 +35,7 @@ std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_
         const float mx = hmax<Arch>(xsimd::max(m0, m1));
         if (mx == neg_inf) {  // fully masked (or no columns): x − max would be NaN
             ++masked;
-            const float fill = masked_row_fill(policy, cols);
+            const float fill = masked_row_weight(policy, cols);
             std::fill(row, row + cols, fill);
             continue;
         }
