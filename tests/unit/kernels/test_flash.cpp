@@ -19,7 +19,7 @@
 #include "attn/masking.hpp"
 #include "attn/matrix.hpp"
 #include "attn/tensor.hpp"
-#include "attn/reference.hpp"
+#include "oracle/reference.hpp"
 
 namespace {
 

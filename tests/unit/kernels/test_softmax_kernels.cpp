@@ -13,7 +13,7 @@
 #include "attention/kernel_vocabulary.hpp"
 #include "attn/matrix.hpp"
 #include "attn/tensor.hpp"
-#include "attn/reference.hpp"
+#include "oracle/reference.hpp"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include "test_util.hpp"
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
-#include "attn/reference.hpp"
+#include "oracle/reference.hpp"
 #include "arch_kernels.hpp"
 #include "kernels/kernel_api.hpp"
 #include "runtime/parallel.hpp"
