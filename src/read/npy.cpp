@@ -16,7 +16,7 @@
 #include "attn/error.hpp"
 #include "attn/half.hpp"
 #include "attn/io.hpp"
-#include "tensor/float16.hpp"
+#include "kernels/float16.hpp"
 #include "read/header_cursor.hpp"
 #include "read/npy_in_place.hpp"
 #include "write/output_file.hpp"

@@ -8,7 +8,7 @@
 #include <new>
 
 #include "attn/matrix.hpp"
-#include "tensor/float16.hpp"
+#include "kernels/float16.hpp"
 
 namespace attn {
 

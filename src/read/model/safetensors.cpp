@@ -13,7 +13,7 @@
 
 #include "attn/error.hpp"
 #include "attn/model_file.hpp"
-#include "tensor/float16.hpp"
+#include "kernels/float16.hpp"
 #include "read/header_cursor.hpp"
 
 namespace attn::io {
