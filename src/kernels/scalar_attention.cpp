@@ -8,9 +8,9 @@
 #include <limits>
 #include <vector>
 
-#include "attn/half.hpp"
-#include "kernels/kernel_types.hpp"
+#include "kernels/float16.hpp"
 #include "kernels/kernel_api.hpp"
+#include "kernels/kernel_types.hpp"
 
 namespace attn::kernels::scalar {
 

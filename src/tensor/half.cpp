@@ -31,7 +31,7 @@ std::uint16_t float_to_half(float x) noexcept {
     return sign | std::uint16_t(h);
 }
 
-float half_to_float(std::uint16_t h) noexcept { return io::half_to_float(h); }
+float half_to_float(std::uint16_t h) noexcept { return kernels::half_to_float(h); }
 
 // ---- KVView ----------------------------------------------------------------------------
 
