@@ -1,7 +1,9 @@
-// exp, row softmax and fused streaming attention, written once on the xsimd arch tag.
-// Included only by src/arch/ARCH_attention.cpp, each compiled with its own ISA flags; all of
-// it has internal linkage (anonymous namespace), so no inline function compiled with one
-// arch's flags can be shared with another translation unit (design notes §2, ODR trap).
+// The attention kernels, written once on the xsimd arch tag, one header each: exp.hpp,
+// softmax.hpp, score_epilogue.hpp, flash.hpp, decode.hpp (helpers: lanes.hpp, mask_lanes.hpp,
+// kv_load.hpp, transpose.hpp). Included only by src/arch/ARCH_attention.cpp, each compiled
+// with its own ISA flags; all of it has internal linkage (anonymous namespace), so no inline
+// function compiled with one arch's flags can be shared with another translation unit
+// (design notes §2, ODR trap).
 #pragma once
 
 #include "kernels/exp.hpp"

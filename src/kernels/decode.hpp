@@ -1,4 +1,26 @@
-// The split-K decoding chunk.
+// Split-K decoding, one chunk (kernel_api.hpp's decode_chunk): a few query rows (one token,
+// or the query heads of a grouped-query group) against one chunk of keys, left unnormalised
+// (running max m, sum l, accumulator); the caller merges the chunks.
+// It runs "vector over d" (no query block to fill):
+// per tile of keys each K row is loaded once for up to RB query rows (dot products in
+// registers, one horizontal sum per row and key), then the online softmax of each row over
+// the tile (vector exp), then each V row is loaded once and accumulated into the rows'
+// outputs. Every row's operations are the same whatever other rows share the call.
+// Tiles are KT keys for one query row, KT_shared for several (see the software prefetch
+// below); both are multiples of every arch's lanes. The tile's score rows are a tile apart.
+// Software prefetch for the split-K loops, which stream K and V from the last-level cache
+// (or memory) once. Two schemes, by the number of query rows sharing each K/V line:
+// - One row (plain decoding): the rows `prefetch_distance_bytes` ahead in the stream being
+//   read (K in the scores, V in the mix) are requested into L1.
+// - Several rows (the query heads of a grouped-query group): each line costs several times
+//   the arithmetic, and the near requests left the loads waiting on K, at any distance.
+//   Instead the other stream is requested one phase ahead, into L2: while the scores read K,
+//   the same keys' V rows; while the mix reads V, the next tile's K rows; with short tiles
+//   (KT_shared) the two streams alternate quickly. Measured (AMD EPYC, 2 threads,
+//   1×32:8×1×8192, d=128, minimum of 21 runs, 5 alternating rounds): 3.5-4.3 ms → 2.5-3.0 ms;
+//   the near requests added to it, 2.9-3.3 ms; 32- or 64-key tiles, about 3.0 ms. The same
+//   scheme for one row was 15-25% slower than the near one.
+// Prefetches past the last key are harmless (they never fault).
 // Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
 #pragma once
 #include <algorithm>
@@ -16,32 +38,13 @@
 namespace attn::kernels::attention_impl {
 namespace {
 
-// ---- split-K decoding ----------------------------------------------------------------
-// A few query rows against one chunk of keys, "vector over d" (no query block to fill):
-// per tile of keys each K row is loaded once for up to RB query rows (dot products in
-// registers, one horizontal sum per row and key), then the online softmax of each row over
-// the tile (vector exp), then each V row is loaded once and accumulated into the rows'
-// outputs. Every row's operations are the same whatever other rows share the call.
-// Tiles are KT keys for one query row, KT_shared for several (see the software prefetch
-// below); both are multiples of every arch's lanes. The tile's score rows are a tile apart.
+// The tiling of the opening comment.
 template <class Arch>
 struct DecodeBlocking {
     static constexpr std::size_t RB = 8, KT = 64, KT_shared = 16;
 };
 
-// Software prefetch for the split-K loops, which stream K and V from the last-level cache
-// (or memory) once. Two schemes, by the number of query rows sharing each K/V line:
-// - One row (plain decoding): the rows `prefetch_distance_bytes` ahead in the stream being
-//   read (K in the scores, V in the mix) are requested into L1.
-// - Several rows (the query heads of a grouped-query group): each line costs several times
-//   the arithmetic, and the near requests left the loads waiting on K, at any distance.
-//   Instead the other stream is requested one phase ahead, into L2: while the scores read K,
-//   the same keys' V rows; while the mix reads V, the next tile's K rows; with short tiles
-//   (KT_shared) the two streams alternate quickly. Measured (AMD EPYC, 2 threads,
-//   1×32:8×1×8192, d=128, minimum of 21 runs, 5 alternating rounds): 3.5-4.3 ms → 2.5-3.0 ms;
-//   the near requests added to it, 2.9-3.3 ms; 32- or 64-key tiles, about 3.0 ms. The same
-//   scheme for one row was 15-25% slower than the near one.
-// Prefetches past the last key are harmless (they never fault).
+// The distance of the one-row scheme (see the opening comment).
 inline constexpr std::size_t prefetch_distance_bytes = 4096;
 
 // The rows of `cols` elements at p, p + ld, ... (`rows` of them) requested into L1

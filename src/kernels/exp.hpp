@@ -1,4 +1,14 @@
-// The vectorized exp.
+// The vectorized exp (kernel_api.hpp's exp, and the exponentials of every softmax kernel).
+// Cephes-style expf: n = round(x·log2 e), r = x − n·ln2 (two-constant Cody–Waite), e^r by a
+// degree-6 polynomial, times 2^n applied as two power-of-two factors 2^⌊n/2⌋·2^(n−⌊n/2⌋) so
+// that results down to the subnormal range and the overflow to +inf come out right.
+// x ≤ −88 (and −inf) give exactly 0, x > 88.72 gives +inf, NaN gives NaN.
+// Measured maximum error against std::exp in double: 1.010 ULP over every float in [−87, 88.72]
+// (exhaustive run, avx512 and avx2); tests/unit/kernels/test_exp.cpp samples every 61st bit pattern
+// of the whole range per arch and finds 1.003 ULP there (neon under qemu: 1.003), 0.75 ULP on the
+// subnormal results of (−88, −87), and asserts ≤ 2 ULP.
+// exp_nonpositive, the online softmax's variant for arguments x − max ≤ 0, flushes
+// x < −87 to 0 so that 2^n is one add to the exponent field (see it below).
 // Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
 #pragma once
 #include <cstddef>
@@ -27,15 +37,7 @@ inline vfloat<Arch> exp_reduced(const vfloat<Arch>& xc, const vfloat<Arch>& magi
     return fmadd<Arch>(p, r * r, r) + F(1.0f);
 }
 
-// ---- exp -----------------------------------------------------------------------------
-// Cephes-style expf: n = round(x·log2 e), r = x − n·ln2 (two-constant Cody–Waite), e^r by a
-// degree-6 polynomial, times 2^n applied as two power-of-two factors 2^⌊n/2⌋·2^(n−⌊n/2⌋) so
-// that results down to the subnormal range and the overflow to +inf come out right.
-// x ≤ −88 (and −inf) give exactly 0, x > 88.72 gives +inf, NaN gives NaN.
-// Measured maximum error against std::exp in double: 1.010 ULP over every float in
-// [−87, 88.72] (exhaustive run, avx512 and avx2); tests/unit/test_exp.cpp samples every
-// 61st bit pattern of the whole range per arch and finds 1.003 ULP there (neon under qemu:
-// 1.003), 0.75 ULP on the subnormal results of (−88, −87), and asserts ≤ 2 ULP.
+// See the opening comment.
 template <class Arch>
 inline vfloat<Arch> exp(const vfloat<Arch>& x) {
     using F = vfloat<Arch>;

@@ -1,4 +1,29 @@
-// The fused streaming attention.
+// Fused streaming attention (kernel_api.hpp's flash): FlashAttention's online softmax
+// (Milakov & Gimelshein 2018), never materialising the Tq×Tk scores; memory O(tile).
+// Everything runs "vector over queries": a block of QB = NV·lanes query rows is packed
+// d-major (Qᵀ, pre-scaled), so
+//   Sᵀ[j][q] = Σ_p K[j][p]·Qᵀ[p][q]   (K rows broadcast straight from K: no K packing),
+//   online softmax per query lane     (max, sum, rescale are vertical vector ops: no
+//                                      horizontal reductions),
+//   Oᵀ[c][q] += Σ_j V[j][c]·Pᵀ[j][q]   (V entries broadcast straight from V),
+// and Oᵀ is transposed back into O once per block. Both products are the same
+// register-blocked micro-kernel: R broadcast rows × NV vectors of queries, R·NV accumulators.
+// Blocks are aligned to multiples of QB in absolute row index and every lane is computed
+// independently, so each output row gets the same operations whatever [row_begin, row_end)
+// is: the result is bitwise identical for any split of the rows over threads.
+// Tiling: R×NV accumulators of the micro-kernel, BC keys per tile, G query blocks per
+// K/V tile (FlashBlocking: the register counts that justify them). A group of G blocks shares
+// each tile while it is in cache, so K and V stream from memory once per group. Tiles past a
+// block's last visible key are skipped; tiles wholly masked by the mask bits are skipped;
+// diagonal tiles apply the causal limit in the softmax's scan. Rescaling: when a tile raises
+// a lane's max m, the running sum and output are scaled by exp(m_old − m_new) (0 while
+// nothing was visible: −inf − −inf is guarded).
+// Scratch: one per-thread buffer that outlives the call (fresh blocks per work unit cost
+// 210 of the 720 page faults of a T=4096 process; Flash::Flash).
+// Prefetch: the next block_tile's bias rows and mask words are requested a few rows per key
+// during the exponential pass (PrefetchAhead); requested during the micro-kernels instead,
+// the biased kernel took 7-10% longer at T=4096 (block_tile).
+// Fully masked rows follow the policy; uniform is the mean of all Tk rows of V (v_mean).
 // Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
 #pragma once
 #include <algorithm>
@@ -18,18 +43,7 @@
 namespace attn::kernels::attention_impl {
 namespace {
 
-// ---- fused streaming attention -------------------------------------------------------
-// Everything runs "vector over queries": a block of QB = NV·lanes query rows is packed
-// d-major (Qᵀ, pre-scaled), so
-//   Sᵀ[j][q] = Σ_p K[j][p]·Qᵀ[p][q]   (K rows broadcast straight from K: no K packing),
-//   online softmax per query lane     (max, sum, rescale are vertical vector ops: no
-//                                      horizontal reductions),
-//   Oᵀ[c][q] += Σ_j V[j][c]·Pᵀ[j][q]   (V entries broadcast straight from V),
-// and Oᵀ is transposed back into O once per block. Both products are the same
-// register-blocked micro-kernel: R broadcast rows × NV vectors of queries, R·NV accumulators.
-// Blocks are aligned to multiples of QB in absolute row index and every lane is computed
-// independently, so each output row gets the same operations whatever [row_begin, row_end)
-// is: the result is bitwise identical for any split of the rows over threads.
+// The blocking of the opening comment.
 template <class Arch>
 struct FlashBlocking {
     // R × NV accumulators: 6×4 = 24 of 32 zmm / NEON registers (+4 loads, 1 broadcast).

@@ -1,5 +1,5 @@
-// The scalar arch: the same algorithms as kernels/attention_impl.hpp without SIMD — the
-// Cephes-style exp, the stable row softmax and the online-softmax streaming attention (one
+// The scalar arch: the same algorithms as the kernels of kernels/attention_impl.hpp without SIMD —
+// the Cephes-style exp, the stable row softmax and the online-softmax streaming attention (one
 // query row at a time over tiles of keys; causal rows stop at their last visible key).
 #include <algorithm>
 #include <cmath>
@@ -25,11 +25,11 @@ float pow2(std::int32_t n) {  // 2^n for n in [−126, 127]
     return f;
 }
 
-// The vector kernels' exp (see attention_impl.hpp), without fused multiply-adds: the
-// Cody–Waite split of ln 2 keeps n·0.693359375 exact. Measured maximum error against
-// std::exp in double: 0.990 ULP over every float in [−87, 88.72] (exhaustive run on
-// x86-64; tests/unit/test_exp.cpp samples the whole range and asserts ≤ 2 ULP), 0.75 ULP
-// on the subnormal results of (−88, −87); x ≤ −88 gives exactly 0.
+// The vector kernels' exp (see kernels/exp.hpp), without fused multiply-adds: the Cody–Waite split
+// of ln 2 keeps n·0.693359375 exact. Measured maximum error against std::exp in double: 0.990 ULP
+// over every float in [−87, 88.72] (exhaustive run on x86-64; tests/unit/kernels/test_exp.cpp
+// samples the whole range and asserts ≤ 2 ULP), 0.75 ULP on the subnormal results of (−88, −87); x
+// ≤ −88 gives exactly 0.
 float exp1(float x) {
     if (x != x) return x;
     if (x <= -88.0f) return 0.0f;

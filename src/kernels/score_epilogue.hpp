@@ -1,4 +1,11 @@
-// The materialised path's score epilogue.
+// The materialised path's score epilogue (kernel_api.hpp's score_epilogue): after the GEMM
+// S = Q·Kᵀ, each row of scores becomes scale·s + bias, masked, and (when asked) softmax-
+// normalised while it is in L1. Per row, one vector pass writes the scaled, masked scores:
+// keys at or past the row's visible limit (kernel_types.hpp's visible_keys) are −inf without a
+// load, mask bits blend −inf in (mask_lanes.hpp), and the product is rounded before the bias
+// is added (`rounded`: no fused multiply-add, so the bits equal the scalar kernel's). Then
+// softmax_rows (softmax.hpp) runs on the row. Rows are independent: any split of rows over
+// threads gives the same bits.
 // Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
 #pragma once
 #include <algorithm>
@@ -14,7 +21,6 @@
 namespace attn::kernels::attention_impl {
 namespace {
 
-// ---- the materialised path's score epilogue ------------------------------------------
 // v, as a value the compiler cannot see into: a product passed through it is rounded on its
 // own and never contracted with a following add into a fused multiply-add (which would
 // round once and change the bits against the scalar pass).
@@ -49,9 +55,7 @@ inline vfloat<Arch> scaled_lanes(const float* s, const std::uint32_t* mask, cons
     return x;
 }
 
-// kernels/kernel_api.hpp's score_epilogue: per row, one vector pass writes the scaled,
-// masked scores (keys past the visible limit are -inf without a load), then the row
-// softmax of softmax_rows runs on the row while it is in L1.
+// The kernel (see the opening comment).
 template <class Arch>
 std::size_t score_epilogue(const ScoreEpilogueArgs& a) {
     using F = vfloat<Arch>;

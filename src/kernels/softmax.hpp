@@ -1,4 +1,8 @@
-// The row softmax.
+// The row softmax (kernel_api.hpp's softmax_rows), in place, row by row.
+// Stable: each row takes a max pass in two accumulators (−inf padded tails), then exp(x − max)
+// stored with its sum in four accumulators, then one multiply by 1/sum; −inf entries give exactly
+// 0. A row whose max is −inf is fully masked (x − max would be NaN): it gets
+// masked_row_weight(policy) and is counted.
 // Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
 #pragma once
 #include <algorithm>
@@ -12,12 +16,9 @@
 namespace attn::kernels::attention_impl {
 namespace {
 
-// ---- row softmax ----------------------------------------------------------------------
-// Stable softmax of each row: max, exp(x − max) with the sum in four accumulators, times
-// 1/sum. −inf entries give exactly 0 (exp(−inf) = 0); tails are padded with −inf.
 template <class Arch>
 std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_t cols,
-                         MaskedRowPolicy policy) {
+                         MaskedRowPolicy policy) {  // see the opening comment
     using F = vfloat<Arch>;
     constexpr std::size_t W = lanes<Arch>;
     const std::size_t full = cols - cols % W, tail = cols - full;
