@@ -1,6 +1,7 @@
 // The masking vocabulary, in one place: which keys a query may attend to, and what a query
-// row gets when it may attend to none. Kernels, the reference, diagnostics and pictures all
-// decide "is key j allowed for query i" through these definitions.
+// row gets when it may attend to none. The library, diagnostics and pictures decide "is key j
+// allowed for query i" through these definitions; the causal rule and the key limit forward
+// to the kernels' one definition of them (src/kernels/kernel_types.hpp).
 //
 // Key j is allowed for query i (0-based, i < Tq, j < Tk) when all of these hold:
 //   - the causal rule:   j < causal_visible(causal, i, Tq, Tk);
@@ -26,8 +27,7 @@ inline constexpr std::size_t no_key_limit = std::numeric_limits<std::size_t>::ma
 
 // Number of leading keys query row i may see under the causal rule (all Tk when none).
 // top_left: j <= i; bottom_right: j <= i + (Tk - Tq). Clamped to [0, Tk].
-// (Defined out of line: the per-arch kernels call it, and an inline copy compiled with their
-// ISA flags could be the one the linker keeps for every caller.)
+// (Defined out of line, in src/attention/masking.cpp, on the kernels' rule.)
 std::size_t causal_visible(Causal causal, std::size_t i, std::size_t Tq, std::size_t Tk) noexcept;
 
 // Leading keys query row i may see under the causal rule and a key limit: every key at or
@@ -40,7 +40,7 @@ std::size_t visible_keys(Causal causal, std::size_t i, std::size_t Tq, std::size
 inline bool mask_allows(float m) noexcept { return m != 0.0f; }
 
 // The whole rule for one cell, given the row's visible_keys and the mask / bias rows
-// (nullable; indexed by key). Inline: not for the per-arch kernels (see causal_visible).
+// (nullable; indexed by key).
 inline bool is_allowed(std::size_t j, std::size_t visible, const float* mask_row, const float* bias_row) noexcept {
     return j < visible && (!mask_row || mask_allows(mask_row[j])) &&
            (!bias_row || bias_row[j] != -std::numeric_limits<float>::infinity());

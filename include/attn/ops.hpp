@@ -1,5 +1,5 @@
 // The narrow compute interface: every numeric kernel the attention pipeline uses goes
-// through these functions. Each has a scalar reference (attn/reference.hpp) that stays the
+// through these functions. Each has a scalar reference (tests/oracle/reference.hpp) that stays the
 // oracle; the SIMD implementations behind this interface are selected at run time.
 #pragma once
 #include <cstddef>

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "attn/ops.hpp"
+#include "attention/kernel_vocabulary.hpp"
 #include "kernels/kernel_api.hpp"
 #include "kernels/kernel_table.hpp"
 #include "runtime/parallel.hpp"
@@ -34,7 +35,7 @@ std::vector<kernels::DecodeRow> decode_rows(const AttentionProblem& p, std::size
             r.q = p.q.at(b, h) + gi * p.q.sT;
             r.mask = p.has_mask ? p.mask_words.at(b, h) + gi * p.mask_words.sT : nullptr;
             r.bias = p.has_bias ? p.bias.at(b, h) + gi * p.bias.sT : nullptr;
-            r.visible = visible_keys(p.causal, gi, p.Tq, p.Tk, p.key_limit(b));
+            r.visible = p.visible(b, gi);
         }
     return rows;
 }
@@ -70,7 +71,7 @@ std::size_t run_split_keys(const AttentionProblem& p, Tensor& context) {
             a.rows = rws.data(), a.nrows = rows;
             a.K = p.k.element_at(b, g), a.ldk = p.k.sT;
             a.V = p.v.element_at(b, g), a.ldv = p.v.sT;
-            a.kv_type = p.k.type;
+            a.kv_type = to_kernel(p.k.type);
             a.dk = p.dk, a.dv = p.dv, a.scale = p.scale;
             a.k_begin = c * chunk, a.k_end = std::min(p.Tk, (c + 1) * chunk);
             a.acc = acc.get() + u * rows * ldacc, a.ldacc = ldacc;

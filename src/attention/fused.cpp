@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "attn/ops.hpp"
+#include "attention/kernel_vocabulary.hpp"
 #include "kernels/kernel_api.hpp"
 #include "kernels/kernel_table.hpp"
 #include "runtime/parallel.hpp"
@@ -55,14 +56,14 @@ std::size_t run_fused(const AttentionProblem& p, Tensor& context) {
             a.Q = p.q.at(b, h), a.ldq = p.q.sT;
             a.K = p.k.element_at(b, g), a.ldk = p.k.sT;
             a.V = p.v.element_at(b, g), a.ldv = p.v.sT;
-            a.kv_type = p.k.type;
+            a.kv_type = to_kernel(p.k.type);
             a.O = slice_of(context, p, b, h) + (rb - r0) * ldo, a.ldo = ldo;
             a.Tq = Tq, a.Tk = p.Tk, a.dk = p.dk, a.dv = p.dv;
             a.scale = p.scale;
-            a.causal = p.causal;
+            a.causal = to_kernel(p.causal);
             a.mask = p.has_mask ? p.mask_words.at(b, h) : nullptr, a.ldm = p.mask_words.sT;
             a.bias = p.has_bias ? p.bias.at(b, h) : nullptr, a.ldb = p.bias.sT;
-            a.policy = p.masked_rows;
+            a.policy = to_kernel(p.masked_rows);
             a.row_begin = rb, a.row_end = re;
             a.key_limit = p.key_limit(b);
             masked[u] += flash(a);

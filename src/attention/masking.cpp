@@ -1,26 +1,18 @@
 // The masking rule's out-of-line parts (attn/masking.hpp), compiled for the baseline ISA.
 #include "attn/masking.hpp"
 
-#include <algorithm>
+#include "attention/kernel_vocabulary.hpp"
 
 namespace attn {
 
+// The rule itself is the kernels' (kernels/kernel_types.hpp): one definition for both.
 std::size_t causal_visible(Causal causal, std::size_t i, std::size_t Tq, std::size_t Tk) noexcept {
-    switch (causal) {
-        case Causal::none: return Tk;
-        case Causal::top_left: return std::min(Tk, i + 1);
-        case Causal::bottom_right: {
-            // j <= i + (Tk - Tq)  ⇔  visible = i + 1 + Tk - Tq, clamped to [0, Tk]
-            const long long v = (long long)i + 1 + (long long)Tk - (long long)Tq;
-            return v <= 0 ? 0 : std::min<std::size_t>(Tk, std::size_t(v));
-        }
-    }
-    return Tk;
+    return kernels::visible_keys(to_kernel(causal), i, Tq, Tk, kernels::no_key_limit);
 }
 
 std::size_t visible_keys(Causal causal, std::size_t i, std::size_t Tq, std::size_t Tk,
                          std::size_t key_limit) noexcept {
-    return std::min(causal_visible(causal, i, Tq, Tk), key_limit);
+    return kernels::visible_keys(to_kernel(causal), i, Tq, Tk, key_limit);
 }
 
 bool is_allowed(const ScoreMask& sm, std::size_t i, std::size_t j, std::size_t Tq, std::size_t Tk) noexcept {

@@ -9,6 +9,7 @@
 
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
+#include "attention/kernel_vocabulary.hpp"
 #include "kernels/kernel_api.hpp"
 #include "kernels/kernel_table.hpp"
 #include "runtime/parallel.hpp"
@@ -55,12 +56,12 @@ std::size_t score_epilogue(const AttentionProblem& p, std::size_t b, std::size_t
         a.Tq = p.Tq, a.Tk = p.Tk;
         a.row_begin = p.r0 + i0 + r0, a.row_end = p.r0 + i0 + r1;
         a.scale = p.scale;
-        a.causal = p.causal;
+        a.causal = to_kernel(p.causal);
         a.key_limit = p.key_limit(b);
         if (p.has_mask) a.mask = p.mask_words.at(b, h), a.ldm = p.mask_words.sT;
         if (p.has_bias) a.bias = p.bias.at(b, h), a.ldb = p.bias.sT;
         a.softmax = p.normalize == Normalization::softmax;
-        a.policy = p.masked_rows;
+        a.policy = to_kernel(p.masked_rows);
         masked[blk] = epilogue(a);
     });
     std::size_t total = 0;

@@ -13,6 +13,7 @@
 
 #include "attn/error.hpp"
 #include "attn/mask_bits.hpp"
+#include "attention/kernel_vocabulary.hpp"
 #include "kernels/kernel_api.hpp"
 #include "kernels/kernel_table.hpp"
 #include "runtime/parallel.hpp"
@@ -141,7 +142,7 @@ std::size_t normalize_rows(float* S, std::size_t lds, std::size_t rows, std::siz
     parallel_for(blocks, [&](std::size_t b) {
         const std::size_t r0 = b * rows_per_block, r1 = std::min(rows, r0 + rows_per_block);
         if (how == Normalization::softmax) {
-            masked[b] = softmax_rows(S + r0 * lds, lds, r1 - r0, cols, policy);
+            masked[b] = softmax_rows(S + r0 * lds, lds, r1 - r0, cols, to_kernel(policy));
             return;
         }
         for (std::size_t r = r0; r < r1; ++r) {
@@ -173,7 +174,7 @@ void scale_and_mask_rows(const float* scores, std::size_t ld_scores, float* out,
         a.S = scores + r0 * ld_scores, a.lds = ld_scores;
         a.P = out + r0 * ld_out, a.ldp = ld_out;
         a.Tq = r.Tq, a.Tk = r.Tk, a.row_begin = r.row_begin + r0, a.row_end = r.row_begin + r1;
-        a.scale = r.scale, a.causal = r.causal, a.key_limit = r.key_limit;
+        a.scale = r.scale, a.causal = to_kernel(r.causal), a.key_limit = r.key_limit;
         a.mask = r.mask, a.ldm = r.ldm, a.bias = r.bias, a.ldb = r.ldb;
         a.softmax = false;
         epilogue(a);
@@ -209,10 +210,10 @@ Matrix fused_attention(const Matrix& Q, const Matrix& K, const Matrix& V, const 
     Matrix O(Tq, dv);
     const MaskBits bits = sm.mask ? MaskBits(view_of(*sm.mask)) : MaskBits();
     kernels::FlashArgs whole{Q.data(), Q.stride(), K.data(), K.stride(), V.data(), V.stride(),
-                             O.data(), O.stride(), Tq, Tk, dk, dv, sm.scale, sm.causal,
+                             O.data(), O.stride(), Tq, Tk, dk, dv, sm.scale, to_kernel(sm.causal),
                              sm.mask ? bits.data() : nullptr, sm.mask ? bits.row_words() : 0,
                              sm.bias ? sm.bias->data() : nullptr, sm.bias ? sm.bias->stride() : 0,
-                             policy, 0, Tq};
+                             to_kernel(policy), 0, Tq};
     // Query-row blocks, handed out dynamically, last (costliest when causal) first. Each row
     // is computed by exactly one call: results do not depend on the thread count. A multiple
     // of every arch's query block (16 or 64 rows); 256 rows let the kernel reuse each K/V

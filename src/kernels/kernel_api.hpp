@@ -1,14 +1,16 @@
-// The contract between the dispatcher (attention/ops.cpp) and the per-arch kernels: the
-// argument structs and the functions every arch's KernelSet holds (kernels/kernel_table.hpp).
-// The scalar ones are declared here (src/kernels/scalar_*.cpp); the SIMD ones are template
-// instances, taken by src/arch/NAME.cpp (compiled with that arch's flags only).
-// Pointers + leading dimensions (floats between row starts); no ownership.
+// The contract between the dispatcher (attention/ops.cpp and the engine's schedules) and the
+// per-arch kernels: the argument structs and the functions every arch's KernelSet holds
+// (kernels/kernel_table.hpp). The scalar ones are declared here (src/kernels/scalar_*.cpp);
+// the SIMD ones are template instances, taken by src/arch/NAME.cpp (compiled with that arch's
+// flags only). How each kernel works is in its own header (kernels/gemm_impl.hpp, exp.hpp,
+// softmax.hpp, score_epilogue.hpp, flash.hpp, decode.hpp, finite_scan_impl.hpp). Pointers +
+// leading dimensions (floats between row starts); no ownership. Only kernel headers here: the
+// vocabulary is kernels/kernel_types.hpp.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
-#include "attn/half.hpp"
-#include "attn/masking.hpp"
+#include "kernels/kernel_types.hpp"
 
 namespace attn::kernels {
 
@@ -25,17 +27,15 @@ struct GemmArgs {
     std::size_t m, n, k;
 };
 
-// Fused attention over query rows [row_begin, row_end) of the full problem:
-// O[i - row_begin,:] = softmax_j(scale·Q[i]·K[j] + bias[i,j], masked)·V (O points at the
-// output row of row_begin; Q, mask and bias are indexed by the global row i). A key j is
-// masked for query i (attn/masking.hpp) when j >= visible_keys(causal, i, Tq, Tk,
-// key_limit), when the mask's bit j of row i is 0 (attn/mask_bits.hpp: row i is the
-// words at mask + i*ldm, bit j % 64 of word j / 64), or when the biased score is -inf. Keys
-// past the visible limit are never loaded. ldm / ldb may be 0 (one row broadcast to every
-// query).
-// Fully masked rows follow `policy` (uniform = mean of all Tk rows of V). K and V hold
-// kv_type elements (float32, or float16 widened to float32 a tile at a time); ldk, ldv count
-// elements.
+// Fused attention over query rows [row_begin, row_end) of the full problem: O[i - row_begin,:] =
+// softmax_j(scale·Q[i]·K[j] + bias[i,j], masked)·V (O points at the output row of row_begin; Q,
+// mask and bias are indexed by the global row i). A key j is masked for query i when j >=
+// visible_keys(causal, i, Tq, Tk, key_limit), when the mask's bit j of row i is 0 (as
+// attn/mask_bits.hpp packs them: row i is the words at mask + i*ldm, bit j % 64 of word j / 64), or
+// when the biased score is -inf. Keys past the visible limit are never loaded. ldm / ldb may be 0
+// (one row broadcast to every query). Fully masked rows follow `policy` (uniform = mean of all Tk
+// rows of V). K and V hold kv_type elements (float32, or float16 widened to float32 a tile at a
+// time); ldk, ldv count elements.
 struct FlashArgs {
     const float* Q;
     std::size_t ldq;

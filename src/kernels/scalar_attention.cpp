@@ -1,5 +1,5 @@
-// The scalar arch: the same algorithms as kernels/attention_impl.hpp without SIMD — the
-// Cephes-style exp, the stable row softmax and the online-softmax streaming attention (one
+// The scalar arch: the same algorithms as the kernels of kernels/attention_impl.hpp without SIMD —
+// the Cephes-style exp, the stable row softmax and the online-softmax streaming attention (one
 // query row at a time over tiles of keys; causal rows stop at their last visible key).
 #include <algorithm>
 #include <cmath>
@@ -8,9 +8,9 @@
 #include <limits>
 #include <vector>
 
-#include "attn/half.hpp"
-#include "attn/masking.hpp"
+#include "kernels/float16.hpp"
 #include "kernels/kernel_api.hpp"
+#include "kernels/kernel_types.hpp"
 
 namespace attn::kernels::scalar {
 
@@ -25,11 +25,11 @@ float pow2(std::int32_t n) {  // 2^n for n in [−126, 127]
     return f;
 }
 
-// The vector kernels' exp (see attention_impl.hpp), without fused multiply-adds: the
-// Cody–Waite split of ln 2 keeps n·0.693359375 exact. Measured maximum error against
-// std::exp in double: 0.990 ULP over every float in [−87, 88.72] (exhaustive run on
-// x86-64; tests/unit/test_exp.cpp samples the whole range and asserts ≤ 2 ULP), 0.75 ULP
-// on the subnormal results of (−88, −87); x ≤ −88 gives exactly 0.
+// The vector kernels' exp (see kernels/exp.hpp), without fused multiply-adds: the Cody–Waite split
+// of ln 2 keeps n·0.693359375 exact. Measured maximum error against std::exp in double: 0.990 ULP
+// over every float in [−87, 88.72] (exhaustive run on x86-64; tests/unit/kernels/test_exp.cpp
+// samples the whole range and asserts ≤ 2 ULP), 0.75 ULP on the subnormal results of (−88, −87); x
+// ≤ −88 gives exactly 0.
 float exp1(float x) {
     if (x != x) return x;
     if (x <= -88.0f) return 0.0f;
@@ -49,12 +49,6 @@ float exp1(float x) {
     const std::int32_t ni = std::int32_t(n);
     const std::int32_t n1 = ni >> 1, n2 = ni - n1;
     return (p * pow2(n1)) * pow2(n2);
-}
-
-float masked_row_fill(MaskedRowPolicy policy, std::size_t cols) {
-    return policy == MaskedRowPolicy::zero  ? 0.0f
-           : policy == MaskedRowPolicy::nan ? std::numeric_limits<float>::quiet_NaN()
-                                            : 1.0f / float(cols);
 }
 
 constexpr std::size_t key_tile = 128;
@@ -121,7 +115,7 @@ std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_
         for (std::size_t j = 0; j < cols; ++j) mx = std::max(mx, r[j]);
         if (mx == neg_inf) {  // fully masked: x − max would be NaN
             ++masked;
-            std::fill(r, r + cols, masked_row_fill(policy, cols));
+            std::fill(r, r + cols, masked_row_weight(policy, cols));
             continue;
         }
         float sum = 0.0f;

@@ -1,6 +1,6 @@
 // Scalar GEMM in the kernel-API form (the "scalar" arch): plain loops in a cache-friendly
 // order, float accumulation, no hand-written SIMD. It is the baseline `attn bench` reports
-// speed-ups against; the float64 oracle is attn::reference::matmul.
+// speed-ups against; the float64 oracle is matmul in tests/oracle/reference.hpp.
 #include <algorithm>
 
 #include "kernels/kernel_api.hpp"

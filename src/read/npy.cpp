@@ -16,7 +16,7 @@
 #include "attn/error.hpp"
 #include "attn/half.hpp"
 #include "attn/io.hpp"
-#include "tensor/float16.hpp"
+#include "kernels/float16.hpp"
 #include "read/header_cursor.hpp"
 #include "read/npy_in_place.hpp"
 #include "write/output_file.hpp"
@@ -177,7 +177,7 @@ float load_element(const unsigned char* p, const DType& t, bool* out_of_range) {
     const std::uint64_t bits = load_unsigned(p, t.size, t.big_endian);
     switch (t.kind) {
         case Kind::f:
-            if (t.size == 2) return half_to_float(std::uint16_t(bits));
+            if (t.size == 2) return kernels::half_to_float(std::uint16_t(bits));
             if (t.size == 4) return std::bit_cast<float>(std::uint32_t(bits));
             {
                 const double d = std::bit_cast<double>(bits);

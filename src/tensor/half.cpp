@@ -8,7 +8,7 @@
 #include <new>
 
 #include "attn/matrix.hpp"
-#include "tensor/float16.hpp"
+#include "kernels/float16.hpp"
 
 namespace attn {
 
@@ -31,7 +31,7 @@ std::uint16_t float_to_half(float x) noexcept {
     return sign | std::uint16_t(h);
 }
 
-float half_to_float(std::uint16_t h) noexcept { return io::half_to_float(h); }
+float half_to_float(std::uint16_t h) noexcept { return kernels::half_to_float(h); }
 
 // ---- KVView ----------------------------------------------------------------------------
 

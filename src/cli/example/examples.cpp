@@ -6,7 +6,6 @@
 #include "attn/error.hpp"
 #include "attn/io.hpp"
 #include "attn/multihead.hpp"
-#include "attn/reference.hpp"
 #include "attn/torch_rng.hpp"
 #include "attn/variance_experiment.hpp"
 #include "cli/attend/attend_options.hpp"

@@ -13,7 +13,7 @@
 
 #include "attn/error.hpp"
 #include "attn/model_file.hpp"
-#include "tensor/float16.hpp"
+#include "kernels/float16.hpp"
 #include "read/header_cursor.hpp"
 
 namespace attn::io {
@@ -324,7 +324,7 @@ Tensor safetensors_tensor(std::string_view bytes, const std::string& name, const
             std::memcpy(&v, &bits, 4);
         } else {
             const std::uint16_t bits = std::uint16_t(b[0] | b[1] << 8);
-            v = dtype == "F16" ? half_to_float(bits) : bfloat16_to_float(bits);
+            v = dtype == "F16" ? kernels::half_to_float(bits) : kernels::bfloat16_to_float(bits);
         }
         if (!finite_allows(finite, v)) {
             std::string at;

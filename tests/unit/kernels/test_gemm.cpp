@@ -11,7 +11,7 @@
 
 #include "test_util.hpp"
 #include "attn/ops.hpp"
-#include "attn/reference.hpp"
+#include "oracle/reference.hpp"
 #include "arch_kernels.hpp"
 #include "kernels/kernel_api.hpp"
 

@@ -10,9 +10,10 @@
 #include <vector>
 
 #include "arch_kernels.hpp"
+#include "attention/kernel_vocabulary.hpp"
 #include "attn/matrix.hpp"
 #include "attn/tensor.hpp"
-#include "attn/reference.hpp"
+#include "oracle/reference.hpp"
 
 namespace {
 
@@ -32,7 +33,7 @@ struct Rows {
     Rows(const Rows& o) : storage(o.storage), view(o.view) { view.data = storage.data(); }
     float& at(std::size_t i, std::size_t j) { return storage.data()[i * view.stride + j]; }
     std::size_t softmax(const attn::test::ArchKernels& k, attn::MaskedRowPolicy policy) {
-        return k.softmax_rows(storage.data(), view.stride, view.rows, view.cols, policy);
+        return k.softmax_rows(storage.data(), view.stride, view.rows, view.cols, attn::to_kernel(policy));
     }
 };
 
@@ -126,8 +127,8 @@ TEST_CASE("softmax_rows: known values and shift invariance, per arch") {
         INFO("arch " << std::string(k.name));
         // [1000, 1001] → [1/(1+e), e/(1+e)]; [−1000, −1000] → [½, ½] (no overflow, no 0/0).
         float a[2] = {1000.0f, 1001.0f}, b[2] = {-1000.0f, -1000.0f};
-        CHECK(k.softmax_rows(a, 2, 1, 2, attn::MaskedRowPolicy::zero) == 0);
-        CHECK(k.softmax_rows(b, 2, 1, 2, attn::MaskedRowPolicy::zero) == 0);
+        CHECK(k.softmax_rows(a, 2, 1, 2, attn::kernels::MaskedRowPolicy::zero) == 0);
+        CHECK(k.softmax_rows(b, 2, 1, 2, attn::kernels::MaskedRowPolicy::zero) == 0);
         const double e = std::exp(1.0);
         CHECK(a[0] == doctest::Approx(1.0 / (1.0 + e)).epsilon(1e-6));
         CHECK(a[1] == doctest::Approx(e / (1.0 + e)).epsilon(1e-6));
@@ -139,8 +140,8 @@ TEST_CASE("softmax_rows: known values and shift invariance, per arch") {
         for (std::size_t j = 0; j < n; ++j) x[j] = std::sin(float(j)) * 4.0f;
         for (std::size_t j = 0; j < n; ++j) y[j] = x[j] + 37.5f;
         y[5] = x[5] = ninf;
-        k.softmax_rows(x.data(), n, 1, n, attn::MaskedRowPolicy::zero);
-        k.softmax_rows(y.data(), n, 1, n, attn::MaskedRowPolicy::zero);
+        k.softmax_rows(x.data(), n, 1, n, attn::kernels::MaskedRowPolicy::zero);
+        k.softmax_rows(y.data(), n, 1, n, attn::kernels::MaskedRowPolicy::zero);
         for (std::size_t j = 0; j < n; ++j) CHECK(y[j] == doctest::Approx(x[j]).epsilon(2e-5));
         CHECK(x[5] == 0.0f);
         CHECK(y[5] == 0.0f);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "arch_kernels.hpp"
+#include "attention/kernel_vocabulary.hpp"
 #include "tensor_test_util.hpp"
 #include "attn/masking.hpp"
 #include "attn/multihead.hpp"
@@ -72,11 +73,11 @@ struct Epilogue {
         attn::kernels::ScoreEpilogueArgs a{};
         a.S = s, a.lds = lds, a.scaled = scaled, a.ld_scaled = ld_scaled, a.P = P, a.ldp = ldp;
         a.Tq = Tq, a.Tk = Tk, a.row_begin = r0, a.row_end = r1;
-        a.scale = scale, a.causal = causal, a.key_limit = key_limit;
+        a.scale = scale, a.causal = attn::to_kernel(causal), a.key_limit = key_limit;
         if (with_mask) bits = test_util::pack_mask(mask.v.data(), Tq, Tk, mask.ld);  // the grid as it is now
         a.mask = with_mask ? bits.data() : nullptr, a.ldm = row_mask ? 0 : bits.row_words();
         a.bias = with_bias ? bias.v.data() : nullptr, a.ldb = row_bias ? 0 : bias.ld;
-        a.softmax = softmax, a.policy = policy;
+        a.softmax = softmax, a.policy = attn::to_kernel(policy);
         return a;
     }
 

@@ -13,7 +13,7 @@
 #include "test_util.hpp"
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
-#include "attn/reference.hpp"
+#include "oracle/reference.hpp"
 #include "arch/arch_table.hpp"
 #include "arch_kernels.hpp"
 #include "kernels/kernel_api.hpp"

@@ -1,5 +1,6 @@
 // Scalar reference kernels: straightforward loops with double accumulators. They define
-// what the fast kernels must compute and stay forever as the oracle in tests.
+// what the fast kernels must compute and stay forever as the oracle in tests: linked into
+// attn_tests only (tests/oracle/), never into the library or the program.
 #pragma once
 #include <cstddef>
 

@@ -1,6 +1,6 @@
-// Scalar reference kernels (see attn/reference.hpp). Clarity over speed: double
+// Scalar reference kernels (see oracle/reference.hpp). Clarity over speed: double
 // accumulators, one obvious loop per definition.
-#include "attn/reference.hpp"
+#include "oracle/reference.hpp"
 
 #include <cmath>
 #include <limits>

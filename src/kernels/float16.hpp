@@ -1,11 +1,16 @@
-// IEEE half precision and bfloat16 to float32, exactly (every value of both is a float32).
+// IEEE half precision and bfloat16 to float32, exactly (every value of both is a float32):
+// the one definition the readers (npy, safetensors), the library (attn::half_to_float) and
+// the scalar kernels use. In an anonymous namespace: an inline function compiled into a
+// per-arch TU with its ISA flags could be the copy the linker keeps for every caller
+// (design notes §2); internal linkage gives each TU its own.
 #pragma once
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
-namespace attn::io {
+namespace attn::kernels {
+namespace {
 
 inline float half_to_float(std::uint16_t h) noexcept {
     const bool negative = h & 0x8000;
@@ -21,4 +26,5 @@ inline float half_to_float(std::uint16_t h) noexcept {
 // bfloat16 is the top half of a float32.
 inline float bfloat16_to_float(std::uint16_t b) noexcept { return std::bit_cast<float>(std::uint32_t(b) << 16); }
 
-}  // namespace attn::io
+}  // namespace
+}  // namespace attn::kernels

@@ -1,0 +1,322 @@
+// Split-K decoding, one chunk (kernel_api.hpp's decode_chunk): a few query rows (one token,
+// or the query heads of a grouped-query group) against one chunk of keys, left unnormalised
+// (running max m, sum l, accumulator); the caller merges the chunks.
+// It runs "vector over d" (no query block to fill):
+// per tile of keys each K row is loaded once for up to RB query rows (dot products in
+// registers, one horizontal sum per row and key), then the online softmax of each row over
+// the tile (vector exp), then each V row is loaded once and accumulated into the rows'
+// outputs. Every row's operations are the same whatever other rows share the call.
+// Tiles are KT keys for one query row, KT_shared for several (see the software prefetch
+// below); both are multiples of every arch's lanes. The tile's score rows are a tile apart.
+// Software prefetch for the split-K loops, which stream K and V from the last-level cache
+// (or memory) once. Two schemes, by the number of query rows sharing each K/V line:
+// - One row (plain decoding): the rows `prefetch_distance_bytes` ahead in the stream being
+//   read (K in the scores, V in the mix) are requested into L1.
+// - Several rows (the query heads of a grouped-query group): each line costs several times
+//   the arithmetic, and the near requests left the loads waiting on K, at any distance.
+//   Instead the other stream is requested one phase ahead, into L2: while the scores read K,
+//   the same keys' V rows; while the mix reads V, the next tile's K rows; with short tiles
+//   (KT_shared) the two streams alternate quickly. Measured (AMD EPYC, 2 threads,
+//   1×32:8×1×8192, d=128, minimum of 21 runs, 5 alternating rounds): 3.5-4.3 ms → 2.5-3.0 ms;
+//   the near requests added to it, 2.9-3.3 ms; 32- or 64-key tiles, about 3.0 ms. The same
+//   scheme for one row was 15-25% slower than the near one.
+// Prefetches past the last key are harmless (they never fault).
+// Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
+#pragma once
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/exp.hpp"
+#include "kernels/kernel_api.hpp"
+#include "kernels/kv_load.hpp"
+#include "kernels/lanes.hpp"
+#include "kernels/mask_lanes.hpp"
+
+namespace attn::kernels::attention_impl {
+namespace {
+
+// The tiling of the opening comment.
+template <class Arch>
+struct DecodeBlocking {
+    static constexpr std::size_t RB = 8, KT = 64, KT_shared = 16;
+};
+
+// The distance of the one-row scheme (see the opening comment).
+inline constexpr std::size_t prefetch_distance_bytes = 4096;
+
+// The rows of `cols` elements at p, p + ld, ... (`rows` of them) requested into L1
+// (Locality 3) or L2 (1).
+template <int Locality = 3, class E>
+inline void prefetch_rows(const E* p, std::size_t ld, std::size_t rows, std::size_t cols) {
+    const std::size_t bytes = cols * sizeof(E);
+    for (std::size_t r = 0; r < rows; ++r) {
+        const auto row = reinterpret_cast<std::uintptr_t>(p + r * ld);
+        for (std::uintptr_t line = row / 64 * 64; line < row + bytes; line += 64)  // aligned or not
+            __builtin_prefetch(reinterpret_cast<const void*>(line), 0, Locality);
+    }
+}
+
+// How many rows of `cols` E elements make up the prefetch distance (at least 1).
+template <class E>
+inline std::size_t prefetch_rows_ahead(std::size_t cols) {
+    const std::size_t row = std::max<std::size_t>(1, cols * sizeof(E));
+    return std::max<std::size_t>(1, (prefetch_distance_bytes + row - 1) / row);
+}
+
+// fn(std::integral_constant<n>) for a run-time n in [1, N].
+template <std::size_t N, class Fn>
+inline void with_row_count(std::size_t n, Fn&& fn) {
+    if constexpr (N == 0) {
+        (void)n, (void)fn;
+    } else if (n == N) {
+        fn(std::integral_constant<std::size_t, N>{});
+    } else {
+        with_row_count<N - 1>(n, fn);
+    }
+}
+
+// Vector accumulators the decoding loops may keep in registers (16 of 32 zmm / NEON
+// registers; 8 of AVX2's 16 ymm), next to the loads and broadcasts.
+template <class Arch>
+constexpr std::size_t decode_acc_regs = std::is_same_v<Arch, xsimd::fma3<xsimd::avx2>> ? 8 : 16;
+
+// dots[r·W + u] = Σ_p q[r·dkp + p]·K row u (at k0 + u·ldk) over p, lane by lane (W lanes,
+// not yet summed), for rows r < NR and KU keys u: KU·NR independent accumulators (one FMA
+// chain each would leave the FMA units waiting on its latency). Each key's chain runs over p
+// in order whichever keys share the call.
+template <class Arch, std::size_t NR, std::size_t KU, class E>
+inline void decode_dots(const float* q, std::size_t dkp, const E* k0, std::size_t ldk, std::size_t dk,
+                        vfloat<Arch>* dots) {
+    using F = vfloat<Arch>;
+    constexpr std::size_t W = lanes<Arch>;
+    const std::size_t full = dk - dk % W;
+    F acc[NR][KU];
+    for (std::size_t r = 0; r < NR; ++r)
+        for (std::size_t u = 0; u < KU; ++u) acc[r][u] = F(0.0f);
+    std::size_t p = 0;
+    for (; p < full; p += W) {  // the loops over u and r unrolled: acc stays in registers
+        F qv[NR];
+#pragma GCC unroll 8
+        for (std::size_t r = 0; r < NR; ++r) qv[r] = F::load_aligned(q + r * dkp + p);
+#pragma GCC unroll 4
+        for (std::size_t u = 0; u < KU; ++u) {
+            const F kv = load_kv<Arch>(k0 + u * ldk + p);
+#pragma GCC unroll 8
+            for (std::size_t r = 0; r < NR; ++r) acc[r][u] = fmadd<Arch>(qv[r], kv, acc[r][u]);
+        }
+    }
+    if (p < dk)
+        for (std::size_t u = 0; u < KU; ++u) {
+            const F kv = load_kv_partial<Arch>(k0 + u * ldk + p, dk - p);
+            for (std::size_t r = 0; r < NR; ++r) acc[r][u] = fmadd<Arch>(F::load_aligned(q + r * dkp + p), kv, acc[r][u]);
+        }
+    for (std::size_t r = 0; r < NR; ++r)
+        for (std::size_t u = 0; u < KU; ++u) dots[r * W + u] = acc[r][u];
+}
+
+// sc[r·lds + j] = Σ_p q[r·dkp + p]·K[t0 + j][p] for rows r < NR, keys j < nk (q zero-padded
+// to dkp, a multiple of the lanes, and 64-byte aligned; sc rows hold lds floats, a multiple
+// of the lanes, and lanes past nk may be written); K holds E elements. Keys go in groups of
+// W: their lane-wise dot products, then one transposing reduction (simd::reduce_add_rows)
+// gives the group's W scores as one vector, a quarter or less of the instructions of one
+// horizontal sum per key. The reduction sums every lane by the same tree and a missing key
+// of the last group is a zero vector, so the bits of a score never depend on which keys or
+// rows share the call. Prefetch (see prefetch_distance_bytes): one row, the K rows ahead
+// before kend (the caller's last key); several, the V rows (ldv apart, dv long) of the same
+// keys.
+template <class Arch, std::size_t NR, class E>
+inline void decode_scores(const float* q, std::size_t dkp, const E* K, std::size_t ldk, std::size_t dk,
+                          std::size_t t0, std::size_t nk, std::size_t kend, float* sc, std::size_t lds, const E* V,
+                          std::size_t ldv, std::size_t dv) {
+    using F = vfloat<Arch>;
+    constexpr std::size_t W = lanes<Arch>;
+    // keys per decode_dots call: a power of two (a divisor of W), at most 4
+    constexpr std::size_t KU = std::bit_floor(std::clamp<std::size_t>(decode_acc_regs<Arch> / NR, 1, 4));
+    const std::size_t pf = prefetch_rows_ahead<E>(dk);
+    F dots[NR * W];
+    for (std::size_t j0 = 0; j0 < nk; j0 += W) {
+        const E* k0 = K + (t0 + j0) * ldk;
+        const std::size_t n = std::min(W, nk - j0);
+        std::size_t u = 0;
+        for (; u + KU <= n; u += KU) {
+            if constexpr (NR == 1) {
+                const std::size_t first = t0 + j0 + u + pf;
+                if (first < kend) prefetch_rows(K + first * ldk, ldk, std::min(KU, kend - first), dk);
+            } else {
+                prefetch_rows<1>(V + (t0 + j0 + u) * ldv, ldv, KU, dv);
+            }
+            decode_dots<Arch, NR, KU>(q, dkp, k0 + u * ldk, ldk, dk, dots + u);
+        }
+        for (; u < n; ++u) decode_dots<Arch, NR, 1>(q, dkp, k0 + u * ldk, ldk, dk, dots + u);
+        for (std::size_t r = 0; r < NR; ++r) {
+            for (std::size_t v = n; v < W; ++v) dots[r * W + v] = F(0.0f);
+            simd::reduce_add_rows(dots + r * W).store_aligned(sc + r * lds + j0);
+        }
+    }
+}
+
+// Rows requested one per key while decode_mix_block streams: row j < rows at base + j·ld,
+// cols elements long.
+template <class E>
+struct RowRequests {
+    const E* base = nullptr;
+    std::size_t ld = 0, rows = 0, cols = 0;
+};
+
+// NB vectors of columns of decode_mix (v and acc point at the first column; the last vector
+// has `tail` lanes): NR·NB accumulators in registers while the keys stream, requesting the
+// rows of ahead into L1 (Locality 3) or L2 (1) on the way.
+template <class Arch, std::size_t NR, std::size_t NB, int Locality, class E>
+inline void decode_mix_block(const float* P, std::size_t lds, const float* alpha, const E* v, std::size_t ldv,
+                             std::size_t nk, float* acc, std::size_t ldacc, std::size_t tail,
+                             const RowRequests<E>& ahead) {
+    using F = vfloat<Arch>;
+    constexpr std::size_t W = lanes<Arch>;
+    F o[NR][NB];
+    for (std::size_t r = 0; r < NR; ++r)
+        for (std::size_t b = 0; b < NB; ++b) o[r][b] = F::load_aligned(acc + r * ldacc + b * W) * F(alpha[r]);
+    // The loops over b and r are unrolled so that o stays in registers.
+    for (std::size_t j = 0; j < nk; ++j, v += ldv) {
+        if (j < ahead.rows) prefetch_rows<Locality>(ahead.base + j * ahead.ld, ahead.ld, 1, ahead.cols);
+#pragma GCC unroll 16
+        for (std::size_t b = 0; b + 1 < NB; ++b) {
+            const F vv = load_kv<Arch>(v + b * W);
+#pragma GCC unroll 8
+            for (std::size_t r = 0; r < NR; ++r) o[r][b] = fmadd<Arch>(F(P[r * lds + j]), vv, o[r][b]);
+        }
+        const F vv = tail == W ? load_kv<Arch>(v + (NB - 1) * W) : load_kv_partial<Arch>(v + (NB - 1) * W, tail);
+#pragma GCC unroll 8
+        for (std::size_t r = 0; r < NR; ++r) o[r][NB - 1] = fmadd<Arch>(F(P[r * lds + j]), vv, o[r][NB - 1]);
+    }
+    for (std::size_t r = 0; r < NR; ++r)
+        for (std::size_t b = 0; b < NB; ++b) o[r][b].store_aligned(acc + r * ldacc + b * W);
+}
+
+// acc[r][0, dv) = alpha[r]·acc[r] + Σ_{j<nk} P[r·lds + j]·V[t0 + j] for rows r < NR (acc
+// rows ldacc apart, 64-byte aligned, padded to a multiple of the lanes); V holds E elements.
+// Blocks of up to CB vectors of every row's output stay in registers while the keys stream
+// (V rows read in order, NR·CB independent FMA chains); each output element still sums its
+// keys in order, so the bits do not depend on the blocking. Prefetch (see
+// prefetch_distance_bytes): one row, the V rows ahead before kend (the caller's last key);
+// several, the K rows (ldk apart, dk long) of the next tile, which starts at `next`, during
+// the first block.
+template <class Arch, std::size_t NR, class E>
+inline void decode_mix(const float* P, std::size_t lds, const float* alpha, const E* V, std::size_t ldv, std::size_t dv,
+                       std::size_t t0, std::size_t nk, std::size_t kend, float* acc, std::size_t ldacc, const E* K,
+                       std::size_t ldk, std::size_t dk, std::size_t next) {
+    constexpr std::size_t W = lanes<Arch>;
+    constexpr std::size_t CB = std::max<std::size_t>(1, decode_acc_regs<Arch> / NR);
+    constexpr int locality = NR == 1 ? 3 : 1;
+    const std::size_t nvec = (dv + W - 1) / W, tail = dv - (nvec - 1) * W;
+    const auto ahead = [&](std::size_t b0, std::size_t cols) {
+        if constexpr (NR == 1) {
+            const std::size_t pf = prefetch_rows_ahead<E>(dv);
+            return RowRequests<E>{V + (t0 + pf) * ldv + b0 * W, ldv, kend - t0 > pf ? kend - t0 - pf : 0, cols};
+        } else {
+            return RowRequests<E>{K + next * ldk, ldk, b0 == 0 && next < kend ? kend - next : 0, dk};
+        }
+    };
+    std::size_t b0 = 0;
+    for (; b0 + CB <= nvec; b0 += CB) {
+        const std::size_t last = b0 + CB == nvec ? tail : W;
+        decode_mix_block<Arch, NR, CB, locality>(P, lds, alpha, V + t0 * ldv + b0 * W, ldv, nk, acc + b0 * W, ldacc,
+                                                 last, ahead(b0, (CB - 1) * W + last));
+    }
+    if (b0 < nvec)
+        with_row_count<CB>(nvec - b0, [&](auto nb) {
+            constexpr std::size_t NB = decltype(nb)::value;
+            decode_mix_block<Arch, NR, NB, locality>(P, lds, alpha, V + t0 * ldv + b0 * W, ldv, nk, acc + b0 * W,
+                                                     ldacc, tail, ahead(b0, (NB - 1) * W + tail));
+        });
+}
+
+template <class Arch>
+inline float exp_nonpositive_scalar(float x) {
+    alignas(64) float t[lanes<Arch>];
+    exp_nonpositive<Arch>(vfloat<Arch>(x)).store_aligned(t);
+    return t[0];
+}
+
+// kernels/kernel_api.hpp's decode_chunk for K/V elements of type E. acc rows: ldacc >= dv
+// rounded up to 16 floats, 64-byte aligned.
+template <class Arch, class E>
+void decode_chunk_of(const DecodeArgs& a) {
+    const E* K = static_cast<const E*>(a.K);
+    const E* V = static_cast<const E*>(a.V);
+    using F = vfloat<Arch>;
+    constexpr std::size_t W = lanes<Arch>, RB = DecodeBlocking<Arch>::RB, KT = DecodeBlocking<Arch>::KT;
+    const std::size_t dkp = (a.dk + W - 1) / W * W, dvp = (a.dv + W - 1) / W * W;
+    AlignedFloats qbuf(RB * dkp), sbuf(RB * KT);
+    float* q = qbuf.get();
+    float* sc = sbuf.get();
+    alignas(64) float alpha[RB];
+    for (std::size_t r0 = 0; r0 < a.nrows; r0 += RB) {
+        const std::size_t nr = std::min(RB, a.nrows - r0);
+        std::size_t end[RB], kmax = a.k_begin;
+        for (std::size_t r = 0; r < nr; ++r) {
+            const DecodeRow& row = a.rows[r0 + r];
+            for (std::size_t p = 0; p < dkp; ++p) q[r * dkp + p] = p < a.dk ? a.scale * row.q[p] : 0.0f;
+            end[r] = std::max(a.k_begin, std::min(a.k_end, row.visible));
+            kmax = std::max(kmax, end[r]);
+            a.m[r0 + r] = neg_inf;
+            a.l[r0 + r] = 0.0f;
+            std::fill(a.acc + (r0 + r) * a.ldacc, a.acc + (r0 + r) * a.ldacc + dvp, 0.0f);
+        }
+        const std::size_t tile = nr == 1 ? KT : DecodeBlocking<Arch>::KT_shared;
+        for (std::size_t t0 = a.k_begin; t0 < kmax; t0 += tile) {
+            const std::size_t nk = std::min(tile, kmax - t0);
+            with_row_count<RB>(nr, [&](auto rows) {
+                decode_scores<Arch, decltype(rows)::value>(q, dkp, K, a.ldk, a.dk, t0, nk, kmax, sc, tile, V, a.ldv,
+                                                           a.dv);
+            });
+            for (std::size_t r = 0; r < nr; ++r) {
+                const DecodeRow& row = a.rows[r0 + r];
+                float* s = sc + r * tile;
+                const std::size_t lim = end[r] > t0 ? std::min(nk, end[r] - t0) : 0;
+                if (row.bias)
+                    for (std::size_t j = 0; j < lim; ++j) s[j] += row.bias[t0 + j];
+                if (row.mask)
+                    for (std::size_t j = 0; j < lim; j += W)
+                        mask_lanes<Arch>(F::load_aligned(s + j), mask_bits_at(row.mask, t0 + j, std::min(W, lim - j)))
+                            .store_aligned(s + j);
+                std::fill(s + lim, s + tile, neg_inf);
+                F mx(neg_inf);
+                for (std::size_t j = 0; j < tile; j += W) mx = xsimd::max(mx, F::load_aligned(s + j));
+                const float m = a.m[r0 + r], m_new = std::max(m, hmax<Arch>(mx));
+                if (m_new == neg_inf) {  // nothing allowed yet: the accumulators stay 0
+                    alpha[r] = 1.0f;
+                    std::fill(s, s + tile, 0.0f);
+                    continue;
+                }
+                const F mu(m_new);
+                F sum(0.0f);
+                for (std::size_t j = 0; j < tile; j += W) {
+                    const F p = exp_nonpositive<Arch>(F::load_aligned(s + j) - mu);
+                    p.store_aligned(s + j);
+                    sum += p;
+                }
+                alpha[r] = m == neg_inf ? 0.0f : exp_nonpositive_scalar<Arch>(m - m_new);
+                a.l[r0 + r] = alpha[r] * a.l[r0 + r] + hsum<Arch>(sum);
+                a.m[r0 + r] = m_new;
+            }
+            with_row_count<RB>(nr, [&](auto rows) {
+                decode_mix<Arch, decltype(rows)::value>(sc, tile, alpha, V, a.ldv, a.dv, t0, nk, kmax,
+                                                        a.acc + r0 * a.ldacc, a.ldacc, K, a.ldk, a.dk, t0 + tile);
+            });
+        }
+    }
+}
+
+template <class Arch>
+void decode_chunk(const DecodeArgs& a) {
+    if (a.kv_type == ElementType::f16)
+        decode_chunk_of<Arch, std::uint16_t>(a);
+    else
+        decode_chunk_of<Arch, float>(a);
+}
+
+}  // namespace
+}  // namespace attn::kernels::attention_impl

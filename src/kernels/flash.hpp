@@ -1,0 +1,562 @@
+// Fused streaming attention (kernel_api.hpp's flash): FlashAttention's online softmax
+// (Milakov & Gimelshein 2018), never materialising the Tq×Tk scores; memory O(tile).
+// Everything runs "vector over queries": a block of QB = NV·lanes query rows is packed
+// d-major (Qᵀ, pre-scaled), so
+//   Sᵀ[j][q] = Σ_p K[j][p]·Qᵀ[p][q]   (K rows broadcast straight from K: no K packing),
+//   online softmax per query lane     (max, sum, rescale are vertical vector ops: no
+//                                      horizontal reductions),
+//   Oᵀ[c][q] += Σ_j V[j][c]·Pᵀ[j][q]   (V entries broadcast straight from V),
+// and Oᵀ is transposed back into O once per block. Both products are the same
+// register-blocked micro-kernel: R broadcast rows × NV vectors of queries, R·NV accumulators.
+// Blocks are aligned to multiples of QB in absolute row index and every lane is computed
+// independently, so each output row gets the same operations whatever [row_begin, row_end)
+// is: the result is bitwise identical for any split of the rows over threads.
+// Tiling: R×NV accumulators of the micro-kernel, BC keys per tile, G query blocks per
+// K/V tile (FlashBlocking: the register counts that justify them). A group of G blocks shares
+// each tile while it is in cache, so K and V stream from memory once per group. Tiles past a
+// block's last visible key are skipped; tiles wholly masked by the mask bits are skipped;
+// diagonal tiles apply the causal limit in the softmax's scan. Rescaling: when a tile raises
+// a lane's max m, the running sum and output are scaled by exp(m_old − m_new) (0 while
+// nothing was visible: −inf − −inf is guarded).
+// Scratch: one per-thread buffer that outlives the call (fresh blocks per work unit cost
+// 210 of the 720 page faults of a T=4096 process; Flash::Flash).
+// Prefetch: the next block_tile's bias rows and mask words are requested a few rows per key
+// during the exponential pass (PrefetchAhead); requested during the micro-kernels instead,
+// the biased kernel took 7-10% longer at T=4096 (block_tile).
+// Fully masked rows follow the policy; uniform is the mean of all Tk rows of V (v_mean).
+// Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+
+#include "kernels/kernel_types.hpp"
+#include "kernels/exp.hpp"
+#include "kernels/kernel_api.hpp"
+#include "kernels/kv_load.hpp"
+#include "kernels/lanes.hpp"
+#include "kernels/mask_lanes.hpp"
+#include "kernels/transpose.hpp"
+
+namespace attn::kernels::attention_impl {
+namespace {
+
+// The blocking of the opening comment.
+template <class Arch>
+struct FlashBlocking {
+    // R × NV accumulators: 6×4 = 24 of 32 zmm / NEON registers (+4 loads, 1 broadcast).
+    // G blocks of NV·lanes query rows share each tile of BC keys.
+    static constexpr std::size_t R = 6, NV = 4, BC = 128, G = 4;
+};
+template <>
+struct FlashBlocking<xsimd::fma3<xsimd::avx2>> {  // 16 ymm registers: 6×2 accumulators
+    static constexpr std::size_t R = 6, NV = 2, BC = 128, G = 8;
+};
+
+// C[r][0, NV·W) = (Acc ? C[r]·alpha : 0) + Σ_{p<kdim} a[r][p·aps] · B[p][0, NV·W), r < Rows.
+// B is kdim rows of NV·W floats (64-byte aligned), C rows are ldc apart (aligned).
+// With colmax, also colmax[v] = max(colmax[v], max_r C[r][v]) (the softmax's running max).
+template <class Arch, std::size_t Rows, std::size_t NV, bool Acc>
+inline void micro_kernel(const float* const* a, std::size_t aps, const float* B, std::size_t kdim, float* C,
+                         std::size_t ldc, const vfloat<Arch>* alpha, vfloat<Arch>* colmax) {
+    using F = vfloat<Arch>;
+    constexpr std::size_t W = lanes<Arch>, PW = NV * W;
+    F acc[Rows][NV];
+    for (std::size_t r = 0; r < Rows; ++r)
+        for (std::size_t v = 0; v < NV; ++v)
+            acc[r][v] = Acc ? F::load_aligned(C + r * ldc + v * W) * alpha[v] : F(0.0f);
+    std::size_t off = 0;
+    for (std::size_t p = 0; p < kdim; ++p, off += aps, B += PW) {
+        F b[NV];
+        for (std::size_t v = 0; v < NV; ++v) b[v] = F::load_aligned(B + v * W);
+        for (std::size_t r = 0; r < Rows; ++r) {
+            const F x(a[r][off]);
+            for (std::size_t v = 0; v < NV; ++v) acc[r][v] = fmadd<Arch>(x, b[v], acc[r][v]);
+        }
+    }
+    for (std::size_t r = 0; r < Rows; ++r)
+        for (std::size_t v = 0; v < NV; ++v) acc[r][v].store_aligned(C + r * ldc + v * W);
+    if (colmax)
+        for (std::size_t v = 0; v < NV; ++v) {
+            F m = acc[0][v];
+            for (std::size_t r = 1; r < Rows; ++r) m = xsimd::max(m, acc[r][v]);
+            colmax[v] = xsimd::max(colmax[v], m);
+        }
+}
+
+// Run-time row count (1…R) → compile-time micro-kernel instance.
+template <class Arch, bool Acc, std::size_t Rows = FlashBlocking<Arch>::R>
+inline void micro_kernel_rows(std::size_t rows, const float* const* a, std::size_t aps, const float* B,
+                              std::size_t kdim, float* C, std::size_t ldc, const vfloat<Arch>* alpha,
+                              vfloat<Arch>* colmax) {
+    if constexpr (Rows == 0) {
+        (void)rows, (void)a, (void)aps, (void)B, (void)kdim, (void)C, (void)ldc, (void)alpha, (void)colmax;
+    } else if (rows == Rows) {
+        micro_kernel<Arch, Rows, FlashBlocking<Arch>::NV, Acc>(a, aps, B, kdim, C, ldc, alpha, colmax);
+    } else {
+        micro_kernel_rows<Arch, Acc, Rows - 1>(rows, a, aps, B, kdim, C, ldc, alpha, colmax);
+    }
+}
+
+template <class Arch>
+class Flash {
+    using F = vfloat<Arch>;
+    using Blk = FlashBlocking<Arch>;
+    static constexpr std::size_t W = lanes<Arch>, R = Blk::R, NV = Blk::NV, BC = Blk::BC, G = Blk::G;
+    static constexpr std::size_t QB = NV * W;  // query rows per block
+
+public:
+    // Scratch, O(tile): per block of a group Qᵀ (dk×QB), Oᵀ (dv×QB), m and l (QB each);
+    // one Sᵀ/Pᵀ tile (BC×QB); for float16 K/V, the tile's K and V rows widened (BC×dk, BC×dv).
+    // They are carved from one buffer per thread that outlives the call: a work unit is one
+    // call, and fresh blocks per unit cost page faults on every unit (measured: 210 of the
+    // 720 faults of a whole T=4096 process).
+    explicit Flash(const FlashArgs& a) : a_(a) {
+        const std::size_t kv = a.kv_type == ElementType::f16 ? BC * (a.dk + a.dv) : 0;
+        const std::size_t sizes[] = {G * a.dk * QB, G * a.dv * QB, G * 2 * QB, BC * QB, kv};
+        std::size_t total = 0;
+        for (std::size_t n : sizes) total += round_up(n, W_ALIGN);
+        static thread_local simd::Scratch<Arch> scratch;
+        float* p = scratch.get(total);
+        float** parts[] = {&qt_, &ot_, &ml_, &st_, &kvt_};
+        for (std::size_t i = 0; i < 5; ++i) *parts[i] = p, p += round_up(sizes[i], W_ALIGN);
+    }
+
+    // Groups of up to G blocks share each K/V tile while it is in cache (the tile loop is
+    // outside the block loop), so K and V stream from memory once per group, not per block.
+    std::size_t run() {
+        std::size_t masked = 0;
+        for (std::size_t g0 = a_.row_begin / QB * QB; g0 < a_.row_end; g0 += G * QB) {
+            const std::size_t nb = std::min(G, (std::min(a_.row_end, a_.Tq) - g0 + QB - 1) / QB);
+            masked += group(g0, nb);
+        }
+        return masked;
+    }
+
+private:
+    static constexpr std::size_t W_ALIGN = 16;  // floats per 64-byte line: parts stay aligned
+    static constexpr std::size_t round_up(std::size_t n, std::size_t q) { return (n + q - 1) / q * q; }
+    float* qt(std::size_t b) const { return qt_ + b * a_.dk * QB; }
+    float* ot(std::size_t b) const { return ot_ + b * a_.dv * QB; }
+    float* m_of(std::size_t b) const { return ml_ + b * 2 * QB; }
+    float* l_of(std::size_t b) const { return ml_ + b * 2 * QB + QB; }
+
+    // Blocks b < nb of query rows [g0 + b·QB, … + QB) ∩ [0, Tq); outputs written for the
+    // rows in [row_begin, row_end).
+    std::size_t group(std::size_t g0, std::size_t nb) {
+        std::size_t kend[G], kfull[G];
+        for (std::size_t b = 0; b < nb; ++b) {
+            const std::size_t q0 = g0 + b * QB, nq = std::min(QB, a_.Tq - q0);
+            pack_q(q0, nq, qt(b));
+            std::fill(m_of(b), m_of(b) + QB, neg_inf);
+            std::fill(l_of(b), l_of(b) + QB, 0.0f);
+            std::fill(ot(b), ot(b) + a_.dv * QB, 0.0f);
+            // Keys any row of the (whole, unclipped) block may see: visible limits are
+            // non-decreasing in the row index. Tiles beyond are never computed.
+            kend[b] = visible_keys(a_.causal, q0 + nq - 1, a_.Tq, a_.Tk, a_.key_limit);
+            kfull[b] = visible_keys(a_.causal, q0, a_.Tq, a_.Tk, a_.key_limit);  // seen by every row
+        }
+        for (std::size_t t0 = 0; t0 < kend[nb - 1]; t0 += BC) {
+            load_tile(t0, std::min(BC, kend[nb - 1] - t0));
+            for (std::size_t b = 0; b < nb; ++b) {
+                if (t0 >= kend[b]) continue;
+                if (a_.bias || a_.mask) {
+                    if (t0 == 0 && b == 0) prefetch_bias_and_mask(g0, 0, std::min(BC, kend[0]));
+                    prefetch_next(g0, nb, kend, b, t0);
+                }
+                block_tile(g0 + b * QB, b, t0, std::min(BC, kend[b] - t0), kfull[b]);
+            }
+        }
+        std::size_t masked = 0;
+        for (std::size_t b = 0; b < nb; ++b) masked += finish(g0 + b * QB, b);
+        return masked;
+    }
+
+    // Sets ahead_ to the bias and mask rows of the block_tile that follows (block b, tile t0)
+    // in group's order: the next block seeing this tile, else the first seeing the next one.
+    void prefetch_next(std::size_t g0, std::size_t nb, const std::size_t* kend, std::size_t b, std::size_t t0) {
+        std::size_t next = b + 1, t = t0;
+        while (next < nb && t >= kend[next]) ++next;
+        if (next == nb)
+            for (next = 0, t = t0 + BC; next < nb && t >= kend[next];) ++next;
+        if (next < nb) ahead_.start(a_, g0 + next * QB, t, std::min(BC, kend[next] - t));
+        else ahead_ = {};
+    }
+
+    // The K and V rows of the tile at t0 as floats: in place for float32, widened into the
+    // tile buffers for float16 (once per tile, shared by every block of the group).
+    void load_tile(std::size_t t0, std::size_t nk) {
+        if (a_.kv_type == ElementType::f32) {
+            tk_ = static_cast<const float*>(a_.K) + t0 * a_.ldk, ldk_ = a_.ldk;
+            tv_ = static_cast<const float*>(a_.V) + t0 * a_.ldv, ldv_ = a_.ldv;
+            return;
+        }
+        float* k = kvt_;
+        float* v = k + BC * a_.dk;
+        const auto* K = static_cast<const std::uint16_t*>(a_.K);
+        const auto* V = static_cast<const std::uint16_t*>(a_.V);
+        for (std::size_t j = 0; j < nk; ++j) {
+            widen_row<Arch>(K + (t0 + j) * a_.ldk, k + j * a_.dk, a_.dk);
+            widen_row<Arch>(V + (t0 + j) * a_.ldv, v + j * a_.dv, a_.dv);
+        }
+        tk_ = k, ldk_ = a_.dk, tv_ = v, ldv_ = a_.dv;
+    }
+
+    // One block (rows q0…, state b) against keys [t0, t0 + nk).
+    void block_tile(std::size_t q0, std::size_t b, std::size_t t0, std::size_t nk, std::size_t kfull) {
+        const std::size_t nq = std::min(QB, a_.Tq - q0);
+        const bool diagonal = t0 + nk > kfull;  // some rows of the block see only part of the tile
+        // Unmodified scores: their column max comes out of the micro-kernel.
+        const bool plain = !diagonal && !a_.bias && !a_.mask;
+        F mx[NV], m[NV], l[NV], vis[NV], alpha[NV];
+        for (std::size_t v = 0; v < NV; ++v) {
+            mx[v] = F(neg_inf);
+            m[v] = F::load_aligned(m_of(b) + v * W);
+            l[v] = F::load_aligned(l_of(b) + v * W);
+        }
+        // A tile whose mask words are all 0 for every row of the block changes nothing (the
+        // online softmax of all -inf leaves m, l and the output as they are): skip it.
+        if (a_.mask && tile_masked(q0, nq, t0, nk)) return;
+        // The next block_tile's bias rows and mask words are requested a few per key of the
+        // exponential pass (online_softmax). Measured at T=4096: requested during the
+        // micro-kernels instead (scores, mix), the biased kernel took 7-10% longer.
+        if (a_.bias || a_.mask) ahead_.per_step = (ahead_.rows_left() + nk - 1) / nk;
+        scores(nk, qt(b), plain ? mx : nullptr);
+        // Off the diagonal the last of the bias and mask passes also takes the column max of
+        // what it leaves (on the diagonal, online_softmax scans after the causal select).
+        F* pass_max = diagonal ? nullptr : mx;
+        if (a_.bias) add_bias(q0, nq, t0, nk, a_.mask ? nullptr : pass_max);
+        if (a_.mask) apply_mask(q0, nq, t0, nk, pass_max);
+        if (diagonal) causal_offsets(q0, t0, vis);
+        online_softmax(nk, diagonal ? vis : nullptr, mx, m, l, alpha);
+        for (std::size_t v = 0; v < NV; ++v) {
+            m[v].store_aligned(m_of(b) + v * W);
+            l[v].store_aligned(l_of(b) + v * W);
+        }
+        mix(nk, alpha, ot(b));
+    }
+
+    // Qᵀ[p][q] = scale·Q[q0 + q][p], zero for rows past Tq.
+    void pack_q(std::size_t q0, std::size_t nq, float* qt) const {
+        for (std::size_t q = 0; q < QB; ++q) {
+            if (q < nq) {
+                const float* row = a_.Q + (q0 + q) * a_.ldq;
+                for (std::size_t p = 0; p < a_.dk; ++p) qt[p * QB + q] = a_.scale * row[p];
+            } else {
+                for (std::size_t p = 0; p < a_.dk; ++p) qt[p * QB + q] = 0.0f;
+            }
+        }
+    }
+
+    // Sᵀ[j][·] for keys j < nk of the loaded tile (and their column max into colmax when given).
+    void scores(std::size_t nk, const float* qt, F* colmax) {
+        for (std::size_t j = 0; j < nk; j += R) {
+            const std::size_t rows = std::min(R, nk - j);
+            const float* krow[R] = {};
+            for (std::size_t r = 0; r < rows; ++r) krow[r] = tk_ + (j + r) * ldk_;
+            micro_kernel_rows<Arch, false>(rows, krow, 1, qt, a_.dk, st_ + j * QB, QB, nullptr, colmax);
+        }
+    }
+
+    // The bias, added to the transposed tile with vector code element by element (the bits
+    // of the materialised path). A broadcast row (ldb 0: one row for every query) is one
+    // value per key, splat across the query lanes; otherwise W rows of W keys are loaded as
+    // vectors and transposed in registers. Lanes of rows past Tq read row q0 (their results
+    // are unused). With colmax, also colmax[v] = max(colmax[v], max_j Sᵀ[j][v]) over the
+    // biased tile, in the same pass (the softmax's scan).
+    void add_bias(std::size_t q0, std::size_t nq, std::size_t t0, std::size_t nk, F* colmax) {
+        float* st = st_;
+        F mx[NV];
+        for (std::size_t v = 0; v < NV; ++v) mx[v] = F(neg_inf);
+        if (a_.ldb == 0) {
+            const float* b = a_.bias + t0;
+            for (std::size_t j = 0; j < nk; ++j)
+                for (std::size_t v = 0; v < NV; ++v) {
+                    float* p = st + j * QB + v * W;
+                    const F x = F::load_aligned(p) + F(b[j]);
+                    x.store_aligned(p);
+                    mx[v] = xsimd::max(mx[v], x);
+                }
+        } else {
+            for (std::size_t v = 0; v < NV; ++v) {
+                if (v * W >= nq) {  // rows past Tq: nothing to add, the max for the scan only
+                    for (std::size_t j = 0; colmax && j < nk; ++j)
+                        mx[v] = xsimd::max(mx[v], F::load_aligned(st + j * QB + v * W));
+                    continue;
+                }
+                const float* brow[W];
+                for (std::size_t l = 0; l < W; ++l)
+                    brow[l] = a_.bias + (q0 + (v * W + l < nq ? v * W + l : 0)) * a_.ldb + t0;
+                for (std::size_t j0 = 0; j0 < nk; j0 += W) {
+                    const std::size_t n = std::min(W, nk - j0);
+                    F bt[W];
+                    load_transposed(brow, j0, n, bt);
+                    for (std::size_t c = 0; c < n; ++c) {
+                        float* p = st + (j0 + c) * QB + v * W;
+                        const F x = F::load_aligned(p) + bt[c];
+                        x.store_aligned(p);
+                        mx[v] = xsimd::max(mx[v], x);
+                    }
+                }
+            }
+        }
+        if (colmax)
+            for (std::size_t v = 0; v < NV; ++v) colmax[v] = xsimd::max(colmax[v], mx[v]);
+    }
+
+    // The mask bits: masked (0) scores of the tile become -inf. A broadcast row (ldm 0) is one
+    // bit per key for every lane; otherwise each vector of W query rows takes the 32-bit
+    // granules of its W rows as one integer vector and turns bit u of every lane into the
+    // lane mask of key u (QueryLaneBits). Lanes of rows past Tq read row q0. With colmax, also
+    // colmax[v] = max(colmax[v], max_j Sᵀ[j][v]) over the masked tile (the softmax's scan).
+    void apply_mask(std::size_t q0, std::size_t nq, std::size_t t0, std::size_t nk, F* colmax) {
+        float* st = st_;
+        const F ninf(neg_inf);
+        if (a_.ldm == 0) {
+            for (std::size_t j = 0; j < nk; ++j) {
+                const bool off = !((a_.mask[(t0 + j) / 64] >> ((t0 + j) % 64)) & 1u);
+                for (std::size_t v = 0; v < NV; ++v) {
+                    float* p = st + j * QB + v * W;
+                    if (off) ninf.store_aligned(p);
+                    else if (colmax) colmax[v] = xsimd::max(colmax[v], F::load_aligned(p));
+                }
+            }
+            return;
+        }
+        for (std::size_t v = 0; v < NV; ++v) {
+            if (v * W >= nq) {  // rows past Tq: nothing to mask, the max for the scan only
+                if (colmax)
+                    for (std::size_t j = 0; j < nk; ++j)
+                        colmax[v] = xsimd::max(colmax[v], F::load_aligned(st + j * QB + v * W));
+                continue;
+            }
+            const std::uint64_t* mrow[W];
+            for (std::size_t l = 0; l < W; ++l)
+                mrow[l] = a_.mask + (q0 + (v * W + l < nq ? v * W + l : 0)) * a_.ldm;
+            F mx(neg_inf);
+            for (std::size_t j0 = 0; j0 < nk; j0 += 32) {
+                const std::size_t n = std::min<std::size_t>(32, nk - j0);
+                alignas(64) std::uint32_t w[W];
+                std::uint32_t any = 0;
+                for (std::size_t l = 0; l < W; ++l) any |= ~(w[l] = mask_bits_at(mrow[l], t0 + j0, n));
+                float* p = st + j0 * QB + v * W;
+                if (!(any & (n == 32 ? ~0u : (1u << n) - 1u))) {  // every key allowed for every row
+                    if (colmax)
+                        for (std::size_t u = 0; u < n; ++u) mx = xsimd::max(mx, F::load_aligned(p + u * QB));
+                    continue;
+                }
+                const QueryLaneBits<Arch> bits{xsimd::batch<std::uint32_t, Arch>::load_aligned(w)};
+                for (std::size_t u = 0; u < n; ++u) {
+                    const F x = bits.key(F::load_aligned(p + u * QB), unsigned(u));
+                    x.store_aligned(p + u * QB);
+                    mx = xsimd::max(mx, x);
+                }
+            }
+            if (colmax) colmax[v] = xsimd::max(colmax[v], mx);
+        }
+    }
+
+    // Whether every key of the tile is masked for every row of the block (rows < Tq).
+    bool tile_masked(std::size_t q0, std::size_t nq, std::size_t t0, std::size_t nk) const {
+        const std::size_t w0 = t0 / 64, w1 = (t0 + nk - 1) / 64;
+        for (std::size_t q = 0; q < (a_.ldm ? nq : 1); ++q) {
+            const std::uint64_t* row = a_.mask + (q0 + q) * a_.ldm;
+            for (std::size_t w = w0; w <= w1; ++w)
+                if (row[w]) return false;
+        }
+        return true;
+    }
+
+    // The bias rows and mask words of a group's first block_tile, requested into L2 at once
+    // (nothing computes yet to hide them behind); later ones come through ahead_.
+    void prefetch_bias_and_mask(std::size_t q0, std::size_t t0, std::size_t nk) const {
+        PrefetchAhead first;
+        first.start(a_, q0, t0, nk);
+        first.issue(std::numeric_limits<std::size_t>::max());
+    }
+
+    // t[c] lane l = row[l][j0 + c] for c < n (n ≤ W keys of W rows): W vector loads and an
+    // in-register transpose.
+    static void load_transposed(const float* const* row, std::size_t j0, std::size_t n, F* t) {
+        if (n == W)
+            for (std::size_t l = 0; l < W; ++l) t[l] = F::load_unaligned(row[l] + j0);
+        else
+            for (std::size_t l = 0; l < W; ++l) t[l] = load_partial<Arch>(row[l] + j0, n, 0.0f);
+        transpose<Arch>(t);
+    }
+
+    // vis[v] lane q: number of keys of this tile row q0 + v·W + q may see (as a float in
+    // [0, BC], exact), for the causal select in online_softmax.
+    void causal_offsets(std::size_t q0, std::size_t t0, F* vis) const {
+        alignas(64) float t[QB];
+        for (std::size_t q = 0; q < QB; ++q) {
+            const std::size_t i = std::min(q0 + q, a_.Tq - 1);  // lanes past Tq: any value
+            const std::size_t v = visible_keys(a_.causal, i, a_.Tq, a_.Tk, a_.key_limit);
+            t[q] = float(v <= t0 ? 0 : std::min(BC, v - t0));
+        }
+        for (std::size_t v = 0; v < NV; ++v) vis[v] = F::load_aligned(t + v * W);
+    }
+
+    // Per query lane: m_new = max(m, max_j Sᵀ[j]); Pᵀ = exp(Sᵀ − m_new) in place;
+    // alpha = exp(m − m_new) (0 while nothing was visible: the accumulators are still 0);
+    // l = alpha·l + Σ_j Pᵀ[j]. Lanes with nothing visible yet get P = 0. The causal limits
+    // vis (diagonal tiles) are applied here, with the scan for the column max; off the
+    // diagonal, mx holds it already. The next block_tile's bias and mask lines are requested
+    // during the exponentials (ahead_).
+    void online_softmax(std::size_t nk, const F* vis, F* mx, F* m, F* l, F* alpha) {
+        float* st = st_;
+        const F ninf(neg_inf);
+        if (vis) {
+            F jf(0.0f);
+            for (std::size_t j = 0; j < nk; ++j, jf += F(1.0f))
+                for (std::size_t v = 0; v < NV; ++v) {
+                    const F x = xsimd::select(jf < vis[v], F::load_aligned(st + j * QB + v * W), ninf);
+                    x.store_aligned(st + j * QB + v * W);
+                    mx[v] = xsimd::max(mx[v], x);
+                }
+        }
+        F mu[NV], sum[NV];
+        for (std::size_t v = 0; v < NV; ++v) {
+            const F m_new = xsimd::max(m[v], mx[v]);
+            alpha[v] = xsimd::select(m[v] == ninf, F(0.0f), exp_nonpositive<Arch>(m[v] - m_new));
+            mu[v] = xsimd::select(m_new == ninf, F(0.0f), m_new);  // exp(−inf − 0) = 0, not NaN
+            m[v] = m_new;
+            sum[v] = F(0.0f);
+        }
+        for (std::size_t j = 0; j < nk; ++j) {
+            for (std::size_t v = 0; v < NV; ++v) {
+                const F p = exp_nonpositive<Arch>(F::load_aligned(st + j * QB + v * W) - mu[v]);
+                p.store_aligned(st + j * QB + v * W);
+                sum[v] += p;
+            }
+            ahead_.issue();
+        }
+        for (std::size_t v = 0; v < NV; ++v) l[v] = fmadd<Arch>(alpha[v], l[v], sum[v]);
+    }
+
+    // Oᵀ[c][·] = alpha·Oᵀ[c][·] + Σ_j V[t0 + j][c]·Pᵀ[j][·] (V rows of the loaded tile).
+    void mix(std::size_t nk, const F* alpha, float* ot) {
+        for (std::size_t c = 0; c < a_.dv; c += R) {
+            const std::size_t rows = std::min(R, a_.dv - c);
+            const float* vcol[R] = {};
+            for (std::size_t r = 0; r < rows; ++r) vcol[r] = tv_ + c + r;
+            micro_kernel_rows<Arch, true>(rows, vcol, ldv_, st_, nk, ot + c * QB, QB, alpha, nullptr);
+        }
+        ahead_.issue(std::numeric_limits<std::size_t>::max());  // any left by online_softmax
+    }
+
+    // O = Oᵀ / l, or the fully-masked-row policy where nothing was visible (l = 0).
+    std::size_t finish(std::size_t q0, std::size_t b) {
+        const std::size_t nq = std::min(QB, a_.Tq - q0);
+        const float* lsum = l_of(b);
+        const float* ot = this->ot(b);
+        std::size_t masked = 0;
+        const std::size_t qa = std::max(q0, a_.row_begin) - q0, qb = std::min(q0 + nq, a_.row_end) - q0;
+        for (std::size_t q = qa; q < qb; ++q) {
+            float* out = a_.O + (q0 + q - a_.row_begin) * a_.ldo;
+            if (lsum[q] > 0.0f) {
+                const float inv = 1.0f / lsum[q];
+                for (std::size_t c = 0; c < a_.dv; ++c) out[c] = ot[c * QB + q] * inv;
+                continue;
+            }
+            ++masked;
+            if (a_.policy == MaskedRowPolicy::uniform && a_.Tk > 0) {
+                const float* mean = v_mean();
+                std::copy(mean, mean + a_.dv, out);
+            } else {
+                // zero; nan; and any policy over no keys at all, whose weighted sum is empty (0)
+                const float fill = a_.policy == MaskedRowPolicy::nan && a_.Tk > 0
+                                       ? std::numeric_limits<float>::quiet_NaN()
+                                       : 0.0f;
+                std::fill(out, out + a_.dv, fill);
+            }
+        }
+        return masked;
+    }
+
+    // Column means of V (double sums), computed on first use.
+    const float* v_mean() {
+        if (!mean_) {
+            mean_ = std::make_unique<AlignedFloats>(a_.dv);
+            // No std::vector here: its out-of-line members would be weak symbols compiled for
+            // this arch, which the linker may pick for baseline callers (design notes §2).
+            AlignedFloats row(a_.dv);
+            constexpr std::size_t block = 64;  // columns summed at a time, in doubles on the stack
+            for (std::size_t c0 = 0; c0 < a_.dv; c0 += block) {
+                const std::size_t n = std::min(block, a_.dv - c0);
+                double sum[block] = {};
+                for (std::size_t j = 0; j < a_.Tk; ++j) {
+                    if (a_.kv_type == ElementType::f16)
+                        widen_row<Arch>(static_cast<const std::uint16_t*>(a_.V) + j * a_.ldv + c0, row.get(), n);
+                    else
+                        widen_row<Arch>(static_cast<const float*>(a_.V) + j * a_.ldv + c0, row.get(), n);
+                    for (std::size_t c = 0; c < n; ++c) sum[c] += row.get()[c];
+                }
+                for (std::size_t c = 0; c < n; ++c) mean_->get()[c0 + c] = float(sum[c] / double(a_.Tk));
+            }
+        }
+        return mean_->get();
+    }
+
+    // The bias rows (and mask words) of one block_tile, requested into L2 a few rows at a
+    // time during the block_tile before it. One burst of them all waited on the memory system
+    // (they are one stream per query row, too many for the hardware prefetchers); spread
+    // out, they arrive while the FMAs run. A row's lines are requested together by a pointer
+    // loop (recomputing each line from a row and line index was over a third of the biased
+    // kernel's extra instructions).
+    struct PrefetchAhead {
+        struct Rows {  // bytes [base + r·ld, + bytes) for r < rows
+            const char* base = nullptr;
+            std::size_t ld = 0, rows = 0, bytes = 0;
+        };
+        Rows streams[2];  // the bias rows, then the mask words
+        std::size_t count = 0, stream = 0, row = 0;  // the next row to request
+        std::size_t per_step = 0;  // rows per issue()
+        void start(const FlashArgs& a, std::size_t q0, std::size_t t0, std::size_t nk) {
+            const std::size_t nq = std::min(QB, a.Tq - q0);
+            *this = {};
+            if (a.bias)
+                streams[count++] = {reinterpret_cast<const char*>(a.bias + q0 * a.ldb + t0), a.ldb * sizeof(float),
+                                    a.ldb ? nq : 1, nk * sizeof(float)};
+            if (a.mask) {
+                const std::size_t w0 = t0 / 64, w1 = (t0 + nk - 1) / 64;
+                streams[count++] = {reinterpret_cast<const char*>(a.mask + q0 * a.ldm + w0),
+                                    a.ldm * sizeof(std::uint64_t), a.ldm ? nq : 1, (w1 - w0 + 1) * sizeof(std::uint64_t)};
+            }
+        }
+        std::size_t rows_left() const {
+            std::size_t n = 0;
+            for (std::size_t k = stream; k < count; ++k) n += streams[k].rows - (k == stream ? row : 0);
+            return n;
+        }
+        void issue() { issue(per_step); }
+        void issue(std::size_t rows) {
+            for (; rows > 0 && stream < count; --rows) {
+                const Rows& s = streams[stream];
+                const auto first = reinterpret_cast<std::uintptr_t>(s.base + row * s.ld);
+                for (std::uintptr_t line = first / 64 * 64; line < first + s.bytes; line += 64)
+                    __builtin_prefetch(reinterpret_cast<const void*>(line), 0, 2);
+                if (++row == s.rows) ++stream, row = 0;
+            }
+        }
+    };
+
+    const FlashArgs& a_;
+    float *qt_ = nullptr, *ot_ = nullptr, *ml_ = nullptr, *st_ = nullptr, *kvt_ = nullptr;  // in scratch
+    PrefetchAhead ahead_;
+    std::unique_ptr<AlignedFloats> mean_;
+    const float* tk_ = nullptr;  // the current tile's K and V rows as floats (load_tile)
+    const float* tv_ = nullptr;
+    std::size_t ldk_ = 0, ldv_ = 0;
+};
+
+template <class Arch>
+std::size_t flash(const FlashArgs& a) {
+    if (a.row_begin >= a.row_end) return 0;
+    return Flash<Arch>(a).run();
+}
+
+}  // namespace
+}  // namespace attn::kernels::attention_impl

@@ -1,0 +1,57 @@
+// The kernels' own vocabulary: the causal kind, what a fully masked query row gets, the
+// element type of K and V, and the rule for how many leading keys a query row may see. The
+// kernels include only kernel headers; the library converts its public enums
+// (attn/masking.hpp, attn/half.hpp) to these at the call (src/attention/kernel_vocabulary.hpp),
+// and its causal_visible / visible_keys forward to visible_keys below: one definition of the
+// rule for the kernels, the library, the pictures and the reports. The enums carry the
+// library's names (attn::kernels::Causal next to attn::Causal) so that kernel code reads as
+// before; they are distinct types, so a kernel cannot take a library value unconverted.
+#pragma once
+#include <cstddef>
+#include <limits>
+
+namespace attn::kernels {
+
+// top_left: query i sees keys j <= i; bottom_right: j <= i + (Tk - Tq) (the last query row
+// sees every key, as in decoding with a cache).
+enum class Causal : unsigned char { none, top_left, bottom_right };
+// A fully masked query row's weights: 0, NaN, or uniform (1/Tk; its output is the mean of V).
+enum class MaskedRowPolicy : unsigned char { zero, nan, uniform };
+// K and V elements: float32, or IEEE float16 widened to float32 a tile at a time.
+enum class ElementType : unsigned char { f32, f16 };
+
+// A key limit of "none": every key is a real one.
+inline constexpr std::size_t no_key_limit = std::numeric_limits<std::size_t>::max();
+
+// In an anonymous namespace (internal linkage, one copy per translation unit): the per-arch
+// TUs compile this header with their ISA flags, and an ordinary inline function compiled
+// with AVX-512 flags there could be the copy the linker keeps for every caller, which then
+// dies on an AVX2-only CPU (design notes §2). Each TU keeps its own copy instead.
+namespace {
+
+// Number of leading keys query row i (0-based, i < Tq) may see: the causal rule, clamped to
+// [0, Tk], then the key limit (a sequence's length: keys at or past it are padding). Every
+// key at or past this index is masked, whatever the mask or bias say. Non-decreasing in i.
+constexpr std::size_t visible_keys(Causal causal, std::size_t i, std::size_t Tq, std::size_t Tk,
+                                   std::size_t key_limit) noexcept {
+    std::size_t visible = Tk;
+    if (causal == Causal::top_left) {
+        visible = i + 1 < Tk ? i + 1 : Tk;
+    } else if (causal == Causal::bottom_right) {
+        // j <= i + (Tk - Tq)  ⇔  visible = i + 1 + Tk - Tq, clamped to [0, Tk]
+        const long long v = (long long)i + 1 + (long long)Tk - (long long)Tq;
+        visible = v <= 0 ? 0 : std::size_t(v) < Tk ? std::size_t(v) : Tk;
+    }
+    return visible < key_limit ? visible : key_limit;
+}
+
+// The weight each of the `cols` entries of a fully masked row gets under `fill`.
+constexpr float masked_row_weight(MaskedRowPolicy fill, std::size_t cols) noexcept {
+    return fill == MaskedRowPolicy::zero  ? 0.0f
+           : fill == MaskedRowPolicy::nan ? std::numeric_limits<float>::quiet_NaN()
+                                        : 1.0f / float(cols);
+}
+
+}  // namespace
+
+}  // namespace attn::kernels

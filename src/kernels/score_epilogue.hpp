@@ -1,0 +1,96 @@
+// The materialised path's score epilogue (kernel_api.hpp's score_epilogue): after the GEMM
+// S = Q·Kᵀ, each row of scores becomes scale·s + bias, masked, and (when asked) softmax-
+// normalised while it is in L1. Per row, one vector pass writes the scaled, masked scores:
+// keys at or past the row's visible limit (kernel_types.hpp's visible_keys) are −inf without a
+// load, mask bits blend −inf in (mask_lanes.hpp), and the product is rounded before the bias
+// is added (`rounded`: no fused multiply-add, so the bits equal the scalar kernel's). Then
+// softmax_rows (softmax.hpp) runs on the row. Rows are independent: any split of rows over
+// threads gives the same bits.
+// Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/kernel_types.hpp"
+#include "kernels/kernel_api.hpp"
+#include "kernels/lanes.hpp"
+#include "kernels/mask_lanes.hpp"
+#include "kernels/softmax.hpp"
+
+namespace attn::kernels::attention_impl {
+namespace {
+
+// v, as a value the compiler cannot see into: a product passed through it is rounded on its
+// own and never contracted with a following add into a fused multiply-add (which would
+// round once and change the bits against the scalar pass).
+template <class Arch>
+inline vfloat<Arch> rounded(vfloat<Arch> v) {
+    auto r = v.data;
+#if defined(__aarch64__)
+    __asm__("" : "+w"(r));
+#else
+    __asm__("" : "+v"(r));
+#endif
+    return vfloat<Arch>(r);
+}
+
+// x = scale·s (+ bias), -inf where a mask bit is 0 (mask: the n lanes' bits, or null) or
+// the lane is at or past `allowed` (a count of leading lanes, W = all); the n first lanes
+// are read (tails: n < W).
+template <class Arch>
+inline vfloat<Arch> scaled_lanes(const float* s, const std::uint32_t* mask, const float* bias, float scale,
+                                 std::size_t n, std::size_t allowed) {
+    using F = vfloat<Arch>;
+    constexpr std::size_t W = lanes<Arch>;
+    const F ninf(neg_inf);
+    F x = (n == W ? F::load_unaligned(s) : load_partial<Arch>(s, n, 0.0f)) * F(scale);
+    if (bias) x = rounded<Arch>(x) + (n == W ? F::load_unaligned(bias) : load_partial<Arch>(bias, n, 0.0f));
+    if (mask) x = mask_lanes<Arch>(x, *mask);
+    if (allowed < W) {
+        alignas(64) float lane[W];
+        for (std::size_t l = 0; l < W; ++l) lane[l] = float(l);
+        x = xsimd::select(F::load_aligned(lane) < F(float(allowed)), x, ninf);
+    }
+    return x;
+}
+
+// The kernel (see the opening comment).
+template <class Arch>
+std::size_t score_epilogue(const ScoreEpilogueArgs& a) {
+    using F = vfloat<Arch>;
+    constexpr std::size_t W = lanes<Arch>;
+    const std::size_t Tk = a.Tk;
+    std::size_t masked = 0;
+    for (std::size_t i = a.row_begin; i < a.row_end; ++i) {
+        const std::size_t r = i - a.row_begin;
+        const float* s = a.S + r * a.lds;
+        float* p = a.P + r * a.ldp;
+        const std::uint64_t* mask = a.mask ? a.mask + i * a.ldm : nullptr;
+        const float* bias = a.bias ? a.bias + i * a.ldb : nullptr;
+        const std::size_t visible = std::min(Tk, visible_keys(a.causal, i, a.Tq, Tk, a.key_limit));
+        std::uint32_t bits = 0;
+        std::size_t j = 0;
+        for (; j + W <= visible; j += W) {
+            if (mask) bits = mask_bits_at(mask, j, W);
+            scaled_lanes<Arch>(s + j, mask ? &bits : nullptr, bias ? bias + j : nullptr, a.scale, W, W)
+                .store_unaligned(p + j);
+        }
+        if (j < visible) {  // the vector holding the visible limit
+            const std::size_t n = std::min(W, Tk - j);
+            if (mask) bits = mask_bits_at(mask, j, n);
+            const F x = scaled_lanes<Arch>(s + j, mask ? &bits : nullptr, bias ? bias + j : nullptr, a.scale, n,
+                                           visible - j);
+            if (n == W) x.store_unaligned(p + j);
+            else store_partial<Arch>(p + j, x, n);
+            j += n;
+        }
+        std::fill(p + j, p + Tk, neg_inf);
+        if (a.scaled) std::copy(p, p + Tk, a.scaled + r * a.ld_scaled);
+        if (a.softmax) masked += softmax_rows<Arch>(p, a.ldp, 1, Tk, a.policy);
+    }
+    return masked;
+}
+
+}  // namespace
+}  // namespace attn::kernels::attention_impl

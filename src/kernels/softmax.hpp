@@ -1,0 +1,70 @@
+// The row softmax (kernel_api.hpp's softmax_rows), in place, row by row.
+// Stable: each row takes a max pass in two accumulators (−inf padded tails), then exp(x − max)
+// stored with its sum in four accumulators, then one multiply by 1/sum; −inf entries give exactly
+// 0. A row whose max is −inf is fully masked (x − max would be NaN): it gets
+// masked_row_weight(policy) and is counted.
+// Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+
+#include "kernels/kernel_types.hpp"
+#include "kernels/exp.hpp"
+#include "kernels/lanes.hpp"
+
+namespace attn::kernels::attention_impl {
+namespace {
+
+template <class Arch>
+std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_t cols,
+                         MaskedRowPolicy policy) {  // see the opening comment
+    using F = vfloat<Arch>;
+    constexpr std::size_t W = lanes<Arch>;
+    const std::size_t full = cols - cols % W, tail = cols - full;
+    std::size_t masked = 0;
+    for (std::size_t i = 0; i < rows; ++i) {
+        float* row = S + i * lds;
+        F m0(neg_inf), m1(neg_inf);
+        std::size_t j = 0;
+        for (; j + 2 * W <= full; j += 2 * W) {
+            m0 = xsimd::max(m0, F::load_unaligned(row + j));
+            m1 = xsimd::max(m1, F::load_unaligned(row + j + W));
+        }
+        if (j < full) m0 = xsimd::max(m0, F::load_unaligned(row + j));
+        if (tail) m1 = xsimd::max(m1, load_partial<Arch>(row + full, tail, neg_inf));
+        const float mx = hmax<Arch>(xsimd::max(m0, m1));
+        if (mx == neg_inf) {  // fully masked (or no columns): x − max would be NaN
+            ++masked;
+            const float fill = masked_row_weight(policy, cols);
+            std::fill(row, row + cols, fill);
+            continue;
+        }
+        const F vmx(mx);
+        F acc[4] = {F(0.0f), F(0.0f), F(0.0f), F(0.0f)};
+        j = 0;
+        for (; j + 4 * W <= full; j += 4 * W)
+            for (std::size_t u = 0; u < 4; ++u) {
+                const F e = exp<Arch>(F::load_unaligned(row + j + u * W) - vmx);
+                e.store_unaligned(row + j + u * W);
+                acc[u] += e;
+            }
+        for (; j < full; j += W) {
+            const F e = exp<Arch>(F::load_unaligned(row + j) - vmx);
+            e.store_unaligned(row + j);
+            acc[0] += e;
+        }
+        if (tail) {
+            const F e = exp<Arch>(load_partial<Arch>(row + full, tail, neg_inf) - vmx);
+            store_partial<Arch>(row + full, e, tail);
+            acc[1] += e;
+        }
+        const F inv(1.0f / hsum<Arch>((acc[0] + acc[1]) + (acc[2] + acc[3])));
+        for (j = 0; j < full; j += W) (F::load_unaligned(row + j) * inv).store_unaligned(row + j);
+        if (tail) store_partial<Arch>(row + full, load_partial<Arch>(row + full, tail, 0.0f) * inv, tail);
+    }
+    return masked;
+}
+
+}  // namespace
+}  // namespace attn::kernels::attention_impl
