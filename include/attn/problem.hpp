@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attn/error.hpp"
@@ -40,6 +41,8 @@ namespace attn {
 // scaled_dot_product_attention does (float(1.0 / math.sqrt(d_k))); 1 for d_k = 0. The one
 // definition: the engine, the command line and bench all take it from here.
 float default_scale(std::size_t d_k) noexcept;
+// The scale a name stands for: "auto" = default_scale(d_k), "none" = 1; nothing for other text.
+std::optional<float> named_scale(std::string_view name, std::size_t d_k) noexcept;
 
 // A half-open range [begin, end) of indices; end = npos means "to the end".
 struct IndexRange {

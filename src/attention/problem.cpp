@@ -118,6 +118,12 @@ std::pair<std::size_t, std::size_t> resolve_range(const IndexRange& r, std::size
 
 float default_scale(std::size_t d_k) noexcept { return d_k ? float(1.0 / std::sqrt(double(d_k))) : 1.0f; }
 
+std::optional<float> named_scale(std::string_view name, std::size_t d_k) noexcept {
+    if (name == "auto") return default_scale(d_k);
+    if (name == "none") return 1.0f;
+    return std::nullopt;
+}
+
 const char* role_name(Role role) noexcept {
     switch (role) {
         case Role::queries: return "queries";

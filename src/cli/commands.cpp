@@ -5,9 +5,12 @@
 
 #include "attn/runtime.hpp"
 #include "cli/attend/attend_options.hpp"
-#include "cli/example/examples.hpp"
+#include "experiments/worked_examples.hpp"
 
 namespace attn::cli {
+
+// The worked examples (experiments/worked_examples.hpp).
+using namespace attn::worked_examples;
 
 namespace {
 

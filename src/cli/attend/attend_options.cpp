@@ -17,8 +17,7 @@
 namespace attn::cli {
 
 float parse_scale(const std::string& text, std::size_t d_k) {
-    if (text == "auto") return default_scale(d_k);
-    if (text == "none") return 1.0f;
+    if (const std::optional<float> named = named_scale(text, d_k)) return *named;
     return parse_float32(text, "scale");
 }
 

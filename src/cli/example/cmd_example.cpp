@@ -14,11 +14,15 @@
 #include "attn/viz.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "cli/example/examples.hpp"
+#include "cli/example/example_commands.hpp"
+#include "experiments/worked_examples.hpp"
 #include "cli/option_values.hpp"
 #include "write/output_file.hpp"
 
 namespace attn::cli {
+
+// The worked examples (experiments/worked_examples.hpp).
+using namespace attn::worked_examples;
 
 namespace {
 

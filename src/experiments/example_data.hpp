@@ -3,7 +3,7 @@
 #pragma once
 #include <cstddef>
 
-namespace attn::cli {
+namespace attn::worked_examples {
 
 struct EmbeddedFile {
     const char* path;  // relative to data/examples/, e.g. "simple/x.txt"
@@ -13,4 +13,4 @@ struct EmbeddedFile {
 extern const EmbeddedFile embedded_examples[];
 extern const std::size_t embedded_example_count;
 
-}  // namespace attn::cli
+}  // namespace attn::worked_examples

@@ -12,12 +12,12 @@
 #include "attn/ops.hpp"
 #include "attn/tensor.hpp"
 
-namespace attn::cli {
+namespace attn::worked_examples {
 
 enum class ExampleOp {
     attend,
     softmax,
-    variance,  // the seed-000 experiment: 1x2 [unscaled, scaled] score variance
+    variance,  // the variance experiment: 1x2 [unscaled, scaled] score variance
 };
 
 // An input drawn with PyTorch's generator instead of read from a file: the first matrix
@@ -76,16 +76,4 @@ std::vector<std::string> example_file_names(const std::string& example);
 // Runs one case: every computed tensor by name (inputs included under their input names).
 std::map<std::string, Tensor> run_case(const ExampleCase& c, const std::string& example);
 
-// How the printed commands print: --format (absent = not given) and --digits (-1 = not given).
-struct CommandOutput {
-    std::optional<io::Format> format;
-    int digits = -1;
-};
-
-// The equivalent command line, with the example's files named as `attn example NAME --export
-// DIR` writes them (so it runs as shown inside DIR), printing as `out` says. A heatmap is
-// drawn only in pretty output: its command says --format pretty, so that it also runs as shown
-// when standard output is not a terminal.
-std::string case_command(const ExampleCase& c, const std::string& example, const CommandOutput& out = {});
-
-}  // namespace attn::cli
+}  // namespace attn::worked_examples

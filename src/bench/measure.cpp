@@ -12,11 +12,11 @@
 #include <thread>
 #include <vector>
 
-#include "cli/bench/cmd_bench.hpp"
+#include "bench/bench.hpp"
 #include "runtime/system_memory.hpp"
 #include "kernels/kernel_table.hpp"
 
-namespace attn::cli::bench {
+namespace attn::bench {
 
 namespace {
 
@@ -286,4 +286,4 @@ std::vector<Peak> measure_peaks(unsigned threads, bool progress) {
     return peaks;
 }
 
-}  // namespace attn::cli::bench
+}  // namespace attn::bench

@@ -1,6 +1,9 @@
 // The worked-example catalogue. Inputs and expected outputs live in data/examples/ (embedded
 // into the binary); expected values were computed with PyTorch 1.13 in float32.
-#include "cli/example/examples.hpp"
+#include "experiments/worked_examples.hpp"
+
+#include <charconv>
+#include <optional>
 
 #include "attn/attention.hpp"
 #include "attn/error.hpp"
@@ -8,12 +11,21 @@
 #include "attn/multihead.hpp"
 #include "attn/torch_rng.hpp"
 #include "attn/variance_experiment.hpp"
-#include "cli/attend/attend_options.hpp"
-#include "cli/example/example_data.hpp"
+#include "attn/problem.hpp"
+#include "experiments/example_data.hpp"
 
-namespace attn::cli {
+namespace attn::worked_examples {
 
 namespace {
+
+// A catalogue case's scale: a name (attn/problem.hpp's named_scale) or a float literal.
+float scale_of(const std::string& text, std::size_t d_k) {
+    if (const std::optional<float> named = named_scale(text, d_k)) return *named;
+    double value = 0;  // read as a double and rounded to float, as --scale is
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size()) throw InputError("example scale '" + text + "' is not a number");
+    return float(value);
+}
 
 using Op = ExampleOp;
 
@@ -169,17 +181,6 @@ std::vector<Example> make_catalogue() {
     return all;
 }
 
-const char* input_flag(const std::string& name) {
-    static const std::pair<const char*, const char*> flags[] = {
-        {"x", "-x"},    {"q", "-q"},     {"k", "-k"},     {"v", "-v"},     {"wq", "--wq"},
-        {"wk", "--wk"}, {"wv", "--wv"},  {"bq", "--bq"},  {"bk", "--bk"},  {"bv", "--bv"},
-        {"wo", "--wo"}, {"bo", "--bo"},  {"logits", ""},  {"in_proj_weight", "--in-proj"},
-        {"in_proj_bias", "--in-proj-bias"}, {"out_proj_weight", "--out-proj"}, {"out_proj_bias", "--out-proj-bias"}};
-    for (const auto& [n, f] : flags)
-        if (name == n) return f;
-    return "";
-}
-
 const Matrix* input_of(const std::map<std::string, Matrix>& in, const char* name) {
     const auto it = in.find(name);
     return it == in.end() ? nullptr : &it->second;
@@ -215,7 +216,7 @@ std::map<std::string, Tensor> run_multihead(const ExampleCase& c, const std::str
     w.wo = ptr(wo_view), w.bo = ptr(bo);
     const Tensor& X = in.at("x");
     AttentionSpec spec;
-    spec.scale = parse_scale(c.scale, (wq ? wq->cols() : X.cols()) / c.heads);
+    spec.scale = scale_of(c.scale, (wq ? wq->cols() : X.cols()) / c.heads);
     spec.causal = c.causal;
     spec.normalize = c.normalize;
     spec.head_axis = HeadAxis::always;
@@ -291,7 +292,7 @@ std::map<std::string, Matrix> run_matrices(const ExampleCase& c, const std::stri
     if (c.op == ExampleOp::softmax) {
         const Matrix& logits = in.at("logits");
         ScoreMask sm;
-        sm.scale = parse_scale(c.scale, logits.cols());
+        sm.scale = scale_of(c.scale, logits.cols());
         sm.causal = c.causal;
         Matrix w = scaled_scores(logits, sm);
         normalize_rows(w, c.normalize, MaskedRowPolicy::zero);
@@ -308,7 +309,7 @@ std::map<std::string, Matrix> run_matrices(const ExampleCase& c, const std::stri
         Q = in.at("q"), K = in.at("k"), V = in.at("v");
     }
     AttentionOptions opt;
-    opt.score_mask.scale = parse_scale(c.scale, Q.cols());
+    opt.score_mask.scale = scale_of(c.scale, Q.cols());
     opt.score_mask.causal = c.causal;
     opt.normalize = c.normalize;
     AttentionResult r = attend(Q, K, V, opt, AttentionWants{true, true, true, true});
@@ -326,48 +327,4 @@ std::map<std::string, Tensor> run_case(const ExampleCase& c, const std::string& 
     return result;
 }
 
-std::string case_command(const ExampleCase& c, const std::string& example, const CommandOutput& out) {
-    static const char* const format_names[] = {"pretty", "csv", "tsv", "json", "npy"};
-    const bool heatmap = c.op == ExampleOp::attend && c.heatmap && out.format.value_or(io::Format::pretty) == io::Format::pretty;
-    std::string tail;
-    if (out.format || heatmap) tail += std::string(" --format ") + format_names[int(out.format.value_or(io::Format::pretty))];
-    if (out.digits >= 0) tail += " --digits " + std::to_string(out.digits);
-    if (c.op == ExampleOp::variance) return "attn variance --dk 512 --rows 32 --batch 32 --sigma 1 --seed 92" + tail;
-    std::string cmd = c.op == ExampleOp::softmax ? "attn softmax" : "attn attend";
-    std::string prefix;  // commands that produce generated inputs
-    for (const GeneratedInput& g : c.generated) {
-        std::string shape;
-        for (std::size_t d : g.shape) shape += (shape.empty() ? "" : ",") + std::to_string(d);
-        // The first matrix of the draw is the comment line plus its rows.
-        prefix += "attn random --seed " + std::to_string(g.seed) + " --shape " + shape + " --format csv | head -n " +
-                  std::to_string(g.shape[g.shape.size() - 2] + 1) + " > " + g.name + ".csv\n$ ";
-        cmd += " " + std::string(input_flag(g.name)) + " " + g.name + ".csv";
-    }
-    for (const auto& [name, file] : c.inputs) {
-        const std::string flag = input_flag(name);
-        cmd += (flag[0] ? " " + flag + " " : " ") + file;
-    }
-    if (c.heads) cmd += " --heads " + std::to_string(c.heads);
-    if (c.kv_heads) cmd += " --kv-heads " + std::to_string(c.kv_heads);
-    if (c.op == ExampleOp::softmax) {
-        if (c.scale != "none") cmd += " --scale " + c.scale;
-    } else if (c.scale != "auto") {
-        cmd += " --scale " + c.scale;
-    }
-    if (c.causal != Causal::none) cmd += " --causal";
-    if (c.normalize == Normalization::sum) cmd += " --normalize sum";
-    if (heatmap) {
-        const Example* e = find_example(example);
-        if (e && !e->labels.empty()) cmd += " --labels " + e->labels;
-        cmd += " --heatmap";
-    }
-    if (c.op == ExampleOp::attend) {
-        std::string show;
-        for (const auto& [name, file] : c.expect)
-            if (name != "v") show += (show.empty() ? "" : ",") + name;
-        cmd += " --show " + show;
-    }
-    return prefix + cmd + tail;
-}
-
-}  // namespace attn::cli
+}  // namespace attn::worked_examples

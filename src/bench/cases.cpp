@@ -10,9 +10,9 @@
 #include "attn/half.hpp"
 #include "attn/mask_bits.hpp"
 #include "attn/multihead.hpp"
-#include "cli/bench/cmd_bench.hpp"
+#include "bench/bench.hpp"
 
-namespace attn::cli::bench {
+namespace attn::bench {
 
 const char* op_name(Op op) {
     switch (op) {
@@ -189,4 +189,4 @@ bool scalar_affordable(const Case& c) {
     return c.op == Op::softmax ? c.elements() <= 16.0 * 1024 * 1024 : c.flops() <= 6e8;
 }
 
-}  // namespace attn::cli::bench
+}  // namespace attn::bench

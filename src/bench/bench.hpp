@@ -1,0 +1,95 @@
+// attn bench's measurement engine: the timed cases (bench/cases.cpp) and the clock, the FMA
+// peaks and the read bandwidth (bench/measure.cpp). The command (cli/bench/) parses the
+// options, runs them and prints the reports.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attn/ops.hpp"
+
+namespace attn::bench {
+
+// ---- cases ---------------------------------------------------------------------------
+enum class Op { matmul, softmax, attention, mha };
+const char* op_name(Op op);
+
+struct Case {
+    Op op;
+    std::size_t m = 0, n = 0, k = 0;  // matmul m×k · k×n; softmax m×n; attention/mha Tq=m Tk=n d=k
+    std::size_t batch = 1, heads = 1, kv_heads = 1;  // attention/mha: B, H, G
+    bool causal = false, fused = true;
+    bool kv_half = false;  // attention: K and V in float16
+    bool mask = false, bias = false;  // attention/mha: a random Tq×Tk mask / bias shared by every head
+    bool batched() const { return batch > 1 || heads > 1 || op == Op::mha; }
+    std::string shape() const;
+    // Floating-point work: matmul 2mnk; attention 4·B·H·Tq·Tk·d (both products, counted
+    // dense even when causal, as ggml counts them); mha adds the projections and W_O;
+    // softmax none (elements/s instead).
+    double flops() const;
+    double elements() const { return double(m) * double(n); }
+    // Bytes of inputs and outputs the case allocates (a little more for packing).
+    double bytes() const;
+    // Memory-bound: fused attention with few query rows (split-K decoding), whose time is
+    // reading K and V. moved_bytes: what one call must move (K, V, Q and O; K and V in
+    // float16 with kv_half).
+    bool memory_bound() const;
+    double moved_bytes() const;
+};
+
+// Inputs and the library call of one case, built once and timed repeatedly.
+std::function<void()> make_call(const Case& c);
+// The scalar run is "affordable" when it should take well under a second a call.
+bool scalar_affordable(const Case& c);
+
+// ---- measurement ---------------------------------------------------------------------
+struct Timing {
+    std::vector<double> times;  // seconds, in run order
+    double mean = 0, stddev = 0, median = 0, min = 0, max = 0;
+    double user = 0, system = 0;  // mean CPU seconds per run, all threads (as hyperfine)
+};
+// Runs `call` warmup times untimed, then repeat times timed.
+Timing measure(const std::function<void()>& call, int warmup, int repeat);
+// Runs the calls in turn, one run of each per round: warmup rounds untimed, then repeat
+// rounds timed. Cases compared with each other (with and without a mask, say) are timed in
+// the same rounds, so a slow phase of a shared machine falls on all of them alike.
+std::vector<Timing> measure_in_turn(const std::vector<std::function<void()>>& calls, int warmup, int repeat);
+// Median over rounds of times[r] / base[r] (the same rounds of measure_in_turn).
+double median_ratio(const Timing& t, const Timing& base);
+
+struct Peak {
+    Arch arch;
+    unsigned threads;
+    double gflops;      // by the wall clock
+    double cpu_gflops;  // per CPU-second of one thread (the same on a quiet machine)
+};
+// The FMA peak of every SIMD arch this machine runs, for 1..threads threads; `progress`
+// reports on standard error.
+std::vector<Peak> measure_peaks(unsigned threads, bool progress);
+
+// Read bandwidth: a vectorised sum over a buffer, each thread its slice, median GB/s of 7
+// runs for 1..threads threads, twice: from memory (a buffer of at least 4× the last-level
+// cache, so that no run finds it cached) and in cache (a buffer that stays in the
+// last-level cache between runs, as a decoding step's K/V does when it fits there).
+struct Bandwidth {
+    unsigned threads;
+    double memory_gbps;
+    double cache_gbps;
+};
+struct BandwidthReport {
+    std::size_t llc_bytes = 0;     // last-level cache (sysfs); 0 = unknown
+    std::size_t memory_bytes = 0;  // buffer of the memory probe
+    std::size_t cache_bytes = 0;   // buffer of the in-cache probe
+    std::vector<Bandwidth> rows;   // empty: not measured
+    // The figure a memory-bound case of `working_set` bytes compares with, and whether that
+    // is the in-cache one (the working set is no larger than the in-cache probe's buffer).
+    std::optional<double> fair_gbps(unsigned threads, double working_set, bool* in_cache) const;
+};
+BandwidthReport measure_bandwidth(unsigned threads, bool progress);
+// The last-level cache of CPU 0 in bytes from sysfs (0 when unknown).
+std::size_t last_level_cache_bytes();
+
+}  // namespace attn::bench
