@@ -1,9 +1,9 @@
 // attn concat FILE... [--axis N]: joins tensors (npy or text shards) along one axis, as
 // numpy.concatenate / torch.cat do.
-#include <cstring>
 #include <string>
 #include <vector>
 
+#include "attn/concat.hpp"
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
 #include "attn/io.hpp"
@@ -19,41 +19,6 @@ namespace attn::cli {
 namespace {
 
 std::string shown(const std::string& path) { return io::detail::display_name(path); }
-
-// --axis a (read before the inputs, within -max_rank..max_rank-1): an axis of the inputs'
-// `rank` dimensions, negative counting from the end.
-std::size_t resolve_axis(long long a, std::size_t rank) {
-    const std::string text = std::to_string(a);
-    const long long r = static_cast<long long>(rank);
-    if (a < -r || a >= r)
-        throw UsageError("invalid --axis " + text + ": the inputs have " + std::to_string(rank) +
-                         (rank == 1 ? " dimension" : " dimensions") + " (axis -" + std::to_string(rank) + " to " +
-                         std::to_string(rank - 1) + ")");
-    return static_cast<std::size_t>(a < 0 ? a + r : a);
-}
-
-// Copies every row of `src` into `dst`, shifted by `offset` along `axis`.
-void place(const TensorView& src, const Tensor& dst, std::size_t axis, std::size_t offset) {
-    const std::size_t rank = src.rank();
-    const TensorView out = dst.view();
-    const std::size_t cols = src.cols();
-    std::size_t rows_all = 1;
-    for (std::size_t i = 0; i + 1 < rank; ++i) rows_all *= src.shape[i];
-    std::vector<std::size_t> index(rank, 0);  // of the current row; index[rank - 1] stays 0
-    for (std::size_t n = 0; n < rows_all; ++n) {
-        const float* from = src.data;
-        float* to = const_cast<float*>(out.data);  // dst is ours: the view is read-only by type only
-        for (std::size_t i = 0; i < rank; ++i) {
-            from += index[i] * src.strides[i];
-            to += (index[i] + (i == axis ? offset : 0)) * out.strides[i];
-        }
-        std::memcpy(to, from, cols * sizeof(float));
-        for (std::size_t i = rank - 1; i-- > 0;) {
-            if (++index[i] < src.shape[i]) break;
-            index[i] = 0;
-        }
-    }
-}
 
 // Splits argv into options (argv[0] first) and input files. The files are taken here rather
 // than as a cxxopts positional list, which would count as one option given many times.
@@ -119,32 +84,28 @@ int cmd_concat(int argc, char** argv) {
     // Results joined as they are: NaN rows (--masked-rows nan) and -inf or inf values too.
     for (const auto& p : paths) parts.push_back(io::read_tensor(p, io::Finite::any, max_rank));
 
-    const Shape& first = parts[0].shape();
-    const std::size_t axis = resolve_axis(given_axis, first.rank());
-    std::vector<std::size_t> joined = first.to_vector();
-    joined[axis] = 0;
-    for (std::size_t k = 0; k < parts.size(); ++k) {
-        const Shape& s = parts[k].shape();
-        const std::string which = shown(paths[k]) + " " + s.text();
-        if (s.rank() != first.rank())
-            throw InputError("cannot join " + which + " to " + shown(paths[0]) + " " + first.text() + ": " +
-                             std::to_string(s.rank()) + " dimensions instead of " + std::to_string(first.rank()));
-        for (std::size_t i = 0; i < s.rank(); ++i)
-            if (i != axis && s[i] != first[i])
-                throw InputError("cannot join " + which + " to " + shown(paths[0]) + " " + first.text() +
-                                 " along axis " + std::to_string(axis) + ": dimension " + std::to_string(i) +
-                                 " is " + std::to_string(s[i]) + ", not " + std::to_string(first[i]));
-        joined[axis] += s[axis];
-    }
+    std::size_t axis = 0;
+    const std::size_t rank = parts[0].rank();
+    if (!resolve_axis(given_axis, rank, axis))
+        throw UsageError("invalid --axis " + std::to_string(given_axis) + ": the inputs have " + std::to_string(rank) +
+                         (rank == 1 ? " dimension" : " dimensions") + " (axis -" + std::to_string(rank) + " to " +
+                         std::to_string(rank - 1) + ")");
     if (parts.size() == 1) {  // a conversion: written from the tensor as read
         io::write_output({io::tensor_item(name, parts[0].view())}, out);
         return exit_ok;
     }
-    const Tensor result(Shape(joined), Tensor::Uninitialized{});  // every element is placed below
-    std::size_t offset = 0;
-    for (const Tensor& t : parts) {
-        place(t.view(), result, axis, offset);
-        offset += t.shape()[axis];
+    std::vector<TensorView> views;
+    for (const Tensor& t : parts) views.push_back(t.view());
+    Tensor result;
+    try {
+        result = concatenate(views, axis);
+    } catch (const JoinError& e) {  // the parts named by their files
+        const std::string which = shown(paths[e.part]) + " " + parts[e.part].shape().text();
+        const std::string to = shown(paths[0]) + " " + parts[0].shape().text();
+        throw InputError("cannot join " + which + " to " + to +
+                         (e.rank ? ": " + std::to_string(e.got) + " dimensions instead of " + std::to_string(e.wanted)
+                                 : " along axis " + std::to_string(axis) + ": dimension " + std::to_string(e.dimension) +
+                                       " is " + std::to_string(e.got) + ", not " + std::to_string(e.wanted)));
     }
     io::write_output({io::tensor_item(name, result.view())}, out);
     return exit_ok;
