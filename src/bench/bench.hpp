@@ -1,6 +1,6 @@
-// attn bench's measurement engine: the timed cases (bench/cases.cpp) and the clock, the FMA
-// peaks and the read bandwidth (bench/measure.cpp). The command (cli/bench/) parses the
-// options, runs them and prints the reports.
+// attn bench's engine: the timed cases (bench/cases.cpp), the clock, the FMA peaks and the
+// read bandwidth (bench/measure.cpp), and the reports as a table, csv or json
+// (bench/report.cpp). The command (cli/bench/cmd_bench.cpp) parses the options and runs them.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -91,5 +91,25 @@ struct BandwidthReport {
 BandwidthReport measure_bandwidth(unsigned threads, bool progress);
 // The last-level cache of CPU 0 in bytes from sysfs (0 when unknown).
 std::size_t last_level_cache_bytes();
+
+// ---- reports -------------------------------------------------------------------------
+struct Result {
+    Case c;
+    Arch arch;
+    unsigned threads;
+    Timing timing;
+    std::optional<double> speedup;  // scalar median / this median
+    // Median over rounds of this case's time over the first case's of its set (the same
+    // shape, timed in turn with it: the plain fused case); none for the first case itself.
+    std::optional<double> ratio;
+};
+
+std::string num(double v, const char* fmt = "%.6g");
+void print_table(const std::vector<Result>& results, const std::vector<Peak>& peaks,
+                 const BandwidthReport& bandwidth);
+void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peaks,
+                 const BandwidthReport& bandwidth);
+void print_json(const std::vector<Result>& results, const std::vector<Peak>& peaks,
+                 const BandwidthReport& bandwidth);
 
 }  // namespace attn::bench

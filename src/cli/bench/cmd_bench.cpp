@@ -1,7 +1,8 @@
 // attn bench: times the library's compute calls in-process on generated inputs and reports
 // medians, GFLOP/s (or elements/s), the speed-up over the scalar kernels and, with --peak,
 // the machine's FMA peak so every figure can be read as a fraction of the physical limit.
-// This file parses the options and runs the cases; see cli/bench/cmd_bench.hpp for the rest.
+// This file parses the options and runs the cases; the cases, the measurements and the
+// reports are bench/bench.hpp.
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,7 +14,7 @@
 
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
-#include "cli/bench/cmd_bench.hpp"
+#include "bench/bench.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/option_values.hpp"
@@ -22,7 +23,7 @@ namespace attn::cli {
 
 namespace {
 
-using namespace bench;
+using namespace attn::bench;
 
 // Half of the physical memory: a case needing more is refused rather than swapped to death.
 double memory_budget() {

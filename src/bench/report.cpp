@@ -2,9 +2,9 @@
 #include <cstdio>
 #include <string>
 
-#include "cli/bench/cmd_bench.hpp"
+#include "bench/bench.hpp"
 
-namespace attn::cli::bench {
+namespace attn::bench {
 
 std::string num(double v, const char* fmt) {
     char buf[64];
@@ -106,7 +106,7 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
                         bw ? num(100.0 * gbps / *bw, "%.0f%%").c_str() : "-", bw ? (in_cache ? "in cache" : "memory") : "-");
         }
         std::printf("MiB: the working set (K, V, Q and the output); GB/s: it over the median; %% bw: over the measured "
-                    "read bandwidth (--peak) for that many threads, in cache when the working set is no larger than "
+                    "read bandwidth (the peak probes) for that many threads, in cache when the working set is no larger than "
                     "the in-cache buffer (it then stays in the cache between runs), else from memory (vs).\n");
     }
     std::printf("\nshapes: matmul MxNxK (A is MxK); softmax rows x cols; attention Tq x Tk x d, or B x H[:G] x Tq x Tk x d "
@@ -131,7 +131,7 @@ void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peak
                 "fraction_of_bandwidth,bandwidth_compared\n");
     for (const auto& p : peaks)
         std::printf("fma_peak,,%s,%u,,,,,,,,%s,,,,,,,,,,,,,\n", arch_name(p.arch), p.threads, num(p.gflops).c_str());
-    // --peak's read bandwidth: one row per thread count and probe, its GB/s in gb_per_s_moved.
+    // The peak probes' read bandwidth: one row per thread count and probe, its GB/s in gb_per_s_moved.
     for (const auto& b : bandwidth.rows) {
         std::printf("read_bandwidth,memory,,%u,,,,,,,,,,,,,,,,,,,%s,,\n", b.threads, num(b.memory_gbps).c_str());
         std::printf("read_bandwidth,in_cache,,%u,,,,,,,,,,,,,,,,,,,%s,,\n", b.threads, num(b.cache_gbps).c_str());
@@ -225,4 +225,4 @@ void print_json(const std::vector<Result>& results, const std::vector<Peak>& pea
     std::printf("%s]\n}\n", results.empty() ? "" : "\n  ");
 }
 
-}  // namespace attn::cli::bench
+}  // namespace attn::bench
