@@ -53,10 +53,5 @@ void scale_and_mask_rows(const float* scores, std::size_t ld_scores, float* out,
 // scaled = scale·scores + bias, -inf where masked (a new matrix).
 Matrix scaled_scores(const Matrix& scores, const ScoreMask& sm);
 
-// Context = softmax(scale·Q·Kᵀ + bias, masked) · V without materialising Tq×Tk (online
-// softmax over key tiles). Fully masked rows follow `policy` (uniform = mean of V).
-// Returns the context (Tq×d_v); *masked_rows receives the count of fully masked rows.
-Matrix fused_attention(const Matrix& Q, const Matrix& K, const Matrix& V, const ScoreMask& sm,
-                       MaskedRowPolicy policy, std::size_t* masked_rows);
 
 }  // namespace attn

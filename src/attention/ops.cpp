@@ -198,42 +198,5 @@ Matrix scaled_scores(const Matrix& scores, const ScoreMask& sm) {
     return out;
 }
 
-Matrix fused_attention(const Matrix& Q, const Matrix& K, const Matrix& V, const ScoreMask& sm,
-                       MaskedRowPolicy policy, std::size_t* masked_rows) {
-    const std::size_t Tq = Q.rows(), Tk = K.rows(), dk = Q.cols(), dv = V.cols();
-    if (K.cols() != dk) throw InputError("attention: queries " + shape(Q) + " and keys " + shape(K) + " differ in d_k");
-    if (V.rows() != Tk) throw InputError("attention: keys " + shape(K) + " and values " + shape(V) + " differ in length");
-    for (const Matrix* M : {sm.mask, sm.bias})
-        if (M && (M->rows() != Tq || M->cols() != Tk))
-            throw InputError("attention: " + std::string(M == sm.mask ? "mask" : "bias") + " is " + shape(*M) +
-                             ", expected " + std::to_string(Tq) + "×" + std::to_string(Tk));
-    Matrix O(Tq, dv);
-    const MaskBits bits = sm.mask ? MaskBits(view_of(*sm.mask)) : MaskBits();
-    kernels::FlashArgs whole{Q.data(), Q.stride(), K.data(), K.stride(), V.data(), V.stride(),
-                             O.data(), O.stride(), Tq, Tk, dk, dv, sm.scale, to_kernel(sm.causal),
-                             sm.mask ? bits.data() : nullptr, sm.mask ? bits.row_words() : 0,
-                             sm.bias ? sm.bias->data() : nullptr, sm.bias ? sm.bias->stride() : 0,
-                             to_kernel(policy), 0, Tq};
-    // Query-row blocks, handed out dynamically, last (costliest when causal) first. Each row
-    // is computed by exactly one call: results do not depend on the thread count. A multiple
-    // of every arch's query block (16 or 64 rows); 256 rows let the kernel reuse each K/V
-    // tile for 4 blocks while it is in cache, when there are enough rows to go round.
-    const std::size_t rows_per_block = Tq >= 1024 * std::size_t(current_threads()) ? 256 : 64;
-    const std::size_t blocks = (Tq + rows_per_block - 1) / rows_per_block;
-    std::vector<std::size_t> masked(blocks, 0);
-    const auto flash = active().flash;
-    parallel_for(blocks, [&](std::size_t rb) {
-        const std::size_t b = blocks - 1 - rb;
-        kernels::FlashArgs part = whole;
-        part.row_begin = b * rows_per_block;
-        part.row_end = std::min(Tq, part.row_begin + rows_per_block);
-        part.O = O.data() + part.row_begin * O.stride();
-        masked[b] = flash(part);
-    });
-    std::size_t total = 0;
-    for (std::size_t c : masked) total += c;
-    if (masked_rows) *masked_rows = total;
-    return O;
-}
 
 }  // namespace attn

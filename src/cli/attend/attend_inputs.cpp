@@ -229,14 +229,9 @@ void read_embeddings(Reader& in, AttendInputs& a) {
     read_output_projection(in, a, v_cols / G);
 }
 
-// "(2, 4, 3, 5)" of a tensor read from `flag`, for messages.
-std::string shape_of(const char* flag, const Shape& s) { return std::string(flag) + " " + s.text(); }
 
 // A vector read from .npy (shape (n,)) as the one row it stands for, as the formats say.
 Tensor as_row_if_vector(Tensor t) { return t.rank() == 1 ? Tensor(std::move(t).to_matrix()) : std::move(t); }
-
-// Dimension `from_end` (3 = heads, 4 = batch) of a shape, 1 when it has fewer.
-std::size_t dim(const Shape& s, std::size_t from_end) { return s.back(from_end); }
 
 // -q, -k, -v as read (their shapes are checked with the mask, bias and lengths, by the
 // engine's resolve_attention). Float16 .npy keys and values stay float16 (io::KVInput).

@@ -175,7 +175,7 @@ void check_results(const Show& show, const AttendInputs& in, const AttendResults
     if (show.output) check_finite(res.output, "output", false, any_head);
 }
 
-void check_masked_rows(const AttendInputs& in, const AttendSettings& s, const AttendResults& res) {
+void check_masked_rows(const AttendInputs& in, const AttendResults& res) {
     if (res.masked_rows == 0) return;  // nothing to explain (the usual case: no rule is evaluated)
     std::size_t truly_masked = 0;
     for (std::size_t b = 0; b < res.batch; ++b)
@@ -268,7 +268,7 @@ std::size_t picture_cells(const AttendInputs& in, const AttendSettings& s, const
     return batch * heads * rows * in.Tk;
 }
 
-std::string heatmap_pictures(const AttendInputs& in, const AttendSettings& s, const AttendResults& res,
+std::string heatmap_pictures(const AttendInputs& in, const AttendResults& res,
                              const PictureOptions& p, bool color) {
     const std::vector<std::string> rows = picture_rows(in.query_labels, res.rows);
     const auto sel = selection(res, p);
@@ -284,7 +284,7 @@ std::string heatmap_pictures(const AttendInputs& in, const AttendSettings& s, co
 }
 
 // ---- interactive HTML view ----
-std::string html_picture(const AttendInputs& in, const AttendSettings& s, const AttendResults& res,
+std::string html_picture(const AttendInputs& in, const AttendResults& res,
                          const PictureOptions& p) {
     const auto sel = selection(res, p);
     const SliceSource src{res.weights, true};
@@ -316,7 +316,7 @@ std::string html_picture(const AttendInputs& in, const AttendSettings& s, const 
     return viz::html_view(t.view(), ho);
 }
 
-std::string svg_picture(const AttendInputs& in, const AttendSettings& s, const AttendResults& res,
+std::string svg_picture(const AttendInputs& in, const AttendResults& res,
                         const PictureOptions& p) {
     const std::vector<std::string> rows = picture_rows(in.query_labels, res.rows);
     const auto sel = selection(res, p);

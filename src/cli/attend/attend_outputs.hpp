@@ -55,7 +55,7 @@ void check_results(const Show& show, const AttendInputs& in, const AttendResults
 // A row the engine reports as fully masked although the mask, causal rule, lengths and bias
 // allow some key: its finite scores overflowed float32 toward -inf. That is a numeric
 // failure (RuntimeFailure), as an overflow toward +inf is, not a masked row.
-void check_masked_rows(const AttendInputs& in, const AttendSettings& s, const AttendResults& res);
+void check_masked_rows(const AttendInputs& in, const AttendResults& res);
 
 // The --show items in the user's order. The views point into res and the table.
 // json writes the token labels once for the whole output: the queries' (of the rows
@@ -74,14 +74,14 @@ struct PictureOptions {
     std::size_t line_width = 0;  // --heatmap wraps wider grids in column blocks (0 = never)
 };
 // One terminal heatmap per selected slice, each under a title when there are several.
-std::string heatmap_pictures(const AttendInputs& in, const AttendSettings& s, const AttendResults& res,
+std::string heatmap_pictures(const AttendInputs& in, const AttendResults& res,
                              const PictureOptions& p, bool color);
 // One SVG heatmap, or a grid of heads with one colour scale when several slices are selected.
-std::string svg_picture(const AttendInputs& in, const AttendSettings& s, const AttendResults& res,
+std::string svg_picture(const AttendInputs& in, const AttendResults& res,
                         const PictureOptions& p);
 // The interactive HTML view (src/draw/html.cpp) of the selected weight slices: every head
 // in the page's head selector, masks per slice.
-std::string html_picture(const AttendInputs& in, const AttendSettings& s, const AttendResults& res,
+std::string html_picture(const AttendInputs& in, const AttendResults& res,
                          const PictureOptions& p);
 // Cells an SVG of the selection would draw (for the size limit), before computing.
 std::size_t picture_cells(const AttendInputs& in, const AttendSettings& s, const PictureOptions& p);

@@ -323,7 +323,7 @@ int cmd_attend(int argc, char** argv) {
     wants.context = show.context || show.output;
     const AttendResults res = compute_attention(in, s, wants, show.keys || show.values || show.variance);
     check_results(show, in, res, s);
-    check_masked_rows(in, s, res);
+    check_masked_rows(in, res);
 
     const VarianceTable variance = show.variance ? variance_table(in, s, res) : VarianceTable{};
     const std::vector<io::Item> items = show_items(show, in, res, variance);
@@ -333,17 +333,17 @@ int cmd_attend(int argc, char** argv) {
     // Every output of the run goes out in one all-or-nothing step (write/output_file.hpp): when
     // one of them fails, nothing is on standard output and no new file is left behind.
     std::vector<io::detail::PendingFile> files;
-    if (svg) files.push_back({svg_file, svg_picture(in, s, res, pic)});
+    if (svg) files.push_back({svg_file, svg_picture(in, res, pic)});
     if (r.count("html")) {  // ---- interactive HTML view ----
         const std::string& html_path = r["html"].as<std::string>();
         if (html_path.empty() || is_standard_stream(html_path)) throw UsageError("--html needs a file name");
-        files.push_back({html_path, html_picture(in, s, res, pic)});
+        files.push_back({html_path, html_picture(in, res, pic)});
     }
     if (!items.empty())
         for (auto& f : io::detail::output_files(items, out)) files.push_back(std::move(f));
     if (heatmap)
         files.push_back({"", (items.empty() || !out.path.empty() ? "" : "\n") +
-                                 heatmap_pictures(in, s, res, pic, viz::want_color(stdout_is_terminal()))});
+                                 heatmap_pictures(in, res, pic, viz::want_color(stdout_is_terminal()))});
     io::detail::write_files(files);
     report_masked_rows(res.masked_rows, s.masked_rows);
     return exit_ok;

@@ -4,6 +4,8 @@
 // broadcast, ranges equal bit for bit to the whole run, and any thread count.
 #include <doctest/doctest.h>
 
+#include "attention/kernel_vocabulary.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -499,9 +501,19 @@ TEST_CASE("batched attention: 2-D inputs give what the 2-D ops compute, bit for 
     for (attn::Arch arch : arches()) {
         attn::set_arch(arch);
         INFO("arch " << attn::arch_name(arch));
-        // The ops-level pipeline: fused kernel; or Q·Kᵀ, scale and mask, softmax, ·V.
+        // The arch's fused kernel called directly over blocks of 64 query rows; or the ops-level
+        // pipeline: Q·Kᵀ, scale and mask, softmax, ·V.
         std::size_t fused_masked = 0;
-        const attn::Matrix fused = attn::fused_attention(Q, K, V, sm, attn::MaskedRowPolicy::zero, &fused_masked);
+        attn::Matrix fused(Q.rows(), V.cols());
+        for (std::size_t r0 = 0; r0 < Q.rows(); r0 += 64) {
+            attn::kernels::FlashArgs a{};
+            a.Q = Q.data(), a.ldq = Q.stride(), a.K = K.data(), a.ldk = K.stride(), a.V = V.data(), a.ldv = V.stride();
+            a.O = fused.data() + r0 * fused.stride(), a.ldo = fused.stride();
+            a.Tq = Q.rows(), a.Tk = K.rows(), a.dk = Q.cols(), a.dv = V.cols();
+            a.scale = sm.scale, a.causal = attn::to_kernel(sm.causal), a.policy = attn::to_kernel(attn::MaskedRowPolicy::zero);
+            a.row_begin = r0, a.row_end = std::min(Q.rows(), r0 + 64);
+            fused_masked += attn::kernels::table_of(arch).flash(a);
+        }
         const attn::Matrix scores = attn::matmul(Q, K, true);
         attn::Matrix weights = attn::scaled_scores(scores, sm);
         attn::normalize_rows(weights, attn::Normalization::softmax, attn::MaskedRowPolicy::zero);

@@ -2,6 +2,8 @@
 // threaded dispatch in attention/ops.cpp.
 #include <doctest/doctest.h>
 
+#include "attn/multihead.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -142,11 +144,11 @@ TEST_CASE("dispatch: every arch, threads 1/2/3 give bitwise-identical matmul, so
             attn::Matrix wide = attn::matmul(Aw, Bw), widet = attn::matmul(Aw, Bwt, true);
             attn::Matrix sm = ab;
             attn::normalize_rows(sm, attn::Normalization::softmax, attn::MaskedRowPolicy::zero);
-            attn::ScoreMask mask;
-            mask.scale = 0.17f;
-            mask.causal = attn::Causal::bottom_right;
-            std::size_t masked = 0;
-            attn::Matrix ctx = attn::fused_attention(Q, K, V, mask, attn::MaskedRowPolicy::zero, &masked);
+            attn::AttentionSpec spec;
+            spec.scale = 0.17f;
+            spec.causal = attn::Causal::bottom_right;
+            attn::Matrix ctx =
+                attn::batched_attention(attn::view_of(Q), attn::view_of(K), attn::view_of(V), spec).context.to_matrix();
             if (threads == 1) {
                 ab1 = ab, abt1 = abt, sm1 = sm, ctx1 = ctx, wide1 = wide, widet1 = widet;
             } else {
