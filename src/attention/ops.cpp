@@ -24,7 +24,8 @@ namespace {
 
 const kernels::KernelSet& active() noexcept { return kernels::table_of(current_arch()); }
 
-std::string shape(const Matrix& M) { return std::to_string(M.rows()) + "×" + std::to_string(M.cols()); }
+// Sizes in messages as Shape::dims_text writes them: "3x5" (symbols such as T×D keep the ×).
+std::string shape(const Matrix& M) { return std::to_string(M.rows()) + "x" + std::to_string(M.cols()); }
 
 // How C is split over threads. The kernel packs all of B once per call, so calls are few
 // and large: one block of rows per thread, or of columns when C has too few rows (one
@@ -62,8 +63,8 @@ void matmul_into(const MatrixView& A, const MatrixView& B, bool transpose_b, flo
     const std::size_t kb = transpose_b ? B.cols : B.rows;
     const std::size_t n = transpose_b ? B.rows : B.cols;
     if (kb != k)
-        throw InputError("matmul: inner dimensions differ: " + std::to_string(A.rows) + "×" + std::to_string(A.cols) +
-                         " times " + std::to_string(B.rows) + "×" + std::to_string(B.cols) +
+        throw InputError("matmul: inner dimensions differ: " + std::to_string(A.rows) + "x" + std::to_string(A.cols) +
+                         " times " + std::to_string(B.rows) + "x" + std::to_string(B.cols) +
                          (transpose_b ? " transposed" : ""));
     if (!m || !n) return;  // k == 0: the kernels write zeros
     const kernels::GemmArgs whole{A.data, A.stride, B.data, B.stride, transpose_b, C, ldc, m, n, k};
