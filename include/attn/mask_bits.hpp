@@ -1,6 +1,6 @@
 // A boolean attention mask packed one bit per key, as the kernels read it.
 //
-// A float mask (0 = masked, anything else = allowed: attn/masking.hpp's mask_allows) of shape
+// A float mask (0 = masked, anything else = allowed: mask_allows below) of shape
 // (…, T, Tk) becomes rows of words_per_row(Tk) 64-bit words, one row per row of the float mask
 // in C order: bit j % 64 of word j / 64 of a row is set when key j is allowed. Bits past Tk
 // are 0. A Tq×Tk float mask of 64 MiB at T = 4096 is 2 MiB of bits, so the kernels stream
@@ -17,6 +17,10 @@
 #include "attn/tensor.hpp"
 
 namespace attn {
+
+// The mask's rule for one entry: 0 masks the key, anything else (NaN included) allows it.
+// MaskBits packs masks into bits with it; the kernels read only the bits.
+inline bool mask_allows(float m) noexcept { return m != 0.0f; }
 
 class MaskBits {
 public:

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <limits>
 
+#include "attn/mask_bits.hpp"
 #include "attn/matrix.hpp"
 
 namespace attn {
@@ -35,9 +36,8 @@ std::size_t causal_visible(Causal causal, std::size_t i, std::size_t Tq, std::si
 std::size_t visible_keys(Causal causal, std::size_t i, std::size_t Tq, std::size_t Tk,
                          std::size_t key_limit) noexcept;
 
-// The mask's rule for one entry: 0 masks the key, anything else (NaN included) allows it.
-// attn/mask_bits.hpp packs masks into bits with it; the kernels read only the bits.
-inline bool mask_allows(float m) noexcept { return m != 0.0f; }
+// mask_allows, the mask's rule for one entry, is defined in attn/mask_bits.hpp (the tensor
+// layer, which packs masks into bits with it).
 
 // The whole rule for one cell, given the row's visible_keys and the mask / bias rows
 // (nullable; indexed by key).

@@ -10,6 +10,7 @@
 #include "attn/tensor.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "read/input_bytes.hpp"
 #include "cli/option_values.hpp"
 #include "runtime/utf8.hpp"
 #include "write/output_file.hpp"

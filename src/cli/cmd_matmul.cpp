@@ -6,6 +6,7 @@
 #include "attn/ops.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "read/input_bytes.hpp"
 #include "write/output_file.hpp"
 
 namespace attn::cli {

@@ -17,7 +17,6 @@
 #include "attn/error.hpp"
 #include "attn/io.hpp"
 #include "read/input_bytes.hpp"
-#include "write/output_file.hpp"
 #include "runtime/utf8.hpp"
 #include "runtime/parallel.hpp"
 

@@ -1,4 +1,4 @@
-// Internal to src/read: the bytes of one input, mapped when it is a regular file (no copy, and
+// Internal to src/read (display_name also to the CLI): the bytes of one input, mapped when it is a regular file (no copy, and
 // memory the kernel can drop and reload), read whole otherwise (standard input, pipes).
 #pragma once
 #include <cstddef>
@@ -8,6 +8,14 @@
 #include <utility>
 
 namespace attn::io::detail {
+
+// How a path is named in messages: "-" is "<stdin>".
+std::string display_name(const std::string& path);
+
+// Old Mac line ends: a CR not followed by LF ends a line, as LF and CRLF do. The text
+// readers see them as LF.
+bool has_lone_cr(std::string_view text);
+std::string lone_cr_to_lf(std::string_view text);
 
 // A regular file mapped read-only (an empty file: no mapping, empty bytes). Errors:
 // InputError "PATH: ..." (missing, a directory, not a regular file, mmap failing).

@@ -9,7 +9,6 @@
 #include "attn/model_file.hpp"
 #include "read/input_bytes.hpp"
 #include "read/npy_in_place.hpp"
-#include "write/output_file.hpp"
 
 namespace attn::io {
 

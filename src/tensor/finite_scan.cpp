@@ -1,6 +1,6 @@
 #include "tensor/finite_scan.hpp"
 
-#include "attn/ops.hpp"
+#include "attn/runtime.hpp"
 #include "kernels/kernel_table.hpp"
 
 namespace attn {

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "attn/masking.hpp"
 
 namespace attn {
 

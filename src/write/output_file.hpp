@@ -14,14 +14,6 @@ struct OutputOptions;
 
 namespace attn::io::detail {
 
-// How a path is named in messages: "-" is "<stdin>".
-std::string display_name(const std::string& path);
-
-// Old Mac line ends: a CR not followed by LF ends a line, as LF and CRLF do. The text
-// readers see them as LF.
-bool has_lone_cr(std::string_view text);
-std::string lone_cr_to_lf(std::string_view text);
-
 // Writes all bytes to standard output and flushes. A closed pipe (EPIPE) removes every
 // temporary file still pending and ends the process quietly with SIGPIPE, as coreutils do
 // (the same for every command); any other error is a RuntimeFailure.
