@@ -30,6 +30,7 @@ attn/runtime.hpp runtime
 attn/version.hpp runtime
 attn/matrix.hpp tensor
 attn/tensor.hpp tensor
+attn/concat.hpp tensor
 attn/half.hpp tensor
 attn/mask_bits.hpp tensor
 attn/io.hpp io

@@ -43,7 +43,7 @@ TEST_CASE("fake arch: its GEMM and softmax agree with scalar") {
     for (std::size_t i = 0; i < m * n; ++i) CHECK(C1[i] == doctest::Approx(C2[i]).epsilon(1e-5));
     std::vector<float> S1(C1), S2(C2);
     S1[3] = S2[3] = -INFINITY;
-    CHECK(fake.softmax_rows(S1.data(), n, m, n, attn::MaskedRowPolicy::zero) ==
-          scalar.softmax_rows(S2.data(), n, m, n, attn::MaskedRowPolicy::zero));
+    CHECK(fake.softmax_rows(S1.data(), n, m, n, attn::kernels::MaskedRowPolicy::zero) ==
+          scalar.softmax_rows(S2.data(), n, m, n, attn::kernels::MaskedRowPolicy::zero));
     for (std::size_t i = 0; i < m * n; ++i) CHECK(S1[i] == doctest::Approx(S2[i]).epsilon(1e-5));
 }
