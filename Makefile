@@ -52,7 +52,10 @@ endif
 # ---- sources ---------------------------------------------------------------------------
 # Every .cpp under src/ is the library, but for the command line's own folder src/cli/ and
 # the arch translation units, of which only the table's rows for this host are compiled.
-LIB_SRCS := $(sort $(shell find src -name '*.cpp' -not -path 'src/cli/*' -not -path 'src/arch/*')) $(ARCH_SRCS)
+# The TUs named by the table's rows (any host), of which ARCH_SRCS are this host's.
+ARCH_TU_NAMES := $(addsuffix .cpp,$(addprefix src/arch/,$(shell $(CXX) -E -P -undef -x c++ -DATTN_FAKE_ARCH \
+                     '-DATTN_ARCH(name,lanes,tag,host,cpu,flags)=name' src/arch/arches.def)))
+LIB_SRCS := $(sort $(filter-out $(ARCH_TU_NAMES),$(shell find src -name '*.cpp' -not -path 'src/cli/*'))) $(ARCH_SRCS)
 CLI_SRCS  := $(sort $(shell find src/cli -name '*.cpp'))
 TEST_SRCS := $(sort $(shell find tests/unit tests/oracle -name '*.cpp')) $(EXTRA_TEST_SRCS)
 

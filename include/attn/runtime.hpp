@@ -6,13 +6,11 @@
 #include <string>
 #include <string_view>
 
+#include "attn/arch.hpp"
+
 namespace attn {
 
-// An arch is a row of the build's arch table (src/arch/arches.def), named by arch_name().
-// This header does not enumerate the rows, so that adding an arch changes no installed
-// header: only Arch::scalar (row 0, in every build, on every CPU) has a name here; the
-// others come from parse_arch, best_arch, current_arch or all_arches().
-enum class Arch : unsigned char { scalar = 0 };
+// The Arch type: attn/arch.hpp.
 
 // Every arch attn knows, compiled in or not (for names and messages), plainest first.
 std::span<const Arch> all_arches() noexcept;

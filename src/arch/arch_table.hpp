@@ -4,7 +4,7 @@
 #pragma once
 #include <cstddef>
 
-#include "attn/runtime.hpp"
+#include "attn/arch.hpp"
 
 // ATTN_ON_HOST_<host>(x...) is x... when this compiler targets the table's host family
 // `host`, and nothing otherwise (the same rule the Makefile applies to pick the TUs it

@@ -11,7 +11,7 @@
 #include "kernels/finite_scan_impl.hpp"
 #include "kernels/gemm_impl.hpp"
 #include "kernels/kernel_api.hpp"
-#include "kernels/kernel_table.hpp"
+#include "arch/kernel_table.hpp"
 
 namespace attn::arch_table {
 

@@ -2,7 +2,7 @@
 // baseline ISA like the rest of attn. Every build and every CPU has it (arch/arches.def, row 0).
 #include "arch/arch_table.hpp"
 #include "kernels/kernel_api.hpp"
-#include "kernels/kernel_table.hpp"
+#include "arch/kernel_table.hpp"
 
 namespace attn::kernels {
 constinit const KernelSet scalar_kernel_set = {

@@ -11,7 +11,7 @@
 #include "attn/ops.hpp"
 #include "attention/kernel_vocabulary.hpp"
 #include "kernels/kernel_api.hpp"
-#include "kernels/kernel_table.hpp"
+#include "arch/kernel_table.hpp"
 #include "runtime/parallel.hpp"
 
 namespace attn::engine {

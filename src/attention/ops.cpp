@@ -1,5 +1,5 @@
 // Public compute entry points: the dispatch from the public ops to the current arch's
-// kernels (kernels/kernel_table.hpp), split over threads. The arch and thread settings are
+// kernels (arch/kernel_table.hpp), split over threads. The arch and thread settings are
 // runtime/arch.cpp and runtime/threads.cpp. This file is compiled for the baseline ISA; only
 // the kernels behind the table use SIMD flags.
 #include "attn/ops.hpp"
@@ -15,7 +15,7 @@
 #include "attn/mask_bits.hpp"
 #include "attention/kernel_vocabulary.hpp"
 #include "kernels/kernel_api.hpp"
-#include "kernels/kernel_table.hpp"
+#include "arch/kernel_table.hpp"
 #include "runtime/parallel.hpp"
 
 namespace attn {

@@ -14,7 +14,7 @@
 
 #include "bench/bench.hpp"
 #include "runtime/system_memory.hpp"
-#include "kernels/kernel_table.hpp"
+#include "arch/kernel_table.hpp"
 
 namespace attn::bench {
 

@@ -1,6 +1,6 @@
 // The contract between the dispatcher (attention/ops.cpp and the engine's schedules) and the
 // per-arch kernels: the argument structs and the functions every arch's KernelSet holds
-// (kernels/kernel_table.hpp). The scalar ones are declared here (src/kernels/scalar_*.cpp);
+// (arch/kernel_table.hpp). The scalar ones are declared here (src/kernels/scalar_*.cpp);
 // the SIMD ones are template instances, taken by src/arch/NAME.cpp (compiled with that arch's
 // flags only). How each kernel works is in its own header (kernels/gemm_impl.hpp, exp.hpp,
 // softmax.hpp, score_epilogue.hpp, flash.hpp, decode.hpp, finite_scan_impl.hpp). Pointers +

@@ -1,7 +1,7 @@
 #include "tensor/finite_scan.hpp"
 
 #include "attn/runtime.hpp"
-#include "kernels/kernel_table.hpp"
+#include "arch/kernel_table.hpp"
 
 namespace attn {
 

@@ -25,6 +25,7 @@ draw 6
 experiments 6
 bench 6
 cli 7
+attn/arch.hpp arch
 attn/error.hpp runtime
 attn/runtime.hpp runtime
 attn/version.hpp runtime
@@ -53,16 +54,9 @@ attn/variance_experiment.hpp experiments
 # when its arrow is gone (a line whose arrow is gone fails too, so the list only shrinks).
 #  - kernels/lanes.hpp, simd_util.hpp: aligned_alloc_floats for scratch, from attn/matrix.hpp,
 #    which also checks big buffers against available memory (flash scratch grows with d_k);
-#  - arch/arch_table.hpp, kernels/kernel_table.hpp: the Arch type from attn/runtime.hpp;
-#  - kernels/kernel_table.cpp and .hpp: the arch table, while arch/ includes the kernels (a circle);
 #  - read/npy.cpp: defines write/output_file.hpp's npy_header and for_each_npy_row (npy writing).
-known_arrows='src/arch/arch_table.hpp attn/runtime.hpp
-src/kernels/kernel_table.hpp attn/runtime.hpp
-src/kernels/lanes.hpp attn/matrix.hpp
+known_arrows='src/kernels/lanes.hpp attn/matrix.hpp
 src/kernels/simd_util.hpp attn/matrix.hpp
-src/kernels/kernel_table.hpp arch/arches.def
-src/kernels/kernel_table.cpp arch/arch_table.hpp
-src/kernels/kernel_table.cpp arch/arches.def
 src/read/npy.cpp write/output_file.hpp'
 
 # Same-layer arrows that are forbidden all the same ("from to").

@@ -12,7 +12,7 @@
 
 #include "arch_kernels.hpp"
 #include "attn/ops.hpp"
-#include "kernels/kernel_table.hpp"
+#include "arch/kernel_table.hpp"
 
 TEST_CASE("fake arch: dispatch lists it, after scalar, by its name") {
     const auto arches = attn::all_arches();

@@ -1,11 +1,11 @@
-// The per-arch kernel sets of the arch table (kernels/kernel_table.hpp) that this machine
+// The per-arch kernel sets of the arch table (arch/kernel_table.hpp) that this machine
 // can run, so that a kernel test runs once per supported arch (scalar always) and names the
 // arch it checks.
 #pragma once
 #include <vector>
 
 #include "attn/ops.hpp"
-#include "kernels/kernel_table.hpp"
+#include "arch/kernel_table.hpp"
 
 namespace attn::test {
 

@@ -8,7 +8,7 @@
 #include "attn/mask_bits.hpp"
 #include "attn/ops.hpp"
 #include "attn/tensor.hpp"
-#include "kernels/kernel_table.hpp"
+#include "arch/kernel_table.hpp"
 
 namespace test_util {
 

@@ -18,7 +18,7 @@
 #include "attn/multihead.hpp"
 #include "attn/ops.hpp"
 #include "double_reference.hpp"
-#include "kernels/kernel_table.hpp"
+#include "arch/kernel_table.hpp"
 
 #include "tensor_test_util.hpp"
 

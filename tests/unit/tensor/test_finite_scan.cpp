@@ -12,7 +12,7 @@
 
 #include "attn/half.hpp"
 #include "tensor/finite_scan.hpp"
-#include "kernels/kernel_table.hpp"
+#include "arch/kernel_table.hpp"
 #include "tensor_test_util.hpp"
 
 using test_util::ArchGuard;

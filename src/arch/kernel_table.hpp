@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <span>
 
-#include "attn/runtime.hpp"
+#include "attn/arch.hpp"
 #include "kernels/kernel_api.hpp"
 
 namespace attn::kernels {

@@ -1,7 +1,7 @@
-// The kernel table (kernels/kernel_table.hpp): the rows of the arch table (arch/arches.def)
+// The kernel table (arch/kernel_table.hpp): the rows of the arch table (arch/arches.def)
 // this build compiles, in the table's order. Compiled for the baseline ISA: it only takes
 // the addresses of the per-arch kernel sets.
-#include "kernels/kernel_table.hpp"
+#include "arch/kernel_table.hpp"
 
 #include "arch/arch_table.hpp"
 
