@@ -22,6 +22,9 @@
 
 namespace attn::io {
 
+// The first six bytes of every .npy file (read/npy.cpp checks them, write/npy_write.cpp writes them).
+inline constexpr std::string_view npy_magic = "\x93NUMPY";
+
 // Which non-finite values an input may hold: none (inputs of a computation); -inf only (an
 // additive bias); any (data passed through unchanged, as `attn concat` joins results that may
 // hold NaN rows or -inf scores). A forbidden value is an InputError naming the file and position.

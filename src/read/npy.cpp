@@ -19,7 +19,6 @@
 #include "kernels/float16.hpp"
 #include "read/header_cursor.hpp"
 #include "read/npy_in_place.hpp"
-#include "write/output_file.hpp"
 #include "tensor/finite_scan.hpp"
 #include "runtime/parallel.hpp"
 
@@ -27,7 +26,6 @@ namespace attn::io {
 
 namespace {
 
-constexpr std::string_view magic = "\x93NUMPY";
 constexpr std::size_t max_header_bytes = 65536;  // numpy itself writes a few hundred at most
 
 enum class Kind { f, i, u, b };
@@ -209,7 +207,7 @@ struct Layout {
 
 Layout npy_layout(std::string_view bytes, const std::string& source, std::size_t max_dims) {
     auto fail = [&](const std::string& m) -> void { throw InputError(source + ": " + m); };
-    if (bytes.size() < 8 || bytes.substr(0, 6) != magic) fail("not a .npy file (bad magic)");
+    if (bytes.size() < 8 || bytes.substr(0, 6) != npy_magic) fail("not a .npy file (bad magic)");
     const int major = static_cast<unsigned char>(bytes[6]), minor = static_cast<unsigned char>(bytes[7]);
     if (major < 1 || major > 3 || minor != 0)
         fail("unsupported .npy version " + std::to_string(major) + "." + std::to_string(minor));
@@ -294,7 +292,7 @@ Shape npy_shape(std::string_view bytes, const std::string& source, std::size_t m
 
 std::optional<Shape> npy_declared_shape(std::string_view bytes) noexcept {
     try {
-        if (bytes.size() < 8 || bytes.substr(0, 6) != magic) return std::nullopt;
+        if (bytes.size() < 8 || bytes.substr(0, 6) != npy_magic) return std::nullopt;
         const std::size_t length_bytes = bytes[6] == 1 ? 2 : 4, preamble = 8 + length_bytes;
         if (bytes.size() < preamble) return std::nullopt;
         const std::size_t header_len =
@@ -400,77 +398,5 @@ KVInput parse_kv_tensor(std::string_view bytes, const std::string& source, std::
     return kv;
 }
 
-namespace {
-
-// Magic, version 1.0 and the header dict of a C-order array of `descr` elements, padded so
-// that the data starts at a multiple of 64 bytes (as numpy.save writes it).
-std::string npy_preamble(const char* descr, const Shape& shape) {
-    std::string dims;
-    for (std::size_t i = 0; i < shape.rank(); ++i) dims += (i ? ", " : "") + std::to_string(shape[i]);
-    if (shape.rank() == 1) dims += ",";
-    std::string dict = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
-    const std::size_t preamble = 10;
-    std::size_t total = preamble + dict.size() + 1;
-    total = (total + 63) / 64 * 64;
-    dict.append(total - preamble - dict.size() - 1, ' ');
-    dict += '\n';
-    std::string out(magic);
-    out += char(1);
-    out += char(0);
-    out += char(dict.size() & 0xff);
-    out += char((dict.size() >> 8) & 0xff);
-    return out + dict;
-}
-
-}  // namespace
-
-std::string detail::npy_header(const TensorView& t) { return npy_preamble("<f4", t.shape); }
-
-void detail::for_each_npy_row(const TensorView& t, const std::function<void(std::string_view)>& row) {
-    // Every view's rows are contiguous (attn/tensor.hpp), and rows that follow one another in
-    // memory (no row padding) are handed on as one span: a big unpadded result goes to the
-    // file in one write, straight from its buffer.
-    static_assert(std::endian::native == std::endian::little, "npy output is written as '<f4'");
-    const char* span = nullptr;
-    std::size_t length = 0;
-    for (std::size_t s = 0; s < t.slices(); ++s) {
-        const MatrixView m = t.slice(s);
-        for (std::size_t r = 0; r < m.rows; ++r) {
-            const char* bytes = reinterpret_cast<const char*>(m.row(r));
-            if (span && bytes != span + length) {
-                row(std::string_view(span, length));
-                span = nullptr;
-            }
-            if (!span) span = bytes, length = 0;
-            length += m.cols * sizeof(float);
-        }
-    }
-    if (span) row(std::string_view(span, length));
-}
-
-std::string npy_half_bytes(const TensorView& t) {
-    std::string out = npy_preamble("<f2", t.shape);
-    const std::size_t slices = t.slices(), rows = t.rows(), cols = t.cols();
-    out.reserve(out.size() + slices * rows * cols * 2);
-    for (std::size_t s = 0; s < slices; ++s) {
-        const MatrixView m = t.slice(s);
-        for (std::size_t r = 0; r < rows; ++r)
-            for (std::size_t c = 0; c < cols; ++c) {
-                const std::uint16_t bits = float_to_half(m(r, c));
-                out += char(bits & 0xff);
-                out += char(bits >> 8);
-            }
-    }
-    return out;
-}
-
-std::string npy_bytes(const TensorView& t) {
-    std::string out = detail::npy_header(t);
-    out.reserve(out.size() + t.slices() * t.rows() * t.cols() * sizeof(float));
-    detail::for_each_npy_row(t, [&](std::string_view row) { out += row; });
-    return out;
-}
-
-std::string npy_bytes(const Matrix& m) { return npy_bytes(view_of(m)); }
 
 }  // namespace attn::io

@@ -54,10 +54,8 @@ attn/variance_experiment.hpp experiments
 # when its arrow is gone (a line whose arrow is gone fails too, so the list only shrinks).
 #  - kernels/lanes.hpp, simd_util.hpp: aligned_alloc_floats for scratch, from attn/matrix.hpp,
 #    which also checks big buffers against available memory (flash scratch grows with d_k);
-#  - read/npy.cpp: defines write/output_file.hpp's npy_header and for_each_npy_row (npy writing).
 known_arrows='src/kernels/lanes.hpp attn/matrix.hpp
-src/kernels/simd_util.hpp attn/matrix.hpp
-src/read/npy.cpp write/output_file.hpp'
+src/kernels/simd_util.hpp attn/matrix.hpp'
 
 # Same-layer arrows that are forbidden all the same ("from to").
 forbidden_pairs='read write
