@@ -15,7 +15,7 @@ TEST_PACKAGES += jq             # the README recipes pipe json through jq (run b
 TEST_PACKAGES += man-db groff-base zsh  # the man page is rendered and the completions checked
 
 WARN     := -Wall -Wextra -Wpedantic
-CXXFLAGS ?= -O2 -g
+CXXFLAGS ?= -O2
 EXTRA_CPPFLAGS ?=
 # cxxopts' regex parser compiles six std::regex objects per translation unit at start-up
 # (about 2 ms, most of `attn --version`); its hand-written parser accepts the same options.
@@ -184,7 +184,7 @@ test-fake-arch:
 # fuzz harnesses below link against them instead of a third build.
 SAN_PACKAGES := clang libclang-rt-14-dev $(DEB_PACKAGES) $(TEST_PACKAGES)
 ASAN_BUILD   := build-asan
-ASAN_FLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+ASAN_FLAGS   := -O1 -gline-tables-only -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined \
                 -fsanitize=fuzzer-no-link
 test-sanitize:
 	@bash .ci/ensure-packages $(SAN_PACKAGES)
@@ -219,7 +219,7 @@ fuzz-replay: fuzz-build
 # ThreadSanitizer: the thread pool, GEMM, fused-attention, split-K decoding and dispatch tests, once each with
 # 1, 2, 3 and 7 threads (ATTN_TEST_THREADS). Only the library and the unit tests are built.
 TSAN_BUILD := build-tsan
-TSAN_FLAGS := -O1 -g -fsanitize=thread
+TSAN_FLAGS := -O1 -gline-tables-only -fsanitize=thread
 # The tests that run threads: the pool, dispatch and kernels; the text reader's and writer's
 # bands of rows; the threaded checks of mapped inputs.
 TSAN_TESTS := dispatch*,parallel_for*,gemm*,flash*,attend*,split-K*
