@@ -16,7 +16,7 @@
 #include <arm_neon.h>
 #endif
 
-#include "attn/matrix.hpp"
+#include "kernels/aligned_memory.hpp"
 #include "kernels/simd_util.hpp"
 
 namespace attn::kernels::attention_impl {
@@ -61,10 +61,10 @@ inline void store_partial(float* p, const vfloat<Arch>& v, std::size_t n) {
 
 struct AlignedFloats {
     struct Free {
-        void operator()(float* p) const noexcept { aligned_free_floats(p); }
+        void operator()(float* p) const noexcept { free_aligned(p); }
     };
     std::unique_ptr<float[], Free> p;
-    explicit AlignedFloats(std::size_t n) : p(aligned_alloc_floats(n ? n : 1)) {}
+    explicit AlignedFloats(std::size_t n) : p(alloc_aligned_floats(n ? n : 1)) {}
     float* get() const noexcept { return p.get(); }
 };
 

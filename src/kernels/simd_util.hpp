@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <xsimd/xsimd.hpp>
 
-#include "attn/matrix.hpp"  // aligned_alloc_floats: compiled for the baseline ISA
+#include "kernels/aligned_memory.hpp"  // compiled for the baseline ISA
 
 namespace attn::kernels::simd {
 
@@ -113,13 +113,13 @@ struct Scratch {
     Scratch() = default;
     Scratch(const Scratch&) = delete;
     Scratch& operator=(const Scratch&) = delete;
-    ~Scratch() { aligned_free_floats(data); }
+    ~Scratch() { free_aligned(data); }
     float* get(std::size_t count) {
         if (count > capacity) {
-            aligned_free_floats(data);
+            free_aligned(data);
             data = nullptr;
             capacity = 0;
-            data = aligned_alloc_floats(count);  // throws std::bad_alloc
+            data = alloc_aligned_floats(count);  // throws std::bad_alloc
             capacity = count;
         }
         return data;

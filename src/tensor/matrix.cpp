@@ -12,13 +12,14 @@
 #include <utility>
 
 #include "attn/error.hpp"
+#include "kernels/aligned_memory.hpp"
 #include "runtime/system_memory.hpp"
 
 namespace attn {
 
+static_assert(Matrix::alignment == kernels::memory_alignment, "one alignment for tensors and scratch");
+
 namespace {
-constexpr std::size_t huge_page_bytes = std::size_t(2) << 20;
-constexpr std::size_t huge_page_min_bytes = std::size_t(4) << 20;
 constexpr std::size_t checked_min_bytes = std::size_t(256) << 20;
 
 std::string gigabytes(std::size_t bytes) {
@@ -40,23 +41,11 @@ void check_available(std::size_t bytes) {
 }  // namespace
 
 void* aligned_alloc_bytes(std::size_t bytes) {
-    if (bytes == 0) bytes = 1;
-    if (bytes > std::numeric_limits<std::size_t>::max() - huge_page_bytes) throw std::bad_alloc();
     check_available(bytes);
-    bytes = (bytes + Matrix::alignment - 1) / Matrix::alignment * Matrix::alignment;
-    // Large buffers on 2 MiB boundaries, asking for transparent huge pages: one page fault
-    // and one TLB entry per 2 MiB instead of 512. Rows far apart read a tile at a time (a
-    // Tq×Tk bias) and long K/V caches otherwise miss the TLB row after row (measured: bias
-    // 1.33× → 1.17× the unbiased time, decoding about 10% faster).
-    const bool huge = bytes >= huge_page_min_bytes;
-    if (huge) bytes = (bytes + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
-    void* p = std::aligned_alloc(huge ? huge_page_bytes : Matrix::alignment, bytes);
-    if (!p) throw std::bad_alloc();
-    if (huge) ::madvise(p, bytes, MADV_HUGEPAGE);  // advice only: failure is harmless
-    return p;
+    return kernels::alloc_aligned(bytes);
 }
 
-void aligned_free_bytes(void* p) noexcept { std::free(p); }
+void aligned_free_bytes(void* p) noexcept { kernels::free_aligned(p); }
 
 float* aligned_alloc_floats(std::size_t count) {
     if (count > std::numeric_limits<std::size_t>::max() / sizeof(float)) throw std::bad_alloc();
