@@ -11,6 +11,7 @@
 #include "attn/ops.hpp"
 #include "attention/kernel_vocabulary.hpp"
 #include "kernels/kernel_api.hpp"
+#include "kernels/masked_rows.hpp"
 #include "arch/kernel_table.hpp"
 #include "runtime/parallel.hpp"
 
@@ -80,7 +81,8 @@ std::size_t run_split_keys(const AttentionProblem& p, Tensor& context) {
         });
         parallel_for(np, [&](std::size_t k) {
             const std::size_t pair = first + k, b = p.b0 + pair / p.G, g = pair % p.G;
-            std::vector<double> o(p.dv), mean;
+            std::vector<double> o(p.dv);
+            std::vector<float> mean;
             for (std::size_t row = 0; row < rows; ++row) {
                 const std::size_t h = g * group + row / nq, i = row % nq;
                 float* out = slice_of(context, p, b, h) + i * ldo;
@@ -89,27 +91,13 @@ std::size_t run_split_keys(const AttentionProblem& p, Tensor& context) {
                 for (std::size_t c = 0; c < chunks; ++c) M = std::max(M, m[at(c)]);
                 if (M == -std::numeric_limits<float>::infinity()) {
                     ++masked[pair];
-                    if (p.masked_rows == MaskedRowPolicy::uniform && p.Tk > 0) {
-                        if (mean.empty()) {  // column means of all Tk rows of V, as the fused kernel
-                            mean.assign(p.dv, 0.0);
-                            if (p.v.type == ElementType::f16) {
-                                const auto* V = static_cast<const std::uint16_t*>(p.v.element_at(b, g));
-                                for (std::size_t j = 0; j < p.Tk; ++j)
-                                    for (std::size_t col = 0; col < p.dv; ++col)
-                                        mean[col] += half_to_float(V[j * p.v.sT + col]);
-                            } else {
-                                const float* V = p.v.at(b, g);
-                                for (std::size_t j = 0; j < p.Tk; ++j)
-                                    for (std::size_t col = 0; col < p.dv; ++col) mean[col] += V[j * p.v.sT + col];
-                            }
+                    kernels::write_masked_context(to_kernel(p.masked_rows), p.Tk, p.dv, out, [&] {
+                        if (mean.empty()) {
+                            mean.resize(p.dv);
+                            kernels::mean_of_v(p.v.element_at(b, g), to_kernel(p.v.type), p.Tk, p.dv, p.v.sT, mean.data());
                         }
-                        for (std::size_t col = 0; col < p.dv; ++col) out[col] = float(mean[col] / double(p.Tk));
-                    } else {
-                        const float fill = p.masked_rows == MaskedRowPolicy::nan && p.Tk > 0
-                                               ? std::numeric_limits<float>::quiet_NaN()
-                                               : 0.0f;
-                        std::fill(out, out + p.dv, fill);
-                    }
+                        return mean.data();
+                    });
                     continue;
                 }
                 std::fill(o.begin(), o.end(), 0.0);

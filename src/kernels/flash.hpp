@@ -23,7 +23,7 @@
 // Prefetch: the next block_tile's bias rows and mask words are requested a few rows per key
 // during the exponential pass (PrefetchAhead); requested during the micro-kernels instead,
 // the biased kernel took 7-10% longer at T=4096 (block_tile).
-// Fully masked rows follow the policy; uniform is the mean of all Tk rows of V (v_mean).
+// Fully masked rows follow the policy (kernels/masked_rows.hpp).
 // Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
 #pragma once
 #include <algorithm>
@@ -38,6 +38,7 @@
 #include "kernels/kv_load.hpp"
 #include "kernels/lanes.hpp"
 #include "kernels/mask_lanes.hpp"
+#include "kernels/masked_rows.hpp"
 #include "kernels/transpose.hpp"
 
 namespace attn::kernels::attention_impl {
@@ -462,40 +463,16 @@ private:
                 continue;
             }
             ++masked;
-            if (a_.policy == MaskedRowPolicy::uniform && a_.Tk > 0) {
-                const float* mean = v_mean();
-                std::copy(mean, mean + a_.dv, out);
-            } else {
-                // zero; nan; and any policy over no keys at all, whose weighted sum is empty (0)
-                const float fill = a_.policy == MaskedRowPolicy::nan && a_.Tk > 0
-                                       ? std::numeric_limits<float>::quiet_NaN()
-                                       : 0.0f;
-                std::fill(out, out + a_.dv, fill);
-            }
+            write_masked_context(a_.policy, a_.Tk, a_.dv, out, [this] { return v_mean(); });
         }
         return masked;
     }
 
-    // Column means of V (double sums), computed on first use.
+    // Column means of V (masked_rows.hpp), computed on first use.
     const float* v_mean() {
         if (!mean_) {
             mean_ = std::make_unique<AlignedFloats>(a_.dv);
-            // No std::vector here: its out-of-line members would be weak symbols compiled for
-            // this arch, which the linker may pick for baseline callers (design notes §2).
-            AlignedFloats row(a_.dv);
-            constexpr std::size_t block = 64;  // columns summed at a time, in doubles on the stack
-            for (std::size_t c0 = 0; c0 < a_.dv; c0 += block) {
-                const std::size_t n = std::min(block, a_.dv - c0);
-                double sum[block] = {};
-                for (std::size_t j = 0; j < a_.Tk; ++j) {
-                    if (a_.kv_type == ElementType::f16)
-                        widen_row<Arch>(static_cast<const std::uint16_t*>(a_.V) + j * a_.ldv + c0, row.get(), n);
-                    else
-                        widen_row<Arch>(static_cast<const float*>(a_.V) + j * a_.ldv + c0, row.get(), n);
-                    for (std::size_t c = 0; c < n; ++c) sum[c] += row.get()[c];
-                }
-                for (std::size_t c = 0; c < n; ++c) mean_->get()[c0 + c] = float(sum[c] / double(a_.Tk));
-            }
+            mean_of_v(a_.V, a_.kv_type, a_.Tk, a_.dv, a_.ldv, mean_->get());
         }
         return mean_->get();
     }

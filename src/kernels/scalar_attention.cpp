@@ -11,6 +11,7 @@
 #include "kernels/float16.hpp"
 #include "kernels/kernel_api.hpp"
 #include "kernels/kernel_types.hpp"
+#include "kernels/masked_rows.hpp"
 
 namespace attn::kernels::scalar {
 
@@ -59,11 +60,6 @@ inline bool mask_bit(const std::uint64_t* row, std::size_t j) { return (row[j / 
 // A K/V element as float32: float16 widened exactly.
 inline float widen(float x) { return x; }
 inline float widen(std::uint16_t h) { return half_to_float(h); }
-
-// Element i of K/V data of type t.
-float kv_element(const void* data, ElementType t, std::size_t i) {
-    return t == ElementType::f16 ? widen(static_cast<const std::uint16_t*>(data)[i]) : static_cast<const float*>(data)[i];
-}
 
 // The online softmax of one query row over keys [begin, end), key_tile keys at a time:
 // updates the running max m, the running sum l and the unnormalised accumulator acc (dv
@@ -169,21 +165,13 @@ std::size_t flash(const FlashArgs& a) {
             continue;
         }
         ++masked;
-        if (a.policy == MaskedRowPolicy::uniform && a.Tk > 0) {
+        write_masked_context(a.policy, a.Tk, a.dv, out, [&] {
             if (mean.empty()) {
                 mean.resize(a.dv);
-                for (std::size_t c = 0; c < a.dv; ++c) {
-                    double sum = 0.0;
-                    for (std::size_t j = 0; j < a.Tk; ++j) sum += kv_element(a.V, a.kv_type, j * a.ldv + c);
-                    mean[c] = float(sum / double(a.Tk));
-                }
+                mean_of_v(a.V, a.kv_type, a.Tk, a.dv, a.ldv, mean.data());
             }
-            std::copy(mean.begin(), mean.end(), out);
-        } else {  // zero; nan; and any policy over no keys at all (an empty weighted sum: 0)
-            const float fill =
-                a.policy == MaskedRowPolicy::nan && a.Tk > 0 ? std::numeric_limits<float>::quiet_NaN() : 0.0f;
-            std::fill(out, out + a.dv, fill);
-        }
+            return mean.data();
+        });
     }
     return masked;
 }
