@@ -203,9 +203,10 @@ fi
 for sig in TERM INT HUP USR1 ALRM XCPU; do
     d="$T/signal_$sig"
     mkdir -p "$d" && mkfifo "$d/pipe"
-    # A background job of a non-interactive shell starts with SIGINT ignored, and a shell that
-    # was itself started with it ignored cannot undo that with trap: env resets it for attn.
-    env --default-signal=INT "$ATTN" attend -x "$ROOT/data/examples/simple/x.txt" --svg "$d/out.svg" -o "$d/pipe" \
+    # A background job of a non-interactive shell starts with SIGINT ignored, and a suite run
+    # under nohup has SIGHUP ignored; a shell started with a signal ignored cannot undo that
+    # with trap, and attn rightly keeps an inherited SIG_IGN: env resets every signal for attn.
+    env --default-signal "$ATTN" attend -x "$ROOT/data/examples/simple/x.txt" --svg "$d/out.svg" -o "$d/pipe" \
         >/dev/null 2>&1 &
     pid=$!
     for _ in $(seq 100); do
