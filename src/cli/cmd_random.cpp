@@ -21,6 +21,7 @@
 #include "cli/option_values.hpp"
 #include "write/output_file.hpp"
 #include "write/staged_folder.hpp"
+#include "runtime/did_you_mean.hpp"
 
 namespace attn::cli {
 namespace {
@@ -159,7 +160,8 @@ int cmd_random(int argc, char** argv) {
         r.count("torch-kernel") ? parse_torch_kernel(r["torch-kernel"].as<std::string>()) : TorchKernel::avx2;
     const io::OutputOptions out = output_options(r);
     const std::string dtype = r.count("dtype") ? r["dtype"].as<std::string>() : "f32";
-    if (dtype != "f32" && dtype != "f16") throw UsageError("invalid --dtype '" + dtype + "': expected f32 or f16");
+    if (dtype != "f32" && dtype != "f16")
+        throw UsageError("invalid --dtype '" + dtype + "': expected f32 or f16" + did_you_mean(dtype, {"f32", "f16"}));
     const bool half = dtype == "f16";
     const int digits = out.digits >= 0 ? out.digits : 9;  // json
     const Shape tensor_shape(shape);

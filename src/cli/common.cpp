@@ -18,6 +18,7 @@
 #include "attn/ops.hpp"
 #include "cli/help/help.hpp"
 #include "cli/option_values.hpp"
+#include "runtime/did_you_mean.hpp"
 
 namespace attn::cli {
 
@@ -54,6 +55,13 @@ std::string bad_value_message(const cxxopts::Options& options, const std::string
     // commands read by the rules of cli/option_values.hpp.
     if (flag) return "invalid " + name + "='" + value + "': " + name + " takes no value";
     return "invalid " + name + " '" + value + "'";
+}
+
+// cxxopts quotes with ‘ ’; attn's messages use plain quotes.
+std::string quoted_plainly(std::string msg) {
+    for (const char* curly : {"\u2018", "\u2019"})
+        for (std::size_t at; (at = msg.find(curly)) != std::string::npos;) msg.replace(at, std::strlen(curly), "'");
+    return msg;
 }
 
 }  // namespace
@@ -109,11 +117,19 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
             if (value.size() >= std::strlen(q) && value.compare(value.size() - std::strlen(q), std::string::npos, q) == 0)
                 value.erase(value.size() - std::strlen(q));
         throw UsageError(bad_value_message(options, value, argc, argv) + " (see --help)");
+    } catch (const cxxopts::exceptions::no_such_option& e) {
+        // "Option ‘NAME’ does not exist": NAME as typed, without its dashes.
+        std::string msg = quoted_plainly(e.what());
+        const std::size_t open = msg.find('\''), close = msg.rfind('\'');
+        const std::string typed = open < close ? msg.substr(open + 1, close - open - 1) : std::string();
+        std::vector<std::string> known;
+        for (const auto& g : options.groups())
+            for (const auto& d : options.group_help(g).options)
+                for (const auto& l : d.l) known.push_back(l);
+        if (!msg.empty()) msg[0] = char(std::tolower((unsigned char)msg[0]));
+        throw UsageError(msg + did_you_mean(typed, known, "--") + " (see --help)");
     } catch (const cxxopts::exceptions::exception& e) {
-        std::string msg = e.what();
-        // cxxopts quotes with ‘ ’; attn's messages use plain quotes.
-        for (const char* curly : {"\u2018", "\u2019"})
-            for (std::size_t at; (at = msg.find(curly)) != std::string::npos;) msg.replace(at, std::strlen(curly), "'");
+        std::string msg = quoted_plainly(e.what());
         if (!msg.empty()) msg[0] = char(std::tolower((unsigned char)msg[0]));
         throw UsageError(msg + " (see --help)");
     }

@@ -6,6 +6,7 @@
 #include "attn/error.hpp"
 #include "attn/runtime.hpp"
 #include "runtime/cpu_features.hpp"
+#include "runtime/did_you_mean.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -118,7 +119,9 @@ Arch parse_arch(std::string_view name) {
                                  " (available: " + available_arches() + ")");
             return a;
         }
-    throw UsageError("invalid arch '" + std::string(name) + "': expected " + arch_choices(" or "));
+    std::vector<std::string> known{"auto"};
+    for (std::size_t i = 0; i < row_count; ++i) known.emplace_back(names[i]);
+    throw UsageError("invalid arch '" + std::string(name) + "': expected " + arch_choices(" or ") + did_you_mean(name, known));
 }
 
 void set_arch(Arch arch) {

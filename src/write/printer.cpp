@@ -19,6 +19,7 @@
 #include "write/output_file.hpp"
 #include "runtime/utf8.hpp"
 #include "runtime/parallel.hpp"
+#include "runtime/did_you_mean.hpp"
 
 namespace attn::io {
 
@@ -426,7 +427,8 @@ Format parse_format(std::string_view name) {
     if (name == "tsv") return Format::tsv;
     if (name == "json") return Format::json;
     if (name == "npy") return Format::npy;
-    throw SettingError("format", "invalid ", " '" + std::string(name) + "': expected pretty, csv, tsv, json or npy");
+    throw SettingError("format", "invalid ", " '" + std::string(name) + "': expected pretty, csv, tsv, json or npy" +
+                                                did_you_mean(name, {"pretty", "csv", "tsv", "json", "npy"}));
 }
 
 std::string render(const std::vector<Item>& items, const OutputOptions& opt) {

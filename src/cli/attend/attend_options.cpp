@@ -13,6 +13,7 @@
 #include "cli/common.hpp"
 #include "cli/option_values.hpp"
 #include "runtime/utf8.hpp"
+#include "runtime/did_you_mean.hpp"
 
 namespace attn::cli {
 
@@ -24,20 +25,23 @@ float parse_scale(const std::string& text, std::size_t d_k) {
 Causal parse_causal(const std::string& text) {
     if (text == "top-left") return Causal::top_left;
     if (text == "bottom-right") return Causal::bottom_right;
-    throw UsageError("invalid --causal '" + text + "': expected top-left or bottom-right");
+    throw UsageError("invalid --causal '" + text + "': expected top-left or bottom-right" +
+                     did_you_mean(text, {"top-left", "bottom-right"}));
 }
 
 MaskedRowPolicy parse_masked_rows(const std::string& text) {
     if (text == "zero") return MaskedRowPolicy::zero;
     if (text == "nan") return MaskedRowPolicy::nan;
     if (text == "uniform") return MaskedRowPolicy::uniform;
-    throw UsageError("invalid --masked-rows '" + text + "': expected zero, nan or uniform");
+    throw UsageError("invalid --masked-rows '" + text + "': expected zero, nan or uniform" +
+                     did_you_mean(text, {"zero", "nan", "uniform"}));
 }
 
 Normalization parse_normalize(const std::string& text) {
     if (text == "softmax") return Normalization::softmax;
     if (text == "sum") return Normalization::sum;
-    throw UsageError("invalid --normalize '" + text + "': expected softmax or sum");
+    throw UsageError("invalid --normalize '" + text + "': expected softmax or sum" +
+                     did_you_mean(text, {"softmax", "sum"}));
 }
 
 const char* causal_name(Causal c) {
@@ -101,7 +105,8 @@ Show parse_show(const std::string& list) {
                                               : nullptr;
         if (!flag)
             throw UsageError("invalid --show item '" + name + "': expected a comma-separated list of " +
-                             show_names_text());
+                             show_names_text() +
+                             did_you_mean(name, std::vector<std::string>(std::begin(show_names), std::end(show_names))));
         if (!*flag) s.order.push_back(name);
         *flag = true;
     }

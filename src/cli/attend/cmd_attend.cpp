@@ -19,6 +19,7 @@
 #include "cli/common.hpp"
 #include "cli/option_values.hpp"
 #include "write/output_file.hpp"
+#include "runtime/did_you_mean.hpp"
 
 namespace attn::cli {
 
@@ -267,7 +268,8 @@ int cmd_attend(int argc, char** argv) {
     pic.line_width = terminal_columns();
     pic.of = r["svg-of"].as<std::string>();
     if (pic.of != "scores" && pic.of != "scaled" && pic.of != "weights")
-        throw UsageError("invalid --svg-of '" + pic.of + "': expected scores, scaled or weights");
+        throw UsageError("invalid --svg-of '" + pic.of + "': expected scores, scaled or weights" +
+                         did_you_mean(pic.of, {"scores", "scaled", "weights"}));
     if (r.count("svg-of") && !r.count("svg")) throw UsageError("--svg-of chooses what --svg draws: --svg FILE is missing");
     const bool svg = r.count("svg") > 0;
     const std::string svg_file = svg ? svg_path(r["svg"].as<std::string>(), heatmap || matrices_to_stdout,

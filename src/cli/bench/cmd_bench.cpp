@@ -18,6 +18,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/option_values.hpp"
+#include "runtime/did_you_mean.hpp"
 
 namespace attn::cli {
 
@@ -128,14 +129,16 @@ int cmd_bench(int argc, char** argv) {
 
     const std::string format = r.count("format") ? r["format"].as<std::string>() : "table";
     if (format != "table" && format != "json" && format != "csv")
-        throw UsageError("invalid --format '" + format + "': expected table, json or csv");
+        throw UsageError("invalid --format '" + format + "': expected table, json or csv" +
+                         did_you_mean(format, {"table", "json", "csv"}));
     if (r["fused"].as<bool>() && r["materialized"].as<bool>()) throw UsageError("--fused and --materialized exclude each other");
     if (r.count("paths") && (r["fused"].as<bool>() || r["materialized"].as<bool>()))
         throw UsageError("--paths replaces --fused and --materialized: give one or the other");
     std::vector<bool> paths;  // fused?
     for (const auto& path : list_option(r, "paths", r["materialized"].as<bool>() ? "materialized" : "fused")) {
         if (path != "fused" && path != "materialized")
-            throw UsageError("invalid --paths entry '" + path + "': expected fused or materialized");
+            throw UsageError("invalid --paths entry '" + path + "': expected fused or materialized" +
+                             did_you_mean(path, {"fused", "materialized"}));
         if (std::find(paths.begin(), paths.end(), path == "fused") == paths.end()) paths.push_back(path == "fused");
     }
     const int repeat = int(integer_option(r, "repeat", 1, 100000, 10));
@@ -151,7 +154,8 @@ int cmd_bench(int argc, char** argv) {
     else if (op == "attention") ops = {Op::attention};
     else if (op == "mha") ops = {Op::mha};
     else if (op != "none" || r.count("op"))
-        throw UsageError("invalid --op '" + op + "': expected matmul, softmax, attention, mha or all");
+        throw UsageError("invalid --op '" + op + "': expected matmul, softmax, attention, mha or all" +
+                         did_you_mean(op, {"matmul", "softmax", "attention", "mha", "all"}));
     const bool attention_flags = r["causal"].as<bool>() || r["fused"].as<bool>() || r["materialized"].as<bool>() ||
                                  r.count("head-dims") > 0 || r.count("kv-heads") > 0 || r.count("kv-dtype") > 0 ||
                                  r.count("paths") > 0 || r["mask"].as<bool>() || r["bias"].as<bool>();

@@ -18,6 +18,7 @@
 #include "experiments/worked_examples.hpp"
 #include "cli/option_values.hpp"
 #include "write/output_file.hpp"
+#include "runtime/did_you_mean.hpp"
 
 namespace attn::cli {
 
@@ -261,7 +262,12 @@ int cmd_example(int argc, char** argv) {
         if (names.size() > 1)
             throw UsageError("one example NAME at a time: got the positional arguments '" + names[0] + "' and '" + names[1] + "'");
         chosen = find_example(names[0]);
-        if (!chosen) throw UsageError("no example named '" + names[0] + "' (attn example lists them)");
+        if (!chosen) {
+            std::vector<std::string> known;
+            for (const auto& e : worked_examples::examples()) known.push_back(e.name);
+            throw UsageError("no example named '" + names[0] + "'" + did_you_mean(names[0], known) +
+                             " (attn example lists them)");
+        }
     }
     if (r["force"].as<bool>() && !r.count("export")) throw UsageError("--force goes with --export DIR");
     if (r.count("export") && r["check"].as<bool>()) throw UsageError("--check and --export: one at a time");
