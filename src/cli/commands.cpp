@@ -178,6 +178,12 @@ const std::vector<Command>& command_table() {
     return table;
 }
 
+std::vector<std::string> command_names() {
+    std::vector<std::string> names;
+    for (const Command& c : command_table()) names.emplace_back(c.name);
+    return names;
+}
+
 const Command* find_command(std::string_view name) {
     for (const Command& c : command_table())
         if (name == c.name) return &c;

@@ -51,5 +51,7 @@ struct Command {
 
 const std::vector<Command>& command_table();
 const Command* find_command(std::string_view name);
+// The commands' names, in the table's order (for "did you mean").
+std::vector<std::string> command_names();
 
 }  // namespace attn::cli

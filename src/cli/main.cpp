@@ -71,9 +71,8 @@ int run(int argc, char** argv) {
             return attn::exit_ok;
         }
         if (const auto* c = attn::cli::find_command(first)) return c->run(argc - 1, argv + 1);
-        std::vector<std::string> names;
-        for (const auto& c : attn::cli::command_table()) names.emplace_back(c.name);
-        throw attn::UsageError("unknown command '" + first + "'" + attn::did_you_mean(first, names) + " (see attn --help)");
+        throw attn::UsageError("unknown command '" + first + "'" + attn::did_you_mean(first, attn::cli::command_names()) +
+                               " (see attn --help)");
     } catch (const attn::SettingError& e) {
         // The library names the setting; the user typed a flag.
         std::fprintf(stderr, "attn: %s\n", attn::io::printable_utf8(e.message_with(attn::cli::flag_of_setting(e.setting()))).c_str());

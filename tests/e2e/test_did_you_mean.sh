@@ -20,6 +20,9 @@ cases=(
     "bench --op atention|; did you mean 'attention'?"
     "bench --format tabel|; did you mean 'table'?"
     "example simpel|no example named 'simpel'; did you mean 'simple'?"
+    "help attnd|help: no command named 'attnd'; did you mean 'attend'?"
+    "completions zhs|; did you mean 'zsh'?"
+    "bench --kv-dtype f61|; did you mean 'f16'?"
     "attend --arch scalr -x $X|; did you mean 'scalar'?"
 )
 for c in "${cases[@]}"; do

@@ -169,7 +169,9 @@ int cmd_bench(int argc, char** argv) {
                          "projections");
     std::vector<bool> kv_halves;  // per K/V type: float16?
     for (const auto& t : list_option(r, "kv-dtype", "f32")) {
-        if (t != "f32" && t != "f16") throw UsageError("invalid --kv-dtype '" + t + "': expected f32, f16 or both (f32,f16)");
+        if (t != "f32" && t != "f16")
+            throw UsageError("invalid --kv-dtype '" + t + "': expected f32, f16 or both (f32,f16)" +
+                             did_you_mean(t, {"f32", "f16"}));
         const bool half = t == "f16";
         if (std::find(kv_halves.begin(), kv_halves.end(), half) == kv_halves.end()) kv_halves.push_back(half);
     }

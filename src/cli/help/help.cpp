@@ -9,6 +9,7 @@
 #include "attn/error.hpp"
 #include "attn/version.hpp"
 #include "cli/common.hpp"
+#include "runtime/did_you_mean.hpp"
 
 namespace attn::cli {
 
@@ -240,7 +241,9 @@ int cmd_help(int argc, char** argv) {
         return exit_ok;
     }
     const Command* c = find_command(what);
-    if (!c) throw UsageError("help: no command named '" + what + "' (attn help lists the commands)");
+    if (!c)
+        throw UsageError("help: no command named '" + what + "'" + did_you_mean(what, command_names()) +
+                         " (attn help lists the commands)");
     std::fputs(help_page(command_doc(*c), terminal_columns()).c_str(), stdout);
     return exit_ok;
 }

@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/help/help.hpp"
+#include "runtime/did_you_mean.hpp"
 
 namespace attn::cli {
 
@@ -182,7 +183,8 @@ int cmd_completions(int argc, char** argv) {
         return exit_ok;
     }
     if (argc != 2 || (shell != "bash" && shell != "zsh"))
-        throw UsageError("completions: expected one shell, bash or zsh (attn completions bash)");
+        throw UsageError("completions: expected one shell, bash or zsh" + did_you_mean(shell, {"bash", "zsh"}) +
+                         " (attn completions bash)");
     std::fputs((shell == "bash" ? bash_completion() : zsh_completion()).c_str(), stdout);
     return exit_ok;
 }
