@@ -65,9 +65,10 @@ CLI_OBJS  := $(call obj,$(CLI_SRCS))
 TEST_OBJS := $(call obj,$(TEST_SRCS))
 
 # Per-file flags: each arch translation unit gets exactly its row's ISA; the PyTorch-compatible
-# generator must not have multiply-adds contracted behind its back (bit-exactness).
+# and NumPy-compatible generators must not have multiply-adds contracted behind their back (bit-exactness).
 $(foreach r,$(ARCH_ROWS),$(eval $(call obj,$(call arch_tu,$(r))): FILE_FLAGS := $(call arch_flags,$(r))))
 $(BUILD)/obj/src/experiments/torch_rng.o: FILE_FLAGS := -ffp-contract=off
+$(BUILD)/obj/src/experiments/numpy_rng.o: FILE_FLAGS := -ffp-contract=off
 # The unit tests mirror src/'s folders; their shared helpers stay in tests/unit/, the float64
 # oracle they compare against in tests/oracle/ (reached from the tests only).
 $(TEST_OBJS): CPPFLAGS += -Itests/unit -Itests

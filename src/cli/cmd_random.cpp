@@ -15,6 +15,7 @@
 #include "attn/half.hpp"
 #include "attn/io.hpp"
 #include "attn/tensor.hpp"
+#include "attn/numpy_rng.hpp"
 #include "attn/torch_rng.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
@@ -110,7 +111,10 @@ int cmd_random(int argc, char** argv) {
                              "(.npy, .json, .tsv), else pretty on a terminal and csv otherwise. Each draw\n"
                              "reads back into attn (pretty when not wrapped), except json. npy keeps\n"
                              "the full shape (-o DIR gets drawN.npy files when --count > 1). --dtype f16\n"
-                             "rounds each value to float16 (torch's .half()); npy then writes '<f2'.");
+                             "rounds each value to float16 (torch's .half()); npy then writes '<f2'.\n"
+                             "--generator numpy draws as NumPy's legacy np.random.seed(S) then\n"
+                             "np.random.randn / rand / normal / uniform do, each float64 value rounded to\n"
+                             "float32 (as .astype(np.float32)).");
     options.add_options()
         ("shape", "Tensor shape, e.g. 3,2 or 4,8,32 (required; at most 32 dimensions and 2^28 elements; "
                   "text formats at most 2^28 lines per draw)", cxxopts::value<std::string>(), "DIMS")
@@ -123,6 +127,10 @@ int cmd_random(int argc, char** argv) {
         ("std", "Gaussian standard deviation >= 0 (default 1)", cxxopts::value<std::string>(), "S")
         ("low", "Uniform lower bound, as uniform_(low, high) (default 0)", cxxopts::value<std::string>(), "L")
         ("high", "Uniform upper bound (default 1)", cxxopts::value<std::string>(), "H")
+        ("generator", "torch (default): torch.manual_seed and torch.randn/rand; numpy: NumPy's legacy "
+                      "np.random.seed (S in 0..2^32-1) and np.random.randn/rand (normal/uniform with "
+                      "--mean/--std, --low/--high), float64 draws rounded to float32",
+         cxxopts::value<std::string>(), "torch|numpy")
         ("torch-kernel", "Which torch build to match: avx2 (x86, the default) or scalar (ARM builds, "
                          "ATEN_CPU_CAPABILITY=default)", cxxopts::value<std::string>(), "avx2|scalar")
         ("dtype", "f32 (default) or f16: the float32 draw rounded to nearest-even float16, as torch's "
@@ -156,6 +164,12 @@ int cmd_random(int argc, char** argv) {
     if (uniform && (a > b || double(float(b) - float(a)) > float_max))
         throw UsageError("invalid --low/--high: expected low <= high and a range within float32");
 
+    const std::string generator = r.count("generator") ? r["generator"].as<std::string>() : "torch";
+    if (generator != "torch" && generator != "numpy")
+        throw UsageError("invalid --generator '" + generator + "': expected torch or numpy" +
+                         did_you_mean(generator, {"torch", "numpy"}));
+    const bool numpy = generator == "numpy";
+    if (numpy && r.count("torch-kernel")) throw UsageError("--torch-kernel chooses a torch build: drop it, or --generator numpy");
     const TorchKernel kernel =
         r.count("torch-kernel") ? parse_torch_kernel(r["torch-kernel"].as<std::string>()) : TorchKernel::avx2;
     const io::OutputOptions out = output_options(r);
@@ -163,6 +177,8 @@ int cmd_random(int argc, char** argv) {
     if (dtype != "f32" && dtype != "f16")
         throw UsageError("invalid --dtype '" + dtype + "': expected f32 or f16" + did_you_mean(dtype, {"f32", "f16"}));
     const bool half = dtype == "f16";
+    // NumPy's doubles would be rounded twice on the way to float16 (through float32).
+    if (half && numpy) throw UsageError("--dtype f16 rounds torch's float32 draws: it does not go with --generator numpy");
     const int digits = out.digits >= 0 ? out.digits : 9;  // json
     const Shape tensor_shape(shape);
 
@@ -176,12 +192,23 @@ int cmd_random(int argc, char** argv) {
     std::uint64_t seed;
     if (r.count("seed")) {
         seed = parse_seed(r["seed"].as<std::string>());
+        if (numpy && seed > 0xFFFFFFFFu)  // a negative seed is 2^64 minus it
+            throw UsageError("invalid --seed '" + r["seed"].as<std::string>() + "': NumPy's np.random.seed takes 0 to 2^32-1");
     } else {
         seed = std::random_device{}();
         std::fprintf(stderr, "attn: random seed %" PRIu64 " (repeat with --seed %" PRIu64 ")\n", seed, seed);
     }
 
-    TorchGenerator gen(seed, kernel);
+    TorchGenerator torch_gen(seed, kernel);
+    NumpyGenerator numpy_gen(std::uint32_t(seed & 0xFFFFFFFFu));
+    // One draw of `shape` from the chosen generator, as float32.
+    const auto draw = [&] {
+        if (!numpy) return uniform ? torch_gen.rand(shape, a, b) : torch_gen.randn(shape, a, b);
+        std::vector<double> d(shape_numel(shape));
+        if (uniform) numpy_gen.uniform_fill(d.data(), d.size(), a, b);
+        else numpy_gen.normal_fill(d.data(), d.size(), a, b);
+        return std::vector<float>(d.begin(), d.end());
+    };
     const int name_width = int(std::to_string(count - 1).size());
     if (npy) {
         // -o DIR for several draws: they appear in DIR together, once every one is written.
@@ -189,7 +216,7 @@ int cmd_random(int argc, char** argv) {
         std::optional<io::detail::StagedFolder> folder;
         if (count > 1) folder.emplace(out.path);
         for (long long d = 0; d < count; ++d) {
-            std::vector<float> v = uniform ? gen.rand(shape, a, b) : gen.randn(shape, a, b);
+            std::vector<float> v = draw();
             check_finite(v);
             if (half) round_to_half(v);
             std::string path = out.path;
@@ -211,8 +238,10 @@ int cmd_random(int argc, char** argv) {
     // standard output, which only gets output the checks above prove can be produced whole.
     io::detail::OutputFile sink(out.path);
     if (out.format == io::Format::json) {
-        std::string head = "{\n  \"seed\": " + std::to_string(seed) + ",\n  \"torch_kernel\": \"" +
-                           torch_kernel_name(kernel) + "\",\n  \"distribution\": \"" +
+        std::string head = "{\n  \"seed\": " + std::to_string(seed) +
+                           (numpy ? std::string(",\n  \"generator\": \"numpy")
+                                  : std::string(",\n  \"torch_kernel\": \"") + torch_kernel_name(kernel)) +
+                           "\",\n  \"distribution\": \"" +
                            (uniform ? "uniform" : "normal") + "\",\n  \"" + (uniform ? "low" : "mean") +
                            "\": " + format_number(float(a), 9) + ",\n  \"" + (uniform ? "high" : "std") +
                            "\": " + format_number(float(b), 9) + ",\n  \"shape\": [";
@@ -221,7 +250,7 @@ int cmd_random(int argc, char** argv) {
     }
     const io::TextSink to_sink = [&](std::string_view piece) { sink.write(piece); };
     for (long long d = 0; d < count; ++d) {
-        std::vector<float> v = uniform ? gen.rand(shape, a, b) : gen.randn(shape, a, b);
+        std::vector<float> v = draw();
         check_finite(v);
         if (half) round_to_half(v);
         const TensorView draw = contiguous_view(v.data(), tensor_shape);

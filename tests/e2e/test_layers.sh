@@ -47,6 +47,7 @@ attn/viz.hpp draw
 attn/viz_grid.hpp draw
 attn/html_view.hpp draw
 attn/torch_rng.hpp experiments
+attn/numpy_rng.hpp experiments
 attn/variance_experiment.hpp experiments
 '
 # The arrows still to remove, each by file and what it includes ("file include"); every one

@@ -196,3 +196,21 @@ if command -v script > /dev/null 2>&1; then
         else fail "random --format npy $extra to a terminal: $(head -c 200 "$T/tty")"; fi
     done
 fi
+
+# ---- --generator numpy: NumPy's legacy np.random, against NumPy's own values ------------------
+# data/rng/numpy_cli.txt: for each argument list, the float32 values NumPy 1.24 gave (one draw a
+# line, %.9g), made by data/rng/make_numpy_reference.py; attn's csv must print the same text.
+while IFS='|' read -r args want; do
+    case $args in '#'*|'') continue ;; esac
+    read -ra argv <<<"$args"
+    got=$("$ATTN" random --generator numpy "${argv[@]}" --format csv 2>&1 | grep -v '^#' | grep -v '^$' | tr '\n' ' ')
+    wants=$(grep -F -- "$args|" "$ROOT/data/rng/numpy_cli.txt" | cut -d'|' -f2 | tr '\n' ' ')
+    if [ "$got" = "$wants" ]; then pass; else fail "random --generator numpy $args: got '$got', NumPy gave '$wants'"; fi
+done < <(sort -u -t'|' -k1,1 "$ROOT/data/rng/numpy_cli.txt")
+for bad in "--seed 4294967296|takes 0 to 2^32-1" "--seed -1|takes 0 to 2^32-1" "--torch-kernel scalar --seed 1|--torch-kernel" \
+           "--dtype f16 --seed 1|does not go with --generator numpy"; do
+    read -ra argv <<<"${bad%%|*}"
+    run random --generator numpy --shape 2 "${argv[@]}"
+    expect_code 2 "random --generator numpy ${bad%%|*}"
+    expect_err_has "${bad#*|}" "random --generator numpy ${bad%%|*}"
+done
