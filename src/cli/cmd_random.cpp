@@ -1,5 +1,6 @@
-// attn random: what torch.manual_seed(S) followed by --count calls of torch.randn(shape) (or
-// torch.rand, normal_(mean, std), uniform_(low, high)) gives on a CPU, bit for bit.
+// attn random: what torch.manual_seed(S) followed by torch.randn/rand calls (several shapes, or
+// one repeated --count times) and nn.Linear constructors gives on a CPU, bit for bit; or NumPy's legacy np.random.
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -78,6 +79,18 @@ std::size_t text_lines(const std::vector<std::size_t>& shape, bool json) {
     return saturating_mul(matrices, rows >= std::numeric_limits<std::size_t>::max() - 1 ? rows : rows + 2);
 }
 
+std::string shape_text(const std::vector<std::size_t>& shape) {
+    std::string text;
+    for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? "," : "") + std::to_string(shape[i]);
+    return text;
+}
+
+std::string shape_json(const std::vector<std::size_t>& shape) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+    return text + "]";
+}
+
 std::string format_number(float v, int digits) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*g", digits, double(v));
@@ -95,6 +108,40 @@ void round_to_half(std::vector<float>& v) {
         x = half_to_float(float_to_half(x));
         if (!std::isfinite(x)) throw UsageError("--mean/--std or --low/--high make values overflow float16 (65504)");
     }
+}
+
+// One tensor of the output: its shape and distribution (normal(a, b) or uniform(a, b)).
+struct DrawSpec {
+    std::vector<std::size_t> shape;
+    bool uniform = false;
+    double a = 0.0, b = 1.0;
+};
+
+// "IN,OUT" of --linear: two positive integers.
+std::pair<std::size_t, std::size_t> parse_linear(const std::string& option, const std::string& text) {
+    const std::size_t comma = text.find(',');
+    const auto positive = [&](const std::string& part) -> std::size_t {
+        if (!integer_syntax(part, false)) return 0;
+        const std::optional<long long> v = decimal_integer(part, false);
+        return v && *v >= 1 && *v <= (1ll << 24) ? std::size_t(*v) : 0;
+    };
+    const std::size_t in = comma == std::string::npos ? 0 : positive(text.substr(0, comma));
+    const std::size_t out = comma == std::string::npos ? 0 : positive(text.substr(comma + 1));
+    if (!in || !out || in * out > max_numel)
+        throw UsageError("invalid --" + option + " '" + text + "': expected IN,OUT as nn.Linear(IN, OUT) takes them "
+                         "(whole numbers from 1 to 2^24, at most 2^28 weights)");
+    return {in, out};
+}
+
+// nn.Linear(IN, OUT).reset_parameters() in PyTorch 1.13: the weight (OUT×IN) by
+// kaiming_uniform_(a=√5), i.e. uniform_(−bound, bound) with bound = √3·gain/√IN and
+// gain = √(2/(1 + a²)), computed in double as torch's Python does; then the bias (OUT) by
+// uniform_(−1/√IN, 1/√IN).
+void add_linear(std::vector<DrawSpec>& plan, std::size_t in, std::size_t out, bool bias) {
+    const double a = std::sqrt(5.0), gain = std::sqrt(2.0 / (1 + a * a));
+    const double bound = std::sqrt(3.0) * (gain / std::sqrt(double(in)));
+    plan.push_back({{out, in}, true, -bound, bound});
+    if (bias) plan.push_back({{out}, true, -1 / std::sqrt(double(in)), 1 / std::sqrt(double(in))});
 }
 
 }  // namespace
@@ -116,13 +163,21 @@ int cmd_random(int argc, char** argv) {
                              "np.random.randn / rand / normal / uniform do, each float64 value rounded to\n"
                              "float32 (as .astype(np.float32)).");
     options.add_options()
-        ("shape", "Tensor shape, e.g. 3,2 or 4,8,32 (required; at most 32 dimensions and 2^28 elements; "
-                  "text formats at most 2^28 lines per draw)", cxxopts::value<std::string>(), "DIMS")
+        ("shape", "Tensor shape, e.g. 3,2 or 4,8,32 (at most 32 dimensions and 2^28 elements; text formats at "
+                  "most 2^28 lines per draw). Repeat it for consecutive draws of several shapes from one "
+                  "stream, as consecutive torch calls draw", cxxopts::value<std::vector<std::string>>(), "DIMS")
+        ("linear", "Draw nn.Linear(IN, OUT)'s initial weight (OUT×IN) and bias (OUT) as PyTorch does: "
+                   "kaiming_uniform_(a=√5), bound 1/√IN; in order with the --shape draws",
+         cxxopts::value<std::vector<std::string>>(), "IN,OUT")
+        ("linear-no-bias", "The same for nn.Linear(IN, OUT, bias=False): the weight only",
+         cxxopts::value<std::vector<std::string>>(), "IN,OUT")
+        ("normal", "torch.randn for the --shape just before (the default)")
         ("seed", "torch.manual_seed value, -2^63 to 2^64-1 (default: from the system's entropy, printed on "
                  "stderr)", cxxopts::value<std::string>(), "S")
-        ("count", "Consecutive draws; the generator state carries over as in torch (default 1)",
+        ("count", "Consecutive draws of the one --shape; the generator state carries over as in torch (default 1)",
          cxxopts::value<std::string>(), "N")
-        ("uniform", "torch.rand / uniform_(low, high) instead of torch.randn")
+        ("uniform", "torch.rand / uniform_(low, high) instead of torch.randn: for the --shape just before, or "
+                    "given before any --shape, for every --shape without --normal")
         ("mean", "Gaussian mean, as normal_(mean, std) (default 0)", cxxopts::value<std::string>(), "M")
         ("std", "Gaussian standard deviation >= 0 (default 1)", cxxopts::value<std::string>(), "S")
         ("low", "Uniform lower bound, as uniform_(low, high) (default 0)", cxxopts::value<std::string>(), "L")
@@ -141,28 +196,60 @@ int cmd_random(int argc, char** argv) {
     if (!parsed) return exit_ok;
     const auto& r = *parsed;
 
-    if (!r.count("shape")) throw UsageError("missing --shape (e.g. --shape 3,2)");
-    const std::vector<std::size_t> shape = parse_shape(r["shape"].as<std::string>());
+    // The draws in the order given: each --shape (its distribution from the --uniform/--normal
+    // after it, or one given before any --shape), each --linear's weight and bias.
+    std::vector<DrawSpec> plan;
+    std::vector<int> chosen;  // per --shape draw: -1 none, 0 normal, 1 uniform
+    int default_uniform = -1;
+    std::vector<std::size_t> shape_draws;  // indices in plan of the --shape draws
+    for (const auto& kv : r.arguments()) {
+        const std::string& key = kv.key();
+        if (key == "shape") {
+            plan.push_back({parse_shape(kv.value())});
+            shape_draws.push_back(plan.size() - 1);
+            chosen.push_back(-1);
+        } else if (key == "linear" || key == "linear-no-bias") {
+            const auto [in, out] = parse_linear(key, kv.value());
+            add_linear(plan, in, out, key == "linear");
+        } else if (key == "uniform" || key == "normal") {
+            const int u = key == "uniform";
+            int& slot = chosen.empty() ? default_uniform : chosen.back();
+            if (slot != -1 && slot != u) throw UsageError("--uniform and --normal both given for one --shape");
+            slot = u;
+        }
+    }
+    if (plan.empty()) throw UsageError("missing --shape (e.g. --shape 3,2), or --linear IN,OUT");
+    bool any_uniform = false, any_normal = false;
+    for (std::size_t i = 0; i < shape_draws.size(); ++i) {
+        plan[shape_draws[i]].uniform = (chosen[i] != -1 ? chosen[i] : default_uniform) == 1;
+        (plan[shape_draws[i]].uniform ? any_uniform : any_normal) = true;
+    }
     const long long count = integer_option(r, "count", 1, max_count, 1);
-    const bool uniform = r["uniform"].as<bool>();
-    if (uniform && (r.count("mean") || r.count("std")))
-        throw UsageError("--mean/--std apply to the Gaussian; with --uniform use --low/--high");
-    if (!uniform && (r.count("low") || r.count("high")))
-        throw UsageError("--low/--high need --uniform");
+    if (r.count("count") && plan.size() > 1)
+        throw UsageError("--count repeats one --shape: with several draws, give each --shape");
+    if ((r.count("mean") || r.count("std")) && !any_normal)
+        throw UsageError(any_uniform ? "--mean/--std apply to the Gaussian; with --uniform use --low/--high"
+                                     : "--mean/--std apply to --shape draws (--linear has its own bounds)");
+    if ((r.count("low") || r.count("high")) && !any_uniform) throw UsageError("--low/--high need --uniform");
     auto number = [&](const char* name, double fallback) {
         return r.count(name) ? parse_number(r[name].as<std::string>(), name) : fallback;
     };
-    const double a = uniform ? number("low", 0.0) : number("mean", 0.0);
-    const double b = uniform ? number("high", 1.0) : number("std", 1.0);
+    const double mean = number("mean", 0.0), sd = number("std", 1.0), lo = number("low", 0.0), hi = number("high", 1.0);
     constexpr double float_max = std::numeric_limits<float>::max();
-    if (std::fabs(a) > float_max || std::fabs(b) > float_max)
-        throw UsageError(std::string(uniform ? "--low/--high" : "--mean/--std") + " out of float32 range");
-    if (!uniform && b < 0) throw UsageError("invalid --std: expected >= 0 (as torch's normal_)");
+    if (std::fabs(lo) > float_max || std::fabs(hi) > float_max) throw UsageError("--low/--high out of float32 range");
+    if (std::fabs(mean) > float_max || std::fabs(sd) > float_max) throw UsageError("--mean/--std out of float32 range");
+    if (sd < 0) throw UsageError("invalid --std: expected >= 0 (as torch's normal_)");
     // |N(0,1)| < 8.6 on both of torch's paths, so this keeps every value finite.
-    if (!uniform && std::fabs(a) + 9.0 * b > float_max)
+    if (any_normal && std::fabs(mean) + 9.0 * sd > float_max)
         throw UsageError("--mean/--std make values overflow float32");
-    if (uniform && (a > b || double(float(b) - float(a)) > float_max))
+    if (any_uniform && (lo > hi || double(float(hi) - float(lo)) > float_max))
         throw UsageError("invalid --low/--high: expected low <= high and a range within float32");
+    for (std::size_t i : shape_draws) {
+        plan[i].a = plan[i].uniform ? lo : mean;
+        plan[i].b = plan[i].uniform ? hi : sd;
+    }
+    for (long long d = 1; d < count; ++d) plan.push_back(plan.front());
+    const std::size_t draws = plan.size();
 
     const std::string generator = r.count("generator") ? r["generator"].as<std::string>() : "torch";
     if (generator != "torch" && generator != "numpy")
@@ -177,17 +264,19 @@ int cmd_random(int argc, char** argv) {
     if (dtype != "f32" && dtype != "f16")
         throw UsageError("invalid --dtype '" + dtype + "': expected f32 or f16" + did_you_mean(dtype, {"f32", "f16"}));
     const bool half = dtype == "f16";
+    if (numpy && (r.count("linear") || r.count("linear-no-bias")))
+        throw UsageError("--linear draws as PyTorch initialises nn.Linear: it does not go with --generator numpy");
     // NumPy's doubles would be rounded twice on the way to float16 (through float32).
     if (half && numpy) throw UsageError("--dtype f16 rounds torch's float32 draws: it does not go with --generator numpy");
     const int digits = out.digits >= 0 ? out.digits : 9;  // json
-    const Shape tensor_shape(shape);
 
     const bool npy = out.format == io::Format::npy;
-    if (!npy && text_lines(shape, out.format == io::Format::json) > max_lines)
-        throw UsageError("invalid --shape '" + r["shape"].as<std::string>() +
-                         "': its text output has more than 2^28 lines per draw (--format npy has no such limit)");
-    if (npy && count > 1 && out.path.empty())
-        throw UsageError("npy with --count > 1 needs -o DIR (one file per draw)");
+    for (const DrawSpec& spec : plan)
+        if (!npy && text_lines(spec.shape, out.format == io::Format::json) > max_lines)
+            throw UsageError("invalid --shape '" + shape_text(spec.shape) +
+                             "': its text output has more than 2^28 lines per draw (--format npy has no such limit)");
+    if (npy && draws > 1 && out.path.empty())
+        throw UsageError("npy of several draws needs -o DIR (one file per draw)");
 
     std::uint64_t seed;
     if (r.count("seed")) {
@@ -201,33 +290,33 @@ int cmd_random(int argc, char** argv) {
 
     TorchGenerator torch_gen(seed, kernel);
     NumpyGenerator numpy_gen(std::uint32_t(seed & 0xFFFFFFFFu));
-    // One draw of `shape` from the chosen generator, as float32.
-    const auto draw = [&] {
-        if (!numpy) return uniform ? torch_gen.rand(shape, a, b) : torch_gen.randn(shape, a, b);
-        std::vector<double> d(shape_numel(shape));
-        if (uniform) numpy_gen.uniform_fill(d.data(), d.size(), a, b);
-        else numpy_gen.normal_fill(d.data(), d.size(), a, b);
+    // One draw from the chosen generator, as float32.
+    const auto draw = [&](const DrawSpec& spec) {
+        if (!numpy) return spec.uniform ? torch_gen.rand(spec.shape, spec.a, spec.b) : torch_gen.randn(spec.shape, spec.a, spec.b);
+        std::vector<double> d(shape_numel(spec.shape));
+        if (spec.uniform) numpy_gen.uniform_fill(d.data(), d.size(), spec.a, spec.b);
+        else numpy_gen.normal_fill(d.data(), d.size(), spec.a, spec.b);
         return std::vector<float>(d.begin(), d.end());
     };
-    const int name_width = int(std::to_string(count - 1).size());
+    const int name_width = int(std::to_string(draws - 1).size());
     if (npy) {
         // -o DIR for several draws: they appear in DIR together, once every one is written.
         io::detail::refuse_binary_on_terminal(out.path);
         std::optional<io::detail::StagedFolder> folder;
-        if (count > 1) folder.emplace(out.path);
-        for (long long d = 0; d < count; ++d) {
-            std::vector<float> v = draw();
+        if (draws > 1) folder.emplace(out.path);
+        for (std::size_t d = 0; d < draws; ++d) {
+            std::vector<float> v = draw(plan[d]);
             check_finite(v);
             if (half) round_to_half(v);
             std::string path = out.path;
-            if (count > 1) {
+            if (draws > 1) {
                 char name[48];
-                std::snprintf(name, sizeof name, "draw%0*lld.npy", name_width, d);
+                std::snprintf(name, sizeof name, "draw%0*zu.npy", name_width, d);
                 path = folder->path_of(name);
             }
             io::detail::OutputFile sink(path);
-            const TensorView draw = contiguous_view(v.data(), tensor_shape);
-            sink.write(half ? io::npy_half_bytes(draw) : io::npy_bytes(draw));
+            const TensorView tensor = contiguous_view(v.data(), Shape(plan[d].shape));
+            sink.write(half ? io::npy_half_bytes(tensor) : io::npy_bytes(tensor));
             sink.commit();
         }
         if (folder) folder->publish();
@@ -240,27 +329,39 @@ int cmd_random(int argc, char** argv) {
     if (out.format == io::Format::json) {
         std::string head = "{\n  \"seed\": " + std::to_string(seed) +
                            (numpy ? std::string(",\n  \"generator\": \"numpy")
-                                  : std::string(",\n  \"torch_kernel\": \"") + torch_kernel_name(kernel)) +
-                           "\",\n  \"distribution\": \"" +
-                           (uniform ? "uniform" : "normal") + "\",\n  \"" + (uniform ? "low" : "mean") +
-                           "\": " + format_number(float(a), 9) + ",\n  \"" + (uniform ? "high" : "std") +
-                           "\": " + format_number(float(b), 9) + ",\n  \"shape\": [";
-        for (std::size_t i = 0; i < shape.size(); ++i) head += (i ? ", " : "") + std::to_string(shape[i]);
-        sink.write(head + "],\n  \"draws\": [\n");
+                                  : std::string(",\n  \"torch_kernel\": \"") + torch_kernel_name(kernel)) + "\",\n";
+        const auto distribution = [](const DrawSpec& spec, const char* between) {
+            return std::string("\"distribution\": \"") + (spec.uniform ? "uniform" : "normal") + "\"," + between +
+                   "\"" + (spec.uniform ? "low" : "mean") + "\": " + format_number(float(spec.a), 9) + "," + between +
+                   "\"" + (spec.uniform ? "high" : "std") + "\": " + format_number(float(spec.b), 9);
+        };
+        const auto alike = [&](const DrawSpec& s) {
+            return s.shape == plan[0].shape && s.uniform == plan[0].uniform && s.a == plan[0].a && s.b == plan[0].b;
+        };
+        if (std::all_of(plan.begin(), plan.end(), alike)) {  // one shape and distribution for all
+            head += "  " + distribution(plan[0], "\n  ") + ",\n  \"shape\": " + shape_json(plan[0].shape) + ",\n";
+        } else {  // each draw's own
+            head += "  \"shapes\": [";
+            for (std::size_t d = 0; d < draws; ++d) head += (d ? ", " : "") + shape_json(plan[d].shape);
+            head += "],\n  \"distributions\": [";
+            for (std::size_t d = 0; d < draws; ++d) head += (d ? ",\n    {" : "\n    {") + distribution(plan[d], " ") + "}";
+            head += "\n  ],\n";
+        }
+        sink.write(head + "  \"draws\": [\n");
     }
     const io::TextSink to_sink = [&](std::string_view piece) { sink.write(piece); };
-    for (long long d = 0; d < count; ++d) {
-        std::vector<float> v = draw();
+    for (std::size_t d = 0; d < draws; ++d) {
+        std::vector<float> v = draw(plan[d]);
         check_finite(v);
         if (half) round_to_half(v);
-        const TensorView draw = contiguous_view(v.data(), tensor_shape);
+        const TensorView tensor = contiguous_view(v.data(), Shape(plan[d].shape));
         if (out.format == io::Format::json) {
             sink.write(d ? ",\n    " : "    ");
-            io::stream_json_array(draw, digits, 4, to_sink);
+            io::stream_json_array(tensor, digits, 4, to_sink);
         } else {
             // Each draw is its own tensor "draw N": its blocks read back, two draws never glue.
             if (d && out.format == io::Format::pretty) sink.write("\n");
-            io::stream_blocks(io::tensor_item("draw " + std::to_string(d), draw), out, to_sink, count == 1);
+            io::stream_blocks(io::tensor_item("draw " + std::to_string(d), tensor), out, to_sink, draws == 1);
         }
     }
     if (out.format == io::Format::json) sink.write("\n  ]\n}\n");

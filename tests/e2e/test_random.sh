@@ -214,3 +214,30 @@ for bad in "--seed 4294967296|takes 0 to 2^32-1" "--seed -1|takes 0 to 2^32-1" "
     expect_code 2 "random --generator numpy ${bad%%|*}"
     expect_err_has "${bad#*|}" "random --generator numpy ${bad%%|*}"
 done
+
+# ---- several draws, nn.Linear's initialisation: against PyTorch's own values --------------------
+# data/rng/torch_linear.txt: for each argument list, the tensors torch 1.13 drew in the same order
+# (torch.randn/rand and nn.Linear constructors; data/rng/make_linear_reference.py), all values
+# of all draws in order; attn's csv must print the same numbers.
+while IFS= read -r args; do
+    read -ra argv <<<"$args"
+    got=$("$ATTN" random "${argv[@]}" --format csv 2>&1 | grep -v '^#' | grep -v '^$' | tr '\n' ',')
+    wants=$(grep -F -- "$args|" "$ROOT/data/rng/torch_linear.txt" | cut -d'|' -f2 | tr '\n' ',')
+    if [ -n "$wants" ] && [ "$got" = "$wants" ]; then pass; else fail "random $args: not PyTorch's values: ${got:0:200}"; fi
+done < <(grep -v '^#' "$ROOT/data/rng/torch_linear.txt" | cut -d'|' -f1 | uniq)
+# Several draws as npy: one file per draw in -o DIR, with each draw's shape.
+run random --seed 1 --shape 2,3 --linear 3,4 --format npy -o "$T/lin"
+expect_code 0 "random --shape --linear -o DIR"
+if [ -f "$T/lin/draw0.npy" ] && [ -f "$T/lin/draw1.npy" ] && [ -f "$T/lin/draw2.npy" ] && [ ! -e "$T/lin/draw3.npy" ]; then pass; else fail "random --shape 2,3 --linear 3,4: not draw0..2.npy: $(ls "$T/lin")"; fi
+run softmax "$T/lin/draw1.npy" --format csv
+if [ "$(grep -vc '^#' <<<"$OUT")" -eq 4 ] && [ "$(head -1 <<<"$OUT" | tr ',' '\n' | wc -l)" -eq 3 ]; then pass
+else fail "random --linear 3,4: the weight is not 4 rows of 3 (OUT×IN): $OUT"; fi
+for bad in "--linear 3|expected IN,OUT" "--linear 0,2|expected IN,OUT" "--shape 2 --shape 3 --count 2|--count repeats one --shape" \
+           "--linear 2,2 --mean 1|--mean/--std apply to --shape draws" "--linear 2,2 --low 1|--low/--high need --uniform" \
+           "--shape 2 --uniform --normal|--uniform and --normal both" "--shape 2 --linear 2,2 --format npy|needs -o DIR" \
+           "--linear 2,2 --generator numpy|does not go with --generator numpy"; do
+    read -ra argv <<<"${bad%%|*}"
+    run random --seed 1 "${argv[@]}"
+    expect_code 2 "random ${bad%%|*}"
+    expect_err_has "${bad#*|}" "random ${bad%%|*}"
+done
