@@ -116,8 +116,9 @@ run softmax "$T/does-not-exist"; expect_code 3 "missing file"
 expect_err_has "attn: $T/does-not-exist: No such file or directory" "missing file message"
 run softmax "$ROOT/data/fixtures/pasted_torch_summarised.txt"; expect_code 3 "summarised tensor"
 expect_err_has "marks a summarised print: the data is not there" "summarised message"
-run softmax "$ROOT/data/fixtures/batched_f4.npy"; expect_code 3 "batched npy"
-expect_err_has "expected a matrix, got shape (2, 2, 3)" "batched message names the shape"
+run softmax "$ROOT/data/fixtures/batched_f4.npy" --format npy -o "$T/batched.npy"; expect_code 0 "batched npy: each slice"
+run softmax "$T/batched.npy" --format csv
+expect_out_has "# softmax [1] 2x3" "batched npy: the shape (2, 2, 3) is kept"
 
 # ---- --help documents every option ----
 run softmax --help; expect_code 0 "softmax --help"
@@ -157,3 +158,31 @@ expect_close "$T/expect" "$T/out" 1e-7 "--causal=false leaves every column visib
 printf '1 0\n0.26894142 0.73105858\n' > "$T/expect"
 run softmax "$T/m2" --causal=true; expect_code 0 "--causal=true"
 expect_close "$T/expect" "$T/out" 1e-7 "--causal=true masks j > i"
+
+# ---- N-D: the last axis of each 2-D slice, as torch.softmax(x, dim=-1) ---------------------------
+# A (2, 2, 3) tensor in attn's block format: its slices are the worked examples above, so each
+# result slice must be theirs (values from float64 numpy, quoted above), and the shape is kept.
+printf '# t [0] 2x3\n8 0 0\n1 0 0\n\n# t [1] 2x3\n10 20 30\n0.1 -0.2 0.3\n' > "$T/nd"
+printf '0.99932957 0.00033524 0.00033524\n0.57611692 0.21194157 0.21194157\n0.00000000 0.00004540 0.99995458\n0.33758454 0.25008878 0.41232669\n' > "$T/expect"
+run softmax "$T/nd" --format csv; expect_code 0 "softmax of a 3-D tensor"
+expect_close "$T/expect" "$T/out" 1e-6 "softmax of a 3-D tensor: each slice"
+expect_out_has "# softmax [1] 2x3" "softmax of a 3-D tensor: the blocks keep their index"
+# --causal in every slice: row 0 of each slice sees column 0 only.
+run softmax "$T/nd" --causal --format csv
+if [ "$(grep -c '^1,0,0$' "$T/out")" -eq 2 ]; then pass; else fail "softmax --causal of a 3-D tensor: row 0 of each slice is not 1,0,0: $OUT"; fi
+# The README's pipeline with heads: attend's scaled logits, softmaxed, are attend's weights.
+"$ATTN" random --seed 3 --shape 5,4 >"$T/x5"
+"$ATTN" attend -x "$T/x5" --heads 2 --causal --show scaled --format npy -o "$T/scaled.npy"
+"$ATTN" attend -x "$T/x5" --heads 2 --causal --show weights --format npy -o "$T/weights.npy"
+run softmax "$T/scaled.npy" --format npy -o "$T/soft.npy"; expect_code 0 "softmax of attend --heads 2 --show scaled"
+if cmp -s "$T/soft.npy" "$T/weights.npy"; then pass; else fail "softmax of attend's per-head scaled logits is not attend's weights"; fi
+run_in "$T/x5" attend -x - --heads 2 --show scaled --format csv
+printf '%s\n' "$OUT" >"$T/scaled.csv"
+run_in "$T/scaled.csv" softmax -; expect_code 0 "attend --heads 2 --show scaled | attn softmax -"
+# 4-D, and the slice named in a failure.
+printf '# t [0, 0] 1x2\n1 2\n\n# t [0, 1] 1x2\n3 4\n\n# t [1, 0] 1x2\n5 6\n\n# t [1, 1] 1x2\n1 -1\n' > "$T/nd4"
+run softmax "$T/nd4" --format csv; expect_code 0 "softmax of a 4-D tensor"
+expect_out_has "# softmax [1, 1] 1x2" "softmax of a 4-D tensor: the blocks keep their index"
+run softmax "$T/nd4" --normalize sum
+expect_code 1 "softmax --normalize sum of a slice summing to zero"
+expect_err_has "[1, 1] row 1 sums to zero" "softmax --normalize sum: the slice of the zero sum"
