@@ -1,9 +1,12 @@
-// attn matmul A B [--transpose-b]: the matrix product A·B or A·Bᵀ.
+// attn matmul A B [--transpose-b]: the matrix product A·B or A·Bᵀ, batched over leading
+// dimensions that broadcast as torch.matmul's do.
 #include <cmath>
+#include <vector>
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
 #include "attn/ops.hpp"
+#include "attn/tensor.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "read/input_bytes.hpp"
@@ -27,16 +30,59 @@ void require_finite(const Matrix& C) {
                                      ": the inputs overflow float32 (scale them down)");
 }
 
+// The batched product of tensors of rank 3 or 4 (a vector is one row, a matrix one slice): the
+// leading dimensions broadcast as torch.matmul's (equal, or 1 on one side), the last two multiply.
+Tensor batched_product(const Tensor& A, const Tensor& B, bool transpose_b, const std::string& a_path,
+                       const std::string& b_path) {
+    const std::size_t rank = std::max<std::size_t>({A.rank(), B.rank(), 2});
+    const std::size_t batch_rank = rank - 2;
+    std::vector<std::size_t> a_batch(batch_rank, 1), b_batch(batch_rank, 1), c_dims(batch_rank);
+    for (std::size_t d = 0; d + 2 < A.rank(); ++d) a_batch[batch_rank - (A.rank() - 2) + d] = A.shape()[d];
+    for (std::size_t d = 0; d + 2 < B.rank(); ++d) b_batch[batch_rank - (B.rank() - 2) + d] = B.shape()[d];
+    const std::string both = shown(a_path) + " " + A.shape().text() + " and " + shown(b_path) + " " + B.shape().text();
+    for (std::size_t d = 0; d < batch_rank; ++d) {
+        if (a_batch[d] != b_batch[d] && a_batch[d] != 1 && b_batch[d] != 1)
+            throw InputError("cannot broadcast the batch dimensions of " + both + ": " + std::to_string(a_batch[d]) +
+                             " against " + std::to_string(b_batch[d]) + " (as torch.matmul, each must match or be 1)");
+        c_dims[d] = std::max(a_batch[d], b_batch[d]);
+    }
+    const std::size_t inner = transpose_b ? B.cols() : B.rows();
+    if (A.cols() != inner)
+        throw InputError("cannot multiply " + both + (transpose_b ? " transposed" : "") + ": A has " +
+                         std::to_string(A.cols()) + (A.cols() == 1 ? " column, " : " columns, ") +
+                         (transpose_b ? "Bᵀ" : "B") + " has " + std::to_string(inner) + (inner == 1 ? " row" : " rows"));
+    std::vector<std::size_t> dims = c_dims;
+    dims.push_back(A.rows());
+    dims.push_back(transpose_b ? B.rows() : B.cols());
+    Tensor C{Shape(dims)};
+    const TensorView a = A.view(), b = B.view();
+    std::vector<std::size_t> index(batch_rank);
+    for (std::size_t s = 0; s < C.slices(); ++s) {
+        // The slice's batch index, and the slices of A and B it reads (index 0 where they broadcast).
+        for (std::size_t d = batch_rank, rest = s; d-- > 0;) index[d] = rest % c_dims[d], rest /= c_dims[d];
+        std::size_t sa = 0, sb = 0;
+        for (std::size_t d = 0; d < batch_rank; ++d) {
+            sa = sa * a_batch[d] + (a_batch[d] == 1 ? 0 : index[d]);
+            sb = sb * b_batch[d] + (b_batch[d] == 1 ? 0 : index[d]);
+        }
+        matmul_into(a.slice(sa), b.slice(sb), transpose_b, C.slice_data(s), C.row_stride());
+    }
+    return C;
+}
+
 }  // namespace
 
 int cmd_matmul(int argc, char** argv) {
     cxxopts::Options options("attn matmul",
                              "The matrix product A·B (A rows x k, B k x cols), or A·Bᵀ with --transpose-b\n"
-                             "(B cols x k). A and B are text or .npy; at most one of them may be '-'.\n");
+                             "(B cols x k). A and B are text or .npy; at most one of them may be '-'.\n"
+                             "With a 3-D or 4-D operand each 2-D slice is multiplied, the leading dimensions\n"
+                             "broadcast as torch.matmul's (equal, or 1 on one side): nanoGPT's wei @ x is\n"
+                             "(T, T)·(B, T, C). A vector is one row.\n");
     options.positional_help("A B");
     options.add_options()
-        ("left", "Left matrix A", cxxopts::value<std::string>())
-        ("right", "Right matrix B", cxxopts::value<std::string>())
+        ("left", "Left operand A: a matrix, or a 3-D/4-D tensor", cxxopts::value<std::string>())
+        ("right", "Right operand B: a matrix, or a 3-D/4-D tensor", cxxopts::value<std::string>())
         ("transpose-b", "Multiply by the transpose of B (as in Q·Kᵀ)");
     options.parse_positional({"left", "right"});
     add_output_options(options);
@@ -51,8 +97,16 @@ int cmd_matmul(int argc, char** argv) {
     const std::string a_path = names.claim(r["left"].as<std::string>(), "A");
     const std::string b_path = names.claim(r["right"].as<std::string>(), "B");
     const bool transpose_b = r["transpose-b"].as<bool>();  // --transpose-b=false is false
-    const Matrix A = io::read_matrix(a_path);
-    const Matrix B = io::read_matrix(b_path);
+    Tensor At = io::read_tensor(a_path);
+    Tensor Bt = io::read_tensor(b_path);
+    if (At.rank() > 2 || Bt.rank() > 2) {
+        const Tensor C = batched_product(At, Bt, transpose_b, a_path, b_path);
+        for (std::size_t s = 0; s < C.slices(); ++s) require_finite(C.slice_matrix(s));
+        io::write_output({io::tensor_item("product", C.view())}, out);
+        return exit_ok;
+    }
+    const Matrix A = std::move(At).to_matrix();
+    const Matrix B = std::move(Bt).to_matrix();
     const std::size_t inner = transpose_b ? B.cols() : B.rows();
     if (A.cols() != inner)
         throw InputError("cannot multiply " + shown(a_path) + " (" + shape_of(A) + ") by " +

@@ -87,3 +87,38 @@ expect_out_empty "overflowing product: no output"
 printf '7 -1\n16 -1\n' > "$T/expect"      # A·B by hand (above)
 run matmul "$T/A" "$T/B" --transpose-b=false; expect_code 0 "--transpose-b=false"
 expect_close "$T/expect" "$T/out" 0 "--transpose-b=false multiplies by B itself"
+
+# ---- batched: leading dimensions broadcast as torch.matmul's -----------------------------------
+# (2, 2)·(2, 2, 2): A against the identity and the swap; hand-computed, exact in float32.
+printf '1 2\n3 4\n' >"$T/A22"
+printf '# B [0] 2x2\n1 0\n0 1\n\n# B [1] 2x2\n0 1\n1 0\n' >"$T/B222"
+run matmul "$T/A22" "$T/B222" --format csv; expect_code 0 "matmul (2,2)·(2,2,2)"
+printf '1 2\n3 4\n2 1\n4 3\n' >"$T/expect"
+expect_close "$T/expect" "$T/out" 0 "matmul (2,2)·(2,2,2): A·I and A·swap"
+expect_out_has "# product [1] 2x2" "matmul (2,2)·(2,2,2): the result is (2, 2, 2)"
+# (2, 1, 2, 2)·(3, 2, 2) broadcasts to (2, 3, 2, 2); --transpose-b transposes each slice.
+"$ATTN" random --seed 5 --shape 2,1,2,2 --format npy -o "$T/a4.npy"
+"$ATTN" random --seed 6 --shape 3,2,2 --format npy -o "$T/b3.npy"
+run matmul "$T/a4.npy" "$T/b3.npy" --format csv; expect_code 0 "matmul (2,1,2,2)·(3,2,2)"
+expect_out_has "# product [1, 2] 2x2" "matmul (2,1,2,2)·(3,2,2): the result is (2, 3, 2, 2)"
+# Each result slice is the 2-D product of the slices it broadcasts from (the 2-D path is
+# checked against the worked examples above): slice [1, 2] = A[1, 0]·B[2].
+"$ATTN" concat "$T/a4.npy" --format csv | awk '/^# /{n++} n==2 && !/^#/ && NF' >"$T/a10"
+"$ATTN" concat "$T/b3.npy" --format csv | awk '/^# /{n++} n==3 && !/^#/ && NF' >"$T/b2"
+"$ATTN" matmul "$T/a10" "$T/b2" --format csv >"$T/want12"
+awk '/^# /{n++} n==6 && !/^#/ && NF' "$T/out" >"$T/got12"
+if [ "$(wc -l <"$T/got12")" -eq 2 ] && [ "$(wc -l <"$T/want12")" -eq 2 ]; then pass; else fail "matmul batched: slice [1, 2] not found"; fi
+expect_close "$T/want12" "$T/got12" 0 "matmul (2,1,2,2)·(3,2,2): slice [1, 2] is A[1, 0]·B[2]"
+run matmul "$T/A22" "$T/B222" --transpose-b --format csv; expect_code 0 "matmul --transpose-b batched"
+printf '1 2\n3 4\n2 1\n4 3\n' >"$T/expect"   # I and the swap are symmetric
+expect_close "$T/expect" "$T/out" 0 "matmul --transpose-b (2,2)·(2,2,2)ᵀ"
+# Batch dimensions that do not broadcast, and an inner mismatch, name both shapes.
+"$ATTN" random --seed 1 --shape 3,2,2 --format npy -o "$T/b322.npy"
+"$ATTN" random --seed 1 --shape 2,2,2 --format npy -o "$T/a222.npy"
+run matmul "$T/a222.npy" "$T/b322.npy"; expect_code 3 "matmul (2,2,2)·(3,2,2)"
+expect_err_has "cannot broadcast the batch dimensions" "matmul (2,2,2)·(3,2,2): message"
+expect_err_has "(2, 2, 2) and" "matmul (2,2,2)·(3,2,2): names A's shape"
+run matmul "$T/a222.npy" "$T/A22" --transpose-b; expect_code 0 "matmul (2,2,2)·(2,2)ᵀ"
+"$ATTN" random --seed 1 --shape 2,3 --format npy -o "$T/a23.npy"
+run matmul "$T/a222.npy" "$T/a23.npy" --transpose-b; expect_code 3 "matmul inner mismatch batched"
+expect_err_has "A has 2 columns, Bᵀ has 3 rows" "matmul inner mismatch batched: message"
