@@ -125,6 +125,23 @@ std::vector<Example> make_catalogue() {
         all.push_back(std::move(e));
     }
     {
+        Example e{"nanogpt-head",
+                  "nanoGPT's single head: bias-free nn.Linear(32, 16) key/query/value, unscaled, causal",
+                  "nanoGPT's gpt-dev notebook, \"version 4: self-attention\" (built up in the self-attention "
+                  "trick notes)",
+                  "",
+                  {{"batch 0", Op::attend, {{"wq", "wq.txt"}, {"wk", "wk.txt"}, {"wv", "wv.txt"}}, "none",
+                    Causal::top_left, Normalization::softmax, {{"weights", "weights.txt"}, {"context", "context.txt"}},
+                    // x = torch.randn(4, 8, 32) after torch.manual_seed(1337); batch 0 is the input.
+                    {{"x", 1337, {4, 8, 32}}}}},
+                  "prints wei[0]; its second row is [0.1574, 0.8426, 0, ...]. The whole cell without Python:\n"
+                  "  attn random --seed 1337 --shape 4,8,32 --linear-no-bias 32,16 --linear-no-bias 32,16 \\\n"
+                  "      --linear-no-bias 32,16 --format npy -o head\n"
+                  "  attn attend -x head/draw0.npy --wk head/draw1.npy --wq head/draw2.npy --wv head/draw3.npy \\\n"
+                  "      --linear-layout --causal --scale none --show weights,context"};
+        all.push_back(std::move(e));
+    }
+    {
         Example e{"variance",
                   "variance of q·k grows with d_k; scaling by 1/sqrt(d_k) brings it back to 1",
                   "scaled dot-product notebook, \"Visualizing Variance of Dot Product\"",

@@ -4,7 +4,7 @@ ex="$ROOT/data/examples"
 
 run example --check
 expect_code 0 "example --check passes"
-expect_out_has "all ok: 11 examples" "example --check covers every example"
+expect_out_has "all ok: 12 examples" "example --check covers every example"
 
 run example
 expect_code 0 "example lists"
@@ -115,3 +115,18 @@ for d in -3 20; do
     run example simple --digits $d; expect_code 2 "example --digits $d"
     expect_out_empty "example --digits $d: no output"
 done
+
+# ---- nanoGPT's single-head cell without Python: attn random draws x and the three nn.Linear
+# weights as torch does, attend computes the head; batch 0 must be what torch printed
+# (data/examples/nanogpt-head, made by data/examples/generate_nanogpt.py).
+(cd "$T" && "$ATTN" random --seed 1337 --shape 4,8,32 --linear-no-bias 32,16 --linear-no-bias 32,16 \
+     --linear-no-bias 32,16 --format npy -o head)
+run attend -x "$T/head/draw0.npy" --wk "$T/head/draw1.npy" --wq "$T/head/draw2.npy" --wv "$T/head/draw3.npy" \
+    --linear-layout --causal --scale none --show weights --batch-items 0:1 --format csv
+expect_code 0 "nanogpt-head pipeline: weights"
+grep -v '^#' "$T/out" | grep -v '^$' >"$T/w0"
+expect_close "$ROOT/data/examples/nanogpt-head/weights.txt" "$T/w0" 1e-6 "nanogpt-head pipeline: wei[0] as torch computed it"
+run attend -x "$T/head/draw0.npy" --wk "$T/head/draw1.npy" --wq "$T/head/draw2.npy" --wv "$T/head/draw3.npy" \
+    --linear-layout --causal --scale none --show context --batch-items 0:1 --format csv
+grep -v '^#' "$T/out" | grep -v '^$' >"$T/c0"
+expect_close "$ROOT/data/examples/nanogpt-head/context.txt" "$T/c0" 1e-6 "nanogpt-head pipeline: out[0] as torch computed it"
