@@ -69,6 +69,11 @@ struct Peak {
 // The FMA peak of every SIMD arch this machine runs, for 1..threads threads; `progress`
 // reports on standard error.
 std::vector<Peak> measure_peaks(unsigned threads, bool progress);
+// What bench measures when --peak is not given, so that "% peak" and "% bw" are always filled:
+// the FMA peak of one arch and thread count, each trial quick_peak_seconds long (calibration
+// included, about a tenth of a second; none for the scalar kernels, which have no probe).
+inline constexpr double quick_peak_seconds = 0.03;
+std::vector<Peak> measure_peak_quickly(Arch arch, unsigned threads);
 
 // Read bandwidth: a vectorised sum over a buffer, each thread its slice, median GB/s of 7
 // runs for 1..threads threads, twice: from memory (a buffer of at least 4× the last-level
@@ -84,11 +89,13 @@ struct BandwidthReport {
     std::size_t memory_bytes = 0;  // buffer of the memory probe
     std::size_t cache_bytes = 0;   // buffer of the in-cache probe
     std::vector<Bandwidth> rows;   // empty: not measured
+    int runs = 7;                  // per probe (the median is reported)
     // The figure a memory-bound case of `working_set` bytes compares with, and whether that
     // is the in-cache one (the working set is no larger than the in-cache probe's buffer).
     std::optional<double> fair_gbps(unsigned threads, double working_set, bool* in_cache) const;
 };
-BandwidthReport measure_bandwidth(unsigned threads, bool progress);
+// quick: `threads` threads only, 3 runs per probe (bench without --peak, memory-bound cases).
+BandwidthReport measure_bandwidth(unsigned threads, bool progress, bool quick = false);
 // The last-level cache of CPU 0 in bytes from sysfs (0 when unknown).
 std::size_t last_level_cache_bytes();
 
@@ -105,11 +112,12 @@ struct Result {
 };
 
 std::string num(double v, const char* fmt = "%.6g");
+// quick: the limits were measured quickly (no --peak), which the reports say.
 void print_table(const std::vector<Result>& results, const std::vector<Peak>& peaks,
-                 const BandwidthReport& bandwidth);
+                 const BandwidthReport& bandwidth, bool quick = false);
 void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peaks,
                  const BandwidthReport& bandwidth);
 void print_json(const std::vector<Result>& results, const std::vector<Peak>& peaks,
-                 const BandwidthReport& bandwidth);
+                 const BandwidthReport& bandwidth, bool quick = false);
 
 }  // namespace attn::bench

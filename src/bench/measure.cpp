@@ -193,10 +193,10 @@ std::string read_first_line(const std::string& path) {
     return line;
 }
 
-// Median GB/s of 7 runs of `threads` threads summing n floats of buffer, each its slice.
-double probe_read(const float* buffer, std::size_t n, unsigned threads) {
+// Median GB/s of `runs` runs of `threads` threads summing n floats of buffer, each its slice.
+double probe_read(const float* buffer, std::size_t n, unsigned threads, int runs) {
     std::vector<double> rates;
-    for (int run = 0; run < 7; ++run) {
+    for (int run = 0; run < runs; ++run) {
         std::vector<std::thread> pool;
         std::atomic<unsigned> ready{0};
         std::atomic<bool> go{false};
@@ -247,8 +247,9 @@ std::optional<double> BandwidthReport::fair_gbps(unsigned threads, double workin
     return std::nullopt;
 }
 
-BandwidthReport measure_bandwidth(unsigned threads, bool progress) {
+BandwidthReport measure_bandwidth(unsigned threads, bool progress, bool quick) {
     BandwidthReport r;
+    r.runs = quick ? 3 : 7;
     r.llc_bytes = last_level_cache_bytes();
     constexpr std::size_t MiB = std::size_t(1) << 20;
     // Memory: 4× the last-level cache (1 GiB when unknown), at least 256 MiB, at most 2 GiB
@@ -261,13 +262,13 @@ BandwidthReport measure_bandwidth(unsigned threads, bool progress) {
     for (const bool memory : {true, false}) {
         const std::size_t n = (memory ? r.memory_bytes : r.cache_bytes) / sizeof(float);
         std::vector<float> buffer(n, 1.0f);  // written once: every page is mapped before timing
-        for (unsigned t = 1; t <= threads; ++t) {
+        for (unsigned t = quick ? threads : 1; t <= threads; ++t) {
             if (progress)
                 std::fprintf(stderr, "\rmeasuring the read bandwidth (%s): %u thread(s)...   ", memory ? "memory" : "in cache", t);
             if (!memory) g_sink = g_sink + sum_floats(buffer.data(), n);  // into the cache
-            const double gbps = probe_read(buffer.data(), n, t);
+            const double gbps = probe_read(buffer.data(), n, t, r.runs);
             if (memory) r.rows.push_back({t, gbps, 0.0});
-            else r.rows[t - 1].cache_gbps = gbps;
+            else r.rows[t - (quick ? threads : 1)].cache_gbps = gbps;
         }
     }
     return r;
@@ -284,6 +285,15 @@ std::vector<Peak> measure_peaks(unsigned threads, bool progress) {
         }
     }
     return peaks;
+}
+
+std::vector<Peak> measure_peak_quickly(Arch arch, unsigned threads) {
+    for (const kernels::KernelSet& k : kernels::compiled_kernel_sets())
+        if (k.arch == arch && k.fma_peak && arch_supported(k.arch)) {
+            const auto [wall, cpu] = measure_peak(k.fma_peak, k.lanes, threads, quick_peak_seconds);
+            return {{k.arch, threads, wall, cpu}};
+        }
+    return {};  // the scalar kernels have no FMA probe
 }
 
 }  // namespace attn::bench

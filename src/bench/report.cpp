@@ -36,16 +36,17 @@ double mib(std::size_t bytes) { return double(bytes) / double(1u << 20); }
 }  // namespace
 
 void print_table(const std::vector<Result>& results, const std::vector<Peak>& peaks,
-                 const BandwidthReport& bandwidth) {
+                 const BandwidthReport& bandwidth, bool quick) {
     if (!peaks.empty()) {
-        std::printf("FMA peak (12 independent FMA chains per thread):\n");
+        std::printf("FMA peak (12 independent FMA chains per thread%s):\n",
+                    quick ? "; a quick probe of this arch and thread count, which --peak measures at length for all" : "");
         std::printf("  %-8s %7s %10s %14s\n", "arch", "threads", "GFLOP/s", "per CPU-second");
         for (const auto& p : peaks)
             std::printf("  %-8s %7u %10.1f %14.1f\n", arch_name(p.arch), p.threads, p.gflops, p.cpu_gflops);
         if (!results.empty() || !bandwidth.rows.empty()) std::printf("\n");
     }
     if (!bandwidth.rows.empty()) {
-        std::printf("Read bandwidth (vector sum, median of 7 runs; last-level cache %s):\n",
+        std::printf("Read bandwidth (vector sum, median of %d runs; last-level cache %s):\n", bandwidth.runs,
                     bandwidth.llc_bytes ? (num(mib(bandwidth.llc_bytes), "%.0f") + " MiB").c_str() : "unknown");
         std::printf("  %7s %14s %14s\n", "threads", "memory GB/s", "in cache GB/s");
         for (const auto& b : bandwidth.rows) std::printf("  %7u %14.1f %14.1f\n", b.threads, b.memory_gbps, b.cache_gbps);
@@ -162,11 +163,12 @@ void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peak
 }
 
 void print_json(const std::vector<Result>& results, const std::vector<Peak>& peaks,
-                const BandwidthReport& bandwidth) {
+                const BandwidthReport& bandwidth, bool quick) {
     std::printf("{\n  \"machine\": {\"online_cores\": %u, \"best_arch\": \"%s\"},\n", online_cores(),
                 arch_name(best_arch()));
     std::printf("  \"flops_note\": \"matmul 2*M*N*K; attention 4*B*H*Tq*Tk*d, dense even when causal; mha adds "
                 "2*B*Tq*E*H*d + 2*B*Tk*E*2*G*d + 2*B*Tq*H*d*E (E = H*d)\",\n");
+    std::printf("  \"limits\": \"%s\",\n", quick ? "quick" : "full");
     std::printf("  \"peak\": [");
     for (std::size_t i = 0; i < peaks.size(); ++i)
         std::printf("%s\n    {\"arch\": \"%s\", \"threads\": %u, \"gflops\": %s, \"gflops_per_cpu_second\": %s}",

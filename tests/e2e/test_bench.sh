@@ -104,3 +104,23 @@ run bench --op attention --sizes 16 --d 8 --paths fused,fused --kv-dtype f16,f16
 expect_code 0 "bench with repeated list items"
 n=$(grep -c '^attention,' "$T/out")
 if [ "$n" = 1 ]; then pass; else fail "--paths fused,fused --kv-dtype f16,f16: $n rows, expected 1"; fi
+
+# ---- "% peak" and "% bw" are always filled: without --peak the limits are measured quickly ------
+run bench --op attention --sizes 1x4096,64 -d 64 --repeat 2 --warmup 0 --format csv
+expect_code 0 "bench without --peak, csv"
+peak_col=$(head -1 "$T/out" | tr ',' '\n' | grep -nx fraction_of_peak | cut -d: -f1)
+bw_col=$(head -1 "$T/out" | tr ',' '\n' | grep -nx fraction_of_bandwidth | cut -d: -f1)
+compute_row=$(grep '^attention,64x64x64,' "$T/out")
+decode_row=$(grep '^attention,1x4096x64,' "$T/out")
+if grep -q 'kernels: scalar' <<<"$("$ATTN" --version)"; then pass; pass  # the scalar kernels have no FMA probe
+else
+    v=$(cut -d, -f"$peak_col" <<<"$compute_row")
+    if awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }'; then pass; else fail "bench without --peak: fraction_of_peak empty: $compute_row"; fi
+    if grep -q '^fma_peak,' "$T/out"; then pass; else fail "bench without --peak: the quick FMA peak is not listed"; fi
+fi
+v=$(cut -d, -f"$bw_col" <<<"$decode_row")
+if awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }'; then pass; else fail "bench without --peak: fraction_of_bandwidth empty: $decode_row"; fi
+run bench --op softmax --sizes 8 --repeat 1 --warmup 0 --format json
+expect_out_has '"limits": "quick"' "bench without --peak, json: the limits are quick"
+run bench --op softmax --sizes 8 --repeat 1 --warmup 0
+expect_out_has "a quick probe of this arch and thread count" "bench without --peak, table: the footnote says the probe was quick"

@@ -1,6 +1,6 @@
 // attn bench: times the library's compute calls in-process on generated inputs and reports
-// medians, GFLOP/s (or elements/s), the speed-up over the scalar kernels and, with --peak,
-// the machine's FMA peak so every figure can be read as a fraction of the physical limit.
+// medians, GFLOP/s (or elements/s), the speed-up over the scalar kernels and each figure as a
+// fraction of the machine's FMA peak and read bandwidth (measured quickly, or at length with --peak).
 // This file parses the options and runs the cases; the cases, the measurements and the
 // reports are bench/bench.hpp.
 #include <unistd.h>
@@ -111,7 +111,9 @@ int cmd_bench(int argc, char** argv) {
                  "bandwidth (GB/s, 1..threads threads) from memory (a buffer of at least 4x the last-level cache) "
                  "and in cache; show each result as a fraction of the FMA peak, and memory-bound ones (attention "
                  "with at most 4 query rows) as a fraction of the bandwidth: in cache when their working set is no "
-                 "larger than the in-cache buffer (32 MiB, or half the last-level cache), else from memory")
+                 "larger than the in-cache buffer (32 MiB, or half the last-level cache), else from memory. "
+                 "Without --peak the same fractions are shown against a quick probe (0.03 s trials) of the "
+                 "arch and thread count in use, and of the bandwidth (3 runs) when a case is memory-bound")
         ("format", "table, json (hyperfine's field names) or csv (default table)", cxxopts::value<std::string>(), "FMT");
     add_exec_options(options);
     // cxxopts has no one-letter long options: accept the documented --d / --d=LIST as -d.
@@ -242,7 +244,15 @@ int cmd_bench(int argc, char** argv) {
     const bool progress = ::isatty(STDERR_FILENO) == 1;
     std::vector<Peak> peaks;
     BandwidthReport bandwidth;
-    if (want_peak) peaks = measure_peaks(threads, progress), bandwidth = measure_bandwidth(threads, progress);
+    // The limits every "% peak" and "% bw" is read against: with --peak, every arch and thread
+    // count at length; without, quickly, only what the cases need.
+    if (want_peak) {
+        peaks = measure_peaks(threads, progress), bandwidth = measure_bandwidth(threads, progress);
+    } else if (!cases.empty()) {
+        peaks = measure_peak_quickly(arch, threads);
+        if (std::any_of(cases.begin(), cases.end(), [](const Case& c) { return c.memory_bound(); }))
+            bandwidth = measure_bandwidth(threads, progress, true);
+    }
 
     std::vector<Result> results;
     // Times cases [first, end) in turn; each after the first gets its ratio to the first.
@@ -283,9 +293,9 @@ int cmd_bench(int argc, char** argv) {
     }
     if (progress) std::fprintf(stderr, "\r%70s\r", "");
 
-    if (format == "json") print_json(results, peaks, bandwidth);
+    if (format == "json") print_json(results, peaks, bandwidth, !want_peak);
     else if (format == "csv") print_csv(results, peaks, bandwidth);
-    else print_table(results, peaks, bandwidth);
+    else print_table(results, peaks, bandwidth, !want_peak);
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw RuntimeFailure("cannot write the results to standard output");
     return exit_ok;
 }
