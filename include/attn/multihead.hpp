@@ -87,6 +87,9 @@ Tensor linear(const TensorView& X, const TensorView* W, const TensorView* b, con
 // The (…, H, T, d) view of a (…, T, H·d) projection: head h is columns [h·d, (h+1)·d) of
 // every row, a strided view (no copy). Throws InputError when the columns are not H·d.
 TensorView split_heads(const Tensor& projected, std::size_t heads);
+// The same over any view whose last dimension is contiguous (float32 or float16 keys and
+// values): (…, T, H·d) → (…, H, T, d), of rank 2 or 3.
+KVView split_heads(const KVView& packed, std::size_t heads);
 
 // The heads of a per-head result ([B,] H, T, d) side by side: ([B,] T, H·d), heads in order
 // (split_heads' inverse, as a copy). `batched`: the first dimension is B.

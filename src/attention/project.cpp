@@ -79,6 +79,23 @@ TensorView split_heads(const Tensor& projected, std::size_t heads) {
     return v;
 }
 
+KVView split_heads(const KVView& packed, std::size_t heads) {
+    const std::size_t r = packed.rank();
+    if (r < 2 || r > 3 || heads == 0 || packed.shape.back(1) % heads != 0)
+        throw InputError("a tensor " + packed.shape.text() + " cannot be split into " + std::to_string(heads) +
+                         " heads: its columns must be a multiple of the heads");
+    const std::size_t T = packed.shape.back(2), d = packed.shape.back(1) / heads, ld = packed.strides[r - 2];
+    KVView v = packed;
+    if (r == 2) {
+        v.shape = Shape{heads, T, d};
+        v.strides[0] = d, v.strides[1] = ld, v.strides[2] = 1;
+    } else {
+        v.shape = Shape{packed.shape[0], heads, T, d};
+        v.strides[0] = packed.strides[0], v.strides[1] = d, v.strides[2] = ld, v.strides[3] = 1;
+    }
+    return v;
+}
+
 Tensor concat_heads(const TensorView& per_head, bool batched) {
     const std::size_t B = batched ? per_head.shape[0] : 1, H = per_head.shape.back(3);
     const std::size_t T = per_head.rows(), d = per_head.cols();

@@ -153,7 +153,8 @@ expect_err_has "--heads 4 is not a multiple of --kv-heads 3" "H % G message"
 run attend -x "$dir/x.npy" --kv-heads 2
 expect_code 2 "--kv-heads without --heads"
 run attend -q "$MHA/qkv_gqa_b2_g2/q.npy" -k "$MHA/qkv_gqa_b2_g2/k.npy" -v "$MHA/qkv_gqa_b2_g2/v.npy" --heads 2
-expect_code 2 "--heads with -q/-k/-v"
+expect_code 3 "--heads with 4-D -q/-k/-v (packed heads are 2-D or 3-D)"
+expect_err_has "a 4-D input already has them (drop --heads)" "--heads with 4-D -q/-k/-v: message"
 run attend -q "$MHA/qkv_gqa_b2_g2/q.npy" -k "$MHA/qkv_gqa_b2_g2/k.npy" -v "$MHA/qkv_gqa_b2_g2/v.npy" \
     --wq "$MHA/gqa_h4_g2_e8/wq.npy"
 expect_code 2 "--wq with -q/-k/-v"

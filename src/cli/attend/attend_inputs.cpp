@@ -238,6 +238,27 @@ Tensor as_row_if_vector(Tensor t) { return t.rank() == 1 ? Tensor(std::move(t).t
 void read_qkv(Reader& in, AttendInputs& a) {
     a.q = in.tensor("q", 4), a.k = in.kv_tensor("k", 4), a.v = in.kv_tensor("v", 4);
     a.q = as_row_if_vector(std::move(a.q));  // one query
+    if (!in.given("heads")) {
+        if (in.given("kv-heads")) throw UsageError("--kv-heads G groups the query heads of --heads H: --heads is missing");
+        return;
+    }
+    // Packed heads: ([B,] T, H·d) inputs, split here into ([B,] H, T, d) views.
+    a.packed = true;
+    a.heads_given = true;
+    a.heads = std::size_t(integer_option(in.result(), "heads", 1, 65536, 1));
+    a.kv_heads = std::size_t(integer_option(in.result(), "kv-heads", 1, 65536, (long long)a.heads));
+    const auto check = [](const char* flag, const Shape& shape, std::size_t heads, const char* which) {
+        if (shape.rank() > 3)
+            throw InputError(std::string(flag) + " is " + shape.text() + ": with --heads it packs the heads side by " +
+                             "side, ([B,] T, H·d); a 4-D input already has them (drop --heads)");
+        if (shape.back(1) % heads != 0)
+            throw InputError(std::string(flag) + " " + shape.text() + " has " + std::to_string(shape.back(1)) +
+                             " columns, not a multiple of " + which + " " + std::to_string(heads) +
+                             " (packed heads are column blocks of d each)");
+    };
+    check("-q", a.q.shape(), a.heads, "--heads");
+    check("-k", a.k.shape(), a.kv_heads, a.kv_heads == a.heads ? "--heads" : "--kv-heads");
+    check("-v", a.v.shape(), a.kv_heads, a.kv_heads == a.heads ? "--heads" : "--kv-heads");
 }
 
 // --mask is boolean (nonzero = may attend), but PyTorch also takes a float attn_mask that is
@@ -352,7 +373,7 @@ void resolve_problem(AttendInputs& a) {
             a.problem = resolve_attention(heads(a.heads, a.Tq, a.d_k), heads(a.kv_heads, a.Tk, a.d_k),
                                           heads(a.kv_heads, a.Tk, d_v), spec);
         } else {
-            a.problem = resolve_attention(a.q.view(), a.k.view(), a.v.view(), spec);
+            a.problem = resolve_attention(a.q_view(), a.k_view(), a.v_view(), spec);
         }
     } catch (const ShapeError& e) {
         throw InputError(flagged_message(e, a));
@@ -365,6 +386,10 @@ void resolve_problem(AttendInputs& a) {
 
 }  // namespace
 
+TensorView AttendInputs::q_view() const { return packed ? split_heads(q, heads) : q.view(); }
+KVView AttendInputs::k_view() const { return packed ? split_heads(k.view(), kv_heads) : k.view(); }
+KVView AttendInputs::v_view() const { return packed ? split_heads(v.view(), kv_heads) : v.view(); }
+
 const std::vector<const char*>& projection_options() {
     static const std::vector<const char*> opts = {"wq", "wk", "wv", "bq", "bk", "bv", "wo", "bo", "kv", "heads",
                                                   "kv-heads", "linear-layout", "in-proj", "in-proj-bias",
@@ -374,13 +399,15 @@ const std::vector<const char*>& projection_options() {
 
 AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names) {
     bool self = r.count("x") > 0;
+    const bool cross = r.count("q") || r.count("k") || r.count("v");
     std::string projection, input_projection;  // the first option given of each kind
     for (const char* o : projection_options()) {
         if (!r.count(o)) continue;
         if (projection.empty()) projection = flag_of(o);
-        if (input_projection.empty() && !is_output_projection_option(o)) input_projection = flag_of(o);
+        // --heads/--kv-heads split packed -q/-k/-v too.
+        const bool packing = cross && (std::string(o) == "heads" || std::string(o) == "kv-heads");
+        if (input_projection.empty() && !is_output_projection_option(o) && !packing) input_projection = flag_of(o);
     }
-    const bool cross = r.count("q") || r.count("k") || r.count("v");
     if (self && cross) throw UsageError("-x/--wq/--wk/--wv and -q/-k/-v are two different forms: use one");
     if (cross && !input_projection.empty())
         throw UsageError(input_projection + " projects embeddings (-x); with -q/-k/-v the heads are dimension -3 "

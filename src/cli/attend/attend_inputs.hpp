@@ -25,9 +25,15 @@ struct AttendInputs {
     std::size_t heads = 1, kv_heads = 1;
     bool heads_given = false;  // --heads given: results carry a head dimension
 
-    // -q/-k/-v form (keys and values from a float16 .npy stay float16).
+    // -q/-k/-v form (keys and values from a float16 .npy stay float16). packed: --heads was
+    // given, and -q/-k/-v are ([B,] T, H·d) with the heads side by side (ONNX's 3-D form,
+    // PyTorch before .view(B, T, H, d)); the views below split them.
     Tensor q;
     io::KVInput k, v;
+    bool packed = false;
+    TensorView q_view() const;  // ([B,] H, Tq, d_k): the heads of -q
+    KVView k_view() const;
+    KVView v_view() const;
 
     Tensor mask, bias;  // rank 0 = none
     MaskBits mask_bits;  // the mask packed once as it is read (what the kernels read)

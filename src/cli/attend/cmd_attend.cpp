@@ -31,7 +31,9 @@ void declare_options(cxxopts::Options& options) {
          cxxopts::value<std::string>(), "FILE")
         ("kv", "Embeddings for keys and values (T_kv×D_kv, or B×T_kv×D_kv): cross-attention, K = KV·W_k, "
                "V = KV·W_v (default: -x)", cxxopts::value<std::string>(), "FILE")
-        ("heads", "Query heads H (default 1): the columns of Q are H blocks of d_k; results get a head dimension",
+        ("heads", "Query heads H (default 1): the columns of Q are H blocks of d_k; results get a head dimension. "
+                  "With -q/-k/-v, inputs ([B,] T, H·d) hold the heads side by side (ONNX's 3-D form, PyTorch's "
+                  "(B, T, H·d) before .view(B, T, H, d)) and are split; without it a 3-D -q is (H, T, d)",
          cxxopts::value<std::string>(), "H")
         ("kv-heads", "Key/value heads G (default H; H a multiple of G): query head h reads key/value head "
                      "h/(H/G) (grouped-query; 1 = multi-query)", cxxopts::value<std::string>(), "G")
@@ -203,17 +205,18 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
         res.values = computed_part(v, res.rows, false, res.items, in.batched);
         res.output = mh.output.view();
     } else {
-        res.problem = resolve_attention(in.q.view(), in.k.view(), in.v.view(), spec);
+        res.problem = resolve_attention(in.q_view(), in.k_view(), in.v_view(), spec);
         res.attention = batched_attention(res.problem, wants);
         // Float16 keys and values are widened only when they are shown themselves.
-        if (kv_shown && in.k.half()) res.keys_f32 = to_float(in.k.view());
-        if (kv_shown && in.v.half()) res.values_f32 = to_float(in.v.view());
-        const TensorView k = in.k.half() ? res.keys_f32.view() : in.k.f32.view();
-        const TensorView v = in.v.half() ? res.values_f32.view() : in.v.f32.view();
-        // An input has a batch dimension when it has four.
-        res.queries = computed_part(in.q.view(), res.rows, true, res.items, in.q.rank() == 4);
-        if (k.rank()) res.keys = computed_part(k, res.rows, false, res.items, in.k.rank() == 4);
-        if (v.rank()) res.values = computed_part(v, res.rows, false, res.items, in.v.rank() == 4);
+        if (kv_shown && in.k.half()) res.keys_f32 = to_float(in.k_view());
+        if (kv_shown && in.v.half()) res.values_f32 = to_float(in.v_view());
+        const TensorView k = in.k.half() ? res.keys_f32.view() : in.k_view().f32();
+        const TensorView v = in.v.half() ? res.values_f32.view() : in.v_view().f32();
+        // An input has a batch dimension when it has four (packed: three).
+        const TensorView q = in.q_view();
+        res.queries = computed_part(q, res.rows, true, res.items, q.rank() == 4);
+        if (k.rank()) res.keys = computed_part(k, res.rows, false, res.items, k.rank() == 4);
+        if (v.rank()) res.values = computed_part(v, res.rows, false, res.items, v.rank() == 4);
         if (res.attention.context.rank()) {
             res.projected = project_output(res.attention.context.view(), res.problem.head_dim,
                                            res.problem.batch_dim, opt(in.wo, wo), opt(in.bo, bo));
