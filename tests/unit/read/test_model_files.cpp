@@ -282,6 +282,29 @@ TEST_CASE("safetensors: malformed headers are input errors naming the problem") 
     std::string cut = safetensors(ok, eight);
     cut.resize(20);
     CHECK(error_of([&] { attn::io::safetensors_tensor(cut, "a", "m"); }).find("truncated safetensors header") != std::string::npos);
+    // As the reference reader (Rust's str::from_utf8, then serde_json): UTF-8 text, JSON
+    // integers without a leading zero, no lone UTF-16 surrogate in a \u escape.
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[02],"data_offsets":[0,8]}})", eight) ==
+          "m: malformed header: an integer with a leading zero at byte 37");
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[00,8]}})", eight) ==
+          "m: malformed header: an integer with a leading zero at byte 56");
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,08]}})", eight) ==
+          "m: malformed header: an integer with a leading zero at byte 58");
+    CHECK(err("{\"\xff\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", eight) ==
+          "m: malformed header: not valid UTF-8 at byte 10");
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"__metadata__":{"k":")" "\xc0\xaf\"}}",
+              eight) == "m: malformed header: not valid UTF-8 at byte 83");  // an overlong '/'
+    CHECK(err(R"({"\ud800":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", eight) ==
+          "m: malformed header: a lone surrogate in a \\u escape at byte 16");
+    CHECK(err(R"({"\udc00x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", eight) ==
+          "m: malformed header: a lone surrogate in a \\u escape at byte 16");
+    // A pair is one code point (U+1F600 is F0 9F 98 80 in UTF-8), found by that name.
+    const std::string pair = R"({"\ud83d\ude00":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
+    CHECK(attn::io::safetensors_list(safetensors(pair, eight), "m")[0].name == "\xf0\x9f\x98\x80");
+    check_tensor_2d(attn::io::safetensors_tensor(safetensors(pair, eight), "\xf0\x9f\x98\x80", "m"), {{1.0f, 2.0f}});
+    // A zero alone is an integer.
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[0],"data_offsets":[8,8]}})",
+              eight) == "(no error)");
     // Every prefix of the fixture is refused.
     const std::string bytes = slurp(models + "small.safetensors");
     for (std::size_t n = 0; n < bytes.size(); ++n) {
