@@ -31,7 +31,8 @@ bool is_model_path(std::string_view path);
 Tensor read_model_tensor(const std::string& path, Finite finite = Finite::required, std::size_t max_dims = max_rank);
 
 // Every tensor of a file, in file order; the format is recognised by content (a zip archive
-// is an .npz, anything else must be a safetensors file).
+// is an .npz, anything else must be a safetensors file). Only the headers are read: an npz
+// member's data is neither inflated nor CRC-checked (reading the tensor does both).
 std::vector<TensorInfo> list_model_tensors(const std::string& file);
 
 // The same on bytes in memory; `source` names them in messages.

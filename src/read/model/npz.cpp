@@ -1,6 +1,8 @@
 // NumPy archives (.npz): a zip of .npy files named NAME.npy, stored (numpy.savez) or
 // deflated (numpy.savez_compressed). Each member goes through the .npy reader, so an array
-// in an .npz is held to exactly the rules of a .npy file.
+// in an .npz is held to exactly the rules of a .npy file. Listing inflates only as far as
+// each member's .npy header, so an archive of huge members (a zip bomb) lists at once.
+#include <optional>
 #include <string>
 
 #include "attn/error.hpp"
@@ -44,6 +46,16 @@ std::string dtype_name(std::string_view npy) {
     return std::string(d);
 }
 
+// The first bytes of a member, as far as its .npy header reaches (numpy writes 128), so that
+// listing a member never inflates its data.
+std::string npy_head(std::string_view archive, const ZipMember& m, const std::string& where) {
+    constexpr std::size_t first_look = 128;
+    std::string head = zip_extract_prefix(archive, m, first_look, where);
+    if (const std::size_t need = npy_header_size(head); need > head.size())
+        head = zip_extract_prefix(archive, m, need, where);
+    return head;
+}
+
 Tensor member_tensor(std::string_view archive, const ZipMember& m, const std::string& where, Finite finite,
                      std::size_t max_dims) {
     return parse_npy_tensor(zip_extract(archive, m, where), where, finite, max_dims);
@@ -55,12 +67,12 @@ std::vector<TensorInfo> npz_list(std::string_view bytes, const std::string& sour
     std::vector<TensorInfo> out;
     for (const ZipMember& m : zip_members(bytes, source)) {
         const std::string where = source + ":" + array_name(m.name);
-        const std::string npy = zip_extract(bytes, m, where);
+        const std::string npy = npy_head(bytes, m, where);
         // The header only: listing does not judge the values (NaN is fine to list). A member
         // attn cannot read is listed with the reason (its shape too, when the header has one).
         TensorInfo info{array_name(m.name), dtype_name(npy), {}, true, {}};
         try {
-            info.shape = npy_shape(npy, where, max_rank);
+            info.shape = npy_shape(npy, std::size_t(m.size), where, max_rank);
         } catch (const InputError& e) {
             const std::string_view what = e.what();
             info.note = what.substr(what.rfind(where + ": ", 0) == 0 ? where.size() + 2 : 0);

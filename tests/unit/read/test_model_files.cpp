@@ -109,6 +109,23 @@ TEST_CASE("inflate: damaged streams are input errors") {
     }
 }
 
+TEST_CASE("inflate: a prefix stops decoding there, the rest of the stream unread") {
+    std::string expected;
+    for (int i = 0; i < 600; ++i) expected += char(97 + (i * i * 7 + i / 3) % 13);
+    const std::string dyn = unhex(
+        "edcab90100200803c059790d12f66f9dc19eab4f60730114351984cb9062d9564ea49bc7693db26ddb4f7b");
+    CHECK(attn::io::inflate(dyn, 600, "t", 10) == expected.substr(0, 10));
+    // The stream's end is never reached: a cut or damaged tail does not matter to a prefix.
+    CHECK(attn::io::inflate(dyn.substr(0, dyn.size() - 8), 600, "t", 10) == expected.substr(0, 10));
+    CHECK(attn::io::inflate(dyn + "xyz", 600, "t", 10) == expected.substr(0, 10));
+    // A limit beyond the size is the whole stream, with all its checks.
+    CHECK(attn::io::inflate(dyn, 600, "t", 1000) == expected);
+    CHECK(error_of([&] { attn::io::inflate(dyn + "x", 600, "t", 1000); }).find("unexpected bytes") != std::string::npos);
+    // A stream shorter than the prefix asked for is still refused.
+    CHECK(error_of([&] { attn::io::inflate(unhex("010900f6ff617474656e74696f6e"), 20, "t", 12); })
+              .find("inflates to 9 bytes, the archive says 20") != std::string::npos);
+}
+
 TEST_CASE("npz: savez and savez_compressed members read as numpy saved them") {
     for (const char* file : {"small.npz", "small_compressed.npz"}) {
         INFO(file);
@@ -204,6 +221,25 @@ TEST_CASE("npz: damaged data, unsupported methods and encryption are named") {
     CHECK(error_of([&] { attn::io::npz_tensor(encrypted, "floats", "t.npz"); }).find("is encrypted") != std::string::npos);
     CHECK(error_of([&] { attn::io::npz_tensor("not a zip at all, just text here", "x", "t.npz"); }) ==
           "t.npz: not a .npz file (no zip signature)");
+}
+
+TEST_CASE("npz: listing reads each member's header alone; damage past it is found on reading") {
+    for (const char* file : {"small.npz", "small_compressed.npz"}) {
+        INFO(file);
+        std::string bytes = slurp(models + file);
+        // The first member's CRC-32 in the central directory (at +16) no longer matches its
+        // data: only reading all of the data can tell.
+        const std::size_t cd = bytes.find("PK\x01\x02");
+        REQUIRE(cd != std::string::npos);
+        bytes[cd + 16] = char(bytes[cd + 16] ^ 0x40);
+        const auto list = attn::io::npz_list(bytes, "t.npz");
+        REQUIRE(list.size() == 5);
+        CHECK(list[0].name == "floats");
+        CHECK(list[0].shape == attn::Shape{2, 3});
+        CHECK(list[0].note.empty());
+        CHECK(error_of([&] { attn::io::npz_tensor(bytes, "floats", "t.npz"); }) ==
+              "t.npz:floats: CRC mismatch: the archive is damaged");
+    }
 }
 
 TEST_CASE("safetensors: F32, F16 and BF16 tensors from the fixture script") {
@@ -342,9 +378,9 @@ TEST_CASE("npy_shape: the header alone, as attn ls lists an npz member (NaN valu
     attn::Tensor t(attn::Shape({2, 3}));
     t.data()[1] = std::numeric_limits<float>::quiet_NaN();
     const std::string npy = attn::io::npy_bytes(t.view());
-    CHECK(attn::io::npy_shape(npy, "n.npy").text() == "(2, 3)");
+    CHECK(attn::io::npy_shape(npy, npy.size(), "n.npy").text() == "(2, 3)");
     CHECK(error_of([&] { attn::io::parse_npy_tensor(npy, "n.npy"); }).find("non-finite value 'nan'") != std::string::npos);
     // The header and the size are still validated.
-    CHECK(error_of([&] { attn::io::npy_shape(npy.substr(0, npy.size() - 1), "n.npy"); }).find("truncated data") !=
+    CHECK(error_of([&] { attn::io::npy_shape(npy, npy.size() - 1, "n.npy"); }).find("truncated data") !=
           std::string::npos);
 }
