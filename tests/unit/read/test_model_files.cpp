@@ -242,6 +242,24 @@ TEST_CASE("npz: listing reads each member's header alone; damage past it is foun
     }
 }
 
+TEST_CASE("npz: a member named NAME is preferred to NAME.npy, as numpy.load does") {
+    // Members "a.npy" = [1, 2] and "a" = [[5, 6, 7]] (tests/bad/npz_name_collision.case says how
+    // it was made); numpy.load(f)["a"] is the member "a", ["a.npy"] the member "a.npy".
+    const std::string bytes = slurp("tests/bad/data/npz_name_collision.npz");
+    check_tensor_2d(attn::io::npz_tensor(bytes, "a", "c.npz"), {{5, 6, 7}});
+    check_tensor_2d(attn::io::npz_tensor(bytes, "a.npy", "c.npz"), {{1, 2}});
+    const auto list = attn::io::npz_list(bytes, "c.npz");
+    REQUIRE(list.size() == 2);
+    CHECK(list[0].name == "a.npy");  // "a" would name the other member
+    CHECK(list[1].name == "a");
+    // fuzz_model's rule: every listed name reads a tensor of the listed shape.
+    for (const auto& t : list) {
+        INFO(t.name);
+        CHECK(attn::io::npz_tensor(bytes, t.name, "c.npz").shape() == t.shape);
+    }
+    CHECK(error_of([&] { attn::io::npz_tensor(bytes, "b", "c.npz"); }) == "c.npz: no array 'b' (it holds: a.npy, a)");
+}
+
 TEST_CASE("safetensors: F32, F16 and BF16 tensors from the fixture script") {
     const std::string bytes = slurp(models + "small.safetensors");
     for (const char* name : {"floats_f32", "floats_f16", "floats_bf16"}) {
