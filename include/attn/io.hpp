@@ -47,9 +47,14 @@ Tensor parse_tensor(std::string_view bytes, const std::string& source, Finite fi
                     std::size_t max_dims = 4);
 Tensor parse_text_tensor(std::string_view text, const std::string& source, Finite finite = Finite::required,
                          std::size_t max_dims = 4);
-// The shape of an .npy file, its header and size validated as parse_npy_tensor does, its
-// values not read.
-Shape npy_shape(std::string_view bytes, const std::string& source, std::size_t max_dims = max_rank);
+// The shape of an .npy file of total_size bytes, its header and size validated as
+// parse_npy_tensor does, its values not read: `head` is the file's first bytes, its whole
+// header at least (npy_header_size) or all of the file.
+Shape npy_shape(std::string_view head, std::size_t total_size, const std::string& source,
+                std::size_t max_dims = max_rank);
+// How many bytes an .npy's header takes (magic, version, length and the dict), as its first
+// 12 bytes tell; 0 when `head` is too short to tell or already no .npy attn reads.
+std::size_t npy_header_size(std::string_view head) noexcept;
 // The shape an .npy header declares, nothing else checked (0-d and empty shapes too), or
 // nothing when the header does not parse: what `attn ls` shows of a file it cannot read.
 std::optional<Shape> npy_declared_shape(std::string_view bytes) noexcept;

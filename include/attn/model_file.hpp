@@ -31,7 +31,9 @@ bool is_model_path(std::string_view path);
 Tensor read_model_tensor(const std::string& path, Finite finite = Finite::required, std::size_t max_dims = max_rank);
 
 // Every tensor of a file, in file order; the format is recognised by content (a zip archive
-// is an .npz, anything else must be a safetensors file).
+// is an .npz, anything else must be a safetensors file). Only the headers are read: an npz
+// member's data is neither inflated nor CRC-checked (reading the tensor does both). An npz
+// member is listed under the name that reads it (see npz_tensor).
 std::vector<TensorInfo> list_model_tensors(const std::string& file);
 
 // The same on bytes in memory; `source` names them in messages.
@@ -39,6 +41,7 @@ std::vector<TensorInfo> safetensors_list(std::string_view bytes, const std::stri
 Tensor safetensors_tensor(std::string_view bytes, const std::string& name, const std::string& source,
                           Finite finite = Finite::required, std::size_t max_dims = max_rank);
 std::vector<TensorInfo> npz_list(std::string_view bytes, const std::string& source);
+// NAME is the member named exactly NAME, else NAME.npy, as numpy.load finds it.
 Tensor npz_tensor(std::string_view bytes, const std::string& name, const std::string& source,
                   Finite finite = Finite::required, std::size_t max_dims = max_rank);
 

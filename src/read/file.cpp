@@ -28,6 +28,8 @@ namespace {
 // as /dev/zero cannot exhaust memory.
 constexpr std::size_t max_input_bytes = std::size_t(1) << 31;
 
+InputError too_large_error(const std::string& name) { return InputError(name + ": input larger than 2 GiB is not supported"); }
+
 InputError nul_byte_error(std::string_view text, std::size_t offset, const std::string& name) {
     const std::size_t line_start = offset == 0 ? 0 : text.rfind('\n', offset - 1) + 1;  // npos + 1 == 0
     const std::size_t line = 1 + std::size_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(offset), '\n'));
@@ -63,6 +65,13 @@ std::optional<std::size_t> npy_expected_size(std::string_view prefix, const std:
 }
 
 std::string read_fd(int fd, const std::string& name) {
+    // A regular file (standard input too) tells its size: one over the limit is refused
+    // before a byte is read.
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        const off_t at = ::lseek(fd, 0, SEEK_CUR);
+        if (at >= 0 && st.st_size > at && std::size_t(st.st_size - at) > max_input_bytes) throw too_large_error(name);
+    }
     std::string out;
     char buf[1 << 16];
     std::optional<std::size_t> npy_size;
@@ -74,8 +83,7 @@ std::string read_fd(int fd, const std::string& name) {
             if (errno == EINTR) continue;
             throw InputError(name + ": " + std::strerror(errno));
         }
-        if (out.size() + extra + std::size_t(n) > max_input_bytes)
-            throw InputError(name + ": input larger than 2 GiB is not supported");
+        if (out.size() + extra + std::size_t(n) > max_input_bytes) throw too_large_error(name);
         if (npy_size && out.size() + std::size_t(n) > *npy_size) {
             const std::size_t keep = *npy_size - out.size();
             out.append(buf, keep);
@@ -98,8 +106,7 @@ std::string read_fd(int fd, const std::string& name) {
             if (const std::size_t nul = out.find('\0', start); nul != std::string::npos) throw nul_byte_error(out, nul, name);
     }
     if (extra > 0) {  // stop at once: a regular file's size tells how many; a stream's, at least these
-        struct stat st {};
-        const bool exact = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && std::size_t(st.st_size) > *npy_size;
+        const bool exact = S_ISREG(st.st_mode) && std::size_t(st.st_size) > *npy_size;
         throw InputError(name + ": " + (exact ? std::to_string(std::size_t(st.st_size) - *npy_size)
                                               : "at least " + std::to_string(extra)) +
                          " unexpected bytes after the array data");

@@ -205,22 +205,24 @@ struct Layout {
     std::size_t data_offset = 0;
 };
 
-Layout npy_layout(std::string_view bytes, const std::string& source, std::size_t max_dims) {
+// head: the file's first bytes, at least its whole header (or all of the file); total: the
+// file's size.
+Layout npy_layout(std::string_view head, std::size_t total, const std::string& source, std::size_t max_dims) {
     auto fail = [&](const std::string& m) -> void { throw InputError(source + ": " + m); };
-    if (bytes.size() < 8 || bytes.substr(0, 6) != npy_magic) fail("not a .npy file (bad magic)");
-    const int major = static_cast<unsigned char>(bytes[6]), minor = static_cast<unsigned char>(bytes[7]);
+    if (head.size() < 8 || head.substr(0, 6) != npy_magic) fail("not a .npy file (bad magic)");
+    const int major = static_cast<unsigned char>(head[6]), minor = static_cast<unsigned char>(head[7]);
     if (major < 1 || major > 3 || minor != 0)
         fail("unsupported .npy version " + std::to_string(major) + "." + std::to_string(minor));
     const std::size_t length_bytes = major == 1 ? 2 : 4;
     const std::size_t preamble = 8 + length_bytes;
-    if (bytes.size() < preamble) fail("truncated .npy header");
+    if (head.size() < preamble) fail("truncated .npy header");
     const std::size_t header_len =
-        std::size_t(load_unsigned(reinterpret_cast<const unsigned char*>(bytes.data()) + 8, length_bytes, false));
+        std::size_t(load_unsigned(reinterpret_cast<const unsigned char*>(head.data()) + 8, length_bytes, false));
     if (header_len > max_header_bytes)
         fail("header length " + std::to_string(header_len) + " exceeds the limit of " +
              std::to_string(max_header_bytes) + " bytes");
-    if (bytes.size() - preamble < header_len) fail("truncated .npy header");
-    const Header h = HeaderParser(bytes.substr(preamble, header_len), source).parse();
+    if (head.size() - preamble < header_len) fail("truncated .npy header");
+    const Header h = HeaderParser(head.substr(preamble, header_len), source).parse();
 
     const std::vector<std::size_t>& dims = *h.shape;
     if (dims.empty()) fail("0-d array (a single number): expected a vector (n,) or a matrix (r, c)");
@@ -233,7 +235,7 @@ Layout npy_layout(std::string_view bytes, const std::string& source, std::size_t
     for (std::size_t d : dims)
         if (__builtin_mul_overflow(count, d, &count)) fail("shape " + shape_text(dims) + " is too large");
     if (__builtin_mul_overflow(count, h.dtype->size, &data_bytes)) fail("shape " + shape_text(dims) + " is too large");
-    const std::size_t available = bytes.size() - preamble - header_len;
+    const std::size_t available = total - preamble - header_len;
     if (available < data_bytes)
         fail("truncated data: shape " + shape_text(dims) + " needs " + std::to_string(data_bytes) +
              " bytes, the file has " + std::to_string(available));
@@ -269,7 +271,7 @@ bool any_nonfinite_of(const void* bytes, std::size_t count, ElementType type) {
 
 std::optional<detail::NpyInPlace> detail::npy_in_place(std::string_view bytes, const std::string& source,
                                                        std::size_t max_dims, ElementType type) {
-    const Layout layout = npy_layout(bytes, source, max_dims);
+    const Layout layout = npy_layout(bytes, bytes.size(), source, max_dims);
     const Header& h = layout.header;
     const std::vector<std::size_t>& dims = *h.shape;
     const std::size_t size = element_size(type), line = 64 / size;  // elements per 64-byte line
@@ -286,8 +288,17 @@ std::optional<detail::NpyInPlace> detail::npy_in_place(std::string_view bytes, c
     return NpyInPlace{Shape(dims), layout.data_offset};
 }
 
-Shape npy_shape(std::string_view bytes, const std::string& source, std::size_t max_dims) {
-    return Shape(*npy_layout(bytes, source, max_dims).header.shape);
+Shape npy_shape(std::string_view head, std::size_t total_size, const std::string& source, std::size_t max_dims) {
+    return Shape(*npy_layout(head, total_size, source, max_dims).header.shape);
+}
+
+std::size_t npy_header_size(std::string_view head) noexcept {
+    if (head.size() < 8 || head.substr(0, 6) != npy_magic || head[6] < 1 || head[6] > 3) return 0;
+    const std::size_t length_bytes = head[6] == 1 ? 2 : 4;
+    if (head.size() < 8 + length_bytes) return 0;
+    const std::size_t header_len =
+        std::size_t(load_unsigned(reinterpret_cast<const unsigned char*>(head.data()) + 8, length_bytes, false));
+    return header_len > max_header_bytes ? 0 : 8 + length_bytes + header_len;
 }
 
 std::optional<Shape> npy_declared_shape(std::string_view bytes) noexcept {
@@ -306,7 +317,7 @@ std::optional<Shape> npy_declared_shape(std::string_view bytes) noexcept {
 
 Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finite finite, std::size_t max_dims) {
     auto fail = [&](const std::string& m) -> void { throw InputError(source + ": " + m); };
-    const Layout layout = npy_layout(bytes, source, max_dims);
+    const Layout layout = npy_layout(bytes, bytes.size(), source, max_dims);
     const Header& h = layout.header;
     const std::vector<std::size_t>& dims = *h.shape;
 
@@ -372,7 +383,7 @@ KVInput parse_kv_tensor(std::string_view bytes, const std::string& source, std::
     KVInput kv;
     const bool npy = !bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x93;
     if (npy && std::endian::native == std::endian::little) {
-        const Layout layout = npy_layout(bytes, source, max_dims);
+        const Layout layout = npy_layout(bytes, bytes.size(), source, max_dims);
         const Header& h = layout.header;
         const std::vector<std::size_t>& dims = *h.shape;
         const std::size_t rank = dims.size();

@@ -74,3 +74,18 @@ printf '\x41' | dd of="$T/crc.npz" bs=1 seek=200 conv=notrunc status=none   # in
 run softmax "$T/crc.npz:floats"; expect_code 3 "CRC mismatch"
 expect_err_has "CRC mismatch" "CRC message"
 
+
+# Members "a.npy" = [1, 2] and "a" = [[5, 6, 7]] (tests/bad/npz_name_collision.case says how it
+# was made): FILE.npz:a is the member "a", as numpy.load(f)["a"] is; ls names each member so
+# that the name reads it.
+C="$ROOT/tests/bad/data/npz_name_collision.npz"
+run ls "$C"; expect_code 0 "ls of an npz with members a.npy and a"
+expect_out_has "a.npy  float32  (2,)" "ls: a.npy beside a is listed as a.npy"
+expect_out_has "a      float32  (1, 3)" "ls: the member a"
+# softmax([5, 6, 7]) and softmax([1, 2]), computed by hand: e^k / sum.
+printf '0.0900305732 0.2447284711 0.6652409558\n' > "$T/expect"
+run softmax "$C:a"; expect_code 0 "read FILE.npz:a beside a.npy"
+expect_close "$T/expect" "$T/out" 1e-6 "FILE.npz:a is the member a, as in numpy"
+printf '0.2689414214 0.7310585786\n' > "$T/expect"
+run softmax "$C:a.npy"; expect_code 0 "read FILE.npz:a.npy beside a"
+expect_close "$T/expect" "$T/out" 1e-6 "FILE.npz:a.npy is the member a.npy"

@@ -1,8 +1,10 @@
 // A small DEFLATE decoder (RFC 1951) in the manner of zlib's puff.c: canonical Huffman codes
 // decoded bit by bit, every code table checked (over-subscribed or incomplete codes are
 // refused), every distance checked against the output so far, the output bounded by the
-// size the archive declares. Slow next to zlib, but .npz members are small and this keeps
+// size the archive declares; or only the first bytes (an .npy header for attn ls), the rest of
+// the stream left undecoded. Slow next to zlib, but .npz members are small and this keeps
 // attn free of dependencies.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -41,13 +43,14 @@ struct Huffman {
 
 class Inflater {
 public:
-    Inflater(std::string_view in, std::size_t size, const std::string& source) : in_(in), size_(size), source_(source) {
-        out_.reserve(size);
+    Inflater(std::string_view in, std::size_t size, std::size_t limit, const std::string& source)
+        : in_(in), size_(size), limit_(std::min(limit, size)), source_(source) {
+        out_.reserve(limit_);
     }
 
     std::string run() {
         bool last = false;
-        while (!last) {
+        while (!last && !full()) {
             last = bits(1);
             switch (bits(2)) {
                 case 0: stored(); break;
@@ -56,6 +59,7 @@ public:
                 default: fail("invalid block type 3");
             }
         }
+        if (full()) return std::move(out_);  // a prefix: the rest is not decoded
         if (out_.size() != size_)
             fail("inflates to " + std::to_string(out_.size()) + " bytes, the archive says " + std::to_string(size_));
         if (pos_ != in_.size()) fail(std::to_string(in_.size() - pos_) + " unexpected bytes after the compressed data");
@@ -65,6 +69,7 @@ public:
 private:
     std::string_view in_;
     std::size_t size_;
+    std::size_t limit_;  // stop once this many bytes are out (size_: the whole stream)
     const std::string& source_;
     std::string out_;
     std::size_t pos_ = 0;       // next input byte
@@ -85,6 +90,9 @@ private:
         return int(val & ((1u << need) - 1));
     }
 
+    // A prefix is complete (never for the whole stream, which must also reach its end).
+    bool full() const { return limit_ < size_ && out_.size() >= limit_; }
+
     void put(char c) {
         if (out_.size() == size_) fail("inflates to more than the " + std::to_string(size_) + " bytes the archive says");
         out_ += c;
@@ -98,7 +106,7 @@ private:
         pos_ += 4;
         if (len != (~nlen & 0xffff)) fail("stored block length does not match its complement");
         if (in_.size() - pos_ < len) fail("truncated");
-        for (unsigned k = 0; k < len; ++k) put(in_[pos_ + k]);
+        for (unsigned k = 0; k < len && !full(); ++k) put(in_[pos_ + k]);
         pos_ += len;
     }
 
@@ -142,7 +150,7 @@ private:
         static constexpr short dbase[30] = {1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129,
                                             193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
         static constexpr short dext[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
-        for (;;) {
+        while (!full()) {
             int symbol = decode(lencode);
             if (symbol < 256) {
                 put(char(symbol));
@@ -156,7 +164,7 @@ private:
             if (symbol >= 30) fail("invalid distance code");
             const std::size_t dist = std::size_t(dbase[symbol] + bits(dext[symbol]));
             if (dist > out_.size()) fail("distance too far back");
-            for (std::size_t k = 0; k < len; ++k) put(out_[out_.size() - dist]);
+            for (std::size_t k = 0; k < len && !full(); ++k) put(out_[out_.size() - dist]);
         }
     }
 
@@ -217,8 +225,8 @@ private:
 
 }  // namespace
 
-std::string inflate(std::string_view compressed, std::size_t size, const std::string& source) {
-    return Inflater(compressed, size, source).run();
+std::string inflate(std::string_view compressed, std::size_t size, const std::string& source, std::size_t limit) {
+    return Inflater(compressed, size, limit, source).run();
 }
 
 }  // namespace attn::io

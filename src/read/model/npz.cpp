@@ -1,7 +1,12 @@
 // NumPy archives (.npz): a zip of .npy files named NAME.npy, stored (numpy.savez) or
 // deflated (numpy.savez_compressed). Each member goes through the .npy reader, so an array
-// in an .npz is held to exactly the rules of a .npy file.
+// in an .npz is held to exactly the rules of a .npy file. Listing inflates only as far as
+// each member's .npy header, so an archive of huge members (a zip bomb) lists at once.
+#include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
 
 #include "attn/error.hpp"
 #include "attn/model_file.hpp"
@@ -18,10 +23,34 @@ std::string array_name(const std::string& member) {
     return member.size() > ext.size() && member.ends_with(ext) ? member.substr(0, member.size() - ext.size()) : member;
 }
 
-std::string names_text(const std::vector<ZipMember>& members) {
+// The member NAME means, as numpy.load's NpzFile finds it: the member named exactly NAME,
+// else NAME.npy. nullptr: none.
+const ZipMember* find_member(const std::vector<ZipMember>& members, std::string_view name) {
+    for (const ZipMember& m : members)
+        if (m.name == name) return &m;
+    for (const ZipMember& m : members)
+        if (array_name(m.name) == name) return &m;
+    return nullptr;
+}
+
+// The names the members are listed under: each one's array name, unless that is another
+// member's exact name ("a.npy" beside a member "a" is listed as "a.npy"), so that every
+// listed name reads its own member.
+std::vector<std::string> listed_names(const std::vector<ZipMember>& members) {
+    std::unordered_set<std::string_view> exact;
+    for (const ZipMember& m : members) exact.insert(m.name);
+    std::vector<std::string> out;
+    for (const ZipMember& m : members) {
+        std::string name = array_name(m.name);
+        out.push_back(name != m.name && exact.contains(name) ? m.name : std::move(name));
+    }
+    return out;
+}
+
+std::string names_text(const std::vector<std::string>& names) {
     std::string s;
-    for (std::size_t k = 0; k < members.size() && k < 12; ++k) s += (k ? ", " : "") + printable_utf8(array_name(members[k].name));
-    if (members.size() > 12) s += ", ... (" + std::to_string(members.size()) + " in all)";
+    for (std::size_t k = 0; k < names.size() && k < 12; ++k) s += (k ? ", " : "") + printable_utf8(names[k]);
+    if (names.size() > 12) s += ", ... (" + std::to_string(names.size()) + " in all)";
     return s;
 }
 
@@ -44,6 +73,16 @@ std::string dtype_name(std::string_view npy) {
     return std::string(d);
 }
 
+// The first bytes of a member, as far as its .npy header reaches (numpy writes 128), so that
+// listing a member never inflates its data.
+std::string npy_head(std::string_view archive, const ZipMember& m, const std::string& where) {
+    constexpr std::size_t first_look = 128;
+    std::string head = zip_extract_prefix(archive, m, first_look, where);
+    if (const std::size_t need = npy_header_size(head); need > head.size())
+        head = zip_extract_prefix(archive, m, need, where);
+    return head;
+}
+
 Tensor member_tensor(std::string_view archive, const ZipMember& m, const std::string& where, Finite finite,
                      std::size_t max_dims) {
     return parse_npy_tensor(zip_extract(archive, m, where), where, finite, max_dims);
@@ -53,14 +92,18 @@ Tensor member_tensor(std::string_view archive, const ZipMember& m, const std::st
 
 std::vector<TensorInfo> npz_list(std::string_view bytes, const std::string& source) {
     std::vector<TensorInfo> out;
-    for (const ZipMember& m : zip_members(bytes, source)) {
-        const std::string where = source + ":" + array_name(m.name);
-        const std::string npy = zip_extract(bytes, m, where);
+    const std::vector<ZipMember> members = zip_members(bytes, source);
+    const std::vector<std::string> names = listed_names(members);
+    for (std::size_t k = 0; k < members.size(); ++k) {
+        const ZipMember& m = members[k];
+        const std::string& name = names[k];
+        const std::string where = source + ":" + name;
+        const std::string npy = npy_head(bytes, m, where);
         // The header only: listing does not judge the values (NaN is fine to list). A member
         // attn cannot read is listed with the reason (its shape too, when the header has one).
-        TensorInfo info{array_name(m.name), dtype_name(npy), {}, true, {}};
+        TensorInfo info{name, dtype_name(npy), {}, true, {}};
         try {
-            info.shape = npy_shape(npy, where, max_rank);
+            info.shape = npy_shape(npy, std::size_t(m.size), where, max_rank);
         } catch (const InputError& e) {
             const std::string_view what = e.what();
             info.note = what.substr(what.rfind(where + ": ", 0) == 0 ? where.size() + 2 : 0);
@@ -78,12 +121,11 @@ Tensor npz_tensor(std::string_view bytes, const std::string& name, const std::st
     const std::vector<ZipMember> members = zip_members(bytes, source);
     if (name.empty()) {
         if (members.size() == 1) return member_tensor(bytes, members[0], source, finite, max_dims);
-        throw InputError(source + ": holds " + std::to_string(members.size()) + " arrays (" + names_text(members) +
+        throw InputError(source + ": holds " + std::to_string(members.size()) + " arrays (" + names_text(listed_names(members)) +
                          "): name one as " + source + ":NAME");
     }
-    for (const ZipMember& m : members)
-        if (array_name(m.name) == name || m.name == name) return member_tensor(bytes, m, source + ":" + name, finite, max_dims);
-    throw InputError(source + ": no array '" + name + "' (it holds: " + names_text(members) + ")");
+    if (const ZipMember* m = find_member(members, name)) return member_tensor(bytes, *m, source + ":" + name, finite, max_dims);
+    throw InputError(source + ": no array '" + name + "' (it holds: " + names_text(listed_names(members)) + ")");
 }
 
 }  // namespace attn::io

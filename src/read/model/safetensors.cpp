@@ -15,6 +15,7 @@
 #include "attn/model_file.hpp"
 #include "kernels/float16.hpp"
 #include "read/header_cursor.hpp"
+#include "runtime/utf8.hpp"
 
 namespace attn::io {
 
@@ -99,20 +100,16 @@ private:
                 case 'r': out += '\r'; break;
                 case 't': out += '\t'; break;
                 case 'u': {
-                    if (s_.size() - i_ < 4) fail("malformed header: bad \\u escape");
-                    unsigned cp = 0;
-                    for (int k = 0; k < 4; ++k) {
-                        const char h = s_[i_++];
-                        cp = cp * 16 + unsigned(h >= '0' && h <= '9' ? h - '0'
-                                                : h >= 'a' && h <= 'f' ? h - 'a' + 10
-                                                : h >= 'A' && h <= 'F' ? h - 'A' + 10
-                                                                       : (fail("malformed header: bad \\u escape"), 0));
+                    // A UTF-16 surrogate pair is one code point; a lone half is not text (the
+                    // reference reader refuses it too).
+                    char32_t cp = hex4();
+                    if (cp >= 0xdc00 && cp < 0xe000) fail("malformed header: a lone surrogate in a \\u escape" + at_byte());
+                    if (cp >= 0xd800 && cp < 0xdc00) {
+                        const char32_t low = s_.substr(i_, 2) == "\\u" ? (i_ += 2, hex4()) : 0;
+                        if (low < 0xdc00 || low >= 0xe000) fail("malformed header: a lone surrogate in a \\u escape" + at_byte());
+                        cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
                     }
-                    // Names are shown, never interpreted: a surrogate half is kept as '?'.
-                    if (cp >= 0xd800 && cp < 0xe000) out += '?';
-                    else if (cp < 0x80) out += char(cp);
-                    else if (cp < 0x800) out += char(0xc0 | cp >> 6), out += char(0x80 | (cp & 0x3f));
-                    else out += char(0xe0 | cp >> 12), out += char(0x80 | ((cp >> 6) & 0x3f)), out += char(0x80 | (cp & 0x3f));
+                    append_utf8(out, cp);
                     break;
                 }
                 default: fail("malformed header: bad escape in a string");
@@ -120,8 +117,36 @@ private:
         }
     }
 
+    // The four hex digits of a \u escape.
+    char32_t hex4() {
+        if (s_.size() - i_ < 4) fail("malformed header: bad \\u escape");
+        char32_t cp = 0;
+        for (int k = 0; k < 4; ++k) {
+            const char h = s_[i_++];
+            cp = cp * 16 + char32_t(h >= '0' && h <= '9' ? h - '0'
+                                    : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                                    : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                                           : (fail("malformed header: bad \\u escape"), 0));
+        }
+        return cp;
+    }
+
+    static void append_utf8(std::string& out, char32_t cp) {
+        if (cp < 0x80) out += char(cp);
+        else if (cp < 0x800) out += char(0xc0 | cp >> 6), out += char(0x80 | (cp & 0x3f));
+        else if (cp < 0x10000)
+            out += char(0xe0 | cp >> 12), out += char(0x80 | ((cp >> 6) & 0x3f)), out += char(0x80 | (cp & 0x3f));
+        else
+            out += char(0xf0 | cp >> 18), out += char(0x80 | ((cp >> 12) & 0x3f)), out += char(0x80 | ((cp >> 6) & 0x3f)),
+                out += char(0x80 | (cp & 0x3f));
+    }
+
+    // JSON's integers: no sign, no leading zero (serde_json, the reference reader's parser,
+    // refuses "007"), no fraction or exponent (the next character then fails its caller).
     std::uint64_t integer() {
         if (peek() < '0' || peek() > '9') fail("malformed header: expected a non-negative integer" + at_byte());
+        if (peek() == '0' && i_ + 1 < s_.size() && s_[i_ + 1] >= '0' && s_[i_ + 1] <= '9')
+            fail("malformed header: an integer with a leading zero" + at_byte());
         std::uint64_t v = 0;
         while (peek() >= '0' && peek() <= '9') {
             if (__builtin_mul_overflow(v, std::uint64_t(10), &v) || __builtin_add_overflow(v, std::uint64_t(peek() - '0'), &v))
@@ -233,6 +258,13 @@ std::vector<Entry> parse_header(std::string_view bytes, const std::string& sourc
              std::to_string(max_header_bytes) + " bytes)");
     if (bytes.size() - 8 < n) fail("truncated safetensors header: it needs " + std::to_string(n) + " bytes, the file has " + std::to_string(bytes.size() - 8));
     if (n < 2 || bytes[8] != '{') fail("not a safetensors file (the header is not a JSON object)");
+    // The header is UTF-8 text, as the reference reader requires before it parses the JSON.
+    const std::string_view header = bytes.substr(8, n);
+    for (std::size_t i = 0; i < header.size();) {
+        const std::size_t len = static_cast<unsigned char>(header[i]) < 0x80 ? 1 : utf8_length(header, i);
+        if (len == 0) fail("malformed header: not valid UTF-8 at byte " + std::to_string(8 + i));
+        i += len;
+    }
     std::vector<Entry> entries = HeaderParser(bytes.substr(8, n), source).parse();
     *data = bytes.substr(8 + n);
     // Offsets inside the data, no two tensors sharing bytes, and no byte of the data unused

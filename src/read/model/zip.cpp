@@ -133,4 +133,9 @@ std::string zip_extract(std::string_view archive, const ZipMember& m, const std:
     return out;
 }
 
+std::string zip_extract_prefix(std::string_view archive, const ZipMember& m, std::size_t n, const std::string& source) {
+    const std::string_view data = archive.substr(std::size_t(m.data_offset), std::size_t(m.compressed_size));
+    return m.method == 0 ? std::string(data.substr(0, n)) : inflate(data, std::size_t(m.size), source, n);
+}
+
 }  // namespace attn::io

@@ -13,8 +13,10 @@ namespace attn::io {
 std::uint32_t crc32(std::string_view bytes) noexcept;
 
 // Decodes a raw DEFLATE stream that must expand to exactly `size` bytes and end at the end
-// of `compressed`. Errors are InputError "SOURCE: message".
-std::string inflate(std::string_view compressed, std::size_t size, const std::string& source);
+// of `compressed`. Errors are InputError "SOURCE: message". With limit < size, only the
+// first `limit` bytes: decoding stops there, so the rest of the stream is not checked.
+std::string inflate(std::string_view compressed, std::size_t size, const std::string& source,
+                    std::size_t limit = std::string::npos);
 
 struct ZipMember {
     std::string name;
@@ -30,5 +32,7 @@ std::vector<ZipMember> zip_members(std::string_view archive, const std::string& 
 
 // A member's bytes, inflated if needed, CRC-checked.
 std::string zip_extract(std::string_view archive, const ZipMember& m, const std::string& source);
+// Its first min(n, size) bytes, inflating no further (no CRC check: the rest is not read).
+std::string zip_extract_prefix(std::string_view archive, const ZipMember& m, std::size_t n, const std::string& source);
 
 }  // namespace attn::io

@@ -109,6 +109,23 @@ TEST_CASE("inflate: damaged streams are input errors") {
     }
 }
 
+TEST_CASE("inflate: a prefix stops decoding there, the rest of the stream unread") {
+    std::string expected;
+    for (int i = 0; i < 600; ++i) expected += char(97 + (i * i * 7 + i / 3) % 13);
+    const std::string dyn = unhex(
+        "edcab90100200803c059790d12f66f9dc19eab4f60730114351984cb9062d9564ea49bc7693db26ddb4f7b");
+    CHECK(attn::io::inflate(dyn, 600, "t", 10) == expected.substr(0, 10));
+    // The stream's end is never reached: a cut or damaged tail does not matter to a prefix.
+    CHECK(attn::io::inflate(dyn.substr(0, dyn.size() - 8), 600, "t", 10) == expected.substr(0, 10));
+    CHECK(attn::io::inflate(dyn + "xyz", 600, "t", 10) == expected.substr(0, 10));
+    // A limit beyond the size is the whole stream, with all its checks.
+    CHECK(attn::io::inflate(dyn, 600, "t", 1000) == expected);
+    CHECK(error_of([&] { attn::io::inflate(dyn + "x", 600, "t", 1000); }).find("unexpected bytes") != std::string::npos);
+    // A stream shorter than the prefix asked for is still refused.
+    CHECK(error_of([&] { attn::io::inflate(unhex("010900f6ff617474656e74696f6e"), 20, "t", 12); })
+              .find("inflates to 9 bytes, the archive says 20") != std::string::npos);
+}
+
 TEST_CASE("npz: savez and savez_compressed members read as numpy saved them") {
     for (const char* file : {"small.npz", "small_compressed.npz"}) {
         INFO(file);
@@ -206,6 +223,43 @@ TEST_CASE("npz: damaged data, unsupported methods and encryption are named") {
           "t.npz: not a .npz file (no zip signature)");
 }
 
+TEST_CASE("npz: listing reads each member's header alone; damage past it is found on reading") {
+    for (const char* file : {"small.npz", "small_compressed.npz"}) {
+        INFO(file);
+        std::string bytes = slurp(models + file);
+        // The first member's CRC-32 in the central directory (at +16) no longer matches its
+        // data: only reading all of the data can tell.
+        const std::size_t cd = bytes.find("PK\x01\x02");
+        REQUIRE(cd != std::string::npos);
+        bytes[cd + 16] = char(bytes[cd + 16] ^ 0x40);
+        const auto list = attn::io::npz_list(bytes, "t.npz");
+        REQUIRE(list.size() == 5);
+        CHECK(list[0].name == "floats");
+        CHECK(list[0].shape == attn::Shape{2, 3});
+        CHECK(list[0].note.empty());
+        CHECK(error_of([&] { attn::io::npz_tensor(bytes, "floats", "t.npz"); }) ==
+              "t.npz:floats: CRC mismatch: the archive is damaged");
+    }
+}
+
+TEST_CASE("npz: a member named NAME is preferred to NAME.npy, as numpy.load does") {
+    // Members "a.npy" = [1, 2] and "a" = [[5, 6, 7]] (tests/bad/npz_name_collision.case says how
+    // it was made); numpy.load(f)["a"] is the member "a", ["a.npy"] the member "a.npy".
+    const std::string bytes = slurp("tests/bad/data/npz_name_collision.npz");
+    check_tensor_2d(attn::io::npz_tensor(bytes, "a", "c.npz"), {{5, 6, 7}});
+    check_tensor_2d(attn::io::npz_tensor(bytes, "a.npy", "c.npz"), {{1, 2}});
+    const auto list = attn::io::npz_list(bytes, "c.npz");
+    REQUIRE(list.size() == 2);
+    CHECK(list[0].name == "a.npy");  // "a" would name the other member
+    CHECK(list[1].name == "a");
+    // fuzz_model's rule: every listed name reads a tensor of the listed shape.
+    for (const auto& t : list) {
+        INFO(t.name);
+        CHECK(attn::io::npz_tensor(bytes, t.name, "c.npz").shape() == t.shape);
+    }
+    CHECK(error_of([&] { attn::io::npz_tensor(bytes, "b", "c.npz"); }) == "c.npz: no array 'b' (it holds: a.npy, a)");
+}
+
 TEST_CASE("safetensors: F32, F16 and BF16 tensors from the fixture script") {
     const std::string bytes = slurp(models + "small.safetensors");
     for (const char* name : {"floats_f32", "floats_f16", "floats_bf16"}) {
@@ -282,6 +336,29 @@ TEST_CASE("safetensors: malformed headers are input errors naming the problem") 
     std::string cut = safetensors(ok, eight);
     cut.resize(20);
     CHECK(error_of([&] { attn::io::safetensors_tensor(cut, "a", "m"); }).find("truncated safetensors header") != std::string::npos);
+    // As the reference reader (Rust's str::from_utf8, then serde_json): UTF-8 text, JSON
+    // integers without a leading zero, no lone UTF-16 surrogate in a \u escape.
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[02],"data_offsets":[0,8]}})", eight) ==
+          "m: malformed header: an integer with a leading zero at byte 37");
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[00,8]}})", eight) ==
+          "m: malformed header: an integer with a leading zero at byte 56");
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,08]}})", eight) ==
+          "m: malformed header: an integer with a leading zero at byte 58");
+    CHECK(err("{\"\xff\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", eight) ==
+          "m: malformed header: not valid UTF-8 at byte 10");
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"__metadata__":{"k":")" "\xc0\xaf\"}}",
+              eight) == "m: malformed header: not valid UTF-8 at byte 83");  // an overlong '/'
+    CHECK(err(R"({"\ud800":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", eight) ==
+          "m: malformed header: a lone surrogate in a \\u escape at byte 16");
+    CHECK(err(R"({"\udc00x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", eight) ==
+          "m: malformed header: a lone surrogate in a \\u escape at byte 16");
+    // A pair is one code point (U+1F600 is F0 9F 98 80 in UTF-8), found by that name.
+    const std::string pair = R"({"\ud83d\ude00":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
+    CHECK(attn::io::safetensors_list(safetensors(pair, eight), "m")[0].name == "\xf0\x9f\x98\x80");
+    check_tensor_2d(attn::io::safetensors_tensor(safetensors(pair, eight), "\xf0\x9f\x98\x80", "m"), {{1.0f, 2.0f}});
+    // A zero alone is an integer.
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[0],"data_offsets":[8,8]}})",
+              eight) == "(no error)");
     // Every prefix of the fixture is refused.
     const std::string bytes = slurp(models + "small.safetensors");
     for (std::size_t n = 0; n < bytes.size(); ++n) {
@@ -319,9 +396,9 @@ TEST_CASE("npy_shape: the header alone, as attn ls lists an npz member (NaN valu
     attn::Tensor t(attn::Shape({2, 3}));
     t.data()[1] = std::numeric_limits<float>::quiet_NaN();
     const std::string npy = attn::io::npy_bytes(t.view());
-    CHECK(attn::io::npy_shape(npy, "n.npy").text() == "(2, 3)");
+    CHECK(attn::io::npy_shape(npy, npy.size(), "n.npy").text() == "(2, 3)");
     CHECK(error_of([&] { attn::io::parse_npy_tensor(npy, "n.npy"); }).find("non-finite value 'nan'") != std::string::npos);
     // The header and the size are still validated.
-    CHECK(error_of([&] { attn::io::npy_shape(npy.substr(0, npy.size() - 1), "n.npy"); }).find("truncated data") !=
+    CHECK(error_of([&] { attn::io::npy_shape(npy, npy.size() - 1, "n.npy"); }).find("truncated data") !=
           std::string::npos);
 }

@@ -1,0 +1,46 @@
+# Readers read only what they need: attn ls reads each npz member's .npy header, never its
+# data (a zip bomb lists at once, in little memory), and a regular file over the 2 GiB input
+# limit is refused from its size, before a byte is read.
+# Under a sanitizer build (ATTN_SANITIZER set) the ulimit -v checks are skipped: ASan
+# reserves terabytes of address space.
+
+# ---- attn ls of a 12.5 MB npz whose 6 members each inflate to 2 GiB of zeros -------------
+# (tests/tools/make_npz_bomb.py writes it with Python's zlib; numpy.load(f).files is instant.)
+if command -v python3 >/dev/null; then
+    python3 "$ROOT/tests/tools/make_npz_bomb.py" "$T/bomb.npz"
+    start=$(date +%s%N)
+    if [ -z "${ATTN_SANITIZER:-}" ]; then
+        ( ulimit -v 300000; exec timeout 20 "$ATTN" ls "$T/bomb.npz" ) >"$T/out" 2>"$T/err"; CODE=$?
+    else
+        timeout 60 "$ATTN" ls "$T/bomb.npz" >"$T/out" 2>"$T/err"; CODE=$?
+    fi
+    ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    ERR=$(cat "$T/err")
+    expect_code 0 "ls of the npz bomb (under ulimit -v 300 MB)"
+    # 536870880 = (2^31 - 128) / 4 float32 zeros per member, as the script declares.
+    if [ "$(grep -c '^m[0-5]  *float32  *(536870880,)$' "$T/out")" -eq 6 ]; then pass
+    else fail "ls of the npz bomb: expected m0..m5 float32 (536870880,); got: $(head -c 300 "$T/out")"; fi
+    # Six headers take milliseconds; inflating the members took 90 s and 2.1 GB.
+    if [ "$ms" -lt 1000 ]; then pass; else fail "ls of the npz bomb took $ms ms (headers only: expected well under 1 s)"; fi
+    rm -f "$T/bomb.npz"
+fi
+
+# ---- a regular .npy over 2 GiB: refused from its size (a sparse file: no disk used) --------
+# A valid header for (536870913,) float32: 2 GiB + 4 bytes of data.
+hdr="{'descr': '<f4', 'fortran_order': False, 'shape': (536870913,), }"
+{ printf '\223NUMPY\001\000\166\000%s' "$hdr"; printf '%*s\n' $((117 - ${#hdr})) ''; } > "$T/big.npy"
+truncate -s $((128 + 4 * 536870913)) "$T/big.npy"
+for via in file stdin; do
+    # (an array, not set --: this file is sourced, and run.sh's own arguments must stay)
+    if [ "$via" = file ]; then args=(softmax "$T/big.npy"); name=$T/big.npy; else args=(softmax -); name="<stdin>"; fi
+    if [ -z "${ATTN_SANITIZER:-}" ]; then
+        ( ulimit -v 1000000; exec timeout 20 "$ATTN" "${args[@]}" ) <"$T/big.npy" >"$T/out" 2>"$T/err"; CODE=$?
+    else
+        timeout 60 "$ATTN" "${args[@]}" <"$T/big.npy" >"$T/out" 2>"$T/err"; CODE=$?
+    fi
+    ERR=$(cat "$T/err")
+    expect_code 3 ".npy over 2 GiB ($via)"
+    expect_err_has "attn: $name: input larger than 2 GiB is not supported" ".npy over 2 GiB ($via): the limit, not out of memory"
+    expect_out_empty ".npy over 2 GiB ($via)"
+done
+rm -f "$T/big.npy"
