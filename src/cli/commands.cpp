@@ -47,12 +47,6 @@ const ValueChoices causal_choice{"causal", {"top-left", "bottom-right"}};
 const ValueChoices masked_rows_choice{"masked-rows", {"zero", "nan", "uniform"}};
 const ValueChoices normalize_choice{"normalize", {"softmax", "sum"}};
 
-std::vector<std::string> command_names() {
-    std::vector<std::string> names;
-    for (const Command& c : command_table()) names.push_back(c.name);
-    return names;
-}
-
 std::vector<Command> make_table() {
     return {
         {"attend", cmd_attend, "scaled dot-product attention: scores, weights, context, diagnostics",
