@@ -39,6 +39,7 @@ attn/model_file.hpp read
 attn/column_blocks.hpp write
 attn/masking.hpp attention
 attn/problem.hpp attention
+attn/positions.hpp attention
 attn/multihead.hpp attention
 attn/attention.hpp attention
 attn/ops.hpp attention

@@ -8,6 +8,8 @@
 #include "attn/error.hpp"
 #include "attn/io.hpp"
 #include "attn/multihead.hpp"
+#include "attn/positions.hpp"
+#include "runtime/did_you_mean.hpp"
 #include "attn/problem.hpp"
 #include "cli/attend/attend_options.hpp"
 #include "cli/option_values.hpp"
@@ -121,6 +123,15 @@ void read_output_projection(Reader& in, AttendInputs& a, std::size_t d_v) {
     if (a.wo.rank()) check_bias(a.bo, r.given("out-proj") ? "--out-proj-bias" : "--bo", a.wo.cols(), "the output");
 }
 
+// --pos sinusoidal: the table (attn/positions.hpp) added to every batch item's rows, in place.
+void add_positions(Tensor& x) {
+    if (x.rank() < 2) return;  // refused below with the shape's own message
+    const Matrix table = sinusoidal_positions(x.rows(), x.cols());
+    for (std::size_t s = 0; s < x.slices(); ++s)
+        for (std::size_t t = 0; t < x.rows(); ++t)
+            for (std::size_t c = 0; c < x.cols(); ++c) x.slice_data(s)[t * x.row_stride() + c] += table(t, c);
+}
+
 // -x, --kv, projections and heads.
 void read_embeddings(Reader& in, AttendInputs& a) {
     const auto& r = in;
@@ -152,6 +163,13 @@ void read_embeddings(Reader& in, AttendInputs& a) {
     if (a.x.rank() < 2)
         throw InputError("-x is a vector of " + plural(a.x.cols(), "entry") + ": embeddings are T×D (or B×T×D)");
     a.kv = in.tensor("kv", 3);
+    if (r.given("pos")) {
+        const std::string kind = in.result()["pos"].as<std::string>();
+        if (kind != "sinusoidal")
+            throw UsageError("invalid --pos '" + kind + "': expected sinusoidal" + did_you_mean(kind, {"sinusoidal"}));
+        add_positions(a.x);
+        if (a.kv.rank()) add_positions(a.kv);
+    }
     if (a.kv.rank() && a.kv.rank() != a.x.rank())
         throw InputError("--kv is " + a.kv.shape().dims_text() + " but -x is " + a.x.shape().dims_text() +
                          ": both T×D, or both B×T×D");
@@ -416,6 +434,7 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
         throw UsageError("--linear-layout reads --wo as nn.Linear.weight (out×in): --wo FILE is missing");
     if (self && r.count("linear-layout") && !r.count("wq") && !r.count("wk") && !r.count("wv") && !r.count("wo"))
         throw UsageError("--linear-layout reads --wq/--wk/--wv/--wo as nn.Linear.weight (out×in): none of them is given");
+    if (cross && r.count("pos")) throw UsageError("--pos adds positions to the embeddings -x: with -q/-k/-v they are already projected");
     if (!self && !cross && !projection.empty()) throw UsageError(projection + " projects embeddings: -x FILE is missing");
     if (!self && !cross) throw UsageError("no input: give -x FILE (self-attention) or -q, -k and -v (see --help)");
     if (cross)

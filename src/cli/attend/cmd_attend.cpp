@@ -29,6 +29,9 @@ void declare_options(cxxopts::Options& options) {
     options.add_options("Inputs (FILE is text or .npy; '-' = standard input, at most once)")
         ("x", "Embeddings X (T×D, or B×T×D for a batch); Q = X·W_q + b_q, K = X·W_k + b_k, V = X·W_v + b_v",
          cxxopts::value<std::string>(), "FILE")
+        ("pos", "sinusoidal: add Vaswani's position table (attn positions) to -x, and to --kv, before the "
+                "projections; without it attention is permutation-equivariant", cxxopts::value<std::string>(),
+         "sinusoidal")
         ("kv", "Embeddings for keys and values (T_kv×D_kv, or B×T_kv×D_kv): cross-attention, K = KV·W_k, "
                "V = KV·W_v (default: -x)", cxxopts::value<std::string>(), "FILE")
         ("heads", "Query heads H (default 1): the columns of Q are H blocks of d_k; results get a head dimension. "
