@@ -22,7 +22,8 @@ struct TensorInfo {
     std::string note;         // why attn cannot read the tensor ("" when it can)
 };
 
-// True for "X.npz", "X.npz:NAME", "X.safetensors" and "X.safetensors:NAME".
+// True for "X.npz", "X.npz:NAME", "X.safetensors" and "X.safetensors:NAME", except a path
+// that names an existing file (or folder) as a whole: "a.npz:b.txt" that exists is that file.
 bool is_model_path(std::string_view path);
 
 // The tensor a model path names, converted to float32. InputError "FILE:NAME: ..." when the

@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +19,7 @@
 #include "attn/error.hpp"
 #include "attn/io.hpp"
 #include "write/output_file.hpp"
+#include "write/output_target.hpp"
 #include "write/temp_files.hpp"
 
 namespace attn::io {
@@ -52,29 +52,6 @@ mode_t default_file_mode() {
     const mode_t mask = ::umask(0);
     ::umask(mask);
     return 0666 & ~mask;
-}
-
-std::string parent_of(const std::string& path) {
-    const std::size_t slash = path.rfind('/');
-    if (slash == std::string::npos) return ".";
-    if (slash == 0) return "/";
-    return path.substr(0, slash);
-}
-
-// Where the data goes: through symbolic links (even a dangling one) to the file they name.
-std::string follow_links(const std::string& path, const std::string& shown) {
-    std::string p = path;
-    for (int hops = 0; hops < 40; ++hops) {
-        struct stat st {};
-        if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
-        std::string link(4096, '\0');
-        const ssize_t n = ::readlink(p.c_str(), link.data(), link.size());
-        if (n < 0 || std::size_t(n) >= link.size())
-            throw RuntimeFailure("cannot write " + shown + ": cannot read the symbolic link");
-        link.resize(std::size_t(n));
-        p = !link.empty() && link[0] == '/' ? link : parent_of(p) + "/" + link;
-    }
-    throw RuntimeFailure("cannot write " + shown + ": too many levels of symbolic links");
 }
 
 // The descriptor of the standard stream (output or error) already open on the regular file a
@@ -224,11 +201,12 @@ namespace {
 
 // Two outputs of one run naming the same file (--svg F -o F; -o DIR with --svg DIR/weights.npy)
 // would keep only the one written last: refused before anything is written. Devices and
-// FIFOs are written in place, so they may be named twice (--svg /dev/null -o /dev/null).
+// FIFOs are written in place, so they may be named twice (--svg /dev/null -o /dev/null); two
+// names of one file (hard links) are two entries, each replaced by its own output.
 void check_distinct_targets(const std::vector<PendingFile>& files) {
-    std::vector<std::pair<std::string, std::string>> seen;  // (canonical, as given)
-    std::string on_stream[3];                                // the first output on stdout, stderr
-    bool named[3] = {};                                      // ... and whether one was a path
+    std::vector<std::pair<EntryKey, std::string>> seen;  // (entry, as given)
+    std::string on_stream[3];                            // the first output on stdout, stderr
+    bool named[3] = {};                                  // ... and whether one was a path
     const auto is_dash = [](const std::string& path) { return path.empty() || path == "-"; };
     for (const auto& f : files) {
         struct stat st {};
@@ -245,12 +223,9 @@ void check_distinct_targets(const std::vector<PendingFile>& files) {
             continue;
         }
         if (::stat(f.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) continue;
-        // Through symbolic links first, dangling ones too (weakly_canonical stops at a link
-        // whose target does not exist yet, so link -> F and F would not compare equal).
-        const std::string target = follow_links(f.path, f.path);
-        std::error_code ec;
-        std::string key = std::filesystem::weakly_canonical(std::filesystem::absolute(target, ec), ec).string();
-        if (ec) key = target;
+        // Through symbolic links first, dangling ones too, then by the folder's device and
+        // inode: another spelling of the path, a symbolic link or a bind mount of the folder.
+        const EntryKey key = entry_key(follow_links(f.path, f.path));
         for (const auto& [other, given] : seen)
             if (other == key)
                 throw UsageError(given + " and " + f.path + ": two outputs of this run name the same file");

@@ -30,8 +30,9 @@ void refuse_binary_on_terminal(const std::string& path);
 //  - an existing device, FIFO or socket (anything not a regular file, /dev/null, /dev/full):
 //    opened and written in place, never replaced;
 //  - otherwise a temporary file made with mkstemp in the target's own folder (a symbolic link
-//    is followed to the file it names, which is what gets replaced), given the existing
-//    file's mode (or 0666 & ~umask for a new file) and renamed over the target by commit().
+//    is followed to the file it names, which is what gets replaced, unless another user planted
+//    it in a shared folder: write/output_target.hpp), given the existing file's mode (or
+//    0666 & ~umask for a new file) and renamed over the target by commit().
 // Destroyed without commit() (an exception, an error), it removes its temporary file: a
 // failed run leaves nothing behind and an existing target untouched. Errors: RuntimeFailure.
 class OutputFile {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "attn/error.hpp"
+#include "write/output_target.hpp"
 #include "write/temp_files.hpp"
 
 namespace attn::io::detail {
@@ -18,6 +19,7 @@ namespace fs = std::filesystem;
 
 StagedFolder::StagedFolder(const std::string& dir) : dir_(dir) {
     while (dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();
+    check_folder_links(dir_, dir);  // a link planted as DIR in a shared folder is not followed
     std::string pattern;
     struct stat st {};
     if (::stat(dir_.c_str(), &st) == 0) {

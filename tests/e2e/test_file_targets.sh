@@ -63,3 +63,30 @@ expect_code 2 "--svg LINK -o TARGET, the link dangling"
 if [ -e "$T/same.t" ]; then fail "--svg LINK -o TARGET wrote a file"; else pass; fi
 run attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --svg /dev/null --html /dev/null -o /dev/null
 expect_code 0 "--svg, --html and -o all /dev/null (a device, written in place) is fine"
+# Outputs are compared by the folder's device and inode, not its path: a bind mount of the
+# folder names the same file by another path, and --svg ALIAS/F -o REAL/F kept only the csv,
+# exit 0 (second audit, F8). Needs a mount namespace: root's, or a user namespace's.
+mkdir "$T/real" "$T/alias"
+if [ "$(id -u)" -eq 0 ]; then ns="unshare -m"; else ns="unshare -r -m"; fi
+# shellcheck disable=SC2016,SC2086  # $0.. belong to the inner shell; $ns splits into words
+if $ns sh -c 'mount --bind "$0" "$1"' "$T/real" "$T/alias" 2>/dev/null; then
+    # shellcheck disable=SC2016,SC2086  # $0.. belong to the inner shell; $ns splits into words
+    $ns sh -c 'mount --bind "$0" "$1" && exec "$2" attend -q "$3" -k "$4" -v "$4" --svg "$1/w.out" -o "$0/w.out"' \
+        "$T/real" "$T/alias" "$ATTN" "$T/q2" "$T/k2" >"$T/out" 2>"$T/err"
+    CODE=$?; ERR=$(cat "$T/err")
+    expect_code 2 "--svg BIND_MOUNT/F -o FOLDER/F"
+    expect_err_has "two outputs of this run name the same file" "--svg BIND_MOUNT/F -o FOLDER/F: the message"
+    if [ -e "$T/real/w.out" ]; then fail "--svg BIND_MOUNT/F -o FOLDER/F wrote a file"; else pass; fi
+else
+    echo "[e2e] $E2E_FILE: no mount namespace here, the bind-mount case is not run"
+fi
+# A symbolic link to the folder (not a mount) is the same folder too.
+ln -s real "$T/dirlink"
+run attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --svg "$T/dirlink/w.out" -o "$T/real/w.out"
+expect_code 2 "--svg DIR_LINK/F -o DIR/F"
+# Two names of one file (a hard link) are two entries: each is replaced by its own output.
+printf 'old\n' > "$T/real/a.out"; ln "$T/real/a.out" "$T/real/b.out"
+run attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --format csv --svg "$T/real/b.out" -o "$T/real/a.out"
+expect_code 0 "--svg HARD_LINK -o FILE"
+if grep -q '<svg' "$T/real/b.out" && grep -q '^[0-9.-]*,' "$T/real/a.out"; then pass
+else fail "--svg HARD_LINK -o FILE: each name should hold its own output"; fi

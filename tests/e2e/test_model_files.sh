@@ -89,3 +89,23 @@ expect_close "$T/expect" "$T/out" 1e-6 "FILE.npz:a is the member a, as in numpy"
 printf '0.2689414214 0.7310585786\n' > "$T/expect"
 run softmax "$C:a.npy"; expect_code 0 "read FILE.npz:a.npy beside a"
 expect_close "$T/expect" "$T/out" 1e-6 "FILE.npz:a.npy is the member a.npy"
+
+# A path that exists as a file is read as that file, even with ".npz:" or ".safetensors:" in
+# its name: concat 'a.npz:b.txt' failed with "a.npz: No such file" (second audit, F11). The
+# split still applies when no such file exists, and beside a real model file of that name.
+mkdir "$T/colon"
+printf '1 2\n3 4\n' > "$T/colon/a.npz:b.txt"
+printf '5 6\n' > "$T/colon/m.safetensors:x"
+printf '1,2\n3,4\n' > "$T/colon/expected"
+for p in "a.npz:b.txt" "$T/colon/a.npz:b.txt"; do
+    (cd "$T/colon" && "$ATTN" concat "$p" --format csv >"$T/out" 2>"$T/err"); CODE=$?; ERR=$(cat "$T/err")
+    expect_code 0 "concat '$p' (an existing file)"
+    if cmp -s "$T/colon/expected" "$T/out"; then pass; else fail "concat '$p': $(head -c 200 "$T/out")"; fi
+done
+cp "$M/small.npz" "$T/colon/small.npz"
+printf '9 9 9\n' > "$T/colon/small.npz:floats"
+run matmul "$T/colon/small.npz:floats" "$T/I3" --format csv; expect_code 0 "an existing 'small.npz:floats' beside small.npz"
+if [ "$OUT" = "9,9,9" ]; then pass; else fail "an existing 'small.npz:floats' was not read as that file: $OUT"; fi
+run matmul "$T/colon/small.npz:floats64" "$T/I3"; expect_code 0 "small.npz:floats64 (no such file) is the member"
+expect_close "$T/floats" "$T/out" 0 "small.npz:floats64 values"
+run softmax "$T/colon/m.safetensors:x" --format csv; expect_code 0 "softmax 'm.safetensors:x' (an existing file)"

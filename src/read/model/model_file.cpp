@@ -1,6 +1,8 @@
 // Model paths ("FILE.npz:NAME", "FILE.safetensors:NAME"): splitting the path, mapping the
 // file, and handing the bytes to the format's reader. Files are mapped, not read, so only
 // the pages of the tensor asked for are touched, however large the checkpoint.
+#include <sys/stat.h>
+
 #include <string>
 
 #include "attn/error.hpp"
@@ -37,7 +39,13 @@ bool split(std::string_view path, ModelPath* out) {
 
 }  // namespace
 
-bool is_model_path(std::string_view path) { return split(path, nullptr); }
+bool is_model_path(std::string_view path) {
+    ModelPath mp;
+    if (!split(path, &mp)) return false;
+    // 'a.npz:b.txt' that exists is that file (there is no escape for ':' in a model path).
+    struct stat st {};
+    return mp.file.size() == path.size() || ::stat(std::string(path).c_str(), &st) != 0;
+}
 
 Tensor read_model_tensor(const std::string& path, Finite finite, std::size_t max_dims) {
     ModelPath mp;

@@ -2,8 +2,11 @@
 // data/models/README.md), the safetensors reader (valid files from the fixture script,
 // malformed headers built byte by byte here), and model paths.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -386,6 +389,17 @@ TEST_CASE("model paths") {
     CHECK(is_model_path("m.npz"));
     CHECK_FALSE(is_model_path("m.npz.txt"));
     CHECK_FALSE(is_model_path("weights.txt"));
+    // A path that exists as a whole is that file: there is no escape for ':' in a model path.
+    char dir[] = "/tmp/attn-model-path-XXXXXX";
+    REQUIRE(::mkdtemp(dir) != nullptr);
+    const std::string file = std::string(dir) + "/a.npz:b.txt";
+    std::ofstream(file) << "1 2\n";
+    const bool split_existing = is_model_path(file), split_missing = is_model_path(std::string(dir) + "/a.npz:c.txt");
+    const bool bare = is_model_path(std::string(dir) + "/a.npz");
+    std::remove(file.c_str()), ::rmdir(dir);
+    CHECK_FALSE(split_existing);
+    CHECK(split_missing);
+    CHECK(bare);
     check_tensor_2d(attn::io::read_model_tensor(models + "small.safetensors:floats_bf16"), floats);
     check_tensor_2d(attn::io::read_model_tensor(models + "small_compressed.npz:floats"), floats);
     CHECK_THROWS_AS(attn::io::read_model_tensor(models + "small.npz:"), attn::UsageError);
