@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <tuple>
+#include <utility>
 
 #include "attn/error.hpp"
 #include "write/temp_files.hpp"
@@ -38,7 +39,9 @@ namespace {
 // first). A folder that cannot be opened or locked (no read permission, NFS) goes unlocked.
 class FolderLocks {
 public:
-    explicit FolderLocks(const std::vector<std::string>& folders) {
+    explicit FolderLocks(std::vector<std::string> folders) {
+        std::sort(folders.begin(), folders.end());  // the draws of one DIR: one open, not thousands
+        folders.erase(std::unique(folders.begin(), folders.end()), folders.end());
         std::vector<std::tuple<dev_t, ino_t, int>> open;
         for (const auto& f : folders) {
             const int fd = ::open(f.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -120,7 +123,7 @@ void Commit::run() {
     if (steps_.empty()) return;
     std::vector<std::string> folders;
     for (const auto& s : steps_) folders.push_back(parent_of(s.to));
-    const FolderLocks locks(folders);
+    const FolderLocks locks(std::move(folders));
     for (auto& s : steps_) {
         const FileId now = file_id(s.to);
         if (s.before.exists && !now.exists) s.before = now;  // removed meanwhile: the name is free
