@@ -126,16 +126,20 @@ OutputFile::OutputFile(const std::string& path) : path_(path) {
     const std::string dir = parent_of(target_);
     const std::string base = target_.substr(target_.rfind('/') == std::string::npos ? 0 : target_.rfind('/') + 1);
     std::string tmpl = temp_pattern(dir, base);
-    fd_ = ::mkostemp(tmpl.data(), O_CLOEXEC);
-    if (fd_ < 0)
-        throw RuntimeFailure("cannot write " + path + ": " + std::strerror(errno) + " (creating a temporary file in " +
-                             dir + ")");
-    temp_ = tmpl;
-    try {
-        remember_temp(temp_);
-    } catch (...) {
-        ::close(fd_), ::unlink(temp_.c_str());
-        throw;
+    {
+        // Made and recorded with the signals held off: one in between would leave it behind.
+        const DeferredSignals deferred;
+        fd_ = ::mkostemp(tmpl.data(), O_CLOEXEC);
+        if (fd_ < 0)
+            throw RuntimeFailure("cannot write " + path + ": " + std::strerror(errno) +
+                                 " (creating a temporary file in " + dir + ")");
+        temp_ = tmpl;
+        try {
+            remember_temp(temp_);
+        } catch (...) {
+            ::close(fd_), ::unlink(temp_.c_str());
+            throw;
+        }
     }
     before_ = file_id(target_);
     if (exists) {

@@ -34,13 +34,17 @@ StagedFolder::StagedFolder(const std::string& dir) : dir_(dir) {
     }
     std::vector<char> name(pattern.begin(), pattern.end());
     name.push_back('\0');
-    if (!::mkdtemp(name.data())) throw RuntimeFailure("cannot create directory " + dir + ": " + std::strerror(errno));
-    staging_ = name.data();
-    try {
-        remember_temp(staging_, TempKind::folder_and_files);
-    } catch (...) {
-        ::rmdir(staging_.c_str());
-        throw;
+    {
+        // Made and recorded with the signals held off: one in between would leave it behind.
+        const DeferredSignals deferred;
+        if (!::mkdtemp(name.data())) throw RuntimeFailure("cannot create directory " + dir + ": " + std::strerror(errno));
+        staging_ = name.data();
+        try {
+            remember_temp(staging_, TempKind::folder_and_files);
+        } catch (...) {
+            ::rmdir(staging_.c_str());
+            throw;
+        }
     }
     // mkdtemp makes the folder private (0700); a DIR made by attn gets the usual mode.
     const mode_t mask = ::umask(0);

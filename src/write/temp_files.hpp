@@ -31,9 +31,9 @@ void remove_pending_temps() noexcept;
 void install_signal_cleanup();
 
 // Holds off the asynchronous signals (runtime/signals.hpp: SIGINT, SIGTERM, ...) while it
-// lives, for the renames that publish a run's outputs (write/commit.hpp): a signal arriving
-// meanwhile takes effect when it ends, after the last rename, so that it finds every output
-// replaced rather than some. SIGKILL cannot be held off.
+// lives: for the renames that publish a run's outputs (write/commit.hpp), so that a signal
+// arriving meanwhile takes effect after the last one and finds every output replaced rather
+// than some; and between making a temporary and recording it. SIGKILL cannot be held off.
 class DeferredSignals {
 public:
     DeferredSignals() noexcept;
