@@ -3,6 +3,8 @@
 // ≈ 41 µs with the pool; the pool also keeps each thread's GEMM packing buffers warm.
 #include "runtime/parallel.hpp"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "attn/runtime.hpp"
+#include "runtime/signals.hpp"
 
 namespace attn {
 
@@ -102,11 +105,23 @@ private:
     ThreadPool() = default;
 
     // Under mutex_. A new thread waits for the next job (not the current generation's).
+    // The threads block the asynchronous signals (inherited from the mask set around their
+    // creation): a SIGINT or SIGTERM goes to the main thread, which can hold it off while it
+    // publishes the outputs (write/temp_files.hpp, DeferredSignals).
     void spawn(std::size_t helpers) {
-        while (threads_.size() < helpers) {
-            const std::size_t index = threads_.size();
-            threads_.emplace_back([this, index, seen = job_.load() >> 16] { worker(index, seen); });
+        const sigset_t quiet = asynchronous_signals();
+        sigset_t old;
+        pthread_sigmask(SIG_BLOCK, &quiet, &old);
+        try {
+            while (threads_.size() < helpers) {
+                const std::size_t index = threads_.size();
+                threads_.emplace_back([this, index, seen = job_.load() >> 16] { worker(index, seen); });
+            }
+        } catch (...) {
+            pthread_sigmask(SIG_SETMASK, &old, nullptr);
+            throw;
         }
+        pthread_sigmask(SIG_SETMASK, &old, nullptr);
         // With more threads than cores a spinning thread would hold a core that a thread
         // with work is waiting for: then they sleep at once.
         spin_.store(threads_.size() + 1 <= online_cores());

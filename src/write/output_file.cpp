@@ -18,8 +18,10 @@
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
+#include "write/commit.hpp"
 #include "write/output_file.hpp"
 #include "write/output_target.hpp"
+#include "write/staged_folder.hpp"
 #include "write/temp_files.hpp"
 
 namespace attn::io {
@@ -108,17 +110,22 @@ OutputFile::OutputFile(const std::string& path) : path_(path) {
     const std::string dir = parent_of(target_);
     const std::string base = target_.substr(target_.rfind('/') == std::string::npos ? 0 : target_.rfind('/') + 1);
     std::string tmpl = temp_pattern(dir, base);
-    fd_ = ::mkostemp(tmpl.data(), O_CLOEXEC);
-    if (fd_ < 0)
-        throw RuntimeFailure("cannot write " + path + ": " + std::strerror(errno) + " (creating a temporary file in " +
-                             dir + ")");
-    temp_ = tmpl;
-    try {
-        remember_temp(temp_);
-    } catch (...) {
-        ::close(fd_), ::unlink(temp_.c_str());
-        throw;
+    {
+        // Made and recorded with the signals held off: one in between would leave it behind.
+        const DeferredSignals deferred;
+        fd_ = ::mkostemp(tmpl.data(), O_CLOEXEC);
+        if (fd_ < 0)
+            throw RuntimeFailure("cannot write " + path + ": " + std::strerror(errno) +
+                                 " (creating a temporary file in " + dir + ")");
+        temp_ = tmpl;
+        try {
+            remember_temp(temp_);
+        } catch (...) {
+            ::close(fd_), ::unlink(temp_.c_str());
+            throw;
+        }
     }
+    before_ = file_id(target_);
     if (exists) {
         if (::fchown(fd_, st.st_uid, st.st_gid) != 0) { /* keep our own owner when we may not give it away */ }
         ::fchmod(fd_, st.st_mode & 07777);
@@ -188,12 +195,18 @@ void OutputFile::close_data() {
 
 void OutputFile::commit() {
     close_data();
-    if (!temp_.empty()) {
-        if (::rename(temp_.c_str(), target_.c_str()) != 0)
-            throw RuntimeFailure("cannot write " + path_ + ": " + std::strerror(errno));
-        forget_temp(temp_);
-        temp_.clear();
-    }
+    Commit c;
+    add_to(c);
+    c.run();
+    mark_committed();
+}
+
+void OutputFile::add_to(Commit& c) const {
+    if (!temp_.empty()) c.add(temp_, target_, path_, before_);
+}
+
+void OutputFile::mark_committed() {
+    if (!temp_.empty()) forget_temp(temp_), temp_.clear();
     committed_ = true;
 }
 
@@ -237,39 +250,47 @@ void check_distinct_targets(const std::vector<PendingFile>& files) {
 
 void write_files(const std::vector<PendingFile>& files) {
     check_distinct_targets(files);
-    std::vector<std::string> made_dirs;
-    try {
+    // A folder the outputs go into that does not exist yet (-o DIR of several npy files) is
+    // staged beside it and appears whole, in the commit (write/staged_folder.hpp).
+    std::vector<std::unique_ptr<StagedFolder>> folders;
+    const auto staged = [&](const PendingFile& f) -> StagedFolder* {
+        if (!f.make_parent || f.path.empty()) return nullptr;
+        const std::string dir = parent_of(f.path);
+        for (auto& s : folders)
+            if (s->dir() == dir) return s.get();
+        struct stat st {};
+        if (::stat(dir.c_str(), &st) == 0 || errno != ENOENT) return nullptr;
+        folders.push_back(std::make_unique<StagedFolder>(dir));
+        return folders.back().get();
+    };
+    auto classify = [](const std::string& path) {  // 0 regular/new file, 1 in place, 2 stdout
+        if (const int stream = standard_stream_of(path); stream >= 0) return stream == STDOUT_FILENO ? 2 : 1;
+        struct stat st {};
+        return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) ? 1 : 0;
+    };
+    std::vector<std::unique_ptr<OutputFile>> outs;
+    for (int phase = 0; phase < 3; ++phase)
         for (const auto& f : files) {
-            if (!f.make_parent || f.path.empty()) continue;
-            const std::string dir = parent_of(f.path);
-            if (::mkdir(dir.c_str(), 0777) == 0) made_dirs.push_back(dir), remember_temp(dir, TempKind::folder);
-            else if (errno != EEXIST) throw RuntimeFailure("cannot create directory " + dir + ": " + std::strerror(errno));
+            if (classify(f.path) != phase) continue;
+            StagedFolder* folder = staged(f);
+            outs.push_back(std::make_unique<OutputFile>(
+                folder ? folder->path_of(f.path.substr(f.path.rfind('/') + 1)) : f.path));
+            if (!f.text)
+                outs.back()->expect_size(f.bytes.size() +
+                                         (f.npy_data.rank() > 0 ? f.npy_data.shape.numel() * sizeof(float) : 0));
+            outs.back()->write(f.bytes);
+            const auto write = [&](std::string_view chunk) { outs.back()->write(chunk); };
+            if (f.npy_data.rank() > 0) for_each_npy_row(f.npy_data, write);
+            if (f.text) f.text(write);
+            if (folder) outs.back()->commit();  // into the staging folder, which only this run sees
+            else outs.back()->close_data();
         }
-        auto classify = [](const std::string& path) {  // 0 regular/new file, 1 in place, 2 stdout
-            if (const int stream = standard_stream_of(path); stream >= 0) return stream == STDOUT_FILENO ? 2 : 1;
-            struct stat st {};
-            return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) ? 1 : 0;
-        };
-        std::vector<std::unique_ptr<OutputFile>> outs;
-        for (int phase = 0; phase < 3; ++phase)
-            for (const auto& f : files) {
-                if (classify(f.path) != phase) continue;
-                outs.push_back(std::make_unique<OutputFile>(f.path));
-                if (!f.text)
-                    outs.back()->expect_size(f.bytes.size() +
-                                             (f.npy_data.rank() > 0 ? f.npy_data.shape.numel() * sizeof(float) : 0));
-                outs.back()->write(f.bytes);
-                const auto write = [&](std::string_view chunk) { outs.back()->write(chunk); };
-                if (f.npy_data.rank() > 0) for_each_npy_row(f.npy_data, write);
-                if (f.text) f.text(write);
-                outs.back()->close_data();
-            }
-        for (auto& o : outs) o->commit();
-        for (const auto& d : made_dirs) forget_temp(d);
-    } catch (...) {
-        for (auto it = made_dirs.rbegin(); it != made_dirs.rend(); ++it) ::rmdir(it->c_str()), forget_temp(*it);
-        throw;
-    }
+    Commit c;
+    for (auto& o : outs) o->add_to(c);
+    for (auto& s : folders) s->add_to(c);
+    c.run();
+    for (auto& o : outs) o->mark_committed();
+    for (auto& s : folders) s->mark_published();
 }
 
 }  // namespace detail

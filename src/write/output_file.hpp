@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "attn/tensor.hpp"
+#include "write/commit.hpp"
 
 namespace attn::io {
 struct Item;
@@ -32,7 +33,8 @@ void refuse_binary_on_terminal(const std::string& path);
 //  - otherwise a temporary file made with mkstemp in the target's own folder (a symbolic link
 //    is followed to the file it names, which is what gets replaced, unless another user planted
 //    it in a shared folder: write/output_target.hpp), given the existing file's mode (or
-//    0666 & ~umask for a new file) and renamed over the target by commit().
+//    0666 & ~umask for a new file) and renamed over the target by commit(), or with the run's
+//    other outputs by a Commit (write/commit.hpp).
 // Destroyed without commit() (an exception, an error), it removes its temporary file: a
 // failed run leaves nothing behind and an existing target untouched. Errors: RuntimeFailure.
 class OutputFile {
@@ -47,7 +49,11 @@ public:
     // so that nothing is cut back at close (an ftruncate of the extra blocks: 0.2 ms a file).
     void expect_size(std::size_t bytes) { expected_ = bytes; }
     void close_data();                   // every byte written and the file closed, not yet renamed
-    void commit();                       // close_data(), then rename into place
+    void commit();                       // close_data(), then renamed into place (a Commit of its own)
+    // For a Commit of several outputs: the rename this one needs (none when written in
+    // place), added after close_data(); mark_committed() once the Commit has run.
+    void add_to(Commit& c) const;
+    void mark_committed();
 
     bool is_stdout() const { return stdout_; }
     bool in_place() const { return in_place_; }
@@ -59,6 +65,7 @@ private:
     std::string path_;    // as given (for messages)
     std::string target_;  // after following symbolic links
     std::string temp_;    // "" when written in place
+    FileId before_;       // what target_ was when the run began to write it
     std::string buf_;
     int fd_ = -1;
     bool stdout_ = false, in_place_ = false, committed_ = false;
@@ -72,7 +79,8 @@ private:
 };
 
 // One file to produce: its path ("" = standard output) and its full contents. make_parent:
-// the folder holding it is created when missing (and removed again when the run fails).
+// the folder holding it may be missing; it is then staged and appears whole, with all of the
+// files that go into it (write/staged_folder.hpp).
 // npy_data: when it views a tensor, its rows as '<f4' follow `bytes` (the .npy header),
 // written straight from the tensor's storage. text: when set, called after `bytes` are
 // written to produce the rest in chunks (csv/tsv of tensors, formatted as they are written).
@@ -93,7 +101,8 @@ void for_each_npy_row(const TensorView& t, const std::function<void(std::string_
 
 // Writes every output of one command, all or nothing as far as the system allows: regular
 // files into temporaries first, then devices/FIFOs in place, then standard output, and only
-// when all of that succeeded are the temporaries renamed into place. Errors: RuntimeFailure.
+// when all of that succeeded are the temporaries renamed into place, together, by one Commit
+// (write/commit.hpp). Errors: RuntimeFailure.
 void write_files(const std::vector<PendingFile>& files);
 
 // What write_output would write (printer.cpp): the rendered items as pending files.

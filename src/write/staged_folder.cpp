@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -29,21 +30,23 @@ StagedFolder::StagedFolder(const std::string& dir) : dir_(dir) {
         existed_ = true;
         pattern = dir_ + "/.attn-XXXXXX";
     } else if (errno == ENOENT) {
-        const fs::path p(dir_);
-        const fs::path parent = p.parent_path().empty() ? fs::path(".") : p.parent_path();
-        pattern = temp_pattern(parent.string(), p.filename().string());
+        pattern = temp_pattern(parent_of(dir_), dir_.substr(dir_.rfind('/') + 1));
     } else {
         throw RuntimeFailure("cannot create directory " + dir + ": " + std::strerror(errno));
     }
     std::vector<char> name(pattern.begin(), pattern.end());
     name.push_back('\0');
-    if (!::mkdtemp(name.data())) throw RuntimeFailure("cannot create directory " + dir + ": " + std::strerror(errno));
-    staging_ = name.data();
-    try {
-        remember_temp(staging_, TempKind::folder_and_files);
-    } catch (...) {
-        ::rmdir(staging_.c_str());
-        throw;
+    {
+        // Made and recorded with the signals held off: one in between would leave it behind.
+        const DeferredSignals deferred;
+        if (!::mkdtemp(name.data())) throw RuntimeFailure("cannot create directory " + dir + ": " + std::strerror(errno));
+        staging_ = name.data();
+        try {
+            remember_temp(staging_, TempKind::folder_and_files);
+        } catch (...) {
+            ::rmdir(staging_.c_str());
+            throw;
+        }
     }
     // mkdtemp makes the folder private (0700); a DIR made by attn gets the usual mode.
     const mode_t mask = ::umask(0);
@@ -58,33 +61,38 @@ StagedFolder::~StagedFolder() {
     forget_temp(staging_);
 }
 
-void StagedFolder::publish() {
+std::string StagedFolder::path_of(const std::string& name) {
+    if (existed_ && std::none_of(names_.begin(), names_.end(), [&](const auto& n) { return n.first == name; }))
+        names_.emplace_back(name, file_id(dir_ + "/" + name));
+    return staging_ + "/" + name;
+}
+
+void StagedFolder::add_to(Commit& c) const {
     if (!existed_) {
-        if (::rename(staging_.c_str(), dir_.c_str()) != 0)
-            throw RuntimeFailure("cannot create directory " + dir_ + ": " + std::strerror(errno));
-    } else {
-        std::vector<std::string> names;
-        std::error_code ec;
-        for (fs::directory_iterator it(staging_, ec), end; !ec && it != end; it.increment(ec))
-            names.push_back(it->path().filename().string());
-        if (ec) throw RuntimeFailure("cannot read " + staging_ + ": " + ec.message());
-        // A name DIR holds as a folder cannot be replaced by a file: found before any file
-        // moves, so that DIR is left as it was.
-        for (const auto& n : names) {
-            struct stat st {};
-            const std::string to = dir_ + "/" + n;
-            if (::lstat(to.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-                throw RuntimeFailure("cannot write " + to + ": is a directory");
-        }
-        for (const auto& n : names) {
-            const std::string to = dir_ + "/" + n;
-            if (::rename(path_of(n).c_str(), to.c_str()) != 0)
-                throw RuntimeFailure("cannot write " + to + ": " + std::strerror(errno));
-        }
-        ::rmdir(staging_.c_str());
+        c.add(staging_, dir_, dir_, before_);
+        return;
     }
+    // A name DIR holds as a folder cannot be replaced by a file (an exchange would swap them).
+    for (const auto& [name, before] : names_) {
+        struct stat st {};
+        const std::string to = dir_ + "/" + name;
+        if (::lstat(to.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+            throw RuntimeFailure("cannot write " + to + ": is a directory");
+    }
+    for (const auto& [name, before] : names_) c.add(staging_ + "/" + name, dir_ + "/" + name, dir_ + "/" + name, before);
+}
+
+void StagedFolder::mark_published() {
+    if (existed_) ::rmdir(staging_.c_str());  // emptied by the Commit
     published_ = true;
     forget_temp(staging_);
+}
+
+void StagedFolder::publish() {
+    Commit c;
+    add_to(c);
+    c.run();
+    mark_published();
 }
 
 }  // namespace attn::io::detail

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <string>
 
 #include "attn/error.hpp"
+#include "runtime/signals.hpp"
 
 namespace attn::io::detail {
 
@@ -104,6 +106,13 @@ void remove_pending_temps() noexcept {
             if (::rmdir(s.path) == 0 || pass == 1) s.used = 0;
         }
 }
+
+DeferredSignals::DeferredSignals() noexcept {
+    const sigset_t held = asynchronous_signals();
+    pthread_sigmask(SIG_BLOCK, &held, &old_);
+}
+
+DeferredSignals::~DeferredSignals() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
 
 std::string temp_pattern(const std::string& dir, const std::string& base) {
     constexpr std::size_t name_max = 255, extra = std::char_traits<char>::length("..attn-XXXXXX");
