@@ -39,7 +39,7 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
                  const BandwidthReport& bandwidth, bool quick) {
     if (!peaks.empty()) {
         std::printf("FMA peak (12 independent FMA chains per thread%s):\n",
-                    quick ? "; a quick probe of this arch and thread count, which --peak measures at length for all" : "");
+                    quick ? "; a quick probe of this arch and thread count, not the long probes of every arch and thread count" : "");
         std::printf("  %-8s %7s %10s %14s\n", "arch", "threads", "GFLOP/s", "per CPU-second");
         for (const auto& p : peaks)
             std::printf("  %-8s %7u %10.1f %14.1f\n", arch_name(p.arch), p.threads, p.gflops, p.cpu_gflops);

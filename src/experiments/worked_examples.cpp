@@ -134,11 +134,9 @@ std::vector<Example> make_catalogue() {
                     Causal::top_left, Normalization::softmax, {{"weights", "weights.txt"}, {"context", "context.txt"}},
                     // x = torch.randn(4, 8, 32) after torch.manual_seed(1337); batch 0 is the input.
                     {{"x", 1337, {4, 8, 32}}}}},
-                  "prints wei[0]; its second row is [0.1574, 0.8426, 0, ...]. The whole cell without Python:\n"
-                  "  attn random --seed 1337 --shape 4,8,32 --linear-no-bias 32,16 --linear-no-bias 32,16 \\\n"
-                  "      --linear-no-bias 32,16 --format npy -o head\n"
-                  "  attn attend -x head/draw0.npy --wk head/draw1.npy --wq head/draw2.npy --wv head/draw3.npy \\\n"
-                  "      --linear-layout --causal --scale none --show weights,context"};
+                  "prints wei[0]; its second row is [0.1574, 0.8426, 0, ...]. attn random draws x and\n"
+                  "the three layers' weights as torch does, so the whole cell runs without Python\n"
+                  "(README, attn random)"};
         all.push_back(std::move(e));
     }
     {

@@ -19,11 +19,15 @@ printf '0.2 -0.4 0.6 -0.4 1.0\n' > "$T/expect"   # [0.1,-0.2,0.3,-0.2,0.5] divid
 expect_close "$T/expect" "$T/out" 1e-6 "1-D npy read as 1x5"
 
 # npy errors: exit 3, message naming the file
-for f in scalar_f4 object empty_f4 batched_f4; do
+for f in scalar_f4 object empty_f4; do
     run softmax "$F/$f.npy"; expect_code 3 "reject $f.npy"
     expect_err_has "attn: $F/$f.npy: " "$f.npy message names the file"
     expect_out_empty "$f.npy: no output"
 done
+# A (2, 2, 3) npy is 3-D where a weight matrix is expected (softmax takes it: its own test).
+run attend -x "$F/floats_le_f4_c.npy" --wq "$F/batched_f4.npy"; expect_code 3 "reject batched_f4.npy as --wq"
+expect_err_has "attn: $F/batched_f4.npy: shape (2, 2, 3) has 3 dimensions" "batched_f4.npy message names the file"
+expect_out_empty "batched_f4.npy: no output"
 head -c 100 "$F/floats_le_f4_c.npy" > "$T/truncated.npy"
 run softmax "$T/truncated.npy"; expect_code 3 "truncated npy"
 expect_err_has "truncated" "truncated npy message"
