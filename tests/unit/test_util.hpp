@@ -4,12 +4,25 @@
 
 #include <cstddef>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "attn/matrix.hpp"
 
 namespace test_util {
+
+// The bytes of a file ("" when it cannot be read), and a file written with these bytes.
+inline std::string file_bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+inline void write_file(const std::string& path, const std::string& text) {
+    std::ofstream(path, std::ios::binary) << text;
+}
 
 // A matrix with these rows (all of the first row's length).
 inline attn::Matrix matrix_of(const std::vector<std::vector<float>>& rows) {

@@ -19,6 +19,8 @@
 #include "write/staged_folder.hpp"
 #include "write/temp_files.hpp"
 
+#include "test_util.hpp"
+
 namespace {
 
 struct TempDir {
@@ -41,14 +43,8 @@ struct TempDir {
     }
 };
 
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-void put(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+std::string slurp(const std::string& path) { return test_util::file_bytes(path); }
+void put(const std::string& path, const std::string& text) { test_util::write_file(path, text); }
 
 // What another process writing the same output does: a new file renamed over it.
 void replace_from_outside(const std::string& path, const std::string& text) {
