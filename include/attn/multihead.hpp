@@ -79,6 +79,35 @@ struct MultiheadWeights {
     const TensorView* bo = nullptr;  // 1 × D_out; nullable
 };
 
+// The shapes of multi-head projections, resolved once: the one validator of them, which
+// multihead_attention and the command line both take. X is T×D or B×T×D, the key/value source
+// (rank 0: X) the same with the same B; W_q is D×(H·d_k), W_k D_kv×(G·d_k), W_v D_kv×(G·d_v)
+// (null: the identity, D columns); a bias (null: none) one value per column of its weight.
+struct ProjectionInputs {
+    Shape x, kv;
+    const Shape* wq = nullptr;
+    const Shape* wk = nullptr;
+    const Shape* wv = nullptr;
+    const Shape* bq = nullptr;
+    const Shape* bk = nullptr;
+    const Shape* bv = nullptr;
+    std::size_t heads = 1, kv_heads = 0;  // H, G (0 = H)
+};
+struct ProjectionShapes {
+    std::size_t D = 0, D_kv = 0;                    // columns of X and of the key/value source
+    std::size_t q_cols = 0, k_cols = 0, v_cols = 0;  // H·d_k, G·d_k, G·d_v
+    std::size_t d_k = 0, d_v = 0;
+};
+// X and the key/value source alone (rank; the same B): ShapeError with role embeddings or
+// kv_embeddings, dimension "rank" or "batch". resolve_projections starts with it.
+void check_embeddings(const Shape& x, const Shape& kv);
+// Every shape, in this order: the embeddings; each weight's rows against its source's columns
+// (role wq/wk/wv, "rows"); the query columns into H heads (queries, "head columns": got the
+// columns, wanted H); the key columns against G·d_k (keys, "d_k"); the value columns into G
+// heads (values, "head columns"); each bias against its weight's columns (bq/bk/bv, "length").
+// The first that fails throws its ShapeError.
+ProjectionShapes resolve_projections(const ProjectionInputs& in);
+
 // X·W + b as one GEMM over every row of X (T×D or B×T×D) and every head: the result has X's
 // leading dimensions and W's columns. A null W is the identity (a copy of X).
 // `what` names the weight in errors ("W_q").

@@ -78,8 +78,13 @@ struct AttentionSpec {
 };
 
 // The inputs of a problem, for errors.
-enum class Role { queries, keys, values, mask, bias, lengths, query_rows, batch_items };
-const char* role_name(Role role) noexcept;  // "queries", "keys", …, "query rows", "batch items"
+// The inputs of an attention problem, and of the projections before it (multihead.hpp's
+// resolve_projections): the embeddings X, the key/value source, W_q, W_k, W_v and their biases.
+enum class Role {
+    queries, keys, values, mask, bias, lengths, query_rows, batch_items,
+    embeddings, kv_embeddings, wq, wk, wv, bq, bk, bv
+};
+const char* role_name(Role role) noexcept;  // "queries", "keys", …, "batch items", "embeddings", "W_q", "b_q", …
 
 // A shape, length or range that does not fit: `role`'s `dimension` ("d_k", "length",
 // "batch", "heads", "rows", "rank", "columns", "item") is `got` where `wanted` was needed,

@@ -134,6 +134,14 @@ const char* role_name(Role role) noexcept {
         case Role::lengths: return "lengths";
         case Role::query_rows: return "query rows";
         case Role::batch_items: return "batch items";
+        case Role::embeddings: return "embeddings";
+        case Role::kv_embeddings: return "key/value embeddings";
+        case Role::wq: return "W_q";
+        case Role::wk: return "W_k";
+        case Role::wv: return "W_v";
+        case Role::bq: return "b_q";
+        case Role::bk: return "b_k";
+        case Role::bv: return "b_v";
     }
     return "?";
 }

@@ -25,7 +25,81 @@ const float* bias_row(const TensorView* b, std::size_t n, const char* what) {
     return b->data;
 }
 
+std::string cols_text(std::size_t n) { return std::to_string(n) + (n == 1 ? " column" : " columns"); }
+
+// A bias of n values: a vector of n, or one row of n.
+bool bias_fits(const Shape& b, std::size_t n) {
+    return (b.rank() == 1 && b[0] == n) || (b.rank() == 2 && b[0] == 1 && b[1] == n);
+}
+
 }  // namespace
+
+void check_embeddings(const Shape& x, const Shape& kv) {
+    if (x.rank() < 2 || x.rank() > 3)
+        throw ShapeError(Role::embeddings, "rank", x.rank(), x.rank() < 2 ? 2 : 3, Role::embeddings,
+                         "the embeddings X " + x.text() + " have " + std::to_string(x.rank()) +
+                             " dimensions: expected T×D or B×T×D");
+    if (kv.rank() == 0) return;
+    if (kv.rank() != x.rank())
+        throw ShapeError(Role::kv_embeddings, "rank", kv.rank(), x.rank(), Role::embeddings,
+                         "the key/value embeddings " + kv.text() + " and X " + x.text() +
+                             " must both be T×D, or both B×T×D");
+    if (kv.rank() == 3 && kv[0] != x[0])
+        throw ShapeError(Role::kv_embeddings, "batch", kv[0], x[0], Role::embeddings,
+                         "the key/value embeddings have " + std::to_string(kv[0]) + " batch items but X has " +
+                             std::to_string(x[0]));
+}
+
+ProjectionShapes resolve_projections(const ProjectionInputs& in) {
+    check_embeddings(in.x, in.kv);
+    const Shape& kv = in.kv.rank() ? in.kv : in.x;
+    ProjectionShapes p;
+    p.D = in.x.back(1), p.D_kv = kv.back(1);
+    const struct {
+        const Shape* w;
+        Role role;
+        std::size_t rows;
+        const char* source;
+    } weights[] = {{in.wq, Role::wq, p.D, "X"}, {in.wk, Role::wk, p.D_kv, "the key/value source"},
+                   {in.wv, Role::wv, p.D_kv, "the key/value source"}};
+    for (const auto& w : weights)
+        if (w.w && (w.w->rank() != 2 || (*w.w)[0] != w.rows))
+            throw ShapeError(w.role, "rows", w.w->rank() == 2 ? (*w.w)[0] : 0, w.rows,
+                             w.role == Role::wq ? Role::embeddings : Role::kv_embeddings,
+                             std::string(role_name(w.role)) + " is " + w.w->dims_text() + " but " + w.source +
+                                 " has D=" + std::to_string(w.rows) + " columns: a projection must have D rows");
+    const std::size_t H = in.heads, G = in.kv_heads ? in.kv_heads : in.heads;
+    p.q_cols = in.wq ? in.wq->back(1) : p.D;
+    p.k_cols = in.wk ? in.wk->back(1) : p.D_kv;
+    p.v_cols = in.wv ? in.wv->back(1) : p.D_kv;
+    if (H == 0 || p.q_cols % H != 0)
+        throw ShapeError(Role::queries, "head columns", p.q_cols, H, Role::queries,
+                         "the query projection gives " + cols_text(p.q_cols) + ", not a multiple of " +
+                             std::to_string(H) + " query heads (heads are column blocks)");
+    p.d_k = p.q_cols / H;
+    if (G == 0 || p.k_cols != G * p.d_k)
+        throw ShapeError(Role::keys, "d_k", p.k_cols, G * p.d_k, Role::queries,
+                         "the key projection gives " + cols_text(p.k_cols) + " but " + std::to_string(G) +
+                             " key/value heads of d_k=" + std::to_string(p.d_k) + " need " +
+                             std::to_string(G * p.d_k));
+    if (p.v_cols % G != 0)
+        throw ShapeError(Role::values, "head columns", p.v_cols, G, Role::values,
+                         "the value projection gives " + cols_text(p.v_cols) + ", not a multiple of " +
+                             std::to_string(G) + " key/value heads");
+    p.d_v = p.v_cols / G;
+    const struct {
+        const Shape* b;
+        Role role, of;
+        std::size_t n;
+    } biases[] = {{in.bq, Role::bq, Role::queries, p.q_cols}, {in.bk, Role::bk, Role::keys, p.k_cols},
+                  {in.bv, Role::bv, Role::values, p.v_cols}};
+    for (const auto& b : biases)
+        if (b.b && !bias_fits(*b.b, b.n))
+            throw ShapeError(b.role, "length", b.b->back(1), b.n, b.of,
+                             std::string(role_name(b.role)) + " is " + b.b->dims_text() + ": expected one row of " +
+                                 std::to_string(b.n) + " values, one per column of its projection");
+    return p;
+}
 
 Tensor linear(const TensorView& X, const TensorView* W, const TensorView* b, const char* what) {
     if (X.rank() < 2 || X.rank() > 3)
@@ -112,23 +186,21 @@ Tensor concat_heads(const TensorView& per_head, bool batched) {
 Multihead multihead_attention(const TensorView& X, const TensorView* X_kv, const MultiheadWeights& w,
                               const AttentionSpec& spec, const AttentionWants& wants) {
     const TensorView& Xkv = X_kv ? *X_kv : X;
-    if (X.rank() < 2 || X.rank() > 3 || Xkv.rank() != X.rank() || (X.rank() == 3 && Xkv.shape[0] != X.shape[0]))
-        throw InputError("X " + X.shape.text() + " and the key/value source " + Xkv.shape.text() +
-                         " must both be T×D, or both B×T×D with the same B");
     const std::size_t H = w.heads, G = w.kv_heads ? w.kv_heads : w.heads;
     if (H == 0 || G == 0 || H % G != 0)
         throw InputError(std::to_string(H) + " query heads cannot share " + std::to_string(G) +
                          " key/value heads: the query heads must be a multiple of the key/value heads");
+    ProjectionInputs shapes;
+    shapes.x = X.shape, shapes.kv = X_kv ? X_kv->shape : Shape{};
+    const auto shape_of = [](const TensorView* v) { return v ? &v->shape : nullptr; };
+    shapes.wq = shape_of(w.wq), shapes.wk = shape_of(w.wk), shapes.wv = shape_of(w.wv);
+    shapes.bq = shape_of(w.bq), shapes.bk = shape_of(w.bk), shapes.bv = shape_of(w.bv);
+    shapes.heads = H, shapes.kv_heads = G;
+    resolve_projections(shapes);
     Multihead m;
     m.queries = linear(X, w.wq, w.bq, "W_q");
     m.keys = linear(Xkv, w.wk, w.bk, "W_k");
     m.values = linear(Xkv, w.wv, w.bv, "W_v");
-    if (m.queries.cols() % H != 0 || m.keys.cols() % G != 0 || m.values.cols() % G != 0 ||
-        m.queries.cols() / H != m.keys.cols() / G)
-        throw InputError("projections with " + std::to_string(m.queries.cols()) + ", " +
-                         std::to_string(m.keys.cols()) + " and " + std::to_string(m.values.cols()) +
-                         " columns do not split into " + std::to_string(H) + " query heads and " + std::to_string(G) +
-                         " key/value heads of equal d_k (W_q needs H·d_k columns, W_k G·d_k, W_v G·d_v)");
     AttentionSpec s = spec;
     // A projection's heads are always an axis of the inputs; the results keep it unless the
     // caller asked for none (one head, results without a head dimension).

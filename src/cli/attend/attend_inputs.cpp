@@ -30,7 +30,6 @@ std::string plural(std::size_t n, const char* word) {
 }
 
 // The columns (or entries, for a vector) of an optional tensor; `otherwise` when absent.
-std::size_t cols_or(const Tensor& t, std::size_t otherwise) { return t.rank() ? t.cols() : otherwise; }
 
 class Reader {
 public:
@@ -123,6 +122,52 @@ void read_output_projection(Reader& in, AttendInputs& a, std::size_t d_v) {
     if (a.wo.rank()) check_bias(a.bo, r.given("out-proj") ? "--out-proj-bias" : "--bo", a.wo.cols(), "the output");
 }
 
+// The library's ShapeError for the projections (resolve_projections) in the words of the
+// options that gave them.
+std::string projection_message(const ShapeError& e, const AttendInputs& a, const Reader& r) {
+    const bool linear = r.given("linear-layout"), in_proj = r.given("in-proj");
+    const char* kv_flag = a.kv.rank() ? "--kv" : "-x";
+    if (e.role == Role::embeddings)
+        return "-x is a vector of " + plural(a.x.cols(), "entry") + ": embeddings are T×D (or B×T×D)";
+    if (e.role == Role::kv_embeddings && e.dimension == "rank")
+        return "--kv is " + a.kv.shape().dims_text() + " but -x is " + a.x.shape().dims_text() +
+               ": both T×D, or both B×T×D";
+    if (e.role == Role::kv_embeddings) return "--kv has " + plural(e.got, "batch item") + " but -x has " + std::to_string(e.wanted);
+    const std::string q_flag = in_proj ? "--in-proj" : "--wq", k_flag = in_proj ? "--in-proj" : "--wk",
+                      v_flag = in_proj ? "--in-proj" : "--wv";
+    if (e.dimension == "rows") {
+        const Tensor& w = e.role == Role::wq ? a.wq : e.role == Role::wk ? a.wk : a.wv;
+        const std::string& flag = e.role == Role::wq ? q_flag : e.role == Role::wk ? k_flag : v_flag;
+        const std::size_t want = e.wanted;
+        return flag + " is " + weight_shape_text(w, linear) + " but " + (e.role == Role::wq ? "-x" : kv_flag) +
+               " has D=" + std::to_string(want) + ": a projection needs D " +
+               (linear ? "inputs (out×in: D columns)" : "rows (in×out)") +
+               // nn.Linear's out×in weight given without the flag, or the reverse
+               (w.rank() == 2 && w.cols() == want ? (linear ? "; without --linear-layout it would fit"
+                                                            : "; with --linear-layout (out×in, as nn.Linear stores it) "
+                                                              "it would fit")
+                                                  : "");
+    }
+    const std::string q_src = a.wq.rank() ? q_flag : "-x (no --wq)";
+    const std::string k_src = a.wk.rank() ? k_flag : std::string(kv_flag) + " (no --wk)";
+    const std::string v_src = a.wv.rank() ? v_flag : std::string(kv_flag) + " (no --wv)";
+    const std::size_t G = a.kv_heads, d_k = a.heads ? (a.wq.rank() ? a.wq.cols() : a.x.cols()) / a.heads : 0;
+    if (e.role == Role::queries)
+        return q_src + " gives " + plural(e.got, "column") + ", not a multiple of --heads " + std::to_string(e.wanted) +
+               " (heads are column blocks)";
+    if (e.role == Role::keys && !a.heads_given)
+        return k_src + " gives d_k=" + std::to_string(e.got) + " but " + q_src + " gives d_k=" + std::to_string(d_k);
+    if (e.role == Role::keys)
+        return k_src + " gives " + plural(e.got, "column") + " but " + std::to_string(G) + " key head" +
+               (G == 1 ? "" : "s") + " of d_k=" + std::to_string(d_k) + " (from " + q_src + ") need " +
+               std::to_string(e.wanted);
+    if (e.role == Role::values)
+        return v_src + " gives " + plural(e.got, "column") + ", not a multiple of the " + plural(e.wanted, "value head");
+    const char* bias_flag = in_proj ? "--in-proj-bias" : e.role == Role::bq ? "--bq" : e.role == Role::bk ? "--bk" : "--bv";
+    const char* of = e.role == Role::bq ? "Q" : e.role == Role::bk ? "K" : "V";
+    return std::string(bias_flag) + " has " + plural(e.got, "entry") + " but " + of + " has " + plural(e.wanted, "column");
+}
+
 // --pos sinusoidal: the table (attn/positions.hpp) added to every batch item's rows, in place.
 void add_positions(Tensor& x) {
     if (x.rank() < 2) return;  // refused below with the shape's own message
@@ -160,8 +205,6 @@ void read_embeddings(Reader& in, AttendInputs& a) {
                          "drop --kv-heads, or give --wq/--wk/--wv");
 
     a.x = in.tensor("x", 3);
-    if (a.x.rank() < 2)
-        throw InputError("-x is a vector of " + plural(a.x.cols(), "entry") + ": embeddings are T×D (or B×T×D)");
     a.kv = in.tensor("kv", 3);
     if (r.given("pos")) {
         const std::string kind = in.result()["pos"].as<std::string>();
@@ -170,14 +213,12 @@ void read_embeddings(Reader& in, AttendInputs& a) {
         add_positions(a.x);
         if (a.kv.rank()) add_positions(a.kv);
     }
-    if (a.kv.rank() && a.kv.rank() != a.x.rank())
-        throw InputError("--kv is " + a.kv.shape().dims_text() + " but -x is " + a.x.shape().dims_text() +
-                         ": both T×D, or both B×T×D");
-    if (a.kv.rank() == 3 && a.kv.shape()[0] != a.x.shape()[0])
-        throw InputError("--kv has " + plural(a.kv.shape()[0], "batch item") + " but -x has " +
-                         std::to_string(a.x.shape()[0]));
+    try {
+        check_embeddings(a.x.shape(), a.kv.shape());
+    } catch (const ShapeError& e) {
+        throw InputError(projection_message(e, a, r));
+    }
     const Tensor& xkv = a.kv.rank() ? a.kv : a.x;
-    const char* kv_flag = a.kv.rank() ? "--kv" : "-x";
     const std::size_t D = a.x.cols(), D_kv = xkv.cols();
     a.batched = a.x.rank() == 3;
     a.batch = a.batched ? a.x.shape()[0] : 1;
@@ -204,47 +245,19 @@ void read_embeddings(Reader& in, AttendInputs& a) {
         a.wq = in.weight("wq", linear), a.wk = in.weight("wk", linear), a.wv = in.weight("wv", linear);
         a.bq = in.bias("bq"), a.bk = in.bias("bk"), a.bv = in.bias("bv");
     }
-    const char* q_flag = r.given("in-proj") ? "--in-proj" : "--wq";
-    const char* k_flag = r.given("in-proj") ? "--in-proj" : "--wk";
-    const char* v_flag = r.given("in-proj") ? "--in-proj" : "--wv";
-    auto check_rows = [&](const Tensor& w, const char* flag, std::size_t want, const char* src) {
-        if (w.rank() && w.rows() != want)
-            throw InputError(std::string(flag) + " is " + weight_shape_text(w, linear) + " but " + src + " has D=" +
-                             std::to_string(want) + ": a projection needs D " +
-                             (linear ? "inputs (out×in: D columns)" : "rows (in×out)") +
-                             // nn.Linear's out×in weight given without the flag, or the reverse
-                             (w.rank() == 2 && w.cols() == want ? (linear ? "; without --linear-layout it would fit"
-                                                                          : "; with --linear-layout (out×in, as "
-                                                                            "nn.Linear stores it) it would fit")
-                                                                : ""));
-    };
-    check_rows(a.wq, q_flag, D, "-x");
-    check_rows(a.wk, k_flag, D_kv, kv_flag);
-    check_rows(a.wv, v_flag, D_kv, kv_flag);
-
-    const std::size_t H = a.heads, G = a.kv_heads;
-    const std::size_t q_cols = cols_or(a.wq, D), k_cols = cols_or(a.wk, D_kv), v_cols = cols_or(a.wv, D_kv);
-    const std::string q_src = a.wq.rank() ? q_flag : "-x (no --wq)";
-    const std::string k_src = a.wk.rank() ? k_flag : std::string(kv_flag) + " (no --wk)";
-    const std::string v_src = a.wv.rank() ? v_flag : std::string(kv_flag) + " (no --wv)";
-    if (q_cols % H)
-        throw InputError(q_src + " gives " + plural(q_cols, "column") + ", not a multiple of --heads " +
-                         std::to_string(H) + " (heads are column blocks)");
-    a.d_k = q_cols / H;
-    if (k_cols != G * a.d_k && !a.heads_given)
-        throw InputError(k_src + " gives d_k=" + std::to_string(k_cols) + " but " + q_src + " gives d_k=" +
-                         std::to_string(a.d_k));
-    if (k_cols != G * a.d_k)
-        throw InputError(k_src + " gives " + plural(k_cols, "column") + " but " + std::to_string(G) + " key head" +
-                         (G == 1 ? "" : "s") + " of d_k=" + std::to_string(a.d_k) + " (from " + q_src + ") need " +
-                         std::to_string(G * a.d_k));
-    if (v_cols % G)
-        throw InputError(v_src + " gives " + plural(v_cols, "column") + ", not a multiple of the " +
-                         plural(G, "value head"));
-    check_bias(a.bq, r.given("in-proj") ? "--in-proj-bias" : "--bq", q_cols, "Q");
-    check_bias(a.bk, r.given("in-proj") ? "--in-proj-bias" : "--bk", k_cols, "K");
-    check_bias(a.bv, r.given("in-proj") ? "--in-proj-bias" : "--bv", v_cols, "V");
-    read_output_projection(in, a, v_cols / G);
+    ProjectionInputs shapes;
+    shapes.x = a.x.shape(), shapes.kv = a.kv.shape();
+    const auto shape_of = [](const Tensor& t) { return t.rank() ? &t.shape() : nullptr; };
+    shapes.wq = shape_of(a.wq), shapes.wk = shape_of(a.wk), shapes.wv = shape_of(a.wv);
+    shapes.bq = shape_of(a.bq), shapes.bk = shape_of(a.bk), shapes.bv = shape_of(a.bv);
+    shapes.heads = a.heads, shapes.kv_heads = a.kv_heads;
+    try {
+        a.projections = resolve_projections(shapes);
+    } catch (const ShapeError& e) {
+        throw InputError(projection_message(e, a, r));
+    }
+    a.d_k = a.projections.d_k;
+    read_output_projection(in, a, a.projections.d_v);
 }
 
 
@@ -321,6 +334,14 @@ std::string flag_of(Role role, const AttendInputs& a) {
         case Role::lengths: return "--lengths";
         case Role::query_rows: return "--query-rows";
         case Role::batch_items: return "--batch-items";
+        case Role::embeddings: return "-x";
+        case Role::kv_embeddings: return a.kv.rank() ? "--kv" : "-x";
+        case Role::wq: return "--wq";
+        case Role::wk: return "--wk";
+        case Role::wv: return "--wv";
+        case Role::bq: return "--bq";
+        case Role::bk: return "--bk";
+        case Role::bv: return "--bv";
     }
     return "?";
 }
@@ -382,7 +403,7 @@ void resolve_problem(AttendInputs& a) {
     try {
         if (a.embeddings) {
             spec.head_axis = a.heads_given ? HeadAxis::always : HeadAxis::never;
-            const std::size_t d_v = cols_or(a.wv, a.kv.rank() ? a.kv.cols() : a.x.cols()) / a.kv_heads;
+            const std::size_t d_v = a.projections.d_v;
             auto heads = [&](std::size_t H, std::size_t T, std::size_t d) {
                 TensorView v;  // a shape only: resolving reads no data of Q, K or V
                 v.shape = a.batched ? Shape{a.batch, H, T, d} : Shape{H, T, d};

@@ -11,6 +11,7 @@
 
 #include "attn/io.hpp"
 #include "attn/mask_bits.hpp"
+#include "attn/multihead.hpp"
 #include "attn/problem.hpp"
 #include "attn/tensor.hpp"
 #include "cli/common.hpp"
@@ -24,6 +25,7 @@ struct AttendInputs {
     Tensor wq, wk, wv, bq, bk, bv, wo, bo;
     std::size_t heads = 1, kv_heads = 1;
     bool heads_given = false;  // --heads given: results carry a head dimension
+    ProjectionShapes projections;  // the library's resolve_projections of them
 
     // -q/-k/-v form (keys and values from a float16 .npy stay float16). packed: --heads was
     // given, and -q/-k/-v are ([B,] T, H·d) with the heads side by side (ONNX's 3-D form,

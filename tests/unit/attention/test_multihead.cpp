@@ -730,3 +730,51 @@ TEST_CASE("batched attention: a zero row sum under sum normalisation names the f
     }
     attn::set_threads(0);
 }
+
+TEST_CASE("resolve_projections: the one validator of -x's shapes, each failure by role and dimension") {
+    using attn::ProjectionInputs;
+    using attn::Role;
+    using attn::Shape;
+    const Shape w64{6, 4}, w63{6, 3}, w46{4, 6}, b3{3}, b4{1, 4};
+    ProjectionInputs in;
+    in.x = Shape{5, 6};
+    in.wq = &w64, in.wk = &w64, in.wv = &w64, in.heads = 2;
+    const attn::ProjectionShapes p = attn::resolve_projections(in);
+    CHECK(p.D == 6);
+    CHECK(p.q_cols == 4);
+    CHECK(p.d_k == 2);
+    CHECK(p.d_v == 2);
+    const auto fails = [](const ProjectionInputs& bad, Role role, const char* dimension, std::size_t got,
+                          std::size_t wanted) {
+        try {
+            attn::resolve_projections(bad);
+            FAIL("no ShapeError");
+        } catch (const attn::ShapeError& e) {
+            CHECK(e.role == role);
+            CHECK(e.dimension == dimension);
+            CHECK(e.got == got);
+            CHECK(e.wanted == wanted);
+        }
+    };
+    ProjectionInputs bad = in;
+    bad.x = Shape{6};
+    fails(bad, Role::embeddings, "rank", 1, 2);
+    bad = in, bad.kv = Shape{2, 5, 6};
+    fails(bad, Role::kv_embeddings, "rank", 3, 2);
+    bad = in, bad.x = Shape{2, 5, 6}, bad.kv = Shape{3, 5, 6};
+    fails(bad, Role::kv_embeddings, "batch", 3, 2);
+    bad = in, bad.wk = &w46;
+    fails(bad, Role::wk, "rows", 4, 6);
+    bad = in, bad.heads = 3;
+    fails(bad, Role::queries, "head columns", 4, 3);
+    bad = in, bad.wk = &w63;
+    fails(bad, Role::keys, "d_k", 3, 4);
+    bad = in, bad.kv_heads = 1;  // one key/value head of d_k = 2: W_k must give 2 columns
+    fails(bad, Role::keys, "d_k", 4, 2);
+    bad = in, bad.wv = &w63;
+    fails(bad, Role::values, "head columns", 3, 2);
+    bad = in, bad.bq = &b3;
+    fails(bad, Role::bq, "length", 3, 4);
+    bad = in, bad.bv = &b4;
+    CHECK_NOTHROW(attn::resolve_projections(bad));  // one row of 4
+}
