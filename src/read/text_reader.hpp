@@ -42,6 +42,21 @@ public:
     // The tensor read, of at most max_dims dimensions.
     Tensor read(std::size_t max_dims);
 
+    // ---- attn's own output read back (text_sections.cpp); the copies returned have the
+    // length and line breaks of the text, spaces where bytes are dropped ----
+    // Labelled csv/tsv (write/printer.cpp with labels): every result, or every slice under a
+    // "# NAME ..." heading, either a header row of column labels and rows of numbers, or rows
+    // each led by a label field, or both (the header's first field then empty); fields split
+    // by ',' (labels quoted as RFC 4180) or by tabs, no spaces. The text with the header rows
+    // and label fields blanked, or nullopt when it is not that shape or holds no labels.
+    // Lines that read as numbers are rows, never labels.
+    static std::optional<std::string> without_labels(std::string_view text);
+
+    // The result `name` alone: of attn's json, the member "name" (a nested list of numbers);
+    // of its csv/tsv, the lines under the headings "# name ..." (name as heading_name gives
+    // it). InputError naming the results there when there is no such result.
+    std::string only_result(const std::string& name) const;
+
 private:
     std::string_view s_;
     const std::string& source_;
@@ -138,6 +153,9 @@ private:
     std::optional<Header> pretty_title(std::size_t i, std::size_t eol) const;
 
     static std::string index_text(const std::vector<std::size_t>& index);
+
+    // The name of a heading "# NAME [b, h] RxC" (or "# NAME RxC", "# NAME"): NAME.
+    static std::string heading_name(std::string_view line);
 
     std::vector<Header> headers_;          // one per block
     std::vector<std::size_t> block_rows_;  // rows of each block

@@ -1,0 +1,300 @@
+// attn's own text output read back whole: the labels of labelled csv/tsv (a header row of
+// column labels and a first field of row labels, as write/printer.cpp writes them with
+// --labels) blanked out so that the rows read as numbers; and one named result of a file that
+// holds several (FILE.csv:NAME, FILE.json:NAME). Each rewrites the text into a copy of the
+// same length with spaces where it drops bytes, so the reader's messages still point at the
+// line and column of the file as it is. Part of the TextReader of text_reader.hpp.
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "attn/error.hpp"
+#include "read/text_reader.hpp"
+#include "runtime/utf8.hpp"
+
+namespace attn::io::detail {
+
+namespace {
+
+constexpr std::string_view bom = "\xEF\xBB\xBF";
+
+struct Line {
+    std::size_t begin, end;  // end: before "\r\n" or "\n"
+};
+
+// The lines of text from `start`, each without its line end.
+std::vector<Line> lines_of(std::string_view text, std::size_t start) {
+    std::vector<Line> lines;
+    for (std::size_t i = start; i <= text.size();) {
+        std::size_t eol = text.find('\n', i);
+        if (eol == std::string_view::npos) eol = text.size();
+        std::size_t end = eol;
+        if (end > i && text[end - 1] == '\r') --end;
+        lines.push_back({i, end});
+        i = eol + 1;
+    }
+    return lines;
+}
+
+bool is_blank_line(std::string_view line) {
+    for (char c : line)
+        if (!is_blank(c)) return false;
+    return true;
+}
+
+// What attn writes before each result or slice of several: "# NAME ..." at the start of a line.
+bool is_heading(std::string_view line) { return line.starts_with("# "); }
+
+void blank_out(std::string& out, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i)
+        if (out[i] != '\n') out[i] = ' ';
+}
+
+// A field that can be one of attn's numbers, as write_significant prints them: a digit,
+// sign or point first (or nan, inf), then digits, letters (e, inf, nan), signs and points;
+// nothing the plain reader would let pass around a number (a space, quote, ';' or '#').
+bool looks_numeric(std::string_view f) {
+    if (f.empty()) return false;
+    for (char c : f)
+        if (!(is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '+' || c == '-' || c == '.'))
+            return false;
+    const char c = f[0];
+    return is_digit(c) || c == '-' || c == '+' || c == '.' || f.starts_with("nan") || f.starts_with("inf");
+}
+
+// Whether a label field holds only numbers (or nothing): such a field is no sign of labels, and
+// a file whose labels are all like it is not read as labelled.
+bool reads_as_numbers(std::string_view f) {
+    std::size_t i = 0;
+    for (;;) {
+        while (i < f.size() && (is_blank(f[i]) || f[i] == ',' || f[i] == ';')) ++i;
+        if (i == f.size()) return true;
+        std::size_t end = i;
+        while (end < f.size() && !(is_blank(f[end]) || f[end] == ',' || f[end] == ';')) ++end;
+        double d;
+        if (std::from_chars(f.data() + i, f.data() + end, d).ptr != f.data() + end) return false;
+        i = end;
+    }
+}
+
+// The fields of a line of attn's csv (sep ',': a field in double quotes may hold commas, ""
+// is a quote, RFC 4180) or tsv (sep '\t': no quoting, labels escape their tabs). nullopt for a
+// quote left open or text after a closing quote.
+std::optional<std::vector<std::string_view>> split_fields(std::string_view line, char sep) {
+    std::vector<std::string_view> fields;
+    std::size_t i = 0;
+    for (;;) {
+        std::size_t end = i;
+        if (sep == ',' && i < line.size() && line[i] == '"') {
+            for (end = i + 1;; ++end) {
+                if (end >= line.size()) return std::nullopt;
+                if (line[end] != '"') continue;
+                if (end + 1 < line.size() && line[end + 1] == '"') ++end;
+                else break;
+            }
+            ++end;
+            if (end < line.size() && line[end] != sep) return std::nullopt;
+        } else {
+            while (end < line.size() && line[end] != sep) ++end;
+        }
+        fields.push_back(line.substr(i, end - i));
+        if (end == line.size()) return fields;
+        i = end + 1;
+    }
+}
+
+// How one result's rows are labelled. attn writes a header row of column labels (its first
+// field empty when there are row labels too) and each row's label as its first field.
+struct Layout {
+    char sep = ',';
+    bool row_labels = false, col_labels = false;
+    bool operator==(const Layout&) const = default;
+};
+
+// Whether every line of a section has layout `l` (the same number of fields, the header row's
+// first field empty with row labels too, numbers everywhere but the labels) and at least one
+// label is not a number. Then `label_ends` gets, per line, how many bytes to blank from its
+// start: the whole header row, a row's label and its separator.
+bool fits(const std::vector<std::string_view>& lines, const Layout& l, std::vector<std::size_t>& label_ends) {
+    if (lines.size() < (l.col_labels ? 2u : 1u)) return false;
+    label_ends.assign(lines.size(), 0);
+    std::size_t count = 0;
+    bool evidence = false;  // a label that is not a number
+    for (std::size_t r = 0; r < lines.size(); ++r) {
+        const auto fields = split_fields(lines[r], l.sep);
+        if (!fields || (r > 0 && fields->size() != count) || fields->size() < (l.row_labels ? 2u : 1u)) return false;
+        count = fields->size();
+        if (r == 0 && l.col_labels) {
+            if (l.row_labels && !(*fields)[0].empty()) return false;
+            for (std::size_t k = l.row_labels ? 1 : 0; k < count; ++k) evidence |= !reads_as_numbers((*fields)[k]);
+            label_ends[r] = lines[r].size();
+            continue;
+        }
+        for (std::size_t k = l.row_labels ? 1 : 0; k < count; ++k)
+            if (!looks_numeric((*fields)[k])) return false;
+        if (l.row_labels) {
+            evidence |= !reads_as_numbers((*fields)[0]);
+            label_ends[r] = (*fields)[0].size() + 1;
+        }
+    }
+    return evidence;
+}
+
+}  // namespace
+
+std::string TextReader::heading_name(std::string_view line) {
+    std::string_view v = trim(line.substr(1));
+    bool too_large = false;
+    const std::size_t sp = v.find_last_of(" \t");
+    if (sp != std::string_view::npos && parse_dims(v.substr(sp + 1), too_large)) v = trim(v.substr(0, sp));
+    take_index(v, too_large);
+    return std::string(v);
+}
+
+std::optional<std::string> TextReader::without_labels(std::string_view text) {
+    const std::size_t start = text.starts_with(bom) ? bom.size() : 0;
+    const std::vector<Line> lines = lines_of(text, start);
+    std::string out;
+    std::map<std::string, std::optional<Layout>> layouts;  // per result: every slice is labelled alike
+    std::string name;
+    std::vector<std::size_t> label_ends;
+    for (std::size_t k = 0; k < lines.size();) {
+        // A section: the lines up to the next heading, under one heading (or none, first).
+        std::vector<std::string_view> content;
+        std::vector<std::size_t> at;
+        for (; k < lines.size(); ++k) {
+            const std::string_view line = text.substr(lines[k].begin, lines[k].end - lines[k].begin);
+            if (is_heading(line)) {
+                if (!content.empty()) break;
+                name = heading_name(line);
+                continue;
+            }
+            if (is_blank_line(line)) continue;
+            content.push_back(line);
+            at.push_back(lines[k].begin);
+        }
+        // The first layout that fits, both labels first (their header row is the one whose
+        // first field is empty); none: the section is left to the plain reader as it is.
+        std::optional<Layout> found;
+        for (const Layout l : {Layout{',', true, true}, Layout{'\t', true, true}, Layout{',', true, false},
+                               Layout{'\t', true, false}, Layout{',', false, true}, Layout{'\t', false, true}})
+            if (fits(content, l, label_ends)) {
+                found = l;
+                break;
+            }
+        if (content.empty()) continue;
+        if (const auto [it, fresh] = layouts.emplace(name, found); !fresh && it->second != found) return std::nullopt;
+        if (!found) continue;
+        if (out.empty()) out = std::string(text);
+        for (std::size_t r = 0; r < content.size(); ++r) blank_out(out, at[r], at[r] + label_ends[r]);
+    }
+    if (out.empty()) return std::nullopt;
+    return out;
+}
+
+namespace {
+
+constexpr std::size_t npos = std::string_view::npos;
+
+// The offset after the json string whose '"' is at i; npos when it does not end.
+std::size_t skip_json_string(std::string_view s, std::size_t i) {
+    for (++i; i < s.size(); ++i) {
+        if (s[i] == '\\') ++i;
+        else if (s[i] == '"') return i + 1;
+    }
+    return npos;
+}
+
+// The offset after the json value at i: a string, a list or object (nested), or a scalar.
+std::size_t skip_json_value(std::string_view s, std::size_t i) {
+    if (i >= s.size()) return npos;
+    if (s[i] == '"') return skip_json_string(s, i);
+    if (s[i] != '[' && s[i] != '{') {
+        while (i < s.size() && !is_space(s[i]) && s[i] != ',' && s[i] != '}' && s[i] != ']') ++i;
+        return i;
+    }
+    std::size_t depth = 0;
+    while (i < s.size()) {
+        const char c = s[i];
+        if (c == '"') {
+            if ((i = skip_json_string(s, i)) == npos) return npos;
+            continue;
+        }
+        if (c == '[' || c == '{') ++depth;
+        else if ((c == ']' || c == '}') && --depth == 0) return i + 1;
+        ++i;
+    }
+    return npos;
+}
+
+// A json name as attn writes it (json_quote), with \" and \\ undone.
+std::string json_name(std::string_view quoted_name) {
+    std::string out;
+    const std::string_view body = quoted_name.substr(1, quoted_name.size() - 2);
+    for (std::size_t i = 0; i < body.size(); ++i) out += body[i] == '\\' && i + 1 < body.size() ? body[++i] : body[i];
+    return out;
+}
+
+std::string names_text(const std::vector<std::string>& names) {
+    std::string s;
+    for (std::size_t k = 0; k < names.size() && k < 12; ++k) s += (k ? ", " : "") + printable_utf8(names[k]);
+    if (names.size() > 12) s += ", ... (" + std::to_string(names.size()) + " in all)";
+    return s;
+}
+
+}  // namespace
+
+std::string TextReader::only_result(const std::string& name) const {
+    std::size_t first = skip_space_and_comments(s_.starts_with(bom) ? bom.size() : 0);
+    std::vector<std::string> names;  // the results the file holds, in order
+    const auto missing = [&] {
+        return InputError(source_ + ": no result '" + printable_utf8(name) + "' (" +
+                          (names.empty() ? "it holds one result without a name: read it as " + source_
+                                         : "it holds: " + names_text(names)) + ")");
+    };
+    std::string out(s_);
+    if (first < s_.size() && s_[first] == '{') {  // attn's json: {"NAME": [...], ...}
+        std::size_t i = skip_space_and_comments(first + 1), member = npos, member_end = npos, value = npos;
+        while (i < s_.size() && s_[i] != '}') {
+            if (s_[i] != '"') fail_expected(i, "a quoted name");
+            const std::size_t key_end = skip_json_string(s_, i);
+            if (key_end == npos) fail_expected(s_.size(), "'\"'");
+            const std::string key = json_name(s_.substr(i, key_end - i));
+            std::size_t j = skip_space_and_comments(key_end);
+            if (j >= s_.size() || s_[j] != ':') fail_expected(j, "':'");
+            j = skip_space_and_comments(j + 1);
+            const std::size_t end = skip_json_value(s_, j);
+            if (end == npos || end == j) fail_expected(j, "a value");
+            if (key == name && member == npos) member = i, value = j, member_end = end;
+            if (key != "labels" && key != "key_labels") names.push_back(key);
+            i = skip_space_and_comments(end);
+            if (i < s_.size() && s_[i] == ',') i = skip_space_and_comments(i + 1);
+            else if (i < s_.size() && s_[i] != '}') fail_expected(i, "',' or '}'");
+        }
+        if (i >= s_.size()) fail_expected(i, "'}'");
+        if (member == npos) throw missing();
+        const std::size_t inner = skip_space_and_comments(value + 1);
+        if (s_[value] != '[' || (inner < s_.size() && (s_[inner] == '{' || s_[inner] == '"')))
+            throw InputError(source_ + ":" + name + ": not a tensor (a nested list of numbers)");
+        blank_out(out, first + 1, member);
+        blank_out(out, member_end, i);
+        return out;
+    }
+    // attn's csv, tsv (and pretty): the lines under "# NAME ..." headings.
+    bool keep = false;
+    for (const Line& l : lines_of(s_, s_.starts_with(bom) ? bom.size() : 0)) {
+        const std::string_view line = s_.substr(l.begin, l.end - l.begin);
+        if (is_heading(line)) {
+            const std::string heading = heading_name(line);
+            keep = heading == name;
+            if (std::find(names.begin(), names.end(), heading) == names.end()) names.push_back(heading);
+        }
+        if (!keep) blank_out(out, l.begin, l.end);
+    }
+    if (std::find(names.begin(), names.end(), name) == names.end()) throw missing();
+    return out;
+}
+
+}  // namespace attn::io::detail
