@@ -19,6 +19,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/option_values.hpp"
+#include "write/npz_write.hpp"
 #include "write/output_file.hpp"
 #include "write/staged_folder.hpp"
 
@@ -106,10 +107,12 @@ int cmd_random(int argc, char** argv) {
                              "'# draw N [i, j] RxC', with 9 significant digits; pretty prints them\n"
                              "under titles 'draw N [i, j] (RxC):' with 4 digits after the point, as torch\n"
                              "prints (--digits sets either). Without --format: the format of -o's extension\n"
-                             "(.npy, .json, .tsv), else pretty on a terminal and csv otherwise. Each draw\n"
-                             "reads back into attn (pretty when not wrapped), except json. npy keeps\n"
-                             "the full shape (-o DIR gets drawN.npy files when --count > 1). --dtype f16\n"
-                             "rounds each value to float16 (torch's .half()); npy then writes '<f2'.");
+                             "(.npy, .npz, .json, .tsv), else pretty on a terminal and csv otherwise. Each\n"
+                             "draw reads back into attn (pretty when not wrapped): one of several as\n"
+                             "FILE.csv:'draw N', json's draws as FILE.json:draws (one tensor). npy keeps\n"
+                             "the full shape (-o DIR gets drawN.npy files when --count > 1); npz writes\n"
+                             "them all as drawN.npy in one archive. --dtype f16 rounds each value to\n"
+                             "float16 (torch's .half()); npy and npz then write '<f2'.");
     options.add_options()
         ("shape", "Tensor shape, e.g. 3,2 or 4,8,32 (required; at most 32 dimensions and 2^28 elements; "
                   "text formats at most 2^28 lines per draw)", cxxopts::value<std::string>(), "DIMS")
@@ -164,8 +167,8 @@ int cmd_random(int argc, char** argv) {
     const int digits = out.digits >= 0 ? out.digits : 9;  // json
     const Shape tensor_shape(shape);
 
-    const bool npy = out.format == io::Format::npy;
-    if (!npy && text_lines(shape, out.format == io::Format::json) > max_lines)
+    const bool npy = out.format == io::Format::npy, npz = out.format == io::Format::npz;
+    if (!npy && !npz && text_lines(shape, out.format == io::Format::json) > max_lines)
         throw UsageError("invalid --shape '" + r["shape"].as<std::string>() +
                          "': its text output has more than 2^28 lines per draw (--format npy has no such limit)");
     if (npy && count > 1 && out.path.empty())
@@ -181,6 +184,32 @@ int cmd_random(int argc, char** argv) {
 
     TorchGenerator gen(seed, kernel);
     const int name_width = int(std::to_string(count - 1).size());
+    const auto draw_name = [&](long long d) {
+        char name[48];
+        std::snprintf(name, sizeof name, "draw%0*lld", name_width, d);
+        return std::string(name);
+    };
+    if (npz) {  // every draw as drawN.npy in one archive, each written as soon as it is drawn
+        std::vector<io::detail::NpzMember> members;
+        // '<f2' and '<f4' headers have one length: that of the shape's header.
+        const std::size_t npy_size = io::detail::npy_header(contiguous_view(nullptr, tensor_shape)).size() +
+                                     tensor_shape.numel() * (half ? 2 : 4);
+        for (long long d = 0; d < count; ++d) members.push_back({draw_name(d), npy_size});
+        io::detail::npz_size(members);
+        io::detail::refuse_binary_on_terminal(out.path);
+        io::detail::OutputFile sink(out.path);
+        io::detail::NpzWriter archive([&](std::string_view bytes) { sink.write(bytes); });
+        for (long long d = 0; d < count; ++d) {
+            std::vector<float> v = uniform ? gen.rand(shape, a, b) : gen.randn(shape, a, b);
+            check_finite(v);
+            if (half) round_to_half(v);
+            const TensorView draw = contiguous_view(v.data(), tensor_shape);
+            archive.add(draw_name(d), half ? io::npy_half_bytes(draw) : io::npy_bytes(draw));
+        }
+        archive.finish();
+        sink.commit();
+        return exit_ok;
+    }
     if (npy) {
         // -o DIR for several draws: they appear in DIR together, once every one is written.
         io::detail::refuse_binary_on_terminal(out.path);
@@ -191,11 +220,7 @@ int cmd_random(int argc, char** argv) {
             check_finite(v);
             if (half) round_to_half(v);
             std::string path = out.path;
-            if (count > 1) {
-                char name[48];
-                std::snprintf(name, sizeof name, "draw%0*lld.npy", name_width, d);
-                path = folder->path_of(name);
-            }
+            if (count > 1) path = folder->path_of(draw_name(d) + ".npy");
             io::detail::OutputFile sink(path);
             const TensorView draw = contiguous_view(v.data(), tensor_shape);
             sink.write(half ? io::npy_half_bytes(draw) : io::npy_bytes(draw));
