@@ -146,10 +146,11 @@ void add_output_options(cxxopts::Options& options, bool with_npy) {
         ("format", std::string("Output format: pretty, csv, tsv, json") + (with_npy ? ", npy, npz" : "") +
                    " (default: that of -o's extension, " + (with_npy ? ".npy, .npz, " : "") +
                    ".json or .tsv; else pretty on a terminal, csv otherwise). pretty matrices wider than $COLUMNS "
-                   "(else the terminal, else 80) print in column blocks. " +
-                   (with_npy ? "npz: every result as NAME.npy in one NumPy archive (numpy.load, or FILE.npz:NAME). " : "") +
-                   "Everything but pretty reads back into attn; one result of several as FILE.json:NAME, "
-                   "FILE.csv:NAME or FILE.tsv:NAME", cxxopts::value<std::string>(), "FMT")
+                   "(else the terminal, else 80) print in column blocks" +
+                   (with_npy ? ". npz: every result as NAME.npy in one NumPy archive (numpy.load; FILE.npz:NAME). "
+                               "Everything but pretty reads back into attn, labels and all (json: but NaN and inf, "
+                               "written as null); one result of several as FILE.json:NAME, FILE.csv:NAME, FILE.tsv:NAME"
+                             : ""), cxxopts::value<std::string>(), "FMT")
         ("digits", digits_help, cxxopts::value<std::string>(), "N")
         ("o,output", std::string("Write to PATH instead of standard output") +
                          (with_npy ? " (a folder for several npy results, one NAME.npy each; x.npz for one archive)" : ""),
