@@ -46,10 +46,10 @@ std::optional<NamedResult> named_result(const std::string& path) {
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0) return std::nullopt;
     std::size_t best = std::string::npos, ext_size = 0;
-    for (const std::string_view ext : {".json:", ".csv:", ".tsv:"})
-        if (const std::size_t at = path.find(ext); at < best) best = at, ext_size = ext.size();
+    for (const std::string_view ext : detail::result_file_extensions)
+        if (const std::size_t at = path.find(std::string(ext) + ":"); at < best) best = at, ext_size = ext.size();
     if (best == std::string::npos) return std::nullopt;
-    NamedResult r{path.substr(0, best + ext_size - 1), path.substr(best + ext_size)};
+    NamedResult r{path.substr(0, best + ext_size), path.substr(best + ext_size + 1)};
     if (r.name.empty()) throw UsageError(path + ": the result name after ':' is empty");
     return r;
 }

@@ -30,6 +30,9 @@ inline bool is_ident(char c) {
 }
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+// The files whose results FILE.EXT:NAME selects one of (read/reader.cpp): attn's json, csv, tsv.
+inline constexpr std::array<std::string_view, 3> result_file_extensions = {".json", ".csv", ".tsv"};
+
 // Quotes a piece of input for a message: printable ASCII and valid UTF-8 (runtime/utf8.hpp)
 // as is, other bytes and control characters as \xNN, long pieces cut.
 std::string quoted(std::string_view s);
@@ -48,8 +51,8 @@ public:
     // "# NAME ..." heading, either a header row of column labels and rows of numbers, or rows
     // each led by a label field, or both (the header's first field then empty); fields split
     // by ',' (labels quoted as RFC 4180) or by tabs, no spaces. The text with the header rows
-    // and label fields blanked, or nullopt when it is not that shape or holds no labels.
-    // Lines that read as numbers are rows, never labels.
+    // and label fields blanked, or nullopt when it is not that shape or holds no labels. A
+    // section is taken for labelled only when a label on its first two lines is not a number.
     static std::optional<std::string> without_labels(std::string_view text);
 
     // The result `name` alone: of attn's json, the member "name" (a nested list of numbers);
@@ -156,6 +159,9 @@ private:
 
     // The name of a heading "# NAME [b, h] RxC" (or "# NAME RxC", "# NAME"): NAME.
     static std::string heading_name(std::string_view line);
+    // "; name one, as FILE:NAME" for a second result after the one named `name` in a file ("" on
+    // standard input, without a name, or for a file not named as result_file_extensions).
+    std::string name_one_hint(const std::string& name) const;
 
     std::vector<Header> headers_;          // one per block
     std::vector<std::size_t> block_rows_;  // rows of each block

@@ -24,19 +24,25 @@ struct Line {
     std::size_t begin, end;  // end: before "\r\n" or "\n"
 };
 
-// The lines of text from `start`, each without its line end.
-std::vector<Line> lines_of(std::string_view text, std::size_t start) {
-    std::vector<Line> lines;
-    for (std::size_t i = start; i <= text.size();) {
-        std::size_t eol = text.find('\n', i);
-        if (eol == std::string_view::npos) eol = text.size();
-        std::size_t end = eol;
-        if (end > i && text[end - 1] == '\r') --end;
-        lines.push_back({i, end});
-        i = eol + 1;
+// The lines of a text from `start` on, one at a time (a text may hold a billion of them),
+// each without its line end.
+class Lines {
+public:
+    Lines(std::string_view text, std::size_t start) : s_(text), next_(start) {}
+    bool next(Line& l) {
+        if (next_ > s_.size()) return false;
+        std::size_t eol = s_.find('\n', next_);
+        if (eol == std::string_view::npos) eol = s_.size();
+        l = {next_, eol > next_ && s_[eol - 1] == '\r' ? eol - 1 : eol};
+        next_ = eol + 1;
+        return true;
     }
-    return lines;
-}
+    std::string_view text(const Line& l) const { return s_.substr(l.begin, l.end - l.begin); }
+
+private:
+    std::string_view s_;
+    std::size_t next_;
+};
 
 bool is_blank_line(std::string_view line) {
     for (char c : line)
@@ -80,27 +86,27 @@ bool reads_as_numbers(std::string_view f) {
 }
 
 // The fields of a line of attn's csv (sep ',': a field in double quotes may hold commas, ""
-// is a quote, RFC 4180) or tsv (sep '\t': no quoting, labels escape their tabs). nullopt for a
-// quote left open or text after a closing quote.
-std::optional<std::vector<std::string_view>> split_fields(std::string_view line, char sep) {
-    std::vector<std::string_view> fields;
+// is a quote, RFC 4180) or tsv (sep '\t': no quoting, labels escape their tabs), into
+// `fields`. False for a quote left open or text after a closing quote.
+bool split_fields(std::string_view line, char sep, std::vector<std::string_view>& fields) {
+    fields.clear();
     std::size_t i = 0;
     for (;;) {
         std::size_t end = i;
         if (sep == ',' && i < line.size() && line[i] == '"') {
             for (end = i + 1;; ++end) {
-                if (end >= line.size()) return std::nullopt;
+                if (end >= line.size()) return false;
                 if (line[end] != '"') continue;
                 if (end + 1 < line.size() && line[end + 1] == '"') ++end;
                 else break;
             }
             ++end;
-            if (end < line.size() && line[end] != sep) return std::nullopt;
+            if (end < line.size() && line[end] != sep) return false;
         } else {
             while (end < line.size() && line[end] != sep) ++end;
         }
         fields.push_back(line.substr(i, end - i));
-        if (end == line.size()) return fields;
+        if (end == line.size()) return true;
         i = end + 1;
     }
 }
@@ -113,33 +119,37 @@ struct Layout {
     bool operator==(const Layout&) const = default;
 };
 
-// Whether every line of a section has layout `l` (the same number of fields, the header row's
-// first field empty with row labels too, numbers everywhere but the labels) and at least one
-// label is not a number. Then `label_ends` gets, per line, how many bytes to blank from its
-// start: the whole header row, a row's label and its separator.
-bool fits(const std::vector<std::string_view>& lines, const Layout& l, std::vector<std::size_t>& label_ends) {
-    if (lines.size() < (l.col_labels ? 2u : 1u)) return false;
-    label_ends.assign(lines.size(), 0);
-    std::size_t count = 0;
-    bool evidence = false;  // a label that is not a number
-    for (std::size_t r = 0; r < lines.size(); ++r) {
-        const auto fields = split_fields(lines[r], l.sep);
-        if (!fields || (r > 0 && fields->size() != count) || fields->size() < (l.row_labels ? 2u : 1u)) return false;
-        count = fields->size();
+// Whether the lines of the section text[begin, end) that are not blank have layout `l`: the
+// same number of fields on every line, the header row's first field empty when there are row
+// labels too, numbers everywhere but the labels; and a label on the first two of those lines
+// that is not a number (without one, the section is not taken for labelled, so that plain
+// numbers with a mistake are never read as labels: the plain reader's message stands). With
+// `out`, the labels (the header row; each row's label and its separator) are blanked in it.
+bool fits(std::string_view text, std::size_t begin, std::size_t end, const Layout& l, std::string* out) {
+    Lines lines(text.substr(0, end), begin);
+    std::vector<std::string_view> fields;
+    std::size_t r = 0, count = 0;
+    bool evidence = false;
+    for (Line line; lines.next(line);) {
+        const std::string_view v = lines.text(line);
+        if (is_blank_line(v)) continue;
+        if (!split_fields(v, l.sep, fields) || (r > 0 && fields.size() != count) ||
+            fields.size() < (l.row_labels ? 2u : 1u))
+            return false;
+        count = fields.size();
         if (r == 0 && l.col_labels) {
-            if (l.row_labels && !(*fields)[0].empty()) return false;
-            for (std::size_t k = l.row_labels ? 1 : 0; k < count; ++k) evidence |= !reads_as_numbers((*fields)[k]);
-            label_ends[r] = lines[r].size();
-            continue;
+            if (l.row_labels && !fields[0].empty()) return false;
+            for (std::size_t k = l.row_labels ? 1 : 0; k < count; ++k) evidence |= !reads_as_numbers(fields[k]);
+            if (out) blank_out(*out, line.begin, line.end);
+        } else {
+            for (std::size_t k = l.row_labels ? 1 : 0; k < count; ++k)
+                if (!looks_numeric(fields[k])) return false;
+            if (l.row_labels && r < 2) evidence |= !reads_as_numbers(fields[0]);
+            if (out && l.row_labels) blank_out(*out, line.begin, line.begin + fields[0].size() + 1);
         }
-        for (std::size_t k = l.row_labels ? 1 : 0; k < count; ++k)
-            if (!looks_numeric((*fields)[k])) return false;
-        if (l.row_labels) {
-            evidence |= !reads_as_numbers((*fields)[0]);
-            label_ends[r] = (*fields)[0].size() + 1;
-        }
+        if (++r == 2 && !evidence) return false;
     }
-    return evidence;
+    return evidence && r >= (l.col_labels ? 2u : 1u);
 }
 
 }  // namespace
@@ -153,44 +163,49 @@ std::string TextReader::heading_name(std::string_view line) {
     return std::string(v);
 }
 
+std::string TextReader::name_one_hint(const std::string& name) const {
+    const bool selectable = std::any_of(result_file_extensions.begin(), result_file_extensions.end(),
+                                        [&](std::string_view ext) { return source_.ends_with(ext); });
+    if (name.empty() || !selectable) return "";
+    return "; name one, as " + source_ + ":" + printable_utf8(name);
+}
+
 std::optional<std::string> TextReader::without_labels(std::string_view text) {
-    const std::size_t start = text.starts_with(bom) ? bom.size() : 0;
-    const std::vector<Line> lines = lines_of(text, start);
     std::string out;
     std::map<std::string, std::optional<Layout>> layouts;  // per result: every slice is labelled alike
-    std::string name;
-    std::vector<std::size_t> label_ends;
-    for (std::size_t k = 0; k < lines.size();) {
-        // A section: the lines up to the next heading, under one heading (or none, first).
-        std::vector<std::string_view> content;
-        std::vector<std::size_t> at;
-        for (; k < lines.size(); ++k) {
-            const std::string_view line = text.substr(lines[k].begin, lines[k].end - lines[k].begin);
-            if (is_heading(line)) {
-                if (!content.empty()) break;
-                name = heading_name(line);
-                continue;
-            }
-            if (is_blank_line(line)) continue;
-            content.push_back(line);
-            at.push_back(lines[k].begin);
-        }
+    bool ok = true;
+    // One section: the lines after a heading (or before the first) up to the next heading.
+    const auto section = [&](const std::string& name, std::size_t begin, std::size_t end) {
+        bool content = false;
+        Lines lines(text.substr(0, end), begin);
+        for (Line line; !content && lines.next(line);) content = !is_blank_line(lines.text(line));
+        if (!content) return;
         // The first layout that fits, both labels first (their header row is the one whose
         // first field is empty); none: the section is left to the plain reader as it is.
         std::optional<Layout> found;
         for (const Layout l : {Layout{',', true, true}, Layout{'\t', true, true}, Layout{',', true, false},
                                Layout{'\t', true, false}, Layout{',', false, true}, Layout{'\t', false, true}})
-            if (fits(content, l, label_ends)) {
+            if (fits(text, begin, end, l, nullptr)) {
                 found = l;
                 break;
             }
-        if (content.empty()) continue;
-        if (const auto [it, fresh] = layouts.emplace(name, found); !fresh && it->second != found) return std::nullopt;
-        if (!found) continue;
+        if (const auto [it, fresh] = layouts.emplace(name, found); !fresh && it->second != found) ok = false;
+        if (!found || !ok) return;
         if (out.empty()) out = std::string(text);
-        for (std::size_t r = 0; r < content.size(); ++r) blank_out(out, at[r], at[r] + label_ends[r]);
+        fits(text, begin, end, *found, &out);
+    };
+    std::string name;
+    std::size_t begin = text.starts_with(bom) ? bom.size() : 0;
+    Lines lines(text, begin);
+    for (Line line; ok && lines.next(line);) {
+        const std::string_view v = lines.text(line);
+        if (!is_heading(v)) continue;
+        section(name, begin, line.begin);
+        name = heading_name(v);
+        begin = std::min(text.size(), line.end + 1);
     }
-    if (out.empty()) return std::nullopt;
+    if (ok) section(name, begin, text.size());
+    if (!ok || out.empty()) return std::nullopt;
     return out;
 }
 
@@ -284,8 +299,9 @@ std::string TextReader::only_result(const std::string& name) const {
     }
     // attn's csv, tsv (and pretty): the lines under "# NAME ..." headings.
     bool keep = false;
-    for (const Line& l : lines_of(s_, s_.starts_with(bom) ? bom.size() : 0)) {
-        const std::string_view line = s_.substr(l.begin, l.end - l.begin);
+    Lines lines(s_, s_.starts_with(bom) ? bom.size() : 0);
+    for (Line l; lines.next(l);) {
+        const std::string_view line = lines.text(l);
         if (is_heading(line)) {
             const std::string heading = heading_name(line);
             keep = heading == name;

@@ -164,3 +164,8 @@ expect_err_has "all.json: no result 'weight' (it holds: queries, keys" "json nam
 # a file whose name holds ':' is read as that file
 cp "$rb/s.csv" "$rb/odd.csv:softmax"
 same_as_npy "$rb/softmax.npy" "$rb/odd.csv:softmax" "an existing file named odd.csv:softmax"
+# a file of several results read whole: the message says how to name one
+run concat "$rb/all.json"; expect_code 3 "json of several results"
+expect_err_has "a second matrix starts here; attn reads one matrix per input; name one, as $rb/all.json:queries" "json hint"
+run concat "$rb/all.tsv"; expect_code 3 "tsv of several results"
+expect_err_has "a second matrix starts here; attn reads one matrix per input; name one, as $rb/all.tsv:queries" "tsv hint"

@@ -59,7 +59,7 @@ void declare_options(cxxopts::Options& options) {
         ("v", "Values V (Tk×d_v, with the leading dimensions of K); a float16 .npy K and V ('<f2') stay float16 in memory", cxxopts::value<std::string>(), "FILE")
         ("labels", "Token labels, one per line, for the queries (and the keys when there are as many); csv and "
                    "tsv then carry a header row and a label column, and still read back into attn as the matrix "
-                   "they label (unless every label is a number)",
+                   "they label (unless the first labels are numbers)",
          cxxopts::value<std::string>(), "FILE")
         ("key-labels", "Token labels for the keys when they differ from the queries' (Tq != Tk)",
          cxxopts::value<std::string>(), "FILE");

@@ -116,6 +116,8 @@ TEST_CASE("labelled csv: nothing looser than what attn writes; plain text reads 
     CHECK(error_of("x,1,y\n") == "t.txt:1:1: expected a number, found 'x'");  // a label in the middle
     CHECK(error_of("x,1;2\n") == "t.txt:1:1: expected a number, found 'x'");
     CHECK(error_of("\"x,1,2\n") == "t.txt:1:1: expected a number, found '\"x'");  // a quote left open
+    // labels are taken for labels only when one on the first two lines is not a number
+    CHECK(error_of("1,5\n2,6\nthree,7\n") == "t.txt:3:1: expected a number, found 'three'");
     // slices of one result labelled differently
     CHECK(error_of("# w [0] 1x2\nq,1,2\n\n# w [1] 1x2\n3,4\n") == "t.txt:2:1: expected a number, found 'q'");
     // a number that is wrong is reported where it is, in the file as it is
