@@ -5,6 +5,7 @@
 // same length with spaces where it drops bytes, so the reader's messages still point at the
 // line and column of the file as it is. Part of the TextReader of text_reader.hpp.
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <map>
 #include <string>
@@ -58,16 +59,39 @@ void blank_out(std::string& out, std::size_t begin, std::size_t end) {
         if (out[i] != '\n') out[i] = ' ';
 }
 
-// A field that can be one of attn's numbers, as write_significant prints them: a digit,
-// sign or point first (or nan, inf), then digits, letters (e, inf, nan), signs and points;
-// nothing the plain reader would let pass around a number (a space, quote, ';' or '#').
-bool looks_numeric(std::string_view f) {
+// The bytes of attn's numbers as write_significant prints them: digits, letters (e, inf, nan),
+// signs and points; nothing the plain reader would let pass around a number (a space, quote,
+// ';' or '#').
+constexpr std::array<bool, 256> numeric_bytes = [] {
+    std::array<bool, 256> t{};
+    for (int c = 0; c < 256; ++c)
+        t[c] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '+' || c == '-' ||
+               c == '.';
+    return t;
+}();
+
+// Whether a field of numeric_bytes can start a number: a digit, sign or point first, or nan, inf.
+bool starts_numeric(std::string_view f) {
     if (f.empty()) return false;
-    for (char c : f)
-        if (!(is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '+' || c == '-' || c == '.'))
-            return false;
     const char c = f[0];
     return is_digit(c) || c == '-' || c == '+' || c == '.' || f.starts_with("nan") || f.starts_with("inf");
+}
+
+// The number of fields in `rest` when each is a number as attn writes it, between single
+// `sep`s; 0 otherwise. One pass over the bytes.
+std::size_t numeric_fields(std::string_view rest, char sep) {
+    std::size_t fields = 0;
+    for (std::size_t i = 0;;) {
+        const std::size_t start = i;
+        while (i < rest.size() && rest[i] != sep) {
+            if (!numeric_bytes[static_cast<unsigned char>(rest[i])]) return 0;
+            ++i;
+        }
+        if (!starts_numeric(rest.substr(start, i - start))) return 0;
+        ++fields;
+        if (i == rest.size()) return fields;
+        ++i;
+    }
 }
 
 // Whether a label field holds only numbers (or nothing): such a field is no sign of labels, and
@@ -85,26 +109,32 @@ bool reads_as_numbers(std::string_view f) {
     }
 }
 
-// The fields of a line of attn's csv (sep ',': a field in double quotes may hold commas, ""
-// is a quote, RFC 4180) or tsv (sep '\t': no quoting, labels escape their tabs), into
-// `fields`. False for a quote left open or text after a closing quote.
+// The end of the field of `line` that starts at i: at the next `sep` or the line's end. attn's
+// csv (sep ',') quotes a field holding commas in double quotes, "" being a quote (RFC 4180);
+// its tsv (sep '\t') does not quote (labels escape their tabs). npos for a quote left open
+// or text after a closing quote.
+std::size_t field_end(std::string_view line, std::size_t i, char sep) {
+    if (sep != ',' || i >= line.size() || line[i] != '"') {
+        const std::size_t at = line.find(sep, i);
+        return at == std::string_view::npos ? line.size() : at;
+    }
+    for (std::size_t end = i + 1; end < line.size(); ++end) {
+        if (line[end] != '"') continue;
+        if (end + 1 < line.size() && line[end + 1] == '"') {
+            ++end;
+            continue;
+        }
+        return end + 1 == line.size() || line[end + 1] == sep ? end + 1 : std::string_view::npos;
+    }
+    return std::string_view::npos;
+}
+
+// The fields of a line, into `fields`; false when field_end finds a bad quote.
 bool split_fields(std::string_view line, char sep, std::vector<std::string_view>& fields) {
     fields.clear();
-    std::size_t i = 0;
-    for (;;) {
-        std::size_t end = i;
-        if (sep == ',' && i < line.size() && line[i] == '"') {
-            for (end = i + 1;; ++end) {
-                if (end >= line.size()) return false;
-                if (line[end] != '"') continue;
-                if (end + 1 < line.size() && line[end + 1] == '"') ++end;
-                else break;
-            }
-            ++end;
-            if (end < line.size() && line[end] != sep) return false;
-        } else {
-            while (end < line.size() && line[end] != sep) ++end;
-        }
+    for (std::size_t i = 0;;) {
+        const std::size_t end = field_end(line, i, sep);
+        if (end == std::string_view::npos) return false;
         fields.push_back(line.substr(i, end - i));
         if (end == line.size()) return true;
         i = end + 1;
@@ -119,33 +149,46 @@ struct Layout {
     bool operator==(const Layout&) const = default;
 };
 
-// Whether the lines of the section text[begin, end) that are not blank have layout `l`: the
-// same number of fields on every line, the header row's first field empty when there are row
-// labels too, numbers everywhere but the labels; and a label on the first two of those lines
-// that is not a number (without one, the section is not taken for labelled, so that plain
-// numbers with a mistake are never read as labels: the plain reader's message stands). With
-// `out`, the labels (the header row; each row's label and its separator) are blanked in it.
-bool fits(std::string_view text, std::size_t begin, std::size_t end, const Layout& l, std::string* out) {
+// Whether the lines of the section text[begin, end) that are not blank (the first max_lines of
+// them) have layout `l`: the same number of fields on every line, the header row's first field
+// empty when there are row labels too, numbers everywhere but the labels; and a label on the
+// first two of those lines that is not a number (without one, the section is not taken for
+// labelled, so that plain numbers with a mistake are never read as labels: the plain reader's
+// message stands). With `out`, the labels (the header row; each row's label and its
+// separator) are blanked in it as they are found, up to *blanked (a section that turns out not
+// to fit is then restored from the text).
+bool fits(std::string_view text, std::size_t begin, std::size_t end, const Layout& l, std::size_t max_lines,
+          std::string* out = nullptr, std::size_t* blanked = nullptr) {
     Lines lines(text.substr(0, end), begin);
     std::vector<std::string_view> fields;
     std::size_t r = 0, count = 0;
     bool evidence = false;
-    for (Line line; lines.next(line);) {
+    const auto blank = [&](std::size_t from, std::size_t to) {
+        if (!out) return;
+        blank_out(*out, from, to);
+        *blanked = to;
+    };
+    for (Line line; r < max_lines && lines.next(line);) {
         const std::string_view v = lines.text(line);
         if (is_blank_line(v)) continue;
-        if (!split_fields(v, l.sep, fields) || (r > 0 && fields.size() != count) ||
-            fields.size() < (l.row_labels ? 2u : 1u))
-            return false;
-        count = fields.size();
-        if (r == 0 && l.col_labels) {
+        if (r == 0 && l.col_labels) {  // the header row
+            if (!split_fields(v, l.sep, fields) || fields.size() < (l.row_labels ? 2u : 1u)) return false;
             if (l.row_labels && !fields[0].empty()) return false;
-            for (std::size_t k = l.row_labels ? 1 : 0; k < count; ++k) evidence |= !reads_as_numbers(fields[k]);
-            if (out) blank_out(*out, line.begin, line.end);
+            for (std::size_t k = l.row_labels ? 1 : 0; k < fields.size(); ++k) evidence |= !reads_as_numbers(fields[k]);
+            count = fields.size();
+            blank(line.begin, line.end);
         } else {
-            for (std::size_t k = l.row_labels ? 1 : 0; k < count; ++k)
-                if (!looks_numeric(fields[k])) return false;
-            if (l.row_labels && r < 2) evidence |= !reads_as_numbers(fields[0]);
-            if (out && l.row_labels) blank_out(*out, line.begin, line.begin + fields[0].size() + 1);
+            std::size_t numbers = 0;  // where the numbers start
+            if (l.row_labels) {
+                const std::size_t label_end = field_end(v, 0, l.sep);
+                if (label_end == std::string_view::npos || label_end == v.size()) return false;
+                if (r < 2) evidence |= !reads_as_numbers(v.substr(0, label_end));
+                numbers = label_end + 1;
+            }
+            const std::size_t n = numeric_fields(v.substr(numbers), l.sep);
+            if (n == 0 || (r > 0 && n + (l.row_labels ? 1 : 0) != count)) return false;
+            count = n + (l.row_labels ? 1 : 0);
+            blank(line.begin, line.begin + numbers);
         }
         if (++r == 2 && !evidence) return false;
     }
@@ -173,7 +216,7 @@ std::string TextReader::name_one_hint(const std::string& name) const {
 std::optional<std::string> TextReader::without_labels(std::string_view text) {
     std::string out;
     std::map<std::string, std::optional<Layout>> layouts;  // per result: every slice is labelled alike
-    bool ok = true;
+    bool ok = true, labelled = false;
     // One section: the lines after a heading (or before the first) up to the next heading.
     const auto section = [&](const std::string& name, std::size_t begin, std::size_t end) {
         bool content = false;
@@ -182,17 +225,21 @@ std::optional<std::string> TextReader::without_labels(std::string_view text) {
         if (!content) return;
         // The first layout that fits, both labels first (their header row is the one whose
         // first field is empty); none: the section is left to the plain reader as it is.
+        // The first two lines tell the layouts that may fit (at no cost for plain numbers); the
+        // whole section is then checked and blanked in one pass.
         std::optional<Layout> found;
         for (const Layout l : {Layout{',', true, true}, Layout{'\t', true, true}, Layout{',', true, false},
-                               Layout{'\t', true, false}, Layout{',', false, true}, Layout{'\t', false, true}})
-            if (fits(text, begin, end, l, nullptr)) {
-                found = l;
+                               Layout{'\t', true, false}, Layout{',', false, true}, Layout{'\t', false, true}}) {
+            if (!fits(text, begin, end, l, 2)) continue;
+            if (out.empty()) out = std::string(text);
+            std::size_t blanked = begin;
+            if (fits(text, begin, end, l, std::string_view::npos, &out, &blanked)) {
+                found = l, labelled = true;
                 break;
             }
+            out.replace(begin, blanked - begin, text.substr(begin, blanked - begin));
+        }
         if (const auto [it, fresh] = layouts.emplace(name, found); !fresh && it->second != found) ok = false;
-        if (!found || !ok) return;
-        if (out.empty()) out = std::string(text);
-        fits(text, begin, end, *found, &out);
     };
     std::string name;
     std::size_t begin = text.starts_with(bom) ? bom.size() : 0;
@@ -205,7 +252,7 @@ std::optional<std::string> TextReader::without_labels(std::string_view text) {
         begin = std::min(text.size(), line.end + 1);
     }
     if (ok) section(name, begin, text.size());
-    if (!ok || out.empty()) return std::nullopt;
+    if (!ok || !labelled) return std::nullopt;
     return out;
 }
 
