@@ -40,6 +40,10 @@ inline bool finite_allows(Finite finite, float v) {
 // limit). A 1-D .npy (n,) or a bracketed [a, b, ...] gives rank 1; rows of numbers give
 // rank 2 (a single line is 1×n). More dimensions than max_dims, an empty or a 0-d array are
 // InputError naming the shape. Errors are "FILE:LINE:COL: ..." (text) or "FILE: ..." (npy).
+// One result of several that attn wrote to a file is "FILE.json:NAME", "FILE.csv:NAME" or
+// "FILE.tsv:NAME" (the file's json member NAME, or its blocks headed "# NAME ..."), as
+// "FILE.npz:NAME" is one array of an archive (attn/model_file.hpp); a path that names an
+// existing file is that file, ':' or not.
 Tensor read_tensor(const std::string& path, Finite finite = Finite::required, std::size_t max_dims = 4);
 
 // The same on bytes already in memory; `source` names them in messages.
@@ -98,7 +102,9 @@ std::string npy_bytes(const Matrix& m);
 std::string npy_half_bytes(const TensorView& t);
 
 // ---- output ----------------------------------------------------------------------------
-enum class Format { pretty, csv, tsv, json, npy };
+// npz: every result NAME as NAME.npy (as npy writes it) in one NumPy archive, stored
+// uncompressed, as numpy.savez writes it.
+enum class Format { pretty, csv, tsv, json, npy, npz };
 
 // Numbers: pretty prints `digits` decimals (torch's precision), in fixed notation, or in
 // scientific notation ("2.0611e-09") for a whole tensor (a record: a field) whose finite nonzero
@@ -124,8 +130,8 @@ struct OutputOptions {
 // csv and tsv give each slice a header row of column labels (its first cell empty when there
 // are row labels too) and each row its label as a first field. csv quotes a label holding a
 // comma, a double quote or a line break ("" for a quote, RFC 4180); tsv writes a tab, a line
-// break and a backslash in a label as \t, \n, \r and \\. Labelled csv/tsv is for other
-// tools: attn reads back only unlabelled output.
+// break and a backslash in a label as \t, \n, \r and \\. parse_text_tensor reads labelled
+// csv/tsv back as the numbers they label.
 //
 // Set either `matrix` (2-D shorthand) or `tensor` (a view of any rank: each 2-D slice prints
 // under an index title "NAME [b, h]"); with neither, the item is the record in `fields`.
@@ -154,9 +160,11 @@ std::string render(const std::vector<Item>& items, const OutputOptions& opt);
 
 // Renders and writes everything, or nothing: output is built in memory first; files are
 // written to a temporary name and renamed. npy: one item → stdout or opt.path; several →
-// opt.path must be a directory (created if missing) receiving NAME.npy each.
-// Throws UsageError for impossible combinations (npy of a record, several npy to stdout)
-// and RuntimeFailure for write errors. A closed pipe on stdout exits the process quietly.
+// opt.path must be a directory (created if missing) receiving NAME.npy each, and may not
+// end in ".npy" unless such a directory exists. npz: every item in one archive.
+// Throws UsageError for impossible combinations (npy or npz of a record, several npy to
+// stdout or to "x.npy", an npz beyond 4 GiB) and RuntimeFailure for write errors. A closed
+// pipe on stdout exits the process quietly.
 void write_output(const std::vector<Item>& items, const OutputOptions& opt);
 
 // Receives streamed text, a piece at a time (pieces of about 64 KiB or more).

@@ -21,6 +21,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/option_values.hpp"
+#include "write/npz_write.hpp"
 #include "write/output_file.hpp"
 #include "write/staged_folder.hpp"
 #include "runtime/did_you_mean.hpp"
@@ -155,10 +156,12 @@ int cmd_random(int argc, char** argv) {
                              "'# draw N [i, j] RxC', with 9 significant digits; pretty prints them\n"
                              "under titles 'draw N [i, j] (RxC):' with 4 digits after the point, as torch\n"
                              "prints (--digits sets either). Without --format: the format of -o's extension\n"
-                             "(.npy, .json, .tsv), else pretty on a terminal and csv otherwise. Each draw\n"
-                             "reads back into attn (pretty when not wrapped), except json. npy keeps\n"
-                             "the full shape (-o DIR gets drawN.npy files when --count > 1). --dtype f16\n"
-                             "rounds each value to float16 (torch's .half()); npy then writes '<f2'.\n"
+                             "(.npy, .npz, .json, .tsv), else pretty on a terminal and csv otherwise. Each\n"
+                             "draw reads back into attn (pretty when not wrapped): one of several as\n"
+                             "FILE.csv:'draw N', json's draws as FILE.json:draws (one tensor). npy keeps\n"
+                             "the full shape (-o DIR gets drawN.npy files for several draws); npz writes\n"
+                             "them all as drawN.npy in one archive. --dtype f16 rounds each value to\n"
+                             "float16 (torch's .half()); npy and npz then write '<f2'.\n"
                              "--generator numpy draws as NumPy's legacy np.random.seed(S) then\n"
                              "np.random.randn / rand / normal / uniform do, each float64 value rounded to\n"
                              "float32 (as .astype(np.float32)).");
@@ -270,9 +273,9 @@ int cmd_random(int argc, char** argv) {
     if (half && numpy) throw UsageError("--dtype f16 rounds torch's float32 draws: it does not go with --generator numpy");
     const int digits = out.digits >= 0 ? out.digits : 9;  // json
 
-    const bool npy = out.format == io::Format::npy;
+    const bool npy = out.format == io::Format::npy, npz = out.format == io::Format::npz;
     for (const DrawSpec& spec : plan)
-        if (!npy && text_lines(spec.shape, out.format == io::Format::json) > max_lines)
+        if (!npy && !npz && text_lines(spec.shape, out.format == io::Format::json) > max_lines)
             throw UsageError("invalid --shape '" + shape_text(spec.shape) +
                              "': its text output has more than 2^28 lines per draw (--format npy has no such limit)");
     if (npy && draws > 1 && out.path.empty())
@@ -299,6 +302,34 @@ int cmd_random(int argc, char** argv) {
         return std::vector<float>(d.begin(), d.end());
     };
     const int name_width = int(std::to_string(draws - 1).size());
+    const auto draw_name = [&](std::size_t d) {
+        char name[48];
+        std::snprintf(name, sizeof name, "draw%0*zu", name_width, d);
+        return std::string(name);
+    };
+    if (npz) {  // every draw as drawN.npy in one archive, each written as soon as it is drawn
+        std::vector<io::detail::NpzMember> members;
+        for (std::size_t d = 0; d < draws; ++d) {
+            const Shape shape(plan[d].shape);
+            // '<f2' and '<f4' headers have one length: that of the shape's header.
+            members.push_back({draw_name(d), io::detail::npy_header(contiguous_view(nullptr, shape)).size() +
+                                                 shape.numel() * (half ? 2 : 4)});
+        }
+        io::detail::npz_size(members);
+        io::detail::refuse_binary_on_terminal(out.path);
+        io::detail::OutputFile sink(out.path);
+        io::detail::NpzWriter archive([&](std::string_view bytes) { sink.write(bytes); });
+        for (std::size_t d = 0; d < draws; ++d) {
+            std::vector<float> v = draw(plan[d]);
+            check_finite(v);
+            if (half) round_to_half(v);
+            const TensorView tensor = contiguous_view(v.data(), Shape(plan[d].shape));
+            archive.add(draw_name(d), half ? io::npy_half_bytes(tensor) : io::npy_bytes(tensor));
+        }
+        archive.finish();
+        sink.commit();
+        return exit_ok;
+    }
     if (npy) {
         // -o DIR for several draws: they appear in DIR together, once every one is written.
         io::detail::refuse_binary_on_terminal(out.path);
@@ -309,11 +340,7 @@ int cmd_random(int argc, char** argv) {
             check_finite(v);
             if (half) round_to_half(v);
             std::string path = out.path;
-            if (draws > 1) {
-                char name[48];
-                std::snprintf(name, sizeof name, "draw%0*zu.npy", name_width, d);
-                path = folder->path_of(name);
-            }
+            if (draws > 1) path = folder->path_of(draw_name(d) + ".npy");
             io::detail::OutputFile sink(path);
             const TensorView tensor = contiguous_view(v.data(), Shape(plan[d].shape));
             sink.write(half ? io::npy_half_bytes(tensor) : io::npy_bytes(tensor));

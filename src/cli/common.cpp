@@ -159,13 +159,17 @@ std::size_t terminal_columns() {
 
 void add_output_options(cxxopts::Options& options, bool with_npy) {
     options.add_options("Output")
-        ("format", std::string("Output format: pretty, csv, tsv, json") + (with_npy ? ", npy" : "") +
-                   " (default: that of -o's extension, " + (with_npy ? ".npy, " : "") +
+        ("format", std::string("Output format: pretty, csv, tsv, json") + (with_npy ? ", npy, npz" : "") +
+                   " (default: that of -o's extension, " + (with_npy ? ".npy, .npz, " : "") +
                    ".json or .tsv; else pretty on a terminal, csv otherwise). pretty matrices wider than $COLUMNS "
-                   "(else the terminal, else 80) print in column blocks", cxxopts::value<std::string>(), "FMT")
+                   "(else the terminal, else 80) print in column blocks" +
+                   (with_npy ? ". npz: every result as NAME.npy in one NumPy archive (numpy.load; FILE.npz:NAME). "
+                               "Everything but pretty reads back into attn, labels and all (json: but NaN and inf, "
+                               "written as null); one result of several as FILE.json:NAME, FILE.csv:NAME, FILE.tsv:NAME"
+                             : ""), cxxopts::value<std::string>(), "FMT")
         ("digits", digits_help, cxxopts::value<std::string>(), "N")
         ("o,output", std::string("Write to PATH instead of standard output") +
-                         (with_npy ? " (a directory for several npy matrices)" : ""),
+                         (with_npy ? " (a folder for several npy results, one NAME.npy each; x.npz for one archive)" : ""),
          cxxopts::value<std::string>(), "PATH");
 }
 
@@ -183,11 +187,12 @@ io::OutputOptions output_options(const cxxopts::ParseResult& r) {
     };
     if (r.count("format")) out.format = io::parse_format(r["format"].as<std::string>());
     else if (ends(".npy")) out.format = io::Format::npy;
+    else if (ends(".npz")) out.format = io::Format::npz;
     else if (ends(".json")) out.format = io::Format::json;
     else if (ends(".tsv")) out.format = io::Format::tsv;
-    else if (ends(".npz") || ends(".safetensors"))  // a model file: csv under its name would replace it
-        throw UsageError("-o " + path + ": attn does not write model files (.npz, .safetensors): choose another "
-                         "name (.npy for npy), or give --format to use this one anyway");
+    else if (ends(".safetensors"))  // a model file: csv under its name would replace it
+        throw UsageError("-o " + path + ": attn does not write safetensors files: choose another name (.npz for a "
+                         "NumPy archive), or give --format to use this one anyway");
     else out.format = stdout_is_terminal() && !r.count("output") ? io::Format::pretty : io::Format::csv;
     out.digits = digits_option(r);
     out.line_width = terminal_columns();

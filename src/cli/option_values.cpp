@@ -73,7 +73,7 @@ std::string svg_path(const std::string& file, bool stdout_taken, const std::stri
 }
 
 void require_text_format(io::Format format, const std::string& command) {
-    if (format == io::Format::npy)
+    if (format == io::Format::npy || format == io::Format::npz)
         throw UsageError("attn " + command + " prints text: --format pretty, csv, tsv or json");
 }
 

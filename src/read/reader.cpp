@@ -1,5 +1,7 @@
 // Reading inputs: .npy or text recognised by content, into a tensor; and the 2-D view of
 // that for callers that take matrices only.
+#include <sys/stat.h>
+
 #include <optional>
 #include <string>
 #include <utility>
@@ -9,6 +11,7 @@
 #include "attn/model_file.hpp"
 #include "read/input_bytes.hpp"
 #include "read/npy_in_place.hpp"
+#include "read/text_reader.hpp"
 
 namespace attn::io {
 
@@ -33,6 +36,33 @@ std::optional<std::pair<Shape, FileMapping>> take_in_place(detail::InputBytes& b
     return std::pair{in_place->shape, FileMapping{start, size, in_place->data_offset}};
 }
 
+// One named result of attn's text output: FILE.json:NAME, FILE.csv:NAME, FILE.tsv:NAME (the
+// first such extension followed by ':'). A path that names an existing file is that file,
+// ':' or not. UsageError for an empty NAME.
+struct NamedResult {
+    std::string file, name;
+};
+std::optional<NamedResult> named_result(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) return std::nullopt;
+    std::size_t best = std::string::npos, ext_size = 0;
+    for (const std::string_view ext : detail::result_file_extensions)
+        if (const std::size_t at = path.find(std::string(ext) + ":"); at < best) best = at, ext_size = ext.size();
+    if (best == std::string::npos) return std::nullopt;
+    NamedResult r{path.substr(0, best + ext_size), path.substr(best + ext_size + 1)};
+    if (r.name.empty()) throw UsageError(path + ": the result name after ':' is empty");
+    return r;
+}
+
+Tensor read_named_result(const NamedResult& r, Finite finite, std::size_t max_dims) {
+    std::string text = read_file(r.file);
+    if (!text.empty() && static_cast<unsigned char>(text[0]) == 0x93)
+        throw InputError(r.file + ": an .npy file holds one array, without a name: read it as " + r.file);
+    if (detail::has_lone_cr(text)) text = detail::lone_cr_to_lf(text);
+    const std::string selected = detail::TextReader(text, r.file, finite).only_result(r.name);
+    return parse_text_tensor(selected, r.file, finite, max_dims);
+}
+
 // parse_tensor, with `lone_cr` already known for text: has_lone_cr(bytes).
 Tensor parse_tensor_scanned(std::string_view bytes, bool lone_cr, const std::string& source, Finite finite,
                             std::size_t max_dims) {
@@ -53,6 +83,7 @@ Tensor parse_tensor(std::string_view bytes, const std::string& source, Finite fi
 
 Tensor read_tensor(const std::string& path, Finite finite, std::size_t max_dims) {
     if (is_model_path(path)) return read_model_tensor(path, finite, max_dims);  // FILE.npz:NAME, FILE.safetensors:NAME
+    if (const auto named = named_result(path)) return read_named_result(*named, finite, max_dims);
     detail::InputBytes bytes(path);
     const std::string source = detail::display_name(path);
     if (const auto m = take_in_place(bytes, source, max_dims, ElementType::f32))
@@ -65,6 +96,11 @@ KVInput read_kv_tensor(const std::string& path, std::size_t max_dims) {
     if (is_model_path(path)) {
         KVInput kv;
         kv.f32 = read_model_tensor(path, Finite::required, max_dims);
+        return kv;
+    }
+    if (const auto named = named_result(path)) {
+        KVInput kv;
+        kv.f32 = read_named_result(*named, Finite::required, max_dims);
         return kv;
     }
     detail::InputBytes bytes(path);

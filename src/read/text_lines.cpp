@@ -136,7 +136,8 @@ void TextReader::start_block(Header h) {
     const Header& first = headers_[0];
     // Blocks without an index, or of another name, are another tensor: never glued on.
     if (!first.has_index || !h.has_index || first.name != h.name)
-        fail_at(h.pos, "a second matrix starts here; attn reads one matrix per input");
+        fail_at(h.pos, "a second matrix starts here; attn reads one matrix per input" +
+                           (s_[h.pos] == '#' ? name_one_hint(first.name) : std::string()));
     if (h.index.size() != first.index.size())
         fail_at(h.pos, "index " + index_text(h.index) + " has " + std::to_string(h.index.size()) +
                            " dimensions, the first block's " + index_text(first.index) + " has " +

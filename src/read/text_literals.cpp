@@ -64,6 +64,7 @@ std::size_t TextReader::read_json_object(std::size_t i) {
     if (i >= s_.size() || s_[i] != '"') fail_expected(i, "a quoted name");
     const std::size_t close = s_.find('"', i + 1);
     if (close == std::string_view::npos) fail_expected(s_.size(), "'\"'");
+    const std::string name(s_.substr(i + 1, close - i - 1));
     i = skip_space_and_comments(close + 1);
     if (i >= s_.size() || s_[i] != ':') fail_expected(i, "':'");
     i = skip_space_and_comments(i + 1);
@@ -76,7 +77,7 @@ std::size_t TextReader::read_json_object(std::size_t i) {
         const std::size_t skip = rest.starts_with("\"labels\"")       ? 8
                                  : rest.starts_with("\"key_labels\"") ? 12
                                                                       : 0;
-        if (skip == 0) fail_at(key, "a second matrix starts here; attn reads one matrix per input");
+        if (skip == 0) fail_at(key, "a second matrix starts here; attn reads one matrix per input" + name_one_hint(name));
         i = skip_space_and_comments(key + skip);
         if (i >= s_.size() || s_[i] != ':') fail_expected(i, "':'");
         i = skip_string_list(skip_space_and_comments(i + 1));

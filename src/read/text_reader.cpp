@@ -160,6 +160,8 @@ void TextReader::push_parsed(std::size_t begin, std::string_view tok, std::strin
     if (body.size() > 1 && body[0] == '+' && body[1] != '-' && body[1] != '+') body.remove_prefix(1);
     double d = 0.0;
     const auto res = std::from_chars(body.data(), body.data() + body.size(), d);
+    if (body == "null")  // json has no NaN or infinity: attn's json writes them as null
+        fail_at(begin, "found 'null', json's stand-in for NaN or infinity (read such values from csv, tsv or npy)");
     if (body.empty() || res.ptr != body.data() + body.size() ||
         (res.ec != std::errc() && res.ec != std::errc::result_out_of_range))
         fail_at(begin, "expected a number, found " + quoted(tok));
@@ -193,7 +195,15 @@ void TextReader::end_row(std::size_t row_start, std::size_t count) {
 namespace attn::io {
 
 Tensor parse_text_tensor(std::string_view text, const std::string& source, Finite finite, std::size_t max_dims) {
-    return detail::TextReader(text, source, finite).read(max_dims);
+    try {
+        return detail::TextReader(text, source, finite).read(max_dims);
+    } catch (const InputError&) {
+        // Not plain numbers: attn's labelled csv/tsv reads as the numbers it labels (plain
+        // text is read first, so whatever read before reads the same).
+        const std::optional<std::string> unlabelled = detail::TextReader::without_labels(text);
+        if (!unlabelled) throw;
+        return detail::TextReader(*unlabelled, source, finite).read(max_dims);
+    }
 }
 
 }  // namespace attn::io

@@ -30,6 +30,9 @@ inline bool is_ident(char c) {
 }
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+// The files whose results FILE.EXT:NAME selects one of (read/reader.cpp): attn's json, csv, tsv.
+inline constexpr std::array<std::string_view, 3> result_file_extensions = {".json", ".csv", ".tsv"};
+
 // Quotes a piece of input for a message: printable ASCII and valid UTF-8 (runtime/utf8.hpp)
 // as is, other bytes and control characters as \xNN, long pieces cut.
 std::string quoted(std::string_view s);
@@ -41,6 +44,21 @@ public:
 
     // The tensor read, of at most max_dims dimensions.
     Tensor read(std::size_t max_dims);
+
+    // ---- attn's own output read back (text_sections.cpp); the copies returned have the
+    // length and line breaks of the text, spaces where bytes are dropped ----
+    // Labelled csv/tsv (write/printer.cpp with labels): every result, or every slice under a
+    // "# NAME ..." heading, either a header row of column labels and rows of numbers, or rows
+    // each led by a label field, or both (the header's first field then empty); fields split
+    // by ',' (labels quoted as RFC 4180) or by tabs, no spaces. The text with the header rows
+    // and label fields blanked, or nullopt when it is not that shape or holds no labels. A
+    // section is taken for labelled only when a label on its first two lines is not a number.
+    static std::optional<std::string> without_labels(std::string_view text);
+
+    // The result `name` alone: of attn's json, the member "name" (a nested list of numbers);
+    // of its csv/tsv, the lines under the headings "# name ..." (name as heading_name gives
+    // it). InputError naming the results there when there is no such result.
+    std::string only_result(const std::string& name) const;
 
 private:
     std::string_view s_;
@@ -138,6 +156,12 @@ private:
     std::optional<Header> pretty_title(std::size_t i, std::size_t eol) const;
 
     static std::string index_text(const std::vector<std::size_t>& index);
+
+    // The name of a heading "# NAME [b, h] RxC" (or "# NAME RxC", "# NAME"): NAME.
+    static std::string heading_name(std::string_view line);
+    // "; name one, as FILE:NAME" for a second result after the one named `name` in a file ("" on
+    // standard input, without a name, or for a file not named as result_file_extensions).
+    std::string name_one_hint(const std::string& name) const;
 
     std::vector<Header> headers_;          // one per block
     std::vector<std::size_t> block_rows_;  // rows of each block

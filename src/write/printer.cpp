@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cctype>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -15,6 +16,7 @@
 #include "attn/column_blocks.hpp"
 #include "attn/error.hpp"
 #include "attn/io.hpp"
+#include "write/npz_write.hpp"
 #include "write/number_format.hpp"
 #include "write/output_file.hpp"
 #include "runtime/utf8.hpp"
@@ -380,6 +382,29 @@ void json_item(std::string& out, const Item& item, int digits) {
     }
 }
 
+// "x.npy" (any case): a path that names one .npy file.
+bool names_npy_file(const std::string& path) {
+    if (path.size() <= 4) return false;
+    std::string ext = path.substr(path.size() - 4);
+    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return ext == ".npy";
+}
+
+// Every item as one member NAME.npy of an .npz archive, streamed from the tensors' storage.
+detail::PendingFile npz_file(const std::vector<Item>& items, const std::string& path) {
+    std::vector<detail::NpzMember> members;
+    for (const auto& item : items)
+        members.push_back({item.name, detail::npy_header(item.values()).size() +
+                                          item.values().shape.numel() * sizeof(float)});
+    detail::npz_size(members);  // the limits, before anything is written
+    detail::refuse_binary_on_terminal(path);
+    return {path, "", false, {}, [&items](const TextSink& sink) {
+                detail::NpzWriter npz(sink);
+                for (const auto& item : items) npz.add(item.name, detail::npy_header(item.values()), item.values());
+                npz.finish();
+            }};
+}
+
 // Several matrices, or any tensor of more than two dimensions, print with block headers.
 bool needs_headers(const std::vector<Item>& items) {
     if (items.size() > 1) return true;
@@ -414,7 +439,8 @@ void stream_blocks(const Item& item, const OutputOptions& opt, const TextSink& s
             break;
         case Format::pretty: pretty_tensor(out, item, opt.digits >= 0 ? opt.digits : 4, opt.line_width, &sink); break;
         case Format::json:
-        case Format::npy: throw UsageError("stream_blocks prints csv, tsv or pretty");
+        case Format::npy:
+        case Format::npz: throw UsageError("stream_blocks prints csv, tsv or pretty");
     }
     if (!out.empty()) sink(out);
 }
@@ -427,8 +453,9 @@ Format parse_format(std::string_view name) {
     if (name == "tsv") return Format::tsv;
     if (name == "json") return Format::json;
     if (name == "npy") return Format::npy;
-    throw SettingError("format", "invalid ", " '" + std::string(name) + "': expected pretty, csv, tsv, json or npy" +
-                                                did_you_mean(name, {"pretty", "csv", "tsv", "json", "npy"}));
+    if (name == "npz") return Format::npz;
+    throw SettingError("format", "invalid ", " '" + std::string(name) + "': expected pretty, csv, tsv, json, npy or npz" +
+                                                did_you_mean(name, {"pretty", "csv", "tsv", "json", "npy", "npz"}));
 }
 
 std::string render(const std::vector<Item>& items, const OutputOptions& opt) {
@@ -479,7 +506,9 @@ std::string render(const std::vector<Item>& items, const OutputOptions& opt) {
             break;
         }
         case Format::npy:
-            throw UsageError("npy is a binary format: it cannot be rendered as text");
+        case Format::npz:
+            throw UsageError(std::string(opt.format == Format::npy ? "npy" : "npz") +
+                             " is a binary format: it cannot be rendered as text");
     }
     return out;
 }
@@ -498,12 +527,14 @@ std::vector<detail::PendingFile> detail::output_files(const std::vector<Item>& i
                      if (!out.empty()) sink(out);
                  }}};
     }
-    if (opt.format != Format::npy) return {{path, render(items, opt)}};
+    if (opt.format != Format::npy && opt.format != Format::npz) return {{path, render(items, opt)}};
+    const char* const binary = opt.format == Format::npy ? "npy" : "npz";
     for (const auto& item : items)
         if (item.is_record())
-            throw SettingError("format", "'" + item.name + "' is a record, not a matrix: npy cannot hold it (use ",
+            throw SettingError("format", "'" + item.name + "' is a record, not a matrix: " + binary + " cannot hold it (use ",
                                " json, csv or pretty)");
     if (items.empty()) throw UsageError("nothing to write");
+    if (opt.format == Format::npz) return {npz_file(items, path)};
 
     struct stat st {};
     const bool is_dir = !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -513,7 +544,13 @@ std::vector<detail::PendingFile> detail::output_files(const std::vector<Item>& i
     }
     if (path.empty())
         throw SettingError("output", "npy output of " + std::to_string(items.size()) + " matrices needs ",
-                           " DIR (one DIR/NAME.npy each)");
+                           " DIR (one DIR/NAME.npy each), or use npz (one archive)");
+    if (!is_dir && names_npy_file(path)) {  // would become a folder named like a file
+        const std::string stem = path.substr(0, path.size() - 4);
+        throw SettingError("output", "", " " + path + ": " + std::to_string(items.size()) +
+                                             " results do not fit one .npy file: write them to an archive (" + stem +
+                                             ".npz) or a folder (" + stem + ", one NAME.npy each)");
+    }
     if (!is_dir && ::lstat(path.c_str(), &st) == 0)
         throw SettingError("output", "", " " + path + ": not a directory (npy output of several matrices needs a directory)");
     std::vector<detail::PendingFile> files;

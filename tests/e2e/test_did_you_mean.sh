@@ -13,7 +13,7 @@ cases=(
     "softmax --masked-rows unifrom $X|; did you mean 'uniform'?"
     "attend --causal=botom-right -x $X|; did you mean 'bottom-right'?"
     "attend --normalize sofmax -x $X|; did you mean 'softmax'?"
-    "attend --format jsn -x $X|invalid --format 'jsn': expected pretty, csv, tsv, json or npy; did you mean 'json'?"
+    "attend --format jsn -x $X|invalid --format 'jsn': expected pretty, csv, tsv, json, npy or npz; did you mean 'json'?"
     "attend --format JSON -x $X|; did you mean 'json'?"
     "attend --svg-of weigths --svg s.svg -x $X|; did you mean 'weights'?"
     "random --shape 2 --dtype f61|; did you mean 'f16'?"

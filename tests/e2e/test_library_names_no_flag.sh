@@ -24,7 +24,7 @@ if [ -z "$found" ]; then pass; else fail "library messages name a flag (throw Se
 # The CLI still names the flag as the user typed it.
 run softmax --format xml "$ROOT/data/examples/simple/x.txt"
 expect_code 2 "softmax --format xml"
-expect_err_has "attn: invalid --format 'xml': expected pretty, csv, tsv, json or npy" "the CLI names --format"
+expect_err_has "attn: invalid --format 'xml': expected pretty, csv, tsv, json, npy or npz" "the CLI names --format"
 run random --shape 2 --torch-kernel sse
 expect_code 2 "random --torch-kernel sse"
 expect_err_has "attn: invalid --torch-kernel 'sse': expected avx2 or scalar" "the CLI names --torch-kernel"

@@ -26,7 +26,8 @@ namespace attn::cli {
 namespace {
 
 void declare_options(cxxopts::Options& options) {
-    options.add_options("Inputs (FILE is text or .npy; '-' = standard input, at most once)")
+    options.add_options("Inputs (FILE is text or .npy; '-' = standard input, at most once; FILE.npz:NAME, "
+                        "FILE.json:NAME, FILE.csv:NAME one result of several)")
         ("x", "Embeddings X (T×D, or B×T×D for a batch); Q = X·W_q + b_q, K = X·W_k + b_k, V = X·W_v + b_v",
          cxxopts::value<std::string>(), "FILE")
         ("pos", "sinusoidal: add Vaswani's position table (attn positions) to -x, and to --kv, before the "
@@ -63,7 +64,8 @@ void declare_options(cxxopts::Options& options) {
          cxxopts::value<std::string>(), "FILE")
         ("v", "Values V (Tk×d_v, with the leading dimensions of K); a float16 .npy K and V ('<f2') stay float16 in memory", cxxopts::value<std::string>(), "FILE")
         ("labels", "Token labels, one per line, for the queries (and the keys when there are as many); csv and "
-                   "tsv then carry a header row and a label column, so they no longer read back as a matrix",
+                   "tsv then carry a header row and a label column, and still read back into attn as the matrix "
+                   "they label (unless the first labels are numbers)",
          cxxopts::value<std::string>(), "FILE")
         ("key-labels", "Token labels for the keys when they differ from the queries' (Tq != Tk)",
          cxxopts::value<std::string>(), "FILE");

@@ -213,11 +213,13 @@ std::string top_level_help(std::size_t width) {
     out += "\n" +
            wrap("Inputs are text (rows of numbers; also pasted tensor([[...]]) / array([[...]])) or .npy, "
                 "recognised by content; '-' reads standard input. A tensor of a model file is FILE.npz:NAME or "
-                "FILE.safetensors:NAME (see attn ls).\n"
+                "FILE.safetensors:NAME (see attn ls); one result of several in attn's own json, csv or tsv "
+                "output is FILE.json:NAME, FILE.csv:NAME or FILE.tsv:NAME.\n"
                 "Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 bad input.\n"
                 "Limits: an input file or stream of at most 2 GiB; matrices of at most 2 dimensions in, 32 "
                 "dimensions (NumPy's limit) and 2^28 elements per tensor in `random`; bench cases within half the "
-                "memory and 10^13 flop per run. Beyond them: exit 2 or 3 with a message, before any output.\n"
+                "memory and 10^13 flop per run; an npz output of 4 GiB. Beyond them: exit 2 or 3 with a message, "
+                "before any output.\n"
                 "The manual: man attn (attn help --man writes it). Shell completions: attn completions bash|zsh.",
                 0, 0, width) +
            "\n";

@@ -7,10 +7,9 @@
 #include <string_view>
 #include <vector>
 
-namespace attn::io {
+#include "runtime/crc32.hpp"
 
-// CRC-32 (IEEE 802.3, as zip and zlib compute it).
-std::uint32_t crc32(std::string_view bytes) noexcept;
+namespace attn::io {
 
 // Decodes a raw DEFLATE stream that must expand to exactly `size` bytes and end at the end
 // of `compressed`. Errors are InputError "SOURCE: message". With limit < size, only the

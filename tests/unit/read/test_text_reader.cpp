@@ -212,7 +212,8 @@ TEST_CASE("text: attn's own json and pretty output of one matrix read back") {
           "t.txt:3:3: a second matrix starts here; attn reads one matrix per input");
     CHECK(error_of("weights (1x1):\n  1.0000\n\ncontext (1x1):\n  2.0000\n") ==
           "t.txt:4:1: a second matrix starts here; attn reads one matrix per input");
-    CHECK(error_of("{\"w\": [[null, 1]]}") == "t.txt:1:9: expected a number, found 'null'");
+    CHECK(error_of("{\"w\": [[null, 1]]}") ==
+          "t.txt:1:9: found 'null', json's stand-in for NaN or infinity (read such values from csv, tsv or npy)");
     CHECK(error_of("{\"variance\": {\"d_k\": 2}}") == "t.txt:1:14: expected '[', found '{'");
     CHECK(error_of("{\"w\": [[1]]") == "t.txt:1:12: expected '}', found end of input");
 }

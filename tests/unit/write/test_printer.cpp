@@ -185,10 +185,10 @@ TEST_CASE("printer: parse_format") {
     CHECK(attn::io::parse_format("json") == Format::json);
     CHECK(attn::io::parse_format("npy") == Format::npy);
     // The library names the setting, not the flag; the CLI puts its flag in.
-    CHECK_THROWS_WITH_AS(attn::io::parse_format("xml"), "invalid format 'xml': expected pretty, csv, tsv, json or npy",
+    CHECK_THROWS_WITH_AS(attn::io::parse_format("xml"), "invalid format 'xml': expected pretty, csv, tsv, json, npy or npz",
                          attn::UsageError);
     CHECK(setting_error([] { attn::io::parse_format("xml"); }, "--format") ==
-          "format: invalid --format 'xml': expected pretty, csv, tsv, json or npy");
+          "format: invalid --format 'xml': expected pretty, csv, tsv, json, npy or npz");
 }
 
 TEST_CASE("write_output: files, npy directories, and refusals") {
@@ -226,7 +226,7 @@ TEST_CASE("write_output: files, npy directories, and refusals") {
                         "--format") ==
           "format: 'variance' is a record, not a matrix: npy cannot hold it (use --format json, csv or pretty)");
     CHECK(setting_error([&] { attn::io::write_output({matrix_item("a", M), matrix_item("b", M)}, opts(Format::npy)); },
-                        "-o") == "output: npy output of 2 matrices needs -o DIR (one DIR/NAME.npy each)");
+                        "-o") == "output: npy output of 2 matrices needs -o DIR (one DIR/NAME.npy each), or use npz (one archive)");
     const std::string not_dir = "output: -o " + file + ": not a directory (npy output of several matrices needs a directory)";
     CHECK(setting_error([&] { attn::io::write_output({matrix_item("a", M), matrix_item("b", M)}, opts(Format::npy, -1, file)); },
                         "-o") == not_dir);

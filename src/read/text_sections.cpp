@@ -1,0 +1,363 @@
+// attn's own text output read back whole: the labels of labelled csv/tsv (a header row of
+// column labels and a first field of row labels, as write/printer.cpp writes them with
+// --labels) blanked out so that the rows read as numbers; and one named result of a file that
+// holds several (FILE.csv:NAME, FILE.json:NAME). Each rewrites the text into a copy of the
+// same length with spaces where it drops bytes, so the reader's messages still point at the
+// line and column of the file as it is. Part of the TextReader of text_reader.hpp.
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "attn/error.hpp"
+#include "read/text_reader.hpp"
+#include "runtime/utf8.hpp"
+
+namespace attn::io::detail {
+
+namespace {
+
+constexpr std::string_view bom = "\xEF\xBB\xBF";
+
+struct Line {
+    std::size_t begin, end;  // end: before "\r\n" or "\n"
+};
+
+// The lines of a text from `start` on, one at a time (a text may hold a billion of them),
+// each without its line end.
+class Lines {
+public:
+    Lines(std::string_view text, std::size_t start) : s_(text), next_(start) {}
+    bool next(Line& l) {
+        if (next_ > s_.size()) return false;
+        std::size_t eol = s_.find('\n', next_);
+        if (eol == std::string_view::npos) eol = s_.size();
+        l = {next_, eol > next_ && s_[eol - 1] == '\r' ? eol - 1 : eol};
+        next_ = eol + 1;
+        return true;
+    }
+    std::string_view text(const Line& l) const { return s_.substr(l.begin, l.end - l.begin); }
+
+private:
+    std::string_view s_;
+    std::size_t next_;
+};
+
+bool is_blank_line(std::string_view line) {
+    for (char c : line)
+        if (!is_blank(c)) return false;
+    return true;
+}
+
+// What attn writes before each result or slice of several: "# NAME ..." at the start of a line.
+bool is_heading(std::string_view line) { return line.starts_with("# "); }
+
+void blank_out(std::string& out, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i)
+        if (out[i] != '\n') out[i] = ' ';
+}
+
+// The bytes of attn's numbers as write_significant prints them: digits, letters (e, inf, nan),
+// signs and points; nothing the plain reader would let pass around a number (a space, quote,
+// ';' or '#').
+constexpr std::array<bool, 256> numeric_bytes = [] {
+    std::array<bool, 256> t{};
+    for (int c = 0; c < 256; ++c)
+        t[c] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '+' || c == '-' ||
+               c == '.';
+    return t;
+}();
+
+// Whether a field of numeric_bytes can start a number: a digit, sign or point first, or nan, inf.
+bool starts_numeric(std::string_view f) {
+    if (f.empty()) return false;
+    const char c = f[0];
+    return is_digit(c) || c == '-' || c == '+' || c == '.' || f.starts_with("nan") || f.starts_with("inf");
+}
+
+// The number of fields in `rest` when each is a number as attn writes it, between single
+// `sep`s; 0 otherwise. One pass over the bytes.
+std::size_t numeric_fields(std::string_view rest, char sep) {
+    std::size_t fields = 0;
+    for (std::size_t i = 0;;) {
+        const std::size_t start = i;
+        while (i < rest.size() && rest[i] != sep) {
+            if (!numeric_bytes[static_cast<unsigned char>(rest[i])]) return 0;
+            ++i;
+        }
+        if (!starts_numeric(rest.substr(start, i - start))) return 0;
+        ++fields;
+        if (i == rest.size()) return fields;
+        ++i;
+    }
+}
+
+// Whether a label field holds only numbers (or nothing): such a field is no sign of labels, and
+// a file whose labels are all like it is not read as labelled.
+bool reads_as_numbers(std::string_view f) {
+    std::size_t i = 0;
+    for (;;) {
+        while (i < f.size() && (is_blank(f[i]) || f[i] == ',' || f[i] == ';')) ++i;
+        if (i == f.size()) return true;
+        std::size_t end = i;
+        while (end < f.size() && !(is_blank(f[end]) || f[end] == ',' || f[end] == ';')) ++end;
+        double d;
+        if (std::from_chars(f.data() + i, f.data() + end, d).ptr != f.data() + end) return false;
+        i = end;
+    }
+}
+
+// The end of the field of `line` that starts at i: at the next `sep` or the line's end. attn's
+// csv (sep ',') quotes a field holding commas in double quotes, "" being a quote (RFC 4180);
+// its tsv (sep '\t') does not quote (labels escape their tabs). npos for a quote left open
+// or text after a closing quote.
+std::size_t field_end(std::string_view line, std::size_t i, char sep) {
+    if (sep != ',' || i >= line.size() || line[i] != '"') {
+        const std::size_t at = line.find(sep, i);
+        return at == std::string_view::npos ? line.size() : at;
+    }
+    for (std::size_t end = i + 1; end < line.size(); ++end) {
+        if (line[end] != '"') continue;
+        if (end + 1 < line.size() && line[end + 1] == '"') {
+            ++end;
+            continue;
+        }
+        return end + 1 == line.size() || line[end + 1] == sep ? end + 1 : std::string_view::npos;
+    }
+    return std::string_view::npos;
+}
+
+// The fields of a line, into `fields`; false when field_end finds a bad quote.
+bool split_fields(std::string_view line, char sep, std::vector<std::string_view>& fields) {
+    fields.clear();
+    for (std::size_t i = 0;;) {
+        const std::size_t end = field_end(line, i, sep);
+        if (end == std::string_view::npos) return false;
+        fields.push_back(line.substr(i, end - i));
+        if (end == line.size()) return true;
+        i = end + 1;
+    }
+}
+
+// How one result's rows are labelled. attn writes a header row of column labels (its first
+// field empty when there are row labels too) and each row's label as its first field.
+struct Layout {
+    char sep = ',';
+    bool row_labels = false, col_labels = false;
+    bool operator==(const Layout&) const = default;
+};
+
+// Whether the lines of the section text[begin, end) that are not blank (the first max_lines of
+// them) have layout `l`: the same number of fields on every line, the header row's first field
+// empty when there are row labels too, numbers everywhere but the labels; and a label on the
+// first two of those lines that is not a number (without one, the section is not taken for
+// labelled, so that plain numbers with a mistake are never read as labels: the plain reader's
+// message stands). With `out`, the labels (the header row; each row's label and its
+// separator) are blanked in it as they are found, up to *blanked (a section that turns out not
+// to fit is then restored from the text).
+bool fits(std::string_view text, std::size_t begin, std::size_t end, const Layout& l, std::size_t max_lines,
+          std::string* out = nullptr, std::size_t* blanked = nullptr) {
+    Lines lines(text.substr(0, end), begin);
+    std::vector<std::string_view> fields;
+    std::size_t r = 0, count = 0;
+    bool evidence = false;
+    const auto blank = [&](std::size_t from, std::size_t to) {
+        if (!out) return;
+        blank_out(*out, from, to);
+        *blanked = to;
+    };
+    for (Line line; r < max_lines && lines.next(line);) {
+        const std::string_view v = lines.text(line);
+        if (is_blank_line(v)) continue;
+        if (r == 0 && l.col_labels) {  // the header row
+            if (!split_fields(v, l.sep, fields) || fields.size() < (l.row_labels ? 2u : 1u)) return false;
+            if (l.row_labels && !fields[0].empty()) return false;
+            for (std::size_t k = l.row_labels ? 1 : 0; k < fields.size(); ++k) evidence |= !reads_as_numbers(fields[k]);
+            count = fields.size();
+            blank(line.begin, line.end);
+        } else {
+            std::size_t numbers = 0;  // where the numbers start
+            if (l.row_labels) {
+                const std::size_t label_end = field_end(v, 0, l.sep);
+                if (label_end == std::string_view::npos || label_end == v.size()) return false;
+                if (r < 2) evidence |= !reads_as_numbers(v.substr(0, label_end));
+                numbers = label_end + 1;
+            }
+            const std::size_t n = numeric_fields(v.substr(numbers), l.sep);
+            if (n == 0 || (r > 0 && n + (l.row_labels ? 1 : 0) != count)) return false;
+            count = n + (l.row_labels ? 1 : 0);
+            blank(line.begin, line.begin + numbers);
+        }
+        if (++r == 2 && !evidence) return false;
+    }
+    return evidence && r >= (l.col_labels ? 2u : 1u);
+}
+
+}  // namespace
+
+std::string TextReader::heading_name(std::string_view line) {
+    std::string_view v = trim(line.substr(1));
+    bool too_large = false;
+    const std::size_t sp = v.find_last_of(" \t");
+    if (sp != std::string_view::npos && parse_dims(v.substr(sp + 1), too_large)) v = trim(v.substr(0, sp));
+    take_index(v, too_large);
+    return std::string(v);
+}
+
+std::string TextReader::name_one_hint(const std::string& name) const {
+    const bool selectable = std::any_of(result_file_extensions.begin(), result_file_extensions.end(),
+                                        [&](std::string_view ext) { return source_.ends_with(ext); });
+    if (name.empty() || !selectable) return "";
+    return "; name one, as " + source_ + ":" + printable_utf8(name);
+}
+
+std::optional<std::string> TextReader::without_labels(std::string_view text) {
+    std::string out;
+    std::map<std::string, std::optional<Layout>> layouts;  // per result: every slice is labelled alike
+    bool ok = true, labelled = false;
+    // One section: the lines after a heading (or before the first) up to the next heading.
+    const auto section = [&](const std::string& name, std::size_t begin, std::size_t end) {
+        bool content = false;
+        Lines lines(text.substr(0, end), begin);
+        for (Line line; !content && lines.next(line);) content = !is_blank_line(lines.text(line));
+        if (!content) return;
+        // The first layout that fits, both labels first (their header row is the one whose
+        // first field is empty); none: the section is left to the plain reader as it is.
+        // The first two lines tell the layouts that may fit (at no cost for plain numbers); the
+        // whole section is then checked and blanked in one pass.
+        std::optional<Layout> found;
+        for (const Layout l : {Layout{',', true, true}, Layout{'\t', true, true}, Layout{',', true, false},
+                               Layout{'\t', true, false}, Layout{',', false, true}, Layout{'\t', false, true}}) {
+            if (!fits(text, begin, end, l, 2)) continue;
+            if (out.empty()) out = std::string(text);
+            std::size_t blanked = begin;
+            if (fits(text, begin, end, l, std::string_view::npos, &out, &blanked)) {
+                found = l, labelled = true;
+                break;
+            }
+            out.replace(begin, blanked - begin, text.substr(begin, blanked - begin));
+        }
+        if (const auto [it, fresh] = layouts.emplace(name, found); !fresh && it->second != found) ok = false;
+    };
+    std::string name;
+    std::size_t begin = text.starts_with(bom) ? bom.size() : 0;
+    Lines lines(text, begin);
+    for (Line line; ok && lines.next(line);) {
+        const std::string_view v = lines.text(line);
+        if (!is_heading(v)) continue;
+        section(name, begin, line.begin);
+        name = heading_name(v);
+        begin = std::min(text.size(), line.end + 1);
+    }
+    if (ok) section(name, begin, text.size());
+    if (!ok || !labelled) return std::nullopt;
+    return out;
+}
+
+namespace {
+
+constexpr std::size_t npos = std::string_view::npos;
+
+// The offset after the json string whose '"' is at i; npos when it does not end.
+std::size_t skip_json_string(std::string_view s, std::size_t i) {
+    for (++i; i < s.size(); ++i) {
+        if (s[i] == '\\') ++i;
+        else if (s[i] == '"') return i + 1;
+    }
+    return npos;
+}
+
+// The offset after the json value at i: a string, a list or object (nested), or a scalar.
+std::size_t skip_json_value(std::string_view s, std::size_t i) {
+    if (i >= s.size()) return npos;
+    if (s[i] == '"') return skip_json_string(s, i);
+    if (s[i] != '[' && s[i] != '{') {
+        while (i < s.size() && !is_space(s[i]) && s[i] != ',' && s[i] != '}' && s[i] != ']') ++i;
+        return i;
+    }
+    std::size_t depth = 0;
+    while (i < s.size()) {
+        const char c = s[i];
+        if (c == '"') {
+            if ((i = skip_json_string(s, i)) == npos) return npos;
+            continue;
+        }
+        if (c == '[' || c == '{') ++depth;
+        else if ((c == ']' || c == '}') && --depth == 0) return i + 1;
+        ++i;
+    }
+    return npos;
+}
+
+// A json name as attn writes it (json_quote), with \" and \\ undone.
+std::string json_name(std::string_view quoted_name) {
+    std::string out;
+    const std::string_view body = quoted_name.substr(1, quoted_name.size() - 2);
+    for (std::size_t i = 0; i < body.size(); ++i) out += body[i] == '\\' && i + 1 < body.size() ? body[++i] : body[i];
+    return out;
+}
+
+std::string names_text(const std::vector<std::string>& names) {
+    std::string s;
+    for (std::size_t k = 0; k < names.size() && k < 12; ++k) s += (k ? ", " : "") + printable_utf8(names[k]);
+    if (names.size() > 12) s += ", ... (" + std::to_string(names.size()) + " in all)";
+    return s;
+}
+
+}  // namespace
+
+std::string TextReader::only_result(const std::string& name) const {
+    std::size_t first = skip_space_and_comments(s_.starts_with(bom) ? bom.size() : 0);
+    std::vector<std::string> names;  // the results the file holds, in order
+    const auto missing = [&] {
+        return InputError(source_ + ": no result '" + printable_utf8(name) + "' (" +
+                          (names.empty() ? "it holds one result without a name: read it as " + source_
+                                         : "it holds: " + names_text(names)) + ")");
+    };
+    std::string out(s_);
+    if (first < s_.size() && s_[first] == '{') {  // attn's json: {"NAME": [...], ...}
+        std::size_t i = skip_space_and_comments(first + 1), member = npos, member_end = npos, value = npos;
+        while (i < s_.size() && s_[i] != '}') {
+            if (s_[i] != '"') fail_expected(i, "a quoted name");
+            const std::size_t key_end = skip_json_string(s_, i);
+            if (key_end == npos) fail_expected(s_.size(), "'\"'");
+            const std::string key = json_name(s_.substr(i, key_end - i));
+            std::size_t j = skip_space_and_comments(key_end);
+            if (j >= s_.size() || s_[j] != ':') fail_expected(j, "':'");
+            j = skip_space_and_comments(j + 1);
+            const std::size_t end = skip_json_value(s_, j);
+            if (end == npos || end == j) fail_expected(j, "a value");
+            if (key == name && member == npos) member = i, value = j, member_end = end;
+            if (key != "labels" && key != "key_labels") names.push_back(key);
+            i = skip_space_and_comments(end);
+            if (i < s_.size() && s_[i] == ',') i = skip_space_and_comments(i + 1);
+            else if (i < s_.size() && s_[i] != '}') fail_expected(i, "',' or '}'");
+        }
+        if (i >= s_.size()) fail_expected(i, "'}'");
+        if (member == npos) throw missing();
+        const std::size_t inner = skip_space_and_comments(value + 1);
+        if (s_[value] != '[' || (inner < s_.size() && (s_[inner] == '{' || s_[inner] == '"')))
+            throw InputError(source_ + ":" + name + ": not a tensor (a nested list of numbers)");
+        blank_out(out, first + 1, member);
+        blank_out(out, member_end, i);
+        return out;
+    }
+    // attn's csv, tsv (and pretty): the lines under "# NAME ..." headings.
+    bool keep = false;
+    Lines lines(s_, s_.starts_with(bom) ? bom.size() : 0);
+    for (Line l; lines.next(l);) {
+        const std::string_view line = lines.text(l);
+        if (is_heading(line)) {
+            const std::string heading = heading_name(line);
+            keep = heading == name;
+            if (std::find(names.begin(), names.end(), heading) == names.end()) names.push_back(heading);
+        }
+        if (!keep) blank_out(out, l.begin, l.end);
+    }
+    if (std::find(names.begin(), names.end(), name) == names.end()) throw missing();
+    return out;
+}
+
+}  // namespace attn::io::detail

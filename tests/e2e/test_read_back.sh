@@ -1,0 +1,171 @@
+# Everything attn writes reads back into attn: every --show item of attend and the output of
+# softmax, matmul, concat, random and variance, in csv, tsv, json and npz, with and without
+# --labels, alone and selected by name from a file holding several (FILE.csv:NAME,
+# FILE.json:NAME, FILE.npz:NAME). The reference is each result's own npy output; `attn concat
+# FILE` (one input: the tensor as read) turns what was read back into npy, which must be the
+# same bytes (9 significant digits round-trip float32 exactly). Excepted, and checked as such:
+# pretty (for people: 4 decimals, read back to that precision when unlabelled and not wrapped),
+# and json of a result holding -inf or NaN (json writes them as null). numpy.load reads the npz
+# archives (skipped only when no python3 with numpy is found).
+
+rb=$T/rb
+mkdir -p "$rb"
+"$ATTN" random --seed 3 --shape 2,5,8 --format npy -o "$rb/x.npy"
+"$ATTN" random --seed 4 --shape 24,8 --format npy -o "$rb/in_proj.npy"
+"$ATTN" random --seed 5 --shape 8,8 --format npy -o "$rb/out_proj.npy"
+# labels that exercise every quoting rule of csv and tsv, and one that is a number
+printf 'The\nsay "hi"\na,b\n##ing\n7\n' > "$rb/labels"
+attend_args=(attend -x "$rb/x.npy" --heads 2 --in-proj "$rb/in_proj.npy" --out-proj "$rb/out_proj.npy" --causal)
+attend() { "$ATTN" "${attend_args[@]}" "$@"; }
+
+# same_as_npy REF FILE DESCRIPTION: FILE (a path attn reads) read back is REF's tensor, bit for bit.
+same_as_npy() {
+    rm -f "$rb/back.npy"
+    if ! "$ATTN" concat "$2" --format npy -o "$rb/back.npy" 2>"$T/err"; then
+        fail "$3: not read back: $(cat "$T/err")"
+    elif cmp -s "$1" "$rb/back.npy"; then pass
+    else fail "$3: read back differs from the npy output"; fi
+}
+
+items="queries keys values scores scaled weights weights-mean context output"
+all=${items// /,}
+for lab in none labels; do
+    label_args=()
+    [ "$lab" = labels ] && label_args=(--labels "$rb/labels")
+    for item in $items; do
+        attend --show "$item" --format npy -o "$rb/$item.npy"
+        for fmt in csv tsv json npz; do
+            # json writes the masked -inf of scaled as null: excepted below
+            [ "$fmt/$item" = json/scaled ] && continue
+            attend "${label_args[@]}" --show "$item" --format "$fmt" > "$rb/one.$fmt"
+            same_as_npy "$rb/$item.npy" "$rb/one.$fmt" "$item ($fmt, labels: $lab)"
+        done
+    done
+    # several results in one file, each selected by name (context and output shown with the
+    # weights come through them, not from the fused kernel: their reference is this run's)
+    attend --show "$all" --format npy -o "$rb/all"
+    for fmt in csv tsv json npz; do
+        attend "${label_args[@]}" --show "$all" --format "$fmt" -o "$rb/all.$fmt"
+        for item in $items; do
+            [ "$fmt/$item" = json/scaled ] && continue
+            same_as_npy "$rb/all/$item.npy" "$rb/all.$fmt:$item" "$item from all.$fmt:$item (labels: $lab)"
+        done
+    done
+done
+
+# json: a result holding -inf says why it does not read back; without a mask, scaled does
+run concat "$rb/all.json:scaled"; expect_code 3 "json scaled with -inf (null)"
+expect_err_has "found 'null', json's stand-in for NaN or infinity (read such values from csv, tsv or npy)" "null message"
+"$ATTN" attend -x "$rb/x.npy" --heads 2 --show scaled --format npy -o "$rb/scaled_nomask.npy"
+"$ATTN" attend -x "$rb/x.npy" --heads 2 --labels "$rb/labels" --show scaled,weights --format json -o "$rb/nomask.json"
+same_as_npy "$rb/scaled_nomask.npy" "$rb/nomask.json:scaled" "scaled without a mask (json)"
+
+# pretty, unlabelled: read back to its 4 decimals (fixed, or 4 decimals of scientific notation)
+for item in $items; do
+    COLUMNS=10000 attend --show "$item" --format pretty > "$rb/one.txt"
+    "$ATTN" concat "$rb/one.txt" --format npy -o "$rb/back.npy" 2>"$T/err" || { fail "pretty $item: $(cat "$T/err")"; continue; }
+    if "$ROOT/build/allclose" "$rb/back.npy" "$rb/$item.npy" --atol 5e-5 --rtol 5e-5 2>"$T/err"; then pass
+    else fail "pretty $item read back: $(cat "$T/err")"; fi
+done
+
+# the pipeline the README teaches, labelled: the scaled scores into softmax give the weights
+ex=$ROOT/data/examples/masking
+"$ATTN" attend -x "$ex/x.txt" --causal --show weights --format npy -o "$rb/w2.npy"
+"$ATTN" attend -x "$ex/x.txt" --causal --labels "$ex/labels.txt" --show scaled --format csv |
+    "$ATTN" softmax - --format npy > "$rb/sm.npy" 2>"$T/err"
+if [ -s "$rb/sm.npy" ] && "$ROOT/build/allclose" "$rb/sm.npy" "$rb/w2.npy" 2>>"$T/err"; then pass
+else fail "labelled scaled | softmax -: $(cat "$T/err")"; fi
+
+# variance: its csv/tsv table reads back as the numbers under its header row (as float32:
+# the statistics are printed from doubles)
+for fmt in csv tsv; do
+    attend --labels "$rb/labels" --show variance --format "$fmt" > "$rb/var.$fmt"
+    sed '1,2d' "$rb/var.$fmt" > "$rb/var_expect"
+    run concat "$rb/var.$fmt" --format csv; expect_code 0 "variance $fmt read back"
+    expect_close "$rb/var_expect" "$T/out" 1e-4 "variance $fmt: the numbers"
+    "$ATTN" variance --dk 4,8 --format "$fmt" | tee "$rb/sweep.$fmt" | sed '1d' > "$rb/var_expect"
+    run concat "$rb/sweep.$fmt" --format csv; expect_code 0 "attn variance $fmt read back"
+    expect_close "$rb/var_expect" "$T/out" 1e-4 "attn variance $fmt: the numbers"
+done
+
+# softmax, matmul, concat: their one result in every format
+printf '0.5,-1,2\n3,0.25,-0.125\n' > "$rb/m"
+"$ATTN" softmax "$rb/m" --format npy -o "$rb/softmax.npy"
+"$ATTN" matmul "$rb/m" "$rb/m" --transpose-b --format npy -o "$rb/product.npy"
+"$ATTN" concat "$rb/x.npy" "$rb/x.npy" --axis 1 --format npy -o "$rb/concat.npy"
+for fmt in csv tsv json npz; do
+    "$ATTN" softmax "$rb/m" --format "$fmt" -o "$rb/s.$fmt"
+    same_as_npy "$rb/softmax.npy" "$rb/s.$fmt" "softmax ($fmt)"
+    "$ATTN" matmul "$rb/m" "$rb/m" --transpose-b --format "$fmt" -o "$rb/p.$fmt"
+    same_as_npy "$rb/product.npy" "$rb/p.$fmt" "matmul ($fmt)"
+    "$ATTN" concat "$rb/x.npy" "$rb/x.npy" --axis 1 --format "$fmt" -o "$rb/c.$fmt"
+    same_as_npy "$rb/concat.npy" "$rb/c.$fmt" "concat ($fmt)"
+done
+same_as_npy "$rb/softmax.npy" "$rb/s.npz:softmax" "softmax from s.npz:softmax"
+
+# random: several draws, one selected by name; json's draws as one tensor; npz's drawN
+mkdir -p "$rb/draws"
+"$ATTN" random --seed 9 --shape 2,3,4 --count 3 --format npy -o "$rb/draws"
+for fmt in csv tsv npz; do
+    "$ATTN" random --seed 9 --shape 2,3,4 --count 3 --format "$fmt" -o "$rb/r.$fmt"
+done
+for d in 0 1 2; do
+    same_as_npy "$rb/draws/draw$d.npy" "$rb/r.csv:draw $d" "random r.csv:'draw $d'"
+    same_as_npy "$rb/draws/draw$d.npy" "$rb/r.tsv:draw $d" "random r.tsv:'draw $d'"
+    same_as_npy "$rb/draws/draw$d.npy" "$rb/r.npz:draw$d" "random r.npz:draw$d"
+done
+"$ATTN" random --seed 9 --shape 2,3,4 --count 3 --format json -o "$rb/r.json"
+"$ATTN" concat "$rb/draws/draw0.npy" "$rb/draws/draw1.npy" "$rb/draws/draw2.npy" --format npy -o "$rb/stacked.npy"
+"$ATTN" concat "$rb/r.json:draws" --format csv > "$rb/json_draws.csv" 2>"$T/err"
+"$ATTN" concat "$rb/stacked.npy" --format csv > "$rb/stacked.csv"
+# concat joins along axis 0 (6,3,4); json's draws are (3,2,3,4): the same numbers in the same order
+if [ -s "$rb/json_draws.csv" ] && diff -q <(grep -v '^#' "$rb/json_draws.csv" | grep .) <(grep -v '^#' "$rb/stacked.csv" | grep .) >/dev/null
+then pass; else fail "random json draws read back: $(cat "$T/err")"; fi
+
+# npz archives as numpy.load sees them: names, dtypes, shapes and values of the npy files
+py=""
+for p in python3 /usr/bin/python3; do
+    if command -v "$p" >/dev/null && "$p" -c 'import numpy' 2>/dev/null; then py=$p; break; fi
+done
+if [ -n "$py" ]; then
+    if "$py" - "$rb" "$items" <<'EOF' 2>"$T/err"; then pass; else fail "numpy.load: $(tail -n 3 "$T/err")"; fi
+import sys, numpy as np
+rb, items = sys.argv[1], sys.argv[2].split()
+z = np.load(rb + "/all.npz")
+assert z.files == items, z.files
+for name in items:
+    ref = np.load(rb + "/all/" + name + ".npy")
+    assert z[name].dtype == np.float32 and np.array_equal(z[name], ref, equal_nan=True), name
+r = np.load(rb + "/r.npz")
+assert r.files == ["draw0", "draw1", "draw2"], r.files
+assert all(np.array_equal(r["draw%d" % d], np.load(rb + "/draws/draw%d.npy" % d)) for d in range(3))
+EOF
+fi
+
+# -o NAME.npz chooses npz; several results to x.npy are a usage error naming both remedies
+attend --show weights,context -o "$rb/wc.npz"
+same_as_npy "$rb/all/context.npy" "$rb/wc.npz:context" "-o wc.npz holds context"
+mkdir -p "$rb/empty" && cd "$rb/empty" || exit 1
+run "${attend_args[@]}" --show weights,context -o both.npy; expect_code 2 "several results to both.npy"
+expect_err_has "attn: -o both.npy: 2 results do not fit one .npy file: write them to an archive (both.npz) or a folder (both, one NAME.npy each)" "both.npy message"
+if [ -z "$(ls -A)" ]; then pass; else fail "both.npy left: $(ls -A)"; fi
+# npz of a record is refused before anything is written; an existing archive is kept
+cp "$rb/wc.npz" kept.npz
+run "${attend_args[@]}" --show weights,variance -o kept.npz; expect_code 2 "npz of variance"
+expect_err_has "'variance' is a record, not a matrix: npz cannot hold it" "npz of a record"
+if cmp -s kept.npz "$rb/wc.npz" && [ "$(ls -A)" = kept.npz ]; then pass; else fail "kept.npz changed or a file was left"; fi
+cd "$ROOT" || exit 1
+
+# a name that is not there: the names that are
+run concat "$rb/all.csv:weight"; expect_code 3 "missing name in csv"
+expect_err_has "all.csv: no result 'weight' (it holds: queries, keys, values, scores, scaled, weights, weights-mean, context, output)" "csv names"
+run concat "$rb/all.json:weight"; expect_code 3 "missing name in json"
+expect_err_has "all.json: no result 'weight' (it holds: queries, keys" "json names"
+# a file whose name holds ':' is read as that file
+cp "$rb/s.csv" "$rb/odd.csv:softmax"
+same_as_npy "$rb/softmax.npy" "$rb/odd.csv:softmax" "an existing file named odd.csv:softmax"
+# a file of several results read whole: the message says how to name one
+run concat "$rb/all.json"; expect_code 3 "json of several results"
+expect_err_has "a second matrix starts here; attn reads one matrix per input; name one, as $rb/all.json:queries" "json hint"
+run concat "$rb/all.tsv"; expect_code 3 "tsv of several results"
+expect_err_has "a second matrix starts here; attn reads one matrix per input; name one, as $rb/all.tsv:queries" "tsv hint"
