@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "attn/half.hpp"
+#include "attn/mask_bits.hpp"
 #include "attn/matrix.hpp"
 #include "attn/tensor.hpp"
 
@@ -68,6 +69,26 @@ Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finit
 // Keys and values for attention: a little-endian float16 .npy ('<f2') stays float16 in memory
 // (a HalfTensor, which batched_attention reads as it is); every other input is read as
 // read_tensor does (finite values required) and given as `f32`. Exactly one of the two is set.
+// An attention mask as read: a one-byte .npy (bool, uint8, int8; C order) packed straight into
+// bits, with no float copy of its Tq×Tk entries (nonzero allows, or zero with `zero_allows`,
+// PyTorch's attn_mask/key_padding_mask polarity); any other input as float32 values (-inf
+// kept, every other non-finite refused). `boolean`: the input was boolean (a bool .npy, or
+// text written with True/False, as PyTorch prints a bool tensor).
+struct MaskInput {
+    MaskBits bits;   // set for a one-byte .npy
+    Tensor values;   // set otherwise
+    bool boolean = false;
+    bool negative = false;  // an int8 .npy with negative entries (they allow: nonzero)
+};
+MaskInput read_mask(const std::string& path, bool zero_allows, Finite finite, std::size_t max_dims = 4);
+// The bits of a one-byte .npy (validated as parse_npy_tensor validates), or nothing for any
+// other dtype (and a Fortran-order matrix): read_mask's fast path. `negative`: whether an int8
+// array has negative entries; `boolean`: whether the dtype is bool. `mapped`: the bytes are a
+// read-only file mapping, whose pages are dropped as they are packed.
+std::optional<MaskBits> parse_npy_mask(std::string_view bytes, const std::string& source, std::size_t max_dims,
+                                       bool zero_allows, bool* negative = nullptr, bool* boolean = nullptr,
+                                       bool mapped = false);
+
 struct KVInput {
     Tensor f32;
     HalfTensor f16;

@@ -12,6 +12,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "attn/tensor.hpp"
@@ -32,6 +33,22 @@ public:
     MaskBits() = default;  // rank 0: no mask
     // The bits of a float mask of rank 1 to 4 (a rank-1 mask is one row).
     explicit MaskBits(const TensorView& mask);
+    // The bits of a mask of one-byte elements in C order (a bool, uint8 or int8 .npy's data):
+    // nonzero allows, or, with `zero_allows` (PyTorch's attn_mask and key_padding_mask, True =
+    // not allowed), zero does. Packed by all threads, with no float copy; `consumed` (if set)
+    // is told each byte range [begin, end) once its bits are packed (a mapped file's pages can
+    // then be dropped: the peak memory stays near the bits').
+    MaskBits(const Shape& shape, const unsigned char* bytes, bool zero_allows = false,
+             const std::function<void(std::size_t, std::size_t)>& consumed = {});
+
+    // A key allowed by both masks, broadcast as torch.matmul broadcasts (their last dimensions,
+    // the keys, equal; every other equal or 1; the shorter shape padded with 1 in front).
+    // InputError naming both shapes when they do not broadcast.
+    static MaskBits both(const MaskBits& a, const MaskBits& b);
+    // The same bits under another shape of as many rows (a (B, Tk) mask as (B, 1, 1, Tk)).
+    MaskBits reshaped(const Shape& shape) const;
+    // Every key's bit flipped (the other polarity: PyTorch's True = not allowed).
+    MaskBits inverted() const;
 
     const Shape& shape() const noexcept { return shape_; }  // the float mask's shape
     std::size_t rank() const noexcept { return shape_.rank(); }

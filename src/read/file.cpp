@@ -180,7 +180,7 @@ std::pair<char*, std::size_t> detail::InputBytes::release_writable_mapping() noe
     return map_ ? map_->release_writable() : std::pair<char*, std::size_t>{nullptr, 0};
 }
 
-detail::InputBytes::InputBytes(const std::string& path) {
+detail::InputBytes::InputBytes(const std::string& path, bool populate) {
     // Regular files of a known, non-zero size up to the input limit are mapped; anything
     // else (standard input, FIFOs, devices, empty files, errors) goes through read_file,
     // which gives every message.
@@ -190,7 +190,7 @@ detail::InputBytes::InputBytes(const std::string& path) {
         read_ = read_file(path);
         return;
     }
-    map_ = std::make_unique<MappedFile>(path, true);
+    map_ = std::make_unique<MappedFile>(path, populate);
     // As read_fd: text never holds a NUL byte (.npy data may).
     const std::string_view bytes = map_->bytes();
     if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) != 0x93) {

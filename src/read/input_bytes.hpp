@@ -51,7 +51,9 @@ class InputBytes {
 public:
     // Throws InputError with read_file's messages (missing file, directory, NUL byte in
     // text, more than 2 GiB).
-    explicit InputBytes(const std::string& path);
+    // populate: a mapped file's pages are faulted in at once (inputs read whole); false: on
+    // first touch (a mask packed block by block, whose pages are dropped as they are packed).
+    explicit InputBytes(const std::string& path, bool populate = true);
     InputBytes(const InputBytes&) = delete;
     InputBytes& operator=(const InputBytes&) = delete;
 

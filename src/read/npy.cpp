@@ -1,6 +1,9 @@
 // .npy files (NumPy's format, versions 1.0/2.0/3.0): a strict reader of any shape (C or
 // Fortran order) that validates the header completely before allocating anything, and a
 // writer for float32 C-order data.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -313,6 +316,29 @@ std::optional<Shape> npy_declared_shape(std::string_view bytes) noexcept {
     } catch (...) {  // InputError (a header attn does not parse, or beyond max_rank), bad_alloc
         return std::nullopt;
     }
+}
+
+std::optional<MaskBits> parse_npy_mask(std::string_view bytes, const std::string& source, std::size_t max_dims,
+                                      bool zero_allows, bool* negative, bool* boolean, bool mapped) {
+    const Layout layout = npy_layout(bytes, bytes.size(), source, max_dims);
+    const Header& h = layout.header;
+    const bool one_byte = h.dtype->size == 1 && (h.dtype->kind == Kind::b || h.dtype->kind == Kind::u ||
+                                                 h.dtype->kind == Kind::i);
+    if (!one_byte || (*h.fortran_order && h.shape->size() > 1)) return std::nullopt;
+    const auto* data = reinterpret_cast<const unsigned char*>(bytes.data()) + layout.data_offset;
+    const Shape shape(*h.shape);
+    if (boolean) *boolean = h.dtype->kind == Kind::b;
+    if (negative && h.dtype->kind == Kind::i)
+        *negative = std::any_of(data, data + shape.numel(), [](unsigned char c) { return c >= 0x80; });
+    // The pages of a mapped file, once packed, are given back (their whole pages within the
+    // range): the Tq×Tk bytes never stand in memory at once beside the bits.
+    const auto drop = [data](std::size_t begin, std::size_t end) {
+        const std::uintptr_t page = std::uintptr_t(::sysconf(_SC_PAGESIZE));
+        const std::uintptr_t from = (std::uintptr_t(data + begin) + page - 1) / page * page;
+        const std::uintptr_t to = std::uintptr_t(data + end) / page * page;
+        if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);  // advice: failure harmless
+    };
+    return MaskBits(shape, data, zero_allows, mapped ? drop : std::function<void(std::size_t, std::size_t)>{});
 }
 
 Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finite finite, std::size_t max_dims) {

@@ -92,6 +92,30 @@ Tensor read_tensor(const std::string& path, Finite finite, std::size_t max_dims)
     return parse_tensor(bytes.view(), source, finite, max_dims);
 }
 
+MaskInput read_mask(const std::string& path, bool zero_allows, Finite finite, std::size_t max_dims) {
+    MaskInput m;
+    if (is_model_path(path) || named_result(path)) {
+        m.values = read_tensor(path, finite, max_dims);
+        return m;
+    }
+    detail::InputBytes bytes(path, false);
+    const std::string source = detail::display_name(path);
+    const std::string_view view = bytes.view();
+    if (!view.empty() && static_cast<unsigned char>(view[0]) == 0x93) {
+        if (auto bits = parse_npy_mask(view, source, max_dims, zero_allows, &m.negative, &m.boolean, bytes.mapped())) {
+            m.bits = std::move(*bits);
+            return m;
+        }
+        m.values = parse_npy_tensor(view, source, finite, max_dims);
+        return m;
+    }
+    // Text: PyTorch prints a bool tensor with True and False.
+    m.boolean = view.find("True") != std::string_view::npos || view.find("False") != std::string_view::npos;
+    m.values = bytes.mapped() ? parse_tensor_scanned(view, bytes.lone_cr(), source, finite, max_dims)
+                              : parse_tensor(view, source, finite, max_dims);
+    return m;
+}
+
 KVInput read_kv_tensor(const std::string& path, std::size_t max_dims) {
     if (is_model_path(path)) {
         KVInput kv;

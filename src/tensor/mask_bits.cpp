@@ -2,7 +2,10 @@
 #include "attn/mask_bits.hpp"
 
 #include <algorithm>
+#include <string>
 
+#include "attn/error.hpp"
+#include "runtime/parallel.hpp"
 
 namespace attn {
 
@@ -24,6 +27,73 @@ MaskBits::MaskBits(const TensorView& mask) : shape_(mask.shape) {
                 out[w] = pack_mask_word(m.row(i) + w * word_bits, std::min(word_bits, Tk - w * word_bits));
         }
     }
+}
+
+MaskBits::MaskBits(const Shape& shape, const unsigned char* bytes, bool zero_allows,
+                   const std::function<void(std::size_t, std::size_t)>& consumed)
+    : shape_(shape) {
+    if (shape.rank() == 0) return;
+    const std::size_t n = row_words(), Tk = keys(), rows = shape.numel() / Tk;
+    words_.assign(rows * n, 0);
+    constexpr std::size_t rows_per_block = 256;
+    parallel_for((rows + rows_per_block - 1) / rows_per_block, [&](std::size_t block) {
+        const std::size_t r1 = std::min(rows, (block + 1) * rows_per_block);
+        for (std::size_t r = block * rows_per_block; r < r1; ++r) {
+            const unsigned char* in = bytes + r * Tk;
+            std::uint64_t* out = words_.data() + r * n;
+            for (std::size_t j = 0; j < Tk; ++j)
+                out[j / word_bits] |= std::uint64_t((in[j] != 0) != zero_allows) << (j % word_bits);
+        }
+        if (consumed) consumed(block * rows_per_block * Tk, r1 * Tk);
+    });
+}
+
+MaskBits MaskBits::reshaped(const Shape& shape) const {
+    MaskBits m = *this;
+    m.shape_ = shape;
+    return m;
+}
+
+MaskBits MaskBits::inverted() const {
+    MaskBits m = *this;
+    const std::size_t n = row_words(), Tk = keys();
+    for (std::size_t r = 0; r < rows(); ++r)
+        for (std::size_t w = 0; w < n; ++w) {
+            const std::size_t valid = std::min(word_bits, Tk - w * word_bits);  // bits past Tk stay 0
+            const std::uint64_t keep = valid == word_bits ? ~std::uint64_t(0) : (std::uint64_t(1) << valid) - 1;
+            m.words_[r * n + w] = ~words_[r * n + w] & keep;
+        }
+    return m;
+}
+
+MaskBits MaskBits::both(const MaskBits& a, const MaskBits& b) {
+    const std::size_t rank = std::max(a.rank(), b.rank());
+    const auto dim = [&](const MaskBits& m, std::size_t d) {  // d counted in the common rank
+        return d + m.rank() < rank ? std::size_t(1) : m.shape_[d + m.rank() - rank];
+    };
+    std::vector<std::size_t> dims(rank);
+    for (std::size_t d = 0; d < rank; ++d) {
+        const std::size_t x = dim(a, d), y = dim(b, d);
+        if ((x != y && x != 1 && y != 1) || (d + 1 == rank && x != y))
+            throw InputError("masks " + a.shape_.text() + " and " + b.shape_.text() +
+                             " do not broadcast together (each dimension equal, or 1 in one of them; the keys equal)");
+        dims[d] = std::max(x, y);
+    }
+    MaskBits m;
+    m.shape_ = Shape(dims);
+    const std::size_t n = m.row_words(), rows = m.shape_.numel() / m.keys();
+    m.words_.assign(rows * n, 0);
+    std::vector<std::size_t> index(rank - 1);
+    for (std::size_t r = 0; r < rows; ++r) {
+        for (std::size_t d = rank - 1, rest = r; d-- > 0;) index[d] = rest % dims[d], rest /= dims[d];
+        std::size_t ra = 0, rb = 0;  // the rows of a and b that row r reads (0 where they broadcast)
+        for (std::size_t d = 0; d + 1 < rank; ++d) {
+            ra = ra * dim(a, d) + (dim(a, d) == 1 ? 0 : index[d]);
+            rb = rb * dim(b, d) + (dim(b, d) == 1 ? 0 : index[d]);
+        }
+        for (std::size_t w = 0; w < n; ++w) m.words_[r * n + w] = a.row(ra)[w] & b.row(rb)[w];
+    }
+    return m;
 }
 
 }  // namespace attn

@@ -38,6 +38,8 @@ public:
     bool given(const char* opt) const { return r_.count(opt) > 0; }
     std::string value(const char* opt) const { return r_[opt].as<std::string>(); }
 
+    // The input's path, claimed (a second '-' is refused).
+    std::string path(const char* opt) { return names_.claim(value(opt), flag_of(opt)); }
     Tensor tensor(const char* opt, std::size_t max_dims, io::Finite finite = io::Finite::required) {
         if (!given(opt)) return {};
         return io::read_tensor(names_.claim(value(opt), flag_of(opt)), finite, max_dims);
@@ -295,27 +297,69 @@ void read_qkv(Reader& in, AttendInputs& a) {
 // --mask is boolean (nonzero = may attend), but PyTorch also takes a float attn_mask that is
 // added (0 keep, -inf or -1e9 drop), which here would attend exactly where it meant to drop:
 // -inf is refused (as every non-finite mask value) and a negative value noted, both pointing
-// to --bias.
-Tensor read_boolean_mask(Reader& in) {
-    Tensor mask;
+// to --bias (and --attn-mask, which takes PyTorch's masks as they are).
+MaskBits read_sdpa_mask(Reader& in) {
+    if (!in.given("mask")) return {};
+    io::MaskInput m;
     try {
-        mask = in.tensor("mask", 4);
+        m = io::read_mask(in.path("mask"), false, io::Finite::required);
     } catch (const InputError& e) {
         const std::string message = e.what();
         if (message.find("non-finite value '-") == std::string::npos) throw;
         throw InputError(message + " (--mask is boolean, nonzero = may attend; an additive mask of 0 and -inf belongs "
                                    "in --bias)");
     }
-    bool negative = false;
-    for (std::size_t s = 0; mask.rank() && s < mask.slices() && !negative; ++s) {
-        const MatrixView m = mask.slice(s);
-        for (std::size_t i = 0; i < m.rows && !negative; ++i)
-            for (std::size_t j = 0; j < m.cols && !negative; ++j) negative = m(i, j) < 0;
+    bool negative = m.negative;
+    for (std::size_t s = 0; m.values.rank() && s < m.values.slices() && !negative; ++s) {
+        const MatrixView v = m.values.slice(s);
+        for (std::size_t i = 0; i < v.rows && !negative; ++i)
+            for (std::size_t j = 0; j < v.cols && !negative; ++j) negative = v(i, j) < 0;
     }
     if (negative)
         std::fprintf(stderr, "attn: note: --mask holds negative values, which may attend (nonzero = may attend); an "
                              "additive mask (0 keep, negative drop) belongs in --bias\n");
-    return mask;
+    return m.bits.rank() ? std::move(m.bits) : MaskBits(m.values.view());
+}
+
+// A boolean mask in PyTorch's polarity (True = not allowed): a one-byte .npy, or values
+// written with True/False (or 0/1 in a key padding mask). `float_ok`: a float mask is
+// additive instead, returned in `additive`.
+MaskBits read_torch_mask(Reader& in, const char* opt, bool float_ok, Tensor* additive) {
+    io::MaskInput m = io::read_mask(in.path(opt), true, float_ok ? io::Finite::allow_neg_inf : io::Finite::required);
+    if (m.bits.rank()) return std::move(m.bits);
+    if (m.boolean || !float_ok) return MaskBits(m.values.view()).inverted();
+    *additive = std::move(m.values);
+    return {};
+}
+
+// --mask, --attn-mask and --key-padding-mask: one mask, a key allowed by each given.
+// A float --attn-mask is added to the scores with --bias.
+void read_masks(Reader& in, AttendInputs& a) {
+    MaskBits mask = read_sdpa_mask(in);
+    if (in.given("attn-mask")) {
+        Tensor additive;
+        MaskBits bits = read_torch_mask(in, "attn-mask", true, &additive);
+        if (additive.rank()) {
+            if (a.bias.rank())
+                throw UsageError("a float --attn-mask is added to the scores, as --bias is: give one of them");
+            a.bias = as_row_if_vector(std::move(additive));
+        } else {
+            mask = mask.rank() ? MaskBits::both(mask, bits) : std::move(bits);
+        }
+    }
+    if (in.given("key-padding-mask")) {
+        MaskBits padding = read_torch_mask(in, "key-padding-mask", false, nullptr);
+        const Shape& s = padding.shape();
+        if (s.rank() > 2)
+            throw InputError("--key-padding-mask is " + s.dims_text() +
+                             ": nn.MultiheadAttention's key_padding_mask is (B, Tk), True = padding");
+        // (B, Tk) serves every head and query of batch item b: (B, 1, 1, Tk).
+        padding = padding.reshaped(s.rank() == 2 ? Shape{s[0], 1, 1, s[1]} : Shape{1, s[0]});
+        mask = mask.rank() ? MaskBits::both(mask, padding) : std::move(padding);
+    }
+    // A (Tk,) mask is one row, broadcast over the queries (as NumPy and PyTorch do).
+    if (mask.rank() == 1) mask = mask.reshaped(Shape{1, mask.keys()});
+    a.mask_bits = std::move(mask);
 }
 
 // The options that project the output, which -q/-k/-v take too.
@@ -351,13 +395,13 @@ std::string flagged_message(const ShapeError& e, const AttendInputs& a) {
     const std::string flag = flag_of(e.role, a), other = flag_of(e.other, a);
     const std::string& dim = e.dimension;
     if (e.role == Role::mask || e.role == Role::bias) {
-        const Tensor& t = e.role == Role::mask ? a.mask : a.bias;
+        const Shape& t = e.role == Role::mask ? a.mask_bits.shape() : a.bias.shape();
         std::string scores, names;
         for (std::size_t d = 0; d < e.against.rank(); ++d) {
             scores += (d ? "x" : "") + std::to_string(e.against[d]);
             names += (d ? " x " : "") + e.against_axes[d];
         }
-        return flag + " is " + t.shape().dims_text() + " but the scores are " + scores + " (" + names +
+        return flag + " is " + t.dims_text() + " but the scores are " + scores + " (" + names +
                (e.against.rank() > 2 ? "; dimensions equal or 1, the last one Tk" : "") + ")";
     }
     if (e.role == Role::lengths && dim == "batch") {
@@ -395,9 +439,8 @@ std::string flagged_message(const ShapeError& e, const AttendInputs& a) {
 // the shapes of the projected heads (nothing is computed yet). Sizes come from it.
 void resolve_problem(AttendInputs& a) {
     AttentionSpec spec;
-    const TensorView mask = a.mask.view(), bias = a.bias.view();
-    spec.mask = a.mask.rank() ? &mask : nullptr;
-    spec.mask_bits = a.mask.rank() ? &a.mask_bits : nullptr;
+    const TensorView bias = a.bias.view();
+    spec.mask_bits = a.mask_bits.rank() ? &a.mask_bits : nullptr;
     spec.bias = a.bias.rank() ? &bias : nullptr;
     spec.lengths = a.lengths;
     try {
@@ -465,7 +508,7 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
     // Every input on '-' is claimed before any is read: a second one is a usage error up front,
     // not whatever reading the first one's bytes as the other input would say.
     for (const char* o : {"x", "q", "k", "v", "kv", "wq", "wk", "wv", "bq", "bk", "bv", "wo", "bo", "in-proj",
-                          "in-proj-bias", "out-proj", "out-proj-bias", "mask", "bias", "lengths", "labels",
+                          "in-proj-bias", "out-proj", "out-proj-bias", "mask", "attn-mask", "key-padding-mask", "bias", "lengths", "labels",
                           "key-labels"})
         if (r.count(o) && r[o].as<std::string>() == "-") names.reserve_stdin(flag_of(o));
 
@@ -478,10 +521,9 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
         check_output_projection_options(in);
         read_qkv(in, a);
     }
-    // A (Tk,) mask or bias is one row, broadcast over the queries (as NumPy and PyTorch do).
-    a.mask = as_row_if_vector(read_boolean_mask(in));
-    if (a.mask.rank()) a.mask_bits = MaskBits(a.mask.view());
+    // A (Tk,) bias is one row, broadcast over the queries (as NumPy and PyTorch do).
     a.bias = as_row_if_vector(in.tensor("bias", 4, io::Finite::allow_neg_inf));
+    read_masks(in, a);
     if (r.count("lengths")) {
         const std::string text = r["lengths"].as<std::string>();
         a.lengths = parse_lengths(text == "-" ? names.claim(text, "--lengths") : text);

@@ -37,8 +37,10 @@ struct AttendInputs {
     KVView k_view() const;
     KVView v_view() const;
 
-    Tensor mask, bias;  // rank 0 = none
-    MaskBits mask_bits;  // the mask packed once as it is read (what the kernels read)
+    Tensor bias;  // rank 0 = none
+    // --mask, --attn-mask (boolean) and --key-padding-mask as one mask, packed as it is read
+    // (what the kernels read; rank 0 = none).
+    MaskBits mask_bits;
     std::vector<std::size_t> lengths;
     std::vector<std::string> query_labels, key_labels;  // empty = none
 

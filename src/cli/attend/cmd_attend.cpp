@@ -76,7 +76,14 @@ void declare_options(cxxopts::Options& options) {
                    "bottom-right (j <= i + Tk - Tq, decoding with a cache). Use --causal or --causal=ALIGN",
          cxxopts::value<std::string>()->implicit_value("top-left"), "ALIGN")
         ("mask", "Boolean mask broadcast to (B, H, Tq, Tk), the last dimension Tk (e.g. Tq×Tk, or a (Tk,) vector for "
-                 "every query): nonzero = may attend (PyTorch SDPA polarity)", cxxopts::value<std::string>(), "FILE")
+                 "every query): nonzero = may attend (PyTorch SDPA polarity; nn.MultiheadAttention's masks, True = "
+                 "not allowed, go to --attn-mask and --key-padding-mask as they are)", cxxopts::value<std::string>(), "FILE")
+        ("attn-mask", "PyTorch's attn_mask as nn.MultiheadAttention takes it: boolean (a bool .npy, or text of "
+                      "True/False), True = may NOT attend; or float, added to the scores (0 keep, -inf drop). "
+                      "Broadcast as --mask; with --mask, a key must be allowed by both",
+         cxxopts::value<std::string>(), "FILE")
+        ("key-padding-mask", "PyTorch's key_padding_mask: boolean (B, Tk) or (Tk), True = padding (not attended)",
+         cxxopts::value<std::string>(), "FILE")
         ("bias", "Additive bias broadcast to (B, H, Tq, Tk) as --mask, added to the scaled scores; -inf allowed",
          cxxopts::value<std::string>(), "FILE")
         ("lengths", "Valid keys per batch item, as a list such as 5,3 or a FILE of numbers (text or an .npy vector): "
@@ -133,7 +140,7 @@ std::string scale_text(const std::string& given, std::size_t d_k, float scale) {
 std::string masking_text(const AttendInputs& in, Causal causal) {
     std::string t;
     if (causal != Causal::none) t = std::string("causal (") + causal_name(causal) + ")";
-    if (in.mask.rank()) t += std::string(t.empty() ? "" : " + ") + "mask";
+    if (in.mask_bits.rank()) t += std::string(t.empty() ? "" : " + ") + "mask";
     if (in.bias.rank()) t += std::string(t.empty() ? "" : " + ") + "bias";
     if (!in.lengths.empty()) t += std::string(t.empty() ? "" : " + ") + "lengths";
     return t;
@@ -178,9 +185,8 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
     spec.normalize = s.normalize;
     spec.masked_rows = s.masked_rows;
     spec.lengths = in.lengths;
-    const TensorView mask = in.mask.view(), bias = in.bias.view();
-    spec.mask = in.mask.rank() ? &mask : nullptr;
-    spec.mask_bits = in.mask.rank() ? &in.mask_bits : nullptr;
+    const TensorView bias = in.bias.view();
+    spec.mask_bits = in.mask_bits.rank() ? &in.mask_bits : nullptr;
     spec.bias = in.bias.rank() ? &bias : nullptr;
     if (s.rows.end) spec.query_rows = {s.rows.begin, s.rows.end};
     if (s.items.end) spec.batch_items = {s.items.begin, s.items.end};

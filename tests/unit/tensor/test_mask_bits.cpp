@@ -331,3 +331,37 @@ TEST_CASE("mask bits: a mask that does not fit is an input error, whether given 
 }
 
 }  // namespace
+
+TEST_CASE("mask bits: from one-byte elements, inverted, reshaped and combined by broadcasting") {
+    using attn::MaskBits;
+    using attn::Shape;
+    // 2 rows of 70 keys (two words a row): nonzero allows; bits past the keys stay 0.
+    std::vector<unsigned char> bytes(2 * 70, 0);
+    for (std::size_t j = 0; j < 70; j += 3) bytes[j] = 1;
+    bytes[70 + 69] = 255;
+    const MaskBits m(Shape{2, 70}, bytes.data());
+    for (std::size_t r = 0; r < 2; ++r)
+        for (std::size_t j = 0; j < 70; ++j) CHECK(m.allowed(r, j) == (bytes[r * 70 + j] != 0));
+    CHECK((m.row(0)[1] >> 6) == 0);
+    // PyTorch's polarity: zero allows.
+    const MaskBits z(Shape{2, 70}, bytes.data(), true);
+    const MaskBits inv = m.inverted();
+    for (std::size_t r = 0; r < 2; ++r)
+        for (std::size_t j = 0; j < 70; ++j) {
+            CHECK(z.allowed(r, j) == (bytes[r * 70 + j] == 0));
+            CHECK(inv.allowed(r, j) == z.allowed(r, j));
+        }
+    CHECK((inv.row(1)[1] >> 6) == 0);  // inverting leaves the bits past the keys 0
+    // (2, 70) as (2, 1, 1, 70), combined with a (3, 70) mask: (2, 1, 3, 70), each bit the AND.
+    std::vector<unsigned char> other(3 * 70);
+    for (std::size_t i = 0; i < other.size(); ++i) other[i] = (i * 7) % 5 != 0;
+    const MaskBits o(Shape{3, 70}, other.data());
+    const MaskBits both = MaskBits::both(m.reshaped(Shape{2, 1, 1, 70}), o);
+    CHECK(both.shape() == Shape{2, 1, 3, 70});
+    for (std::size_t b = 0; b < 2; ++b)
+        for (std::size_t i = 0; i < 3; ++i)
+            for (std::size_t j = 0; j < 70; ++j)
+                CHECK(both.allowed(b * 3 + i, j) == (m.allowed(b, j) && o.allowed(i, j)));
+    CHECK_THROWS_AS(MaskBits::both(m, MaskBits(Shape{3, 70}, other.data())), attn::InputError);  // 2 rows against 3
+    CHECK_THROWS_AS(MaskBits::both(m, MaskBits(Shape{1, 69}, other.data())), attn::InputError);
+}

@@ -1,0 +1,42 @@
+# PyTorch's mask names with PyTorch's polarity: --attn-mask (bool: True = not allowed; float:
+# added) and --key-padding-mask (bool (B, Tk), True = padding), passed as a user has them, give
+# what nn.MultiheadAttention gives (data/mha/torch_masks, made by its generate.py with torch).
+D=$ROOT/data/mha/torch_masks
+ALLCLOSE=$(dirname "$ATTN")/allclose
+mha=(-x "$D/x.npy" --heads 2 --in-proj "$D/in_proj_weight.npy" --in-proj-bias "$D/in_proj_bias.npy"
+     --out-proj "$D/out_proj_weight.npy" --out-proj-bias "$D/out_proj_bias.npy")
+same_as_torch() {  # same_as_torch CASE ATTN-ARGS...: weights and output against torch's
+    local case=$1; shift
+    rm -rf "$T/$case"
+    run attend "${mha[@]}" "$@" --show weights,output --format npy -o "$T/$case"
+    expect_code 0 "--attn-mask/--key-padding-mask, $case"
+    for r in weights output; do
+        if msg=$("$ALLCLOSE" "$T/$case/$r.npy" "$D/${r}_$case.npy" --rtol 1e-5 --atol 1e-6 2>&1); then pass
+        else fail "$case: $r differs from nn.MultiheadAttention's: $msg"; fi
+    done
+}
+same_as_torch bool --attn-mask "$D/attn_mask_bool.npy"
+same_as_torch float --attn-mask "$D/attn_mask_float.npy"
+same_as_torch bool_padding --attn-mask "$D/attn_mask_bool.npy" --key-padding-mask "$D/key_padding_mask.npy"
+same_as_torch padding --key-padding-mask "$D/key_padding_mask.npy"
+# The bool mask pasted as torch prints it (True/False text) is the same mask.
+rm -rf "$T/bool"
+same_as_torch bool --attn-mask "$D/attn_mask_bool.txt"
+# --mask keeps SDPA's polarity: the same buffer given to --mask attends where torch does not.
+run attend "${mha[@]}" --mask "$D/attn_mask_bool.npy" --show weights --format npy -o "$T/sdpa.npy"
+if "$ALLCLOSE" "$T/sdpa.npy" "$D/weights_bool.npy" --rtol 1e-5 --atol 1e-6 >/dev/null 2>&1; then
+    fail "--mask took PyTorch's attn_mask polarity"; else pass; fi
+# --mask with --key-padding-mask: a key must be allowed by both (the mask as SDPA's bool, i.e.
+# the inverse of the attn_mask above, gives the bool_padding case).
+printf '1 0 0 0 0\n1 1 0 0 0\n1 1 1 0 0\n1 1 1 1 0\n0 1 1 1 1\n' >"$T/sdpa_mask"
+same_as_torch bool_padding --mask "$T/sdpa_mask" --key-padding-mask "$D/key_padding_mask.npy"
+# Refusals.
+run attend "${mha[@]}" --attn-mask "$D/attn_mask_float.npy" --bias "$D/attn_mask_float.npy"
+expect_code 2 "a float --attn-mask with --bias"
+expect_err_has "give one of them" "a float --attn-mask with --bias: message"
+run attend "${mha[@]}" --key-padding-mask "$D/weights_bool.npy"
+expect_code 3 "a 4-D --key-padding-mask"
+expect_err_has "key_padding_mask is (B, Tk)" "a 4-D --key-padding-mask: message"
+printf '1 0 1 0\n' >"$T/pad4"
+run attend "${mha[@]}" --key-padding-mask "$T/pad4"
+expect_code 3 "--key-padding-mask of 4 keys for 5"
