@@ -31,7 +31,8 @@ inject() {
     local method=$1 k=$2 sig=$3
     shift 3
     if [ "$method" = strace ]; then
-        env --default-signal strace -f -qq -o /dev/null -e trace=rename,renameat,renameat2 \
+        # LeakSanitizer cannot run under ptrace: a sanitizer build is traced without it.
+        ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 env --default-signal strace -f -qq -o /dev/null -e trace=rename,renameat,renameat2 \
             -e inject=rename,renameat,renameat2:signal="$sig":when="$k" "$ATTN" "$@" >/dev/null 2>"$T/err"
     else
         ATTN_TEST_SIGNAL_AT_RENAME="$k $(kill -l "$sig")" env --default-signal "$ATTN" "$@" >/dev/null 2>"$T/err"

@@ -64,7 +64,7 @@ same_as_npy "$rb/scaled_nomask.npy" "$rb/nomask.json:scaled" "scaled without a m
 for item in $items; do
     COLUMNS=10000 attend --show "$item" --format pretty > "$rb/one.txt"
     "$ATTN" concat "$rb/one.txt" --format npy -o "$rb/back.npy" 2>"$T/err" || { fail "pretty $item: $(cat "$T/err")"; continue; }
-    if "$ROOT/build/allclose" "$rb/back.npy" "$rb/$item.npy" --atol 5e-5 --rtol 5e-5 2>"$T/err"; then pass
+    if "$(dirname "$ATTN")/allclose" "$rb/back.npy" "$rb/$item.npy" --atol 5e-5 --rtol 5e-5 2>"$T/err"; then pass
     else fail "pretty $item read back: $(cat "$T/err")"; fi
 done
 
@@ -73,7 +73,7 @@ ex=$ROOT/data/examples/masking
 "$ATTN" attend -x "$ex/x.txt" --causal --show weights --format npy -o "$rb/w2.npy"
 "$ATTN" attend -x "$ex/x.txt" --causal --labels "$ex/labels.txt" --show scaled --format csv |
     "$ATTN" softmax - --format npy > "$rb/sm.npy" 2>"$T/err"
-if [ -s "$rb/sm.npy" ] && "$ROOT/build/allclose" "$rb/sm.npy" "$rb/w2.npy" 2>>"$T/err"; then pass
+if [ -s "$rb/sm.npy" ] && "$(dirname "$ATTN")/allclose" "$rb/sm.npy" "$rb/w2.npy" 2>>"$T/err"; then pass
 else fail "labelled scaled | softmax -: $(cat "$T/err")"; fi
 
 # variance: its csv/tsv table reads back as the numbers under its header row (as float32:
