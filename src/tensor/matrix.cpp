@@ -65,7 +65,7 @@ AlignedBuffer adopt_mapping(const FileMapping& m) noexcept {
 }
 
 std::size_t Matrix::padded_stride(std::size_t cols) noexcept {
-    return (cols + stride_quantum - 1) / stride_quantum * stride_quantum;
+    return padded_row_length(cols, stride_quantum);
 }
 
 Matrix::Matrix(std::size_t rows, std::size_t cols) : Matrix(rows, cols, 0.0f) {}
