@@ -12,6 +12,7 @@
 #include "attn/error.hpp"
 #include "read/text_reader.hpp"
 #include "runtime/parallel.hpp"
+#include "runtime/system_memory.hpp"
 
 namespace attn::io::detail {
 
@@ -260,7 +261,9 @@ std::pair<std::size_t, std::size_t> TextReader::read_plain_run(std::size_t i) {
         // was stored and loaded again for every number, a chain through memory (measured:
         // 12% of the CPU time of reading a 12.8 MB csv; the zero-fill of the estimate
         // costs far less).
-        band.values.resize(std::max<std::size_t>(64, (cut[b + 1] - cut[b]) / 8));
+        const std::size_t estimate = std::max<std::size_t>(64, (cut[b + 1] - cut[b]) / 8);
+        reserve_checked(band.values, estimate);
+        band.values.resize(estimate);
         float* at = band.values.data();
         float* at_end = at + band.values.size();
         for (std::size_t line = cut[b]; line < cut[b + 1] && band.plain;) {
@@ -282,6 +285,7 @@ std::pair<std::size_t, std::size_t> TextReader::read_plain_run(std::size_t i) {
                 }
                 if (at == at_end) {
                     const std::size_t n = band.values.size();
+                    reserve_checked(band.values, 2 * n);
                     band.values.resize(2 * n);
                     at = band.values.data() + n, at_end = band.values.data() + 2 * n;
                 }

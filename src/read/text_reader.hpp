@@ -20,6 +20,7 @@
 #include "attn/io.hpp"
 #include "attn/tensor.hpp"
 #include "read/number_parse.hpp"
+#include "runtime/system_memory.hpp"
 
 namespace attn::io::detail {
 
@@ -99,8 +100,13 @@ private:
     std::size_t push_plain_number(std::size_t i, std::size_t limit, Ends ends) {
         float f;
         const std::size_t end = parse_plain_number(i, limit, ends, &f);
-        if (end != std::string_view::npos) values_.push_back(f);
+        if (end != std::string_view::npos) push_value(f);
         return end;
+    }
+    // Appends to values_, the memory check first whenever it must grow.
+    void push_value(float f) {
+        if (values_.size() == values_.capacity()) grow_checked(values_, 1);
+        values_.push_back(f);
     }
     static bool ends_in_line(char ch) { return is_blank(ch) || ch == ',' || ch == ';' || ch == '#'; }
 

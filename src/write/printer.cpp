@@ -19,6 +19,7 @@
 #include "write/output_file.hpp"
 #include "runtime/utf8.hpp"
 #include "runtime/parallel.hpp"
+#include "runtime/system_memory.hpp"
 
 namespace attn::io {
 
@@ -236,7 +237,7 @@ void delimited_slice(std::string& out, const Item& item, const MatrixView& m, ch
         }
         return;
     }
-    if (!sink) out.reserve(out.size() + rows * m.cols * (std::size_t(digits) + 4));  // one allocation, as a rule
+    if (!sink) reserve_checked(out, out.size() + rows * m.cols * (std::size_t(digits) + 4));  // one allocation, as a rule
     if (sink && !out.empty()) {  // what came before, then the bands straight from where they were formatted
         (*sink)(out);
         out.clear();

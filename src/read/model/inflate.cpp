@@ -9,6 +9,7 @@
 
 #include "attn/error.hpp"
 #include "read/model/zip.hpp"
+#include "runtime/system_memory.hpp"
 
 namespace attn::io {
 
@@ -42,7 +43,7 @@ struct Huffman {
 class Inflater {
 public:
     Inflater(std::string_view in, std::size_t size, const std::string& source) : in_(in), size_(size), source_(source) {
-        out_.reserve(size);
+        reserve_checked(out_, size);
     }
 
     std::string run() {
