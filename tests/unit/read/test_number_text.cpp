@@ -601,11 +601,11 @@ TEST_CASE("inputs: a mapped float16 .npy K/V with unpadded rows stays float16 wh
 }
 
 
-TEST_CASE("number text: csv of a 3-D tensor over 1 MiB reads back, its block headers ending the runs of rows") {
-    // Blocks of 1200 rows x 80 (over 1 MiB each: read by all threads) under "# m [b] 1200x80"
-    // headers, at which the runs of rows end, found by the parallel scan in windows of
-    // growing size; a blank line and a comment line inside a block, and a '+1' (full rules)
-    // in the last block.
+TEST_CASE("number text: csv of a 3-D tensor over 1 MiB reads back, its block headers read by the bands") {
+    // Blocks of 1200 rows x 80 (over 1 MiB in all: read by all threads in bands) under
+    // "# m [b] 1200x80" headers, which the bands read and count in order; a blank line and a
+    // comment line inside a block, and a '+1' (full rules: its band read again serially) in
+    // the last block.
     const std::size_t blocks = 5, rows = 1200, cols = 80;
     attn::Tensor t(attn::Shape{blocks, rows, cols});
     std::mt19937 gen(23);
