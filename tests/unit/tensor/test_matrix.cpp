@@ -9,7 +9,8 @@ TEST_CASE("matrix: zero-filled; rows of a 64-byte line or more padded to whole l
     // cols → stride: 16 floats are one line; below that no padding (an N×1 tensor would take
     // 16 times its data), so the storage is less than twice the data for every width.
     const std::pair<std::size_t, std::size_t> strides[] = {{1, 1}, {2, 2}, {15, 15}, {16, 16}, {17, 32}, {33, 48}};
-    for (const auto& [cols, stride] : strides) {
+    for (const auto& cols_stride : strides) {
+        const std::size_t cols = cols_stride.first, stride = cols_stride.second;
         INFO(cols);
         attn::Matrix m(3, cols);
         CHECK(m.stride() == stride);
