@@ -2,8 +2,9 @@
 // a decoding step reads; attn keeps such inputs as halves in memory and the kernels widen
 // them to float32 tile by tile (F16C / AVX-512 / NEON conversions), never as a whole copy.
 //
-// HalfTensor is laid out like Tensor (C order, the last dimension padded so that every row
-// starts on a 64-byte boundary; padding is zero). KVView is what batched_attention takes for
+// HalfTensor is laid out like Tensor (C order, the last dimension padded to
+// padded_row_length(cols, stride_quantum): rows of 32 halves or more start on a 64-byte
+// boundary; padding is zero). KVView is what batched_attention takes for
 // K and V: any float32 TensorView converts to it implicitly, a HalfTensor gives one by view().
 #pragma once
 #include <array>
@@ -45,7 +46,7 @@ public:
     HalfTensor() = default;
     explicit HalfTensor(const Shape& shape);  // zero-filled; bad_alloc / InputError on overflow
     // Adopts a file mapping's data as dense C-order halves: the last dimension must need no
-    // padding (a multiple of stride_quantum) and the data be 64-byte aligned.
+    // padding (padded_row_length(cols, stride_quantum) == cols) and the data be 64-byte aligned.
     HalfTensor(const Shape& shape, const FileMapping& dense) noexcept;
 
     const Shape& shape() const noexcept { return shape_; }

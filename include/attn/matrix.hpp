@@ -1,6 +1,6 @@
-// Matrix: row-major float32 storage, 64-byte aligned, rows padded to a stride that is a
-// multiple of 16 floats so that every row starts on a cache line and SIMD kernels can use
-// aligned loads. Padding is kept at zero.
+// Matrix: row-major float32 storage, 64-byte aligned. Rows of 16 floats or more are padded to
+// a stride that is a multiple of 16 floats, so that every row starts on a cache line; narrower
+// rows are not padded (see padded_row_length). Padding is kept at zero.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -13,6 +13,15 @@ struct FileMapping {
     void* start = nullptr;
     std::size_t bytes = 0, data_offset = 0;
 };
+
+// The stride, in elements, of rows of `count` elements: a multiple of `quantum` (the elements
+// of one 64-byte line) for rows of a line or more, so that each row starts on a line; `count`
+// itself for narrower rows. The kernels read rows with unaligned loads, so nothing needs the
+// padding; but padding narrow rows would make memory unbounded by the input (an N×1 tensor
+// would take 16 times its data). This way a tensor takes less than twice its data.
+constexpr std::size_t padded_row_length(std::size_t count, std::size_t quantum) noexcept {
+    return count < quantum ? count : (count + quantum - 1) / quantum * quantum;
+}
 
 // Frees tensor storage at p: aligned_alloc_bytes storage, or (mapping_bytes != 0) the file
 // mapping that starts mapping_offset bytes before p.
@@ -59,7 +68,7 @@ public:
     float& operator()(std::size_t r, std::size_t c) noexcept { return data_[r * stride_ + c]; }
     float operator()(std::size_t r, std::size_t c) const noexcept { return data_[r * stride_ + c]; }
 
-    // Smallest multiple of stride_quantum that holds `cols` floats.
+    // padded_row_length(cols, stride_quantum).
     static std::size_t padded_stride(std::size_t cols) noexcept;
 
     // Gives up the storage (the matrix becomes empty).

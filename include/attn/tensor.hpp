@@ -3,8 +3,9 @@
 // moves into and out of a Tensor without copying.
 //
 // Layout of an owning Tensor: C order, the last dimension padded to Matrix::padded_stride,
-// so every 2-D slice is laid out exactly like a Matrix (64-byte aligned rows) and a kernel
-// reads it through (pointer, row stride). Padding floats are zero.
+// so every 2-D slice is laid out exactly like a Matrix (rows of 16 floats or more start on a
+// 64-byte line; narrower rows are unpadded) and a kernel reads it through (pointer, row
+// stride). Padding floats are zero.
 //
 // A view is (data, shape, strides in elements). Strides may be anything, including 0 (a
 // broadcast dimension) or a row stride larger than the row (head h of a T×(H·d) projection

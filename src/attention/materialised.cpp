@@ -13,6 +13,7 @@
 #include "kernels/kernel_api.hpp"
 #include "arch/kernel_table.hpp"
 #include "runtime/parallel.hpp"
+#include "runtime/system_memory.hpp"
 
 namespace attn::engine {
 
@@ -32,6 +33,7 @@ float* thread_scratch(std::size_t floats) {
     thread_local std::unique_ptr<float[]> buffer;
     thread_local std::size_t size = 0;
     if (floats > size) {
+        check_available(floats * sizeof(float));
         buffer.reset(new float[floats]);
         size = floats;
     }
@@ -118,7 +120,9 @@ struct TransposedKeys {
                 slot[(b - p.b0) * p.G + g] = std::size_t(it - keys.begin());
                 if (it == keys.end()) keys.push_back(k);
             }
-        data.reset(new float[std::max<std::size_t>(1, keys.size() * p.dk * ld)]);
+        const std::size_t floats = std::max<std::size_t>(1, keys.size() * p.dk * ld);
+        check_available(floats * sizeof(float));
+        data.reset(new float[floats]);
         parallel_for(keys.size(), [&](std::size_t u) {
             float* kt = data.get() + u * p.dk * ld;
             constexpr std::size_t block = 16;  // keys per step: the reads of K stay in cache lines

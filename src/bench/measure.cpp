@@ -253,9 +253,9 @@ BandwidthReport measure_bandwidth(unsigned threads, bool progress, bool quick) {
     r.llc_bytes = last_level_cache_bytes();
     constexpr std::size_t MiB = std::size_t(1) << 20;
     // Memory: 4× the last-level cache (1 GiB when unknown), at least 256 MiB, at most 2 GiB
-    // and a quarter of the available memory.
+    // and a quarter of the memory left (the machine's, or the memory cgroup's).
     std::size_t mem = r.llc_bytes ? std::clamp(4 * r.llc_bytes, 256 * MiB, 2048 * MiB) : 1024 * MiB;
-    if (const std::size_t avail = meminfo_bytes("MemAvailable:"); avail > 0) mem = std::min(mem, std::max(avail / 4, 64 * MiB));
+    if (const MemoryLeft left = memory_left(); left.bytes != std::size_t(-1)) mem = std::min(mem, std::max(left.bytes / 4, 64 * MiB));
     r.memory_bytes = mem / MiB * MiB;
     // In cache: 32 MiB (a 1×32768×128 K/V in float32), or half the last-level cache if smaller.
     r.cache_bytes = r.llc_bytes ? std::min(32 * MiB, r.llc_bytes / 2) / 4096 * 4096 : 32 * MiB;

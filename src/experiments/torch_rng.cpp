@@ -9,6 +9,7 @@
 #include <string>
 
 #include "attn/error.hpp"
+#include "runtime/system_memory.hpp"
 
 #if defined(__FAST_MATH__)
 #error "torch_rng.cpp must not be compiled with -ffast-math: it would change the generator's bits"
@@ -231,13 +232,17 @@ void TorchGenerator::uniform_fill(float* out, std::size_t n, double low, double 
 }
 
 std::vector<float> TorchGenerator::randn(const std::vector<std::size_t>& shape, double mean, double std) {
-    std::vector<float> v(shape_numel(shape));
+    std::vector<float> v;
+    reserve_checked(v, shape_numel(shape));
+    v.resize(shape_numel(shape));
     normal_fill(v.data(), v.size(), mean, std);
     return v;
 }
 
 std::vector<float> TorchGenerator::rand(const std::vector<std::size_t>& shape, double low, double high) {
-    std::vector<float> v(shape_numel(shape));
+    std::vector<float> v;
+    reserve_checked(v, shape_numel(shape));
+    v.resize(shape_numel(shape));
     uniform_fill(v.data(), v.size(), low, high);
     return v;
 }

@@ -17,6 +17,7 @@
 #include "attn/error.hpp"
 #include "attn/io.hpp"
 #include "read/input_bytes.hpp"
+#include "runtime/system_memory.hpp"
 #include "runtime/utf8.hpp"
 #include "runtime/parallel.hpp"
 
@@ -84,6 +85,7 @@ std::string read_fd(int fd, const std::string& name) {
             throw InputError(name + ": " + std::strerror(errno));
         }
         if (out.size() + extra + std::size_t(n) > max_input_bytes) throw too_large_error(name);
+        grow_checked(out, std::size_t(n));  // a stream of unknown size: checked as it grows
         if (npy_size && out.size() + std::size_t(n) > *npy_size) {
             const std::size_t keep = *npy_size - out.size();
             out.append(buf, keep);
@@ -94,6 +96,7 @@ std::string read_fd(int fd, const std::string& name) {
         out.append(buf, std::size_t(n));
         if (static_cast<unsigned char>(out[0]) == 0x93 && !npy_size) {
             npy_size = npy_expected_size(out, name);
+            if (npy_size && *npy_size <= max_input_bytes) reserve_checked(out, *npy_size);  // the size promised
             if (npy_size && out.size() > *npy_size) {
                 extra = out.size() - *npy_size;
                 out.resize(*npy_size);

@@ -280,7 +280,7 @@ std::optional<detail::NpyInPlace> detail::npy_in_place(std::string_view bytes, c
     const std::size_t size = element_size(type), line = 64 / size;  // elements per 64-byte line
     const auto address = reinterpret_cast<std::uintptr_t>(bytes.data()) + layout.data_offset;
     if (h.dtype->kind != Kind::f || h.dtype->size != size || h.dtype->big_endian ||
-        (*h.fortran_order && dims.size() > 1) || std::endian::native != std::endian::little || dims.back() % line != 0 ||
+        (*h.fortran_order && dims.size() > 1) || std::endian::native != std::endian::little || padded_row_length(dims.back(), line) != dims.back() ||
         address % Matrix::alignment != 0)
         return std::nullopt;
     // A non-finite value: the copying readers report it, or allow -inf.

@@ -18,8 +18,8 @@ struct NpyInPlace {
 // The .npy in `bytes` (validated as parse_npy_tensor does, with its errors) when a Tensor
 // (type f32) or a HalfTensor (f16) can adopt its data as it is: elements of that type,
 // little-endian, in C order (or 1-D), starting on a 64-byte boundary of `bytes` (the file is
-// mapped at a page boundary), rows of whole 64-byte lines (no padding to add), every value
-// finite. nullopt otherwise: the readers copy it.
+// mapped at a page boundary), rows that need no padding (padded_row_length, attn/matrix.hpp),
+// every value finite. nullopt otherwise: the readers copy it.
 std::optional<NpyInPlace> npy_in_place(std::string_view bytes, const std::string& source, std::size_t max_dims,
                                        ElementType type = ElementType::f32);
 

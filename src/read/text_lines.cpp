@@ -1,7 +1,7 @@
 // Text tensors one row per line (numbers separated by spaces, tabs, commas or semicolons,
 // '#' comments), in blocks headed by an index comment ("# [b, h]", "# NAME [b, h] RxC") or a
-// pretty title ("NAME [b, h] (RxC):") for more than two dimensions; long runs of plain
-// rows are read by all threads. Part of the TextReader of text_reader.hpp.
+// pretty title ("NAME [b, h] (RxC):") for more than two dimensions; long texts are cut into
+// bands read by all threads. Part of the TextReader of text_reader.hpp.
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -12,6 +12,7 @@
 #include "attn/error.hpp"
 #include "read/text_reader.hpp"
 #include "runtime/parallel.hpp"
+#include "runtime/system_memory.hpp"
 
 namespace attn::io::detail {
 
@@ -149,31 +150,11 @@ void TextReader::start_block(Header h) {
 void TextReader::read_lines() {
     headers_.assign(1, Header{});
     block_rows_.assign(1, 0);
-    std::size_t i = pos_, plain_tried_until = 0;
-    while (i <= s_.size()) {
-        if (i >= plain_tried_until) {  // a long run of plain rows goes to all threads
-            const auto [next, run_end] = read_plain_run(i);
-            plain_tried_until = run_end;
-            if (next != i) {
-                i = next;
-                continue;
-            }
-        }
-        std::size_t eol = s_.find('\n', i);
-        if (eol == std::string_view::npos) eol = s_.size();
-        std::size_t first = i;
-        while (first < eol && is_blank(s_[first])) ++first;
-        std::optional<Header> h;
-        if (first < eol) h = s_[first] == '#' ? comment_header(first, eol) : pretty_title(first, eol);
-        if (h) {
-            start_block(std::move(*h));
-        } else {
-            const std::size_t before = rows_;
-            read_line(i, eol);
-            block_rows_.back() += rows_ - before;
-        }
-        i = eol + 1;
-    }
+    // Long texts are cut into bands once, whatever their pattern of lines, and read by all
+    // threads; a band the fast path cannot read is read again by the serial loop.
+    constexpr std::size_t min_parallel_bytes = std::size_t(1) << 20;
+    if (s_.size() - pos_ >= min_parallel_bytes) read_bands();
+    else read_serially(pos_, s_.size() + 1);
     finish_block();
     // The shape: the grid of block indices, which come in C order (last index fastest)
     // and fill it, then rows × columns.
@@ -205,115 +186,123 @@ void TextReader::read_lines() {
     dims_.push_back(cols_);
 }
 
-std::size_t TextReader::plain_run_end(std::size_t i) const {
-    constexpr std::size_t npos = std::string_view::npos, pieces = 8;
-    for (std::size_t from = i, window = std::size_t(1) << 18; from <= s_.size(); from += window, window *= 2) {
-        const std::size_t to = std::min(s_.size() + 1, from + window);  // the lines starting in [from, to)
-        std::array<std::size_t, pieces> found;
-        found.fill(npos);
-        parallel_for(pieces, [&](std::size_t k) {
-            std::size_t line = from + (to - from) * k / pieces;
-            const std::size_t until = from + (to - from) * (k + 1) / pieces;
-            if (line > i) {  // the first line start at or after it
-                const std::size_t nl = s_.find('\n', line - 1);
-                line = nl == npos ? s_.size() + 1 : nl + 1;
-            }
-            while (line < until && line <= s_.size()) {
-                std::size_t eol = s_.find('\n', line);
-                if (eol == npos) eol = s_.size();
-                std::size_t first = line;
-                while (first < eol && is_blank(s_[first])) ++first;
-                if (first < eol && !(is_digit(s_[first]) || s_[first] == '-' || s_[first] == '.')) {
-                    found[k] = line;
-                    return;
-                }
-                line = eol + 1;
-            }
-        });
-        for (const std::size_t at : found)
-            if (at != npos) return at;
-        if (to > s_.size()) break;
-    }
-    return s_.size() + 1;
+std::optional<TextReader::Header> TextReader::line_header(std::size_t first, std::size_t eol) const {
+    if (first >= eol) return std::nullopt;
+    return s_[first] == '#' ? comment_header(first, eol) : pretty_title(first, eol);
 }
 
-std::pair<std::size_t, std::size_t> TextReader::read_plain_run(std::size_t i) {
-    constexpr std::size_t min_run_bytes = std::size_t(1) << 20, bands = 16;
-    if (s_.size() - i < min_run_bytes) return {i, s_.size() + 1};
-    const std::size_t run_end = plain_run_end(i);
-    const std::size_t stop = std::min(run_end, s_.size());  // bytes [i, stop) hold the run
-    if (stop - i < min_run_bytes) return {i, run_end};
-    std::vector<std::size_t> cut(bands + 1, stop);  // band b: [cut[b], cut[b + 1])
-    cut[0] = i;
-    for (std::size_t b = 1; b < bands; ++b) {
-        const std::size_t nl = s_.find('\n', std::max(cut[b - 1], i + (stop - i) / bands * b));
-        cut[b] = nl == std::string_view::npos || nl >= stop ? stop : nl + 1;
-    }
-    struct Band {
-        std::vector<float> values;
-        std::size_t rows = 0, cols = 0;
-        bool plain = true;
-    };
-    std::vector<Band> out(bands);
-    parallel_for(bands, [&](std::size_t b) {
-        Band& band = out[b];
-        // Values are stored through a local cursor, not push_back: the vector's end pointer
-        // was stored and loaded again for every number, a chain through memory (measured:
-        // 12% of the CPU time of reading a 12.8 MB csv; the zero-fill of the estimate
-        // costs far less).
-        band.values.resize(std::max<std::size_t>(64, (cut[b + 1] - cut[b]) / 8));
-        float* at = band.values.data();
-        float* at_end = at + band.values.size();
-        for (std::size_t line = cut[b]; line < cut[b + 1] && band.plain;) {
-            std::size_t eol = s_.find('\n', line);
-            if (eol == std::string_view::npos || eol > cut[b + 1]) eol = std::min(cut[b + 1], s_.size());
-            std::size_t count = 0, j = line;
-            for (;;) {  // read_line's tokens
-                while (j < eol && is_blank(s_[j])) ++j;
-                if (j < eol && (s_[j] == ',' || s_[j] == ';') && count > 0) {
-                    ++j;
-                    while (j < eol && is_blank(s_[j])) ++j;
-                }
-                if (j == eol || s_[j] == '#') break;
-                float f;
-                const std::size_t after = parse_plain_number(j, eol, ends_in_line, &f);
-                if (after == std::string_view::npos) {
-                    band.plain = false;
-                    break;
-                }
-                if (at == at_end) {
-                    const std::size_t n = band.values.size();
-                    band.values.resize(2 * n);
-                    at = band.values.data() + n, at_end = band.values.data() + 2 * n;
-                }
-                *at++ = f;
-                ++count;
-                j = after;
-            }
-            if (count > 0) {
-                if (band.cols == 0) band.cols = count;
-                band.plain &= count == band.cols;
-                ++band.rows;
-            }
-            line = eol + 1;
+void TextReader::read_serially(std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to && i <= s_.size();) {
+        std::size_t eol = s_.find('\n', i);
+        if (eol == std::string_view::npos) eol = s_.size();
+        std::size_t first = i;
+        while (first < eol && is_blank(s_[first])) ++first;
+        if (std::optional<Header> h = line_header(first, eol)) {
+            start_block(std::move(*h));
+        } else {
+            const std::size_t before = rows_;
+            read_line(i, eol);
+            block_rows_.back() += rows_ - before;
         }
-        band.values.resize(std::size_t(at - band.values.data()));
-    });
-    std::size_t cols = cols_, rows = 0;
-    for (const Band& band : out) {
-        if (!band.plain || (band.rows > 0 && cols != 0 && band.cols != cols)) return {i, run_end};
-        if (band.rows > 0) cols = band.cols;
-        rows += band.rows;
+        i = eol + 1;
     }
-    // Kept as they are (no copy until the tensor is filled), after what came before them.
-    if (!values_.empty()) read_pieces_.push_back(std::move(values_));
-    values_.clear();
-    for (Band& band : out)
+}
+
+void TextReader::read_bands() {
+    constexpr std::size_t bands = 16;
+    const std::size_t end = s_.size() + 1;  // the lines starting before it (the last may be empty)
+    std::vector<std::size_t> cut(bands + 1, end);  // band b: the lines starting in [cut[b], cut[b + 1])
+    cut[0] = pos_;
+    for (std::size_t b = 1; b < bands; ++b) {
+        const std::size_t nl = s_.find('\n', std::max(cut[b - 1], pos_ + (s_.size() - pos_) / bands * b));
+        cut[b] = nl == std::string_view::npos ? end : nl + 1;
+    }
+    std::vector<Band> out(bands);
+    parallel_for(bands, [&](std::size_t b) { out[b] = read_band(cut[b], cut[b + 1]); });
+    // In order, as the serial loop would: rows, then each header, then the rows after it.
+    for (std::size_t b = 0; b < bands; ++b) {
+        Band& band = out[b];
+        if (!band.plain || (band.rows > 0 && cols_ != 0 && band.cols != cols_)) {
+            read_serially(cut[b], cut[b + 1]);  // its full rules and messages
+            continue;
+        }
+        if (band.rows > 0) cols_ = band.cols;
+        std::size_t counted = 0;
+        for (auto& [rows_before, header] : band.headers) {
+            block_rows_.back() += rows_before - counted;
+            rows_ += rows_before - counted;
+            counted = rows_before;
+            start_block(std::move(header));
+        }
+        block_rows_.back() += band.rows - counted;
+        rows_ += band.rows - counted;
+        // Kept as they are (no copy until the tensor is filled), after what came before them.
+        if (!values_.empty()) read_pieces_.push_back(std::move(values_));
+        values_.clear();
         if (!band.values.empty()) read_pieces_.push_back(std::move(band.values));
-    cols_ = cols;
-    rows_ += rows;
-    block_rows_.back() += rows;
-    return {run_end, run_end};
+    }
+}
+
+TextReader::Band TextReader::read_band(std::size_t from, std::size_t to) const {
+    Band band;
+    // Values are stored through a local cursor, not push_back: the vector's end pointer was
+    // stored and loaded again for every number, a chain through memory (measured: 12% of the
+    // CPU time of reading a 12.8 MB csv; the zero-fill of the estimate costs far less).
+    const std::size_t estimate = std::max<std::size_t>(64, (to - from) / 8);
+    reserve_checked(band.values, estimate);
+    band.values.resize(estimate);
+    float* at = band.values.data();
+    float* at_end = at + band.values.size();
+    for (std::size_t line = from; line < to && band.plain;) {
+        std::size_t eol = s_.find('\n', line);
+        if (eol == std::string_view::npos) eol = s_.size();
+        std::size_t j = line;
+        while (j < eol && is_blank(s_[j])) ++j;
+        std::optional<Header> header;
+        try {
+            header = line_header(j, eol);
+        } catch (const InputError&) {  // a header that cannot be read: the serial loop says so
+            band.plain = false;
+            break;
+        }
+        if (header) {
+            band.headers.emplace_back(band.rows, std::move(*header));
+            line = eol + 1;
+            continue;
+        }
+        std::size_t count = 0;
+        for (;;) {  // read_line's tokens
+            while (j < eol && is_blank(s_[j])) ++j;
+            if (j < eol && (s_[j] == ',' || s_[j] == ';') && count > 0) {
+                ++j;
+                while (j < eol && is_blank(s_[j])) ++j;
+            }
+            if (j == eol || s_[j] == '#') break;
+            float f;
+            const std::size_t after = parse_plain_number(j, eol, ends_in_line, &f);
+            if (after == std::string_view::npos) {
+                band.plain = false;
+                break;
+            }
+            if (at == at_end) {
+                const std::size_t n = band.values.size();
+                reserve_checked(band.values, 2 * n);
+                band.values.resize(2 * n);
+                at = band.values.data() + n, at_end = band.values.data() + 2 * n;
+            }
+            *at++ = f;
+            ++count;
+            j = after;
+        }
+        if (count > 0) {
+            if (band.cols == 0) band.cols = count;
+            band.plain &= count == band.cols;
+            ++band.rows;
+        }
+        line = eol + 1;
+    }
+    band.values.resize(std::size_t(at - band.values.data()));
+    return band;
 }
 
 void TextReader::read_line(std::size_t begin, std::size_t eol) {

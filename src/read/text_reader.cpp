@@ -154,7 +154,7 @@ void TextReader::push_number(std::size_t begin, std::size_t end) {
 void TextReader::push_parsed(std::size_t begin, std::string_view tok, std::string_view body) {
     // Python's booleans, as a pasted torch or NumPy bool tensor prints them (a mask).
     if (body == "True" || body == "False") {
-        values_.push_back(body == "True" ? 1.0f : 0.0f);
+        push_value(body == "True" ? 1.0f : 0.0f);
         return;
     }
     if (body.size() > 1 && body[0] == '+' && body[1] != '-' && body[1] != '+') body.remove_prefix(1);
@@ -177,7 +177,7 @@ void TextReader::push_parsed(std::size_t begin, std::string_view tok, std::strin
     if (!finite_allows(finite_, f))
         fail_at(begin, "non-finite value " + quoted(tok) + " is not allowed here" +
                            (finite_ == Finite::allow_neg_inf ? " (only -inf is)" : ""));
-    values_.push_back(f);
+    push_value(f);
 }
 
 void TextReader::end_row(std::size_t row_start, std::size_t count) {

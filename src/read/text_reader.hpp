@@ -1,8 +1,8 @@
 // Internal to src/read: the reader of text tensors behind parse_text_tensor (attn/io.hpp),
 // one class in three files by what it reads:
 //   text_reader.cpp    the entry, positions and messages, and number tokens;
-//   text_lines.cpp     rows one per line, in blocks under headers, and the threaded scan of
-//                      long runs of plain rows;
+//   text_lines.cpp     rows one per line, in blocks under headers, long texts read in bands
+//                      by all threads;
 //   text_literals.cpp  the nested bracket form pasted from PyTorch and NumPy
 //                      (tensor(...), array(...)) and attn's own json of one tensor.
 #pragma once
@@ -20,6 +20,7 @@
 #include "attn/io.hpp"
 #include "attn/tensor.hpp"
 #include "read/number_parse.hpp"
+#include "runtime/system_memory.hpp"
 
 namespace attn::io::detail {
 
@@ -117,8 +118,13 @@ private:
     std::size_t push_plain_number(std::size_t i, std::size_t limit, Ends ends) {
         float f;
         const std::size_t end = parse_plain_number(i, limit, ends, &f);
-        if (end != std::string_view::npos) values_.push_back(f);
+        if (end != std::string_view::npos) push_value(f);
         return end;
+    }
+    // Appends to values_, the memory check first whenever it must grow.
+    void push_value(float f) {
+        if (values_.size() == values_.capacity()) grow_checked(values_, 1);
+        values_.push_back(f);
     }
     static bool ends_in_line(char ch) { return is_blank(ch) || ch == ',' || ch == ';' || ch == '#'; }
 
@@ -173,19 +179,33 @@ private:
 
     void read_lines();
 
-    // ---- many plain rows at once (text_lines.cpp) ----
-    // The start of the first line from line start i on whose first non-blank byte is not a
-    // digit, '-' or '.' (s_.size() + 1 when there is none): looked for by all threads in
-    // windows of doubling size, so that at most about twice the run is scanned.
-    std::size_t plain_run_end(std::size_t i) const;
+    // The line whose first non-blank byte is at `first` (eol: its end) as a block header:
+    // a comment header or a pretty title, as comment_header / pretty_title tell.
+    std::optional<Header> line_header(std::size_t first, std::size_t eol) const;
 
-    // The run of lines from line start i up to the first whose first non-blank byte is not
-    // a digit, '-' or '.' (a comment, header, title or anything unusual), cut into bands at
-    // line ends and read by all threads with read_line's rules and parse_plain_number's path
-    // only. Returns {offset after the run, same} when every number took that path and every
-    // row has the same count, the rows then counted in order as read_line would; {i, end of
-    // the run} otherwise, and the serial loop reads the run with all its rules and messages.
-    std::pair<std::size_t, std::size_t> read_plain_run(std::size_t i);
+    // Reads the lines starting in [from, to) one by one, with every rule and message.
+    void read_serially(std::size_t from, std::size_t to);
+
+    // ---- long texts on all threads (text_lines.cpp) ----
+    // What one band of lines holds when every number took parse_plain_number's path and every
+    // row has the same count: its values and rows, and its headers, each after the number of
+    // the band's rows before it.
+    struct Band {
+        std::vector<float> values;
+        std::size_t rows = 0, cols = 0;
+        std::vector<std::pair<std::size_t, Header>> headers;
+        bool plain = true;  // false: read it again with read_serially
+    };
+
+    // The text from pos_ on, cut into bands at line starts once (never per line, whatever
+    // the pattern of comments and headers) and read by all threads with read_band; then, in
+    // order, each band's rows and headers counted as the serial loop would, or the band read
+    // again by read_serially (its messages) when it is not plain or its rows have another count.
+    void read_bands();
+
+    // The lines starting in [from, to), with read_line's rules and parse_plain_number's path
+    // only; headers as line_header tells.
+    Band read_band(std::size_t from, std::size_t to) const;
 
     void read_line(std::size_t begin, std::size_t eol);
 

@@ -191,7 +191,14 @@ void run_serially(std::size_t count, const std::function<void(std::size_t)>& bod
 // Threads of one job at most (the pool's job word keeps the helper count in 16 bits).
 constexpr std::size_t max_threads = 4096;
 
+namespace {
+std::atomic<std::size_t> g_parallel_for_calls{0};
+}  // namespace
+
+std::size_t parallel_for_calls() noexcept { return g_parallel_for_calls.load(std::memory_order_relaxed); }
+
 void parallel_for(std::size_t count, const std::function<void(std::size_t)>& body) {
+    g_parallel_for_calls.fetch_add(1, std::memory_order_relaxed);
     const std::size_t threads = std::min({std::size_t(current_threads()), count, max_threads});
     if (threads <= 1 || t_inside_job) return run_serially(count, body);
     if (!ThreadPool::instance().run(threads - 1, count, body)) run_serially(count, body);

@@ -12,4 +12,8 @@ namespace attn {
 // inside a body, or while another thread's parallel_for is running, runs serially.
 void parallel_for(std::size_t count, const std::function<void(std::size_t)>& body);
 
+// How many times parallel_for has been called in this process: tests count the dispatches a
+// piece of work makes (each one wakes the pool, so work must not make one per small item).
+std::size_t parallel_for_calls() noexcept;
+
 }  // namespace attn

@@ -55,7 +55,7 @@ HalfTensor::HalfTensor(const Shape& shape, const FileMapping& dense) noexcept
 
 HalfTensor::HalfTensor(const Shape& shape) : shape_(shape) {
     const std::size_t cols = shape.back(1);
-    stride_ = (cols + stride_quantum - 1) / stride_quantum * stride_quantum;
+    stride_ = padded_row_length(cols, stride_quantum);
     Shape padded = shape;
     if (shape.rank() > 0) padded[shape.rank() - 1] = stride_;
     const std::size_t n = std::max<std::size_t>(padded.numel(), 1);

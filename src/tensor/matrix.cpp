@@ -3,15 +3,12 @@
 #include <sys/mman.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <new>
-#include <string>
 #include <utility>
 
-#include "attn/error.hpp"
 #include "kernels/aligned_memory.hpp"
 #include "runtime/system_memory.hpp"
 
@@ -19,29 +16,8 @@ namespace attn {
 
 static_assert(Matrix::alignment == kernels::memory_alignment, "one alignment for tensors and scratch");
 
-namespace {
-constexpr std::size_t checked_min_bytes = std::size_t(256) << 20;
-
-std::string gigabytes(std::size_t bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f GB", double(bytes) / 1e9);
-    return text;
-}
-
-// Linux hands out more memory than it has (overcommit): a buffer larger than what it can still
-// give would be granted, and the process killed by the OOM killer while filling it. Large
-// buffers are checked against MemAvailable + SwapFree first and refused with a message.
-void check_available(std::size_t bytes) {
-    if (bytes < checked_min_bytes) return;
-    const std::size_t available = meminfo_bytes("MemAvailable:") + meminfo_bytes("SwapFree:");
-    if (available > 0 && bytes > available)
-        throw RuntimeFailure("not enough memory: a buffer of " + gigabytes(bytes) + " is more than the " +
-                             gigabytes(available) + " this machine has available");
-}
-}  // namespace
-
 void* aligned_alloc_bytes(std::size_t bytes) {
-    check_available(bytes);
+    check_available(bytes);  // runtime/system_memory.hpp: refused rather than OOM-killed
     return kernels::alloc_aligned(bytes);
 }
 
@@ -65,7 +41,7 @@ AlignedBuffer adopt_mapping(const FileMapping& m) noexcept {
 }
 
 std::size_t Matrix::padded_stride(std::size_t cols) noexcept {
-    return (cols + stride_quantum - 1) / stride_quantum * stride_quantum;
+    return padded_row_length(cols, stride_quantum);
 }
 
 Matrix::Matrix(std::size_t rows, std::size_t cols) : Matrix(rows, cols, 0.0f) {}

@@ -9,6 +9,7 @@
 #include "attn/half.hpp"
 #include "attn/io.hpp"
 #include "write/output_file.hpp"
+#include "runtime/system_memory.hpp"
 
 namespace attn::io {
 
@@ -63,7 +64,7 @@ void detail::for_each_npy_row(const TensorView& t, const std::function<void(std:
 std::string npy_half_bytes(const TensorView& t) {
     std::string out = npy_preamble("<f2", t.shape);
     const std::size_t slices = t.slices(), rows = t.rows(), cols = t.cols();
-    out.reserve(out.size() + slices * rows * cols * 2);
+    reserve_checked(out, out.size() + slices * rows * cols * 2);
     for (std::size_t s = 0; s < slices; ++s) {
         const MatrixView m = t.slice(s);
         for (std::size_t r = 0; r < rows; ++r)
@@ -78,7 +79,7 @@ std::string npy_half_bytes(const TensorView& t) {
 
 std::string npy_bytes(const TensorView& t) {
     std::string out = detail::npy_header(t);
-    out.reserve(out.size() + t.slices() * t.rows() * t.cols() * sizeof(float));
+    reserve_checked(out, out.size() + t.slices() * t.rows() * t.cols() * sizeof(float));
     detail::for_each_npy_row(t, [&](std::string_view row) { out += row; });
     return out;
 }

@@ -22,6 +22,7 @@
 #include "runtime/utf8.hpp"
 #include "runtime/parallel.hpp"
 #include "runtime/did_you_mean.hpp"
+#include "runtime/system_memory.hpp"
 
 namespace attn::io {
 
@@ -239,7 +240,7 @@ void delimited_slice(std::string& out, const Item& item, const MatrixView& m, ch
         }
         return;
     }
-    if (!sink) out.reserve(out.size() + rows * m.cols * (std::size_t(digits) + 4));  // one allocation, as a rule
+    if (!sink) reserve_checked(out, out.size() + rows * m.cols * (std::size_t(digits) + 4));  // one allocation, as a rule
     if (sink && !out.empty()) {  // what came before, then the bands straight from where they were formatted
         (*sink)(out);
         out.clear();

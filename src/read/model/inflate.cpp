@@ -11,6 +11,7 @@
 
 #include "attn/error.hpp"
 #include "read/model/zip.hpp"
+#include "runtime/system_memory.hpp"
 
 namespace attn::io {
 
@@ -30,7 +31,7 @@ class Inflater {
 public:
     Inflater(std::string_view in, std::size_t size, std::size_t limit, const std::string& source)
         : in_(in), size_(size), limit_(std::min(limit, size)), source_(source) {
-        out_.reserve(limit_);
+        reserve_checked(out_, limit_);
     }
 
     std::string run() {

@@ -10,6 +10,7 @@
 #include "attn/error.hpp"
 #include "read/header_cursor.hpp"
 #include "read/model/zip.hpp"
+#include "runtime/system_memory.hpp"
 
 namespace attn::io {
 
@@ -128,6 +129,7 @@ std::vector<ZipMember> zip_members(std::string_view a, const std::string& source
 
 std::string zip_extract(std::string_view archive, const ZipMember& m, const std::string& source) {
     const std::string_view data = archive.substr(std::size_t(m.data_offset), std::size_t(m.compressed_size));
+    if (m.method == 0) check_available(data.size());  // a stored member is copied out
     std::string out = m.method == 0 ? std::string(data) : inflate(data, std::size_t(m.size), source);
     if (crc32(out) != m.crc) throw InputError(source + ": CRC mismatch: the archive is damaged");
     return out;

@@ -487,7 +487,8 @@ TEST_CASE("inputs: a mapped float32 .npy with unpadded rows is used where it lie
                 for (std::size_t c = 0; c < t.cols(); ++c)
                     REQUIRE(t.slice(s)(r, c) == 0.25f * float((s * t.rows() + r) * t.cols() + c) - 3.0f);
     };
-    // Eligible: whole 64-byte rows. A 4 KiB-aligned copy stands for the mapping.
+    // Eligible: whole 64-byte rows, or rows narrower than one (not padded: an N×1 tensor
+    // stays where it lies). A 4 KiB-aligned copy stands for the mapping.
     const auto probe = [](const std::string& bytes) {
         void* buf = attn::aligned_alloc_bytes(bytes.size() + 4096);
         char* at = static_cast<char*>(buf) + (4096 - reinterpret_cast<std::uintptr_t>(buf) % 4096) % 4096;
@@ -496,7 +497,8 @@ TEST_CASE("inputs: a mapped float32 .npy with unpadded rows is used where it lie
         attn::aligned_free_bytes(buf);
         return r;
     };
-    for (const attn::Shape& shape : {attn::Shape{3, 16}, attn::Shape{16}, attn::Shape{2, 3, 32}, attn::Shape{1, 48}}) {
+    for (const attn::Shape& shape : {attn::Shape{3, 16}, attn::Shape{16}, attn::Shape{2, 3, 32}, attn::Shape{1, 48},
+                                     attn::Shape{7, 1}, attn::Shape{2, 3, 5}}) {
         INFO(shape.text());
         const std::string bytes = counting_npy(shape);
         const auto in_place = probe(bytes);
@@ -562,10 +564,11 @@ TEST_CASE("inputs: a mapped float16 .npy K/V with unpadded rows stays float16 wh
                 for (std::size_t c = 0; c < h.cols(); ++c)
                     REQUIRE(attn::half_to_float(h.slice_data(s)[r * h.row_stride() + c]) == want.slice(s)(r, c));
     };
-    for (const attn::Shape& shape : {attn::Shape{3, 32}, attn::Shape{2, 3, 64}, attn::Shape{5, 16}, attn::Shape{4, 7}}) {
+    for (const attn::Shape& shape : {attn::Shape{3, 32}, attn::Shape{2, 3, 64}, attn::Shape{5, 16}, attn::Shape{4, 7}, attn::Shape{2, 40}}) {
         INFO(shape.text());
         const std::string bytes = half_npy(shape);
-        const bool whole_lines = shape.back(1) % 32 == 0;
+        // rows of whole 64-byte lines, or narrower than one line: no padding to add
+        const bool whole_lines = shape.back(1) % 32 == 0 || shape.back(1) < 32;
         const TempFile file(bytes);
         {
             const d::InputBytes mapped(file.path);
@@ -598,11 +601,11 @@ TEST_CASE("inputs: a mapped float16 .npy K/V with unpadded rows stays float16 wh
 }
 
 
-TEST_CASE("number text: csv of a 3-D tensor over 1 MiB reads back, its block headers ending the runs of rows") {
-    // Blocks of 1200 rows x 80 (over 1 MiB each: read by all threads) under "# m [b] 1200x80"
-    // headers, at which the runs of rows end, found by the parallel scan in windows of
-    // growing size; a blank line and a comment line inside a block, and a '+1' (full rules)
-    // in the last block.
+TEST_CASE("number text: csv of a 3-D tensor over 1 MiB reads back, its block headers read by the bands") {
+    // Blocks of 1200 rows x 80 (over 1 MiB in all: read by all threads in bands) under
+    // "# m [b] 1200x80" headers, which the bands read and count in order; a blank line and a
+    // comment line inside a block, and a '+1' (full rules: its band read again serially) in
+    // the last block.
     const std::size_t blocks = 5, rows = 1200, cols = 80;
     attn::Tensor t(attn::Shape{blocks, rows, cols});
     std::mt19937 gen(23);

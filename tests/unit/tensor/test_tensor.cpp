@@ -52,15 +52,21 @@ TEST_CASE("Shape: rank, extents, text, element count and its limits") {
 }
 
 TEST_CASE("Tensor: every 2-D slice is laid out like a Matrix (aligned, padded rows, zero padding)") {
-    const Tensor t = numbered(2, 3, 5);
+    const Tensor wide = numbered(2, 3, 20);  // 20 floats: padded to 32, every row on a 64-byte line
+    CHECK(wide.row_stride() == 32);
+    for (std::size_t s = 0; s < 2; ++s)
+        for (std::size_t r = 0; r < 3; ++r) {
+            CHECK(reinterpret_cast<std::uintptr_t>(wide.slice_data(s) + r * 32) % Matrix::alignment == 0);
+            for (std::size_t c = 20; c < 32; ++c) CHECK(wide.slice_data(s)[r * 32 + c] == 0.0f);
+        }
+    const Tensor t = numbered(2, 3, 5);  // narrower than a line: not padded
     CHECK(t.rank() == 3);
     CHECK(t.rows() == 3);
     CHECK(t.cols() == 5);
     CHECK(t.slices() == 2);
+    CHECK(t.row_stride() == 5);
     CHECK(t.row_stride() == Matrix::padded_stride(5));
     CHECK(reinterpret_cast<std::uintptr_t>(t.data()) % Matrix::alignment == 0);
-    CHECK(reinterpret_cast<std::uintptr_t>(t.slice_data(1)) % Matrix::alignment == 0);
-    for (std::size_t c = 5; c < t.row_stride(); ++c) CHECK(t.slice_data(1)[2 * t.row_stride() + c] == 0.0f);
     const MatrixView m = t.slice(1);
     CHECK(m(2, 4) == 124.0f);
     // the view agrees with the slices, element by element
