@@ -57,6 +57,8 @@ std::size_t score_epilogue(const AttentionProblem& p, std::size_t b, std::size_t
         a.row_begin = p.r0 + i0 + r0, a.row_end = p.r0 + i0 + r1;
         a.scale = p.scale;
         a.causal = to_kernel(p.causal);
+        a.window = to_kernel(p.window);
+        a.softcap = p.softcap;
         a.key_limit = p.key_limit(b);
         if (p.has_mask) a.mask = p.mask_words.at(b, h), a.ldm = p.mask_words.sT;
         if (p.has_bias) a.bias = p.bias.at(b, h), a.ldb = p.bias.sT;
