@@ -35,6 +35,7 @@ namespace attn {
 // (batch item, head) is materialised: Q·Kᵀ, scale and mask, normalisation, ·V.
 struct BatchedAttention {
     Tensor scores, scaled, weights, weights_mean, context;  // empty (rank 0) when not wanted
+    Tensor capped;  // the softcap's output before the bias, every cell (AttentionWants::capped)
     std::size_t batch = 1, heads = 1, kv_heads = 1;         // B, H, G of the computation
     std::size_t masked_rows = 0;  // computed (b, h, i) rows with every key masked
     bool fused = false;           // computed by the streaming kernel

@@ -67,7 +67,7 @@ struct AttentionSpec {
     const MaskBits* mask_bits = nullptr;
     // The order of operations (ONNX Attention's): x = scale·q·k; the softcap c·tanh(x/c) when
     // softcap > 0; + bias; the masks (causal rule, window, mask, lengths) set cells to -inf.
-    float softcap = 0.0f;  // 0: none; otherwise positive and finite
+    float softcap = 0.0f;  // 0: none; otherwise finite and >= FLT_MIN (1/softcap finite)
     Window window;         // attn/masking.hpp; unbounded on both sides: none
     const TensorView* bias = nullptr;  // broadcast to (B, H, Tq, Tk); added after the softcap; -inf masks
     // Valid keys per batch item (key padding): keys at index >= lengths[b] are masked for

@@ -210,8 +210,9 @@ AttentionProblem resolve_attention(const TensorView& Q, const KVView& K, const K
     check_lengths(spec.lengths, p);
 
     p.scale = spec.scale ? *spec.scale : default_scale(p.dk);
-    if (!(spec.softcap >= 0.0f) || std::isinf(spec.softcap))
-        throw InputError("softcap " + std::to_string(spec.softcap) + ": expected 0 (none) or a positive finite number");
+    if (!(spec.softcap == 0.0f || spec.softcap >= std::numeric_limits<float>::min()) || std::isinf(spec.softcap))
+        throw InputError("softcap " + std::to_string(spec.softcap) +
+                         ": expected 0 (none) or a positive finite number of at least FLT_MIN (1/softcap finite)");
     p.softcap = spec.softcap;
     p.causal = spec.causal;
     p.window = spec.window;

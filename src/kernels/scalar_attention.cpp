@@ -55,7 +55,7 @@ float exp1(float x) {
 // The vector kernels' tanh (see kernels/tanh.hpp), without fused multiply-adds.
 float tanh1(float x) {
     if (x != x) return x;
-    const float z = std::min(std::fabs(x), 9.0f);
+    const float z = std::min(std::fabs(x), 10.0f);
     if (z >= 0.625f) return std::copysign(1.0f - 2.0f / (exp1(z + z) + 1.0f), x);
     const float z2 = z * z;
     float p = -5.70498872745e-3f;
@@ -63,7 +63,7 @@ float tanh1(float x) {
     p = p * z2 + -5.37397155531e-2f;
     p = p * z2 + 1.33314422036e-1f;
     p = p * z2 + -3.33332819422e-1f;
-    return (p * z2) * x + x;
+    return std::copysign((p * z2) * z + z, x);
 }
 
 // The softcap c·tanh(x/c) as the vector kernels compute it (inv_c = 1/c); c = 0: none.
