@@ -51,11 +51,11 @@ expect_close "$T/want" "$T/ctx" 2e-6 "materialised context: softcap 2, bottom-ri
 
 # One-sided windows, Tq != Tk, no causal rule: p = i.
 for w in "0:3 0 3" "1:0 1 0" ":2 -1 2"; do
-    set -- $w
-    reference "$T/q.csv" "$T/k.csv" "$T/v.csv" 0 0 "$2" "$3" context > "$T/want"
-    run attend "${qkv[@]}" --window "$1"
-    expect_code 0 "--window $1"
-    expect_close "$T/want" "$T/out" 2e-6 "context with --window $1 (no causal rule)"
+    read -r opt left right <<<"$w"  # (not `set --`: run.sh's own arguments would change)
+    reference "$T/q.csv" "$T/k.csv" "$T/v.csv" 0 0 "$left" "$right" context > "$T/want"
+    run attend "${qkv[@]}" --window "$opt"
+    expect_code 0 "--window $opt"
+    expect_close "$T/want" "$T/out" 2e-6 "context with --window $opt (no causal rule)"
 done
 
 # --show capped: C·tanh(scale·q·k / C) for every cell, masked or not.
