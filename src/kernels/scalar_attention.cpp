@@ -52,18 +52,18 @@ float exp1(float x) {
     return (p * pow2(n1)) * pow2(n2);
 }
 
-// The vector kernels' tanh (see kernels/tanh.hpp), without fused multiply-adds.
+// The vector kernels' tanh (see kernels/tanh.hpp, whose coefficients these are), without fused
+// multiply-adds and with a divide: z·P(z²)/Q(z²) on z = x clamped to ±7.905.
 float tanh1(float x) {
     if (x != x) return x;
-    const float z = std::min(std::fabs(x), 10.0f);
-    if (z >= 0.625f) return std::copysign(1.0f - 2.0f / (exp1(z + z) + 1.0f), x);
-    const float z2 = z * z;
-    float p = -5.70498872745e-3f;
-    p = p * z2 + 2.06390887954e-2f;
-    p = p * z2 + -5.37397155531e-2f;
-    p = p * z2 + 1.33314422036e-1f;
-    p = p * z2 + -3.33332819422e-1f;
-    return std::copysign((p * z2) * z + z, x);
+    const float z = std::max(std::min(x, 7.90531110763549805f), -7.90531110763549805f), z2 = z * z;
+    float p = -2.76076847742355e-16f;
+    for (float c : {2.00018790482477e-13f, -8.60467152213735e-11f, 5.12229709037114e-08f, 1.48572235717979e-05f,
+                    6.37261928875436e-04f, 4.89352455891786e-03f})
+        p = p * z2 + c;
+    float q = 1.19825839466702e-06f;
+    for (float c : {1.18534705686654e-04f, 2.26843463243900e-03f, 4.89352518554385e-03f}) q = q * z2 + c;
+    return (p / q) * z;
 }
 
 // The softcap c·tanh(x/c) as the vector kernels compute it (inv_c = 1/c); c = 0: none.
