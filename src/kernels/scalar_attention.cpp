@@ -66,8 +66,12 @@ float tanh1(float x) {
     return (p / q) * z;
 }
 
-// The softcap c·tanh(x/c) as the vector kernels compute it (inv_c = 1/c); c = 0: none.
-inline float cap(float x, float c, float inv_c) { return c == 0.0f ? x : c * tanh1(x * inv_c); }
+// The softcap c·tanh(x/c) as the vector kernels compute it (inv_c = 1/c; ±inf, an overflowed
+// product, becomes NaN: kernels/tanh.hpp's softcap); c = 0: none.
+inline float cap(float x, float c, float inv_c) {
+    if (c == 0.0f) return x;
+    return std::isinf(x) ? std::numeric_limits<float>::quiet_NaN() : c * tanh1(x * inv_c);
+}
 
 constexpr std::size_t key_tile = 128;
 

@@ -5,15 +5,15 @@
 // estimate and a Newton step (a divide elsewhere). NaN gives NaN; tanh(±0) = ±0.
 // Why not exp's reduction (Cephes tanhf, 1.3 ULP): its exp, divide and second branch made the
 // softcapped fused kernel 1.26× the plain one at T=4096, d=64 (2 threads, AVX-512); this is
-// 1.09× there.
+// 1.12× there (CPU time, a loaded machine).
 // Measured maximum error against std::tanh in double: 5.0 ULP (avx512), 5.1 (avx2), 5.3 (neon,
-// under qemu), 6.5 for the x86 scalar kernel (no FMA, a divide), largest near the clamp; a softcap's logit is off by at most
-// about c·4e-7 (tests/unit/kernels/test_tanh.cpp sweeps every 61st bit pattern of the float
-// range per arch and asserts ≤ 7 ULP).
+// under qemu), 6.5 for the x86 scalar kernel (no FMA, a divide), largest near the clamp; a
+// softcap's logit is off by at most about c·4e-7 (tests/unit/kernels/test_tanh.cpp sweeps every
+// 61st bit pattern of the float range per arch and asserts ≤ 7 ULP).
 #pragma once
 #include <cstddef>
+#include <limits>
 
-#include "kernels/exp.hpp"
 #include "kernels/lanes.hpp"
 
 namespace attn::kernels::attention_impl {
@@ -47,16 +47,28 @@ inline vfloat<Arch> tanh(const vfloat<Arch>& x) {
     using F = vfloat<Arch>;
     const F z = xsimd::max(xsimd::min(x, F(tanh_clamp)), F(-tanh_clamp));
     const F z2 = z * z;
-    F p(tanh_p[0]), q(tanh_q[0]);
-    for (float c : {tanh_p[1], tanh_p[2], tanh_p[3], tanh_p[4], tanh_p[5], tanh_p[6]}) p = fmadd<Arch>(p, z2, F(c));
-    for (float c : {tanh_q[1], tanh_q[2], tanh_q[3]}) q = fmadd<Arch>(q, z2, F(c));
-    return xsimd::select(x == x, (p * reciprocal<Arch>(q)) * z, x);  // NaN in, NaN out
+    F p = fmadd<Arch>(F(tanh_p[0]), z2, F(tanh_p[1]));
+    p = fmadd<Arch>(p, z2, F(tanh_p[2]));
+    p = fmadd<Arch>(p, z2, F(tanh_p[3]));
+    p = fmadd<Arch>(p, z2, F(tanh_p[4]));
+    p = fmadd<Arch>(p, z2, F(tanh_p[5]));
+    p = fmadd<Arch>(p, z2, F(tanh_p[6]));
+    F q = fmadd<Arch>(F(tanh_q[0]), z2, F(tanh_q[1]));
+    q = fmadd<Arch>(q, z2, F(tanh_q[2]));
+    q = fmadd<Arch>(q, z2, F(tanh_q[3]));
+    // NaN in, NaN out (the clamp alone would turn it into ±1: an overflowed score, inf − inf,
+    // must stay NaN and be reported, not capped).
+    return xsimd::select(x == x, (p * reciprocal<Arch>(q)) * z, x);
 }
 
-// c·tanh(x·inv_c) with inv_c = 1/c (a multiply, not a divide, per lane).
+// c·tanh(x·inv_c) with inv_c = 1/c (a multiply, not a divide, per lane). A score of ±inf is
+// a product that overflowed float32 (the inputs are finite): it becomes NaN, so the overflow
+// is reported as it is without a softcap, not capped to ±c.
 template <class Arch>
 inline vfloat<Arch> softcap(const vfloat<Arch>& x, const vfloat<Arch>& c, const vfloat<Arch>& inv_c) {
-    return c * tanh<Arch>(x * inv_c);
+    using F = vfloat<Arch>;
+    return xsimd::select(xsimd::abs(x) < F(std::numeric_limits<float>::infinity()), c * tanh<Arch>(x * inv_c),
+                         F(std::numeric_limits<float>::quiet_NaN()));
 }
 
 template <class Arch>

@@ -87,3 +87,17 @@ if tr -s ' \n' '  ' < "$T/out" | grep -qF "Order of operations: scale·Q·Kᵀ, 
 else
     fail "--help does not state the order of operations"
 fi
+
+# A score that overflowed float32 (±inf from finite inputs: here q·k = 1e76 − 1e76 in float64
+# terms, 0, but inf or NaN in float32) is an error, as without a softcap, never capped to ±C:
+# split-K decoding (1 query), the fused kernel (5 queries) and the Tq×Tk path.
+printf '1e38 1e38\n' > "$T/q1"
+printf '1e38 1e38\n1 1\n1 1\n1 1\n1 1\n' > "$T/q5"
+printf '1e38 -1e38\n1 1\n' > "$T/k2"
+for q in q1 q5; do
+    for show in context weights capped; do
+        run attend -q "$T/$q" -k "$T/k2" -v "$T/k2" --softcap 5 --show "$show"
+        expect_code 1 "softcap over an overflowed score ($q, --show $show)"
+        expect_err_has "the inputs overflow float32" "softcap over an overflowed score ($q, --show $show) is reported"
+    done
+done
