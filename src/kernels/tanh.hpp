@@ -5,7 +5,7 @@
 // estimate and a Newton step (a divide elsewhere). NaN gives NaN; tanh(±0) = ±0.
 // Why not exp's reduction (Cephes tanhf, 1.3 ULP): its exp, divide and second branch made the
 // softcapped fused kernel 1.26× the plain one at T=4096, d=64 (2 threads, AVX-512); this is
-// 1.12× there (CPU time, a loaded machine).
+// 1.13× there (CPU time; the goal was 1.10×).
 // Measured maximum error against std::tanh in double: 5.0 ULP (avx512), 5.1 (avx2), 5.3 (neon,
 // under qemu), 6.5 for the x86 scalar kernel (no FMA, a divide), largest near the clamp; a
 // softcap's logit is off by at most about c·4e-7 (tests/unit/kernels/test_tanh.cpp sweeps every
@@ -41,9 +41,9 @@ inline vfloat<Arch> reciprocal(const vfloat<Arch>& d) {
 #endif
 }
 
-// See the opening comment.
+// The rational part: tanh for x not NaN (NaN gives an unspecified value).
 template <class Arch>
-inline vfloat<Arch> tanh(const vfloat<Arch>& x) {
+inline vfloat<Arch> tanh_of_number(const vfloat<Arch>& x) {
     using F = vfloat<Arch>;
     const F z = xsimd::max(xsimd::min(x, F(tanh_clamp)), F(-tanh_clamp));
     const F z2 = z * z;
@@ -56,19 +56,23 @@ inline vfloat<Arch> tanh(const vfloat<Arch>& x) {
     F q = fmadd<Arch>(F(tanh_q[0]), z2, F(tanh_q[1]));
     q = fmadd<Arch>(q, z2, F(tanh_q[2]));
     q = fmadd<Arch>(q, z2, F(tanh_q[3]));
-    // NaN in, NaN out (the clamp alone would turn it into ±1: an overflowed score, inf − inf,
-    // must stay NaN and be reported, not capped).
-    return xsimd::select(x == x, (p * reciprocal<Arch>(q)) * z, x);
+    return (p * reciprocal<Arch>(q)) * z;
 }
 
-// c·tanh(x·inv_c) with inv_c = 1/c (a multiply, not a divide, per lane). A score of ±inf is
-// a product that overflowed float32 (the inputs are finite): it becomes NaN, so the overflow
-// is reported as it is without a softcap, not capped to ±c.
+// See the opening comment.
+template <class Arch>
+inline vfloat<Arch> tanh(const vfloat<Arch>& x) {
+    return xsimd::select(x == x, tanh_of_number<Arch>(x), x);  // NaN in, NaN out (the clamp gives ±1)
+}
+
+// c·tanh(x·inv_c) with inv_c = 1/c (a multiply, not a divide, per lane). A score of ±inf or
+// NaN is a product that overflowed float32 (the inputs are finite): it gives NaN, so the
+// overflow is reported as it is without a softcap, not capped to ±c.
 template <class Arch>
 inline vfloat<Arch> softcap(const vfloat<Arch>& x, const vfloat<Arch>& c, const vfloat<Arch>& inv_c) {
     using F = vfloat<Arch>;
-    return xsimd::select(xsimd::abs(x) < F(std::numeric_limits<float>::infinity()), c * tanh<Arch>(x * inv_c),
-                         F(std::numeric_limits<float>::quiet_NaN()));
+    const F finite = xsimd::abs(x) < F(std::numeric_limits<float>::infinity());  // false for NaN
+    return xsimd::select(finite, c * tanh_of_number<Arch>(x * inv_c), F(std::numeric_limits<float>::quiet_NaN()));
 }
 
 template <class Arch>
