@@ -71,7 +71,7 @@ inline vfloat<Arch> tanh(const vfloat<Arch>& x) {
 template <class Arch>
 inline vfloat<Arch> softcap(const vfloat<Arch>& x, const vfloat<Arch>& c, const vfloat<Arch>& inv_c) {
     using F = vfloat<Arch>;
-    const F finite = xsimd::abs(x) < F(std::numeric_limits<float>::infinity());  // false for NaN
+    const auto finite = xsimd::abs(x) < F(std::numeric_limits<float>::infinity());  // false for NaN
     return xsimd::select(finite, c * tanh_of_number<Arch>(x * inv_c), F(std::numeric_limits<float>::quiet_NaN()));
 }
 
