@@ -5,6 +5,8 @@
 //
 // Key j is allowed for query i (0-based, i < Tq, j < Tk) when all of these hold:
 //   - the causal rule:   j < causal_visible(causal, i, Tq, Tk);
+//   - the window:        p − left ≤ j ≤ p + right (visible_range; p = i + Tk − Tq for
+//                        bottom-right causal, else i);
 //   - the key limit:     j < key_limit (a sequence's length: keys past it are padding);
 //   - the mask:          no mask, or mask(i, j) != 0;
 //   - the bias:          no bias, or bias(i, j) is not infinite (-inf = masked).
@@ -26,6 +28,19 @@ enum class Normalization { softmax, sum };
 
 inline constexpr std::size_t no_key_limit = std::numeric_limits<std::size_t>::max();
 
+// A sliding window, ONNX's left and right sizes: the query at position p sees key j iff
+// p − left ≤ j ≤ p + right. `unbounded` on a side bounds nothing there, so Window{W − 1} with
+// the causal rule is Mistral's sliding_window = W. p follows the causal offset in use.
+inline constexpr std::size_t unbounded = std::numeric_limits<std::size_t>::max();
+struct Window {
+    std::size_t left = unbounded, right = unbounded;
+    bool bounded() const noexcept { return left != unbounded || right != unbounded; }
+};
+// Keys [begin, end); begin == end when there are none.
+struct KeyRange {
+    std::size_t begin = 0, end = 0;
+};
+
 // Number of leading keys query row i may see under the causal rule (all Tk when none).
 // top_left: j <= i; bottom_right: j <= i + (Tk - Tq). Clamped to [0, Tk].
 // (Defined out of line, in src/attention/masking.cpp, on the kernels' rule.)
@@ -35,6 +50,12 @@ std::size_t causal_visible(Causal causal, std::size_t i, std::size_t Tq, std::si
 // past this index is masked, whatever the mask or bias say.
 std::size_t visible_keys(Causal causal, std::size_t i, std::size_t Tq, std::size_t Tk,
                          std::size_t key_limit) noexcept;
+
+// The keys query row i may see under the causal rule, the window and a key limit: every key
+// outside [begin, end) is masked, whatever the mask or bias say. Both ends are
+// non-decreasing in i. (On the kernels' rule, as visible_keys.)
+KeyRange visible_range(Causal causal, Window window, std::size_t i, std::size_t Tq, std::size_t Tk,
+                       std::size_t key_limit) noexcept;
 
 // mask_allows, the mask's rule for one entry, is defined in attn/mask_bits.hpp (the tensor
 // layer, which packs masks into bits with it).

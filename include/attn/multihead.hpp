@@ -30,11 +30,13 @@ namespace attn {
 // result is batch item b0 + s / H, head s % H (with a head dimension).
 // Work: context alone with softmax runs the fused kernel in (batch item, K/V head group,
 // query block) units, the query heads of a group back to back (stacked into one Q when no
-// causal rule, mask or bias makes their rows differ), so K/V tiles are reused from cache;
-// key lengths and causal limits end each row's key loop (no mask loads). Otherwise each
+// causal rule, window, mask or bias makes their rows differ), so K/V tiles are reused from
+// cache; key lengths, causal limits and windows bound each row's key loop (no mask loads),
+// and a softcap is one pass over each tile of scores. Otherwise each
 // (batch item, head) is materialised: Q·Kᵀ, scale and mask, normalisation, ·V.
 struct BatchedAttention {
     Tensor scores, scaled, weights, weights_mean, context;  // empty (rank 0) when not wanted
+    Tensor capped;  // the softcap's output before the bias, every cell (AttentionWants::capped)
     std::size_t batch = 1, heads = 1, kv_heads = 1;         // B, H, G of the computation
     std::size_t masked_rows = 0;  // computed (b, h, i) rows with every key masked
     bool fused = false;           // computed by the streaming kernel

@@ -65,7 +65,11 @@ struct AttentionSpec {
     // mask serves many calls. When set it is the mask and `mask` is not read; when only
     // `mask` is set, resolving packs it (one pass over the floats).
     const MaskBits* mask_bits = nullptr;
-    const TensorView* bias = nullptr;  // broadcast to (B, H, Tq, Tk); added after scaling; -inf masks
+    // The order of operations (ONNX Attention's): x = scale·q·k; the softcap c·tanh(x/c) when
+    // softcap > 0; + bias; the masks (causal rule, window, mask, lengths) set cells to -inf.
+    float softcap = 0.0f;  // 0: none; otherwise finite and >= FLT_MIN (1/softcap finite)
+    Window window;         // attn/masking.hpp; unbounded on both sides: none
+    const TensorView* bias = nullptr;  // broadcast to (B, H, Tq, Tk); added after the softcap; -inf masks
     // Valid keys per batch item (key padding): keys at index >= lengths[b] are masked for
     // every query of batch item b. Empty = no padding; otherwise exactly B entries, each <= Tk.
     std::vector<std::size_t> lengths;
@@ -140,7 +144,9 @@ struct AttentionProblem {
     std::size_t B = 1, H = 1, G = 1, Tq = 0, Tk = 0, dk = 0, dv = 0;
     std::size_t b0 = 0, b1 = 1, r0 = 0, r1 = 0;  // the batch items and query rows computed
     float scale = 1.0f;
+    float softcap = 0.0f;  // 0: none (AttentionSpec's order of operations)
     Causal causal = Causal::none;
+    Window window;
     std::vector<std::size_t> lengths;  // empty, or one per batch item
     Normalization normalize = Normalization::softmax;
     MaskedRowPolicy masked_rows = MaskedRowPolicy::zero;
@@ -150,11 +156,11 @@ struct AttentionProblem {
     std::size_t kv_head(std::size_t h) const noexcept { return h / group(); }
     // Keys at or past this index are padding for batch item b (global index).
     std::size_t key_limit(std::size_t b) const noexcept { return lengths.empty() ? no_key_limit : lengths[b]; }
-    // The leading keys query row i of batch item b may see (causal rule and key limit).
-    std::size_t visible(std::size_t b, std::size_t i) const noexcept {
-        return visible_keys(causal, i, Tq, Tk, key_limit(b));
+    // The keys query row i of batch item b may see (causal rule, window and key limit).
+    KeyRange keys(std::size_t b, std::size_t i) const noexcept {
+        return visible_range(causal, window, i, Tq, Tk, key_limit(b));
     }
-    // The whole rule for one cell (global b, h, i, j): visible, the mask's bit, a bias not -inf.
+    // The whole rule for one cell (global b, h, i, j): in keys(b, i), the mask's bit, a bias not -inf.
     bool allowed(std::size_t b, std::size_t h, std::size_t i, std::size_t j) const noexcept;
     // Shape ([B',] [H,] rows, cols) of a result; with_heads = false for the mean over heads.
     Shape result_shape(bool with_heads, std::size_t rows, std::size_t cols) const;

@@ -16,6 +16,7 @@ struct KernelSet {
     std::size_t lanes;  // float lanes of the arch's vectors (1 for scalar)
     void (*gemm)(const GemmArgs&);
     void (*exp)(const float*, float*, std::size_t);
+    void (*tanh)(const float*, float*, std::size_t);
     std::size_t (*softmax_rows)(float*, std::size_t, std::size_t, std::size_t, MaskedRowPolicy);
     std::size_t (*flash)(const FlashArgs&);
     std::size_t (*score_epilogue)(const ScoreEpilogueArgs&);

@@ -10,6 +10,7 @@ constinit const KernelSet scalar_kernel_set = {
     1,
     scalar::gemm,
     scalar::exp,
+    scalar::tanh,
     scalar::softmax_rows,
     scalar::flash,
     scalar::score_epilogue,

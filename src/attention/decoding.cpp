@@ -36,7 +36,8 @@ std::vector<kernels::DecodeRow> decode_rows(const AttentionProblem& p, std::size
             r.q = p.q.at(b, h) + gi * p.q.sT;
             r.mask = p.has_mask ? p.mask_words.at(b, h) + gi * p.mask_words.sT : nullptr;
             r.bias = p.has_bias ? p.bias.at(b, h) + gi * p.bias.sT : nullptr;
-            r.visible = p.visible(b, gi);
+            const KeyRange keys = p.keys(b, gi);
+            r.first = keys.begin, r.visible = keys.end;
         }
     return rows;
 }
@@ -73,7 +74,7 @@ std::size_t run_split_keys(const AttentionProblem& p, Tensor& context) {
             a.K = p.k.element_at(b, g), a.ldk = p.k.sT;
             a.V = p.v.element_at(b, g), a.ldv = p.v.sT;
             a.kv_type = to_kernel(p.k.type);
-            a.dk = p.dk, a.dv = p.dv, a.scale = p.scale;
+            a.dk = p.dk, a.dv = p.dv, a.scale = p.scale, a.softcap = p.softcap;
             a.k_begin = c * chunk, a.k_end = std::min(p.Tk, (c + 1) * chunk);
             a.acc = acc.get() + u * rows * ldacc, a.ldacc = ldacc;
             a.m = m.data() + u * rows, a.l = l.data() + u * rows;

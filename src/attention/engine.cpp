@@ -42,7 +42,7 @@ Operand widened(const Operand& o, Role role, Tensor& storage) {
 }  // namespace
 
 BatchedAttention batched_attention(const AttentionProblem& problem, const AttentionWants& wants) {
-    const bool materialise = wants.scores || wants.scaled || wants.weights || wants.weights_mean ||
+    const bool materialise = wants.scores || wants.scaled || wants.capped || wants.weights || wants.weights_mean ||
                              problem.normalize != Normalization::softmax;
     // The fused and decoding kernels read float16 K/V as they are, but both K and V of one
     // type; the materialised path (Tq×Tk matrices anyway) widens them once.
@@ -72,10 +72,12 @@ BatchedAttention batched_attention(const AttentionProblem& problem, const Attent
     const Tensor::Uninitialized unset;
     if (wants.scores) r.scores = Tensor(p.result_shape(true, rows, p.Tk), unset);
     if (wants.scaled) r.scaled = Tensor(p.result_shape(true, rows, p.Tk), unset);
+    if (wants.capped) r.capped = Tensor(p.result_shape(true, rows, p.Tk), unset);
     if (wants.weights || wants.weights_mean) r.weights = Tensor(p.result_shape(true, rows, p.Tk), unset);
     if (wants.context) r.context = Tensor(p.result_shape(true, rows, p.dv), unset);
     const MaterialisedOut out{wants.scores ? &r.scores : nullptr, wants.scaled ? &r.scaled : nullptr,
-                              r.weights.rank() ? &r.weights : nullptr, wants.context ? &r.context : nullptr};
+                              r.weights.rank() ? &r.weights : nullptr, wants.context ? &r.context : nullptr,
+                              wants.capped ? &r.capped : nullptr};
     r.masked_rows = run_materialised(p, out);
     if (wants.weights_mean) r.weights_mean = mean_over_heads(r.weights, p);
     if (!wants.weights) r.weights = Tensor();

@@ -22,12 +22,12 @@ std::size_t fused_rows_per_unit(const AttentionProblem& p, std::size_t heads_per
 }
 
 // The query heads of a group can be stacked into one Q of group·Tq rows when every row of
-// every head sees the same keys (no causal rule, no mask or bias: only the batch item's key
+// every head sees the same keys (no causal rule or window, no mask or bias: only the batch item's key
 // limit) and the heads' rows and outputs are evenly spaced (Q heads not broadcast, all rows
 // computed). Then each K/V tile is loaded once for all the heads that share it; the rows
 // come out bit for bit as head by head (the kernel computes every row independently).
 bool can_stack_heads(const AttentionProblem& p) {
-    return p.group() > 1 && p.causal == Causal::none && !p.has_mask && !p.has_bias && p.q.H == p.H &&
+    return p.group() > 1 && p.causal == Causal::none && !p.window.bounded() && !p.has_mask && !p.has_bias && p.q.H == p.H &&
            p.q.sH == p.Tq * p.q.sT && p.r0 == 0 && p.r1 == p.Tq;
 }
 
@@ -61,6 +61,8 @@ std::size_t run_fused(const AttentionProblem& p, Tensor& context) {
             a.Tq = Tq, a.Tk = p.Tk, a.dk = p.dk, a.dv = p.dv;
             a.scale = p.scale;
             a.causal = to_kernel(p.causal);
+            a.window = to_kernel(p.window);
+            a.softcap = p.softcap;
             a.mask = p.has_mask ? p.mask_words.at(b, h) : nullptr, a.ldm = p.mask_words.sT;
             a.bias = p.has_bias ? p.bias.at(b, h) : nullptr, a.ldb = p.bias.sT;
             a.policy = to_kernel(p.masked_rows);

@@ -30,6 +30,9 @@ constexpr kernels::ElementType to_kernel(ElementType t) noexcept {
     return t == ElementType::f16 ? kernels::ElementType::f16 : kernels::ElementType::f32;
 }
 
+constexpr kernels::KeyWindow to_kernel(Window w) noexcept { return {w.left, w.right}; }
+
+static_assert(unbounded == kernels::unbounded_window, "an unbounded side passes through unchanged");
 static_assert(no_key_limit == kernels::no_key_limit, "a key limit passes through unchanged");
 
 }  // namespace attn

@@ -15,6 +15,12 @@ std::size_t visible_keys(Causal causal, std::size_t i, std::size_t Tq, std::size
     return kernels::visible_keys(to_kernel(causal), i, Tq, Tk, key_limit);
 }
 
+KeyRange visible_range(Causal causal, Window window, std::size_t i, std::size_t Tq, std::size_t Tk,
+                       std::size_t key_limit) noexcept {
+    const kernels::KeyRange r = kernels::visible_range(to_kernel(causal), to_kernel(window), i, Tq, Tk, key_limit);
+    return {r.begin, r.end};
+}
+
 bool is_allowed(const ScoreMask& sm, std::size_t i, std::size_t j, std::size_t Tq, std::size_t Tk) noexcept {
     return is_allowed(j, causal_visible(sm.causal, i, Tq, Tk), sm.mask ? sm.mask->row(i) : nullptr,
                       sm.bias ? sm.bias->row(i) : nullptr);

@@ -43,8 +43,8 @@ float* thread_scratch(std::size_t floats) {
 // The scale/bias/mask epilogue (and the softmax when asked) over rows [i0, i1) (indices into
 // the computed rows), split over threads in blocks of rows (serially inside a unit).
 std::size_t score_epilogue(const AttentionProblem& p, std::size_t b, std::size_t h, std::size_t i0,
-                           std::size_t i1, const float* s, std::size_t lds, float* scaled, std::size_t ld_scaled, float* w,
-                           std::size_t ldw) {
+                           std::size_t i1, const float* s, std::size_t lds, float* scaled, std::size_t ld_scaled,
+                           float* capped, std::size_t ld_capped, float* w, std::size_t ldw) {
     constexpr std::size_t rows_per_block = 32;
     const std::size_t blocks = (i1 - i0 + rows_per_block - 1) / rows_per_block;
     std::vector<std::size_t> masked(blocks, 0);
@@ -54,11 +54,14 @@ std::size_t score_epilogue(const AttentionProblem& p, std::size_t b, std::size_t
         kernels::ScoreEpilogueArgs a{};
         a.S = s + r0 * lds, a.lds = lds;
         a.scaled = scaled ? scaled + r0 * ld_scaled : nullptr, a.ld_scaled = ld_scaled;
+        a.capped = capped ? capped + r0 * ld_capped : nullptr, a.ld_capped = ld_capped;
         a.P = w + r0 * ldw, a.ldp = ldw;
         a.Tq = p.Tq, a.Tk = p.Tk;
         a.row_begin = p.r0 + i0 + r0, a.row_end = p.r0 + i0 + r1;
         a.scale = p.scale;
         a.causal = to_kernel(p.causal);
+        a.window = to_kernel(p.window);
+        a.softcap = p.softcap;
         a.key_limit = p.key_limit(b);
         if (p.has_mask) a.mask = p.mask_words.at(b, h), a.ldm = p.mask_words.sT;
         if (p.has_bias) a.bias = p.bias.at(b, h), a.ldb = p.bias.sT;
@@ -93,7 +96,9 @@ std::size_t run_materialised_rows(const AttentionProblem& p, std::size_t b, std:
     matmul_into(q, kt, /*transpose_b=*/false, s, lds);
     const std::size_t ld_scaled = out.scaled ? out.scaled->row_stride() : 0;
     float* scaled = out.scaled ? slice_of(*out.scaled, p, b, h) + i0 * ld_scaled : nullptr;
-    std::size_t masked = score_epilogue(p, b, h, i0, i1, s, lds, scaled, ld_scaled, w, ldw);
+    const std::size_t ld_capped = out.capped ? out.capped->row_stride() : 0;
+    float* capped = out.capped ? slice_of(*out.capped, p, b, h) + i0 * ld_capped : nullptr;
+    std::size_t masked = score_epilogue(p, b, h, i0, i1, s, lds, scaled, ld_scaled, capped, ld_capped, w, ldw);
     if (p.normalize != Normalization::softmax)
         masked = normalize_rows(w, ldw, rows, p.Tk, p.normalize, p.masked_rows);
     if (out.context) {

@@ -147,7 +147,8 @@ const char* role_name(Role role) noexcept {
 }
 
 bool AttentionProblem::allowed(std::size_t b, std::size_t h, std::size_t i, std::size_t j) const noexcept {
-    if (j >= visible(b, i)) return false;
+    const KeyRange r = keys(b, i);
+    if (j < r.begin || j >= r.end) return false;
     if (has_mask) {
         const std::uint64_t* row = mask_words.at(b, h) + i * mask_words.sT;
         if (!((row[j / 64] >> (j % 64)) & 1u)) return false;
@@ -217,7 +218,12 @@ AttentionProblem resolve_attention(const TensorView& Q, const KVView& K, const K
     check_lengths(spec.lengths, p);
 
     p.scale = spec.scale ? *spec.scale : default_scale(p.dk);
+    if (!(spec.softcap == 0.0f || spec.softcap >= std::numeric_limits<float>::min()) || std::isinf(spec.softcap))
+        throw InputError("softcap " + std::to_string(spec.softcap) +
+                         ": expected 0 (none) or a positive finite number of at least FLT_MIN (1/softcap finite)");
+    p.softcap = spec.softcap;
     p.causal = spec.causal;
+    p.window = spec.window;
     p.lengths = spec.lengths;
     p.normalize = spec.normalize;
     p.masked_rows = spec.masked_rows;

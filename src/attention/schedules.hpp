@@ -17,6 +17,7 @@ inline float* slice_of(Tensor& t, const AttentionProblem& p, std::size_t b, std:
 // One (b, h) of the materialised path: scores, scaled, normalised weights, context.
 struct MaterialisedOut {
     Tensor *scores, *scaled, *weights, *context;
+    Tensor* capped = nullptr;
 };
 
 std::size_t run_fused(const AttentionProblem& p, Tensor& context);

@@ -1,4 +1,4 @@
-// The attention kernels, written once on the xsimd arch tag, one header each: exp.hpp,
+// The attention kernels, written once on the xsimd arch tag, one header each: exp.hpp, tanh.hpp,
 // softmax.hpp, score_epilogue.hpp, flash.hpp, decode.hpp (helpers: lanes.hpp, mask_lanes.hpp,
 // kv_load.hpp, transpose.hpp). Included only by src/arch/ARCH_attention.cpp, each compiled
 // with its own ISA flags; all of it has internal linkage (anonymous namespace), so no inline
@@ -7,6 +7,7 @@
 #pragma once
 
 #include "kernels/exp.hpp"
+#include "kernels/tanh.hpp"
 #include "kernels/softmax.hpp"
 #include "kernels/score_epilogue.hpp"
 #include "kernels/flash.hpp"

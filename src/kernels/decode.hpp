@@ -4,8 +4,10 @@
 // It runs "vector over d" (no query block to fill):
 // per tile of keys each K row is loaded once for up to RB query rows (dot products in
 // registers, one horizontal sum per row and key), then the online softmax of each row over
-// the tile (vector exp), then each V row is loaded once and accumulated into the rows'
-// outputs. Every row's operations are the same whatever other rows share the call.
+// the tile (a softcap first, tanh.hpp; vector exp), then each V row is loaded once and
+// accumulated into the rows' outputs. Every row's operations are the same whatever other rows
+// share the call; tiles before every row's window are skipped (a tile wholly masked for a row
+// leaves its state as it is).
 // Tiles are KT keys for one query row, KT_shared for several (see the software prefetch
 // below); both are multiples of every arch's lanes. The tile's score rows are a tile apart.
 // Software prefetch for the split-K loops, which stream K and V from the last-level cache
@@ -34,6 +36,7 @@
 #include "kernels/kv_load.hpp"
 #include "kernels/lanes.hpp"
 #include "kernels/mask_lanes.hpp"
+#include "kernels/tanh.hpp"
 
 namespace attn::kernels::attention_impl {
 namespace {
@@ -253,20 +256,24 @@ void decode_chunk_of(const DecodeArgs& a) {
     float* q = qbuf.get();
     float* sc = sbuf.get();
     alignas(64) float alpha[RB];
+    const F cap(a.softcap), inv_cap(a.softcap == 0.0f ? 0.0f : 1.0f / a.softcap);
     for (std::size_t r0 = 0; r0 < a.nrows; r0 += RB) {
         const std::size_t nr = std::min(RB, a.nrows - r0);
-        std::size_t end[RB], kmax = a.k_begin;
+        std::size_t end[RB], kmax = a.k_begin, kmin = a.k_end;
         for (std::size_t r = 0; r < nr; ++r) {
             const DecodeRow& row = a.rows[r0 + r];
             for (std::size_t p = 0; p < dkp; ++p) q[r * dkp + p] = p < a.dk ? a.scale * row.q[p] : 0.0f;
             end[r] = std::max(a.k_begin, std::min(a.k_end, row.visible));
             kmax = std::max(kmax, end[r]);
+            if (row.first < end[r]) kmin = std::min(kmin, std::max(a.k_begin, row.first));
             a.m[r0 + r] = neg_inf;
             a.l[r0 + r] = 0.0f;
             std::fill(a.acc + (r0 + r) * a.ldacc, a.acc + (r0 + r) * a.ldacc + dvp, 0.0f);
         }
         const std::size_t tile = nr == 1 ? KT : DecodeBlocking<Arch>::KT_shared;
-        for (std::size_t t0 = a.k_begin; t0 < kmax; t0 += tile) {
+        // Tiles before every row's window are skipped (tiles stay at k_begin + n·tile).
+        const std::size_t start = kmin >= kmax ? kmax : a.k_begin + (kmin - a.k_begin) / tile * tile;
+        for (std::size_t t0 = start; t0 < kmax; t0 += tile) {
             const std::size_t nk = std::min(tile, kmax - t0);
             with_row_count<RB>(nr, [&](auto rows) {
                 decode_scores<Arch, decltype(rows)::value>(q, dkp, K, a.ldk, a.dk, t0, nk, kmax, sc, tile, V, a.ldv,
@@ -276,6 +283,9 @@ void decode_chunk_of(const DecodeArgs& a) {
                 const DecodeRow& row = a.rows[r0 + r];
                 float* s = sc + r * tile;
                 const std::size_t lim = end[r] > t0 ? std::min(nk, end[r] - t0) : 0;
+                if (a.softcap != 0.0f)
+                    for (std::size_t j = 0; j < lim; j += W)
+                        softcap<Arch>(F::load_aligned(s + j), cap, inv_cap).store_aligned(s + j);
                 if (row.bias)
                     for (std::size_t j = 0; j < lim; ++j) s[j] += row.bias[t0 + j];
                 if (row.mask)
@@ -283,6 +293,7 @@ void decode_chunk_of(const DecodeArgs& a) {
                         mask_lanes<Arch>(F::load_aligned(s + j), mask_bits_at(row.mask, t0 + j, std::min(W, lim - j)))
                             .store_aligned(s + j);
                 std::fill(s + lim, s + tile, neg_inf);
+                if (row.first > t0) std::fill(s, s + std::min(lim, row.first - t0), neg_inf);  // the window
                 F mx(neg_inf);
                 for (std::size_t j = 0; j < tile; j += W) mx = xsimd::max(mx, F::load_aligned(s + j));
                 const float m = a.m[r0 + r], m_new = std::max(m, hmax<Arch>(mx));

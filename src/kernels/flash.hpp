@@ -14,8 +14,10 @@
 // Tiling: R×NV accumulators of the micro-kernel, BC keys per tile, G query blocks per
 // K/V tile (FlashBlocking: the register counts that justify them). A group of G blocks shares
 // each tile while it is in cache, so K and V stream from memory once per group. Tiles past a
-// block's last visible key are skipped; tiles wholly masked by the mask bits are skipped;
-// diagonal tiles apply the causal limit in the softmax's scan. Rescaling: when a tile raises
+// block's last visible key or before its first (the window) are skipped; tiles wholly masked by
+// the mask bits are skipped; diagonal tiles (rows that see part of the tile: the causal limit,
+// the window's edges) apply the row's visible range in the softmax's scan. A softcap is one
+// pass over the tile (tanh.hpp) before the bias. Rescaling: when a tile raises
 // a lane's max m, the running sum and output are scaled by exp(m_old − m_new) (0 while
 // nothing was visible: −inf − −inf is guarded).
 // Scratch: one per-thread buffer that outlives the call (fresh blocks per work unit cost
@@ -39,6 +41,7 @@
 #include "kernels/lanes.hpp"
 #include "kernels/mask_lanes.hpp"
 #include "kernels/masked_rows.hpp"
+#include "kernels/tanh.hpp"
 #include "kernels/transpose.hpp"
 
 namespace attn::kernels::attention_impl {
@@ -147,26 +150,34 @@ private:
     // Blocks b < nb of query rows [g0 + b·QB, … + QB) ∩ [0, Tq); outputs written for the
     // rows in [row_begin, row_end).
     std::size_t group(std::size_t g0, std::size_t nb) {
-        std::size_t kend[G], kfull[G];
+        std::size_t kbeg[G] = {}, kend[G] = {}, kfull[G] = {};
         for (std::size_t b = 0; b < nb; ++b) {
             const std::size_t q0 = g0 + b * QB, nq = std::min(QB, a_.Tq - q0);
             pack_q(q0, nq, qt(b));
             std::fill(m_of(b), m_of(b) + QB, neg_inf);
             std::fill(l_of(b), l_of(b) + QB, 0.0f);
             std::fill(ot(b), ot(b) + a_.dv * QB, 0.0f);
-            // Keys any row of the (whole, unclipped) block may see: visible limits are
-            // non-decreasing in the row index. Tiles beyond are never computed.
-            kend[b] = visible_keys(a_.causal, q0 + nq - 1, a_.Tq, a_.Tk, a_.key_limit);
-            kfull[b] = visible_keys(a_.causal, q0, a_.Tq, a_.Tk, a_.key_limit);  // seen by every row
+            // Keys any row of the (whole, unclipped) block may see: both ends of the visible
+            // range are non-decreasing in the row index. Tiles outside are never computed.
+            const KeyRange first = range_of(q0), last = range_of(q0 + nq - 1);
+            kbeg[b] = first.begin / BC * BC, kend[b] = last.end;
+            // Keys every row sees: [last.begin, first.end); tiles reaching outside are partial.
+            kfull[b] = first.end, kfull_begin_[b] = last.begin;
         }
-        for (std::size_t t0 = 0; t0 < kend[nb - 1]; t0 += BC) {
+        bool first_tile = true;
+        for (std::size_t t0 = kbeg[0]; t0 < kend[nb - 1]; t0 += BC) {
+            const auto wanted = [&](std::size_t b) { return t0 >= kbeg[b] && t0 < kend[b]; };
+            std::size_t b0 = 0;
+            while (b0 < nb && !wanted(b0)) ++b0;
+            if (b0 == nb) continue;  // between the windows of the group's blocks
             load_tile(t0, std::min(BC, kend[nb - 1] - t0));
-            for (std::size_t b = 0; b < nb; ++b) {
-                if (t0 >= kend[b]) continue;
+            for (std::size_t b = b0; b < nb; ++b) {
+                if (!wanted(b)) continue;
                 if (a_.bias || a_.mask) {
-                    if (t0 == 0 && b == 0) prefetch_bias_and_mask(g0, 0, std::min(BC, kend[0]));
-                    prefetch_next(g0, nb, kend, b, t0);
+                    if (first_tile) prefetch_bias_and_mask(g0 + b * QB, t0, std::min(BC, kend[b] - t0));
+                    prefetch_next(g0, nb, kbeg, kend, b, t0);
                 }
+                first_tile = false;
                 block_tile(g0 + b * QB, b, t0, std::min(BC, kend[b] - t0), kfull[b]);
             }
         }
@@ -177,13 +188,19 @@ private:
 
     // Sets ahead_ to the bias and mask rows of the block_tile that follows (block b, tile t0)
     // in group's order: the next block seeing this tile, else the first seeing the next one.
-    void prefetch_next(std::size_t g0, std::size_t nb, const std::size_t* kend, std::size_t b, std::size_t t0) {
+    void prefetch_next(std::size_t g0, std::size_t nb, const std::size_t* kbeg, const std::size_t* kend, std::size_t b,
+                       std::size_t t0) {
+        const auto wanted = [&](std::size_t c, std::size_t t) { return t >= kbeg[c] && t < kend[c]; };
         std::size_t next = b + 1, t = t0;
-        while (next < nb && t >= kend[next]) ++next;
+        while (next < nb && !wanted(next, t)) ++next;
         if (next == nb)
-            for (next = 0, t = t0 + BC; next < nb && t >= kend[next];) ++next;
+            for (next = 0, t = t0 + BC; next < nb && !wanted(next, t);) ++next;
         if (next < nb) ahead_.start(a_, g0 + next * QB, t, std::min(BC, kend[next] - t));
         else ahead_ = {};
+    }
+
+    KeyRange range_of(std::size_t i) const {
+        return visible_range(a_.causal, a_.window, i, a_.Tq, a_.Tk, a_.key_limit);
     }
 
     // The K and V rows of the tile at t0 as floats: in place for float32, widened into the
@@ -208,10 +225,11 @@ private:
     // One block (rows q0…, state b) against keys [t0, t0 + nk).
     void block_tile(std::size_t q0, std::size_t b, std::size_t t0, std::size_t nk, std::size_t kfull) {
         const std::size_t nq = std::min(QB, a_.Tq - q0);
-        const bool diagonal = t0 + nk > kfull;  // some rows of the block see only part of the tile
+        // Some rows of the block see only part of the tile (the causal limit, the window).
+        const bool diagonal = t0 + nk > kfull || t0 < kfull_begin_[b];
         // Unmodified scores: their column max comes out of the micro-kernel.
-        const bool plain = !diagonal && !a_.bias && !a_.mask;
-        F mx[NV], m[NV], l[NV], vis[NV], alpha[NV];
+        const bool plain = !diagonal && !a_.bias && !a_.mask && a_.softcap == 0.0f;
+        F mx[NV], m[NV], l[NV], lo[NV], vis[NV], alpha[NV];
         for (std::size_t v = 0; v < NV; ++v) {
             mx[v] = F(neg_inf);
             m[v] = F::load_aligned(m_of(b) + v * W);
@@ -228,10 +246,11 @@ private:
         // Off the diagonal the last of the bias and mask passes also takes the column max of
         // what it leaves (on the diagonal, online_softmax scans after the causal select).
         F* pass_max = diagonal ? nullptr : mx;
+        if (a_.softcap != 0.0f) softcap_tile(nk, a_.bias || a_.mask ? nullptr : pass_max);
         if (a_.bias) add_bias(q0, nq, t0, nk, a_.mask ? nullptr : pass_max);
         if (a_.mask) apply_mask(q0, nq, t0, nk, pass_max);
-        if (diagonal) causal_offsets(q0, t0, vis);
-        online_softmax(nk, diagonal ? vis : nullptr, mx, m, l, alpha);
+        if (diagonal) lane_ranges(q0, t0, lo, vis);
+        online_softmax(nk, diagonal ? lo : nullptr, diagonal ? vis : nullptr, mx, m, l, alpha);
         for (std::size_t v = 0; v < NV; ++v) {
             m[v].store_aligned(m_of(b) + v * W);
             l[v].store_aligned(l_of(b) + v * W);
@@ -388,16 +407,32 @@ private:
         transpose<Arch>(t);
     }
 
-    // vis[v] lane q: number of keys of this tile row q0 + v·W + q may see (as a float in
-    // [0, BC], exact), for the causal select in online_softmax.
-    void causal_offsets(std::size_t q0, std::size_t t0, F* vis) const {
-        alignas(64) float t[QB];
+    // Row q0 + v·W + q may see keys [lo, vis) of this tile, lane q of lo[v] and vis[v] (as
+    // floats in [0, BC], exact), for the causal and window select in online_softmax.
+    void lane_ranges(std::size_t q0, std::size_t t0, F* lo, F* vis) const {
+        alignas(64) float b[QB], e[QB];
+        const auto in_tile = [t0](std::size_t k) { return float(k <= t0 ? 0 : std::min(BC, k - t0)); };
         for (std::size_t q = 0; q < QB; ++q) {
-            const std::size_t i = std::min(q0 + q, a_.Tq - 1);  // lanes past Tq: any value
-            const std::size_t v = visible_keys(a_.causal, i, a_.Tq, a_.Tk, a_.key_limit);
-            t[q] = float(v <= t0 ? 0 : std::min(BC, v - t0));
+            const KeyRange r = range_of(std::min(q0 + q, a_.Tq - 1));  // lanes past Tq: any value
+            b[q] = in_tile(r.begin), e[q] = in_tile(r.end);
         }
-        for (std::size_t v = 0; v < NV; ++v) vis[v] = F::load_aligned(t + v * W);
+        for (std::size_t v = 0; v < NV; ++v) lo[v] = F::load_aligned(b + v * W), vis[v] = F::load_aligned(e + v * W);
+    }
+
+    // The softcap c·tanh(s/c) over the tile (tanh.hpp); with colmax, also its column max.
+    void softcap_tile(std::size_t nk, F* colmax) {
+        const F c(a_.softcap), inv_c(1.0f / a_.softcap);
+        F mx[NV];
+        for (std::size_t v = 0; v < NV; ++v) mx[v] = F(neg_inf);
+        for (std::size_t j = 0; j < nk; ++j)
+            for (std::size_t v = 0; v < NV; ++v) {
+                float* p = st_ + j * QB + v * W;
+                const F x = softcap<Arch>(F::load_aligned(p), c, inv_c);
+                x.store_aligned(p);
+                mx[v] = xsimd::max(mx[v], x);
+            }
+        if (colmax)
+            for (std::size_t v = 0; v < NV; ++v) colmax[v] = xsimd::max(colmax[v], mx[v]);
     }
 
     // Per query lane: m_new = max(m, max_j Sᵀ[j]); Pᵀ = exp(Sᵀ − m_new) in place;
@@ -406,14 +441,14 @@ private:
     // vis (diagonal tiles) are applied here, with the scan for the column max; off the
     // diagonal, mx holds it already. The next block_tile's bias and mask lines are requested
     // during the exponentials (ahead_).
-    void online_softmax(std::size_t nk, const F* vis, F* mx, F* m, F* l, F* alpha) {
+    void online_softmax(std::size_t nk, const F* lo, const F* vis, F* mx, F* m, F* l, F* alpha) {
         float* st = st_;
         const F ninf(neg_inf);
         if (vis) {
             F jf(0.0f);
             for (std::size_t j = 0; j < nk; ++j, jf += F(1.0f))
                 for (std::size_t v = 0; v < NV; ++v) {
-                    const F x = xsimd::select(jf < vis[v], F::load_aligned(st + j * QB + v * W), ninf);
+                    const F x = xsimd::select((jf >= lo[v]) & (jf < vis[v]), F::load_aligned(st + j * QB + v * W), ninf);
                     x.store_aligned(st + j * QB + v * W);
                     mx[v] = xsimd::max(mx[v], x);
                 }
@@ -523,6 +558,7 @@ private:
     const FlashArgs& a_;
     float *qt_ = nullptr, *ot_ = nullptr, *ml_ = nullptr, *st_ = nullptr, *kvt_ = nullptr;  // in scratch
     PrefetchAhead ahead_;
+    std::size_t kfull_begin_[G] = {};  // per block of the group: keys before it are partial tiles
     std::unique_ptr<AlignedFloats> mean_;
     const float* tk_ = nullptr;  // the current tile's K and V rows as floats (load_tile)
     const float* tv_ = nullptr;

@@ -28,11 +28,12 @@ struct GemmArgs {
 };
 
 // Fused attention over query rows [row_begin, row_end) of the full problem: O[i - row_begin,:] =
-// softmax_j(scale·Q[i]·K[j] + bias[i,j], masked)·V (O points at the output row of row_begin; Q,
-// mask and bias are indexed by the global row i). A key j is masked for query i when j >=
-// visible_keys(causal, i, Tq, Tk, key_limit), when the mask's bit j of row i is 0 (as
+// softmax_j(cap(scale·Q[i]·K[j]) + bias[i,j], masked)·V (O points at the output row of row_begin; Q,
+// mask and bias are indexed by the global row i), where cap(x) = softcap·tanh(x/softcap), or x when
+// softcap is 0. A key j is masked for query i when j is outside
+// visible_range(causal, window, i, Tq, Tk, key_limit), when the mask's bit j of row i is 0 (as
 // attn/mask_bits.hpp packs them: row i is the words at mask + i*ldm, bit j % 64 of word j / 64), or
-// when the biased score is -inf. Keys past the visible limit are never loaded. ldm / ldb may be 0
+// when the biased score is -inf. Keys outside the visible range are never loaded. ldm / ldb may be 0
 // (one row broadcast to every query). Fully masked rows follow `policy` (uniform = mean of all Tk
 // rows of V). K and V hold kv_type elements (float32, or float16 widened to float32 a tile at a
 // time); ldk, ldv count elements.
@@ -56,20 +57,23 @@ struct FlashArgs {
     std::size_t row_begin, row_end;
     std::size_t key_limit = no_key_limit;  // keys >= key_limit are masked for every query
     ElementType kv_type = ElementType::f32;
+    KeyWindow window{};    // the sliding window (kernel_types.hpp's visible_range)
+    float softcap = 0.0f;  // 0: none
 };
 
 // Split-K decoding, one chunk: for each of `rows` query rows, the online softmax over keys
-// [k_begin, min(k_end, row.visible)) with the mask / bias rules of FlashArgs, left
+// [max(k_begin, row.first), min(k_end, row.visible)) with the softcap / mask / bias rules of FlashArgs, left
 // unnormalised: m = the running max of the scaled scores (-inf when no key was allowed),
 // l = Σ exp(s − m), acc[0, dv) = Σ exp(s − m)·V[j]. Rows are computed independently (the
 // same bits whatever rows share the call). Keys at or past the largest visible are never
-// loaded. K and V hold kv_type elements (as FlashArgs). The caller merges the chunks
+// loaded, nor keys before the smallest first. K and V hold kv_type elements (as FlashArgs). The caller merges the chunks
 // (attn/multihead.hpp).
 struct DecodeRow {
     const float* q;     // dk floats
     const std::uint64_t* mask;  // nullable; the row's bits (bit j % 64 of word j / 64: key j allowed)
     const float* bias;  // nullable; indexed by the key
-    std::size_t visible;  // keys >= visible are masked (causal rule and key limit)
+    std::size_t visible;  // keys >= visible are masked (causal rule, window and key limit)
+    std::size_t first = 0;  // keys < first are masked (the window)
 };
 struct DecodeArgs {
     const DecodeRow* rows;
@@ -86,12 +90,14 @@ struct DecodeArgs {
     float* m;  // nrows
     float* l;  // nrows
     ElementType kv_type = ElementType::f32;
+    float softcap = 0.0f;  // as FlashArgs
 };
 
 // The materialised path's score epilogue, for query rows [row_begin, row_end) of a Tq×Tk
-// problem, one row at a time while it is in cache: x[j] = scale·S[i][j] + bias[i][j] (the
-// product rounded, then the sum: the bits of ops.hpp's scale_and_mask_rows), -inf where
-// j >= visible_keys(causal, i, Tq, Tk, key_limit) or mask bit j of row i is 0 (as FlashArgs).
+// problem, one row at a time while it is in cache: x[j] = cap(scale·S[i][j]) + bias[i][j] (the
+// product rounded, then the sum: without a softcap, the bits of ops.hpp's scale_and_mask_rows), -inf
+// where j is outside visible_range(causal, window, i, Tq, Tk, key_limit) or mask bit j of row i is 0
+// (as FlashArgs; cap as FlashArgs).
 // x goes to `scaled` when it is not null, and to P, softmax-normalised when `softmax` (fully
 // masked rows follow policy, as softmax_rows) or as is. S, scaled and P point at row row_begin (P may be S);
 // mask and bias are indexed by the global row i (ldm / ldb may be 0: one row for all).
@@ -112,12 +118,18 @@ struct ScoreEpilogueArgs {
     std::size_t ldb;
     bool softmax;
     MaskedRowPolicy policy;
+    KeyWindow window{};
+    float softcap = 0.0f;
+    float* capped = nullptr;  // nullable: cap(scale·S), before the bias and masks
+    std::size_t ld_capped = 0;
 };
 
 #define ATTN_KERNEL_DECLS                                                                      \
     void gemm(const GemmArgs& a);                                                              \
     /* y[i] = exp(x[i]); x <= -88 (and -inf) give 0 */                                         \
     void exp(const float* x, float* y, std::size_t n);                                         \
+    /* y[i] = tanh(x[i]) (kernels/tanh.hpp); the softcap's tanh */                               \
+    void tanh(const float* x, float* y, std::size_t n);                                        \
     /* softmax of each row in place; -inf entries masked (weight exactly 0); fully masked */   \
     /* rows follow policy (uniform = 1/cols); returns the number of fully masked rows */       \
     std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_t cols,     \

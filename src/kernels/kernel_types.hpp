@@ -23,6 +23,17 @@ enum class ElementType : unsigned char { f32, f16 };
 // A key limit of "none": every key is a real one.
 inline constexpr std::size_t no_key_limit = std::numeric_limits<std::size_t>::max();
 
+// A sliding window, ONNX's left and right sizes: the query at position p sees key j iff
+// p − left ≤ j ≤ p + right; unbounded_window on a side bounds nothing there.
+inline constexpr std::size_t unbounded_window = std::numeric_limits<std::size_t>::max();
+struct KeyWindow {
+    std::size_t left = unbounded_window, right = unbounded_window;
+};
+// The keys [begin, end) a query row may see; begin == end when none.
+struct KeyRange {
+    std::size_t begin, end;
+};
+
 // In an anonymous namespace (internal linkage, one copy per translation unit): the per-arch
 // TUs compile this header with their ISA flags, and an ordinary inline function compiled
 // with AVX-512 flags there could be the copy the linker keeps for every caller, which then
@@ -43,6 +54,25 @@ constexpr std::size_t visible_keys(Causal causal, std::size_t i, std::size_t Tq,
         visible = v <= 0 ? 0 : std::size_t(v) < Tk ? std::size_t(v) : Tk;
     }
     return visible < key_limit ? visible : key_limit;
+}
+
+// The keys query row i may see: visible_keys's limit, narrowed by the window around the
+// query's position p, which follows the causal offset in use (bottom_right: p = i + Tk − Tq;
+// otherwise p = i). Both ends are non-decreasing in i, clamped to [0, Tk], begin ≤ end.
+constexpr KeyRange visible_range(Causal causal, KeyWindow window, std::size_t i, std::size_t Tq, std::size_t Tk,
+                                 std::size_t key_limit) noexcept {
+    std::size_t end = visible_keys(causal, i, Tq, Tk, key_limit);
+    end = end < Tk ? end : Tk;
+    const long long p = (long long)i + (causal == Causal::bottom_right ? (long long)Tk - (long long)Tq : 0);
+    // A side wider than Tk + Tq bounds nothing (p is in [−Tq, Tk + Tq)): capped, no overflow.
+    const long long span = (long long)Tk + (long long)Tq;
+    const long long left = window.left < std::size_t(span) ? (long long)window.left : span;
+    const long long right = window.right < std::size_t(span) ? (long long)window.right : span;
+    const long long last = p + right + 1;  // one past the last key the window allows
+    if (last < (long long)end) end = last <= 0 ? 0 : std::size_t(last);
+    const long long first = p - left;
+    std::size_t begin = first <= 0 ? 0 : std::size_t(first);
+    return {begin < end ? begin : end, end};
 }
 
 // The weight each of the `cols` entries of a fully masked row gets under `fill`.

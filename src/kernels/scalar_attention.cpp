@@ -1,5 +1,5 @@
 // The scalar arch: the same algorithms as the kernels of kernels/attention_impl.hpp without SIMD —
-// the Cephes-style exp, the stable row softmax and the online-softmax streaming attention (one
+// the Cephes-style exp and tanh, the stable row softmax and the online-softmax streaming attention (one
 // query row at a time over tiles of keys; causal rows stop at their last visible key).
 #include <algorithm>
 #include <cmath>
@@ -52,6 +52,27 @@ float exp1(float x) {
     return (p * pow2(n1)) * pow2(n2);
 }
 
+// The vector kernels' tanh (see kernels/tanh.hpp, whose coefficients these are), without fused
+// multiply-adds and with a divide: z·P(z²)/Q(z²) on z = x clamped to ±7.905.
+float tanh1(float x) {
+    if (x != x) return x;
+    const float z = std::max(std::min(x, 7.90531110763549805f), -7.90531110763549805f), z2 = z * z;
+    float p = -2.76076847742355e-16f;
+    for (float c : {2.00018790482477e-13f, -8.60467152213735e-11f, 5.12229709037114e-08f, 1.48572235717979e-05f,
+                    6.37261928875436e-04f, 4.89352455891786e-03f})
+        p = p * z2 + c;
+    float q = 1.19825839466702e-06f;
+    for (float c : {1.18534705686654e-04f, 2.26843463243900e-03f, 4.89352518554385e-03f}) q = q * z2 + c;
+    return (p / q) * z;
+}
+
+// The softcap c·tanh(x/c) as the vector kernels compute it (inv_c = 1/c; ±inf, an overflowed
+// product, becomes NaN: kernels/tanh.hpp's softcap); c = 0: none.
+inline float cap(float x, float c, float inv_c) {
+    if (c == 0.0f) return x;
+    return std::isinf(x) ? std::numeric_limits<float>::quiet_NaN() : c * tanh1(x * inv_c);
+}
+
 constexpr std::size_t key_tile = 128;
 
 // Bit j of a packed mask row (attn/mask_bits.hpp): key j allowed.
@@ -69,6 +90,7 @@ inline float widen(std::uint16_t h) { return half_to_float(h); }
 template <class E, class Args>
 void online_softmax_row(const float* q, const std::uint64_t* mask_row, const float* bias_row, const Args& a,
                         std::size_t begin, std::size_t end, float& m, float& l, float* acc, float* s) {
+    const float inv_c = a.softcap == 0.0f ? 0.0f : 1.0f / a.softcap;
     for (std::size_t t0 = begin; t0 < end; t0 += key_tile) {
         const std::size_t nk = std::min(key_tile, end - t0);
         float tile_max = neg_inf;
@@ -77,7 +99,7 @@ void online_softmax_row(const float* q, const std::uint64_t* mask_row, const flo
             const E* k = static_cast<const E*>(a.K) + j * a.ldk;
             float dot = 0.0f;
             for (std::size_t p = 0; p < a.dk; ++p) dot += q[p] * widen(k[p]);
-            float v = a.scale * dot + (bias_row ? bias_row[j] : 0.0f);
+            float v = cap(a.scale * dot, a.softcap, inv_c) + (bias_row ? bias_row[j] : 0.0f);
             if (mask_row && !mask_bit(mask_row, j)) v = neg_inf;
             s[jj] = v;
             tile_max = std::max(tile_max, v);
@@ -103,6 +125,10 @@ void exp(const float* x, float* y, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) y[i] = exp1(x[i]);
 }
 
+void tanh(const float* x, float* y, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) y[i] = tanh1(x[i]);
+}
+
 std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_t cols, MaskedRowPolicy policy) {
     std::size_t masked = 0;
     for (std::size_t i = 0; i < rows; ++i) {
@@ -123,6 +149,7 @@ std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_
 }
 
 std::size_t score_epilogue(const ScoreEpilogueArgs& a) {
+    const float inv_c = a.softcap == 0.0f ? 0.0f : 1.0f / a.softcap;
     std::size_t masked = 0;
     for (std::size_t i = a.row_begin; i < a.row_end; ++i) {
         const std::size_t r = i - a.row_begin;
@@ -130,11 +157,13 @@ std::size_t score_epilogue(const ScoreEpilogueArgs& a) {
         float* p = a.P + r * a.ldp;
         const std::uint64_t* mask = a.mask ? a.mask + i * a.ldm : nullptr;
         const float* bias = a.bias ? a.bias + i * a.ldb : nullptr;
-        const std::size_t visible = visible_keys(a.causal, i, a.Tq, a.Tk, a.key_limit);
+        const KeyRange keys = visible_range(a.causal, a.window, i, a.Tq, a.Tk, a.key_limit);
+        float* capped = a.capped ? a.capped + r * a.ld_capped : nullptr;
         for (std::size_t j = 0; j < a.Tk; ++j) {
-            float v = a.scale * s[j];
+            float v = cap(a.scale * s[j], a.softcap, inv_c);
+            if (capped) capped[j] = v;
             if (bias) v += bias[j];
-            const bool allowed = j < visible && (!mask || mask_bit(mask, j));
+            const bool allowed = j >= keys.begin && j < keys.end && (!mask || mask_bit(mask, j));
             p[j] = allowed ? v : neg_inf;  // a -inf bias is -inf already
         }
         if (a.scaled) std::copy(p, p + a.Tk, a.scaled + r * a.ld_scaled);
@@ -148,16 +177,17 @@ std::size_t flash(const FlashArgs& a) {
     std::size_t masked = 0;
     std::vector<float> mean;  // column means of V for the uniform policy, on first use
     for (std::size_t i = a.row_begin; i < a.row_end; ++i) {
-        const std::size_t visible = visible_keys(a.causal, i, a.Tq, a.Tk, a.key_limit);
+        const KeyRange keys = visible_range(a.causal, a.window, i, a.Tq, a.Tk, a.key_limit);
         const float* q = a.Q + i * a.ldq;
         float m = neg_inf, l = 0.0f;
         std::fill(acc.begin(), acc.end(), 0.0f);
         const std::uint64_t* mask_row = a.mask ? a.mask + i * a.ldm : nullptr;
         const float* bias_row = a.bias ? a.bias + i * a.ldb : nullptr;
         if (a.kv_type == ElementType::f16)
-            online_softmax_row<std::uint16_t>(q, mask_row, bias_row, a, 0, visible, m, l, acc.data(), s.data());
+            online_softmax_row<std::uint16_t>(q, mask_row, bias_row, a, keys.begin, keys.end, m, l, acc.data(),
+                                              s.data());
         else
-            online_softmax_row<float>(q, mask_row, bias_row, a, 0, visible, m, l, acc.data(), s.data());
+            online_softmax_row<float>(q, mask_row, bias_row, a, keys.begin, keys.end, m, l, acc.data(), s.data());
         float* out = a.O + (i - a.row_begin) * a.ldo;
         if (l > 0.0f) {
             const float inv = 1.0f / l;
@@ -180,14 +210,14 @@ void decode_chunk(const DecodeArgs& a) {
     std::vector<float> s(key_tile);
     for (std::size_t r = 0; r < a.nrows; ++r) {
         const DecodeRow& row = a.rows[r];
-        const std::size_t end = std::min(a.k_end, row.visible);
+        const std::size_t begin = std::max(a.k_begin, row.first), end = std::min(a.k_end, row.visible);
         float m = neg_inf, l = 0.0f;
         float* acc = a.acc + r * a.ldacc;
         std::fill(acc, acc + a.dv, 0.0f);
         if (a.kv_type == ElementType::f16)
-            online_softmax_row<std::uint16_t>(row.q, row.mask, row.bias, a, a.k_begin, end, m, l, acc, s.data());
+            online_softmax_row<std::uint16_t>(row.q, row.mask, row.bias, a, begin, end, m, l, acc, s.data());
         else
-            online_softmax_row<float>(row.q, row.mask, row.bias, a, a.k_begin, end, m, l, acc, s.data());
+            online_softmax_row<float>(row.q, row.mask, row.bias, a, begin, end, m, l, acc, s.data());
         a.m[r] = m;
         a.l[r] = l;
     }

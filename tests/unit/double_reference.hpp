@@ -1,5 +1,7 @@
 // An independent float64 implementation of masked scaled dot-product attention, written
-// from the definition for tests only (it shares no code with the library).
+// from the definition for tests only (it shares no code with the library). In ONNX
+// Attention's order: z = scale·q·k; the softcap c·tanh(z/c); + bias; masked cells (causal,
+// window, mask, -inf bias) excluded; softmax; ·V.
 #pragma once
 #include <cmath>
 #include <cstddef>
@@ -27,11 +29,18 @@ struct Spec {
     const attn::Matrix* mask = nullptr;
     const attn::Matrix* bias = nullptr;
     int policy = 0;  // 0 zero, 1 nan, 2 uniform
+    double softcap = 0;  // 0: none
+    // ONNX's window: the query at position p (i, or i + Tk − Tq bottom-right) sees keys
+    // p − left ≤ j ≤ p + right; -1 = unbounded.
+    long long left = -1, right = -1;
 };
 
 inline bool allowed(const Spec& s, std::size_t i, std::size_t j, std::size_t Tq, std::size_t Tk) {
     if (s.causal == 1 && j > i) return false;
     if (s.causal == 2 && double(j) > double(i) + double(Tk) - double(Tq)) return false;
+    const double p = double(i) + (s.causal == 2 ? double(Tk) - double(Tq) : 0.0);
+    if (s.left >= 0 && double(j) < p - double(s.left)) return false;
+    if (s.right >= 0 && double(j) > p + double(s.right)) return false;
     if (s.mask && (*s.mask)(i, j) == 0.0f) return false;
     if (s.bias && std::isinf((*s.bias)(i, j))) return false;
     return true;
@@ -51,7 +60,9 @@ inline Grid attention(const attn::Matrix& Q, const attn::Matrix& K, const attn::
             if (!allowed(s, i, j, Tq, Tk)) continue;
             double dot = 0;
             for (std::size_t p = 0; p < d; ++p) dot += double(Q(i, p)) * double(K(j, p));
-            z[j] = s.scale * dot + (s.bias ? double((*s.bias)(i, j)) : 0.0);
+            z[j] = s.scale * dot;
+            if (s.softcap > 0) z[j] = s.softcap * std::tanh(z[j] / s.softcap);
+            z[j] += s.bias ? double((*s.bias)(i, j)) : 0.0;
             mx = std::max(mx, z[j]);
         }
         if (mx == -INFINITY) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string_view>
@@ -67,7 +68,7 @@ namespace attn::cli {
 
 namespace {
 
-const char* const show_names[] = {"queries", "keys",         "values",  "scores", "scaled",
+const char* const show_names[] = {"queries", "keys",    "values", "scores",   "scaled", "capped",
                                   "weights", "weights-mean", "context", "output", "variance"};
 
 // A whole non-negative integer by the rule of every integer option (cli/option_values.hpp),
@@ -97,6 +98,7 @@ Show parse_show(const std::string& list) {
                      : name == "values"       ? &s.values
                      : name == "scores"       ? &s.scores
                      : name == "scaled"       ? &s.scaled
+                     : name == "capped"       ? &s.capped
                      : name == "weights"      ? &s.weights
                      : name == "weights-mean" ? &s.weights_mean
                      : name == "context"      ? &s.context
@@ -112,6 +114,25 @@ Show parse_show(const std::string& list) {
     }
     if (s.order.empty() || list.back() == ',') throw UsageError("invalid --show '" + list + "': an empty item");
     return s;
+}
+
+float parse_softcap(const std::string& text) {
+    const float c = parse_float32(text, "softcap");
+    if (!(c == 0.0f || c >= std::numeric_limits<float>::min()))  // 1/C must be finite
+        throw UsageError("invalid --softcap '" + text + "': expected a positive number C of at least 1.2e-38 (scores "
+                         "become C·tanh(x/C)), or 0 for none");
+    return c;
+}
+
+Window parse_window(const std::string& text) {
+    const auto colon = text.find(':');
+    const std::string left = text.substr(0, colon), right = colon == std::string::npos ? "" : text.substr(colon + 1);
+    Window w;
+    if ((!left.empty() && !parse_count(left, w.left)) || (colon != std::string::npos && !parse_count(right, w.right)) ||
+        (left.empty() && colon == std::string::npos))
+        throw UsageError("invalid --window '" + text + "': expected L or L:R, whole numbers of keys left and right of "
+                         "the query's position (L alone: unbounded right; :R: unbounded left)");
+    return w;
 }
 
 Range parse_range(const std::string& text, const std::string& option) {

@@ -23,7 +23,7 @@ void report_masked_rows(std::size_t count, MaskedRowPolicy policy);
 // What `attn attend --show` prints, in the order the user listed it.
 struct Show {
     bool queries = false, keys = false, values = false, scores = false, scaled = false, weights = false,
-         weights_mean = false, context = false, output = false, variance = false;
+         weights_mean = false, context = false, output = false, variance = false, capped = false;
     std::vector<std::string> order;
 };
 // "weights,context": UsageError naming the valid names for an unknown or empty item.
@@ -40,13 +40,21 @@ struct Range {
 // and [0, B) when end == 0).
 struct AttendSettings {
     float scale = 1;
+    float softcap = 0;  // 0: none
     Causal causal = Causal::none;
+    Window window;
     Normalization normalize = Normalization::softmax;
     MaskedRowPolicy masked_rows = MaskedRowPolicy::zero;
     Range rows{0, 0};
     Range items{0, 0};
 };
 Range parse_range(const std::string& text, const std::string& option);
+
+// --softcap C: 0 (none, ONNX's default) or a positive finite number. UsageError otherwise.
+float parse_softcap(const std::string& text);
+// --window L[:R]: whole numbers of keys left and right of the query's position; R omitted
+// (or L empty) is unbounded. UsageError otherwise.
+Window parse_window(const std::string& text);
 
 // --lengths: a comma-separated list of non-negative integers ("5,3"), or else a file of
 // integers separated by blanks, commas or newlines ("#" comments). Errors name --lengths.

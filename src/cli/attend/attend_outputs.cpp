@@ -169,6 +169,7 @@ void check_results(const Show& show, const AttendInputs& in, const AttendResults
     if (show.values) check_finite(res.values, "values", false, {});
     check_finite(res.scores, "scores", false, {});
     check_finite(res.scaled, "scaled scores", true, {});
+    check_finite(res.capped, "capped scores", false, {});
     check_finite(res.weights, "weights", false, per_head);
     check_finite(res.weights_mean, "mean weights", false, any_head);
     check_finite(res.context, "context", false, per_head);
@@ -248,6 +249,7 @@ std::vector<io::Item> show_items(const Show& show, const AttendInputs& in, const
                               : name == "values"       ? res.values
                               : name == "scores"       ? res.scores
                               : name == "scaled"       ? res.scaled
+                              : name == "capped"       ? res.capped
                               : name == "weights"      ? res.weights
                               : name == "weights-mean" ? res.weights_mean
                               : name == "context"      ? res.context
@@ -255,7 +257,8 @@ std::vector<io::Item> show_items(const Show& show, const AttendInputs& in, const
         it = io::tensor_item(name, v);
         if (name == "keys" || name == "values") it.row_labels = keys;
         else it.row_labels = rows;
-        if (name == "scores" || name == "scaled" || name == "weights" || name == "weights-mean") it.col_labels = keys;
+        if (name == "scores" || name == "scaled" || name == "capped" || name == "weights" || name == "weights-mean")
+            it.col_labels = keys;
         items.push_back(std::move(it));
     }
     return items;

@@ -18,7 +18,7 @@ namespace attn::cli {
 // there is a head dimension, narrowed to the rows and batch items computed.
 struct AttendResults {
     AttentionProblem problem;  // the resolved problem: slices, allowed cells, ranks
-    TensorView queries, keys, values, scores, scaled, weights, weights_mean, context, output;
+    TensorView queries, keys, values, scores, scaled, capped, weights, weights_mean, context, output;
     std::size_t masked_rows = 0;
     std::size_t batch = 1, heads = 1, kv_heads = 1;  // of the computed results
     bool head_dim = false;                         // the results carry a head dimension

@@ -75,6 +75,14 @@ void declare_options(cxxopts::Options& options) {
         ("causal", "Causal mask: top-left (default; query i sees keys j <= i, PyTorch is_causal) or "
                    "bottom-right (j <= i + Tk - Tq, decoding with a cache). Use --causal or --causal=ALIGN",
          cxxopts::value<std::string>()->implicit_value("top-left"), "ALIGN")
+        ("window", "Sliding window, ONNX's left and right sizes: the query at position p sees key j iff "
+                   "p-L <= j <= p+R; R omitted (or L empty, as :R) is unbounded, so --causal --window W-1 is "
+                   "Mistral's sliding_window=W. p = i, or i + Tk - Tq with --causal=bottom-right. Masked cells "
+                   "are -inf, as for --mask", cxxopts::value<std::string>(), "L[:R]")
+        ("softcap", "Logit softcap (Gemma 2, Grok): scores x become C·tanh(x/C), after the scale and before "
+                    "--bias and the masks; 0 = none. Order of operations: scale·Q·Kᵀ, softcap, + bias, masks "
+                    "(causal, window, --mask, --lengths) set -inf, softmax, ·V",
+         cxxopts::value<std::string>(), "C")
         ("mask", "Boolean mask broadcast to (B, H, Tq, Tk), the last dimension Tk (e.g. Tq×Tk, or a (Tk,) vector for "
                  "every query): nonzero = may attend (PyTorch SDPA polarity; nn.MultiheadAttention's masks, True = "
                  "not allowed, go to --attn-mask and --key-padding-mask as they are)", cxxopts::value<std::string>(), "FILE")
@@ -95,7 +103,8 @@ void declare_options(cxxopts::Options& options) {
         ("normalize", "softmax, or sum (divide each row by its sum; a zero sum is an error)",
          cxxopts::value<std::string>()->default_value("softmax"), "HOW")
         ("show", "Comma-separated: queries, keys, values (projected, per head), scores (raw Q·Kᵀ), scaled "
-                 "(scale·Q·Kᵀ + bias, masked = -inf), weights, weights-mean (mean over heads, "
+                 "(scale·Q·Kᵀ, softcapped, + bias, masked = -inf), capped (scale·Q·Kᵀ after the softcap, before "
+                 "the bias, every cell), weights, weights-mean (mean over heads, "
                  "nn.MultiheadAttention's default), context (per head), output (heads concatenated, then "
                  "W_O + b_O when given), variance (diagnostics per batch item and head). Context and output "
                  "alone come from the fused kernel (no Tq×Tk matrix); with scores, scaled, weights or "
@@ -137,9 +146,13 @@ std::string scale_text(const std::string& given, std::size_t d_k, float scale) {
     return buf;
 }
 
-std::string masking_text(const AttendInputs& in, Causal causal) {
+std::string masking_text(const AttendInputs& in, Causal causal, Window window) {
     std::string t;
     if (causal != Causal::none) t = std::string("causal (") + causal_name(causal) + ")";
+    if (window.bounded()) {
+        const auto side = [](std::size_t n) { return n == unbounded ? std::string("∞") : std::to_string(n); };
+        t += std::string(t.empty() ? "" : " + ") + "window " + side(window.left) + ":" + side(window.right);
+    }
     if (in.mask_bits.rank()) t += std::string(t.empty() ? "" : " + ") + "mask";
     if (in.bias.rank()) t += std::string(t.empty() ? "" : " + ") + "bias";
     if (!in.lengths.empty()) t += std::string(t.empty() ? "" : " + ") + "lengths";
@@ -181,7 +194,9 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
     res.items = s.items.end ? s.items : Range{0, in.batch};
     AttentionSpec spec;
     spec.scale = s.scale;
+    spec.softcap = s.softcap;
     spec.causal = s.causal;
+    spec.window = s.window;
     spec.normalize = s.normalize;
     spec.masked_rows = s.masked_rows;
     spec.lengths = in.lengths;
@@ -240,6 +255,7 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
     res.masked_rows = att.masked_rows;
     res.head_dim = res.problem.head_dim;
     res.scores = att.scores.view(), res.scaled = att.scaled.view(), res.weights = att.weights.view();
+    res.capped = att.capped.view();
     res.weights_mean = att.weights_mean.view(), res.context = att.context.view();
     return res;
 }
@@ -299,6 +315,11 @@ int cmd_attend(int argc, char** argv) {
     AttendSettings s;
     s.scale = parse_scale(r["scale"].as<std::string>(), in.d_k);
     if (r.count("causal")) s.causal = parse_causal(r["causal"].as<std::string>());
+    if (r.count("softcap")) s.softcap = parse_softcap(r["softcap"].as<std::string>());
+    if (r.count("window")) s.window = parse_window(r["window"].as<std::string>());
+    if (show.variance && s.softcap != 0.0f)
+        throw UsageError("--show variance compares the scaled scores with their theory, which has no softcap: drop "
+                         "--softcap or variance");
     s.masked_rows = parse_masked_rows(r["masked-rows"].as<std::string>());
     s.normalize = parse_normalize(r["normalize"].as<std::string>());
     s.rows = range_option(r, "query-rows", in.Tq, in.Tq == 1 ? "query row" : "query rows");
@@ -334,6 +355,7 @@ int cmd_attend(int argc, char** argv) {
     AttentionWants wants;
     wants.scores = show.scores || show.variance || (svg && pic.of == "scores");
     wants.scaled = show.scaled || (svg && pic.of == "scaled");
+    wants.capped = show.capped;
     wants.weights = show.weights || show.variance || heatmap || (svg && pic.of == "weights") || r.count("html");
     wants.weights_mean = show.weights_mean;
     wants.context = show.context || show.output;
@@ -345,7 +367,7 @@ int cmd_attend(int argc, char** argv) {
     const std::vector<io::Item> items = show_items(show, in, res, variance);
     add_json_labels(out, in, res);
     pic.scale_text = scale_text(r["scale"].as<std::string>(), in.d_k, s.scale);
-    pic.masking_text = masking_text(in, s.causal);
+    pic.masking_text = masking_text(in, s.causal, s.window);
     // Every output of the run goes out in one all-or-nothing step (write/output_file.hpp): when
     // one of them fails, nothing is on standard output and no new file is left behind.
     std::vector<io::detail::PendingFile> files;
