@@ -299,12 +299,6 @@ std::string json_name(std::string_view quoted_name) {
     return out;
 }
 
-std::string names_text(const std::vector<std::string>& names) {
-    std::string s;
-    for (std::size_t k = 0; k < names.size() && k < 12; ++k) s += (k ? ", " : "") + printable_utf8(names[k]);
-    if (names.size() > 12) s += ", ... (" + std::to_string(names.size()) + " in all)";
-    return s;
-}
 
 }  // namespace
 
@@ -314,7 +308,7 @@ std::string TextReader::only_result(const std::string& name) const {
     const auto missing = [&] {
         return InputError(source_ + ": no result '" + printable_utf8(name) + "' (" +
                           (names.empty() ? "it holds one result without a name: read it as " + source_
-                                         : "it holds: " + names_text(names)) + ")");
+                                         : "it holds: " + printable_names(names)) + ")");
     };
     std::string out(s_);
     if (first < s_.size() && s_[first] == '{') {  // attn's json: {"NAME": [...], ...}

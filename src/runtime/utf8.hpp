@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace attn::io {
 
@@ -41,6 +42,16 @@ inline std::string printable_utf8(std::string_view s, std::size_t max_chars = st
         i += n ? n : 1;
     }
     return out;
+}
+
+// The names a file holds, for a message: the first 12 printable (each at most max_chars
+// characters), then ", ... (N in all)".
+inline std::string printable_names(const std::vector<std::string>& names,
+                                   std::size_t max_chars = std::string_view::npos) {
+    std::string s;
+    for (std::size_t k = 0; k < names.size() && k < 12; ++k) s += (k ? ", " : "") + printable_utf8(names[k], max_chars);
+    if (names.size() > 12) s += ", ... (" + std::to_string(names.size()) + " in all)";
+    return s;
 }
 
 // Terminal columns a UTF-8 string takes (labels are tokens such as "café" or "日本"): one per

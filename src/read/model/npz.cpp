@@ -47,12 +47,6 @@ std::vector<std::string> listed_names(const std::vector<ZipMember>& members) {
     return out;
 }
 
-std::string names_text(const std::vector<std::string>& names) {
-    std::string s;
-    for (std::size_t k = 0; k < names.size() && k < 12; ++k) s += (k ? ", " : "") + printable_utf8(names[k]);
-    if (names.size() > 12) s += ", ... (" + std::to_string(names.size()) + " in all)";
-    return s;
-}
 
 // The dtype of an .npy header, as NumPy names it; display only (the .npy reader decides
 // what it accepts).
@@ -121,11 +115,11 @@ Tensor npz_tensor(std::string_view bytes, const std::string& name, const std::st
     const std::vector<ZipMember> members = zip_members(bytes, source);
     if (name.empty()) {
         if (members.size() == 1) return member_tensor(bytes, members[0], source, finite, max_dims);
-        throw InputError(source + ": holds " + std::to_string(members.size()) + " arrays (" + names_text(listed_names(members)) +
+        throw InputError(source + ": holds " + std::to_string(members.size()) + " arrays (" + printable_names(listed_names(members)) +
                          "): name one as " + source + ":NAME");
     }
     if (const ZipMember* m = find_member(members, name)) return member_tensor(bytes, *m, source + ":" + name, finite, max_dims);
-    throw InputError(source + ": no array '" + name + "' (it holds: " + names_text(listed_names(members)) + ")");
+    throw InputError(source + ": no array '" + name + "' (it holds: " + printable_names(listed_names(members)) + ")");
 }
 
 }  // namespace attn::io

@@ -296,10 +296,9 @@ std::vector<Entry> parse_header(std::string_view bytes, const std::string& sourc
 }
 
 std::string names_text(const std::vector<Entry>& entries) {
-    std::string s;
-    for (std::size_t k = 0; k < entries.size() && k < 12; ++k) s += (k ? ", " : "") + detail::printable(entries[k].info.name, 60);
-    if (entries.size() > 12) s += ", ... (" + std::to_string(entries.size()) + " in all)";
-    return s;
+    std::vector<std::string> names;
+    for (const Entry& e : entries) names.push_back(e.info.name);
+    return printable_names(names, 60);
 }
 
 }  // namespace
