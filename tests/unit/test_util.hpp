@@ -2,7 +2,14 @@
 #pragma once
 #include <doctest/doctest.h>
 
+#include <stdlib.h>  // mkdtemp
+
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -22,6 +29,50 @@ inline std::string file_bytes(const std::string& path) {
 }
 inline void write_file(const std::string& path, const std::string& text) {
     std::ofstream(path, std::ios::binary) << text;
+}
+
+// A fresh folder under /tmp, removed with everything in it at the end of the scope.
+struct TempDir {
+    std::string path;
+    TempDir() {
+        char tmpl[] = "/tmp/attn-test-XXXXXX";
+        REQUIRE(::mkdtemp(tmpl) != nullptr);
+        path = tmpl;
+    }
+    ~TempDir() { [[maybe_unused]] int rc = std::system(("rm -rf '" + path + "'").c_str()); }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    std::string operator/(const std::string& name) const { return path + "/" + name; }
+    // Every name in it, hidden ones too, sorted, one a line; and how many there are.
+    std::string listing() const {
+        std::string names;
+        if (FILE* p = ::popen(("ls -A '" + path + "' | LC_ALL=C sort").c_str(), "r")) {
+            char line[4096];
+            while (std::fgets(line, sizeof line, p)) names += line;
+            ::pclose(p);
+        }
+        return names;
+    }
+    std::size_t entries() const {
+        const std::string names = listing();
+        return std::size_t(std::count(names.begin(), names.end(), '\n'));
+    }
+};
+
+// The float with these bits.
+inline float float_from_bits(std::uint32_t u) {
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+// Distance from y to an exact value, in units of the float spacing at the exact value
+// (subnormal spacing 2^-149 at the bottom).
+inline double ulp_error(float y, double exact) {
+    int e;
+    std::frexp(std::fabs(exact), &e);  // |exact| = f·2^e, f in [0.5, 1)
+    const double ulp = std::ldexp(1.0, std::max(e - 24, -149));
+    return std::fabs(double(y) - exact) / ulp;
 }
 
 // A matrix with these rows (all of the first row's length).

@@ -15,21 +15,8 @@
 
 namespace {
 
-float from_bits(std::uint32_t u) {
-    float f;
-    std::memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-// Distance from y to the correctly rounded exp(x), in units of the float spacing at the
-// true value (subnormal spacing 2^−149 at the bottom).
-double ulp_error(float y, double exact) {
-    const double mag = std::fabs(exact);
-    int e;
-    std::frexp(mag, &e);  // mag = f·2^e, f in [0.5, 1)
-    const double ulp = std::ldexp(1.0, std::max(e - 24, -149));
-    return std::fabs(double(y) - exact) / ulp;
-}
+using test_util::ulp_error;
+const auto from_bits = test_util::float_from_bits;
 
 }  // namespace
 

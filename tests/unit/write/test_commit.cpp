@@ -23,25 +23,7 @@
 
 namespace {
 
-struct TempDir {
-    std::string path;
-    TempDir() {
-        char tmpl[] = "/tmp/attn-commit-XXXXXX";
-        REQUIRE(::mkdtemp(tmpl) != nullptr);
-        path = tmpl;
-    }
-    ~TempDir() { [[maybe_unused]] int rc = std::system(("rm -rf '" + path + "'").c_str()); }
-    std::string operator/(const std::string& name) const { return path + "/" + name; }
-    std::string listing() const {  // every name, hidden ones too, sorted
-        std::string names;
-        if (FILE* p = ::popen(("ls -A '" + path + "' | LC_ALL=C sort").c_str(), "r")) {
-            char line[4096];
-            while (std::fgets(line, sizeof line, p)) names += line;
-            ::pclose(p);
-        }
-        return names;
-    }
-};
+using test_util::TempDir;
 
 std::string slurp(const std::string& path) { return test_util::file_bytes(path); }
 void put(const std::string& path, const std::string& text) { test_util::write_file(path, text); }

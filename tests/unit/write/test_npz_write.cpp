@@ -27,15 +27,7 @@ using attn::io::Item;
 
 namespace {
 
-struct TempDir {
-    std::string path;
-    TempDir() {
-        char tmpl[] = "/tmp/attn-test-XXXXXX";
-        REQUIRE(::mkdtemp(tmpl) != nullptr);
-        path = tmpl;
-    }
-    ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-};
+using test_util::TempDir;
 
 attn::io::OutputOptions npz_to(const std::string& path) {
     attn::io::OutputOptions o;

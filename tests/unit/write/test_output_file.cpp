@@ -20,25 +20,7 @@
 
 namespace {
 
-struct TempDir {
-    std::string path;
-    TempDir() {
-        char tmpl[] = "/tmp/attn-output-file-XXXXXX";
-        REQUIRE(::mkdtemp(tmpl) != nullptr);
-        path = tmpl;
-    }
-    ~TempDir() { [[maybe_unused]] int rc = std::system(("rm -rf '" + path + "'").c_str()); }
-    std::string operator/(const std::string& name) const { return path + "/" + name; }
-    std::size_t entries() const {
-        std::size_t n = 0;
-        if (FILE* p = ::popen(("ls -A '" + path + "'").c_str(), "r")) {
-            char line[4096];
-            while (std::fgets(line, sizeof line, p)) ++n;
-            ::pclose(p);
-        }
-        return n;
-    }
-};
+using test_util::TempDir;
 
 std::string slurp(const std::string& path) { return test_util::file_bytes(path); }
 void put(const std::string& path, const std::string& text) { test_util::write_file(path, text); }
