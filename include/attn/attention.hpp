@@ -31,6 +31,7 @@ struct AttentionWants {
     bool scores = false, scaled = false, weights = false, context = true;
     bool weights_mean = false;  // weights averaged over heads (batched_attention only)
     bool capped = false;        // cap(scale·Q·Kᵀ) before the bias, unmasked (batched_attention only)
+    bool lse = false;           // each row's log-sum-exp, softmax only (batched_attention only)
 };
 
 struct AttentionResult {

@@ -53,9 +53,10 @@ std::size_t visible_keys(Causal causal, std::size_t i, std::size_t Tq, std::size
 
 // The keys query row i may see under the causal rule, the window and a key limit: every key
 // outside [begin, end) is masked, whatever the mask or bias say. Both ends are
-// non-decreasing in i. (On the kernels' rule, as visible_keys.)
+// non-decreasing in i. Keys before key_first are outside the key rows computed (a key shard).
+// (On the kernels' rule, as visible_keys.)
 KeyRange visible_range(Causal causal, Window window, std::size_t i, std::size_t Tq, std::size_t Tk,
-                       std::size_t key_limit) noexcept;
+                       std::size_t key_limit, std::size_t key_first = 0) noexcept;
 
 // mask_allows, the mask's rule for one entry, is defined in attn/mask_bits.hpp (the tensor
 // layer, which packs masks into bits with it).

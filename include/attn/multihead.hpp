@@ -30,13 +30,18 @@ namespace attn {
 // result is batch item b0 + s / H, head s % H (with a head dimension).
 // Work: context alone with softmax runs the fused kernel in (batch item, K/V head group,
 // query block) units, the query heads of a group back to back (stacked into one Q when no
-// causal rule, window, mask or bias makes their rows differ), so K/V tiles are reused from
+// causal rule, window, mask, bias or ALiBi makes their rows differ), so K/V tiles are reused from
 // cache; key lengths, causal limits and windows bound each row's key loop (no mask loads),
-// and a softcap is one pass over each tile of scores. Otherwise each
+// and a softcap and ALiBi are a pass each over each tile of scores (RoPE rotates Q and K
+// once, before). Otherwise each
 // (batch item, head) is materialised: Q·Kᵀ, scale and mask, normalisation, ·V.
 struct BatchedAttention {
     Tensor scores, scaled, weights, weights_mean, context;  // empty (rank 0) when not wanted
     Tensor capped;  // the softcap's output before the bias, every cell (AttentionWants::capped)
+    // Each row's log-sum-exp ([B',] [H,] Tq'; AttentionWants::lse): ln Σ_j exp(x_j) over the
+    // logits x that enter the softmax (natural log; -inf for a fully masked row). With the
+    // context of key shards (AttentionSpec::key_rows) it is what merge_key_shards combines.
+    Tensor lse;
     std::size_t batch = 1, heads = 1, kv_heads = 1;         // B, H, G of the computation
     std::size_t masked_rows = 0;  // computed (b, h, i) rows with every key masked
     bool fused = false;           // computed by the streaming kernel

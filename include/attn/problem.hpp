@@ -50,10 +50,38 @@ struct IndexRange {
     std::size_t begin = 0, end = npos;
 };
 
+// The score function s(q, k) (issue 23's "score functions"; scores = scale·s(q, k)):
+//   dot       q·k (scaled dot-product attention)
+//   general   q·W_a·kᵀ, W_a d_q×d_k (Luong)
+//   additive  v_aᵀ·tanh(q·W_q + k·W_k), W_q d_q×h, W_k d_k×h, v_a h entries (Bahdanau; d2l's
+//             AdditiveAttention with bias-free Linear layers)
+//   cosine    q·k / (|q|·|k|), 0 when q or k is a zero vector
+// The weights are shared by every batch item and head. The default scale is 1/sqrt(d_k) for
+// dot and general, 1 for additive and cosine (default_scale_of).
+enum class ScoreFunction { dot, general, additive, cosine };
+const char* score_name(ScoreFunction s) noexcept;  // "dot", "general", "additive", "cosine"
+float default_scale_of(ScoreFunction s, std::size_t d_k) noexcept;
+
 // Whether the results carry a head dimension: by_rank when Q, K or V has rank 3 or more;
 // always (multi-head attention with its heads asked for); never (one head, results as 2-D or
 // batched 3-D, whatever the inputs' head axis of extent 1).
 enum class HeadAxis { by_rank, always, never };
+
+// Positions (issue 23): RoPE rotates Q and K per head before the scores (the engine's pre-pass,
+// attention/rope.cpp); half is HF Llama's rotate_half (dims i and i + N/2 paired), interleaved
+// GPT-J's and RoFormer's pairs (2i, 2i + 1). Query row i sits at AttentionProblem::position,
+// key j at j; the angles are position·inv_freq with inv_freq[k] = 1/theta^(2k/N) in float32,
+// as HF computes them.
+enum class RopeStyle { half, interleaved };
+struct Rope {
+    float theta = 0.0f;                 // the base (Llama: 10000); 0: none, else finite and > 0
+    RopeStyle style = RopeStyle::half;
+    std::size_t dims = 0;               // N, the leading dims of each head rotated (even, <= d_k); 0: all d_k
+};
+// ALiBi's slopes of H heads (BLOOM's build_alibi_tensor, ggml's max_bias): with n the largest
+// power of two <= H, head h < n gets 2^(−B/n)^(h+1), and head n + k the odd powers of
+// 2^(−B/2n), 2^(−B/2n)^(2k+1). B = 8 gives BLOOM's slopes.
+std::vector<float> alibi_slopes(std::size_t heads, float max_bias);
 
 // Everything that shapes the scores and their normalisation (attn/masking.hpp has the rule
 // that decides which keys a query may see).
@@ -70,6 +98,10 @@ struct AttentionSpec {
     float softcap = 0.0f;  // 0: none; otherwise finite and >= FLT_MIN (1/softcap finite)
     Window window;         // attn/masking.hpp; unbounded on both sides: none
     const TensorView* bias = nullptr;  // broadcast to (B, H, Tq, Tk); added after the softcap; -inf masks
+    // Positions: RoPE on Q and K before step 1; ALiBi adds slope_h·(j − p) with the bias (step 3,
+    // before it). alibi is the maximum bias B (BLOOM and ggml: 8); 0: none, else finite and > 0.
+    Rope rope;
+    float alibi = 0.0f;
     // Valid keys per batch item (key padding): keys at index >= lengths[b] are masked for
     // every query of batch item b. Empty = no padding; otherwise exactly B entries, each <= Tk.
     std::vector<std::size_t> lengths;
@@ -79,6 +111,14 @@ struct AttentionSpec {
     // index) and these batch items (of the broadcast B). The results hold only them.
     IndexRange query_rows, batch_items;
     HeadAxis head_axis = HeadAxis::by_rank;
+    // The score function and its weights (ScoreFunction; float32, null when not used): W_a
+    // (general), W_q and W_k (2-D) and v_a (a vector, or one row or column) (additive).
+    ScoreFunction score = ScoreFunction::dot;
+    const TensorView *wa = nullptr, *wa_q = nullptr, *wa_k = nullptr, *va = nullptr;
+    // Key shards (--key-rows): attend to keys [begin, end) only, a cell outside being masked
+    // like any other; every rule keeps the global key index, so a shard's cells are masked
+    // exactly as in the whole run. May be empty (every row fully masked).
+    IndexRange key_rows;
 };
 
 // The inputs of a problem, for errors.
@@ -86,7 +126,9 @@ struct AttentionSpec {
 // resolve_projections): the embeddings X, the key/value source, W_q, W_k, W_v and their biases.
 enum class Role {
     queries, keys, values, mask, bias, lengths, query_rows, batch_items,
-    embeddings, kv_embeddings, wq, wk, wv, bq, bk, bv
+    embeddings, kv_embeddings, wq, wk, wv, bq, bk, bv,
+    wa, wa_q, wa_k, va,  // the score function's weights (ScoreFunction)
+    key_rows
 };
 const char* role_name(Role role) noexcept;  // "queries", "keys", …, "batch items", "embeddings", "W_q", "b_q", …
 
@@ -147,18 +189,37 @@ struct AttentionProblem {
     float softcap = 0.0f;  // 0: none (AttentionSpec's order of operations)
     Causal causal = Causal::none;
     Window window;
+    // Positions (AttentionSpec): rope.dims resolved (N > 0 when rope.theta > 0); the ALiBi slope of
+    // each query head (alibi_slopes), or empty for none.
+    Rope rope;
+    std::vector<float> alibi_slopes;
     std::vector<std::size_t> lengths;  // empty, or one per batch item
     Normalization normalize = Normalization::softmax;
     MaskedRowPolicy masked_rows = MaskedRowPolicy::zero;
     bool batch_dim = false, head_dim = false;  // the results' rank (see above)
+    // The score function (AttentionSpec's). dk is K's last dimension; Q's (q.d) differs for
+    // general and additive. The engine turns general and cosine into dot products (and
+    // additive's projections into Q and K of h columns) before any kernel runs
+    // (attention/score_functions.hpp). wa, wa_q, wa_k: the weights; va: h floats.
+    ScoreFunction score = ScoreFunction::dot;
+    MatrixView wa, wa_q, wa_k;
+    const float* va = nullptr;
+    std::size_t va_stride = 1;  // floats between v_a's entries
+    // The key rows attended to (AttentionSpec::key_rows): [0, Tk) once resolved; no limit unresolved.
+    std::size_t k0 = 0, k1 = no_key_limit;
 
     std::size_t group() const noexcept { return H / G; }
     std::size_t kv_head(std::size_t h) const noexcept { return h / group(); }
-    // Keys at or past this index are padding for batch item b (global index).
-    std::size_t key_limit(std::size_t b) const noexcept { return lengths.empty() ? no_key_limit : lengths[b]; }
-    // The keys query row i of batch item b may see (causal rule, window and key limit).
+    // Keys at or past this index are padding for batch item b, or past the key rows (global index).
+    std::size_t key_limit(std::size_t b) const noexcept {
+        return lengths.empty() || lengths[b] > k1 ? k1 : lengths[b];
+    }
+    // The position of query row i of batch item b among the keys (key j is at j): the window's
+    // centre, ALiBi's p, RoPE's query position (kernels/kernel_types.hpp's query_position).
+    long long position(std::size_t b, std::size_t i) const noexcept;
+    // The keys query row i of batch item b may see (causal rule, window, key limit, key rows).
     KeyRange keys(std::size_t b, std::size_t i) const noexcept {
-        return visible_range(causal, window, i, Tq, Tk, key_limit(b));
+        return visible_range(causal, window, i, Tq, Tk, key_limit(b), k0);
     }
     // The whole rule for one cell (global b, h, i, j): in keys(b, i), the mask's bit, a bias not -inf.
     bool allowed(std::size_t b, std::size_t h, std::size_t i, std::size_t j) const noexcept;

@@ -28,6 +28,7 @@ struct KernelSet {
     // null for scalar.
     float (*fma_peak)(std::uint64_t iterations, float seed);
     float (*read_sum)(const float* p, std::size_t n);
+    void (*additive_scores)(const AdditiveArgs&);  // kernels/additive.hpp
 };
 
 // Each row's set, defined in its TU (declared for every row; only this host's are defined).

@@ -20,5 +20,6 @@ constinit const KernelSet scalar_kernel_set = {
     scalar::any_nan_or_pos_inf_f32,
     nullptr,  // no FMA peak or read probe: bench measures the SIMD sets'
     nullptr,
+    scalar::additive_scores,
 };
 }  // namespace attn::kernels

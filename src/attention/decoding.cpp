@@ -38,6 +38,8 @@ std::vector<kernels::DecodeRow> decode_rows(const AttentionProblem& p, std::size
             r.bias = p.has_bias ? p.bias.at(b, h) + gi * p.bias.sT : nullptr;
             const KeyRange keys = p.keys(b, gi);
             r.first = keys.begin, r.visible = keys.end;
+            r.alibi_slope = p.alibi_slopes.empty() ? 0.0f : p.alibi_slopes[h];
+            r.position = p.position(b, gi);
         }
     return rows;
 }
@@ -48,12 +50,14 @@ std::vector<kernels::DecodeRow> decode_rows(const AttentionProblem& p, std::size
 
 }  // namespace
 
-std::size_t run_split_keys(const AttentionProblem& p, Tensor& context) {
+std::size_t run_split_keys(const AttentionProblem& p, Tensor& context, Tensor* lse) {
     const std::size_t group = p.group(), nq = p.r1 - p.r0, rows = group * nq;
     const std::size_t pairs = (p.b1 - p.b0) * p.G;
     if (rows == 0 || pairs == 0) return 0;
     const std::size_t chunk = split_key_chunk(p.dk, p.dv, element_size(p.k.type));
-    const std::size_t chunks = std::max<std::size_t>(1, (p.Tk + chunk - 1) / chunk);
+    // The chunks on the key rows computed (all Tk but for a key shard), on the whole run's grid.
+    const std::size_t c0 = p.k0 / chunk, c1 = (std::min(p.k1, p.Tk) + chunk - 1) / chunk;
+    const std::size_t chunks = std::max<std::size_t>(1, c1 - std::min(c0, c1));
     const std::size_t ldacc = (p.dv + 15) / 16 * 16;
     // (batch item, K/V head) pairs per pass, so that the partial results stay near 64 MiB.
     const std::size_t per_pair = chunks * rows * ldacc;
@@ -75,7 +79,7 @@ std::size_t run_split_keys(const AttentionProblem& p, Tensor& context) {
             a.V = p.v.element_at(b, g), a.ldv = p.v.sT;
             a.kv_type = to_kernel(p.k.type);
             a.dk = p.dk, a.dv = p.dv, a.scale = p.scale, a.softcap = p.softcap;
-            a.k_begin = c * chunk, a.k_end = std::min(p.Tk, (c + 1) * chunk);
+            a.k_begin = (c0 + c) * chunk, a.k_end = std::min(p.Tk, (c0 + c + 1) * chunk);
             a.acc = acc.get() + u * rows * ldacc, a.ldacc = ldacc;
             a.m = m.data() + u * rows, a.l = l.data() + u * rows;
             decode(a);
@@ -87,11 +91,13 @@ std::size_t run_split_keys(const AttentionProblem& p, Tensor& context) {
             for (std::size_t row = 0; row < rows; ++row) {
                 const std::size_t h = g * group + row / nq, i = row % nq;
                 float* out = slice_of(context, p, b, h) + i * ldo;
+                float* row_lse = lse ? lse_of(lse, p, b, h) + i : nullptr;
                 const auto at = [&](std::size_t c) { return (k * chunks + c) * rows + row; };
                 float M = -std::numeric_limits<float>::infinity();
                 for (std::size_t c = 0; c < chunks; ++c) M = std::max(M, m[at(c)]);
                 if (M == -std::numeric_limits<float>::infinity()) {
                     ++masked[pair];
+                    if (row_lse) *row_lse = M;
                     kernels::write_masked_context(to_kernel(p.masked_rows), p.Tk, p.dv, out, [&] {
                         if (mean.empty()) {
                             mean.resize(p.dv);
@@ -112,6 +118,7 @@ std::size_t run_split_keys(const AttentionProblem& p, Tensor& context) {
                     for (std::size_t col = 0; col < p.dv; ++col) o[col] += w * double(a[col]);
                 }
                 for (std::size_t col = 0; col < p.dv; ++col) out[col] = float(o[col] / L);
+                if (row_lse) *row_lse = kernels::log_sum_exp(M, L);
             }
         });
     }

@@ -1,11 +1,14 @@
 // The batched multi-head engine (attn/multihead.hpp): resolves the problem once
-// (attention/problem.hpp) and runs one of the three schedules (attention/schedules.hpp).
+// (attention/problem.hpp) and runs one of the three schedules (attention/schedules.hpp), after
+// RoPE's pre-pass (attention/rope.hpp) when the problem has one.
 #include "attn/multihead.hpp"
 
 #include <algorithm>
 
 #include "attn/ops.hpp"
+#include "attention/rope.hpp"
 #include "attention/schedules.hpp"
+#include "attention/score_functions.hpp"
 
 namespace attn {
 
@@ -14,6 +17,8 @@ using engine::run_fused;
 using engine::run_materialised;
 using engine::run_split_keys;
 using engine::mean_over_heads;
+using engine::with_rope;
+using engine::widened;
 
 std::size_t split_key_chunk(std::size_t dk, std::size_t dv, std::size_t kv_bytes) noexcept {
     // About 128 KiB of K and V rows per chunk: long enough to stream, short enough that a
@@ -23,7 +28,7 @@ std::size_t split_key_chunk(std::size_t dk, std::size_t dv, std::size_t kv_bytes
     return std::clamp<std::size_t>(keys, 64, 1024);
 }
 
-namespace {
+namespace engine {
 
 // A float16 operand widened to float32 (the materialised path reads float32 K/V only).
 Operand widened(const Operand& o, Role role, Tensor& storage) {
@@ -39,11 +44,21 @@ Operand widened(const Operand& o, Role role, Tensor& storage) {
     return operand_of(storage.view(), role);
 }
 
-}  // namespace
+}  // namespace engine
 
 BatchedAttention batched_attention(const AttentionProblem& problem, const AttentionWants& wants) {
+    if (problem.rope.theta != 0.0f) {  // RoPE: Q and K rotated first (attention/rope.hpp)
+        Tensor q, k;
+        return batched_attention(with_rope(problem, q, k), wants);
+    }
+    // General, cosine and additive scores: Q and K transformed once (attention/score_functions.hpp).
+    if (engine::needs_score_inputs(problem)) {
+        engine::ScoreInputs storage;
+        return batched_attention(engine::score_inputs(problem, storage), wants);
+    }
+    // Additive scores are a Tq×Tk matrix of their own kernel: the materialised path.
     const bool materialise = wants.scores || wants.scaled || wants.capped || wants.weights || wants.weights_mean ||
-                             problem.normalize != Normalization::softmax;
+                             problem.normalize != Normalization::softmax || problem.score == ScoreFunction::additive;
     // The fused and decoding kernels read float16 K/V as they are, but both K and V of one
     // type; the materialised path (Tq×Tk matrices anyway) widens them once.
     const bool half = problem.k.type == ElementType::f16 || problem.v.type == ElementType::f16;
@@ -58,13 +73,22 @@ BatchedAttention batched_attention(const AttentionProblem& problem, const Attent
     BatchedAttention r;
     r.batch = p.B, r.heads = p.H, r.kv_heads = p.G;
     const std::size_t rows = p.r1 - p.r0;
+    if (wants.lse) {
+        if (p.normalize != Normalization::softmax)
+            throw InputError("the log-sum-exp of a row is the softmax's: it has none with normalisation by the sum");
+        std::vector<std::size_t> dims = p.result_shape(true, rows, 1).to_vector();
+        dims.pop_back();
+        r.lse = Tensor(Shape(dims), Tensor::Uninitialized{});  // every row written by the schedule
+    }
+    Tensor* lse = wants.lse ? &r.lse : nullptr;
     if (!materialise) {
-        if (!wants.context) return r;
+        if (!wants.context && !wants.lse) return r;
         // Both kernels write every element of every row (the masked-row policy included): a
         // zero-fill first would only fault the pages in on this thread, before the others start.
         r.context = Tensor(p.result_shape(true, rows, p.dv), Tensor::Uninitialized{});
         r.split_keys = p.Tq <= decode_max_rows;
-        r.masked_rows = r.split_keys ? run_split_keys(p, r.context) : run_fused(p, r.context);
+        r.masked_rows = r.split_keys ? run_split_keys(p, r.context, lse) : run_fused(p, r.context, lse);
+        if (!wants.context) r.context = Tensor();
         r.fused = true;
         return r;
     }
@@ -77,7 +101,7 @@ BatchedAttention batched_attention(const AttentionProblem& problem, const Attent
     if (wants.context) r.context = Tensor(p.result_shape(true, rows, p.dv), unset);
     const MaterialisedOut out{wants.scores ? &r.scores : nullptr, wants.scaled ? &r.scaled : nullptr,
                               r.weights.rank() ? &r.weights : nullptr, wants.context ? &r.context : nullptr,
-                              wants.capped ? &r.capped : nullptr};
+                              wants.capped ? &r.capped : nullptr, lse};
     r.masked_rows = run_materialised(p, out);
     if (wants.weights_mean) r.weights_mean = mean_over_heads(r.weights, p);
     if (!wants.weights) r.weights = Tensor();

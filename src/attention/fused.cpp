@@ -22,19 +22,21 @@ std::size_t fused_rows_per_unit(const AttentionProblem& p, std::size_t heads_per
 }
 
 // The query heads of a group can be stacked into one Q of group·Tq rows when every row of
-// every head sees the same keys (no causal rule or window, no mask or bias: only the batch item's key
-// limit) and the heads' rows and outputs are evenly spaced (Q heads not broadcast, all rows
+// every head sees the same keys and scores (no causal rule or window, no mask, bias or ALiBi
+// slopes: only the batch item's key limit) and the heads' rows and outputs are evenly spaced (Q heads not broadcast, all rows
 // computed). Then each K/V tile is loaded once for all the heads that share it; the rows
 // come out bit for bit as head by head (the kernel computes every row independently).
 bool can_stack_heads(const AttentionProblem& p) {
-    return p.group() > 1 && p.causal == Causal::none && !p.window.bounded() && !p.has_mask && !p.has_bias && p.q.H == p.H &&
+    return p.group() > 1 && p.causal == Causal::none && !p.window.bounded() && !p.has_mask && !p.has_bias &&
+           p.alibi_slopes.empty() && p.q.H == p.H &&
            p.q.sH == p.Tq * p.q.sT && p.r0 == 0 && p.r1 == p.Tq;
 }
 
 }  // namespace
 
-std::size_t run_fused(const AttentionProblem& p, Tensor& context) {
-    const bool stacked = can_stack_heads(p);
+std::size_t run_fused(const AttentionProblem& p, Tensor& context, Tensor* lse) {
+    // The stacked rows of the heads are contiguous in the context, not in an lse padded per head.
+    const bool stacked = can_stack_heads(p) && !lse;
     // A unit computes `heads` query heads over query rows [r0, r1) of its (stacked) Q.
     const std::size_t group = p.group(), heads = stacked ? 1 : group, Tq = stacked ? group * p.Tq : p.Tq;
     const std::size_t r0 = stacked ? 0 : p.r0, r1 = stacked ? Tq : p.r1;
@@ -63,11 +65,13 @@ std::size_t run_fused(const AttentionProblem& p, Tensor& context) {
             a.causal = to_kernel(p.causal);
             a.window = to_kernel(p.window);
             a.softcap = p.softcap;
+            a.alibi_slope = p.alibi_slopes.empty() ? 0.0f : p.alibi_slopes[h];
             a.mask = p.has_mask ? p.mask_words.at(b, h) : nullptr, a.ldm = p.mask_words.sT;
             a.bias = p.has_bias ? p.bias.at(b, h) : nullptr, a.ldb = p.bias.sT;
             a.policy = to_kernel(p.masked_rows);
             a.row_begin = rb, a.row_end = re;
-            a.key_limit = p.key_limit(b);
+            a.key_limit = p.key_limit(b), a.key_first = p.k0;
+            if (lse) a.lse = lse_of(lse, p, b, h) + (rb - r0);
             masked[u] += flash(a);
         }
     });

@@ -16,8 +16,9 @@ std::size_t visible_keys(Causal causal, std::size_t i, std::size_t Tq, std::size
 }
 
 KeyRange visible_range(Causal causal, Window window, std::size_t i, std::size_t Tq, std::size_t Tk,
-                       std::size_t key_limit) noexcept {
-    const kernels::KeyRange r = kernels::visible_range(to_kernel(causal), to_kernel(window), i, Tq, Tk, key_limit);
+                       std::size_t key_limit, std::size_t key_first) noexcept {
+    const kernels::KeyRange r =
+        kernels::visible_range(to_kernel(causal), to_kernel(window), i, Tq, Tk, key_limit, key_first);
     return {r.begin, r.end};
 }
 

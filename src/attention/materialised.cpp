@@ -1,4 +1,4 @@
-// The materialised schedule: Q·Kᵀ, the score epilogue, normalisation and ·V per (batch item,
+// The materialised schedule: Q·Kᵀ (or the additive scores), the score epilogue, normalisation and ·V per (batch item,
 // head, block of rows), the Tq×Tk results kept when wanted.
 #include "attention/schedules.hpp"
 
@@ -10,6 +10,7 @@
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
 #include "attention/kernel_vocabulary.hpp"
+#include "attention/score_functions.hpp"
 #include "kernels/kernel_api.hpp"
 #include "arch/kernel_table.hpp"
 #include "runtime/parallel.hpp"
@@ -44,7 +45,7 @@ float* thread_scratch(std::size_t floats) {
 // the computed rows), split over threads in blocks of rows (serially inside a unit).
 std::size_t score_epilogue(const AttentionProblem& p, std::size_t b, std::size_t h, std::size_t i0,
                            std::size_t i1, const float* s, std::size_t lds, float* scaled, std::size_t ld_scaled,
-                           float* capped, std::size_t ld_capped, float* w, std::size_t ldw) {
+                           float* capped, std::size_t ld_capped, float* w, std::size_t ldw, float* lse) {
     constexpr std::size_t rows_per_block = 32;
     const std::size_t blocks = (i1 - i0 + rows_per_block - 1) / rows_per_block;
     std::vector<std::size_t> masked(blocks, 0);
@@ -62,7 +63,9 @@ std::size_t score_epilogue(const AttentionProblem& p, std::size_t b, std::size_t
         a.causal = to_kernel(p.causal);
         a.window = to_kernel(p.window);
         a.softcap = p.softcap;
-        a.key_limit = p.key_limit(b);
+        a.alibi_slope = p.alibi_slopes.empty() ? 0.0f : p.alibi_slopes[h];
+        a.key_limit = p.key_limit(b), a.key_first = p.k0;
+        if (lse) a.lse = lse + i0 + r0;
         if (p.has_mask) a.mask = p.mask_words.at(b, h), a.ldm = p.mask_words.sT;
         if (p.has_bias) a.bias = p.bias.at(b, h), a.ldb = p.bias.sT;
         a.softmax = p.normalize == Normalization::softmax;
@@ -93,12 +96,14 @@ std::size_t run_materialised_rows(const AttentionProblem& p, std::size_t b, std:
     }
     const std::size_t lds = out.scores ? out.scores->row_stride() : ldw;
     float* s = out.scores ? slice_of(*out.scores, p, b, h) + i0 * lds : w;
-    matmul_into(q, kt, /*transpose_b=*/false, s, lds);
+    if (p.score == ScoreFunction::additive) additive_scores_into(p, q, kt, s, lds);  // kt: K·W_k transposed
+    else matmul_into(q, kt, /*transpose_b=*/false, s, lds);
     const std::size_t ld_scaled = out.scaled ? out.scaled->row_stride() : 0;
     float* scaled = out.scaled ? slice_of(*out.scaled, p, b, h) + i0 * ld_scaled : nullptr;
     const std::size_t ld_capped = out.capped ? out.capped->row_stride() : 0;
     float* capped = out.capped ? slice_of(*out.capped, p, b, h) + i0 * ld_capped : nullptr;
-    std::size_t masked = score_epilogue(p, b, h, i0, i1, s, lds, scaled, ld_scaled, capped, ld_capped, w, ldw);
+    std::size_t masked = score_epilogue(p, b, h, i0, i1, s, lds, scaled, ld_scaled, capped, ld_capped, w, ldw,
+                                        lse_of(out.lse, p, b, h));
     if (p.normalize != Normalization::softmax)
         masked = normalize_rows(w, ldw, rows, p.Tk, p.normalize, p.masked_rows);
     if (out.context) {

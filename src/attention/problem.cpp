@@ -10,11 +10,37 @@
 #include <utility>
 #include <vector>
 
+#include "attention/kernel_vocabulary.hpp"
+
 namespace attn {
 
 namespace {
 
 std::string text(std::size_t n) { return std::to_string(n); }
+
+// RoPE's and ALiBi's settings (attn/problem.hpp's Rope, AttentionSpec::alibi) into p.
+void resolve_positions(const AttentionSpec& spec, AttentionProblem& p) {
+    const Rope& r = spec.rope;
+    if (r.theta != 0.0f) {
+        if (p.score != ScoreFunction::dot)
+            throw InputError(std::string("RoPE rotates the queries and keys of dot-product scores, not of the ") +
+                             score_name(p.score) + " score");
+        if (!(r.theta > 0.0f) || std::isinf(r.theta))
+            throw InputError("rope theta " + std::to_string(r.theta) + ": expected a positive finite base (Llama: 10000)");
+        const std::size_t n = r.dims ? r.dims : p.dk;
+        if (n % 2 || n > p.dk || n == 0)
+            throw InputError("rope dims " + text(n) + " of d_k = " + text(p.dk) +
+                             ": RoPE rotates pairs of the leading dims of each head, an even number of at "
+                             "most d_k");
+        p.rope = r;
+        p.rope.dims = n;
+    }
+    if (spec.alibi != 0.0f) {
+        if (!(spec.alibi > 0.0f) || std::isinf(spec.alibi))
+            throw InputError("alibi max bias " + std::to_string(spec.alibi) + ": expected a positive finite number (BLOOM: 8)");
+        p.alibi_slopes = alibi_slopes(p.H, spec.alibi);
+    }
+}
 
 }  // namespace
 
@@ -114,7 +140,85 @@ std::pair<std::size_t, std::size_t> resolve_range(const IndexRange& r, std::size
     return {b, e};
 }
 
+// A score weight as a matrix (rank 2; v_a: rank 1, or one row or column, as a 1×h row with
+// the stride between its entries in `step`).
+MatrixView weight_of(const TensorView* w, Role role, const char* score, bool vector, std::size_t* step = nullptr) {
+    if (!w)
+        throw InputError(std::string("the ") + score + " score needs " + role_name(role));
+    const std::size_t r = w->rank();
+    if (vector) {
+        const bool column = r == 2 && w->shape[1] == 1 && w->shape[0] != 1;
+        if (r == 1 || (r == 2 && (w->shape[0] == 1 || column))) {
+            const std::size_t n = r == 1 ? w->shape[0] : column ? w->shape[0] : w->shape[1];
+            *step = r == 1 ? 1 : column ? w->strides[0] : 1;
+            return {w->data, 1, n, n};
+        }
+    } else if (r == 2) {
+        return {w->data, w->shape[0], w->shape[1], w->strides[0]};
+    }
+    throw ShapeError(role, "rank", r, vector ? 1 : 2, role,
+                     std::string(role_name(role)) + " " + w->shape.text() + " has " + text(r) +
+                         (vector ? " dimensions: expected a vector of h entries" : " dimensions: expected a matrix"));
+}
+
+// `role`'s `dim` ("rows", "columns", "entries") is `got` where `other`'s gives `wanted`.
+void check_weight_dim(std::size_t got, std::size_t wanted, Role role, const char* dim, Role other,
+                      const std::string& why) {
+    if (got != wanted)
+        throw ShapeError(role, dim, got, wanted, other,
+                         std::string(role_name(role)) + " has " + text(got) + " " + dim + " but " + why + " " +
+                             text(wanted));
+}
+
+// The score function and its weights against Q (d_q) and K (d_k).
+void resolve_score(const AttentionSpec& spec, AttentionProblem& p) {
+    p.score = spec.score;
+    const char* name = score_name(spec.score);
+    const auto unused = [&](const TensorView* w, Role role, bool used) {
+        if (w && !used)
+            throw InputError(std::string(role_name(role)) + " is a weight of the " +
+                             (role == Role::wa ? "general" : "additive") + " score, not of the " + name + " score");
+    };
+    const bool general = spec.score == ScoreFunction::general, additive = spec.score == ScoreFunction::additive;
+    unused(spec.wa, Role::wa, general);
+    unused(spec.wa_q, Role::wa_q, additive);
+    unused(spec.wa_k, Role::wa_k, additive);
+    unused(spec.va, Role::va, additive);
+    if (general) {
+        p.wa = weight_of(spec.wa, Role::wa, name, false);
+        check_weight_dim(p.wa.rows, p.q.d, Role::wa, "rows", Role::queries, "queries have d_q =");
+        check_weight_dim(p.wa.cols, p.k.d, Role::wa, "columns", Role::keys, "keys have d_k =");
+    } else if (additive) {
+        p.wa_q = weight_of(spec.wa_q, Role::wa_q, name, false);
+        p.wa_k = weight_of(spec.wa_k, Role::wa_k, name, false);
+        const MatrixView va = weight_of(spec.va, Role::va, name, true, &p.va_stride);
+        p.va = va.data;
+        check_weight_dim(p.wa_q.rows, p.q.d, Role::wa_q, "rows", Role::queries, "queries have d_q =");
+        check_weight_dim(p.wa_k.rows, p.k.d, Role::wa_k, "rows", Role::keys, "keys have d_k =");
+        check_weight_dim(p.wa_k.cols, p.wa_q.cols, Role::wa_k, "columns", Role::wa_q, "the hidden size h of W_q is");
+        check_weight_dim(va.cols, p.wa_q.cols, Role::va, "entries", Role::wa_q, "the hidden size h of W_q is");
+    } else if (p.k.d != p.q.d) {
+        throw ShapeError(Role::keys, "d_k", p.k.d, p.q.d, Role::queries,
+                         "queries " + p.q.shape.text() + " and keys " + p.k.shape.text() +
+                             " differ in d_k (the last dimension)");
+    }
+}
+
 }  // namespace
+
+const char* score_name(ScoreFunction s) noexcept {
+    switch (s) {
+        case ScoreFunction::general: return "general";
+        case ScoreFunction::additive: return "additive";
+        case ScoreFunction::cosine: return "cosine";
+        case ScoreFunction::dot: break;
+    }
+    return "dot";
+}
+
+float default_scale_of(ScoreFunction s, std::size_t d_k) noexcept {
+    return s == ScoreFunction::dot || s == ScoreFunction::general ? default_scale(d_k) : 1.0f;
+}
 
 float default_scale(std::size_t d_k) noexcept { return d_k ? float(1.0 / std::sqrt(double(d_k))) : 1.0f; }
 
@@ -142,8 +246,32 @@ const char* role_name(Role role) noexcept {
         case Role::bq: return "b_q";
         case Role::bk: return "b_k";
         case Role::bv: return "b_v";
+        case Role::wa: return "W_a";
+        case Role::wa_q: return "W_q of the additive score";
+        case Role::wa_k: return "W_k of the additive score";
+        case Role::va: return "v_a";
+        case Role::key_rows: return "key rows";
     }
     return "?";
+}
+
+long long AttentionProblem::position(std::size_t, std::size_t i) const noexcept {
+    return kernels::query_position(to_kernel(causal), i, Tq, Tk);
+}
+
+std::vector<float> alibi_slopes(std::size_t heads, float max_bias) {
+    std::vector<float> slopes;
+    if (heads == 0) return slopes;
+    std::size_t n = 1;  // the largest power of two <= heads
+    while (n * 2 <= heads) n *= 2;
+    // The bases in float32, as BLOOM's torch.tensor(2 ** (-(2 ** -(log2(n) - 3))), float32)
+    // (= 2^(−8/n)), their powers rounded once.
+    const float base = float(std::exp2(-double(max_bias) / double(n)));
+    const float extra = float(std::exp2(-double(max_bias) / double(2 * n)));
+    for (std::size_t h = 0; h < heads; ++h)
+        slopes.push_back(h < n ? float(std::pow(double(base), double(h + 1)))
+                               : float(std::pow(double(extra), double(2 * (h - n) + 1))));
+    return slopes;
 }
 
 bool AttentionProblem::allowed(std::size_t b, std::size_t h, std::size_t i, std::size_t j) const noexcept {
@@ -175,15 +303,12 @@ AttentionProblem resolve_attention(const TensorView& Q, const KVView& K, const K
     p.q = operand_of(Q, Role::queries);
     p.k = operand_of(K, Role::keys);
     p.v = operand_of(V, Role::values);
-    if (p.k.d != p.q.d)
-        throw ShapeError(Role::keys, "d_k", p.k.d, p.q.d, Role::queries,
-                         "queries " + p.q.shape.text() + " and keys " + p.k.shape.text() +
-                             " differ in d_k (the last dimension)");
+    resolve_score(spec, p);
     if (p.v.T != p.k.T)
         throw ShapeError(Role::values, "length", p.v.T, p.k.T, Role::keys,
                          "keys " + p.k.shape.text() + " and values " + p.v.shape.text() +
                              " differ in length: every key needs a value");
-    p.Tq = p.q.T, p.Tk = p.k.T, p.dk = p.q.d, p.dv = p.v.d;
+    p.Tq = p.q.T, p.Tk = p.k.T, p.dk = p.k.d, p.dv = p.v.d;
     p.B = broadcast(p.q.B, p.k.B, "batch", p.q, Role::queries, p.k, Role::keys);
     p.B = broadcast(p.B, p.v.B, "batch", p.q, Role::queries, p.v, Role::values);
     p.G = broadcast(p.k.H, p.v.H, "heads", p.k, Role::keys, p.v, Role::values);
@@ -217,17 +342,19 @@ AttentionProblem resolve_attention(const TensorView& Q, const KVView& K, const K
     if (p.has_bias) check_mask_like(p.bias, Role::bias, p);
     check_lengths(spec.lengths, p);
 
-    p.scale = spec.scale ? *spec.scale : default_scale(p.dk);
+    p.scale = spec.scale ? *spec.scale : default_scale_of(p.score, p.dk);
     if (!(spec.softcap == 0.0f || spec.softcap >= std::numeric_limits<float>::min()) || std::isinf(spec.softcap))
         throw InputError("softcap " + std::to_string(spec.softcap) +
                          ": expected 0 (none) or a positive finite number of at least FLT_MIN (1/softcap finite)");
     p.softcap = spec.softcap;
     p.causal = spec.causal;
     p.window = spec.window;
+    resolve_positions(spec, p);
     p.lengths = spec.lengths;
     p.normalize = spec.normalize;
     p.masked_rows = spec.masked_rows;
     select_ranges(p, spec.query_rows, spec.batch_items);
+    std::tie(p.k0, p.k1) = resolve_range(spec.key_rows, p.Tk, Role::key_rows);
     return p;
 }
 

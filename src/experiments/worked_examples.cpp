@@ -193,7 +193,62 @@ std::vector<Example> make_catalogue() {
                    "is not a tutorial: query head h reads key/value head h / 2, computed in PyTorch with\n"
                    "k.repeat_interleave(2, dim=0) (scaled_dot_product_attention's enable_gqa=True); heads 0 and 1\n"
                    "share keys, so their weights differ only through their queries"});
+    {
+        ExampleCase c{"valid_lens [2, 6]", Op::attend,
+                      {{"q", "q.txt"}, {"k", "k.txt"}, {"v", "v.txt"}, {"wa_q", "wa_q.txt"}, {"wa_k", "wa_k.txt"},
+                       {"va", "va.txt"}},
+                      "auto", Causal::none, Normalization::softmax, {{"weights", "weights.txt"}, {"context", "context.txt"}}};
+        c.score = ScoreFunction::additive;
+        c.lengths = {2, 6};
+        all.push_back({"additive",
+                       "d2l's additive attention: v_aᵀ·tanh(q·W_q + k·W_k), h = 8, keys of ones, valid_lens [2, 6]",
+                       "d2l.ai, \"Attention Scoring Functions\": AdditiveAttention's example (weights seeded: "
+                       "data/examples/generate_additive.py)",
+                       "",
+                       {c},
+                       "checks the output's shape (2, 1, 4) and draws the weights: every key is the same (ones), so\n"
+                       "each visible key gets the same weight, 1/2 for the first item's 2 keys and 1/6 for the second's\n"
+                       "6, whatever the random weights; the context is the mean of the visible values"});
+    }
+    {
+        Example e{"rope-relative",
+                  "RoPE: a score depends on the tokens and on i - j only; the same tokens shifted by 3 keep their "
+                  "scores",
+                  "RoFormer (Su et al. 2021, §3.4.2); HF Llama's apply_rotary_pos_emb (data/examples/generate_rope.py)",
+                  "",
+                  {{"positions 0..3", Op::attend, {{"q", "x.txt"}, {"k", "x.txt"}, {"v", "x.txt"}}, "auto",
+                    Causal::none, Normalization::softmax, {{"scores", "scores.txt"}}},
+                   {"after 3 other tokens: queries at 3..6 (bottom-right), keys at 0..6", Op::attend,
+                    {{"q", "x.txt"}, {"k", "y.txt"}, {"v", "y.txt"}}, "auto", Causal::bottom_right,
+                    Normalization::softmax, {{"scores", "scores_shifted.txt"}}}},
+                  "is not a tutorial: RoFormer shows that after the rotations q_m·k_n depends on m - n only,\n"
+                  "not on m and n: the last four columns of the second scores equal the first scores (to\n"
+                  "float32 rounding: the angles differ), though every token sits 3 positions later"};
+        for (ExampleCase& c : e.cases) c.rope = 10000.0f;
+        all.push_back(std::move(e));
+    }
     return all;
+}
+
+// A score function other than dot: the batched engine on the example's 4-D tensors.
+std::map<std::string, Tensor> run_scored(const ExampleCase& c, const std::string& example) {
+    std::map<std::string, Tensor> in, out;
+    for (const auto& [name, file] : c.inputs) in[name] = example_tensor(example, file);
+    std::map<std::string, TensorView> views;
+    for (const auto& [name, t] : in) views[name] = t.view();
+    const auto weight = [&](const char* name) { return views.count(name) ? &views.at(name) : nullptr; };
+    AttentionSpec spec;
+    if (c.scale != "auto") spec.scale = scale_of(c.scale, in.at("k").cols());
+    spec.causal = c.causal;
+    spec.normalize = c.normalize;
+    spec.lengths = c.lengths;
+    spec.score = c.score;
+    spec.wa = weight("wa"), spec.wa_q = weight("wa_q"), spec.wa_k = weight("wa_k"), spec.va = weight("va");
+    BatchedAttention r = batched_attention(views.at("q"), views.at("k"), views.at("v"), spec, AttentionWants{true, true, true, true});
+    out["scores"] = std::move(r.scores), out["scaled"] = std::move(r.scaled);
+    out["weights"] = std::move(r.weights), out["context"] = std::move(r.context);
+    for (auto& [name, t] : in) out[name] = std::move(t);
+    return out;
 }
 
 const Matrix* input_of(const std::map<std::string, Matrix>& in, const char* name) {
@@ -323,6 +378,20 @@ std::map<std::string, Matrix> run_matrices(const ExampleCase& c, const std::stri
     } else {
         Q = in.at("q"), K = in.at("k"), V = in.at("v");
     }
+    if (c.rope != 0.0f) {  // RoPE is the engine's (attn/problem.hpp's Rope)
+        AttentionSpec spec;
+        spec.scale = scale_of(c.scale, Q.cols());
+        spec.causal = c.causal;
+        spec.normalize = c.normalize;
+        spec.rope.theta = c.rope;
+        const Tensor q{Matrix(Q)}, k{Matrix(K)}, v{Matrix(V)};  // copies: Q, K, V are shown too
+        BatchedAttention r = batched_attention(q.view(), k.view(), v.view(), spec, AttentionWants{true, true, true, true});
+        for (auto& [name, m] : in) out[name] = std::move(m);
+        out["queries"] = std::move(Q), out["keys"] = std::move(K), out["values"] = std::move(V);
+        out["scores"] = std::move(r.scores).to_matrix(), out["scaled"] = std::move(r.scaled).to_matrix();
+        out["weights"] = std::move(r.weights).to_matrix(), out["context"] = std::move(r.context).to_matrix();
+        return out;
+    }
     AttentionOptions opt;
     opt.score_mask.scale = scale_of(c.scale, Q.cols());
     opt.score_mask.causal = c.causal;
@@ -337,6 +406,7 @@ std::map<std::string, Matrix> run_matrices(const ExampleCase& c, const std::stri
 
 std::map<std::string, Tensor> run_case(const ExampleCase& c, const std::string& example) {
     if (c.heads) return run_multihead(c, example);
+    if (c.score != ScoreFunction::dot) return run_scored(c, example);
     std::map<std::string, Tensor> result;
     for (auto& [name, m] : run_matrices(c, example)) result[name] = Tensor(std::move(m));
     return result;

@@ -10,6 +10,7 @@
 #include "attn/io.hpp"
 #include "attn/matrix.hpp"
 #include "attn/ops.hpp"
+#include "attn/problem.hpp"
 #include "attn/tensor.hpp"
 
 namespace attn::worked_examples {
@@ -54,6 +55,11 @@ struct ExampleCase {
     // Multi-head attention (--heads, --kv-heads; 0 = single-head): the per-head results carry
     // a head dimension.
     std::size_t heads, kv_heads;
+    // A score function other than dot (inputs "wa", or "wa_q", "wa_k", "va"): the batched
+    // engine on 4-D q, k, v, with these key lengths per batch item (--lengths; empty = none).
+    ScoreFunction score = ScoreFunction::dot;
+    std::vector<std::size_t> lengths;
+    float rope = 0.0f;  // RoPE's theta (--rope; the engine rotates Q and K); 0: none
 };
 
 struct Example {

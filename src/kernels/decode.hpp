@@ -4,7 +4,7 @@
 // It runs "vector over d" (no query block to fill):
 // per tile of keys each K row is loaded once for up to RB query rows (dot products in
 // registers, one horizontal sum per row and key), then the online softmax of each row over
-// the tile (a softcap first, tanh.hpp; vector exp), then each V row is loaded once and
+// the tile (a softcap first, tanh.hpp, then ALiBi, alibi.hpp; vector exp), then each V row is loaded once and
 // accumulated into the rows' outputs. Every row's operations are the same whatever other rows
 // share the call; tiles before every row's window are skipped (a tile wholly masked for a row
 // leaves its state as it is).
@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/alibi.hpp"
 #include "kernels/exp.hpp"
 #include "kernels/kernel_api.hpp"
 #include "kernels/kv_load.hpp"
@@ -257,6 +258,7 @@ void decode_chunk_of(const DecodeArgs& a) {
     float* sc = sbuf.get();
     alignas(64) float alpha[RB];
     const F cap(a.softcap), inv_cap(a.softcap == 0.0f ? 0.0f : 1.0f / a.softcap);
+    const F iota = lane_index<Arch>();
     for (std::size_t r0 = 0; r0 < a.nrows; r0 += RB) {
         const std::size_t nr = std::min(RB, a.nrows - r0);
         std::size_t end[RB], kmax = a.k_begin, kmin = a.k_end;
@@ -286,6 +288,11 @@ void decode_chunk_of(const DecodeArgs& a) {
                 if (a.softcap != 0.0f)
                     for (std::size_t j = 0; j < lim; j += W)
                         softcap<Arch>(F::load_aligned(s + j), cap, inv_cap).store_aligned(s + j);
+                if (row.alibi_slope != 0.0f)  // alibi.hpp; lanes past lim are overwritten below
+                    for (std::size_t j = 0; j < lim; j += W)
+                        (rounded<Arch>(F::load_aligned(s + j)) +
+                         alibi_lanes<Arch>(row.alibi_slope, (long long)(t0 + j) - row.position, iota))
+                            .store_aligned(s + j);
                 if (row.bias)
                     for (std::size_t j = 0; j < lim; ++j) s[j] += row.bias[t0 + j];
                 if (row.mask)

@@ -17,8 +17,8 @@
 // block's last visible key or before its first (the window) are skipped; tiles wholly masked by
 // the mask bits are skipped; diagonal tiles (rows that see part of the tile: the causal limit,
 // the window's edges) apply the row's visible range in the softmax's scan. A softcap is one
-// pass over the tile (tanh.hpp) before the bias. Rescaling: when a tile raises
-// a lane's max m, the running sum and output are scaled by exp(m_old − m_new) (0 while
+// pass over the tile (tanh.hpp) before the bias, ALiBi another (alibi.hpp). Rescaling: when a
+// tile raises a lane's max m, the running sum and output are scaled by exp(m_old − m_new) (0 while
 // nothing was visible: −inf − −inf is guarded).
 // Scratch: one per-thread buffer that outlives the call (fresh blocks per work unit cost
 // 210 of the 720 page faults of a T=4096 process; Flash::Flash).
@@ -35,6 +35,7 @@
 #include <memory>
 
 #include "kernels/kernel_types.hpp"
+#include "kernels/alibi.hpp"
 #include "kernels/exp.hpp"
 #include "kernels/kernel_api.hpp"
 #include "kernels/kv_load.hpp"
@@ -200,7 +201,7 @@ private:
     }
 
     KeyRange range_of(std::size_t i) const {
-        return visible_range(a_.causal, a_.window, i, a_.Tq, a_.Tk, a_.key_limit);
+        return visible_range(a_.causal, a_.window, i, a_.Tq, a_.Tk, a_.key_limit, a_.key_first);
     }
 
     // The K and V rows of the tile at t0 as floats: in place for float32, widened into the
@@ -228,7 +229,8 @@ private:
         // Some rows of the block see only part of the tile (the causal limit, the window).
         const bool diagonal = t0 + nk > kfull || t0 < kfull_begin_[b];
         // Unmodified scores: their column max comes out of the micro-kernel.
-        const bool plain = !diagonal && !a_.bias && !a_.mask && a_.softcap == 0.0f;
+        const bool alibi = a_.alibi_slope != 0.0f;
+        const bool plain = !diagonal && !a_.bias && !a_.mask && a_.softcap == 0.0f && !alibi;
         F mx[NV], m[NV], l[NV], lo[NV], vis[NV], alpha[NV];
         for (std::size_t v = 0; v < NV; ++v) {
             mx[v] = F(neg_inf);
@@ -246,7 +248,15 @@ private:
         // Off the diagonal the last of the bias and mask passes also takes the column max of
         // what it leaves (on the diagonal, online_softmax scans after the causal select).
         F* pass_max = diagonal ? nullptr : mx;
-        if (a_.softcap != 0.0f) softcap_tile(nk, a_.bias || a_.mask ? nullptr : pass_max);
+        if (a_.softcap != 0.0f) softcap_tile(nk, a_.bias || a_.mask || alibi ? nullptr : pass_max);
+        if (alibi) {  // kernels/alibi.hpp, at the rows' positions (lanes past Tq: any)
+            alignas(64) float p[QB];
+            for (std::size_t q = 0; q < QB; ++q)
+                p[q] = float(query_position(a_.causal, std::min(q0 + q, a_.Tq - 1), a_.Tq, a_.Tk));
+            F pos[NV];
+            for (std::size_t v = 0; v < NV; ++v) pos[v] = F::load_aligned(p + v * W);
+            alibi_tile<Arch, NV>(st_, QB, t0, nk, a_.alibi_slope, pos, a_.bias || a_.mask ? nullptr : pass_max);
+        }
         if (a_.bias) add_bias(q0, nq, t0, nk, a_.mask ? nullptr : pass_max);
         if (a_.mask) apply_mask(q0, nq, t0, nk, pass_max);
         if (diagonal) lane_ranges(q0, t0, lo, vis);
@@ -488,6 +498,9 @@ private:
         const std::size_t nq = std::min(QB, a_.Tq - q0);
         const float* lsum = l_of(b);
         const float* ot = this->ot(b);
+        if (a_.lse)
+            for (std::size_t q = std::max(q0, a_.row_begin) - q0; q < std::min(q0 + nq, a_.row_end) - q0; ++q)
+                a_.lse[q0 + q - a_.row_begin] = log_sum_exp(m_of(b)[q], lsum[q]);
         std::size_t masked = 0;
         const std::size_t qa = std::max(q0, a_.row_begin) - q0, qb = std::min(q0 + nq, a_.row_end) - q0;
         for (std::size_t q = qa; q < qb; ++q) {

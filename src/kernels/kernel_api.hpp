@@ -28,8 +28,9 @@ struct GemmArgs {
 };
 
 // Fused attention over query rows [row_begin, row_end) of the full problem: O[i - row_begin,:] =
-// softmax_j(cap(scale·Q[i]·K[j]) + bias[i,j], masked)·V (O points at the output row of row_begin; Q,
-// mask and bias are indexed by the global row i), where cap(x) = softcap·tanh(x/softcap), or x when
+// softmax_j(cap(scale·Q[i]·K[j]) + alibi_slope·(j − p) + bias[i,j], masked)·V, p = query_position(causal,
+// i, Tq, Tk) (O points at the output row of row_begin; Q, mask and bias are indexed by the global
+// row i), where cap(x) = softcap·tanh(x/softcap), or x when
 // softcap is 0. A key j is masked for query i when j is outside
 // visible_range(causal, window, i, Tq, Tk, key_limit), when the mask's bit j of row i is 0 (as
 // attn/mask_bits.hpp packs them: row i is the words at mask + i*ldm, bit j % 64 of word j / 64), or
@@ -59,6 +60,13 @@ struct FlashArgs {
     ElementType kv_type = ElementType::f32;
     KeyWindow window{};    // the sliding window (kernel_types.hpp's visible_range)
     float softcap = 0.0f;  // 0: none
+    // Key shards (--key-rows, --show lse): keys < key_first are masked (the shard's end is in
+    // key_limit); lse, when not null, gets row i's log_sum_exp at lse[i - row_begin].
+    std::size_t key_first = 0;
+    float* lse = nullptr;
+    // ALiBi: slope·(j − p) added after the softcap, before the bias, p = query_position(causal, i,
+    // Tq, Tk) (kernels/alibi.hpp); 0: none.
+    float alibi_slope = 0.0f;
 };
 
 // Split-K decoding, one chunk: for each of `rows` query rows, the online softmax over keys
@@ -74,6 +82,8 @@ struct DecodeRow {
     const float* bias;  // nullable; indexed by the key
     std::size_t visible;  // keys >= visible are masked (causal rule, window and key limit)
     std::size_t first = 0;  // keys < first are masked (the window)
+    float alibi_slope = 0.0f;  // ALiBi: slope·(j − position) added after the softcap (as FlashArgs)
+    long long position = 0;    // the query's position (kernel_types.hpp's query_position)
 };
 struct DecodeArgs {
     const DecodeRow* rows;
@@ -94,7 +104,7 @@ struct DecodeArgs {
 };
 
 // The materialised path's score epilogue, for query rows [row_begin, row_end) of a Tq×Tk
-// problem, one row at a time while it is in cache: x[j] = cap(scale·S[i][j]) + bias[i][j] (the
+// problem, one row at a time while it is in cache: x[j] = cap(scale·S[i][j]) (+ ALiBi, as FlashArgs) + bias[i][j] (the
 // product rounded, then the sum: without a softcap, the bits of ops.hpp's scale_and_mask_rows), -inf
 // where j is outside visible_range(causal, window, i, Tq, Tk, key_limit) or mask bit j of row i is 0
 // (as FlashArgs; cap as FlashArgs).
@@ -122,6 +132,28 @@ struct ScoreEpilogueArgs {
     float softcap = 0.0f;
     float* capped = nullptr;  // nullable: cap(scale·S), before the bias and masks
     std::size_t ld_capped = 0;
+    std::size_t key_first = 0;  // as FlashArgs
+    float* lse = nullptr;       // as FlashArgs (softmax only)
+    float alibi_slope = 0.0f;  // as FlashArgs
+};
+
+// Additive (Bahdanau) scores, kernels/additive.hpp: S[i][j] = Σ_c va[c]·tanh(Qp[i][c] + KpT[c][j])
+// for rows i < m of Qp (m×h, ldq: the projected queries q·W_q) and keys j < n of KpT (h×n, ldkt:
+// the projected keys k·W_k, transposed). The sum runs over c in order, one accumulator per cell
+// (a fused multiply-add where the arch has one); tanh is the tanh kernel's. S (m×n, lds) is
+// overwritten, never read; every cell is computed the same way whatever m and n (edge keys
+// too), so any split of rows or keys gives the same bits.
+struct AdditiveArgs {
+    const float* Qp;
+    std::size_t ldq;
+    const float* KpT;
+    std::size_t ldkt;
+    const float* va;  // h floats, va_stride apart
+    std::size_t va_stride;
+    std::size_t h;
+    float* S;
+    std::size_t lds;
+    std::size_t m, n;
 };
 
 #define ATTN_KERNEL_DECLS                                                                      \
@@ -143,7 +175,8 @@ struct ScoreEpilogueArgs {
     /* bits), or NaN or +inf (float32; -inf allowed) */                                       \
     bool any_nonfinite_f32(const void* p, std::size_t n);                                      \
     bool any_nonfinite_f16(const void* p, std::size_t n);                                      \
-    bool any_nan_or_pos_inf_f32(const void* p, std::size_t n);
+    bool any_nan_or_pos_inf_f32(const void* p, std::size_t n);                                 \
+    void additive_scores(const AdditiveArgs& a);
 
 namespace scalar { ATTN_KERNEL_DECLS }
 

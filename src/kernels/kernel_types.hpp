@@ -7,6 +7,7 @@
 // library's names (attn::kernels::Causal next to attn::Causal) so that kernel code reads as
 // before; they are distinct types, so a kernel cannot take a library value unconverted.
 #pragma once
+#include <cmath>
 #include <cstddef>
 #include <limits>
 
@@ -56,14 +57,22 @@ constexpr std::size_t visible_keys(Causal causal, std::size_t i, std::size_t Tq,
     return visible < key_limit ? visible : key_limit;
 }
 
+// The position p of query row i among the keys (key j sits at position j): it follows the
+// causal offset in use (bottom_right: p = i + Tk − Tq; otherwise p = i). The one definition
+// for the window (visible_range), ALiBi's distance j − p and RoPE's query angles.
+constexpr long long query_position(Causal causal, std::size_t i, std::size_t Tq, std::size_t Tk) noexcept {
+    return (long long)i + (causal == Causal::bottom_right ? (long long)Tk - (long long)Tq : 0);
+}
+
 // The keys query row i may see: visible_keys's limit, narrowed by the window around the
-// query's position p, which follows the causal offset in use (bottom_right: p = i + Tk − Tq;
-// otherwise p = i). Both ends are non-decreasing in i, clamped to [0, Tk], begin ≤ end.
+// query's position p (query_position), and by key_first: keys before it are outside the key rows
+// computed (a key shard [key_first, key_limit) of the whole run, --key-rows; the shard's end is
+// part of the key limit). Both ends are non-decreasing in i, clamped to [0, Tk], begin ≤ end.
 constexpr KeyRange visible_range(Causal causal, KeyWindow window, std::size_t i, std::size_t Tq, std::size_t Tk,
-                                 std::size_t key_limit) noexcept {
+                                 std::size_t key_limit, std::size_t key_first = 0) noexcept {
     std::size_t end = visible_keys(causal, i, Tq, Tk, key_limit);
     end = end < Tk ? end : Tk;
-    const long long p = (long long)i + (causal == Causal::bottom_right ? (long long)Tk - (long long)Tq : 0);
+    const long long p = query_position(causal, i, Tq, Tk);
     // A side wider than Tk + Tq bounds nothing (p is in [−Tq, Tk + Tq)): capped, no overflow.
     const long long span = (long long)Tk + (long long)Tq;
     const long long left = window.left < std::size_t(span) ? (long long)window.left : span;
@@ -72,7 +81,15 @@ constexpr KeyRange visible_range(Causal causal, KeyWindow window, std::size_t i,
     if (last < (long long)end) end = last <= 0 ? 0 : std::size_t(last);
     const long long first = p - left;
     std::size_t begin = first <= 0 ? 0 : std::size_t(first);
+    if (begin < key_first) begin = key_first;
     return {begin < end ? begin : end, end};
+}
+
+// A row's log-sum-exp from its softmax's running max m and sum l = Σ exp(x − m): m + ln l,
+// in double and rounded once; -inf for a fully masked row (l = 0). The one definition for the
+// fused, split-K and materialised paths (--show lse, attn merge).
+inline float log_sum_exp(float m, double l) noexcept {
+    return l > 0.0 ? float(double(m) + std::log(l)) : -std::numeric_limits<float>::infinity();
 }
 
 // The weight each of the `cols` entries of a fully masked row gets under `fill`.

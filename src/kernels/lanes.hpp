@@ -44,6 +44,20 @@ inline float hmax(const vfloat<Arch>& v) {
     return simd::reduce_max(v);
 }
 
+// v, as a value the compiler cannot see into: a product passed through it is rounded on its
+// own and never contracted with a following add into a fused multiply-add (which would
+// round once and change the bits against the scalar pass).
+template <class Arch>
+inline vfloat<Arch> rounded(vfloat<Arch> v) {
+    auto r = v.data;
+#if defined(__aarch64__)
+    __asm__("" : "+w"(r));
+#else
+    __asm__("" : "+v"(r));
+#endif
+    return vfloat<Arch>(r);
+}
+
 // The first n (< lanes) floats at p, the other lanes `fill`; never reads past p + n.
 template <class Arch>
 inline vfloat<Arch> load_partial(const float* p, std::size_t n, float fill) {

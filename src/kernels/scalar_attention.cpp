@@ -1,5 +1,5 @@
 // The scalar arch: the same algorithms as the kernels of kernels/attention_impl.hpp without SIMD —
-// the Cephes-style exp and tanh, the stable row softmax and the online-softmax streaming attention (one
+// the Cephes-style exp and tanh, the additive scores, the stable row softmax and the online-softmax streaming attention (one
 // query row at a time over tiles of keys; causal rows stop at their last visible key).
 #include <algorithm>
 #include <cmath>
@@ -87,9 +87,13 @@ inline float widen(std::uint16_t h) { return half_to_float(h); }
 // floats). mask_row (bits) / bias_row are indexed by key (nullable); s holds key_tile floats.
 // Shared by the streaming kernel and the split-K decoding chunks (any Args with K, V, their
 // strides, dk, dv and scale); E is the element type of K and V (float, or float16 bits).
+// ALiBi's term for key j of the query at position pos (kernels/alibi.hpp): slope·(j − pos).
+inline float alibi(float slope, std::size_t j, long long pos) { return slope * float((long long)j - pos); }
+
 template <class E, class Args>
-void online_softmax_row(const float* q, const std::uint64_t* mask_row, const float* bias_row, const Args& a,
-                        std::size_t begin, std::size_t end, float& m, float& l, float* acc, float* s) {
+void online_softmax_row(const float* q, const std::uint64_t* mask_row, const float* bias_row, float slope,
+                        long long pos, const Args& a, std::size_t begin, std::size_t end, float& m, float& l,
+                        float* acc, float* s) {
     const float inv_c = a.softcap == 0.0f ? 0.0f : 1.0f / a.softcap;
     for (std::size_t t0 = begin; t0 < end; t0 += key_tile) {
         const std::size_t nk = std::min(key_tile, end - t0);
@@ -99,7 +103,9 @@ void online_softmax_row(const float* q, const std::uint64_t* mask_row, const flo
             const E* k = static_cast<const E*>(a.K) + j * a.ldk;
             float dot = 0.0f;
             for (std::size_t p = 0; p < a.dk; ++p) dot += q[p] * widen(k[p]);
-            float v = cap(a.scale * dot, a.softcap, inv_c) + (bias_row ? bias_row[j] : 0.0f);
+            float v = cap(a.scale * dot, a.softcap, inv_c);
+            if (slope != 0.0f) v += alibi(slope, j, pos);
+            if (bias_row) v += bias_row[j];
             if (mask_row && !mask_bit(mask_row, j)) v = neg_inf;
             s[jj] = v;
             tile_max = std::max(tile_max, v);
@@ -129,7 +135,22 @@ void tanh(const float* x, float* y, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) y[i] = tanh1(x[i]);
 }
 
-std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_t cols, MaskedRowPolicy policy) {
+// kernels/additive.hpp's sum, one cell at a time (the product rounded, then the add).
+void additive_scores(const AdditiveArgs& a) {
+    for (std::size_t i = 0; i < a.m; ++i)
+        for (std::size_t j = 0; j < a.n; ++j) {
+            float acc = 0.0f;
+            for (std::size_t c = 0; c < a.h; ++c)
+                acc += a.va[c * a.va_stride] * tanh1(a.Qp[i * a.ldq + c] + a.KpT[c * a.ldkt + j]);
+            a.S[i * a.lds + j] = acc;
+        }
+}
+
+namespace {
+
+// softmax_rows, and with lse each row's log_sum_exp at lse[i] (kernel_types.hpp).
+std::size_t softmax_rows_lse(float* S, std::size_t lds, std::size_t rows, std::size_t cols, MaskedRowPolicy policy,
+                             float* lse) {
     std::size_t masked = 0;
     for (std::size_t i = 0; i < rows; ++i) {
         float* r = S + i * lds;
@@ -138,14 +159,22 @@ std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_
         if (mx == neg_inf) {  // fully masked: x − max would be NaN
             ++masked;
             std::fill(r, r + cols, masked_row_weight(policy, cols));
+            if (lse) lse[i] = neg_inf;
             continue;
         }
         float sum = 0.0f;
         for (std::size_t j = 0; j < cols; ++j) sum += (r[j] = exp1(r[j] - mx));
+        if (lse) lse[i] = log_sum_exp(mx, sum);
         const float inv = 1.0f / sum;
         for (std::size_t j = 0; j < cols; ++j) r[j] *= inv;
     }
     return masked;
+}
+
+}  // namespace
+
+std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_t cols, MaskedRowPolicy policy) {
+    return softmax_rows_lse(S, lds, rows, cols, policy, nullptr);
 }
 
 std::size_t score_epilogue(const ScoreEpilogueArgs& a) {
@@ -157,17 +186,19 @@ std::size_t score_epilogue(const ScoreEpilogueArgs& a) {
         float* p = a.P + r * a.ldp;
         const std::uint64_t* mask = a.mask ? a.mask + i * a.ldm : nullptr;
         const float* bias = a.bias ? a.bias + i * a.ldb : nullptr;
-        const KeyRange keys = visible_range(a.causal, a.window, i, a.Tq, a.Tk, a.key_limit);
+        const KeyRange keys = visible_range(a.causal, a.window, i, a.Tq, a.Tk, a.key_limit, a.key_first);
         float* capped = a.capped ? a.capped + r * a.ld_capped : nullptr;
+        const long long pos = query_position(a.causal, i, a.Tq, a.Tk);
         for (std::size_t j = 0; j < a.Tk; ++j) {
             float v = cap(a.scale * s[j], a.softcap, inv_c);
             if (capped) capped[j] = v;
+            if (a.alibi_slope != 0.0f) v += alibi(a.alibi_slope, j, pos);
             if (bias) v += bias[j];
             const bool allowed = j >= keys.begin && j < keys.end && (!mask || mask_bit(mask, j));
             p[j] = allowed ? v : neg_inf;  // a -inf bias is -inf already
         }
         if (a.scaled) std::copy(p, p + a.Tk, a.scaled + r * a.ld_scaled);
-        if (a.softmax) masked += softmax_rows(p, a.ldp, 1, a.Tk, a.policy);
+        if (a.softmax) masked += softmax_rows_lse(p, a.ldp, 1, a.Tk, a.policy, a.lse ? a.lse + r : nullptr);
     }
     return masked;
 }
@@ -177,18 +208,21 @@ std::size_t flash(const FlashArgs& a) {
     std::size_t masked = 0;
     std::vector<float> mean;  // column means of V for the uniform policy, on first use
     for (std::size_t i = a.row_begin; i < a.row_end; ++i) {
-        const KeyRange keys = visible_range(a.causal, a.window, i, a.Tq, a.Tk, a.key_limit);
+        const KeyRange keys = visible_range(a.causal, a.window, i, a.Tq, a.Tk, a.key_limit, a.key_first);
         const float* q = a.Q + i * a.ldq;
         float m = neg_inf, l = 0.0f;
         std::fill(acc.begin(), acc.end(), 0.0f);
         const std::uint64_t* mask_row = a.mask ? a.mask + i * a.ldm : nullptr;
         const float* bias_row = a.bias ? a.bias + i * a.ldb : nullptr;
+        const long long pos = query_position(a.causal, i, a.Tq, a.Tk);
         if (a.kv_type == ElementType::f16)
-            online_softmax_row<std::uint16_t>(q, mask_row, bias_row, a, keys.begin, keys.end, m, l, acc.data(),
-                                              s.data());
+            online_softmax_row<std::uint16_t>(q, mask_row, bias_row, a.alibi_slope, pos, a, keys.begin, keys.end, m,
+                                              l, acc.data(), s.data());
         else
-            online_softmax_row<float>(q, mask_row, bias_row, a, keys.begin, keys.end, m, l, acc.data(), s.data());
+            online_softmax_row<float>(q, mask_row, bias_row, a.alibi_slope, pos, a, keys.begin, keys.end, m, l,
+                                      acc.data(), s.data());
         float* out = a.O + (i - a.row_begin) * a.ldo;
+        if (a.lse) a.lse[i - a.row_begin] = log_sum_exp(m, l);
         if (l > 0.0f) {
             const float inv = 1.0f / l;
             for (std::size_t c = 0; c < a.dv; ++c) out[c] = acc[c] * inv;
@@ -215,9 +249,11 @@ void decode_chunk(const DecodeArgs& a) {
         float* acc = a.acc + r * a.ldacc;
         std::fill(acc, acc + a.dv, 0.0f);
         if (a.kv_type == ElementType::f16)
-            online_softmax_row<std::uint16_t>(row.q, row.mask, row.bias, a, begin, end, m, l, acc, s.data());
+            online_softmax_row<std::uint16_t>(row.q, row.mask, row.bias, row.alibi_slope, row.position, a, begin, end,
+                                              m, l, acc, s.data());
         else
-            online_softmax_row<float>(row.q, row.mask, row.bias, a, begin, end, m, l, acc, s.data());
+            online_softmax_row<float>(row.q, row.mask, row.bias, row.alibi_slope, row.position, a, begin, end, m, l,
+                                      acc, s.data());
         a.m[r] = m;
         a.l[r] = l;
     }

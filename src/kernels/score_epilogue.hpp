@@ -1,5 +1,5 @@
 // The materialised path's score epilogue (kernel_api.hpp's score_epilogue): after the GEMM
-// S = Q·Kᵀ, each row of scores becomes scale·s + bias, masked, and (when asked) softmax-
+// S = Q·Kᵀ, each row of scores becomes scale·s (+ ALiBi, alibi.hpp) + bias, masked, and (when asked) softmax-
 // normalised while it is in L1. Per row, one vector pass writes the scaled, capped (tanh.hpp's
 // softcap), masked scores: keys outside the row's visible range (kernel_types.hpp's
 // visible_range) are −inf without a load, mask bits blend −inf in (mask_lanes.hpp), and the product is rounded before the bias
@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/alibi.hpp"
 #include "kernels/kernel_types.hpp"
 #include "kernels/kernel_api.hpp"
 #include "kernels/lanes.hpp"
@@ -21,20 +22,6 @@
 
 namespace attn::kernels::attention_impl {
 namespace {
-
-// v, as a value the compiler cannot see into: a product passed through it is rounded on its
-// own and never contracted with a following add into a fused multiply-add (which would
-// round once and change the bits against the scalar pass).
-template <class Arch>
-inline vfloat<Arch> rounded(vfloat<Arch> v) {
-    auto r = v.data;
-#if defined(__aarch64__)
-    __asm__("" : "+w"(r));
-#else
-    __asm__("" : "+v"(r));
-#endif
-    return vfloat<Arch>(r);
-}
 
 // The softcap of the epilogue: c and 1/c splat (c = 0: none).
 template <class Arch>
@@ -50,22 +37,22 @@ struct Cap {
     }
 };
 
-// x = cap(scale·s) (+ bias), -inf where a mask bit is 0 (mask: the n lanes' bits, or null) or
+// x = cap(scale·s) (+ *alibi, the lanes' ALiBi terms, when not null) (+ bias), -inf where a mask
+// bit is 0 (mask: the n lanes' bits, or null) or
 // the lane is at or past `allowed` (a count of leading lanes, W = all); the n first lanes
 // are read (tails: n < W).
 template <class Arch>
 inline vfloat<Arch> scaled_lanes(const float* s, const std::uint32_t* mask, const float* bias, float scale,
-                                 const Cap<Arch>& cap, std::size_t n, std::size_t allowed) {
+                                 const Cap<Arch>& cap, const vfloat<Arch>* alibi, std::size_t n, std::size_t allowed) {
     using F = vfloat<Arch>;
     constexpr std::size_t W = lanes<Arch>;
     const F ninf(neg_inf);
     F x = cap(s, scale, n);
+    if (alibi) x = rounded<Arch>(x) + *alibi;
     if (bias) x = rounded<Arch>(x) + (n == W ? F::load_unaligned(bias) : load_partial<Arch>(bias, n, 0.0f));
     if (mask) x = mask_lanes<Arch>(x, *mask);
     if (allowed < W) {
-        alignas(64) float lane[W];
-        for (std::size_t l = 0; l < W; ++l) lane[l] = float(l);
-        x = xsimd::select(F::load_aligned(lane) < F(float(allowed)), x, ninf);
+        x = xsimd::select(lane_index<Arch>() < F(float(allowed)), x, ninf);
     }
     return x;
 }
@@ -77,6 +64,7 @@ std::size_t score_epilogue(const ScoreEpilogueArgs& a) {
     constexpr std::size_t W = lanes<Arch>;
     const std::size_t Tk = a.Tk;
     const Cap<Arch> cap(a.softcap);
+    const F iota = lane_index<Arch>();
     std::size_t masked = 0;
     for (std::size_t i = a.row_begin; i < a.row_end; ++i) {
         const std::size_t r = i - a.row_begin;
@@ -92,22 +80,28 @@ std::size_t score_epilogue(const ScoreEpilogueArgs& a) {
                 else store_partial<Arch>(c + j, cap(s + j, a.scale, n), n);
             }
         }
-        const KeyRange keys = visible_range(a.causal, a.window, i, a.Tq, Tk, a.key_limit);
+        const KeyRange keys = visible_range(a.causal, a.window, i, a.Tq, Tk, a.key_limit, a.key_first);
         const std::size_t visible = keys.end;
         // Keys before the window's start: -inf without a load, from the vector holding it on.
         std::size_t j = keys.begin / W * W;
         std::fill(p, p + j, neg_inf);
         std::uint32_t bits = 0;
+        // ALiBi (alibi.hpp): slope·(j − p) for the W keys from j.
+        const long long pos = query_position(a.causal, i, a.Tq, Tk);
+        F ab;
+        const auto alibi = [&](std::size_t j) {
+            return a.alibi_slope == 0.0f ? nullptr : &(ab = alibi_lanes<Arch>(a.alibi_slope, (long long)j - pos, iota));
+        };
         for (; j + W <= visible; j += W) {
             if (mask) bits = mask_bits_at(mask, j, W);
-            scaled_lanes<Arch>(s + j, mask ? &bits : nullptr, bias ? bias + j : nullptr, a.scale, cap, W, W)
+            scaled_lanes<Arch>(s + j, mask ? &bits : nullptr, bias ? bias + j : nullptr, a.scale, cap, alibi(j), W, W)
                 .store_unaligned(p + j);
         }
         if (j < visible) {  // the vector holding the visible limit
             const std::size_t n = std::min(W, Tk - j);
             if (mask) bits = mask_bits_at(mask, j, n);
-            const F x = scaled_lanes<Arch>(s + j, mask ? &bits : nullptr, bias ? bias + j : nullptr, a.scale, cap, n,
-                                           visible - j);
+            const F x = scaled_lanes<Arch>(s + j, mask ? &bits : nullptr, bias ? bias + j : nullptr, a.scale, cap,
+                                           alibi(j), n, visible - j);
             if (n == W) x.store_unaligned(p + j);
             else store_partial<Arch>(p + j, x, n);
             j += n;
@@ -115,7 +109,7 @@ std::size_t score_epilogue(const ScoreEpilogueArgs& a) {
         std::fill(p + j, p + Tk, neg_inf);
         std::fill(p + keys.begin / W * W, p + keys.begin, neg_inf);
         if (a.scaled) std::copy(p, p + Tk, a.scaled + r * a.ld_scaled);
-        if (a.softmax) masked += softmax_rows<Arch>(p, a.ldp, 1, Tk, a.policy);
+        if (a.softmax) masked += softmax_rows_lse<Arch>(p, a.ldp, 1, Tk, a.policy, a.lse ? a.lse + r : nullptr);
     }
     return masked;
 }

@@ -16,9 +16,10 @@
 namespace attn::kernels::attention_impl {
 namespace {
 
+// With lse, also each row's log_sum_exp (kernel_types.hpp) at lse[i].
 template <class Arch>
-std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_t cols,
-                         MaskedRowPolicy policy) {  // see the opening comment
+std::size_t softmax_rows_lse(float* S, std::size_t lds, std::size_t rows, std::size_t cols, MaskedRowPolicy policy,
+                             float* lse) {  // see the opening comment
     using F = vfloat<Arch>;
     constexpr std::size_t W = lanes<Arch>;
     const std::size_t full = cols - cols % W, tail = cols - full;
@@ -38,6 +39,7 @@ std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_
             ++masked;
             const float fill = masked_row_weight(policy, cols);
             std::fill(row, row + cols, fill);
+            if (lse) lse[i] = neg_inf;
             continue;
         }
         const F vmx(mx);
@@ -59,11 +61,18 @@ std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_
             store_partial<Arch>(row + full, e, tail);
             acc[1] += e;
         }
-        const F inv(1.0f / hsum<Arch>((acc[0] + acc[1]) + (acc[2] + acc[3])));
+        const float sum = hsum<Arch>((acc[0] + acc[1]) + (acc[2] + acc[3]));
+        if (lse) lse[i] = log_sum_exp(mx, sum);
+        const F inv(1.0f / sum);
         for (j = 0; j < full; j += W) (F::load_unaligned(row + j) * inv).store_unaligned(row + j);
         if (tail) store_partial<Arch>(row + full, load_partial<Arch>(row + full, tail, 0.0f) * inv, tail);
     }
     return masked;
+}
+
+template <class Arch>
+std::size_t softmax_rows(float* S, std::size_t lds, std::size_t rows, std::size_t cols, MaskedRowPolicy policy) {
+    return softmax_rows_lse<Arch>(S, lds, rows, cols, policy, nullptr);
 }
 
 }  // namespace

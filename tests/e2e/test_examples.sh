@@ -4,11 +4,11 @@ ex="$ROOT/data/examples"
 
 run example --check
 expect_code 0 "example --check passes"
-expect_out_has "all ok: 12 examples" "example --check covers every example"
+expect_out_has "all ok: 14 examples" "example --check covers every example"
 
 run example
 expect_code 0 "example lists"
-for name in simple trainable exact-match scaling saturation peaky causal-average variance masking; do
+for name in simple trainable exact-match scaling saturation peaky causal-average variance masking rope-relative; do
     expect_out_has "$name" "example list names $name"
 done
 
@@ -130,3 +130,11 @@ run attend -x "$T/head/draw0.npy" --wk "$T/head/draw1.npy" --wq "$T/head/draw2.n
     --linear-layout --causal --scale none --show context --batch-items 0:1 --format csv
 grep -v '^#' "$T/out" | grep -v '^$' >"$T/c0"
 expect_close "$ROOT/data/examples/nanogpt-head/context.txt" "$T/c0" 1e-6 "nanogpt-head pipeline: out[0] as torch computed it"
+# d2l's additive attention: its command line, run from the exported files, gives PyTorch's values.
+rm -rf "$T/additive"
+run example additive --export "$T/additive"
+expect_code 0 "example additive --export"
+cmd=$("$ATTN" example additive | sed -n 's/^\$ attn //p' | head -1)
+(cd "$T/additive" && eval "\"$ATTN\" ${cmd/--show weights,context/--show weights --format csv}") >"$T/add_w" 2>"$T/err"
+if [ "$(grep -v '^#' "$T/add_w" | grep -c .)" -eq 2 ] && grep -q '^0.5,0.5,0,0,0,0,0,0,0,0$' "$T/add_w"; then pass
+else fail "example additive: its command did not give d2l's weights: $(cat "$T/add_w" "$T/err")"; fi

@@ -42,6 +42,7 @@ attn/problem.hpp attention
 attn/positions.hpp attention
 attn/multihead.hpp attention
 attn/attention.hpp attention
+attn/shards.hpp attention
 attn/ops.hpp attention
 attn/diagnostics.hpp attention
 attn/viz.hpp draw

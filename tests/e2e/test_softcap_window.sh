@@ -50,7 +50,7 @@ sed -n '/^# context/,$p' "$T/out" > "$T/ctx"
 expect_close "$T/want" "$T/ctx" 2e-6 "materialised context: softcap 2, bottom-right causal, window 2"
 
 # One-sided windows, Tq != Tk, no causal rule: p = i.
-for w in "0:3 0 3" "1:0 1 0" ":2 -1 2"; do
+for w in "0:3 0 3" "1:0 1 0" ":2 -1 2" "2: 2 -1"; do
     read -r opt left right <<<"$w"  # (not `set --`: run.sh's own arguments would change)
     reference "$T/q.csv" "$T/k.csv" "$T/v.csv" 0 0 "$left" "$right" context > "$T/want"
     run attend "${qkv[@]}" --window "$opt"
@@ -82,7 +82,7 @@ if [ "$(grep -c nan "$T/out")" = 3 ]; then pass; else fail "window 0:0: expected
 run attend --help
 expect_out_has "--window L[:R]" "--help lists --window"
 expect_out_has "--softcap C" "--help lists --softcap"
-if tr -s ' \n' '  ' < "$T/out" | grep -qF "Order of operations: scale·Q·Kᵀ, softcap, + bias, masks (causal, window, --mask, --lengths) set -inf, softmax, ·V"; then
+if tr -s ' \n' '  ' < "$T/out" | grep -qF "Order of operations: (RoPE on Q and K,) scale·s(q, k) (--score), softcap, + ALiBi + bias, masks (causal, window, --mask, --lengths) set -inf, softmax, ·V"; then
     pass
 else
     fail "--help does not state the order of operations"

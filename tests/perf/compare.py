@@ -20,7 +20,7 @@ import time
 THREADS = int(os.environ.get("THREADS", "2"))
 REPEAT = int(os.environ.get("REPEAT", "7"))
 ARCH = os.environ.get("ARCH", "auto")          # attn --arch
-ONLY = os.environ.get("ONLY", "all")           # all, sgemm, attention, heads, decode or io
+ONLY = os.environ.get("ONLY", "all")           # all, sgemm, attention, heads, decode, additive or io
 ROUNDS = int(os.environ.get("ROUNDS", "3"))     # interleaved rounds of attn and peers
 SGEMM_SIZES = [1024, 2048]
 ATTN_T = 4096
@@ -29,6 +29,7 @@ HEADS_SHAPE = (4, 8, 1024, 64)                  # batch, heads, T, d: attention 
 DECODE_TK, DECODE_D = 32768, 128                # one query row against a K/V cache (a decoding step)
 IO_T, IO_D = 4096, 64                           # whole-process attend, npy in and out
 IO_CSV_SHAPE = (1024, 1024)                     # csv round trips (about 12.7 MB of text)
+ADDITIVE_SHAPE = (1024, 1024, 64, 128)          # Tq, Tk, d, h: --score additive vs d2l's AdditiveAttention
 
 
 def median(xs):
@@ -152,6 +153,69 @@ def peer_torch_mha(B, H, T, d):
         with torch.no_grad():
             return mha(x, x, x, need_weights=False)[0]
     return timeit(run)
+
+
+def peer_torch_additive(folder):
+    """d2l's AdditiveAttention (its own code, from data/scores/generate.py) in PyTorch eager, eval and
+    no_grad, on the same npy inputs and weights as attn (loaded once, outside the timing)."""
+    import importlib.util
+    import numpy as np
+    import torch
+    torch.set_num_threads(THREADS)
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location("scores", os.path.join(here, "..", "..", "data", "scores", "generate.py"))
+    d2l = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(d2l)
+    torch.set_num_threads(THREADS)
+    q, k, v = (torch.from_numpy(np.load(f"{folder}/{n}.npy"))[None] for n in "qkv")
+    h = np.load(f"{folder}/va.npy").shape[0]
+    m = d2l.AdditiveAttention(h, 0.0).eval()
+    with torch.no_grad():
+        m(q, k, v, None)  # materialises the lazy layers, then their weights are attn's
+        m.W_q.weight.copy_(torch.from_numpy(np.load(f"{folder}/wa_q.npy")).T)
+        m.W_k.weight.copy_(torch.from_numpy(np.load(f"{folder}/wa_k.npy")).T)
+        m.w_v.weight.copy_(torch.from_numpy(np.load(f"{folder}/va.npy"))[None])
+        np.save(f"{folder}/torch_context.npy", m(q, k, v, None)[0].numpy())
+
+    def run():
+        with torch.no_grad():
+            return m(q, k, v, None)
+    return timeit(run, warmup=1, repeat=min(REPEAT, 5))
+
+
+def additive_section(attn):
+    """attn attend --score additive as a whole process (start-up, npy in and out) against d2l's
+    AdditiveAttention in PyTorch eager timed inside its process, on the same inputs and weights."""
+    import tempfile
+    import numpy as np
+    Tq, Tk, d, h = ADDITIVE_SHAPE
+    folder = tempfile.mkdtemp(prefix="attn-compare-additive-")
+    try:
+        rng = np.random.default_rng(11)
+        for n, shape, sd in (("q", (Tq, d), 1), ("k", (Tk, d), 1), ("v", (Tk, d), 1), ("wa_q", (d, h), d ** -0.5),
+                             ("wa_k", (d, h), d ** -0.5), ("va", (h,), h ** -0.5)):
+            np.save(f"{folder}/{n}.npy", (rng.standard_normal(shape) * sd).astype(np.float32))
+        cmd = [attn, "attend", "-q", f"{folder}/q.npy", "-k", f"{folder}/k.npy", "-v", f"{folder}/v.npy",
+               "--score", "additive", "--wa-q", f"{folder}/wa_q.npy", "--wa-k", f"{folder}/wa_k.npy",
+               "--va", f"{folder}/va.npy", "--threads", str(THREADS), "--arch", ARCH, "--format", "npy",
+               "-o", f"{folder}/attn_context.npy"]
+        a, p = [], []
+        for _ in range(ROUNDS):
+            a.append(process_time(cmd, repeat=min(REPEAT, 5)))
+            p.append(run_peer("torch-additive", [folder]))
+        diff = float(np.max(np.abs(np.load(f"{folder}/attn_context.npy") - np.load(f"{folder}/torch_context.npy"))))
+        wa, wp = median([x for x, _ in a]), median([x for x, _ in p])
+        ca, cp = median([y for _, y in a]), median([y for _, y in p])
+        print(f"\nadditive attention Tq={Tq} Tk={Tk} d={d} h={h}, {THREADS} threads, medians of "
+              f"{min(REPEAT, 5)} runs x {ROUNDS} rounds (attn: whole process; PyTorch: in-process)")
+        print(f"| {'contender':<44} | {'ms':>8} | {'CPU ms':>8} |")
+        print(f"|{'-' * 46}|{'-' * 10}|{'-' * 10}|")
+        print(f"| {'attn attend --score additive (npy in/out)':<44} | {wa * 1e3:8.1f} | {ca * 1e3:8.1f} |")
+        print(f"| {'d2l AdditiveAttention, PyTorch 1.13 eager':<44} | {wp * 1e3:8.1f} | {cp * 1e3:8.1f} |")
+        print(f"attn speed-up over d2l's AdditiveAttention: {wp / wa:.1f}x wall, {cp / ca:.1f}x CPU; "
+              f"max |context difference| {diff:.2g}")
+    finally:
+        subprocess.run(["rm", "-rf", folder], check=False)
 
 
 def blas_info():
@@ -305,6 +369,8 @@ def main():
             t = peer_numpy_npy_attention(args[0])
         elif kind == "numpy-csv":
             t = peer_numpy_csv(args[0], args[1])
+        elif kind == "torch-additive":
+            t = peer_torch_additive(args[0])
         else:
             t = peer_torch_attention(int(args[0]), int(args[1]), args[2] == "1")
         print(blas_info())
@@ -325,6 +391,9 @@ def main():
     do_decode = ONLY in ("all", "decode")
     if ONLY == "io":
         io_section(attn)
+        return
+    if ONLY == "additive":
+        additive_section(attn)
         return
     # The FMA peak is a physical limit: measured once per round, the highest value counts
     # (a loaded machine can only make it look lower).
@@ -460,6 +529,7 @@ def main():
         print(f"attn causal speed-up over non-causal, T={ATTN_T} d={d}: {nc / c:.2f}x")
     if ONLY == "all":
         io_section(attn)
+        additive_section(attn)
 
 
 if __name__ == "__main__":

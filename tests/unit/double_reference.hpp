@@ -1,7 +1,8 @@
 // An independent float64 implementation of masked scaled dot-product attention, written
 // from the definition for tests only (it shares no code with the library). In ONNX
-// Attention's order: z = scale·q·k; the softcap c·tanh(z/c); + bias; masked cells (causal,
-// window, mask, -inf bias) excluded; softmax; ·V.
+// Attention's order: z = scale·q·k; the softcap c·tanh(z/c); + ALiBi + bias; masked cells (causal,
+// window, mask, -inf bias) excluded; softmax; ·V. Spec::scores replaces q·k by another score
+// function's values.
 #pragma once
 #include <cmath>
 #include <cstddef>
@@ -33,6 +34,11 @@ struct Spec {
     // ONNX's window: the query at position p (i, or i + Tk − Tq bottom-right) sees keys
     // p − left ≤ j ≤ p + right; -1 = unbounded.
     long long left = -1, right = -1;
+    // ALiBi (BLOOM, Press et al.): slope·(j − p) added after the softcap, before the bias, p as
+    // for the window; 0: none.
+    double alibi_slope = 0;
+    // The score function's s(q_i, k_j) (general, additive, cosine), in place of q·k when set.
+    const std::vector<std::vector<double>>* scores = nullptr;
 };
 
 inline bool allowed(const Spec& s, std::size_t i, std::size_t j, std::size_t Tq, std::size_t Tk) {
@@ -59,9 +65,13 @@ inline Grid attention(const attn::Matrix& Q, const attn::Matrix& K, const attn::
         for (std::size_t j = 0; j < Tk; ++j) {
             if (!allowed(s, i, j, Tq, Tk)) continue;
             double dot = 0;
-            for (std::size_t p = 0; p < d; ++p) dot += double(Q(i, p)) * double(K(j, p));
+            if (s.scores) dot = (*s.scores)[i][j];
+            else
+                for (std::size_t p = 0; p < d; ++p) dot += double(Q(i, p)) * double(K(j, p));
             z[j] = s.scale * dot;
             if (s.softcap > 0) z[j] = s.softcap * std::tanh(z[j] / s.softcap);
+            const double p = double(i) + (s.causal == 2 ? double(Tk) - double(Tq) : 0.0);
+            z[j] += s.alibi_slope * (double(j) - p);
             z[j] += s.bias ? double((*s.bias)(i, j)) : 0.0;
             mx = std::max(mx, z[j]);
         }

@@ -386,6 +386,8 @@ std::string flag_of(Role role, const AttendInputs& a) {
         case Role::bq: return "--bq";
         case Role::bk: return "--bk";
         case Role::bv: return "--bv";
+        case Role::wa: case Role::wa_q: case Role::wa_k: case Role::va: return score_flag(role);
+        case Role::key_rows: return "--key-rows";
     }
     return "?";
 }
@@ -394,6 +396,7 @@ std::string flag_of(Role role, const AttendInputs& a) {
 std::string flagged_message(const ShapeError& e, const AttendInputs& a) {
     const std::string flag = flag_of(e.role, a), other = flag_of(e.other, a);
     const std::string& dim = e.dimension;
+    if (!score_flag(e.role).empty()) return flag + ": " + e.what() + " (" + other + ")";
     if (e.role == Role::mask || e.role == Role::bias) {
         const Shape& t = e.role == Role::mask ? a.mask_bits.shape() : a.bias.shape();
         std::string scores, names;
@@ -443,6 +446,7 @@ void resolve_problem(AttendInputs& a) {
     spec.mask_bits = a.mask_bits.rank() ? &a.mask_bits : nullptr;
     spec.bias = a.bias.rank() ? &bias : nullptr;
     spec.lengths = a.lengths;
+    a.scores.fill(spec);
     try {
         if (a.embeddings) {
             spec.head_axis = a.heads_given ? HeadAxis::always : HeadAxis::never;
@@ -509,7 +513,7 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
     // not whatever reading the first one's bytes as the other input would say.
     for (const char* o : {"x", "q", "k", "v", "kv", "wq", "wk", "wv", "bq", "bk", "bv", "wo", "bo", "in-proj",
                           "in-proj-bias", "out-proj", "out-proj-bias", "mask", "attn-mask", "key-padding-mask", "bias", "lengths", "labels",
-                          "key-labels"})
+                          "key-labels", "wa", "wa-q", "wa-k", "va"})
         if (r.count(o) && r[o].as<std::string>() == "-") names.reserve_stdin(flag_of(o));
 
     AttendInputs a;
@@ -524,6 +528,7 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
     // A (Tk,) bias is one row, broadcast over the queries (as NumPy and PyTorch do).
     a.bias = as_row_if_vector(in.tensor("bias", 4, io::Finite::allow_neg_inf));
     read_masks(in, a);
+    a.scores = read_score_weights(r, names);
     if (r.count("lengths")) {
         const std::string text = r["lengths"].as<std::string>();
         a.lengths = parse_lengths(text == "-" ? names.claim(text, "--lengths") : text);

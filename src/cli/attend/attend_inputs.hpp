@@ -14,6 +14,7 @@
 #include "attn/multihead.hpp"
 #include "attn/problem.hpp"
 #include "attn/tensor.hpp"
+#include "cli/attend/attend_scores.hpp"
 #include "cli/common.hpp"
 
 namespace attn::cli {
@@ -42,6 +43,7 @@ struct AttendInputs {
     // (what the kernels read; rank 0 = none).
     MaskBits mask_bits;
     std::vector<std::size_t> lengths;
+    ScoreWeights scores;  // --score and its weights
     std::vector<std::string> query_labels, key_labels;  // empty = none
 
     // The attention problem of these inputs as the engine resolves it (attn/problem.hpp; for

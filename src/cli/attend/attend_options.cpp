@@ -69,7 +69,7 @@ namespace attn::cli {
 namespace {
 
 const char* const show_names[] = {"queries", "keys",    "values", "scores",   "scaled", "capped",
-                                  "weights", "weights-mean", "context", "output", "variance"};
+                                  "weights", "weights-mean", "context", "output", "variance", "lse"};
 
 // A whole non-negative integer by the rule of every integer option (cli/option_values.hpp),
 // or nothing.
@@ -104,6 +104,7 @@ Show parse_show(const std::string& list) {
                      : name == "context"      ? &s.context
                      : name == "output"       ? &s.output
                      : name == "variance"     ? &s.variance
+                     : name == "lse"          ? &s.lse
                                               : nullptr;
         if (!flag)
             throw UsageError("invalid --show item '" + name + "': expected a comma-separated list of " +
@@ -128,20 +129,57 @@ Window parse_window(const std::string& text) {
     const auto colon = text.find(':');
     const std::string left = text.substr(0, colon), right = colon == std::string::npos ? "" : text.substr(colon + 1);
     Window w;
-    if ((!left.empty() && !parse_count(left, w.left)) || (colon != std::string::npos && !parse_count(right, w.right)) ||
-        (left.empty() && colon == std::string::npos))
+    // An empty side is unbounded (L, L: and :R), as the masking line prints a window back.
+    if ((!left.empty() && !parse_count(left, w.left)) || (!right.empty() && !parse_count(right, w.right)) ||
+        (left.empty() && right.empty()))
         throw UsageError("invalid --window '" + text + "': expected L or L:R, whole numbers of keys left and right of "
-                         "the query's position (L alone: unbounded right; :R: unbounded left)");
+                         "the query's position (L or L: alone: unbounded right; :R: unbounded left)");
     return w;
 }
 
-Range parse_range(const std::string& text, const std::string& option) {
+float parse_rope_theta(const std::string& text) {
+    const float theta = parse_float32(text, "rope");
+    if (!(theta > 0.0f))
+        throw UsageError("invalid --rope '" + text + "': expected the positive base THETA of the rotary angles "
+                         "(rope_theta: 10000 for Llama 2, 500000 for Llama 3)");
+    return theta;
+}
+
+RopeStyle parse_rope_style(const std::string& text) {
+    if (text == "half") return RopeStyle::half;
+    if (text == "interleaved") return RopeStyle::interleaved;
+    throw UsageError("invalid --rope-style '" + text + "': expected half (HF Llama's rotate_half) or interleaved "
+                     "(GPT-J, RoFormer)" + did_you_mean(text, {"half", "interleaved"}));
+}
+
+std::size_t parse_rope_dims(const std::string& text, std::size_t d_k) {
+    std::size_t n = 0;
+    if (!parse_count(text, n) || n == 0 || n % 2)
+        throw UsageError("invalid --rope-dims '" + text + "': expected an even number of dims (RoPE rotates pairs), "
+                         "at least 2");
+    if (n > d_k)
+        throw UsageError("invalid --rope-dims '" + text + "': each head has only d_k = " + std::to_string(d_k) +
+                         " dims");
+    return n;
+}
+
+float parse_alibi_max_bias(const std::string& text) {
+    const float b = parse_float32(text, "alibi-max-bias");
+    if (!(b > 0.0f))
+        throw UsageError("invalid --alibi-max-bias '" + text + "': expected a positive number B (BLOOM's and ggml's "
+                         "default: 8)");
+    return b;
+}
+
+Range parse_range(const std::string& text, const std::string& option, bool allow_empty) {
     const auto colon = text.find(':');
     Range r;
     if (colon == std::string::npos || !parse_count(text.substr(0, colon), r.begin) ||
         !parse_count(text.substr(colon + 1), r.end))
         throw UsageError("invalid " + option + " '" + text + "': expected A:B, the indices A to B-1 (e.g. 0:128)");
-    if (r.begin >= r.end)
+    if (allow_empty && r.begin > r.end)
+        throw UsageError("invalid " + option + " '" + text + "': A is past B (A:B is keys A to B-1; A:A is none)");
+    if (!allow_empty && r.begin >= r.end)
         throw UsageError("invalid " + option + " '" + text + "': the range A:B is empty (B must be greater than A)");
     return r;
 }

@@ -2,10 +2,12 @@
 // values only `attn attend` takes (--show, --query-rows, --batch-items, --lengths).
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "attn/ops.hpp"
+#include "attn/problem.hpp"
 
 namespace attn::cli {
 
@@ -23,7 +25,7 @@ void report_masked_rows(std::size_t count, MaskedRowPolicy policy);
 // What `attn attend --show` prints, in the order the user listed it.
 struct Show {
     bool queries = false, keys = false, values = false, scores = false, scaled = false, weights = false,
-         weights_mean = false, context = false, output = false, variance = false, capped = false;
+         weights_mean = false, context = false, output = false, variance = false, capped = false, lse = false;
     std::vector<std::string> order;
 };
 // "weights,context": UsageError naming the valid names for an unknown or empty item.
@@ -43,18 +45,29 @@ struct AttendSettings {
     float softcap = 0;  // 0: none
     Causal causal = Causal::none;
     Window window;
+    Rope rope;         // theta 0: none
+    float alibi = 0;   // ALiBi's maximum bias; 0: none
     Normalization normalize = Normalization::softmax;
     MaskedRowPolicy masked_rows = MaskedRowPolicy::zero;
     Range rows{0, 0};
     Range items{0, 0};
+    std::optional<Range> keys;  // --key-rows: the key shard attended to (may be empty)
 };
-Range parse_range(const std::string& text, const std::string& option);
+// A:B with A < B (with allow_empty, A <= B). UsageError naming `option` otherwise.
+Range parse_range(const std::string& text, const std::string& option, bool allow_empty = false);
 
 // --softcap C: 0 (none, ONNX's default) or a positive finite number. UsageError otherwise.
 float parse_softcap(const std::string& text);
 // --window L[:R]: whole numbers of keys left and right of the query's position; R omitted
 // (or L empty) is unbounded. UsageError otherwise.
 Window parse_window(const std::string& text);
+
+// --rope THETA (a positive finite base), --rope-style half|interleaved, --rope-dims N (even, at
+// least 2, at most d_k), --alibi-max-bias B (positive, finite). UsageError naming the option.
+float parse_rope_theta(const std::string& text);
+RopeStyle parse_rope_style(const std::string& text);
+std::size_t parse_rope_dims(const std::string& text, std::size_t d_k);
+float parse_alibi_max_bias(const std::string& text);
 
 // --lengths: a comma-separated list of non-negative integers ("5,3"), or else a file of
 // integers separated by blanks, commas or newlines ("#" comments). Errors name --lengths.

@@ -173,6 +173,7 @@ void check_results(const Show& show, const AttendInputs& in, const AttendResults
     check_finite(res.weights, "weights", false, per_head);
     check_finite(res.weights_mean, "mean weights", false, any_head);
     check_finite(res.context, "context", false, per_head);
+    check_finite(res.lse, "lse", true, {});
     if (show.output) check_finite(res.output, "output", false, any_head);
 }
 
@@ -253,10 +254,11 @@ std::vector<io::Item> show_items(const Show& show, const AttendInputs& in, const
                               : name == "weights"      ? res.weights
                               : name == "weights-mean" ? res.weights_mean
                               : name == "context"      ? res.context
+                              : name == "lse"          ? res.lse
                                                        : res.output;
         it = io::tensor_item(name, v);
         if (name == "keys" || name == "values") it.row_labels = keys;
-        else it.row_labels = rows;
+        else if (name != "lse") it.row_labels = rows;
         if (name == "scores" || name == "scaled" || name == "capped" || name == "weights" || name == "weights-mean")
             it.col_labels = keys;
         items.push_back(std::move(it));

@@ -19,6 +19,7 @@ namespace attn::cli {
 struct AttendResults {
     AttentionProblem problem;  // the resolved problem: slices, allowed cells, ranks
     TensorView queries, keys, values, scores, scaled, capped, weights, weights_mean, context, output;
+    TensorView lse;  // each row's log-sum-exp ([B',] [H,] rows), when shown
     std::size_t masked_rows = 0;
     std::size_t batch = 1, heads = 1, kv_heads = 1;  // of the computed results
     bool head_dim = false;                         // the results carry a head dimension

@@ -70,7 +70,17 @@ void declare_options(cxxopts::Options& options) {
         ("key-labels", "Token labels for the keys when they differ from the queries' (Tq != Tk)",
          cxxopts::value<std::string>(), "FILE");
     options.add_options("Attention")
-        ("scale", "auto = 1/sqrt(d_k) (d_k per head), none = 1, or a number",
+        ("score", "Score function s(q, k), scores = scale·s: dot (q·k); general (q·W_a·kᵀ, Luong; --wa); additive "
+                  "(v_aᵀ·tanh(q·W_q + k·W_k), Bahdanau, d2l's AdditiveAttention; --wa-q, --wa-k, --va; computed "
+                  "through the Tq×Tk scores); cosine (q·k/(|q|·|k|), 0 for a zero vector). Weights are shared by "
+                  "every head and batch item", cxxopts::value<std::string>()->default_value("dot"), "NAME")
+        ("wa", "W_a of --score general (d_q×d_k)", cxxopts::value<std::string>(), "FILE")
+        ("wa-q", "W_q of --score additive (d_q×h, in×out: a bias-free nn.Linear's weight transposed)",
+         cxxopts::value<std::string>(), "FILE")
+        ("wa-k", "W_k of --score additive (d_k×h, in×out)", cxxopts::value<std::string>(), "FILE")
+        ("va", "v_a of --score additive (h entries: nn.Linear(h, 1).weight)", cxxopts::value<std::string>(), "FILE")
+        ("scale", "auto = 1/sqrt(d_k) (d_k per head) for --score dot and general, 1 for additive and cosine; "
+                  "none = 1; or a number",
          cxxopts::value<std::string>()->default_value("auto"), "S")
         ("causal", "Causal mask: top-left (default; query i sees keys j <= i, PyTorch is_causal) or "
                    "bottom-right (j <= i + Tk - Tq, decoding with a cache). Use --causal or --causal=ALIGN",
@@ -80,9 +90,23 @@ void declare_options(cxxopts::Options& options) {
                    "Mistral's sliding_window=W. p = i, or i + Tk - Tq with --causal=bottom-right. Masked cells "
                    "are -inf, as for --mask", cxxopts::value<std::string>(), "L[:R]")
         ("softcap", "Logit softcap (Gemma 2, Grok): scores x become C·tanh(x/C), after the scale and before "
-                    "--bias and the masks; 0 = none. Order of operations: scale·Q·Kᵀ, softcap, + bias, masks "
-                    "(causal, window, --mask, --lengths) set -inf, softmax, ·V",
+                    "--bias and the masks; 0 = none. Order of operations: (RoPE on Q and K,) scale·s(q, k) "
+                    "(--score), softcap, + ALiBi + bias, masks (causal, window, --mask, --lengths) set -inf, "
+                    "softmax, ·V",
          cxxopts::value<std::string>(), "C")
+        ("rope", "RoPE (Llama, Qwen, Mistral): rotate Q and K per head after the projections, the query at "
+                 "its position p (as --window's), key j at j; THETA is the base (rope_theta: 10000 Llama 2, "
+                 "500000 Llama 3). Angles p·THETA^(-2k/N) in float32, as HF's apply_rotary_pos_emb",
+         cxxopts::value<std::string>(), "THETA")
+        ("rope-style", "half (HF Llama's rotate_half: dims k and k+N/2 paired; the default) or interleaved "
+                       "(GPT-J, RoFormer: dims 2k and 2k+1)", cxxopts::value<std::string>(), "STYLE")
+        ("rope-dims", "Rotate only the first N dims of each head (even, <= d_k; GPT-NeoX's rotary_pct·d_k); "
+                      "default all d_k", cxxopts::value<std::string>(), "N")
+        ("alibi", "ALiBi (BLOOM, MPT): add slope_h·(j - p) to the scores of head h, after the softcap and with "
+                  "--bias; slopes as BLOOM's build_alibi_tensor, H not a power of two included")
+        ("alibi-max-bias", "ALiBi's maximum bias B (ggml's max_bias): with n the largest power of two <= H, head "
+                           "h < n has slope 2^(-B/n)^(h+1), head n+k 2^(-B/2n)^(2k+1); default 8 (BLOOM's)",
+         cxxopts::value<std::string>(), "B")
         ("mask", "Boolean mask broadcast to (B, H, Tq, Tk), the last dimension Tk (e.g. Tq×Tk, or a (Tk,) vector for "
                  "every query): nonzero = may attend (PyTorch SDPA polarity; nn.MultiheadAttention's masks, True = "
                  "not allowed, go to --attn-mask and --key-padding-mask as they are)", cxxopts::value<std::string>(), "FILE")
@@ -102,11 +126,13 @@ void declare_options(cxxopts::Options& options) {
          cxxopts::value<std::string>()->default_value("zero"), "POLICY")
         ("normalize", "softmax, or sum (divide each row by its sum; a zero sum is an error)",
          cxxopts::value<std::string>()->default_value("softmax"), "HOW")
-        ("show", "Comma-separated: queries, keys, values (projected, per head), scores (raw Q·Kᵀ), scaled "
-                 "(scale·Q·Kᵀ, softcapped, + bias, masked = -inf), capped (scale·Q·Kᵀ after the softcap, before "
+        ("show", "Comma-separated: queries, keys, values (projected, per head), scores (raw s(q, k): Q·Kᵀ for --score dot), scaled "
+                 "(scale·Q·Kᵀ, softcapped, + ALiBi + bias, masked = -inf), capped (scale·Q·Kᵀ after the softcap, before "
                  "the bias, every cell), weights, weights-mean (mean over heads, "
                  "nn.MultiheadAttention's default), context (per head), output (heads concatenated, then "
-                 "W_O + b_O when given), variance (diagnostics per batch item and head). Context and output "
+                 "W_O + b_O when given), variance (diagnostics per batch item and head), lse (each query row's "
+                 "log-sum-exp of the logits that enter the softmax, natural log, -inf for a fully masked row; "
+                 "the context's shape without d_v). Context and output "
                  "alone come from the fused kernel (no Tq×Tk matrix); with scores, scaled, weights or "
                  "weights-mean they are computed through that matrix and agree with the fused result to "
                  "float32 rounding, not bit for bit",
@@ -114,7 +140,11 @@ void declare_options(cxxopts::Options& options) {
     options.add_options("Sharding (the rows computed are bitwise identical to the same rows of the whole run)")
         ("query-rows", "Compute only query rows A to B-1 (causal masks use the global row index)",
          cxxopts::value<std::string>(), "A:B")
-        ("batch-items", "Compute only batch items A to B-1", cxxopts::value<std::string>(), "A:B");
+        ("batch-items", "Compute only batch items A to B-1", cxxopts::value<std::string>(), "A:B")
+        ("key-rows", "Attend only to keys A to B-1 (A:A: none), each cell masked exactly as in the whole run "
+                     "(global key indices for --causal, --window, --lengths, masks). Shards over keys, each with "
+                     "--show context,lse, give the whole context with attn merge",
+         cxxopts::value<std::string>(), "A:B");
     options.add_options("Pictures")
         ("heatmap", "Draw the weights in the terminal (colour on a terminal unless NO_COLOR is set; shade "
                     "characters otherwise; masked cells as ××), each head under a title; wider than $COLUMNS (else "
@@ -138,9 +168,11 @@ void declare_options(cxxopts::Options& options) {
 }
 
 // "scale 1/√d_k = 0.7071", "scale 1 (none)", "scale 0.5" for picture titles.
-std::string scale_text(const std::string& given, std::size_t d_k, float scale) {
+std::string scale_text(const std::string& given, std::size_t d_k, float scale, ScoreFunction score) {
     char buf[96];
-    if (given == "auto") std::snprintf(buf, sizeof buf, "scale 1/\u221a%zu = %.4g", d_k, double(scale));
+    const bool unit = score == ScoreFunction::additive || score == ScoreFunction::cosine;
+    if (given == "auto" && unit) std::snprintf(buf, sizeof buf, "%s scores, scale 1", score_name(score));
+    else if (given == "auto") std::snprintf(buf, sizeof buf, "scale 1/\u221a%zu = %.4g", d_k, double(scale));
     else if (given == "none") std::snprintf(buf, sizeof buf, "unscaled");
     else std::snprintf(buf, sizeof buf, "scale %.4g", double(scale));
     return buf;
@@ -157,6 +189,31 @@ std::string masking_text(const AttendInputs& in, Causal causal, Window window) {
     if (in.bias.rank()) t += std::string(t.empty() ? "" : " + ") + "bias";
     if (!in.lengths.empty()) t += std::string(t.empty() ? "" : " + ") + "lengths";
     return t;
+}
+
+// --rope, --rope-style, --rope-dims, --alibi and --alibi-max-bias into s.
+void parse_positions(const cxxopts::ParseResult& r, const AttendInputs& in, AttendSettings& s, const Show& show) {
+    for (const char* o : {"rope-style", "rope-dims"})
+        if (r.count(o) && !r.count("rope"))
+            throw UsageError(std::string("--") + o + " shapes RoPE's rotation: --rope THETA is missing");
+    if (r.count("alibi-max-bias") && !r["alibi"].as<bool>())
+        throw UsageError("--alibi-max-bias sets ALiBi's slopes: --alibi is missing");
+    if (r.count("rope") && in.scores.score != ScoreFunction::dot)
+        throw UsageError(std::string("--rope rotates Q and K for dot-product scores: drop --score ") +
+                         score_name(in.scores.score) + " or --rope");
+    if (r.count("rope")) {
+        s.rope.theta = parse_rope_theta(r["rope"].as<std::string>());
+        if (r.count("rope-style")) s.rope.style = parse_rope_style(r["rope-style"].as<std::string>());
+        if (r.count("rope-dims")) s.rope.dims = parse_rope_dims(r["rope-dims"].as<std::string>(), in.d_k);
+        else if (in.d_k % 2)
+            throw UsageError("--rope rotates pairs of dims, and d_k = " + std::to_string(in.d_k) +
+                             " is odd: choose the dims rotated with --rope-dims N (even)");
+    }
+    if (r["alibi"].as<bool>())
+        s.alibi = r.count("alibi-max-bias") ? parse_alibi_max_bias(r["alibi-max-bias"].as<std::string>()) : 8.0f;
+    if (show.variance && (s.alibi != 0.0f || s.rope.theta != 0.0f))
+        throw UsageError("--show variance compares the scaled scores with their theory, which has no positions: drop "
+                         "--alibi, --rope or variance");
 }
 
 // A range option checked against its extent.
@@ -197,14 +254,18 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
     spec.softcap = s.softcap;
     spec.causal = s.causal;
     spec.window = s.window;
+    spec.rope = s.rope;
+    spec.alibi = s.alibi;
     spec.normalize = s.normalize;
     spec.masked_rows = s.masked_rows;
     spec.lengths = in.lengths;
+    in.scores.fill(spec);
     const TensorView bias = in.bias.view();
     spec.mask_bits = in.mask_bits.rank() ? &in.mask_bits : nullptr;
     spec.bias = in.bias.rank() ? &bias : nullptr;
     if (s.rows.end) spec.query_rows = {s.rows.begin, s.rows.end};
     if (s.items.end) spec.batch_items = {s.items.begin, s.items.end};
+    if (s.keys) spec.key_rows = {s.keys->begin, s.keys->end};
     auto opt = [](const Tensor& t, const TensorView& v) { return t.rank() ? &v : nullptr; };
     const TensorView wo = in.wo.view(), bo = in.bo.view();
 
@@ -257,6 +318,7 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
     res.scores = att.scores.view(), res.scaled = att.scaled.view(), res.weights = att.weights.view();
     res.capped = att.capped.view();
     res.weights_mean = att.weights_mean.view(), res.context = att.context.view();
+    res.lse = att.lse.view();
     return res;
 }
 
@@ -313,19 +375,35 @@ int cmd_attend(int argc, char** argv) {
     const AttendInputs in = read_attend_inputs(r, names);
 
     AttendSettings s;
-    s.scale = parse_scale(r["scale"].as<std::string>(), in.d_k);
+    // "auto": the score function's default, as the library resolved it (default_scale_of).
+    s.scale = r["scale"].as<std::string>() == "auto" ? in.problem.scale : parse_scale(r["scale"].as<std::string>(), in.d_k);
     if (r.count("causal")) s.causal = parse_causal(r["causal"].as<std::string>());
     if (r.count("softcap")) s.softcap = parse_softcap(r["softcap"].as<std::string>());
     if (r.count("window")) s.window = parse_window(r["window"].as<std::string>());
+    if (show.variance && in.scores.score != ScoreFunction::dot)
+        throw UsageError(std::string("--show variance compares q·k with its theory for dot-product scores: drop --score ") +
+                         score_name(in.scores.score) + " or variance");
     if (show.variance && s.softcap != 0.0f)
         throw UsageError("--show variance compares the scaled scores with their theory, which has no softcap: drop "
                          "--softcap or variance");
+    parse_positions(r, in, s, show);
     s.masked_rows = parse_masked_rows(r["masked-rows"].as<std::string>());
     s.normalize = parse_normalize(r["normalize"].as<std::string>());
     s.rows = range_option(r, "query-rows", in.Tq, in.Tq == 1 ? "query row" : "query rows");
     if (r.count("batch-items") && !in.batched)
         throw UsageError("--batch-items selects batch items, but no input has a batch dimension");
     s.items = range_option(r, "batch-items", in.batch, in.batch == 1 ? "batch item" : "batch items");
+    if (r.count("key-rows")) {
+        s.keys = parse_range(r["key-rows"].as<std::string>(), "--key-rows", true);
+        if (s.keys->end > in.Tk)
+            throw UsageError("invalid --key-rows '" + r["key-rows"].as<std::string>() + "': there " +
+                             (in.Tk == 1 ? "is 1 key" : "are " + std::to_string(in.Tk) + " keys"));
+        if (show.output)
+            throw UsageError("--show output with --key-rows: a shard's output cannot be merged (W_O mixes the "
+                             "heads); merge the shards' --show context,lse with attn merge, then project");
+    }
+    if (show.lse && s.normalize != Normalization::softmax)
+        throw UsageError("--show lse is the softmax's log-sum-exp: --normalize sum has none");
 
     if (head) {
         if (!in.head_dim) throw UsageError("--head chooses a head, but there is no head dimension (see --heads)");
@@ -359,6 +437,7 @@ int cmd_attend(int argc, char** argv) {
     wants.weights = show.weights || show.variance || heatmap || (svg && pic.of == "weights") || r.count("html");
     wants.weights_mean = show.weights_mean;
     wants.context = show.context || show.output;
+    wants.lse = show.lse;
     const AttendResults res = compute_attention(in, s, wants, show.keys || show.values || show.variance);
     check_results(show, in, res, s);
     check_masked_rows(in, res);
@@ -366,7 +445,7 @@ int cmd_attend(int argc, char** argv) {
     const VarianceTable variance = show.variance ? variance_table(in, s, res) : VarianceTable{};
     const std::vector<io::Item> items = show_items(show, in, res, variance);
     add_json_labels(out, in, res);
-    pic.scale_text = scale_text(r["scale"].as<std::string>(), in.d_k, s.scale);
+    pic.scale_text = scale_text(r["scale"].as<std::string>(), in.d_k, s.scale, in.scores.score);
     pic.masking_text = masking_text(in, s.causal, s.window);
     // Every output of the run goes out in one all-or-nothing step (write/output_file.hpp): when
     // one of them fails, nothing is on standard output and no new file is left behind.

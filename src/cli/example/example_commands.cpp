@@ -14,7 +14,8 @@ const char* input_flag(const std::string& name) {
         {"x", "-x"},    {"q", "-q"},     {"k", "-k"},     {"v", "-v"},     {"wq", "--wq"},
         {"wk", "--wk"}, {"wv", "--wv"},  {"bq", "--bq"},  {"bk", "--bk"},  {"bv", "--bv"},
         {"wo", "--wo"}, {"bo", "--bo"},  {"logits", ""},  {"in_proj_weight", "--in-proj"},
-        {"in_proj_bias", "--in-proj-bias"}, {"out_proj_weight", "--out-proj"}, {"out_proj_bias", "--out-proj-bias"}};
+        {"in_proj_bias", "--in-proj-bias"}, {"out_proj_weight", "--out-proj"}, {"out_proj_bias", "--out-proj-bias"},
+        {"wa", "--wa"}, {"wa_q", "--wa-q"}, {"wa_k", "--wa-k"}, {"va", "--va"}};
     for (const auto& [n, f] : flags)
         if (name == n) return f;
     return "";
@@ -50,7 +51,10 @@ std::string case_command(const ExampleCase& c, const std::string& example, const
     } else if (c.scale != "auto") {
         cmd += " --scale " + c.scale;
     }
-    if (c.causal != Causal::none) cmd += " --causal";
+    if (c.score != ScoreFunction::dot) cmd += std::string(" --score ") + score_name(c.score);
+    for (std::size_t b = 0; b < c.lengths.size(); ++b) cmd += (b ? "," : " --lengths ") + std::to_string(c.lengths[b]);
+    if (c.causal != Causal::none) cmd += c.causal == Causal::bottom_right ? " --causal=bottom-right" : " --causal";
+    if (c.rope != 0.0f) cmd += " --rope " + std::to_string(int(c.rope));
     if (c.normalize == Normalization::sum) cmd += " --normalize sum";
     if (heatmap) {
         const Example* e = find_example(example);

@@ -1,0 +1,40 @@
+// RoPE (Su et al., RoFormer; HF Llama's apply_rotary_pos_emb), the engine's pre-pass: Q and K of a
+// resolved problem rotated per head before any kernel runs (attn/problem.hpp's Rope).
+#pragma once
+#include <cstddef>
+#include <vector>
+
+#include "attn/problem.hpp"
+#include "attn/tensor.hpp"
+
+namespace attn::engine {
+
+// inv_freq[k] = 1/theta^(2k/N), k < N/2, in float32 as HF computes it:
+// 1.0 / (base ** (torch.arange(0, N, 2).float() / N)).
+std::vector<float> rope_inv_freq(float theta, std::size_t n);
+
+// cos and sin of the angles float32(pos)·inv_freq[k] (a float32 product, as HF's), for the
+// positions [first, first + count), N/2 of each per position.
+struct RopeTable {
+    long long first = 0;
+    std::size_t half = 0;  // N/2
+    std::vector<float> cos, sin;
+    const float* cos_at(long long pos) const { return cos.data() + std::size_t(pos - first) * half; }
+    const float* sin_at(long long pos) const { return sin.data() + std::size_t(pos - first) * half; }
+};
+RopeTable rope_table(const std::vector<float>& inv_freq, long long first, std::size_t count);
+
+// One row of d floats rotated into out (x == out allowed), with its position's c = cos and
+// s = sin (RopeTable): the pair (x1, x2) becomes (x1·c − x2·s, x2·c + x1·s), each product
+// rounded, as HF's q·cos + rotate_half(q)·sin. The pairs are (k, k + N/2) for half, (2k, 2k + 1)
+// for interleaved; dims past N are copied.
+void rope_row(const Rope& rope, const float* c, const float* s, const float* x, float* out, std::size_t d);
+
+// The problem with Q and K rotated: query row i of batch item b at p.position(b, i), key j at j.
+// The rotated Q (every batch item: positions may differ by item) and K (float32, even for
+// float16 K) are stored in q and k, which the returned problem points into; its rope is none.
+// One pass over Q and K, split over threads by blocks of positions: the angles of each position
+// are computed once for every head and batch item.
+AttentionProblem with_rope(const AttentionProblem& p, Tensor& q, Tensor& k);
+
+}  // namespace attn::engine

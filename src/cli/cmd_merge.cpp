@@ -1,0 +1,119 @@
+// attn merge FILE...: key shards of one attention run (attn attend --key-rows A:B --show
+// context,lse) merged into the whole result, FlashDecoding's combine (attn/shards.hpp).
+#include <string>
+#include <vector>
+
+#include "attn/error.hpp"
+#include "attn/io.hpp"
+#include "attn/shards.hpp"
+#include "attn/tensor.hpp"
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "cli/option_values.hpp"
+#include "read/input_bytes.hpp"
+#include "write/output_file.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+// Splits argv into options (argv[0] first) and input files, as attn concat does.
+std::vector<char*> split_files(int argc, char** argv, std::vector<std::string>& files) {
+    static const char* const with_value[] = {"--show", "--format", "--digits", "-o", "--output"};
+    std::vector<char*> rest{argv[0]};
+    bool only_files = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (only_files || a.empty() || a[0] != '-') {
+            files.push_back(a);
+        } else if (a == "--") {
+            only_files = true;
+        } else {
+            rest.push_back(argv[i]);
+            for (const char* o : with_value)
+                if (a == o && i + 1 < argc) rest.push_back(argv[++i]);
+        }
+    }
+    return rest;
+}
+
+// The lse of a 2-D run is a vector (Tq); a text file gives it back as one row 1×Tq: that
+// single row is the vector.
+TensorView lse_view(const Tensor& lse, const Shape& context) {
+    std::vector<std::size_t> want = context.to_vector();
+    if (!want.empty()) want.pop_back();
+    TensorView v = lse.view();
+    if (v.shape.to_vector() == want || lse.rank() < 2 || lse.shape().numel() != v.cols()) return v;
+    return contiguous_view(lse.data(), Shape(want));
+}
+
+}  // namespace
+
+int cmd_merge(int argc, char** argv) {
+    cxxopts::Options options(
+        "attn merge",
+        "Merges the key shards of one attention run into the whole result (FlashDecoding's\n"
+        "combine across processes). Each FILE holds one shard's context and lse, as written by\n"
+        "  attn attend ... --key-rows A:B --show context,lse --format npz -o FILE\n"
+        "(npz, json, csv or tsv: FILE:context and FILE:lse are read). With M = max_s lse_s and\n"
+        "w_s = exp(lse_s - M): context = sum_s w_s·context_s / sum_s w_s, lse = M + ln sum_s w_s,\n"
+        "in float64, rounded once: within float32 rounding of the whole run, the same bits for\n"
+        "the same shards in any order, and one shard unchanged. A shard whose row has every key\n"
+        "masked (lse -inf) adds nothing; a row masked in every shard keeps the shards' --masked-rows\n"
+        "value and lse -inf. The result holds context and lse again, so merges can be merged.\n");
+    options.custom_help("[OPTION...] FILE...");
+    options.add_options()
+        ("show", "Comma-separated: context, lse (default: context,lse)", cxxopts::value<std::string>(), "LIST");
+    add_output_options(options);
+    std::vector<std::string> files;
+    std::vector<char*> rest = split_files(argc, argv, files);
+    const auto parsed = parse_or_help(options, int(rest.size()), rest.data());
+    if (!parsed) return exit_ok;
+    const auto& r = *parsed;
+    if (files.empty()) throw UsageError("missing input: attn merge needs at least one FILE (see --help)");
+    const io::OutputOptions out = output_options(r);
+    std::vector<std::string> show;
+    {
+        const std::string list = r.count("show") ? r["show"].as<std::string>() : "context,lse";
+        std::size_t start = 0;
+        while (true) {
+            const std::size_t comma = list.find(',', start);
+            const std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+            if (item != "context" && item != "lse")
+                throw UsageError("invalid --show item '" + item + "': expected a comma-separated list of context, lse");
+            show.push_back(item);
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+        }
+    }
+
+    for (const std::string& f : files)
+        if (f == "-") throw UsageError("attn merge reads each shard's context and lse from a FILE, not standard input");
+    std::vector<Tensor> contexts, lses;
+    for (const std::string& f : files) {
+        // Shards hold NaN rows under --masked-rows nan and -inf in the lse of masked rows.
+        try {
+            contexts.push_back(io::read_tensor(f + ":context", io::Finite::any, max_rank));
+            lses.push_back(io::read_tensor(f + ":lse", io::Finite::any, max_rank));
+        } catch (const InputError& e) {
+            throw InputError(std::string(e.what()) + " (a key shard is a file holding context and lse: attn attend " +
+                             "--key-rows A:B --show context,lse --format npz -o FILE)");
+        }
+    }
+    std::vector<KeyShard> shards;
+    for (std::size_t s = 0; s < files.size(); ++s)
+        shards.push_back({contexts[s].view(), lse_view(lses[s], contexts[s].shape())});
+    MergedShards m;
+    try {
+        m = merge_key_shards(shards);
+    } catch (const ShardError& e) {
+        throw InputError("cannot merge " + io::detail::display_name(files[e.shard]) + ": " + e.what());
+    }
+    std::vector<io::Item> items;
+    for (const std::string& name : show)
+        items.push_back(io::tensor_item(name, name == "context" ? m.context.view() : m.lse.view()));
+    io::write_output(items, out);
+    return exit_ok;
+}
+
+}  // namespace attn::cli
