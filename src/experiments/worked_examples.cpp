@@ -211,6 +211,20 @@ std::vector<Example> make_catalogue() {
                        "6, whatever the random weights; the context is the mean of the visible values"});
     }
     {
+        ExampleCase c{"sliding_window = 3", Op::attend, {{"x", "x.txt"}}, "auto", Causal::top_left,
+                      Normalization::softmax, {{"weights", "weights.txt"}, {"context", "context.txt"}}, {}, true};
+        c.window.left = 2;  // Mistral's sliding_window = W is --causal --window W-1
+        all.push_back({"sliding-window",
+                       "Mistral's sliding window (W = 3) on the masking example's sentence: a causal band",
+                       "HF transformers' sliding-window causal mask with eager attention, in PyTorch "
+                       "(data/examples/generate_sliding_window.py)",
+                       "labels.txt",
+                       {c},
+                       "is not a tutorial: the \"other attention mechanisms\" that avoid the T×T matrix start with\n"
+                       "local windows; each token sees itself and the 2 before it, so the heatmap is a band of\n"
+                       "width 3 and the cost grows with T·W, not T²"});
+    }
+    {
         Example e{"rope-relative",
                   "RoPE: a score depends on the tokens and on i - j only; the same tokens shifted by 3 keep their "
                   "scores",
@@ -378,12 +392,13 @@ std::map<std::string, Matrix> run_matrices(const ExampleCase& c, const std::stri
     } else {
         Q = in.at("q"), K = in.at("k"), V = in.at("v");
     }
-    if (c.rope != 0.0f) {  // RoPE is the engine's (attn/problem.hpp's Rope)
+    if (c.rope != 0.0f || c.window.bounded()) {  // the engine's Rope and Window (attn/problem.hpp)
         AttentionSpec spec;
         spec.scale = scale_of(c.scale, Q.cols());
         spec.causal = c.causal;
         spec.normalize = c.normalize;
         spec.rope.theta = c.rope;
+        spec.window = c.window;
         const Tensor q{Matrix(Q)}, k{Matrix(K)}, v{Matrix(V)};  // copies: Q, K, V are shown too
         BatchedAttention r = batched_attention(q.view(), k.view(), v.view(), spec, AttentionWants{true, true, true, true});
         for (auto& [name, m] : in) out[name] = std::move(m);

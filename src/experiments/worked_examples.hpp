@@ -60,6 +60,7 @@ struct ExampleCase {
     ScoreFunction score = ScoreFunction::dot;
     std::vector<std::size_t> lengths;
     float rope = 0.0f;  // RoPE's theta (--rope; the engine rotates Q and K); 0: none
+    Window window;      // --window (attn/masking.hpp); unbounded: none
 };
 
 struct Example {

@@ -4,11 +4,11 @@ ex="$ROOT/data/examples"
 
 run example --check
 expect_code 0 "example --check passes"
-expect_out_has "all ok: 14 examples" "example --check covers every example"
+expect_out_has "all ok: 15 examples" "example --check covers every example"
 
 run example
 expect_code 0 "example lists"
-for name in simple trainable exact-match scaling saturation peaky causal-average variance masking rope-relative; do
+for name in simple trainable exact-match scaling saturation peaky causal-average variance masking rope-relative sliding-window; do
     expect_out_has "$name" "example list names $name"
 done
 
@@ -83,6 +83,17 @@ expect_code 0 "example masking"
 expect_out_has "weights as a heatmap" "masking example draws a heatmap"
 expect_out_has "××" "masked cells visible in the heatmap"
 expect_out_has "through" "labels in the masking example"
+
+# sliding-window: Mistral's W = 3 band. The heatmap marks the cells left of the band masked too:
+# row "bear" (query 6) sees keys 4..6, so its first four cells and its last are masked.
+run example sliding-window
+expect_code 0 "example sliding-window"
+expect_out_has "--causal --window 2" "the sliding-window example's command is --causal --window W-1"
+if grep -qE '^bear +(××){4}[^×]+(××)$' "$T/out"; then pass; else fail "sliding-window heatmap: row bear is not masked left and right of its band"; fi
+rm -rf "$T/sw"
+run example sliding-window --export "$T/sw"
+(cd "$T/sw" && "$ATTN" attend -x x.txt --causal --window 2 --show weights --format csv) >"$T/sw_w" 2>"$T/err"
+expect_close "$ex/sliding-window/weights.txt" "$T/sw_w" 1e-6 "sliding-window: the command on the exported files gives PyTorch's weights"
 
 # The multi-head examples: every intermediate per head, each compared with PyTorch.
 run example multihead

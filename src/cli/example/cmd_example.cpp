@@ -210,15 +210,16 @@ void show_example(const Example& e, const io::OutputOptions& out, const CommandO
         say("\n== " + c.label + "\n$ " + command + "\n\n");
         doc += values + "\n";
         if (c.heatmap && out.format == io::Format::pretty) {
-            ScoreMask sm;
-            sm.causal = c.causal;
             const Tensor& w = got.at("weights");
             for (std::size_t s = 0; s < w.slices(); ++s) {
                 const Matrix m = slice_matrix(w, s);
+                // Masked cells are those whose logits the masks (causal, window, lengths) set to -inf.
+                const Matrix scaled = slice_matrix(got.at("scaled"), s);
+                const viz::CellMask masked = [&scaled](std::size_t i, std::size_t j) { return std::isinf(scaled(i, j)) && scaled(i, j) < 0; };
                 const std::string head = w.slices() > 1 ? " (head " + std::to_string(s) + ")" : "";
                 doc += "weights" + head + " as a heatmap:\n" +
-                       viz::heatmap_text(m, labels, labels, viz::want_color(stdout_is_terminal()),
-                                         viz::cell_mask(sm, m.rows(), m.cols()), out.line_width) +
+                       viz::heatmap_text(m, labels, labels, viz::want_color(stdout_is_terminal()), masked,
+                                         out.line_width) +
                        "\n";
             }
         }

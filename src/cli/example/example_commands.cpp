@@ -55,6 +55,10 @@ std::string case_command(const ExampleCase& c, const std::string& example, const
     for (std::size_t b = 0; b < c.lengths.size(); ++b) cmd += (b ? "," : " --lengths ") + std::to_string(c.lengths[b]);
     if (c.causal != Causal::none) cmd += c.causal == Causal::bottom_right ? " --causal=bottom-right" : " --causal";
     if (c.rope != 0.0f) cmd += " --rope " + std::to_string(int(c.rope));
+    if (c.window.bounded()) {
+        const auto side = [](std::size_t n) { return n == unbounded ? std::string() : std::to_string(n); };
+        cmd += " --window " + side(c.window.left) + (c.window.right == unbounded ? "" : ":" + side(c.window.right));
+    }
     if (c.normalize == Normalization::sum) cmd += " --normalize sum";
     if (heatmap) {
         const Example* e = find_example(example);
