@@ -222,10 +222,12 @@ fuzz-replay: fuzz-build
 TSAN_BUILD := build-tsan
 TSAN_FLAGS := -O1 -gline-tables-only -fsanitize=thread
 # The tests that run threads: the pool, dispatch and kernels; the text reader's and writer's
-# bands of rows; the threaded checks of mapped inputs.
+# bands of rows; the threaded checks of mapped inputs; each variant's "the same bits for
+# threads ..." test.
 TSAN_TESTS := dispatch*,parallel_for*,gemm*,flash*,attend*,split-K*
 TSAN_TESTS := $(TSAN_TESTS),number text: long runs*,number text: a long run*,number text: csv*
 TSAN_TESTS := $(TSAN_TESTS),inputs: a text input*,inputs: a mapped*
+TSAN_TESTS := $(TSAN_TESTS),*the same bits for*
 test-tsan:
 	@bash .ci/ensure-packages $(SAN_PACKAGES)
 	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=$(TSAN_BUILD) CXX=clang++ CXXFLAGS="$(TSAN_FLAGS)" \
