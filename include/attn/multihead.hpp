@@ -172,5 +172,8 @@ struct InProjection {
     Tensor wq, wk, wv, bq, bk, bv;
 };
 InProjection split_in_projection(const TensorView& in_proj_weight, const TensorView* in_proj_bias);
+// E of a fused weight of rows×cols: cols for 3E×E (nn.Linear, stacked), rows for E×3E
+// (Conv1D, side by side); 0 for any other shape.
+std::size_t fused_projection_width(std::size_t rows, std::size_t cols) noexcept;
 
 }  // namespace attn

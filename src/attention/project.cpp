@@ -255,13 +255,17 @@ Tensor from_linear_weight(const TensorView& weight) {
     return transposed_rows(weight, 0, weight.shape[0]);
 }
 
+std::size_t fused_projection_width(std::size_t rows, std::size_t cols) noexcept {
+    return rows == 3 * cols ? cols : cols == 3 * rows ? rows : 0;
+}
+
 InProjection split_in_projection(const TensorView& in_proj_weight, const TensorView* in_proj_bias) {
     const TensorView& w = in_proj_weight;
-    const bool linear = w.rank() == 2 && w.shape[0] == 3 * w.shape[1], conv1d = w.rank() == 2 && w.shape[1] == 3 * w.shape[0];
-    if (!linear && !conv1d)
+    const std::size_t E = w.rank() == 2 ? fused_projection_width(w.shape[0], w.shape[1]) : 0;
+    if (E == 0)
         throw InputError("in_proj_weight is " + dims(w) +
                          ": expected 3E×E (the q, k and v blocks stacked, nn.Linear layout) or E×3E (side by side, x·W layout)");
-    const std::size_t E = linear ? w.shape[1] : w.shape[0];
+    const bool linear = w.shape[0] == 3 * E;
     // Conv1D: columns [kE, (k+1)E) are already in×out.
     const auto columns = [&](std::size_t c0) {
         Tensor t(Shape{E, E});

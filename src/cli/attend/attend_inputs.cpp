@@ -238,12 +238,11 @@ void read_embeddings(Reader& in, AttendInputs& a) {
     if (r.given("in-proj")) {
         const Tensor w = in.tensor("in-proj", 2);
         const Tensor b = in.tensor("in-proj-bias", 2);
-        const bool stacked = w.rank() == 2 && w.rows() == 3 * w.cols(), side_by_side = w.rank() == 2 && w.cols() == 3 * w.rows();
-        if (!stacked && !side_by_side)
+        const std::size_t E = w.rank() == 2 ? fused_projection_width(w.rows(), w.cols()) : 0;
+        if (E == 0)
             throw InputError("--in-proj is " + w.shape().dims_text() +
                              ": nn.MultiheadAttention's in_proj_weight is 3E×E ([W_q; W_k; W_v]), GPT-2's c_attn.weight "
                              "E×3E ([W_q | W_k | W_v])");
-        const std::size_t E = stacked ? w.cols() : w.rows();
         if (E != D || D_kv != D)
             throw InputError("--in-proj is " + w.shape().dims_text() + " (E=" + std::to_string(E) + ") but -x has D=" +
                              std::to_string(D) + (a.kv.rank() ? " and --kv has D=" + std::to_string(D_kv) : std::string()));
