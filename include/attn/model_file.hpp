@@ -25,8 +25,9 @@ struct TensorInfo {
 };
 
 // True for "X.npz", "X.npz:NAME", "X.safetensors" and "X.safetensors:NAME" (and .bin, .pt,
-// .pth), except a path
-// that names an existing file (or folder) as a whole: "a.npz:b.txt" that exists is that file.
+// .pth), except a path that names an existing file (or folder) as a whole: "a.npz:b.txt" that
+// exists is that file. A bare existing "X.bin" (.pt, .pth) is a model path only when it starts
+// like a torch.save file (a zip, or a legacy pickle): other .bin files are read by content.
 bool is_model_path(std::string_view path);
 
 // The tensor a model path names, converted to float32. InputError "FILE:NAME: ..." when the

@@ -84,6 +84,12 @@ for case in "system:refused global 'posix.system'" "stack_global:refused global 
 done
 if [ -e "$T/cwd/attn_pickle_pwned" ] || [ -e attn_pickle_pwned ]; then fail "a malicious pickle ran its payload"; else pass; fi
 
+# a bare .bin that is no checkpoint is read by content, as before; FILE.bin:NAME is a checkpoint
+printf '1 2\n3 4\n' > "$T/data.bin"
+run softmax "$T/data.bin"; expect_code 0 "a text file named .bin is read as text"
+run softmax "$T/data.bin:x"; expect_code 3 "data.bin:x asks for a checkpoint"
+expect_err_has "not a model file" "data.bin:x: not a model file"
+
 # ---- not a model file ------------------------------------------------------------------------
 printf 'hello, world\n' > "$T/notes.txt"
 run ls "$T/notes.txt"; expect_code 3 "ls of a text file"

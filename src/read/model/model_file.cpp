@@ -3,6 +3,7 @@
 // the pages of the tensor asked for are touched, however large the checkpoint.
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -67,7 +68,18 @@ bool is_model_path(std::string_view path) {
     if (!split(path, &mp)) return false;
     // 'a.npz:b.txt' that exists is that file (there is no escape for ':' in a model path).
     struct stat st {};
-    return mp.file.size() == path.size() || ::stat(std::string(path).c_str(), &st) != 0;
+    if (mp.file.size() != path.size()) return ::stat(std::string(path).c_str(), &st) != 0;
+    // ".bin" names many things: a bare X.bin (.pt, .pth) is a checkpoint only when it starts
+    // like one (a zip, or a legacy torch pickle); otherwise it is read by content as before.
+    if (mp.format != ModelFormat::torch) return true;
+    char head[4] = {};
+    if (std::FILE* f = std::fopen(mp.file.c_str(), "rb")) {
+        const std::size_t n = std::fread(head, 1, sizeof head, f);
+        std::fclose(f);
+        const std::string_view h(head, n);
+        return h == "PK\x03\x04" || is_legacy_torch(h);
+    }
+    return true;  // missing or unreadable: reported by the model reader, naming the file
 }
 
 Tensor read_model_tensor(const std::string& path, Finite finite, std::size_t max_dims) {
