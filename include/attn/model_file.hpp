@@ -1,7 +1,9 @@
-// Tensors inside model files: NumPy archives (.npz, from numpy.savez / savez_compressed) and
-// safetensors files (F32, F16 and BF16 tensors). Every reader of attn accepts
-// "FILE.npz:NAME" or "FILE.safetensors:NAME" where it accepts a file; a bare FILE.npz or
-// FILE.safetensors names its only tensor.
+// Tensors inside model files: NumPy archives (.npz, from numpy.savez / savez_compressed),
+// safetensors files (F32, F16 and BF16 tensors) and torch.save checkpoints in torch's zip
+// format (.bin, .pt, .pth: float32, float16 and bfloat16 tensors of a state_dict, read by a
+// restricted unpickler that runs nothing). Every reader of attn accepts "FILE.npz:NAME",
+// "FILE.safetensors:NAME", "FILE.pt:NAME" (and .bin, .pth) where it accepts a file; a bare
+// FILE names its only tensor.
 #pragma once
 #include <string>
 #include <string_view>
@@ -22,8 +24,10 @@ struct TensorInfo {
     std::string note;         // why attn cannot read the tensor ("" when it can)
 };
 
-// True for "X.npz", "X.npz:NAME", "X.safetensors" and "X.safetensors:NAME", except a path
-// that names an existing file (or folder) as a whole: "a.npz:b.txt" that exists is that file.
+// True for "X.npz", "X.npz:NAME", "X.safetensors" and "X.safetensors:NAME" (and .bin, .pt,
+// .pth), except a path that names an existing file (or folder) as a whole: "a.npz:b.txt" that
+// exists is that file. A bare existing "X.bin" (.pt, .pth) is a model path only when it starts
+// like a torch.save file (a zip, or a legacy pickle): other .bin files are read by content.
 bool is_model_path(std::string_view path);
 
 // The tensor a model path names, converted to float32. InputError "FILE:NAME: ..." when the
@@ -31,8 +35,10 @@ bool is_model_path(std::string_view path);
 // finite (see Finite), or the tensor has more than max_dims dimensions.
 Tensor read_model_tensor(const std::string& path, Finite finite = Finite::required, std::size_t max_dims = max_rank);
 
-// Every tensor of a file, in file order; the format is recognised by content (a zip archive
-// is an .npz, anything else must be a safetensors file). Only the headers are read: an npz
+// Every tensor of a file, in file order. The extension names the format; other files are
+// recognised by content (a zip with FOLDER/data.pkl is a torch checkpoint, another zip an
+// .npz, a JSON header a safetensors file); anything else is "not a model file", and a legacy
+// (pre-1.6, non-zip) torch.save file is refused as such. Only the headers are read: an npz
 // member's data is neither inflated nor CRC-checked (reading the tensor does both). An npz
 // member is listed under the name that reads it (see npz_tensor).
 std::vector<TensorInfo> list_model_tensors(const std::string& file);
@@ -45,5 +51,19 @@ std::vector<TensorInfo> npz_list(std::string_view bytes, const std::string& sour
 // NAME is the member named exactly NAME, else NAME.npy, as numpy.load finds it.
 Tensor npz_tensor(std::string_view bytes, const std::string& name, const std::string& source,
                   Finite finite = Finite::required, std::size_t max_dims = max_rank);
+
+// torch.save zip checkpoints: the tensors of the pickled state_dict (a nested dict's tensors
+// as "OUTER.INNER"), in pickle order; any strides and storage offset.
+bool is_torch_checkpoint(std::string_view bytes);
+std::vector<TensorInfo> torch_list(std::string_view bytes, const std::string& source);
+Tensor torch_tensor(std::string_view bytes, const std::string& name, const std::string& source,
+                    Finite finite = Finite::required, std::size_t max_dims = max_rank);
+
+// Whether a model path's tensor comes from PyTorch, so that a square weight's layout cannot
+// be told from its shape: a torch checkpoint, or a "*.weight" tensor of a safetensors file
+// whose __metadata__ has "format": "pt". False for other paths and unreadable files.
+bool is_pytorch_weight(const std::string& path);
+// A safetensors file's __metadata__ value for `key`, "" when absent.
+std::string safetensors_metadata(std::string_view bytes, const std::string& key, const std::string& source);
 
 }  // namespace attn::io

@@ -163,11 +163,17 @@ OutputProjection project_output(const TensorView& context, bool head_dim, bool b
 // nn.Linear.weight (out×in) → attn's in×out (a transposed copy).
 Tensor from_linear_weight(const TensorView& weight);
 
-// nn.MultiheadAttention's in_proj_weight (3E×E) and in_proj_bias (3E, or 1×3E): the q, k, v
-// blocks in attn's in×out layout (E×E each) and their bias rows (1×E; empty when no bias).
+// A fused Q/K/V projection and its bias (3E, or 1×3E): the q, k, v blocks in attn's in×out
+// layout (E×E each) and their bias rows (1×E; empty when no bias). The weight is either
+// nn.MultiheadAttention's in_proj_weight, 3E×E ([W_q; W_k; W_v] in nn.Linear's out×in
+// layout), or GPT-2's Conv1D c_attn.weight, E×3E ([W_q | W_k | W_v] in x·W layout): the
+// shapes tell them apart (3E×E is never E×3E for E > 0).
 struct InProjection {
     Tensor wq, wk, wv, bq, bk, bv;
 };
 InProjection split_in_projection(const TensorView& in_proj_weight, const TensorView* in_proj_bias);
+// E of a fused weight of rows×cols: cols for 3E×E (nn.Linear, stacked), rows for E×3E
+// (Conv1D, side by side); 0 for any other shape.
+std::size_t fused_projection_width(std::size_t rows, std::size_t cols) noexcept;
 
 }  // namespace attn

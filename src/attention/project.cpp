@@ -255,12 +255,25 @@ Tensor from_linear_weight(const TensorView& weight) {
     return transposed_rows(weight, 0, weight.shape[0]);
 }
 
+std::size_t fused_projection_width(std::size_t rows, std::size_t cols) noexcept {
+    return rows == 3 * cols ? cols : cols == 3 * rows ? rows : 0;
+}
+
 InProjection split_in_projection(const TensorView& in_proj_weight, const TensorView* in_proj_bias) {
     const TensorView& w = in_proj_weight;
-    if (w.rank() != 2 || w.shape[0] != 3 * w.shape[1])
-        throw InputError("in_proj_weight is " + dims(w) + ": expected 3E×E (the q, k and v blocks stacked)");
-    const std::size_t E = w.shape[1];
-    InProjection p{transposed_rows(w, 0, E), transposed_rows(w, E, E), transposed_rows(w, 2 * E, E), {}, {}, {}};
+    const std::size_t E = w.rank() == 2 ? fused_projection_width(w.shape[0], w.shape[1]) : 0;
+    if (E == 0)
+        throw InputError("in_proj_weight is " + dims(w) +
+                         ": expected 3E×E (the q, k and v blocks stacked, nn.Linear layout) or E×3E (side by side, x·W layout)");
+    const bool linear = w.shape[0] == 3 * E;
+    // Conv1D: columns [kE, (k+1)E) are already in×out.
+    const auto columns = [&](std::size_t c0) {
+        Tensor t(Shape{E, E});
+        for (std::size_t r = 0; r < E; ++r) std::memcpy(t.data() + r * t.row_stride(), w.data + r * w.strides[0] + c0, E * sizeof(float));
+        return t;
+    };
+    InProjection p = linear ? InProjection{transposed_rows(w, 0, E), transposed_rows(w, E, E), transposed_rows(w, 2 * E, E), {}, {}, {}}
+                            : InProjection{columns(0), columns(E), columns(2 * E), {}, {}, {}};
     if (in_proj_bias) {
         const float* b = bias_row(in_proj_bias, 3 * E, "in_proj_weight");
         Tensor* parts[3] = {&p.bq, &p.bk, &p.bv};

@@ -14,9 +14,15 @@
 namespace attn::cli {
 
 int cmd_ls(int argc, char** argv) {
-    cxxopts::Options options("attn ls", "List the tensors of a model file (.npz or .safetensors): name, dtype, shape.\n"
-                                        "Read one of them anywhere a FILE is expected as FILE.npz:NAME or "
-                                        "FILE.safetensors:NAME.");
+    cxxopts::Options options("attn ls", "List the tensors of a model file (.npz, .safetensors, or a torch.save "
+                                        "checkpoint .bin/.pt/.pth): name, dtype, shape.\n"
+                                        "Read one of them anywhere a FILE is expected as FILE.npz:NAME, "
+                                        "FILE.safetensors:NAME or FILE.pt:NAME.\n"
+                                        "torch.save files (the zip format of torch >= 1.6) are read by a restricted "
+                                        "unpickler that knows only what a state_dict of tensors uses and refuses any "
+                                        "other pickle opcode or global by name: nothing in the file is ever run. A "
+                                        "nested dict's tensors are named OUTER.INNER; any strides and storage offset "
+                                        "are read as torch reads them.");
     options.custom_help("FILE");
     options.positional_help("");
     options.add_options()("file", "Model file", cxxopts::value<std::string>(), "FILE");

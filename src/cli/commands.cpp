@@ -125,7 +125,7 @@ std::vector<Command> make_table() {
           arch_choice},
          {"attn bench --op matmul --sizes 64,128 --repeat 3",
           "attn bench --op attention --sizes 256 --d 64 --causal --repeat 3 --format json"}},
-        {"ls", cmd_ls, "list the tensors of a model file (.npz, .safetensors): name, dtype, shape",
+        {"ls", cmd_ls, "list the tensors of a model file (.npz, .safetensors, torch.save .bin/.pt): name, dtype, shape",
          {"FILE"},
          {""},
          {"file"},

@@ -7,6 +7,7 @@
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
+#include "attn/model_file.hpp"
 #include "attn/multihead.hpp"
 #include "attn/positions.hpp"
 #include "runtime/did_you_mean.hpp"
@@ -54,6 +55,13 @@ public:
         if (w.rank() == 1)
             throw InputError(flag_of(opt) + " is a vector of " + plural(w.cols(), "entry") +
                              ": a projection is a matrix (in×out, or out×in with --linear-layout)");
+        // A square weight fits both layouts, so its shape cannot catch a missing --linear-layout.
+        // A warning, not a guess: GPT-2's Conv1D weights come from PyTorch files in x·W layout.
+        if (!linear && w.rank() == 2 && w.rows() == w.cols() && io::is_pytorch_weight(value(opt)))
+            std::fprintf(stderr,
+                         "attn: warning: %s %s is a square weight from a PyTorch file, read as in×out (x·W); "
+                         "nn.Linear stores out×in: give --linear-layout unless it is a Conv1D weight (GPT-2)\n",
+                         flag_of(opt).c_str(), value(opt).c_str());
         return linear && w.rank() ? from_linear_weight(w.view()) : std::move(w);
     }
     // A bias: a vector or a single row.
@@ -230,15 +238,17 @@ void read_embeddings(Reader& in, AttendInputs& a) {
     if (r.given("in-proj")) {
         const Tensor w = in.tensor("in-proj", 2);
         const Tensor b = in.tensor("in-proj-bias", 2);
-        if (w.rank() != 2 || w.rows() != 3 * w.cols())
+        const std::size_t E = w.rank() == 2 ? fused_projection_width(w.rows(), w.cols()) : 0;
+        if (E == 0)
             throw InputError("--in-proj is " + w.shape().dims_text() +
-                             ": nn.MultiheadAttention's in_proj_weight is 3E×E ([W_q; W_k; W_v])");
-        if (w.cols() != D || D_kv != D)
-            throw InputError("--in-proj is " + w.shape().dims_text() + " (E=" + std::to_string(w.cols()) + ") but -x has D=" +
+                             ": nn.MultiheadAttention's in_proj_weight is 3E×E ([W_q; W_k; W_v]), GPT-2's c_attn.weight "
+                             "E×3E ([W_q | W_k | W_v])");
+        if (E != D || D_kv != D)
+            throw InputError("--in-proj is " + w.shape().dims_text() + " (E=" + std::to_string(E) + ") but -x has D=" +
                              std::to_string(D) + (a.kv.rank() ? " and --kv has D=" + std::to_string(D_kv) : std::string()));
-        if (b.rank() && b.shape().numel() != w.rows())
-            throw InputError("--in-proj-bias has " + plural(b.shape().numel(), "entry") + " but --in-proj has " +
-                             plural(w.rows(), "row"));
+        if (b.rank() && b.shape().numel() != 3 * E)
+            throw InputError("--in-proj-bias has " + plural(b.shape().numel(), "entry") + " but --in-proj has 3E = " +
+                             std::to_string(3 * E) + " outputs");
         const TensorView bias_view = b.view();
         InProjection p = split_in_projection(w.view(), b.rank() ? &bias_view : nullptr);
         a.wq = std::move(p.wq), a.wk = std::move(p.wk), a.wv = std::move(p.wv);

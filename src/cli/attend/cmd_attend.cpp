@@ -51,10 +51,13 @@ void declare_options(cxxopts::Options& options) {
                "-q/-k/-v (their H heads, dimension -3, side by side)",
          cxxopts::value<std::string>(), "FILE")
         ("bo", "Bias of the output: D_out entries", cxxopts::value<std::string>(), "FILE")
-        ("linear-layout", "Read --wq/--wk/--wv/--wo as nn.Linear.weight (out×in), as in a PyTorch state_dict")
-        ("in-proj", "nn.MultiheadAttention's in_proj_weight (3E×E, [W_q; W_k; W_v] in nn.Linear layout); "
+        ("linear-layout", "Read --wq/--wk/--wv/--wo as nn.Linear.weight (out×in), as in a PyTorch state_dict. "
+                          "Without it, a square weight from a PyTorch file (.bin/.pt/.pth, or *.weight of a "
+                          "safetensors file with format pt) is read as in×out with a warning on stderr")
+        ("in-proj", "nn.MultiheadAttention's in_proj_weight (3E×E, [W_q; W_k; W_v] in nn.Linear layout) or GPT-2's "
+                    "c_attn.weight (E×3E, [W_q | W_k | W_v] in x·W layout), told apart by shape; "
                     "replaces --wq/--wk/--wv", cxxopts::value<std::string>(), "FILE")
-        ("in-proj-bias", "nn.MultiheadAttention's in_proj_bias (3E entries)", cxxopts::value<std::string>(), "FILE")
+        ("in-proj-bias", "Its bias: in_proj_bias or c_attn.bias (3E entries)", cxxopts::value<std::string>(), "FILE")
         ("out-proj", "nn.MultiheadAttention's out_proj.weight (E×E, nn.Linear layout); replaces --wo",
          cxxopts::value<std::string>(), "FILE")
         ("out-proj-bias", "nn.MultiheadAttention's out_proj.bias (E entries)", cxxopts::value<std::string>(), "FILE")

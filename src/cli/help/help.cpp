@@ -212,8 +212,8 @@ std::string top_level_help(std::size_t width) {
     }
     out += "\n" +
            wrap("Inputs are text (rows of numbers; also pasted tensor([[...]]) / array([[...]])) or .npy, "
-                "recognised by content; '-' reads standard input. A tensor of a model file is FILE.npz:NAME or "
-                "FILE.safetensors:NAME (see attn ls); one result of several in attn's own json, csv or tsv "
+                "recognised by content; '-' reads standard input. A tensor of a model file is FILE.npz:NAME, "
+                "FILE.safetensors:NAME or FILE.pt:NAME (torch.save; also .bin, .pth) (see attn ls); one result of several in attn's own json, csv or tsv "
                 "output is FILE.json:NAME, FILE.csv:NAME or FILE.tsv:NAME.\n"
                 "Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 bad input.\n"
                 "Limits: an input file or stream of at most 2 GiB; matrices of at most 2 dimensions in, 32 "

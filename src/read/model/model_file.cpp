@@ -1,9 +1,11 @@
-// Model paths ("FILE.npz:NAME", "FILE.safetensors:NAME"): splitting the path, mapping the
+// Model paths ("FILE.npz:NAME", "FILE.safetensors:NAME", "FILE.pt:NAME"): splitting the path, mapping the
 // file, and handing the bytes to the format's reader. Files are mapped, not read, so only
 // the pages of the tensor asked for are touched, however large the checkpoint.
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <string>
+#include <utility>
 
 #include "attn/error.hpp"
 #include "attn/model_file.hpp"
@@ -13,28 +15,50 @@ namespace attn::io {
 
 namespace {
 
-constexpr std::string_view npz_ext = ".npz", safetensors_ext = ".safetensors";
+enum class ModelFormat { npz, safetensors, torch };
+
+constexpr std::pair<std::string_view, ModelFormat> extensions[] = {
+    {".npz", ModelFormat::npz}, {".safetensors", ModelFormat::safetensors}, {".bin", ModelFormat::torch}, {".pt", ModelFormat::torch}, {".pth", ModelFormat::torch}};
 
 struct ModelPath {
     std::string file, name;  // name "" = the file's only tensor
-    bool npz = false;
+    ModelFormat format = ModelFormat::npz;
 };
 
-// The first ".npz" or ".safetensors" that ends the path or is followed by ':'.
+// The first model extension that ends the path or is followed by ':'.
 bool split(std::string_view path, ModelPath* out) {
     for (std::size_t at = 0; at < path.size(); ++at)
-        for (std::string_view ext : {npz_ext, safetensors_ext}) {
+        for (const auto& [ext, format] : extensions) {
             if (path.substr(at, ext.size()) != ext) continue;
             const std::size_t end = at + ext.size();
             if (end != path.size() && path[end] != ':') continue;
             if (out) {
                 out->file = std::string(path.substr(0, end));
                 out->name = end == path.size() ? "" : std::string(path.substr(end + 1));
-                out->npz = ext == npz_ext;
+                out->format = format;
             }
             return true;
         }
     return false;
+}
+
+// A legacy torch.save file (torch < 1.6, or _use_new_zipfile_serialization=False) is a
+// bare pickle stream: PROTO 2 then LONG1 of torch's magic number.
+bool is_legacy_torch(std::string_view b) { return b.substr(0, 3) == "\x80\x02\x8a"; }
+
+[[noreturn]] void legacy_torch(const std::string& file) {
+    throw InputError(file + ": a legacy torch.save file (not the zip format of torch >= 1.6): not supported; "
+                     "re-save it with torch.save(state_dict, PATH) from torch >= 1.6, or as safetensors");
+}
+
+std::vector<TensorInfo> torch_file_list(std::string_view b, const std::string& file) {
+    if (is_legacy_torch(b)) legacy_torch(file);
+    return torch_list(b, file);
+}
+
+Tensor torch_file_tensor(std::string_view b, const std::string& name, const std::string& file, Finite finite, std::size_t max_dims) {
+    if (is_legacy_torch(b)) legacy_torch(file);
+    return torch_tensor(b, name, file, finite, max_dims);
 }
 
 }  // namespace
@@ -44,29 +68,64 @@ bool is_model_path(std::string_view path) {
     if (!split(path, &mp)) return false;
     // 'a.npz:b.txt' that exists is that file (there is no escape for ':' in a model path).
     struct stat st {};
-    return mp.file.size() == path.size() || ::stat(std::string(path).c_str(), &st) != 0;
+    if (mp.file.size() != path.size()) return ::stat(std::string(path).c_str(), &st) != 0;
+    // ".bin" names many things: a bare X.bin (.pt, .pth) is a checkpoint only when it starts
+    // like one (a zip, or a legacy torch pickle); otherwise it is read by content as before.
+    if (mp.format != ModelFormat::torch) return true;
+    char head[4] = {};
+    if (std::FILE* f = std::fopen(mp.file.c_str(), "rb")) {
+        const std::size_t n = std::fread(head, 1, sizeof head, f);
+        std::fclose(f);
+        const std::string_view h(head, n);
+        return h == "PK\x03\x04" || is_legacy_torch(h);
+    }
+    return true;  // missing or unreadable: reported by the model reader, naming the file
 }
 
 Tensor read_model_tensor(const std::string& path, Finite finite, std::size_t max_dims) {
     ModelPath mp;
-    if (!split(path, &mp)) throw UsageError(path + ": not a model path (FILE.npz:NAME or FILE.safetensors:NAME)");
+    if (!split(path, &mp)) throw UsageError(path + ": not a model path (FILE.npz:NAME, FILE.safetensors:NAME or FILE.pt:NAME)");
     if (mp.name.empty() && path.size() > mp.file.size())
         throw UsageError(path + ": the tensor name after ':' is empty (attn ls " + mp.file + " lists them)");
     const detail::MappedFile f(mp.file);
-    return mp.npz ? npz_tensor(f.bytes(), mp.name, mp.file, finite, max_dims)
-                   : safetensors_tensor(f.bytes(), mp.name, mp.file, finite, max_dims);
+    switch (mp.format) {
+        case ModelFormat::npz: return npz_tensor(f.bytes(), mp.name, mp.file, finite, max_dims);
+        case ModelFormat::safetensors: return safetensors_tensor(f.bytes(), mp.name, mp.file, finite, max_dims);
+        case ModelFormat::torch: break;
+    }
+    return torch_file_tensor(f.bytes(), mp.name, mp.file, finite, max_dims);
+}
+
+bool is_pytorch_weight(const std::string& path) {
+    ModelPath mp;
+    if (!split(path, &mp) || !is_model_path(path)) return false;
+    if (mp.format == ModelFormat::torch) return true;
+    if (mp.format != ModelFormat::safetensors || !mp.name.ends_with(".weight")) return false;
+    try {
+        const detail::MappedFile f(mp.file);
+        return safetensors_metadata(f.bytes(), "format", mp.file) == "pt";
+    } catch (const Error&) {
+        return false;  // the tensor's own reading reports the file's faults
+    }
 }
 
 std::vector<TensorInfo> list_model_tensors(const std::string& file) {
     const detail::MappedFile f(file);
     const std::string_view b = f.bytes();
     // The extension names the format (a damaged .npz is reported as one); other names by content.
-    const std::string_view name = file;
-    if (name.ends_with(npz_ext)) return npz_list(b, file);
-    if (name.ends_with(safetensors_ext)) return safetensors_list(b, file);
-    if (b.substr(0, 2) == "PK") return npz_list(b, file);
+    ModelPath mp;
+    if (split(file, &mp) && mp.file.size() == file.size()) {
+        if (mp.format == ModelFormat::npz) return npz_list(b, file);
+        if (mp.format == ModelFormat::safetensors) return safetensors_list(b, file);
+        return torch_file_list(b, file);
+    }
+    if (b.substr(0, 2) == "PK") return is_torch_checkpoint(b) ? torch_list(b, file) : npz_list(b, file);
     if (b.substr(0, 6) == "\x93NUMPY")
-        throw InputError(file + ": an .npy file holds one array, read as it is; ls lists .npz and .safetensors files");
+        throw InputError(file + ": an .npy file holds one array, read as it is; ls lists .npz, .safetensors and torch.save files");
+    if (is_legacy_torch(b)) legacy_torch(file);
+    // A safetensors header: a little-endian length, then '{'.
+    if (b.size() < 9 || b[8] != '{')
+        throw InputError(file + ": not a model file (attn ls lists .npz, .safetensors and torch.save .bin/.pt/.pth files)");
     return safetensors_list(b, file);
 }
 

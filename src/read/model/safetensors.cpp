@@ -13,8 +13,8 @@
 
 #include "attn/error.hpp"
 #include "attn/model_file.hpp"
-#include "kernels/float16.hpp"
 #include "read/header_cursor.hpp"
+#include "read/model/elements.hpp"
 #include "runtime/utf8.hpp"
 
 namespace attn::io {
@@ -60,7 +60,7 @@ public:
                 expect(':');
                 skip();
                 if (!names.insert(name).second) fail("tensor '" + detail::printable(name, 60) + "' appears twice in the header");
-                if (name == "__metadata__") metadata();
+                if (name == "__metadata__") parse_metadata();
                 else entries.push_back(entry(name));
                 skip();
                 if (peek() == ',') {
@@ -75,6 +75,7 @@ public:
         return entries;
     }
 
+    std::map<std::string, std::string> metadata;
 
 private:
     std::string string() {
@@ -175,17 +176,17 @@ private:
         }
     }
 
-    void metadata() {
+    void parse_metadata() {
         expect('{');
         skip();
         if (peek() == '}') return void(++i_);
         for (;;) {
             skip();
-            string();
+            std::string key = string();
             skip();
             expect(':');
             skip();
-            string();  // the format allows only text values
+            metadata[std::move(key)] = string();  // the format allows only text values
             skip();
             if (peek() == ',') {
                 ++i_;
@@ -248,16 +249,17 @@ private:
     }
 };
 
-std::vector<Entry> parse_header(std::string_view bytes, const std::string& source, std::string_view* data) {
+std::vector<Entry> parse_header(std::string_view bytes, const std::string& source, std::string_view* data,
+                                std::map<std::string, std::string>* metadata = nullptr) {
     auto fail = [&](const std::string& m) -> void { throw InputError(source + ": " + m); };
-    if (bytes.size() < 8) fail("not a safetensors file (shorter than its 8-byte header length)");
+    if (bytes.size() < 8) fail("not a model file (no safetensors header: shorter than its 8-byte header length)");
     std::uint64_t n = 0;
     for (int k = 0; k < 8; ++k) n |= std::uint64_t(static_cast<unsigned char>(bytes[std::size_t(k)])) << (8 * k);
     if (n > max_header_bytes)
-        fail("not a safetensors file (header length " + std::to_string(n) + " exceeds the limit of " +
+        fail("not a model file (no safetensors header: its header length " + std::to_string(n) + " exceeds the limit of " +
              std::to_string(max_header_bytes) + " bytes)");
     if (bytes.size() - 8 < n) fail("truncated safetensors header: it needs " + std::to_string(n) + " bytes, the file has " + std::to_string(bytes.size() - 8));
-    if (n < 2 || bytes[8] != '{') fail("not a safetensors file (the header is not a JSON object)");
+    if (n < 2 || bytes[8] != '{') fail("not a model file (no safetensors header: the header is not a JSON object)");
     // The header is UTF-8 text, as the reference reader requires before it parses the JSON.
     const std::string_view header = bytes.substr(8, n);
     for (std::size_t i = 0; i < header.size();) {
@@ -265,7 +267,9 @@ std::vector<Entry> parse_header(std::string_view bytes, const std::string& sourc
         if (len == 0) fail("malformed header: not valid UTF-8 at byte " + std::to_string(8 + i));
         i += len;
     }
-    std::vector<Entry> entries = HeaderParser(bytes.substr(8, n), source).parse();
+    HeaderParser parser(bytes.substr(8, n), source);
+    std::vector<Entry> entries = parser.parse();
+    if (metadata) *metadata = std::move(parser.metadata);
     *data = bytes.substr(8 + n);
     // Offsets inside the data, no two tensors sharing bytes, and no byte of the data unused
     // (the format forbids holes: a hole is a damaged or doctored file).
@@ -312,6 +316,14 @@ std::string unreadable(const TensorInfo& t) {
     return "";
 }
 
+std::string safetensors_metadata(std::string_view bytes, const std::string& key, const std::string& source) {
+    std::string_view data;
+    std::map<std::string, std::string> metadata;
+    parse_header(bytes, source, &data, &metadata);
+    const auto it = metadata.find(key);
+    return it == metadata.end() ? "" : it->second;
+}
+
 std::vector<TensorInfo> safetensors_list(std::string_view bytes, const std::string& source) {
     std::string_view data;
     std::vector<TensorInfo> out;
@@ -347,30 +359,10 @@ Tensor safetensors_tensor(std::string_view bytes, const std::string& name, const
     Tensor t(shape);
     const auto* p = reinterpret_cast<const unsigned char*>(data.data()) + found->begin;
     const std::size_t rows = t.rows(), cols = t.cols(), n = shape.numel();
+    const detail::FloatKind kind = dtype == "F32" ? detail::FloatKind::f32 : dtype == "F16" ? detail::FloatKind::f16 : detail::FloatKind::bf16;
     for (std::size_t k = 0; k < n; ++k) {
-        const unsigned char* b = p + k * found->dtype_size;
-        float v;
-        if (dtype == "F32") {
-            std::uint32_t bits = std::uint32_t(b[0]) | std::uint32_t(b[1]) << 8 | std::uint32_t(b[2]) << 16 | std::uint32_t(b[3]) << 24;
-            std::memcpy(&v, &bits, 4);
-        } else {
-            const std::uint16_t bits = std::uint16_t(b[0] | b[1] << 8);
-            v = dtype == "F16" ? kernels::half_to_float(bits) : kernels::bfloat16_to_float(bits);
-        }
-        if (!finite_allows(finite, v)) {
-            std::string at;
-            if (shape.rank() <= 2) {
-                at = "row " + std::to_string(k / cols % rows + 1) + ", column " + std::to_string(k % cols + 1);
-            } else {
-                std::vector<std::size_t> idx(shape.rank());
-                for (std::size_t d = shape.rank(), r = k; d-- > 0;) idx[d] = r % shape[d], r /= shape[d];
-                at = "index (";
-                for (std::size_t d = 0; d < idx.size(); ++d) at += (d ? ", " : "") + std::to_string(idx[d]);
-                at += ")";
-            }
-            fail(at + ": non-finite value '" + (std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf") + "' is not allowed here" +
-                 (finite == Finite::allow_neg_inf ? " (only -inf is)" : ""));
-        }
+        const float v = detail::decode_float(p + k * found->dtype_size, kind);
+        detail::check_finite(finite, v, shape, k, where);
         t.slice_data(k / (rows * cols))[(k / cols % rows) * t.row_stride() + k % cols] = v;
     }
     return t;

@@ -36,7 +36,7 @@ std::vector<ZipMember> zip_members(std::string_view a, const std::string& source
     auto fail = [&](const std::string& m) -> void { throw InputError(source + ": " + m); };
     if (a.size() < end_size || le(a, 0, 4) != sig_local) {
         if (a.size() >= end_size && le(a, 0, 4) == sig_end) fail("an empty .npz archive (no arrays)");
-        fail("not a .npz file (no zip signature)");
+        fail("not a model file (no zip signature: an .npz or torch.save file is a zip archive)");
     }
     // The end record sits at the very end, followed only by its comment (at most 64 KiB).
     std::size_t end = std::string_view::npos;

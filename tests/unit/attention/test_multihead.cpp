@@ -705,7 +705,17 @@ TEST_CASE("PyTorch layouts: nn.Linear weight and in_proj_weight / in_proj_bias s
     const Tensor t = attn::from_linear_weight(w.view());
     REQUIRE(t.shape() == Shape({2, 6}));
     CHECK(t.data()[t.row_stride() + 5] == 51.0f);
-    CHECK_THROWS_AS(attn::split_in_projection(t.view(), nullptr), attn::InputError);
+    // Its transpose, 2×6 = E×3E, is GPT-2's Conv1D c_attn ([W_q | W_k | W_v] in x·W layout):
+    // the same blocks, told apart by shape alone.
+    const attn::InProjection c = attn::split_in_projection(t.view(), &bv);
+    for (const auto& [got, want] : {std::pair{&c.wq, &p.wq}, {&c.wk, &p.wk}, {&c.wv, &p.wv}, {&c.bk, &p.bk}}) {
+        REQUIRE(got->shape() == want->shape());
+        for (std::size_t r = 0; r < got->rows(); ++r)
+            for (std::size_t k = 0; k < got->cols(); ++k)
+                CHECK(got->data()[r * got->row_stride() + k] == want->data()[r * want->row_stride() + k]);
+    }
+    CHECK_THROWS_AS(attn::split_in_projection(Tensor(Shape{4, 2}).view(), nullptr), attn::InputError);
+    CHECK_THROWS_AS(attn::split_in_projection(Tensor(Shape{2, 2}).view(), nullptr), attn::InputError);
 }
 
 TEST_CASE("batched attention: a zero row sum under sum normalisation names the first batch item and head") {

@@ -223,7 +223,7 @@ TEST_CASE("npz: damaged data, unsupported methods and encryption are named") {
     encrypted[cd + 8] = 1;
     CHECK(error_of([&] { attn::io::npz_tensor(encrypted, "floats", "t.npz"); }).find("is encrypted") != std::string::npos);
     CHECK(error_of([&] { attn::io::npz_tensor("not a zip at all, just text here", "x", "t.npz"); }) ==
-          "t.npz: not a .npz file (no zip signature)");
+          "t.npz: not a model file (no zip signature: an .npz or torch.save file is a zip archive)");
 }
 
 TEST_CASE("npz: listing reads each member's header alone; damage past it is found on reading") {
@@ -330,9 +330,9 @@ TEST_CASE("safetensors: malformed headers are input errors naming the problem") 
               .find("shape too large") != std::string::npos);
     CHECK(err(ok + "}", eight) == "m: malformed header: unexpected text after the JSON object");
     CHECK(err(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]})", eight).find("malformed header") != std::string::npos);
-    CHECK(err("[1]") == "m: not a safetensors file (the header is not a JSON object)");
+    CHECK(err("[1]") == "m: not a model file (no safetensors header: the header is not a JSON object)");
     CHECK(error_of([&] { attn::io::safetensors_tensor(std::string("\x01\x02", 2), "a", "m"); }) ==
-          "m: not a safetensors file (shorter than its 8-byte header length)");
+          "m: not a model file (no safetensors header: shorter than its 8-byte header length)");
     std::string huge(8, '\0');
     huge[4] = 1;  // 2^32 bytes of header
     CHECK(error_of([&] { attn::io::safetensors_tensor(huge + "{}", "a", "m"); }).find("exceeds the limit") != std::string::npos);

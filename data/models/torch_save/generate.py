@@ -1,0 +1,158 @@
+"""torch.save checkpoints for attn's restricted unpickler, and malicious ones it must refuse.
+
+Run from the repository root: /usr/bin/python3 data/models/torch_save/generate.py
+(torch 1.13, numpy 1.24; see PROVENANCE). Writes into this script's folder:
+  state_dict.pt      an OrderedDict of f32/f16/bf16/int64 tensors, views sharing a storage
+                     (a transpose, a strided slice with an offset, an expand with stride 0), a
+                     0-d scalar, an nn.Parameter, and a nested dict {"meta": {"epoch": 3, "sub": {"w": ...}}}
+  expected.npz       numpy's float32 copy of every readable tensor of state_dict.pt, same names
+                     (the nested one as "meta.sub.w")
+  mha/pytorch_model.bin  an nn.MultiheadAttention(E=8, H=2) state_dict, plus the same weights
+                     as separate nn.Linear weights q.weight/k.weight/v.weight (+ .bias) and as
+                     GPT-2's Conv1D c_attn.weight (E x 3E, x.W) / c_attn.bias
+  mha/model.safetensors  q.weight, k.weight, v.weight with __metadata__ {"format": "pt"}
+  mha/x.npy, mha/output.npy  the input (T=5, E=8) and torch's MHA output for it
+  legacy.pt          the same state_dict with _use_new_zipfile_serialization=False
+  malicious/*.pt     torch-zip archives whose data.pkl must be refused (see MALICIOUS)
+"""
+import collections
+import io
+import os
+import pickle
+import struct
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+torch.manual_seed(24)
+torch.set_num_threads(1)
+
+
+def state_dict():
+    sd = collections.OrderedDict()
+    sd["f32"] = torch.randn(3, 5)
+    sd["f16"] = torch.randn(2, 3).half()
+    sd["bf16"] = torch.randn(4, 2).bfloat16()
+    sd["ids"] = torch.arange(5, dtype=torch.int64) * 7
+    base = torch.arange(24, dtype=torch.float32).reshape(4, 6) / 8
+    sd["base"] = base
+    sd["base_t"] = base.t()                 # stride (1, 6), shares base's storage
+    sd["slice"] = base[1:3, 1:6:2]          # offset 7, stride (6, 2)
+    sd["expand"] = torch.tensor([1.5, -2.0, 0.25]).expand(2, 3)  # stride (0, 1)
+    sd["scalar"] = torch.tensor(2.5)        # 0-d
+    sd["param"] = torch.nn.Parameter(torch.randn(2, 2, 3))
+    sd["meta"] = {"epoch": 3, "sub": {"w": torch.randn(2, 2)}}
+    return sd
+
+
+def expected(sd, prefix=""):
+    out = {}
+    for k, v in sd.items():
+        if isinstance(v, dict):
+            out.update(expected(v, prefix + k + "."))
+        elif isinstance(v, torch.Tensor) and v.is_floating_point() and v.dim() > 0:
+            out[prefix + k] = v.detach().float().numpy().astype("<f4")
+    return out
+
+
+def write_safetensors(path, tensors, metadata):
+    import json
+    header, data = {"__metadata__": metadata}, b""
+    for name, a in tensors.items():
+        b = np.ascontiguousarray(a, dtype="<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(a.shape), "data_offsets": [len(data), len(data) + len(b)]}
+        data += b
+    h = json.dumps(header, separators=(",", ":")).encode()
+    h += b" " * (-len(h) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + data)
+
+
+def mha_files():
+    os.makedirs(os.path.join(HERE, "mha"), exist_ok=True)
+    E, H, T = 8, 2, 5
+    mha = torch.nn.MultiheadAttention(E, H)
+    x = torch.randn(T, E)
+    with torch.no_grad():
+        y, _ = mha(x, x, x, need_weights=False)
+    sd = mha.state_dict()
+    w, b = sd["in_proj_weight"], sd["in_proj_bias"]
+    for i, n in enumerate("qkv"):
+        sd[n + ".weight"] = w[i * E:(i + 1) * E].clone()
+        sd[n + ".bias"] = b[i * E:(i + 1) * E].clone()
+    sd["c_attn.weight"] = w.t().contiguous()  # GPT-2's Conv1D: E x 3E, x.W
+    sd["c_attn.bias"] = b.clone()
+    torch.save(sd, os.path.join(HERE, "mha", "pytorch_model.bin"))
+    write_safetensors(os.path.join(HERE, "mha", "model.safetensors"),
+                      {n + ".weight": sd[n + ".weight"].numpy() for n in "qkv"}, {"format": "pt"})
+    np.save(os.path.join(HERE, "mha", "x.npy"), x.numpy().astype("<f4"))
+    np.save(os.path.join(HERE, "mha", "output.npy"), y.numpy().astype("<f4"))
+
+
+# ---- malicious data.pkl payloads (protocol 2 unless noted) ------------------------------------
+PWNED = "attn_pickle_pwned"  # the system() payload's file, relative to the reader's cwd
+CMD = ("touch " + PWNED).encode()
+CMD_UNICODE = b"X" + struct.pack("<I", len(CMD)) + CMD  # BINUNICODE
+MALICIOUS = {
+    # GLOBAL posix.system, then REDUCE: torch.load / pickle.load would run `touch attn_pickle_pwned`
+    "system": b"\x80\x02cposix\nsystem\nq\x00" + CMD_UNICODE + b"\x85R.",
+    # the same through protocol 4's STACK_GLOBAL
+    "stack_global": b"\x80\x04\x8c\x05posix\x8c\x06system\x93" + CMD_UNICODE + b"\x85R.",
+    # REDUCE of a global that is allowed as a value but is no known callable
+    "reduce_storage": b"\x80\x02ctorch\nFloatStorage\nK\x0a\x85R.",
+    # INST: a class call by name (protocol 0)
+    "inst": b"(" + CMD_UNICODE + b"iposix\nsystem\n.",
+    # an opcode no pickle protocol defines
+    "unknown_opcode": b"\x80\x02}\xff.",
+    # a real state_dict pickle cut in the middle (no STOP)
+    "truncated_pickle": None,
+    # a dict placed inside itself
+    "cycle": b"\x80\x02}q\x00X\x01\x00\x00\x00ah\x00s.",
+}
+
+
+def torch_zip(path, pkl, extra=()):
+    # A fixed date: a rerun writes the same bytes.
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
+        for name, data in [("data.pkl", pkl), *extra, ("version", b"3\n")]:
+            z.writestr(zipfile.ZipInfo("archive/" + name, date_time=(1980, 1, 1, 0, 0, 0)), data)
+
+
+def malicious_files():
+    d = os.path.join(HERE, "malicious")
+    os.makedirs(d, exist_ok=True)
+    good = io.BytesIO()
+    torch.save(collections.OrderedDict(w=torch.ones(2, 2)), good)
+    good_pkl = zipfile.ZipFile(io.BytesIO(good.getvalue())).read("archive/data.pkl")
+    MALICIOUS["truncated_pickle"] = good_pkl[: len(good_pkl) // 2]
+    for name, pkl in MALICIOUS.items():
+        torch_zip(os.path.join(d, name + ".pt"), pkl, [("data/0", b"\0" * 16)])
+    # a whole checkpoint cut in half: the zip directory is gone
+    with open(os.path.join(d, "truncated_zip.pt"), "wb") as f:
+        f.write(good.getvalue()[: len(good.getvalue()) // 2])
+    # The payloads are live: Python's own unpickler runs them (in a scratch folder).
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in ("system", "stack_global", "inst"):
+            subprocess.run([sys.executable, "-c", "import pickle,sys; pickle.loads(bytes.fromhex(sys.argv[1]))",
+                            MALICIOUS[name].hex()], cwd=tmp, check=False, capture_output=True)
+            assert os.path.exists(os.path.join(tmp, PWNED)), name + ": the payload did not run in Python"
+            os.remove(os.path.join(tmp, PWNED))
+
+
+def main():
+    sd = state_dict()
+    torch.save(sd, os.path.join(HERE, "state_dict.pt"))
+    torch.save(sd, os.path.join(HERE, "legacy.pt"), _use_new_zipfile_serialization=False)
+    np.savez(os.path.join(HERE, "expected.npz"), **expected(sd))
+    mha_files()
+    malicious_files()
+    print("torch", torch.__version__, "numpy", np.__version__)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+// Internal to the model readers: the element rules safetensors and torch checkpoints share
+// (little-endian float32/float16/bfloat16 elements, the finite check and its message).
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "attn/error.hpp"
+#include "attn/io.hpp"
+#include "attn/tensor.hpp"
+#include "kernels/float16.hpp"
+
+namespace attn::io::detail {
+
+enum class FloatKind { f32, f16, bf16 };
+
+inline float decode_float(const unsigned char* b, FloatKind kind) noexcept {
+    if (kind == FloatKind::f32) {
+        const std::uint32_t bits = std::uint32_t(b[0]) | std::uint32_t(b[1]) << 8 | std::uint32_t(b[2]) << 16 | std::uint32_t(b[3]) << 24;
+        float v;
+        std::memcpy(&v, &bits, 4);
+        return v;
+    }
+    const std::uint16_t bits = std::uint16_t(b[0] | b[1] << 8);
+    return kind == FloatKind::f16 ? kernels::half_to_float(bits) : kernels::bfloat16_to_float(bits);
+}
+
+// Element k (C order) of a tensor of `shape` as messages name it: "row R, column C" up to
+// 2-D, "index (i, j, k)" beyond (1-based rows and columns, 0-based indices, as before).
+inline std::string element_position(const Shape& shape, std::size_t k) {
+    const std::size_t rows = shape.back(2), cols = shape.back(1);
+    if (shape.rank() <= 2) return "row " + std::to_string(k / cols % rows + 1) + ", column " + std::to_string(k % cols + 1);
+    std::string at = "index (";
+    std::size_t idx[max_rank];
+    for (std::size_t d = shape.rank(), r = k; d-- > 0;) idx[d] = r % shape[d], r /= shape[d];
+    for (std::size_t d = 0; d < shape.rank(); ++d) at += (d ? ", " : "") + std::to_string(idx[d]);
+    return at + ")";
+}
+
+// InputError "WHERE: POSITION: non-finite value ..." unless `finite` allows v.
+inline void check_finite(Finite finite, float v, const Shape& shape, std::size_t k, const std::string& where) {
+    if (finite_allows(finite, v)) return;
+    throw InputError(where + ": " + element_position(shape, k) + ": non-finite value '" +
+                     (std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf") + "' is not allowed here" +
+                     (finite == Finite::allow_neg_inf ? " (only -inf is)" : ""));
+}
+
+}  // namespace attn::io::detail

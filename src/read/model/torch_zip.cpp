@@ -1,0 +1,185 @@
+// torch.save checkpoints in the zip format of torch >= 1.6 (pytorch_model.bin, .pt, .pth):
+// a zip whose members share one folder, PREFIX/data.pkl (the pickled object),
+// PREFIX/data/KEY (one member per storage, stored uncompressed), PREFIX/version and, from
+// torch 1.13 on, PREFIX/byteorder. data.pkl goes through the restricted unpickler; each
+// tensor is a strided view of a storage and is gathered straight from the mapped archive
+// into a float32 Tensor (no copy of the member in between).
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attn/error.hpp"
+#include "attn/model_file.hpp"
+#include "read/header_cursor.hpp"
+#include "read/model/elements.hpp"
+#include "read/model/pickle.hpp"
+#include "read/model/zip.hpp"
+#include "runtime/crc32.hpp"
+
+namespace attn::io {
+
+namespace {
+
+struct Checkpoint {
+    std::string prefix;  // "archive/"
+    std::vector<ZipMember> members;
+    std::vector<std::pair<std::string, pickle::TensorRef>> tensors;  // in file order
+};
+
+const ZipMember* member(const Checkpoint& c, const std::string& name) {
+    for (const ZipMember& m : c.members)
+        if (m.name == c.prefix + name) return &m;
+    return nullptr;
+}
+
+// The tensors of a state_dict: a dict of names to tensors; a nested dict's tensors are
+// named "OUTER.INNER" (a checkpoint {"model": state_dict, ...}); numbers, text, None and
+// booleans beside them (an epoch, a version) are skipped; anything else is refused.
+void collect(const pickle::Value& v, const std::string& name, Checkpoint& c, const std::string& source) {
+    using K = pickle::Node::Kind;
+    switch (v->kind) {
+        case K::tensor: c.tensors.emplace_back(name, v->tensor); return;
+        case K::dict:
+            for (const auto& [key, value] : v->entries) {
+                if (key->kind != K::text) throw InputError(source + ": a state_dict key that is not text");
+                collect(value, name.empty() ? key->text : name + "." + key->text, c, source);
+            }
+            return;
+        case K::none: case K::boolean: case K::integer: case K::real: case K::text: return;
+        default:
+            throw InputError(source + ": '" + detail::printable(name, 60) +
+                             "' is neither a tensor nor a dict of tensors (attn reads state_dicts)");
+    }
+}
+
+// Checks every tensor's view against its storage member before anything is read.
+void check_view(const Checkpoint& c, const std::string& name, const pickle::TensorRef& t, const std::string& source) {
+    const std::string where = source + ":" + name;
+    const ZipMember* m = member(c, "data/" + t.storage.key);
+    if (!m) throw InputError(where + ": its storage data/" + detail::printable(t.storage.key, 40) + " is missing from the archive");
+    std::uint64_t bytes = 0;
+    if (__builtin_mul_overflow(t.storage.numel, std::uint64_t(t.storage.item_size), &bytes) || bytes > m->size)
+        throw InputError(where + ": storage data/" + t.storage.key + " holds " + std::to_string(m->size) + " bytes, not " +
+                         std::to_string(t.storage.numel) + " " + t.storage.dtype + " elements");
+    if (t.shape.size() > max_rank) throw InputError(where + ": more than " + std::to_string(max_rank) + " dimensions");
+    // The last element a view reaches: offset + Σ (size−1)·stride, inside the storage.
+    std::uint64_t last = t.offset, count = 1;
+    for (std::size_t d = 0; d < t.shape.size(); ++d) {
+        std::uint64_t step = 0;
+        if (__builtin_mul_overflow(count, t.shape[d], &count) ||
+            (t.shape[d] && (__builtin_mul_overflow(t.shape[d] - 1, t.stride[d], &step) || __builtin_add_overflow(last, step, &last))))
+            throw InputError(where + ": size and stride overflow");
+    }
+    if (count != 0 && last >= t.storage.numel)
+        throw InputError(where + ": the view (offset " + std::to_string(t.offset) + ", strides) reaches element " +
+                         std::to_string(last) + " of a storage of " + std::to_string(t.storage.numel));
+}
+
+Checkpoint open(std::string_view bytes, const std::string& source) {
+    Checkpoint c;
+    c.members = zip_members(bytes, source);
+    for (const ZipMember& m : c.members)
+        if (m.name.ends_with("/data.pkl") && m.name.find('/') == m.name.size() - 9) c.prefix = m.name.substr(0, m.name.size() - 8);
+    if (c.prefix.empty()) throw InputError(source + ": a zip archive without data.pkl: not a torch.save checkpoint");
+    if (member(c, "constants.pkl") || member(c, "code/__torch__.py"))
+        throw InputError(source + ": a TorchScript archive (torch.jit.save): not supported; save its state_dict with torch.save");
+    if (const ZipMember* order = member(c, "byteorder"); order && zip_extract(bytes, *order, source) != "little")
+        throw InputError(source + ": a big-endian checkpoint (byteorder is not 'little'): not supported");
+    const std::string pkl = zip_extract(bytes, *member(c, "data.pkl"), source);
+    const pickle::Value root = pickle::unpickle(pkl, source + ": data.pkl");
+    if (root->kind != pickle::Node::Kind::dict)
+        throw InputError(source + ": data.pkl holds no dict of tensors (attn reads state_dicts)");
+    collect(root, "", c, source);
+    for (const auto& [name, t] : c.tensors) check_view(c, name, t, source);
+    return c;
+}
+
+TensorInfo info(const std::string& name, const pickle::TensorRef& t) {
+    TensorInfo i{name, t.storage.dtype, Shape(std::vector<std::size_t>(t.shape.begin(), t.shape.end())), true, {}};
+    const std::string& d = t.storage.dtype;
+    if (d != "float32" && d != "float16" && d != "bfloat16")
+        i.note = "dtype " + d + " is not supported (attn reads float32, float16 and bfloat16)";
+    else if (i.shape.rank() == 0) i.note = "0-d tensor (a single number): expected at least one dimension";
+    else if (i.shape.numel() == 0) i.note = "empty tensor: shape " + i.shape.text();
+    return i;
+}
+
+std::string names_text(const Checkpoint& c) {
+    std::vector<std::string> names;
+    for (const auto& t : c.tensors) names.push_back(t.first);
+    return printable_names(names, 60);
+}
+
+}  // namespace
+
+bool is_torch_checkpoint(std::string_view bytes) {
+    // Only the central directory is looked at: a zip with a FOLDER/data.pkl member.
+    try {
+        for (const ZipMember& m : zip_members(bytes, ""))
+            if (m.name.ends_with("/data.pkl")) return true;
+    } catch (const Error&) {
+    }
+    return false;
+}
+
+std::vector<TensorInfo> torch_list(std::string_view bytes, const std::string& source) {
+    const Checkpoint c = open(bytes, source);
+    std::vector<TensorInfo> out;
+    for (const auto& [name, t] : c.tensors) out.push_back(info(name, t));
+    return out;
+}
+
+Tensor torch_tensor(std::string_view bytes, const std::string& name, const std::string& source, Finite finite,
+                    std::size_t max_dims) {
+    const Checkpoint c = open(bytes, source);
+    if (c.tensors.empty()) throw InputError(source + ": the checkpoint holds no tensors");
+    const std::pair<std::string, pickle::TensorRef>* found = nullptr;
+    for (const auto& t : c.tensors)
+        if (t.first == name || (name.empty() && c.tensors.size() == 1)) found = &t;
+    if (!found && name.empty())
+        throw InputError(source + ": holds " + std::to_string(c.tensors.size()) + " tensors (" + names_text(c) +
+                         "): name one as " + source + ":NAME");
+    if (!found) throw InputError(source + ": no tensor '" + detail::printable(name, 60) + "' (it holds: " + names_text(c) + ")");
+    const std::string where = name.empty() ? source : source + ":" + name;
+    const pickle::TensorRef& ref = found->second;
+    const TensorInfo ti = info(found->first, ref);
+    if (!ti.note.empty()) throw InputError(where + ": " + ti.note);
+    const Shape& shape = ti.shape;
+    if (shape.rank() > max_dims)
+        throw InputError(where + ": shape " + shape.text() + " has " + std::to_string(shape.rank()) + " dimensions: at most " +
+                         std::to_string(max_dims) + " are supported here");
+
+    // The storage's bytes: in place when stored (torch writes storages uncompressed), CRC-checked.
+    const ZipMember& m = *member(c, "data/" + ref.storage.key);
+    std::string inflated;
+    std::string_view data = bytes.substr(std::size_t(m.data_offset), std::size_t(m.compressed_size));
+    if (m.method != 0) data = inflated = zip_extract(bytes, m, where);
+    else if (crc32(data) != m.crc) throw InputError(where + ": CRC mismatch: the archive is damaged");
+    const auto* p = reinterpret_cast<const unsigned char*>(data.data());
+    const detail::FloatKind kind = ti.dtype == "float32"   ? detail::FloatKind::f32
+                                   : ti.dtype == "float16" ? detail::FloatKind::f16
+                                                           : detail::FloatKind::bf16;
+
+    // Any strides (a transposed or sliced view, a broadcast stride 0): an odometer over the
+    // index, the storage element following it.
+    Tensor t(shape);
+    const std::size_t rank = shape.rank(), rows = t.rows(), cols = t.cols(), n = shape.numel();
+    std::vector<std::size_t> idx(rank, 0);
+    std::uint64_t at = ref.offset;
+    for (std::size_t k = 0; k < n; ++k) {
+        const float v = detail::decode_float(p + at * ref.storage.item_size, kind);
+        detail::check_finite(finite, v, shape, k, where);
+        t.slice_data(k / (rows * cols))[(k / cols % rows) * t.row_stride() + k % cols] = v;
+        for (std::size_t d = rank; d-- > 0;) {
+            if (++idx[d] < shape[d]) {
+                at += ref.stride[d];
+                break;
+            }
+            at -= (shape[d] - 1) * ref.stride[d];
+            idx[d] = 0;
+        }
+    }
+    return t;
+}
+
+}  // namespace attn::io

@@ -1,0 +1,103 @@
+# torch.save zip checkpoints (.pt, pytorch_model.bin) through the real binary: attn ls, the
+# tensors equal to numpy's copy, nn.MultiheadAttention's output equal to torch's from the
+# checkpoint's weights (in_proj, GPT-2's Conv1D c_attn, separate q/k/v), the layout warning,
+# and malicious pickles refused with exit 3 without running anything.
+# Fixtures: data/models/torch_save (generate.py, PROVENANCE).
+
+TS="$ROOT/data/models/torch_save"
+ALLCLOSE=$(dirname "$ATTN")/allclose
+
+# ---- attn ls ------------------------------------------------------------------------------
+run ls "$TS/state_dict.pt"; expect_code 0 "ls a torch.save checkpoint"
+expect_out_has "f16         float16   (2, 3)" "ls: a float16 tensor"
+expect_out_has "bf16        bfloat16  (4, 2)" "ls: a bfloat16 tensor"
+expect_out_has "base_t      float32   (6, 4)" "ls: a transposed view"
+expect_out_has "param       float32   (2, 2, 3)" "ls: an nn.Parameter"
+expect_out_has "meta.sub.w  float32   (2, 2)" "ls: a nested dict's tensor as OUTER.INNER"
+expect_out_has "ids         int64     (5,)       not readable: dtype int64 is not supported" "ls: int64 listed with a note"
+expect_out_has "scalar      float32   ()         not readable: 0-d tensor" "ls: a 0-d tensor listed with a note"
+if grep -q "epoch" "$T/out"; then fail "ls: the non-tensor 'epoch' listed"; else pass; fi
+run ls "$TS/mha/pytorch_model.bin"; expect_code 0 "ls pytorch_model.bin"
+expect_out_has "c_attn.weight    float32  (8, 24)" "ls: GPT-2-style c_attn"
+# by content too: a checkpoint under another name
+cp "$TS/state_dict.pt" "$T/checkpoint"
+run ls "$T/checkpoint"; expect_code 0 "ls a checkpoint recognised by content"
+expect_out_has "meta.sub.w" "ls by content lists the tensors"
+
+# ---- values: every readable tensor equals numpy's float32 copy, bit for bit ----------------
+for name in f32 f16 bf16 base base_t slice expand param meta.sub.w; do
+    run concat "$TS/state_dict.pt:$name" --format npy -o "$T/got.npy"; expect_code 0 "read state_dict.pt:$name"
+    run concat "$TS/expected.npz:$name" --format npy -o "$T/want.npy"
+    if cmp -s "$T/got.npy" "$T/want.npy"; then pass; else fail "state_dict.pt:$name differs from numpy's copy"; fi
+done
+run softmax "$TS/state_dict.pt:ids"; expect_code 3 "an int64 tensor is refused"
+expect_err_has "dtype int64 is not supported" "the int64 refusal names the dtype"
+run softmax "$TS/state_dict.pt:scalar"; expect_code 3 "a 0-d tensor is refused"
+run softmax "$TS/state_dict.pt:absent"; expect_code 3 "a missing tensor"
+expect_err_has "no tensor 'absent' (it holds: f32" "a missing name lists the names"
+run softmax "$TS/state_dict.pt"; expect_code 3 "a checkpoint of several tensors needs a name"
+expect_err_has "name one as" "the bare checkpoint asks for a name"
+
+# ---- nn.MultiheadAttention from the checkpoint = torch's output ---------------------------
+M="$TS/mha"; B="$M/pytorch_model.bin"
+out=(--out-proj "$B:out_proj.weight" --out-proj-bias "$B:out_proj.bias" --heads 2 --show output --format npy)
+close() {  # close FILE DESCRIPTION: FILE equals torch's output
+    if [ -x "$ALLCLOSE" ] && "$ALLCLOSE" "$1" "$M/output.npy" >/dev/null 2>&1; then pass; else fail "$2 differs from torch"; fi
+}
+run attend -x "$M/x.npy" --in-proj "$B:in_proj_weight" --in-proj-bias "$B:in_proj_bias" "${out[@]}" -o "$T/in_proj.npy"
+expect_code 0 "attend with in_proj_weight from pytorch_model.bin"; close "$T/in_proj.npy" "in_proj_weight"
+run attend -x "$M/x.npy" --in-proj "$B:c_attn.weight" --in-proj-bias "$B:c_attn.bias" "${out[@]}" -o "$T/c_attn.npy"
+expect_code 0 "--in-proj with GPT-2's E×3E c_attn"; close "$T/c_attn.npy" "c_attn (Conv1D layout)"
+if cmp -s "$T/in_proj.npy" "$T/c_attn.npy"; then pass; else fail "c_attn and in_proj_weight give different bits"; fi
+qkv=(--wq "$B:q.weight" --wk "$M/model.safetensors:k.weight" --wv "$B:v.weight" --bq "$B:q.bias" --bk "$B:k.bias" --bv "$B:v.bias")
+run attend -x "$M/x.npy" --linear-layout "${qkv[@]}" "${out[@]}" -o "$T/linear.npy"
+expect_code 0 "separate nn.Linear weights with --linear-layout"; close "$T/linear.npy" "q/k/v.weight with --linear-layout"
+if [ -s "$T/err" ]; then fail "--linear-layout given, yet stderr: $ERR"; else pass; fi
+# without --linear-layout: square PyTorch weights are read as in×out, with a warning for each
+run attend -x "$M/x.npy" "${qkv[@]}" "${out[@]}" -o "$T/nolinear.npy"
+expect_code 0 "square PyTorch weights without --linear-layout still run"
+expect_err_has "warning: --wq $B:q.weight is a square weight from a PyTorch file" "the .bin weight warns"
+expect_err_has "warning: --wk $M/model.safetensors:k.weight is a square weight" "the safetensors format=pt weight warns"
+# an npy weight says nothing about its origin: no warning
+run attend -x "$M/x.npy" --wq "$M/x.npy" --show queries
+if grep -q warning "$T/err"; then fail "a warning for a non-square .npy weight"; else pass; fi
+run attend -x "$M/x.npy" --in-proj "$B:q.weight" --heads 2
+expect_code 3 "--in-proj of a square weight"
+expect_err_has "3E×E ([W_q; W_k; W_v]), GPT-2's c_attn.weight E×3E" "--in-proj names both layouts"
+
+# ---- refused files: exit 3, a message, and nothing run -------------------------------------
+run ls "$TS/legacy.pt"; expect_code 3 "a legacy torch.save file"
+expect_err_has "a legacy torch.save file (not the zip format of torch >= 1.6): not supported" "legacy: the reason"
+run softmax "$TS/legacy.pt:f32"; expect_code 3 "reading from a legacy file"
+mkdir -p "$T/cwd"
+for case in "system:refused global 'posix.system'" "stack_global:refused global 'posix.system'" \
+            "reduce_storage:refused REDUCE of torch.FloatStorage" "inst:refused pickle opcode INST" \
+            "unknown_opcode:refused pickle opcode 0xff" "truncated_pickle:truncated pickle" \
+            "cycle:a container placed inside itself" "truncated_zip:truncated or damaged zip archive"; do
+    name=${case%%:*} message=${case#*:}
+    for args in "ls $TS/malicious/$name.pt" "softmax $TS/malicious/$name.pt:w"; do
+        # shellcheck disable=SC2086
+        (cd "$T/cwd" && "$ATTN" $args >"$T/out" 2>"$T/err" </dev/null); CODE=$? ERR=$(cat "$T/err")
+        expect_code 3 "$name ($args)"
+        expect_err_has "$message" "$name: the message"
+    done
+done
+if [ -e "$T/cwd/attn_pickle_pwned" ] || [ -e attn_pickle_pwned ]; then fail "a malicious pickle ran its payload"; else pass; fi
+
+# a bare .bin that is no checkpoint is read by content, as before; FILE.bin:NAME is a checkpoint
+printf '1 2\n3 4\n' > "$T/data.bin"
+run softmax "$T/data.bin"; expect_code 0 "a text file named .bin is read as text"
+run softmax "$T/data.bin:x"; expect_code 3 "data.bin:x asks for a checkpoint"
+expect_err_has "not a model file" "data.bin:x: not a model file"
+
+# ---- not a model file ------------------------------------------------------------------------
+printf 'hello, world\n' > "$T/notes.txt"
+run ls "$T/notes.txt"; expect_code 3 "ls of a text file"
+expect_err_has "not a model file" "a text file is not a model file"
+if grep -q "header length" "$T/err"; then fail "the text file's error speaks of a header length"; else pass; fi
+cp "$T/notes.txt" "$T/notes.pt"
+run ls "$T/notes.pt"; expect_code 3 "ls of a text file named .pt"
+expect_err_has "not a model file" "a .pt that is text is not a model file"
+cp "$T/notes.txt" "$T/notes.safetensors"
+run softmax "$T/notes.safetensors:a"; expect_code 3 "a text file named .safetensors"
+expect_err_has "not a model file" "a .safetensors that is text is not a model file"

@@ -1,0 +1,217 @@
+// The restricted unpickler (src/read/model/pickle.cpp), opcode by opcode, on pickles written
+// here byte by byte (the encodings of CPython's Lib/pickle.py), and the torch.save layer on
+// the fixtures of data/models/torch_save (generate.py).
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "attn/error.hpp"
+#include "attn/model_file.hpp"
+#include "read/model/pickle.hpp"
+
+using attn::InputError;
+using attn::io::pickle::Node;
+using attn::io::pickle::Value;
+using K = attn::io::pickle::Node::Kind;
+
+namespace {
+
+Value load(const std::string& b) { return attn::io::pickle::unpickle(b, "p"); }
+
+std::string error_of(const std::string& b) {
+    try {
+        load(b);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    REQUIRE(f.good());
+    return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// Pickle bytes written as text with {hh} for any byte (C's \x escapes would swallow the hex
+// letters after them).
+std::string x(const std::string& s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if (s[i] == '{' && i + 3 < s.size() && s[i + 3] == '}') out += char(std::stoi(s.substr(i + 1, 2), nullptr, 16)), i += 3;
+        else out += s[i];
+    return out;
+}
+// Protocol 2: PROTO 2, body, STOP.
+std::string p2(const std::string& body) { return x("{80}{02}" + body + "."); }
+
+}  // namespace
+
+TEST_CASE("pickle: integers, floats, text, None and booleans") {
+    CHECK(load(p2("K{07}"))->integer == 7);                                 // BININT1
+    CHECK(load(p2(x("M{34}{12}")))->integer == 0x1234);        // BININT2
+    CHECK(load(p2("J{fe}{ff}{ff}{ff}"))->integer == -2);                    // BININT, signed
+    CHECK(load(p2(x("{8a}{01}{ff}")))->integer == -1);         // LONG1, sign-extended
+    CHECK(load(p2(x("{8a}{02}{00}{80}")))->integer == -32768);
+    CHECK(load(p2(x("{8a}{00}")))->integer == 0);               // LONG1 of no bytes is 0
+    CHECK(load(p2(x("{8a}{08}{01}{00}{00}{00}{00}{00}{00}{01}")))->integer == 0x0100000000000001);
+    CHECK(error_of(p2(x("{8a}{09}") + std::string(9, '\1'))).find("beyond 64 bits") != std::string::npos);
+    CHECK(load(p2(x("G{3f}{f8}{00}{00}{00}{00}{00}{00}")))->real == 1.5);  // BINFLOAT, big-endian
+    CHECK(load(p2(x("X{02}{00}{00}{00}hi")))->text == "hi");            // BINUNICODE
+    CHECK(load(x("{80}{04}{8c}{02}hi."))->text == "hi");               // SHORT_BINUNICODE
+    CHECK(load(p2(x("{8d}{01}{00}{00}{00}{00}{00}{00}{00}a")))->text == "a");       // BINUNICODE8
+    CHECK(load(p2("U{01}z"))->text == "z");                                         // SHORT_BINSTRING
+    CHECK(load(p2("N"))->kind == K::none);
+    CHECK(load(p2("{88}"))->integer == 1);
+    CHECK(load(p2("{89}"))->kind == K::boolean);
+}
+
+TEST_CASE("pickle: tuples, lists, dicts, marks and the stack") {
+    const Value t = load(p2("K{01}K{02}K{03}{87}"));  // TUPLE3
+    REQUIRE(t->kind == K::tuple);
+    REQUIRE(t->items.size() == 3);
+    CHECK(t->items[2]->integer == 3);
+    CHECK(load(p2(")"))->items.empty());
+    CHECK(load(p2("K{01}{85}"))->items.size() == 1);
+    CHECK(load(p2("K{01}K{02}{86}"))->items.size() == 2);
+    CHECK(load(p2("(K{01}K{02}K{03}K{04}t"))->items.size() == 4);     // MARK ... TUPLE
+    CHECK(load(p2("]K{01}a(K{02}K{03}e"))->items.size() == 3);          // APPEND, APPENDS
+    CHECK(load(p2("(K{01}K{02}l"))->items.size() == 2);                 // LIST
+    const Value d = load(p2("}U{01}aK{01}sU{01}bK{02}s(U{01}cK{03}U{01}aK{09}u"));  // SETITEM(S)
+    REQUIRE(d->kind == K::dict);
+    REQUIRE(d->entries.size() == 3);  // 'a' set twice keeps its place, takes the last value
+    CHECK(d->entries[0].first->text == "a");
+    CHECK(d->entries[0].second->integer == 9);
+    CHECK(load(p2("(U{01}aK{01}d"))->entries.size() == 1);  // DICT
+    CHECK(load(p2("K{01}K{02}" "0"))->integer == 1);         // POP
+    CHECK(load(p2("K{01}(K{02}K{03}" "1"))->integer == 1);   // POP_MARK
+    CHECK(load(p2("K{05}" "2{86}"))->items[1]->integer == 5);  // DUP
+    CHECK(error_of(p2("t")).find("no MARK") != std::string::npos);
+    CHECK(error_of(p2("0K{01}")).find("empty stack") != std::string::npos);
+    CHECK(error_of(p2("(0")).find("empty stack") != std::string::npos);  // a MARK is a floor
+    CHECK(error_of(p2("K{01}K{02}")).find("left on the stack") != std::string::npos);
+    CHECK(error_of(p2("K{00}K{01}K{02}s")).find("not a dict") != std::string::npos);
+    CHECK(error_of(p2("}K{01}" "a")).find("not a list") != std::string::npos);
+}
+
+TEST_CASE("pickle: the memo, frames and protocol headers") {
+    CHECK(load(p2("K{07}q{03}" "0h{03}"))->integer == 7);                                         // BINPUT, BINGET
+    CHECK(load(p2(x("K{07}r{00}{01}{00}{00}" "0j{00}{01}{00}{00}")))->integer == 7);  // LONG_*
+    CHECK(load(x("{80}{04}K{07}{94}" "0h{00}."))->integer == 7);                     // MEMOIZE
+    CHECK(load(p2("K{07}p12\n0g12\n"))->integer == 7);                                            // PUT, GET
+    CHECK(load(x("{80}{04}{95}{02}{00}{00}{00}{00}{00}{00}{00}K{07}."))->integer == 7);         // FRAME
+    CHECK(error_of(p2("h{09}")).find("memo entry 9 was never stored") != std::string::npos);
+    // A value in the memo is shared: a dict filled after it was memoised is seen filled.
+    const Value d = load(p2("}q{00}U{01}aK{01}s" "0h{00}"));
+    CHECK(d->entries.size() == 1);
+}
+
+TEST_CASE("pickle: globals and calls are only the state_dict ones, modelled, never run") {
+    CHECK(load(p2("ccollections\nOrderedDict\n)R"))->kind == K::dict);
+    CHECK(load(p2("ctorch\nFloatStorage\n"))->text == "torch.FloatStorage");
+    for (const char* g : {"cposix\nsystem\n", "cbuiltins\neval\n", "c__builtin__\ngetattr\n", "ctorch\nload\n",
+                          "ctorch._utils\n_rebuild_qtensor\n", "ccollections\ndefaultdict\n"}) {
+        CAPTURE(g);
+        CHECK(error_of(p2(g)).find("refused global") != std::string::npos);
+    }
+    CHECK(error_of(x("{80}{04}{8c}{02}os{8c}{06}system{93}.")).find("refused global 'os.system'") !=
+          std::string::npos);  // STACK_GLOBAL
+    CHECK(error_of(p2("ctorch\nFloatStorage\nK{01}{85}R")).find("refused REDUCE of torch.FloatStorage") != std::string::npos);
+    CHECK(error_of(p2("U{01}aK{01}{85}R")).find("refused REDUCE of a value that is not a global") != std::string::npos);
+    CHECK(error_of(p2("ccollections\nOrderedDict\nK{01}R")).find("not a tuple") != std::string::npos);
+    CHECK(error_of(p2("ccollections\nOrderedDict\nK{01}{85}R")).find("with arguments") != std::string::npos);
+}
+
+TEST_CASE("pickle: refused opcodes are named") {
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"(iposix\nsystem\n", "INST (0x69)"}, {"(cposix\nsystem\no", "refused global"}, {"(o", "OBJ (0x6f)"},
+        {"){81}", "NEWOBJ (0x81)"},            {"{92}", "NEWOBJ_EX"},                {"P1\n", "PERSID (0x50)"},
+        {"{82}{01}", "EXT1"},                  {"I1\n", "INT (0x49)"},              {"{ff}", "0xff (unknown)"},
+        {"{8f}", "EMPTY_SET"},                 {"B{01}{00}{00}{00}a", "BINBYTES"}};
+    for (const auto& c : cases) {
+        CAPTURE(c.second);
+        CHECK(error_of(p2(c.first)).find(c.second) != std::string::npos);
+    }
+}
+
+TEST_CASE("pickle: storages and tensors") {
+    // ('storage', torch.HalfStorage, '0', 'cpu', 6) → BINPERSID
+    const std::string storage = "(U{07}storagectorch\nHalfStorage\nU{01}" "0U{03}" "cpuK{06}tQ";
+    const Value s = load(p2(storage));
+    REQUIRE(s->kind == K::storage);
+    CHECK(s->storage.dtype == "float16");
+    CHECK(s->storage.item_size == 2);
+    CHECK(s->storage.numel == 6);
+    // _rebuild_tensor_v2(storage, 1, (2, 2), (1, 2), False, OrderedDict())
+    const std::string tensor = "ctorch._utils\n_rebuild_tensor_v2\n(" + storage +
+                               "K{01}K{02}K{02}{86}K{01}K{02}{86}{89}" "ccollections\nOrderedDict\n)Rt R";
+    std::string t_body = tensor;
+    t_body.erase(t_body.find(' '), 1);
+    const Value t = load(p2(t_body));
+    REQUIRE(t->kind == K::tensor);
+    CHECK(t->tensor.offset == 1);
+    CHECK(t->tensor.shape == std::vector<std::uint64_t>{2, 2});
+    CHECK(t->tensor.stride == std::vector<std::uint64_t>{1, 2});
+    // _rebuild_parameter(tensor, True, OrderedDict()) is the tensor
+    CHECK(load(p2("ctorch._utils\n_rebuild_parameter\n(" + t_body + "{88}" "ccollections\nOrderedDict\n)RtR"))->kind == K::tensor);
+    CHECK(error_of(p2("(U{07}storageU{01}xU{01}" "0U{03}" "cpuK{06}tQ")).find("not a torch storage") != std::string::npos);
+    CHECK(error_of(p2("U{01}xQ")).find("refused persistent id") != std::string::npos);
+    // BUILD: a dict's attributes are dropped; anything else is refused
+    CHECK(load(p2("}}b"))->kind == K::dict);
+    CHECK(error_of(p2(t_body + "}b")).find("refused BUILD") != std::string::npos);
+}
+
+TEST_CASE("pickle: cycles and deep nesting are refused, not followed") {
+    CHECK(error_of(p2("}q{00}U{01}ah{00}s")).find("inside itself") != std::string::npos);
+    CHECK(error_of(p2("]q{00}h{00}" "a")).find("inside itself") != std::string::npos);
+    // a list placed in a tuple, then changed: the tuple would come to hold itself
+    CHECK(error_of(p2("]q{00}{85}q{01}h{00}h{01}" "a")).find("changed after it was placed") != std::string::npos);
+    std::string deep = ")";
+    for (int k = 0; k < 200; ++k) deep += "{85}";  // TUPLE1 of TUPLE1 of ...
+    CHECK(error_of(p2(deep)).find("nests deeper") != std::string::npos);
+}
+
+TEST_CASE("pickle: every prefix of a real data.pkl is an input error; every byte change is refused or harmless") {
+    // The smallest checkpoint of the fixtures: a pickle torch 1.13 wrote.
+    const std::string zip = slurp("data/models/torch_save/state_dict.pt");
+    const std::size_t at = zip.find(x("{80}{02}ccollections"));
+    REQUIRE(at != std::string::npos);
+    const std::size_t end = zip.find(".PK", at);
+    REQUIRE(end != std::string::npos);
+    const std::string pkl = zip.substr(at, end + 1 - at);
+    CHECK(load(pkl)->kind == K::dict);
+    for (std::size_t n = 0; n < pkl.size(); ++n) CHECK_THROWS_AS(load(pkl.substr(0, n)), InputError);
+    for (std::size_t i = 0; i < pkl.size(); ++i)
+        for (unsigned char x : {0x01, 0x80, 0xff}) {
+            std::string b = pkl;
+            b[i] = char(b[i] ^ x);
+            try {
+                load(b);
+            } catch (const InputError&) {
+            }
+        }
+}
+
+TEST_CASE("torch checkpoints: tensors read as numpy saved them; refusals") {
+    using attn::io::torch_tensor;
+    const std::string sd = slurp("data/models/torch_save/state_dict.pt");
+    const std::string want = slurp("data/models/torch_save/expected.npz");
+    for (const char* name : {"f32", "f16", "bf16", "base_t", "slice", "expand", "param", "meta.sub.w"}) {
+        CAPTURE(name);
+        const attn::Tensor got = torch_tensor(sd, name, "sd.pt"), ref = attn::io::npz_tensor(want, name, "e.npz");
+        REQUIRE(got.shape() == ref.shape());
+        for (std::size_t s = 0; s < got.slices(); ++s)
+            for (std::size_t r = 0; r < got.rows(); ++r)
+                CHECK(std::memcmp(got.slice_data(s) + r * got.row_stride(), ref.slice_data(s) + r * ref.row_stride(),
+                                  got.cols() * sizeof(float)) == 0);
+    }
+    CHECK(attn::io::torch_list(sd, "sd.pt").size() == 11);
+    CHECK(attn::io::is_torch_checkpoint(sd));
+    CHECK_FALSE(attn::io::is_torch_checkpoint(slurp("data/models/small.npz")));
+    // Every truncation of the archive is an input error.
+    for (std::size_t n = 0; n < sd.size(); n += 7) CHECK_THROWS_AS(attn::io::torch_list(sd.substr(0, n), "sd.pt"), InputError);
+}
