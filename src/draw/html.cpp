@@ -426,7 +426,7 @@ constexpr const char* script = R"js(
     [[L - 1, H - 1], [0, Math.min(1, H - 1)]].forEach(([l, h]) => {
       $('tab-model').click();
       modelDiv.querySelector('canvas.thumb[data-l="' + l + '"][data-h="' + h + '"]').click();
-      out.push('model ' + l + ' ' + h + ' -> layer ' + layerSel.value + ' heads ' +
+      out.push('model ' + l + ' ' + h + ' opens layer ' + layerSel.value + ' heads ' +
                S.on.map((x, j) => x ? j : -1).filter(j => j >= 0).join(',') + ' ' + ($('head-tab').hidden ? 'model' : 'head'));
     });
     $('selftest').textContent = out.join('\n');
