@@ -185,7 +185,7 @@ constexpr const char* script = R"js(
     t.addEventListener('dblclick', () => { S.on.fill(false); S.on[h] = true; S.cur = h; syncToggles(); drawAll(); });
     $('heads').appendChild(t); toggles.push(t);
   }
-  if (H < 2) $('heads-box').hidden = true;
+  if (H < 2) { $('heads-box').hidden = true; $('head-title').textContent = 'head view (hover a token)'; }
   function syncToggles() {
     toggles.forEach((t, h) => t.classList.toggle('on', S.on[h]));
     if (!S.on[S.cur]) { const f = S.on.indexOf(true); if (f >= 0) S.cur = f; }
@@ -600,7 +600,7 @@ std::string html_view(const TensorView& w, const HtmlViewOptions& o) {
             "<span id=\"heads-box\">heads <span id=\"heads\"></span></span>"
             "<label>hide lines below <input id=\"threshold\" type=\"range\" min=\"0\" max=\"255\" value=\"1\"> "
             "<span id=\"thr-text\"></span></label></div>\n";
-    page += "<div id=\"head-tab\"><div id=\"views\">\n<div class=\"panel\"><h2>head view (hover a token; click a "
+    page += "<div id=\"head-tab\"><div id=\"views\">\n<div class=\"panel\"><h2 id=\"head-title\">head view (hover a token; click a "
             "head above to show or hide it)</h2><canvas id=\"headview\"></canvas></div>\n"
             "<div class=\"panel\"><h2 id=\"matrix-title\">matrix view</h2><canvas id=\"matrix\"></canvas>"
             "<div id=\"colorbar\"><span id=\"bar-lo\"></span><canvas id=\"bar\" width=\"160\" height=\"12\"></canvas>"
