@@ -87,7 +87,24 @@ def weights_fixture():
                         f.write("%d %d %d %.9g\n" % (b * 3 + h, q, k, w[b, h, q, k]))
 
 
+def layers_fixture():
+    # (L, B, H, T, T) = (2, 1, 3, 6, 6): PyTorch's output_attentions stacked with torch.stack
+    # for one sentence, as `attn view` takes it.
+    rng = np.random.default_rng(11)
+    s = rng.standard_normal((2, 1, 3, 6, 6)) * 2
+    w = np.exp(s - s.max(-1, keepdims=True))
+    w = (w / w.sum(-1, keepdims=True)).astype(np.float32)
+    np.save("weights_l2b1h3.npy", w)
+    with open("weights_l2b1h3.txt", "w") as f:
+        for l in range(2):
+            for h in range(3):
+                for q in range(6):
+                    for k in range(6):
+                        f.write("%d %d %d %.9g\n" % (l * 3 + h, q, k, w[l, 0, h, q, k]))
+
+
 if __name__ == "__main__":
     npz_fixtures()
     safetensors_fixtures()
     weights_fixture()
+    layers_fixture()

@@ -20,23 +20,38 @@ struct HtmlViewOptions {
     // Cells the mask forbade in 2-D slice `slice` (C order over the leading dimensions);
     // empty = none.
     std::function<bool(std::size_t slice, std::size_t q, std::size_t k)> masked;
-    // A name per 2-D slice for the head selector; empty = "head h" / "batch b, head h".
+    // A name per 2-D slice (matrix view title, thumbnails); empty = "layer l, batch b, head h".
     std::vector<std::string> slice_names;
+    // The leading dimensions' names, some of layer, batch, head in that order; empty = by
+    // rank: (H, T, T), (B, H, T, T), (L, B, H, T, T). UsageError otherwise.
+    std::vector<std::string> dim_names;
+    // First token of sentence B (queries and keys) for the A/B filter; 0 = after the first
+    // "[SEP]" or "</s>" that has tokens after it, when query and key labels are equal.
+    std::size_t sentence_b = 0;
     // Set by html_view when it max-pools (what the page says about it).
     std::string pooled_text;
 };
 
-// weights: (Tq, Tk), (H, Tq, Tk) or (B, H, Tq, Tk). The page holds
-//  - a head view: query tokens on the left, key tokens on the right, one line per pair with
-//    opacity = weight (<line class="attn-line" data-q data-k data-w>); hovering a token shows
-//    only its lines; a selector picks the head;
-//  - a matrix view (one <rect class="cell"> per pair, viridis, the value on hover);
-//  - the shape, scale and masking.
-// Opening the page with "#selftest" writes every drawn line (head, query, key, opacity) into
-// <pre id="selftest">, for checks from the DOM. UsageError beyond 4 dims.
-// The page holds at most 2^22 weights: beyond, every head is max-pooled into blocks of
-// queries × keys (the largest unmasked weight of each block, as the SVG heatmap pools; a
-// block with none is drawn as masked), tokens become index ranges, and the page says so.
+// weights: (Tq, Tk) with up to three leading dimensions (layer, batch, head). One offline
+// page (a Content-Security-Policy forbids every fetch) with
+//  - a head view, as bertviz's: query tokens left, key tokens right, one line per pair on a
+//    canvas, opacity = the weight in 8 bits, each head in its own colour; a layer and a batch
+//    selector, head toggles (click: show or hide; double-click: that head alone), hover a
+//    token for its lines and its largest weights, a sentence A→B filter when there is a
+//    pair, lines below a threshold (a slider, default 1/255) not drawn;
+//  - a matrix view of the current head: viridis on one colour scale for the whole page
+//    (0 … its largest weight) with a colour bar, the value on hover;
+//  - a model view: an L×H grid of thumbnails; a click opens that head's head view.
+// The weights are stored as base64 8-bit codes of weight/max(1, largest), a bit mask of
+// masked (or NaN) cells, and the exact float32 values when the page holds at most 2^20.
+// "#selftest" in the address makes the page drive its own controls and write what it drew
+// into <pre id="selftest"> ("SLICE QUERY KEY OPACITY" per line, "cells SLICE N", "focus",
+// "toggles", "pair", "thumbs", "model" and "resources" lines; tests/browser/run.sh). The
+// time from navigation start to the end of the first frame goes into <span id="frame-ms">.
+// The page holds at most 2^22 weights (8-bit: under 8 MB): beyond, every head is max-pooled
+// into blocks of queries × keys (the largest unmasked weight of each block, as the SVG
+// heatmap pools; a block with none is drawn as masked), tokens become index ranges, and the
+// page says so. UsageError beyond 5 dims.
 std::string html_view(const TensorView& weights, const HtmlViewOptions& options);
 
 }  // namespace attn::viz

@@ -12,6 +12,7 @@ namespace attn::cli {
 
 int cmd_attend(int argc, char** argv);
 int cmd_softmax(int argc, char** argv);
+int cmd_view(int argc, char** argv);
 int cmd_matmul(int argc, char** argv);
 int cmd_example(int argc, char** argv);
 int cmd_random(int argc, char** argv);

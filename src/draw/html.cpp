@@ -1,8 +1,11 @@
 // The interactive HTML view of attention weights (include/attn/html_view.hpp). The weights
-// go into the page as JSON; a small script draws the head view and the matrix view from it.
+// go into the page as base64 8-bit opacity codes (and exact float32 values when small); a
+// script draws the head, matrix and model views from them on canvases.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 
@@ -22,6 +25,8 @@ using detail::Pooling;
 // A page holds every weight as text: beyond this a browser struggles with the lines, so the
 // heads are max-pooled to fit.
 constexpr std::size_t max_weights = std::size_t(1) << 22;
+// Exact float32 values (4 bytes a weight) join the 8-bit codes only up to here: 8 MB pages.
+constexpr std::size_t max_exact = std::size_t(1) << 20;
 
 // A JSON string that is also safe inside <script>: '<' is escaped so "</script>" cannot
 // close the element.
@@ -63,149 +68,368 @@ std::string labels_json(const std::vector<std::string>& labels, std::size_t n) {
     return out + "]";
 }
 
+
 std::string html_text(const std::string& s) { return xml_escape(s); }
+
+// RFC 4648 base64: 4 characters per 3 bytes, the compact form of the bytes in a page.
+std::string base64(const std::vector<unsigned char>& b) {
+    static constexpr char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    out.reserve((b.size() + 2) / 3 * 4);
+    for (std::size_t i = 0; i < b.size(); i += 3) {
+        const unsigned v = unsigned(b[i]) << 16 | (i + 1 < b.size() ? unsigned(b[i + 1]) << 8 : 0u) |
+                           (i + 2 < b.size() ? unsigned(b[i + 2]) : 0u);
+        out += digits[v >> 18 & 63];
+        out += digits[v >> 12 & 63];
+        out += i + 1 < b.size() ? digits[v >> 6 & 63] : '=';
+        out += i + 2 < b.size() ? digits[v & 63] : '=';
+    }
+    return out;
+}
 
 constexpr const char* style = R"css(
 body { font: 14px/1.4 system-ui, sans-serif; margin: 16px 24px; color: #222; background: #fff; }
 h1 { font-size: 18px; margin: 0 0 4px; }
 #info { color: #555; margin: 0 0 10px; }
-#controls { margin-bottom: 8px; }
+#controls { margin-bottom: 8px; display: flex; flex-wrap: wrap; gap: 6px 18px; align-items: center; }
+#heads { display: inline-flex; flex-wrap: wrap; gap: 3px; }
+.head-toggle { display: inline-block; min-width: 20px; padding: 1px 4px; text-align: center; color: #fff;
+  border-radius: 3px; cursor: pointer; font: 12px ui-monospace, monospace; user-select: none; opacity: 0.25; }
+.head-toggle.on { opacity: 1; }
+#tabs button { font: inherit; padding: 3px 12px; margin-right: 4px; border: 1px solid #aaa; background: #f4f4f4;
+  border-radius: 3px; cursor: pointer; }
+#tabs button.on { background: #1f6fb4; color: #fff; border-color: #1f6fb4; }
+#tabs { margin-bottom: 10px; }
 #views { display: flex; gap: 32px; align-items: flex-start; flex-wrap: wrap; }
-.panel h2 { font-size: 14px; margin: 0 0 4px; color: #444; font-weight: 600; }
-svg text { font: 13px system-ui, sans-serif; fill: #222; cursor: default; }
-svg text.tok:hover, svg text.tok.focus { fill: #c0392b; font-weight: 600; }
-line.attn-line { stroke: #1f6fb4; stroke-width: 2; }
-rect.cell:hover { stroke: #e74c3c; stroke-width: 2; }
+.panel h2 { font-size: 14px; margin: 0 0 4px; color: #444; font-weight: 600; white-space: nowrap; }
+#colorbar { display: flex; align-items: center; gap: 6px; margin-top: 6px; font: 12px ui-monospace, monospace; }
+#model { display: grid; gap: 4px; align-items: center; }
+#model .thumb { width: 64px; height: 64px; image-rendering: pixelated; cursor: pointer; border: 1px solid #ddd; }
+#model .thumb:hover { border-color: #c0392b; }
+#model .axis { font: 12px ui-monospace, monospace; color: #555; white-space: nowrap; }
 #readout { font: 13px ui-monospace, monospace; min-height: 1.4em; margin-top: 8px; color: #333; }
 #selftest { display: none; }
+[hidden] { display: none !important; }
 )css";
 
+// The page's script: decodes the 8-bit weights once, then draws the head view (lines on a
+// canvas, grouped by opacity so 100k lines are a few hundred strokes), the matrix view and,
+// when first opened, the model view.
 constexpr const char* script = R"js(
 (function () {
   'use strict';
   const D = JSON.parse(document.getElementById('attn-data').textContent);
-  const NS = 'http://www.w3.org/2000/svg';   // an XML namespace name, not a download
-  const tq = D.q.length, tk = D.k.length;
-  const sel = document.getElementById('head'), readout = document.getElementById('readout');
-  const head = document.getElementById('headview'), mat = document.getElementById('matrix');
+  const tq = D.q.length, tk = D.k.length, cells = tq * tk;
+  function bytes(b64) { const s = atob(b64), a = new Uint8Array(s.length); for (let i = 0; i < s.length; i++) a[i] = s.charCodeAt(i); return a; }
+  const C = bytes(D.codes), MB = D.mask === null ? null : bytes(D.mask);
+  const E = D.exact === null ? null : new Float32Array(bytes(D.exact).buffer);
+  const dim = {}; D.lead.forEach(p => { dim[p[0]] = p[1]; });
+  const L = dim.layer || 1, B = dim.batch || 1, H = dim.head || 1;
+  const slice = (l, b, h) => (l * B + b) * H + h;
+  const masked = i => MB !== null && ((MB[i >> 3] >> (i & 7)) & 1) === 1;
+  const value = i => E !== null ? E[i] : C[i] / 255 * D.scale;
+  const fmt = i => masked(i) ? 'masked' : E !== null ? E[i].toPrecision(4) : '\u2248' + value(i).toPrecision(3);
+  const palette = ['#1f77b4','#ff7f0e','#2ca02c','#d62728','#9467bd','#8c564b','#e377c2','#7f7f7f','#bcbd22','#17becf','#393b79','#ad494a','#637939','#8c6d31','#7b4173','#3182bd'];
+  const colour = h => palette[h % palette.length];
   const stops = [[68,1,84],[72,36,117],[59,82,139],[44,114,142],[33,145,140],[39,173,129],[94,201,98],[173,220,48],[253,231,37]];
-  function viridis(t) {
-    t = Math.max(0, Math.min(1, t)) * (stops.length - 1);
-    const i = Math.min(stops.length - 2, Math.floor(t)), f = t - i;
-    const c = stops[i].map((v, k) => Math.round(v + f * (stops[i + 1][k] - v)));
-    return 'rgb(' + c.join(',') + ')';
+  const lut = [];
+  for (let c = 0; c < 256; c++) {
+    const t = c / 255 * (stops.length - 1), i = Math.min(stops.length - 2, Math.floor(t)), f = t - i;
+    lut.push(stops[i].map((v, k) => Math.round(v + f * (stops[i + 1][k] - v))));
   }
-  function el(name, attrs, parent) {
-    const e = document.createElementNS(NS, name);
-    for (const k in attrs) e.setAttribute(k, attrs[k]);
-    parent.appendChild(e);
-    return e;
-  }
-  let M = null;  // the mask of the head shown
-  function masked(q, k) { return M !== null && M[q][k] === 1; }
-  function fmt(w) { return w === null ? 'nan' : w.toPrecision(4); }
-  D.heads.forEach((h, i) => { const o = document.createElement('option'); o.value = i; o.textContent = h.name; sel.appendChild(o); });
-  if (D.heads.length < 2) document.getElementById('controls').style.display = 'none';
+  let maxCode = 1;
+  for (let i = 0; i < C.length; i++) if (C[i] > maxCode && !masked(i)) maxCode = C[i];
+  const $ = id => document.getElementById(id);
+  const readout = $('readout');
 
-  const row = 22, top = 24, labelW = Math.min(160, 12 + 7.5 * D.q.concat(D.k).reduce((m, s) => Math.max(m, s.length), 1)), gap = 180;
-  function drawHead(hi) {
-    const W = D.heads[hi].w;
-    head.textContent = '';
-    const n = Math.max(tq, tk);
-    head.setAttribute('width', 2 * labelW + gap);
-    head.setAttribute('height', top + n * row + 8);
-    el('text', {x: labelW - 6, y: 14, 'text-anchor': 'end', 'font-weight': 600}, head).textContent = 'queries';
-    el('text', {x: labelW + gap + 6, y: 14, 'font-weight': 600}, head).textContent = 'keys';
-    const lines = el('g', {}, head);
-    for (let q = 0; q < tq; q++)
-      for (let k = 0; k < tk; k++) {
-        if (masked(q, k) || W[q][k] === null) continue;
-        el('line', {class: 'attn-line', x1: labelW, y1: top + q * row + row / 2, x2: labelW + gap,
-                    y2: top + k * row + row / 2, 'stroke-opacity': W[q][k], 'data-q': q, 'data-k': k,
-                    'data-w': W[q][k]}, lines);
+  // ---- state ----
+  const S = {layer: 0, batch: 0, on: new Array(H).fill(true), cur: 0, thr: 1, pair: 'all', focus: null};
+  // The first frame draws at most maxLines lines: the threshold starts at the smallest code
+  // that keeps the first layer's lines under it (the slider lowers it).
+  const maxLines = 30000;
+  (function firstThreshold() {
+    const hist = new Array(256).fill(0), end = slice(0, 0, H - 1) * cells + cells;
+    for (let i = 0; i < end; i++) if (!masked(i)) hist[C[i]]++;
+    let above = 0, t = 256;
+    while (t > 1 && above + hist[t - 1] <= maxLines) above += hist[--t];
+    S.thr = Math.max(1, t);
+  })();
+  let rec = null;  // the selftest's record of drawn lines: [slice, q, k, opacity]
+  const inSet = (which, i) => S.pair === 'all' || ((i >= D.sentB) === (which === 'B'));
+  const qIn = q => inSet(S.pair[0], q), kIn = k => inSet(S.pair[S.pair === 'all' ? 0 : 1], k);
+
+  // ---- controls ----
+  function fillSelect(id, n, name) {
+    const sel = $(id);
+    for (let i = 0; i < n; i++) { const o = document.createElement('option'); o.value = i; o.textContent = name + ' ' + i; sel.appendChild(o); }
+    if (n < 2) $(id + '-box').hidden = true;
+    return sel;
+  }
+  const layerSel = fillSelect('layer', L, 'layer'), batchSel = fillSelect('batch', B, 'batch');
+  layerSel.addEventListener('change', () => { S.layer = +layerSel.value; drawAll(); });
+  batchSel.addEventListener('change', () => { S.batch = +batchSel.value; modelDirty = true; drawAll(); });
+  const pairSel = $('pair');
+  if (!(D.sentB > 0)) $('pair-box').hidden = true;
+  pairSel.addEventListener('change', () => { S.pair = pairSel.value; drawHead(); });
+  const thrIn = $('threshold');
+  thrIn.value = S.thr;
+  function thrText() { $('thr-text').textContent = (S.thr / 255 * D.scale).toFixed(3); }
+  thrIn.addEventListener('input', () => { S.thr = +thrIn.value; thrText(); drawHead(); });
+  thrText();
+  const toggles = [];
+  for (let h = 0; h < H; h++) {
+    const t = document.createElement('span');
+    t.className = 'head-toggle on'; t.dataset.h = h; t.textContent = h; t.style.background = colour(h);
+    t.title = 'head ' + h + ': click to show or hide, double-click for this head alone';
+    t.addEventListener('click', () => { S.on[h] = !S.on[h]; if (S.on[h]) S.cur = h; syncToggles(); drawAll(); });
+    t.addEventListener('dblclick', () => { S.on.fill(false); S.on[h] = true; S.cur = h; syncToggles(); drawAll(); });
+    $('heads').appendChild(t); toggles.push(t);
+  }
+  if (H < 2) { $('heads-box').hidden = true; $('head-title').textContent = 'head view (hover a token)'; }
+  function syncToggles() {
+    toggles.forEach((t, h) => t.classList.toggle('on', S.on[h]));
+    if (!S.on[S.cur]) { const f = S.on.indexOf(true); if (f >= 0) S.cur = f; }
+  }
+
+  // ---- head view ----
+  const hv = $('headview'), hx = hv.getContext('2d');
+  const font = '13px system-ui, sans-serif';
+  hx.font = font;
+  let longest = hx.measureText('queries').width;
+  D.q.concat(D.k).forEach(s => { longest = Math.max(longest, hx.measureText(s).width); });
+  const labelW = Math.ceil(Math.min(200, longest) + 14), gap = 160, top = 26;
+  const n = Math.max(tq, tk);
+  const rowH = n <= 64 ? 20 : Math.max(2, Math.min(20, Math.floor(2400 / n)));
+  const showLabels = rowH >= 10;
+  hv.width = 2 * labelW + gap; hv.height = top + n * rowH + 8;
+  function clip(ctx, s, w) {
+    if (ctx.measureText(s).width <= w) return s;
+    while (s.length > 1 && ctx.measureText(s + '\u2026').width > w) s = s.slice(0, -1);
+    return s + '\u2026';
+  }
+  const yOf = i => top + i * rowH + rowH / 2;
+  function drawHead() {
+    hx.setTransform(1, 0, 0, 1, 0, 0);
+    hx.globalAlpha = 1; hx.clearRect(0, 0, hv.width, hv.height);
+    hx.font = 'bold ' + font; hx.fillStyle = '#222';
+    hx.textAlign = 'right'; hx.fillText('queries', labelW - 6, 16);
+    hx.textAlign = 'left'; hx.fillText('keys', labelW + gap + 6, 16);
+    hx.font = font;
+    if (showLabels) {
+      const f = S.focus;
+      D.q.forEach((s, q) => {
+        const on = f !== null && f.side === 'q' && f.idx === q;
+        hx.fillStyle = on ? '#c0392b' : qIn(q) ? '#222' : '#bbb'; hx.textAlign = 'right';
+        hx.fillText(clip(hx, s, labelW - 10), labelW - 6, yOf(q) + 4);
+      });
+      D.k.forEach((s, k) => {
+        const on = f !== null && f.side === 'k' && f.idx === k;
+        hx.fillStyle = on ? '#c0392b' : kIn(k) ? '#222' : '#bbb'; hx.textAlign = 'left';
+        hx.fillText(clip(hx, s, labelW - 10), labelW + gap + 6, yOf(k) + 4);
+      });
+    }
+    const x1 = labelW, x2 = labelW + gap, f = S.focus;
+    const q0 = f !== null && f.side === 'q' ? f.idx : 0, q1 = f !== null && f.side === 'q' ? f.idx + 1 : tq;
+    const k0 = f !== null && f.side === 'k' ? f.idx : 0, k1 = f !== null && f.side === 'k' ? f.idx + 1 : tk;
+    hx.lineWidth = n <= 64 ? 2 : 1;  // 1 px lines are Skia's fast hairlines
+    for (let h = 0; h < H; h++) {
+      if (!S.on[h]) continue;
+      const s = slice(S.layer, S.batch, h), base = s * cells;
+      const paths = new Array(256), pairs = rec !== null ? new Array(256) : null;
+      for (let q = q0; q < q1; q++) {
+        if (!qIn(q)) continue;
+        const row = base + q * tk, y1 = yOf(q);
+        for (let k = k0; k < k1; k++) {
+          const i = row + k, c = C[i];
+          if (c < S.thr || !kIn(k) || masked(i)) continue;
+          let p = paths[c];
+          if (p === undefined) { p = paths[c] = new Path2D(); if (pairs) pairs[c] = []; }
+          p.moveTo(x1, y1); p.lineTo(x2, yOf(k));
+          if (pairs) pairs[c].push(q, k);
+        }
       }
-    const all = lines.querySelectorAll('line');
-    function focus(side, idx, label) {
-      all.forEach(l => { l.style.display = l.getAttribute(side) == idx ? '' : 'none'; });
-      const best = [];
-      for (let j = 0; j < (side === 'data-q' ? tk : tq); j++) {
-        const w = side === 'data-q' ? W[idx][j] : W[j][idx];
-        if (w !== null && !(side === 'data-q' ? masked(idx, j) : masked(j, idx))) best.push([w, j]);
+      hx.strokeStyle = colour(h);
+      for (let c = 0; c < 256; c++) {
+        if (paths[c] === undefined) continue;
+        hx.globalAlpha = c / 255;
+        hx.stroke(paths[c]);
+        if (pairs) for (let j = 0; j < pairs[c].length; j += 2) rec.push([s, pairs[c][j], pairs[c][j + 1], hx.globalAlpha]);
+      }
+    }
+    hx.globalAlpha = 1;
+  }
+  function focusText() {
+    const f = S.focus;
+    if (f === null) return;
+    const names = f.side === 'q' ? D.k : D.q, parts = [];
+    for (let h = 0; h < H && parts.length < 4; h++) {
+      if (!S.on[h]) continue;
+      const base = slice(S.layer, S.batch, h) * cells, best = [];
+      for (let j = 0; j < names.length; j++) {
+        const i = base + (f.side === 'q' ? f.idx * tk + j : j * tk + f.idx);
+        if (!masked(i)) best.push([value(i), j, i]);
       }
       best.sort((a, b) => b[0] - a[0]);
-      const names = side === 'data-q' ? D.k : D.q;
-      readout.textContent = label + ': ' + best.slice(0, 5).map(([w, j]) => names[j] + ' ' + fmt(w)).join(', ');
+      parts.push('head ' + h + ': ' + best.slice(0, 3).map(e => names[e[1]] + ' ' + fmt(e[2])).join(', '));
     }
-    function unfocus() { all.forEach(l => { l.style.display = ''; }); }
-    D.q.forEach((s, q) => {
-      const t = el('text', {class: 'tok', x: labelW - 6, y: top + q * row + row / 2 + 4, 'text-anchor': 'end'}, head);
-      t.textContent = s;
-      t.addEventListener('mouseenter', () => { t.classList.add('focus'); focus('data-q', q, 'query ' + s + ' attends to'); });
-      t.addEventListener('mouseleave', () => { t.classList.remove('focus'); unfocus(); });
-    });
-    D.k.forEach((s, k) => {
-      const t = el('text', {class: 'tok', x: labelW + gap + 6, y: top + k * row + row / 2 + 4}, head);
-      t.textContent = s;
-      t.addEventListener('mouseenter', () => { t.classList.add('focus'); focus('data-k', k, 'key ' + s + ' is attended by'); });
-      t.addEventListener('mouseleave', () => { t.classList.remove('focus'); unfocus(); });
-    });
+    readout.textContent = (f.side === 'q' ? 'query ' + D.q[f.idx] + ' attends to ' : 'key ' + D.k[f.idx] + ' is attended by ') + parts.join(' | ');
   }
+  hv.addEventListener('mousemove', e => {
+    const r = hv.getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top;
+    const row = Math.floor((y - top) / rowH), side = x < labelW ? 'q' : x > labelW + gap ? 'k' : null;
+    let f = null;
+    if (side !== null && row >= 0 && row < (side === 'q' ? tq : tk)) f = {side: side, idx: row};
+    const same = (f === null && S.focus === null) || (f !== null && S.focus !== null && f.side === S.focus.side && f.idx === S.focus.idx);
+    if (same) return;
+    S.focus = f; drawHead(); focusText();
+  });
+  hv.addEventListener('mouseleave', () => { if (S.focus !== null) { S.focus = null; drawHead(); } });
 
-  function drawMatrix(hi) {
-    const W = D.heads[hi].w;
-    mat.textContent = '';
-    const cell = Math.max(6, Math.min(28, Math.floor(420 / Math.max(tq, tk))));
-    const left = labelW, topM = labelW;
-    mat.setAttribute('width', left + tk * cell + 8);
-    mat.setAttribute('height', topM + tq * cell + 8);
-    let lo = Infinity, hi2 = -Infinity;
-    for (let q = 0; q < tq; q++) for (let k = 0; k < tk; k++)
-      if (!masked(q, k) && W[q][k] !== null) { lo = Math.min(lo, W[q][k]); hi2 = Math.max(hi2, W[q][k]); }
-    const span = hi2 > lo ? hi2 - lo : 1;
-    if (cell >= 10) {
-      D.q.forEach((s, q) => { el('text', {x: left - 4, y: topM + q * cell + cell / 2 + 4, 'text-anchor': 'end'}, mat).textContent = s; });
-      D.k.forEach((s, k) => {
-        const x = left + k * cell + cell / 2 + 4, y = topM - 4;
-        el('text', {x: x, y: y, transform: 'rotate(-90 ' + x + ' ' + y + ')'}, mat).textContent = s;
+  // ---- matrix view: one colour scale (0 … the largest weight of the page) ----
+  const mv = $('matrix'), mx = mv.getContext('2d');
+  const cell = Math.max(1, Math.min(24, Math.floor(440 / n)));
+  const matLabels = cell >= 10;
+  mx.font = font;
+  const mLeft = matLabels ? labelW : Math.ceil(mx.measureText('query').width + 12), mTop = matLabels ? labelW : 22;
+  mv.width = mLeft + tk * cell + 8; mv.height = mTop + tq * cell + 8;
+  const img = document.createElement('canvas'); img.width = tk; img.height = tq;
+  const ix = img.getContext('2d'), id = ix.createImageData(tk, tq);
+  function paint(s, data) {  // one slice into RGBA pixels, one per cell
+    const base = s * cells;
+    for (let i = 0; i < cells; i++) {
+      const g = base + i, o = 4 * i;
+      if (masked(g)) { data[o] = data[o + 1] = data[o + 2] = 204; }
+      else { const c = lut[Math.min(255, Math.round(C[g] / maxCode * 255))]; data[o] = c[0]; data[o + 1] = c[1]; data[o + 2] = c[2]; }
+      data[o + 3] = 255;
+    }
+    return cells;
+  }
+  let cellsDrawn = 0;
+  function drawMatrix() {
+    const s = slice(S.layer, S.batch, S.cur);
+    $('matrix-title').textContent = 'matrix view: ' + D.names[s] + ' (rows: queries, columns: keys)';
+    cellsDrawn = paint(s, id.data);
+    ix.putImageData(id, 0, 0);
+    mx.clearRect(0, 0, mv.width, mv.height);
+    mx.imageSmoothingEnabled = false;
+    mx.drawImage(img, mLeft, mTop, tk * cell, tq * cell);
+    mx.fillStyle = '#222'; mx.font = font;
+    if (matLabels) {
+      mx.textAlign = 'right';
+      D.q.forEach((t, q) => mx.fillText(clip(mx, t, labelW - 10), mLeft - 4, mTop + q * cell + cell / 2 + 4));
+      mx.textAlign = 'left';
+      D.k.forEach((t, k) => {
+        mx.save(); mx.translate(mLeft + k * cell + cell / 2 + 4, mTop - 4); mx.rotate(-Math.PI / 2);
+        mx.fillText(clip(mx, t, labelW - 10), 0, 0); mx.restore();
       });
+    } else {
+      mx.textAlign = 'left'; mx.fillText('keys \u2192', mLeft, 16);
+      mx.save(); mx.translate(14, mTop); mx.rotate(Math.PI / 2); mx.fillText('queries \u2192', 0, 0); mx.restore();
     }
-    for (let q = 0; q < tq; q++)
-      for (let k = 0; k < tk; k++) {
-        const w = W[q][k], m = masked(q, k);
-        const r = el('rect', {class: 'cell', x: left + k * cell, y: topM + q * cell, width: cell, height: cell,
-                              fill: m || w === null ? '#ccc' : viridis((w - lo) / span), 'data-q': q, 'data-k': k}, mat);
-        const text = 'query ' + D.q[q] + ' \u2192 key ' + D.k[k] + ': ' + (m ? 'masked' : fmt(w));
-        el('title', {}, r).textContent = text;
-        r.addEventListener('mouseenter', () => { readout.textContent = text; });
-      }
   }
+  mv.addEventListener('mousemove', e => {
+    const r = mv.getBoundingClientRect(), k = Math.floor((e.clientX - r.left - mLeft) / cell), q = Math.floor((e.clientY - r.top - mTop) / cell);
+    if (q < 0 || q >= tq || k < 0 || k >= tk) return;
+    const s = slice(S.layer, S.batch, S.cur);
+    readout.textContent = D.names[s] + ': query ' + D.q[q] + ' \u2192 key ' + D.k[k] + ': ' + fmt(s * cells + q * tk + k);
+  });
+  (function colourBar() {
+    const bar = $('bar'), bx = bar.getContext('2d');
+    for (let x = 0; x < bar.width; x++) { const c = lut[Math.round(x / (bar.width - 1) * 255)]; bx.fillStyle = 'rgb(' + c.join(',') + ')'; bx.fillRect(x, 0, 1, bar.height); }
+    let hi = maxCode / 255 * D.scale;
+    if (E !== null) { hi = 0; for (let i = 0; i < E.length; i++) if (!masked(i) && E[i] > hi) hi = E[i]; }
+    $('bar-lo').textContent = '0'; $('bar-hi').textContent = hi.toPrecision(3);
+  })();
 
-  function draw() { M = D.heads[+sel.value].m; drawHead(+sel.value); drawMatrix(+sel.value); }
-  sel.addEventListener('change', draw);
-  draw();
+  // ---- model view: every layer × head of the batch item, drawn when first opened ----
+  let modelDirty = true;
+  const modelDiv = $('model');
+  function drawModel() {
+    if (!modelDirty) return;
+    modelDirty = false;
+    modelDiv.textContent = '';
+    modelDiv.style.gridTemplateColumns = 'auto repeat(' + H + ', 66px)';
+    modelDiv.appendChild(document.createElement('span'));
+    for (let h = 0; h < H; h++) { const a = document.createElement('span'); a.className = 'axis'; a.textContent = 'head ' + h; modelDiv.appendChild(a); }
+    for (let l = 0; l < L; l++) {
+      const a = document.createElement('span'); a.className = 'axis'; a.textContent = 'layer ' + l; modelDiv.appendChild(a);
+      for (let h = 0; h < H; h++) {
+        const c = document.createElement('canvas');
+        c.width = tk; c.height = tq; c.className = 'thumb'; c.dataset.l = l; c.dataset.h = h;
+        c.title = D.names[slice(l, S.batch, h)] + ': click for its head view';
+        const cx = c.getContext('2d'), d = cx.createImageData(tk, tq);
+        paint(slice(l, S.batch, h), d.data); cx.putImageData(d, 0, 0);
+        c.addEventListener('click', () => {
+          S.layer = l; layerSel.value = l; S.on.fill(false); S.on[h] = true; S.cur = h; syncToggles(); show('head'); drawAll();
+        });
+        modelDiv.appendChild(c);
+      }
+    }
+  }
+  function show(tab) {
+    $('head-tab').hidden = tab !== 'head'; $('model-tab').hidden = tab !== 'model';
+    $('tab-head').classList.toggle('on', tab === 'head'); $('tab-model').classList.toggle('on', tab === 'model');
+    if (tab === 'model') drawModel();
+  }
+  $('tab-head').addEventListener('click', () => show('head'));
+  $('tab-model').addEventListener('click', () => show('model'));
+
+  function drawAll() { drawHead(); drawMatrix(); }
+  drawAll();
+  // Reading a pixel back waits until the canvases are rasterised: the time is the frame's.
+  hx.getImageData(0, 0, 1, 1); mx.getImageData(0, 0, 1, 1);
+  $('frame-ms').textContent = performance.now().toFixed(0);
 
   if (location.hash === '#selftest') {
-    // Every line drawn, head by head, as the DOM holds it: "HEAD QUERY KEY OPACITY".
-    const out = [];
-    for (let h = 0; h < D.heads.length; h++) {
-      sel.value = h; draw();
-      head.querySelectorAll('line.attn-line').forEach(l =>
-        out.push(h + ' ' + l.getAttribute('data-q') + ' ' + l.getAttribute('data-k') + ' ' + l.getAttribute('stroke-opacity')));
-      out.push('cells ' + h + ' ' + mat.querySelectorAll('rect.cell').length);
+    const out = ['resources ' + performance.getEntriesByType('resource').length];
+    thrIn.value = 0; thrIn.dispatchEvent(new Event('input'));
+    const only = h => toggles.forEach((t, j) => { if (S.on[j] !== (j === h)) t.click(); });
+    // Every slice through the controls: its lines "SLICE QUERY KEY OPACITY" and its cells.
+    for (let l = 0; l < L; l++)
+      for (let b = 0; b < B; b++)
+        for (let h = 0; h < H; h++) {
+          layerSel.value = l; layerSel.dispatchEvent(new Event('change'));
+          batchSel.value = b; batchSel.dispatchEvent(new Event('change'));
+          only(h);
+          rec = []; drawAll();
+          rec.forEach(r => out.push(r.join(' ')));
+          out.push('cells ' + slice(l, b, h) + ' ' + cellsDrawn);
+        }
+    rec = null;
+    layerSel.value = 0; layerSel.dispatchEvent(new Event('change'));
+    batchSel.value = 0; batchSel.dispatchEvent(new Event('change'));
+    // Head toggles: all on draws every head of the layer; one click hides one.
+    toggles.forEach((t, j) => { if (!S.on[j]) t.click(); });
+    const heads = () => { rec = []; drawHead(); const d = new Set(rec.map(r => r[0])).size; rec = null; return d; };
+    out.push('toggles ' + S.on.filter(x => x).length + ' drawn ' + heads());
+    if (H > 1) { toggles[0].click(); out.push('toggles ' + S.on.filter(x => x).length + ' drawn ' + heads()); }
+    // Hovering query q leaves only q's lines (a stray line counts 1000): "focus Q SHOWN".
+    only(0);
+    const r = hv.getBoundingClientRect();
+    for (let q = 0; q < tq; q++) {
+      hv.dispatchEvent(new MouseEvent('mousemove', {clientX: r.left + 2, clientY: r.top + yOf(q)}));
+      rec = []; drawHead();
+      out.push('focus ' + q + ' ' + rec.reduce((a, e) => a + (e[1] === q ? 1 : 1000), 0));
+      rec = null;
+      hv.dispatchEvent(new MouseEvent('mouseleave'));
     }
-    sel.value = 0; draw();
-    // Hovering query token q must leave exactly q's lines visible: "focus Q VISIBLE".
-    head.querySelectorAll('text.tok').forEach((t, i) => {
-      if (i >= tq) return;
-      t.dispatchEvent(new MouseEvent('mouseenter'));
-      let shown = 0;
-      head.querySelectorAll('line.attn-line').forEach(l => {
-        if (l.style.display !== 'none') shown += l.getAttribute('data-q') == i ? 1 : 1000;
-      });
-      out.push('focus ' + i + ' ' + shown);
-      t.dispatchEvent(new MouseEvent('mouseleave'));
+    // Sentence filter A→B: only lines from sentence A to sentence B.
+    if (D.sentB > 0) {
+      pairSel.value = 'AB'; pairSel.dispatchEvent(new Event('change'));
+      rec = []; drawHead();
+      out.push('pair AB bad ' + rec.filter(e => e[1] >= D.sentB || e[2] < D.sentB).length + ' lines ' + rec.length);
+      rec = null; pairSel.value = 'all'; pairSel.dispatchEvent(new Event('change'));
+    }
+    // Model view: clicking thumbnail (l, h) opens the head view of layer l with head h alone.
+    $('tab-model').click();
+    out.push('thumbs ' + modelDiv.querySelectorAll('canvas.thumb').length);
+    [[L - 1, H - 1], [0, Math.min(1, H - 1)]].forEach(([l, h]) => {
+      $('tab-model').click();
+      modelDiv.querySelector('canvas.thumb[data-l="' + l + '"][data-h="' + h + '"]').click();
+      out.push('model ' + l + ' ' + h + ' opens layer ' + layerSel.value + ' heads ' +
+               S.on.map((x, j) => x ? j : -1).filter(j => j >= 0).join(',') + ' ' + ($('head-tab').hidden ? 'model' : 'head'));
     });
-    document.getElementById('selftest').textContent = out.join('\n');
+    $('selftest').textContent = out.join('\n');
   }
 })();
 )js";
@@ -243,68 +467,148 @@ HtmlViewOptions pooled_options(const TensorView& w, const HtmlViewOptions& o) {
     const Pooling p = page_pooling(w);
     HtmlViewOptions po = o;
     po.masked = {};  // a block with nothing shown is NaN, drawn as masked
+    po.sentence_b = 0;  // token indices no longer apply
     po.query_labels = p.row_labels(), po.key_labels = p.col_labels();
     po.pooled_text = p.note() + " (queries × keys; the page holds at most " + std::to_string(max_weights) +
                      " weights): each line and cell is the largest weight of its block";
     return po;
 }
 
+// The leading dimensions' names: options.dim_names, or by rank (head; batch, head; layer,
+// batch, head). The page indexes slices as layer, batch, head in C order.
+std::vector<std::string> lead_names(const TensorView& w, const HtmlViewOptions& o) {
+    const std::size_t lead = w.rank() - 2;
+    static const std::vector<std::string> order{"layer", "batch", "head"};
+    if (o.dim_names.empty()) return std::vector<std::string>(order.end() - std::ptrdiff_t(lead), order.end());
+    if (o.dim_names.size() != lead)
+        throw UsageError("the weights have " + std::to_string(lead) + " leading dimension" + (lead == 1 ? "" : "s") +
+                         " (shape " + w.shape.text() + "), but " + std::to_string(o.dim_names.size()) + " names were given");
+    std::size_t next = 0;
+    for (const std::string& n : o.dim_names) {
+        const auto at = std::find(order.begin(), order.end(), n);
+        if (at == order.end() || std::size_t(at - order.begin()) < next)
+            throw UsageError("invalid dimension names: expected some of layer, batch, head, in that order");
+        next = std::size_t(at - order.begin()) + 1;
+    }
+    return o.dim_names;
+}
+
+// Where sentence B starts: options.sentence_b, or after the first [SEP] (or </s>) that has
+// tokens after it, when queries and keys are the same tokens; 0 = no pair.
+std::size_t sentence_b(const HtmlViewOptions& o, std::size_t tq, std::size_t tk) {
+    if (o.sentence_b) return o.sentence_b < tq && o.sentence_b < tk ? o.sentence_b : 0;
+    if (o.query_labels.size() != tq || o.query_labels != o.key_labels) return 0;
+    for (std::size_t i = 0; i + 1 < tq; ++i)
+        if (o.query_labels[i] == "[SEP]" || o.query_labels[i] == "</s>") return i + 1;
+    return 0;
+}
+
 }  // namespace
 
 std::string html_view(const TensorView& w, const HtmlViewOptions& o) {
-    if (w.rank() < 2 || w.rank() > 4)
-        throw SettingError("html", "", " draws weights of shape (Tq, Tk), (H, Tq, Tk) or (B, H, Tq, Tk), not " + w.shape.text());
-    const std::size_t tq = w.rows(), tk = w.cols(), slices = w.slices();
+    if (w.rank() < 2 || w.rank() > 5)
+        throw SettingError("html", "",
+                           " draws weights of shape (Tq, Tk), (H, Tq, Tk), (B, H, Tq, Tk) or (L, B, H, Tq, Tk), not " +
+                               w.shape.text());
+    const std::vector<std::string> lead = lead_names(w, o);
+    const std::size_t tq = w.rows(), tk = w.cols(), slices = w.slices(), cells = tq * tk;
     if (w.shape.numel() > max_weights) return html_view(max_pooled(w, o).view(), pooled_options(w, o));
-    const std::size_t heads_per_batch = w.rank() >= 3 ? w.shape[w.rank() - 3] : 1;
 
-    std::string data = "{\"shape\":" + json_string(w.shape.text()) + ",\"q\":" + labels_json(o.query_labels, tq) +
-                       ",\"k\":" + labels_json(o.key_labels, tk) + ",\"heads\":[";
+    // 8-bit opacity codes of weight / scale (scale = 1, or the largest value when above 1),
+    // one mask bit per cell (masked or NaN), and the exact float32 values when they fit.
+    float top = 1;
     for (std::size_t s = 0; s < slices; ++s) {
-        std::string name = o.slice_names.size() == slices ? o.slice_names[s]
-                           : w.rank() == 2             ? "weights"
-                           : w.rank() == 3             ? "head " + std::to_string(s)
-                                                       : "batch " + std::to_string(s / heads_per_batch) + ", head " +
-                                                 std::to_string(s % heads_per_batch);
-        data += (s ? ",{\"name\":" : "{\"name\":") + json_string(name) + ",\"w\":[";
         const MatrixView m = w.slice(s);
-        for (std::size_t q = 0; q < tq; ++q) {
-            data += q ? ",[" : "[";
-            for (std::size_t k = 0; k < tk; ++k) data += (k ? "," : "") + json_number(m(q, k));
-            data += "]";
-        }
-        data += "],\"m\":";
-        if (o.masked) {
-            data += "[";
-            for (std::size_t q = 0; q < tq; ++q) {
-                data += q ? ",[" : "[";
-                for (std::size_t k = 0; k < tk; ++k) data += (k ? "," : "") + std::string(o.masked(s, q, k) ? "1" : "0");
-                data += "]";
-            }
-            data += "]}";
-        } else {
-            data += "null}";
-        }
+        for (std::size_t q = 0; q < tq; ++q)
+            for (std::size_t k = 0; k < tk; ++k)
+                if (std::isfinite(m(q, k)) && !(o.masked && o.masked(s, q, k))) top = std::max(top, m(q, k));
     }
-    data += "]}";
+    const std::size_t n = slices * cells;
+    std::vector<unsigned char> codes(n), mask((n + 7) / 8), exact;
+    const bool with_exact = n <= max_exact;
+    if (with_exact) exact.resize(n * 4);
+    bool any_masked = false;
+    for (std::size_t s = 0; s < slices; ++s) {
+        const MatrixView m = w.slice(s);
+        for (std::size_t q = 0; q < tq; ++q)
+            for (std::size_t k = 0; k < tk; ++k) {
+                const std::size_t i = s * cells + q * tk + k;
+                const float v = m(q, k);
+                if (!std::isfinite(v) || (o.masked && o.masked(s, q, k))) {
+                    mask[i / 8] |= static_cast<unsigned char>(1u << (i % 8));
+                    any_masked = true;
+                } else {
+                    codes[i] = static_cast<unsigned char>(std::lround(std::clamp(v / top, 0.0f, 1.0f) * 255.0f));
+                }
+                if (with_exact) {  // little-endian float32, as Float32Array reads it on every browser host
+                    std::uint32_t bits;
+                    std::memcpy(&bits, &v, 4);
+                    for (int b = 0; b < 4; ++b) exact[4 * i + b] = static_cast<unsigned char>(bits >> (8 * b));
+                }
+            }
+    }
+
+    std::string lead_json = "[", names = "[";
+    for (std::size_t d = 0; d < lead.size(); ++d)
+        lead_json += (d ? ",[" : "[") + json_string(lead[d]) + "," + std::to_string(w.shape[d]) + "]";
+    for (std::size_t s = 0; s < slices; ++s) {
+        std::string name;
+        if (o.slice_names.size() == slices) {
+            name = o.slice_names[s];
+        } else if (lead.empty()) {
+            name = "weights";
+        } else {
+            std::size_t rest = s;
+            std::vector<std::size_t> index(lead.size());
+            for (std::size_t d = lead.size(); d-- > 0;) index[d] = rest % w.shape[d], rest /= w.shape[d];
+            for (std::size_t d = 0; d < lead.size(); ++d)
+                name += (d ? ", " : "") + lead[d] + " " + std::to_string(index[d]);
+        }
+        names += (s ? "," : "") + json_string(name);
+    }
+    std::string data = "{\"shape\":" + json_string(w.shape.text()) + ",\"lead\":" + lead_json + "],\"names\":" +
+                       names + "],\"q\":" + labels_json(o.query_labels, tq) + ",\"k\":" +
+                       labels_json(o.key_labels, tk) + ",\"scale\":" + json_number(top) +
+                       ",\"sentB\":" + std::to_string(sentence_b(o, tq, tk)) + ",\"codes\":\"";
+    data.reserve(data.size() + n / 3 * 4 * (with_exact ? 6 : 2) + 64);
+    data += base64(codes) + "\",\"mask\":" + (any_masked ? "\"" + base64(mask) + "\"" : std::string("null")) +
+            ",\"exact\":" + (with_exact ? "\"" + base64(exact) + "\"" : std::string("null")) + "}";
 
     std::string info = "shape " + w.shape.text();
     if (!o.scale_text.empty()) info += " · " + o.scale_text;
     info += " · " + (o.masking_text.empty() ? std::string("no mask") : "masking: " + o.masking_text);
     if (!o.pooled_text.empty()) info += " · " + o.pooled_text;
+    info += with_exact ? " · line opacity: the weight in 8 bits; exact values on hover"
+                       : " · line opacity and values on hover: the weight in 8 bits (exact values only in pages of "
+                         "at most " + std::to_string(max_exact) + " weights)";
 
     std::string page;
-    page.reserve(data.size() + 12000);
+    page.reserve(data.size() + 40000);
     page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
     // Nothing may be fetched: inline script and style only.
     page += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
             "script-src 'unsafe-inline'; style-src 'unsafe-inline'\">\n";
     page += "<title>attn · " + html_text(o.title) + "</title>\n<style>" + style + "</style>\n</head>\n<body>\n";
     page += "<h1>" + html_text(o.title) + "</h1>\n<p id=\"info\">" + html_text(info) + "</p>\n";
-    page += "<div id=\"controls\"><label>head <select id=\"head\"></select></label></div>\n";
-    page += "<div id=\"views\">\n<div class=\"panel\"><h2>head view (hover a token)</h2><svg id=\"headview\"></svg></div>\n"
-            "<div class=\"panel\"><h2>matrix view (rows: queries, columns: keys)</h2><svg id=\"matrix\"></svg></div>\n</div>\n";
-    page += "<p id=\"readout\">hover a token or a cell</p>\n<pre id=\"selftest\"></pre>\n";
+    page += "<div id=\"tabs\"><button id=\"tab-head\" class=\"on\">head view</button>"
+            "<button id=\"tab-model\">model view</button></div>\n";
+    page += "<div id=\"controls\"><label id=\"layer-box\">layer <select id=\"layer\"></select></label>"
+            "<label id=\"batch-box\">batch <select id=\"batch\"></select></label>"
+            "<label id=\"pair-box\">sentences <select id=\"pair\"><option value=\"all\">all</option>"
+            "<option value=\"AA\">A \u2192 A</option><option value=\"AB\">A \u2192 B</option>"
+            "<option value=\"BA\">B \u2192 A</option><option value=\"BB\">B \u2192 B</option></select></label>"
+            "<span id=\"heads-box\">heads <span id=\"heads\"></span></span>"
+            "<label>hide lines below <input id=\"threshold\" type=\"range\" min=\"0\" max=\"255\" value=\"1\"> "
+            "<span id=\"thr-text\"></span></label></div>\n";
+    page += "<div id=\"head-tab\"><div id=\"views\">\n<div class=\"panel\"><h2 id=\"head-title\">head view (hover a token; click a "
+            "head above to show or hide it)</h2><canvas id=\"headview\"></canvas></div>\n"
+            "<div class=\"panel\"><h2 id=\"matrix-title\">matrix view</h2><canvas id=\"matrix\"></canvas>"
+            "<div id=\"colorbar\"><span id=\"bar-lo\"></span><canvas id=\"bar\" width=\"160\" height=\"12\"></canvas>"
+            "<span id=\"bar-hi\"></span></div></div>\n</div></div>\n";
+    page += "<div id=\"model-tab\" hidden><p>model view: every layer and head (click one for its head view)</p>"
+            "<div id=\"model\"></div></div>\n";
+    page += "<p id=\"readout\">hover a token or a cell</p>\n<pre id=\"selftest\"></pre>\n"
+            "<p id=\"frame\" hidden>first frame drawn after <span id=\"frame-ms\"></span> ms</p>\n";
     page += "<script id=\"attn-data\" type=\"application/json\">" + data + "</script>\n";
     page += std::string("<script>") + script + "</script>\n</body>\n</html>\n";
     return page;

@@ -162,8 +162,9 @@ void declare_options(cxxopts::Options& options) {
         ("batch", "Draw only batch item b (0-based) in --heatmap and --svg", cxxopts::value<std::string>(), "b");
     // ---- interactive HTML view (src/draw/html.cpp) ----
     options.add_options("Pictures")
-        ("html", "Write an interactive HTML view of the weights to FILE: bertviz-style head view (hover a token), "
-                 "head selector, matrix view with values, shape/scale/masking; one self-contained file, no network. "
+        ("html", "Write an interactive HTML view of the weights to FILE: bertviz-style head view (hover a token; "
+                 "heads in their colours, click to toggle), model view of every head, matrix view with a colour bar, "
+                 "shape/scale/masking; one self-contained file, no network. "
                  "Beyond 2^22 weights each head is max-pooled into blocks (the page says so)",
          cxxopts::value<std::string>(), "FILE");
     add_output_options(options);
