@@ -204,6 +204,62 @@ void resolve_score(const AttentionSpec& spec, AttentionProblem& p) {
     }
 }
 
+// Sinks: one finite logit per query head, softmax only, not with key shards.
+void resolve_sinks(const AttentionSpec& spec, AttentionProblem& p) {
+    if (spec.sinks.empty()) return;
+    if (spec.sinks.size() != p.H)
+        throw ShapeError(Role::sinks, "entries", spec.sinks.size(), p.H, Role::queries,
+                         text(spec.sinks.size()) + " sinks for " + text(p.H) +
+                             " query heads: give one sink logit per query head");
+    for (std::size_t h = 0; h < p.H; ++h)
+        if (!std::isfinite(spec.sinks[h]))
+            throw InputError("the sink of head " + text(h) + " is " + std::to_string(spec.sinks[h]) +
+                             ": sinks are finite logits");
+    if (spec.normalize != Normalization::softmax)
+        throw InputError("sinks join the softmax's denominator: they need softmax normalisation");
+    if (spec.key_rows.begin != 0 || spec.key_rows.end != IndexRange::npos)
+        throw InputError("sinks are counted once per row, and a key shard's log-sum-exp would count them once per "
+                         "shard: compute sinks over all the keys");
+    p.sinks = spec.sinks;
+}
+
+// Documents: ids (segment_rows × Tq) into each position's run [begin, end); each id one run.
+void resolve_segments(const AttentionSpec& spec, AttentionProblem& p) {
+    if (spec.segments.empty()) return;
+    if (p.Tq != p.Tk)
+        throw ShapeError(Role::segments, "length", p.Tq, p.Tk, Role::keys,
+                         "documents are for self-attention: the queries have " + text(p.Tq) + " rows and the keys " +
+                             text(p.Tk) + " (they must be equal)");
+    const std::size_t rows = spec.segment_rows, T = p.Tq;
+    if (rows != 1 && rows != p.B)
+        throw ShapeError(Role::segments, "batch", rows, p.B, Role::queries,
+                         text(rows) + " rows of segment ids for " + text(p.B) +
+                             " batch items: give one row (every item) or one per batch item");
+    if (rows == 0 || spec.segments.size() != rows * T)
+        throw ShapeError(Role::segments, "length", rows ? spec.segments.size() / rows : 0, T, Role::queries,
+                         text(rows ? spec.segments.size() / rows : 0) + " segment ids per row for " + text(T) +
+                             " positions: give one document id per position");
+    p.doc_begins.resize(rows * T), p.doc_ends.resize(rows * T);
+    for (std::size_t r = 0; r < rows; ++r) {
+        const long long* id = spec.segments.data() + r * T;
+        std::vector<long long> seen;  // the ids of the runs so far
+        for (std::size_t s = 0; s < T;) {
+            std::size_t e = s + 1;
+            while (e < T && id[e] == id[s]) ++e;
+            for (long long prev : seen)
+                if (prev == id[s])
+                    throw InputError("segment id " + std::to_string(id[s]) + " appears again at position " + text(s) +
+                                     (rows > 1 ? " of batch item " + text(r) : std::string()) +
+                                     " after other documents: each document must be one contiguous run of "
+                                     "positions (packed sequences)");
+            seen.push_back(id[s]);
+            for (std::size_t i = s; i < e; ++i) p.doc_begins[r * T + i] = s, p.doc_ends[r * T + i] = e;
+            s = e;
+        }
+    }
+    p.doc_rows = rows;
+}
+
 }  // namespace
 
 const char* score_name(ScoreFunction s) noexcept {
@@ -251,8 +307,20 @@ const char* role_name(Role role) noexcept {
         case Role::wa_k: return "W_k of the additive score";
         case Role::va: return "v_a";
         case Role::key_rows: return "key rows";
+        case Role::sinks: return "sinks";
+        case Role::segments: return "segments";
     }
     return "?";
+}
+
+KeyRange AttentionProblem::keys(std::size_t b, std::size_t i) const noexcept {
+    const KeyRange r = visible_range(causal, window, i, Tq, Tk, key_limit(b), k0);
+    const kernels::KeyRange d = kernels::in_document({r.begin, r.end}, doc_begin(b), doc_end(b), i);
+    return {d.begin, d.end};
+}
+
+float AttentionProblem::sink(std::size_t h) const noexcept {
+    return sinks.empty() ? -std::numeric_limits<float>::infinity() : sinks[h];
 }
 
 long long AttentionProblem::position(std::size_t, std::size_t i) const noexcept {
@@ -355,6 +423,8 @@ AttentionProblem resolve_attention(const TensorView& Q, const KVView& K, const K
     p.masked_rows = spec.masked_rows;
     select_ranges(p, spec.query_rows, spec.batch_items);
     std::tie(p.k0, p.k1) = resolve_range(spec.key_rows, p.Tk, Role::key_rows);
+    resolve_sinks(spec, p);
+    resolve_segments(spec, p);
     return p;
 }
 
