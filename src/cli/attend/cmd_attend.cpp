@@ -124,7 +124,8 @@ void declare_options(cxxopts::Options& options) {
         ("sinks", "Attention sinks (gpt-oss's learned sinks): a FILE of one logit per query head (H values), "
                   "added to the softmax's denominator only: w_ij = exp(s_ij - m)/(exp(sink - m) + sum_j exp(s_ij - m)), "
                   "m the max over the scores and the sink (step 5 of the order above). Weights then sum to less than "
-                  "1; a row with every key masked gets weights 0 and context 0. Not with --key-rows or --normalize sum",
+                  "1; a row with every key masked gets weights 0 and context 0; --show lse includes the sink. Not with "
+                  "--key-rows or --normalize sum",
          cxxopts::value<std::string>(), "FILE")
         ("segments", "Document ids, one per position: a FILE of whole numbers (text or .npy, integer or float), "
                      "shape (T) for every batch item or (B, T). Query i sees key j only in its own document "
@@ -419,6 +420,9 @@ int cmd_attend(int argc, char** argv) {
     if (!in.sinks.empty() && s.keys)
         throw UsageError("--sinks with --key-rows: a sink is counted once per row, and each shard's lse would count it "
                          "again; compute sinks over all the keys");
+    if (!in.sinks.empty() && show.variance)
+        throw UsageError("--show variance compares softmax weights that sum to 1 with their theory, which has no "
+                         "sinks: drop --sinks or variance");
     if (!in.sinks.empty() && s.normalize != Normalization::softmax)
         throw UsageError("--sinks with --normalize sum: sinks join the softmax's denominator");
     if (show.lse && s.normalize != Normalization::softmax)
