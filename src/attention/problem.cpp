@@ -209,8 +209,9 @@ void resolve_sinks(const AttentionSpec& spec, AttentionProblem& p) {
     if (spec.sinks.empty()) return;
     if (spec.sinks.size() != p.H)
         throw ShapeError(Role::sinks, "entries", spec.sinks.size(), p.H, Role::queries,
-                         text(spec.sinks.size()) + " sinks for " + text(p.H) +
-                             " query heads: give one sink logit per query head");
+                         text(spec.sinks.size()) + (spec.sinks.size() == 1 ? " sink for " : " sinks for ") +
+                             text(p.H) + (p.H == 1 ? " query head" : " query heads") +
+                             ": give one sink logit per query head");
     for (std::size_t h = 0; h < p.H; ++h)
         if (!std::isfinite(spec.sinks[h]))
             throw InputError("the sink of head " + text(h) + " is " + std::to_string(spec.sinks[h]) +
@@ -234,7 +235,8 @@ void resolve_segments(const AttentionSpec& spec, AttentionProblem& p) {
     if (rows != 1 && rows != p.B)
         throw ShapeError(Role::segments, "batch", rows, p.B, Role::queries,
                          text(rows) + " rows of segment ids for " + text(p.B) +
-                             " batch items: give one row (every item) or one per batch item");
+                             (p.B == 1 ? " batch item" : " batch items") +
+                             ": give one row (every item) or one per batch item");
     if (rows == 0 || spec.segments.size() != rows * T)
         throw ShapeError(Role::segments, "length", rows ? spec.segments.size() / rows : 0, T, Role::queries,
                          text(rows ? spec.segments.size() / rows : 0) + " segment ids per row for " + text(T) +
