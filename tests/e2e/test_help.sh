@@ -144,7 +144,7 @@ case " $arch_words " in " auto scalar "*) pass ;; *) fail "the man page lists no
 expect_completion "$(printf '%s\n' $arch_words | grep '^a' | sort | tr '\n' ' ')" softmax --arch a
 expect_completion "bottom-right top-left " attend --causal = ''
 expect_completion "simple " example si
-expect_completion "saturation scaling simple " example s
+expect_completion "saturation scaling simple sliding-window " example s
 expect_completion "attend " help at
 expect_completion "bash zsh " completions ''
 expect_completion "keys.txt q.npy " attend -x ''
