@@ -168,11 +168,12 @@ def sinks_case(name, seed, T, G, q_mult, d, window, lengths=None, runs=None):
     save_case(name, flags, arrays, notes)
 
 
-def documents_case(name, seed, B, H, d, runs_per_item, causal, text_ids=False, sinks=False):
+def documents_case(name, seed, B, H, d, runs_per_item, causal, text_ids=False, ids=None):
     g = torch.Generator().manual_seed(seed)
-    T = sum(runs_per_item[0])
+    T = sum(runs_per_item[0]) if ids is None else ids.shape[1]
     q, k, v = rnd(g, B, H, T, d), rnd(g, B, H, T, d), rnd(g, B, H, T, d)
-    ids = np.stack([ids_of(r) for r in runs_per_item])
+    if ids is None:
+        ids = np.stack([ids_of(r) for r in runs_per_item])
     scale = 1.0 / np.sqrt(d)
     ctx = torch.zeros(B, H, T, d, dtype=torch.float64)
     for b in range(B):
@@ -207,5 +208,8 @@ if __name__ == "__main__":
     sinks_case("sinks_documents_padding", 4, T=10, G=1, q_mult=2, d=4, window=0, lengths=4, runs=[1, 3, 6])
     documents_case("documents_causal_per_item", 5, B=2, H=2, d=8,
                    runs_per_item=[[1, 7, 8, 8], [5, 1, 1, 17]], causal=True)
+    # Ids in several runs (FlexAttention's mask_mod compares ids, not runs): 0 0 1 1 0 0 2 2 1 1 ...
+    documents_case("documents_interleaved", 7, B=1, H=2, d=8, runs_per_item=None, causal=True,
+                   ids=np.array([[0, 0, 1, 1, 0, 0, 2, 2, 1, 1, 0, 2, 2, 2, 1, 0, 0, 1]], dtype=np.int64))
     documents_case("documents_text_ids", 6, B=1, H=3, d=6, runs_per_item=[[4, 1, 15]], causal=False,
                    text_ids=True)

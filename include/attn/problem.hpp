@@ -129,9 +129,10 @@ struct AttentionSpec {
     // Documents (FlexAttention's document mask, FlashAttention's varlen, packed sequences): a document
     // id per position, `segment_rows` rows of T ids (row-major; 1 row for every batch item, or B).
     // Query i sees key j only when both are in the same document (step 4; with the causal rule each
-    // document is causal). Self-attention only (Tq == Tk). Each document must be one contiguous run
-    // of positions (ids 0 0 1 1 2, not 0 1 0): its keys are then one range per query row, which the
-    // kernels skip to. Empty: none.
+    // document is causal). Self-attention only (Tq == Tk). When each document is one contiguous run
+    // of positions (ids 0 0 1 1 2, packed sequences) its keys are one range per query row, which the
+    // kernels skip to; otherwise (0 1 0) the rule becomes mask bits (segment_rows, 1, T, T), combined
+    // with any mask: exact, O(T²) bits, skipping only the tiles they mask entirely. Empty: none.
     std::vector<long long> segments;
     std::size_t segment_rows = 1;
 };

@@ -5,12 +5,14 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "attention/kernel_vocabulary.hpp"
+#include "runtime/system_memory.hpp"
 
 namespace attn {
 
@@ -101,12 +103,8 @@ void check_mask_like(const Operand& m, Role role, const AttentionProblem& p) {
     throw e;
 }
 
-void resolve_mask(const AttentionSpec& spec, AttentionProblem& p) {
-    const MaskBits* bits = spec.mask_bits;
-    if (!bits) {
-        operand_of(*spec.mask, Role::mask);  // the rank checked before the floats are read
-        bits = (p.packed_mask = std::make_shared<const MaskBits>(*spec.mask)).get();
-    }
+// The kernels' view of the mask bits (p.mask's shape, p.mask_words).
+void wire_mask(const MaskBits* bits, AttentionProblem& p) {
     TensorView shape;  // the mask's shape, for the checks
     shape.shape = bits->shape();
     p.mask = operand_of(shape, Role::mask);
@@ -115,6 +113,15 @@ void resolve_mask(const AttentionSpec& spec, AttentionProblem& p) {
     p.mask_words.sT = p.mask.T == 1 ? 0 : words;
     p.mask_words.sH = p.mask.H == 1 ? 0 : p.mask.T * words;
     p.mask_words.sB = p.mask.B == 1 ? 0 : p.mask.H * p.mask.T * words;
+}
+
+void resolve_mask(const AttentionSpec& spec, AttentionProblem& p) {
+    const MaskBits* bits = spec.mask_bits;
+    if (!bits) {
+        operand_of(*spec.mask, Role::mask);  // the rank checked before the floats are read
+        bits = (p.packed_mask = std::make_shared<const MaskBits>(*spec.mask)).get();
+    }
+    wire_mask(bits, p);
 }
 
 void check_lengths(const std::vector<std::size_t>& lengths, const AttentionProblem& p) {
@@ -224,7 +231,28 @@ void resolve_sinks(const AttentionSpec& spec, AttentionProblem& p) {
     p.sinks = spec.sinks;
 }
 
-// Documents: ids (segment_rows × Tq) into each position's run [begin, end); each id one run.
+// Documents whose ids are not one run each (0 1 0): FlexAttention's rule, key j allowed for query i
+// when their ids are equal, as mask bits (segment_rows, 1, T, T), combined with any mask. Exact,
+// but without the key ranges: only the tiles the bits mask entirely are skipped.
+void document_mask(const AttentionSpec& spec, AttentionProblem& p) {
+    const std::size_t rows = spec.segment_rows, T = p.Tq;
+    check_available(rows * T * T);  // the bytes, before they are packed
+    std::vector<unsigned char> same(rows * T * T);
+    for (std::size_t r = 0; r < rows; ++r) {
+        const long long* id = spec.segments.data() + r * T;
+        for (std::size_t i = 0; i < T; ++i)
+            for (std::size_t j = 0; j < T; ++j) same[(r * T + i) * T + j] = id[i] == id[j];
+    }
+    MaskBits docs(Shape{rows, 1, T, T}, same.data());
+    const MaskBits* given = spec.mask_bits ? spec.mask_bits : p.packed_mask.get();
+    p.packed_mask = std::make_shared<const MaskBits>(given ? MaskBits::both(*given, docs) : std::move(docs));
+    p.has_mask = true;
+    wire_mask(p.packed_mask.get(), p);
+    check_mask_like(p.mask, Role::mask, p);
+}
+
+// Documents: ids (segment_rows × Tq) into each position's run [begin, end) when each id is one
+// run (the kernels then skip to each block's keys); otherwise document_mask.
 void resolve_segments(const AttentionSpec& spec, AttentionProblem& p) {
     if (spec.segments.empty()) return;
     if (p.Tq != p.Tk)
@@ -244,17 +272,15 @@ void resolve_segments(const AttentionSpec& spec, AttentionProblem& p) {
     p.doc_begins.resize(rows * T), p.doc_ends.resize(rows * T);
     for (std::size_t r = 0; r < rows; ++r) {
         const long long* id = spec.segments.data() + r * T;
-        std::vector<long long> seen;  // the ids of the runs so far
+        std::set<long long> seen;  // the ids of the runs so far
         for (std::size_t s = 0; s < T;) {
             std::size_t e = s + 1;
             while (e < T && id[e] == id[s]) ++e;
-            for (long long prev : seen)
-                if (prev == id[s])
-                    throw InputError("segment id " + std::to_string(id[s]) + " appears again at position " + text(s) +
-                                     (rows > 1 ? " of batch item " + text(r) : std::string()) +
-                                     " after other documents: each document must be one contiguous run of "
-                                     "positions (packed sequences)");
-            seen.push_back(id[s]);
+            if (!seen.insert(id[s]).second) {  // a document in two runs: its keys are not one range
+                p.doc_begins.clear(), p.doc_ends.clear();
+                document_mask(spec, p);
+                return;
+            }
             for (std::size_t i = s; i < e; ++i) p.doc_begins[r * T + i] = s, p.doc_ends[r * T + i] = e;
             s = e;
         }

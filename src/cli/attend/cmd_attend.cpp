@@ -130,8 +130,9 @@ void declare_options(cxxopts::Options& options) {
         ("segments", "Document ids, one per position: a FILE of whole numbers (text or .npy, integer or float), "
                      "shape (T) for every batch item or (B, T). Query i sees key j only in its own document "
                      "(packed sequences: FlexAttention's document mask, FlashAttention's varlen); with --causal each "
-                     "document is causal. Self-attention only (Tq = Tk); each document one contiguous run of "
-                     "positions. Key blocks of other documents are skipped, not computed",
+                     "document is causal. Self-attention only (Tq = Tk). When each document is one run of positions "
+                     "(0 0 1 1 2) the key blocks of other documents are skipped, not computed; ids in several runs "
+                     "(0 1 0) follow the same rule through a Tq x Tk bit mask",
          cxxopts::value<std::string>(), "FILE")
         ("masked-rows", "A query row with every key masked gets: zero (weights and context 0, PyTorch >= 2.5), "
                         "nan, or uniform (mean of V, as JAX)",

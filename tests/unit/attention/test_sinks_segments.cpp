@@ -40,42 +40,56 @@ struct Case {
     bool sinks = false;
     std::vector<std::size_t> runs;  // document lengths (ids 0, 1, …), the same for every item; empty: none
     bool per_item = false;          // one row of ids per batch item (item b's runs rotated by b)
+    std::size_t interleave = 0;     // n > 0: ids (t / 5 + b) % n instead, documents in several runs
     std::vector<std::size_t> lengths;
     int policy = 0;  // 0 zero, 1 nan, 2 uniform
     bool half = false;  // float16 K/V
 };
 
+Case named(std::string name) {
+    Case c;
+    c.name = std::move(name);
+    return c;
+}
+
 std::vector<Case> cases() {
     std::vector<Case> c;
-    Case a{"sinks, H=3, Tq=Tk=37, odd d"};
+    Case a = named("sinks, H=3, Tq=Tk=37, odd d");
     a.q = {3, 37, 5}, a.k = {3, 37, 5}, a.v = {3, 37, 7}, a.sinks = true;
     c.push_back(a);
-    Case m{"sinks, window 0:0 with Tq>Tk: rows past Tk see nothing (weights 0 whatever the uniform policy)"};
+    Case m = named("sinks, window 0:0 with Tq>Tk: rows past Tk see nothing (weights 0 whatever the uniform policy)");
     m.q = {2, 40, 6}, m.k = {2, 30, 6}, m.v = {2, 30, 4}, m.window = {0, 0}, m.sinks = true, m.policy = 2;
     c.push_back(m);
-    Case d{"documents of length 1 and lane±1 (1,15,16,17,1,33,1), causal, per item, B=2 H=2"};
+    Case d = named("documents of length 1 and lane±1 (1,15,16,17,1,33,1), causal, per item, B=2 H=2");
     d.q = {2, 2, 84, 9}, d.k = {2, 2, 84, 9}, d.v = {2, 2, 84, 8}, d.causal = Causal::top_left;
     d.runs = {1, 15, 16, 17, 1, 33, 1}, d.per_item = true;
     c.push_back(d);
-    Case all{"documents + sinks + causal window 5 + softcap 10 + ALiBi, H=3"};
+    Case all = named("documents + sinks + causal window 5 + softcap 10 + ALiBi, H=3");
     all.q = {3, 100, 16}, all.k = {3, 100, 16}, all.v = {3, 100, 16}, all.causal = Causal::top_left;
     all.window = {5, unbounded}, all.softcap = 10.0f, all.alibi = 8.0f, all.sinks = true;
     all.runs = {7, 1, 40, 52};
     c.push_back(all);
-    Case nc{"documents without causal, lengths 50 and 30 (padding rows see nothing), sinks, nan policy"};
+    Case nc = named("documents without causal, lengths 50 and 30 (padding rows see nothing), sinks, nan policy");
     nc.q = {2, 1, 60, 8}, nc.k = {2, 1, 60, 8}, nc.v = {2, 1, 60, 8}, nc.runs = {20, 20, 20}, nc.sinks = true;
     nc.lengths = {50, 30}, nc.policy = 1;
     c.push_back(nc);
-    Case nm{"documents, lengths cut a document off entirely (nan policy, no sink)"};
+    Case nm = named("documents, lengths cut a document off entirely (nan policy, no sink)");
     nm.q = nm.k = nm.v = {1, 1, 45, 8}, nm.runs = {20, 25}, nm.lengths = {18}, nm.policy = 1;
     nm.causal = Causal::bottom_right;
     c.push_back(nm);
-    Case big{"tiles skipped: 8 documents of 90, causal, sinks, d=64, float16 K/V"};
+    Case il = named("interleaved ids (0 0 0 0 0 1 1 …, each document in several runs: mask bits), causal, sinks, B=2");
+    il.q = il.k = il.v = {2, 2, 70, 12}, il.causal = Causal::top_left, il.sinks = true, il.interleave = 3;
+    il.per_item = true;
+    c.push_back(il);
+    Case id = named("interleaved ids, decode size Tq=Tk=4, no causal");
+    id.q = id.k = id.v = {2, 4, 8}, id.runs = {1}, id.interleave = 2;
+    c.push_back(id);
+    Case big = named("tiles skipped: 8 documents of 90, causal, sinks, d=64, float16 K/V");
     big.q = {2, 720, 64}, big.k = {2, 720, 64}, big.v = {2, 720, 64}, big.causal = Causal::top_left;
     big.runs = std::vector<std::size_t>(8, 90), big.sinks = true, big.half = true;
     c.push_back(big);
     // Few query rows: split-K decoding, the sink counted once at the merge.
-    Case dec{"decode Tq=1, 2000 keys, gqa H=8 G=2, softcap 30, sinks"};
+    Case dec = named("decode Tq=1, 2000 keys, gqa H=8 G=2, softcap 30, sinks");
     dec.q = {1, 8, 1, 64}, dec.k = {1, 2, 2000, 64}, dec.v = {1, 2, 2000, 64}, dec.causal = Causal::bottom_right;
     dec.softcap = 30.0f, dec.sinks = true;
     c.push_back(dec);
@@ -83,7 +97,7 @@ std::vector<Case> cases() {
     dh.name = "decode Tq=1, float16 K/V, window 100, sinks", dh.half = true, dh.window = {100, unbounded};
     dh.softcap = 0.0f;
     c.push_back(dh);
-    Case dd{"decode Tq=Tk=4 documents 1,2,1 with sinks and ALiBi (H=3)"};
+    Case dd = named("decode Tq=Tk=4 documents 1,2,1 with sinks and ALiBi (H=3)");
     dd.q = dd.k = dd.v = {3, 4, 8}, dd.runs = {1, 2, 1}, dd.sinks = true, dd.alibi = 8.0f;
     c.push_back(dd);
     return c;
@@ -115,8 +129,14 @@ void make_inputs(const Case& c, unsigned seed, Inputs& in) {
     if (c.sinks)
         for (std::size_t h = 0; h < H; ++h) in.sinks.push_back(dist(rng));
     in.spec.sinks = in.sinks;
-    if (!c.runs.empty()) {
-        for (std::size_t b = 0; b < (c.per_item ? B : 1); ++b) in.ids.push_back(ids_of(c.runs, b));
+    if (!c.runs.empty() || c.interleave) {
+        for (std::size_t b = 0; b < (c.per_item ? B : 1); ++b) {
+            in.ids.push_back(ids_of(c.runs, b));
+            if (c.interleave) {
+                in.ids.back().resize(c.q.back(2));
+                for (std::size_t t = 0; t < c.q.back(2); ++t) in.ids.back()[t] = static_cast<long long>((t / 5 + b) % c.interleave);
+            }
+        }
         for (const auto& row : in.ids) in.spec.segments.insert(in.spec.segments.end(), row.begin(), row.end());
         in.spec.segment_rows = in.ids.size();
     }
@@ -316,8 +336,12 @@ TEST_CASE("sinks and documents: the resolved problem refuses what does not fit")
     d.segments = {0, 0, 1, 1, 2, 2};
     CHECK(resolve(d, k).doc_rows == 1);
     CHECK_THROWS_AS(resolve(d, k7), attn::ShapeError);  // Tq != Tk
-    d.segments = {0, 1, 0, 1, 2, 2};  // id 0 in two runs
-    CHECK_THROWS_AS(resolve(d, k), attn::InputError);
+    d.segments = {0, 1, 0, 1, 2, 2};  // ids in several runs: FlexAttention's rule as mask bits
+    const attn::AttentionProblem p = resolve(d, k);
+    CHECK(p.doc_rows == 0);
+    CHECK(p.has_mask);
+    for (std::size_t i = 0; i < 6; ++i)
+        for (std::size_t j = 0; j < 6; ++j) CHECK(p.allowed(0, 1, i, j) == (d.segments[i] == d.segments[j]));
     d.segments = std::vector<long long>(18, 0), d.segment_rows = 3;  // 3 rows for 1 batch item
     CHECK_THROWS_AS(resolve(d, k), attn::ShapeError);
 }
