@@ -119,6 +119,22 @@ struct AttentionSpec {
     // like any other; every rule keeps the global key index, so a shard's cells are masked
     // exactly as in the whole run. May be empty (every row fully masked).
     IndexRange key_rows;
+    // Attention sinks (gpt-oss's learned sinks): one logit per query head, in the softmax's
+    // denominator only (step 5): w_ij = exp(s_ij − m) / (exp(sink_h − m) + Σ_j exp(s_ij − m)), m the
+    // max over the row's scores and the sink (gpt-oss: the sink as one more column, softmax, the column
+    // dropped). The weights sum to less than 1; a row with every key masked gets weights 0 and
+    // context 0 (whatever masked_rows says). Empty: none; else H finite values; softmax only, and
+    // not with key shards (the sink must be counted once, not once per shard).
+    std::vector<float> sinks;
+    // Documents (FlexAttention's document mask, FlashAttention's varlen, packed sequences): a document
+    // id per position, `segment_rows` rows of T ids (row-major; 1 row for every batch item, or B).
+    // Query i sees key j only when both are in the same document (step 4; with the causal rule each
+    // document is causal). Self-attention only (Tq == Tk). When each document is one contiguous run
+    // of positions (ids 0 0 1 1 2, packed sequences) its keys are one range per query row, which the
+    // kernels skip to; otherwise (0 1 0) the rule becomes mask bits (segment_rows, 1, T, T), combined
+    // with any mask: exact, O(T²) bits, skipping only the tiles they mask entirely. Empty: none.
+    std::vector<long long> segments;
+    std::size_t segment_rows = 1;
 };
 
 // The inputs of a problem, for errors.
@@ -128,7 +144,7 @@ enum class Role {
     queries, keys, values, mask, bias, lengths, query_rows, batch_items,
     embeddings, kv_embeddings, wq, wk, wv, bq, bk, bv,
     wa, wa_q, wa_k, va,  // the score function's weights (ScoreFunction)
-    key_rows
+    key_rows, sinks, segments
 };
 const char* role_name(Role role) noexcept;  // "queries", "keys", …, "batch items", "embeddings", "W_q", "b_q", …
 
@@ -207,6 +223,12 @@ struct AttentionProblem {
     std::size_t va_stride = 1;  // floats between v_a's entries
     // The key rows attended to (AttentionSpec::key_rows): [0, Tk) once resolved; no limit unresolved.
     std::size_t k0 = 0, k1 = no_key_limit;
+    // Attention sinks (AttentionSpec::sinks): one per query head, or empty.
+    std::vector<float> sinks;
+    // Documents (AttentionSpec::segments), resolved to each position's document [doc_begins[i],
+    // doc_ends[i]) (doc_rows rows of Tq, 1 or B; empty: none): the keys a query row may see.
+    std::vector<std::size_t> doc_begins, doc_ends;
+    std::size_t doc_rows = 0;
 
     std::size_t group() const noexcept { return H / G; }
     std::size_t kv_head(std::size_t h) const noexcept { return h / group(); }
@@ -217,9 +239,16 @@ struct AttentionProblem {
     // The position of query row i of batch item b among the keys (key j is at j): the window's
     // centre, ALiBi's p, RoPE's query position (kernels/kernel_types.hpp's query_position).
     long long position(std::size_t b, std::size_t i) const noexcept;
-    // The keys query row i of batch item b may see (causal rule, window, key limit, key rows).
-    KeyRange keys(std::size_t b, std::size_t i) const noexcept {
-        return visible_range(causal, window, i, Tq, Tk, key_limit(b), k0);
+    // The keys query row i of batch item b may see (causal rule, window, key limit, key rows, documents).
+    KeyRange keys(std::size_t b, std::size_t i) const noexcept;
+    // The sink of query head h (-inf: none).
+    float sink(std::size_t h) const noexcept;
+    // Batch item b's rows of documents' bounds, indexed by the query row (null: no documents).
+    const std::size_t* doc_begin(std::size_t b) const noexcept {
+        return doc_rows ? doc_begins.data() + (doc_rows == 1 ? 0 : b) * Tq : nullptr;
+    }
+    const std::size_t* doc_end(std::size_t b) const noexcept {
+        return doc_rows ? doc_ends.data() + (doc_rows == 1 ? 0 : b) * Tq : nullptr;
     }
     // The whole rule for one cell (global b, h, i, j): in keys(b, i), the mask's bit, a bias not -inf.
     bool allowed(std::size_t b, std::size_t h, std::size_t i, std::size_t j) const noexcept;

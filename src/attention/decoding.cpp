@@ -93,7 +93,9 @@ std::size_t run_split_keys(const AttentionProblem& p, Tensor& context, Tensor* l
                 float* out = slice_of(context, p, b, h) + i * ldo;
                 float* row_lse = lse ? lse_of(lse, p, b, h) + i : nullptr;
                 const auto at = [&](std::size_t c) { return (k * chunks + c) * rows + row; };
-                float M = -std::numeric_limits<float>::infinity();
+                // A sink (gpt-oss) is counted here, once: one more term of the merge, with no value.
+                const float sink = p.sink(h);
+                float M = sink;
                 for (std::size_t c = 0; c < chunks; ++c) M = std::max(M, m[at(c)]);
                 if (M == -std::numeric_limits<float>::infinity()) {
                     ++masked[pair];
@@ -108,7 +110,7 @@ std::size_t run_split_keys(const AttentionProblem& p, Tensor& context, Tensor* l
                     continue;
                 }
                 std::fill(o.begin(), o.end(), 0.0);
-                double L = 0.0;
+                double L = sink == -std::numeric_limits<float>::infinity() ? 0.0 : std::exp(double(sink) - double(M));
                 for (std::size_t c = 0; c < chunks; ++c) {
                     const float mc = m[at(c)];
                     if (mc == -std::numeric_limits<float>::infinity()) continue;

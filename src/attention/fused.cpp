@@ -23,12 +23,12 @@ std::size_t fused_rows_per_unit(const AttentionProblem& p, std::size_t heads_per
 
 // The query heads of a group can be stacked into one Q of group·Tq rows when every row of
 // every head sees the same keys and scores (no causal rule or window, no mask, bias or ALiBi
-// slopes: only the batch item's key limit) and the heads' rows and outputs are evenly spaced (Q heads not broadcast, all rows
+// slopes, sinks or documents: only the batch item's key limit) and the heads' rows and outputs are evenly spaced (Q heads not broadcast, all rows
 // computed). Then each K/V tile is loaded once for all the heads that share it; the rows
 // come out bit for bit as head by head (the kernel computes every row independently).
 bool can_stack_heads(const AttentionProblem& p) {
     return p.group() > 1 && p.causal == Causal::none && !p.window.bounded() && !p.has_mask && !p.has_bias &&
-           p.alibi_slopes.empty() && p.q.H == p.H &&
+           p.alibi_slopes.empty() && p.sinks.empty() && !p.doc_rows && p.q.H == p.H &&
            p.q.sH == p.Tq * p.q.sT && p.r0 == 0 && p.r1 == p.Tq;
 }
 
@@ -66,6 +66,8 @@ std::size_t run_fused(const AttentionProblem& p, Tensor& context, Tensor* lse) {
             a.window = to_kernel(p.window);
             a.softcap = p.softcap;
             a.alibi_slope = p.alibi_slopes.empty() ? 0.0f : p.alibi_slopes[h];
+            a.sink = p.sink(h);
+            a.doc_begin = p.doc_begin(b), a.doc_end = p.doc_end(b);
             a.mask = p.has_mask ? p.mask_words.at(b, h) : nullptr, a.ldm = p.mask_words.sT;
             a.bias = p.has_bias ? p.bias.at(b, h) : nullptr, a.ldb = p.bias.sT;
             a.policy = to_kernel(p.masked_rows);

@@ -64,6 +64,8 @@ std::size_t score_epilogue(const AttentionProblem& p, std::size_t b, std::size_t
         a.window = to_kernel(p.window);
         a.softcap = p.softcap;
         a.alibi_slope = p.alibi_slopes.empty() ? 0.0f : p.alibi_slopes[h];
+        a.sink = p.sink(h);
+        a.doc_begin = p.doc_begin(b), a.doc_end = p.doc_end(b);
         a.key_limit = p.key_limit(b), a.key_first = p.k0;
         if (lse) a.lse = lse + i0 + r0;
         if (p.has_mask) a.mask = p.mask_words.at(b, h), a.ldm = p.mask_words.sT;

@@ -5,12 +5,14 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "attention/kernel_vocabulary.hpp"
+#include "runtime/system_memory.hpp"
 
 namespace attn {
 
@@ -101,12 +103,8 @@ void check_mask_like(const Operand& m, Role role, const AttentionProblem& p) {
     throw e;
 }
 
-void resolve_mask(const AttentionSpec& spec, AttentionProblem& p) {
-    const MaskBits* bits = spec.mask_bits;
-    if (!bits) {
-        operand_of(*spec.mask, Role::mask);  // the rank checked before the floats are read
-        bits = (p.packed_mask = std::make_shared<const MaskBits>(*spec.mask)).get();
-    }
+// The kernels' view of the mask bits (p.mask's shape, p.mask_words).
+void wire_mask(const MaskBits* bits, AttentionProblem& p) {
     TensorView shape;  // the mask's shape, for the checks
     shape.shape = bits->shape();
     p.mask = operand_of(shape, Role::mask);
@@ -115,6 +113,15 @@ void resolve_mask(const AttentionSpec& spec, AttentionProblem& p) {
     p.mask_words.sT = p.mask.T == 1 ? 0 : words;
     p.mask_words.sH = p.mask.H == 1 ? 0 : p.mask.T * words;
     p.mask_words.sB = p.mask.B == 1 ? 0 : p.mask.H * p.mask.T * words;
+}
+
+void resolve_mask(const AttentionSpec& spec, AttentionProblem& p) {
+    const MaskBits* bits = spec.mask_bits;
+    if (!bits) {
+        operand_of(*spec.mask, Role::mask);  // the rank checked before the floats are read
+        bits = (p.packed_mask = std::make_shared<const MaskBits>(*spec.mask)).get();
+    }
+    wire_mask(bits, p);
 }
 
 void check_lengths(const std::vector<std::size_t>& lengths, const AttentionProblem& p) {
@@ -204,6 +211,83 @@ void resolve_score(const AttentionSpec& spec, AttentionProblem& p) {
     }
 }
 
+// Sinks: one finite logit per query head, softmax only, not with key shards.
+void resolve_sinks(const AttentionSpec& spec, AttentionProblem& p) {
+    if (spec.sinks.empty()) return;
+    if (spec.sinks.size() != p.H)
+        throw ShapeError(Role::sinks, "entries", spec.sinks.size(), p.H, Role::queries,
+                         text(spec.sinks.size()) + (spec.sinks.size() == 1 ? " sink for " : " sinks for ") +
+                             text(p.H) + (p.H == 1 ? " query head" : " query heads") +
+                             ": give one sink logit per query head");
+    for (std::size_t h = 0; h < p.H; ++h)
+        if (!std::isfinite(spec.sinks[h]))
+            throw InputError("the sink of head " + text(h) + " is " + std::to_string(spec.sinks[h]) +
+                             ": sinks are finite logits");
+    if (spec.normalize != Normalization::softmax)
+        throw InputError("sinks join the softmax's denominator: they need softmax normalisation");
+    if (spec.key_rows.begin != 0 || spec.key_rows.end != IndexRange::npos)
+        throw InputError("sinks are counted once per row, and a key shard's log-sum-exp would count them once per "
+                         "shard: compute sinks over all the keys");
+    p.sinks = spec.sinks;
+}
+
+// Documents whose ids are not one run each (0 1 0): FlexAttention's rule, key j allowed for query i
+// when their ids are equal, as mask bits (segment_rows, 1, T, T), combined with any mask. Exact,
+// but without the key ranges: only the tiles the bits mask entirely are skipped.
+void document_mask(const AttentionSpec& spec, AttentionProblem& p) {
+    const std::size_t rows = spec.segment_rows, T = p.Tq;
+    check_available(rows * T * T);  // the bytes, before they are packed
+    std::vector<unsigned char> same(rows * T * T);
+    for (std::size_t r = 0; r < rows; ++r) {
+        const long long* id = spec.segments.data() + r * T;
+        for (std::size_t i = 0; i < T; ++i)
+            for (std::size_t j = 0; j < T; ++j) same[(r * T + i) * T + j] = id[i] == id[j];
+    }
+    MaskBits docs(Shape{rows, 1, T, T}, same.data());
+    const MaskBits* given = spec.mask_bits ? spec.mask_bits : p.packed_mask.get();
+    p.packed_mask = std::make_shared<const MaskBits>(given ? MaskBits::both(*given, docs) : std::move(docs));
+    p.has_mask = true;
+    wire_mask(p.packed_mask.get(), p);
+    check_mask_like(p.mask, Role::mask, p);
+}
+
+// Documents: ids (segment_rows × Tq) into each position's run [begin, end) when each id is one
+// run (the kernels then skip to each block's keys); otherwise document_mask.
+void resolve_segments(const AttentionSpec& spec, AttentionProblem& p) {
+    if (spec.segments.empty()) return;
+    if (p.Tq != p.Tk)
+        throw ShapeError(Role::segments, "length", p.Tq, p.Tk, Role::keys,
+                         "documents are for self-attention: the queries have " + text(p.Tq) + " rows and the keys " +
+                             text(p.Tk) + " (they must be equal)");
+    const std::size_t rows = spec.segment_rows, T = p.Tq;
+    if (rows != 1 && rows != p.B)
+        throw ShapeError(Role::segments, "batch", rows, p.B, Role::queries,
+                         text(rows) + " rows of segment ids for " + text(p.B) +
+                             (p.B == 1 ? " batch item" : " batch items") +
+                             ": give one row (every item) or one per batch item");
+    if (rows == 0 || spec.segments.size() != rows * T)
+        throw ShapeError(Role::segments, "length", rows ? spec.segments.size() / rows : 0, T, Role::queries,
+                         text(rows ? spec.segments.size() / rows : 0) + " segment ids per row for " + text(T) +
+                             " positions: give one document id per position");
+    p.doc_begins.resize(rows * T), p.doc_ends.resize(rows * T);
+    for (std::size_t r = 0; r < rows; ++r) {
+        const long long* id = spec.segments.data() + r * T;
+        std::set<long long> seen;  // the ids of the runs so far
+        for (std::size_t s = 0; s < T;) {
+            std::size_t e = s + 1;
+            while (e < T && id[e] == id[s]) ++e;
+            if (!seen.insert(id[s]).second) {  // a document in two runs: its keys are not one range
+                p.doc_begins.clear(), p.doc_ends.clear();
+                document_mask(spec, p);
+                return;
+            }
+            for (std::size_t i = s; i < e; ++i) p.doc_begins[r * T + i] = s, p.doc_ends[r * T + i] = e;
+            s = e;
+        }
+    }
+    p.doc_rows = rows;
+}
+
 }  // namespace
 
 const char* score_name(ScoreFunction s) noexcept {
@@ -251,8 +335,20 @@ const char* role_name(Role role) noexcept {
         case Role::wa_k: return "W_k of the additive score";
         case Role::va: return "v_a";
         case Role::key_rows: return "key rows";
+        case Role::sinks: return "sinks";
+        case Role::segments: return "segments";
     }
     return "?";
+}
+
+KeyRange AttentionProblem::keys(std::size_t b, std::size_t i) const noexcept {
+    const KeyRange r = visible_range(causal, window, i, Tq, Tk, key_limit(b), k0);
+    const kernels::KeyRange d = kernels::in_document({r.begin, r.end}, doc_begin(b), doc_end(b), i);
+    return {d.begin, d.end};
+}
+
+float AttentionProblem::sink(std::size_t h) const noexcept {
+    return sinks.empty() ? -std::numeric_limits<float>::infinity() : sinks[h];
 }
 
 long long AttentionProblem::position(std::size_t, std::size_t i) const noexcept {
@@ -355,6 +451,8 @@ AttentionProblem resolve_attention(const TensorView& Q, const KVView& K, const K
     p.masked_rows = spec.masked_rows;
     select_ranges(p, spec.query_rows, spec.batch_items);
     std::tie(p.k0, p.k1) = resolve_range(spec.key_rows, p.Tk, Role::key_rows);
+    resolve_sinks(spec, p);
+    resolve_segments(spec, p);
     return p;
 }
 

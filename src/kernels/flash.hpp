@@ -25,7 +25,9 @@
 // Prefetch: the next block_tile's bias rows and mask words are requested a few rows per key
 // during the exponential pass (PrefetchAhead); requested during the micro-kernels instead,
 // the biased kernel took 7-10% longer at T=4096 (block_tile).
-// Fully masked rows follow the policy (kernels/masked_rows.hpp).
+// Fully masked rows follow the policy (kernels/masked_rows.hpp); with a sink no row is fully masked
+// (it starts at m = sink, l = 1: no visible key gives context 0, gpt-oss's formula). Documents
+// (--segments) narrow range_of, so a block's key tiles outside its documents are skipped.
 // Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
 #pragma once
 #include <algorithm>
@@ -155,8 +157,9 @@ private:
         for (std::size_t b = 0; b < nb; ++b) {
             const std::size_t q0 = g0 + b * QB, nq = std::min(QB, a_.Tq - q0);
             pack_q(q0, nq, qt(b));
-            std::fill(m_of(b), m_of(b) + QB, neg_inf);
-            std::fill(l_of(b), l_of(b) + QB, 0.0f);
+            // A sink starts each row at m = sink, l = exp(sink − sink) = 1 (kernel_api.hpp's FlashArgs::sink).
+            std::fill(m_of(b), m_of(b) + QB, a_.sink);
+            std::fill(l_of(b), l_of(b) + QB, a_.sink == neg_inf ? 0.0f : 1.0f);
             std::fill(ot(b), ot(b) + a_.dv * QB, 0.0f);
             // Keys any row of the (whole, unclipped) block may see: both ends of the visible
             // range are non-decreasing in the row index. Tiles outside are never computed.
@@ -201,7 +204,8 @@ private:
     }
 
     KeyRange range_of(std::size_t i) const {
-        return visible_range(a_.causal, a_.window, i, a_.Tq, a_.Tk, a_.key_limit, a_.key_first);
+        return in_document(visible_range(a_.causal, a_.window, i, a_.Tq, a_.Tk, a_.key_limit, a_.key_first),
+                           a_.doc_begin, a_.doc_end, i);
     }
 
     // The K and V rows of the tile at t0 as floats: in place for float32, widened into the

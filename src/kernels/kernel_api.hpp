@@ -9,6 +9,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include "kernels/kernel_types.hpp"
 
@@ -67,6 +68,14 @@ struct FlashArgs {
     // ALiBi: slope·(j − p) added after the softcap, before the bias, p = query_position(causal, i,
     // Tq, Tk) (kernels/alibi.hpp); 0: none.
     float alibi_slope = 0.0f;
+    // An attention sink (gpt-oss): a logit in the softmax's denominator only, w_ij = exp(s_ij − m) /
+    // (exp(sink − m) + Σ_j exp(s_ij − m)); the online softmax starts each row at m = sink, l = 1, so a
+    // row with no visible key gets context 0 (and is not counted as fully masked). -inf: none.
+    float sink = -std::numeric_limits<float>::infinity();
+    // Documents (--segments): row i also sees only keys [doc_begin[i], doc_end[i]) (global rows;
+    // kernel_types.hpp's in_document); null: none.
+    const std::size_t* doc_begin = nullptr;
+    const std::size_t* doc_end = nullptr;
 };
 
 // Split-K decoding, one chunk: for each of `rows` query rows, the online softmax over keys
@@ -75,7 +84,7 @@ struct FlashArgs {
 // l = Σ exp(s − m), acc[0, dv) = Σ exp(s − m)·V[j]. Rows are computed independently (the
 // same bits whatever rows share the call). Keys at or past the largest visible are never
 // loaded, nor keys before the smallest first. K and V hold kv_type elements (as FlashArgs). The caller merges the chunks
-// (attn/multihead.hpp).
+// (attn/multihead.hpp) and counts a sink there, once. Documents are in each row's first and visible.
 struct DecodeRow {
     const float* q;     // dk floats
     const std::uint64_t* mask;  // nullable; the row's bits (bit j % 64 of word j / 64: key j allowed)
@@ -135,6 +144,9 @@ struct ScoreEpilogueArgs {
     std::size_t key_first = 0;  // as FlashArgs
     float* lse = nullptr;       // as FlashArgs (softmax only)
     float alibi_slope = 0.0f;  // as FlashArgs
+    float sink = -std::numeric_limits<float>::infinity();  // as FlashArgs (softmax only)
+    const std::size_t* doc_begin = nullptr;  // as FlashArgs
+    const std::size_t* doc_end = nullptr;
 };
 
 // Additive (Bahdanau) scores, kernels/additive.hpp: S[i][j] = Σ_c va[c]·tanh(Qp[i][c] + KpT[c][j])

@@ -85,6 +85,19 @@ constexpr KeyRange visible_range(Causal causal, KeyWindow window, std::size_t i,
     return {begin < end ? begin : end, end};
 }
 
+// Documents (--segments; FlexAttention's document mask, FlashAttention's varlen): row i sees only
+// the keys [doc_begin[i], doc_end[i]) of its own document, intersected with r (visible_range's).
+// Null doc_begin: no documents. Both bounds are non-decreasing in i (each document is one run of
+// positions), so both ends of the result are too, as visible_range's: the kernels' block bounds
+// hold, and key tiles outside a block's documents are never loaded.
+constexpr KeyRange in_document(KeyRange r, const std::size_t* doc_begin, const std::size_t* doc_end,
+                               std::size_t i) noexcept {
+    if (!doc_begin) return r;
+    const std::size_t b = r.begin > doc_begin[i] ? r.begin : doc_begin[i];
+    const std::size_t e = r.end < doc_end[i] ? r.end : doc_end[i];
+    return {b < e ? b : e, e};
+}
+
 // A row's log-sum-exp from its softmax's running max m and sum l = Σ exp(x − m): m + ln l,
 // in double and rounded once; -inf for a fully masked row (l = 0). The one definition for the
 // fused, split-K and materialised paths (--show lse, attn merge).

@@ -148,13 +148,14 @@ void additive_scores(const AdditiveArgs& a) {
 
 namespace {
 
-// softmax_rows, and with lse each row's log_sum_exp at lse[i] (kernel_types.hpp).
+// softmax_rows, and with lse each row's log_sum_exp at lse[i] (kernel_types.hpp). A sink (not
+// -inf) joins every row's max and sum, never its entries (FlashArgs::sink).
 std::size_t softmax_rows_lse(float* S, std::size_t lds, std::size_t rows, std::size_t cols, MaskedRowPolicy policy,
-                             float* lse) {
+                             float* lse, float sink = neg_inf) {
     std::size_t masked = 0;
     for (std::size_t i = 0; i < rows; ++i) {
         float* r = S + i * lds;
-        float mx = neg_inf;
+        float mx = sink;
         for (std::size_t j = 0; j < cols; ++j) mx = std::max(mx, r[j]);
         if (mx == neg_inf) {  // fully masked: x − max would be NaN
             ++masked;
@@ -164,6 +165,7 @@ std::size_t softmax_rows_lse(float* S, std::size_t lds, std::size_t rows, std::s
         }
         float sum = 0.0f;
         for (std::size_t j = 0; j < cols; ++j) sum += (r[j] = exp1(r[j] - mx));
+        if (sink != neg_inf) sum += exp1(sink - mx);
         if (lse) lse[i] = log_sum_exp(mx, sum);
         const float inv = 1.0f / sum;
         for (std::size_t j = 0; j < cols; ++j) r[j] *= inv;
@@ -186,7 +188,8 @@ std::size_t score_epilogue(const ScoreEpilogueArgs& a) {
         float* p = a.P + r * a.ldp;
         const std::uint64_t* mask = a.mask ? a.mask + i * a.ldm : nullptr;
         const float* bias = a.bias ? a.bias + i * a.ldb : nullptr;
-        const KeyRange keys = visible_range(a.causal, a.window, i, a.Tq, a.Tk, a.key_limit, a.key_first);
+        const KeyRange keys = in_document(visible_range(a.causal, a.window, i, a.Tq, a.Tk, a.key_limit, a.key_first),
+                                          a.doc_begin, a.doc_end, i);
         float* capped = a.capped ? a.capped + r * a.ld_capped : nullptr;
         const long long pos = query_position(a.causal, i, a.Tq, a.Tk);
         for (std::size_t j = 0; j < a.Tk; ++j) {
@@ -198,7 +201,7 @@ std::size_t score_epilogue(const ScoreEpilogueArgs& a) {
             p[j] = allowed ? v : neg_inf;  // a -inf bias is -inf already
         }
         if (a.scaled) std::copy(p, p + a.Tk, a.scaled + r * a.ld_scaled);
-        if (a.softmax) masked += softmax_rows_lse(p, a.ldp, 1, a.Tk, a.policy, a.lse ? a.lse + r : nullptr);
+        if (a.softmax) masked += softmax_rows_lse(p, a.ldp, 1, a.Tk, a.policy, a.lse ? a.lse + r : nullptr, a.sink);
     }
     return masked;
 }
@@ -208,9 +211,10 @@ std::size_t flash(const FlashArgs& a) {
     std::size_t masked = 0;
     std::vector<float> mean;  // column means of V for the uniform policy, on first use
     for (std::size_t i = a.row_begin; i < a.row_end; ++i) {
-        const KeyRange keys = visible_range(a.causal, a.window, i, a.Tq, a.Tk, a.key_limit, a.key_first);
+        const KeyRange keys = in_document(visible_range(a.causal, a.window, i, a.Tq, a.Tk, a.key_limit, a.key_first),
+                                          a.doc_begin, a.doc_end, i);
         const float* q = a.Q + i * a.ldq;
-        float m = neg_inf, l = 0.0f;
+        float m = a.sink, l = a.sink == neg_inf ? 0.0f : 1.0f;  // a sink: m = sink, l = 1 (FlashArgs::sink)
         std::fill(acc.begin(), acc.end(), 0.0f);
         const std::uint64_t* mask_row = a.mask ? a.mask + i * a.ldm : nullptr;
         const float* bias_row = a.bias ? a.bias + i * a.ldb : nullptr;

@@ -80,7 +80,8 @@ std::size_t score_epilogue(const ScoreEpilogueArgs& a) {
                 else store_partial<Arch>(c + j, cap(s + j, a.scale, n), n);
             }
         }
-        const KeyRange keys = visible_range(a.causal, a.window, i, a.Tq, Tk, a.key_limit, a.key_first);
+        const KeyRange keys =
+            in_document(visible_range(a.causal, a.window, i, a.Tq, Tk, a.key_limit, a.key_first), a.doc_begin, a.doc_end, i);
         const std::size_t visible = keys.end;
         // Keys before the window's start: -inf without a load, from the vector holding it on.
         std::size_t j = keys.begin / W * W;
@@ -109,7 +110,7 @@ std::size_t score_epilogue(const ScoreEpilogueArgs& a) {
         std::fill(p + j, p + Tk, neg_inf);
         std::fill(p + keys.begin / W * W, p + keys.begin, neg_inf);
         if (a.scaled) std::copy(p, p + Tk, a.scaled + r * a.ld_scaled);
-        if (a.softmax) masked += softmax_rows_lse<Arch>(p, a.ldp, 1, Tk, a.policy, a.lse ? a.lse + r : nullptr);
+        if (a.softmax) masked += softmax_rows_lse<Arch>(p, a.ldp, 1, Tk, a.policy, a.lse ? a.lse + r : nullptr, a.sink);
     }
     return masked;
 }

@@ -16,10 +16,12 @@
 namespace attn::kernels::attention_impl {
 namespace {
 
-// With lse, also each row's log_sum_exp (kernel_types.hpp) at lse[i].
+// With lse, also each row's log_sum_exp (kernel_types.hpp) at lse[i]. A sink (not -inf; gpt-oss,
+// kernel_api.hpp's FlashArgs::sink) joins every row's max and sum, never its entries: the weights
+// then sum to less than 1, and a row with every entry -inf gets weights 0 (not the policy).
 template <class Arch>
 std::size_t softmax_rows_lse(float* S, std::size_t lds, std::size_t rows, std::size_t cols, MaskedRowPolicy policy,
-                             float* lse) {  // see the opening comment
+                             float* lse, float sink = neg_inf) {  // see the opening comment
     using F = vfloat<Arch>;
     constexpr std::size_t W = lanes<Arch>;
     const std::size_t full = cols - cols % W, tail = cols - full;
@@ -34,7 +36,7 @@ std::size_t softmax_rows_lse(float* S, std::size_t lds, std::size_t rows, std::s
         }
         if (j < full) m0 = xsimd::max(m0, F::load_unaligned(row + j));
         if (tail) m1 = xsimd::max(m1, load_partial<Arch>(row + full, tail, neg_inf));
-        const float mx = hmax<Arch>(xsimd::max(m0, m1));
+        const float mx = std::max(sink, hmax<Arch>(xsimd::max(m0, m1)));
         if (mx == neg_inf) {  // fully masked (or no columns): x − max would be NaN
             ++masked;
             const float fill = masked_row_weight(policy, cols);
@@ -61,7 +63,12 @@ std::size_t softmax_rows_lse(float* S, std::size_t lds, std::size_t rows, std::s
             store_partial<Arch>(row + full, e, tail);
             acc[1] += e;
         }
-        const float sum = hsum<Arch>((acc[0] + acc[1]) + (acc[2] + acc[3]));
+        float sum = hsum<Arch>((acc[0] + acc[1]) + (acc[2] + acc[3]));
+        if (sink != neg_inf) {  // the sink's term, added once after the entries'
+            alignas(64) float e[lanes<Arch>];
+            exp<Arch>(F(sink - mx)).store_aligned(e);
+            sum += e[0];
+        }
         if (lse) lse[i] = log_sum_exp(mx, sum);
         const F inv(1.0f / sum);
         for (j = 0; j < full; j += W) (F::load_unaligned(row + j) * inv).store_unaligned(row + j);

@@ -82,7 +82,7 @@ if [ "$(grep -c nan "$T/out")" = 3 ]; then pass; else fail "window 0:0: expected
 run attend --help
 expect_out_has "--window L[:R]" "--help lists --window"
 expect_out_has "--softcap C" "--help lists --softcap"
-if tr -s ' \n' '  ' < "$T/out" | grep -qF "Order of operations: (RoPE on Q and K,) scale·s(q, k) (--score), softcap, + ALiBi + bias, masks (causal, window, --mask, --lengths) set -inf, softmax, ·V"; then
+if tr -s ' \n' '  ' < "$T/out" | grep -qF "Order of operations: (RoPE on Q and K,) scale·s(q, k) (--score), softcap, + ALiBi + bias, masks (causal, window, --mask, --lengths, --segments) set -inf, softmax (with --sinks in the denominator), ·V"; then
     pass
 else
     fail "--help does not state the order of operations"

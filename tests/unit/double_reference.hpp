@@ -1,7 +1,7 @@
 // An independent float64 implementation of masked scaled dot-product attention, written
 // from the definition for tests only (it shares no code with the library). In ONNX
 // Attention's order: z = scale·q·k; the softcap c·tanh(z/c); + ALiBi + bias; masked cells (causal,
-// window, mask, -inf bias) excluded; softmax; ·V. Spec::scores replaces q·k by another score
+// window, mask, -inf bias, documents) excluded; softmax (with a sink in the denominator); ·V. Spec::scores replaces q·k by another score
 // function's values.
 #pragma once
 #include <cmath>
@@ -39,6 +39,12 @@ struct Spec {
     double alibi_slope = 0;
     // The score function's s(q_i, k_j) (general, additive, cosine), in place of q·k when set.
     const std::vector<std::vector<double>>* scores = nullptr;
+    // gpt-oss's attention sink: one more logit column in the softmax, dropped afterwards (it
+    // carries no value); -inf: none.
+    double sink = -INFINITY;
+    // FlexAttention's document mask: query i sees key j only when ids[i] == ids[j] (Tq == Tk);
+    // null: none.
+    const std::vector<long long>* documents = nullptr;
 };
 
 inline bool allowed(const Spec& s, std::size_t i, std::size_t j, std::size_t Tq, std::size_t Tk) {
@@ -49,6 +55,7 @@ inline bool allowed(const Spec& s, std::size_t i, std::size_t j, std::size_t Tq,
     if (s.right >= 0 && double(j) > p + double(s.right)) return false;
     if (s.mask && (*s.mask)(i, j) == 0.0f) return false;
     if (s.bias && std::isinf((*s.bias)(i, j))) return false;
+    if (s.documents && (*s.documents)[i] != (*s.documents)[j]) return false;
     return true;
 }
 
@@ -75,7 +82,14 @@ inline Grid attention(const attn::Matrix& Q, const attn::Matrix& K, const attn::
             z[j] += s.bias ? double((*s.bias)(i, j)) : 0.0;
             mx = std::max(mx, z[j]);
         }
-        if (mx == -INFINITY) {
+        if (s.sink != -INFINITY) {
+            // gpt-oss: concatenate the sink column, softmax, drop it. The row's max includes the
+            // sink, so a row with every key masked gets weights exp(-inf) = 0 (context 0).
+            const double m = std::max(mx, s.sink);
+            double sum = std::exp(s.sink - m);
+            for (std::size_t j = 0; j < Tk; ++j) sum += z[j] == -INFINITY ? 0.0 : std::exp(z[j] - m);
+            for (std::size_t j = 0; j < Tk; ++j) W[i][j] = z[j] == -INFINITY ? 0.0 : std::exp(z[j] - m) / sum;
+        } else if (mx == -INFINITY) {
             ++masked;
             const double fill = s.policy == 0 ? 0.0 : s.policy == 1 ? NAN : 1.0 / double(Tk);
             for (auto& w : W[i]) w = fill;

@@ -1,6 +1,7 @@
 #include "cli/attend/attend_inputs.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string_view>
@@ -372,6 +373,32 @@ void read_masks(Reader& in, AttendInputs& a) {
     a.mask_bits = std::move(mask);
 }
 
+// --sinks (a vector of finite logits, one per query head) and --segments (whole-number document
+// ids, (T) or (B, T); npy integers or text); the problem checks them against the shapes.
+void read_sinks_and_segments(Reader& in, AttendInputs& a) {
+    const Tensor sinks = in.tensor("sinks", 2);
+    if (sinks.rank() == 2 && sinks.rows() != 1 && sinks.cols() != 1)
+        throw InputError("--sinks is " + sinks.shape().dims_text() + ": expected a vector, one logit per query head");
+    for (std::size_t k = 0; sinks.rank() && k < sinks.rows() * sinks.cols(); ++k)
+        a.sinks.push_back(sinks.rank() == 2 && sinks.cols() == 1 ? sinks.slice_data(0)[k * sinks.row_stride()]
+                                                                 : sinks.slice_data(0)[k]);
+    const Tensor ids = in.tensor("segments", 2);
+    if (!ids.rank()) return;
+    a.segment_rows = ids.rank() == 2 ? ids.rows() : 1;
+    for (std::size_t r = 0; r < a.segment_rows; ++r)
+        for (std::size_t t = 0; t < ids.cols(); ++t) {
+            const float v = ids.slice_data(0)[r * ids.row_stride() + t];
+            if (v != std::floor(v) || std::fabs(v) > 16777216.0f) {  // float32 holds whole numbers to 2^24
+                char shown[32];
+                std::snprintf(shown, sizeof shown, "%g", double(v));
+                throw InputError("--segments: entry " + std::to_string(r * ids.cols() + t) + " is " + shown +
+                                 ", not a document id (a whole number, |id| <= 2^24)");
+            }
+            a.segments.push_back((long long)v);
+        }
+    if (a.segments.empty()) throw InputError("--segments holds no document ids");
+}
+
 // The options that project the output, which -q/-k/-v take too.
 bool is_output_projection_option(const std::string& name) {
     return name == "wo" || name == "bo" || name == "out-proj" || name == "out-proj-bias" || name == "linear-layout";
@@ -398,6 +425,8 @@ std::string flag_of(Role role, const AttendInputs& a) {
         case Role::bv: return "--bv";
         case Role::wa: case Role::wa_q: case Role::wa_k: case Role::va: return score_flag(role);
         case Role::key_rows: return "--key-rows";
+        case Role::sinks: return "--sinks";
+        case Role::segments: return "--segments";
     }
     return "?";
 }
@@ -431,6 +460,7 @@ std::string flagged_message(const ShapeError& e, const AttendInputs& a) {
         return "--lengths: batch item " + std::to_string(b) + " has length " + std::to_string(e.got) +
                " but there are only " + plural(e.wanted, "key");
     }
+    if (e.role == Role::sinks || e.role == Role::segments) return flag + ": " + e.what();
     if (dim == "rank") return flag + " is a vector: " + (e.role == Role::keys ? "keys are Tk×d_k" : "values are Tk×d_v");
     if (dim == "d_k") return flag + " has d_k=" + std::to_string(e.got) + " but " + other + " has d_k=" + std::to_string(e.wanted);
     if (dim == "length")
@@ -456,6 +486,8 @@ void resolve_problem(AttendInputs& a) {
     spec.mask_bits = a.mask_bits.rank() ? &a.mask_bits : nullptr;
     spec.bias = a.bias.rank() ? &bias : nullptr;
     spec.lengths = a.lengths;
+    spec.sinks = a.sinks;
+    spec.segments = a.segments, spec.segment_rows = a.segment_rows;
     a.scores.fill(spec);
     try {
         if (a.embeddings) {
@@ -522,7 +554,7 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
     // Every input on '-' is claimed before any is read: a second one is a usage error up front,
     // not whatever reading the first one's bytes as the other input would say.
     for (const char* o : {"x", "q", "k", "v", "kv", "wq", "wk", "wv", "bq", "bk", "bv", "wo", "bo", "in-proj",
-                          "in-proj-bias", "out-proj", "out-proj-bias", "mask", "attn-mask", "key-padding-mask", "bias", "lengths", "labels",
+                          "in-proj-bias", "out-proj", "out-proj-bias", "mask", "attn-mask", "key-padding-mask", "bias", "lengths", "sinks", "segments", "labels",
                           "key-labels", "wa", "wa-q", "wa-k", "va"})
         if (r.count(o) && r[o].as<std::string>() == "-") names.reserve_stdin(flag_of(o));
 
@@ -543,6 +575,7 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
         const std::string text = r["lengths"].as<std::string>();
         a.lengths = parse_lengths(text == "-" ? names.claim(text, "--lengths") : text);
     }
+    read_sinks_and_segments(in, a);
     resolve_problem(a);
     if (!self) read_output_projection(in, a, a.problem.dv);
 

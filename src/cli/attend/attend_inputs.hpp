@@ -43,6 +43,9 @@ struct AttendInputs {
     // (what the kernels read; rank 0 = none).
     MaskBits mask_bits;
     std::vector<std::size_t> lengths;
+    std::vector<float> sinks;          // --sinks: one logit per query head (empty: none)
+    std::vector<long long> segments;   // --segments: document ids, segment_rows rows of T (empty: none)
+    std::size_t segment_rows = 1;
     ScoreWeights scores;  // --score and its weights
     std::vector<std::string> query_labels, key_labels;  // empty = none
 

@@ -94,8 +94,8 @@ void declare_options(cxxopts::Options& options) {
                    "are -inf, as for --mask", cxxopts::value<std::string>(), "L[:R]")
         ("softcap", "Logit softcap (Gemma 2, Grok): scores x become C·tanh(x/C), after the scale and before "
                     "--bias and the masks; 0 = none. Order of operations: (RoPE on Q and K,) scale·s(q, k) "
-                    "(--score), softcap, + ALiBi + bias, masks (causal, window, --mask, --lengths) set -inf, "
-                    "softmax, ·V",
+                    "(--score), softcap, + ALiBi + bias, masks (causal, window, --mask, --lengths, --segments) set -inf, "
+                    "softmax (with --sinks in the denominator), ·V",
          cxxopts::value<std::string>(), "C")
         ("rope", "RoPE (Llama, Qwen, Mistral): rotate Q and K per head after the projections, the query at "
                  "its position p (as --window's), key j at j; THETA is the base (rope_theta: 10000 Llama 2, "
@@ -124,6 +124,19 @@ void declare_options(cxxopts::Options& options) {
         ("lengths", "Valid keys per batch item, as a list such as 5,3 or a FILE of numbers (text or an .npy vector): "
                     "keys at index >= the length are masked for every query (key padding; PyTorch's key_padding_mask)",
          cxxopts::value<std::string>(), "LIST|FILE")
+        ("sinks", "Attention sinks (gpt-oss's learned sinks): a FILE of one logit per query head (H values), "
+                  "added to the softmax's denominator only: w_ij = exp(s_ij - m)/(exp(sink - m) + sum_j exp(s_ij - m)), "
+                  "m the max over the scores and the sink (step 5 of the order above). Weights then sum to less than "
+                  "1; a row with every key masked gets weights 0 and context 0; --show lse includes the sink. Not with "
+                  "--key-rows or --normalize sum",
+         cxxopts::value<std::string>(), "FILE")
+        ("segments", "Document ids, one per position: a FILE of whole numbers (text or .npy, integer or float), "
+                     "shape (T) for every batch item or (B, T). Query i sees key j only in its own document "
+                     "(packed sequences: FlexAttention's document mask, FlashAttention's varlen); with --causal each "
+                     "document is causal. Self-attention only (Tq = Tk). When each document is one run of positions "
+                     "(0 0 1 1 2) the key blocks of other documents are skipped, not computed; ids in several runs "
+                     "(0 1 0) follow the same rule through a Tq x Tk bit mask",
+         cxxopts::value<std::string>(), "FILE")
         ("masked-rows", "A query row with every key masked gets: zero (weights and context 0, PyTorch >= 2.5), "
                         "nan, or uniform (mean of V, as JAX)",
          cxxopts::value<std::string>()->default_value("zero"), "POLICY")
@@ -192,6 +205,7 @@ std::string masking_text(const AttendInputs& in, Causal causal, Window window) {
     if (in.mask_bits.rank()) t += std::string(t.empty() ? "" : " + ") + "mask";
     if (in.bias.rank()) t += std::string(t.empty() ? "" : " + ") + "bias";
     if (!in.lengths.empty()) t += std::string(t.empty() ? "" : " + ") + "lengths";
+    if (!in.segments.empty()) t += std::string(t.empty() ? "" : " + ") + "documents";
     return t;
 }
 
@@ -263,6 +277,8 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
     spec.normalize = s.normalize;
     spec.masked_rows = s.masked_rows;
     spec.lengths = in.lengths;
+    spec.sinks = in.sinks;
+    spec.segments = in.segments, spec.segment_rows = in.segment_rows;
     in.scores.fill(spec);
     const TensorView bias = in.bias.view();
     spec.mask_bits = in.mask_bits.rank() ? &in.mask_bits : nullptr;
@@ -406,6 +422,14 @@ int cmd_attend(int argc, char** argv) {
             throw UsageError("--show output with --key-rows: a shard's output cannot be merged (W_O mixes the "
                              "heads); merge the shards' --show context,lse with attn merge, then project");
     }
+    if (!in.sinks.empty() && s.keys)
+        throw UsageError("--sinks with --key-rows: a sink is counted once per row, and each shard's lse would count it "
+                         "again; compute sinks over all the keys");
+    if (!in.sinks.empty() && show.variance)
+        throw UsageError("--show variance compares softmax weights that sum to 1 with their theory, which has no "
+                         "sinks: drop --sinks or variance");
+    if (!in.sinks.empty() && s.normalize != Normalization::softmax)
+        throw UsageError("--sinks with --normalize sum: sinks join the softmax's denominator");
     if (show.lse && s.normalize != Normalization::softmax)
         throw UsageError("--show lse is the softmax's log-sum-exp: --normalize sum has none");
 
