@@ -5,12 +5,13 @@
 // Supported in tokenizer.json:
 //   normalizers      BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Replace,
 //                    Prepend, Strip, Sequence
-//   pre-tokenizers   BertPreTokenizer, ByteLevel (GPT-2's regex), Metaspace, Split, Digits,
-//                    Whitespace, WhitespaceSplit, Punctuation, Sequence
-//   models           WordPiece, BPE (with byte_fallback, ignore_merges)
+//   pre-tokenizers   BertPreTokenizer, ByteLevel (GPT-2's regex), Metaspace, Split (string or
+//                    regex patterns), Digits, WhitespaceSplit, Sequence
+//   models           WordPiece, BPE (byte_fallback, fuse_unk, ignore_merges)
 //   post-processors  TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, Sequence
-//   added tokens     special or not, single_word/lstrip/rstrip/normalized
-// Anything else is refused with an InputError naming the component, never guessed.
+//   added tokens     special or not, lstrip/rstrip, normalized (single_word is not applied)
+// Anything else is refused with an InputError naming the component, never guessed. The
+// tests hold it to @huggingface/tokenizers (the JavaScript port; data/tokenize/PROVENANCE.md).
 #pragma once
 #include <cstdint>
 #include <memory>

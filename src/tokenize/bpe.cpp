@@ -2,6 +2,7 @@
 // of equals) is merged until no pair has a rank. Tokens the vocabulary lacks become their
 // UTF-8 bytes as <0xXX> tokens with byte_fallback, else the unknown token, else nothing.
 #include <cstdio>
+#include <queue>
 
 #include "attn/error.hpp"
 #include "tokenize/models.hpp"
@@ -63,16 +64,7 @@ public:
             word.push_back(std::move(s));
         }
         if (!suffix_.empty()) word.back() += suffix_;
-        while (word.size() > 1) {
-            std::size_t best = 0, best_rank = SIZE_MAX;
-            for (std::size_t i = 0; i + 1 < word.size(); ++i) {
-                auto it = ranks_.find(pair_key(word[i], word[i + 1]));
-                if (it != ranks_.end() && it->second < best_rank) best_rank = it->second, best = i;
-            }
-            if (best_rank == SIZE_MAX) break;
-            word[best] += word[best + 1];
-            word.erase(word.begin() + std::ptrdiff_t(best) + 1);
-        }
+        merge(word);
         if (!continuing_suffix_.empty())
             for (std::size_t i = 0; i + 1 < word.size(); ++i) word[i] += continuing_suffix_;
         for (std::string& t : word) {
@@ -99,6 +91,43 @@ public:
     }
 
 private:
+    // Merges the pair of lowest rank, the leftmost of equals, until none has a rank: with a
+    // priority queue of candidate pairs checked when popped, O(n log n) in the word's length.
+    void merge(std::vector<std::string>& word) const {
+        const std::size_t n = word.size();
+        if (n < 2) return;
+        std::vector<std::size_t> next(n), prev(n), version(n, 0);
+        std::vector<bool> alive(n, true);
+        for (std::size_t i = 0; i < n; ++i) next[i] = i + 1, prev[i] = i - 1;  // prev[0] wraps: unused
+        struct Candidate { std::size_t rank, left, right, lv, rv; };
+        auto later = [](const Candidate& a, const Candidate& b) {
+            return a.rank != b.rank ? a.rank > b.rank : a.left > b.left;
+        };
+        std::priority_queue<Candidate, std::vector<Candidate>, decltype(later)> queue(later);
+        auto offer = [&](std::size_t l, std::size_t r) {
+            auto it = ranks_.find(pair_key(word[l], word[r]));
+            if (it != ranks_.end()) queue.push({it->second, l, r, version[l], version[r]});
+        };
+        for (std::size_t i = 0; i + 1 < n; ++i) offer(i, i + 1);
+        while (!queue.empty()) {
+            const Candidate c = queue.top();
+            queue.pop();
+            if (!alive[c.left] || !alive[c.right] || next[c.left] != c.right || version[c.left] != c.lv ||
+                version[c.right] != c.rv)
+                continue;  // stale: one side has merged since
+            word[c.left] += word[c.right];
+            alive[c.right] = false;
+            ++version[c.left];
+            next[c.left] = next[c.right];
+            if (next[c.left] < n) prev[next[c.left]] = c.left;
+            if (c.left > 0) offer(prev[c.left], c.left);
+            if (next[c.left] < n) offer(c.left, next[c.left]);
+        }
+        std::vector<std::string> out;
+        for (std::size_t i = 0; i < n; i = next[i]) out.push_back(std::move(word[i]));
+        word = std::move(out);
+    }
+
     std::unordered_map<std::string, std::size_t> ranks_;
     bool byte_fallback_ = false, ignore_merges_ = false;
     std::string suffix_, continuing_suffix_;

@@ -3,6 +3,7 @@
 // can match).
 #include "tokenize/regex.hpp"
 
+#include <algorithm>
 #include <functional>
 
 #include "attn/error.hpp"
@@ -355,6 +356,7 @@ public:
                     }
                     return count >= n.min && k(at);
                 }
+                if (n.items[0]->kind == Node::chars) return repeat_chars(n, i, k);
                 return repeat(n, 0, i, k);
         }
         return false;
@@ -364,6 +366,26 @@ private:
     bool seq(const Node& n, std::size_t part, std::size_t i, const Cont& k) const {
         if (part == n.items.size()) return k(i);
         return match(*n.items[part], i, [&](std::size_t j) { return seq(n, part + 1, j, k); });
+    }
+
+    // A repeated single character class (\s+, \p{L}+, [^...]*): the run is measured in a
+    // loop and the continuation tried at each length, so that the stack does not grow with
+    // the length of the text.
+    bool repeat_chars(const Node& n, std::size_t i, const Cont& k) const {
+        const Node& c = *n.items[0];
+        std::size_t most = i;
+        const std::size_t limit = n.max < 0 ? t_.size() : std::min(t_.size(), i + std::size_t(n.max));
+        while (most < limit && chars_match(c, t_[most])) ++most;
+        const std::size_t least = i + std::size_t(n.min);
+        if (most < least) return false;
+        if (n.greedy) {
+            for (std::size_t j = most + 1; j-- > least;)
+                if (k(j)) return true;
+            return false;
+        }
+        for (std::size_t j = least; j <= most; ++j)
+            if (k(j)) return true;
+        return false;
     }
 
     bool repeat(const Node& n, int count, std::size_t i, const Cont& k) const {
