@@ -3,12 +3,15 @@
 Debian's `unicode-data` package (/usr/share/unicode): general categories, canonical combining
 classes, canonical and compatibility decompositions, canonical compositions (less the full
 composition exclusions), lower-case mappings (simple, and SpecialCasing's unconditional ones),
-and the White_Space, Cased and Case_Ignorable properties.
+and the White_Space, Cased and Case_Ignorable properties. Also writes
+data/unicode/NormalizationTest-sample.txt for the unit tests: NormalizationTest.txt's parts
+0 and 3 whole, a sample of parts 1 and 2, comments dropped.
 
     apt-get install -y unicode-data && python3 data/unicode/make_tables.py
 
 The output names the Unicode version and the SHA-256 of every file it read.
 """
+import bz2
 import hashlib
 import os
 import re
@@ -176,6 +179,24 @@ def main():
     w("}  // namespace attn::unicode::tables")
     with open(OUT, "w", encoding="utf-8") as f:
         f.write("\n".join(out) + "\n")
+    sample = [ "# A sample of the Unicode %s NormalizationTest.txt (sha256 of the .bz2: %s), written by"
+               % (version, hashlib.sha256(open(os.path.join(UCD, "NormalizationTest.txt.bz2"), "rb").read()).hexdigest()),
+               "# data/unicode/make_tables.py: parts 0 and 3 whole, a sample of parts 1 (every 20th line) and 2 (every 5th). Columns: source;NFC;NFD;NFKC;NFKD"]
+    part, n = None, 0
+    for line in bz2.open(os.path.join(UCD, "NormalizationTest.txt.bz2"), "rt", encoding="utf-8"):
+        if line.startswith("@Part"):
+            part = line.split()[0]
+            continue
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if part in ("@Part1", "@Part2"):
+            n += 1
+            if n % (20 if part == "@Part1" else 5):
+                continue
+        sample.append(line)
+    with open(os.path.join(os.path.dirname(__file__), "NormalizationTest-sample.txt"), "w", encoding="utf-8") as f:
+        f.write("\n".join(sample) + "\n")
     print("wrote %s: Unicode %s, %d category runs, %d decompositions, %d compositions, %d lower-case mappings"
           % (OUT, version, len(runs), len(entries), len(compose), len(lentries)))
 
