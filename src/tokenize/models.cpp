@@ -19,7 +19,11 @@ std::unordered_map<std::string, std::int64_t> read_vocab(const json::Value& voca
 }
 
 std::unique_ptr<Model> make_model(const json::Value& c) {
-    const std::string type = c.string_or("type", "");
+    std::string type = c.string_or("type", "");
+    if (type.empty() && c.is_object()) {  // older files leave the type to the members, as serde's untagged enum
+        if (c.contains("merges")) type = "BPE";
+        else if (c.contains("vocab") && c.contains("max_input_chars_per_word")) type = "WordPiece";
+    }
     if (type == "WordPiece") return make_wordpiece(c);
     if (type == "BPE") return make_bpe(c);
     throw InputError("tokenizer.json: unsupported model \"" + type + "\" (known: WordPiece, BPE)");

@@ -147,7 +147,7 @@ private:
 
 std::unique_ptr<Normalizer> make_normalizer(const json::Value& c) {
     if (c.is_null()) return nullptr;
-    const std::string type = c.at("type").as_string();
+    const std::string type = c.string_or("type", "");
     if (type == "BertNormalizer") return std::make_unique<BertNormalizer>(c);
     if (type == "NFC") return std::make_unique<Unicode>(u::Form::nfc);
     if (type == "NFD") return std::make_unique<Unicode>(u::Form::nfd);

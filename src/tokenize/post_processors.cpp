@@ -133,7 +133,7 @@ private:
 
 std::unique_ptr<PostProcessor> make_post_processor(const json::Value& c) {
     if (c.is_null()) return std::make_unique<Join>();
-    const std::string type = c.at("type").as_string();
+    const std::string type = c.string_or("type", "");
     if (type == "TemplateProcessing") return std::make_unique<Template>(c);
     if (type == "BertProcessing") return std::make_unique<ClsSep>(c, false);
     if (type == "RobertaProcessing") return std::make_unique<ClsSep>(c, true);
@@ -142,7 +142,7 @@ std::unique_ptr<PostProcessor> make_post_processor(const json::Value& c) {
         // ByteLevel steps only trim offsets: the one other step decides the tokens.
         std::unique_ptr<PostProcessor> chosen;
         for (const json::Value& p : c.at("processors").as_array()) {
-            if (p.at("type").as_string() == "ByteLevel") continue;
+            if (p.string_or("type", "") == "ByteLevel") continue;
             if (chosen) throw InputError("tokenizer.json: a post-processor Sequence with two steps that add tokens");
             chosen = make_post_processor(p);
         }

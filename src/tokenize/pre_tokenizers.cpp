@@ -204,7 +204,7 @@ private:
 
 std::unique_ptr<PreTokenizer> make_pre_tokenizer(const json::Value& c) {
     if (c.is_null()) return nullptr;
-    const std::string type = c.at("type").as_string();
+    const std::string type = c.string_or("type", "");
     if (type == "BertPreTokenizer") return std::make_unique<Bert>();
     if (type == "ByteLevel") return std::make_unique<ByteLevel>(c);
     if (type == "Metaspace") return std::make_unique<Metaspace>(c);
