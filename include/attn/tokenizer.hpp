@@ -6,7 +6,8 @@
 //   normalizers      BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Replace,
 //                    Prepend, Strip, Sequence
 //   pre-tokenizers   BertPreTokenizer, ByteLevel (GPT-2's regex), Metaspace, Split (string or
-//                    regex patterns), Digits, WhitespaceSplit, Sequence
+//                    regex patterns), Digits, WhitespaceSplit, Whitespace, Punctuation,
+//                    CharDelimiterSplit, FixedLength, Replace, Sequence
 //   models           WordPiece, BPE (byte_fallback, fuse_unk, ignore_merges)
 //   post-processors  TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, Sequence
 //   added tokens     special or not, lstrip/rstrip, normalized (single_word is not applied)

@@ -118,9 +118,10 @@ int cmd_tokenize(int argc, char** argv) {
         "is a model folder (its tokenizer.json, else BERT's vocab.txt, else GPT-2's vocab.json +\n"
         "merges.txt) or a tokenizer.json. Supported: WordPiece and BPE (byte-level, byte fallback)\n"
         "models; the BertNormalizer, NFC/NFD/NFKC/NFKD, Lowercase, StripAccents, Replace, Prepend,\n"
-        "Strip normalizers; the BertPreTokenizer, ByteLevel, Metaspace, Split, Digits,\n"
-        "WhitespaceSplit pre-tokenizers; the TemplateProcessing, BertProcessing, RobertaProcessing,\n"
-        "ByteLevel post-processors; added and special tokens. Anything else is refused by name.\n");
+        "Strip normalizers; the BertPreTokenizer, ByteLevel, Metaspace, Split, Digits, Whitespace,\n"
+        "WhitespaceSplit, Punctuation, CharDelimiterSplit, FixedLength, Replace pre-tokenizers; the\n"
+        "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel post-processors; added and\n"
+        "special tokens. Anything else (Unigram, UnicodeScripts, Precompiled) is refused by name.\n");
     options.custom_help("PATH --text TEXT [--text-pair TEXT] [OPTIONS]");
     options.positional_help("");
     options.add_options()

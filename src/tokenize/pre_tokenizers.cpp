@@ -1,5 +1,5 @@
 // The pre-tokenizers: BertPreTokenizer, ByteLevel (GPT-2's regex), Metaspace, Split, Digits,
-// WhitespaceSplit, Sequence.
+// WhitespaceSplit, Whitespace, Punctuation, CharDelimiterSplit, FixedLength, Replace, Sequence.
 #include "tokenize/pre_tokenizers.hpp"
 
 #include "attn/error.hpp"
@@ -102,12 +102,13 @@ private:
 
 class Split : public PreTokenizer {
 public:
-    explicit Split(const json::Value& c) : pattern_(TextPattern::from_json(c.at("pattern"))) {
-        behavior_ = c.string_or("behavior", "Isolated");
-        invert_ = c.bool_or("invert", false);
+    explicit Split(const json::Value& c)
+        : Split(TextPattern::from_json(c.at("pattern")), c.string_or("behavior", "Isolated"), c.bool_or("invert", false)) {}
+    Split(TextPattern pattern, std::string behavior, bool invert)
+        : pattern_(std::move(pattern)), behavior_(std::move(behavior)), invert_(invert) {
         if (behavior_ != "Isolated" && behavior_ != "Removed" && behavior_ != "MergedWithPrevious" &&
             behavior_ != "MergedWithNext" && behavior_ != "Contiguous")
-            throw InputError("tokenizer.json: Split behavior \"" + behavior_ +
+            throw InputError("tokenizer.json: split behavior \"" + behavior_ +
                              "\" (known: Isolated, Removed, MergedWithPrevious, MergedWithNext, Contiguous)");
     }
     void split(const std::u32string& s, std::size_t, std::vector<std::u32string>& out) const override {
@@ -128,7 +129,7 @@ public:
             if (!r.delim) { pieces.emplace_back(r.b, r.e); continue; }
             if (behavior_ == "Removed") continue;
             if (behavior_ == "Isolated") pieces.emplace_back(r.b, r.e);
-            else if (behavior_ == "MergedWithPrevious" && !pieces.empty() && pieces.back().second == r.b)
+            else if (behavior_ == "MergedWithPrevious" && i > 0 && !runs[i - 1].delim)
                 pieces.back().second = r.e;
             else if (behavior_ == "MergedWithNext" && i + 1 < runs.size() && !runs[i + 1].delim)
                 runs[i + 1].b = r.b;
@@ -184,6 +185,47 @@ public:
     }
 };
 
+// Whitespace: runs of word characters, and runs of what is neither word nor space, with
+// Unicode's \w and \s as the Rust `tokenizers` has them (the oracle's are ASCII).
+class Whitespace : public PreTokenizer {
+public:
+    Whitespace() : re_(U"\\w+|[^\\w\\s]+", Regex::Spaces::unicode) {}
+    void split(const std::u32string& s, std::size_t, std::vector<std::u32string>& out) const override {
+        push_matches(re_, s, out);
+    }
+
+private:
+    Regex re_;
+};
+
+// FixedLength: pieces of `length` characters (the last one shorter).
+class FixedLength : public PreTokenizer {
+public:
+    explicit FixedLength(const json::Value& c) : length_(std::size_t(c.int_or("length", 5))) {
+        if (length_ == 0) throw InputError("tokenizer.json: FixedLength's length must be at least 1");
+    }
+    void split(const std::u32string& s, std::size_t, std::vector<std::u32string>& out) const override {
+        for (std::size_t i = 0; i < s.size(); i += length_) out.push_back(s.substr(i, length_));
+    }
+
+private:
+    std::size_t length_;
+};
+
+// Replace as a pre-tokenizer: each piece with the pattern's matches replaced.
+class ReplacePieces : public PreTokenizer {
+public:
+    explicit ReplacePieces(const json::Value& c)
+        : pattern_(TextPattern::from_json(c.at("pattern"))), content_(u::decode_utf8(c.string_or("content", ""))) {}
+    void split(const std::u32string& s, std::size_t, std::vector<std::u32string>& out) const override {
+        out.push_back(pattern_.replace_all(s, content_));
+    }
+
+private:
+    TextPattern pattern_;
+    std::u32string content_;
+};
+
 class Sequence : public PreTokenizer {
 public:
     explicit Sequence(const json::Value& c) {
@@ -212,8 +254,20 @@ std::unique_ptr<PreTokenizer> make_pre_tokenizer(const json::Value& c) {
     if (type == "Digits") return std::make_unique<Digits>(c);
     if (type == "WhitespaceSplit") return std::make_unique<WhitespaceSplit>();
     if (type == "Sequence") return std::make_unique<Sequence>(c);
+    if (type == "Whitespace") return std::make_unique<Whitespace>();
+    if (type == "Punctuation")  // BERT's punctuation, each character its own piece by default
+        return std::make_unique<Split>(TextPattern::regex(std::u32string(U"[") + punctuation + U"]"),
+                                       c.string_or("behavior", "Isolated"), false);
+    if (type == "CharDelimiterSplit") {
+        const std::u32string d = u::decode_utf8(c.at("delimiter").as_string());
+        if (d.size() != 1) throw InputError("tokenizer.json: CharDelimiterSplit's delimiter must be one character");
+        return std::make_unique<Split>(TextPattern::literal(d), "Removed", false);
+    }
+    if (type == "FixedLength") return std::make_unique<FixedLength>(c);
+    if (type == "Replace") return std::make_unique<ReplacePieces>(c);
     throw InputError("tokenizer.json: unsupported pre-tokenizer \"" + type +
-                     "\" (known: BertPreTokenizer, ByteLevel, Metaspace, Split, Digits, WhitespaceSplit, Sequence)");
+                     "\" (known: BertPreTokenizer, ByteLevel, Metaspace, Split, Digits, WhitespaceSplit, Whitespace, "
+                     "Punctuation, CharDelimiterSplit, FixedLength, Replace, Sequence)");
 }
 
 }  // namespace attn::tokenize

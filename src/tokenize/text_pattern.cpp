@@ -19,6 +19,18 @@ TextPattern TextPattern::from_json(const json::Value& pattern) {
     return p;
 }
 
+TextPattern TextPattern::literal(std::u32string text) {
+    TextPattern p;
+    p.literal_ = std::move(text);
+    return p;
+}
+
+TextPattern TextPattern::regex(std::u32string_view pattern) {
+    TextPattern p;
+    p.regex_.emplace(pattern, Regex::Spaces::unicode);
+    return p;
+}
+
 std::vector<std::pair<std::size_t, std::size_t>> TextPattern::find_all(const std::u32string& text) const {
     if (regex_) return regex_->find_all(text);
     std::vector<std::pair<std::size_t, std::size_t>> out;

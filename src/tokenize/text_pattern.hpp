@@ -14,6 +14,8 @@ namespace attn::tokenize {
 class TextPattern {
 public:
     static TextPattern from_json(const json::Value& pattern);
+    static TextPattern literal(std::u32string text);
+    static TextPattern regex(std::u32string_view pattern);  // Unicode \s
 
     // Every non-overlapping match, left to right, as [begin, end).
     std::vector<std::pair<std::size_t, std::size_t>> find_all(const std::u32string& text) const;

@@ -163,3 +163,51 @@ TEST_CASE("tokenize: unsupported components are refused by name") {
                     InputError);
     CHECK_THROWS_AS(Tokenizer::from_json("[1, 2]"), InputError);
 }
+
+
+TEST_CASE("tokenize: pre-tokenizers beyond the oracle's, as the Rust tokenizers documents them") {
+    // Each case's BPE knows exactly the expected pieces, merged from their characters: the
+    // tokens are the pieces the pre-tokenizer cut (a wrong cut gives other tokens,
+    // or <unk> for a character no piece has).
+    auto run = [](const std::string& pre, const std::vector<std::string>& want, const std::string& text) {
+        std::string merges;
+        std::string vocab_init = "\"<unk>\": 0";
+        int id = 1;
+        auto add = [&](const std::string& tok) {
+            if (vocab_init.find("\"" + tok + "\":") != std::string::npos) return;
+            vocab_init += ", \"" + tok + "\": " + std::to_string(id++);
+        };
+        for (const std::string& w : want) {
+            const std::u32string cps = u::decode_utf8(w);
+            std::string acc;
+            for (std::size_t i = 0; i < cps.size(); ++i) {
+                std::string c;
+                u::append_utf8(c, cps[i]);
+                add(c);
+                if (i > 0) {
+                    merges += (merges.empty() ? "" : ", ") + std::string("[\"") + acc + "\", \"" + c + "\"]";
+                    add(acc + c);
+                }
+                acc += c;
+            }
+        }
+        const Tokenizer t = Tokenizer::from_json(R"({"pre_tokenizer": )" + pre + R"(, "model": {"type": "BPE", "unk_token": "<unk>", "vocab": {)" +
+                                                 vocab_init + R"(}, "merges": [)" + merges + "]}}");
+        CHECK(tokens(t, text) == want);
+    };
+    run(R"({"type": "Whitespace"})", {"Hey", "friend", "!", "How", "are", "you", "?!?", "café"},
+        "Hey friend!  How are you?!? café");
+    run(R"({"type": "Punctuation"})", {"Hey friend", "!", "!", " How", "?"}, "Hey friend!! How?");
+    run(R"({"type": "Punctuation", "behavior": "Contiguous"})", {"Hey friend", "!!", " How", "?"}, "Hey friend!! How?");
+    run(R"({"type": "CharDelimiterSplit", "delimiter": "-"})", {"a", "b", "c"}, "a-b--c");
+    run(R"({"type": "FixedLength", "length": 2})", {"ab", "cd", "e"}, "abcde");
+    run(R"({"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": true})",
+        {"▁Hey", "▁friend"}, "Hey friend");
+    // Split's behaviors on "the-final--countdown", the Rust documentation's example.
+    const std::string split = R"({"type": "Split", "pattern": {"String": "-"}, "behavior": ")";
+    run(split + R"(Isolated"})", {"the", "-", "final", "-", "-", "countdown"}, "the-final--countdown");
+    run(split + R"(Removed"})", {"the", "final", "countdown"}, "the-final--countdown");
+    run(split + R"(MergedWithPrevious"})", {"the-", "final-", "-", "countdown"}, "the-final--countdown");
+    run(split + R"(MergedWithNext"})", {"the", "-final", "-", "-countdown"}, "the-final--countdown");
+    run(split + R"(Contiguous"})", {"the", "-", "final", "--", "countdown"}, "the-final--countdown");
+}
