@@ -57,6 +57,9 @@ for c in $commands; do
     mkdir -p "$T/ex_$c"
     # `attn ls` needs a model file a user has: a small checkpoint from the fixtures.
     [ "$c" = ls ] && cp "$ROOT/data/models/small.safetensors" "$T/ex_$c/model.safetensors"
+    # `attn tokenize` needs a model folder: the BERT tokenizer of the tokenizer test data.
+    [ "$c" = tokenize ] && mkdir -p "$T/ex_$c/bert" &&
+        gunzip -c "$ROOT/data/tokenize/bert-base-uncased/tokenizer.json.gz" >"$T/ex_$c/bert/tokenizer.json"
     awk '/^Examples:$/ {on = 1; next} on && /^  / {sub(/^  /, ""); print}' "$T/help_$c.txt" >"$T/examples_$c.txt"
     lines=0
     while IFS= read -r line; do

@@ -21,6 +21,7 @@ read 4
 write 4
 io 4
 attention 5
+tokenize 5
 draw 6
 experiments 6
 bench 6
@@ -45,6 +46,7 @@ attn/attention.hpp attention
 attn/shards.hpp attention
 attn/ops.hpp attention
 attn/diagnostics.hpp attention
+attn/tokenizer.hpp tokenize
 attn/viz.hpp draw
 attn/viz_grid.hpp draw
 attn/html_view.hpp draw

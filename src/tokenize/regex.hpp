@@ -1,0 +1,38 @@
+// Internal to src/tokenize: a small backtracking regular-expression engine over code points,
+// for the patterns of tokenizer.json (Split, Replace) and GPT-2's pre-tokenizer. It knows
+// what those patterns use: literals and escapes, classes with ranges and \p{..}, '.',
+// groups (capturing, (?:..), (?i:..)), look-ahead (?=..) (?!..), alternation, and the
+// quantifiers * + ? {m,n} (greedy, lazy '?', possessive '+'). Anything else is refused with
+// an InputError naming the pattern, never guessed.
+#pragma once
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace attn::tokenize {
+
+class Regex {
+public:
+    enum class Spaces {
+        unicode,     // \s is White_Space (Oniguruma, as the oracle rewrites tokenizer.json patterns)
+        javascript,  // \s is ECMAScript's (GPT-2's pattern as a JavaScript literal)
+    };
+    Regex(std::u32string_view pattern, Spaces spaces);
+    Regex(Regex&&) noexcept;
+    Regex& operator=(Regex&&) noexcept;
+    ~Regex();
+
+    // The leftmost match at or after `from`, as [begin, end); {npos, npos} when none.
+    std::pair<std::size_t, std::size_t> search(std::u32string_view text, std::size_t from) const;
+    // Every non-overlapping match, left to right (an empty match advances by one).
+    std::vector<std::pair<std::size_t, std::size_t>> find_all(std::u32string_view text) const;
+
+    struct Node;
+
+private:
+    std::unique_ptr<Node> root_;
+};
+
+}  // namespace attn::tokenize

@@ -1,0 +1,190 @@
+// The tokenizer pipeline (attn/tokenizer.hpp): added tokens, normalizer, pre-tokenizer,
+// model, post-processor, in the order and with the rules of @huggingface/tokenizers.
+#include "attn/tokenizer.hpp"
+
+#include <unordered_map>
+
+#include "attn/error.hpp"
+#include "read/json.hpp"
+#include "tokenize/added_tokens.hpp"
+#include "tokenize/legacy_files.hpp"
+#include "tokenize/models.hpp"
+#include "tokenize/normalizers.hpp"
+#include "tokenize/post_processors.hpp"
+#include "tokenize/pre_tokenizers.hpp"
+#include "tokenize/unicode.hpp"
+
+namespace attn {
+
+using namespace attn::tokenize;
+
+struct Tokenizer::Impl {
+    std::unique_ptr<Normalizer> normalizer;
+    std::unique_ptr<PreTokenizer> pre_tokenizer;
+    std::unique_ptr<Model> model;
+    std::unique_ptr<PostProcessor> post_processor;
+    std::vector<AddedToken> added;
+    std::vector<int> unnormalized, normalized;          // indexes into `added` per splitter
+    std::unordered_map<std::string, int> added_by_text;  // content, and normalized content
+    std::unordered_map<std::int64_t, std::string> by_id;
+
+    std::optional<std::int64_t> id_of(const std::string& token) const {
+        if (auto it = added_by_text.find(token); it != added_by_text.end()) return added[std::size_t(it->second)].id;
+        if (auto it = model->vocab.find(token); it != model->vocab.end()) return it->second;
+        return std::nullopt;
+    }
+
+    // The model's tokens of one text section, fused unknowns as fuse_unk asks.
+    void model_tokens(const std::u32string& text, std::size_t section, int seq, std::vector<Token>& out) const {
+        std::vector<std::u32string> pieces{text};
+        if (pre_tokenizer) pieces = pre_tokenizer->apply(pieces, section);
+        std::vector<std::string> toks;
+        for (const auto& p : pieces) model->tokenize(p, toks);
+        const bool fuse = model->fuse_unk && model->unk_token;
+        bool last_unk = false;
+        for (auto& t : toks) {
+            const bool unk = fuse && (!id_of(t) || t == *model->unk_token);
+            if (unk && last_unk) continue;
+            last_unk = unk;
+            Token tok;
+            tok.text = std::move(t);
+            tok.sequence = seq;
+            out.push_back(std::move(tok));
+        }
+    }
+
+    void added_token(int index, int seq, std::vector<Token>& out) const {
+        const AddedToken& a = added[std::size_t(index)];
+        Token t;
+        t.text = unicode::encode_utf8(a.content);
+        t.id = a.id;
+        t.sequence = seq;
+        t.special = a.special;
+        out.push_back(std::move(t));
+    }
+
+    std::vector<Token> encode_text(std::string_view text, int seq) const {
+        std::vector<Token> out;
+        const std::vector<Section> sections = split_added(unicode::decode_utf8(text), added, unnormalized);
+        for (std::size_t s = 0; s < sections.size(); ++s) {
+            const Section& sec = sections[s];
+            if (sec.text.empty()) continue;
+            if (sec.token >= 0) { added_token(sec.token, seq, out); continue; }
+            if (auto it = added_by_text.find(unicode::encode_utf8(sec.text)); it != added_by_text.end()) {
+                added_token(it->second, seq, out);
+                continue;
+            }
+            const std::u32string norm = normalizer ? normalizer->apply(sec.text) : sec.text;
+            for (const Section& sub : split_added(norm, added, normalized)) {
+                if (sub.text.empty()) continue;
+                if (sub.token >= 0) { added_token(sub.token, seq, out); continue; }
+                if (auto it = added_by_text.find(unicode::encode_utf8(sub.text)); it != added_by_text.end()) {
+                    added_token(it->second, seq, out);
+                    continue;
+                }
+                model_tokens(sub.text, s, seq, out);
+            }
+        }
+        return out;
+    }
+};
+
+Tokenizer::Tokenizer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
+Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
+Tokenizer::~Tokenizer() = default;
+
+Tokenizer Tokenizer::from_json(std::string_view text) {
+    const json::Value doc = json::parse_json(text);
+    if (!doc.is_object()) throw InputError("tokenizer.json: the document is not an object");
+    auto impl = std::make_unique<Impl>();
+    const json::Value null;
+    auto member = [&](const char* key) -> const json::Value& {
+        const json::Value* v = doc.find(key);
+        return v ? *v : null;
+    };
+    impl->normalizer = make_normalizer(member("normalizer"));
+    impl->pre_tokenizer = make_pre_tokenizer(member("pre_tokenizer"));
+    impl->model = make_model(doc.at("model"));
+    impl->post_processor = make_post_processor(member("post_processor"));
+    for (const auto& [token, id] : impl->model->vocab) impl->by_id.emplace(id, token);
+    if (const json::Value& list = member("added_tokens"); !list.is_null()) {
+        for (const json::Value& v : list.as_array()) {
+            AddedToken a;
+            a.content = unicode::decode_utf8(v.at("content").as_string());
+            if (a.content.empty()) throw InputError("tokenizer.json: an added token with empty content");
+            a.id = v.at("id").as_int();
+            a.special = v.bool_or("special", false);
+            a.lstrip = v.bool_or("lstrip", false);
+            a.rstrip = v.bool_or("rstrip", false);
+            a.normalized = v.bool_or("normalized", !a.special);
+            const int index = int(impl->added.size());
+            const std::string content = unicode::encode_utf8(a.content);
+            impl->added_by_text[content] = index;
+            impl->by_id[a.id] = content;
+            impl->model->vocab[content] = a.id;
+            if (a.normalized && impl->normalizer) {
+                AddedToken n = a;
+                n.content = impl->normalizer->apply(a.content);
+                impl->added_by_text[unicode::encode_utf8(n.content)] = index;
+                impl->added.push_back(a);
+                // The normalized splitter matches the normalized content but emits the token.
+                impl->normalized.push_back(int(impl->added.size()));
+                impl->added.push_back(n);
+                impl->added_by_text[unicode::encode_utf8(n.content)] = int(impl->added.size()) - 1;
+            } else {
+                impl->unnormalized.push_back(index);
+                impl->added.push_back(a);
+            }
+        }
+    }
+    return Tokenizer(std::move(impl));
+}
+
+Encoding Tokenizer::encode(std::string_view text, std::optional<std::string_view> pair, bool add_special_tokens) const {
+    std::vector<Token> a = impl_->encode_text(text, 0);
+    std::optional<std::vector<Token>> b;
+    if (pair) b = impl_->encode_text(*pair, 1);
+    const std::vector<Token> all = impl_->post_processor->process(std::move(a), std::move(b), add_special_tokens);
+    Encoding e;
+    for (const Token& t : all) {
+        std::optional<std::int64_t> id = t.id ? t.id : impl_->id_of(t.text);
+        if (!id && impl_->model->unk_token) id = impl_->id_of(*impl_->model->unk_token);
+        if (!id) throw InputError("tokenizer: token \"" + t.text + "\" has no id and the model has no unknown token");
+        e.ids.push_back(*id);
+        e.tokens.push_back(t.text);
+        e.type_ids.push_back(t.type_id);
+        e.sequence.push_back(t.sequence);
+        e.special.push_back(t.special);
+    }
+    return e;
+}
+
+std::size_t Tokenizer::vocab_size() const { return impl_->by_id.size(); }
+
+std::optional<std::int64_t> Tokenizer::token_to_id(std::string_view token) const {
+    return impl_->id_of(std::string(token));
+}
+
+std::optional<std::string> Tokenizer::id_to_token(std::int64_t id) const {
+    auto it = impl_->by_id.find(id);
+    if (it == impl_->by_id.end()) return std::nullopt;
+    return it->second;
+}
+
+Tokenizer Tokenizer::from_bert_vocab(const std::string& path, bool lowercase) {
+    return from_json(bert_vocab_json(path, lowercase));
+}
+
+Tokenizer Tokenizer::from_gpt2_files(const std::string& vocab, const std::string& merges) {
+    return from_json(gpt2_files_json(vocab, merges));
+}
+
+Tokenizer Tokenizer::load(const std::string& path) {
+    const TokenizerFiles f = find_tokenizer_files(path);
+    if (!f.tokenizer_json.empty()) return from_json(read_whole_file(f.tokenizer_json));
+    if (!f.vocab_txt.empty()) return from_bert_vocab(f.vocab_txt, f.lowercase);
+    return from_gpt2_files(f.vocab_json, f.merges_txt);
+}
+
+}  // namespace attn
