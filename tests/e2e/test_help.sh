@@ -57,6 +57,8 @@ for c in $commands; do
     mkdir -p "$T/ex_$c"
     # `attn ls` needs a model file a user has: a small checkpoint from the fixtures.
     [ "$c" = ls ] && cp "$ROOT/data/models/small.safetensors" "$T/ex_$c/model.safetensors"
+    # `attn model` needs a model folder: the tiny random BERT of data/models/tiny/.
+    [ "$c" = model ] && cp -r "$ROOT/data/models/tiny/bert" "$T/ex_$c/bert-tiny"
     awk '/^Examples:$/ {on = 1; next} on && /^  / {sub(/^  /, ""); print}' "$T/help_$c.txt" >"$T/examples_$c.txt"
     lines=0
     while IFS= read -r line; do
