@@ -331,11 +331,13 @@ def tiny():
          prefix="model.", shards=2)
 
 
-def bert_base(folder, T=128, repeats=5):
+def bert_base(folder, T=128, repeats=3, threads=2):
     """A BERT-base-shaped random checkpoint (L=12, E=768, H=12, FF=3072) in `folder` (never
-    committed), ids of T tokens, and the eager torch forward timed (best of `repeats`)."""
+    committed), ids of T tokens, and the eager torch forward timed on `threads` threads (best
+    of `repeats`)."""
     import time
     torch.manual_seed(1)
+    torch.set_num_threads(threads)
     c = dict(BERT, vocab_size=30522, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
              intermediate_size=3072, max_position_embeddings=512)
     sd = {n: t * 0.1 for n, t in bert_state(c).items()}

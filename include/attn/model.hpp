@@ -15,7 +15,9 @@
 // the GEMM packs them), all arithmetic in float32.
 //
 // The weights: model.safetensors, or the shards a model.safetensors.index.json names; PATH
-// may be a hub cache snapshot folder (its files are links into blobs/).
+// may be a hub cache snapshot folder (its files are links into blobs/). A folder with only
+// pytorch_model.bin is read through attn/model_file.hpp (FILE.bin:NAME), tensor by tensor, as
+// float32 copies.
 #pragma once
 #include <cstddef>
 #include <cstdint>

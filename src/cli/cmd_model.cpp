@@ -85,8 +85,9 @@ TensorView pick(const TensorView& t, std::size_t dim, std::size_t index) {
 int cmd_model(int argc, char** argv) {
     cxxopts::Options options(
         "attn model",
-        "The forward pass of a Hugging Face model folder (config.json and model.safetensors, or\n"
-        "the shards of model.safetensors.index.json; a hub cache snapshot folder works as it is)\n"
+        "The forward pass of a Hugging Face model folder (config.json and model.safetensors, the\n"
+        "shards of model.safetensors.index.json, or pytorch_model.bin; a hub cache snapshot folder\n"
+        "works as it is)\n"
         "on token ids: every layer's and head's attention weights, as transformers'\n"
         "output_attentions stacked, (layers, batch, heads, tokens, tokens), and the hidden states\n"
         "(layers + 1, batch, tokens, hidden). model_type bert (BertModel), gpt2 (GPT2Model), llama,\n"

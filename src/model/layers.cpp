@@ -23,11 +23,11 @@ Tensor linear(const MatrixView& X, const Weight& W, Layout layout, const Weight*
     const std::size_t out_cols = t ? W.rows() : W.cols();
     Tensor Y = new_rows(X.rows, out_cols);
     if (W.type == Weight::Type::f32) {
-        matmul_into(X, MatrixView{static_cast<const float*>(W.data), W.rows(), W.cols(), W.cols()}, t, Y.data(),
+        matmul_into(X, MatrixView{static_cast<const float*>(W.data), W.rows(), W.cols(), W.stride()}, t, Y.data(),
                     Y.row_stride());
     } else {
         matmul_into(X,
-                    HalfMatrixView{static_cast<const std::uint16_t*>(W.data), W.rows(), W.cols(), W.cols(),
+                    HalfMatrixView{static_cast<const std::uint16_t*>(W.data), W.rows(), W.cols(), W.stride(),
                                    W.type == Weight::Type::bf16},
                     t, Y.data(), Y.row_stride());
     }

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "attn/error.hpp"
+#include "attn/io.hpp"
 #include "kernels/float16.hpp"
 #include "read/input_bytes.hpp"
 #include "read/json.hpp"
@@ -27,7 +28,7 @@ float Weight::at(std::size_t i) const noexcept {
 
 void Weight::row(std::size_t r, float* out) const noexcept {
     const std::size_t n = cols();
-    for (std::size_t c = 0; c < n; ++c) out[c] = at(r * n + c);
+    for (std::size_t c = 0; c < n; ++c) out[c] = at(r * stride() + c);
 }
 
 std::vector<float> Weight::values() const {
@@ -75,8 +76,17 @@ Weights::Weights(const std::string& folder) : folder_(folder) {
             if (!seen) files.push_back(name);
         }
     } else if (exists(folder + "/pytorch_model.bin")) {
-        throw InputError(folder + ": the weights are in pytorch_model.bin, which attn model does not read yet; "
-                         "model.safetensors or model.safetensors.index.json is needed");
+        const std::string path = folder + "/pytorch_model.bin";
+        files_text_ = "pytorch_model.bin";
+        for (const io::TensorInfo& t : io::list_model_tensors(path)) {
+            if (!t.note.empty()) continue;  // buffers such as position_ids are not weights
+            owned_.push_back(io::read_model_tensor(path + ":" + t.name));
+            const Tensor& x = owned_.back();
+            Weight w;
+            w.name = t.name, w.shape = x.shape(), w.data = x.data(), w.ld = x.rank() >= 2 ? x.row_stride() : 0;
+            tensors_.emplace(t.name, std::move(w));
+        }
+        return;
     } else {
         throw InputError(folder + ": no model.safetensors or model.safetensors.index.json (the weights of a "
                          "Hugging Face model folder)");
