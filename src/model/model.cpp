@@ -2,6 +2,7 @@
 // (attn/model.hpp).
 #include <sys/stat.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "attn/error.hpp"
@@ -17,6 +18,18 @@ namespace {
 bool is_folder(const std::string& path) {
     struct stat st {};
     return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// A result holding NaN or ±inf (non-finite weights, or float32 overflow) is a failure, never
+// printed as if it were the model's output.
+void require_finite(const Tensor& t, const char* what) {
+    if (t.rank() == 0) return;
+    const MatrixView m{t.data(), t.shape().numel() / t.cols(), t.cols(), t.row_stride()};
+    for (std::size_t i = 0; i < m.rows; ++i)
+        for (std::size_t j = 0; j < m.cols; ++j)
+            if (!std::isfinite(m(i, j)))
+                throw RuntimeFailure(std::string("the ") + what + " hold " + (std::isnan(m(i, j)) ? "NaN" : "an infinity") +
+                                     ": the weights hold non-finite values or the forward pass overflows float32");
 }
 
 }  // namespace
@@ -73,7 +86,10 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
         case Architecture::gpt2: run_gpt2(c, *weights_, in, rec); break;
         case Architecture::llama: run_llama(c, *weights_, in, rec); break;
     }
-    return std::move(rec).take();
+    ForwardResult r = std::move(rec).take();
+    require_finite(r.attentions, "attentions");
+    require_finite(r.hidden_states, "hidden states");
+    return r;
 }
 
 Recorder::Recorder(const ModelConfig& c, const ModelInput& in, const ForwardWants& wants)

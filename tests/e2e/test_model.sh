@@ -112,6 +112,16 @@ run model "$TINY/bert" --ids 1,2 --token-types 0,2
 expect_code 3 "token type out of range"
 run model "$TINY/llama" --ids 1,2 --token-types 0,0
 expect_code 3 "token types for a model without them"
+# a NaN weight (the first value of the word embeddings, row 0) is a failure, not a result
+mkdir -p "$T/nan" && cp "$TINY/bert/config.json" "$TINY/bert/model.safetensors" "$T/nan/"
+hl=$(od -An -t u8 -N8 "$T/nan/model.safetensors" | tr -d ' ')
+printf '\000\000\300\177' | dd of="$T/nan/model.safetensors" bs=1 seek=$((8 + hl)) conv=notrunc 2>/dev/null
+run model "$T/nan" --ids 0,1 --show attentions --format npy -o "$T/nan.npy"
+expect_code 1 "a NaN weight"
+expect_err_has "hold NaN" "a NaN weight named"
+if [ -e "$T/nan.npy" ]; then fail "a NaN result was written"; else pass; fi
+run model "$T/nan" --ids 1,2 --show attentions --format csv
+expect_code 0 "the NaN row is not used by ids 1,2"
 run model "$TINY/bert" --text "time flies like an arrow"
 expect_code 2 "--text without a tokenizer"
 expect_err_has "--text needs the model's tokenizer" "--text explains"
