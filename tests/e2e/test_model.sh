@@ -44,6 +44,17 @@ else
     run model "$TINY/llama" --ids "$TINY/llama/ids.txt" --layer 1 --format json
     expect_out_has '"attentions"' "--layer 1 in json"
 
+    # the same bits for 1, 2 and 3 threads (rows of the GEMMs, norms and heads split over threads)
+    for m in bert_f16 qwen2_bf16; do
+        for th in 1 2 3; do
+            rm -f "$T/th$th.npz"
+            run model "$TINY/$m" --ids "$TINY/$m/ids.txt" --show attentions,hidden-states --format npz \
+                -o "$T/th$th.npz" --threads $th
+        done
+        if cmp -s "$T/th1.npz" "$T/th2.npz" && cmp -s "$T/th1.npz" "$T/th3.npz"; then pass
+        else fail "$m: threads 1, 2, 3 give different bits"; fi
+    done
+
     # a hub cache snapshot: files are links into blobs/
     snap=$T/hub/models--tiny--qwen2/snapshots/0123abc
     mkdir -p "$T/hub/models--tiny--qwen2/blobs" "$snap"
