@@ -3,6 +3,8 @@
 
     /usr/bin/python3 data/models/make_tiny.py            # the committed data/models/tiny/
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
+    /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
+    /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
 
 Python `transformers` is not installed here: each architecture's forward is written below in
 plain torch from transformers' modeling code (models/bert/modeling_bert.py BertModel,
@@ -359,8 +361,59 @@ def bert_base(folder, T=128, repeats=3, threads=2):
           (torch.__version__, torch.get_num_threads(), 1e3 * min(times), 1e3 * sorted(times)[len(times) // 2]))
 
 
+def llama_shaped(folder, T=512, time_torch=True, threads=2):
+    """A Llama-shaped random checkpoint (L=4, E=2048, H=32, G=8, FF=5632, bfloat16 weights) in
+    `folder` (never committed), ids of T tokens, and (time_torch) one eager torch forward timed."""
+    import time
+    torch.manual_seed(2)
+    torch.set_num_threads(threads)
+    c = dict(LLAMA, vocab_size=32000, hidden_size=2048, num_hidden_layers=4, num_attention_heads=32,
+             num_key_value_heads=8, intermediate_size=5632, rope_scaling=None, max_position_embeddings=2048)
+    sd = {n: (t * 0.05 if t.dim() == 2 else t) for n, t in llama_state(c, False).items()}
+    stored, sd32 = rounded(sd, torch.bfloat16)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(c, f, indent=2)
+    write_safetensors(os.path.join(folder, "model.safetensors"), {"model." + n: t for n, t in stored.items()})
+    ids = torch.randint(0, 32000, (1, T))
+    np.savetxt(os.path.join(folder, "ids.txt"), ids.numpy(), fmt="%d", delimiter=",")
+    if time_torch:
+        with torch.no_grad():
+            t0 = time.perf_counter()
+            att, hid = llama_forward(sd32, c, ids)
+            dt = time.perf_counter() - t0
+        np.save(os.path.join(folder, "attentions.npy"), att.numpy())
+        print("torch %s threads=%d eager forward (output_attentions): %.1f ms" % (torch.__version__, threads, 1e3 * dt))
+
+
+def gpt2_small(folder, T=256, threads=2):
+    """A GPT-2-small-shaped random checkpoint (L=12, E=768, H=12) in `folder` (never committed),
+    ids of T tokens, and one eager torch forward timed."""
+    import time
+    torch.manual_seed(3)
+    torch.set_num_threads(threads)
+    c = dict(GPT2, vocab_size=50257, n_embd=768, n_layer=12, n_head=12, n_positions=1024)
+    sd = {n: t * 0.1 for n, t in gpt2_state(c).items()}
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(c, f, indent=2)
+    write_safetensors(os.path.join(folder, "model.safetensors"), sd)
+    ids = torch.randint(0, 50257, (1, T))
+    np.savetxt(os.path.join(folder, "ids.txt"), ids.numpy(), fmt="%d", delimiter=",")
+    with torch.no_grad():
+        t0 = time.perf_counter()
+        att, hid = gpt2_forward(sd, c, ids)
+        dt = time.perf_counter() - t0
+    np.save(os.path.join(folder, "attentions.npy"), att.numpy())
+    print("torch %s threads=%d eager forward (output_attentions): %.1f ms" % (torch.__version__, threads, 1e3 * dt))
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":
         bert_base(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "--gpt2-small":
+        gpt2_small(sys.argv[2])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "--llama-shaped":
+        llama_shaped(sys.argv[2], time_torch="--no-torch" not in sys.argv)
     else:
         tiny()
