@@ -109,6 +109,15 @@ float* Recorder::weights_of(std::size_t l) noexcept {
 }
 
 void Recorder::hidden(std::size_t k, const Tensor& rows) {
+    // Checked whether kept or not: the engine's softmax need not turn a NaN row of scores
+    // into NaN weights, so a non-finite hidden state is caught here, before any layer uses it.
+    for (std::size_t r = 0; r < B_ * T_; ++r)
+        for (std::size_t c = 0; c < rows.cols(); ++c)
+            if (!std::isfinite(rows.data()[r * rows.row_stride() + c]))
+                throw RuntimeFailure("hidden state " + std::to_string(k) + " (batch item " + std::to_string(r / T_) +
+                                     ", token " + std::to_string(r % T_) + ") holds " +
+                                     (std::isnan(rows.data()[r * rows.row_stride() + c]) ? "NaN" : "an infinity") +
+                                     ": the weights hold non-finite values or the forward pass overflows float32");
     if (!wants_.hidden_states) return;
     Tensor& h = result_.hidden_states;
     for (std::size_t r = 0; r < B_ * T_; ++r)

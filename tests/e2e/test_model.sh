@@ -129,7 +129,7 @@ hl=$(od -An -t u8 -N8 "$T/nan/model.safetensors" | tr -d ' ')
 printf '\000\000\300\177' | dd of="$T/nan/model.safetensors" bs=1 seek=$((8 + hl)) conv=notrunc 2>/dev/null
 run model "$T/nan" --ids 0,1 --show attentions --format npy -o "$T/nan.npy"
 expect_code 1 "a NaN weight"
-expect_err_has "hold NaN" "a NaN weight named"
+expect_err_has "hidden state 0 (batch item 0, token 0) holds NaN" "a NaN weight named"
 if [ -e "$T/nan.npy" ]; then fail "a NaN result was written"; else pass; fi
 run model "$T/nan" --ids 1,2 --show attentions --format csv
 expect_code 0 "the NaN row is not used by ids 1,2"
