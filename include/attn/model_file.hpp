@@ -48,6 +48,15 @@ std::vector<TensorInfo> safetensors_list(std::string_view bytes, const std::stri
 Tensor safetensors_tensor(std::string_view bytes, const std::string& name, const std::string& source,
                           Finite finite = Finite::required, std::size_t max_dims = max_rank);
 std::vector<TensorInfo> npz_list(std::string_view bytes, const std::string& source);
+// Every tensor of a safetensors file where it lies, for readers that use the data in place
+// (attn model's weights): the header validated as safetensors_list validates it, `data` the
+// tensor's bytes inside `bytes` (little-endian elements of info.dtype; note says why attn
+// cannot read it, "" when it can).
+struct TensorBytes {
+    TensorInfo info;
+    std::string_view data;
+};
+std::vector<TensorBytes> safetensors_entries(std::string_view bytes, const std::string& source);
 // NAME is the member named exactly NAME, else NAME.npy, as numpy.load finds it.
 Tensor npz_tensor(std::string_view bytes, const std::string& name, const std::string& source,
                   Finite finite = Finite::required, std::size_t max_dims = max_rank);

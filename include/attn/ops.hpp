@@ -22,6 +22,15 @@ void matmul(const Matrix& A, const Matrix& B, Matrix& C, bool transpose_b = fals
 Matrix matmul(const Matrix& A, const Matrix& B, bool transpose_b = false);
 // The same over views: C (A.rows × n, row stride ldc) = A·B or A·Bᵀ. Same bits as matmul.
 void matmul_into(const MatrixView& A, const MatrixView& B, bool transpose_b, float* C, std::size_t ldc);
+// B of 16-bit floats (IEEE float16, or bfloat16 when bf16), as a model's weights lie in their
+// file: widened exactly to float32 as the GEMM packs its panels (never a whole float32 copy);
+// the result is A·B (or A·Bᵀ) over the widened values.
+struct HalfMatrixView {
+    const std::uint16_t* data = nullptr;
+    std::size_t rows = 0, cols = 0, stride = 0;  // stride in elements
+    bool bf16 = false;
+};
+void matmul_into(const MatrixView& A, const HalfMatrixView& B, bool transpose_b, float* C, std::size_t ldc);
 
 // Row-wise normalisation in place. Entries equal to -inf are masked and get weight exactly
 // 0. softmax is max-subtracted (stable); sum divides by the row sum of unmasked entries and

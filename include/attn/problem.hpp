@@ -73,10 +73,21 @@ enum class HeadAxis { by_rank, always, never };
 // key j at j; the angles are position·inv_freq with inv_freq[k] = 1/theta^(2k/N) in float32,
 // as HF computes them.
 enum class RopeStyle { half, interleaved };
+// HF's rope_scaling of the frequencies (modeling_rope_utils.py): linear divides every inv_freq
+// by factor; llama3 divides the low frequencies (wavelength > original_max_positions /
+// low_freq_factor) by factor, keeps the high ones (wavelength < original_max_positions /
+// high_freq_factor) and blends those between.
+enum class RopeScalingKind { none, linear, llama3 };
+struct RopeScaling {
+    RopeScalingKind kind = RopeScalingKind::none;
+    float factor = 1.0f, low_freq_factor = 1.0f, high_freq_factor = 4.0f;
+    float original_max_positions = 8192.0f;
+};
 struct Rope {
     float theta = 0.0f;                 // the base (Llama: 10000); 0: none, else finite and > 0
     RopeStyle style = RopeStyle::half;
     std::size_t dims = 0;               // N, the leading dims of each head rotated (even, <= d_k); 0: all d_k
+    RopeScaling scaling;
 };
 // ALiBi's slopes of H heads (BLOOM's build_alibi_tensor, ggml's max_bias): with n the largest
 // power of two <= H, head h < n gets 2^(−B/n)^(h+1), and head n + k the odd powers of

@@ -58,23 +58,31 @@ std::pair<std::size_t, std::size_t> block_range(std::size_t size, std::size_t bl
 
 }  // namespace
 
-void matmul_into(const MatrixView& A, const MatrixView& B, bool transpose_b, float* C, std::size_t ldc) {
+namespace {
+
+// matmul_into on B of any element type (GemmArgs::b_type): B is rows×cols with row stride ldb
+// elements.
+void gemm_into(const MatrixView& A, const void* B, std::size_t rows, std::size_t cols, std::size_t ldb,
+               kernels::GemmB type, bool transpose_b, float* C, std::size_t ldc) {
     const std::size_t m = A.rows, k = A.cols;
-    const std::size_t kb = transpose_b ? B.cols : B.rows;
-    const std::size_t n = transpose_b ? B.rows : B.cols;
+    const std::size_t kb = transpose_b ? cols : rows;
+    const std::size_t n = transpose_b ? rows : cols;
     if (kb != k)
         throw InputError("matmul: inner dimensions differ: " + std::to_string(A.rows) + "x" + std::to_string(A.cols) +
-                         " times " + std::to_string(B.rows) + "x" + std::to_string(B.cols) +
+                         " times " + std::to_string(rows) + "x" + std::to_string(cols) +
                          (transpose_b ? " transposed" : ""));
     if (!m || !n) return;  // k == 0: the kernels write zeros
-    const kernels::GemmArgs whole{A.data, A.stride, B.data, B.stride, transpose_b, C, ldc, m, n, k};
+    const std::size_t esize = type == kernels::GemmB::f32 ? 4 : 2;
+    const auto* b_bytes = static_cast<const char*>(B);
+    const kernels::GemmArgs whole{A.data, A.stride, static_cast<const float*>(B), ldb, transpose_b, C, ldc, m, n, k,
+                                  type};
     const auto gemm = active().gemm;
     const GemmSplit split = gemm_split(m, n, k);
     parallel_for(split.blocks, [&](std::size_t b) {
         kernels::GemmArgs part = whole;
         if (split.by_columns) {
             const auto [c0, c1] = block_range(n, split.blocks, b, 96);
-            part.B = transpose_b ? B.data + c0 * B.stride : B.data + c0;
+            part.B = reinterpret_cast<const float*>(b_bytes + (transpose_b ? c0 * ldb : c0) * esize);
             part.C = C + c0;
             part.n = c1 - c0;
         } else {
@@ -85,6 +93,17 @@ void matmul_into(const MatrixView& A, const MatrixView& B, bool transpose_b, flo
         }
         if (part.m && part.n) gemm(part);
     });
+}
+
+}  // namespace
+
+void matmul_into(const MatrixView& A, const MatrixView& B, bool transpose_b, float* C, std::size_t ldc) {
+    gemm_into(A, B.data, B.rows, B.cols, B.stride, kernels::GemmB::f32, transpose_b, C, ldc);
+}
+
+void matmul_into(const MatrixView& A, const HalfMatrixView& B, bool transpose_b, float* C, std::size_t ldc) {
+    gemm_into(A, B.data, B.rows, B.cols, B.stride, B.bf16 ? kernels::GemmB::bf16 : kernels::GemmB::f16, transpose_b,
+              C, ldc);
 }
 
 void matmul(const Matrix& A, const Matrix& B, Matrix& C, bool transpose_b) {

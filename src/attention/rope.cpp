@@ -9,12 +9,30 @@
 
 namespace attn::engine {
 
-std::vector<float> rope_inv_freq(float theta, std::size_t n) {
+std::vector<float> rope_inv_freq(float theta, std::size_t n, const RopeScaling& scaling) {
     std::vector<float> inv(n / 2);
     for (std::size_t k = 0; k < n / 2; ++k) {
         const float e = float(2 * k) / float(n);                           // arange(0, N, 2).float() / N
         const float power = float(std::pow(double(theta), double(e)));  // base ** e, in float32
         inv[k] = 1.0f / power;
+    }
+    const float f = scaling.factor;
+    if (scaling.kind == RopeScalingKind::linear)
+        for (float& x : inv) x = x / f;
+    if (scaling.kind == RopeScalingKind::llama3) {
+        // The float32 tensor arithmetic of _compute_llama3_parameters; the wavelength bounds
+        // are Python floats (double).
+        const double old_len = scaling.original_max_positions;
+        const double low_wavelen = old_len / scaling.low_freq_factor, high_wavelen = old_len / scaling.high_freq_factor;
+        for (float& x : inv) {
+            const float wavelen = float(2 * M_PI) / x;  // 2 * math.pi / inv_freq
+            const float scaled = wavelen > low_wavelen ? x / f : x;
+            const float smooth = (float(old_len) / wavelen - scaling.low_freq_factor) /
+                                 (scaling.high_freq_factor - scaling.low_freq_factor);
+            const float smoothed = (1.0f - smooth) * scaled / f + smooth * scaled;
+            const bool medium = !(wavelen < high_wavelen) && !(wavelen > low_wavelen);
+            x = medium ? smoothed : scaled;
+        }
     }
     return inv;
 }
@@ -68,7 +86,7 @@ AttentionProblem with_rope(const AttentionProblem& p, Tensor& q, Tensor& k) {
     long long lo = 0, hi = (long long)p.Tk - 1;
     for (std::size_t b = 0; b < p.B && p.Tq; ++b)
         lo = std::min(lo, p.position(b, 0)), hi = std::max(hi, p.position(b, p.Tq - 1));
-    const std::vector<float> inv = rope_inv_freq(p.rope.theta, p.rope.dims);
+    const std::vector<float> inv = rope_inv_freq(p.rope.theta, p.rope.dims, p.rope.scaling);
     q = Tensor(Shape({p.B, p.q.H, p.Tq, p.dk}), Tensor::Uninitialized{});
     k = Tensor(Shape({p.k.B, p.k.H, p.Tk, p.dk}), Tensor::Uninitialized{});
     constexpr std::size_t per_unit = 256;

@@ -11,7 +11,9 @@ namespace attn::engine {
 
 // inv_freq[k] = 1/theta^(2k/N), k < N/2, in float32 as HF computes it:
 // 1.0 / (base ** (torch.arange(0, N, 2).float() / N)).
-std::vector<float> rope_inv_freq(float theta, std::size_t n);
+// With scaling (attn/problem.hpp's RopeScaling), the frequencies rescaled as HF's
+// _compute_linear_scaling_rope_parameters / _compute_llama3_parameters do (in float32).
+std::vector<float> rope_inv_freq(float theta, std::size_t n, const RopeScaling& scaling = {});
 
 // cos and sin of the angles float32(pos)·inv_freq[k] (a float32 product, as HF's), for the
 // positions [first, first + count), N/2 of each per position.

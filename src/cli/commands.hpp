@@ -23,6 +23,7 @@ int cmd_concat(int argc, char** argv);
 int cmd_merge(int argc, char** argv);
 int cmd_positions(int argc, char** argv);
 int cmd_tokenize(int argc, char** argv);
+int cmd_model(int argc, char** argv);
 int cmd_help(int argc, char** argv);         // cli/help/help.cpp
 int cmd_completions(int argc, char** argv);  // cli/help/help_completions.cpp
 

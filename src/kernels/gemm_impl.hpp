@@ -29,6 +29,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+
+#include "kernels/float16.hpp"
+#include <cstdint>
 #include <xsimd/xsimd.hpp>
 
 #include "kernels/kernel_api.hpp"
@@ -97,6 +100,25 @@ struct Gemm {
         }
     }
 
+    // One element of B as float32 (16-bit elements widened as they are packed).
+    template <GemmB type>
+    static float b_at(const void* B, std::size_t i) noexcept {
+        if constexpr (type == GemmB::f32) return static_cast<const float*>(B)[i];
+        else if constexpr (type == GemmB::f16) return half_to_float(static_cast<const std::uint16_t*>(B)[i]);
+        else return bfloat16_to_float(static_cast<const std::uint16_t*>(B)[i]);
+    }
+
+    // pack_b of 16-bit B: element by element (the panel is packed once per KC×NC block and
+    // reused by every row panel of A, so the widening is a small part of the work).
+    template <GemmB type>
+    static void pack_b16(const std::uint16_t* B, std::size_t ldb, std::size_t kc, std::size_t cols, float* Bp) {
+        for (std::size_t j = 0; j < cols; j += NR, Bp += kc * NR) {
+            const std::size_t w = std::min(NR, cols - j);
+            for (std::size_t p = 0; p < kc; ++p)
+                for (std::size_t c = 0; c < NR; ++c) Bp[p * NR + c] = c < w ? b_at<type>(B, p * ldb + j + c) : 0.0f;
+        }
+    }
+
     // Packs B[0:kc, 0:cols] (row-major k×n, ldb) into NR-column micro-panels, each kc×NR,
     // columns ≥ `cols` zero.
     static void pack_b(const float* B, std::size_t ldb, std::size_t kc, std::size_t cols, float* Bp) {
@@ -116,15 +138,16 @@ struct Gemm {
 
     // The same for B given transposed (n×k, ldb): element (p, j) is Bt[j·ldb + p]. The
     // transpose happens here, a few k steps at a time so the writes stay in L1.
-    static void pack_bt(const float* Bt, std::size_t ldb, std::size_t kc, std::size_t cols, float* Bp) {
+    template <GemmB type = GemmB::f32, class T = float>
+    static void pack_bt(const T* Bt, std::size_t ldb, std::size_t kc, std::size_t cols, float* Bp) {
         constexpr std::size_t step = 16;
         for (std::size_t j = 0; j < cols; j += NR, Bp += kc * NR) {
             const std::size_t w = std::min(NR, cols - j);
             for (std::size_t p0 = 0; p0 < kc; p0 += step) {
                 const std::size_t pe = std::min(kc, p0 + step);
                 for (std::size_t c = 0; c < w; ++c) {
-                    const float* src = Bt + (j + c) * ldb;
-                    for (std::size_t p = p0; p < pe; ++p) Bp[p * NR + c] = src[p];
+                    const T* src = Bt + (j + c) * ldb;
+                    for (std::size_t p = p0; p < pe; ++p) Bp[p * NR + c] = b_at<type>(src, p);
                 }
                 for (std::size_t c = w; c < NR; ++c)
                     for (std::size_t p = p0; p < pe; ++p) Bp[p * NR + c] = 0.0f;
@@ -175,6 +198,26 @@ struct Gemm {
                 C[r * ldc + c] = accumulate ? C[r * ldc + c] + tile[r * NR + c] : tile[r * NR + c];
     }
 
+    // B[p0:+kc, j0:+nc] packed, whatever its layout and element type.
+    static void pack_panel(const GemmArgs& g, std::size_t j0, std::size_t p0, std::size_t kc, std::size_t nc,
+                           float* Bp) {
+        const auto* h = reinterpret_cast<const std::uint16_t*>(g.B);
+        switch (g.b_type) {
+            case GemmB::f32:
+                if (g.b_transposed) pack_bt(g.B + j0 * g.ldb + p0, g.ldb, kc, nc, Bp);
+                else pack_b(g.B + p0 * g.ldb + j0, g.ldb, kc, nc, Bp);
+                return;
+            case GemmB::f16:
+                if (g.b_transposed) pack_bt<GemmB::f16>(h + j0 * g.ldb + p0, g.ldb, kc, nc, Bp);
+                else pack_b16<GemmB::f16>(h + p0 * g.ldb + j0, g.ldb, kc, nc, Bp);
+                return;
+            case GemmB::bf16:
+                if (g.b_transposed) pack_bt<GemmB::bf16>(h + j0 * g.ldb + p0, g.ldb, kc, nc, Bp);
+                else pack_b16<GemmB::bf16>(h + p0 * g.ldb + j0, g.ldb, kc, nc, Bp);
+                return;
+        }
+    }
+
     static void run(const GemmArgs& g) {
         if (g.m == 0 || g.n == 0) return;
         if (g.k == 0) {  // empty sum: C = 0
@@ -190,8 +233,7 @@ struct Gemm {
             const std::size_t nc = std::min(NC, g.n - j0);
             for (std::size_t p0 = 0; p0 < g.k; p0 += KC) {
                 const std::size_t kc = std::min(KC, g.k - p0);
-                if (g.b_transposed) pack_bt(g.B + j0 * g.ldb + p0, g.ldb, kc, nc, Bp);
-                else pack_b(g.B + p0 * g.ldb + j0, g.ldb, kc, nc, Bp);
+                pack_panel(g, j0, p0, kc, nc, Bp);
                 for (std::size_t i0 = 0; i0 < g.m; i0 += MR) {
                     const std::size_t mr = std::min(MR, g.m - i0);
                     pack_a(g.A + i0 * g.lda + p0, g.lda, mr, kc, Ap);

@@ -17,6 +17,10 @@ namespace attn::kernels {
 
 // C[m×n] = A[m×k] · B, where B is k×n (row-major, ldb) or, when b_transposed, n×k (so the
 // product is A·Bᵀ without materialising a transpose). C is overwritten (never read).
+// B may hold 16-bit floats (b_type f16 or bf16: B points at uint16_t, ldb counts them), as a
+// model's weights lie in their file: they are widened as the panels of B are packed, never
+// as a whole float32 copy.
+enum class GemmB : unsigned char { f32, f16, bf16 };
 struct GemmArgs {
     const float* A;
     std::size_t lda;
@@ -26,6 +30,7 @@ struct GemmArgs {
     float* C;
     std::size_t ldc;
     std::size_t m, n, k;
+    GemmB b_type = GemmB::f32;
 };
 
 // Fused attention over query rows [row_begin, row_end) of the full problem: O[i - row_begin,:] =

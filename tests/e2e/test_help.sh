@@ -60,6 +60,8 @@ for c in $commands; do
     # `attn tokenize` needs a model folder: the BERT tokenizer of the tokenizer test data.
     [ "$c" = tokenize ] && mkdir -p "$T/ex_$c/bert" &&
         gunzip -c "$ROOT/data/tokenize/bert-base-uncased/tokenizer.json.gz" >"$T/ex_$c/bert/tokenizer.json"
+    # `attn model` needs a model folder: the tiny random BERT of data/models/tiny/.
+    [ "$c" = model ] && cp -r "$ROOT/data/models/tiny/bert" "$T/ex_$c/bert-tiny"
     awk '/^Examples:$/ {on = 1; next} on && /^  / {sub(/^  /, ""); print}' "$T/help_$c.txt" >"$T/examples_$c.txt"
     lines=0
     while IFS= read -r line; do

@@ -334,6 +334,16 @@ std::vector<TensorInfo> safetensors_list(std::string_view bytes, const std::stri
     return out;
 }
 
+std::vector<TensorBytes> safetensors_entries(std::string_view bytes, const std::string& source) {
+    std::string_view data;
+    std::vector<TensorBytes> out;
+    for (Entry& e : parse_header(bytes, source, &data)) {
+        e.info.note = unreadable(e.info);
+        out.push_back({std::move(e.info), data.substr(e.begin, e.end - e.begin)});
+    }
+    return out;
+}
+
 Tensor safetensors_tensor(std::string_view bytes, const std::string& name, const std::string& source, Finite finite,
                           std::size_t max_dims) {
     std::string_view data;

@@ -17,6 +17,7 @@
 
 #include "attn/multihead.hpp"
 #include "attn/ops.hpp"
+#include "attention/rope.hpp"
 #include "double_reference.hpp"
 #include "tensor_test_util.hpp"
 
@@ -71,14 +72,14 @@ std::vector<Case> cases() {
     r.rope.theta = 10000;
     c.push_back(r);
     r = make("rope interleaved, dims 6 of odd d=9, gqa", {4, 40, 9}, {2, 40, 9}, {2, 40, 9}, Causal::top_left);
-    r.rope = {500000, attn::RopeStyle::interleaved, 6};
+    r.rope = {500000, attn::RopeStyle::interleaved, 6, {}};
     c.push_back(r);
     r = make("rope half dims 8 of 12, Tq>Tk, no causal", {3, 70, 12}, {3, 50, 12}, {3, 50, 7}, Causal::none);
-    r.rope = {10000, attn::RopeStyle::half, 8};
+    r.rope = {10000, attn::RopeStyle::half, 8, {}};
     c.push_back(r);
     r = make("rope interleaved, bottom-right Tq>Tk: negative query positions, alibi", {2, 300, 8}, {2, 40, 8},
              {2, 40, 8}, Causal::bottom_right);
-    r.rope = {10000, attn::RopeStyle::interleaved, 0}, r.alibi = 8;
+    r.rope = {10000, attn::RopeStyle::interleaved, 0, {}}, r.alibi = 8;
     c.push_back(r);
     r = make("rope decode Tq=1 at position 1499, d=64", {1, 1, 64}, {1, 1500, 64}, {1, 1500, 64},
              Causal::bottom_right);
@@ -303,7 +304,7 @@ TEST_CASE("rope and alibi: bad settings are input errors (theta <= 0 or not fini
     }
     for (std::size_t dims : {3, 8}) {
         attn::AttentionSpec s;
-        s.rope = {10000, attn::RopeStyle::half, dims};
+        s.rope = {10000, attn::RopeStyle::half, dims, {}};
         CHECK_THROWS_AS(attn::resolve_attention(q.view(), k.view(), v.view(), s), attn::InputError);
     }
     attn::AttentionSpec all_odd;
@@ -339,4 +340,22 @@ TEST_CASE("rope and alibi: float16 K and V give the bits of float32 K and V hold
             CHECK(same_bits(half.context, full.context));
         }
     }
+}
+
+// HF's rope_scaling (modeling_rope_utils.py) worked by hand for d = 8, theta 10000: the default
+// inv_freq is 1, 0.1, 0.01, 0.001 (wavelengths 2π/f: 6.28, 62.8, 628, 6283).
+TEST_CASE("rope and alibi: rope_scaling linear divides every frequency; llama3 keeps, blends and divides") {
+    const std::vector<float> plain = attn::engine::rope_inv_freq(10000, 8);
+    attn::RopeScaling linear{attn::RopeScalingKind::linear, 4.0f};
+    const std::vector<float> lin = attn::engine::rope_inv_freq(10000, 8, linear);
+    for (std::size_t k = 0; k < 4; ++k) CHECK(lin[k] == plain[k] / 4.0f);
+    // llama3, factor 8, low 1, high 4, original 64: wavelength < 64/4 = 16 kept; > 64/1 = 64
+    // divided by 8; 62.8 in between blended with smooth = (64/62.83 − 1)/(4 − 1).
+    attn::RopeScaling l3{attn::RopeScalingKind::llama3, 8.0f, 1.0f, 4.0f, 64.0f};
+    const std::vector<float> f = attn::engine::rope_inv_freq(10000, 8, l3);
+    CHECK(f[0] == plain[0]);
+    const double smooth = (64.0 / (2 * M_PI / 0.1) - 1.0) / 3.0;
+    CHECK(f[1] == doctest::Approx((1 - smooth) * 0.1 / 8 + smooth * 0.1).epsilon(1e-6));
+    CHECK(f[2] == doctest::Approx(0.01 / 8).epsilon(1e-6));
+    CHECK(f[3] == doctest::Approx(0.001 / 8).epsilon(1e-6));
 }

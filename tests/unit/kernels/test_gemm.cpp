@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "test_util.hpp"
+#include "attn/half.hpp"
 #include "attn/ops.hpp"
 #include "oracle/reference.hpp"
 #include "arch_kernels.hpp"
@@ -185,4 +186,58 @@ TEST_CASE("gemm: attn::matmul on every arch and thread count matches the referen
     }
     attn::set_arch(saved);
     attn::set_threads(0);
+}
+
+// 16-bit B (GemmB::f16 / bf16, a model's weights as they lie in their file): every arch's GEMM
+// equals, bit for bit, its own float32 GEMM on B widened beforehand (the widening is exact and
+// the products are the same), on shapes with edge tiles, both layouts and odd strides.
+TEST_CASE("gemm: float16 and bfloat16 B widened while packing equal the float32 GEMM of the widened B, every arch") {
+    using attn::kernels::GemmB;
+    const std::size_t shapes[][3] = {{1, 1, 1}, {7, 33, 17}, {13, 100, 300}, {40, 257, 129}};
+    for (const ArchGemm& g : runnable_gemms())
+        for (const auto& s : shapes)
+            for (bool transposed : {false, true})
+                for (GemmB type : {GemmB::f16, GemmB::bf16}) {
+                    const std::size_t m = s[0], n = s[1], k = s[2];
+                    const std::size_t lda = k + 1, ldb = (transposed ? k : n) + 3, ldc = n + 2;
+                    const std::size_t b_rows = transposed ? n : k;
+                    const std::vector<float> A = random_buffer(m * lda, 7), Bf = random_buffer(b_rows * ldb, 8);
+                    std::vector<std::uint16_t> B16(Bf.size());
+                    std::vector<float> wide(Bf.size());
+                    for (std::size_t i = 0; i < Bf.size(); ++i) {
+                        std::uint32_t bits;
+                        std::memcpy(&bits, &Bf[i], 4);
+                        B16[i] = type == GemmB::f16 ? attn::float_to_half(Bf[i]) : std::uint16_t(bits >> 16);
+                        const std::uint32_t back = std::uint32_t(B16[i]) << 16;
+                        float bf;
+                        std::memcpy(&bf, &back, 4);
+                        wide[i] = type == GemmB::f16 ? attn::half_to_float(B16[i]) : bf;
+                    }
+                    std::vector<float> C16(m * ldc, -1.0f), C32(m * ldc, -1.0f);
+                    attn::kernels::GemmArgs a{A.data(), lda, reinterpret_cast<const float*>(B16.data()), ldb, transposed,
+                                              C16.data(), ldc, m, n, k, type};
+                    g.gemm(a);
+                    g.gemm({A.data(), lda, wide.data(), ldb, transposed, C32.data(), ldc, m, n, k});
+                    INFO(attn::arch_name(g.arch), " ", m, "x", n, "x", k, transposed ? " transposed" : "",
+                         type == GemmB::f16 ? " f16" : " bf16");
+                    CHECK(std::memcmp(C16.data(), C32.data(), C16.size() * sizeof(float)) == 0);
+                    // and the widened B really is 16-bit data: not the float32 bits misread
+                    CHECK(std::abs(C32[0]) < 1e30f);
+                }
+}
+
+TEST_CASE("gemm: matmul_into with a HalfMatrixView (threads split columns or rows) equals the float32 product") {
+    const std::size_t m = 5, n = 700, k = 64;  // wide: the dispatcher splits by columns
+    const std::vector<float> A = random_buffer(m * k, 3), Bf = random_buffer(n * k, 4);
+    std::vector<std::uint16_t> B16(Bf.size());
+    std::vector<float> wide(Bf.size());
+    for (std::size_t i = 0; i < Bf.size(); ++i) B16[i] = attn::float_to_half(Bf[i]), wide[i] = attn::half_to_float(B16[i]);
+    for (bool transposed : {false, true}) {
+        const std::size_t rows = transposed ? n : k, cols = transposed ? k : n;
+        std::vector<float> C16(m * n), C32(m * n);
+        attn::matmul_into({A.data(), m, k, k}, attn::HalfMatrixView{B16.data(), rows, cols, cols, false}, transposed,
+                          C16.data(), n);
+        attn::matmul_into({A.data(), m, k, k}, attn::MatrixView{wide.data(), rows, cols, cols}, transposed, C32.data(), n);
+        CHECK(std::memcmp(C16.data(), C32.data(), C16.size() * sizeof(float)) == 0);
+    }
 }

@@ -1,0 +1,419 @@
+"""Tiny random Hugging Face checkpoints and their PyTorch reference outputs, for `attn model`
+(tests/e2e/test_model.sh). Run from the repository root with Debian's python (torch 1.13, numpy):
+
+    /usr/bin/python3 data/models/make_tiny.py            # the committed data/models/tiny/
+    /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
+    /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
+    /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
+
+Python `transformers` is not installed here: each architecture's forward is written below in
+plain torch from transformers' modeling code (models/bert/modeling_bert.py BertModel,
+models/gpt2/modeling_gpt2.py GPT2Model, models/llama/modeling_llama.py LlamaModel with eager
+attention, modeling_rope_utils.py's default, linear and llama3 frequencies, Mistral's
+sliding-window mask `kv_idx > q_idx - sliding_window` of masking_utils.py), with the parameter
+names and config.json keys of those classes. The weights are random (torch.manual_seed); the
+float16 and bfloat16 variants store the weights rounded to that type and the reference runs in
+float32 on exactly those rounded values (attn widens them exactly and computes in float32).
+
+Each folder holds config.json, the weights (model.safetensors, or shards and
+model.safetensors.index.json), ids.txt (one batch row per line), token_types.txt (bert), and
+the expected attentions.npy (L, B, H, T, T) = torch.stack(outputs.attentions) and
+hidden_states.npy (L+1, B, T, E) = torch.stack(outputs.hidden_states), float32 (llama also
+attentions_layer1_head2.npy = outputs.attentions[1][:, 2]).
+"""
+import json
+import math
+import os
+import struct
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "tiny")
+
+DTYPES = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16"}
+
+
+def write_safetensors(path, tensors):
+    """tensors: {name: torch tensor}; the reference writer's layout (u64 header length, JSON
+    header padded with spaces to 8 bytes, data in header order, "format": "pt" metadata)."""
+    header, data = {"__metadata__": {"format": "pt"}}, b""
+    for name, t in tensors.items():
+        t = t.contiguous()
+        raw = t.view(torch.int16).numpy().tobytes() if t.dtype in (torch.float16, torch.bfloat16) else t.numpy().tobytes()
+        header[name] = {"dtype": DTYPES[t.dtype], "shape": list(t.shape), "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + data)
+
+
+def rnd(*shape, std=0.2):
+    return torch.randn(*shape) * std
+
+
+def ln_params(sd, name, E):
+    sd[name + ".weight"] = 1.0 + rnd(E, std=0.1)
+    sd[name + ".bias"] = rnd(E, std=0.1)
+
+
+# ---- BertModel ---------------------------------------------------------------------------
+
+def bert_state(c):
+    E, F_, V = c["hidden_size"], c["intermediate_size"], c["vocab_size"]
+    sd = {"embeddings.word_embeddings.weight": rnd(V, E, std=1.0),
+          "embeddings.position_embeddings.weight": rnd(c["max_position_embeddings"], E, std=0.5),
+          "embeddings.token_type_embeddings.weight": rnd(c["type_vocab_size"], E, std=0.5)}
+    ln_params(sd, "embeddings.LayerNorm", E)
+    for l in range(c["num_hidden_layers"]):
+        p = "encoder.layer.%d." % l
+        for n in ("query", "key", "value"):
+            sd[p + "attention.self.%s.weight" % n] = rnd(E, E, std=0.4)
+            sd[p + "attention.self.%s.bias" % n] = rnd(E, std=0.1)
+        sd[p + "attention.output.dense.weight"] = rnd(E, E)
+        sd[p + "attention.output.dense.bias"] = rnd(E, std=0.1)
+        ln_params(sd, p + "attention.output.LayerNorm", E)
+        sd[p + "intermediate.dense.weight"] = rnd(F_, E)
+        sd[p + "intermediate.dense.bias"] = rnd(F_, std=0.1)
+        sd[p + "output.dense.weight"] = rnd(E, F_)
+        sd[p + "output.dense.bias"] = rnd(E, std=0.1)
+        ln_params(sd, p + "output.LayerNorm", E)
+    return sd
+
+
+def bert_forward(sd, c, ids, types):
+    B, T = ids.shape
+    E, H = c["hidden_size"], c["num_attention_heads"]
+    d, eps = E // H, c["layer_norm_eps"]
+    h = (sd["embeddings.word_embeddings.weight"][ids] + sd["embeddings.token_type_embeddings.weight"][types]
+         + sd["embeddings.position_embeddings.weight"][torch.arange(T)][None])
+    h = F.layer_norm(h, (E,), sd["embeddings.LayerNorm.weight"], sd["embeddings.LayerNorm.bias"], eps)
+    hidden, atts = [h], []
+    for l in range(c["num_hidden_layers"]):
+        p = "encoder.layer.%d." % l
+        heads = lambda n: F.linear(h, sd[p + "attention.self.%s.weight" % n], sd[p + "attention.self.%s.bias" % n]).view(B, T, H, d).transpose(1, 2)
+        q, k, v = heads("query"), heads("key"), heads("value")
+        scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(d)
+        probs = torch.softmax(scores, dim=-1)
+        atts.append(probs)
+        ctx = torch.matmul(probs, v).transpose(1, 2).reshape(B, T, E)
+        a = F.linear(ctx, sd[p + "attention.output.dense.weight"], sd[p + "attention.output.dense.bias"])
+        a = F.layer_norm(a + h, (E,), sd[p + "attention.output.LayerNorm.weight"], sd[p + "attention.output.LayerNorm.bias"], eps)
+        i = F.gelu(F.linear(a, sd[p + "intermediate.dense.weight"], sd[p + "intermediate.dense.bias"]))
+        o = F.linear(i, sd[p + "output.dense.weight"], sd[p + "output.dense.bias"])
+        h = F.layer_norm(o + a, (E,), sd[p + "output.LayerNorm.weight"], sd[p + "output.LayerNorm.bias"], eps)
+        hidden.append(h)
+    return torch.stack(atts), torch.stack(hidden)
+
+
+# ---- GPT2Model -----------------------------------------------------------------------------
+
+def gpt2_state(c):
+    E, V = c["n_embd"], c["vocab_size"]
+    Fi = c.get("n_inner") or 4 * E
+    sd = {"wte.weight": rnd(V, E, std=0.5), "wpe.weight": rnd(c["n_positions"], E, std=0.3)}
+    for l in range(c["n_layer"]):
+        p = "h.%d." % l
+        ln_params(sd, p + "ln_1", E)
+        sd[p + "attn.c_attn.weight"] = rnd(E, 3 * E, std=0.4)  # Conv1D: in × out
+        sd[p + "attn.c_attn.bias"] = rnd(3 * E, std=0.1)
+        sd[p + "attn.c_proj.weight"] = rnd(E, E)
+        sd[p + "attn.c_proj.bias"] = rnd(E, std=0.1)
+        ln_params(sd, p + "ln_2", E)
+        sd[p + "mlp.c_fc.weight"] = rnd(E, Fi)
+        sd[p + "mlp.c_fc.bias"] = rnd(Fi, std=0.1)
+        sd[p + "mlp.c_proj.weight"] = rnd(Fi, E)
+        sd[p + "mlp.c_proj.bias"] = rnd(E, std=0.1)
+    ln_params(sd, "ln_f", E)
+    return sd
+
+
+def gelu_new(x):
+    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+
+
+def gpt2_forward(sd, c, ids):
+    B, T = ids.shape
+    E, H, eps = c["n_embd"], c["n_head"], c["layer_norm_epsilon"]
+    d = E // H
+    conv1d = lambda x, n: torch.addmm(sd[n + ".bias"], x.view(-1, x.size(-1)), sd[n + ".weight"]).view(*x.shape[:-1], -1)
+    h = sd["wte.weight"][ids] + sd["wpe.weight"][torch.arange(T)][None]
+    causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
+    hidden, atts = [], []
+    for l in range(c["n_layer"]):
+        p = "h.%d." % l
+        hidden.append(h)
+        x = F.layer_norm(h, (E,), sd[p + "ln_1.weight"], sd[p + "ln_1.bias"], eps)
+        q, k, v = conv1d(x, p + "attn.c_attn").split(E, dim=2)
+        q, k, v = (t.view(B, T, H, d).transpose(1, 2) for t in (q, k, v))
+        w = torch.matmul(q, k.transpose(-1, -2)) / torch.full([], v.size(-1) ** 0.5)
+        w = torch.where(causal, w, torch.full([], torch.finfo(w.dtype).min))
+        w = torch.softmax(w, dim=-1)
+        atts.append(w)
+        ctx = torch.matmul(w, v).transpose(1, 2).reshape(B, T, E)
+        h = h + conv1d(ctx, p + "attn.c_proj")
+        x = F.layer_norm(h, (E,), sd[p + "ln_2.weight"], sd[p + "ln_2.bias"], eps)
+        h = h + conv1d(gelu_new(conv1d(x, p + "mlp.c_fc")), p + "mlp.c_proj")
+    h = F.layer_norm(h, (E,), sd["ln_f.weight"], sd["ln_f.bias"], eps)
+    hidden.append(h)
+    return torch.stack(atts), torch.stack(hidden)
+
+
+# ---- LlamaModel (and Mistral, Qwen2) ------------------------------------------------------
+
+def llama_state(c, qkv_bias):
+    E, V, Fi, H = c["hidden_size"], c["vocab_size"], c["intermediate_size"], c["num_attention_heads"]
+    G = c.get("num_key_value_heads", H)
+    d = c.get("head_dim", E // H)
+    sd = {"embed_tokens.weight": rnd(V, E, std=1.0)}
+    for l in range(c["num_hidden_layers"]):
+        p = "layers.%d." % l
+        sd[p + "input_layernorm.weight"] = 1.0 + rnd(E, std=0.1)
+        for n, rows in (("q", H * d), ("k", G * d), ("v", G * d)):
+            sd[p + "self_attn.%s_proj.weight" % n] = rnd(rows, E, std=0.4)
+            if qkv_bias:
+                sd[p + "self_attn.%s_proj.bias" % n] = rnd(rows, std=0.2)
+        sd[p + "self_attn.o_proj.weight"] = rnd(E, H * d)
+        sd[p + "post_attention_layernorm.weight"] = 1.0 + rnd(E, std=0.1)
+        sd[p + "mlp.gate_proj.weight"] = rnd(Fi, E)
+        sd[p + "mlp.up_proj.weight"] = rnd(Fi, E)
+        sd[p + "mlp.down_proj.weight"] = rnd(E, Fi)
+    sd["norm.weight"] = 1.0 + rnd(E, std=0.1)
+    return sd
+
+
+def rope_inv_freq(c, d):
+    """modeling_rope_utils.py: _compute_default_rope_parameters, linear and llama3 scaling."""
+    base = c.get("rope_theta", 10000.0)
+    inv_freq = 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
+    s = c.get("rope_scaling")
+    if not s:
+        return inv_freq
+    kind = s.get("rope_type", s.get("type"))
+    if kind == "linear":
+        return inv_freq / s["factor"]
+    assert kind == "llama3"
+    factor, low, high, old = s["factor"], s["low_freq_factor"], s["high_freq_factor"], s["original_max_position_embeddings"]
+    low_wavelen, high_wavelen = old / low, old / high
+    wavelen = 2 * math.pi / inv_freq
+    inv_freq_llama = torch.where(wavelen > low_wavelen, inv_freq / factor, inv_freq)
+    smooth = (old / wavelen - low) / (high - low)
+    smoothed = (1 - smooth) * inv_freq_llama / factor + smooth * inv_freq_llama
+    is_medium = ~(wavelen < high_wavelen) * ~(wavelen > low_wavelen)
+    return torch.where(is_medium, smoothed, inv_freq_llama)
+
+
+def rotate_half(x):
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def rms_norm(x, w, eps):
+    variance = x.pow(2).mean(-1, keepdim=True)
+    return w * (x * torch.rsqrt(variance + eps))
+
+
+def llama_forward(sd, c, ids):
+    B, T = ids.shape
+    E, H, eps = c["hidden_size"], c["num_attention_heads"], c["rms_norm_eps"]
+    G = c.get("num_key_value_heads", H)
+    d = c.get("head_dim", E // H)
+    inv_freq = rope_inv_freq(c, d)
+    pos = torch.arange(T)[None]
+    freqs = (inv_freq[None, :, None].float() @ pos[:, None, :].float()).transpose(1, 2)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos()[:, None], emb.sin()[:, None]
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    allowed = j <= i
+    W = c.get("sliding_window") if c["model_type"] == "mistral" else None
+    if W:
+        allowed = allowed & (j > i - W)
+    mask = torch.where(allowed, 0.0, torch.finfo(torch.float32).min)
+    lin = lambda x, n: F.linear(x, sd[n + ".weight"], sd.get(n + ".bias"))
+    h = sd["embed_tokens.weight"][ids]
+    hidden, atts = [], []
+    for l in range(c["num_hidden_layers"]):
+        p = "layers.%d." % l
+        hidden.append(h)
+        x = rms_norm(h, sd[p + "input_layernorm.weight"], eps)
+        q = lin(x, p + "self_attn.q_proj").view(B, T, H, d).transpose(1, 2)
+        k = lin(x, p + "self_attn.k_proj").view(B, T, G, d).transpose(1, 2)
+        v = lin(x, p + "self_attn.v_proj").view(B, T, G, d).transpose(1, 2)
+        q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+        k, v = k.repeat_interleave(H // G, dim=1), v.repeat_interleave(H // G, dim=1)  # repeat_kv
+        w = torch.matmul(q, k.transpose(2, 3)) * d ** -0.5 + mask
+        w = torch.softmax(w, dim=-1, dtype=torch.float32)
+        atts.append(w)
+        ctx = torch.matmul(w, v).transpose(1, 2).reshape(B, T, H * d)
+        h = h + lin(ctx, p + "self_attn.o_proj")
+        x = rms_norm(h, sd[p + "post_attention_layernorm.weight"], eps)
+        h = h + lin(F.silu(lin(x, p + "mlp.gate_proj")) * lin(x, p + "mlp.up_proj"), p + "mlp.down_proj")
+    h = rms_norm(h, sd["norm.weight"], eps)
+    hidden.append(h)
+    return torch.stack(atts), torch.stack(hidden)
+
+
+# ---- the checkpoints -------------------------------------------------------------------------
+
+IDS = torch.tensor([[1, 17, 42, 5, 63, 9, 2], [1, 33, 8, 8, 50, 21, 2]])
+TYPES = torch.tensor([[0, 0, 0, 1, 1, 1, 1], [0, 0, 0, 0, 1, 1, 1]])
+
+BERT = {"model_type": "bert", "architectures": ["BertModel"], "vocab_size": 64, "hidden_size": 32,
+        "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 64, "hidden_act": "gelu",
+        "max_position_embeddings": 16, "type_vocab_size": 2, "layer_norm_eps": 1e-12,
+        "position_embedding_type": "absolute"}
+GPT2 = {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "vocab_size": 64, "n_embd": 32, "n_layer": 2,
+        "n_head": 4, "n_inner": None, "n_positions": 16, "activation_function": "gelu_new",
+        "layer_norm_epsilon": 1e-5}
+LLAMA = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+         "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 48,
+         "hidden_act": "silu", "rms_norm_eps": 1e-6, "rope_theta": 10000.0, "max_position_embeddings": 64,
+         "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                          "original_max_position_embeddings": 64}}
+LLAMA_LINEAR = dict(LLAMA, rope_theta=500.0, num_key_value_heads=1,
+                    rope_scaling={"type": "linear", "factor": 2.0})
+MISTRAL = dict(LLAMA, model_type="mistral", architectures=["MistralForCausalLM"], rope_scaling=None, sliding_window=3)
+QWEN2 = dict(LLAMA, model_type="qwen2", architectures=["Qwen2ForCausalLM"], rope_scaling=None, rope_theta=1000000.0,
+             use_sliding_window=False, sliding_window=4, max_window_layers=2)
+
+
+def rounded(sd, dtype):
+    """The weights as stored (dtype) and as the reference computes with them (float32, the same values)."""
+    stored = {n: t.to(dtype) for n, t in sd.items()}
+    return stored, {n: t.float() for n, t in stored.items()}
+
+
+def save(name, config, sd, forward, dtype=torch.float32, prefix="", shards=1, types=None):
+    folder = os.path.join(OUT, name)
+    os.makedirs(folder, exist_ok=True)
+    stored, sd32 = rounded(sd, dtype)
+    with torch.no_grad():
+        att, hid = forward(sd32)
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+    tensors = {prefix + n: t for n, t in stored.items()}
+    if shards == 1:
+        write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+    else:
+        names = list(tensors)
+        weight_map = {}
+        for s in range(shards):
+            file = "model-%05d-of-%05d.safetensors" % (s + 1, shards)
+            part = names[s * len(names) // shards:(s + 1) * len(names) // shards]
+            write_safetensors(os.path.join(folder, file), {n: tensors[n] for n in part})
+            weight_map.update({n: file for n in part})
+        with open(os.path.join(folder, "model.safetensors.index.json"), "w") as f:
+            json.dump({"metadata": {"total_size": 0}, "weight_map": weight_map}, f, indent=2)
+    np.savetxt(os.path.join(folder, "ids.txt"), IDS.numpy(), fmt="%d", delimiter=",")
+    if types is not None:
+        np.savetxt(os.path.join(folder, "token_types.txt"), types.numpy(), fmt="%d", delimiter=",")
+    np.save(os.path.join(folder, "attentions.npy"), att.numpy().astype(np.float32))
+    np.save(os.path.join(folder, "hidden_states.npy"), hid.numpy().astype(np.float32))
+    if name == "llama":  # outputs.attentions[1][:, 2]: what --layer 1 --head 2 gives
+        np.save(os.path.join(folder, "attentions_layer1_head2.npy"), att[1][:, 2].numpy().astype(np.float32))
+    print(name, tuple(att.shape), tuple(hid.shape), DTYPES[dtype])
+
+
+def tiny():
+    torch.manual_seed(0)
+    save("bert", BERT, bert_state(BERT), lambda sd: bert_forward(sd, BERT, IDS, TYPES), types=TYPES)
+    save("bert_f16", BERT, bert_state(BERT), lambda sd: bert_forward(sd, BERT, IDS, TYPES), torch.float16,
+         prefix="bert.", types=TYPES)
+    save("gpt2", GPT2, gpt2_state(GPT2), lambda sd: gpt2_forward(sd, GPT2, IDS), prefix="transformer.")
+    save("llama", LLAMA, llama_state(LLAMA, False), lambda sd: llama_forward(sd, LLAMA, IDS), prefix="model.")
+    save("llama_bf16", LLAMA_LINEAR, llama_state(LLAMA_LINEAR, False), lambda sd: llama_forward(sd, LLAMA_LINEAR, IDS),
+         torch.bfloat16, prefix="model.")
+    save("mistral_f16", MISTRAL, llama_state(MISTRAL, False), lambda sd: llama_forward(sd, MISTRAL, IDS), torch.float16,
+         prefix="model.")
+    save("qwen2_bf16", QWEN2, llama_state(QWEN2, True), lambda sd: llama_forward(sd, QWEN2, IDS), torch.bfloat16,
+         prefix="model.", shards=2)
+
+
+def bert_base(folder, T=128, repeats=3, threads=2):
+    """A BERT-base-shaped random checkpoint (L=12, E=768, H=12, FF=3072) in `folder` (never
+    committed), ids of T tokens, and the eager torch forward timed on `threads` threads (best
+    of `repeats`)."""
+    import time
+    torch.manual_seed(1)
+    torch.set_num_threads(threads)
+    c = dict(BERT, vocab_size=30522, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+             intermediate_size=3072, max_position_embeddings=512)
+    sd = {n: t * 0.1 for n, t in bert_state(c).items()}
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(c, f, indent=2)
+    write_safetensors(os.path.join(folder, "model.safetensors"), sd)
+    ids = torch.randint(0, 30522, (1, T))
+    np.savetxt(os.path.join(folder, "ids.txt"), ids.numpy(), fmt="%d", delimiter=",")
+    types = torch.zeros_like(ids)
+    times = []
+    with torch.no_grad():
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            att, hid = bert_forward(sd, c, ids, types)
+            times.append(time.perf_counter() - t0)
+    np.save(os.path.join(folder, "attentions.npy"), att.numpy())
+    print("torch %s threads=%d eager forward (output_attentions): best %.1f ms, median %.1f ms" %
+          (torch.__version__, torch.get_num_threads(), 1e3 * min(times), 1e3 * sorted(times)[len(times) // 2]))
+
+
+def llama_shaped(folder, T=512, time_torch=True, threads=2):
+    """A Llama-shaped random checkpoint (L=4, E=2048, H=32, G=8, FF=5632, bfloat16 weights) in
+    `folder` (never committed), ids of T tokens, and (time_torch) one eager torch forward timed."""
+    import time
+    torch.manual_seed(2)
+    torch.set_num_threads(threads)
+    c = dict(LLAMA, vocab_size=32000, hidden_size=2048, num_hidden_layers=4, num_attention_heads=32,
+             num_key_value_heads=8, intermediate_size=5632, rope_scaling=None, max_position_embeddings=2048)
+    sd = {n: (t * 0.05 if t.dim() == 2 else t) for n, t in llama_state(c, False).items()}
+    stored, sd32 = rounded(sd, torch.bfloat16)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(c, f, indent=2)
+    write_safetensors(os.path.join(folder, "model.safetensors"), {"model." + n: t for n, t in stored.items()})
+    ids = torch.randint(0, 32000, (1, T))
+    np.savetxt(os.path.join(folder, "ids.txt"), ids.numpy(), fmt="%d", delimiter=",")
+    if time_torch:
+        with torch.no_grad():
+            t0 = time.perf_counter()
+            att, hid = llama_forward(sd32, c, ids)
+            dt = time.perf_counter() - t0
+        np.save(os.path.join(folder, "attentions.npy"), att.numpy())
+        print("torch %s threads=%d eager forward (output_attentions): %.1f ms" % (torch.__version__, threads, 1e3 * dt))
+
+
+def gpt2_small(folder, T=256, threads=2):
+    """A GPT-2-small-shaped random checkpoint (L=12, E=768, H=12) in `folder` (never committed),
+    ids of T tokens, and one eager torch forward timed."""
+    import time
+    torch.manual_seed(3)
+    torch.set_num_threads(threads)
+    c = dict(GPT2, vocab_size=50257, n_embd=768, n_layer=12, n_head=12, n_positions=1024)
+    sd = {n: t * 0.1 for n, t in gpt2_state(c).items()}
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(c, f, indent=2)
+    write_safetensors(os.path.join(folder, "model.safetensors"), sd)
+    ids = torch.randint(0, 50257, (1, T))
+    np.savetxt(os.path.join(folder, "ids.txt"), ids.numpy(), fmt="%d", delimiter=",")
+    with torch.no_grad():
+        t0 = time.perf_counter()
+        att, hid = gpt2_forward(sd, c, ids)
+        dt = time.perf_counter() - t0
+    np.save(os.path.join(folder, "attentions.npy"), att.numpy())
+    print("torch %s threads=%d eager forward (output_attentions): %.1f ms" % (torch.__version__, threads, 1e3 * dt))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":
+        bert_base(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "--gpt2-small":
+        gpt2_small(sys.argv[2])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "--llama-shaped":
+        llama_shaped(sys.argv[2], time_torch="--no-torch" not in sys.argv)
+    else:
+        tiny()

@@ -1,0 +1,98 @@
+// Hugging Face transformer checkpoints run forward: a model folder (config.json and its
+// weights) and token ids in, every layer's and head's attention weights and the hidden states
+// out, shaped as transformers' `output_attentions` / `output_hidden_states` stacked.
+//
+// Architectures (config.json's model_type):
+//   bert                   BertModel: word + position + token-type embeddings, post-LN layers,
+//                          GELU (erf), no mask (every token sees every token)
+//   gpt2                   GPT2Model: pre-LN, Conv1D layout (x·W) with the fused c_attn, causal,
+//                          GELU (tanh), ln_f
+//   llama, mistral, qwen2  LlamaModel: RMSNorm, RoPE (rope_theta; rope_scaling linear and llama3),
+//                          grouped-query heads, SwiGLU; Mistral's sliding_window; Qwen2's Q/K/V biases
+// The attention runs on attn's engine (attn/multihead.hpp's batched_attention: causal rule,
+// window, RoPE and grouped-query heads of the resolved problem), the linear layers on attn's
+// GEMM with the weights where they lie in the mapped files (float16 and bfloat16 widened as
+// the GEMM packs them), all arithmetic in float32.
+//
+// The weights: model.safetensors, or the shards a model.safetensors.index.json names; PATH
+// may be a hub cache snapshot folder (its files are links into blobs/). A folder with only
+// pytorch_model.bin is read through attn/model_file.hpp (FILE.bin:NAME), tensor by tensor, as
+// float32 copies.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attn/problem.hpp"
+#include "attn/tensor.hpp"
+
+namespace attn::model {
+
+enum class Architecture { bert, gpt2, llama };
+
+// "bert, gpt2, llama, mistral, qwen2": the model_type values attn runs.
+const char* known_model_types() noexcept;
+
+// What config.json says, resolved (defaults as transformers' config classes have them).
+struct ModelConfig {
+    std::string model_type;  // as written
+    Architecture arch = Architecture::bert;
+    std::size_t layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0;
+    std::size_t vocab = 0, max_positions = 0, type_vocab = 0;  // max_positions 0: no limit (RoPE)
+    double norm_eps = 1e-12;
+    enum class Activation { gelu_erf, gelu_tanh, relu, silu } activation = Activation::gelu_erf;
+    Rope rope;                          // theta 0 for bert and gpt2
+    std::size_t sliding_window = 0;     // 0: none (Mistral: each token sees itself and W - 1 before)
+    bool qkv_bias = false, o_bias = false, mlp_bias = false;  // llama family
+};
+
+// config.json's text into a ModelConfig. InputError naming `source` for JSON errors, an
+// unknown model_type (listing the known ones), a missing or bad field, or a feature of the
+// checkpoint attn does not run (e.g. "position_embedding_type": "relative_key").
+ModelConfig parse_model_config(const std::string& text, const std::string& source);
+
+// Token ids: batch rows of equal length, and BERT's token types (empty: all 0).
+struct ModelInput {
+    std::size_t batch = 1, tokens = 0;
+    std::vector<std::int64_t> ids;          // batch × tokens, row by row
+    std::vector<std::int64_t> token_types;  // empty or batch × tokens
+};
+
+struct ForwardWants {
+    bool attentions = true, hidden_states = false;
+    std::optional<std::size_t> layer;  // only this layer's attentions (the run stops after it
+                                       // unless hidden states are wanted)
+};
+
+struct ForwardResult {
+    Tensor attentions;     // (L, B, H, T, T), or (1, B, H, T, T) for one layer; rank 0 when not wanted
+    Tensor hidden_states;  // (L + 1, B, T, E): the embeddings, then each layer's output (the last
+                           // after ln_f / norm for gpt2 and llama, as transformers gives them)
+};
+
+class Weights;  // the mapped weight files (src/model/weights.hpp)
+
+class Model {
+public:
+    // Reads PATH/config.json and maps the weights. InputError for a folder that is no model
+    // folder (naming what is missing), a bad config, or missing or misshapen weights.
+    explicit Model(const std::string& folder);
+    ~Model();
+    Model(Model&&) noexcept;
+    Model& operator=(Model&&) noexcept;
+
+    const ModelConfig& config() const noexcept { return config_; }
+    // The forward pass. InputError for ids outside the vocabulary, token types outside
+    // type_vocab_size, more tokens than max_position_embeddings (bert, gpt2), a layer past
+    // the last.
+    ForwardResult forward(const ModelInput& input, const ForwardWants& wants) const;
+
+private:
+    ModelConfig config_;
+    std::unique_ptr<Weights> weights_;
+};
+
+}  // namespace attn::model

@@ -1,0 +1,277 @@
+// attn model PATH --ids 101,2051,...: a Hugging Face model folder's forward pass, every layer's
+// and head's attention weights (outputs.attentions stacked) and the hidden states, in every
+// output format, and the pictures of one layer (attn/model.hpp).
+#include <sys/stat.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "attn/error.hpp"
+#include "attn/html_view.hpp"
+#include "attn/io.hpp"
+#include "attn/model.hpp"
+#include "attn/viz.hpp"
+#include "attn/viz_grid.hpp"
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+// "1,2,3" (rows separated by ';'), or a file of rows, one per line, ids separated by commas or
+// white space. Every row must have the same length.
+std::vector<std::vector<std::int64_t>> parse_id_rows(const std::string& value, const std::string& option) {
+    struct stat st {};
+    std::string text = value;
+    std::string where = option + " '" + value + "'";
+    if (::stat(value.c_str(), &st) == 0) {
+        text = io::read_file(value);
+        where = value;
+    }
+    std::vector<std::vector<std::int64_t>> rows(1);
+    std::string number;
+    const auto flush = [&] {
+        if (number.empty()) return;
+        std::size_t used = 0;
+        long long v = 0;
+        try {
+            v = std::stoll(number, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != number.size()) throw UsageError(where + ": '" + number + "' is not an integer token id");
+        rows.back().push_back(v);
+        number.clear();
+    };
+    for (char ch : text) {
+        if (ch == ',' || ch == ' ' || ch == '\t' || ch == '\r') flush();
+        else if (ch == ';' || ch == '\n') {
+            flush();
+            if (!rows.back().empty()) rows.emplace_back();
+        } else number += ch;
+    }
+    flush();
+    if (rows.back().empty()) rows.pop_back();
+    if (rows.empty()) throw UsageError(where + ": no token ids");
+    for (const auto& r : rows)
+        if (r.size() != rows[0].size())
+            throw UsageError(where + ": rows of " + std::to_string(rows[0].size()) + " and " + std::to_string(r.size()) +
+                             " ids: every row (batch item) needs the same number of tokens");
+    return rows;
+}
+
+std::vector<std::int64_t> flatten(const std::vector<std::vector<std::int64_t>>& rows) {
+    std::vector<std::int64_t> out;
+    for (const auto& r : rows) out.insert(out.end(), r.begin(), r.end());
+    return out;
+}
+
+// A view of t with dimension `dim` fixed at `index` (dropped).
+TensorView pick(const TensorView& t, std::size_t dim, std::size_t index) {
+    TensorView v;
+    v.data = t.data + index * t.strides[dim];
+    std::vector<std::size_t> dims;
+    std::size_t k = 0;
+    for (std::size_t d = 0; d < t.rank(); ++d)
+        if (d != dim) dims.push_back(t.shape[d]), v.strides[k++] = t.strides[d];
+    v.shape = Shape(dims);
+    return v;
+}
+
+}  // namespace
+
+int cmd_model(int argc, char** argv) {
+    cxxopts::Options options(
+        "attn model",
+        "The forward pass of a Hugging Face model folder (config.json and model.safetensors, the\n"
+        "shards of model.safetensors.index.json, or pytorch_model.bin; a hub cache snapshot folder\n"
+        "works as it is)\n"
+        "on token ids: every layer's and head's attention weights, as transformers'\n"
+        "output_attentions stacked, (layers, batch, heads, tokens, tokens), and the hidden states\n"
+        "(layers + 1, batch, tokens, hidden). model_type bert (BertModel), gpt2 (GPT2Model), llama,\n"
+        "mistral and qwen2 (LlamaModel: RMSNorm, RoPE with rope_scaling linear or llama3,\n"
+        "grouped-query heads, SwiGLU, Mistral's sliding_window, Qwen2's biases). The weights are\n"
+        "used where they lie in the mapped files (float16 and bfloat16 widened as the GEMM packs\n"
+        "them); the arithmetic is float32.\n");
+    options.positional_help("PATH");
+    options.add_options("Inputs")
+        ("path", "The model folder", cxxopts::value<std::string>(), "PATH")
+        ("ids", "Token ids from any tokenizer: a comma list (101,2051,102), rows of a batch separated by "
+                "';', or a FILE with one row per line", cxxopts::value<std::string>(), "LIST|FILE")
+        ("token-types", "BERT's token type ids (segment A = 0, B = 1), shaped as --ids; default all 0",
+         cxxopts::value<std::string>(), "LIST|FILE")
+        ("text", "Text to tokenize with the folder's tokenizer (not available yet: give --ids)",
+         cxxopts::value<std::string>(), "TEXT");
+    options.add_options("Output")
+        ("show", "What to print, comma-separated: attentions (default), hidden-states, tokens",
+         cxxopts::value<std::string>(), "LIST")
+        ("layer", "Only layer L's attentions (0-based): (batch, heads, tokens, tokens), outputs.attentions[L]; "
+                  "the pictures' layer (default 0)", cxxopts::value<std::string>(), "L")
+        ("head", "Only head H of the attentions and pictures (0-based)", cxxopts::value<std::string>(), "H");
+    options.add_options("Pictures")
+        ("heatmap", "Draw the weights of --layer (each head, or --head) in the terminal")
+        ("svg", "Write an SVG heatmap of the weights of --layer (a grid of heads, or --head)",
+         cxxopts::value<std::string>(), "FILE")
+        ("html", "Write the interactive HTML view of the weights of --layer (every head)",
+         cxxopts::value<std::string>(), "FILE");
+    options.parse_positional({"path"});
+    add_output_options(options);
+    add_exec_options(options);
+    const auto parsed = parse_or_help(options, argc, argv);
+    if (!parsed) return exit_ok;
+    const auto& r = *parsed;
+    if (r.count("text"))
+        throw UsageError("--text needs the model's tokenizer, which attn model does not read yet: give the token ids "
+                         "with --ids");
+    if (!r.count("path")) throw UsageError("missing model folder: attn model PATH --ids LIST (see --help)");
+    if (!r.count("ids")) throw UsageError("missing --ids: attn model PATH --ids 101,2051,102");
+    io::OutputOptions out = output_options(r);
+
+    bool show_att = false, show_hidden = false, show_tokens = false;
+    {
+        const std::string list = r.count("show") ? r["show"].as<std::string>() : "attentions";
+        std::size_t at = 0;
+        while (at <= list.size()) {
+            const std::size_t comma = list.find(',', at);
+            const std::string item = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+            if (item == "attentions") show_att = true;
+            else if (item == "hidden-states") show_hidden = true;
+            else if (item == "tokens") show_tokens = true;
+            else throw UsageError("invalid --show '" + item + "': expected attentions, hidden-states or tokens");
+            if (comma == std::string::npos) break;
+            at = comma + 1;
+        }
+    }
+    const auto index_option = [&](const char* name) -> std::optional<std::size_t> {
+        if (!r.count(name)) return std::nullopt;
+        const std::string t = r[name].as<std::string>();
+        std::size_t used = 0;
+        unsigned long long v = 0;
+        try {
+            v = std::stoull(t, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (t.empty() || used != t.size() || t[0] == '-' || t[0] == '+')
+            throw UsageError(std::string("invalid --") + name + " '" + t + "': expected a non-negative integer");
+        return std::size_t(v);
+    };
+    const std::optional<std::size_t> layer = index_option("layer"), head = index_option("head");
+    const bool heatmap = r["heatmap"].as<bool>();
+    const std::string svg = r.count("svg") ? r["svg"].as<std::string>() : "", html = r.count("html") ? r["html"].as<std::string>() : "";
+    const bool pictures = heatmap || !svg.empty() || !html.empty();
+
+    const auto id_rows = parse_id_rows(r["ids"].as<std::string>(), "--ids");
+    model::ModelInput input;
+    input.batch = id_rows.size(), input.tokens = id_rows[0].size(), input.ids = flatten(id_rows);
+    if (r.count("token-types")) {
+        const auto t = parse_id_rows(r["token-types"].as<std::string>(), "--token-types");
+        if (t.size() != input.batch || t[0].size() != input.tokens)
+            throw UsageError("--token-types has " + std::to_string(t.size()) + "x" + std::to_string(t[0].size()) +
+                             " ids, --ids " + std::to_string(input.batch) + "x" + std::to_string(input.tokens));
+        input.token_types = flatten(t);
+    }
+
+    const model::Model m(r["path"].as<std::string>());
+    const model::ModelConfig& c = m.config();
+    if (head && *head >= c.heads)
+        throw UsageError("--head " + std::to_string(*head) + ": the model has " + std::to_string(c.heads) + " heads (0 to " +
+                         std::to_string(c.heads - 1) + ")");
+    model::ForwardWants wants;
+    wants.attentions = show_att || pictures;
+    wants.hidden_states = show_hidden;
+    wants.layer = layer ? layer : pictures && !show_att ? std::optional<std::size_t>(0) : std::nullopt;
+    if (!wants.attentions && !wants.hidden_states) wants.layer = 0;  // --show tokens alone: the ids checked, little run
+    const model::ForwardResult res = m.forward(input, wants);
+
+    // Results: outputs.attentions stacked (a layer and head picked by --layer and --head).
+    const std::size_t T = input.tokens;
+    std::vector<std::string> labels;
+    for (std::size_t i = 0; i < T; ++i) labels.push_back(std::to_string(input.ids[i]));
+    Tensor tokens(Shape({input.batch, T}));
+    for (std::size_t i = 0; i < input.ids.size(); ++i) tokens.slice_data(0)[(i / T) * tokens.row_stride() + i % T] = float(input.ids[i]);
+    std::vector<io::Item> items;
+    TensorView att;
+    if (wants.attentions) {
+        att = res.attentions.view();
+        if (wants.layer) att = pick(att, 0, 0);  // (B, H, T, T)
+    }
+    if (show_tokens) items.push_back(io::tensor_item("tokens", tokens.view()));
+    if (show_att) {
+        TensorView a = att;
+        if (head) a = pick(a, a.rank() - 3, *head);
+        io::Item it = io::tensor_item("attentions", a);
+        if (input.batch == 1) it.row_labels = it.col_labels = labels;
+        items.push_back(it);
+    }
+    if (show_hidden) {
+        io::Item it = io::tensor_item("hidden_states", res.hidden_states.view());
+        if (input.batch == 1) it.row_labels = labels;
+        items.push_back(it);
+    }
+    if (out.format == io::Format::json && input.batch == 1) out.labels = out.key_labels = labels;
+
+    if (pictures) {
+        const TensorView layer_att = show_att && !wants.layer ? pick(res.attentions.view(), 0, layer.value_or(0)) : att;
+        const std::size_t W = c.sliding_window;
+        const bool causal = c.arch != model::Architecture::bert;
+        const auto masked = [causal, W](std::size_t i, std::size_t j) { return (causal && j > i) || (W && j + W <= i); };
+        const std::string masking = !causal ? "" : W ? "causal, sliding window " + std::to_string(W) : "causal";
+        const std::string what = "layer " + std::to_string(layer.value_or(0)) + " weights";
+        std::vector<std::pair<std::size_t, std::size_t>> sel;  // (b, h)
+        for (std::size_t b = 0; b < input.batch; ++b)
+            for (std::size_t h = 0; h < c.heads; ++h)
+                if (!head || *head == h) sel.emplace_back(b, h);
+        const auto slice = [&](std::size_t b, std::size_t h) {
+            Matrix mm(T, T);
+            const float* p = layer_att.data + b * layer_att.strides[0] + h * layer_att.strides[1];
+            for (std::size_t i = 0; i < T; ++i)
+                for (std::size_t j = 0; j < T; ++j) mm(i, j) = p[i * layer_att.strides[2] + j];
+            return mm;
+        };
+        const auto title = [&](std::size_t b, std::size_t h) {
+            return (input.batch > 1 ? "batch " + std::to_string(b) + " · " : std::string()) + "head " + std::to_string(h);
+        };
+        std::vector<std::string> row_labels = input.batch == 1 ? labels : std::vector<std::string>{};
+        if (heatmap) {
+            std::string text;
+            for (const auto& [b, h] : sel) {
+                if (sel.size() > 1) text += what + " · " + title(b, h) + ":\n";
+                text += viz::heatmap_text(slice(b, h), row_labels, row_labels, viz::want_color(stdout_is_terminal()),
+                                          masked, terminal_columns());
+            }
+            if (!items.empty()) text += "\n";
+            std::fputs(text.c_str(), stdout);
+        }
+        if (!svg.empty()) {
+            std::string doc;
+            if (sel.size() == 1) {
+                viz::SvgHeatmapOptions o;
+                o.what = what + " · " + title(sel[0].first, sel[0].second), o.masking_text = masking;
+                o.row_labels = o.col_labels = row_labels, o.masked = masked;
+                doc = viz::svg_heatmap(slice(sel[0].first, sel[0].second), o);
+            } else {
+                std::vector<viz::GridPanel> panels;
+                for (const auto& [b, h] : sel) panels.push_back({title(b, h), slice(b, h), masked});
+                viz::SvgGridOptions o;
+                o.what = what, o.masking_text = masking, o.row_labels = o.col_labels = row_labels;
+                doc = viz::svg_grid(panels, o);
+            }
+            io::write_text(svg, doc);
+        }
+        if (!html.empty()) {
+            viz::HtmlViewOptions o;
+            o.title = c.model_type + " " + what;
+            o.query_labels = o.key_labels = row_labels;
+            o.masking_text = masking;
+            if (causal) o.masked = [masked](std::size_t, std::size_t i, std::size_t j) { return masked(i, j); };
+            io::write_text(html, viz::html_view(layer_att, o));
+        }
+    }
+    if (!items.empty()) io::write_output(items, out);
+    return exit_ok;
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,46 @@
+// BertModel's forward (transformers' models/bert/modeling_bert.py): embeddings (word +
+// token type + absolute position, LayerNorm), then per layer self-attention, the output dense
+// layer, Add & LayerNorm, the GELU feed-forward, Add & LayerNorm (post-LN). No attention mask:
+// every token sees every token of its batch item.
+#include <string>
+
+#include "model/layers.hpp"
+#include "model/model_run.hpp"
+
+namespace attn::model {
+
+void run_bert(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec) {
+    const std::size_t E = c.hidden, H = c.heads, d = c.head_dim, B = in.batch, T = in.tokens, F = c.intermediate;
+    Tensor h = new_rows(B * T, E);
+    embed(h, w.get("embeddings.word_embeddings.weight", {c.vocab, E}), in.ids, false);
+    std::vector<std::int64_t> positions(B * T), types(B * T, 0);
+    for (std::size_t i = 0; i < B * T; ++i) positions[i] = std::int64_t(i % T);
+    if (!in.token_types.empty()) types = in.token_types;
+    embed(h, w.get("embeddings.position_embeddings.weight", {c.max_positions, E}), positions, true);
+    embed(h, w.get("embeddings.token_type_embeddings.weight", {c.type_vocab, E}), types, true);
+    layer_norm(h, w.get("embeddings.LayerNorm.weight", {E}), &w.get("embeddings.LayerNorm.bias", {E}), c.norm_eps);
+    rec.hidden(0, h);
+    for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
+        const std::string p = "encoder.layer." + std::to_string(l) + ".";
+        const auto W = [&](const std::string& n, std::initializer_list<std::size_t> s) -> const Weight& { return w.get(p + n, s); };
+        const MatrixView x = rows_of(h);
+        const Tensor q = linear(x, W("attention.self.query.weight", {H * d, E}), Layout::linear, &W("attention.self.query.bias", {H * d}));
+        const Tensor k = linear(x, W("attention.self.key.weight", {H * d, E}), Layout::linear, &W("attention.self.key.bias", {H * d}));
+        const Tensor v = linear(x, W("attention.self.value.weight", {H * d, E}), Layout::linear, &W("attention.self.value.bias", {H * d}));
+        const Tensor ctx = self_attention(heads_view(q, B, T, 0, H, d), heads_view(k, B, T, 0, H, d),
+                                          heads_view(v, B, T, 0, H, d), AttentionSpec{}, rec.weights_of(l),
+                                          rec.weights_stride());
+        Tensor a = linear(rows_of(ctx), W("attention.output.dense.weight", {E, H * d}), Layout::linear,
+                          &W("attention.output.dense.bias", {E}));
+        add_rows(a, h);
+        layer_norm(a, W("attention.output.LayerNorm.weight", {E}), &W("attention.output.LayerNorm.bias", {E}), c.norm_eps);
+        Tensor f = linear(rows_of(a), W("intermediate.dense.weight", {F, E}), Layout::linear, &W("intermediate.dense.bias", {F}));
+        activate(f, c.activation);
+        h = linear(rows_of(f), W("output.dense.weight", {E, F}), Layout::linear, &W("output.dense.bias", {E}));
+        add_rows(h, a);
+        layer_norm(h, W("output.LayerNorm.weight", {E}), &W("output.LayerNorm.bias", {E}), c.norm_eps);
+        rec.hidden(l + 1, h);
+    }
+}
+
+}  // namespace attn::model

@@ -1,0 +1,153 @@
+// The layers around the attention (model/layers.hpp).
+#include "model/layers.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#include "attn/error.hpp"
+#include "attn/multihead.hpp"
+#include "attn/ops.hpp"
+#include "runtime/parallel.hpp"
+
+namespace attn::model {
+
+MatrixView rows_of(const Tensor& t) noexcept {
+    const std::size_t rows = t.rank() <= 1 ? 1 : t.shape().numel() / t.cols();
+    return {t.data(), rows, t.cols(), t.row_stride()};
+}
+
+Tensor new_rows(std::size_t rows, std::size_t cols) { return Tensor(Shape({rows, cols}), Tensor::Uninitialized{}); }
+
+Tensor linear(const MatrixView& X, const Weight& W, Layout layout, const Weight* bias) {
+    const bool t = layout == Layout::linear;
+    const std::size_t out_cols = t ? W.rows() : W.cols();
+    Tensor Y = new_rows(X.rows, out_cols);
+    if (W.type == Weight::Type::f32) {
+        matmul_into(X, MatrixView{static_cast<const float*>(W.data), W.rows(), W.cols(), W.stride()}, t, Y.data(),
+                    Y.row_stride());
+    } else {
+        matmul_into(X,
+                    HalfMatrixView{static_cast<const std::uint16_t*>(W.data), W.rows(), W.cols(), W.stride(),
+                                   W.type == Weight::Type::bf16},
+                    t, Y.data(), Y.row_stride());
+    }
+    if (bias) {
+        const std::vector<float> b = bias->values();
+        for (std::size_t i = 0; i < X.rows; ++i) {
+            float* y = Y.data() + i * Y.row_stride();
+            for (std::size_t c = 0; c < out_cols; ++c) y[c] += b[c];
+        }
+    }
+    return Y;
+}
+
+void layer_norm(Tensor& X, const Weight& weight, const Weight* bias, double eps) {
+    const MatrixView m = rows_of(X);
+    const std::vector<float> g = weight.values(), b = bias ? bias->values() : std::vector<float>(m.cols, 0.0f);
+    parallel_for(m.rows, [&](std::size_t i) {
+        float* x = X.data() + i * m.stride;
+        double sum = 0, sq = 0;
+        for (std::size_t c = 0; c < m.cols; ++c) sum += x[c];
+        const double mean = sum / double(m.cols);
+        for (std::size_t c = 0; c < m.cols; ++c) sq += (x[c] - mean) * (x[c] - mean);
+        const double inv = 1.0 / std::sqrt(sq / double(m.cols) + eps);  // biased variance, as torch
+        for (std::size_t c = 0; c < m.cols; ++c) x[c] = float((x[c] - mean) * inv) * g[c] + b[c];
+    });
+}
+
+void rms_norm(Tensor& X, const Weight& weight, double eps) {
+    const MatrixView m = rows_of(X);
+    const std::vector<float> g = weight.values();
+    parallel_for(m.rows, [&](std::size_t i) {
+        float* x = X.data() + i * m.stride;
+        double sq = 0;
+        for (std::size_t c = 0; c < m.cols; ++c) sq += double(x[c]) * x[c];
+        const float inv = float(1.0 / std::sqrt(sq / double(m.cols) + eps));  // torch.rsqrt(variance + eps)
+        for (std::size_t c = 0; c < m.cols; ++c) x[c] = g[c] * (x[c] * inv);
+    });
+}
+
+void add_rows(Tensor& x, const Tensor& y) {
+    const MatrixView m = rows_of(x);
+    for (std::size_t i = 0; i < m.rows; ++i) {
+        float* a = x.data() + i * m.stride;
+        const float* b = y.data() + i * y.row_stride();
+        for (std::size_t c = 0; c < m.cols; ++c) a[c] += b[c];
+    }
+}
+
+namespace {
+
+// In float32, as torch computes them (GELU(approximate='none') with erf; HF's NewGELUActivation).
+float act(float x, ModelConfig::Activation a) {
+    using A = ModelConfig::Activation;
+    switch (a) {
+        case A::gelu_erf: return 0.5f * x * (1.0f + std::erf(x * float(M_SQRT1_2)));
+        case A::gelu_tanh: {
+            const float u = float(std::sqrt(2.0 / M_PI)) * (x + 0.044715f * x * x * x);
+            return 0.5f * x * (1.0f + std::tanh(u));
+        }
+        case A::relu: return x > 0 ? x : 0.0f;
+        case A::silu: return x / (1.0f + std::exp(-x));
+    }
+    return x;
+}
+
+}  // namespace
+
+void activate(Tensor& X, ModelConfig::Activation a) {
+    const MatrixView m = rows_of(X);
+    parallel_for(m.rows, [&](std::size_t i) {
+        float* x = X.data() + i * m.stride;
+        for (std::size_t c = 0; c < m.cols; ++c) x[c] = act(x[c], a);
+    });
+}
+
+void gated(Tensor& gate, const Tensor& up, ModelConfig::Activation a) {
+    const MatrixView m = rows_of(gate);
+    parallel_for(m.rows, [&](std::size_t i) {
+        float* g = gate.data() + i * m.stride;
+        const float* u = up.data() + i * up.row_stride();
+        for (std::size_t c = 0; c < m.cols; ++c) g[c] = act(g[c], a) * u[c];
+    });
+}
+
+void embed(Tensor& out, const Weight& table, const std::vector<std::int64_t>& ids, bool add) {
+    std::vector<float> row(table.cols());
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        table.row(std::size_t(ids[i]), row.data());
+        float* o = out.data() + i * out.row_stride();
+        for (std::size_t c = 0; c < row.size(); ++c) o[c] = add ? o[c] + row[c] : row[c];
+    }
+}
+
+TensorView heads_view(const Tensor& rows, std::size_t batch, std::size_t tokens, std::size_t col0, std::size_t heads,
+                      std::size_t d) {
+    TensorView v;
+    const std::size_t ld = rows.row_stride();
+    v.data = rows.data() + col0;
+    v.shape = Shape({batch, heads, tokens, d});
+    v.strides[0] = tokens * ld, v.strides[1] = d, v.strides[2] = ld, v.strides[3] = 1;
+    return v;
+}
+
+Tensor self_attention(const TensorView& Q, const TensorView& K, const TensorView& V, const AttentionSpec& spec,
+                      float* weights, std::size_t weights_stride) {
+    AttentionWants wants;
+    wants.weights = weights != nullptr;
+    wants.context = true;
+    AttentionSpec s = spec;
+    s.head_axis = HeadAxis::always;
+    BatchedAttention r = batched_attention(Q, KVView(K), KVView(V), s, wants);
+    if (weights) {
+        const Tensor& w = r.weights;  // (B, H, T, T)
+        const std::size_t T = w.cols();
+        for (std::size_t sl = 0; sl < w.slices(); ++sl)
+            for (std::size_t i = 0; i < T; ++i)
+                std::memcpy(weights + (sl * T + i) * weights_stride, w.slice_data(sl) + i * w.row_stride(),
+                            T * sizeof(float));
+    }
+    return concat_heads(r.context.view(), /*batched=*/true);
+}
+
+}  // namespace attn::model

@@ -1,0 +1,48 @@
+// The layers around the attention, on activations kept as rows (a (rows × E) float32 tensor,
+// every token of every batch item one row): linear layers on attn's GEMM with the weights in
+// place, LayerNorm, RMSNorm, the activations, embedding lookups, and one attention layer on
+// attn's engine.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "attn/model.hpp"
+#include "attn/problem.hpp"
+#include "attn/tensor.hpp"
+#include "model/weights.hpp"
+
+namespace attn::model {
+
+// The rows of a tensor of any rank ≥ 2 as one matrix (its leading dimensions flattened).
+MatrixView rows_of(const Tensor& t) noexcept;
+Tensor new_rows(std::size_t rows, std::size_t cols);  // uninitialised
+
+// Y = X·Wᵀ + b for nn.Linear's W (out × in), or X·W + b for GPT-2's Conv1D W (in × out).
+enum class Layout { linear, conv1d };
+Tensor linear(const MatrixView& X, const Weight& W, Layout layout, const Weight* bias);
+
+// In place, row by row: nn.LayerNorm (weight, bias) and Llama's RMSNorm (weight only; bias null).
+// Means and variances are accumulated in double.
+void layer_norm(Tensor& X, const Weight& weight, const Weight* bias, double eps);
+void rms_norm(Tensor& X, const Weight& weight, double eps);
+// x += y, row by row (the residual connections).
+void add_rows(Tensor& x, const Tensor& y);
+// The activation in place.
+void activate(Tensor& X, ModelConfig::Activation a);
+// SwiGLU: gate = act(gate) · up, in place in gate.
+void gated(Tensor& gate, const Tensor& up, ModelConfig::Activation a);
+// Rows of an embedding table (vocab × E) for the ids, added to out (or written when !add).
+void embed(Tensor& out, const Weight& table, const std::vector<std::int64_t>& ids, bool add);
+
+// One self-attention layer on the engine: Q, K, V are (B, H|G, T, d) views (heads as column
+// blocks of the projections); spec says causal, window and RoPE. The heads' context comes back
+// side by side as rows (B·T × H·dv); when `weights` is not null the (B, H, T, T) weights are
+// copied to it, slice by slice with row stride `weights_stride`.
+Tensor self_attention(const TensorView& Q, const TensorView& K, const TensorView& V, const AttentionSpec& spec,
+                      float* weights, std::size_t weights_stride);
+// The (B, heads, T, d) view of columns [col0, col0 + heads·d) of rows (B·T × C) of a projection.
+TensorView heads_view(const Tensor& rows, std::size_t batch, std::size_t tokens, std::size_t col0, std::size_t heads,
+                      std::size_t d);
+
+}  // namespace attn::model

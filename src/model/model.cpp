@@ -1,0 +1,127 @@
+// attn::model::Model: the folder opened, the input checked, the architecture's forward pass run
+// (attn/model.hpp).
+#include <sys/stat.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "attn/error.hpp"
+#include "attn/io.hpp"
+#include "attn/model.hpp"
+#include "model/model_run.hpp"
+#include "model/weights.hpp"
+
+namespace attn::model {
+
+namespace {
+
+bool is_folder(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// A result holding NaN or ±inf (non-finite weights, or float32 overflow) is a failure, never
+// printed as if it were the model's output.
+void require_finite(const Tensor& t, const char* what) {
+    if (t.rank() == 0) return;
+    const MatrixView m{t.data(), t.shape().numel() / t.cols(), t.cols(), t.row_stride()};
+    for (std::size_t i = 0; i < m.rows; ++i)
+        for (std::size_t j = 0; j < m.cols; ++j)
+            if (!std::isfinite(m(i, j)))
+                throw RuntimeFailure(std::string("the ") + what + " hold " + (std::isnan(m(i, j)) ? "NaN" : "an infinity") +
+                                     ": the weights hold non-finite values or the forward pass overflows float32");
+}
+
+}  // namespace
+
+Model::Model(const std::string& folder) {
+    struct stat st {};
+    if (::stat(folder.c_str(), &st) != 0) throw InputError(folder + ": No such file or directory");
+    if (!is_folder(folder))
+        throw InputError(folder + ": not a folder (attn model reads a Hugging Face model folder: config.json and "
+                                  "model.safetensors)");
+    const std::string config = folder + "/config.json";
+    if (::stat(config.c_str(), &st) != 0)
+        throw InputError(folder + ": no config.json (a Hugging Face model folder has config.json and model.safetensors)");
+    config_ = parse_model_config(io::read_file(config), config);
+    weights_ = std::make_unique<Weights>(folder);
+    switch (config_.arch) {  // a task model's checkpoint (BertForMaskedLM, GPT2LMHeadModel, LlamaForCausalLM) nests the base model
+        case Architecture::bert: weights_->choose_prefix({"", "bert."}, "embeddings.word_embeddings.weight"); break;
+        case Architecture::gpt2: weights_->choose_prefix({"", "transformer."}, "wte.weight"); break;
+        case Architecture::llama: weights_->choose_prefix({"", "model."}, "embed_tokens.weight"); break;
+    }
+}
+
+Model::~Model() = default;
+Model::Model(Model&&) noexcept = default;
+Model& Model::operator=(Model&&) noexcept = default;
+
+ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) const {
+    const ModelConfig& c = config_;
+    if (in.tokens == 0 || in.batch == 0) throw InputError("no token ids");
+    if (in.ids.size() != in.batch * in.tokens) throw InputError("the token ids are not batch × tokens");
+    for (std::size_t i = 0; i < in.ids.size(); ++i)
+        if (in.ids[i] < 0 || std::uint64_t(in.ids[i]) >= c.vocab)
+            throw InputError("token id " + std::to_string(in.ids[i]) + " (item " + std::to_string(i / in.tokens) +
+                             ", position " + std::to_string(i % in.tokens) + ") is outside the vocabulary of " +
+                             std::to_string(c.vocab) + " (vocab_size)");
+    if (!in.token_types.empty()) {
+        if (c.arch != Architecture::bert) throw InputError("token types are BERT's; model_type " + c.model_type + " has none");
+        if (in.token_types.size() != in.ids.size())
+            throw InputError("token types: " + std::to_string(in.token_types.size()) + " given for " +
+                             std::to_string(in.ids.size()) + " token ids");
+        for (std::int64_t t : in.token_types)
+            if (t < 0 || std::uint64_t(t) >= c.type_vocab)
+                throw InputError("token type " + std::to_string(t) + " is outside type_vocab_size " + std::to_string(c.type_vocab));
+    }
+    if (c.max_positions && in.tokens > c.max_positions)
+        throw InputError(std::to_string(in.tokens) + " tokens: the model has " + std::to_string(c.max_positions) +
+                         " positions (max_position_embeddings)");
+    if (wants.layer && *wants.layer >= c.layers)
+        throw InputError("layer " + std::to_string(*wants.layer) + ": the model has " + std::to_string(c.layers) +
+                         " layers (0 to " + std::to_string(c.layers - 1) + ")");
+    Recorder rec(c, in, wants);
+    switch (c.arch) {
+        case Architecture::bert: run_bert(c, *weights_, in, rec); break;
+        case Architecture::gpt2: run_gpt2(c, *weights_, in, rec); break;
+        case Architecture::llama: run_llama(c, *weights_, in, rec); break;
+    }
+    ForwardResult r = std::move(rec).take();
+    require_finite(r.attentions, "attentions");
+    require_finite(r.hidden_states, "hidden states");
+    return r;
+}
+
+Recorder::Recorder(const ModelConfig& c, const ModelInput& in, const ForwardWants& wants)
+    : wants_(wants), B_(in.batch), T_(in.tokens) {
+    last_ = wants.hidden_states || !wants.layer ? c.layers - 1 : *wants.layer;
+    if (wants.attentions)
+        result_.attentions = Tensor(Shape({wants.layer ? 1 : c.layers, B_, c.heads, T_, T_}), Tensor::Uninitialized{});
+    if (wants.hidden_states)
+        result_.hidden_states = Tensor(Shape({c.layers + 1, B_, T_, c.hidden}), Tensor::Uninitialized{});
+}
+
+float* Recorder::weights_of(std::size_t l) noexcept {
+    if (!wants_.attentions || (wants_.layer && *wants_.layer != l)) return nullptr;
+    Tensor& a = result_.attentions;
+    const std::size_t per_layer = a.shape()[1] * a.shape()[2];  // B·H slices of T×T
+    return a.slice_data((wants_.layer ? 0 : l) * per_layer);
+}
+
+void Recorder::hidden(std::size_t k, const Tensor& rows) {
+    // Checked whether kept or not: the engine's softmax need not turn a NaN row of scores
+    // into NaN weights, so a non-finite hidden state is caught here, before any layer uses it.
+    for (std::size_t r = 0; r < B_ * T_; ++r)
+        for (std::size_t c = 0; c < rows.cols(); ++c)
+            if (!std::isfinite(rows.data()[r * rows.row_stride() + c]))
+                throw RuntimeFailure("hidden state " + std::to_string(k) + " (batch item " + std::to_string(r / T_) +
+                                     ", token " + std::to_string(r % T_) + ") holds " +
+                                     (std::isnan(rows.data()[r * rows.row_stride() + c]) ? "NaN" : "an infinity") +
+                                     ": the weights hold non-finite values or the forward pass overflows float32");
+    if (!wants_.hidden_states) return;
+    Tensor& h = result_.hidden_states;
+    for (std::size_t r = 0; r < B_ * T_; ++r)
+        std::memcpy(h.slice_data(k * B_) + r * h.row_stride(), rows.data() + r * rows.row_stride(), h.cols() * sizeof(float));
+}
+
+}  // namespace attn::model

@@ -1,0 +1,34 @@
+// What the architectures share: the checked input, the results being filled, and one
+// forward function per architecture (src/model/bert.cpp, gpt2.cpp, llama.cpp).
+#pragma once
+#include <cstddef>
+
+#include "attn/model.hpp"
+#include "model/weights.hpp"
+
+namespace attn::model {
+
+// The results of one forward pass, filled layer by layer.
+class Recorder {
+public:
+    Recorder(const ModelConfig& c, const ModelInput& in, const ForwardWants& wants);
+    // The last layer the pass must run (all of them when hidden states are wanted).
+    std::size_t last_layer() const noexcept { return last_; }
+    // Where layer l's (B, H, T, T) weights go (row stride: weights_stride()), or null when not kept.
+    float* weights_of(std::size_t l) noexcept;
+    std::size_t weights_stride() const noexcept { return result_.attentions.row_stride(); }
+    // Hidden state k (0: the embeddings), rows B·T × E.
+    void hidden(std::size_t k, const Tensor& rows);
+    ForwardResult take() && { return std::move(result_); }
+
+private:
+    ForwardWants wants_;
+    std::size_t last_ = 0, B_ = 0, T_ = 0;
+    ForwardResult result_;
+};
+
+void run_bert(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
+void run_gpt2(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
+void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
+
+}  // namespace attn::model

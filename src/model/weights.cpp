@@ -1,0 +1,141 @@
+// The mapped weights of a model folder (model/weights.hpp).
+#include "model/weights.hpp"
+
+#include <sys/stat.h>
+
+#include <cstring>
+
+#include "attn/error.hpp"
+#include "attn/io.hpp"
+#include "kernels/float16.hpp"
+#include "read/input_bytes.hpp"
+#include "read/json.hpp"
+
+namespace attn::model {
+
+float Weight::at(std::size_t i) const noexcept {
+    switch (type) {
+        case Type::f32: {
+            float v;
+            std::memcpy(&v, static_cast<const char*>(data) + 4 * i, 4);  // safetensors data may be unaligned
+            return v;
+        }
+        case Type::f16: return kernels::half_to_float(static_cast<const std::uint16_t*>(data)[i]);
+        case Type::bf16: return kernels::bfloat16_to_float(static_cast<const std::uint16_t*>(data)[i]);
+    }
+    return 0.0f;
+}
+
+void Weight::row(std::size_t r, float* out) const noexcept {
+    const std::size_t n = cols();
+    for (std::size_t c = 0; c < n; ++c) out[c] = at(r * stride() + c);
+}
+
+std::vector<float> Weight::values() const {
+    std::vector<float> v(shape.numel());
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = at(i);
+    return v;
+}
+
+namespace {
+
+bool exists(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0;  // follows links: a hub snapshot's files are links into blobs/
+}
+
+Weight::Type weight_type(const io::TensorBytes& t, const std::string& file) {
+    if (!t.info.note.empty()) throw InputError(file + ": tensor '" + t.info.name + "': " + t.info.note);
+    return t.info.dtype == "F32" ? Weight::Type::f32 : t.info.dtype == "F16" ? Weight::Type::f16 : Weight::Type::bf16;
+}
+
+}  // namespace
+
+Weights::Weights(const std::string& folder) : folder_(folder) {
+    const std::string single = folder + "/model.safetensors", index = folder + "/model.safetensors.index.json";
+    std::vector<std::string> files;
+    if (exists(single)) {
+        files.push_back("model.safetensors");
+    } else if (exists(index)) {
+        const json::Value v = [&] {
+            try {
+                return json::parse_json(io::read_file(index));
+            } catch (const InputError& e) {
+                throw InputError(index + ": " + e.what());
+            }
+        }();
+        const json::Value* map = v.is_object() ? v.find("weight_map") : nullptr;
+        if (!map || !map->is_object()) throw InputError(index + ": no \"weight_map\" object");
+        for (const json::Value& f : map->values()) {
+            if (!f.is_string()) throw InputError(index + ": \"weight_map\": expected file names");
+            const std::string& name = f.as_string();
+            if (name.find('/') != std::string::npos || name.empty() || name[0] == '.')
+                throw InputError(index + ": shard '" + name + "' is not a file name in the folder");
+            bool seen = false;
+            for (const std::string& g : files) seen = seen || g == name;
+            if (!seen) files.push_back(name);
+        }
+    } else if (exists(folder + "/pytorch_model.bin")) {
+        const std::string path = folder + "/pytorch_model.bin";
+        files_text_ = "pytorch_model.bin";
+        for (const io::TensorInfo& t : io::list_model_tensors(path)) {
+            if (!t.note.empty()) continue;  // buffers such as position_ids are not weights
+            owned_.push_back(io::read_model_tensor(path + ":" + t.name));
+            const Tensor& x = owned_.back();
+            Weight w;
+            w.name = t.name, w.shape = x.shape(), w.data = x.data(), w.ld = x.rank() >= 2 ? x.row_stride() : 0;
+            tensors_.emplace(t.name, std::move(w));
+        }
+        return;
+    } else {
+        throw InputError(folder + ": no model.safetensors or model.safetensors.index.json (the weights of a "
+                         "Hugging Face model folder)");
+    }
+    for (const std::string& name : files) {
+        const std::string path = folder + "/" + name;
+        files_.push_back(std::make_unique<io::detail::MappedFile>(path));
+        files_text_ += (files_text_.empty() ? "" : ", ") + name;
+        for (const io::TensorBytes& t : io::safetensors_entries(files_.back()->bytes(), path)) {
+            Weight w;
+            w.name = t.info.name, w.shape = t.info.shape, w.data = t.data.data();
+            if (t.info.note.empty()) w.type = weight_type(t, path);
+            else if (t.info.shape.rank() != 0 || t.info.dtype != "F32") {
+                // unreadable tensors (integer buffers such as position_ids) are fine until asked for
+                w.data = nullptr;
+                w.name = t.info.name + "' (" + t.info.note + ")";
+            }
+            tensors_.emplace(t.info.name, std::move(w));
+        }
+    }
+}
+
+Weights::~Weights() = default;
+
+void Weights::choose_prefix(const std::vector<std::string>& prefixes, const std::string& probe) {
+    for (const std::string& p : prefixes)
+        if (tensors_.count(p + probe)) {
+            prefix_ = p;
+            return;
+        }
+    prefix_ = prefixes.empty() ? "" : prefixes.front();
+}
+
+bool Weights::has(const std::string& name) const { return tensors_.count(prefix_ + name) != 0; }
+
+const Weight& Weights::get(const std::string& name, std::initializer_list<std::size_t> shape) const {
+    const std::string full = prefix_ + name;
+    const auto it = tensors_.find(full);
+    if (it == tensors_.end())
+        throw InputError(folder_ + ": the weights (" + files_text_ + ") have no tensor '" + full + "'");
+    const Weight& w = it->second;
+    if (!w.data) throw InputError(folder_ + ": tensor '" + w.name + " cannot be used");
+    const Shape want(shape);
+    // A vector may be stored as (n,) or (1, n).
+    const bool ok = w.shape == want || (want.rank() == 1 && w.shape.rank() == 2 && w.shape[0] == 1 && w.shape[1] == want[0]);
+    if (!ok)
+        throw InputError(folder_ + ": tensor '" + full + "' has shape " + w.shape.text() + ", config.json needs " +
+                         want.text());
+    return w;
+}
+
+}  // namespace attn::model

@@ -1,0 +1,64 @@
+// The weights of a model folder where they lie: model.safetensors, or the shards named by
+// model.safetensors.index.json, mapped (not read); each tensor looked up by its Hugging Face
+// name and used in place (float32, float16 or bfloat16 elements). A folder with only
+// pytorch_model.bin is read through the model-file interface (attn/model_file.hpp's
+// FILE.bin:NAME), each tensor as float32.
+#pragma once
+#include <cstddef>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attn/model_file.hpp"
+#include "attn/ops.hpp"
+#include "attn/tensor.hpp"
+
+namespace attn::io::detail {
+class MappedFile;
+}
+
+namespace attn::model {
+
+// One weight tensor in a mapped file.
+struct Weight {
+    enum class Type { f32, f16, bf16 } type = Type::f32;
+    const void* data = nullptr;
+    Shape shape;
+    std::size_t ld = 0;  // elements between rows of a 2-D weight; 0: dense (cols)
+    std::string name;  // as in the file, for messages
+
+    std::size_t rows() const noexcept { return shape.back(2); }
+    std::size_t cols() const noexcept { return shape.back(1); }
+    std::size_t stride() const noexcept { return ld ? ld : cols(); }
+    // Element i as float32 (exact for float16 and bfloat16).
+    float at(std::size_t i) const noexcept;
+    // Row r of a 2-D weight (or the vector) widened into out.
+    void row(std::size_t r, float* out) const noexcept;
+    // The whole tensor widened (for the small vectors: norms and biases).
+    std::vector<float> values() const;
+};
+
+class Weights {
+public:
+    // Maps folder/model.safetensors or the shards of folder/model.safetensors.index.json.
+    explicit Weights(const std::string& folder);
+    ~Weights();
+
+    // The first of `prefixes` ("" included when wanted) under which `probe` exists; the
+    // names later asked for are taken under it (BertModel's own names, or BertForX's "bert.").
+    void choose_prefix(const std::vector<std::string>& prefixes, const std::string& probe);
+    bool has(const std::string& name) const;
+    // The tensor prefix + name, which must have this shape; InputError naming the tensor and the
+    // files otherwise.
+    const Weight& get(const std::string& name, std::initializer_list<std::size_t> shape) const;
+
+private:
+    std::string folder_, files_text_, prefix_;
+    std::vector<std::unique_ptr<io::detail::MappedFile>> files_;
+    std::vector<Tensor> owned_;  // pytorch_model.bin's tensors
+    std::map<std::string, Weight, std::less<>> tensors_;
+};
+
+}  // namespace attn::model

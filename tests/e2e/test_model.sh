@@ -1,0 +1,140 @@
+# attn model: the forward pass of tiny random Hugging Face checkpoints (data/models/tiny/, made by
+# data/models/make_tiny.py with a torch implementation of BertModel, GPT2Model and LlamaModel
+# written from transformers' modeling code): every layer's and head's attention within 1e-5
+# absolute of torch's, the hidden states within 1e-4 relative (atol 1e-5), for bert (float32 and
+# float16 weights, "bert." names), gpt2 ("transformer." names), llama (GQA, llama3 rope_scaling),
+# llama with bfloat16 weights (linear rope_scaling, one K/V head), mistral (float16, sliding
+# window 3 < 7 tokens) and qwen2 (bfloat16, Q/K/V biases, two shards); and clear errors.
+
+ALLCLOSE=$(dirname "$ATTN")/allclose
+TINY=$ROOT/data/models/tiny
+
+# compare WHAT GOT WANT ARGS...: allclose with ARGS; a failure names WHAT.
+compare() {
+    local msg what=$1 got=$2 want=$3; shift 3
+    if [ ! -f "$got" ]; then fail "$what: attn wrote no $(basename "$got")"; return; fi
+    if msg=$("$ALLCLOSE" "$got" "$want" "$@" 2>&1); then pass; else fail "$what differs from torch: $msg"; fi
+}
+
+if [ ! -x "$ALLCLOSE" ]; then
+    fail "tests/tools/allclose is not built next to attn ($ALLCLOSE): make test builds it"
+else
+    for dir in "$TINY"/*/; do
+        m=$(basename "$dir")
+        args=("$dir" --ids "$dir/ids.txt" --show attentions,hidden-states --format npy -o "$T/$m")
+        [ -f "$dir/token_types.txt" ] && args+=(--token-types "$dir/token_types.txt")
+        rm -rf "${T:?}/$m"
+        run model "${args[@]}"
+        if [ "$CODE" -ne 0 ]; then fail "$m: exit $CODE: $ERR"; continue; fi
+        compare "$m attentions" "$T/$m/attentions.npy" "$dir/attentions.npy" --rtol 0 --atol 1e-5
+        compare "$m hidden states" "$T/$m/hidden_states.npy" "$dir/hidden_states.npy" --rtol 1e-4 --atol 1e-5
+    done
+
+    # --layer and --head pick outputs.attentions[l][:, h], on any arch and thread count.
+    for a in scalar auto; do
+        for th in 1 3; do
+            rm -f "$T/l1h2.npy"
+            run model "$TINY/llama" --ids "$TINY/llama/ids.txt" --layer 1 --head 2 --format npy -o "$T/l1h2.npy" \
+                --threads $th --arch $a
+            expect_code 0 "llama --layer 1 --head 2 (--arch $a, $th threads)"
+            compare "llama --layer 1 --head 2 (--arch $a, $th threads)" "$T/l1h2.npy" "$TINY/llama/attentions_layer1_head2.npy" \
+                --rtol 0 --atol 1e-5
+        done
+    done
+    run model "$TINY/llama" --ids "$TINY/llama/ids.txt" --layer 1 --format json
+    expect_out_has '"attentions"' "--layer 1 in json"
+
+    # the same bits for 1, 2 and 3 threads (rows of the GEMMs, norms and heads split over threads)
+    for m in bert_f16 qwen2_bf16; do
+        for th in 1 2 3; do
+            rm -f "$T/th$th.npz"
+            run model "$TINY/$m" --ids "$TINY/$m/ids.txt" --show attentions,hidden-states --format npz \
+                -o "$T/th$th.npz" --threads $th
+        done
+        if cmp -s "$T/th1.npz" "$T/th2.npz" && cmp -s "$T/th1.npz" "$T/th3.npz"; then pass
+        else fail "$m: threads 1, 2, 3 give different bits"; fi
+    done
+
+    # a hub cache snapshot: files are links into blobs/
+    snap=$T/hub/models--tiny--qwen2/snapshots/0123abc
+    mkdir -p "$T/hub/models--tiny--qwen2/blobs" "$snap"
+    for f in "$TINY"/qwen2_bf16/*.json "$TINY"/qwen2_bf16/*.safetensors; do
+        b=$T/hub/models--tiny--qwen2/blobs/$(basename "$f").blob
+        cp "$f" "$b" && ln -s "../../blobs/$(basename "$b")" "$snap/$(basename "$f")"
+    done
+    rm -rf "$T/snap"
+    run model "$snap" --ids "$TINY/qwen2_bf16/ids.txt" --show attentions --format npy -o "$T/snap.npy"
+    expect_code 0 "a hub cache snapshot folder"
+    compare "hub snapshot attentions" "$T/snap.npy" "$TINY/qwen2_bf16/attentions.npy" --rtol 0 --atol 1e-5
+fi
+
+# ---- pictures and tokens ----
+run model "$TINY/bert" --ids 1,17,42,2 --layer 1 --head 3 --heatmap --show tokens --format csv
+expect_code 0 "heatmap"
+expect_out_has "1,17,42,2" "--show tokens prints the ids"
+run model "$TINY/gpt2" --ids 1,17,42,2 --svg "$T/g.svg" --html "$T/g.html" --show attentions --layer 0 --format csv
+expect_code 0 "svg and html"
+if grep -q "<svg" "$T/g.svg" && grep -q "attn-line\|<html" "$T/g.html"; then pass; else fail "svg/html not written"; fi
+
+# ---- bad input: clear errors, exit 3 (bad input) or 2 (usage) ----
+run model "$T/nowhere" --ids 1,2
+expect_code 3 "missing folder"
+expect_err_has "No such file or directory" "missing folder named"
+mkdir -p "$T/empty"
+run model "$T/empty" --ids 1,2
+expect_code 3 "folder without config.json"
+expect_err_has "no config.json" "missing config.json named"
+mkdir -p "$T/noweights" && cp "$TINY/bert/config.json" "$T/noweights/"
+run model "$T/noweights" --ids 1,2
+expect_code 3 "folder without weights"
+expect_err_has "no model.safetensors" "missing weights named"
+mkdir -p "$T/t5" && echo '{"model_type": "t5"}' >"$T/t5/config.json" && cp "$TINY/bert/model.safetensors" "$T/t5/"
+run model "$T/t5" --ids 1,2
+expect_code 3 "unknown model_type"
+expect_err_has 'model_type "t5" is not supported (attn runs bert, gpt2, llama, mistral, qwen2)' "unknown model_type lists the known ones"
+mkdir -p "$T/relkey" && cp "$TINY/bert/model.safetensors" "$T/relkey/"
+sed 's/"absolute"/"relative_key"/' "$TINY/bert/config.json" >"$T/relkey/config.json"
+run model "$T/relkey" --ids 1,2
+expect_code 3 "unsupported checkpoint feature"
+expect_err_has 'position_embedding_type "relative_key" is not supported' "unsupported feature named"
+mkdir -p "$T/wrongshape" && cp "$TINY/gpt2/model.safetensors" "$T/wrongshape/"
+sed 's/"n_embd": 32/"n_embd": 48/' "$TINY/gpt2/config.json" >"$T/wrongshape/config.json"
+run model "$T/wrongshape" --ids 1,2
+expect_code 3 "weights that do not fit config.json"
+expect_err_has "config.json needs" "misshapen weight named"
+run model "$TINY/bert" --ids 1,64,2
+expect_code 3 "id out of range"
+expect_err_has "token id 64 (item 0, position 1) is outside the vocabulary of 64" "id out of range named"
+run model "$TINY/gpt2" --ids -1,2
+expect_code 3 "negative id"
+run model "$TINY/bert" --ids 1,2,x
+expect_code 2 "an id that is no integer"
+run model "$TINY/bert" --ids '1,2;3'
+expect_code 2 "rows of different lengths"
+expect_err_has "every row (batch item) needs the same number of tokens" "ragged rows named"
+run model "$TINY/bert" --ids 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17
+expect_code 3 "more tokens than positions"
+expect_err_has "max_position_embeddings" "the position limit named"
+run model "$TINY/bert" --ids 1,2 --layer 2
+expect_code 3 "layer past the last"
+run model "$TINY/bert" --ids 1,2 --head 4
+expect_code 2 "head past the last"
+run model "$TINY/bert" --ids 1,2 --token-types 0,2
+expect_code 3 "token type out of range"
+run model "$TINY/llama" --ids 1,2 --token-types 0,0
+expect_code 3 "token types for a model without them"
+# a NaN weight (the first value of the word embeddings, row 0) is a failure, not a result
+mkdir -p "$T/nan" && cp "$TINY/bert/config.json" "$TINY/bert/model.safetensors" "$T/nan/"
+hl=$(od -An -t u8 -N8 "$T/nan/model.safetensors" | tr -d ' ')
+printf '\000\000\300\177' | dd of="$T/nan/model.safetensors" bs=1 seek=$((8 + hl)) conv=notrunc 2>/dev/null
+run model "$T/nan" --ids 0,1 --show attentions --format npy -o "$T/nan.npy"
+expect_code 1 "a NaN weight"
+expect_err_has "hidden state 0 (batch item 0, token 0) holds NaN" "a NaN weight named"
+if [ -e "$T/nan.npy" ]; then fail "a NaN result was written"; else pass; fi
+run model "$T/nan" --ids 1,2 --show attentions --format csv
+expect_code 0 "the NaN row is not used by ids 1,2"
+run model "$TINY/bert" --text "time flies like an arrow"
+expect_code 2 "--text without a tokenizer"
+expect_err_has "--text needs the model's tokenizer" "--text explains"
+run model "$TINY/bert" --ids 1,2 --show weights
+expect_code 2 "unknown --show item"
