@@ -287,7 +287,7 @@ def rounded(sd, dtype):
     return stored, {n: t.float() for n, t in stored.items()}
 
 
-def save(name, config, sd, forward, dtype=torch.float32, prefix="", shards=1, types=None):
+def save(name, config, sd, forward, dtype=torch.float32, prefix="", shards=1, types=None, ids=IDS, torch_save=False):
     folder = os.path.join(OUT, name)
     os.makedirs(folder, exist_ok=True)
     stored, sd32 = rounded(sd, dtype)
@@ -296,7 +296,9 @@ def save(name, config, sd, forward, dtype=torch.float32, prefix="", shards=1, ty
     with open(os.path.join(folder, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
     tensors = {prefix + n: t for n, t in stored.items()}
-    if shards == 1:
+    if torch_save:  # the zip format torch.save writes by default (torch >= 1.6)
+        torch.save({n: t.contiguous() for n, t in tensors.items()}, os.path.join(folder, "pytorch_model.bin"))
+    elif shards == 1:
         write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
     else:
         names = list(tensors)
@@ -308,7 +310,7 @@ def save(name, config, sd, forward, dtype=torch.float32, prefix="", shards=1, ty
             weight_map.update({n: file for n in part})
         with open(os.path.join(folder, "model.safetensors.index.json"), "w") as f:
             json.dump({"metadata": {"total_size": 0}, "weight_map": weight_map}, f, indent=2)
-    np.savetxt(os.path.join(folder, "ids.txt"), IDS.numpy(), fmt="%d", delimiter=",")
+    np.savetxt(os.path.join(folder, "ids.txt"), ids.numpy(), fmt="%d", delimiter=",")
     if types is not None:
         np.savetxt(os.path.join(folder, "token_types.txt"), types.numpy(), fmt="%d", delimiter=",")
     np.save(os.path.join(folder, "attentions.npy"), att.numpy().astype(np.float32))
@@ -331,6 +333,32 @@ def tiny():
          prefix="model.")
     save("qwen2_bf16", QWEN2, llama_state(QWEN2, True), lambda sd: llama_forward(sd, QWEN2, IDS), torch.bfloat16,
          prefix="model.", shards=2)
+    bert_uncased()
+
+
+# "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
+# (tests/e2e/test_tokenize.sh checks these ids against @huggingface/tokenizers).
+PAIR_IDS = torch.tensor([[101, 2051, 10029, 2066, 2019, 8612, 102, 5909, 10029, 2066, 1037, 15212, 102]])
+PAIR_TYPES = torch.tensor([[0] * 7 + [1] * 6])
+BERT_UNCASED = dict(BERT, vocab_size=30522, hidden_size=8, num_attention_heads=2, intermediate_size=16,
+                    max_position_embeddings=32)
+
+
+def bert_uncased():
+    """bert_uncased: a tiny BERT with bert-base-uncased's 30,522-token vocabulary (vocab.txt
+    written from data/tokenize/bert-base-uncased/tokenizer.json.gz), float16 weights, and the
+    reference on the tutorial's sentence pair. bert_bin: the tiny bert config with a torch.save
+    state_dict (pytorch_model.bin, float32)."""
+    import gzip
+    torch.manual_seed(4)
+    with gzip.open(os.path.join(HERE, "..", "tokenize", "bert-base-uncased", "tokenizer.json.gz"), "rt") as f:
+        vocab = json.load(f)["model"]["vocab"]
+    assert len(vocab) == BERT_UNCASED["vocab_size"] and sorted(vocab.values()) == list(range(len(vocab)))
+    save("bert_uncased", BERT_UNCASED, bert_state(BERT_UNCASED),
+         lambda sd: bert_forward(sd, BERT_UNCASED, PAIR_IDS, PAIR_TYPES), torch.float16, types=PAIR_TYPES, ids=PAIR_IDS)
+    with open(os.path.join(OUT, "bert_uncased", "vocab.txt"), "w", encoding="utf-8") as f:
+        f.writelines(t + "\n" for t in sorted(vocab, key=vocab.get))
+    save("bert_bin", BERT, bert_state(BERT), lambda sd: bert_forward(sd, BERT, IDS, TYPES), types=TYPES, torch_save=True)
 
 
 def bert_base(folder, T=128, repeats=3, threads=2):

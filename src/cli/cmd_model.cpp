@@ -1,4 +1,4 @@
-// attn model PATH --ids 101,2051,...: a Hugging Face model folder's forward pass, every layer's
+// attn model PATH --text "..." [--text-pair "..."] or --ids 101,2051,...: a Hugging Face model folder's forward pass, every layer's
 // and head's attention weights (outputs.attentions stacked) and the hidden states, in every
 // output format, and the pictures of one layer (attn/model.hpp).
 #include <sys/stat.h>
@@ -11,10 +11,12 @@
 #include "attn/html_view.hpp"
 #include "attn/io.hpp"
 #include "attn/model.hpp"
+#include "attn/tokenizer.hpp"
 #include "attn/viz.hpp"
 #include "attn/viz_grid.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "runtime/utf8.hpp"
 
 namespace attn::cli {
 
@@ -88,7 +90,7 @@ int cmd_model(int argc, char** argv) {
         "The forward pass of a Hugging Face model folder (config.json and model.safetensors, the\n"
         "shards of model.safetensors.index.json, or pytorch_model.bin; a hub cache snapshot folder\n"
         "works as it is)\n"
-        "on token ids: every layer's and head's attention weights, as transformers'\n"
+        "on a text (or text pair) tokenized by the folder's own tokenizer, or on token ids: every layer's and head's attention weights, as transformers'\n"
         "output_attentions stacked, (layers, batch, heads, tokens, tokens), and the hidden states\n"
         "(layers + 1, batch, tokens, hidden). model_type bert (BertModel), gpt2 (GPT2Model), llama,\n"
         "mistral and qwen2 (LlamaModel: RMSNorm, RoPE with rope_scaling linear or llama3,\n"
@@ -102,10 +104,14 @@ int cmd_model(int argc, char** argv) {
                 "';', or a FILE with one row per line", cxxopts::value<std::string>(), "LIST|FILE")
         ("token-types", "BERT's token type ids (segment A = 0, B = 1), shaped as --ids; default all 0",
          cxxopts::value<std::string>(), "LIST|FILE")
-        ("text", "Text to tokenize with the folder's tokenizer (not available yet: give --ids)",
-         cxxopts::value<std::string>(), "TEXT");
+        ("text", "Text to tokenize with the folder's tokenizer (tokenizer.json, else vocab.txt, else vocab.json + "
+                 "merges.txt), special tokens added: tokenizer(text) in transformers; the tokens label the output and "
+                 "pictures", cxxopts::value<std::string>(), "TEXT")
+        ("text-pair", "A second text: tokenizer(text, text_pair), its token type ids given to BERT; the HTML view's "
+                      "sentence filter splits the pair", cxxopts::value<std::string>(), "TEXT");
     options.add_options("Output")
-        ("show", "What to print, comma-separated: attentions (default), hidden-states, tokens",
+        ("show", "What to print, comma-separated: attentions (default), hidden-states, tokens (the ids, under "
+                 "the token strings with --text)",
          cxxopts::value<std::string>(), "LIST")
         ("layer", "Only layer L's attentions (0-based): (batch, heads, tokens, tokens), outputs.attentions[L]; "
                   "the pictures' layer (default 0)", cxxopts::value<std::string>(), "L")
@@ -122,11 +128,13 @@ int cmd_model(int argc, char** argv) {
     const auto parsed = parse_or_help(options, argc, argv);
     if (!parsed) return exit_ok;
     const auto& r = *parsed;
-    if (r.count("text"))
-        throw UsageError("--text needs the model's tokenizer, which attn model does not read yet: give the token ids "
-                         "with --ids");
-    if (!r.count("path")) throw UsageError("missing model folder: attn model PATH --ids LIST (see --help)");
-    if (!r.count("ids")) throw UsageError("missing --ids: attn model PATH --ids 101,2051,102");
+    if (!r.count("path")) throw UsageError("missing model folder: attn model PATH --text TEXT | --ids LIST (see --help)");
+    const bool text = r.count("text") > 0;
+    if (text && r.count("ids")) throw UsageError("--text and --ids both give the tokens: give one of them");
+    if (r.count("text-pair") && !text) throw UsageError("--text-pair needs --text (the first text of the pair)");
+    if (text && r.count("token-types"))
+        throw UsageError("--token-types comes with --ids; with --text the tokenizer gives the token types");
+    if (!text && !r.count("ids")) throw UsageError("missing --text or --ids: attn model PATH --text \"time flies\"");
     io::OutputOptions out = output_options(r);
 
     bool show_att = false, show_hidden = false, show_tokens = false;
@@ -163,9 +171,34 @@ int cmd_model(int argc, char** argv) {
     const std::string svg = r.count("svg") ? r["svg"].as<std::string>() : "", html = r.count("html") ? r["html"].as<std::string>() : "";
     const bool pictures = heatmap || !svg.empty() || !html.empty();
 
-    const auto id_rows = parse_id_rows(r["ids"].as<std::string>(), "--ids");
+    const std::string path = r["path"].as<std::string>();
+    const model::Model m(path);
+    const model::ModelConfig& c = m.config();
     model::ModelInput input;
-    input.batch = id_rows.size(), input.tokens = id_rows[0].size(), input.ids = flatten(id_rows);
+    std::vector<std::string> token_strings;  // the tokenizer's tokens (--text), else empty
+    std::size_t sentence_b = 0;              // the first token of --text-pair, else 0
+    if (text) {
+        std::optional<Tokenizer> tok;
+        try {
+            tok.emplace(Tokenizer::load(path));
+        } catch (const InputError& e) {
+            throw InputError(std::string("--text needs the model folder's tokenizer: ") + e.what() +
+                             " (or give token ids with --ids)");
+        }
+        std::optional<std::string> pair;
+        if (r.count("text-pair")) pair = r["text-pair"].as<std::string>();
+        const Encoding e = tok->encode(r["text"].as<std::string>(), pair);
+        if (e.ids.empty()) throw InputError("--text gives no tokens");
+        input.batch = 1, input.tokens = e.ids.size(), input.ids = e.ids;
+        // Only BERT takes token types; transformers gives the others none (model_input_names).
+        if (c.arch == model::Architecture::bert) input.token_types = e.type_ids;
+        for (const auto& t : e.tokens) token_strings.push_back(io::printable_utf8(t));
+        for (std::size_t i = 0; pair && i < e.sequence.size() && !sentence_b; ++i)
+            if (e.sequence[i] == 1) sentence_b = i;
+    } else {
+        const auto id_rows = parse_id_rows(r["ids"].as<std::string>(), "--ids");
+        input.batch = id_rows.size(), input.tokens = id_rows[0].size(), input.ids = flatten(id_rows);
+    }
     if (r.count("token-types")) {
         const auto t = parse_id_rows(r["token-types"].as<std::string>(), "--token-types");
         if (t.size() != input.batch || t[0].size() != input.tokens)
@@ -173,9 +206,6 @@ int cmd_model(int argc, char** argv) {
                              " ids, --ids " + std::to_string(input.batch) + "x" + std::to_string(input.tokens));
         input.token_types = flatten(t);
     }
-
-    const model::Model m(r["path"].as<std::string>());
-    const model::ModelConfig& c = m.config();
     if (head && *head >= c.heads)
         throw UsageError("--head " + std::to_string(*head) + ": the model has " + std::to_string(c.heads) + " heads (0 to " +
                          std::to_string(c.heads - 1) + ")");
@@ -189,7 +219,7 @@ int cmd_model(int argc, char** argv) {
     // Results: outputs.attentions stacked (a layer and head picked by --layer and --head).
     const std::size_t T = input.tokens;
     std::vector<std::string> labels;
-    for (std::size_t i = 0; i < T; ++i) labels.push_back(std::to_string(input.ids[i]));
+    for (std::size_t i = 0; i < T; ++i) labels.push_back(token_strings.empty() ? std::to_string(input.ids[i]) : token_strings[i]);
     Tensor tokens(Shape({input.batch, T}));
     for (std::size_t i = 0; i < input.ids.size(); ++i) tokens.slice_data(0)[(i / T) * tokens.row_stride() + i % T] = float(input.ids[i]);
     std::vector<io::Item> items;
@@ -198,7 +228,11 @@ int cmd_model(int argc, char** argv) {
         att = res.attentions.view();
         if (wants.layer) att = pick(att, 0, 0);  // (B, H, T, T)
     }
-    if (show_tokens) items.push_back(io::tensor_item("tokens", tokens.view()));
+    if (show_tokens) {
+        io::Item it = io::tensor_item("tokens", tokens.view());
+        it.col_labels = token_strings;  // a header of token strings over the ids (--text)
+        items.push_back(it);
+    }
     if (show_att) {
         TensorView a = att;
         if (head) a = pick(a, a.rank() - 3, *head);
@@ -266,6 +300,7 @@ int cmd_model(int argc, char** argv) {
             o.title = c.model_type + " " + what;
             o.query_labels = o.key_labels = row_labels;
             o.masking_text = masking;
+            o.sentence_b = sentence_b;
             if (causal) o.masked = [masked](std::size_t, std::size_t i, std::size_t j) { return masked(i, j); };
             io::write_text(html, viz::html_view(layer_att, o));
         }

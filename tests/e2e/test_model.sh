@@ -4,7 +4,9 @@
 # absolute of torch's, the hidden states within 1e-4 relative (atol 1e-5), for bert (float32 and
 # float16 weights, "bert." names), gpt2 ("transformer." names), llama (GQA, llama3 rope_scaling),
 # llama with bfloat16 weights (linear rope_scaling, one K/V head), mistral (float16, sliding
-# window 3 < 7 tokens) and qwen2 (bfloat16, Q/K/V biases, two shards); and clear errors.
+# window 3 < 7 tokens), qwen2 (bfloat16, Q/K/V biases, two shards), bert_bin (a torch.save
+# pytorch_model.bin) and bert_uncased (bert-base-uncased's vocab.txt, the tutorial's sentence pair
+# given as --text/--text-pair); and clear errors.
 
 ALLCLOSE=$(dirname "$ATTN")/allclose
 TINY=$ROOT/data/models/tiny
@@ -54,6 +56,26 @@ else
         if cmp -s "$T/th1.npz" "$T/th2.npz" && cmp -s "$T/th1.npz" "$T/th3.npz"; then pass
         else fail "$m: threads 1, 2, 3 give different bits"; fi
     done
+
+    # --text/--text-pair through the folder's tokenizer: the ids and token types of --ids (checked
+    # against @huggingface/tokenizers by test_tokenize.sh), the same bits, and torch's attentions
+    BU=$TINY/bert_uncased
+    rm -f "$T/text.npy" "$T/ids.npy"
+    run model "$BU" --text "time flies like an arrow" --text-pair "fruit flies like a banana" --format npy -o "$T/text.npy"
+    expect_code 0 "--text --text-pair"
+    compare "bert_uncased --text --text-pair attentions" "$T/text.npy" "$BU/attentions.npy" --rtol 0 --atol 1e-5
+    run model "$BU" --ids "$BU/ids.txt" --token-types "$BU/token_types.txt" --format npy -o "$T/ids.npy"
+    if cmp -s "$T/text.npy" "$T/ids.npy"; then pass; else fail "--text --text-pair and --ids --token-types differ"; fi
+    run model "$BU" --text "time flies like an arrow" --text-pair "fruit flies like a banana" --show tokens --format csv
+    expect_out_has "[CLS],time,flies,like,an,arrow,[SEP],fruit,flies,like,a,banana,[SEP]" "--show tokens: token strings"
+    expect_out_has "101,2051,10029,2066,2019,8612,102,5909,10029,2066,1037,15212,102" "--show tokens: ids"
+    run model "$BU" --text "Time flies." --show tokens,attentions --layer 1 --format csv
+    expect_out_has ",time,flies,.,[SEP]" "tokens label the attentions"
+    # the page: the tokens as labels, sentence B from the pair's first token (not only [SEP] labels)
+    run model "$BU" --text "time flies like an arrow" --text-pair "fruit flies like a banana" --layer 1 --html "$T/pair.html"
+    expect_code 0 "--html of a pair"
+    if grep -q '"sentB":7' "$T/pair.html" && grep -q 'banana' "$T/pair.html"; then pass
+    else fail "the page of a pair has no sentence B at token 7 or no token labels"; fi
 
     # a hub cache snapshot: files are links into blobs/
     snap=$T/hub/models--tiny--qwen2/snapshots/0123abc
@@ -134,7 +156,15 @@ if [ -e "$T/nan.npy" ]; then fail "a NaN result was written"; else pass; fi
 run model "$T/nan" --ids 1,2 --show attentions --format csv
 expect_code 0 "the NaN row is not used by ids 1,2"
 run model "$TINY/bert" --text "time flies like an arrow"
-expect_code 2 "--text without a tokenizer"
-expect_err_has "--text needs the model's tokenizer" "--text explains"
+expect_code 3 "--text without a tokenizer"
+expect_err_has "--text needs the model folder's tokenizer" "--text explains"
+expect_err_has "no tokenizer.json, vocab.txt, or vocab.json and merges.txt" "--text names the files"
+run model "$TINY/bert_uncased" --text "time flies" --ids 101,102
+expect_code 2 "--text with --ids"
+expect_err_has "--text and --ids" "--text with --ids named"
+run model "$TINY/bert_uncased" --text-pair "time flies"
+expect_code 2 "--text-pair without --text"
+run model "$TINY/bert_uncased" --text "time flies" --token-types 0,0,0,0
+expect_code 2 "--text with --token-types"
 run model "$TINY/bert" --ids 1,2 --show weights
 expect_code 2 "unknown --show item"

@@ -24,3 +24,7 @@ grep -qx ",$(paste -sd, "$ROOT/data/examples/masking/labels.txt")" "$T/all.out" 
 grep -qE '^\[\[[^]]*\],\[[^]]*\]\]$' "$T/all.out" && pass || fail "checkpoint head recipe: a 2×2 matrix from jq"
 grep -q 'id="attn-data"' "$clone/out/weights.html" && pass || fail "html recipe wrote the page"
 cmp -s "$clone/out/masking/x.txt" "$ROOT/data/examples/masking/x.txt" && pass || fail "export recipe wrote the example"
+grep -qx '\[CLS\],time,flies,like,an,arrow,\[SEP\],fruit,flies,like,a,banana,\[SEP\]' "$T/all.out" && pass \
+    || fail "model --text recipe: the pair's tokens"
+grep -q '"sentB":7' "$clone/out/bert.html" && grep -q banana "$clone/out/bert.html" && pass \
+    || fail "model --html recipe: a page of the pair's tokens with sentence B at token 7"

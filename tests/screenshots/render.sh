@@ -28,3 +28,11 @@ for svg in "$work"/*.svg; do
     echo "wrote $out/$name.png (${w}x${h})"
 done
 cp "$work/masking_heatmap.txt" "$out/masking_heatmap.txt"
+# The README's head view: the tutorial's sentence pair through the tiny random-weight BERT
+# (data/models/tiny/bert_uncased: bert-base-uncased's vocabulary, random weights), layer 1.
+"$build/attn" model data/models/tiny/bert_uncased --text "time flies like an arrow" \
+    --text-pair "fruit flies like a banana" --layer 1 --html "$work/bert_pair.html" --show tokens >/dev/null
+"$browser" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+    --hide-scrollbars --window-size=660,490 --screenshot="$out/bert_pair_random_weights.png" \
+    "file://$work/bert_pair.html" >/dev/null 2>&1
+echo "wrote $out/bert_pair_random_weights.png (660x490)"
