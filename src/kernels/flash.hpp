@@ -201,7 +201,7 @@ private:
     }
 
     KeyRange range_of(std::size_t i) const {
-        return visible_range(a_.causal, a_.window, i, a_.Tq, a_.Tk, a_.key_limit, a_.key_first);
+        return keys_at(a_.causal, a_.window, (long long)i + a_.offset, a_.Tk, a_.key_limit, a_.key_first);
     }
 
     // The K and V rows of the tile at t0 as floats: in place for float32, widened into the
@@ -252,7 +252,7 @@ private:
         if (alibi) {  // kernels/alibi.hpp, at the rows' positions (lanes past Tq: any)
             alignas(64) float p[QB];
             for (std::size_t q = 0; q < QB; ++q)
-                p[q] = float(query_position(a_.causal, std::min(q0 + q, a_.Tq - 1), a_.Tq, a_.Tk));
+                p[q] = float((long long)std::min(q0 + q, a_.Tq - 1) + a_.offset);
             F pos[NV];
             for (std::size_t v = 0; v < NV; ++v) pos[v] = F::load_aligned(p + v * W);
             alibi_tile<Arch, NV>(st_, QB, t0, nk, a_.alibi_slope, pos, a_.bias || a_.mask ? nullptr : pass_max);
