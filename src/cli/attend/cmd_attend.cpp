@@ -89,7 +89,7 @@ void declare_options(cxxopts::Options& options) {
         ("causal-offset", "Causal mask at an offset (implies --causal): query i of batch item b sees keys "
                           "j <= i + N_b (ONNX's causal offset); N for every item or N,N,... one per batch item; "
                           "negative allowed (a row may see no key). The window, ALiBi and RoPE use p = i + N_b",
-         cxxopts::value<std::string>(), "N[,N...]")
+         cxxopts::value<std::string>(), "N[,...]")
         ("past-k", "A K/V cache (ONNX's past_key): cached keys ([B,] G, P, d), prepended to -k; the queries' "
                    "offset becomes P (--causal, either alignment, is j <= i + P; the window is at p = i + P; RoPE "
                    "continues at P), "
