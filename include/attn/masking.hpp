@@ -6,7 +6,8 @@
 // Key j is allowed for query i (0-based, i < Tq, j < Tk) when all of these hold:
 //   - the causal rule:   j < causal_visible(causal, i, Tq, Tk);
 //   - the window:        p − left ≤ j ≤ p + right (visible_range; p = i + Tk − Tq for
-//                        bottom-right causal, else i);
+//                        bottom-right causal, else i; a resolved problem's p = i + its batch
+//                        item's causal offset, AttentionProblem::position);
 //   - the key limit:     j < key_limit (a sequence's length: keys past it are padding);
 //   - the mask:          no mask, or mask(i, j) != 0;
 //   - the bias:          no bias, or bias(i, j) is not infinite (-inf = masked).

@@ -116,6 +116,15 @@ struct AttentionSpec {
     // Valid keys per batch item (key padding): keys at index >= lengths[b] are masked for
     // every query of batch item b. Empty = no padding; otherwise exactly B entries, each <= Tk.
     std::vector<std::size_t> lengths;
+    // The causal offset of each batch item (issue 23): query row i of item b sits at position
+    // p = i + offset(b) among the keys; the causal rule is j <= p, the window is p − L..p + R,
+    // ALiBi and RoPE use p. Empty: the alignment's own, bottom_right Tk − Tq, or with lengths
+    // each item's lengths[b] − Tq (ONNX's nonpad_kv_seqlen rule), otherwise 0. One entry: every
+    // item; else exactly B entries. May be negative (|offset| <= max_causal_offset).
+    std::vector<long long> offsets;
+    // ONNX's softmax_precision = float64: each row's softmax computed in double from the float
+    // logits (the materialised path), the weights rounded once.
+    bool softmax_f64 = false;
     Normalization normalize = Normalization::softmax;
     MaskedRowPolicy masked_rows = MaskedRowPolicy::zero;  // what a fully masked row gets
     // Compute only these query rows (global indices into Q; causal alignment uses the global
@@ -155,7 +164,7 @@ enum class Role {
     queries, keys, values, mask, bias, lengths, query_rows, batch_items,
     embeddings, kv_embeddings, wq, wk, wv, bq, bk, bv,
     wa, wa_q, wa_k, va,  // the score function's weights (ScoreFunction)
-    key_rows, sinks, segments
+    key_rows, sinks, segments, offsets
 };
 const char* role_name(Role role) noexcept;  // "queries", "keys", …, "batch items", "embeddings", "W_q", "b_q", …
 
@@ -221,6 +230,8 @@ struct AttentionProblem {
     Rope rope;
     std::vector<float> alibi_slopes;
     std::vector<std::size_t> lengths;  // empty, or one per batch item
+    std::vector<long long> offsets;    // one per batch item (AttentionSpec::offsets, resolved)
+    bool softmax_f64 = false;          // AttentionSpec's
     Normalization normalize = Normalization::softmax;
     MaskedRowPolicy masked_rows = MaskedRowPolicy::zero;
     bool batch_dim = false, head_dim = false;  // the results' rank (see above)
@@ -247,9 +258,11 @@ struct AttentionProblem {
     std::size_t key_limit(std::size_t b) const noexcept {
         return lengths.empty() || lengths[b] > k1 ? k1 : lengths[b];
     }
-    // The position of query row i of batch item b among the keys (key j is at j): the window's
-    // centre, ALiBi's p, RoPE's query position (kernels/kernel_types.hpp's query_position).
-    long long position(std::size_t b, std::size_t i) const noexcept;
+    // Batch item b's causal offset (offsets; the alignment's own when none were resolved).
+    long long offset(std::size_t b) const noexcept;
+    // The position of query row i of batch item b among the keys (key j is at j): i + offset(b),
+    // the causal frontier, the window's centre, ALiBi's p, RoPE's query position.
+    long long position(std::size_t b, std::size_t i) const noexcept { return (long long)i + offset(b); }
     // The keys query row i of batch item b may see (causal rule, window, key limit, key rows, documents).
     KeyRange keys(std::size_t b, std::size_t i) const noexcept;
     // The sink of query head h (-inf: none).
@@ -270,6 +283,9 @@ struct AttentionProblem {
         return (b - b0) * (head_dim ? H : 1) + (head_dim ? h : 0);
     }
 };
+
+// The largest |causal offset| a problem accepts (far beyond any sequence; no overflow).
+inline constexpr long long max_causal_offset = 1LL << 48;
 
 // Narrows a resolved problem to these query rows and batch items (ShapeError when out of
 // range); resolve_attention applies the spec's.

@@ -58,7 +58,8 @@ BatchedAttention batched_attention(const AttentionProblem& problem, const Attent
     }
     // Additive scores are a Tq×Tk matrix of their own kernel: the materialised path.
     const bool materialise = wants.scores || wants.scaled || wants.capped || wants.weights || wants.weights_mean ||
-                             problem.normalize != Normalization::softmax || problem.score == ScoreFunction::additive;
+                             problem.normalize != Normalization::softmax || problem.score == ScoreFunction::additive ||
+                             problem.softmax_f64;
     // The fused and decoding kernels read float16 K/V as they are, but both K and V of one
     // type; the materialised path (Tq×Tk matrices anyway) widens them once.
     const bool half = problem.k.type == ElementType::f16 || problem.v.type == ElementType::f16;

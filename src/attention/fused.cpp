@@ -72,7 +72,7 @@ std::size_t run_fused(const AttentionProblem& p, Tensor& context, Tensor* lse) {
             a.bias = p.has_bias ? p.bias.at(b, h) : nullptr, a.ldb = p.bias.sT;
             a.policy = to_kernel(p.masked_rows);
             a.row_begin = rb, a.row_end = re;
-            a.key_limit = p.key_limit(b), a.key_first = p.k0;
+            a.key_limit = p.key_limit(b), a.key_first = p.k0, a.offset = p.offset(b);
             if (lse) a.lse = lse_of(lse, p, b, h) + (rb - r0);
             masked[u] += flash(a);
         }

@@ -3,6 +3,8 @@
 #include "attention/schedules.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,17 +68,43 @@ std::size_t score_epilogue(const AttentionProblem& p, std::size_t b, std::size_t
         a.alibi_slope = p.alibi_slopes.empty() ? 0.0f : p.alibi_slopes[h];
         a.sink = p.sink(h);
         a.doc_begin = p.doc_begin(b), a.doc_end = p.doc_end(b);
-        a.key_limit = p.key_limit(b), a.key_first = p.k0;
+        a.key_limit = p.key_limit(b), a.key_first = p.k0, a.offset = p.offset(b);
         if (lse) a.lse = lse + i0 + r0;
         if (p.has_mask) a.mask = p.mask_words.at(b, h), a.ldm = p.mask_words.sT;
         if (p.has_bias) a.bias = p.bias.at(b, h), a.ldb = p.bias.sT;
-        a.softmax = p.normalize == Normalization::softmax;
+        a.softmax = p.normalize == Normalization::softmax && !p.softmax_f64;
         a.policy = to_kernel(p.masked_rows);
         masked[blk] = epilogue(a);
     });
     std::size_t total = 0;
     for (std::size_t c : masked) total += c;
     return total;
+}
+
+// softmax_f64: each row's softmax in double (ONNX's softmax_precision = 11) over the masked
+// logits x (-inf masked), the weights rounded once, the sink (-inf: none) in the denominator as
+// the float32 softmax has it; a fully masked row without a sink follows the policy.
+// Returns the number of fully masked rows; lse (nullable) gets each row's log-sum-exp.
+std::size_t softmax_rows_f64(float* x, std::size_t ld, std::size_t rows, std::size_t cols, MaskedRowPolicy policy,
+                             float sink, float* lse) {
+    std::size_t masked = 0;
+    for (std::size_t i = 0; i < rows; ++i) {
+        float* row = x + i * ld;
+        double m = double(sink);  // -inf without a sink; with one, a row of masked keys gets weights 0
+        for (std::size_t j = 0; j < cols; ++j) m = std::max(m, double(row[j]));
+        if (m == -std::numeric_limits<double>::infinity()) {
+            ++masked;
+            const float fill = kernels::masked_row_weight(to_kernel(policy), cols);
+            for (std::size_t j = 0; j < cols; ++j) row[j] = fill;
+            if (lse) lse[i] = -std::numeric_limits<float>::infinity();
+            continue;
+        }
+        double sum = std::exp(double(sink) - m);  // the sink's term of the denominator (0 without one)
+        for (std::size_t j = 0; j < cols; ++j) sum += std::exp(double(row[j]) - m);
+        for (std::size_t j = 0; j < cols; ++j) row[j] = float(std::exp(double(row[j]) - m) / sum);
+        if (lse) lse[i] = float(m + std::log(sum));
+    }
+    return masked;
 }
 
 // Rows [i0, i1) (indices into the computed rows r0…r1) of one (b, h) of the materialised
@@ -106,7 +134,8 @@ std::size_t run_materialised_rows(const AttentionProblem& p, std::size_t b, std:
     float* capped = out.capped ? slice_of(*out.capped, p, b, h) + i0 * ld_capped : nullptr;
     std::size_t masked = score_epilogue(p, b, h, i0, i1, s, lds, scaled, ld_scaled, capped, ld_capped, w, ldw,
                                         lse_of(out.lse, p, b, h));
-    if (p.normalize != Normalization::softmax)
+    if (p.softmax_f64) masked = softmax_rows_f64(w, ldw, rows, p.Tk, p.masked_rows, p.sink(h), lse_of(out.lse, p, b, h));
+    else if (p.normalize != Normalization::softmax)
         masked = normalize_rows(w, ldw, rows, p.Tk, p.normalize, p.masked_rows);
     if (out.context) {
         const std::size_t ldc = out.context->row_stride();

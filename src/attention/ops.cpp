@@ -195,6 +195,7 @@ void scale_and_mask_rows(const float* scores, std::size_t ld_scores, float* out,
         a.P = out + r0 * ld_out, a.ldp = ld_out;
         a.Tq = r.Tq, a.Tk = r.Tk, a.row_begin = r.row_begin + r0, a.row_end = r.row_begin + r1;
         a.scale = r.scale, a.causal = to_kernel(r.causal), a.key_limit = r.key_limit;
+        a.offset = kernels::causal_offset(a.causal, r.Tq, r.Tk);
         a.mask = r.mask, a.ldm = r.ldm, a.bias = r.bias, a.ldb = r.ldb;
         a.softmax = false;
         epilogue(a);

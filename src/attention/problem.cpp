@@ -137,6 +137,27 @@ void check_lengths(const std::vector<std::size_t>& lengths, const AttentionProbl
                                  " keys");
 }
 
+// One causal offset per batch item (AttentionSpec::offsets).
+std::vector<long long> resolve_offsets(const AttentionSpec& spec, const AttentionProblem& p) {
+    std::vector<long long> offsets(p.B, kernels::causal_offset(to_kernel(spec.causal), p.Tq, p.Tk));
+    if (spec.offsets.empty()) {
+        if (spec.causal == Causal::bottom_right && !spec.lengths.empty())
+            for (std::size_t b = 0; b < p.B; ++b) offsets[b] = (long long)spec.lengths[b] - (long long)p.Tq;
+        return offsets;
+    }
+    if (spec.offsets.size() != 1 && spec.offsets.size() != p.B)
+        throw ShapeError(Role::offsets, "batch", spec.offsets.size(), p.B, Role::queries,
+                         text(spec.offsets.size()) + " causal offsets for " + text(p.B) +
+                             " batch items: give one offset, or one per batch item");
+    for (std::size_t b = 0; b < p.B; ++b) {
+        offsets[b] = spec.offsets[spec.offsets.size() == 1 ? 0 : b];
+        if (offsets[b] > max_causal_offset || offsets[b] < -max_causal_offset)
+            throw InputError("causal offset " + std::to_string(offsets[b]) + " of batch item " + text(b) +
+                             ": expected at most 2^48 in magnitude");
+    }
+    return offsets;
+}
+
 // [begin, end) of `size` from a range; ShapeError when it does not fit.
 std::pair<std::size_t, std::size_t> resolve_range(const IndexRange& r, std::size_t size, Role role) {
     const std::size_t b = r.begin, e = resolve_end(r.end, size);
@@ -337,22 +358,24 @@ const char* role_name(Role role) noexcept {
         case Role::key_rows: return "key rows";
         case Role::sinks: return "sinks";
         case Role::segments: return "segments";
+        case Role::offsets: return "causal offsets";
     }
     return "?";
 }
 
+long long AttentionProblem::offset(std::size_t b) const noexcept {
+    return offsets.empty() ? kernels::causal_offset(to_kernel(causal), Tq, Tk) : offsets[b];
+}
+
 KeyRange AttentionProblem::keys(std::size_t b, std::size_t i) const noexcept {
-    const KeyRange r = visible_range(causal, window, i, Tq, Tk, key_limit(b), k0);
-    const kernels::KeyRange d = kernels::in_document({r.begin, r.end}, doc_begin(b), doc_end(b), i);
-    return {d.begin, d.end};
+    const kernels::KeyRange r = kernels::in_document(
+        kernels::keys_at(to_kernel(causal), to_kernel(window), position(b, i), Tk, key_limit(b), k0), doc_begin(b),
+        doc_end(b), i);
+    return {r.begin, r.end};
 }
 
 float AttentionProblem::sink(std::size_t h) const noexcept {
     return sinks.empty() ? -std::numeric_limits<float>::infinity() : sinks[h];
-}
-
-long long AttentionProblem::position(std::size_t, std::size_t i) const noexcept {
-    return kernels::query_position(to_kernel(causal), i, Tq, Tk);
 }
 
 std::vector<float> alibi_slopes(std::size_t heads, float max_bias) {
@@ -445,6 +468,10 @@ AttentionProblem resolve_attention(const TensorView& Q, const KVView& K, const K
     p.softcap = spec.softcap;
     p.causal = spec.causal;
     p.window = spec.window;
+    p.offsets = resolve_offsets(spec, p);
+    if (spec.softmax_f64 && spec.normalize != Normalization::softmax)
+        throw InputError("a float64 softmax with normalisation by the sum: there is no softmax");
+    p.softmax_f64 = spec.softmax_f64;
     resolve_positions(spec, p);
     p.lengths = spec.lengths;
     p.normalize = spec.normalize;

@@ -1,5 +1,5 @@
 // ALiBi (Press et al. 2022; BLOOM, MPT, ggml's max_bias): the score of the query at position p
-// (kernel_types.hpp's query_position) and key j gains slope·(j − p), after the softcap and
+// (i + the causal offset, AttentionProblem::position) and key j gains slope·(j − p), after the softcap and
 // before the bias (kernel_api.hpp's alibi_slope). Computed on the fly from (slope, p, j), never
 // stored as a Tq×Tk bias: j − p is an exact integer in float32 (|j − p| < 2^24), the product is
 // rounded once, then added (no fused multiply-add: the bits of the scalar kernels'

@@ -204,7 +204,7 @@ private:
     }
 
     KeyRange range_of(std::size_t i) const {
-        return in_document(visible_range(a_.causal, a_.window, i, a_.Tq, a_.Tk, a_.key_limit, a_.key_first),
+        return in_document(keys_at(a_.causal, a_.window, (long long)i + a_.offset, a_.Tk, a_.key_limit, a_.key_first),
                            a_.doc_begin, a_.doc_end, i);
     }
 
@@ -256,7 +256,7 @@ private:
         if (alibi) {  // kernels/alibi.hpp, at the rows' positions (lanes past Tq: any)
             alignas(64) float p[QB];
             for (std::size_t q = 0; q < QB; ++q)
-                p[q] = float(query_position(a_.causal, std::min(q0 + q, a_.Tq - 1), a_.Tq, a_.Tk));
+                p[q] = float((long long)std::min(q0 + q, a_.Tq - 1) + a_.offset);
             F pos[NV];
             for (std::size_t v = 0; v < NV; ++v) pos[v] = F::load_aligned(p + v * W);
             alibi_tile<Arch, NV>(st_, QB, t0, nk, a_.alibi_slope, pos, a_.bias || a_.mask ? nullptr : pass_max);

@@ -34,11 +34,11 @@ struct GemmArgs {
 };
 
 // Fused attention over query rows [row_begin, row_end) of the full problem: O[i - row_begin,:] =
-// softmax_j(cap(scale·Q[i]·K[j]) + alibi_slope·(j − p) + bias[i,j], masked)·V, p = query_position(causal,
-// i, Tq, Tk) (O points at the output row of row_begin; Q, mask and bias are indexed by the global
+// softmax_j(cap(scale·Q[i]·K[j]) + alibi_slope·(j − p) + bias[i,j], masked)·V, p = i + offset
+// (O points at the output row of row_begin; Q, mask and bias are indexed by the global
 // row i), where cap(x) = softcap·tanh(x/softcap), or x when
 // softcap is 0. A key j is masked for query i when j is outside
-// visible_range(causal, window, i, Tq, Tk, key_limit), when the mask's bit j of row i is 0 (as
+// keys_at(causal, window, i + offset, Tk, key_limit), when the mask's bit j of row i is 0 (as
 // attn/mask_bits.hpp packs them: row i is the words at mask + i*ldm, bit j % 64 of word j / 64), or
 // when the biased score is -inf. Keys outside the visible range are never loaded. ldm / ldb may be 0
 // (one row broadcast to every query). Fully masked rows follow `policy` (uniform = mean of all Tk
@@ -70,8 +70,7 @@ struct FlashArgs {
     // key_limit); lse, when not null, gets row i's log_sum_exp at lse[i - row_begin].
     std::size_t key_first = 0;
     float* lse = nullptr;
-    // ALiBi: slope·(j − p) added after the softcap, before the bias, p = query_position(causal, i,
-    // Tq, Tk) (kernels/alibi.hpp); 0: none.
+    // ALiBi: slope·(j − p) added after the softcap, before the bias, p = i + offset (kernels/alibi.hpp); 0: none.
     float alibi_slope = 0.0f;
     // An attention sink (gpt-oss): a logit in the softmax's denominator only, w_ij = exp(s_ij − m) /
     // (exp(sink − m) + Σ_j exp(s_ij − m)); the online softmax starts each row at m = sink, l = 1, so a
@@ -81,6 +80,9 @@ struct FlashArgs {
     // kernel_types.hpp's in_document); null: none.
     const std::size_t* doc_begin = nullptr;
     const std::size_t* doc_end = nullptr;
+    // Query row i sits at position p = i + offset among the keys (the causal offset of this
+    // batch item, AttentionProblem::offset): the causal rule j <= p, the window, ALiBi's p.
+    long long offset = 0;
 };
 
 // Split-K decoding, one chunk: for each of `rows` query rows, the online softmax over keys
@@ -97,7 +99,7 @@ struct DecodeRow {
     std::size_t visible;  // keys >= visible are masked (causal rule, window and key limit)
     std::size_t first = 0;  // keys < first are masked (the window)
     float alibi_slope = 0.0f;  // ALiBi: slope·(j − position) added after the softcap (as FlashArgs)
-    long long position = 0;    // the query's position (kernel_types.hpp's query_position)
+    long long position = 0;    // the query's position (AttentionProblem::position)
 };
 struct DecodeArgs {
     const DecodeRow* rows;
@@ -120,7 +122,7 @@ struct DecodeArgs {
 // The materialised path's score epilogue, for query rows [row_begin, row_end) of a Tq×Tk
 // problem, one row at a time while it is in cache: x[j] = cap(scale·S[i][j]) (+ ALiBi, as FlashArgs) + bias[i][j] (the
 // product rounded, then the sum: without a softcap, the bits of ops.hpp's scale_and_mask_rows), -inf
-// where j is outside visible_range(causal, window, i, Tq, Tk, key_limit) or mask bit j of row i is 0
+// where j is outside keys_at(causal, window, i + offset, Tk, key_limit) or mask bit j of row i is 0
 // (as FlashArgs; cap as FlashArgs).
 // x goes to `scaled` when it is not null, and to P, softmax-normalised when `softmax` (fully
 // masked rows follow policy, as softmax_rows) or as is. S, scaled and P point at row row_begin (P may be S);
@@ -147,6 +149,7 @@ struct ScoreEpilogueArgs {
     float* capped = nullptr;  // nullable: cap(scale·S), before the bias and masks
     std::size_t ld_capped = 0;
     std::size_t key_first = 0;  // as FlashArgs
+    long long offset = 0;       // as FlashArgs
     float* lse = nullptr;       // as FlashArgs (softmax only)
     float alibi_slope = 0.0f;  // as FlashArgs
     float sink = -std::numeric_limits<float>::infinity();  // as FlashArgs (softmax only)

@@ -41,42 +41,37 @@ struct KeyRange {
 // dies on an AVX2-only CPU (design notes §2). Each TU keeps its own copy instead.
 namespace {
 
-// Number of leading keys query row i (0-based, i < Tq) may see: the causal rule, clamped to
-// [0, Tk], then the key limit (a sequence's length: keys at or past it are padding). Every
-// key at or past this index is masked, whatever the mask or bias say. Non-decreasing in i.
-constexpr std::size_t visible_keys(Causal causal, std::size_t i, std::size_t Tq, std::size_t Tk,
-                                   std::size_t key_limit) noexcept {
+// The causal offset an alignment stands for when the problem gives none of its own:
+// bottom_right Tk − Tq (the last query row sees every key), otherwise 0. The resolved problem
+// holds one offset per batch item (AttentionProblem::offset); the kernels take it as `offset`.
+constexpr long long causal_offset(Causal causal, std::size_t Tq, std::size_t Tk) noexcept {
+    return causal == Causal::bottom_right ? (long long)Tk - (long long)Tq : 0;
+}
+
+// Number of leading keys the query at position p may see (key j sits at position j): the
+// causal rule j <= p, clamped to [0, Tk], then the key limit (a sequence's length: keys at or
+// past it are padding). Every key at or past this index is masked, whatever the mask or bias
+// say. Non-decreasing in p.
+constexpr std::size_t visible_keys_at(Causal causal, long long p, std::size_t Tk, std::size_t key_limit) noexcept {
     std::size_t visible = Tk;
-    if (causal == Causal::top_left) {
-        visible = i + 1 < Tk ? i + 1 : Tk;
-    } else if (causal == Causal::bottom_right) {
-        // j <= i + (Tk - Tq)  ⇔  visible = i + 1 + Tk - Tq, clamped to [0, Tk]
-        const long long v = (long long)i + 1 + (long long)Tk - (long long)Tq;
-        visible = v <= 0 ? 0 : std::size_t(v) < Tk ? std::size_t(v) : Tk;
-    }
+    if (causal != Causal::none) visible = p < 0 ? 0 : std::size_t(p) + 1 < Tk ? std::size_t(p) + 1 : Tk;
     return visible < key_limit ? visible : key_limit;
 }
 
-// The position p of query row i among the keys (key j sits at position j): it follows the
-// causal offset in use (bottom_right: p = i + Tk − Tq; otherwise p = i). The one definition
-// for the window (visible_range), ALiBi's distance j − p and RoPE's query angles.
-constexpr long long query_position(Causal causal, std::size_t i, std::size_t Tq, std::size_t Tk) noexcept {
-    return (long long)i + (causal == Causal::bottom_right ? (long long)Tk - (long long)Tq : 0);
-}
-
-// The keys query row i may see: visible_keys's limit, narrowed by the window around the
-// query's position p (query_position), and by key_first: keys before it are outside the key rows
-// computed (a key shard [key_first, key_limit) of the whole run, --key-rows; the shard's end is
-// part of the key limit). Both ends are non-decreasing in i, clamped to [0, Tk], begin ≤ end.
-constexpr KeyRange visible_range(Causal causal, KeyWindow window, std::size_t i, std::size_t Tq, std::size_t Tk,
-                                 std::size_t key_limit, std::size_t key_first = 0) noexcept {
-    std::size_t end = visible_keys(causal, i, Tq, Tk, key_limit);
+// The keys the query at position p = i + offset may see: visible_keys_at's limit, narrowed by
+// the window around p, and by key_first: keys before it are outside the key rows computed (a
+// key shard [key_first, key_limit) of the whole run, --key-rows; the shard's end is part of
+// the key limit). Both ends are non-decreasing in p, clamped to [0, Tk], begin ≤ end. The one
+// definition for the kernels, the library, the pictures and the reports.
+constexpr KeyRange keys_at(Causal causal, KeyWindow window, long long p, std::size_t Tk, std::size_t key_limit,
+                           std::size_t key_first = 0) noexcept {
+    std::size_t end = visible_keys_at(causal, p, Tk, key_limit);
     end = end < Tk ? end : Tk;
-    const long long p = query_position(causal, i, Tq, Tk);
-    // A side wider than Tk + Tq bounds nothing (p is in [−Tq, Tk + Tq)): capped, no overflow.
-    const long long span = (long long)Tk + (long long)Tq;
-    const long long left = window.left < std::size_t(span) ? (long long)window.left : span;
-    const long long right = window.right < std::size_t(span) ? (long long)window.right : span;
+    // A side wider than this bounds nothing (|p| is far below it: offsets are checked when the
+    // problem is resolved): capped, no overflow.
+    constexpr long long cap = 1LL << 60;
+    const long long left = window.left < std::size_t(cap) ? (long long)window.left : cap;
+    const long long right = window.right < std::size_t(cap) ? (long long)window.right : cap;
     const long long last = p + right + 1;  // one past the last key the window allows
     if (last < (long long)end) end = last <= 0 ? 0 : std::size_t(last);
     const long long first = p - left;
@@ -96,6 +91,16 @@ constexpr KeyRange in_document(KeyRange r, const std::size_t* doc_begin, const s
     const std::size_t b = r.begin > doc_begin[i] ? r.begin : doc_begin[i];
     const std::size_t e = r.end < doc_end[i] ? r.end : doc_end[i];
     return {b < e ? b : e, e};
+}
+
+// The same for query row i of a Tq×Tk problem at the alignment's own offset (causal_offset).
+constexpr std::size_t visible_keys(Causal causal, std::size_t i, std::size_t Tq, std::size_t Tk,
+                                   std::size_t key_limit) noexcept {
+    return visible_keys_at(causal, (long long)i + causal_offset(causal, Tq, Tk), Tk, key_limit);
+}
+constexpr KeyRange visible_range(Causal causal, KeyWindow window, std::size_t i, std::size_t Tq, std::size_t Tk,
+                                 std::size_t key_limit, std::size_t key_first = 0) noexcept {
+    return keys_at(causal, window, (long long)i + causal_offset(causal, Tq, Tk), Tk, key_limit, key_first);
 }
 
 // A row's log-sum-exp from its softmax's running max m and sum l = Σ exp(x − m): m + ln l,

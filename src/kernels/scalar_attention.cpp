@@ -188,10 +188,10 @@ std::size_t score_epilogue(const ScoreEpilogueArgs& a) {
         float* p = a.P + r * a.ldp;
         const std::uint64_t* mask = a.mask ? a.mask + i * a.ldm : nullptr;
         const float* bias = a.bias ? a.bias + i * a.ldb : nullptr;
-        const KeyRange keys = in_document(visible_range(a.causal, a.window, i, a.Tq, a.Tk, a.key_limit, a.key_first),
+        const KeyRange keys = in_document(keys_at(a.causal, a.window, (long long)i + a.offset, a.Tk, a.key_limit, a.key_first),
                                           a.doc_begin, a.doc_end, i);
         float* capped = a.capped ? a.capped + r * a.ld_capped : nullptr;
-        const long long pos = query_position(a.causal, i, a.Tq, a.Tk);
+        const long long pos = (long long)i + a.offset;
         for (std::size_t j = 0; j < a.Tk; ++j) {
             float v = cap(a.scale * s[j], a.softcap, inv_c);
             if (capped) capped[j] = v;
@@ -211,14 +211,14 @@ std::size_t flash(const FlashArgs& a) {
     std::size_t masked = 0;
     std::vector<float> mean;  // column means of V for the uniform policy, on first use
     for (std::size_t i = a.row_begin; i < a.row_end; ++i) {
-        const KeyRange keys = in_document(visible_range(a.causal, a.window, i, a.Tq, a.Tk, a.key_limit, a.key_first),
+        const KeyRange keys = in_document(keys_at(a.causal, a.window, (long long)i + a.offset, a.Tk, a.key_limit, a.key_first),
                                           a.doc_begin, a.doc_end, i);
         const float* q = a.Q + i * a.ldq;
         float m = a.sink, l = a.sink == neg_inf ? 0.0f : 1.0f;  // a sink: m = sink, l = 1 (FlashArgs::sink)
         std::fill(acc.begin(), acc.end(), 0.0f);
         const std::uint64_t* mask_row = a.mask ? a.mask + i * a.ldm : nullptr;
         const float* bias_row = a.bias ? a.bias + i * a.ldb : nullptr;
-        const long long pos = query_position(a.causal, i, a.Tq, a.Tk);
+        const long long pos = (long long)i + a.offset;
         if (a.kv_type == ElementType::f16)
             online_softmax_row<std::uint16_t>(q, mask_row, bias_row, a.alibi_slope, pos, a, keys.begin, keys.end, m,
                                               l, acc.data(), s.data());

@@ -80,15 +80,15 @@ std::size_t score_epilogue(const ScoreEpilogueArgs& a) {
                 else store_partial<Arch>(c + j, cap(s + j, a.scale, n), n);
             }
         }
-        const KeyRange keys =
-            in_document(visible_range(a.causal, a.window, i, a.Tq, Tk, a.key_limit, a.key_first), a.doc_begin, a.doc_end, i);
+        const KeyRange keys = in_document(keys_at(a.causal, a.window, (long long)i + a.offset, Tk, a.key_limit, a.key_first),
+                                          a.doc_begin, a.doc_end, i);
         const std::size_t visible = keys.end;
         // Keys before the window's start: -inf without a load, from the vector holding it on.
         std::size_t j = keys.begin / W * W;
         std::fill(p, p + j, neg_inf);
         std::uint32_t bits = 0;
         // ALiBi (alibi.hpp): slope·(j − p) for the W keys from j.
-        const long long pos = query_position(a.causal, i, a.Tq, Tk);
+        const long long pos = (long long)i + a.offset;
         F ab;
         const auto alibi = [&](std::size_t j) {
             return a.alibi_slope == 0.0f ? nullptr : &(ab = alibi_lanes<Arch>(a.alibi_slope, (long long)j - pos, iota));

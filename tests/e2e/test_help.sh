@@ -158,7 +158,7 @@ expect_completion "--mask --masked-rows " attend --mas
 expect_completion "matmul mha " bench --op m
 expect_completion "--head-dims --help " bench --he
 expect_completion " " attend --heads ''  # no values to offer (printf prints one empty line)
-expect_completion "--causal " attend --causal
+expect_completion "--causal --causal-offset " attend --causal
 
 # ---- zsh completion ----
 "$ATTN" completions zsh >"$T/_attn"

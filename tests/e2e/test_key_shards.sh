@@ -43,12 +43,14 @@ else
 fi
 
 # ---- -q/-k/-v: heads (grouped-query), batches, bottom-right causal, a window, lengths. ----
+# (Bottom-right with lengths is each item's length − Tq: 53,13 leaves no row of the 13 queries
+# without a key, while the shards past key 13 of item 1 are wholly masked.)
 "$ATTN" random --seed 3 --shape 2,4,13,7 --format npy -o "$K/q.npy"
 "$ATTN" random --seed 4 --shape 2,2,53,7 --format npy -o "$K/k.npy"
 "$ATTN" random --seed 5 --shape 2,2,53,5 --format npy -o "$K/v.npy"
 qkv=(-q "$K/q.npy" -k "$K/k.npy" -v "$K/v.npy")
 for variant in "--causal=bottom-right --window 20:3 --lengths 53,30" "--causal --lengths 40,53" \
-               "--window 0:0 --masked-rows uniform" "--causal=bottom-right --masked-rows nan --lengths 53,9"; do
+               "--window 0:0 --masked-rows uniform" "--causal=bottom-right --masked-rows nan --lengths 53,13"; do
     # shellcheck disable=SC2206
     opts=($variant)
     run attend "${qkv[@]}" "${opts[@]}" --show context,lse --format npz -o "$K/whole.npz"

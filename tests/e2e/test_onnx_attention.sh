@@ -7,9 +7,9 @@
 # A case that needs an option still pending on main (NEEDS below) runs too, but is not
 # counted as a pass: the file reports "N of 87 pass", lists every failing case with its reason,
 # and asserts that every case without a pending need passes and that exactly
-# ONNX_EXPECT_PASS cases pass: 58 before --past-k/--past-v, --softmax-precision and the per-item
-# bottom-right causal rule (--causal=bottom-right with --lengths) are in; then 87.
-ONNX_EXPECT_PASS=58
+# ONNX_EXPECT_PASS cases pass: all 87 since --past-k/--past-v, --softmax-precision and the
+# per-item bottom-right causal rule (--causal=bottom-right with --lengths).
+ONNX_EXPECT_PASS=87
 ALLCLOSE=$(dirname "$ATTN")/allclose
 
 # npy_dims FILE: the shape of a .npy as "2,3,4", read from its header.

@@ -63,6 +63,21 @@ if "$ALLCLOSE" "$T/nodocs/context.npy" "$d/context.npy" --rtol 1e-5 --atol 1e-6 
     fail "the context without --segments equals the document mask's"
 else pass; fi
 
+# --softmax-precision f64 keeps the sinks in the denominator: each sink fixture's weights again.
+for dir in "$DATA"/*/; do
+    c=$(basename "$dir")
+    [ -f "$dir/sinks.npy" ] && [ -f "$dir/weights.npy" ] || continue
+    args=(-q "$dir/q.npy" -k "$dir/k.npy" -v "$dir/v.npy" --sinks "$dir/sinks.npy")
+    [ "$(flag "$c" causal)" = top-left ] && args+=(--causal)
+    l=$(flag "$c" lengths); [ -n "$l" ] && args+=(--lengths "$l")
+    w=$(flag "$c" window); [ -n "$w" ] && [ "$w" != none ] && args+=(--window "$w")
+    s=$(flag "$c" segments); [ -n "$s" ] && args+=(--segments "$dir/$s")
+    attend_to "$c-f64" "${args[@]}" --softmax-precision f64 --show weights,context && {
+        compare "$c-f64" weights "$c" weights
+        compare "$c-f64" context "$c" context
+    }
+done
+
 # --help names both options and their place in the order of operations.
 run attend --help
 for o in --sinks --segments gpt-oss FlexAttention; do

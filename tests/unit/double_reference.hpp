@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -27,6 +28,9 @@ inline attn::Matrix random_matrix(std::size_t r, std::size_t c, std::mt19937& rn
 struct Spec {
     double scale = 1.0;
     int causal = 0;  // 0 none, 1 top-left, 2 bottom-right
+    // The causal offset (ONNX's): the query sits at p = i + offset, causal keys j <= p. Unset:
+    // 0, or Tk − Tq bottom-right.
+    std::optional<long long> offset;
     const attn::Matrix* mask = nullptr;
     const attn::Matrix* bias = nullptr;
     int policy = 0;  // 0 zero, 1 nan, 2 uniform
@@ -47,10 +51,14 @@ struct Spec {
     const std::vector<long long>* documents = nullptr;
 };
 
+inline double position(const Spec& s, std::size_t i, std::size_t Tq, std::size_t Tk) {
+    if (s.offset) return double(i) + double(*s.offset);
+    return double(i) + (s.causal == 2 ? double(Tk) - double(Tq) : 0.0);
+}
+
 inline bool allowed(const Spec& s, std::size_t i, std::size_t j, std::size_t Tq, std::size_t Tk) {
-    if (s.causal == 1 && j > i) return false;
-    if (s.causal == 2 && double(j) > double(i) + double(Tk) - double(Tq)) return false;
-    const double p = double(i) + (s.causal == 2 ? double(Tk) - double(Tq) : 0.0);
+    const double p = position(s, i, Tq, Tk);
+    if (s.causal != 0 && double(j) > p) return false;
     if (s.left >= 0 && double(j) < p - double(s.left)) return false;
     if (s.right >= 0 && double(j) > p + double(s.right)) return false;
     if (s.mask && (*s.mask)(i, j) == 0.0f) return false;
@@ -77,8 +85,7 @@ inline Grid attention(const attn::Matrix& Q, const attn::Matrix& K, const attn::
                 for (std::size_t p = 0; p < d; ++p) dot += double(Q(i, p)) * double(K(j, p));
             z[j] = s.scale * dot;
             if (s.softcap > 0) z[j] = s.softcap * std::tanh(z[j] / s.softcap);
-            const double p = double(i) + (s.causal == 2 ? double(Tk) - double(Tq) : 0.0);
-            z[j] += s.alibi_slope * (double(j) - p);
+            z[j] += s.alibi_slope * (double(j) - position(s, i, Tq, Tk));
             z[j] += s.bias ? double((*s.bias)(i, j)) : 0.0;
             mx = std::max(mx, z[j]);
         }

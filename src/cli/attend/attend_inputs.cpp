@@ -13,6 +13,7 @@
 #include "attn/positions.hpp"
 #include "runtime/did_you_mean.hpp"
 #include "attn/problem.hpp"
+#include "cli/attend/attend_cache.hpp"
 #include "cli/attend/attend_options.hpp"
 #include "cli/option_values.hpp"
 
@@ -427,6 +428,7 @@ std::string flag_of(Role role, const AttendInputs& a) {
         case Role::key_rows: return "--key-rows";
         case Role::sinks: return "--sinks";
         case Role::segments: return "--segments";
+        case Role::offsets: return "--causal-offset";
     }
     return "?";
 }
@@ -515,8 +517,8 @@ void resolve_problem(AttendInputs& a) {
 }  // namespace
 
 TensorView AttendInputs::q_view() const { return packed ? split_heads(q, heads) : q.view(); }
-KVView AttendInputs::k_view() const { return packed ? split_heads(k.view(), kv_heads) : k.view(); }
-KVView AttendInputs::v_view() const { return packed ? split_heads(v.view(), kv_heads) : v.view(); }
+KVView AttendInputs::k_view() const { return packed && !kv_split ? split_heads(k.view(), kv_heads) : k.view(); }
+KVView AttendInputs::v_view() const { return packed && !kv_split ? split_heads(v.view(), kv_heads) : v.view(); }
 
 const std::vector<const char*>& projection_options() {
     static const std::vector<const char*> opts = {"wq", "wk", "wv", "bq", "bk", "bv", "wo", "bo", "kv", "heads",
@@ -555,7 +557,7 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
     // not whatever reading the first one's bytes as the other input would say.
     for (const char* o : {"x", "q", "k", "v", "kv", "wq", "wk", "wv", "bq", "bk", "bv", "wo", "bo", "in-proj",
                           "in-proj-bias", "out-proj", "out-proj-bias", "mask", "attn-mask", "key-padding-mask", "bias", "lengths", "sinks", "segments", "labels",
-                          "key-labels", "wa", "wa-q", "wa-k", "va"})
+                          "key-labels", "wa", "wa-q", "wa-k", "va", "past-k", "past-v"})
         if (r.count(o) && r[o].as<std::string>() == "-") names.reserve_stdin(flag_of(o));
 
     AttendInputs a;
@@ -567,6 +569,7 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
         check_output_projection_options(in);
         read_qkv(in, a);
     }
+    prepend_cache(r, names, a);
     // A (Tk,) bias is one row, broadcast over the queries (as NumPy and PyTorch do).
     a.bias = as_row_if_vector(in.tensor("bias", 4, io::Finite::allow_neg_inf));
     read_masks(in, a);

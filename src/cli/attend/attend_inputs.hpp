@@ -34,6 +34,10 @@ struct AttendInputs {
     Tensor q;
     io::KVInput k, v;
     bool packed = false;
+    // --past-k/--past-v (attend_cache.hpp): k and v hold the present cache, past ++ new, with
+    // the heads as a dimension (kv_split: not split again); past = the cache's length P.
+    bool kv_split = false;
+    std::size_t past = 0;
     TensorView q_view() const;  // ([B,] H, Tq, d_k): the heads of -q
     KVView k_view() const;
     KVView v_view() const;

@@ -137,6 +137,31 @@ Window parse_window(const std::string& text) {
     return w;
 }
 
+std::vector<long long> parse_causal_offsets(const std::string& text) {
+    std::vector<long long> offsets;
+    std::size_t at = 0;
+    while (true) {
+        const std::size_t comma = text.find(',', at);
+        const std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        const bool negative = !item.empty() && item[0] == '-';
+        std::size_t n = 0;
+        if (!parse_count(negative ? item.substr(1) : item, n) || n > std::size_t(max_causal_offset))
+            throw UsageError("invalid --causal-offset '" + text + "': expected N or N,N,... (one per batch item), "
+                             "whole numbers of keys, negative allowed, at most 2^48 in magnitude");
+        offsets.push_back(negative ? -(long long)n : (long long)n);
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+    }
+    return offsets;
+}
+
+bool parse_softmax_precision(const std::string& text) {
+    if (text == "f32" || text == "float32") return false;
+    if (text == "f64" || text == "float64") return true;
+    throw UsageError("invalid --softmax-precision '" + text + "': expected f32 or f64" +
+                     did_you_mean(text, {"f32", "f64"}));
+}
+
 float parse_rope_theta(const std::string& text) {
     const float theta = parse_float32(text, "rope");
     if (!(theta > 0.0f))

@@ -52,6 +52,8 @@ struct AttendSettings {
     Range rows{0, 0};
     Range items{0, 0};
     std::optional<Range> keys;  // --key-rows: the key shard attended to (may be empty)
+    std::vector<long long> offsets;  // --causal-offset or the cache's length (AttentionSpec::offsets)
+    bool softmax_f64 = false;        // --softmax-precision f64
 };
 // A:B with A < B (with allow_empty, A <= B). UsageError naming `option` otherwise.
 Range parse_range(const std::string& text, const std::string& option, bool allow_empty = false);
@@ -61,6 +63,10 @@ float parse_softcap(const std::string& text);
 // --window L[:R]: whole numbers of keys left and right of the query's position; R omitted
 // (or L empty) is unbounded. UsageError otherwise.
 Window parse_window(const std::string& text);
+// --causal-offset N or N,N,...: whole numbers, may be negative, at most 2^48 in magnitude.
+std::vector<long long> parse_causal_offsets(const std::string& text);
+// --softmax-precision f32|f64: true for f64.
+bool parse_softmax_precision(const std::string& text);
 
 // --rope THETA (a positive finite base), --rope-style half|interleaved, --rope-dims N (even, at
 // least 2, at most d_k), --alibi-max-bias B (positive, finite). UsageError naming the option.

@@ -86,8 +86,24 @@ void declare_options(cxxopts::Options& options) {
                   "none = 1; or a number",
          cxxopts::value<std::string>()->default_value("auto"), "S")
         ("causal", "Causal mask: top-left (default; query i sees keys j <= i, PyTorch is_causal) or "
-                   "bottom-right (j <= i + Tk - Tq, decoding with a cache). Use --causal or --causal=ALIGN",
+                   "bottom-right (j <= i + Tk - Tq, decoding with a cache; with --lengths each batch item's own "
+                   "j <= i + length - Tq, ONNX's nonpad_kv_seqlen rule). Use --causal or --causal=ALIGN",
          cxxopts::value<std::string>()->implicit_value("top-left"), "ALIGN")
+        ("causal-offset", "Causal mask at an offset (implies --causal): query i of batch item b sees keys "
+                          "j <= i + N_b (ONNX's causal offset); N for every item or N,N,... one per batch item; "
+                          "negative allowed (a row may see no key). The window, ALiBi and RoPE use p = i + N_b",
+         cxxopts::value<std::string>(), "N[,...]")
+        ("past-k", "A K/V cache (ONNX's past_key): cached keys ([B,] G, P, d), prepended to -k; the queries' "
+                   "offset becomes P (--causal, either alignment, is j <= i + P; the window is at p = i + P; RoPE "
+                   "continues at P), "
+                   "and --show keys,values give the present cache (ONNX's present_key/present_value). With "
+                   "-q/-k/-v only; not with --causal-offset, --lengths or --key-rows",
+         cxxopts::value<std::string>(), "FILE")
+        ("past-v", "The cached values ([B,] G, P, d_v), prepended to -v (with --past-k)",
+         cxxopts::value<std::string>(), "FILE")
+        ("softmax-precision", "f32 (default) or f64: each row's softmax computed in float64 (ONNX's "
+                              "softmax_precision; through the Tq×Tk matrix, not the fused kernel)",
+         cxxopts::value<std::string>(), "P")
         ("window", "Sliding window, ONNX's left and right sizes: the query at position p sees key j iff "
                    "p-L <= j <= p+R; R omitted (or L empty, as :R) is unbounded, so --causal --window W-1 is "
                    "Mistral's sliding_window=W. p = i, or i + Tk - Tq with --causal=bottom-right. Masked cells "
@@ -279,6 +295,8 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
     spec.lengths = in.lengths;
     spec.sinks = in.sinks;
     spec.segments = in.segments, spec.segment_rows = in.segment_rows;
+    spec.offsets = s.offsets;
+    spec.softmax_f64 = s.softmax_f64;
     in.scores.fill(spec);
     const TensorView bias = in.bias.view();
     spec.mask_bits = in.mask_bits.rank() ? &in.mask_bits : nullptr;
@@ -400,6 +418,17 @@ int cmd_attend(int argc, char** argv) {
     if (r.count("causal")) s.causal = parse_causal(r["causal"].as<std::string>());
     if (r.count("softcap")) s.softcap = parse_softcap(r["softcap"].as<std::string>());
     if (r.count("window")) s.window = parse_window(r["window"].as<std::string>());
+    if (r.count("causal-offset")) {
+        if (s.causal == Causal::bottom_right)
+            throw UsageError("--causal-offset sets the causal frontier itself: drop --causal=bottom-right");
+        s.offsets = parse_causal_offsets(r["causal-offset"].as<std::string>());
+        if (s.offsets.size() != 1 && s.offsets.size() != in.batch)
+            throw UsageError("--causal-offset has " + std::to_string(s.offsets.size()) + " offsets for " +
+                             std::to_string(in.batch) + " batch items: give one, or one per batch item");
+        s.causal = Causal::top_left;  // the rule j <= i + offset
+    }
+    if (in.past) s.offsets = {(long long)in.past};  // the cache's length (attend_cache.hpp)
+    if (r.count("softmax-precision")) s.softmax_f64 = parse_softmax_precision(r["softmax-precision"].as<std::string>());
     if (show.variance && in.scores.score != ScoreFunction::dot)
         throw UsageError(std::string("--show variance compares q·k with its theory for dot-product scores: drop --score ") +
                          score_name(in.scores.score) + " or variance");
@@ -432,6 +461,8 @@ int cmd_attend(int argc, char** argv) {
         throw UsageError("--sinks with --normalize sum: sinks join the softmax's denominator");
     if (show.lse && s.normalize != Normalization::softmax)
         throw UsageError("--show lse is the softmax's log-sum-exp: --normalize sum has none");
+    if (s.softmax_f64 && s.normalize != Normalization::softmax)
+        throw UsageError("--softmax-precision f64 computes the softmax in float64: --normalize sum has none");
 
     if (head) {
         if (!in.head_dim) throw UsageError("--head chooses a head, but there is no head dimension (see --heads)");
@@ -454,7 +485,7 @@ int cmd_attend(int argc, char** argv) {
     if (svg && picture_cells(in, s, pic) > one_slice && picture_cells(in, s, pic) > max_svg_cells)
         throw UsageError("--svg draws one cell per query-key pair and head: " + std::to_string(picture_cells(in, s, pic)) +
                          " cells are more than 512x512 (choose one with --head/--batch, or fewer --query-rows)");
-    if (s.causal != Causal::none && in.Tq != in.Tk)
+    if (s.causal != Causal::none && in.Tq != in.Tk && s.offsets.empty() && in.lengths.empty())
         std::fprintf(stderr, "attn: note: Tq=%zu != Tk=%zu: causal mask aligned %s (query i sees keys j <= %s)\n", in.Tq,
                      in.Tk, causal_name(s.causal), s.causal == Causal::top_left ? "i" : "i + Tk - Tq");
 

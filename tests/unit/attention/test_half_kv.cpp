@@ -118,6 +118,8 @@ test_ref::Grid oracle(const Case& c, const Inputs& in, std::size_t b, std::size_
     test_ref::Spec s;
     s.scale = 1.0 / std::sqrt(double(Q.cols()));
     s.causal = c.causal == Causal::top_left ? 1 : c.causal == Causal::bottom_right ? 2 : 0;
+    // bottom-right with lengths: each item's own length − Tq (ONNX's nonpad_kv_seqlen rule)
+    if (c.causal == Causal::bottom_right && !c.lengths.empty()) s.offset = (long long)c.lengths[b] - (long long)Tq;
     s.mask = &mask;
     test_ref::Grid context;
     test_ref::attention(Q, K, V, s, &context, nullptr);

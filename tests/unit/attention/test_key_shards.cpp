@@ -115,6 +115,8 @@ std::vector<double> oracle_lse(const Case& c, const Inputs& in, std::size_t b, s
         }
     test_ref::Spec s;
     s.causal = c.causal == Causal::top_left ? 1 : c.causal == Causal::bottom_right ? 2 : 0;
+    // bottom-right with lengths: each item's own length − Tq (ONNX's nonpad_kv_seqlen rule)
+    if (c.causal == Causal::bottom_right && !c.lengths.empty()) s.offset = (long long)c.lengths[b] - (long long)Tq;
     s.mask = &mask;
     s.bias = c.mask_bias ? &bias : nullptr;
     s.left = c.window.left == unbounded ? -1 : (long long)c.window.left;

@@ -181,6 +181,8 @@ Oracle oracle(const Case& c, const Inputs& in, std::size_t b, std::size_t h, std
     test_ref::Spec s;
     s.scale = 1.0 / std::sqrt(double(Q.cols()));
     s.causal = c.causal == Causal::top_left ? 1 : c.causal == Causal::bottom_right ? 2 : 0;
+    // bottom-right with lengths: each item's own length − Tq (ONNX's nonpad_kv_seqlen rule)
+    if (c.causal == Causal::bottom_right && !c.lengths.empty()) s.offset = (long long)c.lengths[b] - (long long)Tq;
     s.mask = &mask;
     s.bias = in.bias.rank() ? &bias : nullptr;
     s.policy = c.policy;
@@ -511,6 +513,7 @@ TEST_CASE("batched attention: 2-D inputs give what the 2-D ops compute, bit for 
             a.O = fused.data() + r0 * fused.stride(), a.ldo = fused.stride();
             a.Tq = Q.rows(), a.Tk = K.rows(), a.dk = Q.cols(), a.dv = V.cols();
             a.scale = sm.scale, a.causal = attn::to_kernel(sm.causal), a.policy = attn::to_kernel(attn::MaskedRowPolicy::zero);
+            a.offset = attn::kernels::causal_offset(a.causal, a.Tq, a.Tk);
             a.row_begin = r0, a.row_end = std::min(Q.rows(), r0 + 64);
             fused_masked += attn::kernels::table_of(arch).flash(a);
         }
@@ -665,6 +668,7 @@ TEST_CASE("multi-head attention: projections, grouped-query heads and W_O match 
                 test_ref::Spec s;
                 s.scale = 1.0 / std::sqrt(double(dh));
                 s.causal = 2;
+                s.offset = (long long)spec.lengths[b] - (long long)T;  // bottom-right with lengths: length − Tq
                 s.mask = &mask;
                 test_ref::Grid ctx;
                 test_ref::attention(q, k, v, s, &ctx);

@@ -62,13 +62,15 @@ TEST_CASE("problem: grouped-query heads, visibility and rank") {
     CHECK((p.B == 2 && p.H == 6 && p.G == 2));
     CHECK((p.kv_head(0) == 0 && p.kv_head(2) == 0 && p.kv_head(3) == 1 && p.kv_head(5) == 1));
     CHECK(p.k.at(1, p.kv_head(4)) == k.data() + (1 * 2 + 1) * 5 * k.row_stride());
-    // Independent rule: j <= i + (Tk - Tq), j < length[b], mask(i, j) != 0.
+    // Independent rule: j <= i + (length[b] - Tq) (bottom-right with lengths: ONNX's
+    // nonpad_kv_seqlen rule), j < length[b], mask(i, j) != 0.
     std::size_t wrong = 0;
     for (std::size_t b = 0; b < 2; ++b)
         for (std::size_t h = 0; h < 6; ++h)
             for (std::size_t i = 0; i < 3; ++i)
                 for (std::size_t j = 0; j < 5; ++j) {
-                    const bool want = j <= i + 2 && j < spec.lengths[b] && (i + j) % 3 != 0;
+                    const bool want = (long long)j <= (long long)i + (long long)spec.lengths[b] - 3 &&
+                                      j < spec.lengths[b] && (i + j) % 3 != 0;
                     wrong += p.allowed(b, h, i, j) != want;
                 }
     CHECK(wrong == 0);

@@ -184,6 +184,8 @@ Oracle oracle(const Case& c, const Inputs& in, std::size_t b, std::size_t h, std
     const bool unit = c.score == ScoreFunction::additive || c.score == ScoreFunction::cosine;
     spec.scale = c.scale != 0.0f ? double(c.scale) : unit ? 1.0 : 1.0 / std::sqrt(double(K.cols()));
     spec.causal = c.causal == Causal::top_left ? 1 : c.causal == Causal::bottom_right ? 2 : 0;
+    // bottom-right with lengths: each item's own length − Tq (ONNX's nonpad_kv_seqlen rule)
+    if (c.causal == Causal::bottom_right && !c.lengths.empty()) spec.offset = (long long)c.lengths[b] - (long long)Tq;
     spec.mask = &mask;
     spec.softcap = c.softcap;
     spec.left = c.window.left == unbounded ? -1 : (long long)c.window.left;

@@ -157,6 +157,8 @@ Oracle oracle(const Case& c, const Inputs& in, std::size_t b, std::size_t h, std
     test_ref::Spec s;
     s.scale = c.scale != 0.0f ? double(c.scale) : 1.0 / std::sqrt(double(Q.cols()));
     s.causal = c.causal == Causal::top_left ? 1 : c.causal == Causal::bottom_right ? 2 : 0;
+    // bottom-right with lengths: each item's own length − Tq (ONNX's nonpad_kv_seqlen rule)
+    if (c.causal == Causal::bottom_right && !c.lengths.empty()) s.offset = (long long)c.lengths[b] - (long long)Tq;
     s.mask = &mask;
     s.bias = c.bias ? &bias : nullptr;
     s.policy = c.policy;

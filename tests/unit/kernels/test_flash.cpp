@@ -81,9 +81,12 @@ struct Problem {
 
     attn::kernels::FlashArgs args(float* O, std::size_t ldo, std::size_t r0, std::size_t r1) const {
         if (with_mask) bits = test_util::pack_mask(mask.view.data, Tq, Tk, mask.view.stride);  // the mask as it is now
-        return {Q.view.data, Q.view.stride, K.view.data, K.view.stride, V.view.data, V.view.stride, O + r0 * ldo, ldo,
-                Tq, Tk, dk, dv, scale, attn::to_kernel(causal), with_mask ? bits.data() : nullptr, bits.row_words(),
-                with_bias ? bias.view.data : nullptr, bias.view.stride, attn::to_kernel(policy), r0, r1, key_limit};
+        attn::kernels::FlashArgs a{Q.view.data, Q.view.stride, K.view.data, K.view.stride, V.view.data, V.view.stride,
+                                   O + r0 * ldo, ldo, Tq, Tk, dk, dv, scale, attn::to_kernel(causal),
+                                   with_mask ? bits.data() : nullptr, bits.row_words(), with_bias ? bias.view.data : nullptr,
+                                   bias.view.stride, attn::to_kernel(policy), r0, r1, key_limit};
+        a.offset = attn::kernels::causal_offset(a.causal, Tq, Tk);  // the alignment's own
+        return a;
     }
 
     std::string describe() const {

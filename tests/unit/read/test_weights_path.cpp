@@ -74,6 +74,7 @@ struct Epilogue {
         a.S = s, a.lds = lds, a.scaled = scaled, a.ld_scaled = ld_scaled, a.P = P, a.ldp = ldp;
         a.Tq = Tq, a.Tk = Tk, a.row_begin = r0, a.row_end = r1;
         a.scale = scale, a.causal = attn::to_kernel(causal), a.key_limit = key_limit;
+        a.offset = attn::kernels::causal_offset(a.causal, Tq, Tk);  // the alignment's own
         if (with_mask) bits = test_util::pack_mask(mask.v.data(), Tq, Tk, mask.ld);  // the grid as it is now
         a.mask = with_mask ? bits.data() : nullptr, a.ldm = row_mask ? 0 : bits.row_words();
         a.bias = with_bias ? bias.v.data() : nullptr, a.ldb = row_bias ? 0 : bias.ld;

@@ -132,6 +132,8 @@ test_ref::Grid oracle(const Problem& p, std::size_t b, std::size_t h, test_ref::
     test_ref::Spec s;
     s.scale = 1.0 / std::sqrt(double(p.dk));
     s.causal = p.causal == Causal::top_left ? 1 : p.causal == Causal::bottom_right ? 2 : 0;
+    // bottom-right with lengths: each item's own length − Tq (ONNX's nonpad_kv_seqlen rule)
+    if (p.causal == Causal::bottom_right && p.with_lengths) s.offset = (long long)p.lengths[b] - (long long)p.Tq;
     s.mask = &mask;
     s.bias = p.with_bias ? &bias : nullptr;
     s.policy = p.policy;

@@ -1,0 +1,90 @@
+// The K/V cache of attn attend (attend_cache.hpp).
+#include "cli/attend/attend_cache.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "attn/half.hpp"
+#include "attn/io.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+// A view's extent in dimension i of its (B, G, T, d) reading (missing leading dimensions: 1).
+std::size_t dim4(const KVView& v, std::size_t i) { return v.shape.back(4 - i); }
+std::size_t stride4(const KVView& v, std::size_t i) {
+    return 4 - i <= v.rank() ? v.strides[v.rank() - (4 - i)] : 0;
+}
+
+// past ++ now along the key axis, into out (now's shape with P + N rows, dense slices).
+template <class T, class Out>
+void join(const KVView& past, const KVView& now, Out& out) {
+    const std::size_t B = dim4(now, 0), G = dim4(now, 1), P = dim4(past, 2), N = dim4(now, 2), d = dim4(now, 3);
+    T* base = reinterpret_cast<T*>(out.data());
+    const std::size_t ld = out.row_stride();
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t g = 0; g < G; ++g) {
+            T* dst = base + ((b * G + g) * (P + N)) * ld;
+            for (const KVView* src : {&past, &now}) {
+                const std::size_t rows = dim4(*src, 2);
+                const T* s = static_cast<const T*>(src->data) + b * stride4(*src, 0) + g * stride4(*src, 1);
+                for (std::size_t t = 0; t < rows; ++t, dst += ld)
+                    std::memcpy(dst, s + t * stride4(*src, 2), d * sizeof(T));
+            }
+        }
+}
+
+// The present cache: past ++ now as a tensor of now's rank (at least 2) and element type.
+io::KVInput present(const KVView& past, const KVView& now, const char* flag, const char* new_flag) {
+    if (past.type != now.type)
+        throw InputError(std::string(flag) + " and " + new_flag +
+                         " differ in element type (float16 and float32): give both in one type");
+    for (std::size_t i : {0, 1, 3})
+        if (dim4(past, i) != dim4(now, i))
+            throw InputError(std::string(flag) + " is " + past.shape.text() + ": its " +
+                             (i == 0 ? "batch items" : i == 1 ? "heads" : "last dimension") + " must match " +
+                             new_flag + "'s (" + std::to_string(dim4(now, i)) + ")");
+    Shape shape = now.shape;
+    shape[shape.rank() - 2] = dim4(past, 2) + dim4(now, 2);
+    io::KVInput out;
+    if (now.type == ElementType::f16) {
+        out.f16 = HalfTensor(shape);
+        join<std::uint16_t>(past, now, out.f16);
+    } else {
+        out.f32 = Tensor(shape);
+        join<float>(past, now, out.f32);
+    }
+    return out;
+}
+
+}  // namespace
+
+void prepend_cache(const cxxopts::ParseResult& r, InputNames& names, AttendInputs& a) {
+    const bool pk = r.count("past-k") > 0, pv = r.count("past-v") > 0;
+    if (!pk && !pv) return;
+    if (pk != pv) throw UsageError(std::string("a K/V cache needs both --past-k and --past-v: ") +
+                                   (pk ? "--past-v" : "--past-k") + " is missing");
+    if (a.embeddings) throw UsageError("--past-k/--past-v prepend cached keys and values to -k/-v: with -x, give -q, -k and -v");
+    for (const char* o : {"causal-offset", "key-rows", "lengths"})
+        if (r.count(o))
+            throw UsageError(std::string("--past-k/--past-v set the causal offset to the cache's length and are not "
+                                         "supported with --") + o);
+    // --causal (any alignment) is then ONNX's rule with a cache: j <= i + P (cmd_attend sets the offset).
+    const io::KVInput past_k = io::read_kv_tensor(names.claim(r["past-k"].as<std::string>(), "--past-k"), 4);
+    const io::KVInput past_v = io::read_kv_tensor(names.claim(r["past-v"].as<std::string>(), "--past-v"), 4);
+    const KVView pkv = past_k.view(), pvv = past_v.view();
+    if (pkv.rank() < 2 || pvv.rank() < 2)
+        throw InputError("--past-k and --past-v are ([B,] G, P, d) or P×d: not vectors");
+    if (pkv.shape.back(2) != pvv.shape.back(2))
+        throw InputError("--past-k has " + std::to_string(pkv.shape.back(2)) + " cached keys but --past-v " +
+                         std::to_string(pvv.shape.back(2)) + " cached values: they must match");
+    const KVView k = a.k_view(), v = a.v_view();
+    a.past = pkv.shape.back(2);
+    io::KVInput new_k = present(pkv, k, "--past-k", "-k"), new_v = present(pvv, v, "--past-v", "-v");
+    a.k = std::move(new_k), a.v = std::move(new_v);
+    a.kv_split = true;  // the present cache holds the heads as a dimension (already split)
+}
+
+}  // namespace attn::cli

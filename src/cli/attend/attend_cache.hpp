@@ -1,0 +1,20 @@
+// --past-k FILE --past-v FILE: a K/V cache, ONNX Attention's past_key / past_value. The cached
+// keys and values, ([B,] G, P, d) (or P×d), are prepended to the new ones along the key axis;
+// the result is the present cache (ONNX's present_key / present_value, what --show keys,values
+// print). The new keys sit at positions P…, so every query's causal offset becomes P (ONNX:
+// the causal frontier and the window at p = i + P; RoPE positions continue at P).
+#pragma once
+#include <cstddef>
+
+#include <cxxopts.hpp>
+
+#include "cli/attend/attend_inputs.hpp"
+#include "cli/common.hpp"
+
+namespace attn::cli {
+
+// Prepends the cache to a.k and a.v when --past-k / --past-v are given (both or neither) and
+// records its length in a.past; refuses, with the options named, what it does not support.
+void prepend_cache(const cxxopts::ParseResult& r, InputNames& names, AttendInputs& a);
+
+}  // namespace attn::cli
