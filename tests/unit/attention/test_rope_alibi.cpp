@@ -20,6 +20,7 @@
 #include "attention/rope.hpp"
 #include "double_reference.hpp"
 #include "tensor_test_util.hpp"
+#include "variant_test_util.hpp"
 
 namespace {
 
@@ -29,6 +30,7 @@ using attn::Tensor;
 using test_util::random_tensor;
 using test_util::same_bits;
 using test_util::slice_bh;
+using test_util::slice_of;
 
 struct Case {
     std::string name;
@@ -191,11 +193,6 @@ std::size_t mismatches(const float* p, std::size_t ld, const test_ref::Grid& wan
 double tolerance(const Case& c) {
     const double d = double(c.q.back(1)), T = double(c.k.back(2));
     return 2e-6 + 3e-7 * (4.0 * 1.44 * std::sqrt(d) + (c.alibi != 0.0f ? 0.5 * T : 0.0));
-}
-
-std::size_t slice_of(const Case& c, std::size_t b, std::size_t h, std::size_t H) {
-    const bool head_dim = c.q.rank() >= 3 || c.k.rank() >= 3 || c.v.rank() >= 3;
-    return b * (head_dim ? H : 1) + (head_dim ? h : 0);
 }
 
 attn::BatchedAttention run(const Inputs& in, const attn::AttentionSpec& spec, const attn::AttentionWants& w) {

@@ -18,6 +18,7 @@
 #include "attn/ops.hpp"
 #include "double_reference.hpp"
 #include "tensor_test_util.hpp"
+#include "variant_test_util.hpp"
 
 namespace {
 
@@ -31,6 +32,7 @@ using attn::Window;
 using test_util::random_tensor;
 using test_util::same_bits;
 using test_util::slice_bh;
+using test_util::slice_of;
 
 struct Case {
     std::string name;
@@ -205,11 +207,6 @@ std::size_t mismatches(const float* p, std::size_t ld, const test_ref::Grid& wan
         for (std::size_t j = 0; j < want[i].size(); ++j)
             bad += !(std::fabs(p[i * ld + j] - want[i][j]) <= rel * std::fabs(want[i][j]) + std::max(2e-6, rel / 4) * size);
     return bad;
-}
-
-std::size_t slice_of(const Case& c, std::size_t b, std::size_t h, std::size_t H) {
-    const bool head_dim = c.q.rank() >= 3 || c.k.rank() >= 3 || c.v.rank() >= 3;
-    return b * (head_dim ? H : 1) + (head_dim ? h : 0);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "attn/ops.hpp"
 #include "double_reference.hpp"
 #include "tensor_test_util.hpp"
+#include "variant_test_util.hpp"
 
 namespace {
 
@@ -29,6 +30,9 @@ using attn::Window;
 using test_util::random_tensor;
 using test_util::same_bits;
 using test_util::slice_bh;
+using test_util::Oracle;
+using test_util::mismatches;
+using test_util::slice_of;
 
 struct Case {
     std::string name;
@@ -160,11 +164,6 @@ attn::BatchedAttention run(const Case& c, const Inputs& in, const attn::Attentio
     return attn::batched_attention(in.Q.view(), in.K.view(), in.V.view(), spec, w);
 }
 
-struct Oracle {
-    test_ref::Grid weights, context;
-    std::size_t masked = 0;
-};
-
 Oracle oracle(const Case& c, const Inputs& in, std::size_t b, std::size_t h, std::size_t H, std::size_t G) {
     const std::size_t kv = h / (H / G);
     const attn::Matrix Q = slice_bh(in.Q, b, h), K = slice_bh(in.K, b, kv), V = slice_bh(in.V, b, kv);
@@ -189,28 +188,6 @@ Oracle oracle(const Case& c, const Inputs& in, std::size_t b, std::size_t h, std
     Oracle o;
     o.weights = test_ref::attention(Q, K, V, s, &o.context, &o.masked);
     return o;
-}
-
-std::size_t mismatches(const float* p, std::size_t ld, const test_ref::Grid& want, double size, double rel,
-                       double* worst) {
-    std::size_t bad = 0;
-    for (std::size_t i = 0; i < want.size(); ++i)
-        for (std::size_t j = 0; j < want[i].size(); ++j) {
-            const double w = want[i][j], g = p[i * ld + j];
-            if (std::isnan(w)) {
-                bad += !std::isnan(g);
-                continue;
-            }
-            const double err = std::fabs(g - w);
-            *worst = std::max(*worst, err / (std::fabs(w) + size));
-            bad += !(err <= rel * std::fabs(w) + std::max(2e-6, rel / 4) * size);
-        }
-    return bad;
-}
-
-std::size_t slice_of(const Case& c, std::size_t b, std::size_t h, std::size_t H) {
-    const bool head_dim = c.q.rank() >= 3 || c.k.rank() >= 3 || c.v.rank() >= 3;
-    return b * (head_dim ? H : 1) + (head_dim ? h : 0);
 }
 
 }  // namespace
