@@ -6,8 +6,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <initializer_list>
 
+#include <doctest/doctest.h>
+
+#include "attn/multihead.hpp"
+#include "attn/ops.hpp"
 #include "double_reference.hpp"
+#include "tensor_test_util.hpp"
 
 namespace test_util {
 
@@ -42,6 +48,23 @@ template <class Case>
 std::size_t slice_of(const Case& c, std::size_t b, std::size_t h, std::size_t H) {
     const bool head_dim = c.q.rank() >= 3 || c.k.rank() >= 3 || c.v.rank() >= 3;
     return b * (head_dim ? H : 1) + (head_dim ? h : 0);
+}
+
+// Runs run() (a BatchedAttention) with 1 thread and then with each of `threads`, CHECKing the
+// same bits in the context, and in the weights when `weights`; leaves the default thread count.
+// Returns the 1-thread result.
+template <class Run>
+attn::BatchedAttention check_same_bits_over_threads(std::initializer_list<unsigned> threads, bool weights, const Run& run) {
+    attn::set_threads(1);
+    const attn::BatchedAttention one = run();
+    for (unsigned t : threads) {
+        attn::set_threads(t);
+        const attn::BatchedAttention other = run();
+        CHECK(same_bits(one.context, other.context));
+        if (weights) CHECK(same_bits(one.weights, other.weights));
+    }
+    attn::set_threads(0);
+    return one;
 }
 
 }  // namespace test_util

@@ -28,6 +28,7 @@ namespace {
 using test_util::random_tensor;
 using test_util::same_bits;
 using test_util::slice_bh;
+using test_util::check_same_bits_over_threads;
 using test_util::Oracle;
 const auto arches = test_util::supported_arches;
 
@@ -332,14 +333,7 @@ TEST_CASE("batched attention: the same bits for threads 1, 2, 3 and 7") {
             INFO("arch " << attn::arch_name(arch) << ", causal " << int(causal) << ", materialised " << materialised);
             attn::AttentionWants w;
             w.weights = materialised;
-            attn::set_threads(1);
-            const attn::BatchedAttention one = run(in, in.spec, w);
-            for (unsigned t : {2u, 3u, 7u}) {
-                attn::set_threads(t);
-                const attn::BatchedAttention other = run(in, in.spec, w);
-                CHECK(same_bits(one.context, other.context));
-                if (materialised) CHECK(same_bits(one.weights, other.weights));
-            }
+            check_same_bits_over_threads({2u, 3u, 7u}, materialised, [&] { return run(in, in.spec, w); });
         }
     }
 }

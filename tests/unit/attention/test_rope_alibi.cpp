@@ -30,6 +30,7 @@ using attn::Tensor;
 using test_util::random_tensor;
 using test_util::same_bits;
 using test_util::slice_bh;
+using test_util::check_same_bits_over_threads;
 using test_util::slice_of;
 
 struct Case {
@@ -259,13 +260,8 @@ TEST_CASE("rope and alibi: the same bits for threads 1, 2, 3 and 7, and for any 
             for (bool materialised : {false, true}) {
                 attn::AttentionWants w;
                 w.weights = materialised;
-                attn::set_threads(1);
-                const attn::BatchedAttention one = run(in, in.spec, w);
-                for (unsigned t : {2u, 3u, 7u}) {
-                    attn::set_threads(t);
-                    CHECK(same_bits(one.context, run(in, in.spec, w).context));
-                }
-                attn::set_threads(0);
+                const attn::BatchedAttention one =
+                    check_same_bits_over_threads({2u, 3u, 7u}, false, [&] { return run(in, in.spec, w); });
                 const std::size_t Tq = c.q.back(2);
                 attn::AttentionSpec s = in.spec;
                 s.query_rows = {Tq - 1, Tq};

@@ -32,6 +32,7 @@ using attn::Window;
 using test_util::random_tensor;
 using test_util::same_bits;
 using test_util::slice_bh;
+using test_util::check_same_bits_over_threads;
 using test_util::slice_of;
 
 struct Case {
@@ -254,15 +255,8 @@ TEST_CASE("score functions: the same bits for threads 1, 2 and 3, and for any ra
             make_inputs(c, seed++, in);
             attn::AttentionWants w;
             w.weights = true;
-            attn::set_threads(1);
-            const attn::BatchedAttention one = run(in, in.spec, w);
-            for (unsigned t : {2u, 3u}) {
-                attn::set_threads(t);
-                const attn::BatchedAttention other = run(in, in.spec, w);
-                CHECK(same_bits(one.context, other.context));
-                CHECK(same_bits(one.weights, other.weights));
-            }
-            attn::set_threads(0);
+            const attn::BatchedAttention one =
+                check_same_bits_over_threads({2u, 3u}, true, [&] { return run(in, in.spec, w); });
             const std::size_t Tq = c.q.back(2);
             attn::AttentionSpec s = in.spec;
             s.query_rows = {Tq - 1, Tq};

@@ -30,6 +30,7 @@ using attn::Window;
 using test_util::random_tensor;
 using test_util::same_bits;
 using test_util::slice_bh;
+using test_util::check_same_bits_over_threads;
 using test_util::Oracle;
 using test_util::mismatches;
 using test_util::slice_of;
@@ -249,15 +250,8 @@ TEST_CASE("sinks and documents: the same bits for threads 1, 2 and 3, and for an
                 INFO("materialised " << materialised);
                 attn::AttentionWants w;
                 w.weights = materialised;
-                attn::set_threads(1);
-                const attn::BatchedAttention one = run(c, in, in.spec, w);
-                for (unsigned t : {2u, 3u}) {
-                    attn::set_threads(t);
-                    const attn::BatchedAttention other = run(c, in, in.spec, w);
-                    CHECK(same_bits(one.context, other.context));
-                    if (materialised) CHECK(same_bits(one.weights, other.weights));
-                }
-                attn::set_threads(0);
+                const attn::BatchedAttention one =
+                    check_same_bits_over_threads({2u, 3u}, materialised, [&] { return run(c, in, in.spec, w); });
                 const std::size_t Tq = c.q.back(2);
                 for (const auto& range : {std::pair<std::size_t, std::size_t>{Tq / 3, Tq - Tq / 4}, {Tq - 1, Tq}}) {
                     attn::AttentionSpec s = in.spec;

@@ -32,6 +32,7 @@ using attn::Window;
 using test_util::random_tensor;
 using test_util::same_bits;
 using test_util::slice_bh;
+using test_util::check_same_bits_over_threads;
 using test_util::Oracle;
 using test_util::mismatches;
 using test_util::slice_of;
@@ -268,15 +269,8 @@ TEST_CASE("softcap and window: the same bits for threads 1, 2, 3 and 7, and for 
                 INFO("materialised " << materialised);
                 attn::AttentionWants w;
                 w.weights = materialised;
-                attn::set_threads(1);
-                const attn::BatchedAttention one = run(in, in.spec, w);
-                for (unsigned t : {2u, 3u, 7u}) {
-                    attn::set_threads(t);
-                    const attn::BatchedAttention other = run(in, in.spec, w);
-                    CHECK(same_bits(one.context, other.context));
-                    if (materialised) CHECK(same_bits(one.weights, other.weights));
-                }
-                attn::set_threads(0);
+                const attn::BatchedAttention one =
+                    check_same_bits_over_threads({2u, 3u, 7u}, materialised, [&] { return run(in, in.spec, w); });
                 const std::size_t Tq = c.q.back(2);
                 const bool batch_dim = c.q.rank() == 4 || c.k.rank() == 4;
                 const std::size_t per_item = one.context.slices() / (batch_dim ? one.batch : 1);
