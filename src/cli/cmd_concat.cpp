@@ -21,27 +21,6 @@ namespace {
 
 std::string shown(const std::string& path) { return io::detail::display_name(path); }
 
-// Splits argv into options (argv[0] first) and input files. The files are taken here rather
-// than as a cxxopts positional list, which would count as one option given many times.
-std::vector<char*> split_files(int argc, char** argv, std::vector<std::string>& files) {
-    static const char* const with_value[] = {"--axis", "--name", "--format", "--digits", "-o", "--output"};
-    std::vector<char*> rest{argv[0]};
-    bool only_files = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (only_files || a == "-" || a.empty() || a[0] != '-') {
-            files.push_back(a);
-        } else if (a == "--") {
-            only_files = true;
-        } else {
-            rest.push_back(argv[i]);
-            for (const char* o : with_value)
-                if (a == o && i + 1 < argc) rest.push_back(argv[++i]);
-        }
-    }
-    return rest;
-}
-
 }  // namespace
 
 int cmd_concat(int argc, char** argv) {
@@ -60,7 +39,8 @@ int cmd_concat(int argc, char** argv) {
          cxxopts::value<std::string>(), "NAME");
     add_output_options(options);
     std::vector<std::string> files;
-    std::vector<char*> rest = split_files(argc, argv, files);
+    std::vector<char*> rest =
+        split_files(argc, argv, {"--axis", "--name", "--format", "--digits", "-o", "--output"}, files);
     const auto parsed = parse_or_help(options, int(rest.size()), rest.data());
     if (!parsed) return exit_ok;
     const auto& r = *parsed;

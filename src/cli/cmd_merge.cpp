@@ -17,26 +17,6 @@ namespace attn::cli {
 
 namespace {
 
-// Splits argv into options (argv[0] first) and input files, as attn concat does.
-std::vector<char*> split_files(int argc, char** argv, std::vector<std::string>& files) {
-    static const char* const with_value[] = {"--show", "--format", "--digits", "-o", "--output"};
-    std::vector<char*> rest{argv[0]};
-    bool only_files = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (only_files || a.empty() || a[0] != '-') {
-            files.push_back(a);
-        } else if (a == "--") {
-            only_files = true;
-        } else {
-            rest.push_back(argv[i]);
-            for (const char* o : with_value)
-                if (a == o && i + 1 < argc) rest.push_back(argv[++i]);
-        }
-    }
-    return rest;
-}
-
 // The lse of a 2-D run is a vector (Tq); a text file gives it back as one row 1×Tq: that
 // single row is the vector.
 TensorView lse_view(const Tensor& lse, const Shape& context) {
@@ -66,7 +46,8 @@ int cmd_merge(int argc, char** argv) {
         ("show", "Comma-separated: context, lse (default: context,lse)", cxxopts::value<std::string>(), "LIST");
     add_output_options(options);
     std::vector<std::string> files;
-    std::vector<char*> rest = split_files(argc, argv, files);
+    std::vector<char*> rest =
+        split_files(argc, argv, {"--show", "--format", "--digits", "-o", "--output"}, files);
     const auto parsed = parse_or_help(options, int(rest.size()), rest.data());
     if (!parsed) return exit_ok;
     const auto& r = *parsed;

@@ -283,4 +283,23 @@ void InputNames::reserve_stdin(const std::string& option) {
 
 bool stdout_is_terminal() { return ::isatty(STDOUT_FILENO) == 1; }
 
+std::vector<char*> split_files(int argc, char** argv, std::initializer_list<const char*> with_value,
+                               std::vector<std::string>& files) {
+    std::vector<char*> rest{argv[0]};
+    bool only_files = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (only_files || a == "-" || a.empty() || a[0] != '-') {
+            files.push_back(a);
+        } else if (a == "--") {
+            only_files = true;
+        } else {
+            rest.push_back(argv[i]);
+            for (const char* o : with_value)
+                if (a == o && i + 1 < argc) rest.push_back(argv[++i]);
+        }
+    }
+    return rest;
+}
+
 }  // namespace attn::cli

@@ -2,8 +2,10 @@
 // --help, output options, execution options (--arch/--threads), standard-input bookkeeping.
 #pragma once
 #include <cxxopts.hpp>
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "attn/io.hpp"
 #include "attn/ops.hpp"
@@ -72,5 +74,13 @@ private:
 };
 
 bool stdout_is_terminal();
+
+// Splits argv into options (argv[0] first) and input files, for the commands that take FILE...
+// (concat, merge). The files are taken here rather than as a cxxopts positional list, which
+// would count as one option given many times. "-" is a file (standard input; the command says
+// whether it may read it); after "--" every argument is. with_value: the command's options that
+// take a value, which is then not a file.
+std::vector<char*> split_files(int argc, char** argv, std::initializer_list<const char*> with_value,
+                               std::vector<std::string>& files);
 
 }  // namespace attn::cli

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "attn/error.hpp"
+#include "runtime/utf8.hpp"
 
 namespace attn::json {
 
@@ -277,24 +278,6 @@ private:
         return v;
     }
 
-    static void put_utf8(std::string& out, unsigned cp) {
-        if (cp < 0x80) {
-            out += char(cp);
-        } else if (cp < 0x800) {
-            out += char(0xC0 | (cp >> 6));
-            out += char(0x80 | (cp & 0x3F));
-        } else if (cp < 0x10000) {
-            out += char(0xE0 | (cp >> 12));
-            out += char(0x80 | ((cp >> 6) & 0x3F));
-            out += char(0x80 | (cp & 0x3F));
-        } else {
-            out += char(0xF0 | (cp >> 18));
-            out += char(0x80 | ((cp >> 12) & 0x3F));
-            out += char(0x80 | ((cp >> 6) & 0x3F));
-            out += char(0x80 | (cp & 0x3F));
-        }
-    }
-
     // Copies one UTF-8 sequence starting at p_ after checking it is well formed (no
     // overlong forms, no surrogates, at most U+10FFFF).
     void utf8(std::string& out) {
@@ -350,7 +333,7 @@ private:
                         if (lo < 0xDC00 || lo > 0xDFFF) { p_ = esc; fail("unpaired high surrogate \\u escape"); }
                         cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                     }
-                    put_utf8(out, cp);
+                    io::append_utf8(out, cp);
                     break;
                 }
                 default: p_ -= 2; fail("invalid escape in a string");

@@ -22,6 +22,25 @@ inline std::size_t utf8_length(std::string_view s, std::size_t i) {
     return n;
 }
 
+// Appends code point cp (at most U+10FFFF; callers have checked it) as UTF-8.
+inline void append_utf8(std::string& out, char32_t cp) {
+    if (cp < 0x80) {
+        out += char(cp);
+    } else if (cp < 0x800) {
+        out += char(0xC0 | (cp >> 6));
+        out += char(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        out += char(0xE0 | (cp >> 12));
+        out += char(0x80 | ((cp >> 6) & 0x3F));
+        out += char(0x80 | (cp & 0x3F));
+    } else {
+        out += char(0xF0 | (cp >> 18));
+        out += char(0x80 | ((cp >> 12) & 0x3F));
+        out += char(0x80 | ((cp >> 6) & 0x3F));
+        out += char(0x80 | (cp & 0x3F));
+    }
+}
+
 // A C0 or C1 control character (or DEL) starts at s[i]: it would drive a terminal.
 inline bool control_at(std::string_view s, std::size_t i) {
     const auto c = static_cast<unsigned char>(s[i]);

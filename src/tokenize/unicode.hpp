@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "runtime/utf8.hpp"
+
 namespace attn::unicode {
 
 // The general categories, Cn (unassigned) first.
@@ -31,7 +33,7 @@ int combining_class(char32_t c);
 // UTF-8 ↔ code points. decode_utf8 throws InputError naming the byte offset of invalid UTF-8.
 std::u32string decode_utf8(std::string_view text);
 std::string encode_utf8(std::u32string_view text);
-void append_utf8(std::string& out, char32_t c);
+using io::append_utf8;  // runtime/utf8.hpp
 
 enum class Form { nfc, nfd, nfkc, nfkd };
 std::u32string normalize(std::u32string_view text, Form form);

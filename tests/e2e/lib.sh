@@ -57,3 +57,26 @@ expect_close() {
         }' "$1" "$2")
     if [ -z "$msg" ]; then pass; else fail "$4: $msg"; fi
 }
+
+# For the tests against stored PyTorch fixtures (test_rope_alibi.sh, test_sinks_segments.sh):
+# they set ALLCLOSE (tests/tools/allclose) and FIXTURES (the data folder, one CASE folder each).
+
+# attend_to RUN ARGS... SHOW: attend writing npy files into $T/RUN (one result: $T/RUN/SHOW.npy,
+# SHOW the --show item, which must come last).
+attend_to() {
+    local c=$1; shift
+    rm -rf "${T:?}/$c"
+    local out=$T/$c
+    case "${*: -1}" in *,*) ;; *) mkdir -p "$out"; out=$out/${*: -1}.npy ;; esac
+    run attend "$@" --format npy -o "$out"
+    if [ "$CODE" -ne 0 ]; then fail "$c: exit $CODE: $ERR"; return 1; fi
+    pass
+}
+
+# compare_npy RUN NAME CASE FILE [RTOL]: $T/RUN/NAME.npy against $FIXTURES/CASE/FILE.npy.
+compare_npy() {
+    local msg
+    if [ ! -f "$T/$1/$2.npy" ]; then fail "$1: attn wrote no $2.npy: $ERR"; return; fi
+    if msg=$("$ALLCLOSE" "$T/$1/$2.npy" "$FIXTURES/$3/$4.npy" --rtol "${5:-1e-5}" --atol 1e-6 2>&1); then pass
+    else fail "$1: $2 differs from the PyTorch reference $3/$4: $msg"; fi
+}

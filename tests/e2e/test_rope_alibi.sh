@@ -4,61 +4,41 @@
 # see data/positions/README.md), fused and materialised, compared with tests/tools/allclose.
 
 ALLCLOSE=$(dirname "$ATTN")/allclose
-POS=$ROOT/data/positions
+FIXTURES=$ROOT/data/positions
 
 # flag CASE KEY: the value of KEY=VALUE in CASE/case.txt's first line.
-flag() { head -n 1 "$POS/$1/case.txt" | tr ' ;' '\n\n' | sed -n "s/^$2=//p" | head -n 1; }
-
-# compare RUN NAME CASE FILE [RTOL]: $T/RUN/NAME.npy against data/positions/CASE/FILE.npy.
-compare() {
-    local msg
-    if [ ! -f "$T/$1/$2.npy" ]; then fail "$1: attn wrote no $2.npy: $ERR"; return; fi
-    if msg=$("$ALLCLOSE" "$T/$1/$2.npy" "$POS/$3/$4.npy" --rtol "${5:-1e-5}" --atol 1e-6 2>&1); then pass
-    else fail "$1: $2 differs from the PyTorch reference $3/$4: $msg"; fi
-}
-
-# attend_to RUN ARGS...: attend writing npy files into $T/RUN (one result: $T/RUN/NAME.npy,
-# NAME the --show item, which must come last).
-attend_to() {
-    local c=$1; shift
-    rm -rf "${T:?}/$c"
-    local out=$T/$c
-    case "${*: -1}" in *,*) ;; *) mkdir -p "$out"; out=$out/${*: -1}.npy ;; esac
-    run attend "$@" --format npy -o "$out"
-    if [ "$CODE" -ne 0 ]; then fail "$c: exit $CODE: $ERR"; return 1; fi
-    pass
-}
+flag() { head -n 1 "$FIXTURES/$1/case.txt" | tr ' ;' '\n\n' | sed -n "s/^$2=//p" | head -n 1; }
 
 if [ ! -x "$ALLCLOSE" ]; then
     fail "tests/tools/allclose is not built next to attn ($ALLCLOSE): make test builds it"
 else
-    for dir in "$POS"/rope_*/; do
+    for dir in "$FIXTURES"/rope_*/; do
         c=$(basename "$dir")
         args=(-q "$dir/q.npy" -k "$dir/k.npy" -v "$dir/v.npy" --rope "$(flag "$c" theta)"
               --rope-style "$(flag "$c" style)" --rope-dims "$(flag "$c" rope_dims)")
         causal=$(flag "$c" causal)
         [ "$causal" != None ] && args+=(--causal="$causal")
-        attend_to "$c-fused" "${args[@]}" --show context && compare "$c-fused" context "$c" context
+        attend_to "$c-fused" "${args[@]}" --show context && compare_npy "$c-fused" context "$c" context
         attend_to "$c-mat" "${args[@]}" --show scores,weights,context && {
-            compare "$c-mat" context "$c" context
-            compare "$c-mat" scores "$c" scores
+            compare_npy "$c-mat" context "$c" context
+            compare_npy "$c-mat" scores "$c" scores
         }
     done
-    for dir in "$POS"/alibi_*/; do
+    for dir in "$FIXTURES"/alibi_*/; do
         c=$(basename "$dir")
         args=(-q "$dir/q.npy" -k "$dir/k.npy" -v "$dir/v.npy" --alibi --causal="$(flag "$c" causal)")
-        attend_to "$c-fused" "${args[@]}" --show context && compare "$c-fused" context "$c" context
-        attend_to "$c-mat" "${args[@]}" --show weights,context && compare "$c-mat" context "$c" context
+        attend_to "$c-fused" "${args[@]}" --show context && compare_npy "$c-fused" context "$c" context
+        attend_to "$c-mat" "${args[@]}" --show weights,context && compare_npy "$c-mat" context "$c" context
         # With a zero scale the scores are ALiBi's terms alone: BLOOM's slopes times j − i.
         attend_to "$c-slopes" -q "$dir/q.npy" -k "$dir/k.npy" -v "$dir/v.npy" --alibi --alibi-max-bias 8 \
-            --scale 0 --show scaled && compare "$c-slopes" scaled "$c" alibi_only 1e-6
+            --scale 0 --show scaled && compare_npy "$c-slopes" scaled "$c" alibi_only 1e-6
     done
 fi
 
 # RoPE moves the scores: without --rope the same inputs give other scores.
-run attend -q "$POS/rope_half_dims4_neox/q.npy" -k "$POS/rope_half_dims4_neox/k.npy" \
-    -v "$POS/rope_half_dims4_neox/v.npy" --show scores --format npy -o "$T/norope"
-if "$ALLCLOSE" "$T/norope/scores.npy" "$POS/rope_half_dims4_neox/scores.npy" --rtol 1e-5 --atol 1e-6 >/dev/null 2>&1; then
+run attend -q "$FIXTURES/rope_half_dims4_neox/q.npy" -k "$FIXTURES/rope_half_dims4_neox/k.npy" \
+    -v "$FIXTURES/rope_half_dims4_neox/v.npy" --show scores --format npy -o "$T/norope"
+if "$ALLCLOSE" "$T/norope/scores.npy" "$FIXTURES/rope_half_dims4_neox/scores.npy" --rtol 1e-5 --atol 1e-6 >/dev/null 2>&1; then
     fail "scores without --rope equal the rotated ones: the fixture does not see RoPE"
 else pass; fi
 

@@ -132,16 +132,6 @@ private:
         return cp;
     }
 
-    static void append_utf8(std::string& out, char32_t cp) {
-        if (cp < 0x80) out += char(cp);
-        else if (cp < 0x800) out += char(0xc0 | cp >> 6), out += char(0x80 | (cp & 0x3f));
-        else if (cp < 0x10000)
-            out += char(0xe0 | cp >> 12), out += char(0x80 | ((cp >> 6) & 0x3f)), out += char(0x80 | (cp & 0x3f));
-        else
-            out += char(0xf0 | cp >> 18), out += char(0x80 | ((cp >> 12) & 0x3f)), out += char(0x80 | ((cp >> 6) & 0x3f)),
-                out += char(0x80 | (cp & 0x3f));
-    }
-
     // JSON's integers: no sign, no leading zero (serde_json, the reference reader's parser,
     // refuses "007"), no fraction or exponent (the next character then fails its caller).
     std::uint64_t integer() {

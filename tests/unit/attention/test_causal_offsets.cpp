@@ -15,6 +15,7 @@
 #include "attn/multihead.hpp"
 #include "double_reference.hpp"
 #include "tensor_test_util.hpp"
+#include "variant_test_util.hpp"
 
 namespace {
 
@@ -26,6 +27,7 @@ using attn::Window;
 using test_util::random_tensor;
 using test_util::same_bits;
 using test_util::slice_bh;
+using test_util::Oracle;
 
 struct Case {
     std::string name;
@@ -78,11 +80,6 @@ Inputs make_inputs(const Case& c, unsigned seed) {
 attn::BatchedAttention run(const Inputs& in, const attn::AttentionWants& w) {
     return attn::batched_attention(in.Q.view(), in.K.view(), in.V.view(), in.spec, w);
 }
-
-struct Oracle {
-    test_ref::Grid weights, context;
-    std::size_t masked = 0;
-};
 
 Oracle oracle(const Case& c, const Inputs& in, std::size_t b, std::size_t h, std::size_t H, std::size_t G) {
     const std::size_t kv = h / (H / G);

@@ -19,6 +19,7 @@
 #include "attn/shards.hpp"
 #include "double_reference.hpp"
 #include "tensor_test_util.hpp"
+#include "variant_test_util.hpp"
 
 namespace {
 
@@ -31,6 +32,7 @@ using attn::Window;
 using test_util::random_tensor;
 using test_util::same_bits;
 using test_util::slice_bh;
+using test_util::slice_of;
 
 struct Case {
     std::string name;
@@ -140,12 +142,6 @@ std::vector<double> oracle_lse(const Case& c, const Inputs& in, std::size_t b, s
         lse[i] = mx + std::log(sum);
     }
     return lse;
-}
-
-// The slice index of (b, h) in a result (attn/problem.hpp's rank rule).
-std::size_t slice_of(const Case& c, std::size_t b, std::size_t h, std::size_t H) {
-    const bool head_dim = c.q.rank() >= 3 || c.k.rank() >= 3 || c.v.rank() >= 3;
-    return b * (head_dim ? H : 1) + (head_dim ? h : 0);
 }
 
 // Row i of (b, h) of an lse result ([B',] [H,] Tq).

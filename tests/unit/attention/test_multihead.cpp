@@ -21,12 +21,15 @@
 #include "arch/kernel_table.hpp"
 
 #include "tensor_test_util.hpp"
+#include "variant_test_util.hpp"
 
 namespace {
 
 using test_util::random_tensor;
 using test_util::same_bits;
 using test_util::slice_bh;
+using test_util::check_same_bits_over_threads;
+using test_util::Oracle;
 const auto arches = test_util::supported_arches;
 
 using attn::Causal;
@@ -150,12 +153,6 @@ attn::BatchedAttention run(const Inputs& in, attn::AttentionSpec spec, const att
     spec.bias = in.bias.rank() ? &bv : nullptr;
     return attn::batched_attention(in.Q.view(), in.K.view(), in.V.view(), spec, wants);
 }
-
-// The oracle's answer for (b, h): weights and context in double.
-struct Oracle {
-    test_ref::Grid weights, context;
-    std::size_t masked = 0;
-};
 
 Oracle oracle(const Case& c, const Inputs& in, std::size_t b, std::size_t h, std::size_t H, std::size_t G) {
     const std::size_t kv = h / (H / G);
@@ -336,14 +333,7 @@ TEST_CASE("batched attention: the same bits for threads 1, 2, 3 and 7") {
             INFO("arch " << attn::arch_name(arch) << ", causal " << int(causal) << ", materialised " << materialised);
             attn::AttentionWants w;
             w.weights = materialised;
-            attn::set_threads(1);
-            const attn::BatchedAttention one = run(in, in.spec, w);
-            for (unsigned t : {2u, 3u, 7u}) {
-                attn::set_threads(t);
-                const attn::BatchedAttention other = run(in, in.spec, w);
-                CHECK(same_bits(one.context, other.context));
-                if (materialised) CHECK(same_bits(one.weights, other.weights));
-            }
+            check_same_bits_over_threads({2u, 3u, 7u}, materialised, [&] { return run(in, in.spec, w); });
         }
     }
 }

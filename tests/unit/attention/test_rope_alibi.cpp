@@ -20,6 +20,7 @@
 #include "attention/rope.hpp"
 #include "double_reference.hpp"
 #include "tensor_test_util.hpp"
+#include "variant_test_util.hpp"
 
 namespace {
 
@@ -29,6 +30,8 @@ using attn::Tensor;
 using test_util::random_tensor;
 using test_util::same_bits;
 using test_util::slice_bh;
+using test_util::check_same_bits_over_threads;
+using test_util::slice_of;
 
 struct Case {
     std::string name;
@@ -193,11 +196,6 @@ double tolerance(const Case& c) {
     return 2e-6 + 3e-7 * (4.0 * 1.44 * std::sqrt(d) + (c.alibi != 0.0f ? 0.5 * T : 0.0));
 }
 
-std::size_t slice_of(const Case& c, std::size_t b, std::size_t h, std::size_t H) {
-    const bool head_dim = c.q.rank() >= 3 || c.k.rank() >= 3 || c.v.rank() >= 3;
-    return b * (head_dim ? H : 1) + (head_dim ? h : 0);
-}
-
 attn::BatchedAttention run(const Inputs& in, const attn::AttentionSpec& spec, const attn::AttentionWants& w) {
     return attn::batched_attention(in.Q.view(), in.K.view(), in.V.view(), spec, w);
 }
@@ -262,13 +260,8 @@ TEST_CASE("rope and alibi: the same bits for threads 1, 2, 3 and 7, and for any 
             for (bool materialised : {false, true}) {
                 attn::AttentionWants w;
                 w.weights = materialised;
-                attn::set_threads(1);
-                const attn::BatchedAttention one = run(in, in.spec, w);
-                for (unsigned t : {2u, 3u, 7u}) {
-                    attn::set_threads(t);
-                    CHECK(same_bits(one.context, run(in, in.spec, w).context));
-                }
-                attn::set_threads(0);
+                const attn::BatchedAttention one =
+                    check_same_bits_over_threads({2u, 3u, 7u}, false, [&] { return run(in, in.spec, w); });
                 const std::size_t Tq = c.q.back(2);
                 attn::AttentionSpec s = in.spec;
                 s.query_rows = {Tq - 1, Tq};

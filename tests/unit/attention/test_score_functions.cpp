@@ -18,6 +18,7 @@
 #include "attn/ops.hpp"
 #include "double_reference.hpp"
 #include "tensor_test_util.hpp"
+#include "variant_test_util.hpp"
 
 namespace {
 
@@ -31,6 +32,8 @@ using attn::Window;
 using test_util::random_tensor;
 using test_util::same_bits;
 using test_util::slice_bh;
+using test_util::check_same_bits_over_threads;
+using test_util::slice_of;
 
 struct Case {
     std::string name;
@@ -207,11 +210,6 @@ std::size_t mismatches(const float* p, std::size_t ld, const test_ref::Grid& wan
     return bad;
 }
 
-std::size_t slice_of(const Case& c, std::size_t b, std::size_t h, std::size_t H) {
-    const bool head_dim = c.q.rank() >= 3 || c.k.rank() >= 3 || c.v.rank() >= 3;
-    return b * (head_dim ? H : 1) + (head_dim ? h : 0);
-}
-
 }  // namespace
 
 TEST_CASE("score functions: fused, materialised and split-K decoding match the float64 definitions, every arch") {
@@ -257,15 +255,8 @@ TEST_CASE("score functions: the same bits for threads 1, 2 and 3, and for any ra
             make_inputs(c, seed++, in);
             attn::AttentionWants w;
             w.weights = true;
-            attn::set_threads(1);
-            const attn::BatchedAttention one = run(in, in.spec, w);
-            for (unsigned t : {2u, 3u}) {
-                attn::set_threads(t);
-                const attn::BatchedAttention other = run(in, in.spec, w);
-                CHECK(same_bits(one.context, other.context));
-                CHECK(same_bits(one.weights, other.weights));
-            }
-            attn::set_threads(0);
+            const attn::BatchedAttention one =
+                check_same_bits_over_threads({2u, 3u}, true, [&] { return run(in, in.spec, w); });
             const std::size_t Tq = c.q.back(2);
             attn::AttentionSpec s = in.spec;
             s.query_rows = {Tq - 1, Tq};

@@ -18,6 +18,7 @@
 #include "attn/ops.hpp"
 #include "double_reference.hpp"
 #include "tensor_test_util.hpp"
+#include "variant_test_util.hpp"
 
 namespace {
 
@@ -29,6 +30,10 @@ using attn::Window;
 using test_util::random_tensor;
 using test_util::same_bits;
 using test_util::slice_bh;
+using test_util::check_same_bits_over_threads;
+using test_util::Oracle;
+using test_util::mismatches;
+using test_util::slice_of;
 
 struct Case {
     std::string name;
@@ -160,11 +165,6 @@ attn::BatchedAttention run(const Case& c, const Inputs& in, const attn::Attentio
     return attn::batched_attention(in.Q.view(), in.K.view(), in.V.view(), spec, w);
 }
 
-struct Oracle {
-    test_ref::Grid weights, context;
-    std::size_t masked = 0;
-};
-
 Oracle oracle(const Case& c, const Inputs& in, std::size_t b, std::size_t h, std::size_t H, std::size_t G) {
     const std::size_t kv = h / (H / G);
     const attn::Matrix Q = slice_bh(in.Q, b, h), K = slice_bh(in.K, b, kv), V = slice_bh(in.V, b, kv);
@@ -189,28 +189,6 @@ Oracle oracle(const Case& c, const Inputs& in, std::size_t b, std::size_t h, std
     Oracle o;
     o.weights = test_ref::attention(Q, K, V, s, &o.context, &o.masked);
     return o;
-}
-
-std::size_t mismatches(const float* p, std::size_t ld, const test_ref::Grid& want, double size, double rel,
-                       double* worst) {
-    std::size_t bad = 0;
-    for (std::size_t i = 0; i < want.size(); ++i)
-        for (std::size_t j = 0; j < want[i].size(); ++j) {
-            const double w = want[i][j], g = p[i * ld + j];
-            if (std::isnan(w)) {
-                bad += !std::isnan(g);
-                continue;
-            }
-            const double err = std::fabs(g - w);
-            *worst = std::max(*worst, err / (std::fabs(w) + size));
-            bad += !(err <= rel * std::fabs(w) + std::max(2e-6, rel / 4) * size);
-        }
-    return bad;
-}
-
-std::size_t slice_of(const Case& c, std::size_t b, std::size_t h, std::size_t H) {
-    const bool head_dim = c.q.rank() >= 3 || c.k.rank() >= 3 || c.v.rank() >= 3;
-    return b * (head_dim ? H : 1) + (head_dim ? h : 0);
 }
 
 }  // namespace
@@ -272,15 +250,8 @@ TEST_CASE("sinks and documents: the same bits for threads 1, 2 and 3, and for an
                 INFO("materialised " << materialised);
                 attn::AttentionWants w;
                 w.weights = materialised;
-                attn::set_threads(1);
-                const attn::BatchedAttention one = run(c, in, in.spec, w);
-                for (unsigned t : {2u, 3u}) {
-                    attn::set_threads(t);
-                    const attn::BatchedAttention other = run(c, in, in.spec, w);
-                    CHECK(same_bits(one.context, other.context));
-                    if (materialised) CHECK(same_bits(one.weights, other.weights));
-                }
-                attn::set_threads(0);
+                const attn::BatchedAttention one =
+                    check_same_bits_over_threads({2u, 3u}, materialised, [&] { return run(c, in, in.spec, w); });
                 const std::size_t Tq = c.q.back(2);
                 for (const auto& range : {std::pair<std::size_t, std::size_t>{Tq / 3, Tq - Tq / 4}, {Tq - 1, Tq}}) {
                     attn::AttentionSpec s = in.spec;

@@ -19,6 +19,7 @@
 #include "attn/ops.hpp"
 #include "double_reference.hpp"
 #include "tensor_test_util.hpp"
+#include "variant_test_util.hpp"
 
 namespace {
 
@@ -31,6 +32,10 @@ using attn::Window;
 using test_util::random_tensor;
 using test_util::same_bits;
 using test_util::slice_bh;
+using test_util::check_same_bits_over_threads;
+using test_util::Oracle;
+using test_util::mismatches;
+using test_util::slice_of;
 
 struct Case {
     std::string name;
@@ -136,12 +141,6 @@ attn::BatchedAttention run(const Inputs& in, const attn::AttentionSpec& spec, co
     return attn::batched_attention(in.Q.view(), in.K.view(), in.V.view(), spec, w);
 }
 
-// The oracle's weights and context for (b, h), and its largest |logit| (for the tolerance).
-struct Oracle {
-    test_ref::Grid weights, context;
-    std::size_t masked = 0;
-};
-
 Oracle oracle(const Case& c, const Inputs& in, std::size_t b, std::size_t h, std::size_t H, std::size_t G) {
     const std::size_t kv = h / (H / G);
     const attn::Matrix Q = slice_bh(in.Q, b, h), K = slice_bh(in.K, b, kv), V = slice_bh(in.V, b, kv);
@@ -170,37 +169,12 @@ Oracle oracle(const Case& c, const Inputs& in, std::size_t b, std::size_t h, std
     return o;
 }
 
-// got (rows×cols at p, stride ld) against want within rel·|w| + max(2e-6, rel/4)·size; NaN must
-// match NaN.
-std::size_t mismatches(const float* p, std::size_t ld, const test_ref::Grid& want, double size, double rel,
-                       double* worst) {
-    std::size_t bad = 0;
-    for (std::size_t i = 0; i < want.size(); ++i)
-        for (std::size_t j = 0; j < want[i].size(); ++j) {
-            const double w = want[i][j], g = p[i * ld + j];
-            if (std::isnan(w)) {
-                bad += !std::isnan(g);
-                continue;
-            }
-            const double err = std::fabs(g - w);
-            *worst = std::max(*worst, err / (std::fabs(w) + size));
-            bad += !(err <= rel * std::fabs(w) + std::max(2e-6, rel / 4) * size);
-        }
-    return bad;
-}
-
 // Float32 logits of magnitude L carry errors of about L·2^-23 into the weights: the tolerance
 // grows with the largest logit the case can reach (the softcap bounds it).
 double tolerance(const Case& c) {
     const double dk = double(c.q.back(1)), scale = c.scale != 0.0f ? c.scale : 1.0 / std::sqrt(dk);
     const double reach = c.softcap > 0 ? double(c.softcap) : 4.0 * c.sd * c.sd * dk * scale;
     return 1e-5 + 4e-7 * reach;
-}
-
-// The slice index of (b, h) in a result (attn/problem.hpp's rank rule).
-std::size_t slice_of(const Case& c, std::size_t b, std::size_t h, std::size_t H) {
-    const bool head_dim = c.q.rank() >= 3 || c.k.rank() >= 3 || c.v.rank() >= 3;
-    return b * (head_dim ? H : 1) + (head_dim ? h : 0);
 }
 
 }  // namespace
@@ -295,15 +269,8 @@ TEST_CASE("softcap and window: the same bits for threads 1, 2, 3 and 7, and for 
                 INFO("materialised " << materialised);
                 attn::AttentionWants w;
                 w.weights = materialised;
-                attn::set_threads(1);
-                const attn::BatchedAttention one = run(in, in.spec, w);
-                for (unsigned t : {2u, 3u, 7u}) {
-                    attn::set_threads(t);
-                    const attn::BatchedAttention other = run(in, in.spec, w);
-                    CHECK(same_bits(one.context, other.context));
-                    if (materialised) CHECK(same_bits(one.weights, other.weights));
-                }
-                attn::set_threads(0);
+                const attn::BatchedAttention one =
+                    check_same_bits_over_threads({2u, 3u, 7u}, materialised, [&] { return run(in, in.spec, w); });
                 const std::size_t Tq = c.q.back(2);
                 const bool batch_dim = c.q.rank() == 4 || c.k.rank() == 4;
                 const std::size_t per_item = one.context.slices() / (batch_dim ? one.batch : 1);
