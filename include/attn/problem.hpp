@@ -122,6 +122,12 @@ struct AttentionSpec {
     // each item's lengths[b] − Tq (ONNX's nonpad_kv_seqlen rule), otherwise 0. One entry: every
     // item; else exactly B entries. May be negative (|offset| <= max_causal_offset).
     std::vector<long long> offsets;
+    // A K/V cache (ONNX's past_key/past_value, HF's past_key_values): the first `past` rows of K
+    // and V are cached keys and values, already rotated by RoPE when there is one (as HF and
+    // llama.cpp store them); the new keys follow at positions past…. The causal offset then
+    // defaults to past (ONNX: the queries sit after the cache; with Tq new queries and keys that is
+    // also bottom-right), and RoPE rotates only keys j >= past. 0: none; at most Tk.
+    std::size_t past = 0;
     // ONNX's softmax_precision = float64: each row's softmax computed in double from the float
     // logits (the materialised path), the weights rounded once.
     bool softmax_f64 = false;
@@ -164,7 +170,8 @@ enum class Role {
     queries, keys, values, mask, bias, lengths, query_rows, batch_items,
     embeddings, kv_embeddings, wq, wk, wv, bq, bk, bv,
     wa, wa_q, wa_k, va,  // the score function's weights (ScoreFunction)
-    key_rows, sinks, segments, offsets
+    key_rows, sinks, segments, offsets,
+    past_keys, past_values  // a K/V cache (AttentionSpec::past; multihead.hpp's KVCache)
 };
 const char* role_name(Role role) noexcept;  // "queries", "keys", …, "batch items", "embeddings", "W_q", "b_q", …
 
@@ -231,6 +238,7 @@ struct AttentionProblem {
     std::vector<float> alibi_slopes;
     std::vector<std::size_t> lengths;  // empty, or one per batch item
     std::vector<long long> offsets;    // one per batch item (AttentionSpec::offsets, resolved)
+    std::size_t past = 0;              // keys [0, past) are a cache, already rotated (AttentionSpec::past)
     bool softmax_f64 = false;          // AttentionSpec's
     Normalization normalize = Normalization::softmax;
     MaskedRowPolicy masked_rows = MaskedRowPolicy::zero;

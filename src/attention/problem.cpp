@@ -141,6 +141,7 @@ void check_lengths(const std::vector<std::size_t>& lengths, const AttentionProbl
 std::vector<long long> resolve_offsets(const AttentionSpec& spec, const AttentionProblem& p) {
     std::vector<long long> offsets(p.B, kernels::causal_offset(to_kernel(spec.causal), p.Tq, p.Tk));
     if (spec.offsets.empty()) {
+        if (spec.past) return std::vector<long long>(p.B, (long long)spec.past);  // the queries follow the cache
         if (spec.causal == Causal::bottom_right && !spec.lengths.empty())
             for (std::size_t b = 0; b < p.B; ++b) offsets[b] = (long long)spec.lengths[b] - (long long)p.Tq;
         return offsets;
@@ -359,6 +360,8 @@ const char* role_name(Role role) noexcept {
         case Role::sinks: return "sinks";
         case Role::segments: return "segments";
         case Role::offsets: return "causal offsets";
+        case Role::past_keys: return "cached keys";
+        case Role::past_values: return "cached values";
     }
     return "?";
 }
@@ -468,6 +471,11 @@ AttentionProblem resolve_attention(const TensorView& Q, const KVView& K, const K
     p.softcap = spec.softcap;
     p.causal = spec.causal;
     p.window = spec.window;
+    if (spec.past > p.Tk)
+        throw ShapeError(Role::past_keys, "length", spec.past, p.Tk, Role::keys,
+                         text(spec.past) + " cached keys but only " + text(p.Tk) +
+                             " keys in all: the cache is the first rows of the keys");
+    p.past = spec.past;
     p.offsets = resolve_offsets(spec, p);
     if (spec.softmax_f64 && spec.normalize != Normalization::softmax)
         throw InputError("a float64 softmax with normalisation by the sum: there is no softmax");
