@@ -150,10 +150,12 @@ void declare_options(cxxopts::Options& options) {
                   "1; a row with every key masked gets weights 0 and context 0; --show lse includes the sink. Not with "
                   "--key-rows or --normalize sum",
          cxxopts::value<std::string>(), "FILE")
-        ("segments", "Document ids, one per position: a FILE of whole numbers (text or .npy, integer or float), "
-                     "shape (T) for every batch item or (B, T). Query i sees key j only in its own document "
+        ("segments", "Document ids, one per key position: a FILE of whole numbers (text or .npy, integer or "
+                     "float), shape (Tk) for every batch item or (B, Tk). Query i sees key j only in its own document "
                      "(packed sequences: FlexAttention's document mask, FlashAttention's varlen); with --causal each "
-                     "document is causal. Self-attention only (Tq = Tk). When each document is one run of positions "
+                     "document is causal. A query takes the id at its position p = i + offset (i for self-attention; "
+                     "i + P with a cache, i + N with --causal-offset N, i + Tk - Tq with --causal=bottom-right), as "
+                     "FlexAttention's document mask with a cache; a p outside 0..Tk-1 is an error. When each document is one run of positions "
                      "(0 0 1 1 2) the key blocks of other documents are skipped, not computed; ids in several runs "
                      "(0 1 0) follow the same rule through a Tq x Tk bit mask",
          cxxopts::value<std::string>(), "FILE")
