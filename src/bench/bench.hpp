@@ -57,7 +57,7 @@ struct Case {
 
 // The attention spec of an attention or mha case's variant (no mask or bias): the fields of
 // AttentionSpec that attend's options set, the sinks drawn from a fixed seed, the documents
-// ids t·N/T (N runs of T/N positions, T/N rounded down or up).
+// ids t·N/Tk of the key positions t (N runs of Tk/N positions, rounded down or up).
 AttentionSpec spec_of(const Case& c);
 // Resolves an attention or mha case's problem (attn/problem.hpp; its shapes only, no data) and sets
 // c.visible from it: the library's errors (InputError, ShapeError) for a variant that does not fit.

@@ -88,7 +88,7 @@ AttentionSpec spec_of(const Case& c) {
         std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
         for (std::size_t h = 0; h < c.heads; ++h) spec.sinks.push_back(dist(gen));
     }
-    for (std::size_t t = 0; c.segments && t < c.m; ++t) spec.segments.push_back((long long)(t * c.segments / c.m));
+    for (std::size_t t = 0; c.segments && t < c.n; ++t) spec.segments.push_back((long long)(t * c.segments / c.n));
     return spec;
 }
 

@@ -44,3 +44,10 @@ run bench --op mha --sizes 1x2x8x8 --d 4 --rope 100 --softcap 3 --repeat 1 --war
 expect_code 0 "bench --op mha with variants"
 expect_out_has "mha/rope=100 " "mha's RoPE row"
 # Bad values and shapes bench cannot give a variant: tests/bad/bench_*.case.
+
+# Documents with Tq != Tk: ids per key position (keys 0-5 and 6-11); queries 0-7 each see 6 of 12.
+run bench --op attention --sizes 8x12 --d 8 --segments 2 --repeat 1 --warmup 0 --format csv
+expect_code 0 "bench --segments with Tq != Tk"
+vcol=$(head -1 "$T/out" | tr ',' '\n' | grep -nx visible_fraction | cut -d: -f1)
+got=$(awk -F, -v c="$vcol" '$1 == "attention" { printf "%s;", $c }' "$T/out")
+if [ "$got" = "1;0.5;" ]; then pass; else fail "--segments 2 on 8x12: visible fractions '$got', expected '1;0.5;'"; fi

@@ -112,13 +112,9 @@ void check_variant(const cxxopts::ParseResult& r, Case& c, const std::string& te
             throw UsageError("--rope rotates pairs of dims, and d_k = " + std::to_string(c.k) +
                              " is odd: choose the dims rotated with --rope-dims N (even)");
     }
-    if (c.segments && c.m != c.n)
-        throw UsageError("--segments " + std::to_string(c.segments) + " with --sizes " + text +
-                         ": documents are for self-attention, Tq = Tk (got Tq " + std::to_string(c.m) + ", Tk " +
-                         std::to_string(c.n) + ")");
-    if (c.segments > c.m)
+    if (c.segments > c.n)
         throw UsageError("invalid --segments " + std::to_string(c.segments) + ": --sizes " + text + " has only " +
-                         std::to_string(c.m) + " positions to split into documents");
+                         std::to_string(c.n) + " key positions to split into documents");
     try {
         check_case(c);
     } catch (const InputError& e) {
@@ -169,8 +165,8 @@ int cmd_bench(int argc, char** argv) {
         ("sinks", "Also time each attention case with attention sinks (attend's --sinks FILE): one logit per query "
                   "head, drawn in [-1, 1] as the inputs are, in the softmax's denominator")
         ("segments", "Also time each attention case with N documents of equal length (attend's --segments FILE "
-                     "of ids t·N/T, t < T): a query sees only its own document (causal within it with --causal). "
-                     "Tq = Tk", cxxopts::value<std::string>(), "N")
+                     "of ids t·N/Tk, one per key position t < Tk): a query sees only its own document (causal "
+                     "within it with --causal)", cxxopts::value<std::string>(), "N")
         ("rope", "Also time each attention case with RoPE of base THETA (attend's --rope): Q and K rotated before "
                  "the kernel, as part of the timed call", cxxopts::value<std::string>(), "THETA")
         ("rope-style", "half (default) or interleaved, as attend's", cxxopts::value<std::string>(), "STYLE")
