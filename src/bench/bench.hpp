@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "attn/ops.hpp"
+#include "attn/problem.hpp"
 
 namespace attn::bench {
 
@@ -24,6 +25,20 @@ struct Case {
     bool causal = false, fused = true;
     bool kv_half = false;  // attention: K and V in float16
     bool mask = false, bias = false;  // attention/mha: a random Tq×Tk mask / bias shared by every head
+    // attention/mha: one of attend's variants (bench's --softcap, --window, ...; AttentionSpec's
+    // fields, spec_of); all unset: none. bench times each variant as a case of its own.
+    float softcap = 0.0f;      // C: scores become C·tanh(x/C)
+    Window window{};           // L[:R] keys left and right of the query's position
+    float alibi = 0.0f;        // ALiBi's maximum bias B (0: none)
+    bool sinks = false;        // one sink logit per query head, drawn in [-1, 1]
+    std::size_t segments = 0;  // N documents of equal length (0: none)
+    Rope rope{};               // RoPE (theta 0: none)
+    // The fraction of the Tq×Tk cells the key rule lets a query see (causal, window, documents;
+    // not a --mask): what a kernel that skips invisible key blocks can save. Set by check_case.
+    double visible = 1.0;
+    // The variant as a name: "softcap=30", "window=1023" (L; "L:R", ":R"), "alibi=8", "sinks",
+    // "segments=8", "rope=10000[:interleaved][:dims=N]"; "" for none.
+    std::string variant() const;
     bool batched() const { return batch > 1 || heads > 1 || op == Op::mha; }
     std::string shape() const;
     // Floating-point work: matmul 2mnk; attention 4·B·H·Tq·Tk·d (both products, counted
@@ -39,6 +54,14 @@ struct Case {
     bool memory_bound() const;
     double moved_bytes() const;
 };
+
+// The attention spec of an attention or mha case's variant (no mask or bias): the fields of
+// AttentionSpec that attend's options set, the sinks drawn from a fixed seed, the documents
+// ids t·N/Tk of the key positions t (N runs of Tk/N positions, rounded down or up).
+AttentionSpec spec_of(const Case& c);
+// Resolves an attention or mha case's problem (attn/problem.hpp; its shapes only, no data) and sets
+// c.visible from it: the library's errors (InputError, ShapeError) for a variant that does not fit.
+void check_case(Case& c);
 
 // Inputs and the library call of one case, built once and timed repeatedly.
 std::function<void()> make_call(const Case& c);

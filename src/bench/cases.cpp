@@ -60,6 +60,58 @@ double Case::bytes() const {
     return b;
 }
 
+std::string Case::variant() const {
+    std::string v;
+    const auto add = [&v](const std::string& part) { v += (v.empty() ? "" : "+") + part; };
+    const auto side = [](std::size_t n) { return n == unbounded ? std::string() : std::to_string(n); };
+    if (softcap != 0.0f) add("softcap=" + num(softcap, "%g"));
+    if (window.bounded())
+        add("window=" + side(window.left) + (window.right == unbounded ? "" : ":" + side(window.right)));
+    if (alibi != 0.0f) add("alibi=" + num(alibi, "%g"));
+    if (sinks) add("sinks");
+    if (segments) add("segments=" + std::to_string(segments));
+    if (rope.theta != 0.0f)
+        add("rope=" + num(rope.theta, "%g") + (rope.style == RopeStyle::interleaved ? ":interleaved" : "") +
+            (rope.dims ? ":dims=" + std::to_string(rope.dims) : ""));
+    return v;
+}
+
+AttentionSpec spec_of(const Case& c) {
+    AttentionSpec spec;
+    spec.causal = c.causal ? Causal::top_left : Causal::none;
+    spec.softcap = c.softcap;
+    spec.window = c.window;
+    spec.alibi = c.alibi;
+    spec.rope = c.rope;
+    if (c.sinks) {
+        std::mt19937 gen(777);
+        std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+        for (std::size_t h = 0; h < c.heads; ++h) spec.sinks.push_back(dist(gen));
+    }
+    for (std::size_t t = 0; c.segments && t < c.n; ++t) spec.segments.push_back((long long)(t * c.segments / c.n));
+    return spec;
+}
+
+void check_case(Case& c) {
+    if (c.op != Op::attention && c.op != Op::mha) return;
+    // Views of the case's shapes without data: resolving reads only shapes (attn/problem.hpp).
+    const auto view = [](std::size_t b, std::size_t h, std::size_t t, std::size_t d) {
+        TensorView v;
+        v.shape = Shape{b, h, t, d};
+        v.strides = {h * t * d, t * d, d, 1};
+        return v;
+    };
+    const TensorView q = view(c.batch, c.heads, c.m, c.k), kv = view(c.batch, c.kv_heads, c.n, c.k);
+    const AttentionProblem p = resolve_attention(q, kv, kv, spec_of(c));
+    double seen = 0.0;
+    for (std::size_t b = 0; b < p.B; ++b)
+        for (std::size_t i = 0; i < p.Tq; ++i) {
+            const KeyRange r = p.keys(b, i);
+            seen += double(r.end - r.begin);
+        }
+    c.visible = p.B * p.Tq * p.Tk != 0 ? seen / (double(p.B) * double(p.Tq) * double(p.Tk)) : 1.0;
+}
+
 bool Case::memory_bound() const { return op == Op::attention && fused && m <= decode_max_rows; }
 
 double Case::moved_bytes() const {
@@ -95,8 +147,7 @@ std::shared_ptr<Tensor> random_mask(std::size_t rows, std::size_t cols, std::mt1
 }
 
 std::function<void()> batched_call(const Case& c, std::mt19937& gen) {
-    AttentionSpec spec;
-    spec.causal = c.causal ? Causal::top_left : Causal::none;
+    AttentionSpec spec = spec_of(c);
     // One Tq×Tk mask / bias broadcast to every batch item and head (stride 0).
     // The mask is packed into bits here, outside the timed call, as a caller that reuses one
     // mask does (Q, K and V are made here too).
@@ -164,8 +215,9 @@ std::function<void()> make_call(const Case& c) {
             normalize_rows(*S, Normalization::softmax, MaskedRowPolicy::zero);
         };
     }
-    // With a mask: the engine with the mask packed beforehand (attend() packs it in the call).
-    if (c.batched() || c.kv_half || c.mask) return batched_call(c, gen);
+    // With a mask: the engine with the mask packed beforehand (attend() packs it in the call);
+    // a variant: the engine with its spec (attend()'s options have no variants).
+    if (c.batched() || c.kv_half || c.mask || !c.variant().empty()) return batched_call(c, gen);
     auto Q = std::make_shared<Matrix>(random_matrix(c.m, c.k, gen));
     auto K = std::make_shared<Matrix>(random_matrix(c.n, c.k, gen));
     auto V = std::make_shared<Matrix>(random_matrix(c.n, c.k, gen));

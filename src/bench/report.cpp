@@ -56,7 +56,7 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
         if (!results.empty()) std::printf("\n");
     }
     if (results.empty()) return;
-    // The op column names the case: op, then /mat, /c, /f16, /mask, /bias as they apply.
+    // The op column names the case: op, then /mat, /c, /f16, /mask, /bias and the variant as they apply.
     const auto label_of = [](const Result& r) {
         std::string label = op_name(r.c.op);
         if (r.c.op == Op::attention || r.c.op == Op::mha) {
@@ -65,14 +65,19 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
             if (r.c.kv_half) label += "/f16";
             if (r.c.mask) label += "/mask";
             if (r.c.bias) label += "/bias";
+            if (!r.c.variant().empty()) label += "/" + r.c.variant();
         }
         return label;
     };
     int lw = 18, sw = 16;  // the columns widen for the longest label and shape
     for (const auto& r : results) lw = std::max(lw, int(label_of(r).size())), sw = std::max(sw, int(r.c.shape().size()));
-    std::printf("%-*s %-*s %-7s %3s %11s %11s %11s %9s %11s %9s %7s %8s %6s\n", lw, "op", sw, "shape", "arch", "thr",
-                "median s", "min s", "max s", "GFLOP/s", "elements/s", "vs scalar", "% peak", "% (cpu)", "ratio");
-    bool any_attention = false, any_causal = false, any_ratio = false;
+    // A window or documents: the fraction of cells visible, which their ratio is read against.
+    bool any_visible = false;
+    for (const auto& r : results) any_visible = any_visible || r.c.window.bounded() || r.c.segments;
+    std::printf("%-*s %-*s %-7s %3s %11s %11s %11s %9s %11s %9s %7s %8s %6s%s\n", lw, "op", sw, "shape", "arch", "thr",
+                "median s", "min s", "max s", "GFLOP/s", "elements/s", "vs scalar", "% peak", "% (cpu)", "ratio",
+                any_visible ? " visible" : "");
+    bool any_attention = false, any_causal = false, any_ratio = false, any_variant = false;
     for (const auto& r : results) {
         const double g = r.c.flops() / r.timing.median * 1e-9;
         const std::string label = label_of(r);
@@ -81,14 +86,17 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
         const auto peak = peak_for(peaks, r.arch, r.threads);
         const auto cpu = cpu_fraction(peaks, r);
         any_ratio = any_ratio || r.ratio;
-        std::printf("%-*s %-*s %-7s %3u %11.6f %11.6f %11.6f %9s %11s %9s %7s %8s %6s\n", lw, label.c_str(), sw,
+        any_variant = any_variant || !r.c.variant().empty();
+        const bool att = r.c.op == Op::attention || r.c.op == Op::mha;
+        std::printf("%-*s %-*s %-7s %3u %11.6f %11.6f %11.6f %9s %11s %9s %7s %8s %6s%s\n", lw, label.c_str(), sw,
                     r.c.shape().c_str(),
                     arch_name(r.arch), r.threads, r.timing.median, r.timing.min, r.timing.max,
                     r.c.flops() > 0 ? num(g, "%.1f").c_str() : "-",
                     r.c.op == Op::softmax ? num(r.c.elements() / r.timing.median, "%.3g").c_str() : "-",
                     r.speedup ? num(*r.speedup, "%.1fx").c_str() : "-",
                     peak && r.c.flops() > 0 ? num(100.0 * g / *peak, "%.0f%%").c_str() : "-",
-                    cpu ? num(100.0 * *cpu, "%.0f%%").c_str() : "-", r.ratio ? num(*r.ratio, "%.2fx").c_str() : "-");
+                    cpu ? num(100.0 * *cpu, "%.0f%%").c_str() : "-", r.ratio ? num(*r.ratio, "%.2fx").c_str() : "-",
+                    !any_visible ? "" : att ? num(r.c.visible, " %7.4f").c_str() : "       -");
     }
     bool any_memory_bound = false;
     for (const auto& r : results) any_memory_bound = any_memory_bound || r.c.memory_bound();
@@ -119,6 +127,12 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
         std::printf("attention GFLOP/s count 4*Tq*Tk*d (both products), dense even when causal%s; /mat = materialized; "
                     "/mask, /bias = with a random Tq x Tk mask or bias.\n",
                     any_causal ? " (/c)" : "");
+    if (any_variant)
+        std::printf("variants (attend's options, each timed as a case of its own): softcap=C, window=L[:R], alibi=B "
+                    "(max bias), sinks (one drawn logit per head), segments=N (N equal documents), rope=THETA.\n");
+    if (any_visible)
+        std::printf("visible: the fraction of the Tq x Tk cells the key rule lets a query see (causal, window, "
+                    "documents); a skipping kernel's ideal ratio is its visible over the plain case's.\n");
     if (any_ratio)
         std::printf("ratio: the median over rounds of the case's time over the first case of its shape (above it). "
                     "Cases of one shape are timed in turn, one run of each per round.\n");
@@ -129,13 +143,13 @@ void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peak
     // The columns json has too; new ones go last, so that scripts reading by position keep working.
     std::printf("op,shape,arch,threads,causal,fused,median,min,max,mean,stddev,gflops,elements_per_s,speedup_vs_scalar,"
                 "fraction_of_peak,user,system,fraction_of_peak_cpu,kv_dtype,mask,bias,ratio,gb_per_s_moved,"
-                "fraction_of_bandwidth,bandwidth_compared\n");
+                "fraction_of_bandwidth,bandwidth_compared,variant,visible_fraction\n");
     for (const auto& p : peaks)
-        std::printf("fma_peak,,%s,%u,,,,,,,,%s,,,,,,,,,,,,,\n", arch_name(p.arch), p.threads, num(p.gflops).c_str());
+        std::printf("fma_peak,,%s,%u,,,,,,,,%s,,,,,,,,,,,,,,,\n", arch_name(p.arch), p.threads, num(p.gflops).c_str());
     // The peak probes' read bandwidth: one row per thread count and probe, its GB/s in gb_per_s_moved.
     for (const auto& b : bandwidth.rows) {
-        std::printf("read_bandwidth,memory,,%u,,,,,,,,,,,,,,,,,,,%s,,\n", b.threads, num(b.memory_gbps).c_str());
-        std::printf("read_bandwidth,in_cache,,%u,,,,,,,,,,,,,,,,,,,%s,,\n", b.threads, num(b.cache_gbps).c_str());
+        std::printf("read_bandwidth,memory,,%u,,,,,,,,,,,,,,,,,,,%s,,,,\n", b.threads, num(b.memory_gbps).c_str());
+        std::printf("read_bandwidth,in_cache,,%u,,,,,,,,,,,,,,,,,,,%s,,,,\n", b.threads, num(b.cache_gbps).c_str());
     }
     for (const auto& r : results) {
         const double g = r.c.flops() / r.timing.median * 1e-9;
@@ -149,7 +163,7 @@ void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peak
             const auto bw = bandwidth.fair_gbps(r.threads, r.c.moved_bytes(), &in_cache);
             moved = num(gbps) + "," + (bw ? num(gbps / *bw) + "," + (in_cache ? "in cache" : "memory") : ",");
         }
-        std::printf("%s,%s,%s,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", op_name(r.c.op), r.c.shape().c_str(),
+        std::printf("%s,%s,%s,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", op_name(r.c.op), r.c.shape().c_str(),
                     arch_name(r.arch), r.threads, att ? (r.c.causal ? "true" : "false") : "",
                     att ? (r.c.fused ? "true" : "false") : "", num(r.timing.median).c_str(),
                     num(r.timing.min).c_str(), num(r.timing.max).c_str(), num(r.timing.mean).c_str(),
@@ -158,7 +172,8 @@ void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peak
                     r.speedup ? num(*r.speedup).c_str() : "", peak && r.c.flops() > 0 ? num(g / *peak).c_str() : "",
                     num(r.timing.user).c_str(), num(r.timing.system).c_str(), cpu ? num(*cpu).c_str() : "",
                     att ? (r.c.kv_half ? "f16" : "f32") : "", att ? (r.c.mask ? "true" : "false") : "",
-                    att ? (r.c.bias ? "true" : "false") : "", r.ratio ? num(*r.ratio).c_str() : "", moved.c_str());
+                    att ? (r.c.bias ? "true" : "false") : "", r.ratio ? num(*r.ratio).c_str() : "", moved.c_str(),
+                    r.c.variant().c_str(), att ? num(r.c.visible).c_str() : "");
     }
 }
 
@@ -192,13 +207,16 @@ void print_json(const std::vector<Result>& results, const std::vector<Peak>& pea
         std::string command = std::string(op_name(r.c.op)) + " " + r.c.shape();
         if ((r.c.op == Op::attention || r.c.op == Op::mha))
             command += std::string(r.c.causal ? " causal" : "") + (r.c.fused ? " fused" : " materialized") +
-                       (r.c.mask ? " mask" : "") + (r.c.bias ? " bias" : "");
+                       (r.c.mask ? " mask" : "") + (r.c.bias ? " bias" : "") +
+                       (r.c.variant().empty() ? "" : " " + r.c.variant());
         std::printf("%s\n    {\"command\": \"%s\", \"op\": \"%s\", \"shape\": \"%s\", \"arch\": \"%s\", \"threads\": %u,",
                     i ? "," : "", command.c_str(), op_name(r.c.op), r.c.shape().c_str(), arch_name(r.arch), r.threads);
         if ((r.c.op == Op::attention || r.c.op == Op::mha))
-            std::printf(" \"causal\": %s, \"fused\": %s, \"kv_dtype\": \"%s\", \"mask\": %s, \"bias\": %s,",
+            std::printf(" \"causal\": %s, \"fused\": %s, \"kv_dtype\": \"%s\", \"mask\": %s, \"bias\": %s,"
+                        " \"variant\": \"%s\", \"visible_fraction\": %s,",
                         r.c.causal ? "true" : "false", r.c.fused ? "true" : "false", r.c.kv_half ? "f16" : "f32",
-                        r.c.mask ? "true" : "false", r.c.bias ? "true" : "false");
+                        r.c.mask ? "true" : "false", r.c.bias ? "true" : "false", r.c.variant().c_str(),
+                        num(r.c.visible).c_str());
         std::printf("\n     \"mean\": %s, \"stddev\": %s, \"median\": %s, \"user\": %s, \"system\": %s, "
                     "\"min\": %s, \"max\": %s,",
                     num(r.timing.mean).c_str(), num(r.timing.stddev).c_str(), num(r.timing.median).c_str(),

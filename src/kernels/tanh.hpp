@@ -67,12 +67,14 @@ inline vfloat<Arch> tanh(const vfloat<Arch>& x) {
 
 // c·tanh(x·inv_c) with inv_c = 1/c (a multiply, not a divide, per lane). A score of ±inf or
 // NaN is a product that overflowed float32 (the inputs are finite): it gives NaN, so the
-// overflow is reported as it is without a softcap, not capped to ±c.
+// overflow is reported as it is without a softcap, not capped to ±c. That is x − x (0 for a
+// finite x, NaN for ±inf and NaN) added in the product's fused multiply-add: c·t + 0 rounds as
+// c·t does (only a −0 becomes +0), and it replaces a test and a select (abs, compare, blend) in
+// its pass over the tile (cachegrind, avx2 kernels, T=1024 d=64, one thread: the softcapped
+// fused kernel's extra instructions over the plain one from 3.44M to 3.31M a call).
 template <class Arch>
 inline vfloat<Arch> softcap(const vfloat<Arch>& x, const vfloat<Arch>& c, const vfloat<Arch>& inv_c) {
-    using F = vfloat<Arch>;
-    const auto finite = xsimd::abs(x) < F(std::numeric_limits<float>::infinity());  // false for NaN
-    return xsimd::select(finite, c * tanh_of_number<Arch>(x * inv_c), F(std::numeric_limits<float>::quiet_NaN()));
+    return fmadd<Arch>(c, tanh_of_number<Arch>(x * inv_c), x - x);
 }
 
 template <class Arch>

@@ -89,11 +89,11 @@ expect_out_has "ratio: the median over rounds" "the table explains the ratio col
 
 # csv carries what json has: the read bandwidth of --peak (it had only the FMA peak rows) and a
 # decoding step's GB/s against it (json's gb_per_s_moved; csv had no such column). Every row
-# has the header's 25 fields, the new ones last.
+# has the header's 27 fields (the variant's two last), the new ones last.
 run bench --op attention --sizes 1x256 --d 8 --repeat 1 --warmup 0 --peak --format csv
 expect_code 0 "bench --peak --format csv with a decoding case"
 expect_out_has "ratio,gb_per_s_moved,fraction_of_bandwidth,bandwidth_compared" "csv header: the bandwidth columns last"
-if awk -F, 'NF != 25 { bad = 1 } END { exit bad }' "$T/out"; then pass; else fail "csv rows of another width: $(awk -F, '{print NF}' "$T/out" | sort -u | tr '\n' ' ')"; fi
+if awk -F, 'NF != 27 { bad = 1 } END { exit bad }' "$T/out"; then pass; else fail "csv rows of another width: $(awk -F, '{print NF}' "$T/out" | sort -u | tr '\n' ' ')"; fi
 n=$(awk -F, '$1 == "read_bandwidth" && $23 > 0' "$T/out" | wc -l)
 if [ "$n" -ge 2 ]; then pass; else fail "csv: read_bandwidth rows with GB/s (got $n)"; fi
 if awk -F, '$1 == "attention" && $23 > 0 && $24 > 0 && ($25 == "in cache" || $25 == "memory") { ok = 1 } END { exit !ok }' "$T/out"

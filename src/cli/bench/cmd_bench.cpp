@@ -15,6 +15,7 @@
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
 #include "bench/bench.hpp"
+#include "cli/attend/attend_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/option_values.hpp"
@@ -69,7 +70,59 @@ std::vector<std::string> list_option(const cxxopts::ParseResult& r, const char* 
     return items;
 }
 
-// Cases of one set: the same op and shape, told apart only by path, K/V type, mask and bias.
+// The attention variants asked for, each a case of its own next to the plain one (attend's
+// options and value rules: attend_options.hpp). d_k is checked per head dimension (check_variants).
+std::vector<Case> variants_of(const cxxopts::ParseResult& r) {
+    for (const char* o : {"rope-style", "rope-dims"})
+        if (r.count(o) && !r.count("rope"))
+            throw UsageError(std::string("--") + o + " shapes RoPE's rotation: --rope THETA is missing");
+    if (r.count("alibi-max-bias") && !r["alibi"].as<bool>())
+        throw UsageError("--alibi-max-bias sets ALiBi's slopes: --alibi is missing");
+    std::vector<Case> variants;
+    Case v{Op::attention};
+    if (r.count("softcap")) {
+        v.softcap = parse_softcap(r["softcap"].as<std::string>());
+        if (v.softcap == 0.0f)
+            throw UsageError("invalid --softcap '" + r["softcap"].as<std::string>() +
+                             "': 0 is no softcap (the plain case is always timed); expected a positive number C");
+        variants.push_back(v), v.softcap = 0.0f;
+    }
+    if (r.count("window")) variants.push_back(v), variants.back().window = parse_window(r["window"].as<std::string>());
+    if (r["alibi"].as<bool>())
+        variants.push_back(v), variants.back().alibi = r.count("alibi-max-bias")
+                                                           ? parse_alibi_max_bias(r["alibi-max-bias"].as<std::string>())
+                                                           : 8.0f;
+    if (r["sinks"].as<bool>()) variants.push_back(v), variants.back().sinks = true;
+    if (const auto n = integer_option(r, "segments", 1, 1LL << 40)) variants.push_back(v), variants.back().segments = std::size_t(*n);
+    if (r.count("rope")) {
+        Case c = v;
+        c.rope.theta = parse_rope_theta(r["rope"].as<std::string>());
+        if (r.count("rope-style")) c.rope.style = parse_rope_style(r["rope-style"].as<std::string>());
+        variants.push_back(c);
+    }
+    return variants;
+}
+
+// A variant case of head dimension d and shape `text`: the rules attend states in its words,
+// then the resolved problem's (check_case), whose message names the option.
+void check_variant(const cxxopts::ParseResult& r, Case& c, const std::string& text) {
+    if (c.rope.theta != 0.0f) {
+        if (r.count("rope-dims")) c.rope.dims = parse_rope_dims(r["rope-dims"].as<std::string>(), c.k);
+        else if (c.k % 2)
+            throw UsageError("--rope rotates pairs of dims, and d_k = " + std::to_string(c.k) +
+                             " is odd: choose the dims rotated with --rope-dims N (even)");
+    }
+    if (c.segments > c.n)
+        throw UsageError("invalid --segments " + std::to_string(c.segments) + ": --sizes " + text + " has only " +
+                         std::to_string(c.n) + " key positions to split into documents");
+    try {
+        check_case(c);
+    } catch (const InputError& e) {
+        throw UsageError("--" + c.variant().substr(0, c.variant().find('=')) + " with --sizes " + text + ": " + e.what());
+    }
+}
+
+// Cases of one set: the same op and shape, told apart only by path, K/V type, mask, bias and variant.
 bool same_shape(const Case& a, const Case& b) {
     return a.op == b.op && a.m == b.m && a.n == b.n && a.k == b.k && a.batch == b.batch && a.heads == b.heads &&
            a.kv_heads == b.kv_heads && a.causal == b.causal;
@@ -102,8 +155,25 @@ int cmd_bench(int argc, char** argv) {
         ("mask", "Also time each attention case with a random Tq x Tk mask (about one key in eight masked), "
                  "shared by every head, packed into bits before the timed runs (as attend does when it reads --mask)")
         ("bias", "Also time each attention case with a random Tq x Tk bias in [-1, 1], shared by every head")
+        ("softcap", "Also time each attention case with attend's logit softcap: scores x become C·tanh(x/C) (C > 0)",
+         cxxopts::value<std::string>(), "C")
+        ("window", "Also time each attention case with attend's sliding window: the query at position p sees keys "
+                   "p-L..p+R, R omitted unbounded (--causal --window W-1: Mistral's sliding_window=W)",
+         cxxopts::value<std::string>(), "L[:R]")
+        ("alibi", "Also time each attention case with attend's ALiBi: slope_h·(j - p) added to head h's scores")
+        ("alibi-max-bias", "ALiBi's maximum bias B of --alibi (default 8, BLOOM's)", cxxopts::value<std::string>(), "B")
+        ("sinks", "Also time each attention case with attention sinks (attend's --sinks FILE): one logit per query "
+                  "head, drawn in [-1, 1] as the inputs are, in the softmax's denominator")
+        ("segments", "Also time each attention case with N documents of equal length (attend's --segments FILE "
+                     "of ids t·N/Tk, one per key position t < Tk): a query sees only its own document (causal "
+                     "within it with --causal)", cxxopts::value<std::string>(), "N")
+        ("rope", "Also time each attention case with RoPE of base THETA (attend's --rope): Q and K rotated before "
+                 "the kernel, as part of the timed call", cxxopts::value<std::string>(), "THETA")
+        ("rope-style", "half (default) or interleaved, as attend's", cxxopts::value<std::string>(), "STYLE")
+        ("rope-dims", "Rotate only the first N dims of each head, as attend's (default all d)",
+         cxxopts::value<std::string>(), "N")
         ("repeat", "Timed runs per case (default 10). The cases of one shape (each path and K/V type, with and "
-                   "without --mask or --bias) run in turn, one run of each per round, and each is reported with its ratio to the "
+                   "without --mask or --bias, each variant) run in turn, one run of each per round, and each is reported with its ratio to the "
                    "first (the median of the per-round ratios)",
          cxxopts::value<std::string>(), "R")
         ("warmup", "Untimed runs before them (default 2)", cxxopts::value<std::string>(), "W")
@@ -158,14 +228,17 @@ int cmd_bench(int argc, char** argv) {
     else if (op != "none" || r.count("op"))
         throw UsageError("invalid --op '" + op + "': expected matmul, softmax, attention, mha or all" +
                          did_you_mean(op, {"matmul", "softmax", "attention", "mha", "all"}));
+    const std::vector<Case> variants = variants_of(r);
     const bool attention_flags = r["causal"].as<bool>() || r["fused"].as<bool>() || r["materialized"].as<bool>() ||
                                  r.count("head-dims") > 0 || r.count("kv-heads") > 0 || r.count("kv-dtype") > 0 ||
-                                 r.count("paths") > 0 || r["mask"].as<bool>() || r["bias"].as<bool>();
+                                 r.count("paths") > 0 || r["mask"].as<bool>() || r["bias"].as<bool>() ||
+                                 !variants.empty();
     const bool has_attention = std::find(ops.begin(), ops.end(), Op::attention) != ops.end() ||
                                std::find(ops.begin(), ops.end(), Op::mha) != ops.end();
     if (attention_flags && !has_attention)
-        throw UsageError("--causal, --fused, --materialized, --paths, --mask, --bias, --kv-heads, --kv-dtype and --d "
-                         "apply to --op attention, mha (or all)");
+        throw UsageError("--causal, --fused, --materialized, --paths, --mask, --bias, --kv-heads, --kv-dtype, --d and "
+                         "the variants (--softcap, --window, --alibi, --sinks, --segments, --rope) apply to --op "
+                         "attention, mha (or all)");
     if (r.count("kv-dtype") && std::find(ops.begin(), ops.end(), Op::attention) == ops.end())
         throw UsageError("--kv-dtype applies to --op attention (or all): mha makes K and V in float32 with its "
                          "projections");
@@ -223,10 +296,19 @@ int cmd_bench(int argc, char** argv) {
                         cases.push_back(c);
                         if (r["mask"].as<bool>()) c.mask = true, cases.push_back(c), c.mask = false;
                         if (r["bias"].as<bool>()) c.bias = true, cases.push_back(c), c.bias = false;
+                        for (const Case& v : variants) {
+                            Case cv = c;
+                            cv.softcap = v.softcap, cv.window = v.window, cv.alibi = v.alibi, cv.sinks = v.sinks;
+                            cv.segments = v.segments, cv.rope = v.rope;
+                            check_variant(r, cv, text);
+                            cases.push_back(cv);
+                        }
                     }
         }
     }
 
+    for (Case& c : cases)
+        if (c.variant().empty()) check_case(c);  // the visible fraction of the plain cases
     for (const Case& c : cases)
         if (c.bytes() > memory_budget())
             throw UsageError("--sizes " + c.shape() + " needs " + num(c.bytes() / (1u << 30), "%.1f") +
