@@ -38,6 +38,8 @@ struct AttendInputs {
     // the heads as a dimension (kv_split: not split again); past = the cache's length P.
     bool kv_split = false;
     std::size_t past = 0;
+    // --kv-dtype: K and V as read, in float32, before they were stored (empty otherwise).
+    std::vector<Tensor> kv_f32;
     TensorView q_view() const;  // ([B,] H, Tq, d_k): the heads of -q
     KVView k_view() const;
     KVView v_view() const;
