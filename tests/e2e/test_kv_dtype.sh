@@ -106,3 +106,14 @@ if [ "$kinds" = "f32:-;bf16:r;q8_0:r;" ]; then pass; else fail "f32, bf16 and q8
 run bench --op attention --sizes 2x4x1x300 --kv-heads 2 --d 40 --kv-dtype q8_0 --repeat 1 --warmup 0
 expect_code 0 "bench --kv-dtype q8_0, grouped-query decoding, d not a multiple of 32"
 expect_out_has "attention/q8_0" "the table marks q8_0 K/V"
+
+# A float16 cache (--past-k/--past-v) before float32 keys and values: refused as two types, but
+# with --kv-dtype both are joined and stored in that type.
+"$ATTN" random --seed 5 --shape 2,3,24 --format npy -o "$T/k_new.npy"
+"$ATTN" random --seed 6 --shape 2,3,24 --format npy -o "$T/v_new.npy"
+"$ATTN" random --seed 7 --shape 2,3,24 --format npy -o "$T/q_new.npy"
+run attend -q "$T/q_new.npy" -k "$T/k_new.npy" -v "$T/v_new.npy" --past-k "$T/k16.npy" --past-v "$T/v16.npy"
+expect_code 3 "a float16 cache with float32 keys"
+expect_err_has "differ in element type (f16 and f32): give both in one type, or --kv-dtype" "the message names both types"
+run attend -q "$T/q_new.npy" -k "$T/k_new.npy" -v "$T/v_new.npy" --past-k "$T/k16.npy" --past-v "$T/v16.npy" --kv-dtype q8_0 --causal
+expect_code 0 "a float16 cache with float32 keys, stored as q8_0"

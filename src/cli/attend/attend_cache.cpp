@@ -38,7 +38,13 @@ void join(const KVView& past, const KVView& now, Out& out) {
 }
 
 // The present cache: past ++ now as a tensor of now's rank (at least 2) and element type.
-io::KVInput present(const KVView& past, const KVView& now, const char* flag, const char* new_flag) {
+io::KVInput present(const KVView& past_in, const KVView& now_in, const char* flag, const char* new_flag, bool widen) {
+    // With --kv-dtype both are stored again after the join (store_kv): different types are
+    // joined as float32.
+    Tensor past32, now32;
+    const bool mixed = past_in.type != now_in.type && widen;
+    if (mixed) past32 = to_float(past_in), now32 = to_float(now_in);
+    const KVView past = mixed ? KVView(past32.view()) : past_in, now = mixed ? KVView(now32.view()) : now_in;
     if (past.type != now.type)
         throw InputError(std::string(flag) + " and " + new_flag + " differ in element type (" +
                          std::string(element_type_name(past.type)) + " and " + std::string(element_type_name(now.type)) +
@@ -84,7 +90,8 @@ void prepend_cache(const cxxopts::ParseResult& r, InputNames& names, AttendInput
                          std::to_string(pvv.shape.back(2)) + " cached values: they must match");
     const KVView k = a.k_view(), v = a.v_view();
     a.past = pkv.shape.back(2);
-    io::KVInput new_k = present(pkv, k, "--past-k", "-k"), new_v = present(pvv, v, "--past-v", "-v");
+    const bool widen = r.count("kv-dtype") > 0;
+    io::KVInput new_k = present(pkv, k, "--past-k", "-k", widen), new_v = present(pvv, v, "--past-v", "-v", widen);
     a.k = std::move(new_k), a.v = std::move(new_v);
     a.kv_split = true;  // the present cache holds the heads as a dimension (already split)
 }
