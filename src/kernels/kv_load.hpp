@@ -61,11 +61,10 @@ struct NarrowLoads {
         for (std::size_t i = 0; i < lanes<Arch>; ++i) t[i] = bfloat16_to_float(p[i]);
         return vfloat<Arch>::load_aligned(t);
     }
-    static float scale(std::uint16_t d) { return half_to_float(d); }
-    static vfloat<Arch> q8(const std::int8_t* q, float d) {
+    static vfloat<Arch> q8(const std::int8_t* q, std::uint16_t d) {
         alignas(64) float t[lanes<Arch>];
         for (std::size_t i = 0; i < lanes<Arch>; ++i) t[i] = float(q[i]);
-        return vfloat<Arch>::load_aligned(t) * vfloat<Arch>(d);
+        return vfloat<Arch>::load_aligned(t) * vfloat<Arch>(half_to_float(d));
     }
 };
 #if defined(__AVX512F__)
@@ -75,10 +74,11 @@ struct NarrowLoads<xsimd::avx512f> {
         const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
         return _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
     }
-    static float scale(std::uint16_t d) { return _cvtsh_ss(d); }
-    static vfloat<xsimd::avx512f> q8(const std::int8_t* q, float d) {
+    static vfloat<xsimd::avx512f> q8(const std::int8_t* q, std::uint16_t d) {
         const __m512i w = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
-        return _mm512_mul_ps(_mm512_cvtepi32_ps(w), _mm512_set1_ps(d));
+        // The scale broadcast as float16, then widened: two instructions.
+        const __m512 scale = _mm512_cvtph_ps(_mm256_set1_epi16(static_cast<short>(d)));
+        return _mm512_mul_ps(_mm512_cvtepi32_ps(w), scale);
     }
 };
 #endif
@@ -89,10 +89,10 @@ struct NarrowLoads<xsimd::fma3<xsimd::avx2>> {
         const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
         return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
     }
-    static float scale(std::uint16_t d) { return _cvtsh_ss(d); }
-    static vfloat<xsimd::fma3<xsimd::avx2>> q8(const std::int8_t* q, float d) {
+    static vfloat<xsimd::fma3<xsimd::avx2>> q8(const std::int8_t* q, std::uint16_t d) {
         const __m256i w = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q)));
-        return _mm256_mul_ps(_mm256_cvtepi32_ps(w), _mm256_set1_ps(d));
+        const __m256 scale = _mm256_cvtph_ps(_mm_set1_epi16(static_cast<short>(d)));
+        return _mm256_mul_ps(_mm256_cvtepi32_ps(w), scale);
     }
 };
 #endif
@@ -102,12 +102,12 @@ struct NarrowLoads<xsimd::neon64> {
     static vfloat<xsimd::neon64> bf16(const std::uint16_t* p) {
         return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16));
     }
-    static float scale(std::uint16_t d) { return vgetq_lane_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(d))), 0); }
-    static vfloat<xsimd::neon64> q8(const std::int8_t* q, float d) {
+    static vfloat<xsimd::neon64> q8(const std::int8_t* q, std::uint16_t d) {
         std::int32_t four;  // 4 values: a 32-bit load, then widened 8 → 16 → 32 bits
         std::memcpy(&four, q, sizeof four);
         const int16x8_t w = vmovl_s8(vreinterpret_s8_s32(vdup_n_s32(four)));
-        return vmulq_n_f32(vcvtq_f32_s32(vmovl_s16(vget_low_s16(w))), d);
+        const float32x4_t scale = vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(d)));
+        return vmulq_f32(vcvtq_f32_s32(vmovl_s16(vget_low_s16(w))), scale);
     }
 };
 #endif
@@ -129,7 +129,7 @@ inline vfloat<Arch> load_kv(const Bf16* p) {
 }
 template <class Arch>
 inline vfloat<Arch> load_kv(Q8Ptr p) {
-    return NarrowLoads<Arch>::q8(p.values(), NarrowLoads<Arch>::scale(p.block().d));
+    return NarrowLoads<Arch>::q8(p.values(), p.block().d);
 }
 template <class Arch>
 inline vfloat<Arch> load_kv_partial(const float* p, std::size_t n) {
