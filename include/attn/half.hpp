@@ -89,6 +89,7 @@ public:
     // The storage: 16-bit elements (f16, bf16); for q8_0 its blocks' bytes, as uint16_t.
     std::uint16_t* data() noexcept { return data_.get(); }
     const std::uint16_t* data() const noexcept { return data_.get(); }
+    // Slice s's first element (16-bit types only).
     std::uint16_t* slice_data(std::size_t s) noexcept { return data_.get() + s * rows() * stride_; }
     const std::uint16_t* slice_data(std::size_t s) const noexcept { return data_.get() + s * rows() * stride_; }
 
