@@ -3,7 +3,7 @@
 # and prints a table of ratios (medians). Installs the peers' Debian packages if missing.
 #   usage: tests/perf/compare.sh [PATH/TO/attn]
 #   env: THREADS (default 2), REPEAT (7), ROUNDS (3), ARCH (attn --arch, default auto),
-#        ONLY (all|sgemm|attention|heads|decode|additive|io)
+#        ONLY (all|sgemm|attention|heads|decode|additive|io|model; model is not part of all)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 attn=${1:-build/attn}

@@ -30,6 +30,7 @@ struct AttendResults {
     BatchedAttention attention;
     OutputProjection projected;   // -q/-k/-v: the heads side by side, times W_O
     Tensor keys_f32, values_f32;  // float16 keys/values widened, when shown
+    Tensor queries_rotated, keys_rotated;  // with --rope, Q and K as they enter the scores, when shown
     // --show kv-error: the weights of the stored K/V (--kv-dtype), and the weights and context
     // of the float32 K/V as read (every path materialised, for the weights).
     BatchedAttention stored, reference;
