@@ -66,8 +66,9 @@ std::optional<Shape> npy_declared_shape(std::string_view bytes) noexcept;
 Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finite finite = Finite::required,
                         std::size_t max_dims = 4);
 
-// Keys and values for attention: a little-endian float16 .npy ('<f2') stays float16 in memory
-// (a HalfTensor, which batched_attention reads as it is); every other input is read as
+// Keys and values for attention: a little-endian float16 .npy ('<f2') and an F16 or BF16
+// safetensors tensor stay 16-bit in memory (a HalfTensor, which batched_attention reads as it
+// is; `f16` holds any type but float32); every other input is read as
 // read_tensor does (finite values required) and given as `f32`. Exactly one of the two is set.
 // An attention mask as read: a one-byte .npy (bool, uint8, int8; C order) packed straight into
 // bits, with no float copy of its Tq×Tk entries (nonzero allows, or zero with `zero_allows`,

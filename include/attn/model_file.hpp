@@ -34,6 +34,9 @@ bool is_model_path(std::string_view path);
 // file is malformed, the name is missing, the dtype is not supported or a value is not
 // finite (see Finite), or the tensor has more than max_dims dimensions.
 Tensor read_model_tensor(const std::string& path, Finite finite = Finite::required, std::size_t max_dims = max_rank);
+// Keys or values a model path names: an F16 or BF16 safetensors tensor stays 16-bit in memory
+// (KVInput::f16, of type f16 or bf16); anything else as read_model_tensor (finite required).
+KVInput read_model_kv(const std::string& path, std::size_t max_dims = max_rank);
 
 // Every tensor of a file, in file order. The extension names the format; other files are
 // recognised by content (a zip with FOLDER/data.pkl is a torch checkpoint, another zip an
@@ -45,8 +48,10 @@ std::vector<TensorInfo> list_model_tensors(const std::string& file);
 
 // The same on bytes in memory; `source` names them in messages.
 std::vector<TensorInfo> safetensors_list(std::string_view bytes, const std::string& source);
+// With `sixteen` set, an F16 or BF16 tensor goes there as it is (a float32 one is returned).
 Tensor safetensors_tensor(std::string_view bytes, const std::string& name, const std::string& source,
-                          Finite finite = Finite::required, std::size_t max_dims = max_rank);
+                          Finite finite = Finite::required, std::size_t max_dims = max_rank,
+                          HalfTensor* sixteen = nullptr);
 std::vector<TensorInfo> npz_list(std::string_view bytes, const std::string& source);
 // Every tensor of a safetensors file where it lies, for readers that use the data in place
 // (attn model's weights): the header validated as safetensors_list validates it, `data` the

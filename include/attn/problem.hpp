@@ -198,7 +198,7 @@ public:
 };
 
 // One input read as (B, H, T, d); a size-1 dimension gets stride 0 (broadcast). K and V may
-// hold float16 elements (type); every other input is float32.
+// hold float16, bfloat16 or q8_0 elements (type, attn/half.hpp); every other input is float32.
 struct Operand {
     const float* data = nullptr;
     ElementType type = ElementType::f32;
@@ -209,7 +209,7 @@ struct Operand {
     const float* at(std::size_t b, std::size_t h) const noexcept { return data + b * sB + h * sH; }
     // (b, h) of a view of any element type.
     const void* element_at(std::size_t b, std::size_t h) const noexcept {
-        return reinterpret_cast<const char*>(data) + (b * sB + h * sH) * element_size(type);
+        return reinterpret_cast<const char*>(data) + storage_bytes(type, b * sB + h * sH);
     }
     // Row i of (b, h) (float32 operands); a broadcast row (T = 1) serves every i.
     const float* row(std::size_t b, std::size_t h, std::size_t i) const noexcept { return at(b, h) + i * sT; }

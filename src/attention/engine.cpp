@@ -30,7 +30,7 @@ std::size_t split_key_chunk(std::size_t dk, std::size_t dv, std::size_t kv_bytes
 
 namespace engine {
 
-// A float16 operand widened to float32 (the materialised path reads float32 K/V only).
+// A float16, bfloat16 or q8_0 operand widened to float32 (the materialised path reads float32 K/V only).
 Operand widened(const Operand& o, Role role, Tensor& storage) {
     KVView v;
     v.type = o.type;
@@ -60,9 +60,9 @@ BatchedAttention batched_attention(const AttentionProblem& problem, const Attent
     const bool materialise = wants.scores || wants.scaled || wants.capped || wants.weights || wants.weights_mean ||
                              problem.normalize != Normalization::softmax || problem.score == ScoreFunction::additive ||
                              problem.softmax_f64;
-    // The fused and decoding kernels read float16 K/V as they are, but both K and V of one
-    // type; the materialised path (Tq×Tk matrices anyway) widens them once.
-    const bool half = problem.k.type == ElementType::f16 || problem.v.type == ElementType::f16;
+    // The fused and decoding kernels read float16, bfloat16 and q8_0 K/V as they are, but both
+    // K and V of one type; the materialised path (Tq×Tk matrices anyway) widens them once.
+    const bool half = problem.k.type != ElementType::f32 || problem.v.type != ElementType::f32;
     if (half && (materialise || problem.k.type != problem.v.type)) {
         AttentionProblem p = problem;
         Tensor k, v;

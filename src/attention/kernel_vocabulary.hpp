@@ -27,7 +27,13 @@ constexpr kernels::MaskedRowPolicy to_kernel(MaskedRowPolicy p) noexcept {
 }
 
 constexpr kernels::ElementType to_kernel(ElementType t) noexcept {
-    return t == ElementType::f16 ? kernels::ElementType::f16 : kernels::ElementType::f32;
+    switch (t) {
+        case ElementType::f16: return kernels::ElementType::f16;
+        case ElementType::bf16: return kernels::ElementType::bf16;
+        case ElementType::q8_0: return kernels::ElementType::q8_0;
+        case ElementType::f32: break;
+    }
+    return kernels::ElementType::f32;
 }
 
 constexpr kernels::KeyWindow to_kernel(Window w) noexcept { return {w.left, w.right}; }

@@ -70,11 +70,15 @@ void rope_row(const Rope& rope, const float* c, const float* s, const float* x, 
 
 namespace {
 
-// A row of an operand as float32 (float16 widened into buf).
+// A row of an operand as float32 (float16, bfloat16 or q8_0 widened into buf).
 const float* row_f32(const Operand& o, std::size_t b, std::size_t h, std::size_t t, float* buf) {
     if (o.type == ElementType::f32) return o.row(b, h, t);
-    const auto* src = static_cast<const std::uint16_t*>(o.element_at(b, h)) + t * o.sT;
-    for (std::size_t c = 0; c < o.d; ++c) buf[c] = half_to_float(src[c]);
+    const auto* row = static_cast<const char*>(o.element_at(b, h)) + storage_bytes(o.type, t * o.sT);
+    const auto* src = reinterpret_cast<const std::uint16_t*>(row);
+    for (std::size_t c = 0; c < o.d; ++c)
+        buf[c] = o.type == ElementType::f16    ? half_to_float(src[c])
+                 : o.type == ElementType::bf16 ? bfloat16_to_float(src[c])
+                                               : dequantize_q8_0(reinterpret_cast<const unsigned char*>(row), c);
     return buf;
 }
 

@@ -65,7 +65,7 @@ bool needs_score_inputs(const AttentionProblem& p) noexcept {
 
 AttentionProblem score_inputs(const AttentionProblem& problem, ScoreInputs& st) {
     AttentionProblem p = problem;
-    const Operand k = problem.k.type == ElementType::f16 && p.score != ScoreFunction::general
+    const Operand k = problem.k.type != ElementType::f32 && p.score != ScoreFunction::general
                           ? widened(problem.k, Role::keys, st.k_widened)
                           : problem.k;
     switch (p.score) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/half.hpp"
 #include "attn/ops.hpp"
 #include "attn/problem.hpp"
 
@@ -23,7 +24,7 @@ struct Case {
     std::size_t m = 0, n = 0, k = 0;  // matmul m×k · k×n; softmax m×n; attention/mha Tq=m Tk=n d=k
     std::size_t batch = 1, heads = 1, kv_heads = 1;  // attention/mha: B, H, G
     bool causal = false, fused = true;
-    bool kv_half = false;  // attention: K and V in float16
+    ElementType kv_type = ElementType::f32;  // attention: the element type of K and V
     bool mask = false, bias = false;  // attention/mha: a random Tq×Tk mask / bias shared by every head
     // attention/mha: one of attend's variants (bench's --softcap, --window, ...; AttentionSpec's
     // fields, spec_of); all unset: none. bench times each variant as a case of its own.
@@ -50,9 +51,10 @@ struct Case {
     double bytes() const;
     // Memory-bound: fused attention with few query rows (split-K decoding), whose time is
     // reading K and V. moved_bytes: what one call must move (K, V, Q and O; K and V in
-    // float16 with kv_half).
+    // kv_type).
     bool memory_bound() const;
     double moved_bytes() const;
+    double kv_element_bytes() const;  // 4, 2, or 34/32 for q8_0
 };
 
 // The attention spec of an attention or mha case's variant (no mask or bias): the fields of

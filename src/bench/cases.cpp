@@ -53,7 +53,7 @@ double Case::bytes() const {
     if (op == Op::softmax) return 4.0 * 2.0 * M * N;
     const double B = double(batch), H = double(heads), G = double(kv_heads);
     // Q, K, V, O (+ S, P per head when materialised); mha adds X, the projections and W.
-    const double kv = kv_half ? 2.0 : 4.0;  // bytes per K/V element
+    const double kv = kv_element_bytes();
     double b = 4.0 * B * (2.0 * H * M * K + (fused ? 0.0 : 3.0 * H * M * N)) + kv * B * 2.0 * G * N * K;
     b += 4.0 * M * N * (double(mask) + double(bias));
     if (op == Op::mha) b += 4.0 * (B * (M + N) * H * K * 2.0 + 4.0 * H * K * H * K);
@@ -112,11 +112,15 @@ void check_case(Case& c) {
     c.visible = p.B * p.Tq * p.Tk != 0 ? seen / (double(p.B) * double(p.Tq) * double(p.Tk)) : 1.0;
 }
 
+double Case::kv_element_bytes() const {
+    return kv_type == ElementType::q8_0 ? double(q8_0_block_bytes) / double(q8_0_block) : double(element_size(kv_type));
+}
+
 bool Case::memory_bound() const { return op == Op::attention && fused && m <= decode_max_rows; }
 
 double Case::moved_bytes() const {
     const double B = double(batch), H = double(heads), G = double(kv_heads), M = double(m), N = double(n), K = double(k);
-    return (kv_half ? 2.0 : 4.0) * B * 2.0 * G * N * K + 4.0 * B * 2.0 * H * M * K;
+    return kv_element_bytes() * B * 2.0 * G * N * K + 4.0 * B * 2.0 * H * M * K;
 }
 
 namespace {
@@ -158,11 +162,11 @@ std::function<void()> batched_call(const Case& c, std::mt19937& gen) {
     spec.bias = bias ? &views->second : nullptr;
     AttentionWants wants;
     wants.weights = !c.fused;
-    if (c.op == Op::attention && c.kv_half) {
-        // The same draws as float32, rounded to float16 (K and V stay float16 in memory).
+    if (c.op == Op::attention && c.kv_type != ElementType::f32) {
+        // The same draws as float32, rounded or quantised (K and V stay so in memory).
         auto Q = random_tensor({c.batch, c.heads, c.m, c.k}, gen);
-        auto K = std::make_shared<HalfTensor>(to_half(random_tensor({c.batch, c.kv_heads, c.n, c.k}, gen)->view()));
-        auto V = std::make_shared<HalfTensor>(to_half(random_tensor({c.batch, c.kv_heads, c.n, c.k}, gen)->view()));
+        auto K = std::make_shared<HalfTensor>(to_kv(random_tensor({c.batch, c.kv_heads, c.n, c.k}, gen)->view(), c.kv_type));
+        auto V = std::make_shared<HalfTensor>(to_kv(random_tensor({c.batch, c.kv_heads, c.n, c.k}, gen)->view(), c.kv_type));
         return [Q, K, V, spec, wants, mask, bias, views] {
             const BatchedAttention r = batched_attention(Q->view(), K->view(), V->view(), spec, wants);
             if (r.fused != !wants.weights) throw RuntimeFailure("bench: attention took an unexpected path");
@@ -217,7 +221,7 @@ std::function<void()> make_call(const Case& c) {
     }
     // With a mask: the engine with the mask packed beforehand (attend() packs it in the call);
     // a variant: the engine with its spec (attend()'s options have no variants).
-    if (c.batched() || c.kv_half || c.mask || !c.variant().empty()) return batched_call(c, gen);
+    if (c.batched() || c.kv_type != ElementType::f32 || c.mask || !c.variant().empty()) return batched_call(c, gen);
     auto Q = std::make_shared<Matrix>(random_matrix(c.m, c.k, gen));
     auto K = std::make_shared<Matrix>(random_matrix(c.n, c.k, gen));
     auto V = std::make_shared<Matrix>(random_matrix(c.n, c.k, gen));

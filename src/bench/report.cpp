@@ -62,7 +62,7 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
         if (r.c.op == Op::attention || r.c.op == Op::mha) {
             label += r.c.fused ? "" : "/mat";
             if (r.c.causal) label += "/c";
-            if (r.c.kv_half) label += "/f16";
+            if (r.c.kv_type != ElementType::f32) label += "/" + std::string(element_type_name(r.c.kv_type));
             if (r.c.mask) label += "/mask";
             if (r.c.bias) label += "/bias";
             if (!r.c.variant().empty()) label += "/" + r.c.variant();
@@ -109,7 +109,7 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
             const double gbps = r.c.moved_bytes() / r.timing.median * 1e-9;
             bool in_cache = false;
             const auto bw = bandwidth.fair_gbps(r.threads, r.c.moved_bytes(), &in_cache);
-            const std::string label = std::string(op_name(r.c.op)) + (r.c.kv_half ? "/f16" : "");
+            const std::string label = std::string(op_name(r.c.op)) + (r.c.kv_type != ElementType::f32 ? "/" + std::string(element_type_name(r.c.kv_type)) : "");
             std::printf("%-*s %-*s %-7s %3u %11.6f %9.1f %9.1f %7s %9s\n", lw, label.c_str(), sw, r.c.shape().c_str(),
                         arch_name(r.arch), r.threads, r.timing.median, r.c.moved_bytes() / double(1u << 20), gbps,
                         bw ? num(100.0 * gbps / *bw, "%.0f%%").c_str() : "-", bw ? (in_cache ? "in cache" : "memory") : "-");
@@ -171,7 +171,7 @@ void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peak
                     r.c.op == Op::softmax ? num(r.c.elements() / r.timing.median).c_str() : "",
                     r.speedup ? num(*r.speedup).c_str() : "", peak && r.c.flops() > 0 ? num(g / *peak).c_str() : "",
                     num(r.timing.user).c_str(), num(r.timing.system).c_str(), cpu ? num(*cpu).c_str() : "",
-                    att ? (r.c.kv_half ? "f16" : "f32") : "", att ? (r.c.mask ? "true" : "false") : "",
+                    att ? std::string(element_type_name(r.c.kv_type)).c_str() : "", att ? (r.c.mask ? "true" : "false") : "",
                     att ? (r.c.bias ? "true" : "false") : "", r.ratio ? num(*r.ratio).c_str() : "", moved.c_str(),
                     r.c.variant().c_str(), att ? num(r.c.visible).c_str() : "");
     }
@@ -214,9 +214,9 @@ void print_json(const std::vector<Result>& results, const std::vector<Peak>& pea
         if ((r.c.op == Op::attention || r.c.op == Op::mha))
             std::printf(" \"causal\": %s, \"fused\": %s, \"kv_dtype\": \"%s\", \"mask\": %s, \"bias\": %s,"
                         " \"variant\": \"%s\", \"visible_fraction\": %s,",
-                        r.c.causal ? "true" : "false", r.c.fused ? "true" : "false", r.c.kv_half ? "f16" : "f32",
-                        r.c.mask ? "true" : "false", r.c.bias ? "true" : "false", r.c.variant().c_str(),
-                        num(r.c.visible).c_str());
+                        r.c.causal ? "true" : "false", r.c.fused ? "true" : "false",
+                        std::string(element_type_name(r.c.kv_type)).c_str(), r.c.mask ? "true" : "false",
+                        r.c.bias ? "true" : "false", r.c.variant().c_str(), num(r.c.visible).c_str());
         std::printf("\n     \"mean\": %s, \"stddev\": %s, \"median\": %s, \"user\": %s, \"system\": %s, "
                     "\"min\": %s, \"max\": %s,",
                     num(r.timing.mean).c_str(), num(r.timing.stddev).c_str(), num(r.timing.median).c_str(),

@@ -103,11 +103,14 @@ void check_finite(const std::vector<float>& v) {
         if (!std::isfinite(x)) throw UsageError("--mean/--std or --low/--high make values overflow float32");
 }
 
-// --dtype f16: each value rounded to the nearest float16 (as torch's .half()), in place.
-void round_to_half(std::vector<float>& v) {
+// --dtype f16 / bf16: each value rounded to nearest even float16 (as torch's .half()) or
+// bfloat16 (.bfloat16()), in place.
+void round_to_half(std::vector<float>& v, bool bf16) {
     for (float& x : v) {
-        x = half_to_float(float_to_half(x));
-        if (!std::isfinite(x)) throw UsageError("--mean/--std or --low/--high make values overflow float16 (65504)");
+        x = bf16 ? bfloat16_to_float(float_to_bfloat16(x)) : half_to_float(float_to_half(x));
+        if (!std::isfinite(x))
+            throw UsageError(bf16 ? "--mean/--std or --low/--high make values overflow bfloat16"
+                                  : "--mean/--std or --low/--high make values overflow float16 (65504)");
     }
 }
 
@@ -191,9 +194,10 @@ int cmd_random(int argc, char** argv) {
          cxxopts::value<std::string>(), "torch|numpy")
         ("torch-kernel", "Which torch build to match: avx2 (x86, the default) or scalar (ARM builds, "
                          "ATEN_CPU_CAPABILITY=default)", cxxopts::value<std::string>(), "avx2|scalar")
-        ("dtype", "f32 (default) or f16: the float32 draw rounded to nearest-even float16, as torch's "
-                  "randn(...).half(); --format npy writes '<f2' (half the bytes), text prints the rounded values",
-         cxxopts::value<std::string>(), "f32|f16");
+        ("dtype", "f32 (default), f16 or bf16: the float32 draw rounded to nearest-even float16 or bfloat16, "
+                  "as torch's randn(...).half() / .bfloat16(); --format npy writes f16 as '<f2' (half the bytes; "
+                  "NumPy has no bfloat16, so bf16 is text only), text prints the rounded values",
+         cxxopts::value<std::string>(), "f32|f16|bf16");
     add_output_options(options);
     const auto parsed = parse_or_help(options, argc, argv);
     if (!parsed) return exit_ok;
@@ -264,16 +268,22 @@ int cmd_random(int argc, char** argv) {
         r.count("torch-kernel") ? parse_torch_kernel(r["torch-kernel"].as<std::string>()) : TorchKernel::avx2;
     const io::OutputOptions out = output_options(r);
     const std::string dtype = r.count("dtype") ? r["dtype"].as<std::string>() : "f32";
-    if (dtype != "f32" && dtype != "f16")
-        throw UsageError("invalid --dtype '" + dtype + "': expected f32 or f16" + did_you_mean(dtype, {"f32", "f16"}));
-    const bool half = dtype == "f16";
+    if (dtype != "f32" && dtype != "f16" && dtype != "bf16")
+        throw UsageError("invalid --dtype '" + dtype + "': expected f32, f16 or bf16" +
+                         did_you_mean(dtype, {"f32", "f16", "bf16"}));
+    const bool half = dtype == "f16", bf16 = dtype == "bf16", rounded = half || bf16;
     if (numpy && (r.count("linear") || r.count("linear-no-bias")))
         throw UsageError("--linear draws as PyTorch initialises nn.Linear: it does not go with --generator numpy");
     // NumPy's doubles would be rounded twice on the way to float16 (through float32).
-    if (half && numpy) throw UsageError("--dtype f16 rounds torch's float32 draws: it does not go with --generator numpy");
+    if (rounded && numpy)
+        throw UsageError("--dtype " + dtype + " rounds torch's float32 draws: it does not go with --generator numpy");
     const int digits = out.digits >= 0 ? out.digits : 9;  // json
 
     const bool npy = out.format == io::Format::npy, npz = out.format == io::Format::npz;
+    if (bf16 && (npy || npz))
+        throw UsageError("--dtype bf16 has no .npy form: NumPy has no bfloat16 dtype (a safetensors BF16 tensor holds "
+                         "one, which attn reads but does not write); write text (--format csv, tsv, json or pretty) of "
+                         "the rounded values, or --dtype f16 for '<f2'");
     for (const DrawSpec& spec : plan)
         if (!npy && !npz && text_lines(spec.shape, out.format == io::Format::json) > max_lines)
             throw UsageError("invalid --shape '" + shape_text(spec.shape) +
@@ -322,7 +332,7 @@ int cmd_random(int argc, char** argv) {
         for (std::size_t d = 0; d < draws; ++d) {
             std::vector<float> v = draw(plan[d]);
             check_finite(v);
-            if (half) round_to_half(v);
+            if (rounded) round_to_half(v, bf16);
             const TensorView tensor = contiguous_view(v.data(), Shape(plan[d].shape));
             archive.add(draw_name(d), half ? io::npy_half_bytes(tensor) : io::npy_bytes(tensor));
         }
@@ -338,7 +348,7 @@ int cmd_random(int argc, char** argv) {
         for (std::size_t d = 0; d < draws; ++d) {
             std::vector<float> v = draw(plan[d]);
             check_finite(v);
-            if (half) round_to_half(v);
+            if (rounded) round_to_half(v, bf16);
             std::string path = out.path;
             if (draws > 1) path = folder->path_of(draw_name(d) + ".npy");
             io::detail::OutputFile sink(path);
@@ -380,7 +390,7 @@ int cmd_random(int argc, char** argv) {
     for (std::size_t d = 0; d < draws; ++d) {
         std::vector<float> v = draw(plan[d]);
         check_finite(v);
-        if (half) round_to_half(v);
+        if (rounded) round_to_half(v, bf16);
         const TensorView tensor = contiguous_view(v.data(), Shape(plan[d].shape));
         if (out.format == io::Format::json) {
             sink.write(d ? ",\n    " : "    ");

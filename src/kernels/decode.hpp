@@ -52,12 +52,12 @@ struct DecodeBlocking {
 inline constexpr std::size_t prefetch_distance_bytes = 4096;
 
 // The rows of `cols` elements at p, p + ld, ... (`rows` of them) requested into L1
-// (Locality 3) or L2 (1).
+// (Locality 3) or L2 (1). E here and below: a pointer into K or V (kv_elements.hpp's kv_ptr).
 template <int Locality = 3, class E>
-inline void prefetch_rows(const E* p, std::size_t ld, std::size_t rows, std::size_t cols) {
-    const std::size_t bytes = cols * sizeof(E);
+inline void prefetch_rows(E p, std::size_t ld, std::size_t rows, std::size_t cols) {
+    const std::size_t bytes = kv_bytes(p, cols);
     for (std::size_t r = 0; r < rows; ++r) {
-        const auto row = reinterpret_cast<std::uintptr_t>(p + r * ld);
+        const auto row = reinterpret_cast<std::uintptr_t>(kv_address(p + r * ld));
         for (std::uintptr_t line = row / 64 * 64; line < row + bytes; line += 64)  // aligned or not
             __builtin_prefetch(reinterpret_cast<const void*>(line), 0, Locality);
     }
@@ -66,7 +66,7 @@ inline void prefetch_rows(const E* p, std::size_t ld, std::size_t rows, std::siz
 // How many rows of `cols` E elements make up the prefetch distance (at least 1).
 template <class E>
 inline std::size_t prefetch_rows_ahead(std::size_t cols) {
-    const std::size_t row = std::max<std::size_t>(1, cols * sizeof(E));
+    const std::size_t row = std::max<std::size_t>(1, kv_bytes(E{}, cols));
     return std::max<std::size_t>(1, (prefetch_distance_bytes + row - 1) / row);
 }
 
@@ -92,7 +92,7 @@ constexpr std::size_t decode_acc_regs = std::is_same_v<Arch, xsimd::fma3<xsimd::
 // chain each would leave the FMA units waiting on its latency). Each key's chain runs over p
 // in order whichever keys share the call.
 template <class Arch, std::size_t NR, std::size_t KU, class E>
-inline void decode_dots(const float* q, std::size_t dkp, const E* k0, std::size_t ldk, std::size_t dk,
+inline void decode_dots(const float* q, std::size_t dkp, E k0, std::size_t ldk, std::size_t dk,
                         vfloat<Arch>* dots) {
     using F = vfloat<Arch>;
     constexpr std::size_t W = lanes<Arch>;
@@ -132,8 +132,8 @@ inline void decode_dots(const float* q, std::size_t dkp, const E* k0, std::size_
 // before kend (the caller's last key); several, the V rows (ldv apart, dv long) of the same
 // keys.
 template <class Arch, std::size_t NR, class E>
-inline void decode_scores(const float* q, std::size_t dkp, const E* K, std::size_t ldk, std::size_t dk,
-                          std::size_t t0, std::size_t nk, std::size_t kend, float* sc, std::size_t lds, const E* V,
+inline void decode_scores(const float* q, std::size_t dkp, E K, std::size_t ldk, std::size_t dk,
+                          std::size_t t0, std::size_t nk, std::size_t kend, float* sc, std::size_t lds, E V,
                           std::size_t ldv, std::size_t dv) {
     using F = vfloat<Arch>;
     constexpr std::size_t W = lanes<Arch>;
@@ -142,7 +142,7 @@ inline void decode_scores(const float* q, std::size_t dkp, const E* K, std::size
     const std::size_t pf = prefetch_rows_ahead<E>(dk);
     F dots[NR * W];
     for (std::size_t j0 = 0; j0 < nk; j0 += W) {
-        const E* k0 = K + (t0 + j0) * ldk;
+        E k0 = K + (t0 + j0) * ldk;
         const std::size_t n = std::min(W, nk - j0);
         std::size_t u = 0;
         for (; u + KU <= n; u += KU) {
@@ -166,7 +166,7 @@ inline void decode_scores(const float* q, std::size_t dkp, const E* K, std::size
 // cols elements long.
 template <class E>
 struct RowRequests {
-    const E* base = nullptr;
+    E base{};
     std::size_t ld = 0, rows = 0, cols = 0;
 };
 
@@ -174,7 +174,7 @@ struct RowRequests {
 // has `tail` lanes): NR·NB accumulators in registers while the keys stream, requesting the
 // rows of ahead into L1 (Locality 3) or L2 (1) on the way.
 template <class Arch, std::size_t NR, std::size_t NB, int Locality, class E>
-inline void decode_mix_block(const float* P, std::size_t lds, const float* alpha, const E* v, std::size_t ldv,
+inline void decode_mix_block(const float* P, std::size_t lds, const float* alpha, E v, std::size_t ldv,
                              std::size_t nk, float* acc, std::size_t ldacc, std::size_t tail,
                              const RowRequests<E>& ahead) {
     using F = vfloat<Arch>;
@@ -208,8 +208,8 @@ inline void decode_mix_block(const float* P, std::size_t lds, const float* alpha
 // several, the K rows (ldk apart, dk long) of the next tile, which starts at `next`, during
 // the first block.
 template <class Arch, std::size_t NR, class E>
-inline void decode_mix(const float* P, std::size_t lds, const float* alpha, const E* V, std::size_t ldv, std::size_t dv,
-                       std::size_t t0, std::size_t nk, std::size_t kend, float* acc, std::size_t ldacc, const E* K,
+inline void decode_mix(const float* P, std::size_t lds, const float* alpha, E V, std::size_t ldv, std::size_t dv,
+                       std::size_t t0, std::size_t nk, std::size_t kend, float* acc, std::size_t ldacc, E K,
                        std::size_t ldk, std::size_t dk, std::size_t next) {
     constexpr std::size_t W = lanes<Arch>;
     constexpr std::size_t CB = std::max<std::size_t>(1, decode_acc_regs<Arch> / NR);
@@ -248,8 +248,8 @@ inline float exp_nonpositive_scalar(float x) {
 // rounded up to 16 floats, 64-byte aligned.
 template <class Arch, class E>
 void decode_chunk_of(const DecodeArgs& a) {
-    const E* K = static_cast<const E*>(a.K);
-    const E* V = static_cast<const E*>(a.V);
+    const kv_ptr<E> K = kv_begin<E>(a.K);
+    const kv_ptr<E> V = kv_begin<E>(a.V);
     using F = vfloat<Arch>;
     constexpr std::size_t W = lanes<Arch>, RB = DecodeBlocking<Arch>::RB, KT = DecodeBlocking<Arch>::KT;
     const std::size_t dkp = (a.dk + W - 1) / W * W, dvp = (a.dv + W - 1) / W * W;
@@ -330,10 +330,7 @@ void decode_chunk_of(const DecodeArgs& a) {
 
 template <class Arch>
 void decode_chunk(const DecodeArgs& a) {
-    if (a.kv_type == ElementType::f16)
-        decode_chunk_of<Arch, std::uint16_t>(a);
-    else
-        decode_chunk_of<Arch, float>(a);
+    with_element_type(a.kv_type, [&](auto e) { decode_chunk_of<Arch, decltype(e)>(a); });
 }
 
 }  // namespace

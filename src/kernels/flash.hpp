@@ -116,12 +116,12 @@ class Flash {
 
 public:
     // Scratch, O(tile): per block of a group Qᵀ (dk×QB), Oᵀ (dv×QB), m and l (QB each);
-    // one Sᵀ/Pᵀ tile (BC×QB); for float16 K/V, the tile's K and V rows widened (BC×dk, BC×dv).
+    // one Sᵀ/Pᵀ tile (BC×QB); for K/V other than float32, the tile's K and V rows widened (BC×dk, BC×dv).
     // They are carved from one buffer per thread that outlives the call: a work unit is one
     // call, and fresh blocks per unit cost page faults on every unit (measured: 210 of the
     // 720 faults of a whole T=4096 process).
     explicit Flash(const FlashArgs& a) : a_(a) {
-        const std::size_t kv = a.kv_type == ElementType::f16 ? BC * (a.dk + a.dv) : 0;
+        const std::size_t kv = a.kv_type != ElementType::f32 ? BC * (a.dk + a.dv) : 0;
         const std::size_t sizes[] = {G * a.dk * QB, G * a.dv * QB, G * 2 * QB, BC * QB, kv};
         std::size_t total = 0;
         for (std::size_t n : sizes) total += round_up(n, W_ALIGN);
@@ -209,7 +209,7 @@ private:
     }
 
     // The K and V rows of the tile at t0 as floats: in place for float32, widened into the
-    // tile buffers for float16 (once per tile, shared by every block of the group).
+    // tile buffers for the other types (once per tile, shared by every block of the group).
     void load_tile(std::size_t t0, std::size_t nk) {
         if (a_.kv_type == ElementType::f32) {
             tk_ = static_cast<const float*>(a_.K) + t0 * a_.ldk, ldk_ = a_.ldk;
@@ -218,12 +218,13 @@ private:
         }
         float* k = kvt_;
         float* v = k + BC * a_.dk;
-        const auto* K = static_cast<const std::uint16_t*>(a_.K);
-        const auto* V = static_cast<const std::uint16_t*>(a_.V);
-        for (std::size_t j = 0; j < nk; ++j) {
-            widen_row<Arch>(K + (t0 + j) * a_.ldk, k + j * a_.dk, a_.dk);
-            widen_row<Arch>(V + (t0 + j) * a_.ldv, v + j * a_.dv, a_.dv);
-        }
+        with_element_type(a_.kv_type, [&](auto e) {
+            const auto K = kv_begin<decltype(e)>(a_.K), V = kv_begin<decltype(e)>(a_.V);
+            for (std::size_t j = 0; j < nk; ++j) {
+                widen_row<Arch>(K + (t0 + j) * a_.ldk, k + j * a_.dk, a_.dk);
+                widen_row<Arch>(V + (t0 + j) * a_.ldv, v + j * a_.dv, a_.dv);
+            }
+        });
         tk_ = k, ldk_ = a_.dk, tv_ = v, ldv_ = a_.dv;
     }
 

@@ -18,8 +18,9 @@ namespace attn::kernels {
 enum class Causal : unsigned char { none, top_left, bottom_right };
 // A fully masked query row's weights: 0, NaN, or uniform (1/Tk; its output is the mean of V).
 enum class MaskedRowPolicy : unsigned char { zero, nan, uniform };
-// K and V elements: float32, or IEEE float16 widened to float32 a tile at a time.
-enum class ElementType : unsigned char { f32, f16 };
+// K and V elements: float32, or IEEE float16, bfloat16 or ggml's q8_0 blocks widened to
+// float32 as they are loaded (kernels/kv_elements.hpp).
+enum class ElementType : unsigned char { f32, f16, bf16, q8_0 };
 
 // A key limit of "none": every key is a real one.
 inline constexpr std::size_t no_key_limit = std::numeric_limits<std::size_t>::max();

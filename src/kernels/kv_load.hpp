@@ -1,10 +1,21 @@
-// Float32 or float16 K/V elements loaded as float vectors.
+// K/V elements (kernels/kv_elements.hpp: float32, float16, bfloat16, q8_0) loaded as float
+// vectors, exactly: every element of each type is a float32 (a q8_0 value d·q too).
+// bfloat16 is widened everywhere (a 16-bit shift), also where the CPU has AVX512-BF16: its
+// vdpbf16ps takes both operands in bfloat16, so Q would be rounded to 8 mantissa bits (a
+// relative error near 2^-9 in every score, far outside the tests' tolerance against the
+// float64 oracle), and splitting Q into two bfloat16 halves doubles the dot products of a
+// decoding step that waits on memory anyway; it also flushes subnormals. The widening shift
+// costs one instruction per vector.
+// q8_0 loads take `lanes` (4, 8 or 16) values of one block: they divide 32 and rows start on
+// a block, so a vector never straddles two blocks, and the last block's padding is zeros.
 // Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
 #pragma once
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
+#include "kernels/kv_elements.hpp"
 #include "kernels/lanes.hpp"
 
 namespace attn::kernels::attention_impl {
@@ -39,8 +50,71 @@ struct Halves<xsimd::neon64> {
 };
 #endif
 
+// ---- bfloat16 and q8_0 ---------------------------------------------------------------------
+// Per arch: `lanes` bfloat16 bits widened (the bits shifted into a float32's top half), and
+// `lanes` int8 values converted and multiplied by a block's scale d (float16 bits). The
+// primary template widens through memory (any arch: the fake arch of tests/fake_arch).
+template <class Arch>
+struct NarrowLoads {
+    static vfloat<Arch> bf16(const std::uint16_t* p) {
+        alignas(64) float t[lanes<Arch>];
+        for (std::size_t i = 0; i < lanes<Arch>; ++i) t[i] = bfloat16_to_float(p[i]);
+        return vfloat<Arch>::load_aligned(t);
+    }
+    static vfloat<Arch> q8(const std::int8_t* q, std::uint16_t d) {
+        alignas(64) float t[lanes<Arch>];
+        for (std::size_t i = 0; i < lanes<Arch>; ++i) t[i] = float(q[i]);
+        return vfloat<Arch>::load_aligned(t) * vfloat<Arch>(half_to_float(d));
+    }
+};
+#if defined(__AVX512F__)
+template <>
+struct NarrowLoads<xsimd::avx512f> {
+    static vfloat<xsimd::avx512f> bf16(const std::uint16_t* p) {
+        const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+        return _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
+    }
+    static vfloat<xsimd::avx512f> q8(const std::int8_t* q, std::uint16_t d) {
+        const __m512i w = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
+        // The scale broadcast as float16, then widened: two instructions.
+        const __m512 scale = _mm512_cvtph_ps(_mm256_set1_epi16(static_cast<short>(d)));
+        return _mm512_mul_ps(_mm512_cvtepi32_ps(w), scale);
+    }
+};
+#endif
+#if defined(__F16C__) && defined(__AVX2__)
+template <>
+struct NarrowLoads<xsimd::fma3<xsimd::avx2>> {
+    static vfloat<xsimd::fma3<xsimd::avx2>> bf16(const std::uint16_t* p) {
+        const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+        return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+    }
+    static vfloat<xsimd::fma3<xsimd::avx2>> q8(const std::int8_t* q, std::uint16_t d) {
+        const __m256i w = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q)));
+        const __m256 scale = _mm256_cvtph_ps(_mm_set1_epi16(static_cast<short>(d)));
+        return _mm256_mul_ps(_mm256_cvtepi32_ps(w), scale);
+    }
+};
+#endif
+#if defined(__aarch64__)
+template <>
+struct NarrowLoads<xsimd::neon64> {
+    static vfloat<xsimd::neon64> bf16(const std::uint16_t* p) {
+        return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16));
+    }
+    static vfloat<xsimd::neon64> q8(const std::int8_t* q, std::uint16_t d) {
+        std::int32_t four;  // 4 values: a 32-bit load, then widened 8 → 16 → 32 bits
+        std::memcpy(&four, q, sizeof four);
+        const int16x8_t w = vmovl_s8(vreinterpret_s8_s32(vdup_n_s32(four)));
+        const float32x4_t scale = vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(d)));
+        return vmulq_f32(vcvtq_f32_s32(vmovl_s16(vget_low_s16(w))), scale);
+    }
+};
+#endif
+
 // `lanes` K/V elements at p as floats (unaligned), and the first n < lanes of them (the
-// other lanes 0; never reads past p + n).
+// other lanes 0; never reads past p + n, but for q8_0, whose lanes lie in p's block, where
+// the values past the row's end are zeros).
 template <class Arch>
 inline vfloat<Arch> load_kv(const float* p) {
     return vfloat<Arch>::load_unaligned(p);
@@ -48,6 +122,14 @@ inline vfloat<Arch> load_kv(const float* p) {
 template <class Arch>
 inline vfloat<Arch> load_kv(const std::uint16_t* p) {
     return Halves<Arch>::load(p);
+}
+template <class Arch>
+inline vfloat<Arch> load_kv(const Bf16* p) {
+    return NarrowLoads<Arch>::bf16(&p->bits);
+}
+template <class Arch>
+inline vfloat<Arch> load_kv(Q8Ptr p) {
+    return NarrowLoads<Arch>::q8(p.values(), p.block().d);
 }
 template <class Arch>
 inline vfloat<Arch> load_kv_partial(const float* p, std::size_t n) {
@@ -61,10 +143,20 @@ inline vfloat<Arch> load_kv_partial(const std::uint16_t* p, std::size_t n) {
     for (std::size_t i = 0; i < lanes<Arch>; ++i) t[i] = i < n ? p[i] : std::uint16_t(0);
     return Halves<Arch>::load(t);
 }
+template <class Arch>
+inline vfloat<Arch> load_kv_partial(const Bf16* p, std::size_t n) {
+    alignas(64) std::uint16_t t[lanes<Arch>];
+    for (std::size_t i = 0; i < lanes<Arch>; ++i) t[i] = i < n ? p[i].bits : std::uint16_t(0);
+    return NarrowLoads<Arch>::bf16(t);
+}
+template <class Arch>
+inline vfloat<Arch> load_kv_partial(Q8Ptr p, std::size_t) {
+    return load_kv<Arch>(p);  // the block's padding past the row's end is zeros
+}
 
 // out[0, n) = the n K/V elements at p as floats.
-template <class Arch, class E>
-inline void widen_row(const E* p, float* out, std::size_t n) {
+template <class Arch, class P>
+inline void widen_row(P p, float* out, std::size_t n) {
     constexpr std::size_t W = lanes<Arch>;
     std::size_t i = 0;
     for (; i + W <= n; i += W) load_kv<Arch>(p + i).store_unaligned(out + i);

@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "kernels/float16.hpp"
+#include "kernels/kv_elements.hpp"
 
 namespace attn::kernels {
 
@@ -12,15 +12,13 @@ void mean_of_v(const void* V, ElementType type, std::size_t Tk, std::size_t dv, 
     for (std::size_t c0 = 0; c0 < dv; c0 += block) {
         const std::size_t n = std::min(block, dv - c0);
         double sum[block] = {};
-        for (std::size_t j = 0; j < Tk; ++j) {
-            if (type == ElementType::f16) {
-                const auto* row = static_cast<const std::uint16_t*>(V) + j * ldv + c0;
-                for (std::size_t c = 0; c < n; ++c) sum[c] += half_to_float(row[c]);
-            } else {
-                const float* row = static_cast<const float*>(V) + j * ldv + c0;
-                for (std::size_t c = 0; c < n; ++c) sum[c] += row[c];
+        with_element_type(type, [&](auto e) {
+            const auto rows = kv_begin<decltype(e)>(V);
+            for (std::size_t j = 0; j < Tk; ++j) {
+                const auto row = rows + j * ldv + c0;
+                for (std::size_t c = 0; c < n; ++c) sum[c] += widen(row[c]);
             }
-        }
+        });
         for (std::size_t c = 0; c < n; ++c) out[c0 + c] = float(sum[c] / double(Tk));
     }
 }

@@ -8,7 +8,7 @@
 #include <limits>
 #include <vector>
 
-#include "kernels/float16.hpp"
+#include "kernels/kv_elements.hpp"
 #include "kernels/kernel_api.hpp"
 #include "kernels/kernel_types.hpp"
 #include "kernels/masked_rows.hpp"
@@ -78,15 +78,11 @@ constexpr std::size_t key_tile = 128;
 // Bit j of a packed mask row (attn/mask_bits.hpp): key j allowed.
 inline bool mask_bit(const std::uint64_t* row, std::size_t j) { return (row[j / 64] >> (j % 64)) & 1u; }
 
-// A K/V element as float32: float16 widened exactly.
-inline float widen(float x) { return x; }
-inline float widen(std::uint16_t h) { return half_to_float(h); }
-
 // The online softmax of one query row over keys [begin, end), key_tile keys at a time:
 // updates the running max m, the running sum l and the unnormalised accumulator acc (dv
 // floats). mask_row (bits) / bias_row are indexed by key (nullable); s holds key_tile floats.
 // Shared by the streaming kernel and the split-K decoding chunks (any Args with K, V, their
-// strides, dk, dv and scale); E is the element type of K and V (float, or float16 bits).
+// strides, dk, dv and scale); E is the element type of K and V (kernels/kv_elements.hpp).
 // ALiBi's term for key j of the query at position pos (kernels/alibi.hpp): slope·(j − pos).
 inline float alibi(float slope, std::size_t j, long long pos) { return slope * float((long long)j - pos); }
 
@@ -100,7 +96,7 @@ void online_softmax_row(const float* q, const std::uint64_t* mask_row, const flo
         float tile_max = neg_inf;
         for (std::size_t jj = 0; jj < nk; ++jj) {
             const std::size_t j = t0 + jj;
-            const E* k = static_cast<const E*>(a.K) + j * a.ldk;
+            const kv_ptr<E> k = kv_begin<E>(a.K) + j * a.ldk;
             float dot = 0.0f;
             for (std::size_t p = 0; p < a.dk; ++p) dot += q[p] * widen(k[p]);
             float v = cap(a.scale * dot, a.softcap, inv_c);
@@ -119,7 +115,7 @@ void online_softmax_row(const float* q, const std::uint64_t* mask_row, const flo
         m = m_new;
         for (std::size_t c = 0; c < a.dv; ++c) acc[c] *= alpha;
         for (std::size_t jj = 0; jj < nk; ++jj) {
-            const E* v = static_cast<const E*>(a.V) + (t0 + jj) * a.ldv;
+            const kv_ptr<E> v = kv_begin<E>(a.V) + (t0 + jj) * a.ldv;
             for (std::size_t c = 0; c < a.dv; ++c) acc[c] += s[jj] * widen(v[c]);
         }
     }
@@ -219,12 +215,10 @@ std::size_t flash(const FlashArgs& a) {
         const std::uint64_t* mask_row = a.mask ? a.mask + i * a.ldm : nullptr;
         const float* bias_row = a.bias ? a.bias + i * a.ldb : nullptr;
         const long long pos = (long long)i + a.offset;
-        if (a.kv_type == ElementType::f16)
-            online_softmax_row<std::uint16_t>(q, mask_row, bias_row, a.alibi_slope, pos, a, keys.begin, keys.end, m,
-                                              l, acc.data(), s.data());
-        else
-            online_softmax_row<float>(q, mask_row, bias_row, a.alibi_slope, pos, a, keys.begin, keys.end, m, l,
-                                      acc.data(), s.data());
+        with_element_type(a.kv_type, [&](auto e) {
+            online_softmax_row<decltype(e)>(q, mask_row, bias_row, a.alibi_slope, pos, a, keys.begin, keys.end, m, l,
+                                            acc.data(), s.data());
+        });
         float* out = a.O + (i - a.row_begin) * a.ldo;
         if (a.lse) a.lse[i - a.row_begin] = log_sum_exp(m, l);
         if (l > 0.0f) {
@@ -252,12 +246,10 @@ void decode_chunk(const DecodeArgs& a) {
         float m = neg_inf, l = 0.0f;
         float* acc = a.acc + r * a.ldacc;
         std::fill(acc, acc + a.dv, 0.0f);
-        if (a.kv_type == ElementType::f16)
-            online_softmax_row<std::uint16_t>(row.q, row.mask, row.bias, row.alibi_slope, row.position, a, begin, end,
-                                              m, l, acc, s.data());
-        else
-            online_softmax_row<float>(row.q, row.mask, row.bias, row.alibi_slope, row.position, a, begin, end, m, l,
-                                      acc, s.data());
+        with_element_type(a.kv_type, [&](auto e) {
+            online_softmax_row<decltype(e)>(row.q, row.mask, row.bias, row.alibi_slope, row.position, a, begin, end, m,
+                                            l, acc, s.data());
+        });
         a.m[r] = m;
         a.l[r] = l;
     }

@@ -117,11 +117,7 @@ MaskInput read_mask(const std::string& path, bool zero_allows, Finite finite, st
 }
 
 KVInput read_kv_tensor(const std::string& path, std::size_t max_dims) {
-    if (is_model_path(path)) {
-        KVInput kv;
-        kv.f32 = read_model_tensor(path, Finite::required, max_dims);
-        return kv;
-    }
+    if (is_model_path(path)) return read_model_kv(path, max_dims);
     if (const auto named = named_result(path)) {
         KVInput kv;
         kv.f32 = read_named_result(*named, Finite::required, max_dims);

@@ -1,12 +1,17 @@
-// float16 keys and values (attn/half.hpp): the rounding, the owning tensor and its views.
+// Keys and values in float16, bfloat16 and q8_0 (attn/half.hpp): the rounding and
+// quantisation, the owning tensor and its views.
 #include "attn/half.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <new>
+#include <string>
+#include <vector>
 
+#include "attn/error.hpp"
 #include "attn/matrix.hpp"
 #include "kernels/float16.hpp"
 
@@ -33,6 +38,47 @@ std::uint16_t float_to_half(float x) noexcept {
 
 float half_to_float(std::uint16_t h) noexcept { return kernels::half_to_float(h); }
 
+std::string_view element_type_name(ElementType t) noexcept {
+    switch (t) {
+        case ElementType::f16: return "f16";
+        case ElementType::bf16: return "bf16";
+        case ElementType::q8_0: return "q8_0";
+        case ElementType::f32: break;
+    }
+    return "f32";
+}
+
+std::uint16_t float_to_bfloat16(float x) noexcept {
+    const std::uint32_t f = std::bit_cast<std::uint32_t>(x);
+    if ((f & 0x7fffffff) > 0x7f800000) return 0x7fc0;  // NaN: torch's quiet NaN
+    // Round to nearest even: add 0x7fff plus the lowest kept bit, then drop 16 bits (a carry
+    // into the exponent is the right result; past the largest finite value it gives ±inf).
+    return std::uint16_t((f + 0x7fff + ((f >> 16) & 1)) >> 16);
+}
+
+float bfloat16_to_float(std::uint16_t b) noexcept { return kernels::bfloat16_to_float(b); }
+
+void quantize_q8_0(const float* x, std::size_t n, unsigned char* out) noexcept {
+    for (std::size_t b0 = 0; b0 < n; b0 += q8_0_block, out += q8_0_block_bytes) {
+        const std::size_t m = std::min(q8_0_block, n - b0);
+        float amax = 0.0f;
+        for (std::size_t j = 0; j < m; ++j) amax = std::max(amax, std::fabs(x[b0 + j]));
+        const float d = amax / 127.0f;
+        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        const std::uint16_t dh = float_to_half(d);
+        std::memcpy(out, &dh, sizeof dh);
+        for (std::size_t j = 0; j < q8_0_block; ++j)
+            out[2 + j] = j < m ? static_cast<unsigned char>(std::int8_t(std::round(x[b0 + j] * id))) : 0;
+    }
+}
+
+float dequantize_q8_0(const unsigned char* blocks, std::size_t i) noexcept {
+    const unsigned char* block = blocks + i / q8_0_block * q8_0_block_bytes;
+    std::uint16_t dh;
+    std::memcpy(&dh, block, sizeof dh);
+    return half_to_float(dh) * float(static_cast<std::int8_t>(block[2 + i % q8_0_block]));
+}
+
 // ---- KVView ----------------------------------------------------------------------------
 
 KVView::KVView(const TensorView& v) noexcept : type(ElementType::f32), data(v.data), shape(v.shape), strides(v.strides) {}
@@ -47,21 +93,25 @@ TensorView KVView::f32() const noexcept {
 
 // ---- HalfTensor ------------------------------------------------------------------------
 
-HalfTensor::HalfTensor(const Shape& shape, const FileMapping& dense) noexcept
-    : shape_(shape),
+HalfTensor::HalfTensor(const Shape& shape, const FileMapping& dense, ElementType type) noexcept
+    : type_(type),
+      shape_(shape),
       stride_(shape.back(1)),
       data_(reinterpret_cast<std::uint16_t*>(static_cast<char*>(dense.start) + dense.data_offset),
             Free{dense.data_offset, dense.bytes}) {}
 
-HalfTensor::HalfTensor(const Shape& shape) : shape_(shape) {
+HalfTensor::HalfTensor(const Shape& shape, ElementType type) : type_(type), shape_(shape) {
     const std::size_t cols = shape.back(1);
-    stride_ = padded_row_length(cols, stride_quantum);
+    stride_ = type == ElementType::q8_0 ? (cols + q8_0_block - 1) / q8_0_block * q8_0_block
+                                        : padded_row_length(cols, stride_quantum);
     Shape padded = shape;
     if (shape.rank() > 0) padded[shape.rank() - 1] = stride_;
     const std::size_t n = std::max<std::size_t>(padded.numel(), 1);
-    if (n > (std::size_t(-1) >> 2)) throw std::bad_alloc();
-    data_.reset(static_cast<std::uint16_t*>(aligned_alloc_bytes(n * sizeof(std::uint16_t))));
-    std::memset(data_.get(), 0, n * sizeof(std::uint16_t));
+    if (n > (std::size_t(-1) >> 3)) throw std::bad_alloc();
+    // q8_0: whole blocks (stride_ a multiple of 32), 34 bytes each: n·34/32 bytes, 2-byte units.
+    const std::size_t units = type == ElementType::q8_0 ? (storage_bytes(type, (n + 31) / 32 * 32) + 1) / 2 : n;
+    data_.reset(static_cast<std::uint16_t*>(aligned_alloc_bytes(units * sizeof(std::uint16_t))));
+    std::memset(data_.get(), 0, units * sizeof(std::uint16_t));
 }
 
 std::size_t HalfTensor::slices() const {
@@ -72,7 +122,7 @@ std::size_t HalfTensor::slices() const {
 
 KVView HalfTensor::view() const noexcept {
     KVView v;
-    v.type = ElementType::f16;
+    v.type = type_;
     v.data = data_.get();
     v.shape = shape_;
     const std::size_t r = rank();
@@ -105,18 +155,61 @@ void for_each_offset(const Shape& shape, const std::array<std::size_t, max_rank>
 
 }  // namespace
 
-HalfTensor to_half(const TensorView& v) {
-    HalfTensor h(v.shape);
+namespace {
+
+[[noreturn]] void out_of_range(float x, ElementType type) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%g", double(x));
+    const std::string range = type == ElementType::bf16 ? "bfloat16's range (about ±3.39e38)"
+                              : type == ElementType::q8_0
+                                  ? "q8_0's range (a block's scale amax/127 must fit float16: |x| <= 65504·127)"
+                                  : "float16's range (±65504)";
+    throw InputError("the value " + std::string(value) + " is beyond " + range + ": keep it as f32");
+}
+
+}  // namespace
+
+HalfTensor to_kv(const TensorView& v, ElementType type) {
+    HalfTensor h(v.shape, type);
     const KVView dst = h.view();
-    std::uint16_t* out = h.data();
     const std::size_t rank = v.rank();
+    if (type == ElementType::q8_0) {  // row by row: gathered (any strides), then quantised
+        const std::size_t cols = h.cols();
+        std::vector<float> row(h.row_stride());
+        auto* out = reinterpret_cast<unsigned char*>(h.data());
+        const std::size_t row_bytes = storage_bytes(type, h.row_stride());
+        std::size_t r = 0, c = 0;
+        for_each_offset(v.shape, v.strides, [&](std::size_t off, const std::array<std::size_t, max_rank>&) {
+            row[c] = v.data[off];
+            if (++c < cols) return;
+            quantize_q8_0(row.data(), cols, out + r * row_bytes);
+            for (std::size_t b = 0; b < h.row_stride(); b += q8_0_block) {
+                std::uint16_t dh;
+                std::memcpy(&dh, out + r * row_bytes + b / q8_0_block * q8_0_block_bytes, sizeof dh);
+                if ((dh & 0x7c00) == 0x7c00) {  // the scale overflowed float16
+                    float amax = 0.0f;
+                    for (std::size_t j = b; j < std::min(cols, b + q8_0_block); ++j) amax = std::max(amax, std::fabs(row[j]));
+                    out_of_range(amax, type);
+                }
+            }
+            c = 0, ++r;
+        });
+        return h;
+    }
+    std::uint16_t* out = h.data();
+    const bool bf16 = type == ElementType::bf16;
     for_each_offset(v.shape, v.strides, [&](std::size_t off, const std::array<std::size_t, max_rank>& idx) {
         std::size_t d = 0;
         for (std::size_t i = 0; i < rank; ++i) d += idx[i] * dst.strides[i];
-        out[d] = float_to_half(v.data[off]);
+        const float x = v.data[off];
+        const std::uint16_t e = bf16 ? float_to_bfloat16(x) : float_to_half(x);
+        if ((e & 0x7fff) == (bf16 ? 0x7f80 : 0x7c00) && std::isfinite(x)) out_of_range(x, type);
+        out[d] = e;
     });
     return h;
 }
+
+HalfTensor to_half(const TensorView& v) { return to_kv(v, ElementType::f16); }
 
 Tensor to_float(const KVView& v) {
     if (v.type == ElementType::f32) return to_tensor(v.f32());
@@ -124,11 +217,14 @@ Tensor to_float(const KVView& v) {
     const TensorView dst = t.view();
     float* out = t.data();
     const auto* in = static_cast<const std::uint16_t*>(v.data);
+    const auto* blocks = static_cast<const unsigned char*>(v.data);
     const std::size_t rank = v.rank();
     for_each_offset(v.shape, v.strides, [&](std::size_t off, const std::array<std::size_t, max_rank>& idx) {
         std::size_t d = 0;
         for (std::size_t i = 0; i < rank; ++i) d += idx[i] * dst.strides[i];
-        out[d] = half_to_float(in[off]);
+        out[d] = v.type == ElementType::f16    ? half_to_float(in[off])
+                 : v.type == ElementType::bf16 ? bfloat16_to_float(in[off])
+                                               : dequantize_q8_0(blocks, off);
     });
     return t;
 }

@@ -7,6 +7,7 @@
 
 #include "attn/half.hpp"
 #include "attn/io.hpp"
+#include "runtime/did_you_mean.hpp"
 
 namespace attn::cli {
 
@@ -37,10 +38,17 @@ void join(const KVView& past, const KVView& now, Out& out) {
 }
 
 // The present cache: past ++ now as a tensor of now's rank (at least 2) and element type.
-io::KVInput present(const KVView& past, const KVView& now, const char* flag, const char* new_flag) {
+io::KVInput present(const KVView& past_in, const KVView& now_in, const char* flag, const char* new_flag, bool widen) {
+    // With --kv-dtype both are stored again after the join (store_kv): different types are
+    // joined as float32.
+    Tensor past32, now32;
+    const bool mixed = past_in.type != now_in.type && widen;
+    if (mixed) past32 = to_float(past_in), now32 = to_float(now_in);
+    const KVView past = mixed ? KVView(past32.view()) : past_in, now = mixed ? KVView(now32.view()) : now_in;
     if (past.type != now.type)
-        throw InputError(std::string(flag) + " and " + new_flag +
-                         " differ in element type (float16 and float32): give both in one type");
+        throw InputError(std::string(flag) + " and " + new_flag + " differ in element type (" +
+                         std::string(element_type_name(past.type)) + " and " + std::string(element_type_name(now.type)) +
+                         "): give both in one type, or --kv-dtype");
     for (std::size_t i : {0, 1, 3})
         if (dim4(past, i) != dim4(now, i))
             throw InputError(std::string(flag) + " is " + past.shape.text() + ": its " +
@@ -49,8 +57,8 @@ io::KVInput present(const KVView& past, const KVView& now, const char* flag, con
     Shape shape = now.shape;
     shape[shape.rank() - 2] = dim4(past, 2) + dim4(now, 2);
     io::KVInput out;
-    if (now.type == ElementType::f16) {
-        out.f16 = HalfTensor(shape);
+    if (now.type != ElementType::f32) {  // 16-bit types (q8_0 is made after the join, store_kv)
+        out.f16 = HalfTensor(shape, now.type);
         join<std::uint16_t>(past, now, out.f16);
     } else {
         out.f32 = Tensor(shape);
@@ -113,9 +121,40 @@ void prepend_cache(const cxxopts::ParseResult& r, InputNames& names, AttendInput
     if (a.embeddings) return keep_cache(std::move(past_k), std::move(past_v), a);
     const KVView k = a.k_view(), v = a.v_view();
     a.past = pkv.shape.back(2);
-    io::KVInput new_k = present(pkv, k, "--past-k", "-k"), new_v = present(pvv, v, "--past-v", "-v");
+    const bool widen = r.count("kv-dtype") > 0;
+    io::KVInput new_k = present(pkv, k, "--past-k", "-k", widen), new_v = present(pvv, v, "--past-v", "-v", widen);
     a.k = std::move(new_k), a.v = std::move(new_v);
     a.kv_split = true;  // the present cache holds the heads as a dimension (already split)
+}
+
+ElementType parse_kv_dtype(const std::string& name) {
+    for (ElementType t : {ElementType::f32, ElementType::f16, ElementType::bf16, ElementType::q8_0})
+        if (name == element_type_name(t)) return t;
+    throw UsageError("invalid --kv-dtype '" + name + "': expected f32, f16, bf16 or q8_0" +
+                     did_you_mean(name, {"f32", "f16", "bf16", "q8_0"}));
+}
+
+void store_kv(const cxxopts::ParseResult& r, AttendInputs& a) {
+    if (!r.count("kv-dtype")) return;
+    const ElementType type = parse_kv_dtype(r["kv-dtype"].as<std::string>());
+    if (a.embeddings)
+        throw UsageError("--kv-dtype keeps -k/-v (and --past-k/--past-v) as read in another type: with -x the keys and "
+                         "values are projected in float32");
+    for (auto [kv, flag] : {std::pair{&a.k, "-k"}, std::pair{&a.v, "-v"}}) {
+        // The heads split first (packed --heads inputs): q8_0 blocks run along each head's d.
+        const KVView view = kv == &a.k ? a.k_view() : a.v_view();
+        a.kv_f32.push_back(to_float(view));  // the values as read, for --show kv-error
+        if (view.type == type) continue;
+        io::KVInput stored;
+        try {
+            if (type == ElementType::f32) stored.f32 = to_float(view);
+            else stored.f16 = to_kv(a.kv_f32.back().view(), type);
+        } catch (const InputError& e) {
+            throw InputError(std::string(flag) + ": " + e.what());
+        }
+        *kv = std::move(stored);
+    }
+    a.kv_split = a.kv_split || a.packed;  // the stored tensors hold the heads as a dimension
 }
 
 }  // namespace attn::cli

@@ -579,6 +579,7 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
         read_qkv(in, a);
     }
     prepend_cache(r, names, a);
+    store_kv(r, a);
     // A (Tk,) bias is one row, broadcast over the queries (as NumPy and PyTorch do).
     a.bias = as_row_if_vector(in.tensor("bias", 4, io::Finite::allow_neg_inf));
     read_masks(in, a);

@@ -42,6 +42,8 @@ struct AttendInputs {
     std::size_t past = 0;
     io::KVInput past_k, past_v;
     KVCache cache;
+    // --kv-dtype: K and V as read, in float32, before they were stored (empty otherwise).
+    std::vector<Tensor> kv_f32;
     TensorView q_view() const;  // ([B,] H, Tq, d_k): the heads of -q
     KVView k_view() const;
     KVView v_view() const;

@@ -69,7 +69,7 @@ namespace attn::cli {
 namespace {
 
 const char* const show_names[] = {"queries", "keys",    "values", "scores",   "scaled", "capped",
-                                  "weights", "weights-mean", "context", "output", "variance", "lse"};
+                                  "weights", "weights-mean", "context", "output", "variance", "lse", "kv-error"};
 
 // A whole non-negative integer by the rule of every integer option (cli/option_values.hpp),
 // or nothing.
@@ -105,6 +105,7 @@ Show parse_show(const std::string& list) {
                      : name == "output"       ? &s.output
                      : name == "variance"     ? &s.variance
                      : name == "lse"          ? &s.lse
+                     : name == "kv-error"     ? &s.kv_error
                                               : nullptr;
         if (!flag)
             throw UsageError("invalid --show item '" + name + "': expected a comma-separated list of " +

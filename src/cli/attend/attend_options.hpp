@@ -25,7 +25,8 @@ void report_masked_rows(std::size_t count, MaskedRowPolicy policy);
 // What `attn attend --show` prints, in the order the user listed it.
 struct Show {
     bool queries = false, keys = false, values = false, scores = false, scaled = false, weights = false,
-         weights_mean = false, context = false, output = false, variance = false, capped = false, lse = false;
+         weights_mean = false, context = false, output = false, variance = false, capped = false, lse = false,
+         kv_error = false;
     std::vector<std::string> order;
 };
 // "weights,context": UsageError naming the valid names for an unknown or empty item.

@@ -226,22 +226,57 @@ VarianceTable variance_table(const AttendInputs& in, const AttendSettings& s, co
     return table;
 }
 
+VarianceTable kv_error_table(const AttendInputs& in, const AttendResults& res) {
+    VarianceTable table;
+    const SliceSource w{res.stored.weights.view(), true}, w32{res.reference.weights.view(), true};
+    const SliceSource c{res.context, true}, c32{res.reference.context.view(), true};
+    const bool indexed = in.batched || res.head_dim;
+    for (std::size_t b = 0; b < res.batch; ++b)
+        for (std::size_t h = 0; h < result_heads(res); ++h) {
+            const MatrixView a = slice_of(w, in, res, b, h), a32 = slice_of(w32, in, res, b, h);
+            const MatrixView x = slice_of(c, in, res, b, h), x32 = slice_of(c32, in, res, b, h);
+            double weights_max = 0, context_max = 0, diff2 = 0, ref2 = 0;
+            for (std::size_t i = 0; i < a.rows; ++i)
+                for (std::size_t j = 0; j < a.cols; ++j) {
+                    const double d = std::fabs(double(a(i, j)) - double(a32(i, j)));
+                    if (!(d <= weights_max)) weights_max = d;  // NaN (a masked row under nan) kept
+                }
+            for (std::size_t i = 0; i < x.rows; ++i)
+                for (std::size_t j = 0; j < x.cols; ++j) {
+                    const double d = double(x(i, j)) - double(x32(i, j));
+                    if (!(std::fabs(d) <= context_max)) context_max = std::fabs(d);
+                    diff2 += d * d, ref2 += double(x32(i, j)) * double(x32(i, j));
+                }
+            std::vector<std::pair<std::string, double>> fields{
+                {"weights_max_abs_diff", weights_max},
+                {"context_max_abs_diff", context_max},
+                {"context_rel_rms_diff", ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2)}};
+            if (indexed) {
+                fields.insert(fields.begin(), {"head", double(h)});
+                fields.insert(fields.begin(), {"batch", double(res.items.begin + b)});
+            }
+            table.records.push_back(std::move(fields));
+        }
+    return table;
+}
+
 void add_json_labels(io::OutputOptions& out, const AttendInputs& in, const AttendResults& res) {
     out.labels = row_range(in.query_labels, res.rows);
     out.key_labels = in.key_labels;
 }
 
 std::vector<io::Item> show_items(const Show& show, const AttendInputs& in, const AttendResults& res,
-                                 const VarianceTable& variance) {
+                                 const VarianceTable& variance, const VarianceTable& kv_error) {
     const std::vector<std::string> rows = row_range(in.query_labels, res.rows);
     const std::vector<std::string>& keys = in.key_labels;
     std::vector<io::Item> items;
     for (const std::string& name : show.order) {
         io::Item it;
         it.name = name;
-        if (name == "variance") {
-            if (variance.records.size() == 1 && !in.batched && !res.head_dim) it.fields = variance.records[0];
-            else it.records = variance.records;
+        if (name == "variance" || name == "kv-error") {
+            const VarianceTable& t = name == "variance" ? variance : kv_error;
+            if (t.records.size() == 1 && !in.batched && !res.head_dim) it.fields = t.records[0];
+            else it.records = t.records;
             items.push_back(std::move(it));
             continue;
         }

@@ -31,6 +31,9 @@ struct AttendResults {
     OutputProjection projected;   // -q/-k/-v: the heads side by side, times W_O
     Tensor keys_f32, values_f32;  // float16 keys/values widened, when shown
     Tensor queries_rotated, keys_rotated;  // with --rope, Q and K as they enter the scores, when shown
+    // --show kv-error: the weights of the stored K/V (--kv-dtype), and the weights and context
+    // of the float32 K/V as read (every path materialised, for the weights).
+    BatchedAttention stored, reference;
 
     // Whether key j is allowed for computed query row i of (b, h) (indices into the results).
     bool allowed(std::size_t b, std::size_t h, std::size_t i, std::size_t j) const noexcept {
@@ -49,6 +52,11 @@ struct VarianceTable {
     std::vector<std::vector<std::pair<std::string, double>>> records;
 };
 VarianceTable variance_table(const AttendInputs& in, const AttendSettings& s, const AttendResults& res);
+// --show kv-error: per computed (batch item, head), how far storing K and V as --kv-dtype moved
+// the results from those of the float32 values as read: the largest |difference| of the
+// weights and of the context, and the context's relative RMS difference (‖Δ‖/‖float32‖); the
+// records as variance_table's.
+VarianceTable kv_error_table(const AttendInputs& in, const AttendResults& res);
 
 // Checks that every shown result is finite (NaN allowed in rows fully masked under
 // --masked-rows nan, -inf in the scaled scores); RuntimeFailure naming the result otherwise.
@@ -65,7 +73,8 @@ void check_masked_rows(const AttendInputs& in, const AttendResults& res);
 void add_json_labels(io::OutputOptions& out, const AttendInputs& in, const AttendResults& res);
 
 std::vector<io::Item> show_items(const Show& show, const AttendInputs& in, const AttendResults& res,
-                                 const VarianceTable& variance);
+                                 const VarianceTable& variance,
+                                 const VarianceTable& kv_error);
 
 // Pictures of the weights (or of --svg-of): the (batch, head) slices to draw, selected by
 // --batch / --head (-1: all).

@@ -65,7 +65,7 @@ void declare_options(cxxopts::Options& options) {
         ("k", "Keys K (Tk×d_k, G×Tk×d_k or B×G×Tk×d_k); leading dimensions broadcast as in torch.matmul "
               "(equal, 1 or missing); G heads with H a multiple of G: grouped-query",
          cxxopts::value<std::string>(), "FILE")
-        ("v", "Values V (Tk×d_v, with the leading dimensions of K); a float16 .npy K and V ('<f2') stay float16 in memory", cxxopts::value<std::string>(), "FILE")
+        ("v", "Values V (Tk×d_v, with the leading dimensions of K); a float16 .npy K and V ('<f2') stay float16 in memory (--kv-dtype)", cxxopts::value<std::string>(), "FILE")
         ("labels", "Token labels, one per line, for the queries (and the keys when there are as many); csv and "
                    "tsv then carry a header row and a label column, and still read back into attn as the matrix "
                    "they label (unless the first labels are numbers)",
@@ -105,6 +105,13 @@ void declare_options(cxxopts::Options& options) {
         ("past-v", "The cached values ([B,] G, P, d_v), or with -x as --show values prints them, prepended to "
                    "the new values (with --past-k)",
          cxxopts::value<std::string>(), "FILE")
+        ("kv-dtype", "Keep K and V (and the cache) in memory as f32, f16, bf16 (torch.bfloat16) or q8_0 (ggml's "
+                     "blocks of 32 int8 values and one float16 scale, rows padded to whole blocks with zeros), as "
+                     "inference engines keep their K/V cache: values read as float32 are rounded (to nearest even) "
+                     "or quantised when stored, and the attention is that of the stored values. Default: as read "
+                     "(float16 .npy and F16/BF16 safetensors stay so, everything else float32). --show "
+                     "kv-error reports what the storing cost against float32 K/V",
+         cxxopts::value<std::string>(), "TYPE")
         ("softmax-precision", "f32 (default) or f64: each row's softmax computed in float64 (ONNX's "
                               "softmax_precision; through the Tq×Tk matrix, not the fused kernel)",
          cxxopts::value<std::string>(), "P")
@@ -169,7 +176,9 @@ void declare_options(cxxopts::Options& options) {
                  "(scale·Q·Kᵀ, softcapped, + ALiBi + bias, masked = -inf), capped (scale·Q·Kᵀ after the softcap, before "
                  "the bias, every cell), weights, weights-mean (mean over heads, "
                  "nn.MultiheadAttention's default), context (per head), output (heads concatenated, then "
-                 "W_O + b_O when given), variance (diagnostics per batch item and head), lse (each query row's "
+                 "W_O + b_O when given), variance (diagnostics per batch item and head), kv-error (with --kv-dtype, per "
+                 "batch item and head: the largest |difference| of the weights and of the context from those of "
+                 "float32 K/V as read, and the context's relative RMS difference), lse (each query row's "
                  "log-sum-exp of the logits that enter the softmax, natural log, -inf for a fully masked row; "
                  "the context's shape without d_v). Context and output "
                  "alone come from the fused kernel (no Tq×Tk matrix); with scores, scaled, weights or "
@@ -301,7 +310,7 @@ TensorView shown_heads(TensorView v, bool batch, bool heads) {
 // Q/K/V resolved once (attn/problem.hpp), then the heads side by side and W_O. Shown with --rope,
 // the queries and keys are rotated, as they enter the scores (and as a cache holds the keys).
 AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s, const AttentionWants& wants,
-                                bool kv_shown, bool qk_shown) {
+                                bool kv_shown, bool qk_shown, bool kv_error) {
     AttendResults res;
     res.rows = s.rows.end ? s.rows : Range{0, in.Tq};
     res.items = s.items.end ? s.items : Range{0, in.batch};
@@ -363,6 +372,13 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
     } else {
         res.problem = resolve_attention(in.q_view(), in.k_view(), in.v_view(), spec);
         res.attention = batched_attention(res.problem, wants);
+        if (kv_error) {  // the weights of the stored K/V, and both results of the float32 ones
+            AttentionWants both;
+            both.weights = both.context = true;
+            res.stored = batched_attention(res.problem, both);
+            res.reference = batched_attention(
+                resolve_attention(in.q_view(), in.kv_f32[0].view(), in.kv_f32[1].view(), spec), both);
+        }
         // Float16 keys and values are widened only when they are shown themselves.
         if (kv_shown && in.k.half()) res.keys_f32 = to_float(in.k_view());
         if (kv_shown && in.v.half()) res.values_f32 = to_float(in.v_view());
@@ -531,15 +547,18 @@ int cmd_attend(int argc, char** argv) {
     wants.capped = show.capped;
     wants.weights = show.weights || show.variance || heatmap || (svg && pic.of == "weights") || r.count("html");
     wants.weights_mean = show.weights_mean;
-    wants.context = show.context || show.output;
+    wants.context = show.context || show.output || show.kv_error;
+    if (show.kv_error && !r.count("kv-dtype"))
+        throw UsageError("--show kv-error compares K/V stored as --kv-dtype with float32: --kv-dtype is missing");
     wants.lse = show.lse;
-    const AttendResults res =
-        compute_attention(in, s, wants, show.keys || show.values || show.variance, show.queries || show.keys);
+    const AttendResults res = compute_attention(in, s, wants, show.keys || show.values || show.variance,
+                                                show.queries || show.keys, show.kv_error);
     check_results(show, in, res, s);
     check_masked_rows(in, res);
 
     const VarianceTable variance = show.variance ? variance_table(in, s, res) : VarianceTable{};
-    const std::vector<io::Item> items = show_items(show, in, res, variance);
+    const VarianceTable kv_error = show.kv_error ? kv_error_table(in, res) : VarianceTable{};
+    const std::vector<io::Item> items = show_items(show, in, res, variance, kv_error);
     add_json_labels(out, in, res);
     pic.scale_text = scale_text(r["scale"].as<std::string>(), in.d_k, s.scale, in.scores.score);
     pic.masking_text = masking_text(in, s.causal, s.window);

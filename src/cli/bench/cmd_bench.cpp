@@ -144,8 +144,10 @@ int cmd_bench(int argc, char** argv) {
          cxxopts::value<std::string>(), "LIST")
         ("kv-heads", "Key/value heads G for attention and mha (grouped-query; H must be a multiple; default H)",
          cxxopts::value<std::string>(), "G")
-        ("kv-dtype", "Comma-separated element types of K and V for --op attention: f32 (default) or f16 (IEEE "
-                     "half precision, widened by the kernels tile by tile); f32,f16 times both side by side",
+        ("kv-dtype", "Comma-separated element types of K and V for --op attention: f32 (default), f16 (IEEE "
+                     "half precision), bf16 (bfloat16) or q8_0 (ggml's int8 blocks of 32 with a float16 scale), "
+                     "the float32 draws rounded or quantised once and widened by the kernels as they load them; "
+                     "f32,bf16,q8_0 times them side by side",
          cxxopts::value<std::string>(), "LIST")
         ("causal", "Attention with the causal mask (query i sees keys j <= i)")
         ("fused", "Attention by the fused streaming kernel (default)")
@@ -242,13 +244,15 @@ int cmd_bench(int argc, char** argv) {
     if (r.count("kv-dtype") && std::find(ops.begin(), ops.end(), Op::attention) == ops.end())
         throw UsageError("--kv-dtype applies to --op attention (or all): mha makes K and V in float32 with its "
                          "projections");
-    std::vector<bool> kv_halves;  // per K/V type: float16?
+    std::vector<ElementType> kv_types;
     for (const auto& t : list_option(r, "kv-dtype", "f32")) {
-        if (t != "f32" && t != "f16")
-            throw UsageError("invalid --kv-dtype '" + t + "': expected f32, f16 or both (f32,f16)" +
-                             did_you_mean(t, {"f32", "f16"}));
-        const bool half = t == "f16";
-        if (std::find(kv_halves.begin(), kv_halves.end(), half) == kv_halves.end()) kv_halves.push_back(half);
+        const std::vector<std::string> names{"f32", "f16", "bf16", "q8_0"};
+        const auto at = std::find(names.begin(), names.end(), t);
+        if (at == names.end())
+            throw UsageError("invalid --kv-dtype '" + t + "': expected f32, f16, bf16, q8_0 or a list (f32,q8_0)" +
+                             did_you_mean(t, names));
+        const auto type = ElementType(at - names.begin());
+        if (std::find(kv_types.begin(), kv_types.end(), type) == kv_types.end()) kv_types.push_back(type);
     }
     if (r.count("sizes") && ops.size() > 1)
         throw UsageError("--sizes needs a single --op (sizes mean different shapes for each op)");
@@ -285,13 +289,13 @@ int cmd_bench(int argc, char** argv) {
                                  std::to_string(c.heads) + " heads of --sizes " + text + " must be a multiple of it");
             c.causal = r["causal"].as<bool>();
             // mha keeps K and V in float32 (its projections make them).
-            const std::vector<bool> halves = o == Op::attention ? kv_halves : std::vector<bool>{false};
+            const std::vector<ElementType> types = o == Op::attention ? kv_types : std::vector{ElementType::f32};
             for (std::size_t d : dims_d)
                 for (bool fused : paths)
-                    for (bool half : halves) {
+                    for (ElementType type : types) {
                         c.fused = fused;
                         c.k = d;
-                        c.kv_half = half;
+                        c.kv_type = type;
                         c.mask = c.bias = false;
                         cases.push_back(c);
                         if (r["mask"].as<bool>()) c.mask = true, cases.push_back(c), c.mask = false;

@@ -96,6 +96,18 @@ Tensor read_model_tensor(const std::string& path, Finite finite, std::size_t max
     return torch_file_tensor(f.bytes(), mp.name, mp.file, finite, max_dims);
 }
 
+KVInput read_model_kv(const std::string& path, std::size_t max_dims) {
+    KVInput kv;
+    ModelPath mp;
+    if (split(path, &mp) && mp.format == ModelFormat::safetensors && !(mp.name.empty() && path.size() > mp.file.size())) {
+        const detail::MappedFile f(mp.file);
+        kv.f32 = safetensors_tensor(f.bytes(), mp.name, mp.file, Finite::required, max_dims, &kv.f16);
+        return kv;
+    }
+    kv.f32 = read_model_tensor(path, Finite::required, max_dims);
+    return kv;
+}
+
 bool is_pytorch_weight(const std::string& path) {
     ModelPath mp;
     if (!split(path, &mp) || !is_model_path(path)) return false;

@@ -335,7 +335,7 @@ std::vector<TensorBytes> safetensors_entries(std::string_view bytes, const std::
 }
 
 Tensor safetensors_tensor(std::string_view bytes, const std::string& name, const std::string& source, Finite finite,
-                          std::size_t max_dims) {
+                          std::size_t max_dims, HalfTensor* sixteen) {
     std::string_view data;
     const std::vector<Entry> entries = parse_header(bytes, source, &data);
     const Entry* found = nullptr;
@@ -356,10 +356,21 @@ Tensor safetensors_tensor(std::string_view bytes, const std::string& name, const
         fail("shape " + shape.text() + " has " + std::to_string(shape.rank()) + " dimensions: at most " +
              std::to_string(max_dims) + " are supported here");
 
-    Tensor t(shape);
     const auto* p = reinterpret_cast<const unsigned char*>(data.data()) + found->begin;
-    const std::size_t rows = t.rows(), cols = t.cols(), n = shape.numel();
     const detail::FloatKind kind = dtype == "F32" ? detail::FloatKind::f32 : dtype == "F16" ? detail::FloatKind::f16 : detail::FloatKind::bf16;
+    if (sixteen && kind != detail::FloatKind::f32) {  // the bits as they are (little-endian), values checked
+        HalfTensor h(shape, kind == detail::FloatKind::f16 ? ElementType::f16 : ElementType::bf16);
+        const std::size_t rows = h.rows(), cols = h.cols(), n = shape.numel();
+        for (std::size_t k = 0; k < n; ++k) {
+            detail::check_finite(finite, detail::decode_float(p + k * 2, kind), shape, k, where);
+            h.slice_data(k / (rows * cols))[(k / cols % rows) * h.row_stride() + k % cols] =
+                std::uint16_t(p[k * 2] | p[k * 2 + 1] << 8);
+        }
+        *sixteen = std::move(h);
+        return Tensor();
+    }
+    Tensor t(shape);
+    const std::size_t rows = t.rows(), cols = t.cols(), n = shape.numel();
     for (std::size_t k = 0; k < n; ++k) {
         const float v = detail::decode_float(p + k * found->dtype_size, kind);
         detail::check_finite(finite, v, shape, k, where);

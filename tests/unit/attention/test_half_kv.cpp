@@ -1,8 +1,9 @@
-// float16 keys and values (attn/half.hpp): the rounding to float16, the '<f2' writer, and
-// attention over float16 K/V — split-K decoding, the fused query-block kernel and the
-// materialised path — against the float64 oracle of the same (float16-rounded) values, for
-// every arch this machine runs plus scalar, on awkward shapes, with the same bits for any
-// thread count. Also the read-bandwidth probe of each arch (an exact sum).
+// float16, bfloat16 and q8_0 keys and values (attn/half.hpp): the rounding to float16, the
+// '<f2' writer, and attention over such K/V — split-K decoding, the fused query-block kernel
+// and the materialised path — against the float64 oracle of the same (rounded or dequantised)
+// values, for every arch this machine runs plus scalar, on awkward shapes, with the same bits
+// for any thread count. Also the read-bandwidth probe of each arch (an exact sum). The
+// bfloat16 rounding and q8_0 quantisation against NumPy/torch data: test_kv_types.cpp.
 #include <doctest/doctest.h>
 
 #include <bit>
@@ -69,29 +70,39 @@ std::vector<Case> cases() {
                  Causal::bottom_right, {}});
     c.push_back({"prefill Tq=70 lengths 5 and 130", {2, 1, 70, 64}, {2, 1, 130, 64}, {2, 1, 130, 64}, Causal::none,
                  {5, 130}});
+    // Widths around the lanes (4, 8, 16) and the q8_0 block (32): a partial last vector, a
+    // block with one value, d = 1.
+    c.push_back({"decode Tq=1 d=1, dv=1", {1, 2, 1, 1}, {1, 2, 300, 1}, {1, 2, 300, 1}, Causal::none, {}});
+    c.push_back({"decode Tq=2 d=31, dv=33, 1100 keys", {1, 1, 2, 31}, {1, 1, 1100, 31}, {1, 1, 1100, 33},
+                 Causal::none, {}});
+    c.push_back({"decode Tq=1 d=17, dv=15 top-left causal", {1, 3, 1, 17}, {1, 3, 500, 17}, {1, 3, 500, 15},
+                 Causal::top_left, {}});
+    c.push_back({"prefill Tq=20 d=33, dv=7 top-left causal", {1, 2, 20, 33}, {1, 2, 90, 33}, {1, 2, 90, 7},
+                 Causal::top_left, {}});
+    c.push_back({"prefill Tq=9 d=15, dv=65", {1, 1, 9, 15}, {1, 1, 40, 15}, {1, 1, 40, 65}, Causal::none, {}});
     return c;
 }
 
 struct Inputs {
-    Tensor Q, K, V, mask;  // K and V hold float16-rounded values (exactly what K16/V16 hold)
-    HalfTensor K16, V16;
+    Tensor Q, K, V, mask;  // K and V hold the stored values widened (exactly what K16/V16 hold)
+    HalfTensor K16, V16;   // of the type asked (f16, bf16, q8_0)
     attn::AttentionSpec spec;
     attn::TensorView mask_view;
 };
 
-Inputs make_inputs(const Case& c, unsigned seed) {
+Inputs make_inputs(const Case& c, unsigned seed, attn::ElementType type = attn::ElementType::f16) {
     std::mt19937 rng(seed);
     Inputs in;
     in.Q = random_tensor(c.q, rng, 1.5f);
-    in.K16 = attn::to_half(random_tensor(c.k, rng, 1.5f).view());
-    in.V16 = attn::to_half(random_tensor(c.v, rng, 1.0f).view());
+    in.K16 = attn::to_kv(random_tensor(c.k, rng, 1.5f).view(), type);
+    in.V16 = attn::to_kv(random_tensor(c.v, rng, 1.0f).view(), type);
     in.K = attn::to_float(in.K16.view());
     in.V = attn::to_float(in.V16.view());
     in.spec.causal = c.causal;
     in.spec.lengths = c.lengths;
     if (c.chunk_mask) {
         const std::size_t B = c.k.back(4), Tk = c.k.back(2);
-        const std::size_t C = attn::split_key_chunk(c.k.back(1), c.v.back(1), 2);
+        const std::size_t C = attn::split_key_chunk(c.k.back(1), c.v.back(1), attn::element_size(type));
         REQUIRE(Tk > 3 * C);
         in.mask = Tensor(Shape{B, 1, 1, Tk});
         std::uniform_int_distribution<int> coin(0, 3);
@@ -261,14 +272,19 @@ TEST_CASE("HalfTensor views and widening keep every element in place") {
             }
 }
 
-TEST_CASE("float16 K/V: decoding, fused and materialised attention match the float64 oracle, every arch") {
+const attn::ElementType kv_types[] = {attn::ElementType::f16, attn::ElementType::bf16, attn::ElementType::q8_0};
+
+TEST_CASE("float16, bfloat16 and q8_0 K/V: decoding, fused and materialised attention match the float64 oracle, every arch") {
     ArchGuard guard;
-    for (attn::Arch arch : arches()) {
+    for (attn::Arch arch : arches())
+        for (attn::ElementType type : kv_types) {
         attn::set_arch(arch);
         unsigned seed = 21;
         for (const Case& c : cases()) {
-            INFO("arch " << std::string(attn::arch_name(arch)) << ", case " << c.name);
-            const Inputs in = make_inputs(c, seed++);
+            INFO("arch " << std::string(attn::arch_name(arch)) << ", " << std::string(attn::element_type_name(type))
+                         << ", case " << c.name);
+            const Inputs in = make_inputs(c, seed++, type);
+            CHECK(in.K16.view().type == type);
             const attn::BatchedAttention half = attn::batched_attention(in.Q.view(), in.K16.view(), in.V16.view(), in.spec);
             CHECK(half.fused);
             CHECK(half.split_keys == (c.q.back(2) <= attn::decode_max_rows));
@@ -291,14 +307,16 @@ TEST_CASE("float16 K/V: decoding, fused and materialised attention match the flo
     }
 }
 
-TEST_CASE("float16 K/V: the same bits for threads 1, 2, 3 and 7, decoding and prefill") {
+TEST_CASE("float16, bfloat16 and q8_0 K/V: the same bits for threads 1, 2, 3 and 7, decoding and prefill") {
     ArchGuard guard;
-    for (attn::Arch arch : arches()) {
+    for (attn::Arch arch : arches())
+        for (attn::ElementType type : kv_types) {
         attn::set_arch(arch);
         unsigned seed = 70;
         for (const Case& c : cases()) {
-            INFO("arch " << std::string(attn::arch_name(arch)) << ", case " << c.name);
-            const Inputs in = make_inputs(c, seed++);
+            INFO("arch " << std::string(attn::arch_name(arch)) << ", " << std::string(attn::element_type_name(type))
+                         << ", case " << c.name);
+            const Inputs in = make_inputs(c, seed++, type);
             attn::set_threads(1);
             const attn::BatchedAttention one = attn::batched_attention(in.Q.view(), in.K16.view(), in.V16.view(), in.spec);
             for (unsigned t : {2u, 3u, 7u}) {
