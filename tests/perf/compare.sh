@@ -9,8 +9,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 attn=${1:-build/attn}
-bash "$here/../../.ci/ensure-packages" python3-numpy libopenblas-dev python3-torch python3-threadpoolctl
 # The Debian python3 (with python3-numpy / python3-torch), not whatever python3 is first on PATH.
 py=${PYTHON:-/usr/bin/python3}
-if [ "${ONLY:-all}" != ggml ]; then "$py" "$here/compare.py" "$attn"; fi
+if [ "${ONLY:-all}" != ggml ]; then
+    bash "$here/../../.ci/ensure-packages" python3-numpy libopenblas-dev python3-torch python3-threadpoolctl
+    "$py" "$here/compare.py" "$attn"
+fi
 case "${ONLY:-all}" in all | decode | ggml) "$py" "$here/compare_ggml.py" "$attn" ;; esac
