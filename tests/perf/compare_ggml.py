@@ -8,7 +8,7 @@ folder, for the CPU it runs on: ggml's default) and point GGML_DIR at that tree 
 The timing program (tests/perf/ggml_decode.cpp, ours) is compiled against that build into a
 temporary folder.
 
-Rounds alternate attn bench and ggml (which goes first alternates too), each REPEAT timed runs
+Rounds alternate attn bench and ggml (the order reverses every round), each REPEAT timed runs
 after warm-up, with THREADS threads, on the same shape and K/V element type; every figure is
 the median over the rounds of per-round medians, with the range of the round medians. The
 read bandwidth is attn bench's own probe (from memory: the 256 MiB K/V of the default shape
@@ -77,9 +77,9 @@ def run_attn(attn, H, G, Tk, d, kv):
     return float(r["median"]) * 1e3, float(r["gb_per_s_moved"]), bw, r["arch"]
 
 
-def run_ggml(exe, H, G, Tk, d, kv):
-    out = subprocess.run([exe, str(H), str(G), str(Tk), str(d), kv, str(THREADS), str(REPEAT), "2"], check=True,
-                         capture_output=True, text=True).stdout.split(maxsplit=3)
+def run_ggml(exe, H, G, Tk, d, kv, huge):
+    args = [exe, str(H), str(G), str(Tk), str(d), kv, str(THREADS), str(REPEAT), "2"] + (["huge"] if huge else [])
+    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout.split(maxsplit=3)
     return float(out[0]), out[3].strip() if len(out) > 3 else ""
 
 
@@ -96,31 +96,33 @@ def main():
         exe = build_harness(libs, folder)
         print(f"attn vs ggml flash_attn_ext (ggml {commit} at {GGML_DIR}), decoding (Tq = 1, no mask), "
               f"{THREADS} threads, {ROUNDS} alternating rounds x {REPEAT} runs; medians over the rounds [range]")
-        print(f"{'case':34} {'attn ms':>20} {'ggml ms':>20} {'ggml/attn':>18} {'attn GB/s':>9} {'bw GB/s':>8} {'% bw':>5}")
+        print(f"{'case':34} {'attn ms':>20} {'ggml ms':>20} {'ggml/attn':>18} {'ggml huge ms':>20} "
+              f"{'ggml huge/attn':>18} {'attn GB/s':>9} {'bw GB/s':>8} {'% bw':>5}")
         for H, G, Tk, d in SHAPES:
             for kv in KV:
-                a_ms, g_ms, ratios, gbps, bws = [], [], [], [], []
+                a_ms, g_ms, h_ms, ratios, h_ratios, gbps, bws = [], [], [], [], [], [], []
                 arch = features = ""
                 for rnd in range(ROUNDS):
-                    first_attn = rnd % 2 == 0
-                    for side in ("attn", "ggml") if first_attn else ("ggml", "attn"):
+                    sides = ("attn", "ggml", "huge")
+                    for side in sides if rnd % 2 == 0 else sides[::-1]:
                         if side == "attn":
                             t, g, bw, arch = run_attn(attn, H, G, Tk, d, kv)
                             a_ms.append(t), gbps.append(g)
                             if bw: bws.append(bw)
                         else:
-                            t, features = run_ggml(exe, H, G, Tk, d, kv)
-                            g_ms.append(t)
-                    ratios.append(g_ms[-1] / a_ms[-1])
+                            t, features = run_ggml(exe, H, G, Tk, d, kv, side == "huge")
+                            (h_ms if side == "huge" else g_ms).append(t)
+                    ratios.append(g_ms[-1] / a_ms[-1]), h_ratios.append(h_ms[-1] / a_ms[-1])
                 case = f"1x{H}{'' if G == H else ':' + str(G)}x1x{Tk} d={d} {kv} K/V"
                 rng = lambda xs: f"{median(xs):.2f} [{min(xs):.2f}-{max(xs):.2f}]"
                 bw = median(bws) if bws else float("nan")
-                print(f"{case:34} {rng(a_ms):>20} {rng(g_ms):>20} {rng(ratios):>18} {median(gbps):9.1f} {bw:8.1f} "
-                      f"{100 * median(gbps) / bw:4.0f}%")
+                print(f"{case:34} {rng(a_ms):>20} {rng(g_ms):>20} {rng(ratios):>18} {rng(h_ms):>20} {rng(h_ratios):>18} "
+                      f"{median(gbps):9.1f} {bw:8.1f} {100 * median(gbps) / bw:4.0f}%")
         print(f"attn kernels: --arch {ARCH} ran {arch} (split-K decoding); ggml kernels: flash_attn_ext on its CPU "
               f"backend built for this CPU ({features}), its split-KV path for one query row")
-        print("ggml/attn > 1: attn is faster. bw: attn bench's read-bandwidth probe from memory in the same runs; "
-              "% bw: attn's GB/s over it")
+        print("ggml/attn > 1: attn is faster. ggml: its tensors on ordinary pages, as it allocates them; ggml huge: "
+              "on a buffer with madvise(MADV_HUGEPAGE), as attn's are. bw: attn bench's read-bandwidth probe from "
+              "memory in the same runs; % bw: attn's GB/s over it")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 // Times ggml's flash_attn_ext on one decoding step (Tq = 1, no mask), the shape and thread count
 // of `attn bench --op attention --sizes 1xHx1xTk --d D [--kv-heads G]`, for `make compare`
 // (tests/perf/compare-ggml.sh builds it against a ggml you built; nothing of ggml is kept here).
-//   usage: ggml_decode H G Tk D f32|f16 THREADS REPEAT WARMUP
-// Prints one line: median_ms min_ms max_ms and the CPU features ggml was built with.
+//   usage: ggml_decode H G Tk D f32|f16 THREADS REPEAT WARMUP [huge]
+// Prints one line: median_ms min_ms max_ms and the CPU features ggml was built with. ggml
+// allocates its tensors on ordinary pages (as shipped); `huge` hands it a buffer with
+// madvise(MADV_HUGEPAGE), as attn's own tensors get (kernels/aligned_memory.cpp).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -13,12 +15,14 @@
 #include <string>
 #include <vector>
 
+#include <sys/mman.h>
+
 #include "ggml-cpu.h"
 #include "ggml.h"
 
 int main(int argc, char** argv) {
-    if (argc != 9) {
-        std::fprintf(stderr, "usage: %s H G Tk D f32|f16 THREADS REPEAT WARMUP\n", argv[0]);
+    if (argc != 9 && argc != 10) {
+        std::fprintf(stderr, "usage: %s H G Tk D f32|f16 THREADS REPEAT WARMUP [huge]\n", argv[0]);
         return 2;
     }
     const long H = std::atol(argv[1]), G = std::atol(argv[2]), Tk = std::atol(argv[3]), D = std::atol(argv[4]);
@@ -26,7 +30,15 @@ int main(int argc, char** argv) {
     const int threads = std::atoi(argv[6]), repeat = std::atoi(argv[7]), warmup = std::atoi(argv[8]);
     const ggml_type kv = f16 ? GGML_TYPE_F16 : GGML_TYPE_F32;
     const std::size_t kv_bytes = std::size_t(2) * G * Tk * D * ggml_type_size(kv);
-    ggml_init_params ip{kv_bytes + (std::size_t(64) << 20), nullptr, false};
+    const std::size_t huge_page = std::size_t(2) << 20;
+    const std::size_t ctx_bytes = (kv_bytes + (std::size_t(64) << 20) + huge_page - 1) / huge_page * huge_page;
+    void* buffer = nullptr;
+    if (argc == 10 && std::strcmp(argv[9], "huge") == 0) {
+        buffer = std::aligned_alloc(huge_page, ctx_bytes);
+        if (!buffer) return 1;
+        madvise(buffer, ctx_bytes, MADV_HUGEPAGE);
+    }
+    ggml_init_params ip{ctx_bytes, buffer, false};
     ggml_context* ctx = ggml_init(ip);
     ggml_tensor* q = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, D, 1, H, 1);
     ggml_tensor* k = ggml_new_tensor_4d(ctx, kv, D, Tk, G, 1);
@@ -73,5 +85,6 @@ int main(int argc, char** argv) {
     std::printf("%.4f %.4f %.4f %s\n", ms[ms.size() / 2], ms.front(), ms.back(), features.c_str());
     ggml_threadpool_free(pool);
     ggml_free(ctx);
+    std::free(buffer);
     return 0;
 }
