@@ -11,7 +11,8 @@ Run from the repository root with Debian's torch 1.13 and numpy 1.24:
   optional extra boolean mask (key padding, documents) is added as -inf, the same way.
 - document_causal_mask / document_mask are FlexAttention's mask_mod for packed documents
   (PyTorch's FlexAttention blog and attention-gym's `generate_doc_mask_mod`):
-  document_id[q_idx] == document_id[kv_idx] (and q_idx >= kv_idx when causal). Torch 1.13 has no
+  document_id[q_idx] == document_id[kv_idx] (and q_idx >= kv_idx when causal). With a cache or an
+  offset (document_offset_mask_mod), the query sits at q_idx + offset and takes the id there. Torch 1.13 has no
   flex_attention, so the mask_mod is evaluated on the (Tq, Tk) index grid, as create_mask does,
   and the softmax is torch's.
 Everything runs in float64 and is saved as float32 (inputs are float32 first, then widened).
@@ -199,6 +200,47 @@ def documents_case(name, seed, B, H, d, runs_per_item, causal, text_ids=False, i
     save_case(name, flags, arrays, notes)
 
 
+def document_offset_mask_mod(document_id, offset):
+    # FlexAttention's document mask with a K/V cache (attention-gym's decoding examples): the query at
+    # q_idx sits at position q_idx + offset among the keys and takes the document id there;
+    # causal within the document.
+    def document_causal_mask(b, h, q_idx, kv_idx):
+        q_pos = q_idx + offset
+        return (q_pos >= kv_idx) & (document_id[q_pos] == document_id[kv_idx])
+
+    return document_causal_mask
+
+
+def documents_offset_case(name, seed, B, H, d, Tq, runs_per_item, offsets):
+    """Tq < Tk: one id per key position, queries at q_idx + offset[b] (per item), causal."""
+    g = torch.Generator().manual_seed(seed)
+    Tk = sum(runs_per_item[0])
+    q, k, v = rnd(g, B, H, Tq, d), rnd(g, B, H, Tk, d), rnd(g, B, H, Tk, d)
+    ids = np.stack([ids_of(r) for r in runs_per_item])
+    scale = 1.0 / np.sqrt(d)
+    ctx = torch.zeros(B, H, Tq, d, dtype=torch.float64)
+    for b in range(B):
+        mask_mod = document_offset_mask_mod(torch.from_numpy(ids[b]), offsets[b])
+        mask = mask_mod(0, 0, torch.arange(Tq)[:, None], torch.arange(Tk)[None, :])  # create_mask's grid
+        s = (q[b].double() @ k[b].double().transpose(-1, -2)) * scale
+        ctx[b] = torch.softmax(s.masked_fill(~mask, -float("inf")), dim=-1) @ v[b].double()
+        allowed = np.array([[i + offsets[b] >= j and ids[b][i + offsets[b]] == ids[b][j] for j in range(Tk)]
+                            for i in range(Tq)])
+        worst = max(np.abs(reference_context(q[b, h].double().numpy(), k[b, h].double().numpy(),
+                                             v[b, h].double().numpy(), allowed, scale, None) - ctx[b, h].numpy()).max()
+                    for h in range(H))
+        assert worst < 1e-12, worst
+    print(f"{name}: self-check {worst:.1e}")
+    flags = (f"FlexAttention document mask with a cache offset B={B} H={H} Tq={Tq} Tk={Tk} d={d} causal=top-left "
+             f"causal_offset={','.join(map(str, offsets))} segments=segments.npy")
+    arrays = {"q.npy": q.numpy(), "k.npy": k.numpy(), "v.npy": v.numpy(), "segments.npy": ids,
+              "context.npy": ctx.float().numpy()}
+    notes = {"q.npy": "queries (B, H, Tq, d)", "k.npy": "keys (B, H, Tk, d)", "v.npy": "values (B, H, Tk, d)",
+             "segments.npy": "document ids per key position (B, Tk) int64",
+             "context.npy": "softmax(q·kᵀ/√d masked by the mask_mod at q_idx + offset)·v (B, H, Tq, d)"}
+    save_case(name, flags, arrays, notes)
+
+
 if __name__ == "__main__":
     sinks_case("sinks_gqa_causal", 1, T=11, G=2, q_mult=2, d=8, window=0)
     sinks_case("sinks_sliding_window", 2, T=13, G=1, q_mult=3, d=6, window=4)
@@ -213,3 +255,10 @@ if __name__ == "__main__":
                    ids=np.array([[0, 0, 1, 1, 0, 0, 2, 2, 1, 1, 0, 2, 2, 2, 1, 0, 0, 1]], dtype=np.int64))
     documents_case("documents_text_ids", 6, B=1, H=3, d=6, runs_per_item=[[4, 1, 15]], causal=False,
                    text_ids=True)
+    # Tq < Tk with per-item offsets (3 new queries after 14 and 9 keys, of 17):
+    # documents of length 1 included; the queries take the ids at their positions.
+    documents_offset_case("documents_offset_per_item", 8, B=2, H=2, d=8, Tq=3,
+                          runs_per_item=[[5, 1, 9, 1, 1], [1, 8, 1, 7]], offsets=[14, 9])
+    # Decoding: one query at the last position (offset Tk − 1), split-K's path.
+    documents_offset_case("documents_decode_t1", 9, B=2, H=3, d=6, Tq=1,
+                          runs_per_item=[[20, 1, 12], [33]], offsets=[32, 32])

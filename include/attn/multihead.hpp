@@ -131,10 +131,23 @@ KVView split_heads(const KVView& packed, std::size_t heads);
 // (split_heads' inverse, as a copy). `batched`: the first dimension is B.
 Tensor concat_heads(const TensorView& per_head, bool batched);
 
+// A K/V cache for multihead_attention (HF's past_key_values, ONNX's past_key/past_value): the
+// keys and values of the P tokens before, per head, (B, G, P, d_k) and (B, G, P, d_v) (float32 or
+// float16; B as X's, 1 for a 2-D X), the keys as they enter the scores, already rotated when the
+// spec has RoPE. The new tokens' keys and values are appended per head (the present cache), the
+// queries sit at P… and RoPE rotates the new keys at P… (AttentionSpec::past).
+struct KVCache {
+    KVView k, v;
+};
+
 // What multihead_attention computed. queries/keys/values are the projections
 // ([B,] T, H·dh) / ([B,] T_kv, G·dh) / ([B,] T_kv, G·dv); split_heads gives their heads.
+// With a cache, present_keys/present_values are the present cache, past ++ new per head,
+// ([B,] G, P + T_kv, d) (the batch dimension as X's; the new keys before RoPE's rotation:
+// rotated_queries_keys gives them rotated), which the problem reads as K and V.
 struct Multihead {
     Tensor queries, keys, values;
+    Tensor present_keys, present_values;  // rank 0 without a cache
     AttentionProblem problem;    // the attention over the projected heads, resolved
     BatchedAttention attention;  // per head; context (B?, H, Tq, dv) when wanted
     Tensor concat;               // ([B,] Tq', H·dv): the heads side by side
@@ -147,8 +160,22 @@ struct Multihead {
 // B×T×D (the same B). The batch dimension of the results follows X's rank; a head dimension
 // is always present in attention's per-head results. spec.query_rows / batch_items select
 // rows and items of the output as for batched_attention().
+// With `past`, the cache above (spec.past is set from it; its shapes are checked against the
+// projections: ShapeError with role past_keys / past_values).
 Multihead multihead_attention(const TensorView& X, const TensorView* X_kv, const MultiheadWeights& w,
-                                      const AttentionSpec& spec, const AttentionWants& wants = {});
+                              const AttentionSpec& spec, const AttentionWants& wants = {},
+                              const KVCache* past = nullptr);
+
+// A cache's shape against the new keys' or values' (B batch items, G heads of d columns):
+// (B, G, P, d), any P; ShapeError naming `role` (past_keys, past_values) otherwise.
+void check_cache(const Shape& past, std::size_t batch, std::size_t heads, std::size_t d, Role role);
+// The cache of a projection: past (B, G, P, d) ++ the heads of `projected` (([B,] T, G·d)) along
+// the key axis, ([B,] G, P + T, d) float32 (B when projected has it); check_cache first.
+Tensor present_cache(const KVView& past, const Tensor& projected, std::size_t heads, Role role);
+
+// Q and K of a resolved problem with RoPE as they enter the scores: rotated (a cache's keys as
+// they are), into q (B, H_q, Tq, d_k) and k (B_k, G, Tk, d_k), float32 (H_q, B_k: as Q and K have).
+void rotated_queries_keys(const AttentionProblem& p, Tensor& q, Tensor& k);
 
 // The output step of multi-head attention, for every form of input: the heads of a per-head
 // context ([B,] H, Tq', dv) side by side ([B,] Tq', H·dv) (a copy of the context when it has

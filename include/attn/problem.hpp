@@ -122,6 +122,12 @@ struct AttentionSpec {
     // each item's lengths[b] − Tq (ONNX's nonpad_kv_seqlen rule), otherwise 0. One entry: every
     // item; else exactly B entries. May be negative (|offset| <= max_causal_offset).
     std::vector<long long> offsets;
+    // A K/V cache (ONNX's past_key/past_value, HF's past_key_values): the first `past` rows of K
+    // and V are cached keys and values, already rotated by RoPE when there is one (as HF and
+    // llama.cpp store them); the new keys follow at positions past…. The causal offset then
+    // defaults to past (ONNX: the queries sit after the cache; with Tq new queries and keys that is
+    // also bottom-right), and RoPE rotates only keys j >= past. 0: none; at most Tk.
+    std::size_t past = 0;
     // ONNX's softmax_precision = float64: each row's softmax computed in double from the float
     // logits (the materialised path), the weights rounded once.
     bool softmax_f64 = false;
@@ -147,12 +153,16 @@ struct AttentionSpec {
     // not with key shards (the sink must be counted once, not once per shard).
     std::vector<float> sinks;
     // Documents (FlexAttention's document mask, FlashAttention's varlen, packed sequences): a document
-    // id per position, `segment_rows` rows of T ids (row-major; 1 row for every batch item, or B).
-    // Query i sees key j only when both are in the same document (step 4; with the causal rule each
-    // document is causal). Self-attention only (Tq == Tk). When each document is one contiguous run
-    // of positions (ids 0 0 1 1 2, packed sequences) its keys are one range per query row, which the
-    // kernels skip to; otherwise (0 1 0) the rule becomes mask bits (segment_rows, 1, T, T), combined
-    // with any mask: exact, O(T²) bits, skipping only the tiles they mask entirely. Empty: none.
+    // id per key position, `segment_rows` rows of Tk ids (row-major; 1 row for every batch item, or
+    // B). Query row i of item b sits at position p = i + offset(b) (position(b, i); i itself for
+    // self-attention) and takes the id there, as FlexAttention's document mask does with a cache or
+    // an offset (document_id[q_idx + offset]); a query whose position is not a key's (p < 0, as
+    // ONNX's padded queries, or p >= Tk) is in no document and sees no key. Query i sees key j
+    // only when both are in the same document (step 4; with
+    // the causal rule each document is causal). When each document is one contiguous run of
+    // positions (ids 0 0 1 1 2, packed sequences) its keys are one range per query row, which the
+    // kernels skip to; otherwise (0 1 0) the rule becomes mask bits (rows, 1, Tq, Tk), combined
+    // with any mask: exact, O(Tq·Tk) bits, skipping only the tiles they mask entirely. Empty: none.
     std::vector<long long> segments;
     std::size_t segment_rows = 1;
 };
@@ -164,7 +174,8 @@ enum class Role {
     queries, keys, values, mask, bias, lengths, query_rows, batch_items,
     embeddings, kv_embeddings, wq, wk, wv, bq, bk, bv,
     wa, wa_q, wa_k, va,  // the score function's weights (ScoreFunction)
-    key_rows, sinks, segments, offsets
+    key_rows, sinks, segments, offsets,
+    past_keys, past_values  // a K/V cache (AttentionSpec::past; multihead.hpp's KVCache)
 };
 const char* role_name(Role role) noexcept;  // "queries", "keys", …, "batch items", "embeddings", "W_q", "b_q", …
 
@@ -231,6 +242,7 @@ struct AttentionProblem {
     std::vector<float> alibi_slopes;
     std::vector<std::size_t> lengths;  // empty, or one per batch item
     std::vector<long long> offsets;    // one per batch item (AttentionSpec::offsets, resolved)
+    std::size_t past = 0;              // keys [0, past) are a cache, already rotated (AttentionSpec::past)
     bool softmax_f64 = false;          // AttentionSpec's
     Normalization normalize = Normalization::softmax;
     MaskedRowPolicy masked_rows = MaskedRowPolicy::zero;
@@ -247,8 +259,9 @@ struct AttentionProblem {
     std::size_t k0 = 0, k1 = no_key_limit;
     // Attention sinks (AttentionSpec::sinks): one per query head, or empty.
     std::vector<float> sinks;
-    // Documents (AttentionSpec::segments), resolved to each position's document [doc_begins[i],
-    // doc_ends[i]) (doc_rows rows of Tq, 1 or B; empty: none): the keys a query row may see.
+    // Documents (AttentionSpec::segments), resolved to the document [doc_begins[i], doc_ends[i]) of
+    // query row i's position (doc_rows rows of Tq: 1, or B when the ids or the offsets differ per
+    // item; empty: none): the keys a query row may see.
     std::vector<std::size_t> doc_begins, doc_ends;
     std::size_t doc_rows = 0;
 

@@ -141,6 +141,7 @@ void check_lengths(const std::vector<std::size_t>& lengths, const AttentionProbl
 std::vector<long long> resolve_offsets(const AttentionSpec& spec, const AttentionProblem& p) {
     std::vector<long long> offsets(p.B, kernels::causal_offset(to_kernel(spec.causal), p.Tq, p.Tk));
     if (spec.offsets.empty()) {
+        if (spec.past) return std::vector<long long>(p.B, (long long)spec.past);  // the queries follow the cache
         if (spec.causal == Causal::bottom_right && !spec.lengths.empty())
             for (std::size_t b = 0; b < p.B; ++b) offsets[b] = (long long)spec.lengths[b] - (long long)p.Tq;
         return offsets;
@@ -252,19 +253,52 @@ void resolve_sinks(const AttentionSpec& spec, AttentionProblem& p) {
     p.sinks = spec.sinks;
 }
 
+// Documents: query row i of batch item b takes the id at its position p = i + offset(b) among the
+// keys (FlexAttention's document mask with a cache: document_id[q_idx + offset]), so each row of
+// the resolved documents is per item when the offsets differ. A query before the first key
+// (p < 0: ONNX's padded queries, any causal rule shows them no key) or after the last (p >= Tk) is
+// in no document and sees no key. out_rows rows of Tq positions, `none` for those.
+struct DocumentPositions {
+    static constexpr std::size_t none = static_cast<std::size_t>(-1);
+    std::size_t out_rows = 1;
+    std::vector<std::size_t> pos;  // out_rows × Tq key positions, or none
+};
+DocumentPositions document_positions(const AttentionSpec& spec, const AttentionProblem& p) {
+    bool same_offsets = true;
+    for (std::size_t b = 1; b < p.B; ++b) same_offsets = same_offsets && p.offset(b) == p.offset(0);
+    DocumentPositions d;
+    d.out_rows = spec.segment_rows == p.B || !same_offsets ? p.B : 1;
+    d.pos.resize(d.out_rows * p.Tq);
+    for (std::size_t r = 0; r < d.out_rows; ++r)
+        for (std::size_t i = 0; i < p.Tq; ++i) {
+            const long long at = p.position(r, i);
+            d.pos[r * p.Tq + i] = at < 0 || at >= (long long)p.Tk ? DocumentPositions::none : std::size_t(at);
+        }
+    return d;
+}
+
+// The id row of output row r (one row for every item, or one per item).
+const long long* ids_of(const AttentionSpec& spec, std::size_t r, std::size_t Tk) {
+    return spec.segments.data() + (spec.segment_rows == 1 ? 0 : r) * Tk;
+}
+
 // Documents whose ids are not one run each (0 1 0): FlexAttention's rule, key j allowed for query i
-// when their ids are equal, as mask bits (segment_rows, 1, T, T), combined with any mask. Exact,
-// but without the key ranges: only the tiles the bits mask entirely are skipped.
-void document_mask(const AttentionSpec& spec, AttentionProblem& p) {
-    const std::size_t rows = spec.segment_rows, T = p.Tq;
-    check_available(rows * T * T);  // the bytes, before they are packed
-    std::vector<unsigned char> same(rows * T * T);
+// when their ids are equal (the query's at its position), as mask bits (out_rows, 1, Tq, Tk),
+// combined with any mask. Exact, but without the key ranges: only the tiles the bits mask entirely
+// are skipped.
+void document_mask(const AttentionSpec& spec, const DocumentPositions& d, AttentionProblem& p) {
+    const std::size_t rows = d.out_rows, Tq = p.Tq, Tk = p.Tk;
+    check_available(rows * Tq * Tk);  // the bytes, before they are packed
+    std::vector<unsigned char> same(rows * Tq * Tk);
     for (std::size_t r = 0; r < rows; ++r) {
-        const long long* id = spec.segments.data() + r * T;
-        for (std::size_t i = 0; i < T; ++i)
-            for (std::size_t j = 0; j < T; ++j) same[(r * T + i) * T + j] = id[i] == id[j];
+        const long long* id = ids_of(spec, r, Tk);
+        for (std::size_t i = 0; i < Tq; ++i) {
+            const std::size_t at = d.pos[r * Tq + i];
+            for (std::size_t j = 0; j < Tk; ++j)
+                same[(r * Tq + i) * Tk + j] = at != DocumentPositions::none && id[at] == id[j];
+        }
     }
-    MaskBits docs(Shape{rows, 1, T, T}, same.data());
+    MaskBits docs(Shape{rows, 1, Tq, Tk}, same.data());
     const MaskBits* given = spec.mask_bits ? spec.mask_bits : p.packed_mask.get();
     p.packed_mask = std::make_shared<const MaskBits>(given ? MaskBits::both(*given, docs) : std::move(docs));
     p.has_mask = true;
@@ -272,41 +306,48 @@ void document_mask(const AttentionSpec& spec, AttentionProblem& p) {
     check_mask_like(p.mask, Role::mask, p);
 }
 
-// Documents: ids (segment_rows × Tq) into each position's run [begin, end) when each id is one
-// run (the kernels then skip to each block's keys); otherwise document_mask.
+// Documents: ids (segment_rows × Tk, one per key position) into each query row's run [begin, end)
+// of keys when each id is one run (the kernels then skip to each block's keys); otherwise
+// document_mask.
 void resolve_segments(const AttentionSpec& spec, AttentionProblem& p) {
     if (spec.segments.empty()) return;
-    if (p.Tq != p.Tk)
-        throw ShapeError(Role::segments, "length", p.Tq, p.Tk, Role::keys,
-                         "documents are for self-attention: the queries have " + text(p.Tq) + " rows and the keys " +
-                             text(p.Tk) + " (they must be equal)");
-    const std::size_t rows = spec.segment_rows, T = p.Tq;
+    const std::size_t rows = spec.segment_rows, T = p.Tk;
     if (rows != 1 && rows != p.B)
         throw ShapeError(Role::segments, "batch", rows, p.B, Role::queries,
                          text(rows) + " rows of segment ids for " + text(p.B) +
                              (p.B == 1 ? " batch item" : " batch items") +
                              ": give one row (every item) or one per batch item");
     if (rows == 0 || spec.segments.size() != rows * T)
-        throw ShapeError(Role::segments, "length", rows ? spec.segments.size() / rows : 0, T, Role::queries,
+        throw ShapeError(Role::segments, "length", rows ? spec.segments.size() / rows : 0, T, Role::keys,
                          text(rows ? spec.segments.size() / rows : 0) + " segment ids per row for " + text(T) +
-                             " positions: give one document id per position");
-    p.doc_begins.resize(rows * T), p.doc_ends.resize(rows * T);
+                             " key positions: give one document id per key position");
+    const DocumentPositions d = document_positions(spec, p);
+    // Each id row's runs: run_begin/run_end of every key position.
+    std::vector<std::size_t> run_begin(rows * T), run_end(rows * T);
     for (std::size_t r = 0; r < rows; ++r) {
         const long long* id = spec.segments.data() + r * T;
         std::set<long long> seen;  // the ids of the runs so far
         for (std::size_t s = 0; s < T;) {
             std::size_t e = s + 1;
             while (e < T && id[e] == id[s]) ++e;
-            if (!seen.insert(id[s]).second) {  // a document in two runs: its keys are not one range
-                p.doc_begins.clear(), p.doc_ends.clear();
-                document_mask(spec, p);
-                return;
-            }
-            for (std::size_t i = s; i < e; ++i) p.doc_begins[r * T + i] = s, p.doc_ends[r * T + i] = e;
+            if (!seen.insert(id[s]).second) return document_mask(spec, d, p);  // a document in two runs
+            for (std::size_t j = s; j < e; ++j) run_begin[r * T + j] = s, run_end[r * T + j] = e;
             s = e;
         }
     }
-    p.doc_rows = rows;
+    p.doc_begins.resize(d.out_rows * p.Tq), p.doc_ends.resize(d.out_rows * p.Tq);
+    for (std::size_t r = 0; r < d.out_rows; ++r) {
+        const std::size_t src = (rows == 1 ? 0 : r) * T;
+        for (std::size_t i = 0; i < p.Tq; ++i) {
+            // No document: an empty range at 0 before the keys, at Tk after them (the bounds stay
+            // non-decreasing in i, as the kernels' blocks need).
+            const std::size_t at = d.pos[r * p.Tq + i];
+            const std::size_t edge = p.position(r, i) < 0 ? 0 : T;
+            p.doc_begins[r * p.Tq + i] = at == DocumentPositions::none ? edge : run_begin[src + at];
+            p.doc_ends[r * p.Tq + i] = at == DocumentPositions::none ? edge : run_end[src + at];
+        }
+    }
+    p.doc_rows = d.out_rows;
 }
 
 }  // namespace
@@ -359,6 +400,8 @@ const char* role_name(Role role) noexcept {
         case Role::sinks: return "sinks";
         case Role::segments: return "segments";
         case Role::offsets: return "causal offsets";
+        case Role::past_keys: return "cached keys";
+        case Role::past_values: return "cached values";
     }
     return "?";
 }
@@ -468,6 +511,11 @@ AttentionProblem resolve_attention(const TensorView& Q, const KVView& K, const K
     p.softcap = spec.softcap;
     p.causal = spec.causal;
     p.window = spec.window;
+    if (spec.past > p.Tk)
+        throw ShapeError(Role::past_keys, "length", spec.past, p.Tk, Role::keys,
+                         text(spec.past) + " cached keys but only " + text(p.Tk) +
+                             " keys in all: the cache is the first rows of the keys");
+    p.past = spec.past;
     p.offsets = resolve_offsets(spec, p);
     if (spec.softmax_f64 && spec.normalize != Normalization::softmax)
         throw InputError("a float64 softmax with normalisation by the sum: there is no softmax");

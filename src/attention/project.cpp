@@ -183,8 +183,43 @@ Tensor concat_heads(const TensorView& per_head, bool batched) {
     return out;
 }
 
+void check_cache(const Shape& past, std::size_t batch, std::size_t heads, std::size_t d, Role role) {
+    const std::size_t want[4] = {batch, heads, past.rank() == 4 ? past[2] : 0, d};
+    const char* dims[4] = {"batch", "heads", "length", role == Role::past_keys ? "d_k" : "d_v"};
+    if (past.rank() != 4)
+        throw ShapeError(role, "rank", past.rank(), 4, role,
+                         std::string("the ") + role_name(role) + " " + past.text() + " have " +
+                             std::to_string(past.rank()) + " dimensions: a cache is (B, G, P, d)");
+    for (std::size_t i : {0, 1, 3})
+        if (past[i] != want[i])
+            throw ShapeError(role, dims[i], past[i], want[i], role == Role::past_keys ? Role::keys : Role::values,
+                             std::string("the ") + role_name(role) + " are " + past.text() + " but the new " +
+                                 (role == Role::past_keys ? "keys" : "values") + " have " + std::to_string(want[i]) +
+                                 " " + (i == 0 ? "batch items" : i == 1 ? "heads" : "columns per head") +
+                                 ": a cache is (B, G, P, d) as the new ones");
+}
+
+Tensor present_cache(const KVView& past, const Tensor& projected, std::size_t heads, Role role) {
+    const bool batched = projected.rank() == 3;
+    const std::size_t B = batched ? projected.shape()[0] : 1, T = projected.rows(), d = projected.cols() / heads;
+    check_cache(past.shape, B, heads, d, role);
+    const std::size_t P = past.shape[2];
+    Tensor out(batched ? Shape{B, heads, P + T, d} : Shape{heads, P + T, d}, Tensor::Uninitialized{});
+    const Tensor old = to_float(past);  // float16 widened (float32 copied: one pass over the cache)
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t g = 0; g < heads; ++g) {
+            float* dst = out.slice_data(b * heads + g);
+            const float* src = old.slice_data(b * heads + g);
+            for (std::size_t t = 0; t < P; ++t) std::memcpy(dst + t * out.row_stride(), src + t * old.row_stride(), d * sizeof(float));
+            for (std::size_t t = 0; t < T; ++t)
+                std::memcpy(dst + (P + t) * out.row_stride(), projected.slice_data(b) + t * projected.row_stride() + g * d,
+                            d * sizeof(float));
+        }
+    return out;
+}
+
 Multihead multihead_attention(const TensorView& X, const TensorView* X_kv, const MultiheadWeights& w,
-                              const AttentionSpec& spec, const AttentionWants& wants) {
+                              const AttentionSpec& spec, const AttentionWants& wants, const KVCache* past) {
     const TensorView& Xkv = X_kv ? *X_kv : X;
     const std::size_t H = w.heads, G = w.kv_heads ? w.kv_heads : w.heads;
     if (H == 0 || G == 0 || H % G != 0)
@@ -207,7 +242,18 @@ Multihead multihead_attention(const TensorView& X, const TensorView* X_kv, const
     if (s.head_axis == HeadAxis::by_rank) s.head_axis = HeadAxis::always;
     AttentionWants inner = wants;
     inner.context = true;
-    m.problem = resolve_attention(split_heads(m.queries, H), split_heads(m.keys, G), split_heads(m.values, G), s);
+    if (past) {  // the present cache: past ++ the new keys and values, per head
+        m.present_keys = present_cache(past->k, m.keys, G, Role::past_keys);
+        m.present_values = present_cache(past->v, m.values, G, Role::past_values);
+        if (past->k.shape[2] != past->v.shape[2])
+            throw ShapeError(Role::past_values, "length", past->v.shape[2], past->k.shape[2], Role::past_keys,
+                             std::to_string(past->k.shape[2]) + " cached keys but " + std::to_string(past->v.shape[2]) +
+                                 " cached values: every key needs a value");
+        s.past = past->k.shape[2];
+        m.problem = resolve_attention(split_heads(m.queries, H), m.present_keys.view(), m.present_values.view(), s);
+    } else {
+        m.problem = resolve_attention(split_heads(m.queries, H), split_heads(m.keys, G), split_heads(m.values, G), s);
+    }
     const AttentionProblem& p = m.problem;
     m.attention = batched_attention(p, inner);
     OutputProjection o = project_output(m.attention.context.view(), p.head_dim, X.rank() == 3, w.wo, w.bo);

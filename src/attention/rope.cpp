@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "attn/half.hpp"
+#include "attn/multihead.hpp"
 #include "runtime/parallel.hpp"
 
 namespace attn::engine {
@@ -103,10 +104,18 @@ AttentionProblem with_rope(const AttentionProblem& p, Tensor& q, Tensor& k) {
                     rope_row(p.rope, table.cos_at(pos(i)), table.sin_at(pos(i)), row_f32(o, b, h, i, buf.data()),
                              t.slice_data(b * o.H + h) + i * t.row_stride(), p.dk);
         };
+        // A cache's keys (j < past) are rotated already: copied (widened) as they are.
         if (P1 > 0 && P0 < (long long)p.Tk)
-            for (std::size_t b = 0; b < p.k.B; ++b)
-                rotate(p.k, k, b, std::size_t(std::max(P0, 0LL)), std::size_t(std::min(P1, (long long)p.Tk)),
-                       [](std::size_t j) { return (long long)j; });
+            for (std::size_t b = 0; b < p.k.B; ++b) {
+                const std::size_t j0 = std::size_t(std::max(P0, 0LL)), j1 = std::size_t(std::min(P1, (long long)p.Tk));
+                const std::size_t cached = std::clamp(p.past, j0, j1);
+                for (std::size_t h = 0; h < p.k.H; ++h)
+                    for (std::size_t j = j0; j < cached; ++j) {
+                        const float* x = row_f32(p.k, b, h, j, buf.data());
+                        std::copy(x, x + p.dk, k.slice_data(b * p.k.H + h) + j * k.row_stride());
+                    }
+                rotate(p.k, k, b, cached, j1, [](std::size_t j) { return (long long)j; });
+            }
         for (std::size_t b = 0; b < p.B; ++b) {
             const auto at = [&](std::size_t i) { return p.position(b, i); };
             // The rows whose positions are in [P0, P1), by bisection (positions non-decreasing in i).
@@ -131,3 +140,9 @@ AttentionProblem with_rope(const AttentionProblem& p, Tensor& q, Tensor& k) {
 }
 
 }  // namespace attn::engine
+
+namespace attn {
+
+void rotated_queries_keys(const AttentionProblem& p, Tensor& q, Tensor& k) { engine::with_rope(p, q, k); }
+
+}  // namespace attn

@@ -32,7 +32,8 @@ RopeTable rope_table(const std::vector<float>& inv_freq, long long first, std::s
 // for interleaved; dims past N are copied.
 void rope_row(const Rope& rope, const float* c, const float* s, const float* x, float* out, std::size_t d);
 
-// The problem with Q and K rotated: query row i of batch item b at p.position(b, i), key j at j.
+// The problem with Q and K rotated: query row i of batch item b at p.position(b, i), key j at j;
+// a cache's keys (j < p.past) are rotated already and copied as they are.
 // The rotated Q (every batch item: positions may differ by item) and K (float32, even for
 // float16 K) are stored in q and k, which the returned problem points into; its rope is none.
 // One pass over Q and K, split over threads by blocks of positions: the angles of each position

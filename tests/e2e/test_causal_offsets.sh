@@ -79,7 +79,8 @@ run attend "${qkv4[@]}" --causal-offset=1,3 --lengths 6,8
 if cmp -s "$T/br_len" "$T/out"; then pass; else fail "bottom-right with --lengths 6,8 is not offsets 6-5, 8-5"; fi
 
 # A cache: the present keys are past ++ new; the result is attention over them with the queries
-# at offset P, RoPE included (the new keys' positions continue at P).
+# at offset P. The cached keys are as they enter the scores (HF's past_key_values): with --rope
+# they are rotated already, and only the new keys are rotated, at P….
 "$ATTN" random --shape 2,2,6,4 --seed 24 --format npy -o "$T/pk.npy"
 "$ATTN" random --shape 2,2,6,3 --seed 25 --format npy -o "$T/pv.npy"
 "$ATTN" concat --axis -2 "$T/pk.npy" "$T/k4.npy" -o "$T/kk.npy"
@@ -89,11 +90,26 @@ run attend "${cache[@]}" --show keys
 expect_code 0 "--past-k --show keys"
 "$ATTN" concat "$T/kk.npy" --format csv > "$T/want"
 if cmp -s <(grep -v '^#' "$T/want") <(grep -v '^#' "$T/out"); then pass; else fail "--show keys with a cache is not past ++ new"; fi
-for opt in "--causal" "--causal --rope 10000" "--causal --window 2" "--causal --alibi"; do
+for opt in "--causal" "--causal --window 2" "--causal --alibi"; do
     run attend "${cache[@]}" $opt; cp "$T/out" "$T/with_cache"
     run attend -q "$T/q4.npy" -k "$T/kk.npy" -v "$T/vv.npy" --format csv --causal-offset 6 $opt
     if cmp -s "$T/with_cache" "$T/out"; then pass; else fail "a cache with $opt differs from the whole keys at offset 6"; fi
 done
+# RoPE: the cache holds pk rotated at 0..5 (--show keys with --rope prints K rotated); the new keys
+# are rotated at 6..; bit for bit the whole run with every key rotated, and --show keys of the
+# cached run is the whole run's rotated keys.
+run attend -q "$T/pk.npy" -k "$T/pk.npy" -v "$T/pv.npy" --rope 10000 --show keys --format npy -o "$T/pk_rot.npy"
+expect_code 0 "--rope --show keys"
+rope_cache=(-q "$T/q4.npy" -k "$T/k4.npy" -v "$T/v4.npy" --past-k "$T/pk_rot.npy" --past-v "$T/pv.npy")
+run attend "${rope_cache[@]}" --causal --rope 10000 --format csv; cp "$T/out" "$T/with_cache"
+run attend -q "$T/q4.npy" -k "$T/kk.npy" -v "$T/vv.npy" --format csv --causal-offset 6 --causal --rope 10000
+if cmp -s "$T/with_cache" "$T/out"; then pass; else fail "a rotated cache with --rope differs from the whole keys at offset 6"; fi
+run attend "${rope_cache[@]}" --causal --rope 10000 --show keys --format csv; cp "$T/out" "$T/with_cache"
+run attend -q "$T/q4.npy" -k "$T/kk.npy" -v "$T/vv.npy" --format csv --causal-offset 6 --causal --rope 10000 --show keys
+if cmp -s "$T/with_cache" "$T/out"; then pass; else fail "--show keys of a rotated cache with --rope is not the whole run's rotated keys"; fi
+run attend -q "$T/pk.npy" -k "$T/pk.npy" -v "$T/pv.npy" --show keys --format npy -o "$T/pk_same.npy"
+if cmp -s "$T/pk_same.npy" "$T/pk.npy"; then pass; else fail "--show keys without --rope is not -k as given"; fi
+if ! cmp -s "$T/pk_rot.npy" "$T/pk.npy"; then pass; else fail "--show keys with --rope did not rotate the keys"; fi
 
 # --softmax-precision f64 agrees with f32 to float32 rounding, and with the reference.
 reference "$T/q.csv" "$T/k.csv" "$T/v.csv" 2 -1 > "$T/want"

@@ -20,8 +20,9 @@ if command -v python3 >/dev/null; then
     # 536870880 = (2^31 - 128) / 4 float32 zeros per member, as the script declares.
     if [ "$(grep -c '^m[0-5]  *float32  *(536870880,)$' "$T/out")" -eq 6 ]; then pass
     else fail "ls of the npz bomb: expected m0..m5 float32 (536870880,); got: $(head -c 300 "$T/out")"; fi
-    # Six headers take milliseconds; inflating the members took 90 s and 2.1 GB.
-    if [ "$ms" -lt 1000 ]; then pass; else fail "ls of the npz bomb took $ms ms (headers only: expected well under 1 s)"; fi
+    # Six headers take milliseconds; inflating the members took 90 s and 2.1 GB. The bound is
+    # loose (a loaded machine or a sanitizer build is slow) but far from inflating anything.
+    if [ "$ms" -lt 10000 ]; then pass; else fail "ls of the npz bomb took $ms ms (headers only: expected well under 10 s; inflating takes 90 s)"; fi
     rm -f "$T/bomb.npz"
 fi
 

@@ -19,6 +19,7 @@ else
         w=$(flag "$c" window); [ -n "$w" ] && [ "$w" != none ] && args+=(--window "$w")
         s=$(flag "$c" segments); [ -n "$s" ] && args+=(--segments "$dir/$s")
         l=$(flag "$c" lengths); [ -n "$l" ] && args+=(--lengths "$l")
+        o=$(flag "$c" causal_offset); [ -n "$o" ] && args+=(--causal-offset "$o")
         attend_to "$c-fused" "${args[@]}" --show context && compare_npy "$c-fused" context "$c" context
         for threads in 1 3; do
             attend_to "$c-mat$threads" "${args[@]}" --threads "$threads" --show weights,context && {

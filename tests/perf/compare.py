@@ -20,7 +20,7 @@ import time
 THREADS = int(os.environ.get("THREADS", "2"))
 REPEAT = int(os.environ.get("REPEAT", "7"))
 ARCH = os.environ.get("ARCH", "auto")          # attn --arch
-ONLY = os.environ.get("ONLY", "all")           # all, sgemm, attention, heads, decode, additive or io
+ONLY = os.environ.get("ONLY", "all")           # all, sgemm, attention, heads, decode, additive, io or model
 ROUNDS = int(os.environ.get("ROUNDS", "3"))     # interleaved rounds of attn and peers
 SGEMM_SIZES = [1024, 2048]
 ATTN_T = 4096
@@ -350,6 +350,65 @@ def io_section(attn):
         subprocess.run(["rm", "-rf", folder], check=False)
 
 
+# ---- whole models (ONLY=model) -----------------------------------------------------------
+# (make_tiny.py flag, T): random checkpoints shaped as BERT-base, GPT-2 small and a Llama (bf16,
+# grouped-query heads); make_tiny.py writes them and times its torch forward (written from
+# transformers' modeling code) with output_attentions on THREADS threads.
+MODEL_CASES = (("--bert-base", "BERT-base (L=12 E=768 H=12)", 128),
+               ("--gpt2-small", "GPT-2 small (L=12 E=768 H=12)", 256),
+               ("--llama-shaped", "Llama-shaped bf16 (L=4 E=2048 H=32 G=8)", 512))
+
+
+def process_time_rss(cmd, repeat):
+    """Median wall seconds of a whole process and its largest peak resident set (bytes)."""
+    walls, rss = [], 0
+    for i in range(repeat + 1):
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"{' '.join(cmd)} failed")
+        if i:  # the first run maps the weights into the page cache
+            walls.append(wall)
+            rss = max(rss, usage.ru_maxrss * 1024)
+    return median(walls), rss
+
+
+def model_section(attn):
+    """attn model FOLDER --ids ... --show attentions -o x.npy, whole process, against the torch
+    forward with output_attentions timed inside its process; peak memory against the weights'
+    size on disk; the attentions' largest difference."""
+    import re
+    import tempfile
+    import numpy as np
+    here = os.path.dirname(os.path.abspath(__file__))
+    make_tiny = os.path.join(here, "..", "..", "data", "models", "make_tiny.py")
+    print(f"\nwhole models, {THREADS} threads: attn model as a whole process (median of {REPEAT}), "
+          f"the torch forward in-process (make_tiny.py: bert median of 3, others one run)")
+    print(f"| {'model':<42} | {'T':>4} | {'attn ms':>8} | {'torch ms':>9} | {'attn/torch':>10} | "
+          f"{'peak MiB':>8} | {'weights MiB':>11} | {'max |diff|':>10} |")
+    print(f"|{'-' * 44}|{'-' * 6}|{'-' * 10}|{'-' * 11}|{'-' * 12}|{'-' * 10}|{'-' * 13}|{'-' * 12}|")
+    for flag, name, T in MODEL_CASES:
+        folder = tempfile.mkdtemp(prefix="attn-compare-model-")
+        try:
+            env = {k: v for k, v in os.environ.items() if k not in OPENBLAS_WORKAROUNDS}
+            out = subprocess.run([sys.executable, make_tiny, flag, folder], env=env, check=True,
+                                 capture_output=True, text=True).stdout
+            found = re.findall(r"(?:median|forward \(output_attentions\):) ([0-9.]+) ms", out)
+            torch_ms = float(found[-1])
+            cmd = [attn, "model", folder, "--ids", f"{folder}/ids.txt", "--show", "attentions", "--threads",
+                   str(THREADS), "--arch", ARCH, "--format", "npy", "-o", f"{folder}/attn.npy"]
+            wall, rss = process_time_rss(cmd, REPEAT)
+            weights = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder)
+                          if f.endswith(".safetensors"))
+            diff = float(np.max(np.abs(np.load(f"{folder}/attn.npy") - np.load(f"{folder}/attentions.npy"))))
+            print(f"| {name:<42} | {T:>4} | {wall * 1e3:8.0f} | {torch_ms:9.0f} | {wall * 1e3 / torch_ms:9.3f}x | "
+                  f"{rss / 2 ** 20:8.0f} | {weights / 2 ** 20:11.0f} | {diff:10.2g} |")
+        finally:
+            subprocess.run(["rm", "-rf", folder], check=False)
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--peer":
         kind, args = sys.argv[2], sys.argv[3:]
@@ -394,6 +453,9 @@ def main():
         return
     if ONLY == "additive":
         additive_section(attn)
+        return
+    if ONLY == "model":
+        model_section(attn)
         return
     # The FMA peak is a physical limit: measured once per round, the highest value counts
     # (a loaded machine can only make it look lower).

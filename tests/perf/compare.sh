@@ -3,9 +3,10 @@
 # and prints a table of ratios (medians). Installs the peers' Debian packages if missing.
 #   usage: tests/perf/compare.sh [PATH/TO/attn]
 #   env: THREADS (default 2), REPEAT (7), ROUNDS (3), ARCH (attn --arch, default auto),
-#        ONLY (all|sgemm|attention|heads|decode|additive|io|ggml); with all, decode or ggml it
-#        also compares decoding with ggml's flash_attn_ext when GGML_DIR holds a ggml you built
-#        (tests/perf/compare_ggml.py says how; skipped with a message otherwise)
+#        ONLY (all|sgemm|attention|heads|decode|additive|io|model|ggml; model is not part of all);
+#        with all, decode or ggml it also compares decoding with ggml's flash_attn_ext when
+#        GGML_DIR holds a ggml you built (tests/perf/compare_ggml.py says how; skipped with a
+#        message otherwise)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 attn=${1:-build/attn}

@@ -46,8 +46,8 @@ struct Spec {
     // gpt-oss's attention sink: one more logit column in the softmax, dropped afterwards (it
     // carries no value); -inf: none.
     double sink = -INFINITY;
-    // FlexAttention's document mask: query i sees key j only when ids[i] == ids[j] (Tq == Tk);
-    // null: none.
+    // FlexAttention's document mask: one id per key position; query i, at position p, sees key j
+    // only when ids[p] == ids[j] (none when p is not a key position); null: none.
     const std::vector<long long>* documents = nullptr;
 };
 
@@ -63,7 +63,7 @@ inline bool allowed(const Spec& s, std::size_t i, std::size_t j, std::size_t Tq,
     if (s.right >= 0 && double(j) > p + double(s.right)) return false;
     if (s.mask && (*s.mask)(i, j) == 0.0f) return false;
     if (s.bias && std::isinf((*s.bias)(i, j))) return false;
-    if (s.documents && (*s.documents)[i] != (*s.documents)[j]) return false;
+    if (s.documents && (p < 0 || p >= double(Tk) || (*s.documents)[std::size_t(p)] != (*s.documents)[j])) return false;
     return true;
 }
 

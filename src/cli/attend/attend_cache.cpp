@@ -59,6 +59,37 @@ io::KVInput present(const KVView& past, const KVView& now, const char* flag, con
     return out;
 }
 
+// A cache given for -x as --show keys,values print it, ([B,] [G,] P, d) (B with a batched -x, G
+// with --heads), or as HF's (B, G, P, d), read as (B, G, P, d): missing axes of extent 1.
+KVView cache_view(const KVView& v, const AttendInputs& a, const char* flag) {
+    const std::size_t shown = 2 + (a.batched ? 1 : 0) + (a.heads_given ? 1 : 0);
+    if (v.rank() != shown && v.rank() != 4)
+        throw InputError(std::string(flag) + " is " + v.shape.text() + ": with -x a cache is " +
+                         (a.batched ? "B×" : "") + (a.heads_given ? "G×" : "") + "P×d as --show keys,values print it" +
+                         (shown == 4 ? "" : ", or B×G×P×d"));
+    if (v.rank() == 4) return v;
+    KVView out = v;
+    std::size_t dims[4] = {1, 1, 0, 0}, strides[4] = {0, 0, 0, 0};
+    std::size_t src = 0;
+    for (std::size_t axis = 0; axis < 4; ++axis) {
+        const bool present = axis >= 2 || (axis == 0 ? a.batched : a.heads_given);
+        if (present) dims[axis] = v.shape[src], strides[axis] = v.strides[src], ++src;
+    }
+    out.shape = Shape{dims[0], dims[1], dims[2], dims[3]};
+    for (std::size_t axis = 0; axis < 4; ++axis) out.strides[axis] = strides[axis];
+    return out;
+}
+
+// -x: the cache read and kept for the projections (multihead.hpp's KVCache); its shapes are checked
+// against the projected heads when the problem is resolved.
+void keep_cache(io::KVInput past_k, io::KVInput past_v, AttendInputs& a) {
+    a.past_k = std::move(past_k), a.past_v = std::move(past_v);
+    a.cache.k = cache_view(a.past_k.view(), a, "--past-k");
+    a.cache.v = cache_view(a.past_v.view(), a, "--past-v");
+    a.past = a.cache.k.shape[2];
+    a.Tk += a.past;
+}
+
 }  // namespace
 
 void prepend_cache(const cxxopts::ParseResult& r, InputNames& names, AttendInputs& a) {
@@ -66,20 +97,20 @@ void prepend_cache(const cxxopts::ParseResult& r, InputNames& names, AttendInput
     if (!pk && !pv) return;
     if (pk != pv) throw UsageError(std::string("a K/V cache needs both --past-k and --past-v: ") +
                                    (pk ? "--past-v" : "--past-k") + " is missing");
-    if (a.embeddings) throw UsageError("--past-k/--past-v prepend cached keys and values to -k/-v: with -x, give -q, -k and -v");
     for (const char* o : {"causal-offset", "key-rows", "lengths"})
         if (r.count(o))
             throw UsageError(std::string("--past-k/--past-v set the causal offset to the cache's length and are not "
                                          "supported with --") + o);
-    // --causal (any alignment) is then ONNX's rule with a cache: j <= i + P (cmd_attend sets the offset).
-    const io::KVInput past_k = io::read_kv_tensor(names.claim(r["past-k"].as<std::string>(), "--past-k"), 4);
-    const io::KVInput past_v = io::read_kv_tensor(names.claim(r["past-v"].as<std::string>(), "--past-v"), 4);
+    // --causal (any alignment) is then ONNX's rule with a cache: j <= i + P (the problem's past).
+    io::KVInput past_k = io::read_kv_tensor(names.claim(r["past-k"].as<std::string>(), "--past-k"), 4);
+    io::KVInput past_v = io::read_kv_tensor(names.claim(r["past-v"].as<std::string>(), "--past-v"), 4);
     const KVView pkv = past_k.view(), pvv = past_v.view();
     if (pkv.rank() < 2 || pvv.rank() < 2)
         throw InputError("--past-k and --past-v are ([B,] G, P, d) or P×d: not vectors");
     if (pkv.shape.back(2) != pvv.shape.back(2))
         throw InputError("--past-k has " + std::to_string(pkv.shape.back(2)) + " cached keys but --past-v " +
                          std::to_string(pvv.shape.back(2)) + " cached values: they must match");
+    if (a.embeddings) return keep_cache(std::move(past_k), std::move(past_v), a);
     const KVView k = a.k_view(), v = a.v_view();
     a.past = pkv.shape.back(2);
     io::KVInput new_k = present(pkv, k, "--past-k", "-k"), new_v = present(pvv, v, "--past-v", "-v");

@@ -1,8 +1,11 @@
-// --past-k FILE --past-v FILE: a K/V cache, ONNX Attention's past_key / past_value. The cached
-// keys and values, ([B,] G, P, d) (or P×d), are prepended to the new ones along the key axis;
-// the result is the present cache (ONNX's present_key / present_value, what --show keys,values
-// print). The new keys sit at positions P…, so every query's causal offset becomes P (ONNX:
-// the causal frontier and the window at p = i + P; RoPE positions continue at P).
+// --past-k FILE --past-v FILE: a K/V cache, ONNX Attention's past_key / past_value, HF's
+// past_key_values. With -q/-k/-v the cached keys and values, ([B,] G, P, d) (or P×d), are
+// prepended here to the new ones along the key axis; with -x they are kept, read as (B, G, P, d)
+// from the layout --show keys,values print, for the projections to extend (multihead.hpp's
+// KVCache). Either way the result is the present cache (ONNX's present_key / present_value,
+// what --show keys,values print) and the problem's `past` is P: the queries' causal offset
+// becomes P (the causal frontier and the window at p = i + P) and RoPE rotates the new queries
+// and keys at P…, the cached keys being rotated already (attn/problem.hpp's AttentionSpec::past).
 #pragma once
 #include <cstddef>
 

@@ -429,6 +429,8 @@ std::string flag_of(Role role, const AttendInputs& a) {
         case Role::sinks: return "--sinks";
         case Role::segments: return "--segments";
         case Role::offsets: return "--causal-offset";
+        case Role::past_keys: return "--past-k";
+        case Role::past_values: return "--past-v";
     }
     return "?";
 }
@@ -462,7 +464,9 @@ std::string flagged_message(const ShapeError& e, const AttendInputs& a) {
         return "--lengths: batch item " + std::to_string(b) + " has length " + std::to_string(e.got) +
                " but there are only " + plural(e.wanted, "key");
     }
-    if (e.role == Role::sinks || e.role == Role::segments) return flag + ": " + e.what();
+    if (e.role == Role::sinks || e.role == Role::segments || e.role == Role::past_keys ||
+        e.role == Role::past_values)
+        return flag + ": " + e.what();
     if (dim == "rank") return flag + " is a vector: " + (e.role == Role::keys ? "keys are Tk×d_k" : "values are Tk×d_v");
     if (dim == "d_k") return flag + " has d_k=" + std::to_string(e.got) + " but " + other + " has d_k=" + std::to_string(e.wanted);
     if (dim == "length")
@@ -490,9 +494,14 @@ void resolve_problem(AttendInputs& a) {
     spec.lengths = a.lengths;
     spec.sinks = a.sinks;
     spec.segments = a.segments, spec.segment_rows = a.segment_rows;
+    spec.past = a.past;
     a.scores.fill(spec);
     try {
         if (a.embeddings) {
+            if (a.past) {  // the cache against the projected heads (multihead.hpp's KVCache)
+                check_cache(a.cache.k.shape, a.batch, a.kv_heads, a.d_k, Role::past_keys);
+                check_cache(a.cache.v.shape, a.batch, a.kv_heads, a.projections.d_v, Role::past_values);
+            }
             spec.head_axis = a.heads_given ? HeadAxis::always : HeadAxis::never;
             const std::size_t d_v = a.projections.d_v;
             auto heads = [&](std::size_t H, std::size_t T, std::size_t d) {

@@ -34,10 +34,14 @@ struct AttendInputs {
     Tensor q;
     io::KVInput k, v;
     bool packed = false;
-    // --past-k/--past-v (attend_cache.hpp): k and v hold the present cache, past ++ new, with
-    // the heads as a dimension (kv_split: not split again); past = the cache's length P.
+    // --past-k/--past-v (attend_cache.hpp): with -q/-k/-v, k and v hold the present cache, past
+    // ++ new, with the heads as a dimension (kv_split: not split again); with -x, past_k/past_v
+    // hold the cache as read and cache its (B, G, P, d) reading, which the projections extend
+    // (multihead.hpp's KVCache). past = the cache's length P.
     bool kv_split = false;
     std::size_t past = 0;
+    io::KVInput past_k, past_v;
+    KVCache cache;
     TensorView q_view() const;  // ([B,] H, Tq, d_k): the heads of -q
     KVView k_view() const;
     KVView v_view() const;

@@ -30,6 +30,7 @@ struct AttendResults {
     BatchedAttention attention;
     OutputProjection projected;   // -q/-k/-v: the heads side by side, times W_O
     Tensor keys_f32, values_f32;  // float16 keys/values widened, when shown
+    Tensor queries_rotated, keys_rotated;  // with --rope, Q and K as they enter the scores, when shown
 
     // Whether key j is allowed for computed query row i of (b, h) (indices into the results).
     bool allowed(std::size_t b, std::size_t h, std::size_t i, std::size_t j) const noexcept {

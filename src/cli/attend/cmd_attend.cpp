@@ -93,13 +93,17 @@ void declare_options(cxxopts::Options& options) {
                           "j <= i + N_b (ONNX's causal offset); N for every item or N,N,... one per batch item; "
                           "negative allowed (a row may see no key). The window, ALiBi and RoPE use p = i + N_b",
          cxxopts::value<std::string>(), "N[,...]")
-        ("past-k", "A K/V cache (ONNX's past_key): cached keys ([B,] G, P, d), prepended to -k; the queries' "
-                   "offset becomes P (--causal, either alignment, is j <= i + P; the window is at p = i + P; RoPE "
-                   "continues at P), "
-                   "and --show keys,values give the present cache (ONNX's present_key/present_value). With "
-                   "-q/-k/-v only; not with --causal-offset, --lengths or --key-rows",
+        ("past-k", "A K/V cache (ONNX's past_key, HF's past_key_values): the P cached keys as they enter the "
+                   "scores (after --rope), prepended to the new ones: with -q/-k/-v ([B,] G, P, d) before -k; with "
+                   "-x ([B,] [G,] P, d_k) as --show keys prints them (B for a batched -x, G with --heads) or "
+                   "(B, G, P, d_k), before the projected keys. The queries' offset becomes P (--causal, either "
+                   "alignment, is j <= i + P; the window is at p = i + P; RoPE rotates the new queries and keys at "
+                   "P..., never the cache), and --show keys,values give the present cache (ONNX's "
+                   "present_key/present_value), to pass back as --past-k/--past-v for the next tokens. Not with "
+                   "--causal-offset, --lengths or --key-rows",
          cxxopts::value<std::string>(), "FILE")
-        ("past-v", "The cached values ([B,] G, P, d_v), prepended to -v (with --past-k)",
+        ("past-v", "The cached values ([B,] G, P, d_v), or with -x as --show values prints them, prepended to "
+                   "the new values (with --past-k)",
          cxxopts::value<std::string>(), "FILE")
         ("softmax-precision", "f32 (default) or f64: each row's softmax computed in float64 (ONNX's "
                               "softmax_precision; through the Tq×Tk matrix, not the fused kernel)",
@@ -146,10 +150,12 @@ void declare_options(cxxopts::Options& options) {
                   "1; a row with every key masked gets weights 0 and context 0; --show lse includes the sink. Not with "
                   "--key-rows or --normalize sum",
          cxxopts::value<std::string>(), "FILE")
-        ("segments", "Document ids, one per position: a FILE of whole numbers (text or .npy, integer or float), "
-                     "shape (T) for every batch item or (B, T). Query i sees key j only in its own document "
+        ("segments", "Document ids, one per key position: a FILE of whole numbers (text or .npy, integer or "
+                     "float), shape (Tk) for every batch item or (B, Tk). Query i sees key j only in its own document "
                      "(packed sequences: FlexAttention's document mask, FlashAttention's varlen); with --causal each "
-                     "document is causal. Self-attention only (Tq = Tk). When each document is one run of positions "
+                     "document is causal. A query takes the id at its position p = i + offset (i for self-attention; "
+                     "i + P with a cache, i + N with --causal-offset N, i + Tk - Tq with --causal=bottom-right), as "
+                     "FlexAttention's document mask with a cache; a p outside 0..Tk-1 is an error. When each document is one run of positions "
                      "(0 0 1 1 2) the key blocks of other documents are skipped, not computed; ids in several runs "
                      "(0 1 0) follow the same rule through a Tq x Tk bit mask",
          cxxopts::value<std::string>(), "FILE")
@@ -158,7 +164,8 @@ void declare_options(cxxopts::Options& options) {
          cxxopts::value<std::string>()->default_value("zero"), "POLICY")
         ("normalize", "softmax, or sum (divide each row by its sum; a zero sum is an error)",
          cxxopts::value<std::string>()->default_value("softmax"), "HOW")
-        ("show", "Comma-separated: queries, keys, values (projected, per head), scores (raw s(q, k): Q·Kᵀ for --score dot), scaled "
+        ("show", "Comma-separated: queries, keys, values (projected, per head; with --rope the queries and "
+                 "keys after the rotation, as a K/V cache holds keys), scores (raw s(q, k): Q·Kᵀ for --score dot), scaled "
                  "(scale·Q·Kᵀ, softcapped, + ALiBi + bias, masked = -inf), capped (scale·Q·Kᵀ after the softcap, before "
                  "the bias, every cell), weights, weights-mean (mean over heads, "
                  "nn.MultiheadAttention's default), context (per head), output (heads concatenated, then "
@@ -276,10 +283,25 @@ TensorView computed_part(TensorView v, const Range& rows, bool narrow_rows, cons
     return v;
 }
 
+// A per-head view (…, H, T, d) as an input of that form is shown: without its batch axis (extent
+// 1) unless `batch`, without its heads axis (extent 1) unless `heads`.
+TensorView shown_heads(TensorView v, bool batch, bool heads) {
+    const auto drop = [&v](std::size_t axis) {
+        for (std::size_t i = axis; i + 1 < v.rank(); ++i) v.strides[i] = v.strides[i + 1];
+        std::vector<std::size_t> dims = v.shape.to_vector();
+        dims.erase(dims.begin() + std::ptrdiff_t(axis));
+        v.shape = Shape(dims);
+    };
+    if (v.rank() == 4 && !batch && v.shape[0] == 1) drop(0);
+    if (v.rank() >= 3 && !heads && v.shape[v.rank() - 3] == 1) drop(v.rank() - 3);
+    return v;
+}
+
 // The engine run on the inputs: multi-head attention from embeddings (-x), or attention on
-// Q/K/V resolved once (attn/problem.hpp), then the heads side by side and W_O.
+// Q/K/V resolved once (attn/problem.hpp), then the heads side by side and W_O. Shown with --rope,
+// the queries and keys are rotated, as they enter the scores (and as a cache holds the keys).
 AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s, const AttentionWants& wants,
-                                bool kv_shown) {
+                                bool kv_shown, bool qk_shown) {
     AttendResults res;
     res.rows = s.rows.end ? s.rows : Range{0, in.Tq};
     res.items = s.items.end ? s.items : Range{0, in.batch};
@@ -297,6 +319,7 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
     spec.segments = in.segments, spec.segment_rows = in.segment_rows;
     spec.offsets = s.offsets;
     spec.softmax_f64 = s.softmax_f64;
+    if (!in.embeddings) spec.past = in.past;  // -x: the projections append to the cache (KVCache)
     in.scores.fill(spec);
     const TensorView bias = in.bias.view();
     spec.mask_bits = in.mask_bits.rank() ? &in.mask_bits : nullptr;
@@ -317,14 +340,22 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
         w.heads = in.heads, w.kv_heads = in.kv_heads;
         w.wq = opt(in.wq, wq), w.wk = opt(in.wk, wk), w.wv = opt(in.wv, wv), w.wo = opt(in.wo, wo);
         w.bq = opt(in.bq, bq), w.bk = opt(in.bk, bk), w.bv = opt(in.bv, bv), w.bo = opt(in.bo, bo);
-        res.multihead = multihead_attention(x, in.kv.rank() ? &kv : nullptr, w, spec, wants);
+        res.multihead = multihead_attention(x, in.kv.rank() ? &kv : nullptr, w, spec, wants, in.past ? &in.cache : nullptr);
         res.problem = res.multihead.problem;
         res.attention = std::move(res.multihead.attention);
         const Multihead& mh = res.multihead;
-        // Projections per head (a strided view) with --heads; as projected without.
-        const TensorView q = in.heads_given ? split_heads(mh.queries, in.heads) : mh.queries.view();
-        const TensorView k = in.heads_given ? split_heads(mh.keys, in.kv_heads) : mh.keys.view();
-        const TensorView v = in.heads_given ? split_heads(mh.values, in.kv_heads) : mh.values.view();
+        // Projections per head (a strided view) with --heads; as projected without. With a cache,
+        // the keys and values are the present cache.
+        TensorView q = in.heads_given ? split_heads(mh.queries, in.heads) : mh.queries.view();
+        TensorView k = in.past ? shown_heads(mh.present_keys.view(), in.batched, in.heads_given)
+                     : in.heads_given ? split_heads(mh.keys, in.kv_heads) : mh.keys.view();
+        const TensorView v = in.past ? shown_heads(mh.present_values.view(), in.batched, in.heads_given)
+                             : in.heads_given ? split_heads(mh.values, in.kv_heads) : mh.values.view();
+        if (qk_shown && res.problem.rope.theta != 0.0f) {
+            rotated_queries_keys(res.problem, res.queries_rotated, res.keys_rotated);
+            q = shown_heads(res.queries_rotated.view(), in.batched, in.heads_given);
+            k = shown_heads(res.keys_rotated.view(), in.batched, in.heads_given);
+        }
         res.queries = computed_part(q, res.rows, true, res.items, in.batched);
         res.keys = computed_part(k, res.rows, false, res.items, in.batched);
         res.values = computed_part(v, res.rows, false, res.items, in.batched);
@@ -335,10 +366,16 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
         // Float16 keys and values are widened only when they are shown themselves.
         if (kv_shown && in.k.half()) res.keys_f32 = to_float(in.k_view());
         if (kv_shown && in.v.half()) res.values_f32 = to_float(in.v_view());
-        const TensorView k = in.k.half() ? res.keys_f32.view() : in.k_view().f32();
+        TensorView k = in.k.half() ? res.keys_f32.view() : in.k_view().f32();
         const TensorView v = in.v.half() ? res.values_f32.view() : in.v_view().f32();
         // An input has a batch dimension when it has four (packed: three).
-        const TensorView q = in.q_view();
+        TensorView q = in.q_view();
+        if (qk_shown && res.problem.rope.theta != 0.0f) {  // shaped as given, unless RoPE's positions split the batch
+            rotated_queries_keys(res.problem, res.queries_rotated, res.keys_rotated);
+            const TensorView rq = res.queries_rotated.view(), rk = res.keys_rotated.view();
+            q = shown_heads(rq, q.rank() == 4 || rq.shape[0] > 1, q.rank() >= 3 || rq.shape[1] > 1);
+            k = shown_heads(rk, k.rank() == 4 || rk.shape[0] > 1, k.rank() >= 3 || rk.shape[1] > 1);
+        }
         res.queries = computed_part(q, res.rows, true, res.items, q.rank() == 4);
         if (k.rank()) res.keys = computed_part(k, res.rows, false, res.items, k.rank() == 4);
         if (v.rank()) res.values = computed_part(v, res.rows, false, res.items, v.rank() == 4);
@@ -427,7 +464,6 @@ int cmd_attend(int argc, char** argv) {
                              std::to_string(in.batch) + " batch items: give one, or one per batch item");
         s.causal = Causal::top_left;  // the rule j <= i + offset
     }
-    if (in.past) s.offsets = {(long long)in.past};  // the cache's length (attend_cache.hpp)
     if (r.count("softmax-precision")) s.softmax_f64 = parse_softmax_precision(r["softmax-precision"].as<std::string>());
     if (show.variance && in.scores.score != ScoreFunction::dot)
         throw UsageError(std::string("--show variance compares q·k with its theory for dot-product scores: drop --score ") +
@@ -485,7 +521,7 @@ int cmd_attend(int argc, char** argv) {
     if (svg && picture_cells(in, s, pic) > one_slice && picture_cells(in, s, pic) > max_svg_cells)
         throw UsageError("--svg draws one cell per query-key pair and head: " + std::to_string(picture_cells(in, s, pic)) +
                          " cells are more than 512x512 (choose one with --head/--batch, or fewer --query-rows)");
-    if (s.causal != Causal::none && in.Tq != in.Tk && s.offsets.empty() && in.lengths.empty())
+    if (s.causal != Causal::none && in.Tq != in.Tk && s.offsets.empty() && in.lengths.empty() && !in.past)
         std::fprintf(stderr, "attn: note: Tq=%zu != Tk=%zu: causal mask aligned %s (query i sees keys j <= %s)\n", in.Tq,
                      in.Tk, causal_name(s.causal), s.causal == Causal::top_left ? "i" : "i + Tk - Tq");
 
@@ -497,7 +533,8 @@ int cmd_attend(int argc, char** argv) {
     wants.weights_mean = show.weights_mean;
     wants.context = show.context || show.output;
     wants.lse = show.lse;
-    const AttendResults res = compute_attention(in, s, wants, show.keys || show.values || show.variance);
+    const AttendResults res =
+        compute_attention(in, s, wants, show.keys || show.values || show.variance, show.queries || show.keys);
     check_results(show, in, res, s);
     check_masked_rows(in, res);
 
