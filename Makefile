@@ -238,8 +238,9 @@ test-tsan:
 			$(TSAN_BUILD)/attn_tests -tc='$(TSAN_TESTS)' -ni; \
 	done; echo "ThreadSanitizer: no race with 1, 2, 3 or 7 threads"
 
-# Side-by-side timing against NumPy/OpenBLAS and PyTorch (installs them if missing). A
-# measurement, not a test: see tests/perf/compare.sh.
+# Side-by-side timing against NumPy/OpenBLAS and PyTorch (installs them if missing), and
+# decoding against ggml when GGML_DIR holds a ggml you built. A measurement, not a test: see
+# tests/perf/compare.sh.
 compare: all
 	@bash tests/perf/compare.sh $(BUILD)/attn
 

@@ -49,14 +49,14 @@ struct BatchedAttention {
 };
 
 // Split-K decoding (flash-decoding). When the fused kernel runs with few query rows
-// (Tq <= decode_max_rows), the keys are cut into chunks of split_key_chunk(dk, dv, K/V element bytes) keys, each
+// (Tq <= decode_max_rows), the keys are cut into chunks of split_key_chunk(Tk, dk, dv, K/V element bytes) keys, each
 // (batch item, K/V head, chunk) is a work unit computing every query row of its heads (the
 // query heads of a grouped-query group together, so each K/V tile is loaded once for all of
 // them) with its own running max, sum and unnormalised output, and the chunks are merged in
 // key order. The chunk length depends on the shapes only, so the bits never depend on the
 // thread count.
 inline constexpr std::size_t decode_max_rows = 4;
-std::size_t split_key_chunk(std::size_t dk, std::size_t dv, std::size_t kv_bytes = 4) noexcept;
+std::size_t split_key_chunk(std::size_t Tk, std::size_t dk, std::size_t dv, std::size_t kv_bytes = 4) noexcept;
 
 // The engine. Throws InputError on shapes that do not fit together (naming the shapes), on
 // ranges or lengths out of bounds and on inputs of rank < 2 or > 4; RuntimeFailure on a zero

@@ -54,7 +54,7 @@ std::size_t run_split_keys(const AttentionProblem& p, Tensor& context, Tensor* l
     const std::size_t group = p.group(), nq = p.r1 - p.r0, rows = group * nq;
     const std::size_t pairs = (p.b1 - p.b0) * p.G;
     if (rows == 0 || pairs == 0) return 0;
-    const std::size_t chunk = split_key_chunk(p.dk, p.dv, element_size(p.k.type));
+    const std::size_t chunk = split_key_chunk(p.Tk, p.dk, p.dv, element_size(p.k.type));
     // The chunks on the key rows computed (all Tk but for a key shard), on the whole run's grid.
     const std::size_t c0 = p.k0 / chunk, c1 = (std::min(p.k1, p.Tk) + chunk - 1) / chunk;
     const std::size_t chunks = std::max<std::size_t>(1, c1 - std::min(c0, c1));

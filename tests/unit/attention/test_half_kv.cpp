@@ -102,7 +102,7 @@ Inputs make_inputs(const Case& c, unsigned seed, attn::ElementType type = attn::
     in.spec.lengths = c.lengths;
     if (c.chunk_mask) {
         const std::size_t B = c.k.back(4), Tk = c.k.back(2);
-        const std::size_t C = attn::split_key_chunk(c.k.back(1), c.v.back(1), attn::element_size(type));
+        const std::size_t C = attn::split_key_chunk(Tk, c.k.back(1), c.v.back(1), attn::element_size(type));
         REQUIRE(Tk > 3 * C);
         in.mask = Tensor(Shape{B, 1, 1, Tk});
         std::uniform_int_distribution<int> coin(0, 3);
