@@ -58,8 +58,13 @@ expect_close() {
     if [ -z "$msg" ]; then pass; else fail "$4: $msg"; fi
 }
 
-# For the tests against stored PyTorch fixtures (test_rope_alibi.sh, test_sinks_segments.sh):
-# they set ALLCLOSE (tests/tools/allclose) and FIXTURES (the data folder, one CASE folder each).
+# For the tests against stored PyTorch fixtures (test_rope_alibi.sh, test_sinks_segments.sh,
+# test_kv_cache.sh): they set ALLCLOSE (tests/tools/allclose) and FIXTURES (the data folder, one
+# CASE folder each).
+
+# flag CASE KEY: the value of KEY=VALUE in $FIXTURES/CASE/case.txt's first line (pairs separated
+# by spaces or semicolons).
+flag() { head -n 1 "$FIXTURES/$1/case.txt" | tr ' ;' '\n\n' | sed -n "s/^$2=//p" | head -n 1; }
 
 # attend_to RUN ARGS... SHOW: attend writing npy files into $T/RUN (one result: $T/RUN/SHOW.npy,
 # SHOW the --show item, which must come last).

@@ -6,7 +6,6 @@
 ALLCLOSE=$(dirname "$ATTN")/allclose
 FIXTURES=$ROOT/data/kv_cache
 
-flag() { head -n 1 "$FIXTURES/$1/case.txt" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
 
 if [ ! -x "$ALLCLOSE" ]; then
     fail "tests/tools/allclose is not built next to attn ($ALLCLOSE): make test builds it"

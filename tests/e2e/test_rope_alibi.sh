@@ -6,8 +6,6 @@
 ALLCLOSE=$(dirname "$ATTN")/allclose
 FIXTURES=$ROOT/data/positions
 
-# flag CASE KEY: the value of KEY=VALUE in CASE/case.txt's first line.
-flag() { head -n 1 "$FIXTURES/$1/case.txt" | tr ' ;' '\n\n' | sed -n "s/^$2=//p" | head -n 1; }
 
 if [ ! -x "$ALLCLOSE" ]; then
     fail "tests/tools/allclose is not built next to attn ($ALLCLOSE): make test builds it"
