@@ -101,14 +101,21 @@ inline std::size_t count(const std::string& text, const std::string& what) {
     return n;
 }
 
-// Thread counts a threaded test runs: `defaults`, or 1 and $ATTN_TEST_THREADS when that is set
-// (make test-tsan runs the threaded tests once each with 1, 2, 3 and 7 threads).
+// Thread counts a threaded test runs: `defaults`, or 1 and the counts listed in
+// $ATTN_TEST_THREADS ("2,3,7") when that is set (make test-tsan runs the threaded tests with
+// ATTN_TEST_THREADS=2,3,7: threads 1, 2, 3 and 7 in one run).
 inline std::vector<unsigned> thread_counts(std::vector<unsigned> defaults) {
     const char* env = std::getenv("ATTN_TEST_THREADS");
     if (!env || !*env) return defaults;
-    const unsigned t = unsigned(std::strtoul(env, nullptr, 10));
-    if (t <= 1) return {1u};
-    return {1u, t};
+    std::vector<unsigned> counts{1u};
+    for (const char* p = env; *p;) {
+        char* end = nullptr;
+        const unsigned t = unsigned(std::strtoul(p, &end, 10));
+        if (end == p) break;  // not a number: the rest is ignored
+        if (t > 1 && std::find(counts.begin(), counts.end(), t) == counts.end()) counts.push_back(t);
+        p = *end == ',' ? end + 1 : end;
+    }
+    return counts;
 }
 
 // Stride of the sweeps over every float bit pattern: `fallback` (make test: the full sweep), or
