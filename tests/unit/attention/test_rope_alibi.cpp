@@ -352,3 +352,32 @@ TEST_CASE("rope and alibi: rope_scaling linear divides every frequency; llama3 k
     CHECK(f[2] == doctest::Approx(0.01 / 8).epsilon(1e-6));
     CHECK(f[3] == doctest::Approx(0.001 / 8).epsilon(1e-6));
 }
+
+// HF's q·cos + rotate_half(q)·sin rounds each product, then the sum: the rotation must not
+// fuse them into multiply-adds (aarch64's baseline has them; the Makefile builds rope.cpp with
+// -ffp-contract=off). Each float product is exact in double, and rounding a double sum of two
+// floats to float gives the float sum: the expected bits without relying on float arithmetic.
+TEST_CASE("rope and alibi: the rotation rounds each product, then the sum (HF's bits), both styles") {
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> u(-3.0f, 3.0f);
+    const std::size_t d = 37, n = 34, half = n / 2;  // dims past N copied
+    std::vector<float> x(d), c(half), s(half), out(d);
+    for (float& v : x) v = u(rng);
+    for (std::size_t k = 0; k < half; ++k) c[k] = std::cos(u(rng)), s[k] = std::sin(u(rng));
+    const auto product = [](float a, float b) { return float(double(a) * double(b)); };
+    for (const attn::RopeStyle style : {attn::RopeStyle::half, attn::RopeStyle::interleaved}) {
+        attn::Rope r{10000, style, n, {}};
+        attn::engine::rope_row(r, c.data(), s.data(), x.data(), out.data(), d);
+        int wrong = 0;
+        for (std::size_t k = 0; k < half; ++k) {
+            const std::size_t i1 = style == attn::RopeStyle::half ? k : 2 * k;
+            const std::size_t i2 = style == attn::RopeStyle::half ? k + half : 2 * k + 1;
+            const float o1 = float(double(product(x[i1], c[k])) - double(product(x[i2], s[k])));
+            const float o2 = float(double(product(x[i2], c[k])) + double(product(x[i1], s[k])));
+            wrong += std::memcmp(&o1, &out[i1], 4) != 0;
+            wrong += std::memcmp(&o2, &out[i2], 4) != 0;
+        }
+        for (std::size_t i = n; i < d; ++i) wrong += out[i] != x[i];
+        CHECK(wrong == 0);
+    }
+}
