@@ -26,6 +26,8 @@ struct RopeTable {
     const float* sin_at(long long pos) const { return sin.data() + std::size_t(pos - first) * half; }
 };
 RopeTable rope_table(const std::vector<float>& inv_freq, long long first, std::size_t count);
+// The rows of t for the positions [p0, p1) (within t's).
+void fill_rope_table(RopeTable& t, const std::vector<float>& inv_freq, long long p0, long long p1);
 
 // One row of d floats rotated into out (x == out allowed), with its position's c = cos and
 // s = sin (RopeTable): the pair (x1, x2) becomes (x1·c − x2·s, x2·c + x1·s), each product

@@ -381,3 +381,48 @@ TEST_CASE("rope and alibi: the rotation rounds each product, then the sum (HF's 
         CHECK(wrong == 0);
     }
 }
+
+// The calling thread keeps the angles of a call for the next (rope.cpp's KeptAngles): every
+// call must still rotate with its own frequencies and positions. A sequence of calls that
+// reuse, outgrow and change them, each checked row by row against rope_row with a table
+// computed for that row alone.
+TEST_CASE("rope and alibi: calls after calls rotate with their own angles (kept angles reused, outgrown, changed)") {
+    struct Call {
+        float theta;
+        std::size_t dims, Tq, Tk;
+        Causal causal;
+    };
+    const Call calls[] = {{10000, 16, 40, 40, Causal::top_left},   {10000, 16, 20, 20, Causal::top_left},
+                          {10000, 16, 80, 80, Causal::none},       {10000, 16, 50, 30, Causal::bottom_right},
+                          {500000, 16, 40, 40, Causal::top_left},  {10000, 8, 40, 40, Causal::top_left},
+                          {10000, 16, 1, 300, Causal::bottom_right}, {10000, 16, 40, 40, Causal::top_left}};
+    std::mt19937 rng(5);
+    for (const Call& c : calls) {
+        INFO("theta " << c.theta << ", dims " << c.dims << ", Tq " << c.Tq << ", Tk " << c.Tk);
+        const std::size_t d = 16;
+        const Tensor Q = random_tensor(Shape{2, c.Tq, d}, rng, 1.0f), K = random_tensor(Shape{2, c.Tk, d}, rng, 1.0f);
+        const Tensor V = random_tensor(Shape{2, c.Tk, d}, rng, 1.0f);
+        attn::AttentionSpec spec;
+        spec.causal = c.causal;
+        spec.rope = {c.theta, attn::RopeStyle::half, c.dims, {}};
+        const attn::AttentionProblem p = attn::resolve_attention(Q.view(), K.view(), V.view(), spec);
+        Tensor q, k;
+        attn::rotated_queries_keys(p, q, k);
+        const std::vector<float> inv = attn::engine::rope_inv_freq(c.theta, c.dims);
+        std::vector<float> want(d);
+        std::size_t wrong = 0;
+        const auto check = [&](const float* x, const float* got, long long pos) {
+            const attn::engine::RopeTable t = attn::engine::rope_table(inv, pos, 1);
+            attn::engine::rope_row(p.rope, t.cos_at(pos), t.sin_at(pos), x, want.data(), d);
+            wrong += std::memcmp(want.data(), got, d * sizeof(float)) != 0;
+        };
+        const long long offset = c.causal == Causal::bottom_right ? (long long)c.Tk - (long long)c.Tq : 0;
+        for (std::size_t h = 0; h < 2; ++h) {
+            for (std::size_t i = 0; i < c.Tq; ++i)
+                check(Q.slice_data(h) + i * Q.row_stride(), q.slice_data(h) + i * q.row_stride(), (long long)i + offset);
+            for (std::size_t j = 0; j < c.Tk; ++j)
+                check(K.slice_data(h) + j * K.row_stride(), k.slice_data(h) + j * k.row_stride(), (long long)j);
+        }
+        CHECK(wrong == 0);
+    }
+}
