@@ -13,8 +13,11 @@
 // is: the result is bitwise identical for any split of the rows over threads.
 // Tiling: R×NV accumulators of the micro-kernel, BC keys per tile, G query blocks per
 // K/V tile (FlashBlocking: the register counts that justify them). A group of G blocks shares
-// each tile while it is in cache, so K and V stream from memory once per group. Tiles past a
-// block's last visible key or before its first (the window) are skipped; tiles wholly masked by
+// each tile while it is in cache, so K and V stream from memory once per group. Keys past a
+// block's last visible key or before its first (the window) are never computed: the tiles are
+// the multiples of BC for every block, and a block takes the part of each it may see (its first
+// tile starts at the window's first key; rounded down to BC, a window of 1024 computed 1120
+// keys per block of 64 rows on average, 1087 now); tiles wholly masked by
 // the mask bits are skipped; diagonal tiles (rows that see part of the tile: the causal limit,
 // the window's edges) apply the row's visible range in the softmax's scan. A softcap is one
 // pass over the tile (tanh.hpp) before the bias, ALiBi another (alibi.hpp). Rescaling: when a
@@ -162,27 +165,31 @@ private:
             std::fill(l_of(b), l_of(b) + QB, a_.sink == neg_inf ? 0.0f : 1.0f);
             std::fill(ot(b), ot(b) + a_.dv * QB, 0.0f);
             // Keys any row of the (whole, unclipped) block may see: both ends of the visible
-            // range are non-decreasing in the row index. Tiles outside are never computed.
+            // range are non-decreasing in the row index. Keys outside are never computed.
             const KeyRange first = range_of(q0), last = range_of(q0 + nq - 1);
-            kbeg[b] = first.begin / BC * BC, kend[b] = last.end;
+            kbeg[b] = first.begin, kend[b] = last.end;
             // Keys every row sees: [last.begin, first.end); tiles reaching outside are partial.
             kfull[b] = first.end, kfull_begin_[b] = last.begin;
         }
+        // The tiles are [t0, t0 + BC) for t0 a multiple of BC, the same for every grouping of
+        // the blocks (the bits of a row do not depend on the threads); a block takes the part
+        // of each that it may see, so a window's first keys start a block's first (short) tile.
         bool first_tile = true;
-        for (std::size_t t0 = kbeg[0]; t0 < kend[nb - 1]; t0 += BC) {
-            const auto wanted = [&](std::size_t b) { return t0 >= kbeg[b] && t0 < kend[b]; };
+        for (std::size_t t0 = kbeg[0] / BC * BC; t0 < kend[nb - 1]; t0 += BC) {
+            const auto wanted = [&](std::size_t b) { return part(kbeg[b], kend[b], t0).size() != 0; };
             std::size_t b0 = 0;
             while (b0 < nb && !wanted(b0)) ++b0;
             if (b0 == nb) continue;  // between the windows of the group's blocks
             load_tile(t0, std::min(BC, kend[nb - 1] - t0));
             for (std::size_t b = b0; b < nb; ++b) {
-                if (!wanted(b)) continue;
+                const Part k = part(kbeg[b], kend[b], t0);
+                if (!k.size()) continue;
                 if (a_.bias || a_.mask) {
-                    if (first_tile) prefetch_bias_and_mask(g0 + b * QB, t0, std::min(BC, kend[b] - t0));
+                    if (first_tile) prefetch_bias_and_mask(g0 + b * QB, k.begin, k.size());
                     prefetch_next(g0, nb, kbeg, kend, b, t0);
                 }
                 first_tile = false;
-                block_tile(g0 + b * QB, b, t0, std::min(BC, kend[b] - t0), kfull[b]);
+                block_tile(g0 + b * QB, b, k.begin, k.size(), kfull[b]);
             }
         }
         std::size_t masked = 0;
@@ -190,17 +197,30 @@ private:
         return masked;
     }
 
+    // The keys [begin, end) of the tile at t0 that a block seeing [kbeg, kend) computes.
+    struct Part {
+        std::size_t begin, end;
+        std::size_t size() const { return end > begin ? end - begin : 0; }
+    };
+    static Part part(std::size_t kbeg, std::size_t kend, std::size_t t0) {
+        return {std::max(t0, kbeg), std::min(t0 + BC, kend)};
+    }
+
     // Sets ahead_ to the bias and mask rows of the block_tile that follows (block b, tile t0)
     // in group's order: the next block seeing this tile, else the first seeing the next one.
     void prefetch_next(std::size_t g0, std::size_t nb, const std::size_t* kbeg, const std::size_t* kend, std::size_t b,
                        std::size_t t0) {
-        const auto wanted = [&](std::size_t c, std::size_t t) { return t >= kbeg[c] && t < kend[c]; };
+        const auto wanted = [&](std::size_t c, std::size_t t) { return part(kbeg[c], kend[c], t).size() != 0; };
         std::size_t next = b + 1, t = t0;
         while (next < nb && !wanted(next, t)) ++next;
         if (next == nb)
             for (next = 0, t = t0 + BC; next < nb && !wanted(next, t);) ++next;
-        if (next < nb) ahead_.start(a_, g0 + next * QB, t, std::min(BC, kend[next] - t));
-        else ahead_ = {};
+        if (next < nb) {
+            const Part k = part(kbeg[next], kend[next], t);
+            ahead_.start(a_, g0 + next * QB, k.begin, k.size());
+        } else {
+            ahead_ = {};
+        }
     }
 
     KeyRange range_of(std::size_t i) const {
@@ -212,6 +232,7 @@ private:
     // tile buffers for the other types (once per tile, shared by every block of the group).
     void load_tile(std::size_t t0, std::size_t nk) {
         if (a_.kv_type == ElementType::f32) {
+            tile_ = t0;
             tk_ = static_cast<const float*>(a_.K) + t0 * a_.ldk, ldk_ = a_.ldk;
             tv_ = static_cast<const float*>(a_.V) + t0 * a_.ldv, ldv_ = a_.ldv;
             return;
@@ -225,7 +246,7 @@ private:
                 widen_row<Arch>(V + (t0 + j) * a_.ldv, v + j * a_.dv, a_.dv);
             }
         });
-        tk_ = k, ldk_ = a_.dk, tv_ = v, ldv_ = a_.dv;
+        tile_ = t0, tk_ = k, ldk_ = a_.dk, tv_ = v, ldv_ = a_.dv;
     }
 
     // One block (rows q0…, state b) against keys [t0, t0 + nk).
@@ -249,7 +270,7 @@ private:
         // exponential pass (online_softmax). Measured at T=4096: requested during the
         // micro-kernels instead (scores, mix), the biased kernel took 7-10% longer.
         if (a_.bias || a_.mask) ahead_.per_step = (ahead_.rows_left() + nk - 1) / nk;
-        scores(nk, qt(b), plain ? mx : nullptr);
+        scores(t0, nk, qt(b), plain ? mx : nullptr);
         // Off the diagonal the last of the bias and mask passes also takes the column max of
         // what it leaves (on the diagonal, online_softmax scans after the causal select).
         F* pass_max = diagonal ? nullptr : mx;
@@ -270,7 +291,7 @@ private:
             m[v].store_aligned(m_of(b) + v * W);
             l[v].store_aligned(l_of(b) + v * W);
         }
-        mix(nk, alpha, ot(b));
+        mix(t0, nk, alpha, ot(b));
     }
 
     // Qᵀ[p][q] = scale·Q[q0 + q][p], zero for rows past Tq.
@@ -285,12 +306,12 @@ private:
         }
     }
 
-    // Sᵀ[j][·] for keys j < nk of the loaded tile (and their column max into colmax when given).
-    void scores(std::size_t nk, const float* qt, F* colmax) {
+    // Sᵀ[j][·] for keys t0 + j, j < nk, of the loaded tile (and their column max into colmax when given).
+    void scores(std::size_t t0, std::size_t nk, const float* qt, F* colmax) {
         for (std::size_t j = 0; j < nk; j += R) {
             const std::size_t rows = std::min(R, nk - j);
             const float* krow[R] = {};
-            for (std::size_t r = 0; r < rows; ++r) krow[r] = tk_ + (j + r) * ldk_;
+            for (std::size_t r = 0; r < rows; ++r) krow[r] = tk_ + (t0 - tile_ + j + r) * ldk_;
             micro_kernel_rows<Arch, false>(rows, krow, 1, qt, a_.dk, st_ + j * QB, QB, nullptr, colmax);
         }
     }
@@ -488,11 +509,11 @@ private:
     }
 
     // Oᵀ[c][·] = alpha·Oᵀ[c][·] + Σ_j V[t0 + j][c]·Pᵀ[j][·] (V rows of the loaded tile).
-    void mix(std::size_t nk, const F* alpha, float* ot) {
+    void mix(std::size_t t0, std::size_t nk, const F* alpha, float* ot) {
         for (std::size_t c = 0; c < a_.dv; c += R) {
             const std::size_t rows = std::min(R, a_.dv - c);
             const float* vcol[R] = {};
-            for (std::size_t r = 0; r < rows; ++r) vcol[r] = tv_ + c + r;
+            for (std::size_t r = 0; r < rows; ++r) vcol[r] = tv_ + (t0 - tile_) * ldv_ + c + r;
             micro_kernel_rows<Arch, true>(rows, vcol, ldv_, st_, nk, ot + c * QB, QB, alpha, nullptr);
         }
         ahead_.issue(std::numeric_limits<std::size_t>::max());  // any left by online_softmax
@@ -578,7 +599,8 @@ private:
     PrefetchAhead ahead_;
     std::size_t kfull_begin_[G] = {};  // per block of the group: keys before it are partial tiles
     std::unique_ptr<AlignedFloats> mean_;
-    const float* tk_ = nullptr;  // the current tile's K and V rows as floats (load_tile)
+    std::size_t tile_ = 0;       // the current tile's first key
+    const float* tk_ = nullptr;  // its K and V rows as floats (load_tile)
     const float* tv_ = nullptr;
     std::size_t ldk_ = 0, ldv_ = 0;
 };
