@@ -19,7 +19,9 @@
 // tile starts at the window's first key; rounded down to BC, a window of 1024 computed 1120
 // keys per block of 64 rows on average, 1087 now); tiles wholly masked by
 // the mask bits are skipped; diagonal tiles (rows that see part of the tile: the causal limit,
-// the window's edges) apply the row's visible range in the softmax's scan. A softcap is one
+// the window's edges) apply the row's visible range in the softmax's scan, and compute each
+// key only for the vectors of W rows that may see it (Vectors: the triangles at a window's
+// edges and at the causal limit shrink from QB-row steps to W-row ones). A softcap is one
 // pass over the tile (tanh.hpp) before the bias, ALiBi another (alibi.hpp). Rescaling: when a
 // tile raises a lane's max m, the running sum and output are scaled by exp(m_old − m_new) (0 while
 // nothing was visible: −inf − −inf is guarded).
@@ -38,6 +40,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <utility>
 
 #include "kernels/kernel_types.hpp"
 #include "kernels/alibi.hpp"
@@ -65,20 +68,22 @@ struct FlashBlocking<xsimd::fma3<xsimd::avx2>> {  // 16 ymm registers: 6×2 accu
     static constexpr std::size_t R = 6, NV = 2, BC = 128, G = 8;
 };
 
-// C[r][0, NV·W) = (Acc ? C[r]·alpha : 0) + Σ_{p<kdim} a[r][p·aps] · B[p][0, NV·W), r < Rows.
-// B is kdim rows of NV·W floats (64-byte aligned), C rows are ldc apart (aligned).
-// With colmax, also colmax[v] = max(colmax[v], max_r C[r][v]) (the softmax's running max).
+// C[r][0, NV·W) = (Acc ? C[r]·alpha : 0) + Σ_{p<kdim} a[r][p·aps] · B[p][0, NV·W), r < Rows
+// (Acc without alpha: C[r] as it is). B is kdim rows of NV·W floats, ldb apart; B and C rows
+// (ldc apart) 64-byte aligned. With colmax, also colmax[v] = max(colmax[v], max_r C[r][v])
+// (the softmax's running max).
 template <class Arch, std::size_t Rows, std::size_t NV, bool Acc>
-inline void micro_kernel(const float* const* a, std::size_t aps, const float* B, std::size_t kdim, float* C,
-                         std::size_t ldc, const vfloat<Arch>* alpha, vfloat<Arch>* colmax) {
+inline void micro_kernel(const float* const* a, std::size_t aps, const float* B, std::size_t ldb, std::size_t kdim,
+                         float* C, std::size_t ldc, const vfloat<Arch>* alpha, vfloat<Arch>* colmax) {
     using F = vfloat<Arch>;
-    constexpr std::size_t W = lanes<Arch>, PW = NV * W;
+    constexpr std::size_t W = lanes<Arch>;
     F acc[Rows][NV];
     for (std::size_t r = 0; r < Rows; ++r)
         for (std::size_t v = 0; v < NV; ++v)
-            acc[r][v] = Acc ? F::load_aligned(C + r * ldc + v * W) * alpha[v] : F(0.0f);
+            acc[r][v] = !Acc ? F(0.0f) : alpha ? F::load_aligned(C + r * ldc + v * W) * alpha[v]
+                                                : F::load_aligned(C + r * ldc + v * W);
     std::size_t off = 0;
-    for (std::size_t p = 0; p < kdim; ++p, off += aps, B += PW) {
+    for (std::size_t p = 0; p < kdim; ++p, off += aps, B += ldb) {
         F b[NV];
         for (std::size_t v = 0; v < NV; ++v) b[v] = F::load_aligned(B + v * W);
         for (std::size_t r = 0; r < Rows; ++r) {
@@ -96,17 +101,30 @@ inline void micro_kernel(const float* const* a, std::size_t aps, const float* B,
         }
 }
 
-// Run-time row count (1…R) → compile-time micro-kernel instance.
-template <class Arch, bool Acc, std::size_t Rows = FlashBlocking<Arch>::R>
+// Run-time row count (1…R) and vector count (1…NV) → compile-time micro-kernel instance.
+template <class Arch, bool Acc, std::size_t NV, std::size_t Rows = FlashBlocking<Arch>::R>
 inline void micro_kernel_rows(std::size_t rows, const float* const* a, std::size_t aps, const float* B,
-                              std::size_t kdim, float* C, std::size_t ldc, const vfloat<Arch>* alpha,
-                              vfloat<Arch>* colmax) {
+                              std::size_t ldb, std::size_t kdim, float* C, std::size_t ldc,
+                              const vfloat<Arch>* alpha, vfloat<Arch>* colmax) {
     if constexpr (Rows == 0) {
-        (void)rows, (void)a, (void)aps, (void)B, (void)kdim, (void)C, (void)ldc, (void)alpha, (void)colmax;
+        (void)rows, (void)a, (void)aps, (void)B, (void)ldb, (void)kdim, (void)C, (void)ldc, (void)alpha, (void)colmax;
     } else if (rows == Rows) {
-        micro_kernel<Arch, Rows, FlashBlocking<Arch>::NV, Acc>(a, aps, B, kdim, C, ldc, alpha, colmax);
+        micro_kernel<Arch, Rows, NV, Acc>(a, aps, B, ldb, kdim, C, ldc, alpha, colmax);
     } else {
-        micro_kernel_rows<Arch, Acc, Rows - 1>(rows, a, aps, B, kdim, C, ldc, alpha, colmax);
+        micro_kernel_rows<Arch, Acc, NV, Rows - 1>(rows, a, aps, B, ldb, kdim, C, ldc, alpha, colmax);
+    }
+}
+template <class Arch, bool Acc, std::size_t NV = FlashBlocking<Arch>::NV>
+inline void micro_kernel_part(std::size_t vectors, std::size_t rows, const float* const* a, std::size_t aps,
+                              const float* B, std::size_t ldb, std::size_t kdim, float* C, std::size_t ldc,
+                              const vfloat<Arch>* alpha, vfloat<Arch>* colmax) {
+    if constexpr (NV == 0) {
+        (void)vectors, (void)rows, (void)a, (void)aps, (void)B, (void)ldb, (void)kdim, (void)C, (void)ldc, (void)alpha,
+            (void)colmax;
+    } else if (vectors == NV) {
+        micro_kernel_rows<Arch, Acc, NV>(rows, a, aps, B, ldb, kdim, C, ldc, alpha, colmax);
+    } else {
+        micro_kernel_part<Arch, Acc, NV - 1>(vectors, rows, a, aps, B, ldb, kdim, C, ldc, alpha, colmax);
     }
 }
 
@@ -270,7 +288,10 @@ private:
         // exponential pass (online_softmax). Measured at T=4096: requested during the
         // micro-kernels instead (scores, mix), the biased kernel took 7-10% longer.
         if (a_.bias || a_.mask) ahead_.per_step = (ahead_.rows_left() + nk - 1) / nk;
-        scores(t0, nk, qt(b), plain ? mx : nullptr);
+        Vectors part;  // on the diagonal: the keys each vector of rows may see
+        if (diagonal) lane_ranges(q0, t0, nk, lo, vis, part);
+        const Vectors* parts = diagonal ? &part : nullptr;
+        scores(t0, nk, qt(b), plain ? mx : nullptr, parts);
         // Off the diagonal the last of the bias and mask passes also takes the column max of
         // what it leaves (on the diagonal, online_softmax scans after the causal select).
         F* pass_max = diagonal ? nullptr : mx;
@@ -285,13 +306,12 @@ private:
         }
         if (a_.bias) add_bias(q0, nq, t0, nk, a_.mask ? nullptr : pass_max);
         if (a_.mask) apply_mask(q0, nq, t0, nk, pass_max);
-        if (diagonal) lane_ranges(q0, t0, lo, vis);
         online_softmax(nk, diagonal ? lo : nullptr, diagonal ? vis : nullptr, mx, m, l, alpha);
         for (std::size_t v = 0; v < NV; ++v) {
             m[v].store_aligned(m_of(b) + v * W);
             l[v].store_aligned(l_of(b) + v * W);
         }
-        mix(t0, nk, alpha, ot(b));
+        mix(t0, nk, alpha, ot(b), parts);
     }
 
     // Qᵀ[p][q] = scale·Q[q0 + q][p], zero for rows past Tq: W rows × W columns at a time,
@@ -320,13 +340,35 @@ private:
         return F::load_aligned(index) < F(float(n));
     }
 
-    // Sᵀ[j][·] for keys t0 + j, j < nk, of the loaded tile (and their column max into colmax when given).
-    void scores(std::size_t t0, std::size_t nk, const float* qt, F* colmax) {
+    // On a diagonal tile, the keys [begin[v], end[v]) of the tile (0 … nk) that some row of
+    // vector v (rows v·W … v·W + W − 1 of the block) may see: both non-decreasing in v.
+    // The products of a key and a vector that sees none of it are not computed (their Sᵀ
+    // entries hold anything; online_softmax's select gives them −inf, as to every key outside
+    // a row's range): at a window's edge of 1024 keys and 64-row blocks, the triangles of
+    // keys that the block's first rows see and its last do not (and the causal one) are
+    // 4 × 16-row steps instead of one 64-row block, about 4% of a window's products.
+    struct Vectors {
+        std::size_t begin[NV], end[NV];
+        // The vectors [first, last) that see some key of [j0, j1).
+        std::pair<std::size_t, std::size_t> seeing(std::size_t j0, std::size_t j1) const {
+            std::size_t first = 0, last = NV;
+            while (first < NV && end[first] <= j0) ++first;
+            while (last > first && begin[last - 1] >= j1) --last;
+            return {first, last};
+        }
+    };
+
+    // Sᵀ[j][·] for keys t0 + j, j < nk, of the loaded tile (and their column max into colmax when
+    // given); with parts, only for the vectors that see key j.
+    void scores(std::size_t t0, std::size_t nk, const float* qt, F* colmax, const Vectors* parts) {
         for (std::size_t j = 0; j < nk; j += R) {
             const std::size_t rows = std::min(R, nk - j);
             const float* krow[R] = {};
             for (std::size_t r = 0; r < rows; ++r) krow[r] = tk_ + (t0 - tile_ + j + r) * ldk_;
-            micro_kernel_rows<Arch, false>(rows, krow, 1, qt, a_.dk, st_ + j * QB, QB, nullptr, colmax);
+            const auto [v0, v1] = parts ? parts->seeing(j, j + rows) : std::pair<std::size_t, std::size_t>{0, NV};
+            if (v0 < v1)
+                micro_kernel_part<Arch, false>(v1 - v0, rows, krow, 1, qt + v0 * W, QB, a_.dk, st_ + j * QB + v0 * W,
+                                               QB, nullptr, colmax ? colmax + v0 : nullptr);
         }
     }
 
@@ -458,15 +500,20 @@ private:
     }
 
     // Row q0 + v·W + q may see keys [lo, vis) of this tile, lane q of lo[v] and vis[v] (as
-    // floats in [0, BC], exact), for the causal and window select in online_softmax.
-    void lane_ranges(std::size_t q0, std::size_t t0, F* lo, F* vis) const {
+    // floats in [0, nk], exact), for the causal and window select in online_softmax; and the
+    // keys of each vector of rows (part).
+    void lane_ranges(std::size_t q0, std::size_t t0, std::size_t nk, F* lo, F* vis, Vectors& part) const {
         alignas(64) float b[QB], e[QB];
-        const auto in_tile = [t0](std::size_t k) { return float(k <= t0 ? 0 : std::min(BC, k - t0)); };
-        for (std::size_t q = 0; q < QB; ++q) {
-            const KeyRange r = range_of(std::min(q0 + q, a_.Tq - 1));  // lanes past Tq: any value
-            b[q] = in_tile(r.begin), e[q] = in_tile(r.end);
+        const auto in_tile = [t0, nk](std::size_t k) { return k <= t0 ? 0 : std::min(nk, k - t0); };
+        for (std::size_t v = 0; v < NV; ++v) {
+            for (std::size_t q = v * W; q < v * W + W; ++q) {
+                const KeyRange r = range_of(std::min(q0 + q, a_.Tq - 1));  // lanes past Tq: the last row's
+                b[q] = float(in_tile(r.begin)), e[q] = float(in_tile(r.end));
+                if (q == v * W) part.begin[v] = in_tile(r.begin);
+                if (q == v * W + W - 1) part.end[v] = in_tile(r.end);
+            }
+            lo[v] = F::load_aligned(b + v * W), vis[v] = F::load_aligned(e + v * W);
         }
-        for (std::size_t v = 0; v < NV; ++v) lo[v] = F::load_aligned(b + v * W), vis[v] = F::load_aligned(e + v * W);
     }
 
     // The softcap c·tanh(s/c) over the tile (tanh.hpp); with colmax, also its column max.
@@ -522,13 +569,33 @@ private:
         for (std::size_t v = 0; v < NV; ++v) l[v] = fmadd<Arch>(alpha[v], l[v], sum[v]);
     }
 
-    // Oᵀ[c][·] = alpha·Oᵀ[c][·] + Σ_j V[t0 + j][c]·Pᵀ[j][·] (V rows of the loaded tile).
-    void mix(std::size_t t0, std::size_t nk, const F* alpha, float* ot) {
-        for (std::size_t c = 0; c < a_.dv; c += R) {
-            const std::size_t rows = std::min(R, a_.dv - c);
-            const float* vcol[R] = {};
-            for (std::size_t r = 0; r < rows; ++r) vcol[r] = tv_ + (t0 - tile_) * ldv_ + c + r;
-            micro_kernel_rows<Arch, true>(rows, vcol, ldv_, st_, nk, ot + c * QB, QB, alpha, nullptr);
+    // Oᵀ[c][·] = alpha·Oᵀ[c][·] + Σ_j V[t0 + j][c]·Pᵀ[j][·] (V rows of the loaded tile). With
+    // parts, Oᵀ·alpha first, then each run of keys seen by the same vectors for those vectors
+    // only: a lane's sum skips only keys whose weight P is exactly 0, adds the same products
+    // in the same order, and is rounded to float between runs as it is in registers: the same bits.
+    void mix(std::size_t t0, std::size_t nk, const F* alpha, float* ot, const Vectors* parts) {
+        const auto run = [&](std::size_t j0, std::size_t j1, std::size_t v0, std::size_t v1, const F* scale) {
+            for (std::size_t c = 0; c < a_.dv; c += R) {
+                const std::size_t rows = std::min(R, a_.dv - c);
+                const float* vcol[R] = {};
+                for (std::size_t r = 0; r < rows; ++r) vcol[r] = tv_ + (t0 - tile_ + j0) * ldv_ + c + r;
+                micro_kernel_part<Arch, true>(v1 - v0, rows, vcol, ldv_, st_ + j0 * QB + v0 * W, QB, j1 - j0,
+                                              ot + c * QB + v0 * W, QB, scale ? scale + v0 : nullptr, nullptr);
+            }
+        };
+        if (!parts) {
+            run(0, nk, 0, NV, alpha);
+        } else {
+            for (std::size_t c = 0; c < a_.dv; ++c)
+                for (std::size_t v = 0; v < NV; ++v) {
+                    float* o = ot + c * QB + v * W;
+                    (F::load_aligned(o) * alpha[v]).store_aligned(o);
+                }
+            for (std::size_t j0 = 0, j1; j0 < nk; j0 = j1) {
+                const auto seen = parts->seeing(j0, j0 + 1);
+                for (j1 = j0 + 1; j1 < nk && parts->seeing(j1, j1 + 1) == seen;) ++j1;
+                if (seen.first < seen.second) run(j0, j1, seen.first, seen.second, nullptr);
+            }
         }
         ahead_.issue(std::numeric_limits<std::size_t>::max());  // any left by online_softmax
     }
