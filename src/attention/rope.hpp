@@ -40,7 +40,8 @@ void rope_row(const Rope& rope, const float* c, const float* s, const float* x, 
 // The rotated Q (every batch item: positions may differ by item) and K (float32, even for
 // float16 K) are stored in q and k, which the returned problem points into; its rope is none.
 // One pass over Q and K, split over threads by blocks of positions: the angles of each position
-// are computed once for every head and batch item.
+// are computed once for every head and batch item (or kept from the calling thread's last call
+// with the same frequencies: rope.cpp's KeptAngles).
 AttentionProblem with_rope(const AttentionProblem& p, Tensor& q, Tensor& k);
 
 // Storage for the rotated Q and K of one call that the calling thread keeps for its next call

@@ -355,8 +355,9 @@ TEST_CASE("rope and alibi: rope_scaling linear divides every frequency; llama3 k
 
 // HF's q·cos + rotate_half(q)·sin rounds each product, then the sum: the rotation must not
 // fuse them into multiply-adds (aarch64's baseline has them; the Makefile builds rope.cpp with
-// -ffp-contract=off). Each float product is exact in double, and rounding a double sum of two
-// floats to float gives the float sum: the expected bits without relying on float arithmetic.
+// -ffp-contract=off). The expected bits go through volatile floats, which no compiler can fuse
+// (this file is built without the flag: GCC turned an expectation computed in double back into
+// float products and fused them on aarch64).
 TEST_CASE("rope and alibi: the rotation rounds each product, then the sum (HF's bits), both styles") {
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> u(-3.0f, 3.0f);
@@ -364,7 +365,10 @@ TEST_CASE("rope and alibi: the rotation rounds each product, then the sum (HF's 
     std::vector<float> x(d), c(half), s(half), out(d);
     for (float& v : x) v = u(rng);
     for (std::size_t k = 0; k < half; ++k) c[k] = std::cos(u(rng)), s[k] = std::sin(u(rng));
-    const auto product = [](float a, float b) { return float(double(a) * double(b)); };
+    const auto rounded = [](float v) {
+        volatile float r = v;
+        return float(r);
+    };
     for (const attn::RopeStyle style : {attn::RopeStyle::half, attn::RopeStyle::interleaved}) {
         attn::Rope r{10000, style, n, {}};
         attn::engine::rope_row(r, c.data(), s.data(), x.data(), out.data(), d);
@@ -372,8 +376,8 @@ TEST_CASE("rope and alibi: the rotation rounds each product, then the sum (HF's 
         for (std::size_t k = 0; k < half; ++k) {
             const std::size_t i1 = style == attn::RopeStyle::half ? k : 2 * k;
             const std::size_t i2 = style == attn::RopeStyle::half ? k + half : 2 * k + 1;
-            const float o1 = float(double(product(x[i1], c[k])) - double(product(x[i2], s[k])));
-            const float o2 = float(double(product(x[i2], c[k])) + double(product(x[i1], s[k])));
+            const float o1 = rounded(rounded(x[i1] * c[k]) - rounded(x[i2] * s[k]));
+            const float o2 = rounded(rounded(x[i2] * c[k]) + rounded(x[i1] * s[k]));
             wrong += std::memcmp(&o1, &out[i1], 4) != 0;
             wrong += std::memcmp(&o2, &out[i2], 4) != 0;
         }
