@@ -69,6 +69,9 @@ TEST_OBJS := $(call obj,$(TEST_SRCS))
 $(foreach r,$(ARCH_ROWS),$(eval $(call obj,$(call arch_tu,$(r))): FILE_FLAGS := $(call arch_flags,$(r))))
 $(BUILD)/obj/src/experiments/torch_rng.o: FILE_FLAGS := -ffp-contract=off
 $(BUILD)/obj/src/experiments/numpy_rng.o: FILE_FLAGS := -ffp-contract=off
+# RoPE's rotation rounds each product as HF does (q·cos + rotate_half(q)·sin): no multiply-adds
+# (aarch64's baseline has them: main's rope_row came out as fmadd/fmsub there).
+$(BUILD)/obj/src/attention/rope.o: FILE_FLAGS := -ffp-contract=off
 # The unit tests mirror src/'s folders; their shared helpers stay in tests/unit/, the float64
 # oracle they compare against in tests/oracle/ (reached from the tests only).
 $(TEST_OBJS): CPPFLAGS += -Itests/unit -Itests

@@ -51,8 +51,8 @@ Operand widened(const Operand& o, Role role, Tensor& storage) {
 
 BatchedAttention batched_attention(const AttentionProblem& problem, const AttentionWants& wants) {
     if (problem.rope.theta != 0.0f) {  // RoPE: Q and K rotated first (attention/rope.hpp)
-        Tensor q, k;
-        return batched_attention(with_rope(problem, q, k), wants);
+        engine::RopeStore store;
+        return batched_attention(with_rope(problem, store), wants);
     }
     // General, cosine and additive scores: Q and K transformed once (attention/score_functions.hpp).
     if (engine::needs_score_inputs(problem)) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "attn/half.hpp"
 #include "attn/multihead.hpp"
@@ -38,15 +39,21 @@ std::vector<float> rope_inv_freq(float theta, std::size_t n, const RopeScaling& 
     return inv;
 }
 
+void fill_rope_table(RopeTable& t, const std::vector<float>& inv_freq, long long p0, long long p1) {
+    for (long long pos = p0; pos < p1; ++pos) {
+        const float p = float(pos);
+        float* c = t.cos.data() + std::size_t(pos - t.first) * t.half;
+        float* s = t.sin.data() + std::size_t(pos - t.first) * t.half;
+        for (std::size_t k = 0; k < t.half; ++k)  // float32 angle; glibc's sincosf: both at once
+            ::sincosf(p * inv_freq[k], &s[k], &c[k]);
+    }
+}
+
 RopeTable rope_table(const std::vector<float>& inv_freq, long long first, std::size_t count) {
     RopeTable t;
     t.first = first, t.half = inv_freq.size();
     t.cos.resize(count * t.half), t.sin.resize(count * t.half);
-    for (std::size_t r = 0; r < count; ++r) {
-        const float p = float(first + (long long)r);
-        for (std::size_t k = 0; k < t.half; ++k)  // float32 angle; glibc's sincosf: both at once
-            ::sincosf(p * inv_freq[k], &t.sin[r * t.half + k], &t.cos[r * t.half + k]);
-    }
+    fill_rope_table(t, inv_freq, first, first + (long long)count);
     return t;
 }
 
@@ -82,31 +89,72 @@ const float* row_f32(const Operand& o, std::size_t b, std::size_t h, std::size_t
     return buf;
 }
 
-}  // namespace
+// Rows of a rotated Q or K: slice s = b·H + h, rows ld floats apart (64-byte aligned).
+struct Rows {
+    float* data;
+    std::size_t T, ld;
+    float* row(std::size_t s, std::size_t i) const { return data + (s * T + i) * ld; }
+};
 
-AttentionProblem with_rope(const AttentionProblem& p, Tensor& q, Tensor& k) {
-    // Every position a query or key takes: queries at p.position(b, i), non-decreasing in i;
-    // keys at 0 … Tk − 1. Units of 256 positions: the angles of the unit's positions, computed
-    // once, then every Q row (each batch item and head) and K row at those positions.
-    long long lo = 0, hi = (long long)p.Tk - 1;
-    for (std::size_t b = 0; b < p.B && p.Tq; ++b)
+// The angles' cos and sin of the last call, kept by the calling thread for the next call with
+// the same frequencies and positions in their range (a model's layers: HF's rotary embedding
+// computes cos and sin once per forward for every layer), up to 16 MiB. They are most of
+// the rotation's cost (T=4096 d=64: glibc's sincosf 0.85 ms, the rotation of Q and K 0.31 ms).
+struct KeptAngles {
+    std::vector<float> inv;  // the frequencies they are for
+    RopeTable table;
+    bool complete = false;  // every position of the table filled
+    bool covers(const std::vector<float>& f, long long lo, long long hi) const {
+        return complete && inv == f && table.first <= lo &&
+               hi < table.first + (long long)(table.cos.size() / std::max<std::size_t>(table.half, 1));
+    }
+};
+thread_local KeptAngles kept_angles;
+constexpr std::size_t kept_angle_floats = std::size_t(4) << 20;  // cos and sin: 16 MiB
+
+// Q and K of p rotated (a cache's keys copied as they are) into q and k; row padding zeroed.
+// Every position a query or key takes: queries at p.position(b, i), non-decreasing in i;
+// keys at 0 … Tk − 1, of which past … Tk − 1 are rotated. Units of 256 positions: the angles
+// of the unit's positions (computed once, or kept from the last call), then every Q row (each
+// batch item and head) and K row at those positions.
+void rotate_into(const AttentionProblem& p, const Rows& q, const Rows& k) {
+    long long lo = 0, hi = (long long)p.Tk - 1, first_rotated = (long long)p.past;  // past <= Tk
+    for (std::size_t b = 0; b < p.B && p.Tq; ++b) {
         lo = std::min(lo, p.position(b, 0)), hi = std::max(hi, p.position(b, p.Tq - 1));
+        first_rotated = std::min(first_rotated, p.position(b, 0));
+    }
     const std::vector<float> inv = rope_inv_freq(p.rope.theta, p.rope.dims, p.rope.scaling);
-    q = Tensor(Shape({p.B, p.q.H, p.Tq, p.dk}), Tensor::Uninitialized{});
-    k = Tensor(Shape({p.k.B, p.k.H, p.Tk, p.dk}), Tensor::Uninitialized{});
+    // The angles of [first_rotated, hi]: the thread's kept table when it covers them or can
+    // hold them (filled below), else a table per unit.
+    const std::size_t angles = hi < first_rotated ? 0 : std::size_t(hi - first_rotated + 1) * inv.size();
+    KeptAngles* kept = 2 * angles <= kept_angle_floats ? &kept_angles : nullptr;
+    const bool fill = kept && !kept->covers(inv, first_rotated, hi);
+    if (fill) {
+        kept->complete = false, kept->inv = inv;
+        kept->table.first = first_rotated, kept->table.half = inv.size();
+        kept->table.cos.resize(angles), kept->table.sin.resize(angles);
+    }
     constexpr std::size_t per_unit = 256;
     const std::size_t positions = hi < lo ? 0 : std::size_t(hi - lo + 1);
     parallel_for((positions + per_unit - 1) / per_unit, [&](std::size_t u) {
         const long long P0 = lo + (long long)(u * per_unit), P1 = std::min(hi + 1, P0 + (long long)per_unit);
-        const RopeTable table = rope_table(inv, P0, std::size_t(P1 - P0));
+        const long long A0 = std::max(P0, first_rotated);  // the unit's positions with rotated rows
+        RopeTable own;
+        if (!kept && A0 < P1) own = rope_table(inv, A0, std::size_t(P1 - A0));
+        if (fill && A0 < P1) fill_rope_table(kept->table, inv, A0, P1);
+        const RopeTable& table = kept ? kept->table : own;
         std::vector<float> buf(p.dk);
+        const auto pad = [&](float* out, std::size_t ld) { std::fill(out + p.dk, out + ld, 0.0f); };
         // The rows [i0, i1) of (b, ·) of o at positions pos(i), rotated into t.
-        const auto rotate = [&](const Operand& o, Tensor& t, std::size_t b, std::size_t i0, std::size_t i1,
+        const auto rotate = [&](const Operand& o, const Rows& t, std::size_t b, std::size_t i0, std::size_t i1,
                                 auto pos) {
             for (std::size_t h = 0; h < o.H; ++h)
-                for (std::size_t i = i0; i < i1; ++i)
+                for (std::size_t i = i0; i < i1; ++i) {
+                    float* out = t.row(b * o.H + h, i);
                     rope_row(p.rope, table.cos_at(pos(i)), table.sin_at(pos(i)), row_f32(o, b, h, i, buf.data()),
-                             t.slice_data(b * o.H + h) + i * t.row_stride(), p.dk);
+                             out, p.dk);
+                    pad(out, t.ld);
+                }
         };
         // A cache's keys (j < past) are rotated already: copied (widened) as they are.
         if (P1 > 0 && P0 < (long long)p.Tk)
@@ -116,7 +164,9 @@ AttentionProblem with_rope(const AttentionProblem& p, Tensor& q, Tensor& k) {
                 for (std::size_t h = 0; h < p.k.H; ++h)
                     for (std::size_t j = j0; j < cached; ++j) {
                         const float* x = row_f32(p.k, b, h, j, buf.data());
-                        std::copy(x, x + p.dk, k.slice_data(b * p.k.H + h) + j * k.row_stride());
+                        float* out = k.row(b * p.k.H + h, j);
+                        std::copy(x, x + p.dk, out);
+                        pad(out, k.ld);
                     }
                 rotate(p.k, k, b, cached, j1, [](std::size_t j) { return (long long)j; });
             }
@@ -135,12 +185,74 @@ AttentionProblem with_rope(const AttentionProblem& p, Tensor& q, Tensor& k) {
             rotate(p.q, q, b, i0, i1, at);
         }
     });
+    if (fill) kept->complete = true;
+}
+
+// The shapes of the rotated Q (B, H_q, Tq, d_k) and K (B_k, G, Tk, d_k).
+Shape q_shape(const AttentionProblem& p) { return Shape({p.B, p.q.H, p.Tq, p.dk}); }
+Shape k_shape(const AttentionProblem& p) { return Shape({p.k.B, p.k.H, p.Tk, p.dk}); }
+
+// A dense view of rows ld apart (ld ≥ the last dimension).
+TensorView view_of_rows(const float* data, const Shape& shape, std::size_t ld) {
+    TensorView v;
+    v.data = data, v.shape = shape;
+    v.strides = {shape[1] * shape[2] * ld, shape[2] * ld, ld, 1};
+    return v;
+}
+
+// The problem p reading the rotated q and k; its rope is none.
+AttentionProblem rotated_problem(const AttentionProblem& p, const TensorView& q, const TensorView& k) {
     AttentionProblem r = p;
-    r.q = operand_of(q.view(), Role::queries);
-    r.k = operand_of(k.view(), Role::keys);
+    r.q = operand_of(q, Role::queries);
+    r.k = operand_of(k, Role::keys);
     r.q.shape = p.q.shape, r.k.shape = p.k.shape;  // messages name the inputs as given
     r.rope = Rope{};
     return r;
+}
+
+// The floats of rotated storage per thread that outlive a call (below), at most this many.
+constexpr std::size_t kept_floats = std::size_t(16) << 20;  // 64 MiB
+
+// The calling thread's kept storage: taken by a RopeStore for its life, then given back.
+struct Kept {
+    AlignedBuffer data;
+    std::size_t capacity = 0;
+};
+thread_local Kept kept;
+
+}  // namespace
+
+AttentionProblem with_rope(const AttentionProblem& p, Tensor& q, Tensor& k) {
+    q = Tensor(q_shape(p), Tensor::Uninitialized{});
+    k = Tensor(k_shape(p), Tensor::Uninitialized{});
+    rotate_into(p, {q.data(), p.Tq, q.row_stride()}, {k.data(), p.Tk, k.row_stride()});
+    return rotated_problem(p, q.view(), k.view());
+}
+
+RopeStore::RopeStore() : data_(std::move(kept.data)), capacity_(std::exchange(kept.capacity, 0)) {}
+
+RopeStore::~RopeStore() {
+    if (capacity_ > kept.capacity && capacity_ <= kept_floats) kept.data = std::move(data_), kept.capacity = capacity_;
+}
+
+float* RopeStore::get(std::size_t floats) {
+    floats = std::max<std::size_t>(floats, 1);
+    if (floats > capacity_) {
+        data_.reset();  // the old storage freed before the new one is asked for
+        capacity_ = 0;
+        data_.reset(aligned_alloc_floats(floats));
+        capacity_ = floats;
+    }
+    return data_.get();
+}
+
+AttentionProblem with_rope(const AttentionProblem& p, RopeStore& store) {
+    const std::size_t ld = Matrix::padded_stride(p.dk);
+    const std::size_t q_floats = p.B * p.q.H * p.Tq * ld;  // a multiple of 16: K stays aligned
+    float* q = store.get(q_floats + p.k.B * p.k.H * p.Tk * ld);
+    float* k = q + q_floats;
+    rotate_into(p, {q, p.Tq, ld}, {k, p.Tk, ld});
+    return rotated_problem(p, view_of_rows(q, q_shape(p), ld), view_of_rows(k, k_shape(p), ld));
 }
 
 }  // namespace attn::engine

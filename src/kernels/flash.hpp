@@ -13,13 +13,27 @@
 // is: the result is bitwise identical for any split of the rows over threads.
 // Tiling: R×NV accumulators of the micro-kernel, BC keys per tile, G query blocks per
 // K/V tile (FlashBlocking: the register counts that justify them). A group of G blocks shares
-// each tile while it is in cache, so K and V stream from memory once per group. Tiles past a
-// block's last visible key or before its first (the window) are skipped; tiles wholly masked by
+// each tile while it is in cache, so K and V stream from memory once per group. Keys past a
+// block's last visible key or before its first (the window) are never computed: the tiles are
+// the multiples of BC for every block, and a block takes the part of each it may see (its first
+// tile starts at the window's first key; rounded down to BC, a window of 1024 computed 1120
+// keys per block of 64 rows on average, 1087 now); tiles wholly masked by
 // the mask bits are skipped; diagonal tiles (rows that see part of the tile: the causal limit,
-// the window's edges) apply the row's visible range in the softmax's scan. A softcap is one
+// the window's edges) apply the row's visible range in the softmax's scan, and compute each
+// key only for the vectors of W rows that may see it (Vectors: the triangles at a window's
+// edges and at the causal limit shrink from QB-row steps to W-row ones). A softcap is one
 // pass over the tile (tanh.hpp) before the bias, ALiBi another (alibi.hpp). Rescaling: when a
 // tile raises a lane's max m, the running sum and output are scaled by exp(m_old − m_new) (0 while
 // nothing was visible: −inf − −inf is guarded).
+// Sliding windows: a block of 64 rows at --window 1023 sees 1087 keys and computed 1120 on
+// average (first tile rounded down to BC) with 64-row triangles at both edges; now 1087 with
+// 16-row triangles, about 1.5% more products than the 1024 visible per row. Measured with
+// build/attn bench --op attention --sizes 32768 --d 64 --threads 2 --causal --window 1023
+// --repeat 3 --format json: speed-up over full causal as a fraction of the visible-cell
+// ratio (16.2), runs alternating with main's binary under load 4-9: median 0.84 → 0.91 (15 and
+// 9 runs; 0.83-0.90 → 0.87-0.97 in the steadiest 5 pairs). Left: the diagonal path's select pass on 2 of
+// the ~9 tiles per block, per-block packing, and the fresh 8 MiB output (4-5% of the window's
+// time on 1 thread: clear_page_erms), which full causal amortises over 16× the work.
 // Scratch: one per-thread buffer that outlives the call (fresh blocks per work unit cost
 // 210 of the 720 page faults of a T=4096 process; Flash::Flash).
 // Prefetch: the next block_tile's bias rows and mask words are requested a few rows per key
@@ -35,6 +49,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <utility>
 
 #include "kernels/kernel_types.hpp"
 #include "kernels/alibi.hpp"
@@ -62,20 +77,22 @@ struct FlashBlocking<xsimd::fma3<xsimd::avx2>> {  // 16 ymm registers: 6×2 accu
     static constexpr std::size_t R = 6, NV = 2, BC = 128, G = 8;
 };
 
-// C[r][0, NV·W) = (Acc ? C[r]·alpha : 0) + Σ_{p<kdim} a[r][p·aps] · B[p][0, NV·W), r < Rows.
-// B is kdim rows of NV·W floats (64-byte aligned), C rows are ldc apart (aligned).
-// With colmax, also colmax[v] = max(colmax[v], max_r C[r][v]) (the softmax's running max).
+// C[r][0, NV·W) = (Acc ? C[r]·alpha : 0) + Σ_{p<kdim} a[r][p·aps] · B[p][0, NV·W), r < Rows
+// (Acc without alpha: C[r] as it is). B is kdim rows of NV·W floats, ldb apart; B and C rows
+// (ldc apart) 64-byte aligned. With colmax, also colmax[v] = max(colmax[v], max_r C[r][v])
+// (the softmax's running max).
 template <class Arch, std::size_t Rows, std::size_t NV, bool Acc>
-inline void micro_kernel(const float* const* a, std::size_t aps, const float* B, std::size_t kdim, float* C,
-                         std::size_t ldc, const vfloat<Arch>* alpha, vfloat<Arch>* colmax) {
+inline void micro_kernel(const float* const* a, std::size_t aps, const float* B, std::size_t ldb, std::size_t kdim,
+                         float* C, std::size_t ldc, const vfloat<Arch>* alpha, vfloat<Arch>* colmax) {
     using F = vfloat<Arch>;
-    constexpr std::size_t W = lanes<Arch>, PW = NV * W;
+    constexpr std::size_t W = lanes<Arch>;
     F acc[Rows][NV];
     for (std::size_t r = 0; r < Rows; ++r)
         for (std::size_t v = 0; v < NV; ++v)
-            acc[r][v] = Acc ? F::load_aligned(C + r * ldc + v * W) * alpha[v] : F(0.0f);
+            acc[r][v] = !Acc ? F(0.0f) : alpha ? F::load_aligned(C + r * ldc + v * W) * alpha[v]
+                                                : F::load_aligned(C + r * ldc + v * W);
     std::size_t off = 0;
-    for (std::size_t p = 0; p < kdim; ++p, off += aps, B += PW) {
+    for (std::size_t p = 0; p < kdim; ++p, off += aps, B += ldb) {
         F b[NV];
         for (std::size_t v = 0; v < NV; ++v) b[v] = F::load_aligned(B + v * W);
         for (std::size_t r = 0; r < Rows; ++r) {
@@ -93,17 +110,30 @@ inline void micro_kernel(const float* const* a, std::size_t aps, const float* B,
         }
 }
 
-// Run-time row count (1…R) → compile-time micro-kernel instance.
-template <class Arch, bool Acc, std::size_t Rows = FlashBlocking<Arch>::R>
+// Run-time row count (1…R) and vector count (1…NV) → compile-time micro-kernel instance.
+template <class Arch, bool Acc, std::size_t NV, std::size_t Rows = FlashBlocking<Arch>::R>
 inline void micro_kernel_rows(std::size_t rows, const float* const* a, std::size_t aps, const float* B,
-                              std::size_t kdim, float* C, std::size_t ldc, const vfloat<Arch>* alpha,
-                              vfloat<Arch>* colmax) {
+                              std::size_t ldb, std::size_t kdim, float* C, std::size_t ldc,
+                              const vfloat<Arch>* alpha, vfloat<Arch>* colmax) {
     if constexpr (Rows == 0) {
-        (void)rows, (void)a, (void)aps, (void)B, (void)kdim, (void)C, (void)ldc, (void)alpha, (void)colmax;
+        (void)rows, (void)a, (void)aps, (void)B, (void)ldb, (void)kdim, (void)C, (void)ldc, (void)alpha, (void)colmax;
     } else if (rows == Rows) {
-        micro_kernel<Arch, Rows, FlashBlocking<Arch>::NV, Acc>(a, aps, B, kdim, C, ldc, alpha, colmax);
+        micro_kernel<Arch, Rows, NV, Acc>(a, aps, B, ldb, kdim, C, ldc, alpha, colmax);
     } else {
-        micro_kernel_rows<Arch, Acc, Rows - 1>(rows, a, aps, B, kdim, C, ldc, alpha, colmax);
+        micro_kernel_rows<Arch, Acc, NV, Rows - 1>(rows, a, aps, B, ldb, kdim, C, ldc, alpha, colmax);
+    }
+}
+template <class Arch, bool Acc, std::size_t NV = FlashBlocking<Arch>::NV>
+inline void micro_kernel_part(std::size_t vectors, std::size_t rows, const float* const* a, std::size_t aps,
+                              const float* B, std::size_t ldb, std::size_t kdim, float* C, std::size_t ldc,
+                              const vfloat<Arch>* alpha, vfloat<Arch>* colmax) {
+    if constexpr (NV == 0) {
+        (void)vectors, (void)rows, (void)a, (void)aps, (void)B, (void)ldb, (void)kdim, (void)C, (void)ldc, (void)alpha,
+            (void)colmax;
+    } else if (vectors == NV) {
+        micro_kernel_rows<Arch, Acc, NV>(rows, a, aps, B, ldb, kdim, C, ldc, alpha, colmax);
+    } else {
+        micro_kernel_part<Arch, Acc, NV - 1>(vectors, rows, a, aps, B, ldb, kdim, C, ldc, alpha, colmax);
     }
 }
 
@@ -162,27 +192,31 @@ private:
             std::fill(l_of(b), l_of(b) + QB, a_.sink == neg_inf ? 0.0f : 1.0f);
             std::fill(ot(b), ot(b) + a_.dv * QB, 0.0f);
             // Keys any row of the (whole, unclipped) block may see: both ends of the visible
-            // range are non-decreasing in the row index. Tiles outside are never computed.
+            // range are non-decreasing in the row index. Keys outside are never computed.
             const KeyRange first = range_of(q0), last = range_of(q0 + nq - 1);
-            kbeg[b] = first.begin / BC * BC, kend[b] = last.end;
+            kbeg[b] = first.begin, kend[b] = last.end;
             // Keys every row sees: [last.begin, first.end); tiles reaching outside are partial.
             kfull[b] = first.end, kfull_begin_[b] = last.begin;
         }
+        // The tiles are [t0, t0 + BC) for t0 a multiple of BC, the same for every grouping of
+        // the blocks (the bits of a row do not depend on the threads); a block takes the part
+        // of each that it may see, so a window's first keys start a block's first (short) tile.
         bool first_tile = true;
-        for (std::size_t t0 = kbeg[0]; t0 < kend[nb - 1]; t0 += BC) {
-            const auto wanted = [&](std::size_t b) { return t0 >= kbeg[b] && t0 < kend[b]; };
+        for (std::size_t t0 = kbeg[0] / BC * BC; t0 < kend[nb - 1]; t0 += BC) {
+            const auto wanted = [&](std::size_t b) { return part(kbeg[b], kend[b], t0).size() != 0; };
             std::size_t b0 = 0;
             while (b0 < nb && !wanted(b0)) ++b0;
             if (b0 == nb) continue;  // between the windows of the group's blocks
             load_tile(t0, std::min(BC, kend[nb - 1] - t0));
             for (std::size_t b = b0; b < nb; ++b) {
-                if (!wanted(b)) continue;
+                const Part k = part(kbeg[b], kend[b], t0);
+                if (!k.size()) continue;
                 if (a_.bias || a_.mask) {
-                    if (first_tile) prefetch_bias_and_mask(g0 + b * QB, t0, std::min(BC, kend[b] - t0));
+                    if (first_tile) prefetch_bias_and_mask(g0 + b * QB, k.begin, k.size());
                     prefetch_next(g0, nb, kbeg, kend, b, t0);
                 }
                 first_tile = false;
-                block_tile(g0 + b * QB, b, t0, std::min(BC, kend[b] - t0), kfull[b]);
+                block_tile(g0 + b * QB, b, k.begin, k.size(), kfull[b]);
             }
         }
         std::size_t masked = 0;
@@ -190,17 +224,30 @@ private:
         return masked;
     }
 
+    // The keys [begin, end) of the tile at t0 that a block seeing [kbeg, kend) computes.
+    struct Part {
+        std::size_t begin, end;
+        std::size_t size() const { return end > begin ? end - begin : 0; }
+    };
+    static Part part(std::size_t kbeg, std::size_t kend, std::size_t t0) {
+        return {std::max(t0, kbeg), std::min(t0 + BC, kend)};
+    }
+
     // Sets ahead_ to the bias and mask rows of the block_tile that follows (block b, tile t0)
     // in group's order: the next block seeing this tile, else the first seeing the next one.
     void prefetch_next(std::size_t g0, std::size_t nb, const std::size_t* kbeg, const std::size_t* kend, std::size_t b,
                        std::size_t t0) {
-        const auto wanted = [&](std::size_t c, std::size_t t) { return t >= kbeg[c] && t < kend[c]; };
+        const auto wanted = [&](std::size_t c, std::size_t t) { return part(kbeg[c], kend[c], t).size() != 0; };
         std::size_t next = b + 1, t = t0;
         while (next < nb && !wanted(next, t)) ++next;
         if (next == nb)
             for (next = 0, t = t0 + BC; next < nb && !wanted(next, t);) ++next;
-        if (next < nb) ahead_.start(a_, g0 + next * QB, t, std::min(BC, kend[next] - t));
-        else ahead_ = {};
+        if (next < nb) {
+            const Part k = part(kbeg[next], kend[next], t);
+            ahead_.start(a_, g0 + next * QB, k.begin, k.size());
+        } else {
+            ahead_ = {};
+        }
     }
 
     KeyRange range_of(std::size_t i) const {
@@ -212,6 +259,7 @@ private:
     // tile buffers for the other types (once per tile, shared by every block of the group).
     void load_tile(std::size_t t0, std::size_t nk) {
         if (a_.kv_type == ElementType::f32) {
+            tile_ = t0;
             tk_ = static_cast<const float*>(a_.K) + t0 * a_.ldk, ldk_ = a_.ldk;
             tv_ = static_cast<const float*>(a_.V) + t0 * a_.ldv, ldv_ = a_.ldv;
             return;
@@ -225,7 +273,7 @@ private:
                 widen_row<Arch>(V + (t0 + j) * a_.ldv, v + j * a_.dv, a_.dv);
             }
         });
-        tk_ = k, ldk_ = a_.dk, tv_ = v, ldv_ = a_.dv;
+        tile_ = t0, tk_ = k, ldk_ = a_.dk, tv_ = v, ldv_ = a_.dv;
     }
 
     // One block (rows q0…, state b) against keys [t0, t0 + nk).
@@ -249,7 +297,10 @@ private:
         // exponential pass (online_softmax). Measured at T=4096: requested during the
         // micro-kernels instead (scores, mix), the biased kernel took 7-10% longer.
         if (a_.bias || a_.mask) ahead_.per_step = (ahead_.rows_left() + nk - 1) / nk;
-        scores(nk, qt(b), plain ? mx : nullptr);
+        Vectors part;  // on the diagonal: the keys each vector of rows may see
+        if (diagonal) lane_ranges(q0, t0, nk, lo, vis, part);
+        const Vectors* parts = diagonal ? &part : nullptr;
+        scores(t0, nk, qt(b), plain ? mx : nullptr, parts);
         // Off the diagonal the last of the bias and mask passes also takes the column max of
         // what it leaves (on the diagonal, online_softmax scans after the causal select).
         F* pass_max = diagonal ? nullptr : mx;
@@ -264,34 +315,69 @@ private:
         }
         if (a_.bias) add_bias(q0, nq, t0, nk, a_.mask ? nullptr : pass_max);
         if (a_.mask) apply_mask(q0, nq, t0, nk, pass_max);
-        if (diagonal) lane_ranges(q0, t0, lo, vis);
         online_softmax(nk, diagonal ? lo : nullptr, diagonal ? vis : nullptr, mx, m, l, alpha);
         for (std::size_t v = 0; v < NV; ++v) {
             m[v].store_aligned(m_of(b) + v * W);
             l[v].store_aligned(l_of(b) + v * W);
         }
-        mix(nk, alpha, ot(b));
+        mix(t0, nk, alpha, ot(b), parts);
     }
 
-    // Qᵀ[p][q] = scale·Q[q0 + q][p], zero for rows past Tq.
+    // Qᵀ[p][q] = scale·Q[q0 + q][p], zero for rows past Tq: W rows × W columns at a time,
+    // transposed in registers (element by element, a window's blocks of 9 tiles spent 2.4% of
+    // their time here).
     void pack_q(std::size_t q0, std::size_t nq, float* qt) const {
-        for (std::size_t q = 0; q < QB; ++q) {
-            if (q < nq) {
-                const float* row = a_.Q + (q0 + q) * a_.ldq;
-                for (std::size_t p = 0; p < a_.dk; ++p) qt[p * QB + q] = a_.scale * row[p];
-            } else {
-                for (std::size_t p = 0; p < a_.dk; ++p) qt[p * QB + q] = 0.0f;
+        const F scale(a_.scale);
+        for (std::size_t v = 0; v < NV; ++v) {
+            const float* row[W];  // rows past Tq read the last row; their lanes are zeroed
+            for (std::size_t l = 0; l < W; ++l) row[l] = a_.Q + (q0 + std::min(v * W + l, nq - 1)) * a_.ldq;
+            const auto real = lanes_below(nq > v * W ? nq - v * W : 0);
+            for (std::size_t p0 = 0; p0 < a_.dk; p0 += W) {
+                const std::size_t n = std::min(W, a_.dk - p0);
+                F t[W];
+                load_transposed(row, p0, n, t);
+                for (std::size_t c = 0; c < n; ++c)
+                    xsimd::select(real, scale * t[c], F(0.0f)).store_aligned(qt + (p0 + c) * QB + v * W);
             }
         }
     }
 
-    // Sᵀ[j][·] for keys j < nk of the loaded tile (and their column max into colmax when given).
-    void scores(std::size_t nk, const float* qt, F* colmax) {
+    // The lanes l < n of a vector.
+    static xsimd::batch_bool<float, Arch> lanes_below(std::size_t n) {
+        alignas(64) float index[W];
+        for (std::size_t l = 0; l < W; ++l) index[l] = float(l);
+        return F::load_aligned(index) < F(float(n));
+    }
+
+    // On a diagonal tile, the keys [begin[v], end[v]) of the tile (0 … nk) that some row of
+    // vector v (rows v·W … v·W + W − 1 of the block) may see: both non-decreasing in v.
+    // The products of a key and a vector that sees none of it are not computed (their Sᵀ
+    // entries hold anything; online_softmax's select gives them −inf, as to every key outside
+    // a row's range): at a window's edge of 1024 keys and 64-row blocks, the triangles of
+    // keys that the block's first rows see and its last do not (and the causal one) are
+    // 4 × 16-row steps instead of one 64-row block, about 4% of a window's products.
+    struct Vectors {
+        std::size_t begin[NV], end[NV];
+        // The vectors [first, last) that see some key of [j0, j1).
+        std::pair<std::size_t, std::size_t> seeing(std::size_t j0, std::size_t j1) const {
+            std::size_t first = 0, last = NV;
+            while (first < NV && end[first] <= j0) ++first;
+            while (last > first && begin[last - 1] >= j1) --last;
+            return {first, last};
+        }
+    };
+
+    // Sᵀ[j][·] for keys t0 + j, j < nk, of the loaded tile (and their column max into colmax when
+    // given); with parts, only for the vectors that see key j.
+    void scores(std::size_t t0, std::size_t nk, const float* qt, F* colmax, const Vectors* parts) {
         for (std::size_t j = 0; j < nk; j += R) {
             const std::size_t rows = std::min(R, nk - j);
             const float* krow[R] = {};
-            for (std::size_t r = 0; r < rows; ++r) krow[r] = tk_ + (j + r) * ldk_;
-            micro_kernel_rows<Arch, false>(rows, krow, 1, qt, a_.dk, st_ + j * QB, QB, nullptr, colmax);
+            for (std::size_t r = 0; r < rows; ++r) krow[r] = tk_ + (t0 - tile_ + j + r) * ldk_;
+            const auto [v0, v1] = parts ? parts->seeing(j, j + rows) : std::pair<std::size_t, std::size_t>{0, NV};
+            if (v0 < v1)
+                micro_kernel_part<Arch, false>(v1 - v0, rows, krow, 1, qt + v0 * W, QB, a_.dk, st_ + j * QB + v0 * W,
+                                               QB, nullptr, colmax ? colmax + v0 : nullptr);
         }
     }
 
@@ -423,15 +509,20 @@ private:
     }
 
     // Row q0 + v·W + q may see keys [lo, vis) of this tile, lane q of lo[v] and vis[v] (as
-    // floats in [0, BC], exact), for the causal and window select in online_softmax.
-    void lane_ranges(std::size_t q0, std::size_t t0, F* lo, F* vis) const {
+    // floats in [0, nk], exact), for the causal and window select in online_softmax; and the
+    // keys of each vector of rows (part).
+    void lane_ranges(std::size_t q0, std::size_t t0, std::size_t nk, F* lo, F* vis, Vectors& part) const {
         alignas(64) float b[QB], e[QB];
-        const auto in_tile = [t0](std::size_t k) { return float(k <= t0 ? 0 : std::min(BC, k - t0)); };
-        for (std::size_t q = 0; q < QB; ++q) {
-            const KeyRange r = range_of(std::min(q0 + q, a_.Tq - 1));  // lanes past Tq: any value
-            b[q] = in_tile(r.begin), e[q] = in_tile(r.end);
+        const auto in_tile = [t0, nk](std::size_t k) { return k <= t0 ? 0 : std::min(nk, k - t0); };
+        for (std::size_t v = 0; v < NV; ++v) {
+            for (std::size_t q = v * W; q < v * W + W; ++q) {
+                const KeyRange r = range_of(std::min(q0 + q, a_.Tq - 1));  // lanes past Tq: the last row's
+                b[q] = float(in_tile(r.begin)), e[q] = float(in_tile(r.end));
+                if (q == v * W) part.begin[v] = in_tile(r.begin);
+                if (q == v * W + W - 1) part.end[v] = in_tile(r.end);
+            }
+            lo[v] = F::load_aligned(b + v * W), vis[v] = F::load_aligned(e + v * W);
         }
-        for (std::size_t v = 0; v < NV; ++v) lo[v] = F::load_aligned(b + v * W), vis[v] = F::load_aligned(e + v * W);
     }
 
     // The softcap c·tanh(s/c) over the tile (tanh.hpp); with colmax, also its column max.
@@ -487,13 +578,33 @@ private:
         for (std::size_t v = 0; v < NV; ++v) l[v] = fmadd<Arch>(alpha[v], l[v], sum[v]);
     }
 
-    // Oᵀ[c][·] = alpha·Oᵀ[c][·] + Σ_j V[t0 + j][c]·Pᵀ[j][·] (V rows of the loaded tile).
-    void mix(std::size_t nk, const F* alpha, float* ot) {
-        for (std::size_t c = 0; c < a_.dv; c += R) {
-            const std::size_t rows = std::min(R, a_.dv - c);
-            const float* vcol[R] = {};
-            for (std::size_t r = 0; r < rows; ++r) vcol[r] = tv_ + c + r;
-            micro_kernel_rows<Arch, true>(rows, vcol, ldv_, st_, nk, ot + c * QB, QB, alpha, nullptr);
+    // Oᵀ[c][·] = alpha·Oᵀ[c][·] + Σ_j V[t0 + j][c]·Pᵀ[j][·] (V rows of the loaded tile). With
+    // parts, Oᵀ·alpha first, then each run of keys seen by the same vectors for those vectors
+    // only: a lane's sum skips only keys whose weight P is exactly 0, adds the same products
+    // in the same order, and is rounded to float between runs as it is in registers: the same bits.
+    void mix(std::size_t t0, std::size_t nk, const F* alpha, float* ot, const Vectors* parts) {
+        const auto run = [&](std::size_t j0, std::size_t j1, std::size_t v0, std::size_t v1, const F* scale) {
+            for (std::size_t c = 0; c < a_.dv; c += R) {
+                const std::size_t rows = std::min(R, a_.dv - c);
+                const float* vcol[R] = {};
+                for (std::size_t r = 0; r < rows; ++r) vcol[r] = tv_ + (t0 - tile_ + j0) * ldv_ + c + r;
+                micro_kernel_part<Arch, true>(v1 - v0, rows, vcol, ldv_, st_ + j0 * QB + v0 * W, QB, j1 - j0,
+                                              ot + c * QB + v0 * W, QB, scale ? scale + v0 : nullptr, nullptr);
+            }
+        };
+        if (!parts) {
+            run(0, nk, 0, NV, alpha);
+        } else {
+            for (std::size_t c = 0; c < a_.dv; ++c)
+                for (std::size_t v = 0; v < NV; ++v) {
+                    float* o = ot + c * QB + v * W;
+                    (F::load_aligned(o) * alpha[v]).store_aligned(o);
+                }
+            for (std::size_t j0 = 0, j1; j0 < nk; j0 = j1) {
+                const auto seen = parts->seeing(j0, j0 + 1);
+                for (j1 = j0 + 1; j1 < nk && parts->seeing(j1, j1 + 1) == seen;) ++j1;
+                if (seen.first < seen.second) run(j0, j1, seen.first, seen.second, nullptr);
+            }
         }
         ahead_.issue(std::numeric_limits<std::size_t>::max());  // any left by online_softmax
     }
@@ -508,15 +619,26 @@ private:
                 a_.lse[q0 + q - a_.row_begin] = log_sum_exp(m_of(b)[q], lsum[q]);
         std::size_t masked = 0;
         const std::size_t qa = std::max(q0, a_.row_begin) - q0, qb = std::min(q0 + nq, a_.row_end) - q0;
-        for (std::size_t q = qa; q < qb; ++q) {
-            float* out = a_.O + (q0 + q - a_.row_begin) * a_.ldo;
-            if (lsum[q] > 0.0f) {
-                const float inv = 1.0f / lsum[q];
-                for (std::size_t c = 0; c < a_.dv; ++c) out[c] = ot[c * QB + q] * inv;
-                continue;
+        // Oᵀ transposed back W columns × W rows at a time in registers, each row times 1/l.
+        for (std::size_t v = qa / W; v * W < qb; ++v)
+            for (std::size_t c0 = 0; c0 < a_.dv; c0 += W) {
+                const std::size_t n = std::min(W, a_.dv - c0);
+                F t[W];
+                for (std::size_t c = 0; c < W; ++c) t[c] = c < n ? F::load_aligned(ot + (c0 + c) * QB + v * W) : F(0.0f);
+                transpose<Arch>(t);
+                for (std::size_t q = std::max(qa, v * W); q < std::min(qb, v * W + W); ++q) {
+                    if (!(lsum[q] > 0.0f)) continue;
+                    float* out = a_.O + (q0 + q - a_.row_begin) * a_.ldo + c0;
+                    const F x = t[q - v * W] * F(1.0f / lsum[q]);
+                    if (n == W) x.store_unaligned(out);
+                    else store_partial<Arch>(out, x, n);
+                }
             }
+        for (std::size_t q = qa; q < qb; ++q) {
+            if (lsum[q] > 0.0f) continue;
             ++masked;
-            write_masked_context(a_.policy, a_.Tk, a_.dv, out, [this] { return v_mean(); });
+            write_masked_context(a_.policy, a_.Tk, a_.dv, a_.O + (q0 + q - a_.row_begin) * a_.ldo,
+                                 [this] { return v_mean(); });
         }
         return masked;
     }
@@ -578,7 +700,8 @@ private:
     PrefetchAhead ahead_;
     std::size_t kfull_begin_[G] = {};  // per block of the group: keys before it are partial tiles
     std::unique_ptr<AlignedFloats> mean_;
-    const float* tk_ = nullptr;  // the current tile's K and V rows as floats (load_tile)
+    std::size_t tile_ = 0;       // the current tile's first key
+    const float* tk_ = nullptr;  // its K and V rows as floats (load_tile)
     const float* tv_ = nullptr;
     std::size_t ldk_ = 0, ldv_ = 0;
 };

@@ -352,3 +352,81 @@ TEST_CASE("rope and alibi: rope_scaling linear divides every frequency; llama3 k
     CHECK(f[2] == doctest::Approx(0.01 / 8).epsilon(1e-6));
     CHECK(f[3] == doctest::Approx(0.001 / 8).epsilon(1e-6));
 }
+
+// HF's q·cos + rotate_half(q)·sin rounds each product, then the sum: the rotation must not
+// fuse them into multiply-adds (aarch64's baseline has them; the Makefile builds rope.cpp with
+// -ffp-contract=off). The expected bits go through volatile floats, which no compiler can fuse
+// (this file is built without the flag: GCC turned an expectation computed in double back into
+// float products and fused them on aarch64).
+TEST_CASE("rope and alibi: the rotation rounds each product, then the sum (HF's bits), both styles") {
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> u(-3.0f, 3.0f);
+    const std::size_t d = 37, n = 34, half = n / 2;  // dims past N copied
+    std::vector<float> x(d), c(half), s(half), out(d);
+    for (float& v : x) v = u(rng);
+    for (std::size_t k = 0; k < half; ++k) c[k] = std::cos(u(rng)), s[k] = std::sin(u(rng));
+    const auto rounded = [](float v) {
+        volatile float r = v;
+        return float(r);
+    };
+    for (const attn::RopeStyle style : {attn::RopeStyle::half, attn::RopeStyle::interleaved}) {
+        attn::Rope r{10000, style, n, {}};
+        attn::engine::rope_row(r, c.data(), s.data(), x.data(), out.data(), d);
+        int wrong = 0;
+        for (std::size_t k = 0; k < half; ++k) {
+            const std::size_t i1 = style == attn::RopeStyle::half ? k : 2 * k;
+            const std::size_t i2 = style == attn::RopeStyle::half ? k + half : 2 * k + 1;
+            const float o1 = rounded(rounded(x[i1] * c[k]) - rounded(x[i2] * s[k]));
+            const float o2 = rounded(rounded(x[i2] * c[k]) + rounded(x[i1] * s[k]));
+            wrong += std::memcmp(&o1, &out[i1], 4) != 0;
+            wrong += std::memcmp(&o2, &out[i2], 4) != 0;
+        }
+        for (std::size_t i = n; i < d; ++i) wrong += out[i] != x[i];
+        CHECK(wrong == 0);
+    }
+}
+
+// The calling thread keeps the angles of a call for the next (rope.cpp's KeptAngles): every
+// call must still rotate with its own frequencies and positions. A sequence of calls that
+// reuse, outgrow and change them, each checked row by row against rope_row with a table
+// computed for that row alone.
+TEST_CASE("rope and alibi: calls after calls rotate with their own angles (kept angles reused, outgrown, changed)") {
+    struct Call {
+        float theta;
+        std::size_t dims, Tq, Tk;
+        Causal causal;
+    };
+    const Call calls[] = {{10000, 16, 40, 40, Causal::top_left},   {10000, 16, 20, 20, Causal::top_left},
+                          {10000, 16, 80, 80, Causal::none},       {10000, 16, 50, 30, Causal::bottom_right},
+                          {500000, 16, 40, 40, Causal::top_left},  {10000, 8, 40, 40, Causal::top_left},
+                          {10000, 16, 1, 300, Causal::bottom_right}, {10000, 16, 40, 40, Causal::top_left}};
+    std::mt19937 rng(5);
+    for (const Call& c : calls) {
+        INFO("theta " << c.theta << ", dims " << c.dims << ", Tq " << c.Tq << ", Tk " << c.Tk);
+        const std::size_t d = 16;
+        const Tensor Q = random_tensor(Shape{2, c.Tq, d}, rng, 1.0f), K = random_tensor(Shape{2, c.Tk, d}, rng, 1.0f);
+        const Tensor V = random_tensor(Shape{2, c.Tk, d}, rng, 1.0f);
+        attn::AttentionSpec spec;
+        spec.causal = c.causal;
+        spec.rope = {c.theta, attn::RopeStyle::half, c.dims, {}};
+        const attn::AttentionProblem p = attn::resolve_attention(Q.view(), K.view(), V.view(), spec);
+        Tensor q, k;
+        attn::rotated_queries_keys(p, q, k);
+        const std::vector<float> inv = attn::engine::rope_inv_freq(c.theta, c.dims);
+        std::vector<float> want(d);
+        std::size_t wrong = 0;
+        const auto check = [&](const float* x, const float* got, long long pos) {
+            const attn::engine::RopeTable t = attn::engine::rope_table(inv, pos, 1);
+            attn::engine::rope_row(p.rope, t.cos_at(pos), t.sin_at(pos), x, want.data(), d);
+            wrong += std::memcmp(want.data(), got, d * sizeof(float)) != 0;
+        };
+        const long long offset = c.causal == Causal::bottom_right ? (long long)c.Tk - (long long)c.Tq : 0;
+        for (std::size_t h = 0; h < 2; ++h) {
+            for (std::size_t i = 0; i < c.Tq; ++i)
+                check(Q.slice_data(h) + i * Q.row_stride(), q.slice_data(h) + i * q.row_stride(), (long long)i + offset);
+            for (std::size_t j = 0; j < c.Tk; ++j)
+                check(K.slice_data(h) + j * K.row_stride(), k.slice_data(h) + j * k.row_stride(), (long long)j);
+        }
+        CHECK(wrong == 0);
+    }
+}
