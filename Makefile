@@ -76,8 +76,7 @@ $(BUILD)/obj/src/attention/rope.o: FILE_FLAGS := -ffp-contract=off
 # oracle they compare against in tests/oracle/ (reached from the tests only).
 $(TEST_OBJS): CPPFLAGS += -Itests/unit -Itests
 # The unit tests' own code (not the library or the oracle they call) is compiled at -O1:
-# about 30% less compile time for doctest's macros, which is most of every build's test half,
-# and no numbers change (the baseline ISA has no FMA to contract into).
+# about 30% less compile time for doctest's macros, which is most of every build's test half.
 $(filter $(BUILD)/obj/tests/unit/%,$(TEST_OBJS)): FILE_FLAGS := -O1
 
 .PHONY: all check-headers docs demo test test-neon test-fake-arch test-browser test-sanitize test-tsan fuzz fuzz-build fuzz-replay compare unit e2e deps install uninstall clean screenshots

@@ -3,6 +3,7 @@
 // function compiled with AVX-512 flags in one TU and picked by the linker for another TU
 // would be an ODR violation that crashes on AVX2-only CPUs (design notes §2).
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <xsimd/xsimd.hpp>
 
@@ -120,6 +121,10 @@ struct Scratch {
             data = nullptr;
             capacity = 0;
             data = alloc_aligned_floats(count);  // throws std::bad_alloc
+            // Zeroed once: the fused path's edge tiles leave score entries no row sees
+            // uncomputed (flash.hpp), and the softmax's select reads them before replacing them
+            // with -inf; they hold earlier tiles' numbers then, never uninitialised memory.
+            std::fill(data, data + count, 0.0f);
             capacity = count;
         }
         return data;
