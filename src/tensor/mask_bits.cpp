@@ -2,7 +2,9 @@
 #include "attn/mask_bits.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "attn/error.hpp"
 #include "runtime/parallel.hpp"
@@ -29,24 +31,35 @@ MaskBits::MaskBits(const TensorView& mask) : shape_(mask.shape) {
     }
 }
 
-MaskBits::MaskBits(const Shape& shape, const unsigned char* bytes, bool zero_allows,
-                   const std::function<void(std::size_t, std::size_t)>& consumed)
-    : shape_(shape) {
+MaskBits::MaskBits(const Shape& shape, std::size_t rows_per_block, const PackRows& pack) : shape_(shape) {
     if (shape.rank() == 0) return;
-    const std::size_t n = row_words(), Tk = keys(), rows = shape.numel() / Tk;
+    const std::size_t n = row_words(), rows = shape.numel() / keys();
     words_.assign(rows * n, 0);
-    constexpr std::size_t rows_per_block = 256;
+    rows_per_block = std::max<std::size_t>(rows_per_block, 1);
     parallel_for((rows + rows_per_block - 1) / rows_per_block, [&](std::size_t block) {
-        const std::size_t r1 = std::min(rows, (block + 1) * rows_per_block);
-        for (std::size_t r = block * rows_per_block; r < r1; ++r) {
-            const unsigned char* in = bytes + r * Tk;
-            std::uint64_t* out = words_.data() + r * n;
-            for (std::size_t j = 0; j < Tk; ++j)
-                out[j / word_bits] |= std::uint64_t((in[j] != 0) != zero_allows) << (j % word_bits);
-        }
-        if (consumed) consumed(block * rows_per_block * Tk, r1 * Tk);
+        const std::size_t r0 = block * rows_per_block, r1 = std::min(rows, r0 + rows_per_block);
+        pack(r0, r1, words_.data() + r0 * n);
     });
 }
+
+MaskBits::MaskBits(const Shape& shape, std::vector<std::uint64_t> words) : shape_(shape), words_(std::move(words)) {
+    if (shape.rank() && words_.size() != shape.numel() / keys() * row_words())
+        throw std::logic_error("MaskBits: " + std::to_string(words_.size()) + " words for a mask of shape " +
+                               shape.text());
+}
+
+MaskBits::MaskBits(const Shape& shape, const unsigned char* bytes, bool zero_allows,
+                   const std::function<void(std::size_t, std::size_t)>& consumed)
+    : MaskBits(shape, 256, [&](std::size_t r0, std::size_t r1, std::uint64_t* words) {
+          const std::size_t Tk = shape.back(1), n = words_per_row(Tk);
+          for (std::size_t r = r0; r < r1; ++r) {
+              const unsigned char* in = bytes + r * Tk;
+              std::uint64_t* out = words + (r - r0) * n;
+              for (std::size_t j = 0; j < Tk; ++j)
+                  out[j / word_bits] |= std::uint64_t((in[j] != 0) != zero_allows) << (j % word_bits);
+          }
+          if (consumed) consumed(r0 * Tk, r1 * Tk);
+      }) {}
 
 MaskBits MaskBits::reshaped(const Shape& shape) const {
     MaskBits m = *this;
