@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -179,6 +180,20 @@ std::pair<char*, std::size_t> detail::MappedFile::release_writable() noexcept {
     return {start, size};
 }
 
+void detail::drop_mapped_pages(const void* begin, std::size_t n) noexcept {
+    const std::uintptr_t page = std::uintptr_t(::sysconf(_SC_PAGESIZE));
+    const std::uintptr_t from = (std::uintptr_t(begin) + page - 1) / page * page;
+    const std::uintptr_t to = (std::uintptr_t(begin) + n) / page * page;
+    if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+}
+
+void detail::drop_read_block(const char* base, std::size_t size, std::size_t begin, std::size_t end) noexcept {
+    constexpr std::size_t fault_around = std::size_t(64) << 10;
+    begin = begin > fault_around ? begin - fault_around : 0;
+    end = std::min(size, end + fault_around);
+    if (end > begin) drop_mapped_pages(base + begin, end - begin);
+}
+
 std::pair<char*, std::size_t> detail::InputBytes::release_writable_mapping() noexcept {
     return map_ ? map_->release_writable() : std::pair<char*, std::size_t>{nullptr, 0};
 }
@@ -197,7 +212,7 @@ detail::InputBytes::InputBytes(const std::string& path, bool populate) {
     // As read_fd: text never holds a NUL byte (.npy data may).
     const std::string_view bytes = map_->bytes();
     if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) != 0x93) {
-        const TextBytes scan = scan_text_bytes(bytes);
+        const TextBytes scan = scan_text_bytes(bytes, !populate);
         if (scan.first_nul != std::string_view::npos) throw nul_byte_error(bytes, scan.first_nul, path);
         lone_cr_ = scan.lone_cr;
     }
@@ -217,7 +232,7 @@ bool has_lone_cr_in(std::string_view text, std::size_t begin, std::size_t end) {
 
 bool detail::has_lone_cr(std::string_view text) { return has_lone_cr_in(text, 0, text.size()); }
 
-detail::TextBytes detail::scan_text_bytes(std::string_view text) {
+detail::TextBytes detail::scan_text_bytes(std::string_view text, bool drop) {
     // Slices of 1 MiB on all threads, each looked at twice while it is in cache.
     constexpr std::size_t slice = std::size_t(1) << 20;
     const std::size_t slices = (text.size() + slice - 1) / slice;
@@ -226,6 +241,7 @@ detail::TextBytes detail::scan_text_bytes(std::string_view text) {
         const std::size_t begin = k * slice, end = std::min(text.size(), begin + slice);
         const std::size_t nul = text.substr(0, end).find('\0', begin);
         found[k] = {nul, has_lone_cr_in(text, begin, end)};
+        if (drop) drop_read_block(text.data(), text.size(), begin, end);
     });
     TextBytes all;
     for (const TextBytes& f : found) {
