@@ -77,5 +77,7 @@ private:
 
 // The words of n float mask entries (n <= 64), bit j set when mask[j] is allowed.
 std::uint64_t pack_mask_word(const float* mask, std::size_t n) noexcept;
+// The word of n <= 64 bytes, bit j set when bytes[j] is nonzero: eight bytes at a time.
+std::uint64_t pack_byte_word(const unsigned char* bytes, std::size_t n) noexcept;
 
 }  // namespace attn

@@ -386,10 +386,6 @@ struct MaskScan {
     bool not_binary = false;  // a value neither 0 nor -inf (an additive mask's bias)
 };
 
-// Bit k of the result is byte k of x (each byte 0 or 1): the multiplication moves byte k's
-// bit to bit 56 + k, and no two partial products meet there.
-inline std::uint64_t gather_bytes(std::uint64_t x) { return (x * 0x0102040810204080u) >> 56; }
-static_assert(std::endian::native == std::endian::little, "pack_rows loads its bytes little-endian");
 
 // Rows [r0, r1) of Tk elements at `data` (`size` bytes each, converted by `convert`) into
 // bits, each entry taken as the float32 value the tensor reader would give it. 64 entries at
@@ -421,12 +417,7 @@ MaskScan pack_rows(const unsigned char* data, std::size_t size, std::size_t Tk, 
                 negative |= (u >> 31) & is_nonzero;
                 not_binary |= is_nonzero & ~is_neg_inf;
             }
-            std::uint64_t word = 0;
-            for (std::size_t b = 0; b < 8; ++b) {
-                std::uint64_t x;
-                std::memcpy(&x, nonzero + 8 * b, 8);
-                word |= gather_bytes(x) << (8 * b);
-            }
+            const std::uint64_t word = pack_byte_word(nonzero, word_bits);
             const std::uint64_t valid = count == word_bits ? ~std::uint64_t(0) : (std::uint64_t(1) << count) - 1;
             out[w] = rules.zero_allows ? ~word & valid : word;
         }

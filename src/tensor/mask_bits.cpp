@@ -2,6 +2,8 @@
 #include "attn/mask_bits.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -31,6 +33,25 @@ MaskBits::MaskBits(const TensorView& mask) : shape_(mask.shape) {
     }
 }
 
+std::uint64_t pack_byte_word(const unsigned char* bytes, std::size_t n) noexcept {
+    static_assert(std::endian::native == std::endian::little, "byte j of a loaded word is bits 8j to 8j + 7");
+    constexpr std::uint64_t low7 = 0x7f7f7f7f7f7f7f7fu, ones = 0x0101010101010101u;
+    std::uint64_t word = 0;
+    std::size_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        std::uint64_t x;
+        std::memcpy(&x, bytes + j, 8);
+        // Each byte's top bit set when it is nonzero (its low seven bits carry into it, never
+        // beyond: 0x7f + 0x7f < 0x100), moved to the byte's bottom bit...
+        x = ((((x & low7) + low7) | x) >> 7) & ones;
+        // ... and byte k's bit to bit 56 + k by one multiplication (no two partial products
+        // meet there), then to bit j + k.
+        word |= ((x * 0x0102040810204080u) >> 56) << j;
+    }
+    for (; j < n; ++j) word |= std::uint64_t(bytes[j] != 0) << j;
+    return word;
+}
+
 MaskBits::MaskBits(const Shape& shape, std::size_t rows_per_block, const PackRows& pack) : shape_(shape) {
     if (shape.rank() == 0) return;
     const std::size_t n = row_words(), rows = shape.numel() / keys();
@@ -55,8 +76,12 @@ MaskBits::MaskBits(const Shape& shape, const unsigned char* bytes, bool zero_all
           for (std::size_t r = r0; r < r1; ++r) {
               const unsigned char* in = bytes + r * Tk;
               std::uint64_t* out = words + (r - r0) * n;
-              for (std::size_t j = 0; j < Tk; ++j)
-                  out[j / word_bits] |= std::uint64_t((in[j] != 0) != zero_allows) << (j % word_bits);
+              for (std::size_t w = 0; w < n; ++w) {
+                  const std::size_t count = std::min(word_bits, Tk - w * word_bits);
+                  const std::uint64_t valid = count == word_bits ? ~std::uint64_t(0) : (std::uint64_t(1) << count) - 1;
+                  const std::uint64_t nonzero = pack_byte_word(in + w * word_bits, count);
+                  out[w] = zero_allows ? ~nonzero & valid : nonzero;
+              }
           }
           if (consumed) consumed(r0 * Tk, r1 * Tk);
       }) {}
