@@ -198,7 +198,7 @@ std::pair<char*, std::size_t> detail::InputBytes::release_writable_mapping() noe
     return map_ ? map_->release_writable() : std::pair<char*, std::size_t>{nullptr, 0};
 }
 
-detail::InputBytes::InputBytes(const std::string& path, bool populate) {
+detail::InputBytes::InputBytes(const std::string& path, bool keep_pages) {
     // Regular files of a known, non-zero size up to the input limit are mapped; anything
     // else (standard input, FIFOs, devices, empty files, errors) goes through read_file,
     // which gives every message.
@@ -208,11 +208,14 @@ detail::InputBytes::InputBytes(const std::string& path, bool populate) {
         read_ = read_file(path);
         return;
     }
-    map_ = std::make_unique<MappedFile>(path, populate);
+    // Pages are faulted in on first touch, by the threads that read them (a text's scan below,
+    // an .npy's scan or conversion), never all at once here: an .npy that is converted gives
+    // its pages back block by block, and the peak stays one copy of the data.
+    map_ = std::make_unique<MappedFile>(path, false);
     // As read_fd: text never holds a NUL byte (.npy data may).
     const std::string_view bytes = map_->bytes();
     if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) != 0x93) {
-        const TextBytes scan = scan_text_bytes(bytes, !populate);
+        const TextBytes scan = scan_text_bytes(bytes, !keep_pages);
         if (scan.first_nul != std::string_view::npos) throw nul_byte_error(bytes, scan.first_nul, path);
         lone_cr_ = scan.lone_cr;
     }

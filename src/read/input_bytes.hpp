@@ -63,10 +63,10 @@ class InputBytes {
 public:
     // Throws InputError with read_file's messages (missing file, directory, NUL byte in
     // text, more than 2 GiB).
-    // populate: a mapped file's pages are faulted in at once (inputs read whole); false: on
-    // first touch (a mask packed block by block, whose pages are dropped as they are packed;
-    // a text's pages are dropped after its scan too).
-    explicit InputBytes(const std::string& path, bool populate = true);
+    // A mapped file's pages are faulted in on first touch. keep_pages false: a text's pages
+    // are dropped after its scan (a mask, read block by block and its pages dropped as they
+    // are packed).
+    explicit InputBytes(const std::string& path, bool keep_pages = true);
     InputBytes(const InputBytes&) = delete;
     InputBytes& operator=(const InputBytes&) = delete;
 

@@ -465,6 +465,11 @@ std::optional<MaskBits> parse_npy_mask(std::string_view bytes, const std::string
 }
 
 Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finite finite, std::size_t max_dims) {
+    return detail::parse_npy_tensor(bytes, source, finite, max_dims, false);
+}
+
+Tensor detail::parse_npy_tensor(std::string_view bytes, const std::string& source, Finite finite,
+                                std::size_t max_dims, bool mapped) {
     auto fail = [&](const std::string& m) -> void { throw InputError(source + ": " + m); };
     const Layout layout = npy_layout(bytes, bytes.size(), source, max_dims);
     const Header& h = layout.header;
@@ -488,7 +493,8 @@ Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finit
         with_converter(*h.dtype, [&](auto convert) {
             parallel_for(refused.size(), [&](std::size_t block) {
                 bool bad = false;
-                for (std::size_t r = block * per_block; r < std::min(rows_all, (block + 1) * per_block); ++r) {
+                const std::size_t r0 = block * per_block, r1 = std::min(rows_all, r0 + per_block);
+                for (std::size_t r = r0; r < r1; ++r) {
                     float* row = t.data() + r * t.row_stride();
                     bad |= convert(data + r * cols * size, cols, row);  // out of range
                     bad |= finite == Finite::required        ? any_nonfinite_f32(row, cols)
@@ -496,6 +502,9 @@ Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finit
                                                              : false;
                 }
                 refused[block] = bad;
+                if (mapped)  // converted: the file's pages go (read again only for an error's message)
+                    detail::drop_read_block(reinterpret_cast<const char*>(data), count * size, r0 * cols * size,
+                                            r1 * cols * size);
             });
         });
         if (std::find(refused.begin(), refused.end(), char(1)) == refused.end()) return t;

@@ -25,4 +25,10 @@ struct NpyInPlace {
 std::optional<NpyInPlace> npy_in_place(std::string_view bytes, const std::string& source, std::size_t max_dims,
                                        ElementType type = ElementType::f32, Finite finite = Finite::required);
 
+// parse_npy_tensor of `bytes` that are a read-only file mapping (`mapped`): its pages are
+// dropped as they are converted, so that a float64 input and its float32 tensor do not stand
+// in memory together.
+Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finite finite, std::size_t max_dims,
+                        bool mapped);
+
 }  // namespace attn::io::detail

@@ -65,13 +65,14 @@ Tensor read_named_result(const NamedResult& r, Finite finite, std::size_t max_di
     return parse_text_tensor(selected, r.file, finite, max_dims);
 }
 
-// parse_tensor, with `lone_cr` already known for text: has_lone_cr(bytes).
+// parse_tensor, with `lone_cr` already known for text: has_lone_cr(bytes). `mapped`: the bytes
+// are a read-only file mapping (an .npy's pages are dropped as they are converted).
 Tensor parse_tensor_scanned(std::string_view bytes, bool lone_cr, const std::string& source, Finite finite,
-                            std::size_t max_dims) {
+                            std::size_t max_dims, bool mapped = false) {
     // .npy starts with "\x93NUMPY"; a first byte 0x93 can never begin valid text, so even a
     // damaged magic is reported by the npy reader.
     if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x93)
-        return parse_npy_tensor(bytes, source, finite, max_dims);
+        return detail::parse_npy_tensor(bytes, source, finite, max_dims, mapped);
     if (lone_cr) return parse_text_tensor(detail::lone_cr_to_lf(bytes), source, finite, max_dims);
     return parse_text_tensor(bytes, source, finite, max_dims);
 }
@@ -90,7 +91,7 @@ Tensor read_tensor(const std::string& path, Finite finite, std::size_t max_dims)
     const std::string source = detail::display_name(path);
     if (const auto m = take_in_place(bytes, source, max_dims, ElementType::f32, finite))
         return Tensor(m->first, adopt_mapping(m->second));
-    if (bytes.mapped()) return parse_tensor_scanned(bytes.view(), bytes.lone_cr(), source, finite, max_dims);
+    if (bytes.mapped()) return parse_tensor_scanned(bytes.view(), bytes.lone_cr(), source, finite, max_dims, true);
     return parse_tensor(bytes.view(), source, finite, max_dims);
 }
 
@@ -113,7 +114,7 @@ MaskInput read_mask(const std::string& path, const MaskRules& rules, std::size_t
         if (const auto in_place = take_in_place(bytes, source, max_dims, ElementType::f32, finite))
             m.values = Tensor(in_place->first, adopt_mapping(in_place->second));
         else
-            m.values = parse_npy_tensor(view, source, finite, max_dims);
+            m.values = detail::parse_npy_tensor(view, source, finite, max_dims, bytes.mapped());
         return m;
     }
     // Text: PyTorch prints a bool tensor with True and False; such a mask is boolean, never added.
