@@ -417,5 +417,24 @@ TEST_CASE("bias .npy: float64 and float16 converted on 1, 3 and 7 threads as one
             }
             CHECK(same);
         }
+        // From a file: mapped (its pages dropped as they are converted) or read whole, the
+        // same bits; a NaN in the last row, met after the pages before it were dropped, the
+        // same message.
+        test_util::TempDir dir;
+        test_util::write_file(dir / "b.npy", bytes);
+        const attn::Tensor whole = attn::io::parse_npy_tensor(bytes, dir / "b.npy", attn::io::Finite::allow_neg_inf);
+        std::vector<double> late_nan = v;
+        late_nan[v.size() - 3] = descr == "<i4" ? 0 : nan_d;
+        test_util::write_file(dir / "nan.npy", npy_of(descr, shape, late_nan));
+        std::vector<std::string> messages;
+        for (bool mapping : {true, false}) {
+            attn::io::detail::InputBytes::allow_mapping(mapping);
+            CHECK(test_util::same_bits(attn::io::read_tensor(dir / "b.npy", attn::io::Finite::allow_neg_inf), whole));
+            messages.push_back(error_of([&] { attn::io::read_tensor(dir / "nan.npy", attn::io::Finite::allow_neg_inf); }));
+        }
+        attn::io::detail::InputBytes::allow_mapping(true);
+        CHECK(messages[0] == messages[1]);
+        INFO(messages[0]);
+        if (descr != "<i4") CHECK(messages[0].find("element [2, 399, 697]: non-finite value 'nan'") != std::string::npos);
     }
 }
