@@ -196,8 +196,8 @@ float load_element(const unsigned char* p, const DType& t, bool* out_of_range) {
 }
 
 // n elements of type T at src (unaligned, native byte order), each as convert(x,
-// out_of_range) gives it, into out: copied in runs of 64 to an array, converted with a fixed
-// count that the compiler vectorises. Whether one was out of range.
+// out_of_range) gives it, into out, in runs of 64 copied to an array first. Whether one was
+// out of range.
 template <class T, class Convert>
 bool convert_run(const unsigned char* src, std::size_t n, float* out, Convert convert) {
     std::uint32_t out_of_range = 0;
@@ -228,10 +228,11 @@ void with_converter(const DType& t, F&& f) {
         return f([](const unsigned char* src, std::size_t n, float* out) {
             return convert_run<std::uint64_t>(src, n, out, [](std::uint64_t d, std::uint32_t& out_of_range) {
                 const float v = float(std::bit_cast<double>(d));
-                // finite in float64, not in float32 (bits tested: vectorised)
+                // finite in float64, not in float32 (as bits)
                 constexpr std::uint64_t d_inf = 0x7ff0000000000000u;
                 constexpr std::uint32_t f_inf = 0x7f800000u;
-                out_of_range |= std::uint32_t((d & d_inf) != d_inf) & std::uint32_t((std::bit_cast<std::uint32_t>(v) & f_inf) == f_inf);
+                const bool finite_d = (d & d_inf) != d_inf, infinite_f = (std::bit_cast<std::uint32_t>(v) & f_inf) == f_inf;
+                out_of_range |= std::uint32_t(finite_d & infinite_f);
                 return v;
             });
         });
@@ -305,7 +306,8 @@ Layout npy_layout(std::string_view head, std::size_t total, const std::string& s
 
 namespace {
 
-// The same over a whole mapped input of `type`: slices of 256 KiB scanned by all threads (a
+// Whether a whole mapped input of `type` holds a value `finite` refuses (float16: any
+// non-finite value): slices of 256 KiB scanned by all threads (a
 // 32 MiB K/V cache is otherwise a serial pass before the kernels start). Small enough that
 // the 1 MiB inputs of a T=4096, d=64 `attend` are shared too: that run was then 8-9% faster
 // as a whole (medians of 40 alternating runs, 2 threads), far more than the 0.1 ms the scans
@@ -385,7 +387,6 @@ struct MaskScan {
     bool negative = false;    // a negative value
     bool not_binary = false;  // a value neither 0 nor -inf (an additive mask's bias)
 };
-
 
 // Rows [r0, r1) of Tk elements at `data` (`size` bytes each, converted by `convert`) into
 // bits, each entry taken as the float32 value the tensor reader would give it. 64 entries at
