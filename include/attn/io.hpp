@@ -66,30 +66,45 @@ std::optional<Shape> npy_declared_shape(std::string_view bytes) noexcept;
 Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finite finite = Finite::required,
                         std::size_t max_dims = 4);
 
+// How read_mask makes bits of a mask's values.
+struct MaskRules {
+    // PyTorch's polarity (attn_mask, key_padding_mask: True = not allowed): zero allows.
+    // Otherwise SDPA's: nonzero allows.
+    bool zero_allows = false;
+    // A float mask is added to the scores (a float attn_mask): -inf is allowed, and the mask
+    // becomes bits only when each value is 0 or -inf (the same attention: -inf drops the key),
+    // its float32 values otherwise. Boolean inputs (one-byte .npy, True/False text) are bits.
+    bool additive = false;
+};
+
+// An attention mask as read, into bits with no float copy of its Tq×Tk entries when it can be:
+// an .npy of any number type in C order (one-byte types as booleans), or text of rows of
+// plain numbers or True/False, packed on all threads (a mapped file's pages dropped as they
+// are packed). Anything else, a value the rules refuse (the general readers then say which,
+// with their messages) or an additive mask of other values than 0 and -inf: float32 values
+// (-inf kept for an additive mask, every other non-finite refused). `boolean`: the input was
+// boolean (a one-byte .npy: bool, uint8 or int8, or text written with True/False, as PyTorch
+// prints a bool tensor); an additive mask that is not boolean is added even when it comes as
+// bits (of 0 and -inf).
+struct MaskInput {
+    MaskBits bits;   // set when packed straight from the file
+    Tensor values;   // set otherwise
+    bool boolean = false;
+    bool negative = false;  // when packed: some entry is negative (it allows: nonzero)
+};
+MaskInput read_mask(const std::string& path, const MaskRules& rules, std::size_t max_dims = 4);
+// read_mask's .npy path: the bits of the .npy in `bytes` (validated as parse_npy_tensor
+// validates), or nothing when they must come from its values (see read_mask). `boolean`:
+// whether it has a one-byte type. `negative`: whether some entry is negative (when packed).
+// `mapped`: the bytes are a read-only file mapping, whose pages are dropped as they are packed.
+std::optional<MaskBits> parse_npy_mask(std::string_view bytes, const std::string& source, std::size_t max_dims,
+                                       const MaskRules& rules, bool* negative = nullptr, bool* boolean = nullptr,
+                                       bool mapped = false);
+
 // Keys and values for attention: a little-endian float16 .npy ('<f2') and an F16 or BF16
 // safetensors tensor stay 16-bit in memory (a HalfTensor, which batched_attention reads as it
 // is; `f16` holds any type but float32); every other input is read as
 // read_tensor does (finite values required) and given as `f32`. Exactly one of the two is set.
-// An attention mask as read: a one-byte .npy (bool, uint8, int8; C order) packed straight into
-// bits, with no float copy of its Tq×Tk entries (nonzero allows, or zero with `zero_allows`,
-// PyTorch's attn_mask/key_padding_mask polarity); any other input as float32 values (-inf
-// kept, every other non-finite refused). `boolean`: the input was boolean (a bool .npy, or
-// text written with True/False, as PyTorch prints a bool tensor).
-struct MaskInput {
-    MaskBits bits;   // set for a one-byte .npy
-    Tensor values;   // set otherwise
-    bool boolean = false;
-    bool negative = false;  // an int8 .npy with negative entries (they allow: nonzero)
-};
-MaskInput read_mask(const std::string& path, bool zero_allows, Finite finite, std::size_t max_dims = 4);
-// The bits of a one-byte .npy (validated as parse_npy_tensor validates), or nothing for any
-// other dtype (and a Fortran-order matrix): read_mask's fast path. `negative`: whether an int8
-// array has negative entries; `boolean`: whether the dtype is bool. `mapped`: the bytes are a
-// read-only file mapping, whose pages are dropped as they are packed.
-std::optional<MaskBits> parse_npy_mask(std::string_view bytes, const std::string& source, std::size_t max_dims,
-                                       bool zero_allows, bool* negative = nullptr, bool* boolean = nullptr,
-                                       bool mapped = false);
-
 struct KVInput {
     Tensor f32;
     HalfTensor f16;

@@ -40,6 +40,14 @@ public:
     // then be dropped: the peak memory stays near the bits').
     MaskBits(const Shape& shape, const unsigned char* bytes, bool zero_allows = false,
              const std::function<void(std::size_t, std::size_t)>& consumed = {});
+    // Packs rows [r0, r1) of a mask into `words` (zeroed, row_words() words per row, row r0's
+    // first): bit j % 64 of word j / 64 set when key j is allowed.
+    using PackRows = std::function<void(std::size_t r0, std::size_t r1, std::uint64_t* words)>;
+    // The bits of a mask of `shape` (rank 1 to 4) from any source: blocks of rows_per_block
+    // rows, each packed once by one call of `pack`, on all threads.
+    MaskBits(const Shape& shape, std::size_t rows_per_block, const PackRows& pack);
+    // Bits already packed: row_words() words per row, rows in C order, bits past Tk 0.
+    MaskBits(const Shape& shape, std::vector<std::uint64_t> words);
 
     // A key allowed by both masks, broadcast as torch.matmul broadcasts (their last dimensions,
     // the keys, equal; every other equal or 1; the shorter shape padded with 1 in front).
@@ -69,5 +77,7 @@ private:
 
 // The words of n float mask entries (n <= 64), bit j set when mask[j] is allowed.
 std::uint64_t pack_mask_word(const float* mask, std::size_t n) noexcept;
+// The word of n <= 64 bytes, bit j set when bytes[j] is nonzero: eight bytes at a time.
+std::uint64_t pack_byte_word(const unsigned char* bytes, std::size_t n) noexcept;
 
 }  // namespace attn

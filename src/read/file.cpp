@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -179,11 +180,25 @@ std::pair<char*, std::size_t> detail::MappedFile::release_writable() noexcept {
     return {start, size};
 }
 
+void detail::drop_mapped_pages(const void* begin, std::size_t n) noexcept {
+    const std::uintptr_t page = std::uintptr_t(::sysconf(_SC_PAGESIZE));
+    const std::uintptr_t from = (std::uintptr_t(begin) + page - 1) / page * page;
+    const std::uintptr_t to = (std::uintptr_t(begin) + n) / page * page;
+    if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+}
+
+void detail::drop_read_block(const char* base, std::size_t size, std::size_t begin, std::size_t end) noexcept {
+    constexpr std::size_t fault_around = std::size_t(64) << 10;
+    begin = begin > fault_around ? begin - fault_around : 0;
+    end = std::min(size, end + fault_around);
+    if (end > begin) drop_mapped_pages(base + begin, end - begin);
+}
+
 std::pair<char*, std::size_t> detail::InputBytes::release_writable_mapping() noexcept {
     return map_ ? map_->release_writable() : std::pair<char*, std::size_t>{nullptr, 0};
 }
 
-detail::InputBytes::InputBytes(const std::string& path, bool populate) {
+detail::InputBytes::InputBytes(const std::string& path, bool keep_pages) {
     // Regular files of a known, non-zero size up to the input limit are mapped; anything
     // else (standard input, FIFOs, devices, empty files, errors) goes through read_file,
     // which gives every message.
@@ -193,11 +208,14 @@ detail::InputBytes::InputBytes(const std::string& path, bool populate) {
         read_ = read_file(path);
         return;
     }
-    map_ = std::make_unique<MappedFile>(path, populate);
+    // Pages are faulted in on first touch, by the threads that read them (a text's scan below,
+    // an .npy's scan or conversion), never all at once here: an .npy that is converted gives
+    // its pages back block by block, and the peak stays one copy of the data.
+    map_ = std::make_unique<MappedFile>(path, false);
     // As read_fd: text never holds a NUL byte (.npy data may).
     const std::string_view bytes = map_->bytes();
     if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) != 0x93) {
-        const TextBytes scan = scan_text_bytes(bytes);
+        const TextBytes scan = scan_text_bytes(bytes, !keep_pages);
         if (scan.first_nul != std::string_view::npos) throw nul_byte_error(bytes, scan.first_nul, path);
         lone_cr_ = scan.lone_cr;
     }
@@ -217,7 +235,7 @@ bool has_lone_cr_in(std::string_view text, std::size_t begin, std::size_t end) {
 
 bool detail::has_lone_cr(std::string_view text) { return has_lone_cr_in(text, 0, text.size()); }
 
-detail::TextBytes detail::scan_text_bytes(std::string_view text) {
+detail::TextBytes detail::scan_text_bytes(std::string_view text, bool drop) {
     // Slices of 1 MiB on all threads, each looked at twice while it is in cache.
     constexpr std::size_t slice = std::size_t(1) << 20;
     const std::size_t slices = (text.size() + slice - 1) / slice;
@@ -226,6 +244,7 @@ detail::TextBytes detail::scan_text_bytes(std::string_view text) {
         const std::size_t begin = k * slice, end = std::min(text.size(), begin + slice);
         const std::size_t nul = text.substr(0, end).find('\0', begin);
         found[k] = {nul, has_lone_cr_in(text, begin, end)};
+        if (drop) drop_read_block(text.data(), text.size(), begin, end);
     });
     TextBytes all;
     for (const TextBytes& f : found) {

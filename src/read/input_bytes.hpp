@@ -38,6 +38,17 @@ private:
     std::size_t size_ = 0;
 };
 
+// Gives back the whole pages of a read-only file mapping that lie in [begin, begin + n): they
+// leave the process's memory and are read from the file again if touched. Advice: harmless
+// when it fails.
+void drop_mapped_pages(const void* begin, std::size_t n) noexcept;
+// drop_mapped_pages for a block [begin, end) of a mapping of `size` bytes at `base` that one
+// of several threads has finished reading, and the 64 KiB either side: the kernel maps the
+// pages of a fault's whole 64 KiB window (fault-around), so the block's first and last faults
+// may have mapped again pages of a neighbouring block that was already dropped, and they
+// would stay (measured: 2 to 9 MiB more at the peak of a 64 MiB mask, varying from run to run).
+void drop_read_block(const char* base, std::size_t size, std::size_t begin, std::size_t end) noexcept;
+
 // What a text input must be checked for, found in one pass by all threads: the offset of
 // its first NUL byte (npos: none) and whether it has a lone CR (write/output_file.hpp's
 // has_lone_cr).
@@ -45,15 +56,17 @@ struct TextBytes {
     std::size_t first_nul = std::string_view::npos;
     bool lone_cr = false;
 };
-TextBytes scan_text_bytes(std::string_view text);
+// `drop`: the text is a mapping whose pages are given back once scanned (drop_mapped_pages).
+TextBytes scan_text_bytes(std::string_view text, bool drop = false);
 
 class InputBytes {
 public:
     // Throws InputError with read_file's messages (missing file, directory, NUL byte in
     // text, more than 2 GiB).
-    // populate: a mapped file's pages are faulted in at once (inputs read whole); false: on
-    // first touch (a mask packed block by block, whose pages are dropped as they are packed).
-    explicit InputBytes(const std::string& path, bool populate = true);
+    // A mapped file's pages are faulted in on first touch. keep_pages false: a text's pages
+    // are dropped after its scan (a mask, read block by block and its pages dropped as they
+    // are packed).
+    explicit InputBytes(const std::string& path, bool keep_pages = true);
     InputBytes(const InputBytes&) = delete;
     InputBytes& operator=(const InputBytes&) = delete;
 

@@ -1,9 +1,6 @@
 // .npy files (NumPy's format, versions 1.0/2.0/3.0): a strict reader of any shape (C or
 // Fortran order) that validates the header completely before allocating anything, and a
 // writer for float32 C-order data.
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -21,6 +18,7 @@
 #include "attn/io.hpp"
 #include "kernels/float16.hpp"
 #include "read/header_cursor.hpp"
+#include "read/input_bytes.hpp"
 #include "read/npy_in_place.hpp"
 #include "tensor/finite_scan.hpp"
 #include "runtime/parallel.hpp"
@@ -197,6 +195,63 @@ float load_element(const unsigned char* p, const DType& t, bool* out_of_range) {
     return 0.0f;
 }
 
+// n elements of type T at src (unaligned, native byte order), each as convert(x,
+// out_of_range) gives it, into out, in runs of 64 copied to an array first. Whether one was
+// out of range.
+template <class T, class Convert>
+bool convert_run(const unsigned char* src, std::size_t n, float* out, Convert convert) {
+    std::uint32_t out_of_range = 0;
+    T run[64];
+    for (std::size_t i = 0; i < n; i += 64) {
+        const std::size_t m = std::min<std::size_t>(64, n - i);
+        std::memcpy(run, src + i * sizeof(T), m * sizeof(T));
+        if (m == 64)
+            for (std::size_t k = 0; k < 64; ++k) out[i + k] = convert(run[k], out_of_range);
+        else
+            for (std::size_t k = 0; k < m; ++k) out[i + k] = convert(run[k], out_of_range);
+    }
+    return out_of_range != 0;
+}
+
+// Calls f with a converter of dtype t's elements, convert(src, n, out) -> bool: n elements
+// at src into out as load_element gives them, and whether one was beyond float32. Typed
+// loops for the little-endian floats that masks and biases come in, load_element for the rest.
+template <class F>
+void with_converter(const DType& t, F&& f) {
+    const bool native = !t.big_endian && std::endian::native == std::endian::little;
+    if (native && t.kind == Kind::f && t.size == 4)
+        return f([](const unsigned char* src, std::size_t n, float* out) {
+            std::memcpy(out, src, n * 4);
+            return false;
+        });
+    if (native && t.kind == Kind::f && t.size == 8)
+        return f([](const unsigned char* src, std::size_t n, float* out) {
+            return convert_run<std::uint64_t>(src, n, out, [](std::uint64_t d, std::uint32_t& out_of_range) {
+                const float v = float(std::bit_cast<double>(d));
+                // finite in float64, not in float32 (as bits)
+                constexpr std::uint64_t d_inf = 0x7ff0000000000000u;
+                constexpr std::uint32_t f_inf = 0x7f800000u;
+                const bool finite_d = (d & d_inf) != d_inf, infinite_f = (std::bit_cast<std::uint32_t>(v) & f_inf) == f_inf;
+                out_of_range |= std::uint32_t(finite_d & infinite_f);
+                return v;
+            });
+        });
+    if (native && t.kind == Kind::f && t.size == 2)
+        return f([](const unsigned char* src, std::size_t n, float* out) {
+            return convert_run<std::uint16_t>(src, n, out,
+                                              [](std::uint16_t h, std::uint32_t&) { return kernels::half_to_float(h); });
+        });
+    return f([t](const unsigned char* src, std::size_t n, float* out) {
+        bool out_of_range = false;
+        for (std::size_t i = 0; i < n; ++i) {
+            bool o = false;
+            out[i] = load_element(src + i * t.size, t, &o);
+            out_of_range |= o;
+        }
+        return out_of_range;
+    });
+}
+
 }  // namespace
 
 namespace {
@@ -251,18 +306,21 @@ Layout npy_layout(std::string_view head, std::size_t total, const std::string& s
 
 namespace {
 
-// The same over a whole mapped input of `type`: slices of 256 KiB scanned by all threads (a
+// Whether a whole mapped input of `type` holds a value `finite` refuses (float16: any
+// non-finite value): slices of 256 KiB scanned by all threads (a
 // 32 MiB K/V cache is otherwise a serial pass before the kernels start). Small enough that
 // the 1 MiB inputs of a T=4096, d=64 `attend` are shared too: that run was then 8-9% faster
 // as a whole (medians of 40 alternating runs, 2 threads), far more than the 0.1 ms the scans
 // gave up: the kernel is then not the worker's first job (as with the warm-up job measured
 // for start_threads in attn/ops.hpp).
-bool any_nonfinite_of(const void* bytes, std::size_t count, ElementType type) {
+bool any_refused_of(const void* bytes, std::size_t count, ElementType type, Finite finite) {
     const std::size_t size = element_size(type), per_slice = (std::size_t(1) << 18) / size;
     const auto scan = [&](std::size_t begin, std::size_t n) {
         const void* at = static_cast<const char*>(bytes) + begin * size;
-        return type == ElementType::f32 ? any_nonfinite_f32(at, n) : any_nonfinite_f16(at, n);
+        if (type == ElementType::f16) return any_nonfinite_f16(at, n);
+        return finite == Finite::allow_neg_inf ? any_nan_or_pos_inf_f32(at, n) : any_nonfinite_f32(at, n);
     };
+    if (finite == Finite::any) return false;
     const std::size_t slices = (count + per_slice - 1) / per_slice;
     if (slices <= 1) return scan(0, count);
     std::vector<char> found(slices, 0);
@@ -273,7 +331,7 @@ bool any_nonfinite_of(const void* bytes, std::size_t count, ElementType type) {
 }  // namespace
 
 std::optional<detail::NpyInPlace> detail::npy_in_place(std::string_view bytes, const std::string& source,
-                                                       std::size_t max_dims, ElementType type) {
+                                                       std::size_t max_dims, ElementType type, Finite finite) {
     const Layout layout = npy_layout(bytes, bytes.size(), source, max_dims);
     const Header& h = layout.header;
     const std::vector<std::size_t>& dims = *h.shape;
@@ -283,11 +341,10 @@ std::optional<detail::NpyInPlace> detail::npy_in_place(std::string_view bytes, c
         (*h.fortran_order && dims.size() > 1) || std::endian::native != std::endian::little || padded_row_length(dims.back(), line) != dims.back() ||
         address % Matrix::alignment != 0)
         return std::nullopt;
-    // A non-finite value: the copying readers report it, or allow -inf.
+    // A value `finite` refuses: the copying readers report it.
     const std::size_t count = Shape(dims).numel();
     const void* data = reinterpret_cast<const void*>(address);
-    const bool nonfinite = any_nonfinite_of(data, count, type);
-    if (nonfinite) return std::nullopt;
+    if (any_refused_of(data, count, type, finite)) return std::nullopt;
     return NpyInPlace{Shape(dims), layout.data_offset};
 }
 
@@ -318,30 +375,102 @@ std::optional<Shape> npy_declared_shape(std::string_view bytes) noexcept {
     }
 }
 
+namespace {
+
+// Rows of input per block packed or converted by one thread: about 1 MiB of the file, so that
+// two threads hold a few MiB of a mapped file's pages at a time before they are dropped.
+std::size_t rows_per_block(std::size_t row_bytes) { return std::max<std::size_t>(1, (std::size_t(1) << 20) / row_bytes); }
+
+// What packing a mask of numbers found, over all its entries.
+struct MaskScan {
+    bool refused = false;     // a value the rules refuse (non-finite, beyond float32)
+    bool negative = false;    // a negative value
+    bool not_binary = false;  // a value neither 0 nor -inf (an additive mask's bias)
+};
+
+// Rows [r0, r1) of Tk elements at `data` (`size` bytes each, converted by `convert`) into
+// bits, each entry taken as the float32 value the tensor reader would give it. 64 entries at
+// a time, their float32 bits classified in integer operations over a fixed count that the
+// compiler vectorises (one entry at a time was 60% of a whole `attend` with a float32 mask).
+template <class Convert>
+MaskScan pack_rows(const unsigned char* data, std::size_t size, std::size_t Tk, std::size_t r0, std::size_t r1,
+                   std::uint64_t* words, const MaskRules& rules, Convert convert) {
+    constexpr std::size_t word_bits = MaskBits::word_bits;
+    constexpr std::uint32_t neg_inf = 0xff800000u, inf = 0x7f800000u;
+    const std::uint32_t neg_inf_allowed = rules.additive;
+    const std::size_t n = MaskBits::words_per_row(Tk);
+    bool out_of_range = false;
+    std::uint32_t refused = 0, negative = 0, not_binary = 0;
+    float v[word_bits];
+    std::uint8_t nonzero[word_bits];
+    for (std::size_t r = r0; r < r1; ++r) {
+        const unsigned char* row = data + r * Tk * size;
+        std::uint64_t* out = words + (r - r0) * n;
+        for (std::size_t w = 0; w < n; ++w) {
+            const std::size_t j0 = w * word_bits, count = std::min(word_bits, Tk - j0);
+            out_of_range |= convert(row + j0 * size, count, v);
+            std::fill(v + count, v + word_bits, 0.0f);  // zeros: no bit, no flag
+            for (std::size_t j = 0; j < word_bits; ++j) {
+                const std::uint32_t u = std::bit_cast<std::uint32_t>(v[j]), a = u & 0x7fffffffu;  // a: |v|
+                const std::uint32_t is_nonzero = a != 0, is_neg_inf = u == neg_inf;
+                nonzero[j] = std::uint8_t(is_nonzero);
+                refused |= std::uint32_t(a >= inf) & ~(neg_inf_allowed & is_neg_inf);  // inf, NaN
+                negative |= (u >> 31) & is_nonzero;
+                not_binary |= is_nonzero & ~is_neg_inf;
+            }
+            const std::uint64_t word = pack_byte_word(nonzero, word_bits);
+            const std::uint64_t valid = count == word_bits ? ~std::uint64_t(0) : (std::uint64_t(1) << count) - 1;
+            out[w] = rules.zero_allows ? ~word & valid : word;
+        }
+    }
+    return {out_of_range || (refused & 1) != 0, (negative & 1) != 0, (not_binary & 1) != 0};
+}
+
+}  // namespace
+
 std::optional<MaskBits> parse_npy_mask(std::string_view bytes, const std::string& source, std::size_t max_dims,
-                                      bool zero_allows, bool* negative, bool* boolean, bool mapped) {
+                                       const MaskRules& rules, bool* negative, bool* boolean, bool mapped) {
     const Layout layout = npy_layout(bytes, bytes.size(), source, max_dims);
     const Header& h = layout.header;
-    const bool one_byte = h.dtype->size == 1 && (h.dtype->kind == Kind::b || h.dtype->kind == Kind::u ||
-                                                 h.dtype->kind == Kind::i);
-    if (!one_byte || (*h.fortran_order && h.shape->size() > 1)) return std::nullopt;
+    if (*h.fortran_order && h.shape->size() > 1) return std::nullopt;
     const auto* data = reinterpret_cast<const unsigned char*>(bytes.data()) + layout.data_offset;
     const Shape shape(*h.shape);
-    if (boolean) *boolean = h.dtype->kind == Kind::b;
-    if (negative && h.dtype->kind == Kind::i)
-        *negative = std::any_of(data, data + shape.numel(), [](unsigned char c) { return c >= 0x80; });
-    // The pages of a mapped file, once packed, are given back (their whole pages within the
-    // range): the Tq×Tk bytes never stand in memory at once beside the bits.
-    const auto drop = [data](std::size_t begin, std::size_t end) {
-        const std::uintptr_t page = std::uintptr_t(::sysconf(_SC_PAGESIZE));
-        const std::uintptr_t from = (std::uintptr_t(data + begin) + page - 1) / page * page;
-        const std::uintptr_t to = std::uintptr_t(data + end) / page * page;
-        if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);  // advice: failure harmless
+    const std::size_t Tk = shape.back(1), size = h.dtype->size;
+    if (boolean) *boolean = size == 1;
+    // The pages of a mapped file, once packed, are given back: the Tq×Tk entries never stand
+    // in memory at once beside the bits.
+    const std::size_t data_bytes = shape.numel() * size;
+    const auto drop = [&](std::size_t begin, std::size_t end) {  // bytes from `data`
+        if (mapped) detail::drop_read_block(reinterpret_cast<const char*>(data), data_bytes, begin, end);
     };
-    return MaskBits(shape, data, zero_allows, mapped ? drop : std::function<void(std::size_t, std::size_t)>{});
+    if (size == 1) {  // bool, uint8, int8: booleans, nonzero true
+        if (negative && h.dtype->kind == Kind::i)
+            *negative = std::any_of(data, data + shape.numel(), [](unsigned char c) { return c >= 0x80; });
+        return MaskBits(shape, data, rules.zero_allows, drop);
+    }
+    const std::size_t per_block = rows_per_block(Tk * size);
+    std::vector<MaskScan> scans((shape.numel() / Tk + per_block - 1) / per_block);
+    MaskBits bits;
+    with_converter(*h.dtype, [&](auto convert) {
+        bits = MaskBits(shape, per_block, [&](std::size_t r0, std::size_t r1, std::uint64_t* words) {
+            scans[r0 / per_block] = pack_rows(data, size, Tk, r0, r1, words, rules, convert);
+            drop(r0 * Tk * size, r1 * Tk * size);
+        });
+    });
+    MaskScan all;
+    for (const MaskScan& k : scans)
+        all.refused |= k.refused, all.negative |= k.negative, all.not_binary |= k.not_binary;
+    if (all.refused || (rules.additive && all.not_binary)) return std::nullopt;
+    if (negative) *negative = all.negative;
+    return bits;
 }
 
 Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finite finite, std::size_t max_dims) {
+    return detail::parse_npy_tensor(bytes, source, finite, max_dims, false);
+}
+
+Tensor detail::parse_npy_tensor(std::string_view bytes, const std::string& source, Finite finite,
+                                std::size_t max_dims, bool mapped) {
     auto fail = [&](const std::string& m) -> void { throw InputError(source + ": " + m); };
     const Layout layout = npy_layout(bytes, bytes.size(), source, max_dims);
     const Header& h = layout.header;
@@ -354,20 +483,32 @@ Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finit
     const TensorView dst = t.view();
     const std::size_t rank = dims.size();
     const auto* data = reinterpret_cast<const unsigned char*>(bytes.data()) + layout.data_offset;
-    // The common case, little-endian float32 in C order: whole rows copied at once, then
-    // checked for non-finite values (the general loop below finds and reports the first one).
+    // C order (or a vector), the common case: blocks of rows converted by all threads (float32
+    // copied as it is), each row then scanned for what `finite` refuses; the general loop
+    // below finds and reports the first such value, or one beyond float32.
     const bool fortran = *h.fortran_order;
-    if (h.dtype->kind == Kind::f && h.dtype->size == 4 && !h.dtype->big_endian && (!fortran || rank == 1) &&
-        std::endian::native == std::endian::little) {
-        const std::size_t cols = dims[rank - 1], rows_all = count / cols;
-        const unsigned char* src = data;
-        bool all_finite = true;
-        for (std::size_t r = 0; r < rows_all; ++r) {
-            float* row = t.data() + r * t.row_stride();
-            std::memcpy(row, src + r * cols * 4, cols * 4);
-            all_finite &= !any_nonfinite_f32(row, cols);
-        }
-        if (all_finite) return t;
+    if (!fortran || rank == 1) {
+        const std::size_t cols = dims[rank - 1], rows_all = count / cols, size = h.dtype->size;
+        const std::size_t per_block = rows_per_block(cols * size);
+        std::vector<char> refused((rows_all + per_block - 1) / per_block, 0);
+        with_converter(*h.dtype, [&](auto convert) {
+            parallel_for(refused.size(), [&](std::size_t block) {
+                bool bad = false;
+                const std::size_t r0 = block * per_block, r1 = std::min(rows_all, r0 + per_block);
+                for (std::size_t r = r0; r < r1; ++r) {
+                    float* row = t.data() + r * t.row_stride();
+                    bad |= convert(data + r * cols * size, cols, row);  // out of range
+                    bad |= finite == Finite::required        ? any_nonfinite_f32(row, cols)
+                           : finite == Finite::allow_neg_inf ? any_nan_or_pos_inf_f32(row, cols)
+                                                             : false;
+                }
+                refused[block] = bad;
+                if (mapped)  // converted: the file's pages go (read again only for an error's message)
+                    detail::drop_read_block(reinterpret_cast<const char*>(data), count * size, r0 * cols * size,
+                                            r1 * cols * size);
+            });
+        });
+        if (std::find(refused.begin(), refused.end(), char(1)) == refused.end()) return t;
     }
     // The file's elements come in C order (last index fastest) or Fortran order (first index
     // fastest); an odometer over the index in that order tracks the element's place in t.

@@ -2,8 +2,11 @@
 // readers meet it millions of times (csv written by printf, NumPy, attn).
 #pragma once
 #include <bit>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <system_error>
 
 namespace attn::io::detail {
 
@@ -83,6 +86,31 @@ inline const char* parse_decimal_fast(const char* p, const char* end, const char
     else d = power < 0 ? double(w) / powers[-power] : double(w) * powers[power];
     *out = std::bit_cast<double>(std::bit_cast<std::uint64_t>(d) ^ (std::uint64_t(negative) << 63));  // -0.0 too
     return p;
+}
+
+// The common case of a number token in one pass: a finite number starting with a digit, '-'
+// or '.' that parse_decimal_fast (most numbers) or std::from_chars reads in [p, limit), up to
+// a byte that `ends` a token or `limit`. Stores it in *out and returns the end of what it
+// read; nullptr when the token needs a text reader's full rules (a sign '+', inf, nan, '...',
+// a Unicode minus, out of range, not a number), which then read the same bytes the same way
+// (from_chars to double, then to float). Bytes in [limit, readable_end) may be read, never taken.
+template <class Ends>
+const char* parse_plain_number(const char* p, const char* limit, const char* readable_end, Ends ends, float* out) {
+    if (p >= limit) return nullptr;
+    const char c = *p;
+    if (!((c >= '0' && c <= '9') || c == '-' || c == '.')) return nullptr;
+    double d = 0.0;
+    const char* stop = parse_decimal_fast(p, limit, readable_end, &d);
+    if (!stop) {
+        const auto res = std::from_chars(p, limit, d);
+        if (res.ec != std::errc()) return nullptr;
+        stop = res.ptr;
+    }
+    if (stop < limit && !ends(*stop)) return nullptr;
+    const float f = static_cast<float>(d);
+    if (!std::isfinite(f)) return nullptr;
+    *out = f;
+    return stop;
 }
 
 }  // namespace attn::io::detail

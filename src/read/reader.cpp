@@ -11,6 +11,7 @@
 #include "attn/model_file.hpp"
 #include "read/input_bytes.hpp"
 #include "read/npy_in_place.hpp"
+#include "read/text_mask.hpp"
 #include "read/text_reader.hpp"
 
 namespace attn::io {
@@ -26,10 +27,11 @@ Matrix as_matrix(Tensor&& t, const std::string& source) {
 // non-finite values: its mapping, taken from `bytes`, for a tensor to use where it lies (no
 // copy, and no fresh pages to fault in and zero: the file's are in the page cache already).
 std::optional<std::pair<Shape, FileMapping>> take_in_place(detail::InputBytes& bytes, const std::string& source,
-                                                           std::size_t max_dims, ElementType type) {
+                                                           std::size_t max_dims, ElementType type,
+                                                           Finite finite = Finite::required) {
     if (!bytes.mapped() || bytes.view().empty() || static_cast<unsigned char>(bytes.view()[0]) != 0x93)
         return std::nullopt;
-    const auto in_place = detail::npy_in_place(bytes.view(), source, max_dims, type);
+    const auto in_place = detail::npy_in_place(bytes.view(), source, max_dims, type, finite);
     if (!in_place) return std::nullopt;
     const auto [start, size] = bytes.release_writable_mapping();
     if (!start) return std::nullopt;
@@ -63,13 +65,14 @@ Tensor read_named_result(const NamedResult& r, Finite finite, std::size_t max_di
     return parse_text_tensor(selected, r.file, finite, max_dims);
 }
 
-// parse_tensor, with `lone_cr` already known for text: has_lone_cr(bytes).
+// parse_tensor, with `lone_cr` already known for text: has_lone_cr(bytes). `mapped`: the bytes
+// are a read-only file mapping (an .npy's pages are dropped as they are converted).
 Tensor parse_tensor_scanned(std::string_view bytes, bool lone_cr, const std::string& source, Finite finite,
-                            std::size_t max_dims) {
+                            std::size_t max_dims, bool mapped = false) {
     // .npy starts with "\x93NUMPY"; a first byte 0x93 can never begin valid text, so even a
     // damaged magic is reported by the npy reader.
     if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x93)
-        return parse_npy_tensor(bytes, source, finite, max_dims);
+        return detail::parse_npy_tensor(bytes, source, finite, max_dims, mapped);
     if (lone_cr) return parse_text_tensor(detail::lone_cr_to_lf(bytes), source, finite, max_dims);
     return parse_text_tensor(bytes, source, finite, max_dims);
 }
@@ -86,13 +89,14 @@ Tensor read_tensor(const std::string& path, Finite finite, std::size_t max_dims)
     if (const auto named = named_result(path)) return read_named_result(*named, finite, max_dims);
     detail::InputBytes bytes(path);
     const std::string source = detail::display_name(path);
-    if (const auto m = take_in_place(bytes, source, max_dims, ElementType::f32))
+    if (const auto m = take_in_place(bytes, source, max_dims, ElementType::f32, finite))
         return Tensor(m->first, adopt_mapping(m->second));
-    if (bytes.mapped()) return parse_tensor_scanned(bytes.view(), bytes.lone_cr(), source, finite, max_dims);
+    if (bytes.mapped()) return parse_tensor_scanned(bytes.view(), bytes.lone_cr(), source, finite, max_dims, true);
     return parse_tensor(bytes.view(), source, finite, max_dims);
 }
 
-MaskInput read_mask(const std::string& path, bool zero_allows, Finite finite, std::size_t max_dims) {
+MaskInput read_mask(const std::string& path, const MaskRules& rules, std::size_t max_dims) {
+    const Finite finite = rules.additive ? Finite::allow_neg_inf : Finite::required;
     MaskInput m;
     if (is_model_path(path) || named_result(path)) {
         m.values = read_tensor(path, finite, max_dims);
@@ -102,16 +106,26 @@ MaskInput read_mask(const std::string& path, bool zero_allows, Finite finite, st
     const std::string source = detail::display_name(path);
     const std::string_view view = bytes.view();
     if (!view.empty() && static_cast<unsigned char>(view[0]) == 0x93) {
-        if (auto bits = parse_npy_mask(view, source, max_dims, zero_allows, &m.negative, &m.boolean, bytes.mapped())) {
+        if (auto bits = parse_npy_mask(view, source, max_dims, rules, &m.negative, &m.boolean, bytes.mapped())) {
             m.bits = std::move(*bits);
             return m;
         }
-        m.values = parse_npy_tensor(view, source, finite, max_dims);
+        // An additive float32 mask is a bias: used where it lies, as read_tensor would.
+        if (const auto in_place = take_in_place(bytes, source, max_dims, ElementType::f32, finite))
+            m.values = Tensor(in_place->first, adopt_mapping(in_place->second));
+        else
+            m.values = detail::parse_npy_tensor(view, source, finite, max_dims, bytes.mapped());
         return m;
     }
-    // Text: PyTorch prints a bool tensor with True and False.
+    // Text: PyTorch prints a bool tensor with True and False; such a mask is boolean, never added.
+    const bool lone_cr = bytes.mapped() ? bytes.lone_cr() : detail::has_lone_cr(view);
+    if (!lone_cr)
+        if (auto bits = detail::parse_text_mask(view, rules, &m.negative, &m.boolean, bytes.mapped())) {
+            m.bits = std::move(*bits);
+            return m;
+        }
     m.boolean = view.find("True") != std::string_view::npos || view.find("False") != std::string_view::npos;
-    m.values = bytes.mapped() ? parse_tensor_scanned(view, bytes.lone_cr(), source, finite, max_dims)
+    m.values = bytes.mapped() ? parse_tensor_scanned(view, lone_cr, source, finite, max_dims)
                               : parse_tensor(view, source, finite, max_dims);
     return m;
 }

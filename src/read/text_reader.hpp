@@ -89,30 +89,13 @@ private:
     // appends it to values_.
     void push_parsed(std::size_t begin, std::string_view tok, std::string_view body);
 
-    // The common case in one pass: a finite number starting with a digit, '-' or '.' that
-    // parse_decimal_fast (most numbers) or std::from_chars reads up to a character ending a
-    // token (`ends`) or `limit`. Stores it in *out and returns the offset after it; npos when
-    // the token needs push_number's full rules (a sign '+', inf, nan, '...', a Unicode minus,
-    // out of range, not a number), which then reads the same bytes the same way (from_chars
-    // to double, then to float).
+    // detail::parse_plain_number at s_[i, limit): the offset after the number, npos when the
+    // token needs push_number's full rules.
     template <class Ends>
     std::size_t parse_plain_number(std::size_t i, std::size_t limit, Ends ends, float* out) const {
-        if (i >= limit) return std::string_view::npos;
-        const char c = s_[i];
-        if (!(is_digit(c) || c == '-' || c == '.')) return std::string_view::npos;
-        double d = 0.0;
-        const char* stop = detail::parse_decimal_fast(s_.data() + i, s_.data() + limit, s_.data() + s_.size(), &d);
-        if (!stop) {
-            const auto res = std::from_chars(s_.data() + i, s_.data() + limit, d);
-            if (res.ec != std::errc()) return std::string_view::npos;
-            stop = res.ptr;
-        }
-        const std::size_t end = std::size_t(stop - s_.data());
-        if (end < limit && !ends(s_[end])) return std::string_view::npos;
-        const float f = static_cast<float>(d);
-        if (!std::isfinite(f)) return std::string_view::npos;
-        *out = f;
-        return end;
+        const char* stop =
+            detail::parse_plain_number(s_.data() + i, s_.data() + limit, s_.data() + s_.size(), ends, out);
+        return stop ? std::size_t(stop - s_.data()) : std::string_view::npos;
     }
     template <class Ends>
     std::size_t push_plain_number(std::size_t i, std::size_t limit, Ends ends) {

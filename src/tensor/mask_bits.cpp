@@ -2,7 +2,11 @@
 #include "attn/mask_bits.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
+#include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "attn/error.hpp"
 #include "runtime/parallel.hpp"
@@ -29,24 +33,58 @@ MaskBits::MaskBits(const TensorView& mask) : shape_(mask.shape) {
     }
 }
 
-MaskBits::MaskBits(const Shape& shape, const unsigned char* bytes, bool zero_allows,
-                   const std::function<void(std::size_t, std::size_t)>& consumed)
-    : shape_(shape) {
+std::uint64_t pack_byte_word(const unsigned char* bytes, std::size_t n) noexcept {
+    static_assert(std::endian::native == std::endian::little, "byte j of a loaded word is bits 8j to 8j + 7");
+    constexpr std::uint64_t low7 = 0x7f7f7f7f7f7f7f7fu, ones = 0x0101010101010101u;
+    std::uint64_t word = 0;
+    std::size_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        std::uint64_t x;
+        std::memcpy(&x, bytes + j, 8);
+        // Each byte's top bit set when it is nonzero (its low seven bits carry into it, never
+        // beyond: 0x7f + 0x7f < 0x100), moved to the byte's bottom bit...
+        x = ((((x & low7) + low7) | x) >> 7) & ones;
+        // ... and byte k's bit to bit 56 + k by one multiplication (no two partial products
+        // meet there), then to bit j + k.
+        word |= ((x * 0x0102040810204080u) >> 56) << j;
+    }
+    for (; j < n; ++j) word |= std::uint64_t(bytes[j] != 0) << j;
+    return word;
+}
+
+MaskBits::MaskBits(const Shape& shape, std::size_t rows_per_block, const PackRows& pack) : shape_(shape) {
     if (shape.rank() == 0) return;
-    const std::size_t n = row_words(), Tk = keys(), rows = shape.numel() / Tk;
+    const std::size_t n = row_words(), rows = shape.numel() / keys();
     words_.assign(rows * n, 0);
-    constexpr std::size_t rows_per_block = 256;
+    rows_per_block = std::max<std::size_t>(rows_per_block, 1);
     parallel_for((rows + rows_per_block - 1) / rows_per_block, [&](std::size_t block) {
-        const std::size_t r1 = std::min(rows, (block + 1) * rows_per_block);
-        for (std::size_t r = block * rows_per_block; r < r1; ++r) {
-            const unsigned char* in = bytes + r * Tk;
-            std::uint64_t* out = words_.data() + r * n;
-            for (std::size_t j = 0; j < Tk; ++j)
-                out[j / word_bits] |= std::uint64_t((in[j] != 0) != zero_allows) << (j % word_bits);
-        }
-        if (consumed) consumed(block * rows_per_block * Tk, r1 * Tk);
+        const std::size_t r0 = block * rows_per_block, r1 = std::min(rows, r0 + rows_per_block);
+        pack(r0, r1, words_.data() + r0 * n);
     });
 }
+
+MaskBits::MaskBits(const Shape& shape, std::vector<std::uint64_t> words) : shape_(shape), words_(std::move(words)) {
+    if (shape.rank() && words_.size() != shape.numel() / keys() * row_words())
+        throw std::logic_error("MaskBits: " + std::to_string(words_.size()) + " words for a mask of shape " +
+                               shape.text());
+}
+
+MaskBits::MaskBits(const Shape& shape, const unsigned char* bytes, bool zero_allows,
+                   const std::function<void(std::size_t, std::size_t)>& consumed)
+    : MaskBits(shape, 256, [&](std::size_t r0, std::size_t r1, std::uint64_t* words) {
+          const std::size_t Tk = shape.back(1), n = words_per_row(Tk);
+          for (std::size_t r = r0; r < r1; ++r) {
+              const unsigned char* in = bytes + r * Tk;
+              std::uint64_t* out = words + (r - r0) * n;
+              for (std::size_t w = 0; w < n; ++w) {
+                  const std::size_t count = std::min(word_bits, Tk - w * word_bits);
+                  const std::uint64_t valid = count == word_bits ? ~std::uint64_t(0) : (std::uint64_t(1) << count) - 1;
+                  const std::uint64_t nonzero = pack_byte_word(in + w * word_bits, count);
+                  out[w] = zero_allows ? ~nonzero & valid : nonzero;
+              }
+          }
+          if (consumed) consumed(r0 * Tk, r1 * Tk);
+      }) {}
 
 MaskBits MaskBits::reshaped(const Shape& shape) const {
     MaskBits m = *this;

@@ -22,6 +22,19 @@ same_as_torch padding --key-padding-mask "$D/key_padding_mask.npy"
 # The bool mask pasted as torch prints it (True/False text) is the same mask.
 rm -rf "$T/bool"
 same_as_torch bool --attn-mask "$D/attn_mask_bool.txt"
+# The bool mask as torch's float mask of it (True -> -inf, False -> 0; what nn.MultiheadAttention
+# makes of a bool mask), as text and as a float32 .npy, is the same mask (read as bits).
+printf '0 -inf -inf -inf -inf\n0 0 -inf -inf -inf\n0 0 0 -inf -inf\n0 0 0 0 -inf\n-inf 0 0 0 0\n' >"$T/neg_inf.txt"
+"$ATTN" concat "$T/neg_inf.txt" --format npy -o "$T/neg_inf.npy"
+for f in neg_inf.txt neg_inf.npy; do
+    rm -rf "$T/bool"
+    same_as_torch bool --attn-mask "$T/$f"
+done
+# As --mask, the same keys as 0/1 floats (SDPA's polarity) in a float32 .npy.
+printf '1 0 0 0 0\n1 1 0 0 0\n1 1 1 0 0\n1 1 1 1 0\n0 1 1 1 1\n' >"$T/sdpa_float.txt"
+"$ATTN" concat "$T/sdpa_float.txt" --format npy -o "$T/sdpa_float.npy"
+rm -rf "$T/bool"
+same_as_torch bool --mask "$T/sdpa_float.npy"
 # --mask keeps SDPA's polarity: the same buffer given to --mask attends where torch does not.
 run attend "${mha[@]}" --mask "$D/attn_mask_bool.npy" --show weights --format npy -o "$T/sdpa.npy"
 if "$ALLCLOSE" "$T/sdpa.npy" "$D/weights_bool.npy" --rtol 1e-5 --atol 1e-6 >/dev/null 2>&1; then
@@ -34,6 +47,9 @@ same_as_torch bool_padding --mask "$T/sdpa_mask" --key-padding-mask "$D/key_padd
 run attend "${mha[@]}" --attn-mask "$D/attn_mask_float.npy" --bias "$D/attn_mask_float.npy"
 expect_code 2 "a float --attn-mask with --bias"
 expect_err_has "give one of them" "a float --attn-mask with --bias: message"
+run attend "${mha[@]}" --attn-mask "$T/neg_inf.npy" --bias "$D/attn_mask_float.npy"
+expect_code 2 "a float --attn-mask of 0 and -inf with --bias"
+expect_err_has "give one of them" "a float --attn-mask of 0 and -inf with --bias: message"
 run attend "${mha[@]}" --key-padding-mask "$D/weights_bool.npy"
 expect_code 3 "a 4-D --key-padding-mask"
 expect_err_has "key_padding_mask is (B, Tk)" "a 4-D --key-padding-mask: message"

@@ -314,7 +314,7 @@ MaskBits read_sdpa_mask(Reader& in) {
     if (!in.given("mask")) return {};
     io::MaskInput m;
     try {
-        m = io::read_mask(in.path("mask"), false, io::Finite::required);
+        m = io::read_mask(in.path("mask"), io::MaskRules{});
     } catch (const InputError& e) {
         const std::string message = e.what();
         if (message.find("non-finite value '-") == std::string::npos) throw;
@@ -335,9 +335,11 @@ MaskBits read_sdpa_mask(Reader& in) {
 
 // A boolean mask in PyTorch's polarity (True = not allowed): a one-byte .npy, or values
 // written with True/False (or 0/1 in a key padding mask). `float_ok`: a float mask is
-// additive instead, returned in `additive`.
-MaskBits read_torch_mask(Reader& in, const char* opt, bool float_ok, Tensor* additive) {
-    io::MaskInput m = io::read_mask(in.path(opt), true, float_ok ? io::Finite::allow_neg_inf : io::Finite::required);
+// additive instead (*is_float set): its bits when it holds only 0 and -inf (the same
+// attention), else its values in `additive`.
+MaskBits read_torch_mask(Reader& in, const char* opt, bool float_ok, Tensor* additive, bool* is_float) {
+    io::MaskInput m = io::read_mask(in.path(opt), io::MaskRules{true, float_ok});
+    if (float_ok) *is_float = !m.boolean;
     if (m.bits.rank()) return std::move(m.bits);
     if (m.boolean || !float_ok) return MaskBits(m.values.view()).inverted();
     *additive = std::move(m.values);
@@ -345,22 +347,24 @@ MaskBits read_torch_mask(Reader& in, const char* opt, bool float_ok, Tensor* add
 }
 
 // --mask, --attn-mask and --key-padding-mask: one mask, a key allowed by each given.
-// A float --attn-mask is added to the scores with --bias.
+// A float --attn-mask is added to the scores as --bias is (a mask of 0 and -inf comes as bits:
+// the same attention, and no Tq×Tk floats).
 void read_masks(Reader& in, AttendInputs& a) {
     MaskBits mask = read_sdpa_mask(in);
     if (in.given("attn-mask")) {
         Tensor additive;
-        MaskBits bits = read_torch_mask(in, "attn-mask", true, &additive);
+        bool is_float = false;
+        MaskBits bits = read_torch_mask(in, "attn-mask", true, &additive, &is_float);
+        if (is_float && a.bias.rank())
+            throw UsageError("a float --attn-mask is added to the scores, as --bias is: give one of them");
         if (additive.rank()) {
-            if (a.bias.rank())
-                throw UsageError("a float --attn-mask is added to the scores, as --bias is: give one of them");
             a.bias = as_row_if_vector(std::move(additive));
         } else {
             mask = mask.rank() ? MaskBits::both(mask, bits) : std::move(bits);
         }
     }
     if (in.given("key-padding-mask")) {
-        MaskBits padding = read_torch_mask(in, "key-padding-mask", false, nullptr);
+        MaskBits padding = read_torch_mask(in, "key-padding-mask", false, nullptr, nullptr);
         const Shape& s = padding.shape();
         if (s.rank() > 2)
             throw InputError("--key-padding-mask is " + s.dims_text() +

@@ -334,6 +334,25 @@ TEST_CASE("mask bits: a mask that does not fit is an input error, whether given 
 
 }  // namespace
 
+TEST_CASE("mask bits: one-byte elements pack as a direct loop, any byte value, both polarities, any row length") {
+    std::mt19937 rng(17);
+    const unsigned char values[] = {0, 1, 0x7f, 0x80, 0xff, 2, 0x40, 0};
+    std::uniform_int_distribution<int> pick(0, 7);
+    CHECK(attn::pack_byte_word(values, 8) == 0b01111110u);
+    for (std::size_t Tk : {1, 7, 8, 9, 15, 63, 64, 65, 127, 129, 200})
+        for (bool zero_allows : {false, true}) {
+            INFO("Tk " << Tk << " zero_allows " << zero_allows);
+            std::vector<unsigned char> bytes(3 * Tk);
+            for (unsigned char& b : bytes) b = values[pick(rng)];
+            const MaskBits m(Shape{3, Tk}, bytes.data(), zero_allows);
+            for (std::size_t r = 0; r < 3; ++r)
+                for (std::size_t j = 0; j < m.row_words() * 64; ++j) {
+                    const bool bit = (m.row(r)[j / 64] >> (j % 64)) & 1u;
+                    CHECK(bit == (j < Tk && ((bytes[r * Tk + j] != 0) != zero_allows)));
+                }
+        }
+}
+
 TEST_CASE("mask bits: from one-byte elements, inverted, reshaped and combined by broadcasting") {
     using attn::MaskBits;
     using attn::Shape;
