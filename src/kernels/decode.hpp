@@ -24,6 +24,16 @@
 //   the near requests added to it, 2.9-3.3 ms; 32- or 64-key tiles, about 3.0 ms. The same
 //   scheme for one row was 15-25% slower than the near one.
 // Prefetches past the last key are harmless (they never fault).
+// q8_0 K/V: the loops apply each block's scale once per block (kv_load.hpp's KvGroups: the
+// dot product's block sum times d, the mix's weight P times d), walking each row by its
+// blocks. Before, every vector found its block by Q8Ptr's division, then converted and
+// multiplied by the scale, and q8_0 decoding was compute-bound: in L2 (1x1x1x2048, d=128,
+// avx512, 1 thread, minimum of 2001 calls) 33 µs, as long as f32's from L3 (bf16 23 µs);
+// now 24 µs. From memory (bench 1x8x1x131072, d=128, avx512, 2 threads; 9 runs, before and
+// after alternating, under load from other jobs) q8_0 took 0.30-0.50x of f32's time (median
+// 0.34x: 2.9x faster; 0.32-0.56x in 3 quieter runs) and now 0.24-0.31x (median 0.27x:
+// 3.7x; its bytes are 0.27x of f32's), at f32's share of the measured read bandwidth (60-93%,
+// f32 67-86%). perf now finds the samples on the software prefetches, waiting for memory.
 // Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
 #pragma once
 #include <algorithm>
@@ -94,7 +104,7 @@ constexpr std::size_t decode_acc_regs = std::is_same_v<Arch, xsimd::fma3<xsimd::
 // dots[r·W + u] = Σ_p q[r·dkp + p]·K row u (at k0 + u·ldk) over p, lane by lane (W lanes,
 // not yet summed), for rows r < NR and KU keys u: KU·NR independent accumulators (one FMA
 // chain each would leave the FMA units waiting on its latency). Each key's chain runs over p
-// in order whichever keys share the call.
+// in order, a scale group at a time (kv_load.hpp's KvGroups), whichever keys share the call.
 // One row: the keys one after the other, each K row read from its start to its end. Memory
 // then sees one ascending stream, which the hardware prefetchers follow; the loads of the
 // KU rows column by column (below, where several rows share each load) jump between rows,
@@ -103,46 +113,66 @@ template <class Arch, std::size_t NR, std::size_t KU, class E>
 inline void decode_dots(const float* q, std::size_t dkp, E k0, std::size_t ldk, std::size_t dk,
                         vfloat<Arch>* dots) {
     using F = vfloat<Arch>;
-    constexpr std::size_t W = lanes<Arch>;
-    const std::size_t full = dk - dk % W;
+    using G = kv_groups<Arch, E>;
+    constexpr std::size_t W = lanes<Arch>, GV = G::vectors;
+    const std::size_t groups = G::groups(dk), tail = G::tail(dk);
     if constexpr (NR == 1) {
 #pragma GCC unroll 4
         for (std::size_t u = 0; u < KU; ++u) {
-            const E k = k0 + u * ldk;
+            const auto k = kv_row(k0 + u * ldk);
             F a(0.0f);
-            std::size_t p = 0;
-            for (; p < full; p += W) a = fmadd<Arch>(F::load_aligned(q + p), load_kv<Arch>(k + p), a);
-            if (p < dk) a = fmadd<Arch>(F::load_aligned(q + p), load_kv_partial<Arch>(k + p, dk - p), a);
+            for (std::size_t g = 0; g < groups; ++g) {
+                const float* qg = q + g * GV * W;
+                F t = G::begin(F::load_aligned(qg), G::load(k, g, 0), a);
+#pragma GCC unroll 8
+                for (std::size_t i = 1; i < GV; ++i) t = fmadd<Arch>(F::load_aligned(qg + i * W), G::load(k, g, i), t);
+                a = G::end(t, G::scale(k, g), a);
+            }
+            if (tail) a = fmadd<Arch>(F::load_aligned(q + groups * W), G::load_partial(k, groups, 0, tail), a);
             dots[u] = a;
         }
         return;
     }
     F acc[NR][KU];
-    for (std::size_t r = 0; r < NR; ++r)
-        for (std::size_t u = 0; u < KU; ++u) acc[r][u] = F(0.0f);
-    std::size_t p = 0;
-    for (; p < full; p += W) {  // the loops over u and r unrolled: acc stays in registers
-        F qv[NR];
+    decltype(kv_row(k0)) k[KU];
+    for (std::size_t u = 0; u < KU; ++u) {
+        k[u] = kv_row(k0 + u * ldk);
+        for (std::size_t r = 0; r < NR; ++r) acc[r][u] = F(0.0f);
+    }
+    for (std::size_t g = 0; g < groups; ++g) {  // the loops over i, u and r unrolled: acc stays in registers
+        F t[NR][KU];
 #pragma GCC unroll 8
-        for (std::size_t r = 0; r < NR; ++r) qv[r] = F::load_aligned(q + r * dkp + p);
+        for (std::size_t i = 0; i < GV; ++i) {
+            F qv[NR];
+#pragma GCC unroll 8
+            for (std::size_t r = 0; r < NR; ++r) qv[r] = F::load_aligned(q + r * dkp + (g * GV + i) * W);
+#pragma GCC unroll 4
+            for (std::size_t u = 0; u < KU; ++u) {
+                const F kv = G::load(k[u], g, i);
+#pragma GCC unroll 8
+                for (std::size_t r = 0; r < NR; ++r)
+                    t[r][u] = i == 0 ? G::begin(qv[r], kv, acc[r][u]) : fmadd<Arch>(qv[r], kv, t[r][u]);
+            }
+        }
 #pragma GCC unroll 4
         for (std::size_t u = 0; u < KU; ++u) {
-            const F kv = load_kv<Arch>(k0 + u * ldk + p);
+            const auto d = G::scale(k[u], g);
 #pragma GCC unroll 8
-            for (std::size_t r = 0; r < NR; ++r) acc[r][u] = fmadd<Arch>(qv[r], kv, acc[r][u]);
+            for (std::size_t r = 0; r < NR; ++r) acc[r][u] = G::end(t[r][u], d, acc[r][u]);
         }
     }
-    if (p < dk)
+    if (tail)
         for (std::size_t u = 0; u < KU; ++u) {
-            const F kv = load_kv_partial<Arch>(k0 + u * ldk + p, dk - p);
-            for (std::size_t r = 0; r < NR; ++r) acc[r][u] = fmadd<Arch>(F::load_aligned(q + r * dkp + p), kv, acc[r][u]);
+            const F kv = G::load_partial(k[u], groups, 0, tail);
+            for (std::size_t r = 0; r < NR; ++r)
+                acc[r][u] = fmadd<Arch>(F::load_aligned(q + r * dkp + groups * W), kv, acc[r][u]);
         }
     for (std::size_t r = 0; r < NR; ++r)
         for (std::size_t u = 0; u < KU; ++u) dots[r * W + u] = acc[r][u];
 }
 
 // sc[r·lds + j] = Σ_p q[r·dkp + p]·K[t0 + j][p] for rows r < NR, keys j < nk (q zero-padded
-// to dkp, a multiple of the lanes, and 64-byte aligned; sc rows hold lds floats, a multiple
+// to dkp, a multiple of the lanes and of K's scale groups, and 64-byte aligned; sc rows hold lds floats, a multiple
 // of the lanes, and lanes past nk may be written); K holds E elements. Keys go in groups of
 // W: their lane-wise dot products, then one transposing reduction (simd::reduce_add_rows)
 // gives the group's W scores as one vector, a quarter or less of the instructions of one
@@ -157,8 +187,10 @@ inline void decode_scores(const float* q, std::size_t dkp, E K, std::size_t ldk,
                           std::size_t ldv, std::size_t dv) {
     using F = vfloat<Arch>;
     constexpr std::size_t W = lanes<Arch>;
-    // keys per decode_dots call: a power of two (a divisor of W), at most 4
-    constexpr std::size_t KU = std::bit_floor(std::clamp<std::size_t>(decode_acc_regs<Arch> / NR, 1, 4));
+    // keys per decode_dots call: a power of two (a divisor of W), at most 4; a scaled type's
+    // block sums take as many registers again
+    constexpr std::size_t sums = kv_groups<Arch, E>::scaled ? 2 : 1;
+    constexpr std::size_t KU = std::bit_floor(std::clamp<std::size_t>(decode_acc_regs<Arch> / (NR * sums), 1, 4));
     const std::size_t pf = prefetch_rows_ahead<E>(dk);
     F dots[NR * W];
     for (std::size_t j0 = 0; j0 < nk; j0 += W) {
@@ -190,30 +222,33 @@ struct RowRequests {
     std::size_t ld = 0, rows = 0, cols = 0;
 };
 
-// NB vectors of columns of decode_mix (v and acc point at the first column; the last vector
-// has `tail` lanes): NR·NB accumulators in registers while the keys stream, requesting the
-// rows of ahead into L1 (Locality 3) or L2 (1) on the way.
+// NB vectors of columns of decode_mix (v and acc point at the first column, a scale group's
+// first; the last vector has `tail` lanes): NR·NB accumulators in registers while the keys
+// stream, each row's weight times a group's scale once per key and group (KvGroups' factor),
+// requesting the rows of ahead into L1 (Locality 3) or L2 (1) on the way.
 template <class Arch, std::size_t NR, std::size_t NB, int Locality, class E>
 inline void decode_mix_block(const float* P, std::size_t lds, const float* alpha, E v, std::size_t ldv,
                              std::size_t nk, float* acc, std::size_t ldacc, std::size_t tail,
                              const RowRequests<E>& ahead) {
     using F = vfloat<Arch>;
-    constexpr std::size_t W = lanes<Arch>;
+    using G = kv_groups<Arch, E>;
+    constexpr std::size_t W = lanes<Arch>, GV = G::vectors;
     F o[NR][NB];
     for (std::size_t r = 0; r < NR; ++r)
         for (std::size_t b = 0; b < NB; ++b) o[r][b] = F::load_aligned(acc + r * ldacc + b * W) * F(alpha[r]);
     // The loops over b and r are unrolled so that o stays in registers.
     for (std::size_t j = 0; j < nk; ++j, v += ldv) {
         if (j < ahead.rows) prefetch_rows<Locality>(ahead.base + j * ahead.ld, ahead.ld, 1, ahead.cols);
+        const auto row = kv_row(v);
 #pragma GCC unroll 16
-        for (std::size_t b = 0; b + 1 < NB; ++b) {
-            const F vv = load_kv<Arch>(v + b * W);
+        for (std::size_t b = 0; b < NB; ++b) {
+            // (the scale and the factors of vector b's group: computed once per group)
+            const auto d = G::scale(row, b / GV);
+            const F vv = b + 1 < NB || tail == W ? G::load(row, b / GV, b % GV)
+                                                 : G::load_partial(row, b / GV, b % GV, tail);
 #pragma GCC unroll 8
-            for (std::size_t r = 0; r < NR; ++r) o[r][b] = fmadd<Arch>(F(P[r * lds + j]), vv, o[r][b]);
+            for (std::size_t r = 0; r < NR; ++r) o[r][b] = fmadd<Arch>(G::factor(P[r * lds + j], d), vv, o[r][b]);
         }
-        const F vv = tail == W ? load_kv<Arch>(v + (NB - 1) * W) : load_kv_partial<Arch>(v + (NB - 1) * W, tail);
-#pragma GCC unroll 8
-        for (std::size_t r = 0; r < NR; ++r) o[r][NB - 1] = fmadd<Arch>(F(P[r * lds + j]), vv, o[r][NB - 1]);
     }
     for (std::size_t r = 0; r < NR; ++r)
         for (std::size_t b = 0; b < NB; ++b) o[r][b].store_aligned(acc + r * ldacc + b * W);
@@ -232,7 +267,9 @@ inline void decode_mix(const float* P, std::size_t lds, const float* alpha, E V,
                        std::size_t t0, std::size_t nk, std::size_t kend, float* acc, std::size_t ldacc, E K,
                        std::size_t ldk, std::size_t dk, std::size_t next) {
     constexpr std::size_t W = lanes<Arch>;
-    constexpr std::size_t CB = std::max<std::size_t>(1, decode_acc_regs<Arch> / NR);
+    // (a multiple of the scale groups' vectors: every block starts on a group)
+    constexpr std::size_t GV = kv_groups<Arch, E>::vectors;
+    constexpr std::size_t CB = std::max<std::size_t>(GV, decode_acc_regs<Arch> / NR / GV * GV);
     constexpr int locality = NR == 1 ? 3 : 1;
     const std::size_t nvec = (dv + W - 1) / W, tail = dv - (nvec - 1) * W;
     const auto ahead = [&](std::size_t b0, std::size_t cols) {
@@ -272,7 +309,9 @@ void decode_chunk_of(const DecodeArgs& a) {
     const kv_ptr<E> V = kv_begin<E>(a.V);
     using F = vfloat<Arch>;
     constexpr std::size_t W = lanes<Arch>, RB = DecodeBlocking<Arch>::RB, KT = DecodeBlocking<Arch>::KT;
-    const std::size_t dkp = (a.dk + W - 1) / W * W, dvp = (a.dv + W - 1) / W * W;
+    // q zero-padded to whole scale groups (decode_dots reads a q8_0 row's last block whole)
+    const std::size_t qg = kv_groups<Arch, kv_ptr<E>>::vectors * W;
+    const std::size_t dkp = (a.dk + qg - 1) / qg * qg, dvp = (a.dv + W - 1) / W * W;
     AlignedFloats qbuf(RB * dkp), sbuf(std::max(KT, RB * DecodeBlocking<Arch>::KT_shared));
     float* q = qbuf.get();
     float* sc = sbuf.get();

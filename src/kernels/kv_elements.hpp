@@ -83,6 +83,14 @@ const void* kv_address(const T* p) noexcept {
 }
 inline const void* kv_address(Q8Ptr p) noexcept { return p.values(); }
 
+// A row's start as the decoding loops walk it (kv_load.hpp's KvGroups): the pointer itself,
+// and for q8_0 the row's first block (p on a block's first element, as every row start is).
+template <class T>
+const T* kv_row(const T* p) noexcept {
+    return p;
+}
+inline const Q8Block* kv_row(Q8Ptr p) noexcept { return p.blocks + p.e / q8_block; }
+
 // One element as float32, exactly (the scalar kernels; q8_0 elements come dequantised from
 // Q8Ptr's operator[]).
 inline float widen(float x) noexcept { return x; }

@@ -342,6 +342,45 @@ TEST_CASE("float16, bfloat16 and q8_0 K/V: the same bits for threads 1, 2, 3 and
     }
 }
 
+TEST_CASE("every K/V type: a query head decoded with 2, 3, 5 or 8 heads of its grouped-query group has the same bits") {
+    // The decoding kernel loads each K/V row once for all the query rows of a group (up to 8),
+    // by loops unrolled for their number (keys per pass, column blocks; q8_0 applies its block
+    // scales in them): a row's operations, and so its bits, must not depend on that number.
+    // (One row alone runs longer tiles, with other online-softmax steps: not compared.)
+    ArchGuard guard;
+    struct Dims {
+        std::size_t dk, dv, Tk;
+    };
+    for (attn::Arch arch : arches())
+        for (const Dims dims : {Dims{37, 40, 700}, Dims{128, 128, 1500}, Dims{64, 33, 90}})
+            for (int t = 0; t < 4; ++t) {
+                attn::set_arch(arch);
+                std::mt19937 rng(unsigned(dims.dk * 10 + t));
+                const Tensor Q = random_tensor(Shape{1, 8, 1, dims.dk}, rng, 1.5f);
+                const Tensor K = random_tensor(Shape{1, 1, dims.Tk, dims.dk}, rng, 1.5f);
+                const Tensor V = random_tensor(Shape{1, 1, dims.Tk, dims.dv}, rng, 1.0f);
+                INFO("arch " << std::string(attn::arch_name(arch)) << ", d = " << dims.dk << ", type "
+                             << (t < 3 ? std::string(attn::element_type_name(kv_types[t])) : "f32"));
+                const HalfTensor K16 = attn::to_kv(K.view(), t < 3 ? kv_types[t] : attn::ElementType::f16);
+                const HalfTensor V16 = attn::to_kv(V.view(), t < 3 ? kv_types[t] : attn::ElementType::f16);
+                const attn::KVView k = t < 3 ? K16.view() : attn::KVView(K.view());
+                const attn::KVView v = t < 3 ? V16.view() : attn::KVView(V.view());
+                const attn::BatchedAttention all = attn::batched_attention(Q.view(), k, v, {});
+                REQUIRE(all.split_keys);
+                for (std::size_t H : {2u, 3u, 5u}) {
+                    Tensor q(Shape{1, H, 1, dims.dk});
+                    for (std::size_t h = 0; h < H; ++h)
+                        std::memcpy(q.slice_data(h), Q.slice_data(h), dims.dk * sizeof(float));
+                    const attn::BatchedAttention some = attn::batched_attention(q.view(), k, v, {});
+                    for (std::size_t h = 0; h < H; ++h) {
+                        INFO(H << " heads, head " << h);
+                        CHECK(std::memcmp(some.context.slice_data(h), all.context.slice_data(h),
+                                          dims.dv * sizeof(float)) == 0);
+                    }
+                }
+            }
+}
+
 TEST_CASE("read-bandwidth probe of every arch: an exact sum over awkward lengths") {
     for (const auto& k : attn::kernels::compiled_kernel_sets()) {
         if (!k.read_sum || !attn::arch_supported(k.arch)) continue;
