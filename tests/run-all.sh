@@ -13,8 +13,9 @@ read -r up uf < "$unit_counts" || { up=0; uf=1; }
 rm -f "$unit_counts"
 passed=$((passed + up)); failed=$((failed + uf))
 
+# A sanitizer build's e2e processes may run with options of their own (the Makefile's test-sanitize).
 e2e_counts=$(mktemp)
-bash "$here/e2e/run.sh" "$build/attn" "$e2e_counts"
+ASAN_OPTIONS=${E2E_ASAN_OPTIONS:-${ASAN_OPTIONS:-}} bash "$here/e2e/run.sh" "$build/attn" "$e2e_counts"
 read -r ep ef < "$e2e_counts" || { ep=0; ef=1; }
 rm -f "$e2e_counts"
 passed=$((passed + ep)); failed=$((failed + ef))

@@ -1,7 +1,7 @@
 // The fake arch's translation unit: the table's fake row (src/arch/arches.def, defined under
 // ATTN_FAKE_ARCH) instantiates every templated kernel for a narrower xsimd tag than any real
-// row, sse4_2 (4 lanes, no FMA). Built only by `make test-fake-arch` (and `test-tsan`, whose
-// build it shares), which shows that adding an arch is one row in the table plus one file
+// row, sse4_2 (4 lanes, no FMA). Built only into the ASan build (`make test-sanitize`,
+// `make test-fake-arch`), which shows that adding an arch is one row in the table plus one file
 // like this one. A real arch would put its tuning (the blockings below) and its float16
 // widening next to the other arches' in the kernel headers; here they stay in the test.
 #include <bit>

@@ -1,5 +1,5 @@
 // The fake arch (tests/fake_arch/fake.cpp, one row of src/arch/arches.def under
-// ATTN_FAKE_ARCH), built only by `make test-fake-arch` and `make test-tsan` (one build):
+// ATTN_FAKE_ARCH), built only into the ASan build (`make test-sanitize`, `make test-fake-arch`):
 // dispatch lists it from the table alone, and its kernels agree with the scalar ones. The
 // other unit tests of this build run every kernel test on it too (they iterate the
 // supported arches).
