@@ -4,7 +4,9 @@
 # Files run side by side, E2E_JOBS at a time (default: the online cores; most checks are one
 # short single-threaded process each, so a lone file leaves a core idle). Each file runs in its
 # own bash with lib.sh, its own scratch directory $T and the repository root as working
-# directory; its output is printed whole, in name order, with its time.
+# directory; its output is printed whole, in name order, with its time. Under a sanitizer build
+# (ATTN_SANITIZER) a file with a line "# e2e: not under a sanitizer: REASON" is skipped: its
+# checks are of text or timing, not of the memory the sanitizer watches.
 set -u
 ATTN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,6 +38,11 @@ run_file() {
     mv "$work/$n.time" "$work/$n.done"
 }
 
+# The reason a file gives for not running under a sanitizer build, if it runs under one.
+sanitizer_skip() {
+    [ -n "${ATTN_SANITIZER:-}" ] && sed -n 's/^# e2e: not under a sanitizer: //p' "$1" | head -n 1
+}
+
 passed=0 failed=0 next=0
 # Prints the finished files at the front of the name order.
 report_ready() {
@@ -52,6 +59,11 @@ report_ready() {
 
 for i in "${!files[@]}"; do
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; report_ready; done
+    reason=$(sanitizer_skip "${files[$i]}")
+    if [ -n "$reason" ]; then
+        echo "[e2e] skipped under a sanitizer: $reason" >"$work/$i.log"; echo "0 0" >"$work/$i.counts"; echo 0 >"$work/$i.done"
+        continue
+    fi
     run_file "$i" "${files[$i]}" &
 done
 wait

@@ -7,6 +7,7 @@
 # PyTorch's build, not an attn arch). scalar is not looked for: Arch::scalar is the public
 # API's one named arch, and "scalar" an ordinary word. In the Makefile no arch name may
 # appear at all, but in the names of the aarch64 emulation target (test-neon, build-neon).
+# e2e: not under a sanitizer: a scan of the source tree, no run of attn
 table=$ROOT/src/arch/arches.def
 arch_names=$(sed '/^#ifdef ATTN_FAKE_ARCH/,/^#endif/d' "$table" | sed -n 's/^ATTN_ARCH(\([a-z0-9_]*\),.*/\1/p' |
              grep -vx scalar | tr '\n' ' ')

@@ -1,5 +1,6 @@
 # attn bench on batched, multi-head and grouped-query shapes: --sizes BxHxTqxTk, --kv-heads,
 # --op mha; shapes and options it cannot time are refused with a usage error.
+# e2e: not under a sanitizer: timing runs of the kernels (bench's own code runs under it in test_bench_variants.sh)
 
 run bench --op attention --sizes 2x4x33x40 --kv-heads 2 --d 8 --repeat 1 --warmup 0 --format csv
 expect_code 0 "bench --op attention BxHxTqxTk with --kv-heads"

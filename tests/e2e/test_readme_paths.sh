@@ -1,6 +1,7 @@
 # Every path of the source tree that README.md or src/README.md (the source map) names (a word
 # starting src/, include/, tests/ or data/) exists, so that both stay true when files move. Paths with
 # the placeholder NAME (src/arch/NAME.cpp) are patterns, not files, and are skipped.
+# e2e: not under a sanitizer: a check of the READMEs' paths, no run of attn
 readme_paths() {  # readme_paths FILE: the tree paths FILE names, one per line
     grep -oE '(^|[^A-Za-z0-9_./-])(src|include|tests|data)/[A-Za-z0-9_./-]*' "$1" |
         sed -E 's/^[^sitd]//; s/[.,]+$//' | grep -v 'NAME' | sort -u
