@@ -12,12 +12,19 @@
 # message, and leave no file behind in its folder (nor anything but the input).
 bad_dir=$ROOT/tests/bad
 bad_count=0
+# names_in VAR DIR: VAR = the names DIR holds, hidden ones too (globs: no process).
+names_in() {
+    local n names=()
+    for n in "$2"/* "$2"/.[!.]* "$2"/..?*; do [ -e "$n" ] || [ -L "$n" ] && names+=("${n##*/}"); done
+    printf -v "$1" '%s ' "${names[@]}"
+}
+mkdir -p "$T/bad"
 for case_file in "$bad_dir"/*.case; do
     [ -e "$case_file" ] || continue
-    name=$(basename "$case_file" .case)
+    name=${case_file##*/}; name=${name%.case}
     bad_count=$((bad_count + 1))
     W=$T/bad/$name
-    mkdir -p "$W"
+    mkdir "$W"
     # The header's KEY: VALUE lines (the first of each key counts), read without a process
     # per key: 250 cases, and under load every fork counts.
     args='' want_code='' want_msg='' stdin_from='' setup='' fmt='' body=''
@@ -35,7 +42,7 @@ for case_file in "$bad_dir"/*.case; do
     if [ -n "$body" ]; then sed '1,/^---$/d' "$case_file" > "$W/IN"; fi
     if [ -n "$fmt" ]; then (cd "$W" && printf "$fmt" > IN); fi  # shellcheck disable=SC2059
     if [ -n "$setup" ]; then (cd "$W" && eval "$setup"); fi
-    before=$(cd "$W" && ls -A | tr '\n' ' ')
+    names_in before "$W"
     (
         cd "$W" || exit 99
         eval "set -- $args"
@@ -43,11 +50,11 @@ for case_file in "$bad_dir"/*.case; do
         exec timeout 30 "$ATTN" "$@" < "${stdin_from:-/dev/null}"
     ) > "$T/bad.out" 2> "$T/bad.err"
     code=$?
-    after=$(cd "$W" && ls -A | tr '\n' ' ')
+    names_in after "$W"
     problems=""
     [ "$code" = "$want_code" ] || problems+=" exit $code, expected $want_code;"
     [ -s "$T/bad.out" ] && problems+=" stdout not empty;"
-    grep -qF -- "$want_msg" "$T/bad.err" || problems+=" stderr lacks '$want_msg';"
+    file_has "$T/bad.err" "$want_msg" || problems+=" stderr lacks '$want_msg';"
     [ "$before" = "$after" ] || problems+=" files changed: '$before' -> '$after';"
     if [ -z "$problems" ]; then pass; else fail "tests/bad/$name:$problems stderr: $(head -c 300 "$T/bad.err")"; fi
 done
