@@ -188,7 +188,9 @@ test-neon:
 # Sanitizers: clang with AddressSanitizer + UndefinedBehaviorSanitizer (any UB report is fatal)
 # into build-asan, then the whole suite (unit + e2e) against it. -O1 keeps the build and the
 # run short; the exhaustive float sweeps take every 6101st pattern instead of every 61st
-# (ATTN_TEST_SWEEP_STRIDE) and the e2e checks that need ulimit -v are skipped (ATTN_SANITIZER).
+# (ATTN_TEST_SWEEP_STRIDE), the threaded tests compare 1 thread with 7 only (ATTN_TEST_THREADS;
+# the bits for 2, 3 and 7 are make test's and test-tsan's) and the e2e checks that need
+# ulimit -v are skipped (ATTN_SANITIZER).
 # LeakSanitizer checks the unit tests and the fuzzers (which run the command line in-process);
 # the e2e processes run without it (its exit scan was half of each process's time, 36 of 75 ms).
 # The binaries are linked without PIE: 236,000 dynamic relocations fewer at each start.
@@ -207,7 +209,7 @@ ASAN_MAKE     = $(MAKE) --no-print-directory -j$(JOBS) BUILD=$(ASAN_BUILD) CXX=c
                 LDFLAGS="-fsanitize=address,undefined -no-pie" STATIC_LDFLAGS= \
                 ARCH_DEFINES=-DATTN_FAKE_ARCH EXTRA_CPPFLAGS=-DATTN_FAKE_ARCH ARCH_TU_DIRS="src/arch tests/fake_arch" \
                 EXTRA_TEST_SRCS="$(wildcard tests/fake_arch/test_*.cpp)"
-ASAN_ENV     := ATTN_SANITIZER=address ATTN_TEST_SWEEP_STRIDE=6101 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+ASAN_ENV     := ATTN_SANITIZER=address ATTN_TEST_SWEEP_STRIDE=6101 ATTN_TEST_THREADS=7 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
                 E2E_ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 FAKE_ARCH_CHECK = ATTN_ARCH=fake $(ASAN_BUILD)/attn --version | grep -q 'kernels: fake' \
                   || { echo "attn does not select the fake arch"; exit 1; }; echo "fake arch: listed, selected and checked against scalar"

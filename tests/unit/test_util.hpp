@@ -103,7 +103,8 @@ inline std::size_t count(const std::string& text, const std::string& what) {
 
 // Thread counts a threaded test runs: `defaults`, or 1 and the counts listed in
 // $ATTN_TEST_THREADS ("2,3,7") when that is set (make test-tsan runs the threaded tests with
-// ATTN_TEST_THREADS=2,3,7: threads 1, 2, 3 and 7 in one run).
+// ATTN_TEST_THREADS=2,3,7: threads 1, 2, 3 and 7 in one run; make test-sanitize with 7 alone,
+// the most partitions of the rows, as ASan looks for memory errors, not for different bits).
 inline std::vector<unsigned> thread_counts(std::vector<unsigned> defaults) {
     const char* env = std::getenv("ATTN_TEST_THREADS");
     if (!env || !*env) return defaults;

@@ -14,6 +14,7 @@
 #include "attn/ops.hpp"
 #include "double_reference.hpp"
 #include "tensor_test_util.hpp"
+#include "test_util.hpp"
 
 namespace test_util {
 
@@ -50,14 +51,15 @@ std::size_t slice_of(const Case& c, std::size_t b, std::size_t h, std::size_t H)
     return b * (head_dim ? H : 1) + (head_dim ? h : 0);
 }
 
-// Runs run() (a BatchedAttention) with 1 thread and then with each of `threads`, CHECKing the
-// same bits in the context, and in the weights when `weights`; leaves the default thread count.
-// Returns the 1-thread result.
+// Runs run() (a BatchedAttention) with 1 thread and then with each of `threads` (or of
+// $ATTN_TEST_THREADS: thread_counts), CHECKing the same bits in the context, and in the weights
+// when `weights`; leaves the default thread count. Returns the 1-thread result.
 template <class Run>
 attn::BatchedAttention check_same_bits_over_threads(std::initializer_list<unsigned> threads, bool weights, const Run& run) {
     attn::set_threads(1);
     const attn::BatchedAttention one = run();
-    for (unsigned t : threads) {
+    for (unsigned t : thread_counts(threads)) {
+        if (t == 1) continue;
         attn::set_threads(t);
         const attn::BatchedAttention other = run();
         CHECK(same_bits(one.context, other.context));

@@ -10,6 +10,7 @@
 #include "attn/io.hpp"
 #include "attn/runtime.hpp"
 #include "runtime/parallel.hpp"
+#include "test_util.hpp"
 
 namespace {
 
@@ -89,7 +90,7 @@ TEST_CASE("text bands: errors anywhere are those of the serial reading, at their
         for (std::size_t r = 0; r < rows; ++r) text += (r == bad_row ? bad_line : std::to_string(r) + " 1") + "\n# note\n";
         return text;
     };
-    for (unsigned threads : {1u, 2u, 3u}) {
+    for (unsigned threads : test_util::thread_counts({1u, 2u, 3u})) {
         INFO("threads " << threads);
         attn::set_threads(threads);
         // a short row in a middle band
