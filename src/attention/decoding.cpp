@@ -79,6 +79,7 @@ std::size_t run_split_keys(const AttentionProblem& p, Tensor& context, Tensor* l
             a.V = p.v.element_at(b, g), a.ldv = p.v.sT;
             a.kv_type = to_kernel(p.k.type);
             a.dk = p.dk, a.dv = p.dv, a.scale = p.scale, a.softcap = p.softcap;
+            a.long_tiles = group * p.Tq == 1;  // the whole run's rows per unit, not this range's
             a.k_begin = (c0 + c) * chunk, a.k_end = std::min(p.Tk, (c0 + c + 1) * chunk);
             a.acc = acc.get() + u * rows * ldacc, a.ldacc = ldacc;
             a.m = m.data() + u * rows, a.l = l.data() + u * rows;

@@ -9,7 +9,9 @@
 // share the call; tiles before every row's window are skipped (a tile wholly masked for a row
 // leaves its state as it is).
 // Tiles are KT keys for one query row (long: see DecodeBlocking), KT_shared for several (see
-// the software prefetch below); both are multiples of every arch's lanes. The tile's score
+// the software prefetch below); both are multiples of every arch's lanes. The choice is the
+// whole problem's (DecodeArgs::long_tiles): the tiles are where the online softmax rescales,
+// so a range of query rows computed alone must get the same ones. The tile's score
 // rows are a tile apart; a short last tile's softmax runs over its keys' lanes only.
 // Software prefetch for the split-K loops, which stream K and V from the last-level cache
 // (or memory) once. Two schemes, by the number of query rows sharing each K/V line:
@@ -331,7 +333,7 @@ void decode_chunk_of(const DecodeArgs& a) {
             a.l[r0 + r] = 0.0f;
             std::fill(a.acc + (r0 + r) * a.ldacc, a.acc + (r0 + r) * a.ldacc + dvp, 0.0f);
         }
-        const std::size_t tile = nr == 1 ? KT : DecodeBlocking<Arch>::KT_shared;
+        const std::size_t tile = a.long_tiles && nr == 1 ? KT : DecodeBlocking<Arch>::KT_shared;
         // Tiles before every row's window are skipped (tiles stay at k_begin + n·tile).
         const std::size_t start = kmin >= kmax ? kmax : a.k_begin + (kmin - a.k_begin) / tile * tile;
         for (std::size_t t0 = start; t0 < kmax; t0 += tile) {

@@ -69,6 +69,9 @@ std::vector<Case> decode_cases() {
                           {1, 8, 1000, 64}));
     c.push_back(make_case("decode H=4 G=1 Tq=3, bottom-right causal, lengths 1 and 700", {2, 4, 3, 33},
                           {2, 1, 777, 33}, {2, 1, 777, 17}, Causal::bottom_right, {1, 700}));
+    // One row per K/V head and query: a range of one query row must run the whole run's tiles.
+    c.push_back(make_case("decode Tq=3 H=G=2, 1500 keys, no causal", {1, 2, 3, 24}, {1, 2, 1500, 24},
+                          {1, 2, 1500, 24}));
     c.push_back(make_case("decode Tq=2 top-left causal: one or two visible keys, later chunks all masked",
                           {1, 2, 2, 16}, {1, 2, 600, 16}, {1, 2, 600, 16}, Causal::top_left));
     Case m = make_case("decode Tq=4 gqa H=8 G=2, chunk-aligned mask and bias, nan policy", {2, 8, 4, 40},
