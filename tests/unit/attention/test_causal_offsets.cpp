@@ -29,14 +29,16 @@ using test_util::same_bits;
 using test_util::slice_bh;
 using test_util::Oracle;
 
+// (Every field after the shapes has a default member initializer, so that a case may stop
+// after any of them without -Wmissing-field-initializers.)
 struct Case {
     std::string name;
     Shape q, k, v;  // (B, H, T, d) / (B, G, T, d)
-    std::vector<long long> offsets;
+    std::vector<long long> offsets = {};
     Causal causal = Causal::top_left;
-    Window window;
+    Window window = {};
     float alibi = 0.0f;
-    std::vector<std::size_t> lengths;
+    std::vector<std::size_t> lengths = {};
     bool f64 = false;
 };
 
