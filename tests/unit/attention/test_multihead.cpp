@@ -242,7 +242,7 @@ TEST_CASE("batched attention: fused and materialised paths match the float64 ora
         attn::set_arch(arch);
         unsigned seed = 11;
         for (const Case& c : cases()) {
-            INFO("arch " << attn::arch_name(arch) << ", case " << c.name);
+            INFO("arch " << std::string(attn::arch_name(arch)) << ", case " << c.name);
             const Inputs in = make_inputs(c, seed++);
             attn::AttentionWants fused_w;  // context only: the streaming kernel
             const attn::BatchedAttention fused = run(in, in.spec, fused_w);
@@ -298,7 +298,7 @@ TEST_CASE("batched attention: query-row and batch-item ranges equal the same row
         attn::set_arch(arch);
         unsigned seed = 40;
         for (const Case& c : cases()) {
-            INFO("arch " << attn::arch_name(arch) << ", case " << c.name);
+            INFO("arch " << std::string(attn::arch_name(arch)) << ", case " << c.name);
             const Inputs in = make_inputs(c, seed++);
             const bool batch_dim = c.q.rank() == 4 || c.k.rank() == 4 || c.v.rank() == 4 || c.mask.rank() == 4 ||
                                    c.bias.rank() == 4;
@@ -336,7 +336,7 @@ TEST_CASE("batched attention: the same bits for threads 1, 2, 3 and 7") {
         for (bool materialised : {false, true}) {
             const Case c = make_case("gqa", {2, 4, 300, 32}, {2, 2, 300, 32}, {2, 2, 300, 24}, causal, {250, 300});
             const Inputs in = make_inputs(c, 99);
-            INFO("arch " << attn::arch_name(arch) << ", causal " << int(causal) << ", materialised " << materialised);
+            INFO("arch " << std::string(attn::arch_name(arch)) << ", causal " << int(causal) << ", materialised " << materialised);
             attn::AttentionWants w;
             w.weights = materialised;
             check_same_bits_over_threads({2u, 3u, 7u}, materialised, [&] { return run(in, in.spec, w); });
@@ -350,7 +350,7 @@ TEST_CASE("split-K decoding: few query rows run over key chunks, the same bits f
         attn::set_arch(arch);
         unsigned seed = 300;
         for (const Case& c : decode_cases()) {
-            INFO("arch " << attn::arch_name(arch) << ", case " << c.name);
+            INFO("arch " << std::string(attn::arch_name(arch)) << ", case " << c.name);
             const Inputs in = make_inputs(c, seed++);
             attn::set_threads(1);
             const attn::BatchedAttention one = run(in, in.spec, {});
@@ -384,7 +384,7 @@ TEST_CASE("split-K decoding: K/V heads strided as column blocks of a projection 
         attn::set_arch(arch);
         unsigned seed = 900;
         for (const Shape4& sh : shapes) {
-            INFO("arch " << attn::arch_name(arch) << ", H " << sh.H << " G " << sh.G << " Tq " << sh.Tq << " Tk " << sh.Tk
+            INFO("arch " << std::string(attn::arch_name(arch)) << ", H " << sh.H << " G " << sh.G << " Tq " << sh.Tq << " Tk " << sh.Tk
                          << " d " << sh.d);
             std::mt19937 rng(seed++);
             const Tensor Q = random_tensor(Shape{1, sh.H, sh.Tq, sh.d}, rng);
@@ -454,7 +454,7 @@ TEST_CASE("split-K decoding: equal keys get equal scores wherever they sit (exac
         for (std::size_t Tk : {1u, 3u, 5u, 15u, 17u, 63u, 65u, 129u, 700u})
             for (std::size_t d : {7u, 128u})
                 for (std::size_t Tq : {1u, 2u, 4u}) {
-                    INFO("arch " << attn::arch_name(arch) << ", Tq " << Tq << " Tk " << Tk << " d " << d);
+                    INFO("arch " << std::string(attn::arch_name(arch)) << ", Tq " << Tq << " Tk " << Tk << " d " << d);
                     std::mt19937 rng(seed++);
                     const Tensor Q = random_tensor(Shape{Tq, d}, rng), row = random_tensor(Shape{1, d}, rng);
                     Tensor K(Shape{Tk, d}), V(Shape{Tk, Tk});
@@ -498,7 +498,7 @@ TEST_CASE("batched attention: 2-D inputs give what the 2-D ops compute, bit for 
     sm.causal = Causal::bottom_right;
     for (attn::Arch arch : arches()) {
         attn::set_arch(arch);
-        INFO("arch " << attn::arch_name(arch));
+        INFO("arch " << std::string(attn::arch_name(arch)));
         // The arch's fused kernel called directly over blocks of 64 query rows; or the ops-level
         // pipeline: Q·Kᵀ, scale and mask, softmax, ·V.
         std::size_t fused_masked = 0;
@@ -552,7 +552,7 @@ TEST_CASE("batched attention: both streaming paths write every element of the co
         for (attn::Arch arch : arches()) {
             attn::set_arch(arch);
             for (auto policy : {attn::MaskedRowPolicy::zero, attn::MaskedRowPolicy::uniform}) {
-                INFO("arch " << attn::arch_name(arch) << ", H " << z.H << " Tq " << z.Tq << " Tk " << z.Tk);
+                INFO("arch " << std::string(attn::arch_name(arch)) << ", H " << z.H << " Tq " << z.Tq << " Tk " << z.Tk);
                 attn::AttentionSpec spec;
                 const TensorView mv = mask.view();
                 spec.mask = &mv;
@@ -643,7 +643,7 @@ TEST_CASE("multi-head attention: projections, grouped-query heads and W_O match 
     };
     for (attn::Arch arch : arches()) {
         attn::set_arch(arch);
-        INFO("arch " << attn::arch_name(arch));
+        INFO("arch " << std::string(attn::arch_name(arch)));
         attn::AttentionWants wants;
         wants.weights_mean = true;
         const attn::Multihead m = attn::multihead_attention(X.view(), &vXkv, w, spec, wants);

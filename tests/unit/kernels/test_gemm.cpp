@@ -218,7 +218,7 @@ TEST_CASE("gemm: float16 and bfloat16 B widened while packing equal the float32 
                                               C16.data(), ldc, m, n, k, type};
                     g.gemm(a);
                     g.gemm({A.data(), lda, wide.data(), ldb, transposed, C32.data(), ldc, m, n, k});
-                    INFO(attn::arch_name(g.arch), " ", m, "x", n, "x", k, transposed ? " transposed" : "",
+                    INFO(std::string(attn::arch_name(g.arch)), " ", m, "x", n, "x", k, transposed ? " transposed" : "",
                          type == GemmB::f16 ? " f16" : " bf16");
                     CHECK(std::memcmp(C16.data(), C32.data(), C16.size() * sizeof(float)) == 0);
                     // and the widened B really is 16-bit data: not the float32 bits misread

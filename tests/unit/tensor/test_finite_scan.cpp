@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "attn/half.hpp"
@@ -41,7 +42,7 @@ TEST_CASE("finite scans: float32, each special value anywhere, as the <cmath> te
                         std::vector<float> copy(buffer);
                         float* x = copy.data() + offset;
                         x[at] = special;
-                        INFO(attn::arch_name(arch) << " n " << n << " offset " << offset << " at " << at << " bits "
+                        INFO(std::string(attn::arch_name(arch)) << " n " << n << " offset " << offset << " at " << at << " bits "
                                                    << std::bit_cast<std::uint32_t>(special));
                         CHECK(k.any_nonfinite_f32(x, n) == !std::isfinite(special));
                         CHECK(k.any_nan_or_pos_inf_f32(x, n) == (std::isnan(special) || special == inf));
@@ -68,7 +69,7 @@ TEST_CASE("finite scans: float16, each special value anywhere") {
                         std::vector<std::uint16_t> buffer(n + 1, 0x3c00);  // 1.0
                         std::uint16_t* x = buffer.data() + offset;
                         x[at] = special;
-                        INFO(attn::arch_name(arch) << " n " << n << " offset " << offset << " at " << at << " bits "
+                        INFO(std::string(attn::arch_name(arch)) << " n " << n << " offset " << offset << " at " << at << " bits "
                                                    << special);
                         CHECK(k.any_nonfinite_f16(x, n) == !std::isfinite(attn::half_to_float(special)));
                         CHECK_FALSE(k.any_nonfinite_f16(x, at));

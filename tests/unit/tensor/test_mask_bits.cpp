@@ -175,7 +175,7 @@ TEST_CASE("mask bits: fused, split-K and materialised kernels read the bits as t
                         p.with_bias = variant >= 2;
                         p.with_lengths = variant >= 1;
                         p.policy = variant % 3;
-                        INFO("arch " << attn::arch_name(arch) << ", " << p.describe());
+                        INFO("arch " << std::string(attn::arch_name(arch)) << ", " << p.describe());
                         const attn::AttentionSpec spec = p.spec(&bits, nullptr, &bv);
                         attn::AttentionWants fused_w, mat_w;
                         mat_w.weights = true;
@@ -226,7 +226,7 @@ TEST_CASE("mask bits: key tiles masked for every query (skipped by the fused ker
                 for (int variant = 0; variant < 3; ++variant) {
                     p.causal = variant == 1 ? Causal::bottom_right : Causal::none;
                     p.with_bias = variant == 2;
-                    INFO("arch " << attn::arch_name(arch) << ", " << p.describe());
+                    INFO("arch " << std::string(attn::arch_name(arch)) << ", " << p.describe());
                     attn::AttentionWants fused_w;
                     const attn::BatchedAttention fused =
                         attn::batched_attention(p.Q.view(), p.K.view(), p.V.view(), p.spec(&bits, nullptr, &bv), fused_w);
@@ -253,7 +253,7 @@ TEST_CASE("mask bits: a fully masked row follows each policy; the counts agree o
                 const MaskBits bits(p.mask.view());
                 for (int policy = 0; policy < 3; ++policy) {
                     p.policy = policy;
-                    INFO("arch " << attn::arch_name(arch) << ", " << p.describe());
+                    INFO("arch " << std::string(attn::arch_name(arch)) << ", " << p.describe());
                     attn::AttentionWants fused_w, mat_w;
                     mat_w.weights = true;
                     const attn::AttentionSpec spec = p.spec(&bits, nullptr, nullptr);
@@ -292,7 +292,7 @@ TEST_CASE("mask bits: masked results are bitwise identical for 1, 2, 3 and 7 thr
                 const MaskBits bits(p.mask.view());
                 const TensorView bv = p.bias.view();
                 const attn::AttentionSpec spec = p.spec(&bits, nullptr, &bv);
-                INFO("arch " << attn::arch_name(arch) << ", " << p.describe());
+                INFO("arch " << std::string(attn::arch_name(arch)) << ", " << p.describe());
                 for (bool weights : {false, true}) {
                     attn::AttentionWants w;
                     w.weights = weights;
