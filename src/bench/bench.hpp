@@ -100,7 +100,7 @@ std::vector<Peak> measure_peaks(unsigned threads, bool progress);
 inline constexpr double quick_peak_seconds = 0.03;
 std::vector<Peak> measure_peak_quickly(Arch arch, unsigned threads);
 
-// Read bandwidth: a vectorised sum over a buffer, each thread its slice, median GB/s of 7
+// Read bandwidth: a vectorised sum over a buffer, each thread its slice, the best GB/s of 7
 // runs for 1..threads threads, twice: from memory (a buffer of at least 4× the last-level
 // cache, so that no run finds it cached) and in cache (a buffer that stays in the
 // last-level cache between runs, as a decoding step's K/V does when it fits there).
@@ -114,12 +114,12 @@ struct BandwidthReport {
     std::size_t memory_bytes = 0;  // buffer of the memory probe
     std::size_t cache_bytes = 0;   // buffer of the in-cache probe
     std::vector<Bandwidth> rows;   // empty: not measured
-    int runs = 7;                  // per probe (the median is reported)
+    int runs = 7;                  // per probe (the best is reported: a probe of the limit)
     // The figure a memory-bound case of `working_set` bytes compares with, and whether that
     // is the in-cache one (the working set is no larger than the in-cache probe's buffer).
     std::optional<double> fair_gbps(unsigned threads, double working_set, bool* in_cache) const;
 };
-// quick: `threads` threads only, 3 runs per probe (bench without --peak, memory-bound cases).
+// quick: `threads` threads only, 5 runs per probe (bench without --peak, memory-bound cases).
 BandwidthReport measure_bandwidth(unsigned threads, bool progress, bool quick = false);
 // The last-level cache of CPU 0 in bytes from sysfs (0 when unknown).
 std::size_t last_level_cache_bytes();

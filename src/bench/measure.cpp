@@ -195,7 +195,10 @@ std::string read_first_line(const std::string& path) {
     return line;
 }
 
-// Median GB/s of `runs` runs of `threads` threads summing n floats of buffer, each its slice.
+// The best GB/s of `runs` runs of `threads` threads summing n floats of buffer, each its slice.
+// The best, not the median: this is a probe of the limit, and the machine's other work only
+// ever slows a run down (on the shared EPYC guest the median of 3 quick runs from memory gave
+// 31, 46 and 49 GB/s in three processes a minute apart, the decoding kernel itself 38).
 double probe_read(const float* buffer, std::size_t n, unsigned threads, int runs) {
     std::vector<double> rates;
     for (int run = 0; run < runs; ++run) {
@@ -216,8 +219,7 @@ double probe_read(const float* buffer, std::size_t n, unsigned threads, int runs
         const double secs = std::chrono::duration<double>(Clock::now() - start).count();
         rates.push_back(double(n * sizeof(float)) / secs * 1e-9);
     }
-    std::sort(rates.begin(), rates.end());
-    return rates[rates.size() / 2];
+    return *std::max_element(rates.begin(), rates.end());
 }
 
 }  // namespace
@@ -251,7 +253,7 @@ std::optional<double> BandwidthReport::fair_gbps(unsigned threads, double workin
 
 BandwidthReport measure_bandwidth(unsigned threads, bool progress, bool quick) {
     BandwidthReport r;
-    r.runs = quick ? 3 : 7;
+    r.runs = quick ? 5 : 7;
     r.llc_bytes = last_level_cache_bytes();
     constexpr std::size_t MiB = std::size_t(1) << 20;
     // Memory: 4× the last-level cache (1 GiB when unknown), at least 256 MiB, at most 2 GiB

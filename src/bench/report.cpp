@@ -46,7 +46,7 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
         if (!results.empty() || !bandwidth.rows.empty()) std::printf("\n");
     }
     if (!bandwidth.rows.empty()) {
-        std::printf("Read bandwidth (vector sum, median of %d runs; last-level cache %s):\n", bandwidth.runs,
+        std::printf("Read bandwidth (vector sum, best of %d runs; last-level cache %s):\n", bandwidth.runs,
                     bandwidth.llc_bytes ? (num(mib(bandwidth.llc_bytes), "%.0f") + " MiB").c_str() : "unknown");
         std::printf("  %7s %14s %14s\n", "threads", "memory GB/s", "in cache GB/s");
         for (const auto& b : bandwidth.rows) std::printf("  %7u %14.1f %14.1f\n", b.threads, b.memory_gbps, b.cache_gbps);
