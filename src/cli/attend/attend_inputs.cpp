@@ -351,6 +351,16 @@ MaskBits read_torch_mask(Reader& in, const char* opt, bool float_ok, Tensor* add
 // the same attention, and no Tq×Tk floats).
 void read_masks(Reader& in, AttendInputs& a) {
     MaskBits mask = read_sdpa_mask(in);
+    std::string flags = mask.rank() ? "--mask" : "";  // the options that make up mask
+    // mask and `more` (from option `flag`): a key allowed by both
+    const auto add = [&](MaskBits more, const std::string& flag) {
+        try {
+            mask = mask.rank() ? MaskBits::both(mask, more) : std::move(more);
+        } catch (const InputError& e) {
+            throw InputError(flags + " and " + flag + ": " + e.what());
+        }
+        flags += (flags.empty() ? "" : " and ") + flag;
+    };
     if (in.given("attn-mask")) {
         Tensor additive;
         bool is_float = false;
@@ -359,8 +369,9 @@ void read_masks(Reader& in, AttendInputs& a) {
             throw UsageError("a float --attn-mask is added to the scores, as --bias is: give one of them");
         if (additive.rank()) {
             a.bias = as_row_if_vector(std::move(additive));
+            a.bias_flag = "--attn-mask";
         } else {
-            mask = mask.rank() ? MaskBits::both(mask, bits) : std::move(bits);
+            add(std::move(bits), "--attn-mask");
         }
     }
     if (in.given("key-padding-mask")) {
@@ -371,8 +382,9 @@ void read_masks(Reader& in, AttendInputs& a) {
                              ": nn.MultiheadAttention's key_padding_mask is (B, Tk), True = padding");
         // (B, Tk) serves every head and query of batch item b: (B, 1, 1, Tk).
         padding = padding.reshaped(s.rank() == 2 ? Shape{s[0], 1, 1, s[1]} : Shape{1, s[0]});
-        mask = mask.rank() ? MaskBits::both(mask, padding) : std::move(padding);
+        add(std::move(padding), "--key-padding-mask");
     }
+    if (!flags.empty()) a.mask_flag = flags.find(" and ") == std::string::npos ? flags : "the mask of " + flags;
     // A (Tk,) mask is one row, broadcast over the queries (as NumPy and PyTorch do).
     if (mask.rank() == 1) mask = mask.reshaped(Shape{1, mask.keys()});
     a.mask_bits = std::move(mask);
@@ -415,8 +427,8 @@ std::string flag_of(Role role, const AttendInputs& a) {
         case Role::queries: return a.embeddings ? "-x" : "-q";
         case Role::keys: return a.embeddings ? (a.kv.rank() ? "--kv" : "-x") : "-k";
         case Role::values: return a.embeddings ? (a.kv.rank() ? "--kv" : "-x") : "-v";
-        case Role::mask: return "--mask";
-        case Role::bias: return "--bias";
+        case Role::mask: return a.mask_flag;
+        case Role::bias: return a.bias_flag;
         case Role::lengths: return "--lengths";
         case Role::query_rows: return "--query-rows";
         case Role::batch_items: return "--batch-items";

@@ -52,6 +52,10 @@ struct AttendInputs {
     // --mask, --attn-mask (boolean) and --key-padding-mask as one mask, packed as it is read
     // (what the kernels read; rank 0 = none).
     MaskBits mask_bits;
+    // The options that gave bias and mask_bits, for their errors: "--bias" or "--attn-mask" (a
+    // float one); the one of "--mask", "--attn-mask" and "--key-padding-mask" given, or "the mask of
+    // --mask and --key-padding-mask" (those given).
+    std::string bias_flag = "--bias", mask_flag = "--mask";
     std::vector<std::size_t> lengths;
     std::vector<float> sinks;          // --sinks: one logit per query head (empty: none)
     std::vector<long long> segments;   // --segments: document ids, segment_rows rows of T (empty: none)
