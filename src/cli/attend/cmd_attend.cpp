@@ -117,7 +117,8 @@ void declare_options(cxxopts::Options& options) {
          cxxopts::value<std::string>(), "P")
         ("window", "Sliding window, ONNX's left and right sizes: the query at position p sees key j iff "
                    "p-L <= j <= p+R; R omitted (or L empty, as :R) is unbounded, so --causal --window W-1 is "
-                   "Mistral's sliding_window=W. p = i, or i + Tk - Tq with --causal=bottom-right. Masked cells "
+                   "Mistral's sliding_window=W. p = i + the causal offset: i, i + Tk - Tq with --causal=bottom-right "
+                   "(i + length - Tq with --lengths), i + N with --causal-offset N, i + P with a cache. Masked cells "
                    "are -inf, as for --mask", cxxopts::value<std::string>(), "L[:R]")
         ("softcap", "Logit softcap (Gemma 2, Grok): scores x become C·tanh(x/C), after the scale and before "
                     "--bias and the masks; 0 = none. Order of operations: (RoPE on Q and K,) scale·s(q, k) "
@@ -161,8 +162,10 @@ void declare_options(cxxopts::Options& options) {
                      "float), shape (Tk) for every batch item or (B, Tk). Query i sees key j only in its own document "
                      "(packed sequences: FlexAttention's document mask, FlashAttention's varlen); with --causal each "
                      "document is causal. A query takes the id at its position p = i + offset (i for self-attention; "
-                     "i + P with a cache, i + N with --causal-offset N, i + Tk - Tq with --causal=bottom-right), as "
-                     "FlexAttention's document mask with a cache; a p outside 0..Tk-1 is an error. When each document is one run of positions "
+                     "i + P with a cache, i + N with --causal-offset N, i + Tk - Tq with --causal=bottom-right, i + "
+                     "length - Tq with it and --lengths), as FlexAttention's document mask with a cache; a query whose "
+                     "p is outside 0..Tk-1 is in no document and sees no key (a masked row, --masked-rows). When each "
+                     "document is one run of positions "
                      "(0 0 1 1 2) the key blocks of other documents are skipped, not computed; ids in several runs "
                      "(0 1 0) follow the same rule through a Tq x Tk bit mask",
          cxxopts::value<std::string>(), "FILE")
