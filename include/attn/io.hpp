@@ -29,11 +29,15 @@ inline constexpr std::string_view npy_magic = "\x93NUMPY";
 // Which non-finite values an input may hold: none (inputs of a computation); -inf only (an
 // additive bias); any (data passed through unchanged, as `attn concat` joins results that may
 // hold NaN rows or -inf scores). A forbidden value is an InputError naming the file and position.
-enum class Finite { required, allow_neg_inf, any };
+// json has no NaN or infinity and attn's json writes them as null, which `any` refuses as
+// ambiguous; any_null_neg_inf and any_null_nan are `any` with null read as -inf or NaN, where the
+// reader knows which one the writer meant (attn merge: the lse of a row with every key masked, and
+// the context of such a row under --masked-rows nan).
+enum class Finite { required, allow_neg_inf, any, any_null_neg_inf, any_null_nan };
 
 // Whether `finite` lets an input hold v.
 inline bool finite_allows(Finite finite, float v) {
-    return std::isfinite(v) || finite == Finite::any || (finite == Finite::allow_neg_inf && std::isinf(v) && v < 0);
+    return std::isfinite(v) || finite >= Finite::any || (finite == Finite::allow_neg_inf && std::isinf(v) && v < 0);
 }
 
 // Reads a whole file ("-" = standard input) and parses it as .npy (magic "\x93NUMPY") or

@@ -74,8 +74,8 @@ int cmd_merge(int argc, char** argv) {
     for (const std::string& f : files) {
         // Shards hold NaN rows under --masked-rows nan and -inf in the lse of masked rows.
         try {
-            contexts.push_back(io::read_tensor(f + ":context", io::Finite::any, max_rank));
-            lses.push_back(io::read_tensor(f + ":lse", io::Finite::any, max_rank));
+            contexts.push_back(io::read_tensor(f + ":context", io::Finite::any_null_nan, max_rank));
+            lses.push_back(io::read_tensor(f + ":lse", io::Finite::any_null_neg_inf, max_rank));
         } catch (const InputError& e) {
             throw InputError(std::string(e.what()) + " (a key shard is a file holding context and lse: attn attend " +
                              "--key-rows A:B --show context,lse --format npz -o FILE)");

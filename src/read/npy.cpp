@@ -320,7 +320,7 @@ bool any_refused_of(const void* bytes, std::size_t count, ElementType type, Fini
         if (type == ElementType::f16) return any_nonfinite_f16(at, n);
         return finite == Finite::allow_neg_inf ? any_nan_or_pos_inf_f32(at, n) : any_nonfinite_f32(at, n);
     };
-    if (finite == Finite::any) return false;
+    if (finite >= Finite::any) return false;
     const std::size_t slices = (count + per_slice - 1) / per_slice;
     if (slices <= 1) return scan(0, count);
     std::vector<char> found(slices, 0);

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -160,8 +161,14 @@ void TextReader::push_parsed(std::size_t begin, std::string_view tok, std::strin
     if (body.size() > 1 && body[0] == '+' && body[1] != '-' && body[1] != '+') body.remove_prefix(1);
     double d = 0.0;
     const auto res = std::from_chars(body.data(), body.data() + body.size(), d);
-    if (body == "null")  // json has no NaN or infinity: attn's json writes them as null
+    if (body == "null") {  // json has no NaN or infinity: attn's json writes them as null (io.hpp's Finite)
+        if (finite_ == Finite::any_null_neg_inf || finite_ == Finite::any_null_nan) {
+            push_value(finite_ == Finite::any_null_nan ? std::numeric_limits<float>::quiet_NaN()
+                                                       : -std::numeric_limits<float>::infinity());
+            return;
+        }
         fail_at(begin, "found 'null', json's stand-in for NaN or infinity (read such values from csv, tsv or npy)");
+    }
     if (body.empty() || res.ptr != body.data() + body.size() ||
         (res.ec != std::errc() && res.ec != std::errc::result_out_of_range))
         fail_at(begin, "expected a number, found " + quoted(tok));

@@ -129,15 +129,22 @@ done
 run merge "${files[@]}" --format npz -o "$K/hmerged.npz"
 expect_merged "$K/hwhole.npz" "$K/hmerged.npz" "float16 K/V: 3 key shards"
 
-# Text shards: a 2-D run's lse is one row in csv and json, read back as the vector it is.
+# Text shards: a 2-D run's lse is one row in csv and json, read back as the vector it is. With
+# --causal, queries 0-3 see no key of the shard 4:6: lse -inf (json: null, read back as -inf)
+# and a context of 0, or NaN under --masked-rows nan (json: null, read back as NaN).
 x6="$ROOT/data/examples/simple/x.txt"
 for fmt in csv json; do
-    "$ATTN" attend -x "$x6" --key-rows 0:4 --show context,lse --format $fmt -o "$K/t1.$fmt" 2>/dev/null
-    "$ATTN" attend -x "$x6" --key-rows 4:6 --show context,lse --format $fmt -o "$K/t2.$fmt" 2>/dev/null
-    run merge "$K/t1.$fmt" "$K/t2.$fmt" --format npz -o "$K/tm.npz"
-    expect_code 0 "merge of $fmt shards"
-    run attend -x "$x6" --show context,lse --format npz -o "$K/tw.npz"
-    expect_merged "$K/tw.npz" "$K/tm.npz" "$fmt shards merged"
+    for opts in "" "--causal" "--causal --masked-rows nan"; do
+        # shellcheck disable=SC2086 # opts: several words
+        "$ATTN" attend -x "$x6" $opts --key-rows 0:4 --show context,lse --format $fmt -o "$K/t1.$fmt" 2>/dev/null
+        # shellcheck disable=SC2086
+        "$ATTN" attend -x "$x6" $opts --key-rows 4:6 --show context,lse --format $fmt -o "$K/t2.$fmt" 2>/dev/null
+        run merge "$K/t1.$fmt" "$K/t2.$fmt" --format npz -o "$K/tm.npz"
+        expect_code 0 "merge of $fmt shards ($opts)"
+        # shellcheck disable=SC2086
+        run attend -x "$x6" $opts --show context,lse --format npz -o "$K/tw.npz"
+        expect_merged "$K/tw.npz" "$K/tm.npz" "$fmt shards merged ($opts)"
+    done
 done
 
 # --show lse alone: each row's log-sum-exp, natural log (a uniform row of 6 equal logits: ln 6).

@@ -173,6 +173,23 @@ TEST_CASE("tensor text: block errors name the place") {
     CHECK(error_of(idx + "]\n1\n", 40).find(") has 33 dimensions: at most 32 are supported here") != std::string::npos);
 }
 
+TEST_CASE("tensor text: json's null (attn's json for NaN and infinity) is refused, or read as the reader says") {
+    const std::string json = "[[1, null], [null, 2]]";
+    const auto read = [&](Finite f) { return attn::io::parse_tensor(json, "t.json", f, 2); };
+    for (Finite f : {Finite::required, Finite::allow_neg_inf, Finite::any})
+        CHECK_THROWS_WITH_AS(read(f), doctest::Contains("found 'null', json's stand-in for NaN or infinity"),
+                             attn::InputError);
+    const Tensor neg = read(Finite::any_null_neg_inf), nan = read(Finite::any_null_nan);
+    REQUIRE(neg.shape() == Shape{2, 2});
+    REQUIRE(nan.shape() == Shape{2, 2});
+    CHECK(neg.data()[0] == 1.0f);
+    CHECK(neg.data()[1] == -INFINITY);
+    CHECK(neg.data()[neg.row_stride()] == -INFINITY);
+    CHECK(std::isnan(nan.data()[1]));
+    CHECK(std::isnan(nan.data()[nan.row_stride()]));
+    CHECK(nan.data()[nan.row_stride() + 1] == 2.0f);
+}
+
 TEST_CASE("tensor npy: any shape, C and Fortran order, every dtype (numpy-made fixtures)") {
     check_all(attn::io::read_tensor(fixtures + "tensor3_le_f4_c.npy"), Shape{2, 3, 4}, [](auto& x) { return t3(x); });
     check_all(attn::io::read_tensor(fixtures + "tensor3_be_f8_fortran.npy"), Shape{2, 3, 4},
