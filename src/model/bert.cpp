@@ -12,12 +12,12 @@ namespace attn::model {
 void run_bert(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec) {
     const std::size_t E = c.hidden, H = c.heads, d = c.head_dim, B = in.batch, T = in.tokens, F = c.intermediate;
     Tensor h = new_rows(B * T, E);
-    embed(h, w.get("embeddings.word_embeddings.weight", {c.vocab, E}), in.ids, false);
+    embed(h, w.table("embeddings.word_embeddings.weight", {c.vocab, E}), in.ids, false);
     std::vector<std::int64_t> positions(B * T), types(B * T, 0);
     for (std::size_t i = 0; i < B * T; ++i) positions[i] = std::int64_t(i % T);
     if (!in.token_types.empty()) types = in.token_types;
-    embed(h, w.get("embeddings.position_embeddings.weight", {c.max_positions, E}), positions, true);
-    embed(h, w.get("embeddings.token_type_embeddings.weight", {c.type_vocab, E}), types, true);
+    embed(h, w.table("embeddings.position_embeddings.weight", {c.max_positions, E}), positions, true);
+    embed(h, w.table("embeddings.token_type_embeddings.weight", {c.type_vocab, E}), types, true);
     layer_norm(h, w.get("embeddings.LayerNorm.weight", {E}), &w.get("embeddings.LayerNorm.bias", {E}), c.norm_eps);
     rec.hidden(0, h);
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {

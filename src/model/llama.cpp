@@ -15,7 +15,7 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
     const std::size_t E = c.hidden, H = c.heads, G = c.kv_heads, d = c.head_dim, B = in.batch, T = in.tokens,
                       F = c.intermediate;
     Tensor h = new_rows(B * T, E);
-    embed(h, w.get("embed_tokens.weight", {c.vocab, E}), in.ids, false);
+    embed(h, w.table("embed_tokens.weight", {c.vocab, E}), in.ids, false);
     AttentionSpec spec;
     spec.causal = Causal::top_left;
     spec.rope = c.rope;

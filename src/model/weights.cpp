@@ -10,6 +10,8 @@
 #include "kernels/float16.hpp"
 #include "read/input_bytes.hpp"
 #include "read/json.hpp"
+#include "read/model/elements.hpp"
+#include "tensor/finite_scan.hpp"
 
 namespace attn::model {
 
@@ -42,6 +44,28 @@ namespace {
 bool exists(const std::string& path) {
     struct stat st {};
     return ::stat(path.c_str(), &st) == 0;  // follows links: a hub snapshot's files are links into blobs/
+}
+
+// Whether any element of w is NaN or ±inf, row by row (the rows of a converted .bin tensor are
+// padded to its stride).
+bool any_nonfinite(const Weight& w) {
+    const std::size_t cols = w.cols(), rows = cols ? w.shape.numel() / cols : 0;
+    const std::size_t size = w.type == Weight::Type::f32 ? 4 : 2;
+    for (std::size_t r = 0; r < rows; ++r) {
+        const void* row = static_cast<const char*>(w.data) + r * w.stride() * size;
+        switch (w.type) {
+            case Weight::Type::f32: if (any_nonfinite_f32(row, cols)) return true; break;
+            case Weight::Type::f16: if (any_nonfinite_f16(row, cols)) return true; break;
+            case Weight::Type::bf16:
+                for (std::size_t c = 0; c < cols; ++c) {
+                    std::uint16_t bits;
+                    std::memcpy(&bits, static_cast<const char*>(row) + 2 * c, 2);
+                    if ((bits & 0x7f80) == 0x7f80) return true;  // exponent all ones: inf or NaN
+                }
+                break;
+        }
+    }
+    return false;
 }
 
 Weight::Type weight_type(const io::TensorBytes& t, const std::string& file) {
@@ -122,7 +146,7 @@ void Weights::choose_prefix(const std::vector<std::string>& prefixes, const std:
 
 bool Weights::has(const std::string& name) const { return tensors_.count(prefix_ + name) != 0; }
 
-const Weight& Weights::get(const std::string& name, std::initializer_list<std::size_t> shape) const {
+const Weight& Weights::find(const std::string& name, std::initializer_list<std::size_t> shape) const {
     const std::string full = prefix_ + name;
     const auto it = tensors_.find(full);
     if (it == tensors_.end())
@@ -135,6 +159,24 @@ const Weight& Weights::get(const std::string& name, std::initializer_list<std::s
     if (!ok)
         throw InputError(folder_ + ": tensor '" + full + "' has shape " + w.shape.text() + ", config.json needs " +
                          want.text());
+    return w;
+}
+
+const Weight& Weights::table(const std::string& name, std::initializer_list<std::size_t> shape) const {
+    return find(name, shape);
+}
+
+const Weight& Weights::get(const std::string& name, std::initializer_list<std::size_t> shape) const {
+    const Weight& w = find(name, shape);
+    // Scanned once, on first use: a NaN in a query or key projection gives NaN scores, which the
+    // attention's softmax takes for masked cells, and the layer would print finite weights.
+    if (!w.checked && any_nonfinite(w)) {
+        const std::size_t cols = w.cols();
+        for (std::size_t k = 0; k < w.shape.numel(); ++k)
+            io::detail::check_finite(io::Finite::required, w.at((k / cols) * w.stride() + k % cols), w.shape, k,
+                                     folder_ + ": tensor '" + prefix_ + name + "'");
+    }
+    w.checked = true;
     return w;
 }
 

@@ -28,6 +28,7 @@ struct Weight {
     Shape shape;
     std::size_t ld = 0;  // elements between rows of a 2-D weight; 0: dense (cols)
     std::string name;  // as in the file, for messages
+    mutable bool checked = false;  // scanned for non-finite values (Weights::get, on first use)
 
     std::size_t rows() const noexcept { return shape.back(2); }
     std::size_t cols() const noexcept { return shape.back(1); }
@@ -50,11 +51,16 @@ public:
     // names later asked for are taken under it (BertModel's own names, or BertForX's "bert.").
     void choose_prefix(const std::vector<std::string>& prefixes, const std::string& probe);
     bool has(const std::string& name) const;
-    // The tensor prefix + name, which must have this shape; InputError naming the tensor and the
-    // files otherwise.
+    // The tensor prefix + name, which must have this shape and finite values (scanned on first
+    // use); InputError naming the tensor and the files otherwise.
     const Weight& get(const std::string& name, std::initializer_list<std::size_t> shape) const;
+    // A lookup table (an embedding) prefix + name of this shape, not scanned: only the rows the
+    // tokens pick are read, and a non-finite one is caught in the hidden state it makes.
+    const Weight& table(const std::string& name, std::initializer_list<std::size_t> shape) const;
 
 private:
+    const Weight& find(const std::string& name, std::initializer_list<std::size_t> shape) const;
+
     std::string folder_, files_text_, prefix_;
     std::vector<std::unique_ptr<io::detail::MappedFile>> files_;
     std::vector<Tensor> owned_;  // pytorch_model.bin's tensors

@@ -168,3 +168,29 @@ run model "$TINY/bert_uncased" --text "time flies" --token-types 0,0,0,0
 expect_code 2 "--text with --token-types"
 run model "$TINY/bert" --ids 1,2 --show weights
 expect_code 2 "unknown --show item"
+
+# A NaN or infinity in a weight is an input error naming the tensor: in a query or key
+# projection it gives NaN scores, which the softmax takes for masked cells, and the layer's
+# attentions would come out finite (PyTorch gives NaN).
+# poke FOLDER TENSOR BYTES: writes BYTES (printf escapes) at element 5 of TENSOR in FOLDER/model.safetensors.
+poke() {
+    local f=$1/model.safetensors n header size=${4:-4}
+    n=$(od -An -tu8 -N8 "$f" | tr -d ' ')
+    header=$(head -c $((8 + n)) "$f" | tail -c "$n")
+    if [[ $header =~ \"$2\":\{[^}]*\"data_offsets\":\[([0-9]+) ]]; then
+        # shellcheck disable=SC2059 # $3: the bytes, as printf escapes
+        printf "$3" | dd of="$f" bs=1 seek=$((8 + n + BASH_REMATCH[1] + size * 5)) conv=notrunc status=none
+    else
+        fail "poke: no tensor $2 in $f"
+    fi
+}
+for spec in "llama|model.layers.0.self_attn.k_proj.weight|\x00\x00\xc0\x7f|4|nan" \
+            "gpt2|transformer.h.0.attn.c_attn.weight|\x00\x00\x80\x7f|4|inf" \
+            "llama_bf16|model.layers.0.self_attn.q_proj.weight|\xc0\x7f|2|nan"; do
+    IFS='|' read -r name tensor bytes size value <<<"$spec"
+    rm -rf "$T/nanw" && cp -r "$ROOT/data/models/tiny/$name" "$T/nanw"
+    poke "$T/nanw" "$tensor" "$bytes" "$size"
+    run model "$T/nanw" --ids 1,5,9,3 --format csv
+    expect_code 3 "$name: a $value in $tensor"
+    expect_err_has "tensor '$tensor': row 1, column 6: non-finite value '$value'" "$name: the error names the tensor and the element"
+done
