@@ -180,16 +180,25 @@ void pretty_record(std::string& out, const Item& item, int decimals) {
 
 // ---- csv / tsv ----
 // A label as one field: csv quotes it when it holds the separator, a quote or a line break
-// (RFC 4180); tsv escapes tab, line breaks and backslash (\t, \n, \r, \\).
+// (RFC 4180); tsv escapes tab, line breaks and backslash (\t, \n, \r, \\). A row label whose
+// first non-blank character is '#' would start a comment line for a reader (attn's own among
+// them, which would drop the row): csv quotes it, tsv escapes that '#' as \#.
 std::string label_field(const std::string& label, char sep) {
     std::string out;
+    const std::size_t first = label.find_first_not_of(" \t");
+    const bool hash = first != std::string::npos && label[first] == '#';
     if (sep == ',') {
-        if (label.find_first_of(",\"\r\n") == std::string::npos) return label;
+        if (!hash && label.find_first_of(",\"\r\n") == std::string::npos) return label;
         out = "\"";
         for (char ch : label) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
         return out + "\"";
     }
-    for (char ch : label) {
+    for (std::size_t k = 0; k < label.size(); ++k) {
+        const char ch = label[k];
+        if (hash && k == first) {
+            out += "\\#";
+            continue;
+        }
         switch (ch) {
             case '\t': out += "\\t"; break;
             case '\n': out += "\\n"; break;

@@ -13,8 +13,9 @@ mkdir -p "$rb"
 "$ATTN" random --seed 3 --shape 2,5,8 --format npy -o "$rb/x.npy"
 "$ATTN" random --seed 4 --shape 24,8 --format npy -o "$rb/in_proj.npy"
 "$ATTN" random --seed 5 --shape 8,8 --format npy -o "$rb/out_proj.npy"
-# labels that exercise every quoting rule of csv and tsv, and one that is a number
-printf 'The\nsay "hi"\na,b\n##ing\n7\n' > "$rb/labels"
+# labels that exercise every quoting rule of csv and tsv (a label that opens like a comment
+# line, '# The', is quoted in csv and escaped in tsv), and one that is a number
+printf '# The\nsay "hi"\na,b\n##ing\n7\n' > "$rb/labels"
 attend_args=(attend -x "$rb/x.npy" --heads 2 --in-proj "$rb/in_proj.npy" --out-proj "$rb/out_proj.npy" --causal)
 attend() { "$ATTN" "${attend_args[@]}" "$@"; }
 
