@@ -75,12 +75,19 @@ Weight::Type weight_type(const io::TensorBytes& t, const std::string& file) {
 
 }  // namespace
 
+void require_regular_file(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        throw InputError(path + ": not a regular file (a model folder holds its config and weights as files)");
+}
+
 Weights::Weights(const std::string& folder) : folder_(folder) {
     const std::string single = folder + "/model.safetensors", index = folder + "/model.safetensors.index.json";
     std::vector<std::string> files;
     if (exists(single)) {
         files.push_back("model.safetensors");
     } else if (exists(index)) {
+        require_regular_file(index);
         const json::Value v = [&] {
             try {
                 return json::parse_json(io::read_file(index));
@@ -101,6 +108,7 @@ Weights::Weights(const std::string& folder) : folder_(folder) {
         }
     } else if (exists(folder + "/pytorch_model.bin")) {
         const std::string path = folder + "/pytorch_model.bin";
+        require_regular_file(path);
         files_text_ = "pytorch_model.bin";
         for (const io::TensorInfo& t : io::list_model_tensors(path)) {
             if (!t.note.empty()) continue;  // buffers such as position_ids are not weights
@@ -117,6 +125,7 @@ Weights::Weights(const std::string& folder) : folder_(folder) {
     }
     for (const std::string& name : files) {
         const std::string path = folder + "/" + name;
+        require_regular_file(path);
         files_.push_back(std::make_unique<io::detail::MappedFile>(path));
         files_text_ += (files_text_.empty() ? "" : ", ") + name;
         for (const io::TensorBytes& t : io::safetensors_entries(files_.back()->bytes(), path)) {

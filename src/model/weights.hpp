@@ -21,6 +21,10 @@ class MappedFile;
 
 namespace attn::model {
 
+// InputError unless path is a regular file (links followed): a model folder's files are read
+// or mapped whole, and opening a FIFO there would wait for a writer.
+void require_regular_file(const std::string& path);
+
 // One weight tensor in a mapped file.
 struct Weight {
     enum class Type { f32, f16, bf16 } type = Type::f32;
