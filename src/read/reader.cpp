@@ -84,9 +84,22 @@ Tensor parse_tensor(std::string_view bytes, const std::string& source, Finite fi
     return parse_tensor_scanned(bytes, !npy && detail::has_lone_cr(bytes), source, finite, max_dims);
 }
 
+// FILE:NAME where no FILE:NAME exists but FILE does, and FILE is none of the files that hold named
+// tensors (those above): an InputError saying so, not "FILE:NAME: No such file".
+void refuse_name_of_one_tensor_file(const std::string& path) {
+    struct stat st {};
+    const std::size_t colon = path.rfind(':');
+    if (colon == std::string::npos || colon == 0 || ::stat(path.c_str(), &st) == 0) return;
+    const std::string file = path.substr(0, colon);
+    if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+    throw InputError(file + ": holds one tensor, with no name to select ('" + path.substr(colon + 1) +
+                     "'): FILE:NAME names a tensor of an .npz, .safetensors, .bin/.pt, .json, .csv or .tsv file");
+}
+
 Tensor read_tensor(const std::string& path, Finite finite, std::size_t max_dims) {
     if (is_model_path(path)) return read_model_tensor(path, finite, max_dims);  // FILE.npz:NAME, FILE.safetensors:NAME
     if (const auto named = named_result(path)) return read_named_result(*named, finite, max_dims);
+    refuse_name_of_one_tensor_file(path);
     detail::InputBytes bytes(path);
     const std::string source = detail::display_name(path);
     if (const auto m = take_in_place(bytes, source, max_dims, ElementType::f32, finite))
