@@ -1,8 +1,10 @@
 // A restricted unpickler for the data.pkl of a torch.save checkpoint. It never calls or
 // imports anything: it knows the opcodes a pickled state_dict uses (protocols 2 to 5) and
-// the handful of globals torch writes for tensors, and builds a plain tree of values. Every
-// other opcode (INST, OBJ, NEWOBJ, PERSID, EXT...) and every other global (posix.system,
-// builtins.eval...) is refused by name with an InputError. Internal to the model readers.
+// the handful of globals torch writes for tensors, and builds values. They may be shared: the
+// memo places one value many times, so they form a graph without cycles, not a tree, and a
+// walk of them must bound its work (see torch_zip.cpp). Every other opcode (INST, OBJ,
+// NEWOBJ, PERSID, EXT...) and every other global (posix.system, builtins.eval...) is refused
+// by name with an InputError. Internal to the model readers.
 #pragma once
 #include <cstdint>
 #include <memory>

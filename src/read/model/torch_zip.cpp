@@ -4,8 +4,10 @@
 // torch 1.13 on, PREFIX/byteorder. data.pkl goes through the restricted unpickler; each
 // tensor is a strided view of a storage and is gathered straight from the mapped archive
 // into a float32 Tensor (no copy of the member in between).
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "attn/error.hpp"
@@ -15,6 +17,7 @@
 #include "read/model/pickle.hpp"
 #include "read/model/zip.hpp"
 #include "runtime/crc32.hpp"
+#include "runtime/system_memory.hpp"
 
 namespace attn::io {
 
@@ -30,6 +33,59 @@ const ZipMember* member(const Checkpoint& c, const std::string& name) {
     for (const ZipMember& m : c.members)
         if (m.name == c.prefix + name) return &m;
     return nullptr;
+}
+
+// The pickle's values form a graph, not a tree: the memo lets a dict be placed many times, so
+// 40 nested dicts that each hold the previous one twice name 2^39 tensors in 1.4 KB (a "billion
+// laughs"). The walk that names the tensors is counted first on the graph, each dict once, and
+// refused before any name is made when it would exceed these bounds. Real state_dicts stay far
+// below them: an entry takes at least a few bytes of data.pkl (its key, its value or a memo
+// reference), so only a dict placed many times walks more entries than data.pkl has bytes.
+constexpr std::uint64_t max_tensor_names = 1'000'000;              // the largest checkpoints hold tens of thousands
+constexpr std::uint64_t max_name_bytes = std::uint64_t(256) << 20;  // all names together
+constexpr std::uint64_t name_bytes_per_pickle_byte = 256;         // a long key shared by a whole nested dict
+
+struct Tally {
+    std::uint64_t entries = 0, names = 0, name_bytes = 0;  // saturating at 2^64 - 1
+};
+
+std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) { return __builtin_add_overflow(a, b, &a) ? UINT64_MAX : a; }
+std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) { return __builtin_mul_overflow(a, b, &a) ? UINT64_MAX : a; }
+
+// What collect() would walk and make, each dict counted once (nesting is at most 64 deep).
+Tally tally(const pickle::Value& v, std::unordered_map<const pickle::Node*, Tally>& seen) {
+    using K = pickle::Node::Kind;
+    if (v->kind == K::tensor) return {0, 1, 0};
+    if (v->kind != K::dict) return {};
+    if (const auto it = seen.find(v.get()); it != seen.end()) return it->second;
+    Tally t;
+    for (const auto& [key, value] : v->entries) {
+        const Tally sub = tally(value, seen);
+        t.entries = sat_add(sat_add(t.entries, 1), sub.entries);
+        t.names = sat_add(t.names, sub.names);
+        // every name below gets this key and a dot in front of it
+        const std::uint64_t prefix = key->kind == K::text ? key->text.size() + 1 : 0;
+        t.name_bytes = sat_add(t.name_bytes, sat_add(sub.name_bytes, sat_mul(sub.names, prefix)));
+    }
+    return seen[v.get()] = t;
+}
+
+std::string count_text(std::uint64_t n) { return n == UINT64_MAX ? "more than 2^64" : std::to_string(n); }
+
+void check_tally(const pickle::Value& root, std::uint64_t pickle_bytes, const std::string& source) {
+    std::unordered_map<const pickle::Node*, Tally> seen;
+    const Tally t = tally(root, seen);
+    const std::string why = " (its dicts are placed again and again through the pickle memo): refused";
+    if (t.entries > pickle_bytes)
+        throw InputError(source + ": data.pkl's dicts expand to " + count_text(t.entries) + " entries from " +
+                         std::to_string(pickle_bytes) + " bytes" + why + "; attn walks at most one entry per byte of data.pkl");
+    if (t.names > max_tensor_names)
+        throw InputError(source + ": data.pkl names " + count_text(t.names) + " tensors: refused; attn reads at most " +
+                         std::to_string(max_tensor_names) + " tensors from one checkpoint");
+    if (t.name_bytes > max_name_bytes || t.name_bytes > sat_mul(pickle_bytes, name_bytes_per_pickle_byte))
+        throw InputError(source + ": data.pkl's tensor names would take " + count_text(t.name_bytes) + " bytes" + why +
+                         "; attn allows at most " + std::to_string(name_bytes_per_pickle_byte) + " per byte of data.pkl and " +
+                         std::to_string(max_name_bytes >> 20) + " MiB in all");
 }
 
 // The tensors of a state_dict: a dict of names to tensors; a nested dict's tensors are
@@ -89,10 +145,16 @@ Checkpoint open(std::string_view bytes, const std::string& source) {
     const pickle::Value root = pickle::unpickle(pkl, source + ": data.pkl");
     if (root->kind != pickle::Node::Kind::dict)
         throw InputError(source + ": data.pkl holds no dict of tensors (attn reads state_dicts)");
+    check_tally(root, pkl.size(), source);  // before collect() makes any name
     collect(root, "", c, source);
     for (const auto& [name, t] : c.tensors) check_view(c, name, t, source);
     return c;
 }
+
+// The float32 elements attn copies out of a view with more elements than its storage: up to
+// the size at which buffers start to be checked against free memory (256 MiB), whatever the
+// file's size; a view within its storage is bounded by the archive member's bytes instead.
+constexpr std::size_t max_view_floats = checked_buffer_bytes / sizeof(float);
 
 TensorInfo info(const std::string& name, const pickle::TensorRef& t) {
     TensorInfo i{name, t.storage.dtype, Shape(std::vector<std::size_t>(t.shape.begin(), t.shape.end())), true, {}};
@@ -101,6 +163,17 @@ TensorInfo info(const std::string& name, const pickle::TensorRef& t) {
         i.note = "dtype " + d + " is not supported (attn reads float32, float16 and bfloat16)";
     else if (i.shape.rank() == 0) i.note = "0-d tensor (a single number): expected at least one dimension";
     else if (i.shape.numel() == 0) i.note = "empty tensor: shape " + i.shape.text();
+    else if (i.shape.numel() > t.storage.numel && i.shape.numel() > max_view_floats) {
+        // An expanded view (stride 0, torch's expand) or overlapping strides: torch.load keeps it
+        // as a view of its small storage, attn copies it out to float32. The copy would not be
+        // bounded by the file's size, so beyond the size of a checked buffer it is refused.
+        std::string strides;
+        for (std::uint64_t s : t.stride) strides += (strides.empty() ? "" : ", ") + std::to_string(s);
+        i.note = "a view of " + std::to_string(i.shape.numel()) + " elements over a storage of " +
+                 std::to_string(t.storage.numel) + " (strides (" + strides + "), an expanded tensor): attn would copy it out to " +
+                 std::to_string(i.shape.numel() / (std::size_t(1) << 18)) + " MiB; views larger than their storage are read up to " +
+                 std::to_string(max_view_floats >> 18) + " MiB (save it with .contiguous())";
+    }
     return i;
 }
 

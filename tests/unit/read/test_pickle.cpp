@@ -12,6 +12,7 @@
 #include "attn/error.hpp"
 #include "attn/model_file.hpp"
 #include "read/model/pickle.hpp"
+#include "runtime/crc32.hpp"
 
 using attn::InputError;
 using attn::io::pickle::Node;
@@ -25,6 +26,24 @@ Value load(const std::string& b) { return attn::io::pickle::unpickle(b, "p"); }
 std::string error_of(const std::string& b) {
     try {
         load(b);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::string error_of_list(const std::string& zip) {
+    try {
+        attn::io::torch_list(zip, "bomb.pt");
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::string error_of_read(const std::string& zip) {
+    try {
+        attn::io::torch_tensor(zip, "w", "x.pt");
     } catch (const InputError& e) {
         return e.what();
     }
@@ -48,6 +67,48 @@ std::string x(const std::string& s) {
 }
 // Protocol 2: PROTO 2, body, STOP.
 std::string p2(const std::string& body) { return x("{80}{02}" + body + "."); }
+
+// Little-endian bytes of v.
+std::string le(std::uint64_t v, int n) {
+    std::string out;
+    for (int k = 0; k < n; ++k) out += char((v >> (8 * k)) & 0xff);
+    return out;
+}
+
+// A torch.save archive as Python's zipfile writes it with ZIP_STORED: archive/data.pkl, the
+// storages data/KEY and version.
+std::string torch_zip(const std::string& pkl, const std::vector<std::pair<std::string, std::string>>& storages) {
+    std::vector<std::pair<std::string, std::string>> members = {{"archive/data.pkl", pkl}};
+    for (const auto& [key, bytes] : storages) members.emplace_back("archive/data/" + key, bytes);
+    members.emplace_back("archive/version", "3\n");
+    std::string out, cd;
+    for (const auto& [name, data] : members) {
+        const std::string fields = le(20, 2) + le(0, 2) + le(0, 2) + le(0, 4) + le(attn::io::crc32(data), 4) +
+                                   le(data.size(), 4) + le(data.size(), 4) + le(name.size(), 2) + le(0, 2);
+        cd += le(0x02014b50, 4) + le(20, 2) + fields + le(0, 2) + le(0, 2) + le(0, 2) + le(0, 4) + le(out.size(), 4) + name;
+        out += le(0x04034b50, 4) + fields + name + data;
+    }
+    return out + cd + le(0x06054b50, 4) + le(0, 4) + le(members.size(), 2) + le(members.size(), 2) + le(cd.size(), 4) +
+           le(out.size(), 4) + le(0, 2);
+}
+
+// _rebuild_tensor_v2 of a float32 storage data/0 of `numel` elements, offset 0.
+std::string tensor_pickle(std::uint64_t numel, const std::vector<std::uint32_t>& shape, const std::vector<std::uint32_t>& stride) {
+    std::string size = "(", step = "(";
+    for (std::uint32_t n : shape) size += "J" + le(n, 4);
+    for (std::uint32_t n : stride) step += "J" + le(n, 4);
+    return "ctorch._utils\n_rebuild_tensor_v2\n(" + x("(U{07}storagectorch\nFloatStorage\nU{01}0U{03}cpuJ") + le(numel, 4) +
+           "tQ" + x("K{00}") + size + "t" + step + "t" + x("{89}") + "ccollections\nOrderedDict\n)RtR";
+}
+
+// {'w': tensor}, then `levels` - 1 dicts each holding the one before twice ('a' and 'b'), all
+// through the memo: 2^(levels-1) names from a few hundred bytes.
+std::string laughs(int levels) {
+    std::string p = x("{80}{02}}q{00}U{01}w") + tensor_pickle(4, {2, 2}, {2, 1}) + "s0";
+    for (int i = 1; i < levels; ++i)
+        p += "}q" + le(i, 1) + x("U{01}ah") + le(i - 1, 1) + "s" + x("U{01}bh") + le(i - 1, 1) + "s0";
+    return p + "h" + le(levels - 1, 1) + ".";
+}
 
 }  // namespace
 
@@ -214,4 +275,46 @@ TEST_CASE("torch checkpoints: tensors read as numpy saved them; refusals") {
     CHECK_FALSE(attn::io::is_torch_checkpoint(slurp("data/models/small.npz")));
     // Every truncation of the archive is an input error.
     for (std::size_t n = 0; n < sd.size(); n += 7) CHECK_THROWS_AS(attn::io::torch_list(sd.substr(0, n), "sd.pt"), InputError);
+}
+
+TEST_CASE("torch checkpoints: dicts shared through the memo are counted, not walked as a tree") {
+    using attn::io::torch_list;
+    const std::string four_floats(16, '\0');
+    // Sharing as torch.save writes it still reads: one tensor under two names, one dict twice.
+    const std::string t = tensor_pickle(4, {2, 2}, {2, 1});
+    const auto shared_tensor = torch_list(torch_zip(x("{80}{02}}q{00}U{01}a") + t + x("q{01}sU{01}bh{01}s."), {{"0", four_floats}}), "s.pt");
+    REQUIRE(shared_tensor.size() == 2);
+    CHECK(shared_tensor[1].name == "b");
+    const auto shared_dict = torch_list(
+        torch_zip(x("{80}{02}}q{00}U{05}model}q{01}U{01}w") + t + "ss" + x("U{03}emah{01}s."),
+                  {{"0", four_floats}}),
+        "s.pt");
+    REQUIRE(shared_dict.size() == 2);
+    CHECK(shared_dict[0].name == "model.w");
+    CHECK(shared_dict[1].name == "ema.w");
+    // 2^11 names from 420 bytes: refused, naming the file, before any name is made (was: listed;
+    // 40 levels took 18 s and 2.7 GB: tests/bad/torch_billion_laughs.case).
+    CHECK(error_of_list(torch_zip(laughs(12), {{"0", four_floats}})).find("bomb.pt: data.pkl's dicts expand to 6142 entries") !=
+          std::string::npos);
+}
+
+TEST_CASE("torch checkpoints: a view with more elements than its storage is read only up to 256 MiB") {
+    using attn::io::torch_list;
+    const std::string one_float(4, '\0');
+    auto one = [&](const std::vector<std::uint32_t>& shape, const std::vector<std::uint32_t>& stride) {
+        return torch_zip(x("{80}{02}}U{01}w") + tensor_pickle(1, shape, stride) + "s.", {{"0", one_float}});
+    };
+    // torch.tensor([0.]).expand(20000, 20000): 1.6 GB of float32 from 4 bytes; torch.load keeps
+    // it a view, attn would copy it out (was: read, 1.6 GB).
+    const std::string big = one({20000, 20000}, {0, 0});
+    const auto listed = torch_list(big, "x.pt");
+    REQUIRE(listed.size() == 1);
+    CHECK(listed[0].shape.numel() == 400000000);  // still listed, as not readable
+    REQUIRE(listed[0].note.find("a view of 400000000 elements over a storage of 1") != std::string::npos);
+    CHECK(error_of_read(big).find("x.pt:w: a view of 400000000 elements") != std::string::npos);
+    // Up to 256 MiB of float32 an expanded view is read (here only listed), as small ones are.
+    CHECK(torch_list(one({8192, 8192}, {0, 0}), "x.pt")[0].note.empty());
+    CHECK(torch_list(one({8193, 8192}, {0, 0}), "x.pt")[0].note.find("expanded") != std::string::npos);
+    const attn::Tensor small = attn::io::torch_tensor(one({3, 5}, {0, 0}), "w", "x.pt");
+    CHECK(small.shape().numel() == 15);
 }
