@@ -81,6 +81,13 @@ public:
                 specials_.emplace_back(s->keys()[i], std::move(toks));
             }
         }
+        // Hugging Face refuses a template whose special token has no entry in special_tokens
+        // ("Missing SpecialToken(s) with id(s)") rather than guess its id.
+        for (const auto* items : {&single_, &pair_})
+            for (const Item& it : *items)
+                if (!it.sequence && !find(it.special))
+                    throw InputError("tokenizer.json: the template's special token \"" + it.special +
+                                     "\" has no entry in \"special_tokens\" (its ids)");
     }
     std::vector<Token> process(std::vector<Token> a, std::optional<std::vector<Token>> b, bool add) const override {
         std::vector<Token> out;
@@ -88,9 +95,7 @@ public:
             if (it.sequence == 'A') append(out, a, it.type_id);
             else if (it.sequence == 'B') { if (b) append(out, *b, it.type_id); }
             else if (add) {
-                const auto* known = find(it.special);
-                if (!known) out.push_back(special(it.special, std::nullopt, it.type_id));
-                else for (const auto& [name, id] : *known) out.push_back(special(name, id, it.type_id));
+                for (const auto& [name, id] : *find(it.special)) out.push_back(special(name, id, it.type_id));
             }
         }
         return out;
