@@ -34,6 +34,10 @@ std::u32string remove_if_category(const std::u32string& s, bool (*drop)(char32_t
     return out;
 }
 
+[[noreturn]] void too_long(const std::string& what, std::size_t limit) {
+    throw InputError("tokenizer.json: " + what + " makes the text longer than " + std::to_string(limit) + " characters");
+}
+
 bool is_nonspacing_mark(char32_t c) { return u::category(c) == u::Category::Mn; }
 bool is_any_mark(char32_t c) { return u::is_mark(c); }
 
@@ -46,7 +50,7 @@ public:
         const json::Value* s = c.find("strip_accents");
         strip_accents_ = (s && !s->is_null()) ? s->as_bool() : lowercase_;  // null follows lowercase
     }
-    std::u32string apply(std::u32string s) const override {
+    std::u32string apply(std::u32string s, std::size_t) const override {
         if (clean_text_) {
             std::u32string out;
             for (char32_t c : s) {
@@ -75,7 +79,7 @@ private:
 class Unicode : public Normalizer {
 public:
     explicit Unicode(u::Form f) : form_(f) {}
-    std::u32string apply(std::u32string s) const override { return u::normalize(s, form_); }
+    std::u32string apply(std::u32string s, std::size_t) const override { return u::normalize(s, form_); }
 
 private:
     u::Form form_;
@@ -83,14 +87,14 @@ private:
 
 class Lowercase : public Normalizer {
 public:
-    std::u32string apply(std::u32string s) const override { return u::to_lower(s); }
+    std::u32string apply(std::u32string s, std::size_t) const override { return u::to_lower(s); }
 };
 
 // Removes every mark (category M) as the oracle does: no decomposition first, so it is
 // usually paired with NFD in a Sequence.
 class StripAccents : public Normalizer {
 public:
-    std::u32string apply(std::u32string s) const override { return remove_if_category(s, is_any_mark); }
+    std::u32string apply(std::u32string s, std::size_t) const override { return remove_if_category(s, is_any_mark); }
 };
 
 class Replace : public Normalizer {
@@ -98,7 +102,9 @@ public:
     explicit Replace(const json::Value& c)
         : pattern_(TextPattern::from_json(c.at("pattern"))),
           content_(u::decode_utf8(c.string_or("content", ""))) {}
-    std::u32string apply(std::u32string s) const override { return pattern_.replace_all(s, content_); }
+    std::u32string apply(std::u32string s, std::size_t limit) const override {
+        return pattern_.replace_all(s, content_, limit, "the normalizer Replace");
+    }
 
 private:
     TextPattern pattern_;
@@ -108,7 +114,10 @@ private:
 class Prepend : public Normalizer {
 public:
     explicit Prepend(const json::Value& c) : prefix_(u::decode_utf8(c.at("prepend").as_string())) {}
-    std::u32string apply(std::u32string s) const override { return prefix_ + s; }
+    std::u32string apply(std::u32string s, std::size_t limit) const override {
+        if (prefix_.size() + s.size() > limit) too_long("the normalizer Prepend", limit);
+        return prefix_ + s;
+    }
 
 private:
     std::u32string prefix_;
@@ -117,7 +126,7 @@ private:
 class Strip : public Normalizer {
 public:
     explicit Strip(const json::Value& c) : left_(c.bool_or("strip_left", false)), right_(c.bool_or("strip_right", false)) {}
-    std::u32string apply(std::u32string s) const override {
+    std::u32string apply(std::u32string s, std::size_t) const override {
         std::size_t b = 0, e = s.size();
         if (left_) while (b < e && u::is_js_space(s[b])) ++b;
         if (right_) while (e > b && u::is_js_space(s[e - 1])) --e;
@@ -134,8 +143,9 @@ public:
         for (const json::Value& n : c.at("normalizers").as_array())
             if (auto p = make_normalizer(n)) steps_.push_back(std::move(p));
     }
-    std::u32string apply(std::u32string s) const override {
-        for (const auto& n : steps_) s = n->apply(std::move(s));
+    std::u32string apply(std::u32string s, std::size_t limit) const override {
+        for (const auto& n : steps_)
+            if ((s = n->apply(std::move(s), limit)).size() > limit) too_long("the normalizer Sequence", limit);
         return s;
     }
 

@@ -12,7 +12,14 @@ namespace attn::tokenize {
 class Normalizer {
 public:
     virtual ~Normalizer() = default;
-    virtual std::u32string apply(std::u32string text) const = 0;
+    // Replace can grow a text exponentially down a Sequence: past max_length(text's length)
+    // code points the normalizer throws an InputError instead.
+    std::u32string apply(std::u32string text) const {
+        const std::size_t limit = max_length(text.size());
+        return apply(std::move(text), limit);
+    }
+    virtual std::u32string apply(std::u32string text, std::size_t limit) const = 0;
+    static std::size_t max_length(std::size_t input) { return 64 * input + (std::size_t(1) << 20); }
 };
 
 // The normalizer a tokenizer.json "normalizer" member describes; nullptr for null.

@@ -1,9 +1,11 @@
 // The regex engine: a recursive-descent parser to a tree, and a backtracking matcher in
 // continuation-passing style (each node calls "the rest of the pattern" on every way it
-// can match).
+// can match). Both recurse, so both are bounded: the parser by the groups' nesting, the
+// matcher by the stack it has used (a long flat pattern nests as deeply as a nested one).
 #include "tokenize/regex.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 
 #include "attn/error.hpp"
@@ -48,6 +50,13 @@ bool word_unicode(char32_t c) {
 }
 bool word_ascii(char32_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || digit_ascii(c) || c == '_'; }
 
+// The pattern in quotes for a message; a hostile one can be megabytes long.
+std::string quoted(std::u32string_view p) {
+    constexpr std::size_t most = 80;
+    if (p.size() <= most) return "\"" + u::encode_utf8(p) + "\"";
+    return "\"" + u::encode_utf8(p.substr(0, most)) + "\"... (" + std::to_string(p.size()) + " characters)";
+}
+
 }  // namespace
 
 struct Regex::Node {
@@ -77,8 +86,8 @@ public:
 
 private:
     [[noreturn]] void fail(const std::string& what) const {
-        throw InputError("tokenizer.json: unsupported regex \"" + u::encode_utf8(p_) + "\": " + what +
-                         " at character " + std::to_string(i_));
+        throw InputError("tokenizer.json: unsupported regex " + quoted(p_) + ": " + what + " at character " +
+                         std::to_string(i_));
     }
     bool more() const { return i_ < p_.size(); }
 
@@ -179,6 +188,8 @@ private:
     }
 
     std::unique_ptr<Node> group(bool icase) {
+        if (++depth_ > Regex::max_nesting)  // the parser, the matcher and ~Node recurse per level
+            fail("groups nested more than " + std::to_string(Regex::max_nesting) + " deep");
         ++i_;  // (
         bool look = false, negate = false;
         if (more() && p_[i_] == '?') {
@@ -193,6 +204,7 @@ private:
         auto inner = alternation(icase);
         if (!more() || p_[i_] != ')') fail("unterminated group");
         ++i_;
+        --depth_;
         if (!look) return inner;
         auto n = std::make_unique<Node>();
         n->kind = Node::look;
@@ -299,6 +311,7 @@ private:
     std::u32string_view p_;
     Regex::Spaces spaces_;
     std::size_t i_ = 0;
+    int depth_ = 0;
 };
 
 bool item_matches(const ClassItem& it, char32_t c) {
@@ -319,11 +332,24 @@ bool chars_match(const Node& n, char32_t c) {
     return hit != n.negate;
 }
 
+// The stack a call has below it, from the frame address (GCC and Clang).
+std::uintptr_t stack_top() { return reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)); }
+
 class Matcher {
 public:
-    explicit Matcher(std::u32string_view t) : t_(t) {}
+    Matcher(std::u32string_view t, const std::string& shown) : t_(t), shown_(shown) {}
+
+    // Before each match attempt: a fresh step budget, and the stack measured from here.
+    void start() {
+        steps_ = 0;
+        base_ = stack_top();
+    }
 
     bool match(const Node& n, std::size_t i, const Cont& k) const {
+        step();
+        if (base_ - stack_top() > Regex::max_stack)
+            throw InputError("tokenizer.json: regex " + shown_ + " nests too deeply to match (more than " +
+                             std::to_string(Regex::max_stack >> 10) + " KiB of stack)");
         switch (n.kind) {
             case Node::chars:
                 return i < t_.size() && chars_match(n, t_[i]) && k(i + 1);
@@ -363,6 +389,12 @@ public:
     }
 
 private:
+    void step() const {
+        if (++steps_ > Regex::max_steps)
+            throw InputError("tokenizer.json: regex " + shown_ + " gives up after " + std::to_string(Regex::max_steps) +
+                             " backtracking steps in one match (catastrophic backtracking)");
+    }
+
     bool seq(const Node& n, std::size_t part, std::size_t i, const Cont& k) const {
         if (part == n.items.size()) return k(i);
         return match(*n.items[part], i, [&](std::size_t j) { return seq(n, part + 1, j, k); });
@@ -380,11 +412,11 @@ private:
         if (most < least) return false;
         if (n.greedy) {
             for (std::size_t j = most + 1; j-- > least;)
-                if (k(j)) return true;
+                if (step(), k(j)) return true;
             return false;
         }
         for (std::size_t j = least; j <= most; ++j)
-            if (k(j)) return true;
+            if (step(), k(j)) return true;
         return false;
     }
 
@@ -400,18 +432,23 @@ private:
     }
 
     std::u32string_view t_;
+    const std::string& shown_;
+    mutable std::size_t steps_ = 0;
+    std::uintptr_t base_ = 0;
 };
 
 }  // namespace
 
-Regex::Regex(std::u32string_view pattern, Spaces spaces) : root_(Parser(pattern, spaces).parse()) {}
+Regex::Regex(std::u32string_view pattern, Spaces spaces)
+    : root_(Parser(pattern, spaces).parse()), shown_(quoted(pattern)) {}
 Regex::Regex(Regex&&) noexcept = default;
 Regex& Regex::operator=(Regex&&) noexcept = default;
 Regex::~Regex() = default;
 
 std::pair<std::size_t, std::size_t> Regex::search(std::u32string_view text, std::size_t from) const {
-    const Matcher m(text);
+    Matcher m(text, shown_);
     for (std::size_t start = from; start <= text.size(); ++start) {
+        m.start();
         std::size_t end = 0;
         if (m.match(*root_, start, [&](std::size_t j) { end = j; return true; })) return {start, end};
     }

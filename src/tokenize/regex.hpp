@@ -3,7 +3,9 @@
 // what those patterns use: literals and escapes, classes with ranges and \p{..}, '.',
 // groups (capturing, (?:..), (?i:..)), look-ahead (?=..) (?!..), alternation, and the
 // quantifiers * + ? {m,n} (greedy, lazy '?', possessive '+'). Anything else is refused with
-// an InputError naming the pattern, never guessed.
+// an InputError naming the pattern, never guessed. As Oniguruma (Hugging Face's engine) does,
+// a hostile pattern is an InputError too: groups nest at most max_nesting deep, and a match
+// attempt gives up past max_steps steps or max_stack bytes of stack.
 #pragma once
 #include <memory>
 #include <string>
@@ -19,6 +21,10 @@ public:
         unicode,     // \s is White_Space (Oniguruma, as the oracle rewrites tokenizer.json patterns)
         javascript,  // \s is ECMAScript's (GPT-2's pattern as a JavaScript literal)
     };
+    static constexpr int max_nesting = 256;
+    static constexpr std::size_t max_steps = 10'000'000;     // Oniguruma's retry limit in a match
+    static constexpr std::size_t max_stack = std::size_t(1) << 20;  // a fraction of any thread's stack
+
     Regex(std::u32string_view pattern, Spaces spaces);
     Regex(Regex&&) noexcept;
     Regex& operator=(Regex&&) noexcept;
@@ -33,6 +39,7 @@ public:
 
 private:
     std::unique_ptr<Node> root_;
+    std::string shown_;  // the pattern as error messages quote it
 };
 
 }  // namespace attn::tokenize

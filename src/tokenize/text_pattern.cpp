@@ -39,10 +39,21 @@ std::vector<std::pair<std::size_t, std::size_t>> TextPattern::find_all(const std
     return out;
 }
 
-std::u32string TextPattern::replace_all(const std::u32string& text, const std::u32string& content) const {
+std::u32string TextPattern::replace_all(const std::u32string& text, const std::u32string& content, std::size_t limit,
+                                        const std::string& what) const {
+    const auto matches = find_all(text);
+    std::size_t length = text.size();  // measured first: no allocation past the limit
+    for (auto [b, e] : matches) {
+        length -= e - b;
+        if (content.size() > limit || length > limit - content.size())
+            throw InputError("tokenizer.json: " + what + " makes the text longer than " + std::to_string(limit) +
+                             " characters");
+        length += content.size();
+    }
     std::u32string out;
+    out.reserve(length);
     std::size_t prev = 0;
-    for (auto [b, e] : find_all(text)) {
+    for (auto [b, e] : matches) {
         out.append(text, prev, b - prev);
         out += content;
         prev = e;

@@ -19,7 +19,9 @@ public:
 
     // Every non-overlapping match, left to right, as [begin, end).
     std::vector<std::pair<std::size_t, std::size_t>> find_all(const std::u32string& text) const;
-    std::u32string replace_all(const std::u32string& text, const std::u32string& content) const;
+    // Throws an InputError naming `what` when the result would pass `limit` code points.
+    std::u32string replace_all(const std::u32string& text, const std::u32string& content,
+                               std::size_t limit = std::u32string::npos, const std::string& what = "Replace") const;
 
 private:
     std::u32string literal_;

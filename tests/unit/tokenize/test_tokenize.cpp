@@ -211,3 +211,37 @@ TEST_CASE("tokenize: pre-tokenizers beyond the oracle's, as the Rust tokenizers 
     run(split + R"(MergedWithNext"})", {"the", "-final", "-", "-countdown"}, "the-final--countdown");
     run(split + R"(Contiguous"})", {"the", "-", "final", "--", "countdown"}, "the-final--countdown");
 }
+
+TEST_CASE("tokenize: hostile patterns and normalizers are InputErrors, not crashes, hangs or blow-ups") {
+    auto repeated = [](std::u32string_view s, int n) {
+        std::u32string out;
+        for (int i = 0; i < n; ++i) out += s;
+        return out;
+    };
+    // Nesting: the limit itself parses and matches; one more group is refused at once.
+    const int most = Regex::max_nesting;
+    const Regex deep(repeated(U"(", most) + U"a" + repeated(U")", most), Regex::Spaces::unicode);
+    CHECK(split_text(deep, U"bab") == std::vector<std::string>{"a"});
+    CHECK_THROWS_WITH_AS(Regex(repeated(U"(?=", 20000) + U"a" + repeated(U")", 20000), Regex::Spaces::unicode),
+                         doctest::Contains("groups nested more than 256 deep"), InputError);
+    // A long flat pattern nests as deeply in the matcher: bounded by the stack it uses.
+    const Regex flat(repeated(U"a*", 30000), Regex::Spaces::unicode);
+    CHECK_THROWS_WITH_AS(flat.find_all(U"hello"), doctest::Contains("nests too deeply to match"), InputError);
+    // Catastrophic backtracking gives up after max_steps (a fraction of a second), as Oniguruma does.
+    const std::u32string text = U"hello " + repeated(U"a", 35) + U"c world";
+    for (const char32_t* p : {U"(a+)+$", U"(a*)*b", U".*.*.*.*.*.*.*.*x", U"(a|aa)+b"})
+        CHECK_THROWS_WITH_AS(Regex(p, Regex::Spaces::unicode).find_all(text),
+                             doctest::Contains("backtracking steps in one match"), InputError);
+    // The budget is per match attempt: a long text of cheap attempts is fine.
+    CHECK(Regex(U"(a|aa)+b", Regex::Spaces::unicode).find_all(repeated(U"aab ", 20000)).size() == 20000);
+    // Eight Replaces of "a" by sixteen a's would grow the text 16^8-fold.
+    std::string seq;
+    for (int i = 0; i < 8; ++i)
+        seq += std::string(i ? ", " : "") + R"({"type": "Replace", "pattern": {"String": "a"}, "content": "aaaaaaaaaaaaaaaa"})";
+    const Tokenizer grows = Tokenizer::from_json(R"({"normalizer": {"type": "Sequence", "normalizers": [)" + seq +
+                                                 R"(]}, "model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}})");
+    CHECK_THROWS_WITH_AS(tokens(grows, "hello aaaa"),
+                         "tokenizer.json: the normalizer Replace makes the text longer than 1049216 characters",
+                         InputError);
+    CHECK_NOTHROW(tokens(grows, "b"));  // nothing to grow
+}
