@@ -6,20 +6,20 @@
 #include <string>
 
 #include "read/json.hpp"
+#include "tokenize/text_pattern.hpp"
 
 namespace attn::tokenize {
 
 class Normalizer {
 public:
     virtual ~Normalizer() = default;
-    // Replace can grow a text exponentially down a Sequence: past max_length(text's length)
+    // Replace can grow a text exponentially down a Sequence: past TextPattern::max_grown_length
     // code points the normalizer throws an InputError instead.
     std::u32string apply(std::u32string text) const {
-        const std::size_t limit = max_length(text.size());
+        const std::size_t limit = TextPattern::max_grown_length(text.size());
         return apply(std::move(text), limit);
     }
     virtual std::u32string apply(std::u32string text, std::size_t limit) const = 0;
-    static std::size_t max_length(std::size_t input) { return 64 * input + (std::size_t(1) << 20); }
 };
 
 // The normalizer a tokenizer.json "normalizer" member describes; nullptr for null.

@@ -218,7 +218,8 @@ public:
     explicit ReplacePieces(const json::Value& c)
         : pattern_(TextPattern::from_json(c.at("pattern"))), content_(u::decode_utf8(c.string_or("content", ""))) {}
     void split(const std::u32string& s, std::size_t, std::vector<std::u32string>& out) const override {
-        out.push_back(pattern_.replace_all(s, content_));
+        out.push_back(pattern_.replace_all(s, content_, TextPattern::max_grown_length(s.size()),
+                                           "the pre-tokenizer Replace"));
     }
 
 private:
@@ -234,7 +235,15 @@ public:
     }
     void split(const std::u32string& s, std::size_t section, std::vector<std::u32string>& out) const override {
         std::vector<std::u32string> pieces{s};
-        for (const auto& p : steps_) pieces = p->apply(pieces, section);
+        const std::size_t limit = TextPattern::max_grown_length(s.size());
+        for (const auto& p : steps_) {
+            pieces = p->apply(pieces, section);
+            std::size_t length = 0;
+            for (const auto& piece : pieces) length += piece.size();
+            if (length > limit)
+                throw InputError("tokenizer.json: the pre-tokenizer Sequence makes the text longer than " +
+                                 std::to_string(limit) + " characters");
+        }
         for (auto& p : pieces) out.push_back(std::move(p));
     }
 

@@ -19,6 +19,9 @@ public:
 
     // Every non-overlapping match, left to right, as [begin, end).
     std::vector<std::pair<std::size_t, std::size_t>> find_all(const std::u32string& text) const;
+    // How long a Replace (normalizer or pre-tokenizer), or a Sequence of them, may make a text
+    // of `input` code points: replacements can grow it exponentially down a Sequence.
+    static std::size_t max_grown_length(std::size_t input) { return 64 * input + (std::size_t(1) << 20); }
     // Throws an InputError naming `what` when the result would pass `limit` code points.
     std::u32string replace_all(const std::u32string& text, const std::u32string& content,
                                std::size_t limit = std::u32string::npos, const std::string& what = "Replace") const;
