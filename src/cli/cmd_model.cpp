@@ -96,7 +96,8 @@ int cmd_model(int argc, char** argv) {
         "mistral and qwen2 (LlamaModel: RMSNorm, RoPE with rope_scaling linear or llama3,\n"
         "grouped-query heads, SwiGLU, Mistral's sliding_window, Qwen2's biases). The weights are\n"
         "used where they lie in the mapped files (float16 and bfloat16 widened as the GEMM packs\n"
-        "them); the arithmetic is float32.\n");
+        "them); the arithmetic is float32. A NaN or infinity in a weight the pass uses is an input\n"
+        "error naming the tensor (in an embedding table, only in a row the tokens pick).\n");
     options.positional_help("PATH");
     options.add_options("Inputs")
         ("path", "The model folder", cxxopts::value<std::string>(), "PATH")

@@ -121,7 +121,10 @@ int cmd_tokenize(int argc, char** argv) {
         "Strip normalizers; the BertPreTokenizer, ByteLevel, Metaspace, Split, Digits, Whitespace,\n"
         "WhitespaceSplit, Punctuation, CharDelimiterSplit, FixedLength, Replace pre-tokenizers; the\n"
         "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel post-processors; added and\n"
-        "special tokens. Anything else (Unigram, UnicodeScripts, Precompiled) is refused by name.\n");
+        "special tokens. Anything else (Unigram, UnicodeScripts, Precompiled) is refused by name, and\n"
+        "so is a hostile file: regex groups nested deeper than 256, a match attempt past 10,000,000\n"
+        "steps (Oniguruma's limit, Hugging Face's regex engine) or 1 MiB of stack, normalizers and\n"
+        "pre-tokenizers that grow a text past 64 times its length plus 1 Mi characters.\n");
     options.custom_help("PATH --text TEXT [--text-pair TEXT] [OPTIONS]");
     options.positional_help("");
     options.add_options()
