@@ -323,7 +323,9 @@ std::string TextReader::only_result(const std::string& name) const {
             j = skip_space_and_comments(j + 1);
             const std::size_t end = skip_json_value(s_, j);
             if (end == npos || end == j) fail_expected(j, "a value");
-            if (key == name && member == npos) member = i, value = j, member_end = end;
+            if (key == name && member != npos)  // Python's json keeps the last, a JSON library the first
+                throw InputError(source_ + ": two results named '" + printable_utf8(name) + "': which one is meant is unclear");
+            if (key == name) member = i, value = j, member_end = end;
             if (key != "labels" && key != "key_labels") names.push_back(key);
             i = skip_space_and_comments(end);
             if (i < s_.size() && s_[i] == ',') i = skip_space_and_comments(i + 1);
