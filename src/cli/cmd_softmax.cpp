@@ -139,6 +139,7 @@ int cmd_softmax(int argc, char** argv) {
     else throw UsageError("missing input: give FILE, or '-' for standard input (see --help)");
 
     Tensor t = io::read_tensor(input, io::Finite::allow_neg_inf);
+    const bool vector = t.rank() == 1;  // (n,) stays (n,), as torch.softmax keeps the shape
     const bool causal = r["causal"].as<bool>();  // --causal=false is false
     std::size_t masked = 0;
     if (t.rank() <= 2) {  // a matrix (a vector is one row), printed as before
@@ -157,7 +158,9 @@ int cmd_softmax(int argc, char** argv) {
         std::fprintf(stderr, "attn: note: %zu fully masked %s (every entry -inf) got %s (--masked-rows)\n", masked,
                      masked == 1 ? "row" : "rows", got);
     }
-    if (t.rank() == 2) {
+    if (vector) {
+        io::write_output({io::tensor_item("softmax", contiguous_view(t.data(), Shape{t.cols()}))}, out);
+    } else if (t.rank() == 2) {
         const Matrix m = std::move(t).to_matrix();
         io::write_output({io::Item{"softmax", &m, {}, {}, {}, {}, {}}}, out);
     } else {

@@ -186,3 +186,13 @@ expect_out_has "# softmax [1, 1] 1x2" "softmax of a 4-D tensor: the blocks keep 
 run softmax "$T/nd4" --normalize sum
 expect_code 1 "softmax --normalize sum of a slice summing to zero"
 expect_err_has "[1, 1] row 1 sums to zero" "softmax --normalize sum: the slice of the zero sum"
+
+# A 1-D input keeps its shape (n,), as torch.softmax(x, dim=-1) does.
+printf '[0, 0]\n' > "$T/v2"
+run softmax "$T/v2" --format json
+expect_code 0 "softmax of a vector"
+if [ "$(tr -d ' \n' <<<"$OUT")" = '{"softmax":[0.5,0.5]}' ]; then pass; else fail "softmax of [0, 0]: $OUT"; fi
+run softmax "$ROOT/data/fixtures/vector_f4.npy" --format npy -o "$T/sv.npy"
+expect_code 0 "softmax of a 1-D .npy"
+if [[ $(head -c 128 "$T/sv.npy" | tr -d '\0') =~ \'shape\':\ \([0-9]+,\) ]]; then pass
+else fail "softmax of a 1-D .npy is not 1-D: $(head -c 128 "$T/sv.npy" | tr -d '\0')"; fi
