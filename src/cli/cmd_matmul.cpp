@@ -70,6 +70,30 @@ Tensor batched_product(const Tensor& A, const Tensor& B, bool transpose_b, const
     return C;
 }
 
+// torch.matmul's vectors: a 1-D A (k,) multiplies as the row (1, k) and a 1-D B (k,) as the
+// column (k, 1) (with --transpose-b as the row (1, k), the same column once transposed); the
+// product then loses that dimension. Two vectors give their dot product, shape (1,) (torch: 0-d).
+Tensor as_column(const Tensor& v) {
+    Tensor c{Shape{v.cols(), 1}};
+    for (std::size_t k = 0; k < v.cols(); ++k) c.slice_data(0)[k * c.row_stride()] = v.data()[k];
+    return c;
+}
+Tensor without_vector_dims(const Tensor& C, bool a_vector, bool b_vector) {
+    std::vector<std::size_t> dims = C.shape().to_vector();
+    if (b_vector) dims.erase(dims.end() - 1);
+    if (a_vector) dims.erase(dims.end() - 1 - (b_vector ? 0 : 1));
+    if (dims.empty()) dims.push_back(1);
+    Tensor out{Shape(dims)};
+    // A dimension of size 1 removed: the elements keep their order.
+    const std::size_t oc = out.cols(), orows = out.rows();
+    for (std::size_t s = 0, k = 0; s < C.slices(); ++s)
+        for (std::size_t r = 0; r < C.rows(); ++r)
+            for (std::size_t c = 0; c < C.cols(); ++c, ++k)
+                out.slice_data(k / (orows * oc))[(k / oc % orows) * out.row_stride() + k % oc] =
+                    C.slice_data(s)[r * C.row_stride() + c];
+    return out;
+}
+
 }  // namespace
 
 int cmd_matmul(int argc, char** argv) {
@@ -78,7 +102,10 @@ int cmd_matmul(int argc, char** argv) {
                              "(B cols x k). A and B are text or .npy; at most one of them may be '-'.\n"
                              "With a 3-D or 4-D operand each 2-D slice is multiplied, the leading dimensions\n"
                              "broadcast as torch.matmul's (equal, or 1 on one side): nanoGPT's wei @ x is\n"
-                             "(T, T)·(B, T, C). A vector is one row.\n");
+                             "(T, T)·(B, T, C). A 1-D A (k,) is a row and a 1-D B (k,) a column, and the\n"
+                             "product drops that dimension, as torch.matmul: (k,)·(k, n) is (n,), (m, k)·(k,)\n"
+                             "is (m,), two vectors give their dot product as shape (1,) (torch: 0-d). A text\n"
+                             "line is a matrix (1, n), not a vector: a vector is a 1-D .npy or [a, b, ...].\n");
     options.positional_help("A B");
     options.add_options()
         ("left", "Left operand A: a matrix, or a 3-D/4-D tensor", cxxopts::value<std::string>())
@@ -99,9 +126,17 @@ int cmd_matmul(int argc, char** argv) {
     const bool transpose_b = r["transpose-b"].as<bool>();  // --transpose-b=false is false
     Tensor At = io::read_tensor(a_path);
     Tensor Bt = io::read_tensor(b_path);
-    if (At.rank() > 2 || Bt.rank() > 2) {
-        const Tensor C = batched_product(At, Bt, transpose_b, a_path, b_path);
+    const bool a_vector = At.rank() == 1, b_vector = Bt.rank() == 1;
+    if (b_vector && At.cols() != Bt.cols())
+        throw InputError("cannot multiply " + shown(a_path) + " " + At.shape().text() + " by the vector " + shown(b_path) +
+                         " " + Bt.shape().text() + ": A has " + std::to_string(At.cols()) +
+                         (At.cols() == 1 ? " column, " : " columns, ") + "B has " + std::to_string(Bt.cols()) +
+                         (Bt.cols() == 1 ? " entry" : " entries"));
+    if (b_vector && !transpose_b) Bt = as_column(Bt);
+    if (At.rank() > 2 || Bt.rank() > 2 || a_vector || b_vector) {
+        Tensor C = batched_product(At, Bt, transpose_b, a_path, b_path);
         for (std::size_t s = 0; s < C.slices(); ++s) require_finite(C.slice_matrix(s));
+        if (a_vector || b_vector) C = without_vector_dims(C, a_vector, b_vector);
         io::write_output({io::tensor_item("product", C.view())}, out);
         return exit_ok;
     }

@@ -122,3 +122,26 @@ run matmul "$T/a222.npy" "$T/A22" --transpose-b; expect_code 0 "matmul (2,2,2)·
 "$ATTN" random --seed 1 --shape 2,3 --format npy -o "$T/a23.npy"
 run matmul "$T/a222.npy" "$T/a23.npy" --transpose-b; expect_code 3 "matmul inner mismatch batched"
 expect_err_has "A has 2 columns, Bᵀ has 3 rows" "matmul inner mismatch batched: message"
+
+# torch.matmul's vectors (a 1-D .npy or a bracketed [a, b, ...]): a 1-D A is a row, a 1-D B a
+# column, and the product drops that dimension; two vectors give their dot product as (1,).
+printf '[1, 2, 3]\n' > "$T/v3"
+printf '[4, 5, 6]\n' > "$T/w3"
+printf '1 0\n0 1\n1 1\n' > "$T/m32"
+printf '1 0 1\n0 1 1\n' > "$T/m23"
+printf '[[[1, 0, 0]], [[0, 1, 1]]]\n' > "$T/t213"
+for spec in "v3 m32||[4, 5]" "m23 v3||[4, 5]" "m23 v3|--transpose-b|[4, 5]" "v3 w3||[32]" "v3 w3|--transpose-b|[32]" \
+            "t213 v3||[[1], [5]]"; do
+    IFS='|' read -r files flag want <<<"$spec"
+    read -r fa fb <<<"$files"
+    # shellcheck disable=SC2086 # flag: none or one word
+    run matmul "$T/$fa" "$T/$fb" $flag --format json
+    expect_code 0 "matmul $fa·$fb $flag"
+    got=$(tr -d ' \n' <<<"$OUT")
+    want_json=$(tr -d ' ' <<<"{\"product\":$want}")
+    if [ "$got" = "$want_json" ]; then pass; else fail "matmul $fa·$fb $flag: $got, expected $want_json"; fi
+done
+run matmul "$T/m32" "$T/v3"
+expect_code 3 "matmul (3, 2)·(3,): A has 2 columns"
+expect_err_has "by the vector" "matmul by a vector of the wrong length: message"
+expect_err_has "A has 2 columns, B has 3 entries" "matmul by a vector of the wrong length: the counts"
