@@ -68,7 +68,8 @@ std::size_t TextReader::read_json_object(std::size_t i) {
     i = skip_space_and_comments(close + 1);
     if (i >= s_.size() || s_[i] != ':') fail_expected(i, "':'");
     i = skip_space_and_comments(i + 1);
-    if (i >= s_.size() || s_[i] != '[') fail_expected(i, "'['");
+    if (i >= s_.size() || s_[i] != '[')  // a json of other members first (attn random's "seed")
+        fail_at(i, "\"" + name + "\" is not a tensor (a nested list of numbers)" + name_one_hint("NAME"));
     i = read_bracketed(i);
     // attn's labelled json ends with "labels" / "key_labels": token lists, not numbers.
     while (i < s_.size() && s_[i] == ',') {
