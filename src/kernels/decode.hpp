@@ -318,14 +318,15 @@ void decode_chunk_of(const DecodeArgs& a) {
     float* q = qbuf.get();
     float* sc = sbuf.get();
     alignas(64) float alpha[RB];
-    const F cap(a.softcap), inv_cap(a.softcap == 0.0f ? 0.0f : 1.0f / a.softcap);
+    const F cap(a.softcap);
+    const float qscale = query_scale(a.scale, a.softcap);  // 1/c of a softcap in the query
     const F iota = lane_index<Arch>();
     for (std::size_t r0 = 0; r0 < a.nrows; r0 += RB) {
         const std::size_t nr = std::min(RB, a.nrows - r0);
         std::size_t end[RB], kmax = a.k_begin, kmin = a.k_end;
         for (std::size_t r = 0; r < nr; ++r) {
             const DecodeRow& row = a.rows[r0 + r];
-            for (std::size_t p = 0; p < dkp; ++p) q[r * dkp + p] = p < a.dk ? a.scale * row.q[p] : 0.0f;
+            for (std::size_t p = 0; p < dkp; ++p) q[r * dkp + p] = p < a.dk ? qscale * row.q[p] : 0.0f;
             end[r] = std::max(a.k_begin, std::min(a.k_end, row.visible));
             kmax = std::max(kmax, end[r]);
             if (row.first < end[r]) kmin = std::min(kmin, std::max(a.k_begin, row.first));
@@ -349,7 +350,7 @@ void decode_chunk_of(const DecodeArgs& a) {
                 const std::size_t lim = end[r] > t0 ? std::min(nk, end[r] - t0) : 0;
                 if (a.softcap != 0.0f)
                     for (std::size_t j = 0; j < lim; j += W)
-                        softcap<Arch>(F::load_aligned(s + j), cap, inv_cap).store_aligned(s + j);
+                        softcap_of_quotient<Arch>(F::load_aligned(s + j), cap).store_aligned(s + j);
                 if (row.alibi_slope != 0.0f)  // alibi.hpp; lanes past lim are overwritten below
                     for (std::size_t j = 0; j < lim; j += W)
                         (rounded<Arch>(F::load_aligned(s + j)) +

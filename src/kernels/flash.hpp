@@ -323,11 +323,11 @@ private:
         mix(t0, nk, alpha, ot(b), parts);
     }
 
-    // Qᵀ[p][q] = scale·Q[q0 + q][p], zero for rows past Tq: W rows × W columns at a time,
+    // Qᵀ[p][q] = scale·Q[q0 + q][p] (scale/c under a softcap c: query_scale), zero for rows past Tq: W rows × W columns at a time,
     // transposed in registers (element by element, a window's blocks of 9 tiles spent 2.4% of
     // their time here).
     void pack_q(std::size_t q0, std::size_t nq, float* qt) const {
-        const F scale(a_.scale);
+        const F scale(query_scale(a_.scale, a_.softcap));
         for (std::size_t v = 0; v < NV; ++v) {
             const float* row[W];  // rows past Tq read the last row; their lanes are zeroed
             for (std::size_t l = 0; l < W; ++l) row[l] = a_.Q + (q0 + std::min(v * W + l, nq - 1)) * a_.ldq;
@@ -525,15 +525,16 @@ private:
         }
     }
 
-    // The softcap c·tanh(s/c) over the tile (tanh.hpp); with colmax, also its column max.
+    // The softcap c·tanh(s) over the tile of s = q·k·scale/c (tanh.hpp; the queries carry 1/c:
+    // pack_q); with colmax, also its column max.
     void softcap_tile(std::size_t nk, F* colmax) {
-        const F c(a_.softcap), inv_c(1.0f / a_.softcap);
+        const F c(a_.softcap);
         F mx[NV];
         for (std::size_t v = 0; v < NV; ++v) mx[v] = F(neg_inf);
         for (std::size_t j = 0; j < nk; ++j)
             for (std::size_t v = 0; v < NV; ++v) {
                 float* p = st_ + j * QB + v * W;
-                const F x = softcap<Arch>(F::load_aligned(p), c, inv_c);
+                const F x = softcap_of_quotient<Arch>(F::load_aligned(p), c);
                 x.store_aligned(p);
                 mx[v] = xsimd::max(mx[v], x);
             }

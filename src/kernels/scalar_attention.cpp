@@ -72,6 +72,11 @@ inline float cap(float x, float c, float inv_c) {
     if (c == 0.0f) return x;
     return std::isinf(x) ? std::numeric_limits<float>::quiet_NaN() : c * tanh1(x * inv_c);
 }
+// The same of z = x/c (the fused kernels' scores: kernel_types.hpp's query_scale).
+inline float cap_of_quotient(float z, float c) {
+    if (c == 0.0f) return z;
+    return std::isinf(z) ? std::numeric_limits<float>::quiet_NaN() : c * tanh1(z);
+}
 
 constexpr std::size_t key_tile = 128;
 
@@ -90,7 +95,10 @@ template <class E, class Args>
 void online_softmax_row(const float* q, const std::uint64_t* mask_row, const float* bias_row, float slope,
                         long long pos, const Args& a, std::size_t begin, std::size_t end, float& m, float& l,
                         float* acc, float* s) {
-    const float inv_c = a.softcap == 0.0f ? 0.0f : 1.0f / a.softcap;
+    // The query times query_scale, rounded per element, as the vector kernels pack it.
+    std::vector<float> qs(a.dk);
+    const float qscale = query_scale(a.scale, a.softcap);
+    for (std::size_t p = 0; p < a.dk; ++p) qs[p] = qscale * q[p];
     for (std::size_t t0 = begin; t0 < end; t0 += key_tile) {
         const std::size_t nk = std::min(key_tile, end - t0);
         float tile_max = neg_inf;
@@ -98,8 +106,8 @@ void online_softmax_row(const float* q, const std::uint64_t* mask_row, const flo
             const std::size_t j = t0 + jj;
             const kv_ptr<E> k = kv_begin<E>(a.K) + j * a.ldk;
             float dot = 0.0f;
-            for (std::size_t p = 0; p < a.dk; ++p) dot += q[p] * widen(k[p]);
-            float v = cap(a.scale * dot, a.softcap, inv_c);
+            for (std::size_t p = 0; p < a.dk; ++p) dot += qs[p] * widen(k[p]);
+            float v = cap_of_quotient(dot, a.softcap);
             if (slope != 0.0f) v += alibi(slope, j, pos);
             if (bias_row) v += bias_row[j];
             if (mask_row && !mask_bit(mask_row, j)) v = neg_inf;

@@ -5,7 +5,8 @@
 // estimate and a Newton step (a divide elsewhere). NaN gives NaN; tanh(±0) = ±0.
 // Why not exp's reduction (Cephes tanhf, 1.3 ULP): its exp, divide and second branch made the
 // softcapped fused kernel 1.26× the plain one at T=4096, d=64 (2 threads, AVX-512); this is
-// 1.13× there (CPU time; the goal was 1.10×).
+// 1.13× there (CPU time; the goal was 1.10×), and 1.10× with 1/c folded into the query
+// (kernel_types.hpp's query_scale: softcap_of_quotient).
 // Measured maximum error against std::tanh in double: 5.0 ULP (avx512), 5.1 (avx2), 5.3 (neon,
 // under qemu; 5.6 on the sparser sweep, every 611th pattern, that make test-neon runs), 6.5 for
 // the x86 scalar kernel (no FMA, a divide), largest near the clamp; a softcap's logit is off by
@@ -66,7 +67,9 @@ inline vfloat<Arch> tanh(const vfloat<Arch>& x) {
     return xsimd::select(x == x, tanh_of_number<Arch>(x), x);  // NaN in, NaN out (the clamp gives ±1)
 }
 
-// c·tanh(x·inv_c) with inv_c = 1/c (a multiply, not a divide, per lane). A score of ±inf or
+// c·tanh(x·inv_c) with inv_c = 1/c (a multiply, not a divide, per lane); softcap_of_quotient
+// takes z = x/c already (the fused kernels fold 1/c into the query: kernel_types.hpp's
+// query_scale). A score of ±inf or
 // NaN is a product that overflowed float32 (the inputs are finite): it gives NaN, so the
 // overflow is reported as it is without a softcap, not capped to ±c. That is x − x (0 for a
 // finite x, NaN for ±inf and NaN) added in the product's fused multiply-add: c·t + 0 rounds as
@@ -74,8 +77,12 @@ inline vfloat<Arch> tanh(const vfloat<Arch>& x) {
 // its pass over the tile (cachegrind, avx2 kernels, T=1024 d=64, one thread: the softcapped
 // fused kernel's extra instructions over the plain one from 3.44M to 3.31M a call).
 template <class Arch>
+inline vfloat<Arch> softcap_of_quotient(const vfloat<Arch>& z, const vfloat<Arch>& c) {
+    return fmadd<Arch>(c, tanh_of_number<Arch>(z), z - z);
+}
+template <class Arch>
 inline vfloat<Arch> softcap(const vfloat<Arch>& x, const vfloat<Arch>& c, const vfloat<Arch>& inv_c) {
-    return fmadd<Arch>(c, tanh_of_number<Arch>(x * inv_c), x - x);
+    return softcap_of_quotient<Arch>(x * inv_c, c);
 }
 
 template <class Arch>
