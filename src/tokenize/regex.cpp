@@ -335,9 +335,13 @@ bool chars_match(const Node& n, char32_t c) {
 // The stack a call has below it, from the frame address (GCC and Clang).
 std::uintptr_t stack_top() { return reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)); }
 
-class Matcher {
+}  // namespace
+
+class Regex::Matcher {
 public:
     Matcher(std::u32string_view t, const std::string& shown) : t_(t), shown_(shown) {}
+
+    std::size_t size() const { return t_.size(); }
 
     // Before each match attempt: a fresh step budget, and the stack measured from here.
     void start() {
@@ -393,6 +397,10 @@ private:
         if (++steps_ > Regex::max_steps)
             throw InputError("tokenizer.json: regex " + shown_ + " gives up after " + std::to_string(Regex::max_steps) +
                              " backtracking steps in one match (catastrophic backtracking)");
+        if (++text_steps_ > Regex::max_text_steps(t_.size()))
+            throw InputError("tokenizer.json: regex " + shown_ + " gives up after " +
+                             std::to_string(Regex::max_text_steps(t_.size())) + " backtracking steps over a text of " +
+                             std::to_string(t_.size()) + " characters (catastrophic backtracking)");
     }
 
     bool seq(const Node& n, std::size_t part, std::size_t i, const Cont& k) const {
@@ -433,11 +441,9 @@ private:
 
     std::u32string_view t_;
     const std::string& shown_;
-    mutable std::size_t steps_ = 0;
+    mutable std::size_t steps_ = 0, text_steps_ = 0;
     std::uintptr_t base_ = 0;
 };
-
-}  // namespace
 
 Regex::Regex(std::u32string_view pattern, Spaces spaces)
     : root_(Parser(pattern, spaces).parse()), shown_(quoted(pattern)) {}
@@ -447,7 +453,11 @@ Regex::~Regex() = default;
 
 std::pair<std::size_t, std::size_t> Regex::search(std::u32string_view text, std::size_t from) const {
     Matcher m(text, shown_);
-    for (std::size_t start = from; start <= text.size(); ++start) {
+    return search(m, from);
+}
+
+std::pair<std::size_t, std::size_t> Regex::search(Matcher& m, std::size_t from) const {
+    for (std::size_t start = from; start <= m.size(); ++start) {
         m.start();
         std::size_t end = 0;
         if (m.match(*root_, start, [&](std::size_t j) { end = j; return true; })) return {start, end};
@@ -457,9 +467,10 @@ std::pair<std::size_t, std::size_t> Regex::search(std::u32string_view text, std:
 
 std::vector<std::pair<std::size_t, std::size_t>> Regex::find_all(std::u32string_view text) const {
     std::vector<std::pair<std::size_t, std::size_t>> out;
+    Matcher m(text, shown_);  // one step budget over the whole text
     std::size_t at = 0;
     while (at <= text.size()) {
-        auto [b, e] = search(text, at);
+        auto [b, e] = search(m, at);
         if (b == std::u32string_view::npos) break;
         out.emplace_back(b, e);
         at = e > b ? e : e + 1;

@@ -4,8 +4,9 @@
 // groups (capturing, (?:..), (?i:..)), look-ahead (?=..) (?!..), alternation, and the
 // quantifiers * + ? {m,n} (greedy, lazy '?', possessive '+'). Anything else is refused with
 // an InputError naming the pattern, never guessed. As Oniguruma (Hugging Face's engine) does,
-// a hostile pattern is an InputError too: groups nest at most max_nesting deep, and a match
-// attempt gives up past max_steps steps or max_stack bytes of stack.
+// a hostile pattern is an InputError too: groups nest at most max_nesting deep, a match
+// attempt gives up past max_steps steps or max_stack bytes of stack, and the attempts over
+// one text past max_text_steps.
 #pragma once
 #include <memory>
 #include <string>
@@ -23,6 +24,12 @@ public:
     };
     static constexpr int max_nesting = 256;
     static constexpr std::size_t max_steps = 10'000'000;     // Oniguruma's retry limit in a match
+    // All the attempts over one text (every start position of search or find_all): a pattern
+    // that backtracks just under max_steps at each position would otherwise take hours.
+    // GPT-2's, a ByteLevel Split's and BERT's patterns take 2-7 steps per character of a
+    // 950 KB text; a*a*b over 2,000 a's took 22 s and now stops in 0.1 s.
+    static constexpr std::size_t max_text_steps_per_char = 1000;
+    static constexpr std::size_t max_text_steps(std::size_t chars) { return max_steps + max_text_steps_per_char * chars; }
     static constexpr std::size_t max_stack = std::size_t(1) << 20;  // a fraction of any thread's stack
 
     Regex(std::u32string_view pattern, Spaces spaces);
@@ -35,9 +42,13 @@ public:
     // Every non-overlapping match, left to right (an empty match advances by one).
     std::vector<std::pair<std::size_t, std::size_t>> find_all(std::u32string_view text) const;
 
+    class Matcher;
+
     struct Node;
 
 private:
+    std::pair<std::size_t, std::size_t> search(Matcher& m, std::size_t from) const;
+
     std::unique_ptr<Node> root_;
     std::string shown_;  // the pattern as error messages quote it
 };
