@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -97,12 +98,11 @@ Timing measure(const std::function<void()>& call, int warmup, int repeat) {
 
 namespace {
 
-using PeakFn = float (*)(std::uint64_t, float);
+// A probe: `iterations` iterations of its work, its result kept alive through the seed.
+using Probe = std::function<float(std::uint64_t iterations, float seed)>;
 
 std::atomic<float> g_sink{0.0f};  // keeps the probes' results alive
 
-// All `threads` threads start together and run the probe for about `seconds`; the peak is
-// the total flops over the slowest thread's time. Best of 3.
 // CPU seconds the calling thread has run (not waited for a core).
 double thread_cpu_seconds() {
     timespec ts{};
@@ -110,12 +110,14 @@ double thread_cpu_seconds() {
     return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
-// The peak by the wall clock and per CPU-second of each thread (what a core delivers while
-// it runs the probe: on a machine shared with other work the two differ).
-std::pair<double, double> measure_peak(PeakFn probe, std::size_t lanes, unsigned threads, double seconds) {
-    const double flops_per_iteration = 12.0 * double(lanes) * 2.0;
+// All `threads` threads start together and run the probe for about `seconds`; the rate is
+// the total work over the slowest thread's time, best of 3: work units per second × 1e-9 by
+// the wall clock and per CPU-second of each thread (what a core delivers while it runs the
+// probe: on a machine shared with other work the two differ). The calibration starts at
+// `iterations`.
+std::pair<double, double> measure_peak(const Probe& probe, double units_per_iteration, unsigned threads, double seconds,
+                                       std::uint64_t iterations = 1u << 20) {
     // Calibrate on one thread.
-    std::uint64_t iterations = 1u << 20;
     for (;;) {
         const auto t0 = Clock::now();
         g_sink = g_sink + probe(iterations, 1.0f);
@@ -147,10 +149,10 @@ std::pair<double, double> measure_peak(PeakFn probe, std::size_t lanes, unsigned
         go = true;
         for (auto& th : pool) th.join();
         const double slowest = *std::max_element(elapsed.begin(), elapsed.end());
-        best = std::max(best, flops_per_iteration * double(iterations) * threads / slowest * 1e-9);
+        best = std::max(best, units_per_iteration * double(iterations) * threads / slowest * 1e-9);
         double cpu_total = 0.0;
         for (double c : cpu) cpu_total += c;
-        if (cpu_total > 0) best_cpu = std::max(best_cpu, flops_per_iteration * double(iterations) * threads / cpu_total * 1e-9);
+        if (cpu_total > 0) best_cpu = std::max(best_cpu, units_per_iteration * double(iterations) * threads / cpu_total * 1e-9);
     }
     return {best, best_cpu};
 }
@@ -283,14 +285,36 @@ BandwidthReport measure_bandwidth(unsigned threads, bool progress, bool quick) {
     return r;
 }
 
+namespace {
+
+// The FMA probe of a kernel set: 12 independent chains of lanes-wide FMAs per iteration.
+std::pair<double, double> measure_fma(const kernels::KernelSet& k, unsigned threads, double seconds) {
+    return measure_peak(k.fma_peak, 12.0 * double(k.lanes) * 2.0, threads, seconds);
+}
+
+// Exponentials per second (Peak::exps_per_second): each thread runs the kernel set's exp over
+// its own 1024 floats in [-20, 0] (the range a softmax feeds it), into a second buffer.
+double measure_exps(const kernels::KernelSet& k, unsigned threads, double seconds) {
+    constexpr std::size_t n = 1024;
+    const Probe probe = [&k](std::uint64_t iterations, float seed) {
+        alignas(64) float x[n], y[n];
+        for (std::size_t i = 0; i < n; ++i) x[i] = -20.0f * float(i) / float(n);
+        for (std::uint64_t it = 0; it < iterations; ++it) k.exp(x, y, n);
+        return y[n / 2] * seed;
+    };
+    return measure_peak(probe, double(n), threads, seconds, 64).first * 1e9;
+}
+
+}  // namespace
+
 std::vector<Peak> measure_peaks(unsigned threads, bool progress) {
     std::vector<Peak> peaks;
     for (const kernels::KernelSet& k : kernels::compiled_kernel_sets()) {
         if (!k.fma_peak || !arch_supported(k.arch)) continue;
         for (unsigned t = 1; t <= threads; ++t) {
             if (progress) std::fprintf(stderr, "\rmeasuring the FMA peak: %s, %u thread(s)...   ", arch_name(k.arch), t);
-            const auto [wall, cpu] = measure_peak(k.fma_peak, k.lanes, t, 0.25);
-            peaks.push_back({k.arch, t, wall, cpu});
+            const auto [wall, cpu] = measure_fma(k, t, 0.25);
+            peaks.push_back({k.arch, t, wall, cpu, measure_exps(k, t, 0.1)});
         }
     }
     return peaks;
@@ -299,8 +323,8 @@ std::vector<Peak> measure_peaks(unsigned threads, bool progress) {
 std::vector<Peak> measure_peak_quickly(Arch arch, unsigned threads) {
     for (const kernels::KernelSet& k : kernels::compiled_kernel_sets())
         if (k.arch == arch && k.fma_peak && arch_supported(k.arch)) {
-            const auto [wall, cpu] = measure_peak(k.fma_peak, k.lanes, threads, quick_peak_seconds);
-            return {{k.arch, threads, wall, cpu}};
+            const auto [wall, cpu] = measure_fma(k, threads, quick_peak_seconds);
+            return {{k.arch, threads, wall, cpu, measure_exps(k, threads, quick_peak_seconds)}};
         }
     return {};  // the scalar kernels have no FMA probe
 }

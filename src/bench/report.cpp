@@ -33,6 +33,37 @@ std::optional<double> cpu_fraction(const std::vector<Peak>& peaks, const Result&
 
 double mib(std::size_t bytes) { return double(bytes) / double(1u << 20); }
 
+// Where a plain fused prefill's time goes (float32 K/V, no mask, bias or variant): its two
+// products at the FMA peak, its exponentials (one per visible cell) at the exp kernel's rate,
+// and everything else, as fractions of its median.
+void print_time_split(const std::vector<Result>& results, const std::vector<Peak>& peaks) {
+    bool header = false;
+    for (const auto& r : results) {
+        const Case& c = r.c;
+        if (c.op != Op::attention || !c.fused || c.memory_bound() || c.kv_type != ElementType::f32 || c.mask ||
+            c.bias || !c.variant().empty())
+            continue;
+        const Peak* peak = nullptr;
+        for (const auto& p : peaks)
+            if (p.arch == r.arch && p.threads == r.threads && p.exps_per_second > 0) peak = &p;
+        if (!peak) continue;
+        if (!header) std::printf("\nwhere the time of the fused attention goes (fractions of its median):\n");
+        header = true;
+        const double products = c.flops() * c.visible / (peak->gflops * 1e9) / r.timing.median;
+        const double exps = double(c.batch * c.heads) * c.elements() * c.visible;
+        const double exp_time = exps / peak->exps_per_second / r.timing.median;
+        const double rest = 1.0 - products - exp_time;
+        std::printf("  %s%s %s: the products at the FMA peak %s, %s exponentials at the exp kernel's rate %s, "
+                    "everything else %s\n",
+                    op_name(c.op), c.causal ? "/c" : "", c.shape().c_str(), num(100.0 * products, "%.0f%%").c_str(),
+                    num(exps, "%.3g").c_str(), num(100.0 * exp_time, "%.0f%%").c_str(),
+                    rest > 0 ? num(100.0 * rest, "%.0f%%").c_str() : "0% (the two at their probes' rates already fill the median)");
+    }
+    if (header)
+        std::printf("  everything else: the score tiles' loads and stores, their maxima and sums, rescaling the "
+                    "running output, packing Q, and threads waiting for each other.\n");
+}
+
 }  // namespace
 
 void print_table(const std::vector<Result>& results, const std::vector<Peak>& peaks,
@@ -40,9 +71,11 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
     if (!peaks.empty()) {
         std::printf("FMA peak (12 independent FMA chains per thread%s):\n",
                     quick ? "; a quick probe of this arch and thread count, not the long probes of every arch and thread count" : "");
-        std::printf("  %-8s %7s %10s %14s\n", "arch", "threads", "GFLOP/s", "per CPU-second");
+        std::printf("  %-8s %7s %10s %14s %10s\n", "arch", "threads", "GFLOP/s", "per CPU-second", "G exp/s");
         for (const auto& p : peaks)
-            std::printf("  %-8s %7u %10.1f %14.1f\n", arch_name(p.arch), p.threads, p.gflops, p.cpu_gflops);
+            std::printf("  %-8s %7u %10.1f %14.1f %10.2f\n", arch_name(p.arch), p.threads, p.gflops, p.cpu_gflops,
+                        p.exps_per_second * 1e-9);
+        std::printf("  G exp/s: the exp kernel alone over 1024 floats in L1 per thread (loads, exp, stores).\n");
         if (!results.empty() || !bandwidth.rows.empty()) std::printf("\n");
     }
     if (!bandwidth.rows.empty()) {
@@ -98,6 +131,7 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
                     cpu ? num(100.0 * *cpu, "%.0f%%").c_str() : "-", r.ratio ? num(*r.ratio, "%.2fx").c_str() : "-",
                     !any_visible ? "" : att ? num(r.c.visible, " %7.4f").c_str() : "       -");
     }
+    print_time_split(results, peaks);
     bool any_memory_bound = false;
     for (const auto& r : results) any_memory_bound = any_memory_bound || r.c.memory_bound();
     if (any_memory_bound) {
@@ -186,9 +220,10 @@ void print_json(const std::vector<Result>& results, const std::vector<Peak>& pea
     std::printf("  \"limits\": \"%s\",\n", quick ? "quick" : "full");
     std::printf("  \"peak\": [");
     for (std::size_t i = 0; i < peaks.size(); ++i)
-        std::printf("%s\n    {\"arch\": \"%s\", \"threads\": %u, \"gflops\": %s, \"gflops_per_cpu_second\": %s}",
+        std::printf("%s\n    {\"arch\": \"%s\", \"threads\": %u, \"gflops\": %s, \"gflops_per_cpu_second\": %s, "
+                    "\"exps_per_second\": %s}",
                     i ? "," : "", arch_name(peaks[i].arch), peaks[i].threads, num(peaks[i].gflops).c_str(),
-                    num(peaks[i].cpu_gflops).c_str());
+                    num(peaks[i].cpu_gflops).c_str(), num(peaks[i].exps_per_second).c_str());
     std::printf("%s],\n", peaks.empty() ? "" : "\n  ");
     if (!bandwidth.rows.empty()) {
         std::printf("  \"last_level_cache_bytes\": %zu, \"memory_probe_bytes\": %zu, \"cache_probe_bytes\": %zu,\n",

@@ -123,5 +123,23 @@ v=$(cut -d, -f"$bw_col" <<<"$decode_row")
 if awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }'; then pass; else fail "bench without --peak: fraction_of_bandwidth empty: $decode_row"; fi
 run bench --op softmax --sizes 8 --repeat 1 --warmup 0 --format json
 expect_out_has '"limits": "quick"' "bench without --peak, json: the limits are quick"
+
+# ---- where the fused attention's time goes: the products at the FMA peak, the exponentials at the
+# exp kernel's rate (measured with the peak), everything else; only for plain fused prefill cases.
+run bench --op attention --sizes 64,1x4096 -d 16 --mask --repeat 2 --warmup 0
+expect_code 0 "bench, table with the time split"
+if grep -q 'kernels: scalar' <<<"$("$ATTN" --version)"; then pass; pass; pass  # no FMA probe, no split
+else
+    line=$(grep '^  attention 64x64x16: ' "$T/out")
+    # 64·64 exponentials; the three fractions add up to 100% (rounding: ±2), or the rest is 0
+    fractions=$(grep -o '[0-9]\+%' <<<"$line" | tr -d '%' | tr '\n' ' ')
+    if [[ $line == *"4.1e+03 exponentials"* ]] &&
+        awk -v f="$fractions" 'BEGIN { k = split(f, w, " "); s = w[1] + w[2] + w[3]; exit !(k == 3 && s >= 98 && s <= 102) }'
+    then pass; else fail "the time split of attention 64x64x16: '$line'"; fi
+    n=$(grep -c '^  attention' "$T/out")
+    if [ "$n" = 1 ]; then pass; else fail "the time split lists the masked or decoding case too: $n lines"; fi
+    run bench --op attention --sizes 64 -d 16 --repeat 1 --warmup 0 --format json
+    if grep -Eq '"exps_per_second": [1-9]' "$T/out"; then pass; else fail "json: the peak's exps_per_second: $(grep exps "$T/out")"; fi
+fi
 run bench --op softmax --sizes 8 --repeat 1 --warmup 0
 expect_out_has "a quick probe of this arch and thread count" "bench without --peak, table: the footnote says the probe was quick"
