@@ -23,7 +23,8 @@ namespace attn::cli {
 namespace {
 
 // "1,2,3" (rows separated by ';'), or a file of rows, one per line, ids separated by commas or
-// white space. Every row must have the same length.
+// white space. Every row must have the same length; an empty id (1,,2) or row (1,2;;3,4) is an
+// error, not skipped.
 std::vector<std::vector<std::int64_t>> parse_id_rows(const std::string& value, const std::string& option) {
     struct stat st {};
     std::string text = value;
@@ -34,6 +35,7 @@ std::vector<std::vector<std::int64_t>> parse_id_rows(const std::string& value, c
     }
     std::vector<std::vector<std::int64_t>> rows(1);
     std::string number;
+    bool comma_open = false, row_open = false;  // a comma waits for the id after it, a ';' for the row
     const auto flush = [&] {
         if (number.empty()) return;
         std::size_t used = 0;
@@ -43,18 +45,34 @@ std::vector<std::vector<std::int64_t>> parse_id_rows(const std::string& value, c
         } catch (const std::exception&) {
             used = 0;
         }
-        if (used != number.size()) throw UsageError(where + ": '" + number + "' is not an integer token id");
+        if (used != number.size() || number[0] == '+')
+            throw UsageError(where + ": '" + number + "' is not an integer token id");
         rows.back().push_back(v);
         number.clear();
+        comma_open = row_open = false;
     };
+    const auto empty_id = [&] { return UsageError(where + ": an empty id (a comma at a row's start or end, or two in a row)"); };
+    const auto empty_row = [&] { return UsageError(where + ": an empty row (a ';' at the start or end, or two in a row)"); };
     for (char ch : text) {
-        if (ch == ',' || ch == ' ' || ch == '\t' || ch == '\r') flush();
-        else if (ch == ';' || ch == '\n') {
+        if (ch == ',') {
             flush();
+            if (comma_open || rows.back().empty()) throw empty_id();
+            comma_open = true;
+        } else if (ch == ' ' || ch == '\t' || ch == '\r') {
+            flush();
+        } else if (ch == ';' || ch == '\n') {
+            flush();
+            if (comma_open) throw empty_id();
+            if (ch == ';' && rows.back().empty()) throw empty_row();
             if (!rows.back().empty()) rows.emplace_back();
-        } else number += ch;
+            row_open = row_open || ch == ';';
+        } else {
+            number += ch;
+        }
     }
     flush();
+    if (comma_open) throw empty_id();
+    if (row_open) throw empty_row();
     if (rows.back().empty()) rows.pop_back();
     if (rows.empty()) throw UsageError(where + ": no token ids");
     for (const auto& r : rows)
@@ -93,8 +111,10 @@ int cmd_model(int argc, char** argv) {
         "on a text (or text pair) tokenized by the folder's own tokenizer, or on token ids: every layer's and head's attention weights, as transformers'\n"
         "output_attentions stacked, (layers, batch, heads, tokens, tokens), and the hidden states\n"
         "(layers + 1, batch, tokens, hidden). model_type bert (BertModel), gpt2 (GPT2Model), llama,\n"
-        "mistral and qwen2 (LlamaModel: RMSNorm, RoPE with rope_scaling linear or llama3,\n"
-        "grouped-query heads, SwiGLU, Mistral's sliding_window, Qwen2's biases). The weights are\n"
+        "mistral and qwen2 (LlamaModel: RMSNorm, RoPE with rope_scaling linear or llama3, or\n"
+        "transformers v5's rope_parameters, grouped-query heads, SwiGLU, Mistral's sliding_window,\n"
+        "Qwen2's biases); LayerNorm weights named gamma and beta (TensorFlow conversions) load as\n"
+        "weight and bias, as in transformers. The weights are\n"
         "used where they lie in the mapped files (float16 and bfloat16 widened as the GEMM packs\n"
         "them); the arithmetic is float32. A NaN or infinity in a weight the pass uses is an input\n"
         "error naming the tensor (in an embedding table, only in a row the tokens pick).\n");

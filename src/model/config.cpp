@@ -92,17 +92,15 @@ void gpt2(const Reader& r, ModelConfig& c) {
     if (r.bool_or("add_cross_attention", false)) r.fail("\"add_cross_attention\": true is not supported");
 }
 
-void rope_scaling(const Reader& r, ModelConfig& c) {
-    const json::Value* s = r.v.find("rope_scaling");
-    if (!s || s->is_null()) return;
-    if (!s->is_object()) r.fail("\"rope_scaling\": expected an object or null");
-    const Reader sr{*s, r.source};
+// RoPE's scaling from `sr`, an object with "rope_type" (or "type") and its fields: config.json's
+// "rope_scaling", or transformers v5's "rope_parameters" (`what`, for messages).
+void rope_scaling(const Reader& sr, const std::string& what, ModelConfig& c) {
     std::string type = sr.string_or("rope_type", "");
     if (type.empty()) type = sr.string_or("type", "default");
     RopeScaling& out = c.rope.scaling;
     if (type == "default") return;
     const double factor = sr.number_or("factor", 1.0);
-    if (!(factor >= 1.0) || !std::isfinite(factor)) r.fail("\"rope_scaling\": factor " + std::to_string(factor) + ": expected a finite number >= 1");
+    if (!(factor >= 1.0) || !std::isfinite(factor)) sr.fail(what + ": factor " + std::to_string(factor) + ": expected a finite number >= 1");
     out.factor = float(factor);
     if (type == "linear") {
         out.kind = RopeScalingKind::linear;
@@ -112,10 +110,33 @@ void rope_scaling(const Reader& r, ModelConfig& c) {
         out.high_freq_factor = float(sr.number_or("high_freq_factor", 4.0));
         out.original_max_positions = float(sr.count("original_max_position_embeddings"));
         if (!(out.high_freq_factor > out.low_freq_factor) || !(out.low_freq_factor > 0))
-            r.fail("\"rope_scaling\": llama3 needs 0 < low_freq_factor < high_freq_factor");
+            sr.fail(what + ": llama3 needs 0 < low_freq_factor < high_freq_factor");
     } else {
-        r.fail("rope_scaling type \"" + type + "\" is not supported (attn runs linear and llama3)");
+        sr.fail(what + ": rope type \"" + type + "\" is not supported (attn runs default, linear and llama3)");
     }
+}
+
+// RoPE's theta and scaling: transformers v5's "rope_parameters" ({"rope_type", "rope_theta",
+// the scaling's fields}) when present, else "rope_theta" and "rope_scaling" (v4).
+void rope(const Reader& r, ModelConfig& c) {
+    const json::Value* params = r.v.find("rope_parameters");
+    const bool v5 = params && !params->is_null();
+    if (v5 && !params->is_object()) r.fail("\"rope_parameters\": expected an object or null");
+    const Reader pr{v5 ? *params : r.v, r.source};
+    if (v5)
+        for (const json::Value& x : params->values())
+            if (x.is_object())
+                r.fail("\"rope_parameters\" per layer type is not supported (attn runs one RoPE for every layer)");
+    const double theta = pr.number_or("rope_theta", v5 ? r.number_or("rope_theta", 10000.0) : 10000.0);
+    if (!(theta > 0) || !std::isfinite(theta)) r.fail("\"rope_theta\": expected a positive number");
+    c.rope.theta = float(theta);
+    if (pr.number_or("partial_rotary_factor", 1.0) != 1.0 || r.number_or("partial_rotary_factor", 1.0) != 1.0)
+        r.fail("\"partial_rotary_factor\" other than 1 is not supported");
+    if (v5) return rope_scaling(pr, "\"rope_parameters\"", c);
+    const json::Value* s = r.v.find("rope_scaling");
+    if (!s || s->is_null()) return;
+    if (!s->is_object()) r.fail("\"rope_scaling\": expected an object or null");
+    rope_scaling(Reader{*s, r.source}, "\"rope_scaling\"", c);
 }
 
 void llama(const Reader& r, ModelConfig& c) {
@@ -127,11 +148,7 @@ void llama(const Reader& r, ModelConfig& c) {
     c.vocab = r.count("vocab_size");
     c.norm_eps = r.number_or("rms_norm_eps", 1e-6);
     c.activation = activation(r, r.string_or("hidden_act", "silu"));
-    const double theta = r.number_or("rope_theta", 10000.0);
-    if (!(theta > 0) || !std::isfinite(theta)) r.fail("\"rope_theta\": expected a positive number");
-    c.rope.theta = float(theta);
-    if (r.number_or("partial_rotary_factor", 1.0) != 1.0) r.fail("\"partial_rotary_factor\" other than 1 is not supported");
-    rope_scaling(r, c);
+    rope(r, c);
     if (c.heads % c.kv_heads) r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " + std::to_string(c.kv_heads));
     if (c.model_type == "qwen2") {
         c.qkv_bias = true;

@@ -115,7 +115,7 @@ void gated(Tensor& gate, const Tensor& up, ModelConfig::Activation a) {
 void embed(Tensor& out, const Weight& table, const std::vector<std::int64_t>& ids, bool add) {
     std::vector<float> row(table.cols());
     for (std::size_t i = 0; i < ids.size(); ++i) {
-        table.row(std::size_t(ids[i]), row.data());
+        table.finite_row(std::size_t(ids[i]), row.data());
         float* o = out.data() + i * out.row_stride();
         for (std::size_t c = 0; c < row.size(); ++c) o[c] = add ? o[c] + row[c] : row[c];
     }

@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "attn/error.hpp"
@@ -75,6 +76,15 @@ Weight::Type weight_type(const io::TensorBytes& t, const std::string& file) {
 
 }  // namespace
 
+void Weight::finite_row(std::size_t r, float* out) const {
+    row(r, out);
+    for (std::size_t c = 0; c < cols(); ++c)
+        if (!std::isfinite(out[c]))
+            throw InputError("tensor '" + name + "': row " + std::to_string(r) + " (an id or position the tokens use), "
+                             "column " + std::to_string(c) + " (0-based): non-finite value '" +
+                             (std::isnan(out[c]) ? "nan" : out[c] > 0 ? "inf" : "-inf") + "' is not allowed here");
+}
+
 void require_regular_file(const std::string& path) {
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
@@ -118,6 +128,7 @@ Weights::Weights(const std::string& folder) : folder_(folder) {
             w.name = t.name, w.shape = x.shape(), w.data = x.data(), w.ld = x.rank() >= 2 ? x.row_stride() : 0;
             tensors_.emplace(t.name, std::move(w));
         }
+        add_legacy_names();
         return;
     } else {
         throw InputError(folder + ": no model.safetensors or model.safetensors.index.json (the weights of a "
@@ -140,9 +151,25 @@ Weights::Weights(const std::string& folder) : folder_(folder) {
             tensors_.emplace(t.info.name, std::move(w));
         }
     }
+    add_legacy_names();
 }
 
 Weights::~Weights() = default;
+
+// Checkpoints converted from TensorFlow (the original BERT's pytorch_model.bin) name a
+// LayerNorm's parameters gamma and beta; transformers loads them as weight and bias.
+void Weights::add_legacy_names() {
+    std::vector<std::pair<std::string, Weight>> aliases;
+    for (const auto& [name, w] : tensors_)
+        for (const auto& [old_suffix, new_suffix] : {std::pair<const char*, const char*>{".gamma", ".weight"}, {".beta", ".bias"}}) {
+            const std::string_view o = old_suffix;
+            if (name.size() > o.size() && name.compare(name.size() - o.size(), o.size(), o) == 0) {
+                const std::string alias = name.substr(0, name.size() - o.size()) + new_suffix;
+                if (!tensors_.count(alias)) aliases.emplace_back(alias, w);
+            }
+        }
+    for (auto& [alias, w] : aliases) tensors_.emplace(alias, std::move(w));
+}
 
 void Weights::choose_prefix(const std::vector<std::string>& prefixes, const std::string& probe) {
     for (const std::string& p : prefixes)

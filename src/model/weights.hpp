@@ -41,6 +41,9 @@ struct Weight {
     float at(std::size_t i) const noexcept;
     // Row r of a 2-D weight (or the vector) widened into out.
     void row(std::size_t r, float* out) const noexcept;
+    // The same, InputError naming the tensor, row and column when the row holds NaN or ±inf
+    // (an embedding table's row that a token picks: Weights::table).
+    void finite_row(std::size_t r, float* out) const;
     // The whole tensor widened (for the small vectors: norms and biases).
     std::vector<float> values() const;
 };
@@ -59,11 +62,12 @@ public:
     // use); InputError naming the tensor and the files otherwise.
     const Weight& get(const std::string& name, std::initializer_list<std::size_t> shape) const;
     // A lookup table (an embedding) prefix + name of this shape, not scanned: only the rows the
-    // tokens pick are read, and a non-finite one is caught in the hidden state it makes.
+    // tokens pick are read, each checked as it is (Weight::finite_row).
     const Weight& table(const std::string& name, std::initializer_list<std::size_t> shape) const;
 
 private:
     const Weight& find(const std::string& name, std::initializer_list<std::size_t> shape) const;
+    void add_legacy_names();
 
     std::string folder_, files_text_, prefix_;
     std::vector<std::unique_ptr<io::detail::MappedFile>> files_;

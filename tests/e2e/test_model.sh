@@ -145,16 +145,52 @@ run model "$TINY/bert" --ids 1,2 --token-types 0,2
 expect_code 3 "token type out of range"
 run model "$TINY/llama" --ids 1,2 --token-types 0,0
 expect_code 3 "token types for a model without them"
-# a NaN weight (the first value of the word embeddings, row 0) is a failure, not a result
+# a NaN weight (the first value of the word embeddings, row 0) in a row the ids use is an input
+# error naming the tensor, the row and the column (the help's promise), not a result
 mkdir -p "$T/nan" && cp "$TINY/bert/config.json" "$TINY/bert/model.safetensors" "$T/nan/"
 hl=$(od -An -t u8 -N8 "$T/nan/model.safetensors" | tr -d ' ')
 printf '\000\000\300\177' | dd of="$T/nan/model.safetensors" bs=1 seek=$((8 + hl)) conv=notrunc 2>/dev/null
 run model "$T/nan" --ids 0,1 --show attentions --format npy -o "$T/nan.npy"
-expect_code 1 "a NaN weight"
-expect_err_has "hidden state 0 (batch item 0, token 0) holds NaN" "a NaN weight named"
+expect_code 3 "a NaN weight in an embedding row the ids use"
+expect_err_has "tensor 'embeddings.word_embeddings.weight': row 0 (an id or position the tokens use), column 0 (0-based): non-finite value 'nan'" "a NaN embedding row named"
 if [ -e "$T/nan.npy" ]; then fail "a NaN result was written"; else pass; fi
 run model "$T/nan" --ids 1,2 --show attentions --format csv
 expect_code 0 "the NaN row is not used by ids 1,2"
+
+# transformers v5 keeps RoPE's theta and scaling in "rope_parameters": the tiny Llama's config so
+# written (theta 500 moved in, no rope_theta or rope_scaling left) gives the bits of the v4
+# config with rope_theta 500, and not those of the default theta.
+mkdir -p "$T/v4" "$T/v5"
+ln -s "$TINY/llama/model.safetensors" "$T/v4/model.safetensors"
+ln -s "$TINY/llama/model.safetensors" "$T/v5/model.safetensors"
+sed 's/"rope_theta": 10000.0/"rope_theta": 500.0/' "$TINY/llama/config.json" >"$T/v4/config.json"
+sed -e '/"rope_theta"/d' -e 's/"rope_scaling": {/"rope_parameters": {\n    "rope_theta": 500.0,/' \
+    "$TINY/llama/config.json" >"$T/v5/config.json"
+"$ATTN" model "$T/v4" --ids 1,2,3,4 --show attentions --format csv >"$T/v4.csv" 2>/dev/null
+"$ATTN" model "$TINY/llama" --ids 1,2,3,4 --show attentions --format csv >"$T/v4_default.csv" 2>/dev/null
+run model "$T/v5" --ids 1,2,3,4 --show attentions --format csv
+expect_code 0 "rope_parameters"
+if grep -q '"rope_parameters"' "$T/v5/config.json" && ! grep -q '"rope_theta": 10000' "$T/v5/config.json" &&
+    cmp -s "$T/out" "$T/v4.csv" && ! cmp -s "$T/out" "$T/v4_default.csv"
+then pass; else fail "rope_parameters: not the numbers of the v4 config with the same theta and scaling"; fi
+sed 's/"rope_scaling": {/"rope_parameters": {"full_attention": {"rope_theta": 5}}, "x": {/' "$TINY/llama/config.json" >"$T/v5/config.json"
+run model "$T/v5" --ids 1,2,3,4
+expect_code 3 "rope_parameters per layer type"
+expect_err_has '"rope_parameters" per layer type is not supported' "rope_parameters per layer type named"
+
+# LayerNorm parameters named gamma and beta (checkpoints converted from TensorFlow, as the
+# original BERT's) are the weight and bias transformers loads them as: the same attentions.
+mkdir -p "$T/gamma" && cp "$TINY/bert/config.json" "$T/gamma/"
+hl=$(od -An -t u8 -N8 "$TINY/bert/model.safetensors" | tr -d ' ')
+{ head -c $((8 + hl)) "$TINY/bert/model.safetensors" |
+      LC_ALL=C sed -e 's/LayerNorm\.weight"/LayerNorm.gamma" /g' -e 's/LayerNorm\.bias"/LayerNorm.beta"/g'
+  tail -c +$((9 + hl)) "$TINY/bert/model.safetensors"; } >"$T/gamma/model.safetensors"
+if grep -q 'LayerNorm.gamma' "$T/gamma/model.safetensors" && ! grep -q 'LayerNorm.weight' "$T/gamma/model.safetensors"
+then pass; else fail "the gamma/beta copy of the tiny BERT was not made"; fi
+run model "$T/gamma" --ids 1,2,3 --show attentions,hidden-states --format csv
+expect_code 0 "LayerNorm.gamma and .beta"
+"$ATTN" model "$TINY/bert" --ids 1,2,3 --show attentions,hidden-states --format csv >"$T/gamma_want.csv" 2>/dev/null
+if cmp -s "$T/out" "$T/gamma_want.csv"; then pass; else fail "gamma/beta names gave other numbers than weight/bias"; fi
 run model "$TINY/bert" --text "time flies like an arrow"
 expect_code 3 "--text without a tokenizer"
 expect_err_has "--text needs the model folder's tokenizer" "--text explains"
