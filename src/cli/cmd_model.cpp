@@ -16,7 +16,9 @@
 #include "attn/viz_grid.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/option_values.hpp"
 #include "runtime/utf8.hpp"
+#include "write/output_file.hpp"
 
 namespace attn::cli {
 
@@ -138,7 +140,8 @@ int cmd_model(int argc, char** argv) {
                   "the pictures' layer (default 0)", cxxopts::value<std::string>(), "L")
         ("head", "Only head H of the attentions and pictures (0-based)", cxxopts::value<std::string>(), "H");
     options.add_options("Pictures")
-        ("heatmap", "Draw the weights of --layer (each head, or --head) in the terminal")
+        ("heatmap", "Draw the weights of --layer (each head, or --head) in the terminal. Alone it prints only "
+                    "the picture; with --show, the results join it in --format pretty, or go to -o")
         ("svg", "Write an SVG heatmap of the weights of --layer (a grid of heads, or --head)",
          cxxopts::value<std::string>(), "FILE")
         ("html", "Write the interactive HTML view of the weights of --layer (every head)",
@@ -158,9 +161,18 @@ int cmd_model(int argc, char** argv) {
     if (!text && !r.count("ids")) throw UsageError("missing --text or --ids: attn model PATH --text \"time flies\"");
     io::OutputOptions out = output_options(r);
 
+    const bool heatmap = r["heatmap"].as<bool>(), show_given = r.count("show") > 0;
+    // As attend: --heatmap alone draws only the picture; with --show it joins pretty (or -o) output.
+    if (heatmap && !show_given && r.count("format"))
+        throw UsageError("--heatmap alone prints no matrices, so --format has nothing to format: add --show");
+    if (heatmap && !show_given && !out.path.empty())
+        throw UsageError("--heatmap alone prints no matrices, so -o has nothing to write: add --show");
+    if (heatmap && show_given && out.path.empty() && out.format != io::Format::pretty)
+        throw UsageError("--heatmap draws on standard output: combine it with --format pretty, or send the "
+                         "matrices elsewhere with -o");
     bool show_att = false, show_hidden = false, show_tokens = false;
-    {
-        const std::string list = r.count("show") ? r["show"].as<std::string>() : "attentions";
+    if (!heatmap || show_given) {
+        const std::string list = show_given ? r["show"].as<std::string>() : "attentions";
         std::size_t at = 0;
         while (at <= list.size()) {
             const std::size_t comma = list.find(',', at);
@@ -188,7 +200,6 @@ int cmd_model(int argc, char** argv) {
         return std::size_t(v);
     };
     const std::optional<std::size_t> layer = index_option("layer"), head = index_option("head");
-    const bool heatmap = r["heatmap"].as<bool>();
     const std::string svg = r.count("svg") ? r["svg"].as<std::string>() : "", html = r.count("html") ? r["html"].as<std::string>() : "";
     const bool pictures = heatmap || !svg.empty() || !html.empty();
 
@@ -262,12 +273,16 @@ int cmd_model(int argc, char** argv) {
         items.push_back(it);
     }
     if (show_hidden) {
-        io::Item it = io::tensor_item("hidden_states", res.hidden_states.view());
+        io::Item it = io::tensor_item("hidden-states", res.hidden_states.view());
         if (input.batch == 1) it.row_labels = labels;
         items.push_back(it);
     }
     if (out.format == io::Format::json && input.batch == 1) out.labels = out.key_labels = labels;
 
+    // Every output of the run goes out in one all-or-nothing step (write/output_file.hpp): when
+    // one of them fails, nothing is on standard output and no new file is left behind.
+    std::vector<io::detail::PendingFile> files;
+    std::string heatmap_text;
     if (pictures) {
         const TensorView layer_att = show_att && !wants.layer ? pick(res.attentions.view(), 0, layer.value_or(0)) : att;
         const std::size_t W = c.sliding_window;
@@ -291,14 +306,11 @@ int cmd_model(int argc, char** argv) {
         };
         std::vector<std::string> row_labels = input.batch == 1 ? labels : std::vector<std::string>{};
         if (heatmap) {
-            std::string text;
             for (const auto& [b, h] : sel) {
-                if (sel.size() > 1) text += what + " · " + title(b, h) + ":\n";
-                text += viz::heatmap_text(slice(b, h), row_labels, row_labels, viz::want_color(stdout_is_terminal()),
-                                          masked, terminal_columns());
+                if (sel.size() > 1) heatmap_text += what + " · " + title(b, h) + ":\n";
+                heatmap_text += viz::heatmap_text(slice(b, h), row_labels, row_labels,
+                                                  viz::want_color(stdout_is_terminal()), masked, terminal_columns());
             }
-            if (!items.empty()) text += "\n";
-            std::fputs(text.c_str(), stdout);
         }
         if (!svg.empty()) {
             std::string doc;
@@ -314,7 +326,9 @@ int cmd_model(int argc, char** argv) {
                 o.what = what, o.masking_text = masking, o.row_labels = o.col_labels = row_labels;
                 doc = viz::svg_grid(panels, o);
             }
-            io::write_text(svg, doc);
+            files.push_back({svg_path(svg, heatmap || (!items.empty() && out.path.empty()), "--heatmap or the results",
+                                      "write the SVG to a file"),
+                             std::move(doc)});
         }
         if (!html.empty()) {
             viz::HtmlViewOptions o;
@@ -323,10 +337,14 @@ int cmd_model(int argc, char** argv) {
             o.masking_text = masking;
             o.sentence_b = sentence_b;
             if (causal) o.masked = [masked](std::size_t, std::size_t i, std::size_t j) { return masked(i, j); };
-            io::write_text(html, viz::html_view(layer_att, o));
+            if (is_standard_stream(html)) throw UsageError("--html needs a file name");
+            files.push_back({html, viz::html_view(layer_att, o)});
         }
     }
-    if (!items.empty()) io::write_output(items, out);
+    if (!items.empty())
+        for (auto& f : io::detail::output_files(items, out)) files.push_back(std::move(f));
+    if (heatmap) files.push_back({"", (items.empty() || !out.path.empty() ? "" : "\n") + heatmap_text});
+    io::detail::write_files(files);
     return exit_ok;
 }
 

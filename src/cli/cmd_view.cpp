@@ -15,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/option_values.hpp"
+#include "write/output_file.hpp"
 
 namespace attn::cli {
 
@@ -194,6 +195,9 @@ int cmd_view(int argc, char** argv) {
         sentence_b = std::size_t(parse_integer(r["sentence-b"].as<std::string>(), "--sentence-b", 1,
                                                (long long)std::min(tq, tk) - 1));
 
+    // Every output goes out in one all-or-nothing step (write/output_file.hpp): when one of them
+    // fails, nothing is on standard output and no new file is left behind.
+    std::vector<io::detail::PendingFile> files;
     if (heatmap) {
         const bool color = viz::want_color(stdout_is_terminal());
         std::string out;
@@ -201,7 +205,7 @@ int cmd_view(int argc, char** argv) {
             if (!names.empty()) out += (s ? "\n" : "") + slice_names[s] + ":\n";
             out += viz::heatmap_text(w.slice_matrix(s), qlabels, klabels, color, {}, terminal_columns());
         }
-        std::fputs(out.c_str(), stdout);
+        files.push_back({"", std::move(out)});
     }
     if (r.count("svg")) {
         std::string svg;
@@ -222,7 +226,7 @@ int cmd_view(int argc, char** argv) {
             go.row_labels = qlabels, go.col_labels = klabels;
             svg = viz::svg_grid(panels, go);
         }
-        io::write_text(svg_file, svg);
+        files.push_back({svg_file, std::move(svg)});
     }
     if (r.count("html")) {
         viz::HtmlViewOptions ho;
@@ -231,8 +235,9 @@ int cmd_view(int argc, char** argv) {
         ho.slice_names = slice_names;
         ho.dim_names = kept;
         ho.sentence_b = sentence_b;
-        io::write_text(output_path(r["html"].as<std::string>()), viz::html_view(w.view(), ho));
+        files.push_back({output_path(r["html"].as<std::string>()), viz::html_view(w.view(), ho)});
     }
+    io::detail::write_files(files);
     return exit_ok;
 }
 

@@ -29,7 +29,7 @@ else
         run model "${args[@]}"
         if [ "$CODE" -ne 0 ]; then fail "$m: exit $CODE: $ERR"; continue; fi
         compare "$m attentions" "$T/$m/attentions.npy" "$dir/attentions.npy" --rtol 0 --atol 1e-5
-        compare "$m hidden states" "$T/$m/hidden_states.npy" "$dir/hidden_states.npy" --rtol 1e-4 --atol 1e-5
+        compare "$m hidden states" "$T/$m/hidden-states.npy" "$dir/hidden_states.npy" --rtol 1e-4 --atol 1e-5
     done
 
     # --layer and --head pick outputs.attentions[l][:, h], on any arch and thread count.
@@ -91,9 +91,23 @@ else
 fi
 
 # ---- pictures and tokens ----
-run model "$TINY/bert" --ids 1,17,42,2 --layer 1 --head 3 --heatmap --show tokens --format csv
+run model "$TINY/bert" --ids 1,17,42,2 --layer 1 --head 3 --heatmap --show tokens --format pretty
 expect_code 0 "heatmap"
-expect_out_has "1,17,42,2" "--show tokens prints the ids"
+expect_out_has "legend:" "--heatmap draws"
+if grep -Eq '^ *1\.0000 +17\.0000 +42\.0000 +2\.0000 *$' "$T/out"; then pass; else fail "--show tokens with --heatmap: the ids not printed: $OUT"; fi
+# As attend: --heatmap alone draws only the picture (it printed the csv matrices after it), and
+# with --show on standard output it needs pretty, not csv mixed with a picture.
+run model "$TINY/bert" --ids '1,17,2;1,42,2' --layer 0 --head 1 --heatmap
+expect_code 0 "--heatmap alone"
+if grep -Eq '^-?[0-9.e+-]+,' "$T/out" || ! grep -q 'legend:' "$T/out"; then fail "--heatmap alone printed matrices: $OUT"; else pass; fi
+run model "$TINY/bert" --ids 1,17,42,2 --heatmap --show attentions --format csv
+expect_code 2 "--heatmap with csv on standard output"
+expect_err_has "--heatmap draws on standard output" "--heatmap with csv named"
+# A picture that cannot be written fails the run with nothing on standard output (the heatmap
+# was printed before the SVG failed).
+run model "$TINY/bert" --ids 1,2 --heatmap --svg "$T/no/such/dir/a.svg"
+expect_code 1 "--svg into a missing folder"
+if [ -s "$T/out" ]; then fail "a failed model run printed: $OUT"; else pass; fi
 run model "$TINY/gpt2" --ids 1,17,42,2 --svg "$T/g.svg" --html "$T/g.html" --show attentions --layer 0 --format csv
 expect_code 0 "svg and html"
 if grep -q "<svg" "$T/g.svg" && grep -q "attn-line\|<html" "$T/g.html"; then pass; else fail "svg/html not written"; fi

@@ -98,3 +98,9 @@ rm -f "$T/big.npy"
 size=$(wc -c <"$T/big.html")
 [ "$size" -le 8000000 ] && pass || fail "512x12x12 page: $size bytes, more than 8 MB"
 grep -qF '"lead":[["layer",12],["head",12]]' "$T/big.html" && pass || fail "512x12x12: every layer and head in the page"
+
+# A picture that cannot be written fails the run with nothing on standard output (the heatmap
+# was printed before the SVG failed) and no other picture left behind.
+run view "$F" --heatmap --svg "$T/no/such/dir/a.svg" --html "$T/fail.html"
+expect_code 1 "--svg into a missing folder"
+if [ -s "$T/out" ] || [ -e "$T/fail.html" ]; then fail "a failed view run printed or wrote: $(head -c 200 "$T/out")"; else pass; fi
