@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attn/error.hpp"
+#include "tensor/label_numbers.hpp"
 #include "read/text_reader.hpp"
 #include "runtime/utf8.hpp"
 
@@ -94,21 +95,6 @@ std::size_t numeric_fields(std::string_view rest, char sep) {
     }
 }
 
-// Whether a label field holds only numbers (or nothing): such a field is no sign of labels, and
-// a file whose labels are all like it is not read as labelled.
-bool reads_as_numbers(std::string_view f) {
-    std::size_t i = 0;
-    for (;;) {
-        while (i < f.size() && (is_blank(f[i]) || f[i] == ',' || f[i] == ';')) ++i;
-        if (i == f.size()) return true;
-        std::size_t end = i;
-        while (end < f.size() && !(is_blank(f[end]) || f[end] == ',' || f[end] == ';')) ++end;
-        double d;
-        if (std::from_chars(f.data() + i, f.data() + end, d).ptr != f.data() + end) return false;
-        i = end;
-    }
-}
-
 // The end of the field of `line` that starts at i: at the next `sep` or the line's end. attn's
 // csv (sep ',') quotes a field holding commas in double quotes, "" being a quote (RFC 4180);
 // its tsv (sep '\t') does not quote (labels escape their tabs). npos for a quote left open
@@ -174,7 +160,7 @@ bool fits(std::string_view text, std::size_t begin, std::size_t end, const Layou
         if (r == 0 && l.col_labels) {  // the header row
             if (!split_fields(v, l.sep, fields) || fields.size() < (l.row_labels ? 2u : 1u)) return false;
             if (l.row_labels && !fields[0].empty()) return false;
-            for (std::size_t k = l.row_labels ? 1 : 0; k < fields.size(); ++k) evidence |= !reads_as_numbers(fields[k]);
+            for (std::size_t k = l.row_labels ? 1 : 0; k < fields.size(); ++k) evidence |= !label_reads_as_numbers(fields[k]);
             count = fields.size();
             blank(line.begin, line.end);
         } else {
@@ -182,7 +168,7 @@ bool fits(std::string_view text, std::size_t begin, std::size_t end, const Layou
             if (l.row_labels) {
                 const std::size_t label_end = field_end(v, 0, l.sep);
                 if (label_end == std::string_view::npos || label_end == v.size()) return false;
-                if (r < 2) evidence |= !reads_as_numbers(v.substr(0, label_end));
+                if (r < 2) evidence |= !label_reads_as_numbers(v.substr(0, label_end));
                 numbers = label_end + 1;
             }
             const std::size_t n = numeric_fields(v.substr(numbers), l.sep);

@@ -16,6 +16,7 @@
 #include "attn/column_blocks.hpp"
 #include "attn/error.hpp"
 #include "attn/io.hpp"
+#include "tensor/label_numbers.hpp"
 #include "write/npz_write.hpp"
 #include "write/number_format.hpp"
 #include "write/output_file.hpp"
@@ -182,21 +183,25 @@ void pretty_record(std::string& out, const Item& item, int decimals) {
 // A label as one field: csv quotes it when it holds the separator, a quote or a line break
 // (RFC 4180); tsv escapes tab, line breaks and backslash (\t, \n, \r, \\). A row label whose
 // first non-blank character is '#' would start a comment line for a reader (attn's own among
-// them, which would drop the row): csv quotes it, tsv escapes that '#' as \#.
+// them, which would drop the row): csv quotes it, tsv escapes that '#' as \#. A label that
+// reads as numbers (a token id: tensor/label_numbers.hpp) would leave a file of such labels
+// unread as labelled: csv quotes it too, tsv escapes its first character (\1).
 std::string label_field(const std::string& label, char sep) {
     std::string out;
     const std::size_t first = label.find_first_not_of(" \t");
     const bool hash = first != std::string::npos && label[first] == '#';
+    const bool number = first != std::string::npos && detail::label_reads_as_numbers(label);
     if (sep == ',') {
-        if (!hash && label.find_first_of(",\"\r\n") == std::string::npos) return label;
+        if (!hash && !number && label.find_first_of(",\"\r\n") == std::string::npos) return label;
         out = "\"";
         for (char ch : label) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
         return out + "\"";
     }
     for (std::size_t k = 0; k < label.size(); ++k) {
         const char ch = label[k];
-        if (hash && k == first) {
-            out += "\\#";
+        if ((hash || number) && k == first) {
+            out += '\\';
+            out += ch;
             continue;
         }
         switch (ch) {

@@ -244,3 +244,13 @@ for spec in "llama|model.layers.0.self_attn.k_proj.weight|\x00\x00\xc0\x7f|4|nan
     expect_code 3 "$name: a $value in $tensor"
     expect_err_has "tensor '$tensor': row 1, column 6: non-finite value '$value'" "$name: the error names the tensor and the element"
 done
+
+# Token ids as labels (--ids, no tokenizer) read as numbers: csv quotes them and tsv escapes
+# their first character, so that the labelled output still reads back as the matrix it labels.
+for f in csv tsv; do
+    "$ATTN" model "$TINY/bert" --ids 1,17,42,2 --layer 0 --head 1 --format $f -o "$T/ids.$f" 2>/dev/null
+    "$ATTN" model "$TINY/bert" --ids 1,17,42,2 --layer 0 --head 1 --format npy -o "$T/ids_$f.npy" 2>/dev/null
+    run concat "$T/ids.$f" --format npy -o "$T/ids_back_$f.npy"
+    expect_code 0 "model --ids --format $f reads back"
+    if cmp -s "$T/ids_back_$f.npy" "$T/ids_$f.npy"; then pass; else fail "model --ids --format $f: read back, not the npy's numbers"; fi
+done
