@@ -177,7 +177,7 @@ std::vector<Command> make_table() {
          {""},
          {"path"},
          {{"format", {"pretty", "csv", "tsv", "json", "ids"}}},
-         {"# a BERT tokenizer folder you have (tests copy data/tokenize/bert-base-uncased here)",
+         {"# bert: a BERT tokenizer folder you have (the tests make one from data/tokenize/bert-base-uncased)",
           "attn tokenize bert --text 'time flies like an arrow'",
           "attn tokenize bert --text 'the man went to the store' --text-pair 'he bought milk' --format json",
           "# the ids alone, comma-separated",
