@@ -43,11 +43,15 @@ std::vector<std::size_t> parse_shape(const std::string& text) {
         const std::size_t comma = text.find(',', pos);
         const std::string part = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
         if (!integer_syntax(part, false))
-            throw UsageError("invalid --shape '" + text + "': expected dimensions like 3,2 (non-negative integers)");
+            throw UsageError("invalid --shape '" + text + "': expected dimensions like 3,2 (positive integers)");
         const std::optional<long long> d = decimal_integer(part, false);
         if (!d || *d > (1ll << 31))
             throw UsageError("invalid --shape '" + text + "': dimension " + part + " is too large (at most 2^31, and "
                              "2^28 elements in all)");
+        // torch.randn(3, 0) is an empty tensor, which attn's readers refuse: what random writes reads back.
+        if (*d == 0)
+            throw UsageError("invalid --shape '" + text + "': a dimension of 0 makes an empty tensor, which attn's "
+                             "commands do not read");
         shape.push_back(std::size_t(*d));
         if (comma == std::string::npos) break;
         pos = comma + 1;
@@ -63,8 +67,8 @@ std::size_t saturating_mul(std::size_t a, std::size_t b) {
 }
 
 // Lines of text one draw prints: a header, the rows and a blank line per matrix (text formats), or
-// one line per array below the outermost one (json). Zero-element shapes such as
-// 2147483648,0,1 would otherwise print billions of lines about nothing.
+// one line per array below the outermost one (json). Shapes of many tiny matrices such as
+// 268435456,1,1 would otherwise print billions of lines about little.
 std::size_t text_lines(const std::vector<std::size_t>& shape, bool json) {
     std::size_t lines = 0, prefix = 1;
     if (json) {
@@ -226,6 +230,9 @@ int cmd_random(int argc, char** argv) {
         }
     }
     if (plan.empty()) throw UsageError("missing --shape (e.g. --shape 3,2), or --linear IN,OUT");
+    if (shape_draws.empty() && default_uniform != -1)
+        throw UsageError(std::string("--") + (default_uniform ? "uniform" : "normal") +
+                         " chooses the distribution of --shape draws: --linear draws nn.Linear's own");
     bool any_uniform = false, any_normal = false;
     for (std::size_t i = 0; i < shape_draws.size(); ++i) {
         plan[shape_draws[i]].uniform = (chosen[i] != -1 ? chosen[i] : default_uniform) == 1;
@@ -326,7 +333,7 @@ int cmd_random(int argc, char** argv) {
                                                  shape.numel() * (half ? 2 : 4)});
         }
         io::detail::npz_size(members);
-        io::detail::refuse_binary_on_terminal(out.path);
+        io::detail::refuse_binary_on_terminal(out.path, "npz");
         io::detail::OutputFile sink(out.path);
         io::detail::NpzWriter archive([&](std::string_view bytes) { sink.write(bytes); });
         for (std::size_t d = 0; d < draws; ++d) {
@@ -342,7 +349,7 @@ int cmd_random(int argc, char** argv) {
     }
     if (npy) {
         // -o DIR for several draws: they appear in DIR together, once every one is written.
-        io::detail::refuse_binary_on_terminal(out.path);
+        io::detail::refuse_binary_on_terminal(out.path, "npy");
         std::optional<io::detail::StagedFolder> folder;
         if (draws > 1) folder.emplace(out.path);
         for (std::size_t d = 0; d < draws; ++d) {

@@ -167,7 +167,14 @@ int cmd_tokenize(int argc, char** argv) {
     const bool add = !r.count("no-special-tokens");
     if (r.count("texts")) {
         const std::string path = r["texts"].as<std::string>();
-        const json::Value doc = json::parse_json(io::read_file(path));
+        const std::string bytes = io::read_file(path);
+        const json::Value doc = [&] {
+            try {
+                return json::parse_json(bytes);
+            } catch (const InputError& e) {
+                throw InputError(path + ": " + e.what());
+            }
+        }();
         if (!doc.is_array()) throw InputError(path + ": expected a JSON array of texts or [text, text_pair] pairs");
         std::string out;
         for (std::size_t i = 0; i < doc.size(); ++i) {

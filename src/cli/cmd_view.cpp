@@ -142,6 +142,7 @@ int cmd_view(int argc, char** argv) {
     const std::string svg_file =
         r.count("svg") ? svg_path(r["svg"].as<std::string>(), heatmap, "--heatmap", "write the SVG to a file") : "";
     if (r.count("html") && r["html"].as<std::string>().empty()) throw UsageError("--html needs a file name");
+    if (r.count("title") && !r.count("html")) throw UsageError("--title names the HTML page: it needs --html FILE");
 
     const std::string file = r["weights"].as<std::string>();
     const Tensor all = io::read_tensor(file, io::Finite::any, 5);

@@ -77,9 +77,10 @@ int standard_stream_of(const std::string& path) {
 
 }  // namespace
 
-void refuse_binary_on_terminal(const std::string& path) {
+void refuse_binary_on_terminal(const std::string& path, const char* format) {
     if ((path.empty() || path == "-") && ::isatty(STDOUT_FILENO) == 1)
-        throw SettingError("output", "npy is binary: refusing to write it to a terminal (use ", " FILE or a pipe)");
+        throw SettingError("output", std::string(format) + " is binary: refusing to write it to a terminal (use ",
+                           " FILE or a pipe)");
 }
 
 void write_stdout(std::string_view bytes) {

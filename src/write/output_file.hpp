@@ -22,7 +22,7 @@ void write_stdout(std::string_view bytes);
 
 // Binary output (npy) bound for standard output ("" or "-") while it is a terminal: a
 // UsageError, before anything is written.
-void refuse_binary_on_terminal(const std::string& path);
+void refuse_binary_on_terminal(const std::string& path, const char* format);  // format: "npy" or "npz"
 
 // One output destination, written as a stream and published all at once:
 //  - "" or "-": standard output, written directly (so a caller streaming to it must have

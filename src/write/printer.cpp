@@ -412,7 +412,7 @@ detail::PendingFile npz_file(const std::vector<Item>& items, const std::string& 
         members.push_back({item.name, detail::npy_header(item.values()).size() +
                                           item.values().shape.numel() * sizeof(float)});
     detail::npz_size(members);  // the limits, before anything is written
-    detail::refuse_binary_on_terminal(path);
+    detail::refuse_binary_on_terminal(path, "npz");
     return {path, "", false, {}, [&items](const TextSink& sink) {
                 detail::NpzWriter npz(sink);
                 for (const auto& item : items) npz.add(item.name, detail::npy_header(item.values()), item.values());
@@ -547,14 +547,14 @@ std::vector<detail::PendingFile> detail::output_files(const std::vector<Item>& i
     for (const auto& item : items)
         if (item.is_record())
             throw SettingError("format", "'" + item.name + "' is a record, not a matrix: " + binary + " cannot hold it (use ",
-                               " json, csv or pretty)");
+                               " json, csv, tsv or pretty)");
     if (items.empty()) throw UsageError("nothing to write");
     if (opt.format == Format::npz) return {npz_file(items, path)};
 
     struct stat st {};
     const bool is_dir = !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
     if (items.size() == 1 && !is_dir) {
-        detail::refuse_binary_on_terminal(path);
+        detail::refuse_binary_on_terminal(path, "npy");
         return {{path, detail::npy_header(items[0].values()), false, items[0].values()}};
     }
     if (path.empty())

@@ -101,7 +101,7 @@ TEST_CASE("npz: refusals before anything is written") {
     record.name = "variance";
     record.fields = {{"d_k", 2.0}};
     CHECK(usage_error([&] { attn::io::write_output({record}, npz_to(dir.path + "/v.npz")); }) ==
-          "'variance' is a record, not a matrix: npz cannot hold it (use format json, csv or pretty)");
+          "'variance' is a record, not a matrix: npz cannot hold it (use format json, csv, tsv or pretty)");
     using attn::io::detail::npz_size;
     CHECK(usage_error([] { npz_size({{"a", 10}, {"a", 10}}); }) ==
           "npz output: two results named 'a' (an archive holds one array per name)");
