@@ -2,6 +2,7 @@
 (tests/e2e/test_model.sh). Run from the repository root with Debian's python (torch 1.13, numpy):
 
     /usr/bin/python3 data/models/make_tiny.py            # the committed data/models/tiny/
+    /usr/bin/python3 data/models/make_tiny.py --variants # only gpt2_variants, gpt2_unscaled, qwen2_window
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -113,10 +114,10 @@ def bert_forward(sd, c, ids, types):
 # ---- GPT2Model -----------------------------------------------------------------------------
 
 def gpt2_state(c):
-    E, V = c["n_embd"], c["vocab_size"]
+    E, V = gpt2_key(c, "n_embd", "hidden_size"), c["vocab_size"]
     Fi = c.get("n_inner") or 4 * E
-    sd = {"wte.weight": rnd(V, E, std=0.5), "wpe.weight": rnd(c["n_positions"], E, std=0.3)}
-    for l in range(c["n_layer"]):
+    sd = {"wte.weight": rnd(V, E, std=0.5), "wpe.weight": rnd(gpt2_key(c, "n_positions", "max_position_embeddings"), E, std=0.3)}
+    for l in range(gpt2_key(c, "n_layer", "num_hidden_layers")):
         p = "h.%d." % l
         ln_params(sd, p + "ln_1", E)
         sd[p + "attn.c_attn.weight"] = rnd(E, 3 * E, std=0.4)  # Conv1D: in × out
@@ -136,28 +137,41 @@ def gelu_new(x):
     return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
 
 
+ACTIVATIONS = {"gelu_new": gelu_new, "quick_gelu": lambda x: x * torch.sigmoid(1.702 * x)}
+
+
+def gpt2_key(c, key, alias):
+    """GPT2Config's attribute_map: hidden_size for n_embd, and so on."""
+    return c[key] if key in c else c[alias]
+
+
 def gpt2_forward(sd, c, ids):
     B, T = ids.shape
-    E, H, eps = c["n_embd"], c["n_head"], c["layer_norm_epsilon"]
+    E, H, eps = gpt2_key(c, "n_embd", "hidden_size"), gpt2_key(c, "n_head", "num_attention_heads"), c["layer_norm_epsilon"]
     d = E // H
+    act = ACTIVATIONS[c.get("activation_function", "gelu_new")]
     conv1d = lambda x, n: torch.addmm(sd[n + ".bias"], x.view(-1, x.size(-1)), sd[n + ".weight"]).view(*x.shape[:-1], -1)
     h = sd["wte.weight"][ids] + sd["wpe.weight"][torch.arange(T)][None]
     causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
     hidden, atts = [], []
-    for l in range(c["n_layer"]):
+    for l in range(gpt2_key(c, "n_layer", "num_hidden_layers")):
         p = "h.%d." % l
         hidden.append(h)
         x = F.layer_norm(h, (E,), sd[p + "ln_1.weight"], sd[p + "ln_1.bias"], eps)
         q, k, v = conv1d(x, p + "attn.c_attn").split(E, dim=2)
         q, k, v = (t.view(B, T, H, d).transpose(1, 2) for t in (q, k, v))
-        w = torch.matmul(q, k.transpose(-1, -2)) / torch.full([], v.size(-1) ** 0.5)
+        w = torch.matmul(q, k.transpose(-1, -2))
+        if c.get("scale_attn_weights", True):
+            w = w / torch.full([], v.size(-1) ** 0.5)
+        if c.get("scale_attn_by_inverse_layer_idx", False):
+            w = w / float(l + 1)
         w = torch.where(causal, w, torch.full([], torch.finfo(w.dtype).min))
         w = torch.softmax(w, dim=-1)
         atts.append(w)
         ctx = torch.matmul(w, v).transpose(1, 2).reshape(B, T, E)
         h = h + conv1d(ctx, p + "attn.c_proj")
         x = F.layer_norm(h, (E,), sd[p + "ln_2.weight"], sd[p + "ln_2.bias"], eps)
-        h = h + conv1d(gelu_new(conv1d(x, p + "mlp.c_fc")), p + "mlp.c_proj")
+        h = h + conv1d(act(conv1d(x, p + "mlp.c_fc")), p + "mlp.c_proj")
     h = F.layer_norm(h, (E,), sd["ln_f.weight"], sd["ln_f.bias"], eps)
     hidden.append(h)
     return torch.stack(atts), torch.stack(hidden)
@@ -228,11 +242,16 @@ def llama_forward(sd, c, ids):
     emb = torch.cat((freqs, freqs), dim=-1)
     cos, sin = emb.cos()[:, None], emb.sin()[:, None]
     i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
-    allowed = j <= i
-    W = c.get("sliding_window") if c["model_type"] == "mistral" else None
-    if W:
-        allowed = allowed & (j > i - W)
-    mask = torch.where(allowed, 0.0, torch.finfo(torch.float32).min)
+    causal = j <= i
+
+    def mask_of(layer):
+        # Mistral: every layer slides; Qwen2: with use_sliding_window, the layers from
+        # max_window_layers on (its default layer_types)
+        W = c.get("sliding_window") if c["model_type"] == "mistral" else None
+        if c["model_type"] == "qwen2" and c.get("use_sliding_window") and layer >= c.get("max_window_layers", 28):
+            W = c.get("sliding_window")
+        allowed = causal & (j > i - W) if W else causal
+        return torch.where(allowed, 0.0, torch.finfo(torch.float32).min)
     lin = lambda x, n: F.linear(x, sd[n + ".weight"], sd.get(n + ".bias"))
     h = sd["embed_tokens.weight"][ids]
     hidden, atts = [], []
@@ -245,7 +264,7 @@ def llama_forward(sd, c, ids):
         v = lin(x, p + "self_attn.v_proj").view(B, T, G, d).transpose(1, 2)
         q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
         k, v = k.repeat_interleave(H // G, dim=1), v.repeat_interleave(H // G, dim=1)  # repeat_kv
-        w = torch.matmul(q, k.transpose(2, 3)) * d ** -0.5 + mask
+        w = torch.matmul(q, k.transpose(2, 3)) * d ** -0.5 + mask_of(l)
         w = torch.softmax(w, dim=-1, dtype=torch.float32)
         atts.append(w)
         ctx = torch.matmul(w, v).transpose(1, 2).reshape(B, T, H * d)
@@ -279,6 +298,16 @@ LLAMA_LINEAR = dict(LLAMA, rope_theta=500.0, num_key_value_heads=1,
 MISTRAL = dict(LLAMA, model_type="mistral", architectures=["MistralForCausalLM"], rope_scaling=None, sliding_window=3)
 QWEN2 = dict(LLAMA, model_type="qwen2", architectures=["Qwen2ForCausalLM"], rope_scaling=None, rope_theta=1000000.0,
              use_sliding_window=False, sliding_window=4, max_window_layers=2)
+
+
+# GPT-2 with the attention scale of transformers' scale_attn_by_inverse_layer_idx (and 1/√d),
+# quick_gelu, and GPT2Config's alias keys; GPT-2 without 1/√d; Qwen2 whose second layer slides.
+GPT2_VARIANTS = {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "vocab_size": 64, "hidden_size": 32,
+                 "num_hidden_layers": 2, "num_attention_heads": 4, "n_inner": None, "max_position_embeddings": 16,
+                 "activation_function": "quick_gelu", "layer_norm_epsilon": 1e-5,
+                 "scale_attn_by_inverse_layer_idx": True}
+GPT2_UNSCALED = dict(GPT2, scale_attn_weights=False)
+QWEN2_WINDOW = dict(QWEN2, use_sliding_window=True, sliding_window=3, max_window_layers=1)
 
 
 def rounded(sd, dtype):
@@ -320,6 +349,14 @@ def save(name, config, sd, forward, dtype=torch.float32, prefix="", shards=1, ty
     print(name, tuple(att.shape), tuple(hid.shape), DTYPES[dtype])
 
 
+def variants():
+    torch.manual_seed(1)
+    save("gpt2_variants", GPT2_VARIANTS, gpt2_state(GPT2_VARIANTS), lambda sd: gpt2_forward(sd, GPT2_VARIANTS, IDS))
+    save("gpt2_unscaled", GPT2_UNSCALED, gpt2_state(GPT2_UNSCALED), lambda sd: gpt2_forward(sd, GPT2_UNSCALED, IDS))
+    save("qwen2_window", QWEN2_WINDOW, llama_state(QWEN2_WINDOW, True), lambda sd: llama_forward(sd, QWEN2_WINDOW, IDS),
+         prefix="model.")
+
+
 def tiny():
     torch.manual_seed(0)
     save("bert", BERT, bert_state(BERT), lambda sd: bert_forward(sd, BERT, IDS, TYPES), types=TYPES)
@@ -334,6 +371,7 @@ def tiny():
     save("qwen2_bf16", QWEN2, llama_state(QWEN2, True), lambda sd: llama_forward(sd, QWEN2, IDS), torch.bfloat16,
          prefix="model.", shards=2)
     bert_uncased()
+    variants()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -443,5 +481,7 @@ if __name__ == "__main__":
         gpt2_small(sys.argv[2])
     elif len(sys.argv) >= 3 and sys.argv[1] == "--llama-shaped":
         llama_shaped(sys.argv[2], time_torch="--no-torch" not in sys.argv)
+    elif len(sys.argv) == 2 and sys.argv[1] == "--variants":
+        variants()  # only the later folders (tiny() makes them too)
     else:
         tiny()

@@ -6,9 +6,10 @@
 //   bert                   BertModel: word + position + token-type embeddings, post-LN layers,
 //                          GELU (erf), no mask (every token sees every token)
 //   gpt2                   GPT2Model: pre-LN, Conv1D layout (x·W) with the fused c_attn, causal,
-//                          GELU (tanh), ln_f
-//   llama, mistral, qwen2  LlamaModel: RMSNorm, RoPE (rope_theta; rope_scaling linear and llama3),
-//                          grouped-query heads, SwiGLU; Mistral's sliding_window; Qwen2's Q/K/V biases
+//                          GELU (tanh), ln_f; scale_attn_weights, scale_attn_by_inverse_layer_idx
+//   llama, mistral, qwen2  LlamaModel: RMSNorm, RoPE (rope_theta; rope_scaling linear and llama3,
+//                          or v5's rope_parameters), grouped-query heads, SwiGLU; Mistral's
+//                          sliding_window; Qwen2's Q/K/V biases and sliding layers
 // The attention runs on attn's engine (attn/multihead.hpp's batched_attention: causal rule,
 // window, RoPE and grouped-query heads of the resolved problem), the linear layers on attn's
 // GEMM with the weights where they lie in the mapped files (float16 and bfloat16 widened as
@@ -43,10 +44,15 @@ struct ModelConfig {
     std::size_t layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0;
     std::size_t vocab = 0, max_positions = 0, type_vocab = 0;  // max_positions 0: no limit (RoPE)
     double norm_eps = 1e-12;
-    enum class Activation { gelu_erf, gelu_tanh, relu, silu } activation = Activation::gelu_erf;
+    enum class Activation { gelu_erf, gelu_tanh, quick_gelu, relu, silu, tanh } activation = Activation::gelu_erf;
     Rope rope;                          // theta 0 for bert and gpt2
     std::size_t sliding_window = 0;     // 0: none (Mistral: each token sees itself and W - 1 before)
+    std::vector<bool> slides;           // per layer: the sliding window applies (empty: every layer)
     bool qkv_bias = false, o_bias = false, mlp_bias = false;  // llama family
+    bool scale_attn_weights = true, scale_by_inverse_layer = false;  // gpt2: 1/√d, and 1/(layer + 1)
+
+    // The sliding window of layer l (0: none): Qwen2's slides from max_window_layers on.
+    std::size_t window_of(std::size_t l) const { return slides.empty() || slides[l] ? sliding_window : 0; }
 };
 
 // config.json's text into a ModelConfig. InputError naming `source` for JSON errors, an

@@ -115,7 +115,10 @@ int cmd_model(int argc, char** argv) {
         "(layers + 1, batch, tokens, hidden). model_type bert (BertModel), gpt2 (GPT2Model), llama,\n"
         "mistral and qwen2 (LlamaModel: RMSNorm, RoPE with rope_scaling linear or llama3, or\n"
         "transformers v5's rope_parameters, grouped-query heads, SwiGLU, Mistral's sliding_window,\n"
-        "Qwen2's biases); LayerNorm weights named gamma and beta (TensorFlow conversions) load as\n"
+        "Qwen2's biases and per-layer sliding window); GPT-2's scale_attn_weights and\n"
+        "scale_attn_by_inverse_layer_idx; the activations gelu, gelu_new, gelu_pytorch_tanh, gelu_fast,\n"
+        "gelu_accurate, quick_gelu, relu, silu, tanh; LayerNorm weights named gamma and beta\n"
+        "(TensorFlow conversions) load as\n"
         "weight and bias, as in transformers. The weights are\n"
         "used where they lie in the mapped files (float16 and bfloat16 widened as the GEMM packs\n"
         "them); the arithmetic is float32. A NaN or infinity in a weight the pass uses is an input\n"
@@ -285,7 +288,7 @@ int cmd_model(int argc, char** argv) {
     std::string heatmap_text;
     if (pictures) {
         const TensorView layer_att = show_att && !wants.layer ? pick(res.attentions.view(), 0, layer.value_or(0)) : att;
-        const std::size_t W = c.sliding_window;
+        const std::size_t W = c.window_of(layer.value_or(0));
         const bool causal = c.arch != model::Architecture::bert;
         const auto masked = [causal, W](std::size_t i, std::size_t j) { return (causal && j > i) || (W && j + W <= i); };
         const std::string masking = !causal ? "" : W ? "causal, sliding window " + std::to_string(W) : "causal";

@@ -59,11 +59,16 @@ struct Reader {
 
 ModelConfig::Activation activation(const Reader& r, const std::string& name) {
     using A = ModelConfig::Activation;
-    if (name == "gelu") return A::gelu_erf;
-    if (name == "gelu_new" || name == "gelu_pytorch_tanh") return A::gelu_tanh;
+    // transformers' ACT2FN names; gelu_fast and gelu_accurate are the tanh form of gelu_new.
+    if (name == "gelu" || name == "gelu_python") return A::gelu_erf;
+    if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast" || name == "gelu_accurate")
+        return A::gelu_tanh;
+    if (name == "quick_gelu") return A::quick_gelu;
     if (name == "relu") return A::relu;
     if (name == "silu" || name == "swish") return A::silu;
-    r.fail("activation \"" + name + "\" is not supported (attn runs gelu, gelu_new, gelu_pytorch_tanh, relu, silu)");
+    if (name == "tanh") return A::tanh;
+    r.fail("activation \"" + name + "\" is not supported (attn runs gelu, gelu_python, gelu_new, gelu_pytorch_tanh, "
+           "gelu_fast, gelu_accurate, quick_gelu, relu, silu, swish, tanh)");
 }
 
 void bert(const Reader& r, ModelConfig& c) {
@@ -81,14 +86,16 @@ void bert(const Reader& r, ModelConfig& c) {
 
 void gpt2(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::gpt2;
-    c.layers = r.count("n_layer"), c.hidden = r.count("n_embd"), c.heads = r.count("n_head");
+    // GPT2Config's attribute_map: hidden_size, num_hidden_layers, ... name the same fields.
+    const auto named = [&](const char* key, const char* alias) { return r.v.find(key) || !r.v.find(alias) ? key : alias; };
+    c.layers = r.count(named("n_layer", "num_hidden_layers")), c.hidden = r.count(named("n_embd", "hidden_size"));
+    c.heads = r.count(named("n_head", "num_attention_heads"));
     c.intermediate = r.count_or("n_inner", 4 * c.hidden);
-    c.vocab = r.count("vocab_size"), c.max_positions = r.count_or("n_positions", 1024);
+    c.vocab = r.count("vocab_size"), c.max_positions = r.count_or(named("n_positions", "max_position_embeddings"), 1024);
     c.norm_eps = r.number_or("layer_norm_epsilon", 1e-5);
     c.activation = activation(r, r.string_or("activation_function", "gelu_new"));
-    if (!r.bool_or("scale_attn_weights", true)) r.fail("\"scale_attn_weights\": false is not supported");
-    if (r.bool_or("scale_attn_by_inverse_layer_idx", false))
-        r.fail("\"scale_attn_by_inverse_layer_idx\": true is not supported");
+    c.scale_attn_weights = r.bool_or("scale_attn_weights", true);
+    c.scale_by_inverse_layer = r.bool_or("scale_attn_by_inverse_layer_idx", false);
     if (r.bool_or("add_cross_attention", false)) r.fail("\"add_cross_attention\": true is not supported");
 }
 
@@ -100,7 +107,9 @@ void rope_scaling(const Reader& sr, const std::string& what, ModelConfig& c) {
     RopeScaling& out = c.rope.scaling;
     if (type == "default") return;
     const double factor = sr.number_or("factor", 1.0);
-    if (!(factor >= 1.0) || !std::isfinite(factor)) sr.fail(what + ": factor " + std::to_string(factor) + ": expected a finite number >= 1");
+    // transformers warns of a factor below 1 and runs it (positions stretched, not compressed)
+    if (!(factor > 0.0) || !std::isfinite(factor) || (type != "linear" && factor < 1.0))
+        sr.fail(what + ": factor " + std::to_string(factor) + ": expected a finite number >= 1 (> 0 for linear)");
     out.factor = float(factor);
     if (type == "linear") {
         out.kind = RopeScalingKind::linear;
@@ -152,7 +161,25 @@ void llama(const Reader& r, ModelConfig& c) {
     if (c.heads % c.kv_heads) r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " + std::to_string(c.kv_heads));
     if (c.model_type == "qwen2") {
         c.qkv_bias = true;
-        if (r.bool_or("use_sliding_window", false)) r.fail("\"use_sliding_window\": true is not supported for qwen2");
+        // Qwen2Config: the window (default 4096) only with use_sliding_window, on the layers
+        // layer_types calls sliding_attention, by default those from max_window_layers (28) on.
+        if (r.bool_or("use_sliding_window", false)) c.sliding_window = r.count_or("sliding_window", 4096);
+        const double first_layer = r.number_or("max_window_layers", 28);  // 0: every layer
+        if (!(first_layer >= 0) || first_layer != std::floor(first_layer) || first_layer > 1e9)
+            r.fail("\"max_window_layers\": expected a non-negative integer");
+        const std::size_t first = std::size_t(first_layer);
+        for (std::size_t l = 0; l < c.layers; ++l) c.slides.push_back(l >= first);
+        if (const json::Value* types = r.v.find("layer_types"); types && !types->is_null()) {
+            if (!types->is_array() || types->as_array().size() != c.layers)
+                r.fail("\"layer_types\": expected one of \"full_attention\" or \"sliding_attention\" per layer");
+            for (std::size_t l = 0; l < c.layers; ++l) {
+                const json::Value& t = types->as_array()[l];
+                const std::string name = t.is_string() ? t.as_string() : "";
+                if (name != "full_attention" && name != "sliding_attention")
+                    r.fail("\"layer_types\": expected one of \"full_attention\" or \"sliding_attention\" per layer");
+                c.slides[l] = name == "sliding_attention";
+            }
+        }
     } else {
         c.qkv_bias = c.o_bias = r.bool_or("attention_bias", false);
         c.mlp_bias = r.bool_or("mlp_bias", false);
@@ -186,6 +213,9 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
             r.fail("hidden size " + std::to_string(c.hidden) + " is not a multiple of " + std::to_string(c.heads) + " heads");
         c.head_dim = c.hidden / c.heads;
     }
+    if (c.arch == Architecture::llama && c.head_dim % 2)
+        r.fail("head_dim " + std::to_string(c.head_dim) + " is odd: RoPE rotates pairs of dims (head_dim, or "
+               "hidden_size / num_attention_heads)");
     return c;
 }
 

@@ -2,6 +2,7 @@
 // embeddings, then per block ln_1, the fused c_attn (Conv1D: x·W, E × 3E, columns q | k | v),
 // causal attention, c_proj, the residual, ln_2, the GELU (tanh) MLP, the residual (pre-LN);
 // ln_f at the end, whose output is the last hidden state.
+#include <cmath>
 #include <string>
 
 #include "attn/error.hpp"
@@ -22,6 +23,11 @@ void run_gpt2(const ModelConfig& c, const Weights& w, const ModelInput& in, Reco
     AttentionSpec spec;
     spec.causal = Causal::top_left;
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
+        // GPT2Attention: the scores over √d (scale_attn_weights), then over layer_idx + 1
+        // (scale_attn_by_inverse_layer_idx); the default is the engine's 1/√d.
+        if (!c.scale_attn_weights || c.scale_by_inverse_layer)
+            spec.scale = float((c.scale_attn_weights ? 1.0 / std::sqrt(double(d)) : 1.0) /
+                               (c.scale_by_inverse_layer ? double(l + 1) : 1.0));
         rec.hidden(l, h);
         const std::string p = "h." + std::to_string(l) + ".";
         const auto W = [&](const std::string& n, std::initializer_list<std::size_t> s) -> const Weight& { return w.get(p + n, s); };

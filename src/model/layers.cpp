@@ -87,8 +87,10 @@ float act(float x, ModelConfig::Activation a) {
             const float u = float(std::sqrt(2.0 / M_PI)) * (x + 0.044715f * x * x * x);
             return 0.5f * x * (1.0f + std::tanh(u));
         }
+        case A::quick_gelu: return x / (1.0f + std::exp(-1.702f * x));  // x·sigmoid(1.702x)
         case A::relu: return x > 0 ? x : 0.0f;
         case A::silu: return x / (1.0f + std::exp(-x));
+        case A::tanh: return std::tanh(x);
     }
     return x;
 }

@@ -21,8 +21,9 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
     spec.rope = c.rope;
     spec.rope.dims = d;
     spec.scale = float(1.0 / std::sqrt(double(d)));  // self.scaling = head_dim ** -0.5
-    if (c.sliding_window) spec.window = Window{c.sliding_window - 1, unbounded};  // kv_idx > q_idx - sliding_window
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
+        const std::size_t window = c.window_of(l);  // kv_idx > q_idx - sliding_window
+        spec.window = window ? Window{window - 1, unbounded} : Window{};
         rec.hidden(l, h);
         const std::string p = "layers." + std::to_string(l) + ".";
         const auto W = [&](const std::string& n, std::initializer_list<std::size_t> s) -> const Weight& { return w.get(p + n, s); };
