@@ -323,9 +323,9 @@ private:
         mix(t0, nk, alpha, ot(b), parts);
     }
 
-    // Qᵀ[p][q] = scale·Q[q0 + q][p] (scale/c under a softcap c: query_scale), zero for rows past Tq: W rows × W columns at a time,
-    // transposed in registers (element by element, a window's blocks of 9 tiles spent 2.4% of
-    // their time here).
+    // Qᵀ[p][q] = scale·Q[q0 + q][p] (scale/c under a softcap c: query_scale), zero for rows past
+    // Tq: W rows × W columns at a time, transposed in registers (element by element, a window's
+    // blocks of 9 tiles spent 2.4% of their time here).
     void pack_q(std::size_t q0, std::size_t nq, float* qt) const {
         const F scale(query_scale(a_.scale, a_.softcap));
         for (std::size_t v = 0; v < NV; ++v) {
