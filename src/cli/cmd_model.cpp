@@ -241,8 +241,9 @@ int cmd_model(int argc, char** argv) {
                              " ids, --ids " + std::to_string(input.batch) + "x" + std::to_string(input.tokens));
         input.token_types = flatten(t);
     }
+    // Like --layer beyond the model's layers, an input error: the range is the checkpoint's.
     if (head && *head >= c.heads)
-        throw UsageError("--head " + std::to_string(*head) + ": the model has " + std::to_string(c.heads) + " heads (0 to " +
+        throw InputError("--head " + std::to_string(*head) + ": the model has " + std::to_string(c.heads) + " heads (0 to " +
                          std::to_string(c.heads - 1) + ")");
     model::ForwardWants wants;
     wants.attentions = show_att || pictures;
