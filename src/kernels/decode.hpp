@@ -318,8 +318,8 @@ void decode_chunk_of(const DecodeArgs& a) {
     float* q = qbuf.get();
     float* sc = sbuf.get();
     alignas(64) float alpha[RB];
-    const F cap(a.softcap);
-    const float qscale = query_scale(a.scale, a.softcap);  // 1/c of a softcap in the query
+    const F cap(a.softcap), inv_cap(a.softcap == 0.0f ? 0.0f : 1.0f / a.softcap);
+    const float qscale = query_scale(a.scale, a.softcap);  // 1/c of a softcap c ≥ 1 in the query
     const F iota = lane_index<Arch>();
     for (std::size_t r0 = 0; r0 < a.nrows; r0 += RB) {
         const std::size_t nr = std::min(RB, a.nrows - r0);
@@ -348,9 +348,12 @@ void decode_chunk_of(const DecodeArgs& a) {
                 const DecodeRow& row = a.rows[r0 + r];
                 float* s = sc + r * tile;
                 const std::size_t lim = end[r] > t0 ? std::min(nk, end[r] - t0) : 0;
-                if (a.softcap != 0.0f)
+                if (softcap_folded(a.softcap))
                     for (std::size_t j = 0; j < lim; j += W)
                         softcap_of_quotient<Arch>(F::load_aligned(s + j), cap).store_aligned(s + j);
+                else if (a.softcap != 0.0f)
+                    for (std::size_t j = 0; j < lim; j += W)
+                        softcap<Arch>(F::load_aligned(s + j), cap, inv_cap).store_aligned(s + j);
                 if (row.alibi_slope != 0.0f)  // alibi.hpp; lanes past lim are overwritten below
                     for (std::size_t j = 0; j < lim; j += W)
                         (rounded<Arch>(F::load_aligned(s + j)) +

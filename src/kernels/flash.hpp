@@ -49,6 +49,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <type_traits>
 #include <utility>
 
 #include "kernels/kernel_types.hpp"
@@ -525,19 +526,24 @@ private:
         }
     }
 
-    // The softcap c·tanh(s) over the tile of s = q·k·scale/c (tanh.hpp; the queries carry 1/c:
-    // pack_q); with colmax, also its column max.
+    // The softcap over the tile (tanh.hpp): c·tanh(s) of s = q·k·scale/c when the queries carry
+    // 1/c (pack_q, kernel_types.hpp's softcap_folded), else c·tanh(s/c); with colmax, also its
+    // column max.
     void softcap_tile(std::size_t nk, F* colmax) {
-        const F c(a_.softcap);
+        const F c(a_.softcap), inv_c(1.0f / a_.softcap);
         F mx[NV];
         for (std::size_t v = 0; v < NV; ++v) mx[v] = F(neg_inf);
-        for (std::size_t j = 0; j < nk; ++j)
-            for (std::size_t v = 0; v < NV; ++v) {
-                float* p = st_ + j * QB + v * W;
-                const F x = softcap_of_quotient<Arch>(F::load_aligned(p), c);
-                x.store_aligned(p);
-                mx[v] = xsimd::max(mx[v], x);
-            }
+        const auto pass = [&](auto folded) {
+            for (std::size_t j = 0; j < nk; ++j)
+                for (std::size_t v = 0; v < NV; ++v) {
+                    float* p = st_ + j * QB + v * W;
+                    const F x = fused_softcap<Arch, decltype(folded)::value>(F::load_aligned(p), c, inv_c);
+                    x.store_aligned(p);
+                    mx[v] = xsimd::max(mx[v], x);
+                }
+        };
+        if (softcap_folded(a_.softcap)) pass(std::true_type{});
+        else pass(std::false_type{});
         if (colmax)
             for (std::size_t v = 0; v < NV; ++v) colmax[v] = xsimd::max(colmax[v], mx[v]);
     }

@@ -111,12 +111,17 @@ inline float log_sum_exp(float m, double l) noexcept {
     return l > 0.0 ? float(double(m) + std::log(l)) : -std::numeric_limits<float>::infinity();
 }
 
-// The fused and split-K kernels' factor of q·k under a softcap c (0: none): scale/c, folded
-// into the query, so the capped score is c·tanh(q·k·(scale/c)) with no multiply per score
-// (softcapped fused attention at T=4096, d=64, 2 threads: 1.12× → 1.10× the plain run). One
-// definition for the scalar and vector kernels, so they round alike. The materialised path
-// keeps c·tanh((scale·q·k)·(1/c)) on its scores.
-constexpr float query_scale(float scale, float softcap) noexcept { return softcap == 0.0f ? scale : scale / softcap; }
+// The fused and split-K kernels fold a softcap's 1/c into the query when c ≥ 1: the factor of
+// q·k is scale/c, and the capped score c·tanh(q·k·(scale/c)) needs no multiply per score
+// (softcapped fused attention at T=4096, d=64, 2 threads: 1.12× → 1.10× the plain run). Only
+// for c ≥ 1, where |scale/c| ≤ |scale| and no score overflows that did not: below 1, x/c may
+// overflow where x does not (an overflow is reported, a large x is capped), so the kernels
+// keep c·tanh(x·(1/c)) per score, as the materialised path always does. One definition for
+// the scalar and vector kernels, so that they round alike.
+constexpr bool softcap_folded(float softcap) noexcept { return softcap >= 1.0f; }
+constexpr float query_scale(float scale, float softcap) noexcept {
+    return softcap_folded(softcap) ? scale / softcap : scale;
+}
 
 // The weight each of the `cols` entries of a fully masked row gets under `fill`.
 constexpr float masked_row_weight(MaskedRowPolicy fill, std::size_t cols) noexcept {

@@ -72,7 +72,7 @@ inline float cap(float x, float c, float inv_c) {
     if (c == 0.0f) return x;
     return std::isinf(x) ? std::numeric_limits<float>::quiet_NaN() : c * tanh1(x * inv_c);
 }
-// The same of z = x/c (the fused kernels' scores: kernel_types.hpp's query_scale).
+// The same of z = x/c (the fused kernels' scores for c ≥ 1: kernel_types.hpp's softcap_folded).
 inline float cap_of_quotient(float z, float c) {
     if (c == 0.0f) return z;
     return std::isinf(z) ? std::numeric_limits<float>::quiet_NaN() : c * tanh1(z);
@@ -94,10 +94,10 @@ inline float alibi(float slope, std::size_t j, long long pos) { return slope * f
 template <class E, class Args>
 void online_softmax_row(const float* q, const std::uint64_t* mask_row, const float* bias_row, float slope,
                         long long pos, const Args& a, std::size_t begin, std::size_t end, float& m, float& l,
-                        float* acc, float* s) {
-    // The query times query_scale, rounded per element, as the vector kernels pack it.
-    std::vector<float> qs(a.dk);
-    const float qscale = query_scale(a.scale, a.softcap);
+                        float* acc, float* s, float* qs) {
+    // The query times query_scale, rounded per element, as the vector kernels pack it (into qs,
+    // dk floats of the caller's scratch).
+    const float qscale = query_scale(a.scale, a.softcap), inv_c = a.softcap == 0.0f ? 0.0f : 1.0f / a.softcap;
     for (std::size_t p = 0; p < a.dk; ++p) qs[p] = qscale * q[p];
     for (std::size_t t0 = begin; t0 < end; t0 += key_tile) {
         const std::size_t nk = std::min(key_tile, end - t0);
@@ -107,7 +107,7 @@ void online_softmax_row(const float* q, const std::uint64_t* mask_row, const flo
             const kv_ptr<E> k = kv_begin<E>(a.K) + j * a.ldk;
             float dot = 0.0f;
             for (std::size_t p = 0; p < a.dk; ++p) dot += qs[p] * widen(k[p]);
-            float v = cap_of_quotient(dot, a.softcap);
+            float v = softcap_folded(a.softcap) ? cap_of_quotient(dot, a.softcap) : cap(dot, a.softcap, inv_c);
             if (slope != 0.0f) v += alibi(slope, j, pos);
             if (bias_row) v += bias_row[j];
             if (mask_row && !mask_bit(mask_row, j)) v = neg_inf;
@@ -211,7 +211,7 @@ std::size_t score_epilogue(const ScoreEpilogueArgs& a) {
 }
 
 std::size_t flash(const FlashArgs& a) {
-    std::vector<float> s(key_tile), acc(a.dv);
+    std::vector<float> s(key_tile), acc(a.dv), qs(a.dk);
     std::size_t masked = 0;
     std::vector<float> mean;  // column means of V for the uniform policy, on first use
     for (std::size_t i = a.row_begin; i < a.row_end; ++i) {
@@ -225,7 +225,7 @@ std::size_t flash(const FlashArgs& a) {
         const long long pos = (long long)i + a.offset;
         with_element_type(a.kv_type, [&](auto e) {
             online_softmax_row<decltype(e)>(q, mask_row, bias_row, a.alibi_slope, pos, a, keys.begin, keys.end, m, l,
-                                            acc.data(), s.data());
+                                            acc.data(), s.data(), qs.data());
         });
         float* out = a.O + (i - a.row_begin) * a.ldo;
         if (a.lse) a.lse[i - a.row_begin] = log_sum_exp(m, l);
@@ -247,7 +247,7 @@ std::size_t flash(const FlashArgs& a) {
 }
 
 void decode_chunk(const DecodeArgs& a) {
-    std::vector<float> s(key_tile);
+    std::vector<float> s(key_tile), qs(a.dk);
     for (std::size_t r = 0; r < a.nrows; ++r) {
         const DecodeRow& row = a.rows[r];
         const std::size_t begin = std::max(a.k_begin, row.first), end = std::min(a.k_end, row.visible);
@@ -256,7 +256,7 @@ void decode_chunk(const DecodeArgs& a) {
         std::fill(acc, acc + a.dv, 0.0f);
         with_element_type(a.kv_type, [&](auto e) {
             online_softmax_row<decltype(e)>(row.q, row.mask, row.bias, row.alibi_slope, row.position, a, begin, end, m,
-                                            l, acc, s.data());
+                                            l, acc, s.data(), qs.data());
         });
         a.m[r] = m;
         a.l[r] = l;

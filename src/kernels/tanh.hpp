@@ -68,8 +68,8 @@ inline vfloat<Arch> tanh(const vfloat<Arch>& x) {
 }
 
 // c·tanh(x·inv_c) with inv_c = 1/c (a multiply, not a divide, per lane); softcap_of_quotient
-// takes z = x/c already (the fused kernels fold 1/c into the query: kernel_types.hpp's
-// query_scale). A score of ±inf or
+// takes z = x/c already (the fused kernels fold 1/c into the query for c ≥ 1: kernel_types.hpp's
+// softcap_folded). A score of ±inf or
 // NaN is a product that overflowed float32 (the inputs are finite): it gives NaN, so the
 // overflow is reported as it is without a softcap, not capped to ±c. That is x − x (0 for a
 // finite x, NaN for ±inf and NaN) added in the product's fused multiply-add: c·t + 0 rounds as
@@ -77,12 +77,18 @@ inline vfloat<Arch> tanh(const vfloat<Arch>& x) {
 // its pass over the tile (cachegrind, avx2 kernels, T=1024 d=64, one thread: the softcapped
 // fused kernel's extra instructions over the plain one from 3.44M to 3.31M a call).
 template <class Arch>
+inline vfloat<Arch> softcap(const vfloat<Arch>& x, const vfloat<Arch>& c, const vfloat<Arch>& inv_c) {
+    return fmadd<Arch>(c, tanh_of_number<Arch>(x * inv_c), x - x);
+}
+template <class Arch>
 inline vfloat<Arch> softcap_of_quotient(const vfloat<Arch>& z, const vfloat<Arch>& c) {
     return fmadd<Arch>(c, tanh_of_number<Arch>(z), z - z);
 }
-template <class Arch>
-inline vfloat<Arch> softcap(const vfloat<Arch>& x, const vfloat<Arch>& c, const vfloat<Arch>& inv_c) {
-    return softcap_of_quotient<Arch>(x * inv_c, c);
+// Either, as the fused kernels' scores need it (kernel_types.hpp's softcap_folded).
+template <class Arch, bool Folded>
+inline vfloat<Arch> fused_softcap(const vfloat<Arch>& s, const vfloat<Arch>& c, const vfloat<Arch>& inv_c) {
+    if constexpr (Folded) return softcap_of_quotient<Arch>(s, c);
+    else return softcap<Arch>(s, c, inv_c);
 }
 
 template <class Arch>

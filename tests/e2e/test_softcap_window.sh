@@ -101,3 +101,29 @@ for q in q1 q5; do
         expect_err_has "the inputs overflow float32" "softcap over an overflowed score ($q, --show $show) is reported"
     done
 done
+
+# A softcap below 1 is applied per score (only c >= 1 is folded into the queries): a large but
+# finite score is capped to ±C on every path and arch, not turned into an overflow by x/C (the
+# fold made 1e10/1e-37 an infinity: exit 1 on the fused path and on the vector kernels' Tq×Tk path,
+# ±C on the scalar one). The arches agree to the tanh's few ULP (tanh.hpp).
+ALLCLOSE=$(dirname "$ATTN")/allclose
+printf '1e3 1e3\n2 -1\n1 1\n-1e3 5\n1 2\n' > "$T/big5"
+printf '1e3 -1e3\n' > "$T/q1"
+for a in scalar auto; do
+    for show in context weights capped; do
+        for q in big5 q1; do
+            run attend -q "$T/$q" -k "$T/big5" -v "$T/big5" --softcap 1e-37 --scale 1e4 --show "$show" --arch $a \
+                --format npy -o "$T/tiny_cap_${a}_${show}_$q.npy"
+            expect_code 0 "softcap 1e-37 over scores of 1e10 ($q, --show $show, --arch $a)"
+        done
+    done
+done
+for show in context weights capped; do
+    for q in big5 q1; do
+        if msg=$("$ALLCLOSE" "$T/tiny_cap_auto_${show}_$q.npy" "$T/tiny_cap_scalar_${show}_$q.npy" --rtol 1e-6 --atol 0 2>&1)
+        then pass; else fail "softcap 1e-37: the scalar and the SIMD kernels differ ($q, --show $show): $msg"; fi
+    done
+done
+run attend -q "$T/big5" -k "$T/big5" -v "$T/big5" --softcap 1e-37 --scale 1e4 --show capped --format csv
+if grep -q '^9.9999[0-9]*e-38,9.9999[0-9]*e-38,9.9999[0-9]*e-38,-9.9999[0-9]*e-38,' "$T/out"; then pass
+else fail "softcap 1e-37: scores of ±1e10 not capped to ±1e-37: $(head -2 "$T/out")"; fi
