@@ -335,7 +335,21 @@ bool chars_match(const Node& n, char32_t c) {
 // The stack a call has below it, from the frame address (GCC and Clang).
 std::uintptr_t stack_top() { return reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)); }
 
+// The budget of the outermost TextBudget on this thread (active: one lives).
+struct SharedBudget {
+    std::size_t chars = 0, used = 0;
+    bool active = false;
+};
+thread_local SharedBudget shared_budget;
+
 }  // namespace
+
+Regex::TextBudget::TextBudget(std::size_t chars) : outer_(!shared_budget.active) {
+    if (outer_) shared_budget = {chars, 0, true};
+}
+Regex::TextBudget::~TextBudget() {
+    if (outer_) shared_budget = {};
+}
 
 class Regex::Matcher {
 public:
@@ -397,10 +411,12 @@ private:
         if (++steps_ > Regex::max_steps)
             throw InputError("tokenizer.json: regex " + shown_ + " gives up after " + std::to_string(Regex::max_steps) +
                              " backtracking steps in one match (catastrophic backtracking)");
-        if (++text_steps_ > Regex::max_text_steps(t_.size()))
+        const bool shared = shared_budget.active;
+        const std::size_t chars = shared ? shared_budget.chars : t_.size();
+        if (++(shared ? shared_budget.used : text_steps_) > Regex::max_text_steps(chars))
             throw InputError("tokenizer.json: regex " + shown_ + " gives up after " +
-                             std::to_string(Regex::max_text_steps(t_.size())) + " backtracking steps over a text of " +
-                             std::to_string(t_.size()) + " characters (catastrophic backtracking)");
+                             std::to_string(Regex::max_text_steps(chars)) + " backtracking steps over a text of " +
+                             std::to_string(chars) + " characters (catastrophic backtracking)");
     }
 
     bool seq(const Node& n, std::size_t part, std::size_t i, const Cont& k) const {

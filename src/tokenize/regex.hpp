@@ -24,12 +24,27 @@ public:
     };
     static constexpr int max_nesting = 256;
     static constexpr std::size_t max_steps = 10'000'000;     // Oniguruma's retry limit in a match
-    // All the attempts over one text (every start position of search or find_all): a pattern
-    // that backtracks just under max_steps at each position would otherwise take hours.
-    // GPT-2's, a ByteLevel Split's and BERT's patterns take 2-7 steps per character of a
-    // 950 KB text; a*a*b over 2,000 a's took 22 s and now stops in 0.1 s.
+    // All the attempts over one text: a pattern that backtracks just under max_steps at each
+    // position would otherwise take hours. GPT-2's, a ByteLevel Split's and BERT's patterns
+    // take 2-7 steps per character of a 950 KB text; a*a*b over 2,000 a's took 22 s and now
+    // stops in 0.1 s. The text is the one a TextBudget on this thread was made for (a whole
+    // encode: every normalizer and pre-tokenizer and every piece of it), else each search or
+    // find_all's own.
     static constexpr std::size_t max_text_steps_per_char = 1000;
     static constexpr std::size_t max_text_steps(std::size_t chars) { return max_steps + max_text_steps_per_char * chars; }
+
+    // While one lives, every match on this thread counts against one budget of
+    // max_text_steps(chars) (nested ones: the outermost).
+    class TextBudget {
+    public:
+        explicit TextBudget(std::size_t chars);
+        ~TextBudget();
+        TextBudget(const TextBudget&) = delete;
+        TextBudget& operator=(const TextBudget&) = delete;
+
+    private:
+        bool outer_;
+    };
     static constexpr std::size_t max_stack = std::size_t(1) << 20;  // a fraction of any thread's stack
 
     Regex(std::u32string_view pattern, Spaces spaces);

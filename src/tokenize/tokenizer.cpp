@@ -12,6 +12,7 @@
 #include "tokenize/normalizers.hpp"
 #include "tokenize/post_processors.hpp"
 #include "tokenize/pre_tokenizers.hpp"
+#include "tokenize/regex.hpp"
 #include "tokenize/unicode.hpp"
 
 namespace attn {
@@ -142,6 +143,14 @@ Tokenizer Tokenizer::from_json(std::string_view text) {
 }
 
 Encoding Tokenizer::encode(std::string_view text, std::optional<std::string_view> pair, bool add_special_tokens) const {
+    // Every regex of the normalizers and pre-tokenizers, on every piece, shares one step budget
+    // sized by the characters given (regex.hpp's max_text_steps).
+    const auto chars = [](std::string_view s) {
+        std::size_t n = 0;
+        for (unsigned char b : s) n += (b & 0xC0) != 0x80;
+        return n;
+    };
+    const Regex::TextBudget budget(chars(text) + (pair ? chars(*pair) : 0));
     std::vector<Token> a = impl_->encode_text(text, 0);
     std::optional<std::vector<Token>> b;
     if (pair) b = impl_->encode_text(*pair, 1);
