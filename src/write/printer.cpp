@@ -185,12 +185,15 @@ void pretty_record(std::string& out, const Item& item, int decimals) {
 // first non-blank character is '#' would start a comment line for a reader (attn's own among
 // them, which would drop the row): csv quotes it, tsv escapes that '#' as \#. A label that
 // reads as numbers (a token id: tensor/label_numbers.hpp) would leave a file of such labels
-// unread as labelled: csv quotes it too, tsv escapes its first character (\1).
+// unread as labelled: csv quotes it too, tsv escapes its first character (\1), or its second
+// when the first is an n (nan: \n is a line break; n\an).
 std::string label_field(const std::string& label, char sep) {
     std::string out;
     const std::size_t first = label.find_first_not_of(" \t");
     const bool hash = first != std::string::npos && label[first] == '#';
     const bool number = first != std::string::npos && detail::label_reads_as_numbers(label);
+    const std::size_t marked = hash ? first : !number ? std::string::npos
+                               : label[first] == 'n' || label[first] == 'N' ? first + 1 : first;
     if (sep == ',') {
         if (!hash && !number && label.find_first_of(",\"\r\n") == std::string::npos) return label;
         out = "\"";
@@ -199,7 +202,7 @@ std::string label_field(const std::string& label, char sep) {
     }
     for (std::size_t k = 0; k < label.size(); ++k) {
         const char ch = label[k];
-        if ((hash || number) && k == first) {
+        if (k == marked) {
             out += '\\';
             out += ch;
             continue;

@@ -170,3 +170,19 @@ run concat "$rb/all.json"; expect_code 3 "json of several results"
 expect_err_has "a second matrix starts here; attn reads one matrix per input; name one, as $rb/all.json:queries" "json hint"
 run concat "$rb/all.tsv"; expect_code 3 "tsv of several results"
 expect_err_has "a second matrix starts here; attn reads one matrix per input; name one, as $rb/all.tsv:queries" "tsv hint"
+
+# Labels that read as numbers are marked so that the file still reads as labelled: csv quotes
+# them, tsv escapes a character; never as \n, \t or \r, which tsv's escapes give a meaning of
+# their own ("nan" is n\an, not \nan: a line break and "an").
+"$ATTN" random --seed 6 --shape 3,4 --format npy -o "$rb/x3.npy"
+printf 'nan\n17\nword\n' > "$rb/numeric_labels"
+run attend -x "$rb/x3.npy" --labels "$rb/numeric_labels" --show weights --format tsv
+expect_code 0 "tsv with labels nan and 17"
+if head -2 "$T/out" | grep -qP '^\tn\\an\t\\17\tword$'; then pass; else fail "tsv labels nan/17: $(head -2 "$T/out" | cat -A)"; fi
+run attend -x "$rb/x3.npy" --labels "$rb/numeric_labels" --show weights --format csv
+if head -2 "$T/out" | grep -q '^,"nan","17",word$'; then pass; else fail "csv labels nan/17: $(head -2 "$T/out")"; fi
+for f in csv tsv; do
+    "$ATTN" attend -x "$rb/x3.npy" --labels "$rb/numeric_labels" --show weights --format $f -o "$rb/nl.$f" 2>/dev/null </dev/null
+    run softmax "$rb/nl.$f" --format csv
+    expect_code 0 "labels nan/17 in $f read back"
+done
