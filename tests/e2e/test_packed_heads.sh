@@ -73,3 +73,14 @@ run attend -q "$T/qp.csv" -k "$T/qp.csv" -v "$T/qp.csv" --kv-heads 3
 expect_code 2 "--kv-heads without --heads"
 run attend -q "$T/qp.csv" -k "$T/qp.csv" -v "$T/qp.csv" --heads 3 --wq "$T/qp.csv"
 expect_code 2 "--wq with -q/-k/-v still refused"
+
+# --score general maps d_k: packed keys of another width than the queries' are not grouped-query
+# heads, and the "give --kv-heads" hint of dot scores does not apply (it refused this run).
+"$ATTN" random --seed 1 --shape 3,8 -o "$T/gq.npy" </dev/null
+"$ATTN" random --seed 2 --shape 3,4 -o "$T/gk.npy" </dev/null
+"$ATTN" random --seed 3 --shape 4,2 -o "$T/gwa.npy" </dev/null
+run attend -q "$T/gq.npy" -k "$T/gk.npy" -v "$T/gk.npy" --heads 2 --score general --wa "$T/gwa.npy"
+expect_code 0 "packed heads with --score general and keys of another width"
+"$ATTN" attend -q "$T/gq.npy" -k "$T/gk.npy" -v "$T/gk.npy" --heads 2 --kv-heads 2 --score general --wa "$T/gwa.npy" \
+    >"$T/g_kv2" 2>/dev/null </dev/null
+if cmp -s "$T/out" "$T/g_kv2"; then pass; else fail "--score general packed: not the run with --kv-heads 2 given"; fi

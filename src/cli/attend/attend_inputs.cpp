@@ -302,12 +302,17 @@ void read_qkv(Reader& in, AttendInputs& a) {
                              " (packed heads are column blocks of d each)");
     };
     check("-q", a.q.shape(), a.heads, "--heads");
-    // Grouped-query K/V packed with fewer heads than Q: name the option that says so.
+    // Grouped-query K/V packed with fewer heads than Q: name the option that says so (for the
+    // scores whose keys have the queries' d: dot and cosine; general and additive map d_k).
+    const std::string score = in.result().count("score") ? in.result()["score"].as<std::string>() : "dot";
     const std::size_t d = a.q.shape().back(1) / a.heads, kcols = a.k.shape().back(1);
-    if (!in.given("kv-heads") && kcols != a.q.shape().back(1) && kcols % d == 0 && a.heads % (kcols / d) == 0)
-        throw InputError("-k " + a.k.shape().text() + " packs " + std::to_string(kcols / d) + " heads of d=" +
-                         std::to_string(d) + " beside -q's " + std::to_string(a.heads) +
-                         ": give --kv-heads " + std::to_string(kcols / d) + " (grouped-query heads)");
+    if ((score == "dot" || score == "cosine") && !in.given("kv-heads") && kcols != a.q.shape().back(1) &&
+        kcols % d == 0 && a.heads % (kcols / d) == 0) {
+        const std::size_t g = kcols / d;
+        throw InputError("-k " + a.k.shape().text() + " packs " + std::to_string(g) + (g == 1 ? " head" : " heads") +
+                         " of d=" + std::to_string(d) + " beside -q's " + std::to_string(a.heads) + ": give --kv-heads " +
+                         std::to_string(g) + " (grouped-query heads)");
+    }
     check("-k", a.k.shape(), a.kv_heads, a.kv_heads == a.heads ? "--heads" : "--kv-heads");
     check("-v", a.v.shape(), a.kv_heads, a.kv_heads == a.heads ? "--heads" : "--kv-heads");
 }
