@@ -204,6 +204,8 @@ int cmd_model(int argc, char** argv) {
     };
     const std::optional<std::size_t> layer = index_option("layer"), head = index_option("head");
     const std::string svg = r.count("svg") ? r["svg"].as<std::string>() : "", html = r.count("html") ? r["html"].as<std::string>() : "";
+    if (r.count("svg") && svg.empty()) throw UsageError("--svg needs a file name");
+    if (r.count("html") && (html.empty() || is_standard_stream(html))) throw UsageError("--html needs a file name");
     const bool pictures = heatmap || !svg.empty() || !html.empty();
 
     const std::string path = r["path"].as<std::string>();
@@ -341,7 +343,6 @@ int cmd_model(int argc, char** argv) {
             o.masking_text = masking;
             o.sentence_b = sentence_b;
             if (causal) o.masked = [masked](std::size_t, std::size_t i, std::size_t j) { return masked(i, j); };
-            if (is_standard_stream(html)) throw UsageError("--html needs a file name");
             files.push_back({html, viz::html_view(layer_att, o)});
         }
     }

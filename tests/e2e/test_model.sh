@@ -154,7 +154,7 @@ expect_err_has "max_position_embeddings" "the position limit named"
 run model "$TINY/bert" --ids 1,2 --layer 2
 expect_code 3 "layer past the last"
 run model "$TINY/bert" --ids 1,2 --head 4
-expect_code 2 "head past the last"
+expect_code 3 "head past the last (the checkpoint's range, as --layer)"
 run model "$TINY/bert" --ids 1,2 --token-types 0,2
 expect_code 3 "token type out of range"
 run model "$TINY/llama" --ids 1,2 --token-types 0,0
@@ -253,4 +253,11 @@ for f in csv tsv; do
     run concat "$T/ids.$f" --format npy -o "$T/ids_back_$f.npy"
     expect_code 0 "model --ids --format $f reads back"
     if cmp -s "$T/ids_back_$f.npy" "$T/ids_$f.npy"; then pass; else fail "model --ids --format $f: read back, not the npy's numbers"; fi
+done
+
+# An empty --svg or --html is refused, as attend and view refuse it (it drew nothing, exit 0).
+for o in svg html; do
+    run model "$TINY/bert" --ids 1,2 --$o ''
+    expect_code 2 "model --$o ''"
+    expect_err_has "--$o needs a file name" "model --$o '' says so"
 done
