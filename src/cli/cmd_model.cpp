@@ -165,14 +165,7 @@ int cmd_model(int argc, char** argv) {
     io::OutputOptions out = output_options(r);
 
     const bool heatmap = r["heatmap"].as<bool>(), show_given = r.count("show") > 0;
-    // As attend: --heatmap alone draws only the picture; with --show it joins pretty (or -o) output.
-    if (heatmap && !show_given && r.count("format"))
-        throw UsageError("--heatmap alone prints no matrices, so --format has nothing to format: add --show");
-    if (heatmap && !show_given && !out.path.empty())
-        throw UsageError("--heatmap alone prints no matrices, so -o has nothing to write: add --show");
-    if (heatmap && show_given && out.path.empty() && out.format != io::Format::pretty)
-        throw UsageError("--heatmap draws on standard output: combine it with --format pretty, or send the "
-                         "matrices elsewhere with -o");
+    check_heatmap_output(heatmap, show_given, r.count("format") > 0, out);
     bool show_att = false, show_hidden = false, show_tokens = false;
     if (!heatmap || show_given) {
         const std::string list = show_given ? r["show"].as<std::string>() : "attentions";

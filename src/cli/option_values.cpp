@@ -72,6 +72,16 @@ std::string svg_path(const std::string& file, bool stdout_taken, const std::stri
     return output_path(file);
 }
 
+void check_heatmap_output(bool heatmap, bool show_given, bool format_given, const io::OutputOptions& out) {
+    if (heatmap && !show_given && format_given)
+        throw UsageError("--heatmap alone prints no matrices, so --format has nothing to format: add --show");
+    if (heatmap && !show_given && !out.path.empty())
+        throw UsageError("--heatmap alone prints no matrices, so -o has nothing to write: add --show");
+    if (heatmap && show_given && out.path.empty() && out.format != io::Format::pretty)
+        throw UsageError("--heatmap draws on standard output: combine it with --format pretty, or send the "
+                         "matrices elsewhere with -o");
+}
+
 void require_text_format(io::Format format, const std::string& command) {
     if (format == io::Format::npy || format == io::Format::npz)
         throw UsageError("attn " + command + " prints text: --format pretty, csv, tsv or json");

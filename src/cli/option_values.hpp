@@ -56,4 +56,8 @@ std::string svg_path(const std::string& file, bool stdout_taken, const std::stri
 // --format pretty, csv, tsv or json" for npy (which parse_format accepts).
 void require_text_format(io::Format format, const std::string& command);
 
+// attend's and model's --heatmap: alone it draws only the picture (so --format and -o have
+// nothing to act on); with --show the results join it in pretty, or go to -o.
+void check_heatmap_output(bool heatmap, bool show_given, bool format_given, const io::OutputOptions& out);
+
 }  // namespace attn::cli

@@ -443,13 +443,7 @@ int cmd_attend(int argc, char** argv) {
     const Show show = (heatmap || svg_alone) && !show_given ? Show{} : parse_show(r["show"].as<std::string>());
     if (svg_alone && r.count("format"))
         throw UsageError("--svg - alone prints no matrices, so --format has nothing to format: add --show and -o");
-    if (heatmap && !show_given && r.count("format"))
-        throw UsageError("--heatmap alone prints no matrices, so --format has nothing to format: add --show");
-    if (heatmap && !show_given && !out.path.empty())
-        throw UsageError("--heatmap alone prints no matrices, so -o has nothing to write: add --show");
-    if (heatmap && show_given && out.path.empty() && out.format != io::Format::pretty)
-        throw UsageError("--heatmap draws on standard output: combine it with --format pretty, or send the "
-                         "matrices elsewhere with -o");
+    check_heatmap_output(heatmap, show_given, r.count("format") > 0, out);
     PictureOptions pic;
     pic.line_width = terminal_columns();
     pic.of = r["svg-of"].as<std::string>();
