@@ -15,24 +15,41 @@ namespace attn::cli {
 
 namespace {
 
+// A JSON string that keeps every character: controls (C0, DEL and C1) as escapes, so none
+// reaches a terminal raw and a token such as "\t" keeps its text; bytes that are not UTF-8
+// (never in a tokenizer's tokens) as '?'.
 std::string json_string(const std::string& s) {
     std::string out = "\"";
-    for (unsigned char c : s) {
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (c < 0x20 || c == 0x7F) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                    out += buf;
-                } else {
-                    out += char(c);
-                }
+    const auto escape = [&](unsigned c) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", c);
+        out += buf;
+    };
+    for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        const std::size_t n = c < 0x80 ? 1 : io::utf8_length(s, i);
+        if (n == 0) {
+            out += '?';
+            ++i;
+            continue;
         }
+        if (n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
+            escape(static_cast<unsigned char>(s[i + 1]));  // C1: U+0080..U+009F
+        } else if (n > 1) {
+            out.append(s, i, n);
+        } else {
+            switch (c) {
+                case '"': out += "\\\""; break;
+                case '\\': out += "\\\\"; break;
+                case '\n': out += "\\n"; break;
+                case '\r': out += "\\r"; break;
+                case '\t': out += "\\t"; break;
+                default:
+                    if (c < 0x20 || c == 0x7F) escape(c);
+                    else out += char(c);
+            }
+        }
+        i += n;
     }
     return out + "\"";
 }
@@ -66,7 +83,7 @@ std::string render(const Encoding& e, const std::string& format, bool with_pair)
         out += "{\n";
         list("ids", [&](std::size_t i) { return std::to_string(e.ids[i]); });
         out += ",\n";
-        list("tokens", [&](std::size_t i) { return json_string(io::printable_utf8(e.tokens[i])); });
+        list("tokens", [&](std::size_t i) { return json_string(e.tokens[i]); });
         out += ",\n";
         list("type_ids", [&](std::size_t i) { return std::to_string(e.type_ids[i]); });
         out += ",\n";

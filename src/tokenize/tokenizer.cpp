@@ -60,7 +60,9 @@ struct Tokenizer::Impl {
         t.text = unicode::encode_utf8(a.content);
         t.id = a.id;
         t.sequence = seq;
-        t.special = a.special;
+        // special_tokens_mask marks the tokens the post-processor adds: a special token found in
+        // the text is 0, as Hugging Face's Encoding has it (tokenizers#722).
+        t.special = false;
         out.push_back(std::move(t));
     }
 
@@ -150,6 +152,8 @@ Encoding Tokenizer::encode(std::string_view text, std::optional<std::string_view
         for (unsigned char b : s) n += (b & 0xC0) != 0x80;
         return n;
     };
+    // As transformers' tokenizer(text, text_pair): an empty text_pair is none ("if text_pair").
+    if (pair && pair->empty()) pair.reset();
     const Regex::TextBudget budget(chars(text) + (pair ? chars(*pair) : 0));
     std::vector<Token> a = impl_->encode_text(text, 0);
     std::optional<std::vector<Token>> b;

@@ -81,3 +81,15 @@ mkdir -p "$T/bad4"; echo '{"pre_tokenizer": {"type": "Split", "pattern": {"Regex
 run tokenize "$T/bad4" --text x; expect_code 3 "an unsupported regex"; expect_err_has 'unsupported regex "(?<=a)b": unsupported group' "an unsupported regex"
 echo '[1]' >"$T/texts.json"; run tokenize "$T/gpt2" --texts "$T/texts.json"; expect_code 3 "--texts item not a text"
 expect_err_has "item 0: expected a text or a [text, text_pair] pair" "--texts item not a text"
+
+# As transformers' tokenizer(text, text_pair): an empty text_pair is none (@huggingface/tokenizers'
+# encode(text, "") gives the same: [101, 1037, 102]); special_tokens_mask marks only the tokens
+# the post-processor adds, not a special token typed in the text (tokenizers#722); json keeps a
+# token's control characters as escapes (the llama tokenizer's tab token printed as '?').
+run tokenize "$T/bert-base-uncased" --text a --text-pair '' --format ids
+expect_code 0 "an empty --text-pair"
+if [ "$OUT" = "101,1037,102|0,0,0" ]; then pass; else fail "an empty --text-pair is none: got $OUT"; fi
+run tokenize "$T/bert-base-uncased" --text 'a [SEP] b' --format json
+if grep -q '"special_tokens_mask": \[1, 0, 0, 0, 1\]' "$T/out"; then pass; else fail "[SEP] in the text: mask $(grep mask "$T/out")"; fi
+run tokenize "$T/llama" --text "$(printf 'a\tb')" --format json
+if grep -qF '"tokens": ["<s>", "▁a", "\t", "b"]' "$T/out"; then pass; else fail "a tab token in json: $(grep tokens "$T/out")"; fi

@@ -150,7 +150,8 @@ TEST_CASE("tokenize: WordPiece, greedy longest match first") {
     CHECK(e.tokens == std::vector<std::string>{"[CLS]", "un", "##aff", "##able", "!", "cafe", "[UNK]", "[SEP]", "[SEP]", "[SEP]"});
     CHECK(e.type_ids == std::vector<std::int64_t>{0, 0, 0, 0, 0, 0, 0, 0, 1, 1});
     CHECK(e.sequence == std::vector<int>{-1, 0, 0, 0, 0, 0, 0, -1, 1, -1});
-    CHECK(e.special == std::vector<bool>{true, false, false, false, false, false, false, true, true, true});
+    // the pair's [SEP] is typed in the text: 0 in special_tokens_mask, as Hugging Face's Encoding
+    CHECK(e.special == std::vector<bool>{true, false, false, false, false, false, false, true, false, true});
     CHECK(t.token_to_id("##able") == 5);
     CHECK(t.id_to_token(4) == "##aff");
     CHECK_FALSE(t.id_to_token(99).has_value());
