@@ -49,11 +49,18 @@ io::KVInput present(const KVView& past_in, const KVView& now_in, const char* fla
         throw InputError(std::string(flag) + " and " + new_flag + " differ in element type (" +
                          std::string(element_type_name(past.type)) + " and " + std::string(element_type_name(now.type)) +
                          "): give both in one type, or --kv-dtype");
+    // Named as (B, G, P, d), the leading dimensions of a shorter cache being 1, so that a
+    // (G, P, d) cache beside a batched -k says which count differs.
+    const auto as4 = [](const KVView& v) {
+        return "(" + std::to_string(dim4(v, 0)) + ", " + std::to_string(dim4(v, 1)) + ", " + std::to_string(dim4(v, 2)) +
+               ", " + std::to_string(dim4(v, 3)) + ")";
+    };
     for (std::size_t i : {0, 1, 3})
         if (dim4(past, i) != dim4(now, i))
-            throw InputError(std::string(flag) + " is " + past.shape.text() + ": its " +
-                             (i == 0 ? "batch items" : i == 1 ? "heads" : "last dimension") + " must match " +
-                             new_flag + "'s (" + std::to_string(dim4(now, i)) + ")");
+            throw InputError(std::string(flag) + " is " + past.shape.text() + ", as (B, G, P, d) " + as4(past) + ": its " +
+                             (i == 0 ? "batch items" : i == 1 ? "heads" : "last dimension") + " (" +
+                             std::to_string(dim4(past, i)) + ") must match " + new_flag + "'s " + as4(now) + " (" +
+                             std::to_string(dim4(now, i)) + ")");
     Shape shape = now.shape;
     shape[shape.rank() - 2] = dim4(past, 2) + dim4(now, 2);
     io::KVInput out;
