@@ -355,7 +355,9 @@ void json_values(std::string& out, const TensorView& t, std::size_t dim, const f
         for (std::size_t i = 0; i < t.cols(); ++i) {
             if (i) out += ", ";
             const float v = p[i * t.strides[dim]];
-            if (std::isfinite(v)) detail::append_significant(out, v, digits);
+            // -0 as -0.0: a JSON reader takes "-0" for the integer 0 (Python's json), losing the sign
+            if (v == 0.0f && std::signbit(v)) out += "-0.0";
+            else if (std::isfinite(v)) detail::append_significant(out, v, digits);
             else out += "null";
         }
         out += "]";

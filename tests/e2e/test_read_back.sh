@@ -186,3 +186,9 @@ for f in csv tsv; do
     run softmax "$rb/nl.$f" --format csv
     expect_code 0 "labels nan/17 in $f read back"
 done
+
+# json writes -0 as -0.0: a JSON reader takes "-0" for the integer 0 (Python's json.load), and
+# the sign was lost on the way into NumPy.
+printf -- '-0 1\n2 -0\n' > "$rb/negzero.txt"
+run concat "$rb/negzero.txt" --format json
+if grep -qF -- '[-0.0, 1]' "$T/out" && grep -qF -- '[2, -0.0]' "$T/out"; then pass; else fail "json of -0: $OUT"; fi
