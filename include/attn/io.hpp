@@ -227,8 +227,9 @@ void stream_json_array(const TensorView& t, int digits, std::size_t indent, cons
 // a temporary name and a rename (all or nothing). Errors as for write_output.
 void write_text(const std::string& path, std::string_view bytes);
 
-// A JSON string literal of text: quotes, backslashes and control characters escaped, as the
-// json output writes names and labels.
+// A JSON string literal of text, as the json output writes names, labels and tokens: quotes
+// and backslashes escaped, control characters (C0, DEL, C1) as \uXXXX, bytes that are not
+// UTF-8 as '?'.
 std::string json_quote(const std::string& text);
 
 // Parses "pretty", "csv", ... ; UsageError otherwise.

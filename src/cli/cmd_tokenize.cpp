@@ -15,45 +15,6 @@ namespace attn::cli {
 
 namespace {
 
-// A JSON string that keeps every character: controls (C0, DEL and C1) as escapes, so none
-// reaches a terminal raw and a token such as "\t" keeps its text; bytes that are not UTF-8
-// (never in a tokenizer's tokens) as '?'.
-std::string json_string(const std::string& s) {
-    std::string out = "\"";
-    const auto escape = [&](unsigned c) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", c);
-        out += buf;
-    };
-    for (std::size_t i = 0; i < s.size();) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        const std::size_t n = c < 0x80 ? 1 : io::utf8_length(s, i);
-        if (n == 0) {
-            out += '?';
-            ++i;
-            continue;
-        }
-        if (n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
-            escape(static_cast<unsigned char>(s[i + 1]));  // C1: U+0080..U+009F
-        } else if (n > 1) {
-            out.append(s, i, n);
-        } else {
-            switch (c) {
-                case '"': out += "\\\""; break;
-                case '\\': out += "\\\\"; break;
-                case '\n': out += "\\n"; break;
-                case '\r': out += "\\r"; break;
-                case '\t': out += "\\t"; break;
-                default:
-                    if (c < 0x20 || c == 0x7F) escape(c);
-                    else out += char(c);
-            }
-        }
-        i += n;
-    }
-    return out + "\"";
-}
-
 // A csv field: quoted when it holds the separator, a quote or a line break.
 std::string csv_field(const std::string& s, char sep) {
     if (s.find_first_of(std::string(1, sep) + "\"\r\n") == std::string::npos) return s;
@@ -76,14 +37,14 @@ std::string render(const Encoding& e, const std::string& format, bool with_pair)
         out += '\n';
     } else if (format == "json") {
         auto list = [&](const char* name, auto item) {
-            out += std::string("  ") + json_string(name) + ": [";
+            out += std::string("  ") + io::json_quote(name) + ": [";
             for (std::size_t i = 0; i < n; ++i) out += (i ? ", " : "") + item(i);
             out += "]";
         };
         out += "{\n";
         list("ids", [&](std::size_t i) { return std::to_string(e.ids[i]); });
         out += ",\n";
-        list("tokens", [&](std::size_t i) { return json_string(e.tokens[i]); });
+        list("tokens", [&](std::size_t i) { return io::json_quote(e.tokens[i]); });
         out += ",\n";
         list("type_ids", [&](std::size_t i) { return std::to_string(e.type_ids[i]); });
         out += ",\n";

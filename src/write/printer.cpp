@@ -326,19 +326,37 @@ void delimited_record(std::string& out, const Item& item, char sep, int digits) 
 }
 
 // ---- json ----
+// A JSON string that keeps every character: '"' and '\\' escaped, controls (C0, DEL and C1) as
+// \\uXXXX, so none reaches a terminal raw and a token such as a tab keeps its text; bytes that
+// are not UTF-8 as '?' (json is UTF-8).
 std::string json_string(const std::string& s) {
     std::string out = "\"";
-    for (unsigned char c : s) {
-        if (c == '"' || c == '\\') {
+    const auto escape = [&](unsigned c) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", c);
+        out += buf;
+    };
+    for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        const std::size_t n = c < 0x80 ? 1 : utf8_length(s, i);
+        if (n == 0) {
+            out += '?';
+            ++i;
+            continue;
+        }
+        if (n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
+            escape(static_cast<unsigned char>(s[i + 1]));  // C1: U+0080..U+009F
+        } else if (n > 1) {
+            out.append(s, i, n);
+        } else if (c == '"' || c == '\\') {
             out += '\\';
             out += char(c);
-        } else if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
+        } else if (c < 0x20 || c == 0x7F) {
+            escape(c);
         } else {
             out += char(c);
         }
+        i += n;
     }
     return out + "\"";
 }

@@ -92,4 +92,4 @@ if [ "$OUT" = "101,1037,102|0,0,0" ]; then pass; else fail "an empty --text-pair
 run tokenize "$T/bert-base-uncased" --text 'a [SEP] b' --format json
 if grep -q '"special_tokens_mask": \[1, 0, 0, 0, 1\]' "$T/out"; then pass; else fail "[SEP] in the text: mask $(grep mask "$T/out")"; fi
 run tokenize "$T/llama" --text "$(printf 'a\tb')" --format json
-if grep -qF '"tokens": ["<s>", "▁a", "\t", "b"]' "$T/out"; then pass; else fail "a tab token in json: $(grep tokens "$T/out")"; fi
+if grep -qF '"tokens": ["<s>", "▁a", "\u0009", "b"]' "$T/out"; then pass; else fail "a tab token in json: $(grep tokens "$T/out")"; fi
