@@ -22,16 +22,23 @@ std::string_view TextReader::trim(std::string_view v) {
     return v;
 }
 
-std::optional<std::pair<std::size_t, std::size_t>> TextReader::parse_dims(std::string_view v, bool& too_large) {
-    std::size_t r = 0, c = 0;
-    const char* end = v.data() + v.size();
-    const auto a = std::from_chars(v.data(), end, r);
+std::optional<TextReader::Dims> TextReader::parse_dims(std::string_view v, bool& too_large) {
+    const bool parenthesised = v.size() >= 2 && v.front() == '(' && v.back() == ')';
+    if (parenthesised) v = v.substr(1, v.size() - 2);
     const auto read = [](std::from_chars_result res) { return res.ec == std::errc() || res.ec == std::errc::result_out_of_range; };
-    if (!read(a) || a.ptr == end || *a.ptr != 'x') return std::nullopt;
-    const auto b = std::from_chars(a.ptr + 1, end, c);
+    const char* end = v.data() + v.size();
+    Dims d;
+    const auto a = std::from_chars(v.data(), end, d.rows);
+    if (!read(a) || a.ptr == end) return std::nullopt;
+    if (parenthesised && *a.ptr == ',' && a.ptr + 1 == end) {  // "(N,)"
+        if (a.ec != std::errc()) too_large = true;
+        return Dims{1, d.rows, true};
+    }
+    if (*a.ptr != 'x') return std::nullopt;
+    const auto b = std::from_chars(a.ptr + 1, end, d.cols);
     if (!read(b) || b.ptr != end || b.ptr == a.ptr + 1) return std::nullopt;
     if (a.ec != std::errc() || b.ec != std::errc()) too_large = true;
-    return std::pair{r, c};
+    return d;
 }
 
 std::optional<std::vector<std::size_t>> TextReader::take_index(std::string_view& v, bool& too_large) {
@@ -83,6 +90,7 @@ std::optional<TextReader::Header> TextReader::comment_header(std::size_t i, std:
     }
     const bool draw = is_draw_name(v);
     if (!v.empty() && !draw && !is_one_token(v)) return std::nullopt;
+    if (h.dims && h.dims->vector && h.has_index) return std::nullopt;  // a vector has no blocks
     h.name = std::string(v);
     if (h.has_index || (!v.empty() && h.dims) || draw) return checked(std::move(h), too_large);
     return std::nullopt;
@@ -96,7 +104,7 @@ std::optional<TextReader::Header> TextReader::pretty_title(std::size_t i, std::s
     Header h;
     h.pos = i;
     bool too_large = false;
-    h.dims = parse_dims(line.substr(open + 2, line.size() - open - 4), too_large);
+    h.dims = parse_dims(line.substr(open + 1, line.size() - open - 2), too_large);
     if (!h.dims) return std::nullopt;
     std::string_view v = trim(line.substr(0, open));
     if (auto index = take_index(v, too_large)) {
@@ -104,6 +112,7 @@ std::optional<TextReader::Header> TextReader::pretty_title(std::size_t i, std::s
         h.has_index = true;
     }
     if (v.empty() || !(is_one_token(v) || is_draw_name(v))) return std::nullopt;
+    if (h.dims->vector && h.has_index) return std::nullopt;  // a vector has no blocks
     h.name = std::string(v);
     return checked(std::move(h), too_large);
 }
@@ -119,10 +128,10 @@ void TextReader::finish_block() {
     const std::size_t rows = block_rows_.back();
     if (h.pos == std::string_view::npos) return;
     if (rows == 0) fail_at(h.pos, "this block has no rows");
-    if (h.dims && (h.dims->first != rows || h.dims->second != cols_))
-        fail_at(h.pos, "the header says " + std::to_string(h.dims->first) + "x" + std::to_string(h.dims->second) +
-                           " but the " + (h.has_index ? "block" : "matrix") + " is " + std::to_string(rows) + "x" +
-                           std::to_string(cols_));
+    if (h.dims && (h.dims->rows != rows || h.dims->cols != cols_))
+        fail_at(h.pos, "the header says " + h.dims->text() + " but the " + (h.has_index ? "block" : "matrix") + " is " +
+                           std::to_string(rows) + "x" + std::to_string(cols_) +
+                           (h.dims->vector ? " (a vector is one row)" : ""));
     if (block_rows_.size() > 1 && rows != block_rows_[0])
         fail_at(h.pos, "block " + index_text(h.index) + " has " + std::to_string(rows) + " rows, expected " +
                            std::to_string(block_rows_[0]) + " as block " + index_text(headers_[0].index));
@@ -181,6 +190,10 @@ void TextReader::read_lines() {
         throw InputError(source_ + ": block " + index_text(expected) +
                          " is missing: the blocks do not fill the grid of their indices");
     if (rows_ == 0) return;
+    if (headers_.size() == 1 && headers_[0].dims && headers_[0].dims->vector) {  // "(N,)", one row (finish_block)
+        dims_ = {cols_};
+        return;
+    }
     dims_ = extent;
     dims_.push_back(block_rows_[0]);
     dims_.push_back(cols_);

@@ -114,21 +114,29 @@ private:
     void end_row(std::size_t row_start, std::size_t count);
 
     // ---- blocks of rows (text_lines.cpp) ----
-    // A block's header: "# [b, h]", "# NAME [b, h] RxC", "# NAME RxC" (attn's csv/tsv),
-    // "# draw N" / "# draw N [b, h]" (attn random's older output), "NAME [b, h] (RxC):" and
-    // "NAME (RxC):" (attn's pretty). Any other comment is only a comment.
+    // A block's header: "# [b, h]", "# NAME [b, h] RxC", "# NAME RxC", "# NAME (N,)" (attn's
+    // csv/tsv; (N,) a vector, NumPy's notation), "# draw N" / "# draw N [b, h]" (attn random's
+    // older output), "NAME [b, h] (RxC):", "NAME (RxC):" and "NAME (N,):" (attn's pretty). Any
+    // other comment is only a comment.
+    struct Dims {
+        std::size_t rows = 0, cols = 0;
+        bool vector = false;  // "(N,)": one row of N that is read as the vector (N,)
+        std::string text() const {
+            return vector ? "(" + std::to_string(cols) + ",)" : std::to_string(rows) + "x" + std::to_string(cols);
+        }
+    };
     struct Header {
         std::size_t pos = std::string_view::npos;  // offset of the header; npos: none
         std::string name;
         std::vector<std::size_t> index;
         bool has_index = false;
-        std::optional<std::pair<std::size_t, std::size_t>> dims;
+        std::optional<Dims> dims;
     };
 
     static std::string_view trim(std::string_view v);
-    // "RxC" in full. A number too large for size_t sets too_large (the text is then a header
-    // that cannot be read, not a comment).
-    static std::optional<std::pair<std::size_t, std::size_t>> parse_dims(std::string_view v, bool& too_large);
+    // "RxC" or "(N,)" in full ("(RxC)" too). A number too large for size_t sets too_large (the
+    // text is then a header that cannot be read, not a comment).
+    static std::optional<Dims> parse_dims(std::string_view v, bool& too_large);
     // Takes a trailing "[i, j, ...]" (integers) off v; too_large as for parse_dims.
     static std::optional<std::vector<std::size_t>> take_index(std::string_view& v, bool& too_large);
     static bool is_draw_name(std::string_view name);

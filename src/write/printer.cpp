@@ -54,7 +54,11 @@ std::string pad_right(const std::string& s, std::size_t width) {
     return w >= width ? s : s + std::string(width - w, ' ');
 }
 
-std::string shape(const MatrixView& m) { return std::to_string(m.rows) + "x" + std::to_string(m.cols); }
+// "RxC" of a slice; "(N,)" for a vector (NumPy's notation: it reads back as a vector, not 1xN).
+std::string shape(const TensorView& t, const MatrixView& m) {
+    if (t.rank() == 1) return "(" + std::to_string(m.cols) + ",)";
+    return std::to_string(m.rows) + "x" + std::to_string(m.cols);
+}
 
 // "[b, h]": the leading indices of slice s of t (C order); "" for a matrix.
 std::string slice_index(const TensorView& t, std::size_t s) {
@@ -89,9 +93,10 @@ void flush_chunk(std::string& out, const TextSink* sink) {
 // large the slice: each line goes to the sink as soon as a chunk is full. A table wider than
 // line_width prints in column blocks, each under "  columns A–B:" (0-based, inclusive) and
 // with its row labels repeated.
-void pretty_slice(std::string& out, const Item& item, const std::string& title, const MatrixView& m, int decimals,
-                  Notation notation, std::size_t line_width, const TextSink* sink) {
-    out += title + " (" + shape(m) + "):\n";
+void pretty_slice(std::string& out, const Item& item, const std::string& title, const TensorView& t, const MatrixView& m,
+                  int decimals, Notation notation, std::size_t line_width, const TextSink* sink) {
+    const std::string dims = shape(t, m);
+    out += title + (dims.front() == '(' ? " " + dims : " (" + dims + ")") + ":\n";
     const auto cell = [&](std::size_t r, std::size_t c) { return detail::in_notation(m(r, c), notation, decimals); };
     // Labels are used only when they match the shape exactly.
     const bool row_labels = item.row_labels.size() == m.rows;
@@ -138,7 +143,7 @@ void pretty_tensor(std::string& out, const Item& item, int decimals, std::size_t
     const Notation notation = detail::tensor_notation(t);
     for (std::size_t s = 0; s < t.slices(); ++s) {
         if (s) out += '\n';
-        pretty_slice(out, item, slice_title(item.name, t, s), t.slice(s), decimals, notation, line_width, sink);
+        pretty_slice(out, item, slice_title(item.name, t, s), t, t.slice(s), decimals, notation, line_width, sink);
     }
 }
 
@@ -302,7 +307,7 @@ void delimited_tensor(std::string& out, const Item& item, char sep, int digits, 
     const TensorView t = item.values();
     for (std::size_t s = 0; s < t.slices(); ++s) {
         const MatrixView m = t.slice(s);
-        if (headed) out += "# " + slice_title(item.name, t, s) + " " + shape(m) + "\n";
+        if (headed) out += "# " + slice_title(item.name, t, s) + " " + shape(t, m) + "\n";
         delimited_slice(out, item, m, sep, digits, sink);
         if (headed) out += '\n';
     }

@@ -89,6 +89,21 @@ for fmt in csv tsv; do
     expect_close "$rb/var_expect" "$T/out" 1e-4 "attn variance $fmt: the numbers"
 done
 
+# a vector (lse of a 2-D problem) under a heading says so, "(N,)" as NumPy writes a shape,
+# and reads back as a vector, not a 1xN matrix; "(N,)" over more than one row is an error
+"$ATTN" random --seed 7 --shape 5,4 --format npy -o "$rb/q2.npy"
+"$ATTN" attend -q "$rb/q2.npy" -k "$rb/q2.npy" -v "$rb/q2.npy" --show lse,context --format npy -o "$rb/vec"
+for fmt in csv tsv; do
+    "$ATTN" attend -q "$rb/q2.npy" -k "$rb/q2.npy" -v "$rb/q2.npy" --show lse,context --format $fmt -o "$rb/vec.$fmt"
+    same_as_npy "$rb/vec/lse.npy" "$rb/vec.$fmt:lse" "a vector from vec.$fmt:lse"
+done
+COLUMNS=10000 "$ATTN" attend -q "$rb/q2.npy" -k "$rb/q2.npy" -v "$rb/q2.npy" --show lse --format pretty -o "$rb/vec.txt"
+if head -1 "$rb/vec.txt" | grep -qx 'lse (5,):' && "$ATTN" concat "$rb/vec.txt" --format json | grep -q '"concat": \[[^[]'
+then pass; else fail "pretty vector: $(head -1 "$rb/vec.txt")"; fi
+printf '# lse (2,)\n1,2\n3,4\n' > "$rb/vec_bad.csv"
+run concat "$rb/vec_bad.csv"; expect_code 3 "(N,) over two rows"
+expect_err_has "the header says (2,) but the matrix is 2x2 (a vector is one row)" "(N,) message"
+
 # softmax, matmul, concat: their one result in every format
 printf '0.5,-1,2\n3,0.25,-0.125\n' > "$rb/m"
 "$ATTN" softmax "$rb/m" --format npy -o "$rb/softmax.npy"
