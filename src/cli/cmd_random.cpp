@@ -1,5 +1,7 @@
 // attn random: what torch.manual_seed(S) followed by torch.randn/rand calls (several shapes, or
 // one repeated --count times) and nn.Linear constructors gives on a CPU, bit for bit; or NumPy's legacy np.random.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
@@ -165,9 +167,10 @@ int cmd_random(int argc, char** argv) {
                              "prints (--digits sets either). Without --format: the format of -o's extension\n"
                              "(.npy, .npz, .json, .tsv), else pretty on a terminal and csv otherwise. Each\n"
                              "draw reads back into attn (pretty when not wrapped): one of several as\n"
-                             "FILE.csv:'draw N', json's draws as FILE.json:draws (one tensor). npy keeps\n"
-                             "the full shape (-o DIR gets drawN.npy files for several draws); npz writes\n"
-                             "them all as drawN.npy in one archive. --dtype f16 rounds each value to\n"
+                             "FILE.csv:'draw N', json's draws as FILE.json:draws (one tensor; draws of\n"
+                             "several shapes as FILE.json:'draw N'). npy keeps the full shape (-o DIR gets\n"
+                             "drawN.npy files for several draws; -o x.npy is refused); npz writes them all\n"
+                             "as drawN.npy in one archive. --dtype f16 rounds each value to\n"
                              "float16 (torch's .half()); npy and npz then write '<f2'.\n"
                              "--generator numpy draws as NumPy's legacy np.random.seed(S) then\n"
                              "np.random.randn / rand / normal / uniform do, each float64 value rounded to\n"
@@ -297,6 +300,8 @@ int cmd_random(int argc, char** argv) {
                              "': its text output has more than 2^28 lines per draw (--format npy has no such limit)");
     if (npy && draws > 1 && out.path.empty())
         throw UsageError("npy of several draws needs -o DIR (one file per draw)");
+    if (struct stat st {}; npy && draws > 1 && !(::stat(out.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)))
+        io::detail::refuse_npy_name_for_several(out.path, draws);  // as every command's -o x.npy
 
     std::uint64_t seed;
     if (r.count("seed")) {
@@ -370,6 +375,9 @@ int cmd_random(int argc, char** argv) {
     // Text is streamed into the shared writer: a temporary file renamed at the end, or
     // standard output, which only gets output the checks above prove can be produced whole.
     io::detail::OutputFile sink(out.path);
+    // json: draws of one shape stacked into one tensor "draws" (torch.stack); of several, which
+    // do not stack, each its own "draw N", as csv and tsv name them.
+    const bool stacked = std::all_of(plan.begin(), plan.end(), [&](const DrawSpec& s) { return s.shape == plan[0].shape; });
     if (out.format == io::Format::json) {
         std::string head = "{\n  \"seed\": " + std::to_string(seed) +
                            (numpy ? std::string(",\n  \"generator\": \"numpy")
@@ -391,7 +399,7 @@ int cmd_random(int argc, char** argv) {
             for (std::size_t d = 0; d < draws; ++d) head += (d ? ",\n    {" : "\n    {") + distribution(plan[d], " ") + "}";
             head += "\n  ],\n";
         }
-        sink.write(head + "  \"draws\": [\n");
+        sink.write(head + (stacked ? "  \"draws\": [\n" : ""));
     }
     const io::TextSink to_sink = [&](std::string_view piece) { sink.write(piece); };
     for (std::size_t d = 0; d < draws; ++d) {
@@ -400,15 +408,16 @@ int cmd_random(int argc, char** argv) {
         if (rounded) round_to_half(v, bf16);
         const TensorView tensor = contiguous_view(v.data(), Shape(plan[d].shape));
         if (out.format == io::Format::json) {
-            sink.write(d ? ",\n    " : "    ");
-            io::stream_json_array(tensor, digits, 4, to_sink);
+            if (stacked) sink.write(d ? ",\n    " : "    ");
+            else sink.write((d ? ",\n  " : "  ") + io::json_quote("draw " + std::to_string(d)) + ": ");
+            io::stream_json_array(tensor, digits, stacked ? 4 : 2, to_sink);
         } else {
             // Each draw is its own tensor "draw N": its blocks read back, two draws never glue.
             if (d && out.format == io::Format::pretty) sink.write("\n");
             io::stream_blocks(io::tensor_item("draw " + std::to_string(d), tensor), out, to_sink, draws == 1);
         }
     }
-    if (out.format == io::Format::json) sink.write("\n  ]\n}\n");
+    if (out.format == io::Format::json) sink.write(stacked ? "\n  ]\n}\n" : "\n}\n");
     sink.commit();
     return exit_ok;
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -81,6 +82,16 @@ void refuse_binary_on_terminal(const std::string& path, const char* format) {
     if ((path.empty() || path == "-") && ::isatty(STDOUT_FILENO) == 1)
         throw SettingError("output", std::string(format) + " is binary: refusing to write it to a terminal (use ",
                            " FILE or a pipe)");
+}
+
+void refuse_npy_name_for_several(const std::string& path, std::size_t count) {
+    std::string ext = path.size() > 4 ? path.substr(path.size() - 4) : "";
+    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (ext != ".npy") return;
+    const std::string stem = path.substr(0, path.size() - 4);
+    throw SettingError("output", "", " " + path + ": " + std::to_string(count) +
+                                         " results do not fit one .npy file: write them to an archive (" + stem +
+                                         ".npz) or a folder (" + stem + ", one NAME.npy each)");
 }
 
 void write_stdout(std::string_view bytes) {

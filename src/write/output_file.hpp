@@ -24,6 +24,10 @@ void write_stdout(std::string_view bytes);
 // UsageError, before anything is written.
 void refuse_binary_on_terminal(const std::string& path, const char* format);  // format: "npy" or "npz"
 
+// A folder for `count` (> 1) npy files to be made at `path`, which names a .npy file: a
+// UsageError naming the remedies (an .npz archive, a folder), before anything is written.
+void refuse_npy_name_for_several(const std::string& path, std::size_t count);
+
 // One output destination, written as a stream and published all at once:
 //  - "" or "-": standard output, written directly (so a caller streaming to it must have
 //    checked beforehand that the whole output can be produced); so is a path naming the file

@@ -426,13 +426,6 @@ void json_item(std::string& out, const Item& item, int digits) {
 }
 
 // "x.npy" (any case): a path that names one .npy file.
-bool names_npy_file(const std::string& path) {
-    if (path.size() <= 4) return false;
-    std::string ext = path.substr(path.size() - 4);
-    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return ext == ".npy";
-}
-
 // Every item as one member NAME.npy of an .npz archive, streamed from the tensors' storage.
 detail::PendingFile npz_file(const std::vector<Item>& items, const std::string& path) {
     std::vector<detail::NpzMember> members;
@@ -588,12 +581,7 @@ std::vector<detail::PendingFile> detail::output_files(const std::vector<Item>& i
     if (path.empty())
         throw SettingError("output", "npy output of " + std::to_string(items.size()) + " matrices needs ",
                            " DIR (one DIR/NAME.npy each), or use npz (one archive)");
-    if (!is_dir && names_npy_file(path)) {  // would become a folder named like a file
-        const std::string stem = path.substr(0, path.size() - 4);
-        throw SettingError("output", "", " " + path + ": " + std::to_string(items.size()) +
-                                             " results do not fit one .npy file: write them to an archive (" + stem +
-                                             ".npz) or a folder (" + stem + ", one NAME.npy each)");
-    }
+    if (!is_dir) refuse_npy_name_for_several(path, items.size());
     if (!is_dir && ::lstat(path.c_str(), &st) == 0)
         throw SettingError("output", "", " " + path + ": not a directory (npy output of several matrices needs a directory)");
     std::vector<detail::PendingFile> files;

@@ -138,6 +138,16 @@ done
 if [ -s "$rb/json_draws.csv" ] && diff -q <(grep -v '^#' "$rb/json_draws.csv" | grep .) <(grep -v '^#' "$rb/stacked.csv" | grep .) >/dev/null
 then pass; else fail "random json draws read back: $(cat "$T/err")"; fi
 
+# draws of several shapes do not stack: json holds each as "draw N", as csv names them
+"$ATTN" random --seed 5 --shape 3,4 --shape 5 --format npy -o "$rb/ragged"
+"$ATTN" random --seed 5 --shape 3,4 --shape 5 --format json -o "$rb/ragged.json"
+same_as_npy "$rb/ragged/draw0.npy" "$rb/ragged.json:draw 0" "random json of two shapes: draw 0"
+same_as_npy "$rb/ragged/draw1.npy" "$rb/ragged.json:draw 1" "random json of two shapes: draw 1"
+# several draws to -o x.npy: the usage error of every command, and no folder named x.npy
+run random --seed 1 --shape 3 --count 2 -o "$rb/two.npy"; expect_code 2 "random: two draws to two.npy"
+expect_err_has "2 results do not fit one .npy file: write them to an archive ($rb/two.npz)" "random two.npy message"
+if [ ! -e "$rb/two.npy" ]; then pass; else fail "random left $rb/two.npy"; fi
+
 # npz archives as numpy.load sees them: names, dtypes, shapes and values of the npy files
 py=""
 for p in python3 /usr/bin/python3; do
