@@ -1,5 +1,6 @@
 // attn merge FILE...: key shards of one attention run (attn attend --key-rows A:B --show
 // context,lse) merged into the whole result, FlashDecoding's combine (attn/shards.hpp).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -62,7 +63,7 @@ int cmd_merge(int argc, char** argv) {
             const std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
             if (item != "context" && item != "lse")
                 throw UsageError("invalid --show item '" + item + "': expected a comma-separated list of context, lse");
-            show.push_back(item);
+            if (std::find(show.begin(), show.end(), item) == show.end()) show.push_back(item);  // once, as attend's
             if (comma == std::string::npos) break;
             start = comma + 1;
         }

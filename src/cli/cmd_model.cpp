@@ -198,7 +198,7 @@ int cmd_model(int argc, char** argv) {
     const std::optional<std::size_t> layer = index_option("layer"), head = index_option("head");
     const std::string svg = r.count("svg") ? r["svg"].as<std::string>() : "", html = r.count("html") ? r["html"].as<std::string>() : "";
     if (r.count("svg") && svg.empty()) throw UsageError("--svg needs a file name");
-    if (r.count("html") && (html.empty() || is_standard_stream(html))) throw UsageError("--html needs a file name");
+    if (r.count("html")) html_path(html);
     const bool pictures = heatmap || !svg.empty() || !html.empty();
 
     const std::string path = r["path"].as<std::string>();

@@ -141,7 +141,7 @@ int cmd_view(int argc, char** argv) {
         throw UsageError("--svg - would mix the SVG with --heatmap on standard output: write the SVG to a file");
     const std::string svg_file =
         r.count("svg") ? svg_path(r["svg"].as<std::string>(), heatmap, "--heatmap", "write the SVG to a file") : "";
-    if (r.count("html") && r["html"].as<std::string>().empty()) throw UsageError("--html needs a file name");
+    if (r.count("html")) html_path(r["html"].as<std::string>());
     if (r.count("title") && !r.count("html")) throw UsageError("--title names the HTML page: it needs --html FILE");
 
     const std::string file = r["weights"].as<std::string>();

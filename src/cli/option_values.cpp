@@ -72,6 +72,11 @@ std::string svg_path(const std::string& file, bool stdout_taken, const std::stri
     return output_path(file);
 }
 
+const std::string& html_path(const std::string& file) {
+    if (file.empty() || is_standard_stream(file)) throw UsageError("--html needs a file name");
+    return file;
+}
+
 void check_heatmap_output(bool heatmap, bool show_given, bool format_given, const io::OutputOptions& out) {
     if (heatmap && !show_given && format_given)
         throw UsageError("--heatmap alone prints no matrices, so --format has nothing to format: add --show");

@@ -52,6 +52,10 @@ std::string output_path(const std::string& path);
 std::string svg_path(const std::string& file, bool stdout_taken, const std::string& other,
                      const std::string& remedy);
 
+// --html FILE (given): UsageError "--html needs a file name" when empty or '-' (a page is a file
+// that links nothing outside it; on standard output it would mix with the other outputs).
+const std::string& html_path(const std::string& file);
+
 // A command that prints text only (example, variance): UsageError "attn COMMAND prints text:
 // --format pretty, csv, tsv or json" for npy (which parse_format accepts).
 void require_text_format(io::Format format, const std::string& command);

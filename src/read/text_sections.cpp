@@ -13,6 +13,7 @@
 
 #include "attn/error.hpp"
 #include "tensor/label_numbers.hpp"
+#include "read/json.hpp"
 #include "read/text_reader.hpp"
 #include "runtime/utf8.hpp"
 
@@ -277,14 +278,8 @@ std::size_t skip_json_value(std::string_view s, std::size_t i) {
     return npos;
 }
 
-// A json name as attn writes it (json_quote), with \" and \\ undone.
-std::string json_name(std::string_view quoted_name) {
-    std::string out;
-    const std::string_view body = quoted_name.substr(1, quoted_name.size() - 2);
-    for (std::size_t i = 0; i < body.size(); ++i) out += body[i] == '\\' && i + 1 < body.size() ? body[++i] : body[i];
-    return out;
-}
-
+// A json name, escapes decoded (\uXXXX too: json_quote writes controls so) by the JSON reader.
+std::string json_name(std::string_view quoted_name) { return json::parse_json(quoted_name).as_string(); }
 
 }  // namespace
 

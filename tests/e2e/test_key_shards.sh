@@ -71,6 +71,11 @@ for variant in "--causal=bottom-right --window 20:3 --lengths 53,30" "--causal -
         npy_of "$K/merged.npz" $name "$K/a.npy"; npy_of "$K/shuffled.npz" $name "$K/b.npy"
         expect_same "$K/a.npy" "$K/b.npy" "shards in another order give the same $name bits ($variant)"
     done
+    # --show context,context: context once, as attend's --show (twice, csv did not read back)
+    run merge "${files[@]}" --show context,context --format csv
+    expect_code 0 "merge --show context,context ($variant)"
+    if [ "$(grep -c '^# context \[0, 0\]' "$T/out")" = 1 ]; then pass
+    else fail "merge --show context,context printed context twice ($variant)"; fi
     # One shard of every key: the whole run, bit for bit.
     run attend "${qkv[@]}" "${opts[@]}" --key-rows 0:53 --show context,lse --format npz -o "$K/one.npz"
     run merge "$K/one.npz" --format npz -o "$K/one_merged.npz"

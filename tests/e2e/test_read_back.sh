@@ -187,6 +187,10 @@ run concat "$rb/all.csv:weight"; expect_code 3 "missing name in csv"
 expect_err_has "all.csv: no result 'weight' (it holds: queries, keys, values, scores, scaled, weights, weights-mean, context, output)" "csv names"
 run concat "$rb/all.json:weight"; expect_code 3 "missing name in json"
 expect_err_has "all.json: no result 'weight' (it holds: queries, keys" "json names"
+# json names are decoded as JSON: "\u0061" is a (json_quote writes controls in names so)
+printf '{"\\u0061": [[1, 2]], "b": [[3]]}' > "$rb/escaped.json"
+run concat "$rb/escaped.json:a" --format csv; expect_code 0 "json name with a \\u escape"
+expect_out_has "1,2" "json name with a \\u escape: its values"
 # a file whose name holds ':' is read as that file
 cp "$rb/s.csv" "$rb/odd.csv:softmax"
 same_as_npy "$rb/softmax.npy" "$rb/odd.csv:softmax" "an existing file named odd.csv:softmax"

@@ -564,9 +564,7 @@ int cmd_attend(int argc, char** argv) {
     std::vector<io::detail::PendingFile> files;
     if (svg) files.push_back({svg_file, svg_picture(in, res, pic)});
     if (r.count("html")) {  // ---- interactive HTML view ----
-        const std::string& html_path = r["html"].as<std::string>();
-        if (html_path.empty() || is_standard_stream(html_path)) throw UsageError("--html needs a file name");
-        files.push_back({html_path, html_picture(in, res, pic)});
+        files.push_back({html_path(r["html"].as<std::string>()), html_picture(in, res, pic)});
     }
     if (!items.empty())
         for (auto& f : io::detail::output_files(items, out)) files.push_back(std::move(f));

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "attn/error.hpp"
@@ -150,6 +151,11 @@ Checkpoint open(std::string_view bytes, const std::string& source) {
         throw InputError(source + ": data.pkl holds no dict of tensors (attn reads state_dicts)");
     check_tally(root, pkl.size(), source);  // before collect() makes any name
     collect(root, "", c, source);
+    std::unordered_set<std::string_view> names;  // {'a.b': t, 'a': {'b': u}} names two tensors a.b
+    for (const auto& [name, t] : c.tensors)
+        if (!names.insert(name).second)
+            throw InputError(source + ": tensor '" + detail::printable(name, 60) +
+                             "' appears twice (the keys of nested dicts join with '.')");
     for (const auto& [name, t] : c.tensors) check_view(c, name, t, source);
     return c;
 }
