@@ -134,7 +134,10 @@ std::size_t run_materialised_rows(const AttentionProblem& p, std::size_t b, std:
     float* capped = out.capped ? slice_of(*out.capped, p, b, h) + i0 * ld_capped : nullptr;
     std::size_t masked = score_epilogue(p, b, h, i0, i1, s, lds, scaled, ld_scaled, capped, ld_capped, w, ldw,
                                         lse_of(out.lse, p, b, h));
-    if (p.softmax_f64) masked = softmax_rows_f64(w, ldw, rows, p.Tk, p.masked_rows, p.sink(h), lse_of(out.lse, p, b, h));
+    if (p.softmax_f64) {  // rows i0… of the slice's lse (score_epilogue offsets its own)
+        float* lse = lse_of(out.lse, p, b, h);
+        masked = softmax_rows_f64(w, ldw, rows, p.Tk, p.masked_rows, p.sink(h), lse ? lse + i0 : nullptr);
+    }
     else if (p.normalize != Normalization::softmax)
         masked = normalize_rows(w, ldw, rows, p.Tk, p.normalize, p.masked_rows);
     if (out.context) {

@@ -192,3 +192,19 @@ run merge
 expect_code 2 "merge without files"
 run merge "$K/whole.npz" --show weights
 expect_code 2 "merge --show of something it does not give"
+
+# --softmax-precision f64 over more than 256 query rows (more than one block of rows): every
+# row's lse, against the float32 softmax's, and two f64 shards merged give the whole context.
+# (Rows from 256 on were written over rows 0…: the materialised blocks' offset was lost.)
+"$ATTN" random --seed 11 --shape 300,8 --format npy -o "$K/x300.npy"
+"$ATTN" attend -x "$K/x300.npy" --show context,lse --format npz -o "$K/f32.npz"
+"$ATTN" attend -x "$K/x300.npy" --softmax-precision f64 --show lse --format npz -o "$K/f64.npz"
+npy_of "$K/f32.npz" lse "$K/a.npy"; npy_of "$K/f64.npz" lse "$K/b.npy"
+if "$(dirname "$ATTN")/allclose" "$K/b.npy" "$K/a.npy" --atol 1e-5 --rtol 1e-5 2>"$T/err"; then pass
+else fail "f64 lse of 300 rows: $(cat "$T/err")"; fi
+"$ATTN" attend -x "$K/x300.npy" --softmax-precision f64 --key-rows 0:150 --show context,lse --format npz -o "$K/h1.npz"
+"$ATTN" attend -x "$K/x300.npy" --softmax-precision f64 --key-rows 150:300 --show context,lse --format npz -o "$K/h2.npz"
+"$ATTN" merge "$K/h1.npz" "$K/h2.npz" --show context --format npy -o "$K/m300.npy"
+npy_of "$K/f32.npz" context "$K/a.npy"
+if "$(dirname "$ATTN")/allclose" "$K/m300.npy" "$K/a.npy" --atol 1e-5 --rtol 1e-5 2>"$T/err"; then pass
+else fail "merged f64 shards of 300 rows: $(cat "$T/err")"; fi
