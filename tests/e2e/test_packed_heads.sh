@@ -84,3 +84,15 @@ expect_code 0 "packed heads with --score general and keys of another width"
 "$ATTN" attend -q "$T/gq.npy" -k "$T/gk.npy" -v "$T/gk.npy" --heads 2 --kv-heads 2 --score general --wa "$T/gwa.npy" \
     >"$T/g_kv2" 2>/dev/null </dev/null
 if cmp -s "$T/out" "$T/g_kv2"; then pass; else fail "--score general packed: not the run with --kv-heads 2 given"; fi
+
+# --kv-dtype of the type K and V are read in (f32 of float32 files, f16 of '<f2' ones) is the run
+# without it: packed keys were left packed while marked split ("-k has d_k=8 but -q has d_k=4").
+"$ATTN" random --seed 4 --shape 6,8 -o "$T/pk.npy" </dev/null
+"$ATTN" random --seed 5 --shape 6,8 --dtype f16 -o "$T/pk16.npy" </dev/null
+for kv in "pk.npy f32" "pk16.npy f16"; do
+    set -- $kv
+    "$ATTN" attend -q "$T/gq.npy" -k "$T/$1" -v "$T/$1" --heads 2 --format npy -o "$T/kv_plain.npy" </dev/null
+    run attend -q "$T/gq.npy" -k "$T/$1" -v "$T/$1" --heads 2 --kv-dtype "$2" --format npy -o "$T/kv_same.npy"
+    expect_code 0 "packed heads with --kv-dtype $2 of $2 K/V"
+    if cmp -s "$T/kv_plain.npy" "$T/kv_same.npy"; then pass; else fail "packed --kv-dtype $2 of $2 K/V: not the run without it"; fi
+done
