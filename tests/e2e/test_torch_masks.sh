@@ -47,9 +47,12 @@ same_as_torch bool_padding --mask "$T/sdpa_mask" --key-padding-mask "$D/key_padd
 run attend "${mha[@]}" --attn-mask "$D/attn_mask_float.npy" --bias "$D/attn_mask_float.npy"
 expect_code 2 "a float --attn-mask with --bias"
 expect_err_has "give one of them" "a float --attn-mask with --bias: message"
-run attend "${mha[@]}" --attn-mask "$T/neg_inf.npy" --bias "$D/attn_mask_float.npy"
-expect_code 2 "a float --attn-mask of 0 and -inf with --bias"
-expect_err_has "give one of them" "a float --attn-mask of 0 and -inf with --bias: message"
+# A float --attn-mask of only 0 and -inf is a mask: with --bias, as its boolean form is.
+printf 'False True True True True\nFalse False True True True\nFalse False False True True\nFalse False False False True\nTrue False False False False\n' >"$T/neg_inf_bool.txt"
+"$ATTN" attend "${mha[@]}" --attn-mask "$T/neg_inf_bool.txt" --bias "$D/attn_mask_float.npy" --show weights --format npy -o "$T/nb_bool.npy"
+run attend "${mha[@]}" --attn-mask "$T/neg_inf.npy" --bias "$D/attn_mask_float.npy" --show weights --format npy -o "$T/nb_float.npy"
+expect_code 0 "a float --attn-mask of 0 and -inf with --bias"
+if cmp -s "$T/nb_bool.npy" "$T/nb_float.npy"; then pass; else fail "float 0/-inf --attn-mask with --bias: not its boolean form's weights"; fi
 run attend "${mha[@]}" --key-padding-mask "$D/weights_bool.npy"
 expect_code 3 "a 4-D --key-padding-mask"
 expect_err_has "key_padding_mask is (B, Tk)" "a 4-D --key-padding-mask: message"

@@ -346,11 +346,10 @@ MaskBits read_sdpa_mask(Reader& in) {
 
 // A boolean mask in PyTorch's polarity (True = not allowed): a one-byte .npy, or values
 // written with True/False (or 0/1 in a key padding mask). `float_ok`: a float mask is
-// additive instead (*is_float set): its bits when it holds only 0 and -inf (the same
-// attention), else its values in `additive`.
-MaskBits read_torch_mask(Reader& in, const char* opt, bool float_ok, Tensor* additive, bool* is_float) {
+// additive instead: its bits when it holds only 0 and -inf (the same attention), else its
+// values in `additive`.
+MaskBits read_torch_mask(Reader& in, const char* opt, bool float_ok, Tensor* additive) {
     io::MaskInput m = io::read_mask(in.path(opt), io::MaskRules{true, float_ok});
-    if (float_ok) *is_float = !m.boolean;
     if (m.bits.rank()) return std::move(m.bits);
     if (m.boolean || !float_ok) return MaskBits(m.values.view()).inverted();
     *additive = std::move(m.values);
@@ -374,10 +373,10 @@ void read_masks(Reader& in, AttendInputs& a) {
     };
     if (in.given("attn-mask")) {
         Tensor additive;
-        bool is_float = false;
-        MaskBits bits = read_torch_mask(in, "attn-mask", true, &additive, &is_float);
-        if (is_float && a.bias.rank())
-            throw UsageError("a float --attn-mask is added to the scores, as --bias is: give one of them");
+        MaskBits bits = read_torch_mask(in, "attn-mask", true, &additive);
+        if (additive.rank() && a.bias.rank())  // one of 0 and -inf only is a mask (bits): it goes with --bias
+            throw UsageError("a float --attn-mask with values other than 0 and -inf is added to the scores, as --bias "
+                             "is: give one of them");
         if (additive.rank()) {
             a.bias = as_row_if_vector(std::move(additive));
             a.bias_flag = "--attn-mask";
@@ -386,7 +385,7 @@ void read_masks(Reader& in, AttendInputs& a) {
         }
     }
     if (in.given("key-padding-mask")) {
-        MaskBits padding = read_torch_mask(in, "key-padding-mask", false, nullptr, nullptr);
+        MaskBits padding = read_torch_mask(in, "key-padding-mask", false, nullptr);
         const Shape& s = padding.shape();
         if (s.rank() > 2)
             throw InputError("--key-padding-mask is " + s.dims_text() +

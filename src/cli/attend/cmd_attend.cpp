@@ -142,8 +142,9 @@ void declare_options(cxxopts::Options& options) {
                  "every query): nonzero = may attend (PyTorch SDPA polarity; nn.MultiheadAttention's masks, True = "
                  "not allowed, go to --attn-mask and --key-padding-mask as they are)", cxxopts::value<std::string>(), "FILE")
         ("attn-mask", "PyTorch's attn_mask as nn.MultiheadAttention takes it: boolean (a bool .npy, or text of "
-                      "True/False), True = may NOT attend; or float, added to the scores (0 keep, -inf drop). "
-                      "Broadcast as --mask; with --mask, a key must be allowed by both",
+                      "True/False), True = may NOT attend; or float, added to the scores (0 keep, -inf drop; "
+                      "not with --bias unless it holds only 0 and -inf). Broadcast as --mask; with --mask, a key must "
+                      "be allowed by both",
          cxxopts::value<std::string>(), "FILE")
         ("key-padding-mask", "PyTorch's key_padding_mask: boolean (B, Tk) or (Tk), True = padding (not attended)",
          cxxopts::value<std::string>(), "FILE")
