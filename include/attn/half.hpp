@@ -109,6 +109,10 @@ private:
 // scale amax/127 is beyond float16's).
 HalfTensor to_kv(const TensorView& v, ElementType type);
 HalfTensor to_half(const TensorView& v);  // to_kv(v, f16)
+// The n floats of one row at x replaced by their values stored as `type` (f32: unchanged; f16,
+// bf16: each rounded; q8_0: the row quantised and dequantised), as to_kv then to_float give
+// them; the same InputError as to_kv beyond the type's range.
+void round_as(float* x, std::size_t n, ElementType type);
 // Every element of a K/V view as float32 (exact for every type: q8_0 dequantised), an owning tensor.
 Tensor to_float(const KVView& v);
 

@@ -88,6 +88,10 @@ struct Rope {
     RopeStyle style = RopeStyle::half;
     std::size_t dims = 0;               // N, the leading dims of each head rotated (even, <= d_k); 0: all d_k
     RopeScaling scaling;
+    // The type the rotated keys are kept in (attend --kv-dtype): every key row, a cache's
+    // included, rounded to it after the rotation, as an inference engine stores K in its cache
+    // after RoPE (f32: as rotated).
+    ElementType keys_as = ElementType::f32;
 };
 // ALiBi's slopes of H heads (BLOOM's build_alibi_tensor, ggml's max_bias): with n the largest
 // power of two <= H, head h < n gets 2^(−B/n)^(h+1), and head n + k the odd powers of

@@ -184,6 +184,12 @@ void rotate_into(const AttentionProblem& p, const Rows& q, const Rows& k) {
             const std::size_t i0 = first_at(P0), i1 = first_at(P1);
             rotate(p.q, q, b, i0, i1, at);
         }
+        // The unit's key rows as the cache keeps them (Rope::keys_as), the rotated and the cached.
+        if (p.rope.keys_as != ElementType::f32 && P1 > 0 && P0 < (long long)p.Tk)
+            for (std::size_t b = 0; b < p.k.B; ++b)
+                for (std::size_t h = 0; h < p.k.H; ++h)
+                    for (auto j = std::size_t(std::max(P0, 0LL)); j < std::size_t(std::min(P1, (long long)p.Tk)); ++j)
+                        round_as(k.row(b * p.k.H + h, j), p.dk, p.rope.keys_as);
     });
     if (fill) kept->complete = true;
 }

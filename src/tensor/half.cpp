@@ -211,6 +211,13 @@ HalfTensor to_kv(const TensorView& v, ElementType type) {
 
 HalfTensor to_half(const TensorView& v) { return to_kv(v, ElementType::f16); }
 
+void round_as(float* x, std::size_t n, ElementType type) {
+    if (type == ElementType::f32 || n == 0) return;
+    HalfTensor h = to_kv(contiguous_view(x, Shape({1, n})), type);
+    const Tensor back = to_float(h.view());
+    std::copy(back.slice_data(0), back.slice_data(0) + n, x);
+}
+
 Tensor to_float(const KVView& v) {
     if (v.type == ElementType::f32) return to_tensor(v.f32());
     Tensor t(v.shape);

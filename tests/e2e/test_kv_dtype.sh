@@ -117,3 +117,30 @@ expect_code 3 "a float16 cache with float32 keys"
 expect_err_has "differ in element type (f16 and f32): give both in one type, or --kv-dtype" "the message names both types"
 run attend -q "$T/q_new.npy" -k "$T/k_new.npy" -v "$T/v_new.npy" --past-k "$T/k16.npy" --past-v "$T/v16.npy" --kv-dtype q8_0 --causal
 expect_code 0 "a float16 cache with float32 keys, stored as q8_0"
+
+# With --rope the keys are kept as --kv-dtype after their rotation, as an engine caches them:
+# --show keys is round(rope(K)) (the f32 run's rotated keys, stored as the type), and decoding
+# the last token from that cache is the full run's last row (K was rounded before the rotation,
+# and again when the printed cache came back: q8_0 decoding moved by 5e-3).
+"$ATTN" random --seed 8 --shape 1,6,32 --format npy -o "$T/rq.npy"
+"$ATTN" random --seed 9 --shape 1,6,32 --format npy -o "$T/rk.npy"
+"$ATTN" random --seed 10 --shape 1,6,32 --format npy -o "$T/rv.npy"
+for n in rq rk rv; do
+    "$ATTN" attend -q "$T/$n.npy" -k "$T/$n.npy" -v "$T/$n.npy" --show queries --query-rows 0:5 --format npy -o "$T/${n}5.npy"
+    "$ATTN" attend -q "$T/$n.npy" -k "$T/$n.npy" -v "$T/$n.npy" --show queries --query-rows 5:6 --format npy -o "$T/${n}1.npy"
+done
+"$ATTN" attend -q "$T/rq.npy" -k "$T/rk.npy" -v "$T/rv.npy" --rope 10000 --show keys --format npy -o "$T/rot32.npy"
+for t in f16 bf16 q8_0; do
+    O=(--rope 10000 --causal --kv-dtype $t)
+    "$ATTN" attend -q "$T/rq.npy" -k "$T/rk.npy" -v "$T/rv.npy" "${O[@]}" --show keys --format npy -o "$T/rot_$t.npy"
+    "$ATTN" attend -q "$T/rq.npy" -k "$T/rot32.npy" -v "$T/rv.npy" --kv-dtype $t --show keys --format npy -o "$T/ref_$t.npy"
+    if cmp -s "$T/rot_$t.npy" "$T/ref_$t.npy"; then pass; else fail "--rope --kv-dtype $t: keys are not round(rope(K))"; fi
+    "$ATTN" attend -q "$T/rq.npy" -k "$T/rk.npy" -v "$T/rv.npy" "${O[@]}" --show context --format npy -o "$T/full_$t.npy"
+    "$ATTN" attend -q "$T/rq5.npy" -k "$T/rk5.npy" -v "$T/rv5.npy" "${O[@]}" --show keys,values --format npz -o "$T/c5.npz"
+    run attend -q "$T/rq1.npy" -k "$T/rk1.npy" -v "$T/rv1.npy" "${O[@]}" --past-k "$T/c5.npz:keys" --past-v "$T/c5.npz:values" \
+        --show context --format npy -o "$T/step_$t.npy"
+    expect_code 0 "--rope --kv-dtype $t: the last token from the cache"
+    "$ATTN" attend -q "$T/full_$t.npy" -k "$T/full_$t.npy" -v "$T/full_$t.npy" --show queries --query-rows 5:6 --format npy -o "$T/full_last.npy"
+    if "$(dirname "$ATTN")/allclose" "$T/step_$t.npy" "$T/full_last.npy" --atol 1e-6 --rtol 1e-6 2>"$T/err"; then pass
+    else fail "--rope --kv-dtype $t: decoding from the cache is not the full run: $(cat "$T/err")"; fi
+done

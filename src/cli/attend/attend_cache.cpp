@@ -151,11 +151,13 @@ void store_kv(const cxxopts::ParseResult& r, AttendInputs& a) {
         // The heads split first (packed --heads inputs): q8_0 blocks run along each head's d.
         const KVView view = kv == &a.k ? a.k_view() : a.v_view();
         a.kv_f32.push_back(to_float(view));  // the values as read, for --show kv-error
-        if (view.type == type && !a.packed) continue;  // packed: stored split, as kv_split says below
+        // With --rope, K is kept as --kv-dtype after its rotation (Rope::keys_as): as read until then.
+        const ElementType as = kv == &a.k && r.count("rope") ? view.type : type;
+        if (view.type == as && !a.packed) continue;  // packed: stored split, as kv_split says below
         io::KVInput stored;
         try {
-            if (type == ElementType::f32) stored.f32 = to_float(view);
-            else stored.f16 = to_kv(a.kv_f32.back().view(), type);
+            if (as == ElementType::f32) stored.f32 = to_float(view);
+            else stored.f16 = to_kv(a.kv_f32.back().view(), as);
         } catch (const InputError& e) {
             throw InputError(std::string(flag) + ": " + e.what());
         }

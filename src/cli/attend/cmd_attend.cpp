@@ -12,6 +12,7 @@
 #include "attn/io.hpp"
 #include "attn/viz.hpp"
 #include "attn/multihead.hpp"
+#include "cli/attend/attend_cache.hpp"
 #include "cli/attend/attend_inputs.hpp"
 #include "cli/attend/attend_options.hpp"
 #include "cli/attend/attend_outputs.hpp"
@@ -108,7 +109,8 @@ void declare_options(cxxopts::Options& options) {
         ("kv-dtype", "Keep K and V (and the cache) in memory as f32, f16, bf16 (torch.bfloat16) or q8_0 (ggml's "
                      "blocks of 32 int8 values and one float16 scale, rows padded to whole blocks with zeros), as "
                      "inference engines keep their K/V cache: values read as float32 are rounded (to nearest even) "
-                     "or quantised when stored, and the attention is that of the stored values. Default: as read "
+                     "or quantised when stored (K with --rope after its rotation, as engines cache it), and the "
+                     "attention is that of the stored values. Default: as read "
                      "(float16 .npy and F16/BF16 safetensors stay so, everything else float32). --show "
                      "kv-error reports what the storing cost against float32 K/V",
          cxxopts::value<std::string>(), "TYPE")
@@ -262,6 +264,8 @@ void parse_positions(const cxxopts::ParseResult& r, const AttendInputs& in, Atte
         else if (in.d_k % 2)
             throw UsageError("--rope rotates pairs of dims, and d_k = " + std::to_string(in.d_k) +
                              " is odd: choose the dims rotated with --rope-dims N (even)");
+        // The keys are kept as --kv-dtype after the rotation (store_kv leaves K as read).
+        if (r.count("kv-dtype")) s.rope.keys_as = parse_kv_dtype(r["kv-dtype"].as<std::string>());
     }
     if (r["alibi"].as<bool>())
         s.alibi = r.count("alibi-max-bias") ? parse_alibi_max_bias(r["alibi-max-bias"].as<std::string>()) : 8.0f;
