@@ -267,7 +267,8 @@ void write_files(const std::vector<PendingFile>& files) {
     std::vector<std::unique_ptr<StagedFolder>> folders;
     const auto staged = [&](const PendingFile& f) -> StagedFolder* {
         if (!f.make_parent || f.path.empty()) return nullptr;
-        const std::string dir = parent_of(f.path);
+        std::string dir = parent_of(f.path);
+        while (dir.size() > 1 && dir.back() == '/') dir.pop_back();  // -o new/: "new//NAME.npy", StagedFolder's "new"
         for (auto& s : folders)
             if (s->dir() == dir) return s.get();
         struct stat st {};

@@ -90,3 +90,10 @@ run attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --format csv --svg "$T/real/b.out" -
 expect_code 0 "--svg HARD_LINK -o FILE"
 if grep -q '<svg' "$T/real/b.out" && grep -q '^[0-9.-]*,' "$T/real/a.out"; then pass
 else fail "--svg HARD_LINK -o FILE: each name should hold its own output"; fi
+
+# -o NEWDIR/ (a trailing slash, the folder not there yet) of several npy results: the folder
+# made once (it was staged twice, as "new/" and "new", and the run failed with "File exists").
+run attend -q "$T/q2" -k "$T/k2" -v "$T/k2" --show weights,context --format npy -o "$T/slash_new/"
+expect_code 0 "-o NEWDIR/ of two npy results"
+if [ -f "$T/slash_new/weights.npy" ] && [ -f "$T/slash_new/context.npy" ]; then pass
+else fail "-o NEWDIR/: $(ls -A "$T/slash_new" 2>&1)"; fi
