@@ -121,7 +121,12 @@ Weights::Weights(const std::string& folder) : folder_(folder) {
         require_regular_file(path);
         files_text_ = "pytorch_model.bin";
         for (const io::TensorInfo& t : io::list_model_tensors(path)) {
-            if (!t.note.empty()) continue;  // buffers such as position_ids are not weights
+            if (!t.note.empty()) {  // unreadable (buffers such as position_ids): fine until asked for
+                Weight w;
+                w.name = t.name + "' (" + t.note + ")";
+                tensors_.emplace(t.name, std::move(w));
+                continue;
+            }
             owned_.push_back(io::read_model_tensor(path + ":" + t.name));
             const Tensor& x = owned_.back();
             Weight w;
@@ -148,7 +153,9 @@ Weights::Weights(const std::string& folder) : folder_(folder) {
                 w.data = nullptr;
                 w.name = t.info.name + "' (" + t.info.note + ")";
             }
-            tensors_.emplace(t.info.name, std::move(w));
+            // In two shards: which one an index means is unclear (Hugging Face's loading order decides).
+            if (!tensors_.emplace(t.info.name, std::move(w)).second)
+                throw InputError(path + ": tensor '" + t.info.name + "' is in another shard too (" + files_text_ + ")");
         }
     }
     add_legacy_names();
