@@ -216,8 +216,8 @@ int cmd_model(int argc, char** argv) {
                              " (or give token ids with --ids)");
         }
         std::optional<std::string> pair;
-        if (r.count("text-pair")) pair = r["text-pair"].as<std::string>();
-        const Encoding e = tok->encode(r["text"].as<std::string>(), pair);
+        if (r.count("text-pair")) pair = text_option(r["text-pair"].as<std::string>(), "text-pair");
+        const Encoding e = tok->encode(text_option(r["text"].as<std::string>(), "text"), pair);
         if (e.ids.empty()) throw InputError("--text gives no tokens");
         input.batch = 1, input.tokens = e.ids.size(), input.ids = e.ids;
         // Only BERT takes token types; transformers gives the others none (model_input_names).

@@ -8,6 +8,7 @@
 #include "attn/tokenizer.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/option_values.hpp"
 #include "read/json.hpp"
 #include "runtime/utf8.hpp"
 
@@ -132,16 +133,6 @@ int cmd_tokenize(int argc, char** argv) {
         throw UsageError("invalid --format '" + io::printable_utf8(format, 40) +
                          "': expected pretty, csv, tsv, json or ids");
     const Tokenizer tok = Tokenizer::load(r["path"].as<std::string>());
-    auto checked = [](const std::string& text, const char* option) {
-        if (text.size() > (std::size_t(1) << 24))
-            throw UsageError(std::string("--") + option + ": text longer than 16 MiB is not supported");
-        for (std::size_t i = 0; i < text.size();) {
-            const std::size_t n = static_cast<unsigned char>(text[i]) < 0x80 ? 1 : io::utf8_length(text, i);
-            if (n == 0) throw UsageError(std::string("--") + option + ": invalid UTF-8 at byte " + std::to_string(i));
-            i += n;
-        }
-        return text;
-    };
     const bool add = !r.count("no-special-tokens");
     if (r.count("texts")) {
         const std::string path = r["texts"].as<std::string>();
@@ -169,9 +160,9 @@ int cmd_tokenize(int argc, char** argv) {
         print(out);
         return exit_ok;
     }
-    const std::string text = checked(r["text"].as<std::string>(), "text");
+    const std::string text = text_option(r["text"].as<std::string>(), "text");
     std::optional<std::string> pair;
-    if (r.count("text-pair")) pair = checked(r["text-pair"].as<std::string>(), "text-pair");
+    if (r.count("text-pair")) pair = text_option(r["text-pair"].as<std::string>(), "text-pair");
     const Encoding e = pair ? tok.encode(text, std::string_view(*pair), add) : tok.encode(text, std::nullopt, add);
     print(render(e, format, bool(pair)));
     return exit_ok;

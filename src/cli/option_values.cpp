@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "attn/error.hpp"
+#include "runtime/utf8.hpp"
 
 namespace attn::cli {
 
@@ -70,6 +71,17 @@ std::string svg_path(const std::string& file, bool stdout_taken, const std::stri
     if (is_standard_stream(file) && stdout_taken)
         throw UsageError("--svg - would mix the SVG with " + other + " on standard output: " + remedy);
     return output_path(file);
+}
+
+const std::string& text_option(const std::string& text, const char* option) {
+    if (text.size() > (std::size_t(1) << 24))
+        throw UsageError(std::string("--") + option + ": text longer than 16 MiB is not supported");
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t n = static_cast<unsigned char>(text[i]) < 0x80 ? 1 : io::utf8_length(text, i);
+        if (n == 0) throw UsageError(std::string("--") + option + ": invalid UTF-8 at byte " + std::to_string(i));
+        i += n;
+    }
+    return text;
 }
 
 const std::string& html_path(const std::string& file) {

@@ -52,6 +52,10 @@ std::string output_path(const std::string& path);
 std::string svg_path(const std::string& file, bool stdout_taken, const std::string& other,
                      const std::string& remedy);
 
+// --text / --text-pair TEXT (option: its name without --): the text, or a UsageError for more
+// than 16 MiB or bytes that are not UTF-8 ("--OPTION: invalid UTF-8 at byte N").
+const std::string& text_option(const std::string& text, const char* option);
+
 // --html FILE (given): UsageError "--html needs a file name" when empty or '-' (a page is a file
 // that links nothing outside it; on standard output it would mix with the other outputs).
 const std::string& html_path(const std::string& file);
