@@ -15,12 +15,23 @@ enum ExitCode : int {
 
 // Every error attn reports carries the exit code it should end the process with.
 // Messages are GNU style: lower-case, no final period; the CLI prefixes "attn: ".
+// A NUL byte in a message (a value from a file: "llama\u0000x") is kept as "\0": what() is a C
+// string, and the rest of the message was cut off there.
 class Error : public std::runtime_error {
 public:
-    Error(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
+    Error(int code, const std::string& message) : std::runtime_error(without_nul(message)), code_(code) {}
     int exit_code() const noexcept { return code_; }
 
 private:
+    static std::string without_nul(const std::string& m) {
+        if (m.find('\0') == std::string::npos) return m;
+        std::string out;
+        for (char c : m) {
+            if (c) out += c;
+            else out += "\\0";
+        }
+        return out;
+    }
     int code_;
 };
 
