@@ -1,6 +1,7 @@
 // config.json → ModelConfig, with transformers' defaults (BertConfig, GPT2Config, LlamaConfig,
 // MistralConfig, Qwen2Config) and a clear error for every feature attn does not run.
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "attn/error.hpp"
@@ -41,6 +42,17 @@ struct Reader {
             fail(std::string("\"") + key + "\": " + e.what());
         }
     }
+    // A normalisation's epsilon: finite and >= 0 (a negative one makes a variance negative, and
+    // the forward pass NaN: the config's fault, not the weights').
+    double eps_or(const char* key, double fallback) const {
+        const double e = number_or(key, fallback);
+        if (!(e >= 0.0) || std::isinf(float(e))) {
+            char shown[32];
+            std::snprintf(shown, sizeof shown, "%g", e);
+            fail(std::string("\"") + key + "\" is " + shown + ": expected a small number >= 0");
+        }
+        return e;
+    }
     bool bool_or(const char* key, bool fallback) const {
         try {
             return v.bool_or(key, fallback);
@@ -77,7 +89,7 @@ void bert(const Reader& r, ModelConfig& c) {
     c.heads = r.count("num_attention_heads"), c.intermediate = r.count("intermediate_size");
     c.vocab = r.count("vocab_size"), c.max_positions = r.count_or("max_position_embeddings", 512);
     c.type_vocab = r.count_or("type_vocab_size", 2);
-    c.norm_eps = r.number_or("layer_norm_eps", 1e-12);
+    c.norm_eps = r.eps_or("layer_norm_eps", 1e-12);
     c.activation = activation(r, r.string_or("hidden_act", "gelu"));
     const std::string pos = r.string_or("position_embedding_type", "absolute");
     if (pos != "absolute") r.fail("position_embedding_type \"" + pos + "\" is not supported (attn runs \"absolute\")");
@@ -92,7 +104,7 @@ void gpt2(const Reader& r, ModelConfig& c) {
     c.heads = r.count(named("n_head", "num_attention_heads"));
     c.intermediate = r.count_or("n_inner", 4 * c.hidden);
     c.vocab = r.count("vocab_size"), c.max_positions = r.count_or(named("n_positions", "max_position_embeddings"), 1024);
-    c.norm_eps = r.number_or("layer_norm_epsilon", 1e-5);
+    c.norm_eps = r.eps_or("layer_norm_epsilon", 1e-5);
     c.activation = activation(r, r.string_or("activation_function", "gelu_new"));
     c.scale_attn_weights = r.bool_or("scale_attn_weights", true);
     c.scale_by_inverse_layer = r.bool_or("scale_attn_by_inverse_layer_idx", false);
@@ -155,7 +167,7 @@ void llama(const Reader& r, ModelConfig& c) {
     c.kv_heads = r.count_or("num_key_value_heads", c.heads);
     c.head_dim = r.count_or("head_dim", c.hidden / c.heads);
     c.vocab = r.count("vocab_size");
-    c.norm_eps = r.number_or("rms_norm_eps", 1e-6);
+    c.norm_eps = r.eps_or("rms_norm_eps", 1e-6);
     c.activation = activation(r, r.string_or("hidden_act", "silu"));
     rope(r, c);
     if (c.heads % c.kv_heads) r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " + std::to_string(c.kv_heads));
