@@ -23,7 +23,7 @@ std::string_view TextReader::trim(std::string_view v) {
 }
 
 std::optional<TextReader::Dims> TextReader::parse_dims(std::string_view v, bool& too_large) {
-    const bool parenthesised = v.size() >= 2 && v.front() == '(' && v.back() == ')';
+    const bool parenthesised = v.size() >= 2 && v.front() == '(' && v.back() == ')';  // "(N,)" only
     if (parenthesised) v = v.substr(1, v.size() - 2);
     const auto read = [](std::from_chars_result res) { return res.ec == std::errc() || res.ec == std::errc::result_out_of_range; };
     const char* end = v.data() + v.size();
@@ -34,7 +34,7 @@ std::optional<TextReader::Dims> TextReader::parse_dims(std::string_view v, bool&
         if (a.ec != std::errc()) too_large = true;
         return Dims{1, d.rows, true};
     }
-    if (*a.ptr != 'x') return std::nullopt;
+    if (parenthesised || *a.ptr != 'x') return std::nullopt;
     const auto b = std::from_chars(a.ptr + 1, end, d.cols);
     if (!read(b) || b.ptr != end || b.ptr == a.ptr + 1) return std::nullopt;
     if (a.ec != std::errc() || b.ec != std::errc()) too_large = true;
@@ -90,7 +90,7 @@ std::optional<TextReader::Header> TextReader::comment_header(std::size_t i, std:
     }
     const bool draw = is_draw_name(v);
     if (!v.empty() && !draw && !is_one_token(v)) return std::nullopt;
-    if (h.dims && h.dims->vector && h.has_index) return std::nullopt;  // a vector has no blocks
+    if (h.dims && h.dims->vector && h.has_index) fail_at(i, "a vector (N,) has no blocks: drop the index or the ','");
     h.name = std::string(v);
     if (h.has_index || (!v.empty() && h.dims) || draw) return checked(std::move(h), too_large);
     return std::nullopt;
@@ -104,7 +104,9 @@ std::optional<TextReader::Header> TextReader::pretty_title(std::size_t i, std::s
     Header h;
     h.pos = i;
     bool too_large = false;
-    h.dims = parse_dims(line.substr(open + 1, line.size() - open - 2), too_large);
+    // "(RxC)" or "(N,)": parse_dims takes the parentheses only around a vector's size
+    const std::string_view size = line.substr(open + 2, line.size() - open - 4);
+    h.dims = parse_dims(size.ends_with(',') ? line.substr(open + 1, line.size() - open - 2) : size, too_large);
     if (!h.dims) return std::nullopt;
     std::string_view v = trim(line.substr(0, open));
     if (auto index = take_index(v, too_large)) {
@@ -112,7 +114,7 @@ std::optional<TextReader::Header> TextReader::pretty_title(std::size_t i, std::s
         h.has_index = true;
     }
     if (v.empty() || !(is_one_token(v) || is_draw_name(v))) return std::nullopt;
-    if (h.dims->vector && h.has_index) return std::nullopt;  // a vector has no blocks
+    if (h.dims->vector && h.has_index) fail_at(i, "a vector (N,) has no blocks: drop the index or the ','");
     h.name = std::string(v);
     return checked(std::move(h), too_large);
 }
@@ -131,7 +133,7 @@ void TextReader::finish_block() {
     if (h.dims && (h.dims->rows != rows || h.dims->cols != cols_))
         fail_at(h.pos, "the header says " + h.dims->text() + " but the " + (h.has_index ? "block" : "matrix") + " is " +
                            std::to_string(rows) + "x" + std::to_string(cols_) +
-                           (h.dims->vector ? " (a vector is one row)" : ""));
+                           (h.dims->vector && rows != 1 ? " (a vector is one row)" : ""));
     if (block_rows_.size() > 1 && rows != block_rows_[0])
         fail_at(h.pos, "block " + index_text(h.index) + " has " + std::to_string(rows) + " rows, expected " +
                            std::to_string(block_rows_[0]) + " as block " + index_text(headers_[0].index));

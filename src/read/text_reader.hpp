@@ -134,7 +134,7 @@ private:
     };
 
     static std::string_view trim(std::string_view v);
-    // "RxC" or "(N,)" in full ("(RxC)" too). A number too large for size_t sets too_large (the
+    // "RxC" or "(N,)" in full. A number too large for size_t sets too_large (the
     // text is then a header that cannot be read, not a comment).
     static std::optional<Dims> parse_dims(std::string_view v, bool& too_large);
     // Takes a trailing "[i, j, ...]" (integers) off v; too_large as for parse_dims.

@@ -23,3 +23,9 @@ timeout 20 "$ATTN" concat "$T/r.csv" --format npy -o "$T/back.npy" 2>"$T/err"
 code=$?
 if [ "$code" -eq 0 ] && cmp -s "$T/r.npy" "$T/back.npy"; then pass
 else fail "csv of a (100000, 2, 8) tensor read back: exit $code ($(cat "$T/err"))"; fi
+
+# A comment that ends like a size in parentheses stays a comment ("(N,)", a vector's, is a
+# header): "# note (3x1)" above a row of two was read as a wrong header.
+printf '# note (3x1)\n1,2\n' > "$T/paren_comment.csv"
+run concat "$T/paren_comment.csv" --format csv; expect_code 0 "a comment ending in (3x1)"
+expect_out_has "1,2" "a comment ending in (3x1): the row"
