@@ -62,10 +62,10 @@ void TextReader::expect_end(std::size_t i) const {
 std::size_t TextReader::read_json_object(std::size_t i) {
     i = skip_space_and_comments(i + 1);
     if (i >= s_.size() || s_[i] != '"') fail_expected(i, "a quoted name");
-    const std::size_t close = s_.find('"', i + 1);
-    if (close == std::string_view::npos) fail_expected(s_.size(), "'\"'");
-    const std::string name(s_.substr(i + 1, close - i - 1));
-    i = skip_space_and_comments(close + 1);
+    const std::size_t end = json_string_end(s_, i);
+    if (end == std::string_view::npos) fail_expected(s_.size(), "'\"'");
+    const std::string name = json_key(s_.substr(i, end - i));
+    i = skip_space_and_comments(end);
     if (i >= s_.size() || s_[i] != ':') fail_expected(i, "':'");
     i = skip_space_and_comments(i + 1);
     if (i >= s_.size() || s_[i] != '[')  // a json of other members first (attn random's "seed")

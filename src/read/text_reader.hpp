@@ -61,6 +61,12 @@ public:
     // it). InputError naming the results there when there is no such result.
     std::string only_result(const std::string& name) const;
 
+    // The offset after the json string whose '"' is at s[i] (escapes skipped); npos when it does
+    // not end. json_key: a quoted json name (with its quotes) decoded as JSON (\uXXXX too:
+    // json_quote writes controls so); a name that is not valid JSON, its bytes with \" and \\ undone.
+    static std::size_t json_string_end(std::string_view s, std::size_t i);
+    static std::string json_key(std::string_view quoted);
+
 private:
     std::string_view s_;
     const std::string& source_;

@@ -247,19 +247,10 @@ namespace {
 
 constexpr std::size_t npos = std::string_view::npos;
 
-// The offset after the json string whose '"' is at i; npos when it does not end.
-std::size_t skip_json_string(std::string_view s, std::size_t i) {
-    for (++i; i < s.size(); ++i) {
-        if (s[i] == '\\') ++i;
-        else if (s[i] == '"') return i + 1;
-    }
-    return npos;
-}
-
 // The offset after the json value at i: a string, a list or object (nested), or a scalar.
 std::size_t skip_json_value(std::string_view s, std::size_t i) {
     if (i >= s.size()) return npos;
-    if (s[i] == '"') return skip_json_string(s, i);
+    if (s[i] == '"') return TextReader::json_string_end(s, i);
     if (s[i] != '[' && s[i] != '{') {
         while (i < s.size() && !is_space(s[i]) && s[i] != ',' && s[i] != '}' && s[i] != ']') ++i;
         return i;
@@ -268,7 +259,7 @@ std::size_t skip_json_value(std::string_view s, std::size_t i) {
     while (i < s.size()) {
         const char c = s[i];
         if (c == '"') {
-            if ((i = skip_json_string(s, i)) == npos) return npos;
+            if ((i = TextReader::json_string_end(s, i)) == npos) return npos;
             continue;
         }
         if (c == '[' || c == '{') ++depth;
@@ -278,10 +269,26 @@ std::size_t skip_json_value(std::string_view s, std::size_t i) {
     return npos;
 }
 
-// A json name, escapes decoded (\uXXXX too: json_quote writes controls so) by the JSON reader.
-std::string json_name(std::string_view quoted_name) { return json::parse_json(quoted_name).as_string(); }
-
 }  // namespace
+
+std::size_t TextReader::json_string_end(std::string_view s, std::size_t i) {
+    for (++i; i < s.size(); ++i) {
+        if (s[i] == '\\') ++i;
+        else if (s[i] == '"') return i + 1;
+    }
+    return npos;
+}
+
+std::string TextReader::json_key(std::string_view quoted) {
+    try {
+        return json::parse_json(quoted).as_string();
+    } catch (const InputError&) {  // not valid JSON (a raw tab, a bad escape): its bytes, \" and \\ undone
+        std::string out;
+        const std::string_view body = quoted.substr(1, quoted.size() - 2);
+        for (std::size_t i = 0; i < body.size(); ++i) out += body[i] == '\\' && i + 1 < body.size() ? body[++i] : body[i];
+        return out;
+    }
+}
 
 std::string TextReader::only_result(const std::string& name) const {
     std::size_t first = skip_space_and_comments(s_.starts_with(bom) ? bom.size() : 0);
@@ -296,9 +303,9 @@ std::string TextReader::only_result(const std::string& name) const {
         std::size_t i = skip_space_and_comments(first + 1), member = npos, member_end = npos, value = npos;
         while (i < s_.size() && s_[i] != '}') {
             if (s_[i] != '"') fail_expected(i, "a quoted name");
-            const std::size_t key_end = skip_json_string(s_, i);
+            const std::size_t key_end = TextReader::json_string_end(s_, i);
             if (key_end == npos) fail_expected(s_.size(), "'\"'");
-            const std::string key = json_name(s_.substr(i, key_end - i));
+            const std::string key = json_key(s_.substr(i, key_end - i));
             std::size_t j = skip_space_and_comments(key_end);
             if (j >= s_.size() || s_[j] != ':') fail_expected(j, "':'");
             j = skip_space_and_comments(j + 1);

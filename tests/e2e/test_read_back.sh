@@ -191,6 +191,14 @@ expect_err_has "all.json: no result 'weight' (it holds: queries, keys" "json nam
 printf '{"\\u0061": [[1, 2]], "b": [[3]]}' > "$rb/escaped.json"
 run concat "$rb/escaped.json:a" --format csv; expect_code 0 "json name with a \\u escape"
 expect_out_has "1,2" "json name with a \\u escape: its values"
+# a member whose name is not valid JSON ("a\x") leaves the others readable by name
+printf '{"a\\x": [[1]], "b": [[2]]}' > "$rb/odd_key.json"
+run concat "$rb/odd_key.json:b" --format csv; expect_code 0 "json with an odd key: another member"
+expect_out_has "2" "json with an odd key: its values"
+# a name with a quote in it (concat --name) reads back whole
+"$ATTN" concat "$rb/m" --format npy -o "$rb/m.npy"
+"$ATTN" concat "$rb/m" --name 'x"y' --format json -o "$rb/quote_name.json"
+same_as_npy "$rb/m.npy" "$rb/quote_name.json" "json of a name holding a quote"
 # a file whose name holds ':' is read as that file
 cp "$rb/s.csv" "$rb/odd.csv:softmax"
 same_as_npy "$rb/softmax.npy" "$rb/odd.csv:softmax" "an existing file named odd.csv:softmax"
