@@ -5,6 +5,7 @@
 #include <cmath>
 #include <utility>
 
+#include "attn/error.hpp"
 #include "attn/half.hpp"
 #include "attn/multihead.hpp"
 #include "runtime/parallel.hpp"
@@ -189,7 +190,11 @@ void rotate_into(const AttentionProblem& p, const Rows& q, const Rows& k) {
             for (std::size_t b = 0; b < p.k.B; ++b)
                 for (std::size_t h = 0; h < p.k.H; ++h)
                     for (auto j = std::size_t(std::max(P0, 0LL)); j < std::size_t(std::min(P1, (long long)p.Tk)); ++j)
-                        round_as(k.row(b * p.k.H + h, j), p.dk, p.rope.keys_as);
+                        try {
+                            round_as(k.row(b * p.k.H + h, j), p.dk, p.rope.keys_as);
+                        } catch (const InputError& e) {
+                            throw InputError("key " + std::to_string(j) + " after RoPE's rotation: " + e.what());
+                        }
     });
     if (fill) kept->complete = true;
 }

@@ -212,10 +212,29 @@ HalfTensor to_kv(const TensorView& v, ElementType type) {
 HalfTensor to_half(const TensorView& v) { return to_kv(v, ElementType::f16); }
 
 void round_as(float* x, std::size_t n, ElementType type) {
-    if (type == ElementType::f32 || n == 0) return;
-    HalfTensor h = to_kv(contiguous_view(x, Shape({1, n})), type);
-    const Tensor back = to_float(h.view());
-    std::copy(back.slice_data(0), back.slice_data(0) + n, x);
+    if (type == ElementType::q8_0) {  // block by block, as to_kv quantises a row
+        for (std::size_t b = 0; b < n; b += q8_0_block) {
+            const std::size_t m = std::min(q8_0_block, n - b);
+            unsigned char block[q8_0_block_bytes];
+            quantize_q8_0(x + b, m, block);
+            std::uint16_t dh;
+            std::memcpy(&dh, block, sizeof dh);
+            if ((dh & 0x7c00) == 0x7c00) {  // the scale overflowed float16
+                float amax = 0.0f;
+                for (std::size_t j = b; j < b + m; ++j) amax = std::max(amax, std::fabs(x[j]));
+                out_of_range(amax, type);
+            }
+            for (std::size_t j = 0; j < m; ++j) x[b + j] = dequantize_q8_0(block, j);
+        }
+        return;
+    }
+    if (type != ElementType::f16 && type != ElementType::bf16) return;  // f32: as it is
+    const bool bf16 = type == ElementType::bf16;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint16_t e = bf16 ? float_to_bfloat16(x[i]) : float_to_half(x[i]);
+        if ((e & 0x7fff) == (bf16 ? 0x7f80 : 0x7c00) && std::isfinite(x[i])) out_of_range(x[i], type);
+        x[i] = bf16 ? bfloat16_to_float(e) : half_to_float(e);
+    }
 }
 
 Tensor to_float(const KVView& v) {

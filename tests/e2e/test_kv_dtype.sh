@@ -144,3 +144,12 @@ for t in f16 bf16 q8_0; do
     if "$(dirname "$ATTN")/allclose" "$T/step_$t.npy" "$T/full_last.npy" --atol 1e-6 --rtol 1e-6 2>"$T/err"; then pass
     else fail "--rope --kv-dtype $t: decoding from the cache is not the full run: $(cat "$T/err")"; fi
 done
+
+# --show kv-error with --rope: the float32 reference keeps the rotated keys unrounded (it
+# rounded them too, and the weights' difference, which only K's rounding makes here, was 0).
+"$ATTN" random --seed 3 --shape 4,8 --dtype f16 -o "$T/ke_v16.npy"
+"$ATTN" random --seed 4 --shape 4,8 -o "$T/ke_q.npy"
+run attend -q "$T/ke_q.npy" -k "$T/ke_q.npy" -v "$T/ke_v16.npy" --kv-dtype f16 --rope 10000 --show kv-error --format csv
+expect_code 0 "--show kv-error with --rope"
+if awk -F, '$1 == "weights_max_abs_diff" { exit !($2 > 1e-6) }' "$T/out"; then pass
+else fail "--show kv-error with --rope: K's rounding is not in the weights' difference: $OUT"; fi

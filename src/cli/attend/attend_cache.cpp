@@ -151,8 +151,9 @@ void store_kv(const cxxopts::ParseResult& r, AttendInputs& a) {
         // The heads split first (packed --heads inputs): q8_0 blocks run along each head's d.
         const KVView view = kv == &a.k ? a.k_view() : a.v_view();
         a.kv_f32.push_back(to_float(view));  // the values as read, for --show kv-error
-        // With --rope, K is kept as --kv-dtype after its rotation (Rope::keys_as): as read until then.
-        const ElementType as = kv == &a.k && r.count("rope") ? view.type : type;
+        // With --rope, K is kept as --kv-dtype after its rotation (keys_after_rope): as read until then.
+        if (kv == &a.k && r.count("rope")) a.keys_after_rope = type;
+        const ElementType as = kv == &a.k && a.keys_after_rope != ElementType::f32 ? view.type : type;
         if (view.type == as && !a.packed) continue;  // packed: stored split, as kv_split says below
         io::KVInput stored;
         try {

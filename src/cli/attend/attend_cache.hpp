@@ -22,9 +22,10 @@ void prepend_cache(const cxxopts::ParseResult& r, InputNames& names, AttendInput
 
 // --kv-dtype TYPE: a.k and a.v (the present cache, after prepend_cache) stored as TYPE (f32,
 // f16, bf16, q8_0; attn/half.hpp's to_kv rounds or quantises), their float32 values as read
-// kept in a.kv_f32 (K, V) for --show kv-error. With --rope, K stays as read: it is rounded
-// after its rotation (Rope::keys_as, set by parse_positions), as engines cache it. UsageError for an unknown TYPE or with -x;
-// InputError naming -k or -v for a value beyond the type's range.
+// kept in a.kv_f32 (K, V) for --show kv-error. With --rope, K stays as read and
+// a.keys_after_rope is TYPE: K is rounded after its rotation (Rope::keys_as), as engines cache
+// it. UsageError for an unknown TYPE or with -x; InputError naming -k or -v for a value beyond
+// the type's range (with --rope, K's names the key after the rotation: the rope step's).
 void store_kv(const cxxopts::ParseResult& r, AttendInputs& a);
 ElementType parse_kv_dtype(const std::string& name);
 

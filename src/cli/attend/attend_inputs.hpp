@@ -44,6 +44,9 @@ struct AttendInputs {
     KVCache cache;
     // --kv-dtype: K and V as read, in float32, before they were stored (empty otherwise).
     std::vector<Tensor> kv_f32;
+    // --kv-dtype with --rope: K is left as read by store_kv and rounded to this type after its
+    // rotation (Rope::keys_as), as engines cache it; f32 otherwise.
+    ElementType keys_after_rope = ElementType::f32;
     TensorView q_view() const;  // ([B,] H, Tq, d_k): the heads of -q
     KVView k_view() const;
     KVView v_view() const;

@@ -12,7 +12,6 @@
 #include "attn/io.hpp"
 #include "attn/viz.hpp"
 #include "attn/multihead.hpp"
-#include "cli/attend/attend_cache.hpp"
 #include "cli/attend/attend_inputs.hpp"
 #include "cli/attend/attend_options.hpp"
 #include "cli/attend/attend_outputs.hpp"
@@ -264,8 +263,7 @@ void parse_positions(const cxxopts::ParseResult& r, const AttendInputs& in, Atte
         else if (in.d_k % 2)
             throw UsageError("--rope rotates pairs of dims, and d_k = " + std::to_string(in.d_k) +
                              " is odd: choose the dims rotated with --rope-dims N (even)");
-        // The keys are kept as --kv-dtype after the rotation (store_kv leaves K as read).
-        if (r.count("kv-dtype")) s.rope.keys_as = parse_kv_dtype(r["kv-dtype"].as<std::string>());
+        s.rope.keys_as = in.keys_after_rope;  // --kv-dtype's type, K left as read by store_kv
     }
     if (r["alibi"].as<bool>())
         s.alibi = r.count("alibi-max-bias") ? parse_alibi_max_bias(r["alibi-max-bias"].as<std::string>()) : 8.0f;
@@ -384,8 +382,10 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
             AttentionWants both;
             both.weights = both.context = true;
             res.stored = batched_attention(res.problem, both);
+            AttentionSpec as_read = spec;  // float32 K/V as read: with --rope, the keys not rounded either
+            as_read.rope.keys_as = ElementType::f32;
             res.reference = batched_attention(
-                resolve_attention(in.q_view(), in.kv_f32[0].view(), in.kv_f32[1].view(), spec), both);
+                resolve_attention(in.q_view(), in.kv_f32[0].view(), in.kv_f32[1].view(), as_read), both);
         }
         // Float16 keys and values are widened only when they are shown themselves.
         if (kv_shown && in.k.half()) res.keys_f32 = to_float(in.k_view());
@@ -460,6 +460,7 @@ int cmd_attend(int argc, char** argv) {
     const std::string svg_file = svg ? svg_path(r["svg"].as<std::string>(), heatmap || matrices_to_stdout,
                                                 "other output", "send the matrices to a file with -o FILE (without --heatmap)")
                                      : "";
+    const std::string html_file = r.count("html") ? html_path(r["html"].as<std::string>()) : "";  // before any work
     for (const char* o : {"head", "batch"})
         if (r.count(o) && !heatmap && !svg && !r.count("html"))
             throw UsageError(std::string("--") + o + " chooses what --heatmap or --svg draws: neither is given");
@@ -569,7 +570,7 @@ int cmd_attend(int argc, char** argv) {
     std::vector<io::detail::PendingFile> files;
     if (svg) files.push_back({svg_file, svg_picture(in, res, pic)});
     if (r.count("html")) {  // ---- interactive HTML view ----
-        files.push_back({html_path(r["html"].as<std::string>()), html_picture(in, res, pic)});
+        files.push_back({html_file, html_picture(in, res, pic)});
     }
     if (!items.empty())
         for (auto& f : io::detail::output_files(items, out)) files.push_back(std::move(f));
