@@ -197,7 +197,7 @@ int cmd_model(int argc, char** argv) {
     };
     const std::optional<std::size_t> layer = index_option("layer"), head = index_option("head");
     const std::string svg = r.count("svg") ? r["svg"].as<std::string>() : "", html = r.count("html") ? r["html"].as<std::string>() : "";
-    if (r.count("svg") && svg.empty()) throw UsageError("--svg needs a file name");
+    if (r.count("svg")) svg_path(svg, false, "", "");  // the name checked before the forward pass
     if (r.count("html")) html_path(html);
     const bool pictures = heatmap || !svg.empty() || !html.empty();
 

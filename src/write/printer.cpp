@@ -425,7 +425,6 @@ void json_item(std::string& out, const Item& item, int digits) {
     }
 }
 
-// "x.npy" (any case): a path that names one .npy file.
 // Every item as one member NAME.npy of an .npz archive, streamed from the tensors' storage.
 detail::PendingFile npz_file(const std::vector<Item>& items, const std::string& path) {
     std::vector<detail::NpzMember> members;
