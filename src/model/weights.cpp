@@ -107,6 +107,7 @@ Weights::Weights(const std::string& folder) : folder_(folder) {
         }();
         const json::Value* map = v.is_object() ? v.find("weight_map") : nullptr;
         if (!map || !map->is_object()) throw InputError(index + ": no \"weight_map\" object");
+        if (map->size() == 0) throw InputError(index + ": \"weight_map\" names no tensor");
         for (const json::Value& f : map->values()) {
             if (!f.is_string()) throw InputError(index + ": \"weight_map\": expected file names");
             const std::string& name = f.as_string();
@@ -136,8 +137,8 @@ Weights::Weights(const std::string& folder) : folder_(folder) {
         add_legacy_names();
         return;
     } else {
-        throw InputError(folder + ": no model.safetensors or model.safetensors.index.json (the weights of a "
-                         "Hugging Face model folder)");
+        throw InputError(folder + ": no model.safetensors, model.safetensors.index.json or pytorch_model.bin (the "
+                         "weights of a Hugging Face model folder)");
     }
     for (const std::string& name : files) {
         const std::string path = folder + "/" + name;

@@ -195,9 +195,20 @@ Tokenizer Tokenizer::from_gpt2_files(const std::string& vocab, const std::string
 
 Tokenizer Tokenizer::load(const std::string& path) {
     const TokenizerFiles f = find_tokenizer_files(path);
-    if (!f.tokenizer_json.empty()) return from_json(read_whole_file(f.tokenizer_json));
-    if (!f.vocab_txt.empty()) return from_bert_vocab(f.vocab_txt, f.lowercase);
-    return from_gpt2_files(f.vocab_json, f.merges_txt);
+    if (!f.vocab_txt.empty() && f.tokenizer_json.empty()) return from_bert_vocab(f.vocab_txt, f.lowercase);
+    // The messages of from_json name "tokenizer.json" (or the json reader, "json: ..."); they
+    // are given the files' own paths here (a vocab.json + merges.txt pair is read as one json).
+    const std::string files = !f.tokenizer_json.empty() ? f.tokenizer_json : f.vocab_json + " and " + f.merges_txt;
+    try {
+        if (!f.tokenizer_json.empty()) return from_json(read_whole_file(f.tokenizer_json));
+        return from_gpt2_files(f.vocab_json, f.merges_txt);
+    } catch (const InputError& e) {
+        std::string_view m = e.what();
+        for (std::string_view own : {"tokenizer.json: ", "json: "})
+            if (m.starts_with(own)) m.remove_prefix(own.size());
+        if (m.starts_with(files)) throw;  // named already
+        throw InputError(files + ": " + std::string(m));
+    }
 }
 
 }  // namespace attn
