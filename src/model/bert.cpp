@@ -11,8 +11,9 @@ namespace attn::model {
 
 void run_bert(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec) {
     const std::size_t E = c.hidden, H = c.heads, d = c.head_dim, B = in.batch, T = in.tokens, F = c.intermediate;
+    const Weight& embeddings = w.table("embeddings.word_embeddings.weight", {c.vocab, E});  // its shape checked before any buffer
     Tensor h = new_rows(B * T, E);
-    embed(h, w.table("embeddings.word_embeddings.weight", {c.vocab, E}), in.ids, false);
+    embed(h, embeddings, in.ids, false);
     std::vector<std::int64_t> positions(B * T), types(B * T, 0);
     for (std::size_t i = 0; i < B * T; ++i) positions[i] = std::int64_t(i % T);
     if (!in.token_types.empty()) types = in.token_types;
