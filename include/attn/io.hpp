@@ -79,6 +79,9 @@ struct MaskRules {
     // becomes bits only when each value is 0 or -inf (the same attention: -inf drops the key),
     // its float32 values otherwise. Boolean inputs (one-byte .npy, True/False text) are bits.
     bool additive = false;
+    // Text of only 0 and 1 is boolean too (a key padding mask written by hand: 1 = padding),
+    // not an additive mask of 0 and 1.
+    bool zero_one_text_boolean = false;
 };
 
 // An attention mask as read, into bits with no float copy of its Tq×Tk entries when it can be:

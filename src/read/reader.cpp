@@ -140,6 +140,14 @@ MaskInput read_mask(const std::string& path, const MaskRules& rules, std::size_t
     m.boolean = view.find("True") != std::string_view::npos || view.find("False") != std::string_view::npos;
     m.values = bytes.mapped() ? parse_tensor_scanned(view, lone_cr, source, finite, max_dims)
                               : parse_tensor(view, source, finite, max_dims);
+    if (rules.zero_one_text_boolean && !m.boolean) {
+        m.boolean = true;
+        for (std::size_t s = 0; s < m.values.slices() && m.boolean; ++s) {
+            const MatrixView v = m.values.slice(s);
+            for (std::size_t i = 0; i < v.rows && m.boolean; ++i)
+                for (std::size_t j = 0; j < v.cols && m.boolean; ++j) m.boolean = v(i, j) == 0.0f || v(i, j) == 1.0f;
+        }
+    }
     return m;
 }
 

@@ -23,7 +23,7 @@ bool ends_token(char c) { return is_blank(c) || c == ',' || c == ';' || c == '#'
 struct Band {
     std::vector<std::uint64_t> words;
     std::size_t rows = 0, cols = 0;
-    bool plain = true, negative = false, not_binary = false, boolean = false;
+    bool plain = true, negative = false, not_binary = false, not_zero_one = false, boolean = false;
 };
 
 // The lines starting in [from, to) of `text`.
@@ -31,7 +31,7 @@ Band read_band(std::string_view text, std::size_t from, std::size_t to, const Ma
     constexpr float neg_inf = -std::numeric_limits<float>::infinity();
     const char* const s = text.data();
     Band band;
-    bool negative = false, not_binary = false;
+    bool negative = false, not_binary = false, not_zero_one = false;
     for (std::size_t line = from; line < to && band.plain;) {
         std::size_t eol = text.find('\n', line);
         if (eol == std::string_view::npos) eol = text.size();
@@ -54,6 +54,7 @@ Band read_band(std::string_view text, std::size_t from, std::size_t to, const Ma
                     break;
                 add((digit != 0) != rules.zero_allows);
                 not_binary |= digit != 0;
+                not_zero_one |= digit > 1;
                 j += 2;
             }
             while (j < eol && is_blank(s[j])) ++j;
@@ -86,6 +87,7 @@ Band read_band(std::string_view text, std::size_t from, std::size_t to, const Ma
             add((v != 0.0f) != rules.zero_allows);
             negative |= v < 0.0f;
             not_binary |= !(v == 0.0f || v == neg_inf);
+            not_zero_one |= !(v == 0.0f || v == 1.0f);
         }
         if (count % MaskBits::word_bits != 0) band.words.push_back(word);
         if (count > 0) {
@@ -95,7 +97,7 @@ Band read_band(std::string_view text, std::size_t from, std::size_t to, const Ma
         }
         line = eol + 1;
     }
-    band.negative = negative, band.not_binary = not_binary;
+    band.negative = negative, band.not_binary = not_binary, band.not_zero_one = not_zero_one;
     return band;
 }
 
@@ -119,11 +121,12 @@ std::optional<MaskBits> parse_text_mask(std::string_view text, const MaskRules& 
         if (mapped) drop_read_block(text.data(), text.size(), cut[b], cut[b + 1]);
     });
     std::size_t rows = 0, cols = 0, words = 0;
-    bool any_negative = false, any_boolean = false, not_binary = false;
+    bool any_negative = false, any_boolean = false, not_binary = false, not_zero_one = false;
     for (const Band& band : out) {
         if (!band.plain) return std::nullopt;
         any_boolean |= band.boolean;
         not_binary |= band.not_binary;
+        not_zero_one |= band.not_zero_one;
         if (band.rows == 0) continue;
         if (cols != 0 && band.cols != cols) return std::nullopt;
         cols = band.cols;
@@ -131,6 +134,7 @@ std::optional<MaskBits> parse_text_mask(std::string_view text, const MaskRules& 
         words += band.words.size();
         any_negative |= band.negative;
     }
+    any_boolean |= rules.zero_one_text_boolean && !not_zero_one;
     if (rows == 0 || (rules.additive && !any_boolean && not_binary)) return std::nullopt;
     std::vector<std::uint64_t> all;
     all.reserve(words);

@@ -1,5 +1,5 @@
 # PyTorch's mask names with PyTorch's polarity: --attn-mask (bool: True = not allowed; float:
-# added) and --key-padding-mask (bool (B, Tk), True = padding), passed as a user has them, give
+# added) and --key-padding-mask ((B, Tk); bool: True = padding; float: added), passed as a user has them, give
 # what nn.MultiheadAttention gives (data/mha/torch_masks, made by its generate.py with torch).
 D=$ROOT/data/mha/torch_masks
 ALLCLOSE=$(dirname "$ATTN")/allclose
@@ -19,6 +19,15 @@ same_as_torch bool --attn-mask "$D/attn_mask_bool.npy"
 same_as_torch float --attn-mask "$D/attn_mask_float.npy"
 same_as_torch bool_padding --attn-mask "$D/attn_mask_bool.npy" --key-padding-mask "$D/key_padding_mask.npy"
 same_as_torch padding --key-padding-mask "$D/key_padding_mask.npy"
+same_as_torch float_padding --key-padding-mask "$D/key_padding_mask_float.npy"
+same_as_torch bool_float_padding --attn-mask "$D/attn_mask_bool.npy" --key-padding-mask "$D/key_padding_mask_float.npy"
+# As text: the float mask is added; one of only 0 and 1 is boolean (1 = padding), not added.
+printf '0 0 -0.5 0 0\n0 0 0 -inf -inf\n' >"$T/padding_float.txt"
+rm -rf "$T/float_padding"
+same_as_torch float_padding --key-padding-mask "$T/padding_float.txt"
+printf '0 0 0 0 0\n0 0 0 1 1\n' >"$T/padding_01.txt"
+rm -rf "$T/padding"
+same_as_torch padding --key-padding-mask "$T/padding_01.txt"
 # The bool mask pasted as torch prints it (True/False text) is the same mask.
 rm -rf "$T/bool"
 same_as_torch bool --attn-mask "$D/attn_mask_bool.txt"
@@ -47,6 +56,10 @@ same_as_torch bool_padding --mask "$T/sdpa_mask" --key-padding-mask "$D/key_padd
 run attend "${mha[@]}" --attn-mask "$D/attn_mask_float.npy" --bias "$D/attn_mask_float.npy"
 expect_code 2 "a float --attn-mask with --bias"
 expect_err_has "give one of them" "a float --attn-mask with --bias: message"
+run attend "${mha[@]}" --attn-mask "$D/attn_mask_float.npy" --key-padding-mask "$D/key_padding_mask_float.npy"
+expect_code 2 "a float --attn-mask with a float --key-padding-mask"
+expect_err_has "a float --key-padding-mask with values other than 0 and -inf is added to the scores, as --attn-mask is" \
+    "a float --attn-mask with a float --key-padding-mask: message"
 # A float --attn-mask of only 0 and -inf is a mask: with --bias, as its boolean form is.
 printf 'False True True True True\nFalse False True True True\nFalse False False True True\nFalse False False False True\nTrue False False False False\n' >"$T/neg_inf_bool.txt"
 "$ATTN" attend "${mha[@]}" --attn-mask "$T/neg_inf_bool.txt" --bias "$D/attn_mask_float.npy" --show weights --format npy -o "$T/nb_bool.npy"

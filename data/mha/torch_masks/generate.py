@@ -6,8 +6,11 @@ Run from the repository root with Debian 12's python3-torch (1.13):
 nn.MultiheadAttention(8, 2, batch_first=True) on x (2, 5, 8), seeded, with its own tensors
 saved as attn takes them (in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias) and the
 masks as a user has them: attn_mask bool (5, 5), True = not allowed (also printed as torch prints
-it, True/False text); attn_mask float (5, 5), added; key_padding_mask bool (2, 5), True = padding.
-For each case the expected per-head weights (average_attn_weights=False) and the output.
+it, True/False text); attn_mask float (5, 5), added; key_padding_mask bool (2, 5), True = padding;
+key_padding_mask float (2, 5), added (-inf and -0.5). For each case the expected per-head weights
+(average_attn_weights=False) and the output. torch 1.13 refuses a float key_padding_mask beside a
+bool attn_mask (masked_fill takes a bool mask); later versions add the two as floats, and so the
+case bool_float_padding gives their sum as one float (B*H, 5, 5) attn_mask.
 """
 import os
 
@@ -43,11 +46,19 @@ def main():
         f.write(str(attn_bool) + "\n")
     save("attn_mask_float.npy", attn_float)
     save("key_padding_mask.npy", padding.numpy())
+    padding_float = torch.zeros(2, 5)
+    padding_float[0, 2] = -0.5
+    padding_float[1, 3:] = float("-inf")
+    save("key_padding_mask_float.npy", padding_float)
+    bool_as_float = torch.zeros(5, 5).masked_fill(attn_bool, float("-inf"))
+    both = (bool_as_float[None, None] + padding_float[:, None, None, :]).expand(2, 2, 5, 5).reshape(4, 5, 5)
     cases = {
         "bool": dict(attn_mask=attn_bool),
         "float": dict(attn_mask=attn_float),
         "bool_padding": dict(attn_mask=attn_bool, key_padding_mask=padding),
         "padding": dict(key_padding_mask=padding),
+        "float_padding": dict(key_padding_mask=padding_float),
+        "bool_float_padding": dict(attn_mask=both),
     }
     with torch.no_grad():
         for name, kw in cases.items():
@@ -58,7 +69,9 @@ def main():
         f.write("# nn.MultiheadAttention's masks, as PyTorch applies them\n\n"
                 "Made by `generate.py` (its docstring says what and how) with torch " + torch.__version__ + ".\n"
                 "`weights_CASE.npy` and `output_CASE.npy` are `mha(x, x, x, average_attn_weights=False, ...)` for\n"
-                "CASE bool (attn_mask bool), float (attn_mask float), bool_padding (both masks), padding.\n")
+                "CASE bool (attn_mask bool), float (attn_mask float), bool_padding (both masks), padding,\n"
+                "float_padding (key_padding_mask float) and bool_float_padding (attn_mask bool and\n"
+                "key_padding_mask float, added as later versions of torch add them).\n")
 
 
 main()

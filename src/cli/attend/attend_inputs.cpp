@@ -344,21 +344,30 @@ MaskBits read_sdpa_mask(Reader& in) {
     return m.bits.rank() ? std::move(m.bits) : MaskBits(m.values.view());
 }
 
-// A boolean mask in PyTorch's polarity (True = not allowed): a one-byte .npy, or values
-// written with True/False (or 0/1 in a key padding mask). `float_ok`: a float mask is
-// additive instead: its bits when it holds only 0 and -inf (the same attention), else its
+// A mask in PyTorch's polarity, as nn.MultiheadAttention takes attn_mask and key_padding_mask:
+// boolean (True = not allowed) when it is a one-byte .npy or text written with True/False (or,
+// `zero_one_text`, text of only 0 and 1: a key padding mask written by hand); a float mask is
+// added to the scores: its bits when it holds only 0 and -inf (the same attention), else its
 // values in `additive`.
-MaskBits read_torch_mask(Reader& in, const char* opt, bool float_ok, Tensor* additive) {
-    io::MaskInput m = io::read_mask(in.path(opt), io::MaskRules{true, float_ok});
+MaskBits read_torch_mask(Reader& in, const char* opt, bool zero_one_text, Tensor* additive) {
+    io::MaskInput m = io::read_mask(in.path(opt), io::MaskRules{true, true, zero_one_text});
     if (m.bits.rank()) return std::move(m.bits);
-    if (m.boolean || !float_ok) return MaskBits(m.values.view()).inverted();
+    if (m.boolean) return MaskBits(m.values.view()).inverted();
     *additive = std::move(m.values);
     return {};
 }
 
+// A (B, Tk) matrix as (B, 1, 1, Tk): row b for every head and query of batch item b.
+Tensor per_batch_item(const Tensor& m) {
+    Tensor out(Shape{m.rows(), 1, 1, m.cols()}, Tensor::Uninitialized{});
+    for (std::size_t b = 0; b < m.rows(); ++b)
+        std::copy_n(m.slice_data(0) + b * m.row_stride(), m.cols(), out.slice_data(b));
+    return out;
+}
+
 // --mask, --attn-mask and --key-padding-mask: one mask, a key allowed by each given.
-// A float --attn-mask is added to the scores as --bias is (a mask of 0 and -inf comes as bits:
-// the same attention, and no Tq×Tk floats).
+// A float --attn-mask or --key-padding-mask is added to the scores as --bias is (a mask of 0 and
+// -inf comes as bits: the same attention, and no Tq×Tk floats); one additive input at most.
 void read_masks(Reader& in, AttendInputs& a) {
     MaskBits mask = read_sdpa_mask(in);
     std::string flags = mask.rank() ? "--mask" : "";  // the options that make up mask
@@ -371,28 +380,35 @@ void read_masks(Reader& in, AttendInputs& a) {
         }
         flags += (flags.empty() ? "" : " and ") + flag;
     };
+    // An additive mask becomes the bias: one of 0 and -inf only is a mask (bits), which goes with
+    // --bias; other values need a sum of two biases, which attn leaves to the user.
+    const auto use_as_bias = [&](Tensor additive, const std::string& flag) {
+        if (a.bias.rank())
+            throw UsageError("a float " + flag + " with values other than 0 and -inf is added to the scores, as " +
+                             a.bias_flag + " is: give one of them");
+        a.bias = std::move(additive);
+        a.bias_flag = flag;
+    };
     if (in.given("attn-mask")) {
         Tensor additive;
-        MaskBits bits = read_torch_mask(in, "attn-mask", true, &additive);
-        if (additive.rank() && a.bias.rank())  // one of 0 and -inf only is a mask (bits): it goes with --bias
-            throw UsageError("a float --attn-mask with values other than 0 and -inf is added to the scores, as --bias "
-                             "is: give one of them");
-        if (additive.rank()) {
-            a.bias = as_row_if_vector(std::move(additive));
-            a.bias_flag = "--attn-mask";
-        } else {
-            add(std::move(bits), "--attn-mask");
-        }
+        MaskBits bits = read_torch_mask(in, "attn-mask", false, &additive);
+        if (additive.rank()) use_as_bias(as_row_if_vector(std::move(additive)), "--attn-mask");
+        else add(std::move(bits), "--attn-mask");
     }
     if (in.given("key-padding-mask")) {
-        MaskBits padding = read_torch_mask(in, "key-padding-mask", false, nullptr);
-        const Shape& s = padding.shape();
+        Tensor additive;
+        MaskBits padding = read_torch_mask(in, "key-padding-mask", true, &additive);
+        const Shape s = additive.rank() ? additive.shape() : padding.shape();
         if (s.rank() > 2)
             throw InputError("--key-padding-mask is " + s.dims_text() +
                              ": nn.MultiheadAttention's key_padding_mask is (B, Tk), True = padding");
         // (B, Tk) serves every head and query of batch item b: (B, 1, 1, Tk).
-        padding = padding.reshaped(s.rank() == 2 ? Shape{s[0], 1, 1, s[1]} : Shape{1, s[0]});
-        add(std::move(padding), "--key-padding-mask");
+        if (additive.rank()) {
+            use_as_bias(s.rank() == 2 ? per_batch_item(additive) : as_row_if_vector(std::move(additive)),
+                        "--key-padding-mask");
+        } else {
+            add(padding.reshaped(s.rank() == 2 ? Shape{s[0], 1, 1, s[1]} : Shape{1, s[0]}), "--key-padding-mask");
+        }
     }
     if (!flags.empty()) a.mask_flag = flags.find(" and ") == std::string::npos ? flags : "the mask of " + flags;
     // A (Tk,) mask is one row, broadcast over the queries (as NumPy and PyTorch do).

@@ -147,7 +147,9 @@ void declare_options(cxxopts::Options& options) {
                       "not with --bias unless it holds only 0 and -inf). Broadcast as --mask; with --mask, a key must "
                       "be allowed by both",
          cxxopts::value<std::string>(), "FILE")
-        ("key-padding-mask", "PyTorch's key_padding_mask: boolean (B, Tk) or (Tk), True = padding (not attended)",
+        ("key-padding-mask", "PyTorch's key_padding_mask, (B, Tk) or (Tk): boolean (a bool .npy, text of True/False "
+                             "or of only 0 and 1), True = padding (not attended); or float, added to the scores as "
+                             "a float --attn-mask is (with the same rules)",
          cxxopts::value<std::string>(), "FILE")
         ("bias", "Additive bias broadcast to (B, H, Tq, Tk) as --mask, added to the scaled scores; -inf allowed",
          cxxopts::value<std::string>(), "FILE")

@@ -322,6 +322,30 @@ TEST_CASE("text mask: rows of numbers or True/False into bits, as the text reade
     REQUIRE(torch_bool);
     CHECK(boolean);
     CHECK(holds(*torch_bool, Shape{2, 2}, {false, true, false, true}));
+    // A key padding mask's rules: text of only 0 and 1 is boolean too, other values are added.
+    const MaskRules padding{true, true, true};
+    boolean = false;
+    const auto zero_one = d::parse_text_mask("0 1 1\n1 0 0\n", padding, nullptr, &boolean, false);
+    REQUIRE(zero_one);
+    CHECK(boolean);
+    CHECK(holds(*zero_one, Shape{2, 2 + 1}, {true, false, false, false, true, true}));
+    CHECK_FALSE(d::parse_text_mask("0 1 2\n1 0 0\n", padding, nullptr, nullptr, false));
+    CHECK_FALSE(d::parse_text_mask("0 1 0.5\n1 0 0\n", padding, nullptr, nullptr, false));
+}
+
+TEST_CASE("text mask: a key padding mask of only 0 and 1 that the fast path leaves to the text reader is boolean") {
+    // A '#' comment line sends the text to the tensor reader: the same rule holds there.
+    test_util::TempDir dir;
+    test_util::write_file(dir / "zero_one.txt", "# padding\n0 0 1\n");
+    test_util::write_file(dir / "float.txt", "# padding\n0 0 -0.5\n");
+    const MaskRules padding{true, true, true};
+    const attn::io::MaskInput zero_one = attn::io::read_mask(dir / "zero_one.txt", padding);
+    CHECK(zero_one.boolean);
+    CHECK(zero_one.values.rank() == 2);
+    const attn::io::MaskInput as_float = attn::io::read_mask(dir / "float.txt", padding);
+    CHECK_FALSE(as_float.boolean);
+    const attn::io::MaskInput added = attn::io::read_mask(dir / "zero_one.txt", MaskRules{true, true});
+    CHECK_FALSE(added.boolean);
 }
 
 TEST_CASE("text mask: a long text in bands on 1, 2, 3 and 7 threads, mapped or read whole, is one mask") {
