@@ -139,9 +139,28 @@ void rope_scaling(const Reader& sr, const std::string& what, ModelConfig& c) {
 
 // RoPE's theta and scaling: transformers v5's "rope_parameters" ({"rope_type", "rope_theta",
 // the scaling's fields}) when present, else "rope_theta" and "rope_scaling" (v4).
+void rope_of_version(const Reader& r, ModelConfig& c, bool v5);
 void rope(const Reader& r, ModelConfig& c) {
     const json::Value* params = r.v.find("rope_parameters");
     const bool v5 = params && !params->is_null();
+    rope_of_version(r, c, v5);
+    // v4 reads rope_theta and rope_scaling, and ignores rope_parameters: a config with both that
+    // mean two RoPEs is refused, not read one way.
+    const json::Value* scaling = r.v.find("rope_scaling");
+    if (!v5 || ((!scaling || scaling->is_null()) && !r.v.find("rope_theta"))) return;
+    ModelConfig v4 = c;
+    v4.rope = {};
+    rope_of_version(r, v4, false);
+    const RopeScaling &a = c.rope.scaling, &b = v4.rope.scaling;
+    if (c.rope.theta != v4.rope.theta || a.kind != b.kind || a.factor != b.factor ||
+        a.low_freq_factor != b.low_freq_factor || a.high_freq_factor != b.high_freq_factor ||
+        a.original_max_positions != b.original_max_positions)
+        r.fail("\"rope_parameters\" (transformers v5) and \"rope_theta\"/\"rope_scaling\" (v4, which ignores "
+               "rope_parameters) describe different RoPEs: keep one of them");
+}
+
+void rope_of_version(const Reader& r, ModelConfig& c, bool v5) {
+    const json::Value* params = r.v.find("rope_parameters");
     if (v5 && !params->is_object()) r.fail("\"rope_parameters\": expected an object or null");
     const Reader pr{v5 ? *params : r.v, r.source};
     if (v5)
@@ -164,7 +183,10 @@ void llama(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::llama;
     c.layers = r.count("num_hidden_layers"), c.hidden = r.count("hidden_size");
     c.heads = r.count("num_attention_heads"), c.intermediate = r.count("intermediate_size");
-    c.kv_heads = r.count_or("num_key_value_heads", c.heads);
+    // The configs' defaults when the key is absent: LlamaConfig the heads, MistralConfig 8,
+    // Qwen2Config 32 (null: the heads, in all three).
+    const std::size_t kv_default = c.model_type == "mistral" ? 8 : c.model_type == "qwen2" ? 32 : c.heads;
+    c.kv_heads = r.v.find("num_key_value_heads") ? r.count_or("num_key_value_heads", c.heads) : kv_default;
     c.head_dim = r.count_or("head_dim", c.hidden / c.heads);
     c.vocab = r.count("vocab_size");
     c.norm_eps = r.eps_or("rms_norm_eps", 1e-6);
@@ -175,7 +197,8 @@ void llama(const Reader& r, ModelConfig& c) {
         c.qkv_bias = true;
         // Qwen2Config: the window (default 4096) only with use_sliding_window, on the layers
         // layer_types calls sliding_attention, by default those from max_window_layers (28) on.
-        if (r.bool_or("use_sliding_window", false)) c.sliding_window = r.count_or("sliding_window", 4096);
+        if (r.bool_or("use_sliding_window", false))
+            c.sliding_window = r.v.find("sliding_window") ? r.count_or("sliding_window", 0) : 4096;
         const double first_layer = r.number_or("max_window_layers", 28);  // 0: every layer
         if (!(first_layer >= 0) || first_layer != std::floor(first_layer) || first_layer > 1e9)
             r.fail("\"max_window_layers\": expected a non-negative integer");
@@ -192,11 +215,15 @@ void llama(const Reader& r, ModelConfig& c) {
                 c.slides[l] = name == "sliding_attention";
             }
         }
+    } else if (c.model_type == "mistral") {
+        // MistralAttention and MistralMLP have no biases, whatever the config says; its window
+        // is 4096 keys when the key is absent, none when null.
+        const json::Value* window = r.v.find("sliding_window");
+        c.sliding_window = !window ? 4096 : r.count_or("sliding_window", 0);
     } else {
         c.qkv_bias = c.o_bias = r.bool_or("attention_bias", false);
         c.mlp_bias = r.bool_or("mlp_bias", false);
     }
-    if (c.model_type == "mistral") c.sliding_window = r.count_or("sliding_window", 0);
 }
 
 }  // namespace

@@ -46,6 +46,19 @@ else
     run model "$TINY/llama" --ids "$TINY/llama/ids.txt" --layer 1 --format json
     expect_out_has '"attentions"' "--layer 1 in json"
 
+    # MistralAttention and MistralMLP have no biases: "attention_bias" and "mlp_bias" (Llama's
+    # keys) change nothing, and no bias tensor is looked for.
+    mkdir -p "$T/mistral_bias" && ln -sf "$TINY/mistral_f16/model.safetensors" "$T/mistral_bias/"
+    sed 's/"sliding_window": 3/"sliding_window": 3, "attention_bias": true, "mlp_bias": true/' \
+        "$TINY/mistral_f16/config.json" >"$T/mistral_bias/config.json"
+    rm -rf "$T/mb"
+    run model "$T/mistral_bias" --ids "$TINY/mistral_f16/ids.txt" --show attentions,hidden-states --format npy -o "$T/mb"
+    if [ "$CODE" -ne 0 ] || ! grep -q attention_bias "$T/mistral_bias/config.json"; then fail "mistral with attention_bias: exit $CODE: $ERR"
+    else
+        compare "mistral with attention_bias: attentions" "$T/mb/attentions.npy" "$TINY/mistral_f16/attentions.npy" --rtol 0 --atol 1e-5
+        compare "mistral with attention_bias: hidden states" "$T/mb/hidden-states.npy" "$TINY/mistral_f16/hidden_states.npy" --rtol 1e-4 --atol 1e-5
+    fi
+
     # the same bits for 1, 2 and 3 threads (rows of the GEMMs, norms and heads split over threads)
     for m in bert_f16 qwen2_bf16; do
         for th in 1 2 3; do
