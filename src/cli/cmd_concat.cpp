@@ -48,8 +48,9 @@ int cmd_concat(int argc, char** argv) {
     if (files.empty()) throw UsageError("missing input: attn concat needs at least one FILE (see --help)");
     const io::OutputOptions out = output_options(r);
     const std::string name = r.count("name") ? r["name"].as<std::string>() : "concat";
-    if (name.empty() || name.find_first_of(" \t\n#[]") != std::string::npos)
-        throw UsageError("invalid --name '" + name + "': expected one word without '#', '[' or ']'");
+    // Also a file name (-o DIR writes NAME.npy) and an npz member's: no folder in it.
+    if (name.empty() || name.find_first_of(" \t\n#[]/\\") != std::string::npos)
+        throw UsageError("invalid --name '" + name + "': expected one word without '#', '[', ']', '/' or '\\'");
     // Printed in every text format (json must be UTF-8; a terminal must not be driven).
     for (std::size_t i = 0; i < name.size();) {
         const std::size_t n = static_cast<unsigned char>(name[i]) < 0x80 ? 1 : io::utf8_length(name, i);

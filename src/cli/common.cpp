@@ -12,6 +12,7 @@
 #include <cstring>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "attn/error.hpp"
@@ -94,16 +95,23 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
                 }
             throw UsageError("unexpected argument '" + stray + "'" + hint);
         }
-        // A value option given twice would silently keep the last one. Options that collect
-        // a list (positional NAME...) are the command's to check.
-        std::set<std::string> lists;
+        // A value option given twice would silently keep the last one. A flag given twice is that
+        // flag, and so is one with an optional value (--causal) given twice alike. Options that
+        // collect a list (positional NAME...) are the command's to check.
+        std::set<std::string> lists, optional_value;
         for (const auto& g : options.groups())
             for (const auto& d : options.group_help(g).options)
-                if (d.is_container)
-                    for (const auto& l : d.l) lists.insert(l);
-        for (const auto& kv : result.arguments())
-            if (result.count(kv.key()) > 1 && kv.value() != "true" && !lists.count(kv.key()))
+                for (const auto& l : d.l) {
+                    if (d.is_container) lists.insert(l);
+                    if (d.has_implicit) optional_value.insert(l);
+                }
+        std::map<std::string, std::string> first_value;
+        for (const auto& kv : result.arguments()) {
+            if (result.count(kv.key()) < 2 || kv.value() == "true" || lists.count(kv.key())) continue;
+            const auto [first, inserted] = first_value.emplace(kv.key(), kv.value());
+            if (!inserted && (!optional_value.count(kv.key()) || first->second != kv.value()))
                 throw UsageError((kv.key().size() == 1 ? "-" : "--") + kv.key() + " given more than once");
+        }
         setup_runtime(result);
         return result;
     } catch (const cxxopts::exceptions::incorrect_argument_type& e) {

@@ -182,6 +182,13 @@ expect_code 2 "--svg-of without --svg is refused"
 run attend -x "$x" -x "$x"
 expect_code 2 "an input option given twice"
 expect_err_has "-x given more than once" "repeated option named"
+# a flag given twice is that flag, also one with an optional value given twice alike
+run attend -x "$x" --causal --causal --show weights --format csv
+expect_code 0 "--causal --causal"
+if [ "$OUT" = "$("$ATTN" attend -x "$x" --causal --show weights --format csv)" ]; then pass; else fail "--causal --causal is not --causal"; fi
+run attend -x "$x" --causal=bottom-right --causal
+expect_code 2 "--causal twice with two alignments"
+expect_err_has "--causal given more than once" "--causal twice with two alignments: message"
 run attend -x "$x" --causal=
 expect_code 2 "--causal= with an empty alignment"
 run attend -x "$x" --show weights,
