@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attn/error.hpp"
@@ -144,6 +145,10 @@ int cmd_view(int argc, char** argv) {
     if (r.count("html")) html_path(r["html"].as<std::string>());
     if (r.count("title") && !r.count("html")) throw UsageError("--title names the HTML page: it needs --html FILE");
 
+    // At most one input reads standard input: checked before any is read.
+    InputNames inputs;
+    for (const auto& [option, name] : {std::pair{"weights", "WEIGHTS"}, {"labels", "--labels"}, {"key-labels", "--key-labels"}})
+        if (r.count(option) && r[option].as<std::string>() == "-") inputs.reserve_stdin(name);
     const std::string file = r["weights"].as<std::string>();
     const Tensor all = io::read_tensor(file, io::Finite::any, 5);
     if (all.rank() < 2)
