@@ -2,6 +2,7 @@
 // that for callers that take matrices only.
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <utility>
@@ -39,8 +40,10 @@ std::optional<std::pair<Shape, FileMapping>> take_in_place(detail::InputBytes& b
 }
 
 // One named result of attn's text output: FILE.json:NAME, FILE.csv:NAME, FILE.tsv:NAME (the
-// first such extension followed by ':'). A path that names an existing file is that file,
-// ':' or not. UsageError for an empty NAME.
+// first such extension followed by ':'), or FILE:NAME of any other existing regular file that
+// is not an .npy (text is recognised by content, whatever its name; the first ':' after which
+// such a file ends). A path that names an existing file is that file, ':' or not. UsageError
+// for an empty NAME.
 struct NamedResult {
     std::string file, name;
 };
@@ -50,6 +53,17 @@ std::optional<NamedResult> named_result(const std::string& path) {
     std::size_t best = std::string::npos, ext_size = 0;
     for (const std::string_view ext : detail::result_file_extensions)
         if (const std::size_t at = path.find(std::string(ext) + ":"); at < best) best = at, ext_size = ext.size();
+    for (std::size_t colon = path.find(':'); best == std::string::npos && colon != std::string::npos;
+         colon = path.find(':', colon + 1)) {
+        const std::string file = path.substr(0, colon);
+        if (colon == 0 || ::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        unsigned char first = 0;
+        if (std::FILE* f = std::fopen(file.c_str(), "rb")) {
+            if (std::fread(&first, 1, 1, f) != 1) first = 0;
+            std::fclose(f);
+        }
+        if (first != 0x93) best = colon, ext_size = 0;  // an .npy holds one array: refused below
+    }
     if (best == std::string::npos) return std::nullopt;
     NamedResult r{path.substr(0, best + ext_size), path.substr(best + ext_size + 1)};
     if (r.name.empty()) throw UsageError(path + ": the result name after ':' is empty");
@@ -85,7 +99,7 @@ Tensor parse_tensor(std::string_view bytes, const std::string& source, Finite fi
 }
 
 // FILE:NAME where no FILE:NAME exists but FILE does, and FILE is none of the files that hold named
-// tensors (those above): an InputError saying so, not "FILE:NAME: No such file".
+// tensors (those above: an .npy): an InputError saying so, not "FILE:NAME: No such file".
 void refuse_name_of_one_tensor_file(const std::string& path) {
     struct stat st {};
     const std::size_t colon = path.rfind(':');
@@ -93,7 +107,8 @@ void refuse_name_of_one_tensor_file(const std::string& path) {
     const std::string file = path.substr(0, colon);
     if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
     throw InputError(file + ": holds one tensor, with no name to select ('" + path.substr(colon + 1) +
-                     "'): FILE:NAME names a tensor of an .npz, .safetensors, .bin/.pt, .json, .csv or .tsv file");
+                     "'): FILE:NAME names a tensor of an .npz, .safetensors or .bin/.pt file, or a result of "
+                     "attn's text output");
 }
 
 Tensor read_tensor(const std::string& path, Finite finite, std::size_t max_dims) {

@@ -194,9 +194,8 @@ std::string TextReader::heading_name(std::string_view line) {
 }
 
 std::string TextReader::name_one_hint(const std::string& name) const {
-    const bool selectable = std::any_of(result_file_extensions.begin(), result_file_extensions.end(),
-                                        [&](std::string_view ext) { return source_.ends_with(ext); });
-    if (name.empty() || !selectable) return "";
+    // Any file's results can be named (not standard input's).
+    if (name.empty() || source_ == "<stdin>") return "";
     return "; name one, as " + source_ + ":" + printable_utf8(name);
 }
 

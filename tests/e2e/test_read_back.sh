@@ -229,3 +229,10 @@ done
 printf -- '-0 1\n2 -0\n' > "$rb/negzero.txt"
 run concat "$rb/negzero.txt" --format json
 if grep -qF -- '[-0.0, 1]' "$T/out" && grep -qF -- '[2, -0.0]' "$T/out"; then pass; else fail "json of -0: $OUT"; fi
+
+# FILE:NAME selects a result of any text file, whatever its extension: text is recognised by content.
+"$ATTN" random --shape 2,3 --seed 1 --count 2 --format csv >"$T/draws.txt"
+"$ATTN" random --shape 2,3 --seed 1 --count 2 --format csv >"$T/draws.csv"
+run concat "$T/draws.txt:draw 1"
+expect_code 0 "draws.txt:draw 1"
+if [ "$OUT" = "$("$ATTN" concat "$T/draws.csv:draw 1")" ] && [ -n "$OUT" ]; then pass; else fail "draws.txt:draw 1 is not draws.csv:draw 1"; fi
