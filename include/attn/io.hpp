@@ -134,6 +134,9 @@ Matrix parse_npy(std::string_view bytes, const std::string& source, Finite finit
 
 // Whole file or standard input as bytes; InputError when unreadable.
 std::string read_file(const std::string& path);
+// read_file of a text that is not a tensor (labels, ids, lengths, a json of texts), without a
+// leading UTF-8 byte-order mark, as the tensor readers skip it.
+std::string read_text_file(const std::string& path);
 
 // One token per line (trailing \r stripped; trailing blank lines dropped).
 std::vector<std::string> read_labels(const std::string& path);
@@ -235,7 +238,9 @@ void write_text(const std::string& path, std::string_view bytes);
 // UTF-8 as '?'.
 std::string json_quote(const std::string& text);
 
-// Parses "pretty", "csv", ... ; UsageError otherwise.
+// Parses one of format_names(); UsageError otherwise.
 Format parse_format(std::string_view name);
+// The names of the formats, in Format's order: pretty, csv, tsv, json, npy, npz.
+const std::vector<std::string>& format_names();
 
 }  // namespace attn::io

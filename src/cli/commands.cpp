@@ -41,7 +41,7 @@ std::vector<std::string> arch_values() {
 
 const ValueChoices arch_choice{"arch", arch_values()};
 const ValueChoices torch_kernel_choice{"torch-kernel", {"avx2", "scalar"}};
-const ValueChoices format_choice{"format", {"pretty", "csv", "tsv", "json", "npy"}};
+const ValueChoices format_choice{"format", io::format_names()};
 const ValueChoices text_format_choice{"format", {"pretty", "csv", "tsv", "json"}};
 const ValueChoices causal_choice{"causal", {"top-left", "bottom-right"}};
 const ValueChoices masked_rows_choice{"masked-rows", {"zero", "nan", "uniform"}};

@@ -482,15 +482,18 @@ void stream_blocks(const Item& item, const OutputOptions& opt, const TextSink& s
 
 std::string json_quote(const std::string& text) { return json_string(text); }
 
+const std::vector<std::string>& format_names() {
+    static const std::vector<std::string> names{"pretty", "csv", "tsv", "json", "npy", "npz"};
+    return names;
+}
+
 Format parse_format(std::string_view name) {
-    if (name == "pretty") return Format::pretty;
-    if (name == "csv") return Format::csv;
-    if (name == "tsv") return Format::tsv;
-    if (name == "json") return Format::json;
-    if (name == "npy") return Format::npy;
-    if (name == "npz") return Format::npz;
+    constexpr Format formats[] = {Format::pretty, Format::csv, Format::tsv, Format::json, Format::npy, Format::npz};
+    static_assert(std::size(formats) == 6);
+    for (std::size_t i = 0; i < std::size(formats); ++i)
+        if (name == format_names()[i]) return formats[i];
     throw SettingError("format", "invalid ", " '" + std::string(name) + "': expected pretty, csv, tsv, json, npy or npz" +
-                                                did_you_mean(name, {"pretty", "csv", "tsv", "json", "npy", "npz"}));
+                                                did_you_mean(name, format_names()));
 }
 
 std::string render(const std::vector<Item>& items, const OutputOptions& opt) {

@@ -148,7 +148,7 @@ expect_completion() {  # expect_completion EXPECTED WORD...
 }
 expect_completion "attend " att
 expect_completion "--format " attend --fo
-expect_completion "csv json npy pretty tsv " attend --format ''
+expect_completion "csv json npy npz pretty tsv " attend --format ''
 expect_completion "csv json pretty tsv " variance --format ''
 expect_completion "weights,context " attend --show weights,con
 expect_completion "queries,weights,values queries,weights,variance " attend --show queries,weights,va
@@ -163,6 +163,10 @@ expect_completion "attend " help at
 expect_completion "bash zsh " completions ''
 expect_completion "keys.txt q.npy " attend -x ''
 expect_completion "q.npy " attend -x -q q
+# a file name with a space is one candidate, a '*' in it is not a pattern
+touch "$T/comp/my file.npy" "$T/comp/my*.npy"
+expect_completion "my file.npy my*.npy " attend -x my
+rm -f "$T/comp/my file.npy" "$T/comp/my*.npy"
 expect_completion "--mask --masked-rows " attend --mas
 expect_completion "matmul mha " bench --op m
 expect_completion "--head-dims --help " bench --he
@@ -198,7 +202,7 @@ for c in $commands; do
     done
 done
 if [ -z "$missing" ]; then pass; else fail "zsh completion lacks:$missing"; fi
-if grep -q "'--format=\[[^]]*\]:FMT:(pretty csv tsv json npy)'" "$T/zsh_attend.txt"; then pass; else fail "zsh: attend --format completes the formats"; fi
+if grep -q "'--format=\[[^]]*\]:FMT:(pretty csv tsv json npy npz)'" "$T/zsh_attend.txt"; then pass; else fail "zsh: attend --format completes the formats"; fi
 
 # ---- errors name the option; positional names are not '--name' ----
 run softmax --threads abc; expect_code 2 "--threads abc"
