@@ -32,7 +32,7 @@ std::vector<std::vector<std::int64_t>> parse_id_rows(const std::string& value, c
     std::string text = value;
     std::string where = option + " '" + value + "'";
     if (::stat(value.c_str(), &st) == 0) {
-        text = io::read_file(value);
+        text = io::read_text_file(value);
         where = value;
     }
     std::vector<std::vector<std::int64_t>> rows(1);

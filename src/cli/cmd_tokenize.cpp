@@ -136,7 +136,7 @@ int cmd_tokenize(int argc, char** argv) {
     const bool add = !r.count("no-special-tokens");
     if (r.count("texts")) {
         const std::string path = r["texts"].as<std::string>();
-        const std::string bytes = io::read_file(path);
+        const std::string bytes = io::read_text_file(path);
         const json::Value doc = [&] {
             try {
                 return json::parse_json(bytes);

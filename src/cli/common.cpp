@@ -65,14 +65,49 @@ std::string quoted_plainly(std::string msg) {
     return msg;
 }
 
+// argv with a short option's attached value split off, GNU style: -oout.csv is -o out.csv
+// (cxxopts takes an attached value only when it is letters and digits). A word that is the
+// value of the option before it (--title -x.y) is left alone, as are words after "--".
+std::vector<std::string> split_attached_values(const cxxopts::Options& options, int argc, char** argv) {
+    std::set<std::string> short_value, long_value;  // options that take a value in the next word
+    for (const auto& g : options.groups())
+        for (const auto& d : options.group_help(g).options) {
+            if (d.is_boolean || d.has_implicit) continue;
+            if (!d.s.empty()) short_value.insert(d.s);
+            for (const auto& l : d.l) long_value.insert(l);
+        }
+    std::vector<std::string> out(argv, argv + argc);
+    for (std::size_t i = 1; i < out.size(); ++i) {
+        const std::string arg = out[i];
+        if (arg == "--") break;
+        if (arg.rfind("--", 0) == 0) {
+            if (arg.find('=') == std::string::npos && long_value.count(arg.substr(2))) ++i;
+        } else if (arg.size() >= 2 && arg[0] == '-' && short_value.count(arg.substr(1, 1))) {
+            if (arg.size() == 2) {
+                ++i;
+            } else if (!std::all_of(arg.begin() + 2, arg.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); })) {
+                out[i] = arg.substr(0, 2);
+                out.insert(out.begin() + std::ptrdiff_t(i) + 1, arg.substr(2));
+                ++i;
+            }
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
-std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int argc, char** argv) {
+std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int given_argc, char** given_argv) {
     options.add_options()("h,help", "Show this help and exit");
     if (options_capture) {
         *options_capture = options;
         return std::nullopt;
     }
+    std::vector<std::string> words = split_attached_values(options, given_argc, given_argv);
+    std::vector<char*> pointers;
+    for (std::string& w : words) pointers.push_back(w.data());
+    const int argc = int(pointers.size());
+    char** const argv = pointers.data();
     try {
         auto result = options.parse(argc, argv);
         if (result.count("help")) {

@@ -120,12 +120,14 @@ std::string read_fd(int fd, const std::string& name) {
 
 }  // namespace
 
-std::string detail::display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+std::string detail::display_name(const std::string& path) {
+    return path == "-" ? "<stdin>" : path.empty() ? "'' (an empty file name)" : path;
+}
 
 std::string read_file(const std::string& path) {
     if (path == "-") return read_fd(STDIN_FILENO, detail::display_name(path));
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw InputError(path + ": " + std::strerror(errno));
+    if (fd < 0) throw InputError(detail::display_name(path) + ": " + std::strerror(errno));
     struct stat st {};
     if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
         ::close(fd);
@@ -149,7 +151,7 @@ void detail::InputBytes::allow_mapping(bool allowed) noexcept { mapping_allowed 
 
 detail::MappedFile::MappedFile(const std::string& path, bool populate) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw InputError(path + ": " + std::strerror(errno));
+    if (fd < 0) throw InputError(detail::display_name(path) + ": " + std::strerror(errno));
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         ::close(fd);
@@ -261,9 +263,16 @@ std::string detail::lone_cr_to_lf(std::string_view text) {
     return out;
 }
 
-std::vector<std::string> read_labels(const std::string& path) {
+std::string read_text_file(const std::string& path) {
     std::string text = read_file(path);
-    if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);  // a UTF-8 byte-order mark, as number files skip it
+    if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
+    return text;
+}
+
+std::vector<std::string> read_labels(const std::string& path) {
+    std::string text = read_text_file(path);
+    if (!text.empty() && static_cast<unsigned char>(text[0]) == 0x93)  // read_file lets an .npy's bytes through
+        throw InputError(detail::display_name(path) + ": an .npy file, not labels (one label a line, as text)");
     if (detail::has_lone_cr(text)) text = detail::lone_cr_to_lf(text);
     std::vector<std::string> labels;
     std::size_t pos = 0;

@@ -186,6 +186,18 @@ expect_err_has "-x given more than once" "repeated option named"
 run attend -x "$x" --causal --causal --show weights --format csv
 expect_code 0 "--causal --causal"
 if [ "$OUT" = "$("$ATTN" attend -x "$x" --causal --show weights --format csv)" ]; then pass; else fail "--causal --causal is not --causal"; fi
+# a short option's value attached, GNU style: -oFILE is -o FILE; the value of --title is left alone
+run attend -x "$x" --show weights "-o$T/attached.csv"
+expect_code 0 "-oFILE"
+"$ATTN" attend -x "$x" --show weights -o "$T/separate.csv"
+if cmp -s "$T/attached.csv" "$T/separate.csv"; then pass; else fail "-o$T/attached.csv is not -o FILE"; fi
+run attend "-x$x" --show weights --format csv
+expect_code 0 "-xFILE"
+# a UTF-8 byte-order mark before --lengths' numbers is skipped, as before a matrix
+printf '\xef\xbb\xbf3\n' >"$T/lengths_bom.txt"
+run attend -x "$x" --lengths "$T/lengths_bom.txt" --show weights --format csv
+expect_code 0 "--lengths FILE with a byte-order mark"
+if [ "$OUT" = "$("$ATTN" attend -x "$x" --lengths 3 --show weights --format csv)" ]; then pass; else fail "--lengths with a BOM: not --lengths 3"; fi
 run attend -x "$x" --causal=bottom-right --causal
 expect_code 2 "--causal twice with two alignments"
 expect_err_has "--causal given more than once" "--causal twice with two alignments: message"

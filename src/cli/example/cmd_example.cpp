@@ -303,6 +303,8 @@ int cmd_example(int argc, char** argv) {
     if (r.count("export")) {
         const std::string dir = r["export"].as<std::string>();
         if (dir.empty()) throw UsageError("--export needs a directory");
+        if (dir == "-") throw UsageError("--export - : the example's files go into a directory, not to standard output "
+                                         "(attn example NAME prints it)");
         print_export(*chosen, dir, export_example(*chosen, dir, r["force"].as<bool>()), args);
         return exit_ok;
     }
