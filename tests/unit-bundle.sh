@@ -13,7 +13,8 @@
 set -euo pipefail
 out=$1 k=$2 n=$3
 shift 3
-mapfile -t files < <(printf '%s\n' "$@" | sort)
+files=()
+[ $# -gt 0 ] && mapfile -t files < <(printf '%s\n' "$@" | sort)
 count=${#files[@]}
 first=$(( (k - 1) * count / n )) last=$(( k * count / n ))
 mine=("${files[@]:first:last-first}")

@@ -77,7 +77,7 @@ struct MaskRules {
     bool zero_allows = false;
     // A float mask is added to the scores (a float attn_mask): -inf is allowed, and the mask
     // becomes bits only when each value is 0 or -inf (the same attention: -inf drops the key),
-    // its float32 values otherwise. Boolean inputs (one-byte .npy, True/False text) are bits.
+    // its float32 values otherwise. Boolean inputs (MaskInput::boolean) are bits.
     bool additive = false;
     // Text of only 0 and 1 is boolean too (a key padding mask written by hand: 1 = padding),
     // not an additive mask of 0 and 1.
@@ -90,9 +90,9 @@ struct MaskRules {
 // are packed). Anything else, a value the rules refuse (the general readers then say which,
 // with their messages) or an additive mask of other values than 0 and -inf: float32 values
 // (-inf kept for an additive mask, every other non-finite refused). `boolean`: the input was
-// boolean (a one-byte .npy: bool, uint8 or int8, or text written with True/False, as PyTorch
-// prints a bool tensor); an additive mask that is not boolean is added even when it comes as
-// bits (of 0 and -inf).
+// boolean: an .npy or a model file's tensor of booleans or integers, text written with
+// True/False (as PyTorch prints a bool tensor), or, with zero_one_text_boolean, text of only 0
+// and 1; an additive mask that is not boolean is added even when it comes as bits (of 0 and -inf).
 struct MaskInput {
     MaskBits bits;   // set when packed straight from the file
     Tensor values;   // set otherwise

@@ -34,6 +34,9 @@ bool is_model_path(std::string_view path);
 // file is malformed, the name is missing, the dtype is not supported or a value is not
 // finite (see Finite), or the tensor has more than max_dims dimensions.
 Tensor read_model_tensor(const std::string& path, Finite finite = Finite::required, std::size_t max_dims = max_rank);
+// Whether the tensor a model path names holds booleans or integers (bool, int64, U8, ...): a
+// mask of them is boolean. False when the path names no such tensor.
+bool model_tensor_is_integer(const std::string& path);
 // Keys or values a model path names: an F16 or BF16 safetensors tensor stays 16-bit in memory
 // (KVInput::f16, of type f16 or bf16); anything else as read_model_tensor (finite required).
 KVInput read_model_kv(const std::string& path, std::size_t max_dims = max_rank);

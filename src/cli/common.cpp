@@ -133,16 +133,17 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
         // A value option given twice would silently keep the last one. A flag given twice is that
         // flag, and so is one with an optional value (--causal) given twice alike. Options that
         // collect a list (positional NAME...) are the command's to check.
-        std::set<std::string> lists, optional_value;
+        std::set<std::string> lists, optional_value, flags;
         for (const auto& g : options.groups())
             for (const auto& d : options.group_help(g).options)
                 for (const auto& l : d.l) {
                     if (d.is_container) lists.insert(l);
                     if (d.has_implicit) optional_value.insert(l);
+                    if (d.is_boolean) flags.insert(l);
                 }
         std::map<std::string, std::string> first_value;
         for (const auto& kv : result.arguments()) {
-            if (result.count(kv.key()) < 2 || kv.value() == "true" || lists.count(kv.key())) continue;
+            if (result.count(kv.key()) < 2 || flags.count(kv.key()) || lists.count(kv.key())) continue;
             const auto [first, inserted] = first_value.emplace(kv.key(), kv.value());
             if (!inserted && (!optional_value.count(kv.key()) || first->second != kv.value()))
                 throw UsageError((kv.key().size() == 1 ? "-" : "--") + kv.key() + " given more than once");
@@ -208,7 +209,7 @@ void add_output_options(cxxopts::Options& options, bool with_npy) {
                    "(else the terminal, else 80) print in column blocks" +
                    (with_npy ? ". npz: every result as NAME.npy in one NumPy archive (numpy.load; FILE.npz:NAME). "
                                "Everything but pretty reads back into attn, labels and all (json: but NaN and inf, "
-                               "written as null); one result of several as FILE.json:NAME, FILE.csv:NAME, FILE.tsv:NAME"
+                               "written as null); one result of several as FILE:NAME (FILE.json:NAME, FILE.csv:NAME, any text file)"
                              : ""), cxxopts::value<std::string>(), "FMT")
         ("digits", digits_help, cxxopts::value<std::string>(), "N")
         ("o,output", std::string("Write to PATH instead of standard output") +

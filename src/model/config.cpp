@@ -137,46 +137,28 @@ void rope_scaling(const Reader& sr, const std::string& what, ModelConfig& c) {
     }
 }
 
-// RoPE's theta and scaling: transformers v5's "rope_parameters" ({"rope_type", "rope_theta",
-// the scaling's fields}) when present, else "rope_theta" and "rope_scaling" (v4).
-void rope_of_version(const Reader& r, ModelConfig& c, bool v5);
+// RoPE's theta and scaling as transformers reads them: the object "rope_scaling" (v4's, which v5
+// still takes first: rope_parameters = rope_scaling or rope_parameters), else v5's
+// "rope_parameters" ({"rope_type", "rope_theta", the scaling's fields}); theta the object's
+// "rope_theta", else the top-level one (v5's setdefault), else 10000.
 void rope(const Reader& r, ModelConfig& c) {
-    const json::Value* params = r.v.find("rope_parameters");
-    const bool v5 = params && !params->is_null();
-    rope_of_version(r, c, v5);
-    // v4 reads rope_theta and rope_scaling, and ignores rope_parameters: a config with both that
-    // mean two RoPEs is refused, not read one way.
     const json::Value* scaling = r.v.find("rope_scaling");
-    if (!v5 || ((!scaling || scaling->is_null()) && !r.v.find("rope_theta"))) return;
-    ModelConfig v4 = c;
-    v4.rope = {};
-    rope_of_version(r, v4, false);
-    const RopeScaling &a = c.rope.scaling, &b = v4.rope.scaling;
-    if (c.rope.theta != v4.rope.theta || a.kind != b.kind || a.factor != b.factor ||
-        a.low_freq_factor != b.low_freq_factor || a.high_freq_factor != b.high_freq_factor ||
-        a.original_max_positions != b.original_max_positions)
-        r.fail("\"rope_parameters\" (transformers v5) and \"rope_theta\"/\"rope_scaling\" (v4, which ignores "
-               "rope_parameters) describe different RoPEs: keep one of them");
-}
-
-void rope_of_version(const Reader& r, ModelConfig& c, bool v5) {
     const json::Value* params = r.v.find("rope_parameters");
-    if (v5 && !params->is_object()) r.fail("\"rope_parameters\": expected an object or null");
-    const Reader pr{v5 ? *params : r.v, r.source};
-    if (v5)
-        for (const json::Value& x : params->values())
+    const bool v4 = scaling && !scaling->is_null();
+    const json::Value* chosen = v4 ? scaling : params && !params->is_null() ? params : nullptr;
+    const std::string what = v4 ? "\"rope_scaling\"" : "\"rope_parameters\"";
+    if (chosen && !chosen->is_object()) r.fail(what + ": expected an object or null");
+    if (chosen && !v4)
+        for (const json::Value& x : chosen->values())
             if (x.is_object())
                 r.fail("\"rope_parameters\" per layer type is not supported (attn runs one RoPE for every layer)");
-    const double theta = pr.number_or("rope_theta", v5 ? r.number_or("rope_theta", 10000.0) : 10000.0);
+    const Reader pr{chosen ? *chosen : r.v, r.source};
+    const double theta = pr.number_or("rope_theta", r.number_or("rope_theta", 10000.0));
     if (!(theta > 0) || !std::isfinite(theta)) r.fail("\"rope_theta\": expected a positive number");
     c.rope.theta = float(theta);
     if (pr.number_or("partial_rotary_factor", 1.0) != 1.0 || r.number_or("partial_rotary_factor", 1.0) != 1.0)
         r.fail("\"partial_rotary_factor\" other than 1 is not supported");
-    if (v5) return rope_scaling(pr, "\"rope_parameters\"", c);
-    const json::Value* s = r.v.find("rope_scaling");
-    if (!s || s->is_null()) return;
-    if (!s->is_object()) r.fail("\"rope_scaling\": expected an object or null");
-    rope_scaling(Reader{*s, r.source}, "\"rope_scaling\"", c);
+    if (chosen) rope_scaling(pr, what, c);
 }
 
 void llama(const Reader& r, ModelConfig& c) {

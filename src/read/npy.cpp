@@ -436,7 +436,10 @@ std::optional<MaskBits> parse_npy_mask(std::string_view bytes, const std::string
     const auto* data = reinterpret_cast<const unsigned char*>(bytes.data()) + layout.data_offset;
     const Shape shape(*h.shape);
     const std::size_t Tk = shape.back(1), size = h.dtype->size;
-    if (boolean) *boolean = size == 1;
+    // Booleans and integers of any size are a boolean mask (nonzero true): PyTorch takes bool
+    // masks and refuses integer ones, never adding them.
+    const bool integer = h.dtype->kind == Kind::b || h.dtype->kind == Kind::i || h.dtype->kind == Kind::u;
+    if (boolean) *boolean = integer;
     // The pages of a mapped file, once packed, are given back: the Tq×Tk entries never stand
     // in memory at once beside the bits.
     const std::size_t data_bytes = shape.numel() * size;
@@ -460,7 +463,7 @@ std::optional<MaskBits> parse_npy_mask(std::string_view bytes, const std::string
     MaskScan all;
     for (const MaskScan& k : scans)
         all.refused |= k.refused, all.negative |= k.negative, all.not_binary |= k.not_binary;
-    if (all.refused || (rules.additive && all.not_binary)) return std::nullopt;
+    if (all.refused || (rules.additive && all.not_binary && !integer)) return std::nullopt;
     if (negative) *negative = all.negative;
     return bits;
 }

@@ -47,14 +47,17 @@ std::optional<std::pair<Shape, FileMapping>> take_in_place(detail::InputBytes& b
 struct NamedResult {
     std::string file, name;
 };
-std::optional<NamedResult> named_result(const std::string& path) {
+
+// FILE:NAME of a path that names no file: the first ':' after which an existing regular file
+// ends, and whether that file is an .npy (one array, no names).
+struct FileAndName {
+    std::size_t colon = std::string::npos;
+    bool npy = false;
+};
+FileAndName file_and_name(const std::string& path) {
     struct stat st {};
-    if (::stat(path.c_str(), &st) == 0) return std::nullopt;
-    std::size_t best = std::string::npos, ext_size = 0;
-    for (const std::string_view ext : detail::result_file_extensions)
-        if (const std::size_t at = path.find(std::string(ext) + ":"); at < best) best = at, ext_size = ext.size();
-    for (std::size_t colon = path.find(':'); best == std::string::npos && colon != std::string::npos;
-         colon = path.find(':', colon + 1)) {
+    if (::stat(path.c_str(), &st) == 0) return {};
+    for (std::size_t colon = path.find(':'); colon != std::string::npos; colon = path.find(':', colon + 1)) {
         const std::string file = path.substr(0, colon);
         if (colon == 0 || ::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
         unsigned char first = 0;
@@ -62,8 +65,19 @@ std::optional<NamedResult> named_result(const std::string& path) {
             if (std::fread(&first, 1, 1, f) != 1) first = 0;
             std::fclose(f);
         }
-        if (first != 0x93) best = colon, ext_size = 0;  // an .npy holds one array: refused below
+        return {colon, first == 0x93};
     }
+    return {};
+}
+
+std::optional<NamedResult> named_result(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) return std::nullopt;
+    std::size_t best = std::string::npos, ext_size = 0;
+    for (const std::string_view ext : detail::result_file_extensions)
+        if (const std::size_t at = path.find(std::string(ext) + ":"); at < best) best = at, ext_size = ext.size();
+    if (best == std::string::npos)
+        if (const FileAndName f = file_and_name(path); f.colon != std::string::npos && !f.npy) best = f.colon;
     if (best == std::string::npos) return std::nullopt;
     NamedResult r{path.substr(0, best + ext_size), path.substr(best + ext_size + 1)};
     if (r.name.empty()) throw UsageError(path + ": the result name after ':' is empty");
@@ -101,11 +115,9 @@ Tensor parse_tensor(std::string_view bytes, const std::string& source, Finite fi
 // FILE:NAME where no FILE:NAME exists but FILE does, and FILE is none of the files that hold named
 // tensors (those above: an .npy): an InputError saying so, not "FILE:NAME: No such file".
 void refuse_name_of_one_tensor_file(const std::string& path) {
-    struct stat st {};
-    const std::size_t colon = path.rfind(':');
-    if (colon == std::string::npos || colon == 0 || ::stat(path.c_str(), &st) == 0) return;
+    const std::size_t colon = file_and_name(path).colon;
+    if (colon == std::string::npos) return;
     const std::string file = path.substr(0, colon);
-    if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
     throw InputError(file + ": holds one tensor, with no name to select ('" + path.substr(colon + 1) +
                      "'): FILE:NAME names a tensor of an .npz, .safetensors or .bin/.pt file, or a result of "
                      "attn's text output");
@@ -123,11 +135,28 @@ Tensor read_tensor(const std::string& path, Finite finite, std::size_t max_dims)
     return parse_tensor(bytes.view(), source, finite, max_dims);
 }
 
+// Every value 0 or 1 (a boolean mask written as numbers, MaskRules::zero_one_text_boolean).
+bool all_zero_or_one(const Tensor& t) {
+    for (std::size_t s = 0; s < t.slices(); ++s) {
+        const MatrixView v = t.slice(s);
+        for (std::size_t i = 0; i < v.rows; ++i)
+            for (std::size_t j = 0; j < v.cols; ++j)
+                if (v(i, j) != 0.0f && v(i, j) != 1.0f) return false;
+    }
+    return true;
+}
+
 MaskInput read_mask(const std::string& path, const MaskRules& rules, std::size_t max_dims) {
     const Finite finite = rules.additive ? Finite::allow_neg_inf : Finite::required;
     MaskInput m;
-    if (is_model_path(path) || named_result(path)) {
+    if (is_model_path(path)) {  // a tensor of a model file: boolean when it holds booleans or integers
         m.values = read_tensor(path, finite, max_dims);
+        m.boolean = model_tensor_is_integer(path);
+        return m;
+    }
+    if (named_result(path)) {  // a result of attn's text output
+        m.values = read_tensor(path, finite, max_dims);
+        m.boolean = rules.zero_one_text_boolean && all_zero_or_one(m.values);
         return m;
     }
     detail::InputBytes bytes(path, false);
@@ -155,14 +184,7 @@ MaskInput read_mask(const std::string& path, const MaskRules& rules, std::size_t
     m.boolean = view.find("True") != std::string_view::npos || view.find("False") != std::string_view::npos;
     m.values = bytes.mapped() ? parse_tensor_scanned(view, lone_cr, source, finite, max_dims)
                               : parse_tensor(view, source, finite, max_dims);
-    if (rules.zero_one_text_boolean && !m.boolean) {
-        m.boolean = true;
-        for (std::size_t s = 0; s < m.values.slices() && m.boolean; ++s) {
-            const MatrixView v = m.values.slice(s);
-            for (std::size_t i = 0; i < v.rows && m.boolean; ++i)
-                for (std::size_t j = 0; j < v.cols && m.boolean; ++j) m.boolean = v(i, j) == 0.0f || v(i, j) == 1.0f;
-        }
-    }
+    m.boolean = m.boolean || (rules.zero_one_text_boolean && all_zero_or_one(m.values));
     return m;
 }
 

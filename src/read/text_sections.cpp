@@ -4,6 +4,8 @@
 // holds several (FILE.csv:NAME, FILE.json:NAME). Each rewrites the text into a copy of the
 // same length with spaces where it drops bytes, so the reader's messages still point at the
 // line and column of the file as it is. Part of the TextReader of text_reader.hpp.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -15,6 +17,8 @@
 #include "tensor/label_numbers.hpp"
 #include "read/json.hpp"
 #include "read/text_reader.hpp"
+
+#include <sys/stat.h>
 #include "runtime/utf8.hpp"
 
 namespace attn::io::detail {
@@ -194,8 +198,9 @@ std::string TextReader::heading_name(std::string_view line) {
 }
 
 std::string TextReader::name_one_hint(const std::string& name) const {
-    // Any file's results can be named (not standard input's).
-    if (name.empty() || source_ == "<stdin>") return "";
+    // A regular file's results can be named (not those of standard input, a pipe or a FIFO).
+    struct stat st {};
+    if (name.empty() || ::stat(source_.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
     return "; name one, as " + source_ + ":" + printable_utf8(name);
 }
 

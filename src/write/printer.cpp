@@ -492,7 +492,10 @@ Format parse_format(std::string_view name) {
     static_assert(std::size(formats) == 6);
     for (std::size_t i = 0; i < std::size(formats); ++i)
         if (name == format_names()[i]) return formats[i];
-    throw SettingError("format", "invalid ", " '" + std::string(name) + "': expected pretty, csv, tsv, json, npy or npz" +
+    std::string expected;
+    for (std::size_t i = 0; i < format_names().size(); ++i)
+        expected += (i == 0 ? "" : i + 1 == format_names().size() ? " or " : ", ") + format_names()[i];
+    throw SettingError("format", "invalid ", " '" + std::string(name) + "': expected " + expected +
                                                 did_you_mean(name, format_names()));
 }
 

@@ -20,6 +20,13 @@ same_as_torch float --attn-mask "$D/attn_mask_float.npy"
 same_as_torch bool_padding --attn-mask "$D/attn_mask_bool.npy" --key-padding-mask "$D/key_padding_mask.npy"
 same_as_torch padding --key-padding-mask "$D/key_padding_mask.npy"
 same_as_torch float_padding --key-padding-mask "$D/key_padding_mask_float.npy"
+# Booleans as integers, or as members of an .npz, are the same booleans (never added).
+rm -rf "$T/padding"
+same_as_torch padding --key-padding-mask "$D/key_padding_mask_int64.npy"
+rm -rf "$T/padding"
+same_as_torch padding --key-padding-mask "$D/masks.npz:key_padding_mask"
+rm -rf "$T/bool"
+same_as_torch bool --attn-mask "$D/masks.npz:attn_mask"
 same_as_torch bool_float_padding --attn-mask "$D/attn_mask_bool.npy" --key-padding-mask "$D/key_padding_mask_float.npy"
 # As text: the float mask is added; one of only 0 and 1 is boolean (1 = padding), not added.
 printf '0 0 -0.5 0 0\n0 0 0 -inf -inf\n' >"$T/padding_float.txt"

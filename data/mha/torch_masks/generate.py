@@ -7,7 +7,8 @@ nn.MultiheadAttention(8, 2, batch_first=True) on x (2, 5, 8), seeded, with its o
 saved as attn takes them (in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias) and the
 masks as a user has them: attn_mask bool (5, 5), True = not allowed (also printed as torch prints
 it, True/False text); attn_mask float (5, 5), added; key_padding_mask bool (2, 5), True = padding;
-key_padding_mask float (2, 5), added (-inf and -0.5). For each case the expected per-head weights
+key_padding_mask float (2, 5), added (-inf and -0.5); the bool masks also as an int64 .npy and as
+members of masks.npz. For each case the expected per-head weights
 (average_attn_weights=False) and the output. torch 1.13 refuses a float key_padding_mask beside a
 bool attn_mask (masked_fill takes a bool mask); later versions add the two as floats, and so the
 case bool_float_padding gives their sum as one float (B*H, 5, 5) attn_mask.
@@ -46,6 +47,9 @@ def main():
         f.write(str(attn_bool) + "\n")
     save("attn_mask_float.npy", attn_float)
     save("key_padding_mask.npy", padding.numpy())
+    # The same boolean masks as a user may have them too: an int64 array, members of an .npz.
+    save("key_padding_mask_int64.npy", padding.numpy().astype(np.int64))
+    np.savez(os.path.join(HERE, "masks.npz"), attn_mask=attn_bool.numpy(), key_padding_mask=padding.numpy())
     padding_float = torch.zeros(2, 5)
     padding_float[0, 2] = -0.5
     padding_float[1, 3:] = float("-inf")

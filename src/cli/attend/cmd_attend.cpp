@@ -27,7 +27,7 @@ namespace {
 
 void declare_options(cxxopts::Options& options) {
     options.add_options("Inputs (FILE is text or .npy; '-' = standard input, at most once; FILE.npz:NAME, "
-                        "FILE.json:NAME, FILE.csv:NAME one result of several)")
+                        "FILE.csv:NAME, FILE.json:NAME one result of several)")
         ("x", "Embeddings X (T×D, or B×T×D for a batch); Q = X·W_q + b_q, K = X·W_k + b_k, V = X·W_v + b_v",
          cxxopts::value<std::string>(), "FILE")
         ("pos", "sinusoidal: add Vaswani's position table (attn positions) to -x, and to --kv, before the "
@@ -142,12 +142,12 @@ void declare_options(cxxopts::Options& options) {
         ("mask", "Boolean mask broadcast to (B, H, Tq, Tk), the last dimension Tk (e.g. Tq×Tk, or a (Tk,) vector for "
                  "every query): nonzero = may attend (PyTorch SDPA polarity; nn.MultiheadAttention's masks, True = "
                  "not allowed, go to --attn-mask and --key-padding-mask as they are)", cxxopts::value<std::string>(), "FILE")
-        ("attn-mask", "PyTorch's attn_mask as nn.MultiheadAttention takes it: boolean (a bool .npy, or text of "
+        ("attn-mask", "PyTorch's attn_mask as nn.MultiheadAttention takes it: boolean (a bool or integer .npy, or text of "
                       "True/False), True = may NOT attend; or float, added to the scores (0 keep, -inf drop; "
                       "not with --bias unless it holds only 0 and -inf). Broadcast as --mask; with --mask, a key must "
                       "be allowed by both",
          cxxopts::value<std::string>(), "FILE")
-        ("key-padding-mask", "PyTorch's key_padding_mask, (B, Tk) or (Tk): boolean (a bool .npy, text of True/False "
+        ("key-padding-mask", "PyTorch's key_padding_mask, (B, Tk) or (Tk): boolean (a bool or integer .npy, text of True/False "
                              "or of only 0 and 1), True = padding (not attended); or float, added to the scores as "
                              "a float --attn-mask is (with the same rules)",
          cxxopts::value<std::string>(), "FILE")

@@ -213,8 +213,8 @@ std::string top_level_help(std::size_t width) {
     out += "\n" +
            wrap("Inputs are text (rows of numbers; also pasted tensor([[...]]) / array([[...]])) or .npy, "
                 "recognised by content; '-' reads standard input. A tensor of a model file is FILE.npz:NAME, "
-                "FILE.safetensors:NAME or FILE.pt:NAME (torch.save; also .bin, .pth) (see attn ls); one result of several in attn's own json, csv or tsv "
-                "output is FILE.json:NAME, FILE.csv:NAME or FILE.tsv:NAME.\n"
+                "FILE.safetensors:NAME or FILE.pt:NAME (torch.save; also .bin, .pth) (see attn ls); one result of several in attn's own text "
+                "output is FILE:NAME (FILE.json:NAME, FILE.csv:NAME, any text file's name).\n"
                 "Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 bad input.\n"
                 "Limits: an input file or stream of at most 2 GiB; matrices of at most 2 dimensions in, 32 "
                 "dimensions (NumPy's limit) and 2^28 elements per tensor in `random`; bench cases within half the "

@@ -3,6 +3,7 @@
 // the pages of the tensor asked for are touched, however large the checkpoint.
 #include <sys/stat.h>
 
+#include <cctype>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -94,6 +95,20 @@ Tensor read_model_tensor(const std::string& path, Finite finite, std::size_t max
         case ModelFormat::torch: break;
     }
     return torch_file_tensor(f.bytes(), mp.name, mp.file, finite, max_dims);
+}
+
+bool model_tensor_is_integer(const std::string& path) {
+    ModelPath mp;
+    if (!split(path, &mp)) return false;
+    for (const TensorInfo& t : list_model_tensors(mp.file)) {
+        if (!mp.name.empty() && t.name != mp.name) continue;
+        // npz and torch name them bool, int64, uint8, ...; safetensors BOOL, I64, U8, ...
+        std::string d;
+        for (char c : t.dtype) d += char(std::tolower(static_cast<unsigned char>(c)));
+        const bool sized = d.size() > 1 && (d[0] == 'i' || d[0] == 'u') && std::isdigit(static_cast<unsigned char>(d[1]));
+        return d == "bool" || d.starts_with("int") || d.starts_with("uint") || sized;
+    }
+    return false;
 }
 
 KVInput read_model_kv(const std::string& path, std::size_t max_dims) {

@@ -50,20 +50,21 @@ TEST_CASE("model config: Mistral's window is 4096 when left out, none when null;
     CHECK(config("qwen2", ", \"num_key_value_heads\": 4, \"use_sliding_window\": true, \"sliding_window\": null").sliding_window == 0);
 }
 
-TEST_CASE("model config: rope_parameters beside rope_theta/rope_scaling that mean another RoPE is refused") {
+TEST_CASE("model config: RoPE from rope_scaling, else rope_parameters, as transformers v5 reads them") {
+    // v5: rope_parameters = rope_scaling or rope_parameters; theta: the object's, else the
+    // top-level rope_theta (setdefault), else 10000
     const std::string v5 = ", \"rope_parameters\": {\"rope_type\": \"linear\", \"factor\": 2.0, \"rope_theta\": 500.0}";
     const attn::model::ModelConfig alone = config("llama", v5);
     CHECK(alone.rope.theta == 500.0f);
     CHECK(alone.rope.scaling.factor == 2.0f);
-    // the same RoPE written both ways (a config saved for both versions) is read
-    const attn::model::ModelConfig both = config("llama", v5 + ", \"rope_theta\": 500.0, \"rope_scaling\": {\"rope_type\": "
-                                                        "\"linear\", \"factor\": 2.0}");
-    CHECK(both.rope.theta == 500.0f);
-    CHECK(both.rope.scaling.factor == 2.0f);
-    // v4 reads another factor, or another theta: refused
-    for (const std::string& v4 : {std::string(", \"rope_theta\": 500.0, \"rope_scaling\": {\"type\": \"linear\", \"factor\": 4.0}"),
-                                  std::string(", \"rope_theta\": 10000.0")}) {
-        INFO(v4);
-        CHECK_THROWS_WITH_AS(config("llama", v5 + v4), doctest::Contains("describe different RoPEs"), attn::InputError);
-    }
+    const attn::model::ModelConfig top_theta_ignored = config("llama", v5 + ", \"rope_theta\": 10000.0");
+    CHECK(top_theta_ignored.rope.theta == 500.0f);
+    const attn::model::ModelConfig theta_from_top =
+        config("llama", ", \"rope_theta\": 700.0, \"rope_parameters\": {\"rope_type\": \"default\"}");
+    CHECK(theta_from_top.rope.theta == 700.0f);
+    const attn::model::ModelConfig scaling_first =
+        config("llama", v5 + ", \"rope_theta\": 300.0, \"rope_scaling\": {\"type\": \"linear\", \"factor\": 4.0}");
+    CHECK(scaling_first.rope.theta == 300.0f);
+    CHECK(scaling_first.rope.scaling.factor == 4.0f);
+    CHECK(config("llama", ", \"rope_scaling\": null").rope.theta == 10000.0f);
 }

@@ -137,7 +137,7 @@ TEST_CASE("mask .npy of every number type: the bits of its float32 values, both 
                                                                &negative, &boolean);
                     REQUIRE(bits);
                     CHECK(holds(*bits, shape, expected_bits(values, zero_allows)));
-                    CHECK(boolean == (descr[2] == '1'));
+                    CHECK(boolean == (descr[1] != 'f'));  // booleans and integers of any size
                     if (descr != "|u1" && descr != "|b1") CHECK(negative == any_negative);
                     // The route they replace: the float32 tensor, packed (and flipped).
                     const attn::Tensor t = attn::io::parse_npy_tensor(bytes, "m.npy");
@@ -240,6 +240,15 @@ TEST_CASE("mask .npy: an additive mask of 0 and -inf comes as bits; of other val
     std::vector<double> ones(shape.numel());
     for (std::size_t i = 0; i < ones.size(); ++i) ones[i] = allowed[i] ? 0 : 1;
     bool boolean = false;
+    // Integers of any size too: never added (PyTorch refuses integer masks), bits as booleans.
+    for (const char* descr : {"<i2", "<i8", "<u4"}) {
+        bool int_boolean = false;
+        const auto ints = attn::io::parse_npy_mask(npy_of(descr, Shape{3}, {0, 1, 1}), "m.npy", 4, MaskRules{true, true},
+                                                   nullptr, &int_boolean);
+        REQUIRE(ints);
+        CHECK(int_boolean);
+        CHECK(holds(*ints, Shape{3}, {true, false, false}));
+    }
     const auto b = attn::io::parse_npy_mask(npy_of("|u1", shape, ones), "m.npy", 4, MaskRules{true, true}, nullptr, &boolean);
     REQUIRE(b);
     CHECK(boolean);

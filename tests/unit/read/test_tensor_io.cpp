@@ -155,15 +155,15 @@ TEST_CASE("tensor text: block errors name the place") {
     CHECK(error_of("# [0]\n1\n# [0, 1]\n2\n") == "t.txt:3:1: index [0, 1] has 2 dimensions, the first block's [0] has 1");
     // two tensors (another name) are not one
     CHECK(error_of("# q [0] 1x1\n1\n\n# k [0] 1x1\n2\n") ==
-          "t.txt:4:1: a second matrix starts here; attn reads one matrix per input; name one, as t.txt:q");
+          "t.txt:4:1: a second matrix starts here; attn reads one matrix per input");
     // blocks without index comments are never glued: attn random --count 2 (older and
     // current headers), attn's csv of two matrices, rows before an index comment
     CHECK(error_of("# draw 0\n1,2\n\n# draw 1\n3,4\n") ==
-          "t.txt:4:1: a second matrix starts here; attn reads one matrix per input; name one, as t.txt:draw 0");
+          "t.txt:4:1: a second matrix starts here; attn reads one matrix per input");
     CHECK(error_of("# draw 0 1x2\n1,2\n\n# draw 1 1x2\n3,4\n\n") ==
-          "t.txt:4:1: a second matrix starts here; attn reads one matrix per input; name one, as t.txt:draw 0");
+          "t.txt:4:1: a second matrix starts here; attn reads one matrix per input");
     CHECK(error_of("# draw 0 [0]\n1\n# draw 1 [0]\n2\n") ==
-          "t.txt:3:1: a second matrix starts here; attn reads one matrix per input; name one, as t.txt:draw 0");
+          "t.txt:3:1: a second matrix starts here; attn reads one matrix per input");
     CHECK(error_of("1 2\n# [0]\n3 4\n") == "t.txt:2:1: a second matrix starts here; attn reads one matrix per input");
     CHECK(error_of("# [0, 0, 0]\n1\n") == "t.txt: shape (1, 1, 1, 1, 1) has 5 dimensions: at most 4 are supported here");
     // 31 indices + rows × columns = 33 dimensions: beyond NumPy's limit whatever the caller allows
