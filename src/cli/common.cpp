@@ -65,24 +65,37 @@ std::string quoted_plainly(std::string msg) {
     return msg;
 }
 
+// The command's options by kind, from its table, by every name (short and long): flags, those
+// whose value is optional (--causal[=ALIGN], given only after '='), those that take their value
+// in the next word, and lists (positional NAME...).
+struct OptionKinds {
+    std::set<std::string> flags, optional_value, next_word, lists;
+};
+OptionKinds option_kinds(const cxxopts::Options& options) {
+    OptionKinds k;
+    for (const auto& g : options.groups())
+        for (const auto& d : options.group_help(g).options) {
+            std::vector<std::string> names(d.l.begin(), d.l.end());
+            if (!d.s.empty()) names.push_back(d.s);
+            for (const auto& n : names) {
+                (d.is_boolean ? k.flags : d.has_implicit ? k.optional_value : k.next_word).insert(n);
+                if (d.is_container) k.lists.insert(n);
+            }
+        }
+    return k;
+}
+
 // argv with a short option's attached value split off, GNU style: -oout.csv is -o out.csv
 // (cxxopts takes an attached value only when it is letters and digits). A word that is the
 // value of the option before it (--title -x.y) is left alone, as are words after "--".
-std::vector<std::string> split_attached_values(const cxxopts::Options& options, int argc, char** argv) {
-    std::set<std::string> short_value, long_value;  // options that take a value in the next word
-    for (const auto& g : options.groups())
-        for (const auto& d : options.group_help(g).options) {
-            if (d.is_boolean || d.has_implicit) continue;
-            if (!d.s.empty()) short_value.insert(d.s);
-            for (const auto& l : d.l) long_value.insert(l);
-        }
+std::vector<std::string> split_attached_values(const OptionKinds& kinds, int argc, char** argv) {
     std::vector<std::string> out(argv, argv + argc);
     for (std::size_t i = 1; i < out.size(); ++i) {
         const std::string arg = out[i];
         if (arg == "--") break;
         if (arg.rfind("--", 0) == 0) {
-            if (arg.find('=') == std::string::npos && long_value.count(arg.substr(2))) ++i;
-        } else if (arg.size() >= 2 && arg[0] == '-' && short_value.count(arg.substr(1, 1))) {
+            if (arg.find('=') == std::string::npos && kinds.next_word.count(arg.substr(2))) ++i;
+        } else if (arg.size() >= 2 && arg[0] == '-' && kinds.next_word.count(arg.substr(1, 1))) {
             if (arg.size() == 2) {
                 ++i;
             } else if (!std::all_of(arg.begin() + 2, arg.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); })) {
@@ -103,7 +116,8 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
         *options_capture = options;
         return std::nullopt;
     }
-    std::vector<std::string> words = split_attached_values(options, given_argc, given_argv);
+    const OptionKinds kinds = option_kinds(options);
+    std::vector<std::string> words = split_attached_values(kinds, given_argc, given_argv);
     std::vector<char*> pointers;
     for (std::string& w : words) pointers.push_back(w.data());
     const int argc = int(pointers.size());
@@ -121,11 +135,8 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
             for (int i = 2; i < argc; ++i)
                 if (argv[i] == stray) {
                     const std::string prev = argv[i - 1];
-                    for (const auto& g : options.groups())
-                        for (const auto& d : options.group_help(g).options)
-                            if (d.has_implicit && prev.size() > 2 && prev.rfind("--", 0) == 0 &&
-                                std::find(d.l.begin(), d.l.end(), prev.substr(2)) != d.l.end())
-                                hint = ": " + prev + " takes a value only after '=', as " + prev + "=" + stray;
+                    if (prev.size() > 2 && prev.rfind("--", 0) == 0 && kinds.optional_value.count(prev.substr(2)))
+                        hint = ": " + prev + " takes a value only after '=', as " + prev + "=" + stray;
                     break;
                 }
             throw UsageError("unexpected argument '" + stray + "'" + hint);
@@ -133,19 +144,11 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
         // A value option given twice would silently keep the last one. A flag given twice is that
         // flag, and so is one with an optional value (--causal) given twice alike. Options that
         // collect a list (positional NAME...) are the command's to check.
-        std::set<std::string> lists, optional_value, flags;
-        for (const auto& g : options.groups())
-            for (const auto& d : options.group_help(g).options)
-                for (const auto& l : d.l) {
-                    if (d.is_container) lists.insert(l);
-                    if (d.has_implicit) optional_value.insert(l);
-                    if (d.is_boolean) flags.insert(l);
-                }
         std::map<std::string, std::string> first_value;
         for (const auto& kv : result.arguments()) {
-            if (result.count(kv.key()) < 2 || flags.count(kv.key()) || lists.count(kv.key())) continue;
+            if (result.count(kv.key()) < 2 || kinds.flags.count(kv.key()) || kinds.lists.count(kv.key())) continue;
             const auto [first, inserted] = first_value.emplace(kv.key(), kv.value());
-            if (!inserted && (!optional_value.count(kv.key()) || first->second != kv.value()))
+            if (!inserted && (!kinds.optional_value.count(kv.key()) || first->second != kv.value()))
                 throw UsageError((kv.key().size() == 1 ? "-" : "--") + kv.key() + " given more than once");
         }
         setup_runtime(result);
