@@ -180,7 +180,9 @@ int cmd_variance(int argc, char** argv) {
          "LIST")
         ("rows", "Queries = keys per batch, L (default 32)", cxxopts::value<std::string>(), "L")
         ("batch", "Independent batches (default 32 = B·H = 4·8)", cxxopts::value<std::string>(), "N")
-        ("sigma", "Standard deviation of the entries of Q and K, from 1.1e-19 (below, their products are subnormal float32) to 1e6 (default 1)", cxxopts::value<std::string>(), "S")
+        ("sigma", "Standard deviation of the entries of Q and K, from 1.1e-19 (below, their products are subnormal "
+                  "float32) to 1e6 (default 1)",
+         cxxopts::value<std::string>(), "S")
         ("seed", "torch.manual_seed value, reused for every d_k (default 92)", cxxopts::value<std::string>(), "S")
         ("torch-kernel", "avx2 (x86 torch, the default) or scalar (ARM torch)", cxxopts::value<std::string>(),
          "avx2|scalar")
