@@ -143,3 +143,9 @@ if [ "$(id -u)" != 0 ]; then
     run example simple --export "$T/ro/sub"; expect_code 1 "export into an unwritable place"
 fi
 chmod 755 "$T/ro"
+
+# A failed command changes no file: standard output that cannot be written leaves no folder.
+if [ -w /dev/full ]; then
+    "$ATTN" example masking --export "$T/full_out" >/dev/full 2>/dev/null; code=$?
+    if [ "$code" -eq 1 ] && [ ! -e "$T/full_out" ]; then pass; else fail "--export with stdout full: exit $code, folder left: $(ls "$T/full_out" 2>&1 | head -1)"; fi
+fi

@@ -77,10 +77,14 @@ bool check_example(const Example& e, bool verbose) {
     return ok;
 }
 
-// Writes every file of the example into dir (created if missing). A file already there is
-// left alone when identical and replaced only with force; nothing is written unless all of
-// them can be. Returns how many were already there, identical.
-std::size_t export_example(const Example& e, const std::string& dir, bool force) {
+// The files of the example to write into dir (created if missing): a file already there is
+// left alone when identical and replaced only with force. `same`: how many were already
+// there, identical.
+struct ExportPlan {
+    std::vector<io::detail::PendingFile> files;
+    std::size_t same = 0;
+};
+ExportPlan plan_export(const Example& e, const std::string& dir, bool force) {
     std::vector<io::detail::PendingFile> files;
     std::size_t same = 0;
     for (const std::string& name : example_file_names(e.name)) {
@@ -107,19 +111,19 @@ std::size_t export_example(const Example& e, const std::string& dir, bool force)
         if (::mkdir(up.c_str(), 0777) != 0 && errno != EEXIST)
             throw RuntimeFailure("cannot create directory " + up + ": " + std::strerror(errno));
     }
-    io::detail::write_files(files);
-    return same;
+    return {std::move(files), same};
 }
 
-void print_export(const Example& e, const std::string& dir, std::size_t same, const CommandOutput& args) {
+// What --export prints: the files, and the commands that run on them there.
+std::string export_text(const Example& e, const std::string& dir, std::size_t same, const CommandOutput& args) {
     const std::vector<std::string> names = example_file_names(e.name);
-    std::printf("%s: %zu files in %s", e.name.c_str(), names.size(), dir.c_str());
-    if (same) std::printf(" (%zu already there, identical)", same);
-    std::printf(":\n ");
-    for (const std::string& n : names) std::printf(" %s", n.c_str());
-    std::printf("\nRun inside %s (attn example %s shows what each prints and PyTorch's values):\n", dir.c_str(),
-                e.name.c_str());
-    for (const ExampleCase& c : e.cases) std::printf("$ %s\n", case_command(c, e.name, args).c_str());
+    std::string out = e.name + ": " + std::to_string(names.size()) + " files in " + dir;
+    if (same) out += " (" + std::to_string(same) + " already there, identical)";
+    out += ":\n ";
+    for (const std::string& n : names) out += " " + n;
+    out += "\nRun inside " + dir + " (attn example " + e.name + " shows what each prints and PyTorch's values):\n";
+    for (const ExampleCase& c : e.cases) out += "$ " + case_command(c, e.name, args) + "\n";
+    return out;
 }
 
 std::vector<std::string> example_labels(const Example& e) {
@@ -305,7 +309,10 @@ int cmd_example(int argc, char** argv) {
         if (dir.empty()) throw UsageError("--export needs a directory");
         if (dir == "-") throw UsageError("--export - : the example's files go into a directory, not to standard output "
                                          "(attn example NAME prints it)");
-        print_export(*chosen, dir, export_example(*chosen, dir, r["force"].as<bool>()), args);
+        // The files and the text on standard output, all or none (a failed command changes no file).
+        ExportPlan plan = plan_export(*chosen, dir, r["force"].as<bool>());
+        plan.files.push_back({"", export_text(*chosen, dir, plan.same, args)});
+        io::detail::write_files(plan.files);
         return exit_ok;
     }
     show_example(*chosen, out, args);
