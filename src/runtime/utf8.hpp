@@ -41,12 +41,15 @@ inline void append_utf8(std::string& out, char32_t cp) {
     }
 }
 
-// A C0 or C1 control character (or DEL) starts at s[i]: it would drive a terminal.
+// A C0 or C1 control character (or DEL) starts at s[i]: it would drive a terminal. So does a
+// bidirectional embedding, override or isolate (U+202A-U+202E, U+2066-U+2069): it reorders
+// what the terminal shows after it (a label could make a line read otherwise).
 inline bool control_at(std::string_view s, std::size_t i) {
     const auto c = static_cast<unsigned char>(s[i]);
-    return c < 0x20 || c == 0x7F ||
-           (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
-            static_cast<unsigned char>(s[i + 1]) <= 0x9F);
+    const auto at = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+    return c < 0x20 || c == 0x7F || (c == 0xC2 && at(1) >= 0x80 && at(1) <= 0x9F) ||
+           (c == 0xE2 && at(1) == 0x80 && at(2) >= 0xAA && at(2) <= 0xAE) ||
+           (c == 0xE2 && at(1) == 0x81 && at(2) >= 0xA6 && at(2) <= 0xA9);
 }
 
 // Text from a file shown to the user (labels, tensor names): each control character and each

@@ -32,3 +32,10 @@ expect_out_has "?[31mred" "ls shows the name with ESC as '?'"
 printf '\357\273\277a\r\nb\r\n' > "$T/labels_bom"
 run attend -q "$T/q2" -k "$T/q2" -v "$T/q2" --labels "$T/labels_bom" --show weights --format json
 expect_out_has '"labels": ["a", "b"]' "labels: a byte-order mark is not part of the first label"
+
+# A bidirectional override (U+202E) in a label would reorder what a terminal shows after it:
+# it becomes '?', as control characters do.
+printf 'a\342\200\256b\nc\n' >"$T/bidi_labels"
+printf '1 2\n3 4\n' >"$T/bidi_m"
+run attend -q "$T/bidi_m" -k "$T/bidi_m" -v "$T/bidi_m" --labels "$T/bidi_labels" --show weights --format csv
+if [ "$CODE" -eq 0 ] && grep -q '^a?b,' "$T/out" && ! grep -q $'\342\200\256' "$T/out"; then pass; else fail "a U+202E label reached the output: $OUT"; fi
