@@ -133,6 +133,8 @@ if command -v script > /dev/null 2>&1; then
     else fail "softmax without input on a terminal: $(cat "$T/tty")"; fi
     script -qec "'$ATTN' softmax '$ROOT/data/fixtures/vector_f4.npy'; echo rc=\$?" /dev/null < /dev/null > "$T/tty" 2>&1
     if grep -q "softmax (5,):" "$T/tty" && grep -q "rc=0" "$T/tty"; then pass; else fail "pretty is the terminal default: $(cat "$T/tty")"; fi
+    script -qec "'$ATTN' softmax '$ROOT/data/fixtures/vector_f4.npy' -o -; echo rc=\$?" /dev/null < /dev/null > "$T/tty" 2>&1
+    if grep -q "softmax (5,):" "$T/tty" && grep -q "rc=0" "$T/tty"; then pass; else fail "-o - on a terminal: not pretty: $(cat "$T/tty")"; fi
     script -qec "'$ATTN' softmax '$ROOT/data/fixtures/vector_f4.npy' --format npy; echo rc=\$?" /dev/null < /dev/null > "$T/tty" 2>&1
     if grep -q "refusing to write it to a terminal" "$T/tty" && grep -q "rc=2" "$T/tty"; then pass; else fail "npy to a terminal: $(cat "$T/tty")"; fi
 fi
