@@ -3,7 +3,7 @@
 Debian's `unicode-data` package (/usr/share/unicode): general categories, canonical combining
 classes, canonical and compatibility decompositions, canonical compositions (less the full
 composition exclusions), lower-case mappings (simple, and SpecialCasing's unconditional ones),
-and the White_Space, Cased and Case_Ignorable properties. Also writes
+and the White_Space, Cased, Case_Ignorable, Alphabetic and Join_Control properties. Also writes
 data/unicode/NormalizationTest-sample.txt for the unit tests: NormalizationTest.txt's parts
 0 and 3 whole, a sample of parts 1 and 2, comments dropped.
 
@@ -168,7 +168,9 @@ def main():
     w("")
     for ident, fname, prop in [("white_space", "PropList.txt", "White_Space"),
                                ("cased", "DerivedCoreProperties.txt", "Cased"),
-                               ("case_ignorable", "DerivedCoreProperties.txt", "Case_Ignorable")]:
+                               ("case_ignorable", "DerivedCoreProperties.txt", "Case_Ignorable"),
+                               ("alphabetic", "DerivedCoreProperties.txt", "Alphabetic"),
+                               ("join_control", "PropList.txt", "Join_Control")]:
         r = property_ranges(fname, prop)
         w("const Range %s[] = {" % ident)
         for i in range(0, len(r), 6):

@@ -189,7 +189,7 @@ public:
 // Unicode's \w and \s as the Rust `tokenizers` has them (the oracle's are ASCII).
 class Whitespace : public PreTokenizer {
 public:
-    Whitespace() : re_(U"\\w+|[^\\w\\s]+", Regex::Spaces::unicode) {}
+    Whitespace() : re_(U"\\w+|[^\\w\\s]+", Regex::Spaces::rust) {}
     void split(const std::u32string& s, std::size_t, std::vector<std::u32string>& out) const override {
         push_matches(re_, s, out);
     }

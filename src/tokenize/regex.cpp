@@ -42,12 +42,18 @@ bool cat_cc(char32_t c) { return u::category(c) == u::Category::Cc; }
 bool white_space(char32_t c) { return u::is_white_space(c); }
 bool js_space(char32_t c) { return u::is_js_space(c); }
 bool digit_ascii(char32_t c) { return c >= '0' && c <= '9'; }
-// Oniguruma's \w as the oracle rewrites it: Alphabetic, marks, Nd, Pc (Alphabetic taken as
-// letters and Nl: its Other_Alphabetic members are marks, already in).
+// Oniguruma's \w (its Word: Alphabetic, marks, Nd, Pc), as in a class: [\w].
 bool word_unicode(char32_t c) {
     auto k = u::category(c);
-    return u::is_letter(c) || u::is_mark(c) || k == u::Category::Nd || k == u::Category::Pc || k == u::Category::Nl;
+    return u::is_alphabetic(c) || u::is_mark(c) || k == u::Category::Nd || k == u::Category::Pc;
 }
+// Oniguruma's \w outside a class: below U+0100 it reads its ISO-8859-1 ctype table, which also
+// takes the superscripts and fractions ² ³ ¹ ¼ ½ ¾ for word characters.
+bool word_unicode_single(char32_t c) {
+    return word_unicode(c) || c == 0xB2 || c == 0xB3 || c == 0xB9 || (c >= 0xBC && c <= 0xBE);
+}
+// The Rust regex crate's \w (UTS #18's word: Oniguruma's and Join_Control, ZWNJ and ZWJ).
+bool word_rust(char32_t c) { return word_unicode(c) || u::is_join_control(c); }
 bool word_ascii(char32_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || digit_ascii(c) || c == '_'; }
 
 // The pattern in quotes for a message; a hostile one can be megabytes long.
@@ -178,7 +184,7 @@ private:
         if (c == '*' || c == '+' || c == '?') fail("nothing to repeat");
         if (c == '\\') {
             std::vector<ClassItem> items;
-            escape(items);
+            escape(items, false);
             bool neg = items.size() == 1 && items[0].test && items[0].negate;
             if (neg) items[0].negate = false;
             return chars(std::move(items), neg, icase);
@@ -213,20 +219,24 @@ private:
         return n;
     }
 
-    // One escape at i_ ('\\'), added to a class's items.
-    void escape(std::vector<ClassItem>& items) {
+    // One escape at i_ ('\\'), added to a class's items; `in_class`: inside [...].
+    void escape(std::vector<ClassItem>& items, bool in_class = true) {
         ++i_;
         if (!more()) fail("trailing backslash");
         const char32_t c = p_[i_++];
         auto pred = [&](bool (*t)(char32_t), bool neg) { items.push_back(ClassItem{0, 0, t, neg}); };
         const bool js = spaces_ == Regex::Spaces::javascript;
+        bool (*const word)(char32_t) = js                                   ? word_ascii
+                                       : spaces_ == Regex::Spaces::rust ? word_rust
+                                       : in_class                       ? word_unicode
+                                                                        : word_unicode_single;
         switch (c) {
             case 's': pred(js ? js_space : white_space, false); return;
             case 'S': pred(js ? js_space : white_space, true); return;
             case 'd': pred(js ? digit_ascii : cat_nd, false); return;
             case 'D': pred(js ? digit_ascii : cat_nd, true); return;
-            case 'w': pred(js ? word_ascii : word_unicode, false); return;
-            case 'W': pred(js ? word_ascii : word_unicode, true); return;
+            case 'w': pred(word, false); return;
+            case 'W': pred(word, true); return;
             case 'n': items.push_back({'\n', '\n'}); return;
             case 'r': items.push_back({'\r', '\r'}); return;
             case 't': items.push_back({'\t', '\t'}); return;

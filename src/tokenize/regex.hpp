@@ -18,9 +18,11 @@ namespace attn::tokenize {
 
 class Regex {
 public:
+    // Whose classes \s, \d and \w are.
     enum class Spaces {
-        unicode,     // \s is White_Space (Oniguruma, as the oracle rewrites tokenizer.json patterns)
-        javascript,  // \s is ECMAScript's (GPT-2's pattern as a JavaScript literal)
+        unicode,     // Oniguruma's (tokenizer.json patterns): \s White_Space, \w Alphabetic, marks, Nd, Pc
+        javascript,  // ECMAScript's (GPT-2's pattern as a JavaScript literal): ASCII \d and \w
+        rust,        // the Rust regex crate's (the Whitespace pre-tokenizer): Oniguruma's, \w with Join_Control
     };
     static constexpr int max_nesting = 256;
     static constexpr std::size_t max_steps = 10'000'000;     // Oniguruma's retry limit in a match

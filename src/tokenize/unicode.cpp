@@ -123,6 +123,8 @@ int combining_class(char32_t c) {
 }
 
 bool is_white_space(char32_t c) { return in_ranges(t::white_space, t::white_space_count, c); }
+bool is_alphabetic(char32_t c) { return in_ranges(t::alphabetic, t::alphabetic_count, c); }
+bool is_join_control(char32_t c) { return in_ranges(t::join_control, t::join_control_count, c); }
 
 bool is_js_space(char32_t c) {
     switch (c) {

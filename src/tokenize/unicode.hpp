@@ -25,6 +25,8 @@ inline bool is_mark(char32_t c) { auto k = category(c); return k >= Category::Mn
 inline bool is_number(char32_t c) { auto k = category(c); return k >= Category::Nd && k <= Category::No; }
 inline bool is_punctuation(char32_t c) { auto k = category(c); return k >= Category::Pc && k <= Category::Po; }
 bool is_white_space(char32_t c);  // the White_Space property
+bool is_alphabetic(char32_t c);   // the Alphabetic property (letters, Nl, and Other_Alphabetic: Ⓐ, many marks)
+bool is_join_control(char32_t c); // the Join_Control property (ZWNJ, ZWJ)
 // ECMAScript's \s and String.prototype.trim: WhiteSpace (Zs, TAB, VT, FF, U+FEFF) and
 // LineTerminator (LF, CR, U+2028, U+2029). Unlike White_Space it has U+FEFF and lacks U+0085.
 bool is_js_space(char32_t c);

@@ -33,5 +33,9 @@ extern const Range cased[];
 extern const std::size_t cased_count;
 extern const Range case_ignorable[];
 extern const std::size_t case_ignorable_count;
+extern const Range alphabetic[];
+extern const std::size_t alphabetic_count;
+extern const Range join_control[];
+extern const std::size_t join_control_count;
 
 }  // namespace attn::unicode::tables
