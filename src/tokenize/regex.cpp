@@ -42,6 +42,7 @@ bool cat_cc(char32_t c) { return u::category(c) == u::Category::Cc; }
 bool white_space(char32_t c) { return u::is_white_space(c); }
 bool js_space(char32_t c) { return u::is_js_space(c); }
 bool digit_ascii(char32_t c) { return c >= '0' && c <= '9'; }
+bool hex_digit(char32_t c) { return digit_ascii(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }  // Oniguruma's \h
 // Oniguruma's \w (its Word: Alphabetic, marks, Nd, Pc), as in a class: [\w].
 bool word_unicode(char32_t c) {
     auto k = u::category(c);
@@ -237,6 +238,8 @@ private:
             case 'D': pred(js ? digit_ascii : cat_nd, true); return;
             case 'w': pred(word, false); return;
             case 'W': pred(word, true); return;
+            case 'h': if (js) break; pred(hex_digit, false); return;
+            case 'H': if (js) break; pred(hex_digit, true); return;
             case 'n': items.push_back({'\n', '\n'}); return;
             case 'r': items.push_back({'\r', '\r'}); return;
             case 't': items.push_back({'\t', '\t'}); return;

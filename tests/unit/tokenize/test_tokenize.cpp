@@ -122,6 +122,9 @@ TEST_CASE("tokenize: \\w is Oniguruma's Word in tokenizer.json patterns, Rust's 
     const Regex rust(U"\\w+|[^\\w\\s]+", Regex::Spaces::rust);
     CHECK(split_text(rust, U"a\u200Db") == std::vector<std::string>{"a\u200Db"});
     CHECK(split_text(words, U"a\u200Db") == std::vector<std::string>{"a", "\u200D", "b"});
+    // Oniguruma's \\h and \\H: hexadecimal digits
+    CHECK(split_text(Regex(U"\\h+", Regex::Spaces::unicode), U"x1aFgz09") == std::vector<std::string>{"1aF", "09"});
+    CHECK(split_text(Regex(U"\\H+", Regex::Spaces::unicode), U"x1aFgz09") == std::vector<std::string>{"x", "gz"});
 }
 
 TEST_CASE("tokenize: BPE merges by rank, not by position") {
