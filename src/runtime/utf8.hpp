@@ -23,6 +23,14 @@ inline std::size_t utf8_length(std::string_view s, std::size_t i) {
 }
 
 // Appends code point cp (at most U+10FFFF; callers have checked it) as UTF-8.
+// The code point of the valid sequence of n bytes at s[i] (n as utf8_length gives it).
+inline char32_t code_point_at(std::string_view s, std::size_t i, std::size_t n) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    char32_t cp = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
+    for (std::size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    return cp;
+}
+
 inline void append_utf8(std::string& out, char32_t cp) {
     if (cp < 0x80) {
         out += char(cp);

@@ -238,8 +238,10 @@ private:
             case 'D': pred(js ? digit_ascii : cat_nd, true); return;
             case 'w': pred(word, false); return;
             case 'W': pred(word, true); return;
-            case 'h': if (js) break; pred(hex_digit, false); return;
-            case 'H': if (js) break; pred(hex_digit, true); return;
+            case 'h': case 'H':  // Oniguruma's; not ECMAScript's
+                if (js) fail("unsupported escape \\h");
+                pred(hex_digit, c == 'H');
+                return;
             case 'n': items.push_back({'\n', '\n'}); return;
             case 'r': items.push_back({'\r', '\r'}); return;
             case 't': items.push_back({'\t', '\t'}); return;

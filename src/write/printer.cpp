@@ -331,9 +331,9 @@ void delimited_record(std::string& out, const Item& item, char sep, int digits) 
 }
 
 // ---- json ----
-// A JSON string that keeps every character: '"' and '\\' escaped, controls (C0, DEL and C1) as
-// \\uXXXX, so none reaches a terminal raw and a token such as a tab keeps its text; bytes that
-// are not UTF-8 as '?' (json is UTF-8).
+// A JSON string that keeps every character: '"' and '\\' escaped, controls (control_at: C0,
+// DEL, C1 and the bidirectional overrides) as \\uXXXX, so none reaches a terminal raw and a
+// token such as a tab keeps its text; bytes that are not UTF-8 as '?' (json is UTF-8).
 std::string json_string(const std::string& s) {
     std::string out = "\"";
     const auto escape = [&](unsigned c) {
@@ -349,8 +349,8 @@ std::string json_string(const std::string& s) {
             ++i;
             continue;
         }
-        if (n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
-            escape(static_cast<unsigned char>(s[i + 1]));  // C1: U+0080..U+009F
+        if (n > 1 && control_at(s, i)) {  // C1 (U+0080..U+009F), a bidirectional override
+            escape(unsigned(code_point_at(s, i, n)));
         } else if (n > 1) {
             out.append(s, i, n);
         } else if (c == '"' || c == '\\') {

@@ -144,8 +144,12 @@ if [ "$(id -u)" != 0 ]; then
 fi
 chmod 755 "$T/ro"
 
-# A failed command changes no file: standard output that cannot be written leaves no folder.
+# A failed command changes no file: standard output that cannot be written leaves no folder,
+# nor the folders above it made for it, nor one named with a trailing slash.
 if [ -w /dev/full ]; then
-    "$ATTN" example masking --export "$T/full_out" >/dev/full 2>/dev/null; code=$?
-    if [ "$code" -eq 1 ] && [ ! -e "$T/full_out" ]; then pass; else fail "--export with stdout full: exit $code, folder left: $(ls "$T/full_out" 2>&1 | head -1)"; fi
+    for out in full_out full_out/sub/dir full_out/; do
+        "$ATTN" example masking --export "$T/$out" >/dev/full 2>/dev/null; code=$?
+        if [ "$code" -eq 1 ] && [ ! -e "$T/full_out" ]; then pass
+        else fail "--export $out with stdout full: exit $code, left: $(find "$T/full_out" 2>&1 | head -3 | tr '\n' ' ')"; rm -rf "$T/full_out"; fi
+    done
 fi

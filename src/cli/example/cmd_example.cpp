@@ -83,6 +83,7 @@ bool check_example(const Example& e, bool verbose) {
 struct ExportPlan {
     std::vector<io::detail::PendingFile> files;
     std::size_t same = 0;
+    std::vector<std::string> made;  // the folders above dir that were created for it, outermost first
 };
 ExportPlan plan_export(const Example& e, const std::string& dir, bool force) {
     std::vector<io::detail::PendingFile> files;
@@ -105,13 +106,15 @@ ExportPlan plan_export(const Example& e, const std::string& dir, bool force) {
         files.push_back({path, bytes, true});
     }
     // Like mkdir -p for the folders above dir; write_files creates dir itself (and removes it
-    // again when writing fails).
+    // again when writing fails), the caller removes these then.
+    std::vector<std::string> made;
     for (std::size_t slash = dir.find('/', 1); slash != std::string::npos; slash = dir.find('/', slash + 1)) {
         const std::string up = dir.substr(0, slash);
-        if (::mkdir(up.c_str(), 0777) != 0 && errno != EEXIST)
+        if (::mkdir(up.c_str(), 0777) == 0) made.push_back(up);
+        else if (errno != EEXIST)
             throw RuntimeFailure("cannot create directory " + up + ": " + std::strerror(errno));
     }
-    return {std::move(files), same};
+    return {std::move(files), same, std::move(made)};
 }
 
 // What --export prints: the files, and the commands that run on them there.
@@ -305,14 +308,21 @@ int cmd_example(int argc, char** argv) {
     if (r.count("format")) args.format = out.format;
     args.digits = out.digits;
     if (r.count("export")) {
-        const std::string dir = r["export"].as<std::string>();
+        std::string dir = r["export"].as<std::string>();
+        while (dir.size() > 1 && dir.back() == '/') dir.pop_back();  // e/ is e, staged whole as it is
         if (dir.empty()) throw UsageError("--export needs a directory");
         if (dir == "-") throw UsageError("--export - : the example's files go into a directory, not to standard output "
                                          "(attn example NAME prints it)");
-        // The files and the text on standard output, all or none (a failed command changes no file).
+        // The files and the text on standard output, all or none (a failed command changes no
+        // file): the text is written just before the files appear.
         ExportPlan plan = plan_export(*chosen, dir, r["force"].as<bool>());
         plan.files.push_back({"", export_text(*chosen, dir, plan.same, args)});
-        io::detail::write_files(plan.files);
+        try {
+            io::detail::write_files(plan.files);
+        } catch (...) {
+            for (auto it = plan.made.rbegin(); it != plan.made.rend(); ++it) ::rmdir(it->c_str());
+            throw;
+        }
         return exit_ok;
     }
     show_example(*chosen, out, args);

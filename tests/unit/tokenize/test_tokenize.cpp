@@ -125,6 +125,7 @@ TEST_CASE("tokenize: \\w is Oniguruma's Word in tokenizer.json patterns, Rust's 
     // Oniguruma's \\h and \\H: hexadecimal digits
     CHECK(split_text(Regex(U"\\h+", Regex::Spaces::unicode), U"x1aFgz09") == std::vector<std::string>{"1aF", "09"});
     CHECK(split_text(Regex(U"\\H+", Regex::Spaces::unicode), U"x1aFgz09") == std::vector<std::string>{"x", "gz"});
+    CHECK_THROWS_AS(Regex(U"[\\h]", Regex::Spaces::javascript), InputError);  // not ECMAScript's
 }
 
 TEST_CASE("tokenize: BPE merges by rank, not by position") {

@@ -226,3 +226,15 @@ TEST_CASE("write_output: files, npy directories, and refusals") {
                     attn::RuntimeFailure);
     CHECK_THROWS_AS(attn::io::render({matrix_item("M", M)}, opts(Format::npy)), attn::UsageError);
 }
+
+TEST_CASE("json strings: controls and bidirectional overrides are escaped, other characters kept") {
+    // Nothing reaches a terminal raw that could drive it or reorder what it shows; the text
+    // itself is kept (a token's json is its text).
+    CHECK(attn::io::json_quote("a\tb") == "\"a\\u0009b\"");
+    CHECK(attn::io::json_quote("x\xC2\x85y") == "\"x\\u0085y\"");                  // C1 NEL
+    CHECK(attn::io::json_quote("a\xE2\x80\xAE" "b") == "\"a\\u202eb\"");          // RIGHT-TO-LEFT OVERRIDE
+    CHECK(attn::io::json_quote("\xE2\x81\xA6" "c") == "\"\\u2066c\"");             // LEFT-TO-RIGHT ISOLATE
+    CHECK(attn::io::json_quote("\xE2\x80\x8F\xE2\x82\xAC") == "\"\xE2\x80\x8F\xE2\x82\xAC\"");  // RLM and € kept
+    CHECK(attn::io::json_quote("q\"\\") == "\"q\\\"\\\\\"");
+    CHECK(attn::io::json_quote("a\xE2\x80") == "\"a??\"");  // a sequence cut short: not UTF-8
+}
