@@ -8,10 +8,15 @@
 // of the whole range per arch and finds 1.003 ULP there (neon under qemu: 1.003), 0.75 ULP on the
 // subnormal results of (−88, −87), and asserts ≤ 2 ULP.
 // exp_nonpositive, the online softmax's variant for arguments x − max ≤ 0, flushes
-// x < −87 to 0 so that 2^n is one add to the exponent field (see it below).
+// x < −87 to 0 so that 2^n is one add to the exponent field (see it below). On AVX-512 it
+// is vscalefps with a zero-mask instead of the clamp, the add and two selects: 4 fewer
+// instructions on the two ports the FMAs use, the same bits (compared on every float x ≤ 0,
+// NaN in, NaN out), fused attention T=4096 d=64 on 1 thread 3% faster (fastest of 11 runs, 6
+// rounds alternating with the old binary: 0.0229-0.0232 s → 0.0221-0.0224 s; d=128 unchanged).
 // Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
 #pragma once
 #include <cstddef>
+#include <type_traits>
 
 #include "kernels/lanes.hpp"
 
@@ -67,6 +72,17 @@ inline vfloat<Arch> exp_nonpositive(const vfloat<Arch>& x) {
     using F = vfloat<Arch>;
     using I = vint<Arch>;
     const F lo(-87.0f);
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<Arch, xsimd::avx512f>) {
+        // The same bits in 4 fewer instructions: vscalefps applies 2^n (exact: 2^n·p is normal
+        // for x ≥ −87) and its zero-mask gives 0 to x < −87 and −inf, whose unclamped
+        // reduction is garbage (NaN at −inf). NaN is not below −87 (unordered): NaN out.
+        const F magic(12582912.0f);
+        F t;
+        const F p = exp_reduced<Arch>(x, magic, t);
+        return _mm512_maskz_scalef_ps(_mm512_cmp_ps_mask(x, lo, _CMP_NLT_UQ), p, t - magic);
+    }
+#endif
     const F xc = xsimd::max(lo, x);  // keeps 2^n·p normal (n ≥ −126 and p ≥ 1 at n = −126)
     const F magic(12582912.0f);     // 1.5·2^23: adding it rounds to an integer
     F t;
