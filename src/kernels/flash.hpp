@@ -87,11 +87,16 @@ inline void micro_kernel(const float* const* a, std::size_t aps, const float* B,
                          float* C, std::size_t ldc, const vfloat<Arch>* alpha, vfloat<Arch>* colmax) {
     using F = vfloat<Arch>;
     constexpr std::size_t W = lanes<Arch>;
+    // Without alpha, C·1 (exact): one path into the loop, so GCC keeps the accumulators in
+    // registers (two paths joined through a stack copy of them).
+    F scale[NV];
+    for (std::size_t v = 0; v < NV; ++v) scale[v] = Acc && alpha ? alpha[v] : F(1.0f);
     F acc[Rows][NV];
     for (std::size_t r = 0; r < Rows; ++r)
-        for (std::size_t v = 0; v < NV; ++v)
-            acc[r][v] = !Acc ? F(0.0f) : alpha ? F::load_aligned(C + r * ldc + v * W) * alpha[v]
-                                                : F::load_aligned(C + r * ldc + v * W);
+        for (std::size_t v = 0; v < NV; ++v) acc[r][v] = !Acc ? F(0.0f) : F::load_aligned(C + r * ldc + v * W) * scale[v];
+    // kdim ≥ 1 always (dk, dv and a tile's keys): told to GCC, which otherwise copies the
+    // accumulators through a stack array for the kdim = 0 path.
+    if (kdim == 0) __builtin_unreachable();
     std::size_t off = 0;
     for (std::size_t p = 0; p < kdim; ++p, off += aps, B += ldb) {
         F b[NV];
