@@ -50,6 +50,7 @@ constexpr kernels::KernelSet kernel_set_of() {
         [](const void* p, std::size_t n) { return scan::any_of<ScanTag>(p, n, scan::NanOrPosInfF32{}); },
         kernels::FmaPeak<Tag>::run,
         kernels::ReadProbe<Tag>::run,
+        a::exp_probe<Tag>,
         a::additive_scores<Tag>,
     };
 }

@@ -24,10 +24,11 @@ struct KernelSet {
     bool (*any_nonfinite_f32)(const void*, std::size_t);
     bool (*any_nonfinite_f16)(const void*, std::size_t);
     bool (*any_nan_or_pos_inf_f32)(const void*, std::size_t);
-    // The FMA peak and read-bandwidth probes (FmaPeak and ReadProbe, kernels/gemm_impl.hpp);
-    // null for scalar.
+    // The FMA peak and read-bandwidth probes (FmaPeak and ReadProbe, kernels/gemm_impl.hpp)
+    // and the fused kernel's exponential rate (exp_probe, kernels/exp.hpp); null for scalar.
     float (*fma_peak)(std::uint64_t iterations, float seed);
     float (*read_sum)(const float* p, std::size_t n);
+    float (*exp_probe)(std::uint64_t iterations, float seed);
     void (*additive_scores)(const AdditiveArgs&);  // kernels/additive.hpp
 };
 

@@ -18,7 +18,8 @@ constinit const KernelSet scalar_kernel_set = {
     scalar::any_nonfinite_f32,
     scalar::any_nonfinite_f16,
     scalar::any_nan_or_pos_inf_f32,
-    nullptr,  // no FMA peak or read probe: bench measures the SIMD sets'
+    nullptr,  // no FMA peak, read or exp probe: bench measures the SIMD sets'
+    nullptr,
     nullptr,
     scalar::additive_scores,
 };

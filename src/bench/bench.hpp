@@ -90,9 +90,9 @@ struct Peak {
     unsigned threads;
     double gflops;      // by the wall clock
     double cpu_gflops;  // per CPU-second of one thread (the same on a quiet machine)
-    // The arch's exp kernel over a 1024-float buffer in L1 on each thread (loads, exp, stores):
-    // exponentials per second by the wall clock, what the fused kernel's softmax costs at least
-    // (the "where the time goes" lines of the table).
+    // The fused kernel's exponential over a 1024-float buffer in L1 on each thread (loads, exp,
+    // stores; KernelSet::exp_probe): exponentials per second by the wall clock, what the fused
+    // kernel's softmax costs at least (the "where the time goes" lines of the table).
     double exps_per_second = 0.0;
 };
 // The FMA peak of every SIMD arch this machine runs, for 1..threads threads; `progress`

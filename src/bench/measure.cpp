@@ -292,17 +292,10 @@ std::pair<double, double> measure_fma(const kernels::KernelSet& k, unsigned thre
     return measure_peak(k.fma_peak, 12.0 * double(k.lanes) * 2.0, threads, seconds);
 }
 
-// Exponentials per second (Peak::exps_per_second): each thread runs the kernel set's exp over
-// its own 1024 floats in [-20, 0] (the range a softmax feeds it), into a second buffer.
+// Exponentials per second (Peak::exps_per_second): each thread runs the kernel set's exp
+// probe, the fused kernel's exponential over its own 1024 floats in L1 (kernels/exp.hpp).
 double measure_exps(const kernels::KernelSet& k, unsigned threads, double seconds) {
-    constexpr std::size_t n = 1024;
-    const Probe probe = [&k](std::uint64_t iterations, float seed) {
-        alignas(64) float x[n], y[n];
-        for (std::size_t i = 0; i < n; ++i) x[i] = -20.0f * float(i) / float(n);
-        for (std::uint64_t it = 0; it < iterations; ++it) k.exp(x, y, n);
-        return y[n / 2] * seed;
-    };
-    return measure_peak(probe, double(n), threads, seconds, 64).first * 1e9;
+    return measure_peak(k.exp_probe, 1024.0, threads, seconds, 64).first * 1e9;
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ std::optional<double> cpu_fraction(const std::vector<Peak>& peaks, const Result&
 double mib(std::size_t bytes) { return double(bytes) / double(1u << 20); }
 
 // Where a plain fused prefill's time goes (float32 K/V, no mask, bias or variant): its two
-// products at the FMA peak, its exponentials (one per visible cell) at the exp kernel's rate,
+// products at the FMA peak, its exponentials (one per visible cell) at the exp probe's rate,
 // and everything else, as fractions of its median.
 void print_time_split(const std::vector<Result>& results, const std::vector<Peak>& peaks) {
     bool header = false;
@@ -53,7 +53,7 @@ void print_time_split(const std::vector<Result>& results, const std::vector<Peak
         const double exps = double(c.batch * c.heads) * c.elements() * c.visible;
         const double exp_time = exps / peak->exps_per_second / r.timing.median;
         const double rest = 1.0 - products - exp_time;
-        std::printf("  %s%s %s: the products at the FMA peak %s, %s exponentials at the exp kernel's rate %s, "
+        std::printf("  %s%s %s: the products at the FMA peak %s, %s exponentials at the exp probe's rate %s, "
                     "everything else %s\n",
                     op_name(c.op), c.causal ? "/c" : "", c.shape().c_str(), num(100.0 * products, "%.0f%%").c_str(),
                     num(exps, "%.3g").c_str(), num(100.0 * exp_time, "%.0f%%").c_str(),
@@ -75,7 +75,8 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
         for (const auto& p : peaks)
             std::printf("  %-8s %7u %10.1f %14.1f %10.2f\n", arch_name(p.arch), p.threads, p.gflops, p.cpu_gflops,
                         p.exps_per_second * 1e-9);
-        std::printf("  G exp/s: the exp kernel alone over 1024 floats in L1 per thread (loads, exp, stores).\n");
+        std::printf("  G exp/s: the fused kernel's exponential alone over 1024 floats in L1 per thread (loads, exp, "
+                    "stores).\n");
         if (!results.empty() || !bandwidth.rows.empty()) std::printf("\n");
     }
     if (!bandwidth.rows.empty()) {

@@ -16,6 +16,7 @@
 // Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include "kernels/lanes.hpp"
@@ -90,6 +91,23 @@ inline vfloat<Arch> exp_nonpositive(const vfloat<Arch>& x) {
     // The low bits of t hold n (two's complement): t << 23 is n << 23 modulo 2^32.
     const F y = xsimd::bitwise_cast<F>(xsimd::bitwise_cast<I>(p) + (xsimd::bitwise_cast<I>(t) << 23));
     return xsimd::select(x < lo, F(0.0f), xsimd::select(x == x, y, x));
+}
+
+// The exponential rate of `attn bench` (its G exp/s and the time split of a fused run):
+// exp_nonpositive, the fused kernel's exponential, over 1024 floats in [−20, 0] (the range a
+// softmax feeds it) in L1, loaded and stored, `iterations` times. Returns a value that
+// depends on the results.
+template <class Arch>
+float exp_probe(std::uint64_t iterations, float seed) {
+    constexpr std::size_t n = 1024, W = lanes<Arch>;
+    alignas(64) float x[n], y[n];
+    for (std::size_t i = 0; i < n; ++i) x[i] = -20.0f * float(i) / float(n);
+    for (std::uint64_t it = 0; it < iterations; ++it) {
+        for (std::size_t i = 0; i < n; i += W)
+            exp_nonpositive<Arch>(vfloat<Arch>::load_aligned(x + i)).store_aligned(y + i);
+        asm volatile("" : : "r"(x), "r"(y) : "memory");  // every iteration loads and stores again
+    }
+    return y[n / 2] * seed;
 }
 
 template <class Arch>

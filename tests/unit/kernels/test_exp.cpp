@@ -94,3 +94,12 @@ TEST_CASE("exp: special values and awkward lengths, per arch") {
         }
     }
 }
+
+TEST_CASE("exp: bench's exp probe computes the fused kernel's exponential, per arch") {
+    // exp_probe runs exp_nonpositive over x_i = −20·i/1024 and returns y[512]·seed = e^−10·seed.
+    for (const auto& k : attn::test::supported_arch_kernels()) {
+        if (!k.exp_probe) continue;  // scalar: no probe
+        INFO("arch " << std::string(k.name));
+        CHECK(k.exp_probe(3, 2.0f) == doctest::Approx(2.0 * std::exp(-10.0)).epsilon(3e-7));
+    }
+}
