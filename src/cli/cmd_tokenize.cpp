@@ -103,8 +103,9 @@ int cmd_tokenize(int argc, char** argv) {
         "special tokens. Anything else (Unigram, UnicodeScripts, Precompiled) is refused by name, and\n"
         "so is a hostile file: regex groups nested deeper than 256, a match attempt past 10,000,000\n"
         "steps (Oniguruma's limit, Hugging Face's regex engine) or 1 MiB of stack, the attempts over\n"
-        "one text past 10,000,000 steps plus 1,000 per character, normalizers and pre-tokenizers\n"
-        "that grow a text past 64 times its length plus 1 Mi characters.\n");
+        "one text past 10,000,000 steps plus 1,000 per character (and as many characters compared\n"
+        "by repeats such as a{100000}), repeat counts above 100000 (Oniguruma's), normalizers and\n"
+        "pre-tokenizers that grow a text past 64 times its length plus 1 Mi characters.\n");
     options.custom_help("PATH --text TEXT [--text-pair TEXT] [OPTIONS]");
     options.positional_help("");
     options.add_options()

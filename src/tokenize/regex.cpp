@@ -139,12 +139,19 @@ private:
         return r;
     }
 
-    bool braces(int* min, int* max) {  // {m}, {m,}, {m,n} at i_
+    // {m}, {m,}, {m,n} at i_. Counts above Oniguruma's ONIG_MAX_REPEAT_NUM (100000) and
+    // {m,n} with n < m are refused, as Oniguruma refuses them.
+    bool braces(int* min, int* max) {
+        constexpr int most = 100000;
         std::size_t j = i_ + 1;
+        bool too_big = false;
         auto number = [&](int* out) {
             std::size_t start = j;
             int v = 0;
-            while (j < p_.size() && p_[j] >= '0' && p_[j] <= '9') v = v * 10 + int(p_[j++] - '0');
+            for (; j < p_.size() && p_[j] >= '0' && p_[j] <= '9'; ++j) {
+                v = std::min(v * 10 + int(p_[j] - '0'), most + 1);
+                too_big |= v > most;
+            }
             *out = v;
             return j > start;
         };
@@ -155,6 +162,8 @@ private:
             if (!number(max)) *max = -1;
         }
         if (j >= p_.size() || p_[j] != '}') return false;
+        if (too_big) fail("a repeat count above 100000 (Oniguruma's limit)");
+        if (*max >= 0 && *max < *min) fail("a repeat range {m,n} with n < m");
         i_ = j + 1;
         return true;
     }
@@ -352,7 +361,7 @@ std::uintptr_t stack_top() { return reinterpret_cast<std::uintptr_t>(__builtin_f
 
 // The budget of the outermost TextBudget on this thread (active: one lives).
 struct SharedBudget {
-    std::size_t chars = 0, used = 0;
+    std::size_t chars = 0, used = 0, compared = 0;  // compared: Matcher::compare's characters
     bool active = false;
 };
 thread_local SharedBudget shared_budget;
@@ -360,7 +369,7 @@ thread_local SharedBudget shared_budget;
 }  // namespace
 
 Regex::TextBudget::TextBudget(std::size_t chars) : outer_(!shared_budget.active) {
-    if (outer_) shared_budget = {chars, 0, true};
+    if (outer_) shared_budget = {chars, 0, 0, true};
 }
 Regex::TextBudget::~TextBudget() {
     if (outer_) shared_budget = {};
@@ -434,6 +443,19 @@ private:
                              std::to_string(chars) + " characters (catastrophic backtracking)");
     }
 
+    // The characters a repeated class compares to measure its run, over the whole text: as
+    // many as its steps may be (a word of millions of letters is one legitimate match), so
+    // that a{100000}b over a long run of a's, which compares 10^5 characters at every start
+    // in one step each, gives up as a*b does.
+    void compared(std::size_t n) const {
+        const bool shared = shared_budget.active;
+        const std::size_t chars = shared ? shared_budget.chars : t_.size();
+        if (((shared ? shared_budget.compared : text_compared_) += n) > Regex::max_text_steps(chars))
+            throw InputError("tokenizer.json: regex " + shown_ + " gives up after comparing " +
+                             std::to_string(Regex::max_text_steps(chars)) + " characters in repeats over a text of " +
+                             std::to_string(chars) + " characters (catastrophic backtracking)");
+    }
+
     bool seq(const Node& n, std::size_t part, std::size_t i, const Cont& k) const {
         if (part == n.items.size()) return k(i);
         return match(*n.items[part], i, [&](std::size_t j) { return seq(n, part + 1, j, k); });
@@ -447,6 +469,7 @@ private:
         std::size_t most = i;
         const std::size_t limit = n.max < 0 ? t_.size() : std::min(t_.size(), i + std::size_t(n.max));
         while (most < limit && chars_match(c, t_[most])) ++most;
+        compared(most - i);
         const std::size_t least = i + std::size_t(n.min);
         if (most < least) return false;
         if (n.greedy) {
@@ -472,7 +495,7 @@ private:
 
     std::u32string_view t_;
     const std::string& shown_;
-    mutable std::size_t steps_ = 0, text_steps_ = 0;
+    mutable std::size_t steps_ = 0, text_steps_ = 0, text_compared_ = 0;
     std::uintptr_t base_ = 0;
 };
 

@@ -256,6 +256,19 @@ TEST_CASE("tokenize: hostile patterns and normalizers are InputErrors, not crash
                              doctest::Contains("backtracking steps in one match"), InputError);
     // The budget is per match attempt: a long text of cheap attempts is fine.
     CHECK(Regex(U"(a|aa)+b", Regex::Spaces::unicode).find_all(repeated(U"aab ", 20000)).size() == 20000);
+    // A counted repeat of one class measures its run at every start: the characters compared
+    // have a budget over the text as the steps do (10^7 + 1000 per character: 3·10^7 here,
+    // against ~1.5·10^8).
+    CHECK_THROWS_WITH_AS(Regex(U"a{10000}b", Regex::Spaces::unicode).find_all(repeated(U"a", 20000)),
+                         doctest::Contains("gives up after comparing 30000000 characters in repeats over a text of 20000"),
+                         InputError);
+    CHECK(Regex(U"\\p{L}+", Regex::Spaces::unicode).find_all(repeated(U"a", 12'000'000)).size() == 1);  // one long word
+    // Oniguruma's limits on counts: at most 100000, and {m,n} needs n >= m.
+    CHECK_THROWS_WITH_AS(Regex(U"a{100001}", Regex::Spaces::unicode), doctest::Contains("a repeat count above 100000"),
+                         InputError);
+    CHECK_THROWS_WITH_AS(Regex(U"a{99999999999}", Regex::Spaces::unicode), doctest::Contains("above 100000"), InputError);
+    CHECK_THROWS_WITH_AS(Regex(U"a{3,2}", Regex::Spaces::unicode), doctest::Contains("{m,n} with n < m"), InputError);
+    CHECK(split_text(Regex(U"a{2,100000}", Regex::Spaces::unicode), U"baaab") == std::vector<std::string>{"aaa"});
     // Eight Replaces of "a" by sixteen a's would grow the text 16^8-fold.
     std::string seq;
     for (int i = 0; i < 8; ++i)
