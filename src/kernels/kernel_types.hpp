@@ -105,9 +105,11 @@ constexpr KeyRange visible_range(Causal causal, KeyWindow window, std::size_t i,
 }
 
 // A row's log-sum-exp from its softmax's running max m and sum l = Σ exp(x − m): m + ln l,
-// in double and rounded once; -inf for a fully masked row (l = 0). The one definition for the
-// fused, split-K and materialised paths (--show lse, attn merge).
+// in double and rounded once; -inf for a fully masked row (l = 0), NaN where l is NaN (a score
+// that overflowed to +inf gives exp(inf − inf): the overflow is reported, not a masked row).
+// The one definition for the fused, split-K and materialised paths (--show lse, attn merge).
 inline float log_sum_exp(float m, double l) noexcept {
+    if (l != l) return std::numeric_limits<float>::quiet_NaN();
     return l > 0.0 ? float(double(m) + std::log(l)) : -std::numeric_limits<float>::infinity();
 }
 
