@@ -190,9 +190,10 @@ void check_masked_rows(const AttendInputs& in, const AttendResults& res) {
     if (res.masked_rows > truly_masked) {
         const std::size_t n = res.masked_rows - truly_masked;
         // Q·Kᵀ itself may overflow before a small scale would bring it back in range (the Tq×Tk
-        // path scales after the product), hence the "or".
+        // path scales after the product), hence "or". Toward −inf the row looks masked; +inf
+        // and inf − inf make it NaN, which the fused kernel also counts as masked (l is not > 0).
         throw RuntimeFailure("the scaled scores of " + std::to_string(n) + " row" + (n == 1 ? "" : "s") +
-                             " overflow float32 toward -inf (or Q·Kᵀ did, before the scale): the inputs overflow "
+                             " overflow float32 (to ±inf or NaN, in Q·Kᵀ or after the scale): the inputs overflow "
                              "float32 (scale them down)");
     }
 }

@@ -63,8 +63,8 @@ VarianceTable kv_error_table(const AttendInputs& in, const AttendResults& res);
 void check_results(const Show& show, const AttendInputs& in, const AttendResults& res, const AttendSettings& s);
 
 // A row the engine reports as fully masked although the mask, causal rule, lengths and bias
-// allow some key: its finite scores overflowed float32 toward -inf. That is a numeric
-// failure (RuntimeFailure), as an overflow toward +inf is, not a masked row.
+// allow some key: its scores overflowed float32 (toward −inf, or to +inf or NaN, which leave
+// the fused kernel's sum NaN). That is a numeric failure (RuntimeFailure), not a masked row.
 void check_masked_rows(const AttendInputs& in, const AttendResults& res);
 
 // The --show items in the user's order. The views point into res and the table.
