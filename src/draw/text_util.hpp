@@ -11,21 +11,23 @@
 
 namespace attn::viz::detail {
 
+// The bytes of the UTF-8 code point at s[i] (an invalid byte stands alone).
+inline std::size_t code_point_size(const std::string& s, std::size_t i) {
+    std::size_t n = 1;
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0xF0) n = 4;
+    else if (c >= 0xE0) n = 3;
+    else if (c >= 0xC0) n = 2;
+    if (i + n > s.size()) n = 1;
+    for (std::size_t k = 1; k < n; ++k)
+        if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) n = 1;
+    return n;
+}
+
 // Splits UTF-8 text into code points (each as its bytes); invalid bytes stand alone.
 inline std::vector<std::string> code_points(const std::string& s) {
     std::vector<std::string> out;
-    for (std::size_t i = 0; i < s.size();) {
-        std::size_t n = 1;
-        const unsigned char c = static_cast<unsigned char>(s[i]);
-        if (c >= 0xF0) n = 4;
-        else if (c >= 0xE0) n = 3;
-        else if (c >= 0xC0) n = 2;
-        if (i + n > s.size()) n = 1;
-        for (std::size_t k = 1; k < n; ++k)
-            if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) n = 1;
-        out.push_back(s.substr(i, n));
-        i += n;
-    }
+    for (std::size_t i = 0, n; i < s.size(); i += n) out.push_back(s.substr(i, n = code_point_size(s, i)));
     return out;
 }
 
@@ -42,13 +44,15 @@ inline std::vector<std::string> glyphs(const std::string& s) {
     return out;
 }
 
-// The first `max` code points, with "…" when cut.
+// The first `max` code points, with "…" when cut. Reads only as far as it keeps (a label may
+// be megabytes long).
 inline std::string truncate(const std::string& s, std::size_t max) {
-    const std::vector<std::string> cps = code_points(s);
-    if (cps.size() <= max) return s;
-    std::string out;
-    for (std::size_t i = 0; i + 1 < max; ++i) out += cps[i];
-    return out + "…";
+    std::size_t end = 0;  // the bytes of the first max − 1 code points
+    for (std::size_t i = 0, count = 0; i < s.size(); i += code_point_size(s, i), ++count) {
+        if (count == max) return s.substr(0, end) + "…";
+        if (count + 1 < max) end = i + code_point_size(s, i);
+    }
+    return s;
 }
 
 // Replaces control characters (they would break a terminal or XML) with '?'.

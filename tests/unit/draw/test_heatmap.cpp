@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attn/viz.hpp"
+#include "draw/text_util.hpp"
 
 namespace {
 
@@ -213,4 +214,18 @@ TEST_CASE("want_color: terminal and NO_COLOR") {
     ::setenv("NO_COLOR", "", 1);
     CHECK(attn::viz::want_color(true));
     ::unsetenv("NO_COLOR");
+}
+
+TEST_CASE("heatmap labels: truncate keeps whole code points and reads only what it keeps") {
+    using attn::viz::detail::truncate;
+    CHECK(truncate("abc", 3) == "abc");
+    CHECK(truncate("abcd", 3) == "ab…");
+    CHECK(truncate("héllo", 3) == "hé…");            // é is two bytes
+    CHECK(truncate("日本語です", 4) == "日本語…");  // three bytes each
+    CHECK(truncate("a\xff" "bc", 3) == "a\xff…");   // an invalid byte is one code point
+    CHECK(truncate("", 0) == "");
+    CHECK(truncate("x", 0) == "…");
+    // A label of 16 MiB: cut to its first 15 characters (it built a string per character).
+    const std::string huge(16u << 20, 'a');
+    CHECK(truncate(huge, 16) == std::string(15, 'a') + "…");
 }
