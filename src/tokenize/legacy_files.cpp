@@ -62,8 +62,13 @@ TokenizerFiles find_tokenizer_files(const std::string& path) {
         f.tokenizer_json = dir + "tokenizer.json";
     } else if (is_file(dir + "vocab.txt")) {
         f.vocab_txt = dir + "vocab.txt";
-        if (is_file(dir + "tokenizer_config.json"))
-            f.lowercase = json::parse_json(read_whole_file(dir + "tokenizer_config.json")).bool_or("do_lower_case", true);
+        if (const std::string config = dir + "tokenizer_config.json"; is_file(config)) {
+            try {
+                f.lowercase = json::parse_json(read_whole_file(config)).bool_or("do_lower_case", true);
+            } catch (const InputError& e) {
+                throw InputError(config + ": " + e.what());
+            }
+        }
     } else if (is_file(dir + "vocab.json") && is_file(dir + "merges.txt")) {
         f.vocab_json = dir + "vocab.json";
         f.merges_txt = dir + "merges.txt";
