@@ -12,6 +12,7 @@
 #include "read/input_bytes.hpp"
 #include "read/json.hpp"
 #include "read/model/elements.hpp"
+#include "runtime/utf8.hpp"
 #include "tensor/finite_scan.hpp"
 
 namespace attn::model {
@@ -111,8 +112,10 @@ Weights::Weights(const std::string& folder) : folder_(folder) {
         for (const json::Value& f : map->values()) {
             if (!f.is_string()) throw InputError(index + ": \"weight_map\": expected file names");
             const std::string& name = f.as_string();
-            if (name.find('/') != std::string::npos || name.empty() || name[0] == '.')
-                throw InputError(index + ": shard '" + name + "' is not a file name in the folder");
+            // A NUL would end the name at the system call (opening another file than named).
+            if (name.find('/') != std::string::npos || name.find('\0') != std::string::npos || name.empty() ||
+                name[0] == '.')
+                throw InputError(index + ": shard '" + io::printable_utf8(name, 80) + "' is not a file name in the folder");
             bool seen = false;
             for (const std::string& g : files) seen = seen || g == name;
             if (!seen) files.push_back(name);
