@@ -17,6 +17,7 @@
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
+#include "read/content_hint.hpp"
 #include "read/input_bytes.hpp"
 #include "runtime/system_memory.hpp"
 #include "runtime/utf8.hpp"
@@ -36,7 +37,7 @@ InputError nul_byte_error(std::string_view text, std::size_t offset, const std::
     const std::size_t line_start = offset == 0 ? 0 : text.rfind('\n', offset - 1) + 1;  // npos + 1 == 0
     const std::size_t line = 1 + std::size_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(offset), '\n'));
     return InputError(name + ":" + std::to_string(line) + ":" + std::to_string(offset - line_start + 1) +
-                      ": a NUL byte: binary data is neither text nor .npy");
+                      ": a NUL byte: binary data is neither text nor .npy" + detail::content_hint(text));
 }
 
 // .npy: the total size the bytes read so far promise, as soon as the header is complete, so

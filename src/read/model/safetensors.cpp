@@ -13,6 +13,7 @@
 
 #include "attn/error.hpp"
 #include "attn/model_file.hpp"
+#include "read/content_hint.hpp"
 #include "read/header_cursor.hpp"
 #include "read/model/elements.hpp"
 #include "runtime/utf8.hpp"
@@ -242,14 +243,18 @@ private:
 std::vector<Entry> parse_header(std::string_view bytes, const std::string& source, std::string_view* data,
                                 std::map<std::string, std::string>* metadata = nullptr) {
     auto fail = [&](const std::string& m) -> void { throw InputError(source + ": " + m); };
-    if (bytes.size() < 8) fail("not a model file (no safetensors header: shorter than its 8-byte header length)");
+    // Not a safetensors file at all: say what it is when its bytes tell (an .npy, a zip).
+    auto not_safetensors = [&](const std::string& why) {
+        fail("not a model file (no safetensors header: " + why + ")" + detail::content_hint(bytes.substr(0, 16)));
+    };
+    if (bytes.size() < 8) not_safetensors("shorter than its 8-byte header length");
     std::uint64_t n = 0;
     for (int k = 0; k < 8; ++k) n |= std::uint64_t(static_cast<unsigned char>(bytes[std::size_t(k)])) << (8 * k);
     if (n > max_header_bytes)
-        fail("not a model file (no safetensors header: its header length " + std::to_string(n) + " exceeds the limit of " +
-             std::to_string(max_header_bytes) + " bytes)");
+        not_safetensors("its header length " + std::to_string(n) + " exceeds the limit of " +
+                        std::to_string(max_header_bytes) + " bytes");
     if (bytes.size() - 8 < n) fail("truncated safetensors header: it needs " + std::to_string(n) + " bytes, the file has " + std::to_string(bytes.size() - 8));
-    if (n < 2 || bytes[8] != '{') fail("not a model file (no safetensors header: the header is not a JSON object)");
+    if (n < 2 || bytes[8] != '{') not_safetensors("the header is not a JSON object");
     // The header is UTF-8 text, as the reference reader requires before it parses the JSON.
     const std::string_view header = bytes.substr(8, n);
     for (std::size_t i = 0; i < header.size();) {

@@ -1,0 +1,26 @@
+// Internal to src/read: what a file's first bytes say it is, for the error of a reader that
+// the file's name sent there (an .npz renamed .txt, an .npy renamed .safetensors). The text
+// and .npy readers recognise their input by content; the archives go by their names.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace attn::io::detail {
+
+// " (its bytes are ...)" for a zip, an .npy or a safetensors file; "" otherwise.
+inline std::string content_hint(std::string_view head) {
+    if (head.starts_with("PK\x03\x04") || head.starts_with("PK\x05\x06"))
+        return " (its bytes are a zip archive: an .npz or a PyTorch checkpoint, read by the names FILE.npz, FILE.pt "
+               "or FILE.pth)";
+    if (head.starts_with("\x93NUMPY")) return " (its bytes are an .npy file)";
+    if (head.size() >= 10 && head[8] == '{' && head[9] == '"') {
+        std::uint64_t n = 0;
+        for (int k = 0; k < 8; ++k) n |= std::uint64_t(static_cast<unsigned char>(head[std::size_t(k)])) << (8 * k);
+        if (n >= 2 && n <= head.size() - 8 + (std::uint64_t(1) << 30))
+            return " (its bytes are a safetensors file, read by the name FILE.safetensors)";
+    }
+    return "";
+}
+
+}  // namespace attn::io::detail
