@@ -31,10 +31,18 @@ std::vector<std::vector<std::int64_t>> parse_id_rows(const std::string& value, c
     struct stat st {};
     std::string text = value;
     std::string where = option + " '" + value + "'";
-    if (::stat(value.c_str(), &st) == 0) {
+    const bool file = ::stat(value.c_str(), &st) == 0;
+    if (file) {
         text = io::read_text_file(value);
         where = value;
     }
+    std::size_t line = 1;                // of the text, for a file's errors
+    std::vector<std::size_t> row_lines;  // the line each row starts on
+    // The ids given inline are a usage error, a file's are bad input (exit 3) at its line.
+    const auto fail = [&](const std::string& what, std::size_t at) {
+        if (file) throw InputError(where + ":" + std::to_string(at) + ": " + what);
+        throw UsageError(where + ": " + what);
+    };
     std::vector<std::vector<std::int64_t>> rows(1);
     std::string number;
     bool comma_open = false, row_open = false;  // a comma waits for the id after it, a ';' for the row
@@ -48,39 +56,42 @@ std::vector<std::vector<std::int64_t>> parse_id_rows(const std::string& value, c
             used = 0;
         }
         if (used != number.size() || number[0] == '+')
-            throw UsageError(where + ": '" + number + "' is not an integer token id");
+            fail("'" + io::printable_utf8(number, 40) + "' is not an integer token id", line);
+        if (rows.back().empty()) row_lines.push_back(line);
         rows.back().push_back(v);
         number.clear();
         comma_open = row_open = false;
     };
-    const auto empty_id = [&] { return UsageError(where + ": an empty id (a comma at a row's start or end, or two in a row)"); };
-    const auto empty_row = [&] { return UsageError(where + ": an empty row (a ';' at the start or end, or two in a row)"); };
+    const auto empty_id = [&] { fail("an empty id (a comma at a row's start or end, or two in a row)", line); };
+    const auto empty_row = [&] { fail("an empty row (a ';' at the start or end, or two in a row)", line); };
     for (char ch : text) {
         if (ch == ',') {
             flush();
-            if (comma_open || rows.back().empty()) throw empty_id();
+            if (comma_open || rows.back().empty()) empty_id();
             comma_open = true;
         } else if (ch == ' ' || ch == '\t' || ch == '\r') {
             flush();
         } else if (ch == ';' || ch == '\n') {
             flush();
-            if (comma_open) throw empty_id();
-            if (ch == ';' && rows.back().empty()) throw empty_row();
+            if (comma_open) empty_id();
+            if (ch == ';' && rows.back().empty()) empty_row();
             if (!rows.back().empty()) rows.emplace_back();
             row_open = row_open || ch == ';';
+            line += ch == '\n';
         } else {
             number += ch;
         }
     }
     flush();
-    if (comma_open) throw empty_id();
-    if (row_open) throw empty_row();
+    if (comma_open) empty_id();
+    if (row_open) empty_row();
     if (rows.back().empty()) rows.pop_back();
-    if (rows.empty()) throw UsageError(where + ": no token ids");
-    for (const auto& r : rows)
-        if (r.size() != rows[0].size())
-            throw UsageError(where + ": rows of " + std::to_string(rows[0].size()) + " and " + std::to_string(r.size()) +
-                             " ids: every row (batch item) needs the same number of tokens");
+    if (rows.empty()) fail("no token ids", line);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        if (rows[i].size() != rows[0].size())
+            fail("rows of " + std::to_string(rows[0].size()) + " and " + std::to_string(rows[i].size()) +
+                            " ids: every row (batch item) needs the same number of tokens",
+                        row_lines[i]);
     return rows;
 }
 
