@@ -5,6 +5,7 @@
 #include "tokenize/regex.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <cstdint>
 #include <functional>
 
@@ -123,25 +124,29 @@ private:
     std::unique_ptr<Node> quantified(std::unique_ptr<Node> a) {
         if (!more()) return a;
         int min, max;
+        bool possessive = false;
         const char32_t c = p_[i_];
         if (c == '*') min = 0, max = -1, ++i_;
         else if (c == '+') min = 1, max = -1, ++i_;
         else if (c == '?') min = 0, max = 1, ++i_;
-        else if (c == '{' && braces(&min, &max)) {}
+        else if (c == '{' && braces(&min, &max, &possessive)) {}
         else return a;
         auto r = std::make_unique<Node>();
         r->kind = Node::repeat;
         r->min = min;
         r->max = max;
-        if (more() && p_[i_] == '?') r->greedy = false, ++i_;
+        r->possessive = possessive;
+        if (possessive) {}  // {n,m} with n > m: a '?' or '+' after it is not a modifier
+        else if (more() && p_[i_] == '?') r->greedy = false, ++i_;
         else if (more() && p_[i_] == '+') r->possessive = true, ++i_;
         r->items.push_back(std::move(a));
         return r;
     }
 
-    // {m}, {m,}, {m,n} at i_. Counts above Oniguruma's ONIG_MAX_REPEAT_NUM (100000) and
-    // {m,n} with n < m are refused, as Oniguruma refuses them.
-    bool braces(int* min, int* max) {
+    // {m}, {m,}, {m,n} at i_. Counts above Oniguruma's ONIG_MAX_REPEAT_NUM (100000) are
+    // refused, as Oniguruma refuses them; {n,m} with n > m is Oniguruma's possessive interval
+    // (since 6.9.2, its doc/RE): m to n times, possessive.
+    bool braces(int* min, int* max, bool* possessive) {
         constexpr int most = 100000;
         std::size_t j = i_ + 1;
         bool too_big = false;
@@ -163,7 +168,7 @@ private:
         }
         if (j >= p_.size() || p_[j] != '}') return false;
         if (too_big) fail("a repeat count above 100000 (Oniguruma's limit)");
-        if (*max >= 0 && *max < *min) fail("a repeat range {m,n} with n < m");
+        if (*max >= 0 && *max < *min) std::swap(*min, *max), *possessive = true;
         i_ = j + 1;
         return true;
     }

@@ -263,11 +263,14 @@ TEST_CASE("tokenize: hostile patterns and normalizers are InputErrors, not crash
                          doctest::Contains("gives up after comparing 30000000 characters in repeats over a text of 20000"),
                          InputError);
     CHECK(Regex(U"\\p{L}+", Regex::Spaces::unicode).find_all(repeated(U"a", 12'000'000)).size() == 1);  // one long word
-    // Oniguruma's limits on counts: at most 100000, and {m,n} needs n >= m.
+    // Oniguruma's limit on counts: at most 100000. {n,m} with n > m is its possessive interval:
+    // m to n times, giving nothing back (so a{3,2}a never matches, a{2,3}a matches "aaa").
     CHECK_THROWS_WITH_AS(Regex(U"a{100001}", Regex::Spaces::unicode), doctest::Contains("a repeat count above 100000"),
                          InputError);
     CHECK_THROWS_WITH_AS(Regex(U"a{99999999999}", Regex::Spaces::unicode), doctest::Contains("above 100000"), InputError);
-    CHECK_THROWS_WITH_AS(Regex(U"a{3,2}", Regex::Spaces::unicode), doctest::Contains("{m,n} with n < m"), InputError);
+    CHECK(split_text(Regex(U"a{3,2}", Regex::Spaces::unicode), U"baaaab") == std::vector<std::string>{"aaa"});
+    CHECK(split_text(Regex(U"a{3,2}a", Regex::Spaces::unicode), U"baaab").empty());
+    CHECK(split_text(Regex(U"a{2,3}a", Regex::Spaces::unicode), U"baaab") == std::vector<std::string>{"aaa"});
     CHECK(split_text(Regex(U"a{2,100000}", Regex::Spaces::unicode), U"baaab") == std::vector<std::string>{"aaa"});
     // Eight Replaces of "a" by sixteen a's would grow the text 16^8-fold.
     std::string seq;
