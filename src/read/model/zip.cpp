@@ -8,6 +8,7 @@
 #include <string>
 
 #include "attn/error.hpp"
+#include "read/content_hint.hpp"
 #include "read/header_cursor.hpp"
 #include "read/model/zip.hpp"
 #include "runtime/system_memory.hpp"
@@ -36,7 +37,8 @@ std::vector<ZipMember> zip_members(std::string_view a, const std::string& source
     auto fail = [&](const std::string& m) -> void { throw InputError(source + ": " + m); };
     if (a.size() < end_size || le(a, 0, 4) != sig_local) {
         if (a.size() >= end_size && le(a, 0, 4) == sig_end) fail("an empty .npz archive (no arrays)");
-        fail("not a model file (no zip signature: an .npz or torch.save file is a zip archive)");
+        fail("not a model file (no zip signature: an .npz or torch.save file is a zip archive)" +
+             detail::content_hint(a.substr(0, 16), detail::Hint::not_zip));
     }
     // The end record sits at the very end, followed only by its comment (at most 64 KiB).
     std::size_t end = std::string_view::npos;

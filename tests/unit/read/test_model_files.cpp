@@ -18,6 +18,7 @@
 
 #include "attn/error.hpp"
 #include "attn/model_file.hpp"
+#include "read/content_hint.hpp"
 #include "read/model/zip.hpp"
 #include "test_util.hpp"
 
@@ -415,4 +416,20 @@ TEST_CASE("npy_shape: the header alone, as attn ls lists an npz member (NaN valu
     // The header and the size are still validated.
     CHECK(error_of([&] { attn::io::npy_shape(npy, npy.size() - 1, "n.npy"); }).find("truncated data") !=
           std::string::npos);
+}
+
+TEST_CASE("content_hint: what a misnamed file's first bytes are, never the failing reader's own format") {
+    using attn::io::detail::content_hint;
+    using attn::io::detail::Hint;
+    const std::string zip("PK\x03\x04rest", 8), npy("\x93NUMPY\x01\x00", 8);
+    const std::string st = std::string("\x07\x00\x00\x00\x00\x00\x00\x00", 8) + "{\"a\":1}";
+    CHECK(content_hint(zip).find("a zip archive") != std::string::npos);
+    CHECK(content_hint(npy) == " (its bytes are an .npy file)");
+    CHECK(content_hint(st).find("a safetensors file") != std::string::npos);
+    CHECK(content_hint(zip, Hint::not_zip).empty());
+    CHECK(content_hint(st, Hint::not_safetensors).empty());
+    CHECK(content_hint(npy, Hint::not_zip) == " (its bytes are an .npy file)");
+    CHECK(content_hint("").empty());
+    CHECK(content_hint("1 2 3\n4 5 6\n").empty());
+    CHECK(content_hint(std::string("\x07\x00\x00", 3)).empty());  // short: nothing read past the end
 }
