@@ -86,7 +86,10 @@ std::vector<std::vector<std::int64_t>> parse_id_rows(const std::string& value, c
     if (comma_open) empty_id();
     if (row_open) empty_row();
     if (rows.back().empty()) rows.pop_back();
-    if (rows.empty()) fail("no token ids", line);
+    if (rows.empty()) {  // no line to point at
+        if (file) throw InputError(where + ": no token ids");
+        throw UsageError(where + ": no token ids");
+    }
     for (std::size_t i = 0; i < rows.size(); ++i)
         if (rows[i].size() != rows[0].size())
             fail("rows of " + std::to_string(rows[0].size()) + " and " + std::to_string(rows[i].size()) +

@@ -63,8 +63,9 @@ TokenizerFiles find_tokenizer_files(const std::string& path) {
     } else if (is_file(dir + "vocab.txt")) {
         f.vocab_txt = dir + "vocab.txt";
         if (const std::string config = dir + "tokenizer_config.json"; is_file(config)) {
+            const std::string text = read_whole_file(config);  // its errors name the file
             try {
-                f.lowercase = json::parse_json(read_whole_file(config)).bool_or("do_lower_case", true);
+                f.lowercase = json::parse_json(text).bool_or("do_lower_case", true);
             } catch (const InputError& e) {
                 throw InputError(config + ": " + e.what());
             }
