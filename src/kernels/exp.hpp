@@ -12,7 +12,8 @@
 // is vscalefps with a zero-mask instead of the clamp, the add and two selects: 4 fewer
 // instructions on the two ports the FMAs use, the same bits (compared on every float x ≤ 0,
 // NaN in, NaN out), fused attention T=4096 d=64 on 1 thread 3% faster (fastest of 11 runs, 6
-// rounds alternating with the old binary: 0.0229-0.0232 s → 0.0221-0.0224 s; d=128 unchanged).
+// rounds alternating with the old binary: 0.0229-0.0233 s → 0.0221-0.0224 s, leaving out the first
+// round's 0.0256 s; d=128 unchanged).
 // Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
 #pragma once
 #include <cstddef>
