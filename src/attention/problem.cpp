@@ -2,7 +2,9 @@
 // checked once, into (batch, head) pointer arithmetic.
 #include "attn/problem.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <set>
@@ -41,6 +43,18 @@ void resolve_positions(const AttentionSpec& spec, AttentionProblem& p) {
         if (!(spec.alibi > 0.0f) || std::isinf(spec.alibi))
             throw InputError("alibi max bias " + std::to_string(spec.alibi) + ": expected a positive finite number (BLOOM: 8)");
         p.alibi_slopes = alibi_slopes(p.H, spec.alibi);
+        // The kernels compute slope·(j − p) with j − p an exact float32 integer (kernels/alibi.hpp).
+        constexpr long long exact = 1LL << 24;
+        for (std::size_t b = 0; b < p.B; ++b) {
+            const long long first = p.offset(b), last = first + (long long)p.Tq - 1, keys = (long long)p.Tk - 1;
+            const long long reach = std::max({std::llabs(first), std::llabs(last), std::llabs(keys - first),
+                                              std::llabs(keys - last)});
+            if (reach >= exact)
+                throw InputError("ALiBi with query positions " + std::to_string(first) + " to " + std::to_string(last) +
+                                 " and keys 0 to " + std::to_string(keys) + ": a query and a key " +
+                                 std::to_string(reach) + " positions apart, where ALiBi's slope·(key − query) needs " +
+                                 "them closer than 2^24 (float32's whole numbers)");
+        }
     }
 }
 

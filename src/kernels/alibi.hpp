@@ -1,9 +1,9 @@
 // ALiBi (Press et al. 2022; BLOOM, MPT, ggml's max_bias): the score of the query at position p
 // (i + the causal offset, AttentionProblem::position) and key j gains slope·(j − p), after the softcap and
 // before the bias (kernel_api.hpp's alibi_slope). Computed on the fly from (slope, p, j), never
-// stored as a Tq×Tk bias: j − p is an exact integer in float32 (|j − p| < 2^24), the product is
-// rounded once, then added (no fused multiply-add: the bits of the scalar kernels'
-// x + slope·float(j − p)).
+// stored as a Tq×Tk bias: j − p is an exact integer in float32 (|j − p| < 2^24, which resolving
+// the problem checks), the product is rounded once, then added (no fused multiply-add: the bits
+// of the scalar kernels' x + slope·float(j − p)).
 // Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
 #pragma once
 #include <cstddef>
