@@ -20,6 +20,7 @@
 #include "cli/help/help.hpp"
 #include "cli/option_values.hpp"
 #include "runtime/did_you_mean.hpp"
+#include "write/output_file.hpp"
 
 namespace attn::cli {
 
@@ -240,7 +241,7 @@ io::OutputOptions output_options(const cxxopts::ParseResult& r) {
     else if (ends(".safetensors"))  // a model file: csv under its name would replace it
         throw UsageError("-o " + path + ": attn does not write safetensors files: choose another name (.npz for a "
                          "NumPy archive), or give --format to use this one anyway");
-    else out.format = stdout_is_terminal() && (path.empty() || path == "-") ? io::Format::pretty : io::Format::csv;
+    else out.format = io::detail::output_is_terminal(path) ? io::Format::pretty : io::Format::csv;
     out.digits = digits_option(r);
     out.line_width = terminal_columns();
     if (r.count("output")) {

@@ -78,8 +78,19 @@ int standard_stream_of(const std::string& path) {
 
 }  // namespace
 
+bool output_is_terminal(const std::string& path) {
+    if (path.empty() || path == "-") return ::isatty(STDOUT_FILENO) == 1;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISCHR(st.st_mode)) return false;
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);  // only a character device
+    if (fd < 0) return false;
+    const bool terminal = ::isatty(fd) == 1;
+    ::close(fd);
+    return terminal;
+}
+
 void refuse_binary_on_terminal(const std::string& path, const char* format) {
-    if ((path.empty() || path == "-") && ::isatty(STDOUT_FILENO) == 1)
+    if (output_is_terminal(path))
         throw SettingError("output", std::string(format) + " is binary: refusing to write it to a terminal (use ",
                            " FILE or a pipe)");
 }

@@ -20,8 +20,12 @@ namespace attn::io::detail {
 // (the same for every command); any other error is a RuntimeFailure.
 void write_stdout(std::string_view bytes);
 
-// Binary output (npy) bound for standard output ("" or "-") while it is a terminal: a
-// UsageError, before anything is written.
+// Whether output to `path` reaches a terminal: standard output ("" or "-") while it is one, or a
+// path naming a terminal (/dev/stdout on a terminal, /dev/tty).
+bool output_is_terminal(const std::string& path);
+
+// Binary output (npy) bound for a terminal (output_is_terminal): a UsageError, before anything
+// is written.
 void refuse_binary_on_terminal(const std::string& path, const char* format);  // format: "npy" or "npz"
 
 // A folder for `count` (> 1) npy files to be made at `path`, which names a .npy file: a

@@ -137,6 +137,11 @@ if command -v script > /dev/null 2>&1; then
     if grep -q "softmax (5,):" "$T/tty" && grep -q "rc=0" "$T/tty"; then pass; else fail "-o - on a terminal: not pretty: $(cat "$T/tty")"; fi
     script -qec "'$ATTN' softmax '$ROOT/data/fixtures/vector_f4.npy' --format npy; echo rc=\$?" /dev/null < /dev/null > "$T/tty" 2>&1
     if grep -q "refusing to write it to a terminal" "$T/tty" && grep -q "rc=2" "$T/tty"; then pass; else fail "npy to a terminal: $(cat "$T/tty")"; fi
+    # A path naming the terminal is the terminal: pretty, and npy refused (they were csv and bytes).
+    script -qec "'$ATTN' softmax '$ROOT/data/fixtures/vector_f4.npy' -o /dev/stdout; echo rc=\$?" /dev/null < /dev/null > "$T/tty" 2>&1
+    if grep -q "softmax (5,):" "$T/tty" && grep -q "rc=0" "$T/tty"; then pass; else fail "-o /dev/stdout on a terminal: not pretty: $(cat "$T/tty")"; fi
+    script -qec "'$ATTN' softmax '$ROOT/data/fixtures/vector_f4.npy' -o /dev/stdout --format npy; echo rc=\$?" /dev/null < /dev/null > "$T/tty" 2>&1
+    if grep -q "refusing to write it to a terminal" "$T/tty" && grep -q "rc=2" "$T/tty"; then pass; else fail "npy to /dev/stdout on a terminal: $(cat "$T/tty")"; fi
 fi
 
 # ---- --normalize sum whose quotient overflows float32: a numeric failure, not 'inf' ----
