@@ -262,7 +262,7 @@ int cmd_bench(int argc, char** argv) {
         throw UsageError("--sizes needs a single --op (sizes mean different shapes for each op)");
 
     std::vector<std::size_t> dims_d;
-    for (const auto& d : list_option(r, "head-dims", "64")) dims_d.push_back(parse_dim(d, "d"));
+    for (const auto& d : list_option(r, "head-dims", "64")) dims_d.push_back(parse_dim(d, "head-dims"));
 
     std::vector<Case> cases;
     for (Op o : ops) {
