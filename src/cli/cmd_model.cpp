@@ -93,8 +93,8 @@ std::vector<std::vector<std::int64_t>> parse_id_rows(const std::string& value, c
     for (std::size_t i = 0; i < rows.size(); ++i)
         if (rows[i].size() != rows[0].size())
             fail("rows of " + std::to_string(rows[0].size()) + " and " + std::to_string(rows[i].size()) +
-                            " ids: every row (batch item) needs the same number of tokens",
-                        row_lines[i]);
+                     " ids: every row (batch item) needs the same number of tokens",
+                 row_lines[i]);
     return rows;
 }
 

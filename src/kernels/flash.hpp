@@ -103,9 +103,10 @@ inline void micro_kernel(const float* const* a, std::size_t aps, const float* B,
     for (std::size_t v = 0; v < NV; ++v) scale[v] = Acc && alpha ? alpha[v] : F(1.0f);
     F acc[Rows][NV];
     for (std::size_t r = 0; r < Rows; ++r)
-        for (std::size_t v = 0; v < NV; ++v) acc[r][v] = !Acc ? F(0.0f) : F::load_aligned(C + r * ldc + v * W) * scale[v];
-    // kdim ≥ 1 always (scores: dk; mix: a run of ≥ 1 keys): told to GCC, which otherwise copies the
-    // accumulators through a stack array for the kdim = 0 path.
+        for (std::size_t v = 0; v < NV; ++v)
+            acc[r][v] = !Acc ? F(0.0f) : F::load_aligned(C + r * ldc + v * W) * scale[v];
+    // kdim ≥ 1 always (scores: dk; mix: a run of ≥ 1 keys): told to GCC, which otherwise copies
+    // the accumulators through a stack array for the kdim = 0 path.
     if (kdim == 0) __builtin_unreachable();
     std::size_t off = 0;
     for (std::size_t p = 0; p < kdim; ++p, off += aps, B += ldb) {

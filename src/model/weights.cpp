@@ -115,7 +115,8 @@ Weights::Weights(const std::string& folder) : folder_(folder) {
             // A NUL would end the name at the system call (opening another file than named).
             if (name.find('/') != std::string::npos || name.find('\0') != std::string::npos || name.empty() ||
                 name[0] == '.')
-                throw InputError(index + ": shard '" + io::printable_utf8(name, 80) + "' is not a file name in the folder");
+                throw InputError(index + ": shard '" + io::printable_utf8(name, 80) +
+                                 "' is not a file name in the folder");
             bool seen = false;
             for (const std::string& g : files) seen = seen || g == name;
             if (!seen) files.push_back(name);

@@ -5,9 +5,9 @@
 #include "tokenize/regex.hpp"
 
 #include <algorithm>
-#include <utility>
 #include <cstdint>
 #include <functional>
+#include <utility>
 
 #include "attn/error.hpp"
 #include "tokenize/unicode.hpp"
@@ -366,7 +366,7 @@ std::uintptr_t stack_top() { return reinterpret_cast<std::uintptr_t>(__builtin_f
 
 // The budget of the outermost TextBudget on this thread (active: one lives).
 struct SharedBudget {
-    std::size_t chars = 0, used = 0, compared = 0;  // compared: Matcher::compare's characters
+    std::size_t chars = 0, used = 0, compared = 0;  // compared: Matcher::compared's characters
     bool active = false;
 };
 thread_local SharedBudget shared_budget;

@@ -186,10 +186,10 @@ int cmd_bench(int argc, char** argv) {
                  "larger than the in-cache buffer (32 MiB, or half the last-level cache), else from memory. "
                  "Without --peak the same fractions are shown against a quick probe (0.03 s trials) of the "
                  "arch and thread count in use, and of the bandwidth (the best of 5 runs) when a case is memory-bound. "
-                 "With either, the rate of the fused kernel's exponential is measured too, and the table says where the time of each "
-                 "plain fused attention (float32, no mask, bias or variant, more than 4 query rows) goes: its two "
-                 "products at the FMA peak, its exponentials (one per visible cell) at that rate, and "
-                 "everything else")
+                 "With either, the rate of the fused kernel's exponential is measured too, and the table says "
+                 "where the time of each plain fused attention (float32, no mask, bias or variant, more than 4 "
+                 "query rows) goes: its two products at the FMA peak, its exponentials (one per visible cell) at "
+                 "that rate, and everything else")
         ("format", "table, json (hyperfine's field names) or csv (default table)", cxxopts::value<std::string>(), "FMT");
     add_exec_options(options);
     // cxxopts has no one-letter long options: accept the documented --d / --d=LIST as -d.

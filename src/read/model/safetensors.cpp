@@ -245,7 +245,8 @@ std::vector<Entry> parse_header(std::string_view bytes, const std::string& sourc
     auto fail = [&](const std::string& m) -> void { throw InputError(source + ": " + m); };
     // Not a safetensors file at all: say what it is when its bytes tell (an .npy, a zip).
     auto not_safetensors = [&](const std::string& why) {
-        fail("not a model file (no safetensors header: " + why + ")" + detail::content_hint(bytes.substr(0, 16), detail::Hint::not_safetensors));
+        fail("not a model file (no safetensors header: " + why + ")" +
+             detail::content_hint(bytes.substr(0, 16), detail::Hint::not_safetensors));
     };
     if (bytes.size() < 8) not_safetensors("shorter than its 8-byte header length");
     std::uint64_t n = 0;
