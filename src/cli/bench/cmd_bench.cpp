@@ -194,10 +194,12 @@ int cmd_bench(int argc, char** argv) {
     add_exec_options(options);
     // cxxopts has no one-letter long options: accept the documented --d / --d=LIST as -d.
     std::vector<std::string> args(argv, argv + argc);
+    std::string dims_name = "d";  // as the user wrote it, for its errors
     for (auto& a : args) {
         if (a == "--") break;
         if (a == "--d") a = "-d";
         else if (a.rfind("--d=", 0) == 0) a = "--head-dims=" + a.substr(4);
+        else if (a.rfind("--head-dims", 0) == 0) dims_name = "head-dims";
     }
     std::vector<char*> arg_ptrs;
     for (auto& a : args) arg_ptrs.push_back(a.data());
@@ -262,7 +264,7 @@ int cmd_bench(int argc, char** argv) {
         throw UsageError("--sizes needs a single --op (sizes mean different shapes for each op)");
 
     std::vector<std::size_t> dims_d;
-    for (const auto& d : list_option(r, "head-dims", "64")) dims_d.push_back(parse_dim(d, "head-dims"));
+    for (const auto& d : list_option(r, "head-dims", "64")) dims_d.push_back(parse_dim(d, dims_name));
 
     std::vector<Case> cases;
     for (Op o : ops) {
