@@ -3,6 +3,7 @@
 
     /usr/bin/python3 data/models/make_tiny.py            # the committed data/models/tiny/
     /usr/bin/python3 data/models/make_tiny.py --variants # only gpt2_variants, gpt2_unscaled, qwen2_window
+    /usr/bin/python3 data/models/make_tiny.py --rope-variants  # only llama_yarn, llama_yarn_v5, llama_dynamic
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -10,7 +11,7 @@
 Python `transformers` is not installed here: each architecture's forward is written below in
 plain torch from transformers' modeling code (models/bert/modeling_bert.py BertModel,
 models/gpt2/modeling_gpt2.py GPT2Model, models/llama/modeling_llama.py LlamaModel with eager
-attention, modeling_rope_utils.py's default, linear and llama3 frequencies, Mistral's
+attention, modeling_rope_utils.py's default, linear, llama3, dynamic and yarn frequencies, Mistral's
 sliding-window mask `kv_idx > q_idx - sliding_window` of masking_utils.py), with the parameter
 names and config.json keys of those classes. The weights are random (torch.manual_seed); the
 float16 and bfloat16 variants store the weights rounded to that type and the reference runs in
@@ -200,16 +201,26 @@ def llama_state(c, qkv_bias):
     return sd
 
 
-def rope_inv_freq(c, d):
-    """modeling_rope_utils.py: _compute_default_rope_parameters, linear and llama3 scaling."""
-    base = c.get("rope_theta", 10000.0)
+def rope_inv_freq(c, d, seq_len):
+    """modeling_rope_utils.py: _compute_default_rope_parameters, linear, llama3, dynamic and yarn
+    scaling (transformers v5: rope_scaling, else rope_parameters); the inverse frequencies and
+    the attention factor cos and sin are multiplied by."""
+    s = c.get("rope_scaling") or c.get("rope_parameters")
+    base = (s or {}).get("rope_theta", c.get("rope_theta", 10000.0))
     inv_freq = 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
-    s = c.get("rope_scaling")
     if not s:
-        return inv_freq
+        return inv_freq, 1.0
     kind = s.get("rope_type", s.get("type"))
     if kind == "linear":
-        return inv_freq / s["factor"]
+        return inv_freq / s["factor"], 1.0
+    if kind == "dynamic":
+        # dynamic_rope_update: seq_len = max(position_ids) + 1, at least max_position_embeddings
+        max_pos, factor = c["max_position_embeddings"], s["factor"]
+        seq_len = max(seq_len, max_pos)
+        base = base * ((factor * seq_len / max_pos) - (factor - 1)) ** (d / (d - 2))
+        return 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d)), 1.0
+    if kind == "yarn":
+        return yarn_inv_freq(c, s, base, d)
     assert kind == "llama3"
     factor, low, high, old = s["factor"], s["low_freq_factor"], s["high_freq_factor"], s["original_max_position_embeddings"]
     low_wavelen, high_wavelen = old / low, old / high
@@ -218,7 +229,40 @@ def rope_inv_freq(c, d):
     smooth = (old / wavelen - low) / (high - low)
     smoothed = (1 - smooth) * inv_freq_llama / factor + smooth * inv_freq_llama
     is_medium = ~(wavelen < high_wavelen) * ~(wavelen > low_wavelen)
-    return torch.where(is_medium, smoothed, inv_freq_llama)
+    return torch.where(is_medium, smoothed, inv_freq_llama), 1.0
+
+
+def yarn_inv_freq(c, s, base, dim):
+    """_compute_yarn_parameters (transformers v5)."""
+    original = s.get("original_max_position_embeddings") or c["max_position_embeddings"]
+    factor = s.get("factor")
+    if factor is None:
+        factor = c["max_position_embeddings"] / original
+
+    def get_mscale(scale, mscale=1):
+        return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
+    attention_factor = s.get("attention_factor")
+    mscale, mscale_all_dim = s.get("mscale"), s.get("mscale_all_dim")
+    if attention_factor is None:
+        if mscale and mscale_all_dim:
+            attention_factor = float(get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim))
+        else:
+            attention_factor = get_mscale(factor)
+    beta_fast, beta_slow = s.get("beta_fast") or 32, s.get("beta_slow") or 1
+
+    def find_correction_dim(num_rotations):
+        return (dim * math.log(original / (num_rotations * 2 * math.pi))) / (2 * math.log(base))
+    low, high = find_correction_dim(beta_fast), find_correction_dim(beta_slow)
+    if s.get("truncate", True):
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, dim - 1)
+    if low == high:
+        high += 0.001
+    ramp = torch.clamp((torch.arange(dim // 2, dtype=torch.float32) - low) / (high - low), 0, 1)
+    pos_freqs = base ** (torch.arange(0, dim, 2).float() / dim)
+    extrapolation_factor = 1 - ramp
+    inv_freq = (1.0 / (factor * pos_freqs)) * (1 - extrapolation_factor) + (1.0 / pos_freqs) * extrapolation_factor
+    return inv_freq, attention_factor
 
 
 def rotate_half(x):
@@ -236,11 +280,11 @@ def llama_forward(sd, c, ids):
     E, H, eps = c["hidden_size"], c["num_attention_heads"], c["rms_norm_eps"]
     G = c.get("num_key_value_heads", H)
     d = c.get("head_dim", E // H)
-    inv_freq = rope_inv_freq(c, d)
+    inv_freq, attention_scaling = rope_inv_freq(c, d, T)
     pos = torch.arange(T)[None]
     freqs = (inv_freq[None, :, None].float() @ pos[:, None, :].float()).transpose(1, 2)
     emb = torch.cat((freqs, freqs), dim=-1)
-    cos, sin = emb.cos()[:, None], emb.sin()[:, None]
+    cos, sin = emb.cos()[:, None] * attention_scaling, emb.sin()[:, None] * attention_scaling
     i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
     causal = j <= i
 
@@ -309,6 +353,18 @@ GPT2_VARIANTS = {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "vo
 GPT2_UNSCALED = dict(GPT2, scale_attn_weights=False)
 QWEN2_WINDOW = dict(QWEN2, use_sliding_window=True, sliding_window=3, max_window_layers=1)
 
+# RoPE scalings (--rope-variants): YaRN as transformers v4 wrote it (head_dim 16 of hidden 32:
+# 8 frequencies, the ramp from dim 0 to 3), and in v5's rope_parameters with every field
+# (mscale, truncate false); in both, factor = max_position_embeddings / original, which v4.5x
+# and v5 read alike. Dynamic NTK on 7 tokens > max_position_embeddings 5.
+LLAMA_YARN = dict(LLAMA, head_dim=16, max_position_embeddings=256,
+                  rope_scaling={"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64})
+LLAMA_YARN_V5 = dict(LLAMA, rope_scaling=None, max_position_embeddings=96, num_key_value_heads=4,
+                     rope_parameters={"rope_type": "yarn", "rope_theta": 500.0, "factor": 3.0,
+                                      "original_max_position_embeddings": 32, "beta_fast": 16, "beta_slow": 2,
+                                      "truncate": False, "mscale": 0.8, "mscale_all_dim": 0.5})
+LLAMA_DYNAMIC = dict(LLAMA, max_position_embeddings=5, rope_scaling={"type": "dynamic", "factor": 2.0})
+
 
 def rounded(sd, dtype):
     """The weights as stored (dtype) and as the reference computes with them (float32, the same values)."""
@@ -357,6 +413,12 @@ def variants():
          prefix="model.")
 
 
+def rope_variants():
+    torch.manual_seed(2)
+    for name, c in (("llama_yarn", LLAMA_YARN), ("llama_yarn_v5", LLAMA_YARN_V5), ("llama_dynamic", LLAMA_DYNAMIC)):
+        save(name, c, llama_state(c, False), lambda sd, c=c: llama_forward(sd, c, IDS), prefix="model.")
+
+
 def tiny():
     torch.manual_seed(0)
     save("bert", BERT, bert_state(BERT), lambda sd: bert_forward(sd, BERT, IDS, TYPES), types=TYPES)
@@ -372,6 +434,7 @@ def tiny():
          prefix="model.", shards=2)
     bert_uncased()
     variants()
+    rope_variants()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -483,5 +546,7 @@ if __name__ == "__main__":
         llama_shaped(sys.argv[2], time_torch="--no-torch" not in sys.argv)
     elif len(sys.argv) == 2 and sys.argv[1] == "--variants":
         variants()  # only the later folders (tiny() makes them too)
+    elif len(sys.argv) == 2 and sys.argv[1] == "--rope-variants":
+        rope_variants()
     else:
         tiny()

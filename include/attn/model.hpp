@@ -7,8 +7,8 @@
 //                          GELU (erf), no mask (every token sees every token)
 //   gpt2                   GPT2Model: pre-LN, Conv1D layout (x·W) with the fused c_attn, causal,
 //                          GELU (tanh), ln_f; scale_attn_weights, scale_attn_by_inverse_layer_idx
-//   llama, mistral, qwen2  LlamaModel: RMSNorm, RoPE (rope_theta; rope_scaling linear and llama3,
-//                          or v5's rope_parameters), grouped-query heads, SwiGLU; Mistral's
+//   llama, mistral, qwen2  LlamaModel: RMSNorm, RoPE (rope_theta; rope_scaling linear, llama3,
+//                          dynamic and yarn, or v5's rope_parameters), grouped-query heads, SwiGLU; Mistral's
 //                          sliding_window; Qwen2's Q/K/V biases and sliding layers
 // The attention runs on attn's engine (attn/multihead.hpp's batched_attention: causal rule,
 // window, RoPE and grouped-query heads of the resolved problem), the linear layers on attn's

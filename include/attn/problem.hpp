@@ -76,12 +76,19 @@ enum class RopeStyle { half, interleaved };
 // HF's rope_scaling of the frequencies (modeling_rope_utils.py): linear divides every inv_freq
 // by factor; llama3 divides the low frequencies (wavelength > original_max_positions /
 // low_freq_factor) by factor, keeps the high ones (wavelength < original_max_positions /
-// high_freq_factor) and blends those between.
-enum class RopeScalingKind { none, linear, llama3 };
+// high_freq_factor) and blends those between; yarn blends inv_freq/factor and inv_freq over a
+// ramp of the dims between those that turn beta_fast and beta_slow times in
+// original_max_positions, and multiplies cos and sin by attention_factor. dynamic (NTK) raises
+// theta for a sequence longer than original_max_positions (config.max_position_embeddings):
+// rope_at_length (attention/rope.hpp) turns it into plain RoPE for one sequence's length.
+enum class RopeScalingKind { none, linear, llama3, yarn, dynamic };
 struct RopeScaling {
     RopeScalingKind kind = RopeScalingKind::none;
     float factor = 1.0f, low_freq_factor = 1.0f, high_freq_factor = 4.0f;
     float original_max_positions = 8192.0f;
+    double beta_fast = 32.0, beta_slow = 1.0;  // yarn: Python floats in HF, as its bounds are computed
+    bool truncate = true;                      // yarn: the ramp's bounds rounded outward to whole dims
+    float attention_factor = 1.0f;             // yarn: cos and sin multiplied by it
 };
 struct Rope {
     float theta = 0.0f;                 // the base (Llama: 10000); 0: none, else finite and > 0

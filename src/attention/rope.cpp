@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <utility>
 
 #include "attn/error.hpp"
@@ -13,11 +14,11 @@
 namespace attn::engine {
 
 std::vector<float> rope_inv_freq(float theta, std::size_t n, const RopeScaling& scaling) {
-    std::vector<float> inv(n / 2);
+    std::vector<float> inv(n / 2), power(n / 2);
     for (std::size_t k = 0; k < n / 2; ++k) {
-        const float e = float(2 * k) / float(n);                           // arange(0, N, 2).float() / N
-        const float power = float(std::pow(double(theta), double(e)));  // base ** e, in float32
-        inv[k] = 1.0f / power;
+        const float e = float(2 * k) / float(n);                  // arange(0, N, 2).float() / N
+        power[k] = float(std::pow(double(theta), double(e)));  // base ** e, in float32
+        inv[k] = 1.0f / power[k];
     }
     const float f = scaling.factor;
     if (scaling.kind == RopeScalingKind::linear)
@@ -37,7 +38,40 @@ std::vector<float> rope_inv_freq(float theta, std::size_t n, const RopeScaling& 
             x = medium ? smoothed : scaled;
         }
     }
+    if (scaling.kind == RopeScalingKind::yarn) {
+        // _compute_yarn_parameters: the ramp's bounds in Python floats, its values and the blend
+        // in float32 tensor arithmetic.
+        const double base = theta, dim = double(n), old_len = scaling.original_max_positions;
+        const auto dim_turning = [&](double rotations) {  // find_correction_dim
+            return dim * std::log(old_len / (rotations * 2 * M_PI)) / (2 * std::log(base));
+        };
+        double low = dim_turning(scaling.beta_fast), high = dim_turning(scaling.beta_slow);
+        if (scaling.truncate) low = std::floor(low), high = std::ceil(high);
+        low = std::max(low, 0.0), high = std::min(high, dim - 1);
+        if (low == high) high += 0.001;  // linear_ramp_factor's guard against a zero width
+        for (std::size_t k = 0; k < inv.size(); ++k) {
+            const float ramp = std::clamp((float(k) - float(low)) / float(high - low), 0.0f, 1.0f);
+            const float extrapolated = 1.0f - ramp;  // inv_freq_extrapolation_factor
+            const float interpolation = 1.0f / (f * power[k]), extrapolation = inv[k];
+            const float a = interpolation * (1.0f - extrapolated), b = extrapolation * extrapolated;
+            inv[k] = a + b;
+        }
+    }
+    if (scaling.kind == RopeScalingKind::dynamic)
+        throw std::logic_error("rope_inv_freq: dynamic RoPE needs the sequence's length (rope_at_length)");
     return inv;
+}
+
+Rope rope_at_length(Rope rope, std::size_t positions) {
+    RopeScaling& s = rope.scaling;
+    if (s.kind != RopeScalingKind::dynamic) return rope;
+    // _compute_dynamic_ntk_parameters with seq_len = max(positions, max_position_embeddings), in
+    // Python floats: base * ((factor * seq_len / max) - (factor - 1)) ** (dim / (dim - 2)).
+    const double max = s.original_max_positions, seq = std::max(double(positions), max), f = s.factor;
+    const double dim = double(rope.dims);
+    rope.theta = float(double(rope.theta) * std::pow(f * seq / max - (f - 1), dim / (dim - 2)));
+    s = RopeScaling{};
+    return rope;
 }
 
 void fill_rope_table(RopeTable& t, const std::vector<float>& inv_freq, long long p0, long long p1) {
@@ -47,12 +81,14 @@ void fill_rope_table(RopeTable& t, const std::vector<float>& inv_freq, long long
         float* s = t.sin.data() + std::size_t(pos - t.first) * t.half;
         for (std::size_t k = 0; k < t.half; ++k)  // float32 angle; glibc's sincosf: both at once
             ::sincosf(p * inv_freq[k], &s[k], &c[k]);
+        if (t.scale != 1.0f)  // HF: emb.cos() * attention_scaling, rounded apart
+            for (std::size_t k = 0; k < t.half; ++k) c[k] *= t.scale, s[k] *= t.scale;
     }
 }
 
-RopeTable rope_table(const std::vector<float>& inv_freq, long long first, std::size_t count) {
+RopeTable rope_table(const std::vector<float>& inv_freq, long long first, std::size_t count, float scale) {
     RopeTable t;
-    t.first = first, t.half = inv_freq.size();
+    t.first = first, t.half = inv_freq.size(), t.scale = scale;
     t.cos.resize(count * t.half), t.sin.resize(count * t.half);
     fill_rope_table(t, inv_freq, first, first + (long long)count);
     return t;
@@ -102,11 +138,11 @@ struct Rows {
 // computes cos and sin once per forward for every layer), up to 16 MiB. They are most of
 // the rotation's cost (T=4096 d=64: glibc's sincosf 0.85 ms, the rotation of Q and K 0.31 ms).
 struct KeptAngles {
-    std::vector<float> inv;  // the frequencies they are for
+    std::vector<float> inv;  // the frequencies they are for (and table.scale)
     RopeTable table;
     bool complete = false;  // every position of the table filled
-    bool covers(const std::vector<float>& f, long long lo, long long hi) const {
-        return complete && inv == f && table.first <= lo &&
+    bool covers(const std::vector<float>& f, float scale, long long lo, long long hi) const {
+        return complete && inv == f && table.scale == scale && table.first <= lo &&
                hi < table.first + (long long)(table.cos.size() / std::max<std::size_t>(table.half, 1));
     }
 };
@@ -129,10 +165,11 @@ void rotate_into(const AttentionProblem& p, const Rows& q, const Rows& k) {
     // hold them (filled below), else a table per unit.
     const std::size_t angles = hi < first_rotated ? 0 : std::size_t(hi - first_rotated + 1) * inv.size();
     KeptAngles* kept = 2 * angles <= kept_angle_floats ? &kept_angles : nullptr;
-    const bool fill = kept && !kept->covers(inv, first_rotated, hi);
+    const float scale = p.rope.scaling.attention_factor;
+    const bool fill = kept && !kept->covers(inv, scale, first_rotated, hi);
     if (fill) {
         kept->complete = false, kept->inv = inv;
-        kept->table.first = first_rotated, kept->table.half = inv.size();
+        kept->table.first = first_rotated, kept->table.half = inv.size(), kept->table.scale = scale;
         kept->table.cos.resize(angles), kept->table.sin.resize(angles);
     }
     constexpr std::size_t per_unit = 256;
@@ -141,7 +178,7 @@ void rotate_into(const AttentionProblem& p, const Rows& q, const Rows& k) {
         const long long P0 = lo + (long long)(u * per_unit), P1 = std::min(hi + 1, P0 + (long long)per_unit);
         const long long A0 = std::max(P0, first_rotated);  // the unit's positions with rotated rows
         RopeTable own;
-        if (!kept && A0 < P1) own = rope_table(inv, A0, std::size_t(P1 - A0));
+        if (!kept && A0 < P1) own = rope_table(inv, A0, std::size_t(P1 - A0), scale);
         if (fill && A0 < P1) fill_rope_table(kept->table, inv, A0, P1);
         const RopeTable& table = kept ? kept->table : own;
         std::vector<float> buf(p.dk);

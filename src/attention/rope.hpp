@@ -19,19 +19,28 @@ namespace attn::engine {
 // inv_freq[k] = 1/theta^(2k/N), k < N/2, in float32 as HF computes it:
 // 1.0 / (base ** (torch.arange(0, N, 2).float() / N)).
 // With scaling (attn/problem.hpp's RopeScaling), the frequencies rescaled as HF's
-// _compute_linear_scaling_rope_parameters / _compute_llama3_parameters do (in float32).
+// _compute_linear_scaling_rope_parameters / _compute_llama3_parameters /
+// _compute_yarn_parameters do (in float32); dynamic must go through rope_at_length first.
 std::vector<float> rope_inv_freq(float theta, std::size_t n, const RopeScaling& scaling = {});
 
-// cos and sin of the angles float32(pos)·inv_freq[k] (a float32 product, as HF's), for the
-// positions [first, first + count), N/2 of each per position.
+// The RoPE of a sequence of `positions` positions: dynamic NTK scaling (HF's
+// _compute_dynamic_ntk_parameters, at seq_len = max(positions, original_max_positions), as its
+// dynamic_rope_update computes it for a forward pass over positions 0 … positions − 1) as plain
+// RoPE with a larger theta; any other rope as it is.
+Rope rope_at_length(Rope rope, std::size_t positions);
+
+// cos and sin of the angles float32(pos)·inv_freq[k] (a float32 product, as HF's), each then
+// multiplied by scale (yarn's attention_factor), for the positions [first, first + count), N/2
+// of each per position.
 struct RopeTable {
     long long first = 0;
     std::size_t half = 0;  // N/2
+    float scale = 1.0f;
     std::vector<float> cos, sin;
     const float* cos_at(long long pos) const { return cos.data() + std::size_t(pos - first) * half; }
     const float* sin_at(long long pos) const { return sin.data() + std::size_t(pos - first) * half; }
 };
-RopeTable rope_table(const std::vector<float>& inv_freq, long long first, std::size_t count);
+RopeTable rope_table(const std::vector<float>& inv_freq, long long first, std::size_t count, float scale = 1.0f);
 // The rows of t for the positions [p0, p1) (within t's).
 void fill_rope_table(RopeTable& t, const std::vector<float>& inv_freq, long long p0, long long p1);
 

@@ -14,6 +14,12 @@ const char* known_model_types() noexcept { return "bert, gpt2, llama, mistral, q
 
 namespace {
 
+std::string shown(double x) {  // a config's number in a message: 0.5, 8, -1, 1e+30
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", x);
+    return text;
+}
+
 struct Reader {
     const json::Value& v;
     const std::string& source;
@@ -46,11 +52,8 @@ struct Reader {
     // the forward pass NaN: the config's fault, not the weights').
     double eps_or(const char* key, double fallback) const {
         const double e = number_or(key, fallback);
-        if (!(e >= 0.0) || std::isinf(float(e))) {
-            char shown[32];
-            std::snprintf(shown, sizeof shown, "%g", e);
-            fail(std::string("\"") + key + "\" is " + shown + ": expected a small number >= 0");
-        }
+        if (!(e >= 0.0) || std::isinf(float(e)))
+            fail(std::string("\"") + key + "\" is " + shown(e) + ": expected a small number >= 0");
         return e;
     }
     bool bool_or(const char* key, bool fallback) const {
@@ -111,9 +114,38 @@ void gpt2(const Reader& r, ModelConfig& c) {
     if (r.bool_or("add_cross_attention", false)) r.fail("\"add_cross_attention\": true is not supported");
 }
 
+// YaRN as transformers v5's _compute_yarn_parameters reads it: original_max_position_embeddings
+// (else max_position_embeddings, as v4 reads it), factor (null: max_position_embeddings /
+// original_max_position_embeddings; v4.5x took that ratio whenever the original was given), the
+// attention factor (else from mscale and mscale_all_dim when both are set, else 0.1·ln(factor) + 1),
+// beta_fast (32), beta_slow (1), truncate (true).
+void yarn(const Reader& sr, const std::string& what, std::size_t max_positions, ModelConfig& c) {
+    RopeScaling& out = c.rope.scaling;
+    out.kind = RopeScalingKind::yarn;
+    const double original = double(sr.count_or("original_max_position_embeddings", max_positions));
+    out.original_max_positions = float(original);
+    const json::Value* given = sr.v.find("factor");
+    const double factor = given && !given->is_null() ? sr.number_or("factor", 1.0) : double(max_positions) / original;
+    if (!(factor >= 1.0) || !std::isfinite(factor))
+        sr.fail(what + ": yarn's factor " + shown(factor) + ": expected a finite number >= 1");
+    out.factor = float(factor);
+    const auto mscale = [&](double m) { return factor <= 1 ? 1.0 : 0.1 * m * std::log(factor) + 1.0; };  // get_mscale
+    const double m = sr.number_or("mscale", 0), m_all = sr.number_or("mscale_all_dim", 0);
+    const double attention = sr.number_or("attention_factor", m != 0 && m_all != 0 ? mscale(m) / mscale(m_all) : mscale(1));
+    if (!(attention > 0) || !std::isfinite(attention))
+        sr.fail(what + ": yarn's attention factor " + shown(attention) + ": expected a positive number");
+    out.attention_factor = float(attention);
+    // `get("beta_fast") or 32`: 0 and null take the default too
+    const double fast = sr.number_or("beta_fast", 32), slow = sr.number_or("beta_slow", 1);
+    out.beta_fast = fast != 0 ? fast : 32, out.beta_slow = slow != 0 ? slow : 1;
+    if (!std::isfinite(out.beta_fast) || !std::isfinite(out.beta_slow) || out.beta_fast < 0 || out.beta_slow < 0)
+        sr.fail(what + ": yarn's beta_fast and beta_slow: expected positive numbers");
+    out.truncate = sr.bool_or("truncate", true);
+}
+
 // RoPE's scaling from `sr`, an object with "rope_type" (or "type") and its fields: config.json's
 // "rope_scaling", or transformers v5's "rope_parameters" (`what`, for messages).
-void rope_scaling(const Reader& sr, const std::string& what, ModelConfig& c) {
+void rope_scaling(const Reader& sr, const std::string& what, std::size_t max_positions, ModelConfig& c) {
     std::string type = sr.string_or("rope_type", "");
     if (type.empty()) type = sr.string_or("type", "default");
     RopeScaling& out = c.rope.scaling;
@@ -121,7 +153,7 @@ void rope_scaling(const Reader& sr, const std::string& what, ModelConfig& c) {
     const double factor = sr.number_or("factor", 1.0);
     // transformers warns of a factor below 1 and runs it (positions stretched, not compressed)
     if (!(factor > 0.0) || !std::isfinite(factor) || (type != "linear" && factor < 1.0))
-        sr.fail(what + ": factor " + std::to_string(factor) + ": expected a finite number >= 1 (> 0 for linear)");
+        sr.fail(what + ": factor " + shown(factor) + ": expected a finite number >= 1 (> 0 for linear)");
     out.factor = float(factor);
     if (type == "linear") {
         out.kind = RopeScalingKind::linear;
@@ -132,8 +164,14 @@ void rope_scaling(const Reader& sr, const std::string& what, ModelConfig& c) {
         out.original_max_positions = float(sr.count("original_max_position_embeddings"));
         if (!(out.high_freq_factor > out.low_freq_factor) || !(out.low_freq_factor > 0))
             sr.fail(what + ": llama3 needs 0 < low_freq_factor < high_freq_factor");
+    } else if (type == "dynamic") {
+        out.kind = RopeScalingKind::dynamic;
+        out.original_max_positions = float(max_positions);  // config.max_position_embeddings
+    } else if (type == "yarn") {
+        yarn(sr, what, max_positions, c);
     } else {
-        sr.fail(what + ": rope type \"" + type + "\" is not supported (attn runs default, linear and llama3)");
+        sr.fail(what + ": rope type \"" + type + "\" is not supported (attn runs default, linear, llama3, dynamic "
+                "and yarn)");
     }
 }
 
@@ -141,7 +179,7 @@ void rope_scaling(const Reader& sr, const std::string& what, ModelConfig& c) {
 // still takes first: rope_parameters = rope_scaling or rope_parameters), else v5's
 // "rope_parameters" ({"rope_type", "rope_theta", the scaling's fields}); theta the object's
 // "rope_theta", else the top-level one (v5's setdefault), else 10000.
-void rope(const Reader& r, ModelConfig& c) {
+void rope(const Reader& r, std::size_t max_positions, ModelConfig& c) {
     const json::Value* scaling = r.v.find("rope_scaling");
     const json::Value* params = r.v.find("rope_parameters");
     const bool v4 = scaling && !scaling->is_null();
@@ -158,7 +196,7 @@ void rope(const Reader& r, ModelConfig& c) {
     c.rope.theta = float(theta);
     if (pr.number_or("partial_rotary_factor", 1.0) != 1.0 || r.number_or("partial_rotary_factor", 1.0) != 1.0)
         r.fail("\"partial_rotary_factor\" other than 1 is not supported");
-    if (chosen) rope_scaling(pr, what, c);
+    if (chosen) rope_scaling(pr, what, max_positions, c);
 }
 
 void llama(const Reader& r, ModelConfig& c) {
@@ -173,7 +211,11 @@ void llama(const Reader& r, ModelConfig& c) {
     c.vocab = r.count("vocab_size");
     c.norm_eps = r.eps_or("rms_norm_eps", 1e-6);
     c.activation = activation(r, r.string_or("hidden_act", "silu"));
-    rope(r, c);
+    // Only dynamic and yarn RoPE read it, not a limit (RoPE has no table to outgrow): the
+    // configs' defaults.
+    const std::size_t max_positions = r.count_or(
+        "max_position_embeddings", c.model_type == "mistral" ? 4096 * 32 : c.model_type == "qwen2" ? 32768 : 2048);
+    rope(r, max_positions, c);
     if (c.heads % c.kv_heads) r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " + std::to_string(c.kv_heads));
     if (c.model_type == "qwen2") {
         c.qkv_bias = true;
@@ -237,6 +279,8 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     if (c.arch == Architecture::llama && c.head_dim % 2)
         r.fail("head_dim " + std::to_string(c.head_dim) + " is odd: RoPE rotates pairs of dims (head_dim, or "
                "hidden_size / num_attention_heads)");
+    if (c.rope.scaling.kind == RopeScalingKind::dynamic && c.head_dim == 2)  // dim / (dim - 2)
+        r.fail("dynamic RoPE needs a head_dim above 2 (its theta is raised to the power head_dim / (head_dim - 2))");
     return c;
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "attention/rope.hpp"
 #include "model/layers.hpp"
 #include "model/model_run.hpp"
 
@@ -21,6 +22,7 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
     spec.causal = Causal::top_left;
     spec.rope = c.rope;
     spec.rope.dims = d;
+    spec.rope = engine::rope_at_length(spec.rope, T);  // dynamic NTK: positions 0 … T − 1
     spec.scale = float(1.0 / std::sqrt(double(d)));  // self.scaling = head_dim ** -0.5
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         const std::size_t window = c.window_of(l);  // kv_idx > q_idx - sliding_window

@@ -2,7 +2,8 @@
 # data/models/make_tiny.py with a torch implementation of BertModel, GPT2Model and LlamaModel
 # written from transformers' modeling code): every layer's and head's attention within 1e-5
 # absolute of torch's, the hidden states within 1e-4 relative (atol 1e-5), for bert (float32 and
-# float16 weights, "bert." names), gpt2 ("transformer." names), llama (GQA, llama3 rope_scaling),
+# float16 weights, "bert." names), gpt2 ("transformer." names), llama (GQA, llama3 rope_scaling;
+# yarn in v4 and v5 configs, dynamic beyond max_position_embeddings),
 # llama with bfloat16 weights (linear rope_scaling, one K/V head), mistral (float16, sliding
 # window 3 < 7 tokens), qwen2 (bfloat16, Q/K/V biases, two shards), bert_bin (a torch.save
 # pytorch_model.bin) and bert_uncased (bert-base-uncased's vocab.txt, the tutorial's sentence pair

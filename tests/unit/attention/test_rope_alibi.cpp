@@ -353,6 +353,43 @@ TEST_CASE("rope and alibi: rope_scaling linear divides every frequency; llama3 k
     CHECK(f[3] == doctest::Approx(0.001 / 8).epsilon(1e-6));
 }
 
+// YaRN worked by hand for d = 8, theta 10000, original 64: the dims turning 32 and 1 times in 64
+// positions are 8·ln(64/(32·2π))/(2·ln 10⁴) = −0.50 and 8·ln(64/2π)/(2·ln 10⁴) = 1.01, rounded
+// out to 0 and 2: frequency 0 kept, 1 half kept and half divided by the factor, 2 and 3 divided;
+// without truncation the ramp runs from 0 to 1.01. cos and sin carry the attention factor.
+TEST_CASE("rope and alibi: rope_scaling yarn blends over its ramp; dynamic raises theta beyond the positions") {
+    const std::vector<float> plain = attn::engine::rope_inv_freq(10000, 8);
+    attn::RopeScaling yarn{attn::RopeScalingKind::yarn, 4.0f};
+    yarn.original_max_positions = 64.0f;
+    const std::vector<float> y = attn::engine::rope_inv_freq(10000, 8, yarn);
+    CHECK(y[0] == plain[0]);
+    CHECK(y[1] == doctest::Approx(0.5 * 0.1 / 4 + 0.5 * 0.1).epsilon(1e-6));
+    CHECK(y[2] == doctest::Approx(0.01 / 4).epsilon(1e-6));
+    CHECK(y[3] == doctest::Approx(0.001 / 4).epsilon(1e-6));
+    yarn.truncate = false;
+    const double high = 8 * std::log(64 / (2 * M_PI)) / (2 * std::log(10000.0));
+    const std::vector<float> u = attn::engine::rope_inv_freq(10000, 8, yarn);
+    CHECK(u[1] == doctest::Approx((1 / high) * 0.1 / 4 + (1 - 1 / high) * 0.1).epsilon(1e-6));
+    CHECK(u[2] == doctest::Approx(0.01 / 4).epsilon(1e-6));
+    yarn.attention_factor = 1.25f;
+    const attn::engine::RopeTable t = attn::engine::rope_table(u, 3, 1, yarn.attention_factor);
+    CHECK(t.cos_at(3)[0] == doctest::Approx(1.25 * std::cos(3.0)).epsilon(1e-6));
+    CHECK(t.sin_at(3)[1] == doctest::Approx(1.25 * std::sin(3.0 * u[1])).epsilon(1e-6));
+
+    // dynamic, factor 2, max_position_embeddings 5, d = 8: theta unchanged up to 5 positions;
+    // for 7, 10000·(2·7/5 − 1)^(8/6).
+    attn::Rope rope;
+    rope.theta = 10000.0f, rope.dims = 8, rope.scaling.kind = attn::RopeScalingKind::dynamic, rope.scaling.factor = 2.0f;
+    rope.scaling.original_max_positions = 5.0f;
+    for (std::size_t T : {1, 5}) {
+        const attn::Rope r = attn::engine::rope_at_length(rope, T);
+        CHECK(r.theta == 10000.0f);
+        CHECK(r.scaling.kind == attn::RopeScalingKind::none);
+    }
+    CHECK(attn::engine::rope_at_length(rope, 7).theta == doctest::Approx(10000 * std::pow(1.8, 8.0 / 6)).epsilon(1e-7));
+    CHECK_THROWS_AS(attn::engine::rope_inv_freq(10000, 8, rope.scaling), std::logic_error);
+}
+
 // HF's q·cos + rotate_half(q)·sin rounds each product, then the sum: the rotation must not
 // fuse them into multiply-adds (aarch64's baseline has them; the Makefile builds rope.cpp with
 // -ffp-contract=off). The expected bits go through volatile floats, which no compiler can fuse

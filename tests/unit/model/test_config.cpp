@@ -3,6 +3,7 @@
 // their modules ignore stays ignored. Found by an audit against a float64 reference of the models.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 
 #include "attn/error.hpp"
@@ -67,4 +68,40 @@ TEST_CASE("model config: RoPE from rope_scaling, else rope_parameters, as transf
     CHECK(scaling_first.rope.theta == 300.0f);
     CHECK(scaling_first.rope.scaling.factor == 4.0f);
     CHECK(config("llama", ", \"rope_scaling\": null").rope.theta == 10000.0f);
+}
+
+TEST_CASE("model config: dynamic and yarn RoPE take max_position_embeddings and the configs' defaults") {
+    using K = attn::RopeScalingKind;
+    // dynamic: the limit is max_position_embeddings (LlamaConfig 2048, MistralConfig 131072,
+    // Qwen2Config 32768), which limits nothing else: RoPE has no table to outgrow
+    const attn::model::ModelConfig dyn = config("llama", ", \"rope_scaling\": {\"type\": \"dynamic\", \"factor\": 2.0}");
+    CHECK(dyn.rope.scaling.kind == K::dynamic);
+    CHECK(dyn.rope.scaling.original_max_positions == 2048.0f);
+    CHECK(dyn.max_positions == 0);
+    CHECK(config("mistral", ", \"rope_scaling\": {\"type\": \"dynamic\", \"factor\": 2.0}").rope.scaling.original_max_positions ==
+          131072.0f);
+    CHECK(config("qwen2", ", \"num_key_value_heads\": 4, \"max_position_embeddings\": 100, \"rope_scaling\": "
+                          "{\"type\": \"dynamic\", \"factor\": 2.0}").rope.scaling.original_max_positions == 100.0f);
+    // yarn: the original length defaults to max_position_embeddings; a null factor is
+    // max_position_embeddings / original; the attention factor 0.1·ln(factor) + 1, or from
+    // mscale / mscale_all_dim when both are set; beta_fast 32, beta_slow 1 (also for 0: `or`)
+    const attn::model::ModelConfig y = config("llama", ", \"rope_scaling\": {\"type\": \"yarn\", \"factor\": 4.0, \"beta_fast\": 0}");
+    CHECK(y.rope.scaling.kind == K::yarn);
+    CHECK(y.rope.scaling.original_max_positions == 2048.0f);
+    CHECK(y.rope.scaling.attention_factor == doctest::Approx(0.1 * std::log(4.0) + 1));
+    CHECK(y.rope.scaling.beta_fast == 32.0);
+    CHECK(y.rope.scaling.beta_slow == 1.0);
+    CHECK(y.rope.scaling.truncate);
+    const attn::model::ModelConfig ratio = config(
+        "llama", ", \"max_position_embeddings\": 1000, \"rope_parameters\": {\"rope_type\": \"yarn\", \"factor\": null, "
+                 "\"original_max_position_embeddings\": 250, \"mscale\": 2, \"mscale_all_dim\": 1, \"truncate\": false}");
+    CHECK(ratio.rope.scaling.factor == 4.0f);
+    CHECK(ratio.rope.scaling.attention_factor == doctest::Approx((0.2 * std::log(4.0) + 1) / (0.1 * std::log(4.0) + 1)));
+    CHECK_FALSE(ratio.rope.scaling.truncate);
+    CHECK(config("llama", ", \"rope_scaling\": {\"type\": \"yarn\", \"factor\": 1.0}").rope.scaling.attention_factor == 1.0f);
+    CHECK(config("llama", ", \"rope_scaling\": {\"type\": \"yarn\", \"factor\": 8.0, \"attention_factor\": 0.5}")
+              .rope.scaling.attention_factor == 0.5f);
+    CHECK_THROWS_AS(config("llama", ", \"rope_scaling\": {\"type\": \"yarn\", \"factor\": 8.0, \"attention_factor\": 0}"),
+                    attn::InputError);
+    CHECK_THROWS_AS(config("llama", ", \"rope_scaling\": {\"type\": \"longrope\", \"factor\": 8.0}"), attn::InputError);
 }
