@@ -45,3 +45,42 @@ for via in file stdin; do
     expect_out_empty ".npy over 2 GiB ($via)"
 done
 rm -f "$T/big.npy"
+
+# ---- an npz with a stored member over 2 GiB (sparse): listed, its other members read -------
+# The member's header says (536870913,) float32: 2 GiB + 4 bytes of data, past the input limit
+# only when read (it was refused on listing, and with it the whole archive).
+le16() { printf "\\$(printf %03o $(($1 & 255)))\\$(printf %03o $((($1 >> 8) & 255)))"; }
+le32() { le16 $(($1 & 65535)); le16 $((($1 >> 16) & 65535)); }
+local_header() {  # NAME CRC SIZE: a stored member's local header
+    le32 $((0x04034b50)); le16 20; le16 0; le16 0; le32 0; le32 "$2"; le32 "$3"; le32 "$3"; le16 ${#1}; le16 0
+    printf '%s' "$1"
+}
+central_entry() {  # NAME CRC SIZE OFFSET
+    le32 $((0x02014b50)); le16 20; le16 20; le16 0; le16 0; le32 0; le32 "$2"; le32 "$3"; le32 "$3"
+    le16 ${#1}; le16 0; le16 0; le16 0; le16 0; le32 0; le32 "$4"; printf '%s' "$1"
+}
+npy_header() {  # SHAPE: a 128-byte .npy v1.0 header of float32
+    local h="{'descr': '<f4', 'fortran_order': False, 'shape': $1, }"
+    printf '\223NUMPY\001\000\166\000%s' "$h"; printf '%*s\n' $((117 - ${#h})) ''
+}
+{ npy_header '(3,)'; printf '\000\000\200\077\000\000\000\100\000\000\100\100'; } >"$T/small.npy"  # 1, 2, 3
+small_crc=$(gzip -c "$T/small.npy" | tail -c 8 | od -An -tu4 -N4 | tr -d ' ')
+big_size=$((128 + 4 * 536870913))
+{ local_header big.npy 0 $big_size; npy_header '(536870913,)'; } >"$T/bigmember.npz"
+truncate -s $((37 + big_size)) "$T/bigmember.npz"
+small_at=$((37 + big_size))
+{ local_header small.npy "$small_crc" 140; cat "$T/small.npy"; } >>"$T/bigmember.npz"
+cd_at=$((small_at + 39 + 140))
+{ central_entry big.npy 0 $big_size 0; central_entry small.npy "$small_crc" 140 $small_at; } >"$T/cd"
+{ cat "$T/cd"; le32 $((0x06054b50)); le16 0; le16 0; le16 2; le16 2; le32 "$(stat -c %s "$T/cd")"; le32 $cd_at; le16 0; } \
+    >>"$T/bigmember.npz"
+run ls "$T/bigmember.npz"
+expect_code 0 "ls of an npz with a member over 2 GiB"
+expect_out_has "(536870913,)" "ls of an npz with a member over 2 GiB lists it"
+run softmax "$T/bigmember.npz:small"
+expect_code 0 "another member of an npz with a member over 2 GiB"
+expect_out_has "0.0900305733,0.244728476,0.665240943" "another member of an npz with a member over 2 GiB"
+run softmax "$T/bigmember.npz:big"
+expect_code 3 "reading an npz member over 2 GiB"
+expect_err_has "zip member 'big.npy' is larger than 2 GiB" "reading an npz member over 2 GiB"
+rm -f "$T/bigmember.npz" "$T/cd" "$T/small.npy"

@@ -19,7 +19,8 @@ namespace {
 
 constexpr std::uint32_t sig_local = 0x04034b50, sig_central = 0x02014b50, sig_end = 0x06054b50;
 constexpr std::size_t end_size = 22, central_size = 46, local_size = 30;
-// A member is read whole into memory: the same 2 GiB bound as every other input.
+// A member copied or inflated into memory (zip_extract): the same 2 GiB bound as every other
+// input. Listing it, or reading a stored member in place, has none.
 constexpr std::uint64_t max_member_bytes = std::uint64_t(1) << 31;
 // DEFLATE cannot expand more than 1032:1; a larger declared size is a lie (or a bomb).
 constexpr std::uint64_t max_deflate_ratio = 1032;
@@ -101,7 +102,6 @@ std::vector<ZipMember> zip_members(std::string_view a, const std::string& source
         if (m.method != 0 && m.method != 8)
             fail("zip member " + shown + " uses compression method " + std::to_string(m.method) +
                  " (only stored and deflate are supported)");
-        if (m.size > max_member_bytes) fail("zip member " + shown + " is larger than 2 GiB");
         if (m.method == 0 && m.compressed_size != m.size) fail("damaged zip archive: stored member " + shown + " changes size");
         if (m.method == 8 && m.size > m.compressed_size * max_deflate_ratio + 64)
             fail("damaged zip archive: member " + shown + " claims " + std::to_string(m.size) + " bytes from " +
@@ -130,6 +130,8 @@ std::vector<ZipMember> zip_members(std::string_view a, const std::string& source
 }
 
 std::string zip_extract(std::string_view archive, const ZipMember& m, const std::string& source) {
+    if (m.size > max_member_bytes)
+        throw InputError(source + ": zip member '" + detail::printable(m.name, 60) + "' is larger than 2 GiB");
     const std::string_view data = archive.substr(std::size_t(m.data_offset), std::size_t(m.compressed_size));
     if (m.method == 0) check_available(data.size());  // a stored member is copied out
     std::string out = m.method == 0 ? std::string(data) : inflate(data, std::size_t(m.size), source);
