@@ -3,7 +3,7 @@
 
     /usr/bin/python3 data/models/make_tiny.py            # the committed data/models/tiny/
     /usr/bin/python3 data/models/make_tiny.py --variants # only gpt2_variants, gpt2_unscaled, qwen2_window
-    /usr/bin/python3 data/models/make_tiny.py --rope-variants  # only llama_yarn, llama_yarn_v5, llama_dynamic
+    /usr/bin/python3 data/models/make_tiny.py --rope-variants  # only llama_yarn(_v5), llama_dynamic, gpt2_token_types
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -146,13 +146,15 @@ def gpt2_key(c, key, alias):
     return c[key] if key in c else c[alias]
 
 
-def gpt2_forward(sd, c, ids):
+def gpt2_forward(sd, c, ids, types=None):
     B, T = ids.shape
     E, H, eps = gpt2_key(c, "n_embd", "hidden_size"), gpt2_key(c, "n_head", "num_attention_heads"), c["layer_norm_epsilon"]
     d = E // H
     act = ACTIVATIONS[c.get("activation_function", "gelu_new")]
     conv1d = lambda x, n: torch.addmm(sd[n + ".bias"], x.view(-1, x.size(-1)), sd[n + ".weight"]).view(*x.shape[:-1], -1)
     h = sd["wte.weight"][ids] + sd["wpe.weight"][torch.arange(T)][None]
+    if types is not None:  # GPT2Model: hidden_states + self.wte(token_type_ids)
+        h = h + sd["wte.weight"][types]
     causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
     hidden, atts = [], []
     for l in range(gpt2_key(c, "n_layer", "num_hidden_layers")):
@@ -324,6 +326,7 @@ def llama_forward(sd, c, ids):
 
 IDS = torch.tensor([[1, 17, 42, 5, 63, 9, 2], [1, 33, 8, 8, 50, 21, 2]])
 TYPES = torch.tensor([[0, 0, 0, 1, 1, 1, 1], [0, 0, 0, 0, 1, 1, 1]])
+GPT2_TYPES = torch.tensor([[0, 0, 0, 1, 1, 1, 63], [5, 5, 5, 5, 9, 9, 9]])
 
 BERT = {"model_type": "bert", "architectures": ["BertModel"], "vocab_size": 64, "hidden_size": 32,
         "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 64, "hidden_act": "gelu",
@@ -417,6 +420,9 @@ def rope_variants():
     torch.manual_seed(2)
     for name, c in (("llama_yarn", LLAMA_YARN), ("llama_yarn_v5", LLAMA_YARN_V5), ("llama_dynamic", LLAMA_DYNAMIC)):
         save(name, c, llama_state(c, False), lambda sd, c=c: llama_forward(sd, c, IDS), prefix="model.")
+    # GPT2Model's token_type_ids, looked up in wte (token ids as types, any below vocab_size)
+    save("gpt2_token_types", GPT2, gpt2_state(GPT2), lambda sd: gpt2_forward(sd, GPT2, IDS, GPT2_TYPES),
+         types=GPT2_TYPES)
 
 
 def tiny():

@@ -41,6 +41,16 @@ struct Reader {
         const json::Value* x = v.find(key);
         return !x || x->is_null() ? fallback : count(key);
     }
+    double number(const char* key) const {  // required: transformers indexes the dict (KeyError)
+        const json::Value* x = v.find(key);
+        if (!x || x->is_null()) fail(std::string("missing \"") + key + "\"");
+        return number_or(key, 0.0);
+    }
+    // A key transformers passes on as it is: null (None) where its code needs a value fails there.
+    void not_null(const char* key) const {
+        if (const json::Value* x = v.find(key); x && x->is_null())
+            fail(std::string("\"") + key + "\" is null: expected a value (transformers has no default for None here)");
+    }
     double number_or(const char* key, double fallback) const {
         try {
             return v.number_or(key, fallback);
@@ -88,26 +98,33 @@ ModelConfig::Activation activation(const Reader& r, const std::string& name) {
 
 void bert(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::bert;
-    c.layers = r.count("num_hidden_layers"), c.hidden = r.count("hidden_size");
-    c.heads = r.count("num_attention_heads"), c.intermediate = r.count("intermediate_size");
-    c.vocab = r.count("vocab_size"), c.max_positions = r.count_or("max_position_embeddings", 512);
+    // BertConfig's defaults (bert-base)
+    c.layers = r.count_or("num_hidden_layers", 12), c.hidden = r.count_or("hidden_size", 768);
+    c.heads = r.count_or("num_attention_heads", 12), c.intermediate = r.count_or("intermediate_size", 3072);
+    c.vocab = r.count_or("vocab_size", 30522), c.max_positions = r.count_or("max_position_embeddings", 512);
     c.type_vocab = r.count_or("type_vocab_size", 2);
     c.norm_eps = r.eps_or("layer_norm_eps", 1e-12);
+    r.not_null("hidden_act");
     c.activation = activation(r, r.string_or("hidden_act", "gelu"));
     const std::string pos = r.string_or("position_embedding_type", "absolute");
     if (pos != "absolute") r.fail("position_embedding_type \"" + pos + "\" is not supported (attn runs \"absolute\")");
     if (r.bool_or("is_decoder", false)) r.fail("\"is_decoder\": a BERT decoder is not supported (attn runs BertModel's encoder)");
+    if (r.bool_or("add_cross_attention", false))  // BertLayer raises it for an encoder
+        r.fail("\"add_cross_attention\": cross-attention needs a decoder (attn runs BertModel's encoder)");
 }
 
 void gpt2(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::gpt2;
     // GPT2Config's attribute_map: hidden_size, num_hidden_layers, ... name the same fields.
     const auto named = [&](const char* key, const char* alias) { return r.v.find(key) || !r.v.find(alias) ? key : alias; };
-    c.layers = r.count(named("n_layer", "num_hidden_layers")), c.hidden = r.count(named("n_embd", "hidden_size"));
-    c.heads = r.count(named("n_head", "num_attention_heads"));
+    // GPT2Config's defaults (gpt2, the 124M model)
+    c.layers = r.count_or(named("n_layer", "num_hidden_layers"), 12);
+    c.hidden = r.count_or(named("n_embd", "hidden_size"), 768);
+    c.heads = r.count_or(named("n_head", "num_attention_heads"), 12);
     c.intermediate = r.count_or("n_inner", 4 * c.hidden);
-    c.vocab = r.count("vocab_size"), c.max_positions = r.count_or(named("n_positions", "max_position_embeddings"), 1024);
+    c.vocab = r.count_or("vocab_size", 50257), c.max_positions = r.count_or(named("n_positions", "max_position_embeddings"), 1024);
     c.norm_eps = r.eps_or("layer_norm_epsilon", 1e-5);
+    r.not_null("activation_function");
     c.activation = activation(r, r.string_or("activation_function", "gelu_new"));
     c.scale_attn_weights = r.bool_or("scale_attn_weights", true);
     c.scale_by_inverse_layer = r.bool_or("scale_attn_by_inverse_layer_idx", false);
@@ -126,8 +143,8 @@ void yarn(const Reader& sr, const std::string& what, std::size_t max_positions, 
     out.original_max_positions = float(original);
     const json::Value* given = sr.v.find("factor");
     const double factor = given && !given->is_null() ? sr.number_or("factor", 1.0) : double(max_positions) / original;
-    if (!(factor >= 1.0) || !std::isfinite(factor))
-        sr.fail(what + ": yarn's factor " + shown(factor) + ": expected a finite number >= 1");
+    if (!(factor > 0.0) || !std::isfinite(factor))
+        sr.fail(what + ": yarn's factor " + shown(factor) + ": expected a finite number > 0");
     out.factor = float(factor);
     const auto mscale = [&](double m) { return factor <= 1 ? 1.0 : 0.1 * m * std::log(factor) + 1.0; };  // get_mscale
     const double m = sr.number_or("mscale", 0), m_all = sr.number_or("mscale_all_dim", 0);
@@ -147,20 +164,24 @@ void yarn(const Reader& sr, const std::string& what, std::size_t max_positions, 
 // "rope_scaling", or transformers v5's "rope_parameters" (`what`, for messages).
 void rope_scaling(const Reader& sr, const std::string& what, std::size_t max_positions, ModelConfig& c) {
     std::string type = sr.string_or("rope_type", "");
-    if (type.empty()) type = sr.string_or("type", "default");
+    if (type.empty()) type = sr.string_or("type", "");
+    // No type: transformers finds no function for None (a KeyError); an object without one
+    // that scales nothing is read as the default
+    if (type.empty() && sr.v.find("factor")) sr.fail(what + ": a \"factor\" but no \"rope_type\" (or \"type\")");
+    if (type.empty()) type = "default";
     RopeScaling& out = c.rope.scaling;
     if (type == "default") return;
-    const double factor = sr.number_or("factor", 1.0);
-    // transformers warns of a factor below 1 and runs it (positions stretched, not compressed)
-    if (!(factor > 0.0) || !std::isfinite(factor) || (type != "linear" && factor < 1.0))
-        sr.fail(what + ": factor " + shown(factor) + ": expected a finite number >= 1 (> 0 for linear)");
+    // Every type but yarn requires the factor; transformers warns of one below 1 and runs it.
+    const double factor = type == "yarn" ? sr.number_or("factor", 1.0) : sr.number("factor");
+    if (!(factor > 0.0) || !std::isfinite(factor))
+        sr.fail(what + ": factor " + shown(factor) + ": expected a finite number > 0");
     out.factor = float(factor);
     if (type == "linear") {
         out.kind = RopeScalingKind::linear;
     } else if (type == "llama3") {
         out.kind = RopeScalingKind::llama3;
-        out.low_freq_factor = float(sr.number_or("low_freq_factor", 1.0));
-        out.high_freq_factor = float(sr.number_or("high_freq_factor", 4.0));
+        out.low_freq_factor = float(sr.number("low_freq_factor"));
+        out.high_freq_factor = float(sr.number("high_freq_factor"));
         out.original_max_positions = float(sr.count("original_max_position_embeddings"));
         if (!(out.high_freq_factor > out.low_freq_factor) || !(out.low_freq_factor > 0))
             sr.fail(what + ": llama3 needs 0 < low_freq_factor < high_freq_factor");
@@ -191,7 +212,10 @@ void rope(const Reader& r, std::size_t max_positions, ModelConfig& c) {
             if (x.is_object())
                 r.fail("\"rope_parameters\" per layer type is not supported (attn runs one RoPE for every layer)");
     const Reader pr{chosen ? *chosen : r.v, r.source};
-    const double theta = pr.number_or("rope_theta", r.number_or("rope_theta", 10000.0));
+    // The object's theta when it has one, else the top level's: null (None) fails in transformers.
+    const Reader& holder = pr.v.find("rope_theta") ? pr : r;
+    holder.not_null("rope_theta");
+    const double theta = holder.number_or("rope_theta", 10000.0);
     if (!(theta > 0) || !std::isfinite(theta)) r.fail("\"rope_theta\": expected a positive number");
     c.rope.theta = float(theta);
     if (pr.number_or("partial_rotary_factor", 1.0) != 1.0 || r.number_or("partial_rotary_factor", 1.0) != 1.0)
@@ -201,15 +225,19 @@ void rope(const Reader& r, std::size_t max_positions, ModelConfig& c) {
 
 void llama(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::llama;
-    c.layers = r.count("num_hidden_layers"), c.hidden = r.count("hidden_size");
-    c.heads = r.count("num_attention_heads"), c.intermediate = r.count("intermediate_size");
+    // LlamaConfig's, MistralConfig's and Qwen2Config's defaults (Llama 2 7B, Mistral 7B, Qwen2 7B)
+    const bool mistral = c.model_type == "mistral", qwen2 = c.model_type == "qwen2";
+    c.layers = r.count_or("num_hidden_layers", 32), c.hidden = r.count_or("hidden_size", 4096);
+    c.heads = r.count_or("num_attention_heads", 32);
+    c.intermediate = r.count_or("intermediate_size", mistral ? 14336 : qwen2 ? 22016 : 11008);
     // The configs' defaults when the key is absent: LlamaConfig the heads, MistralConfig 8,
     // Qwen2Config 32 (null: the heads, in all three).
     const std::size_t kv_default = c.model_type == "mistral" ? 8 : c.model_type == "qwen2" ? 32 : c.heads;
     c.kv_heads = r.v.find("num_key_value_heads") ? r.count_or("num_key_value_heads", c.heads) : kv_default;
     c.head_dim = r.count_or("head_dim", c.hidden / c.heads);
-    c.vocab = r.count("vocab_size");
+    c.vocab = r.count_or("vocab_size", qwen2 ? 151936 : 32000);
     c.norm_eps = r.eps_or("rms_norm_eps", 1e-6);
+    r.not_null("hidden_act");
     c.activation = activation(r, r.string_or("hidden_act", "silu"));
     // Only dynamic and yarn RoPE read it, not a limit (RoPE has no table to outgrow): the
     // configs' defaults.
@@ -236,6 +264,9 @@ void llama(const Reader& r, ModelConfig& c) {
                 const std::string name = t.is_string() ? t.as_string() : "";
                 if (name != "full_attention" && name != "sliding_attention")
                     r.fail("\"layer_types\": expected one of \"full_attention\" or \"sliding_attention\" per layer");
+                if (name == "sliding_attention" && c.sliding_window == 0)  // transformers' mask finds no window
+                    r.fail("\"layer_types\": layer " + std::to_string(l) + " is \"sliding_attention\" but there is no "
+                           "window (\"sliding_window\" is used only with \"use_sliding_window\": true)");
                 c.slides[l] = name == "sliding_attention";
             }
         }

@@ -1,5 +1,5 @@
 // GPT2Model's forward (transformers' models/gpt2/modeling_gpt2.py): token + position
-// embeddings, then per block ln_1, the fused c_attn (Conv1D: x·W, E × 3E, columns q | k | v),
+// embeddings (+ the token types', looked up in the token embeddings), then per block ln_1, the fused c_attn (Conv1D: x·W, E × 3E, columns q | k | v),
 // causal attention, c_proj, the residual, ln_2, the GELU (tanh) MLP, the residual (pre-LN);
 // ln_f at the end, whose output is the last hidden state.
 #include <cmath>
@@ -21,6 +21,7 @@ void run_gpt2(const ModelConfig& c, const Weights& w, const ModelInput& in, Reco
     std::vector<std::int64_t> positions(B * T);
     for (std::size_t i = 0; i < B * T; ++i) positions[i] = std::int64_t(i % T);
     embed(h, w.table("wpe.weight", {c.max_positions, E}), positions, true);
+    if (!in.token_types.empty()) embed(h, embeddings, in.token_types, true);  // + self.wte(token_type_ids)
     AttentionSpec spec;
     spec.causal = Causal::top_left;
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {

@@ -67,13 +67,19 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
                              ", position " + std::to_string(i % in.tokens) + ") is outside the vocabulary of " +
                              std::to_string(c.vocab) + " (vocab_size)");
     if (!in.token_types.empty()) {
-        if (c.arch != Architecture::bert) throw InputError("token types are BERT's; model_type " + c.model_type + " has none");
+        // BertModel's token_type_embeddings; GPT2Model looks token types up in wte, as tokens.
+        if (c.arch == Architecture::llama)
+            throw InputError("token types are BERT's and GPT-2's; model_type " + c.model_type + " has none");
         if (in.token_types.size() != in.ids.size())
             throw InputError("token types: " + std::to_string(in.token_types.size()) + " given for " +
                              std::to_string(in.ids.size()) + " token ids");
+        const bool gpt2 = c.arch == Architecture::gpt2;
+        const std::size_t types = gpt2 ? c.vocab : c.type_vocab;
         for (std::int64_t t : in.token_types)
-            if (t < 0 || std::uint64_t(t) >= c.type_vocab)
-                throw InputError("token type " + std::to_string(t) + " is outside type_vocab_size " + std::to_string(c.type_vocab));
+            if (t < 0 || std::uint64_t(t) >= types)
+                throw InputError("token type " + std::to_string(t) + " is outside " +
+                                 (gpt2 ? "the vocabulary of " : "type_vocab_size ") + std::to_string(types) +
+                                 (gpt2 ? " (GPT-2 embeds token types with wte)" : ""));
     }
     if (c.max_positions && in.tokens > c.max_positions)
         throw InputError(std::to_string(in.tokens) + " tokens: the model has " + std::to_string(c.max_positions) +

@@ -105,3 +105,58 @@ TEST_CASE("model config: dynamic and yarn RoPE take max_position_embeddings and 
                     attn::InputError);
     CHECK_THROWS_AS(config("llama", ", \"rope_scaling\": {\"type\": \"longrope\", \"factor\": 8.0}"), attn::InputError);
 }
+
+TEST_CASE("model config: the keys transformers requires are required; its classes' defaults fill the rest") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const auto error = [&](const std::string& type, const std::string& more) {
+        try {
+            config(type, more);
+        } catch (const attn::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    // rope_scaling: a factor for linear, dynamic and llama3 (and llama3's three others); a type
+    // when there is a factor; a factor below 1 runs (transformers warns)
+    CHECK(error("llama", ", \"rope_scaling\": {\"rope_type\": \"linear\"}").find("missing \"factor\"") != std::string::npos);
+    CHECK(error("llama", ", \"rope_scaling\": {\"type\": \"dynamic\", \"factor\": null}").find("missing \"factor\"") != std::string::npos);
+    CHECK(error("llama", ", \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8, \"high_freq_factor\": 4, "
+                         "\"original_max_position_embeddings\": 64}").find("missing \"low_freq_factor\"") != std::string::npos);
+    CHECK(error("llama", ", \"rope_scaling\": {\"factor\": 2.0}").find("no \"rope_type\"") != std::string::npos);
+    CHECK(config("llama", ", \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 0.5, \"low_freq_factor\": 1, "
+                          "\"high_freq_factor\": 4, \"original_max_position_embeddings\": 64}").rope.scaling.factor == 0.5f);
+    // null where transformers uses the value as it is
+    CHECK(error("llama", ", \"rope_theta\": null").find("\"rope_theta\" is null") != std::string::npos);
+    CHECK(error("llama", ", \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": null}").find("is null") !=
+          std::string::npos);
+    CHECK(config("llama", ", \"rope_theta\": null, \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": 5.0}")
+              .rope.theta == 5.0f);
+    CHECK(error("llama", ", \"hidden_act\": null").find("\"hidden_act\" is null") != std::string::npos);
+    CHECK(error("gpt2", ", \"n_embd\": 64, \"n_head\": 4, \"activation_function\": null").find("is null") != std::string::npos);
+    // BertLayer refuses cross-attention in an encoder; Qwen2's sliding layers need a window
+    CHECK(error("bert", ", \"add_cross_attention\": true").find("cross-attention needs a decoder") != std::string::npos);
+    CHECK(error("qwen2", ", \"num_key_value_heads\": 4, \"sliding_window\": 2, \"layer_types\": "
+                         "[\"sliding_attention\", \"full_attention\"]").find("no window") != std::string::npos);
+    // the classes' defaults for a key left out (bert-base, gpt2, Llama 2 7B, Mistral 7B, Qwen2 7B)
+    const attn::model::ModelConfig bert = parse("{\"model_type\": \"bert\"}");
+    CHECK(bert.layers == 12);
+    CHECK(bert.hidden == 768);
+    CHECK(bert.heads == 12);
+    CHECK(bert.intermediate == 3072);
+    CHECK(bert.vocab == 30522);
+    const attn::model::ModelConfig gpt2 = parse("{\"model_type\": \"gpt2\"}");
+    CHECK(gpt2.layers == 12);
+    CHECK(gpt2.hidden == 768);
+    CHECK(gpt2.intermediate == 3072);
+    CHECK(gpt2.vocab == 50257);
+    const attn::model::ModelConfig llama = parse("{\"model_type\": \"llama\"}");
+    CHECK(llama.layers == 32);
+    CHECK(llama.hidden == 4096);
+    CHECK(llama.heads == 32);
+    CHECK(llama.intermediate == 11008);
+    CHECK(llama.vocab == 32000);
+    CHECK(parse("{\"model_type\": \"mistral\"}").intermediate == 14336);
+    const attn::model::ModelConfig qwen2 = parse("{\"model_type\": \"qwen2\"}");
+    CHECK(qwen2.intermediate == 22016);
+    CHECK(qwen2.vocab == 151936);
+}
