@@ -3,7 +3,7 @@
 
     /usr/bin/python3 data/models/make_tiny.py            # the committed data/models/tiny/
     /usr/bin/python3 data/models/make_tiny.py --variants # only gpt2_variants, gpt2_unscaled, qwen2_window
-    /usr/bin/python3 data/models/make_tiny.py --rope-variants  # only llama_yarn(_v5), llama_dynamic, gpt2_token_types
+    /usr/bin/python3 data/models/make_tiny.py --rope-variants  # llama_yarn(_v5), llama_dynamic, gpt2_token_types, qwen2_bin_shards
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -384,19 +384,21 @@ def save(name, config, sd, forward, dtype=torch.float32, prefix="", shards=1, ty
     with open(os.path.join(folder, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
     tensors = {prefix + n: t for n, t in stored.items()}
-    if torch_save:  # the zip format torch.save writes by default (torch >= 1.6)
-        torch.save({n: t.contiguous() for n, t in tensors.items()}, os.path.join(folder, "pytorch_model.bin"))
-    elif shards == 1:
-        write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+    # torch_save: the zip format torch.save writes by default (torch >= 1.6)
+    write = (lambda path, ts: torch.save({n: t.contiguous() for n, t in ts.items()}, path)) if torch_save \
+        else write_safetensors
+    stem, ext = ("pytorch_model", "bin") if torch_save else ("model", "safetensors")
+    if shards == 1:
+        write(os.path.join(folder, "%s.%s" % (stem, ext)), tensors)
     else:
         names = list(tensors)
         weight_map = {}
         for s in range(shards):
-            file = "model-%05d-of-%05d.safetensors" % (s + 1, shards)
+            file = "%s-%05d-of-%05d.%s" % (stem, s + 1, shards, ext)
             part = names[s * len(names) // shards:(s + 1) * len(names) // shards]
-            write_safetensors(os.path.join(folder, file), {n: tensors[n] for n in part})
+            write(os.path.join(folder, file), {n: tensors[n] for n in part})
             weight_map.update({n: file for n in part})
-        with open(os.path.join(folder, "model.safetensors.index.json"), "w") as f:
+        with open(os.path.join(folder, "%s.%s.index.json" % (stem, ext)), "w") as f:
             json.dump({"metadata": {"total_size": 0}, "weight_map": weight_map}, f, indent=2)
     np.savetxt(os.path.join(folder, "ids.txt"), ids.numpy(), fmt="%d", delimiter=",")
     if types is not None:
@@ -423,6 +425,9 @@ def rope_variants():
     # GPT2Model's token_type_ids, looked up in wte (token ids as types, any below vocab_size)
     save("gpt2_token_types", GPT2, gpt2_state(GPT2), lambda sd: gpt2_forward(sd, GPT2, IDS, GPT2_TYPES),
          types=GPT2_TYPES)
+    # pytorch_model.bin in shards, with pytorch_model.bin.index.json (older Llama-family uploads)
+    save("qwen2_bin_shards", QWEN2, llama_state(QWEN2, True), lambda sd: llama_forward(sd, QWEN2, IDS), torch.bfloat16,
+         prefix="model.", shards=3, torch_save=True)
 
 
 def tiny():

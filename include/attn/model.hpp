@@ -17,8 +17,8 @@
 //
 // The weights: model.safetensors, or the shards a model.safetensors.index.json names; PATH
 // may be a hub cache snapshot folder (its files are links into blobs/). A folder with only
-// pytorch_model.bin is read through attn/model_file.hpp (FILE.bin:NAME), tensor by tensor, as
-// float32 copies.
+// pytorch_model.bin (or the shards a pytorch_model.bin.index.json names) is read through
+// attn/model_file.hpp (FILE.bin:NAME), tensor by tensor, as float32 copies.
 #pragma once
 #include <cstddef>
 #include <cstdint>

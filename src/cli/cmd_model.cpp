@@ -122,7 +122,8 @@ int cmd_model(int argc, char** argv) {
     cxxopts::Options options(
         "attn model",
         "The forward pass of a Hugging Face model folder (config.json and model.safetensors, the\n"
-        "shards of model.safetensors.index.json, or pytorch_model.bin; a hub cache snapshot folder\n"
+        "shards of model.safetensors.index.json, or pytorch_model.bin, or the shards of\n"
+        "pytorch_model.bin.index.json; a hub cache snapshot folder\n"
         "works as it is)\n"
         "on a text (or text pair) tokenized by the folder's own tokenizer, or on token ids: every layer's and head's attention weights, as transformers'\n"
         "output_attentions stacked, (layers, batch, heads, tokens, tokens), and the hidden states\n"

@@ -92,57 +92,56 @@ void require_regular_file(const std::string& path) {
         throw InputError(path + ": not a regular file (a model folder holds its config and weights as files)");
 }
 
+namespace {
+
+// The shard files a Hugging Face index (model.safetensors.index.json,
+// pytorch_model.bin.index.json) maps the tensors to, each once, in order of first mention.
+std::vector<std::string> shard_files(const std::string& index) {
+    require_regular_file(index);
+    const json::Value v = [&] {
+        try {
+            return json::parse_json(io::read_file(index));
+        } catch (const InputError& e) {
+            throw InputError(index + ": " + e.what());
+        }
+    }();
+    const json::Value* map = v.is_object() ? v.find("weight_map") : nullptr;
+    if (!map || !map->is_object()) throw InputError(index + ": no \"weight_map\" object");
+    if (map->size() == 0) throw InputError(index + ": \"weight_map\" names no tensor");
+    std::vector<std::string> files;
+    for (const json::Value& f : map->values()) {
+        if (!f.is_string()) throw InputError(index + ": \"weight_map\": expected file names");
+        const std::string& name = f.as_string();
+        // A NUL would end the name at the system call (opening another file than named).
+        if (name.find('/') != std::string::npos || name.find('\0') != std::string::npos || name.empty() || name[0] == '.')
+            throw InputError(index + ": shard '" + io::printable_utf8(name, 80) + "' is not a file name in the folder");
+        bool seen = false;
+        for (const std::string& g : files) seen = seen || g == name;
+        if (!seen) files.push_back(name);
+    }
+    return files;
+}
+
+}  // namespace
+
 Weights::Weights(const std::string& folder) : folder_(folder) {
+    // transformers' order: safetensors (one file, else shards), then pytorch_model.bin (one
+    // file, else shards).
     const std::string single = folder + "/model.safetensors", index = folder + "/model.safetensors.index.json";
+    const std::string bin = folder + "/pytorch_model.bin", bin_index = folder + "/pytorch_model.bin.index.json";
     std::vector<std::string> files;
     if (exists(single)) {
         files.push_back("model.safetensors");
     } else if (exists(index)) {
-        require_regular_file(index);
-        const json::Value v = [&] {
-            try {
-                return json::parse_json(io::read_file(index));
-            } catch (const InputError& e) {
-                throw InputError(index + ": " + e.what());
-            }
-        }();
-        const json::Value* map = v.is_object() ? v.find("weight_map") : nullptr;
-        if (!map || !map->is_object()) throw InputError(index + ": no \"weight_map\" object");
-        if (map->size() == 0) throw InputError(index + ": \"weight_map\" names no tensor");
-        for (const json::Value& f : map->values()) {
-            if (!f.is_string()) throw InputError(index + ": \"weight_map\": expected file names");
-            const std::string& name = f.as_string();
-            // A NUL would end the name at the system call (opening another file than named).
-            if (name.find('/') != std::string::npos || name.find('\0') != std::string::npos || name.empty() ||
-                name[0] == '.')
-                throw InputError(index + ": shard '" + io::printable_utf8(name, 80) +
-                                 "' is not a file name in the folder");
-            bool seen = false;
-            for (const std::string& g : files) seen = seen || g == name;
-            if (!seen) files.push_back(name);
-        }
-    } else if (exists(folder + "/pytorch_model.bin")) {
-        const std::string path = folder + "/pytorch_model.bin";
-        require_regular_file(path);
-        files_text_ = "pytorch_model.bin";
-        for (const io::TensorInfo& t : io::list_model_tensors(path)) {
-            if (!t.note.empty()) {  // unreadable (buffers such as position_ids): fine until asked for
-                Weight w;
-                w.name = t.name + "' (" + t.note + ")";
-                tensors_.emplace(t.name, std::move(w));
-                continue;
-            }
-            owned_.push_back(io::read_model_tensor(path + ":" + t.name));
-            const Tensor& x = owned_.back();
-            Weight w;
-            w.name = t.name, w.shape = x.shape(), w.data = x.data(), w.ld = x.rank() >= 2 ? x.row_stride() : 0;
-            tensors_.emplace(t.name, std::move(w));
-        }
+        files = shard_files(index);
+    } else if (exists(bin) || exists(bin_index)) {
+        for (const std::string& name : exists(bin) ? std::vector<std::string>{"pytorch_model.bin"} : shard_files(bin_index))
+            add_torch_file(name);
         add_legacy_names();
         return;
     } else {
-        throw InputError(folder + ": no model.safetensors, model.safetensors.index.json or pytorch_model.bin (the "
-                         "weights of a Hugging Face model folder)");
+        throw InputError(folder + ": no model.safetensors, model.safetensors.index.json, pytorch_model.bin or "
+                         "pytorch_model.bin.index.json (the weights of a Hugging Face model folder)");
     }
     for (const std::string& name : files) {
         const std::string path = folder + "/" + name;
@@ -158,12 +157,34 @@ Weights::Weights(const std::string& folder) : folder_(folder) {
                 w.data = nullptr;
                 w.name = t.info.name + "' (" + t.info.note + ")";
             }
-            // In two shards: which one an index means is unclear (Hugging Face's loading order decides).
-            if (!tensors_.emplace(t.info.name, std::move(w)).second)
-                throw InputError(path + ": tensor '" + t.info.name + "' is in another shard too (" + files_text_ + ")");
+            add(std::move(w), t.info.name, path);
         }
     }
     add_legacy_names();
+}
+
+// A torch.save file's tensors (a restricted unpickler), read into memory one by one.
+void Weights::add_torch_file(const std::string& name) {
+    const std::string path = folder_ + "/" + name;
+    require_regular_file(path);
+    files_text_ += (files_text_.empty() ? "" : ", ") + name;
+    for (const io::TensorInfo& t : io::list_model_tensors(path)) {
+        Weight w;
+        if (!t.note.empty()) {  // unreadable (buffers such as position_ids): fine until asked for
+            w.name = t.name + "' (" + t.note + ")";
+        } else {
+            owned_.push_back(io::read_model_tensor(path + ":" + t.name));
+            const Tensor& x = owned_.back();
+            w.name = t.name, w.shape = x.shape(), w.data = x.data(), w.ld = x.rank() >= 2 ? x.row_stride() : 0;
+        }
+        add(std::move(w), t.name, path);
+    }
+}
+
+void Weights::add(Weight w, const std::string& name, const std::string& path) {
+    // In two shards: which one an index means is unclear (Hugging Face's loading order decides).
+    if (!tensors_.emplace(name, std::move(w)).second)
+        throw InputError(path + ": tensor '" + name + "' is in another shard too (" + files_text_ + ")");
 }
 
 Weights::~Weights() = default;

@@ -68,10 +68,12 @@ public:
 private:
     const Weight& find(const std::string& name, std::initializer_list<std::size_t> shape) const;
     void add_legacy_names();
+    void add_torch_file(const std::string& name);  // pytorch_model.bin or one of its shards
+    void add(Weight w, const std::string& name, const std::string& path);
 
     std::string folder_, files_text_, prefix_;
     std::vector<std::unique_ptr<io::detail::MappedFile>> files_;
-    std::vector<Tensor> owned_;  // pytorch_model.bin's tensors
+    std::vector<Tensor> owned_;  // the tensors of pytorch_model.bin (or its shards)
     std::map<std::string, Weight, std::less<>> tensors_;
 };
 
