@@ -12,6 +12,7 @@
 #include "cli/common.hpp"
 #include "cli/option_values.hpp"
 #include "read/input_bytes.hpp"
+#include "runtime/did_you_mean.hpp"
 #include "write/output_file.hpp"
 
 namespace attn::cli {
@@ -62,7 +63,8 @@ int cmd_merge(int argc, char** argv) {
             const std::size_t comma = list.find(',', start);
             const std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
             if (item != "context" && item != "lse")
-                throw UsageError("invalid --show item '" + item + "': expected a comma-separated list of context, lse");
+                throw UsageError("invalid --show item '" + item + "': expected a comma-separated list of context, lse" +
+                                 did_you_mean(item, {"context", "lse"}));
             if (std::find(show.begin(), show.end(), item) == show.end()) show.push_back(item);  // once, as attend's
             if (comma == std::string::npos) break;
             start = comma + 1;

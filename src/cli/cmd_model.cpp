@@ -17,6 +17,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/option_values.hpp"
+#include "runtime/did_you_mean.hpp"
 #include "runtime/utf8.hpp"
 #include "write/output_file.hpp"
 
@@ -192,7 +193,8 @@ int cmd_model(int argc, char** argv) {
             if (item == "attentions") show_att = true;
             else if (item == "hidden-states") show_hidden = true;
             else if (item == "tokens") show_tokens = true;
-            else throw UsageError("invalid --show '" + item + "': expected attentions, hidden-states or tokens");
+            else throw UsageError("invalid --show '" + item + "': expected attentions, hidden-states or tokens" +
+                                  did_you_mean(item, {"attentions", "hidden-states", "tokens"}));
             if (comma == std::string::npos) break;
             at = comma + 1;
         }

@@ -168,8 +168,9 @@ int cmd_random(int argc, char** argv) {
                              "(.npy, .npz, .json, .tsv), else pretty on a terminal and csv otherwise. Each\n"
                              "draw reads back into attn (pretty when not wrapped): one of several as\n"
                              "FILE.csv:'draw N', json's draws as FILE.json:draws (one tensor; draws of\n"
-                             "several shapes as FILE.json:'draw N'). npy keeps the full shape (-o DIR gets\n"
-                             "drawN.npy files for several draws; -o x.npy is refused); npz writes them all\n"
+                             "several shapes as FILE.json:'draw N'). npy keeps the full shape (-o DIR/, or\n"
+                             "an existing folder, gets one drawN.npy a draw; -o x.npy of several draws is\n"
+                             "refused); npz writes them all\n"
                              "as drawN.npy in one archive. --dtype f16 rounds each value to\n"
                              "float16 (torch's .half()); npy and npz then write '<f2'.\n"
                              "--generator numpy draws as NumPy's legacy np.random.seed(S) then\n"
@@ -299,8 +300,12 @@ int cmd_random(int argc, char** argv) {
             throw UsageError("invalid --shape '" + shape_text(spec.shape) +
                              "': its text output has more than 2^28 lines per draw (--format npy has no such limit)");
     if (npy && draws > 1 && out.path.empty())
-        throw UsageError("npy of several draws needs -o DIR (one file per draw)");
-    if (struct stat st {}; npy && draws > 1 && !(::stat(out.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)))
+        throw UsageError("npy of several draws needs -o DIR/ (one file per draw)");
+    // npy into a folder: several draws, or -o DIR/ or an existing folder (one drawN.npy each)
+    struct stat st {};
+    const bool is_dir = !out.path.empty() && ::stat(out.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+    const bool to_folder = npy && (draws > 1 || is_dir || (!out.path.empty() && out.path.back() == '/'));
+    if (npy && draws > 1 && !is_dir && out.path.back() != '/')
         io::detail::refuse_npy_name_for_several(out.path, draws);  // as every command's -o x.npy
 
     std::uint64_t seed;
@@ -356,13 +361,13 @@ int cmd_random(int argc, char** argv) {
         // -o DIR for several draws: they appear in DIR together, once every one is written.
         io::detail::refuse_binary_on_terminal(out.path, "npy");
         std::optional<io::detail::StagedFolder> folder;
-        if (draws > 1) folder.emplace(out.path);
+        if (to_folder) folder.emplace(out.path);
         for (std::size_t d = 0; d < draws; ++d) {
             std::vector<float> v = draw(plan[d]);
             check_finite(v);
             if (rounded) round_to_half(v, bf16);
             std::string path = out.path;
-            if (draws > 1) path = folder->path_of(draw_name(d) + ".npy");
+            if (folder) path = folder->path_of(draw_name(d) + ".npy");
             io::detail::OutputFile sink(path);
             const TensorView tensor = contiguous_view(v.data(), Shape(plan[d].shape));
             sink.write(half ? io::npy_half_bytes(tensor) : io::npy_bytes(tensor));

@@ -10,6 +10,7 @@
 #include "cli/common.hpp"
 #include "cli/option_values.hpp"
 #include "read/json.hpp"
+#include "runtime/did_you_mean.hpp"
 #include "runtime/utf8.hpp"
 
 namespace attn::cli {
@@ -132,7 +133,8 @@ int cmd_tokenize(int argc, char** argv) {
     const std::string format = r.count("format") ? r["format"].as<std::string>() : "pretty";
     if (format != "pretty" && format != "csv" && format != "tsv" && format != "json" && format != "ids")
         throw UsageError("invalid --format '" + io::printable_utf8(format, 40) +
-                         "': expected pretty, csv, tsv, json or ids");
+                         "': expected pretty, csv, tsv, json or ids" +
+                         did_you_mean(format, {"pretty", "csv", "tsv", "json", "ids"}));
     const Tokenizer tok = Tokenizer::load(r["path"].as<std::string>());
     const bool add = !r.count("no-special-tokens");
     if (r.count("texts")) {

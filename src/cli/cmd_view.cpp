@@ -16,6 +16,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/option_values.hpp"
+#include "runtime/did_you_mean.hpp"
 #include "write/output_file.hpp"
 
 namespace attn::cli {
@@ -37,7 +38,8 @@ std::vector<std::string> leading_names(const cxxopts::ParseResult& r, const Shap
         std::size_t at = 0;
         while (at < dim_order.size() && dim_order[at] != n) ++at;
         if (at == dim_order.size() || at < next)
-            throw UsageError("invalid --dims '" + text + "': expected some of layer, batch, head, in that order");
+            throw UsageError("invalid --dims '" + text + "': expected some of layer, batch, head, in that order" +
+                             (at == dim_order.size() ? did_you_mean(n, dim_order) : ""));
         next = at + 1;
         names.push_back(n);
         if (comma == std::string::npos) break;

@@ -1,6 +1,7 @@
 #include "cli/common.hpp"
 
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
+#include "cli/commands.hpp"
 #include "cli/help/help.hpp"
 #include "cli/option_values.hpp"
 #include "runtime/did_you_mean.hpp"
@@ -119,6 +121,14 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
     }
     const OptionKinds kinds = option_kinds(options);
     std::vector<std::string> words = split_attached_values(kinds, given_argc, given_argv);
+    // The options positional arguments are bound to are not options: --input FILE is refused.
+    const std::string program = options.program();
+    if (const Command* c = find_command(program.substr(program.find(' ') + 1)))
+        for (std::size_t i = 1; i < words.size() && words[i] != "--"; ++i)
+            for (const std::string& p : c->positionals)
+                if (words[i] == "--" + p || words[i].rfind("--" + p + "=", 0) == 0)
+                    throw UsageError("option '" + p + "' does not exist: it is an argument, without a name (attn " +
+                                     c->name + (c->usage.empty() ? "" : " " + c->usage.front()) + ")");
     std::vector<char*> pointers;
     for (std::string& w : words) pointers.push_back(w.data());
     const int argc = int(pointers.size());
@@ -217,9 +227,21 @@ void add_output_options(cxxopts::Options& options, bool with_npy) {
                              : ""), cxxopts::value<std::string>(), "FMT")
         ("digits", digits_help, cxxopts::value<std::string>(), "N")
         ("o,output", std::string("Write to PATH instead of standard output") +
-                         (with_npy ? " (a folder for several npy results, one NAME.npy each; x.npz for one archive)" : ""),
+                         (with_npy ? " (DIR/ or an existing folder: one NAME.npy a result, the folder made when "
+                                     "missing; x.npz: one archive)" : ""),
          cxxopts::value<std::string>(), "PATH");
 }
+
+namespace {
+
+// -o DIR/ (made when missing) or an existing folder: where npy output writes one NAME.npy a
+// result, and so the format it implies.
+bool names_folder(const std::string& path) {
+    struct stat st {};
+    return !path.empty() && (path.back() == '/' || (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)));
+}
+
+}  // namespace
 
 io::OutputOptions output_options(const cxxopts::ParseResult& r) {
     io::OutputOptions out;
@@ -238,6 +260,7 @@ io::OutputOptions output_options(const cxxopts::ParseResult& r) {
     else if (ends(".npz")) out.format = io::Format::npz;
     else if (ends(".json")) out.format = io::Format::json;
     else if (ends(".tsv")) out.format = io::Format::tsv;
+    else if (names_folder(path)) out.format = io::Format::npy;  // one NAME.npy each
     else if (ends(".safetensors"))  // a model file: csv under its name would replace it
         throw UsageError("-o " + path + ": attn does not write safetensors files: choose another name (.npz for a "
                          "NumPy archive), or give --format to use this one anyway");

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "attn/error.hpp"
+#include "runtime/did_you_mean.hpp"
 #include "runtime/system_memory.hpp"
 
 #if defined(__FAST_MATH__)
@@ -22,7 +23,9 @@ const char* torch_kernel_name(TorchKernel kernel) noexcept { return kernel == To
 TorchKernel parse_torch_kernel(std::string_view name) {
     if (name == "avx2") return TorchKernel::avx2;
     if (name == "scalar") return TorchKernel::scalar;
-    throw SettingError("torch-kernel", "invalid ", " '" + std::string(name) + "': expected avx2 or scalar");
+    throw SettingError("torch-kernel", "invalid ",
+                       " '" + std::string(name) + "': expected avx2 or scalar" +
+                           did_you_mean(name, {torch_kernel_name(TorchKernel::avx2), torch_kernel_name(TorchKernel::scalar)}));
 }
 
 std::size_t shape_numel(const std::vector<std::size_t>& shape) {

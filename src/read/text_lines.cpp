@@ -96,6 +96,21 @@ std::optional<TextReader::Header> TextReader::comment_header(std::size_t i, std:
     return std::nullopt;
 }
 
+std::optional<std::string> TextReader::pretty_title_name(std::string_view line) {
+    line = trim(line);
+    if (line.size() < 2 || line.substr(line.size() - 2) != "):") return std::nullopt;
+    const std::size_t open = line.rfind(" (");
+    if (open == std::string_view::npos || open == 0) return std::nullopt;
+    bool too_large = false;
+    const std::string_view size = line.substr(open + 2, line.size() - open - 4);
+    if (!parse_dims(size.ends_with(',') ? line.substr(open + 1, line.size() - open - 2) : size, too_large))
+        return std::nullopt;
+    std::string_view v = trim(line.substr(0, open));
+    take_index(v, too_large);
+    if (v.empty() || !(is_one_token(v) || is_draw_name(v))) return std::nullopt;
+    return std::string(v);
+}
+
 std::optional<TextReader::Header> TextReader::pretty_title(std::size_t i, std::size_t eol) const {
     const std::string_view line = trim(s_.substr(i, eol - i));
     if (line.size() < 2 || line.substr(line.size() - 2) != "):") return std::nullopt;

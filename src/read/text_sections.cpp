@@ -332,13 +332,13 @@ std::string TextReader::only_result(const std::string& name) const {
         blank_out(out, member_end, i);
         return out;
     }
-    // attn's csv, tsv (and pretty): the lines under "# NAME ..." headings.
+    // attn's csv, tsv: the lines under "# NAME ..." headings; pretty: under "NAME (RxC):" titles.
     bool keep = false;
     Lines lines(s_, s_.starts_with(bom) ? bom.size() : 0);
     for (Line l; lines.next(l);) {
         const std::string_view line = lines.text(l);
-        if (is_heading(line)) {
-            const std::string heading = heading_name(line);
+        if (const std::optional<std::string> title = is_heading(line) ? heading_name(line) : pretty_title_name(line)) {
+            const std::string& heading = *title;
             keep = heading == name;
             if (std::find(names.begin(), names.end(), heading) == names.end()) names.push_back(heading);
         }

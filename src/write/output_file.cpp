@@ -102,7 +102,7 @@ void refuse_npy_name_for_several(const std::string& path, std::size_t count) {
     const std::string stem = path.substr(0, path.size() - 4);
     throw SettingError("output", "", " " + path + ": " + std::to_string(count) +
                                          " results do not fit one .npy file: write them to an archive (" + stem +
-                                         ".npz) or a folder (" + stem + ", one NAME.npy each)");
+                                         ".npz) or a folder (" + stem + "/, one NAME.npy each)");
 }
 
 void write_stdout(std::string_view bytes) {

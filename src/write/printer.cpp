@@ -579,19 +579,23 @@ std::vector<detail::PendingFile> detail::output_files(const std::vector<Item>& i
 
     struct stat st {};
     const bool is_dir = !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-    if (items.size() == 1 && !is_dir) {
+    const bool folder = is_dir || (!path.empty() && path.back() == '/');  // DIR/: made when missing
+    if (items.size() == 1 && !folder) {
         detail::refuse_binary_on_terminal(path, "npy");
         return {{path, detail::npy_header(items[0].values()), false, items[0].values()}};
     }
     if (path.empty())
         throw SettingError("output", "npy output of " + std::to_string(items.size()) + " matrices needs ",
-                           " DIR (one DIR/NAME.npy each), or use npz (one archive)");
-    if (!is_dir) refuse_npy_name_for_several(path, items.size());
+                           " DIR/ (one DIR/NAME.npy each), or use npz (one archive)");
+    if (!folder) refuse_npy_name_for_several(path, items.size());
     if (!is_dir && ::lstat(path.c_str(), &st) == 0)
         throw SettingError("output", "", " " + path + ": not a directory (npy output of several matrices needs a directory)");
+    std::string dir = path;
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
     std::vector<detail::PendingFile> files;
     for (const auto& item : items)
-        files.push_back({path + "/" + item.name + ".npy", detail::npy_header(item.values()), !is_dir, item.values()});
+        files.push_back({(dir == "/" ? "" : dir) + "/" + item.name + ".npy", detail::npy_header(item.values()), !is_dir,
+                         item.values()});
     return files;
 }
 

@@ -24,6 +24,14 @@ cases=(
     "completions zhs|; did you mean 'zsh'?"
     "bench --kv-dtype f61|; did you mean 'f16'?"
     "attend --arch scalr -x $X|; did you mean 'scalar'?"
+    "attend --scale autp -x $X|invalid --scale 'autp': expected auto, none or a number; did you mean 'auto'?"
+    "random --shape 2 --torch-kernel scalr|; did you mean 'scalar'?"
+    "variance --torch-kernel avx3|; did you mean 'avx2'?"
+    "model . --ids 1 --show attention|; did you mean 'attentions'?"
+    "tokenize . --text a --format jsn|; did you mean 'json'?"
+    "view $X --dims layr,head --heatmap|; did you mean 'layer'?"
+    "merge s.npz --show contxt|; did you mean 'context'?"
+    "help --mann|help: no option '--mann'; did you mean '--man'?"
 )
 for c in "${cases[@]}"; do
     IFS='|' read -r words want <<<"$c"

@@ -173,7 +173,7 @@ attend --show weights,context -o "$rb/wc.npz"
 same_as_npy "$rb/all/context.npy" "$rb/wc.npz:context" "-o wc.npz holds context"
 mkdir -p "$rb/empty" && cd "$rb/empty" || exit 1
 run "${attend_args[@]}" --show weights,context -o both.npy; expect_code 2 "several results to both.npy"
-expect_err_has "attn: -o both.npy: 2 results do not fit one .npy file: write them to an archive (both.npz) or a folder (both, one NAME.npy each)" "both.npy message"
+expect_err_has "attn: -o both.npy: 2 results do not fit one .npy file: write them to an archive (both.npz) or a folder (both/, one NAME.npy each)" "both.npy message"
 if [ -z "$(ls -A)" ]; then pass; else fail "both.npy left: $(ls -A)"; fi
 # npz of a record is refused before anything is written; an existing archive is kept
 cp "$rb/wc.npz" kept.npz
@@ -236,3 +236,36 @@ if grep -qF -- '[-0.0, 1]' "$T/out" && grep -qF -- '[2, -0.0]' "$T/out"; then pa
 run concat "$T/draws.txt:draw 1"
 expect_code 0 "draws.txt:draw 1"
 if [ "$OUT" = "$("$ATTN" concat "$T/draws.csv:draw 1")" ] && [ -n "$OUT" ]; then pass; else fail "draws.txt:draw 1 is not draws.csv:draw 1"; fi
+
+# pretty output of several results: FILE:NAME selects one (its 4 decimals), as for csv.
+x=$ROOT/data/examples/simple/x.txt
+"$ATTN" attend -x "$x" --show weights,context --format pretty >"$T/wc.pretty"
+"$ATTN" attend -x "$x" --show context --format pretty --digits 4 >"$T/c.pretty"
+run softmax "$T/wc.pretty:context"
+expect_code 0 "wc.pretty:context"
+if [ "$OUT" = "$("$ATTN" softmax "$T/c.pretty")" ] && [ -n "$OUT" ]; then pass; else fail "wc.pretty:context is not the context alone: $OUT"; fi
+"$ATTN" random --shape 2,3 --shape 3 --seed 5 --format pretty >"$T/two.pretty"
+run concat "$T/two.pretty:draw 1" --format csv
+expect_code 0 "two.pretty:draw 1"
+expect_out_has "-1.40170002,-0.762600005,0.631200016" "two.pretty:draw 1 (torch.randn's 4 decimals)"
+run concat "$T/two.pretty:draw 2"
+expect_code 3 "two.pretty:draw 2"
+expect_err_has "no result 'draw 2' (it holds: draw 0, draw 1)" "pretty names listed"
+
+# -o DIR/ (made when missing) or an existing folder: one NAME.npy a result, npy without --format.
+rm -rf "$T/fold1" "$T/fold2" "$T/fold3" && mkdir "$T/fold2"
+run random --shape 2,3 --shape 4 --seed 5 -o "$T/fold1/"
+expect_code 0 "random -o DIR/"
+if [ -f "$T/fold1/draw0.npy" ] && [ -f "$T/fold1/draw1.npy" ]; then pass; else fail "random -o DIR/: $(ls "$T/fold1" 2>&1)"; fi
+run attend -x "$x" --show weights,context -o "$T/fold2"
+expect_code 0 "attend -o EXISTING_DIR"
+if [ -f "$T/fold2/weights.npy" ] && [ -f "$T/fold2/context.npy" ]; then pass; else fail "attend -o DIR: $(ls "$T/fold2" 2>&1)"; fi
+run softmax "$x" -o "$T/fold3/"
+expect_code 0 "softmax -o DIR/ (one result)"
+if [ -f "$T/fold3/softmax.npy" ]; then pass; else fail "softmax -o DIR/: $(ls "$T/fold3" 2>&1)"; fi
+run random --shape 2,3 --seed 5 -o "$T/fold4/"
+expect_code 0 "random -o DIR/ (one draw)"
+if [ -f "$T/fold4/draw0.npy" ]; then pass; else fail "random -o DIR/, one draw: $(ls "$T/fold4" 2>&1)"; fi
+run random --shape 2,3 --shape 4 --seed 5 -o "$T/two.npy"
+expect_code 2 "random -o x.npy of two draws"
+expect_err_has "or a folder ($T/two/, one NAME.npy each)" "the advice names a folder as -o takes it"

@@ -216,8 +216,9 @@ std::string top_level_help(std::size_t width) {
                 "FILE.safetensors:NAME or FILE.pt:NAME (torch.save; also .bin, .pth) (see attn ls); one result of several in attn's own text "
                 "output is FILE:NAME (FILE.json:NAME, FILE.csv:NAME, any text file's name).\n"
                 "Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 bad input.\n"
-                "Limits: an input file or stream of at most 2 GiB; matrices of at most 2 dimensions in, 32 "
-                "dimensions (NumPy's limit) and 2^28 elements per tensor in `random`; bench cases within half the "
+                "Limits: an input file or stream of at most 2 GiB; tensors of at most 4 dimensions into softmax, "
+                "matmul and attend (5 into view, 32 into concat: NumPy's limit); 32 dimensions and 2^28 elements per "
+                "tensor in `random`; bench cases within half the "
                 "memory and 10^13 flop per run; an npz output of 4 GiB. Beyond them: exit 2 or 3 with a message, "
                 "before any output.\n"
                 "The manual: man attn (attn help --man writes it). Shell completions: attn completions bash|zsh.",
@@ -242,6 +243,9 @@ int cmd_help(int argc, char** argv) {
         std::fputs(help_page(command_doc(*find_command("help")), terminal_columns()).c_str(), stdout);
         return exit_ok;
     }
+    if (what.starts_with("-"))
+        throw UsageError("help: no option '" + what + "'" + did_you_mean(what, {"--man", "--help"}) +
+                         " (attn help [COMMAND | --man])");
     const Command* c = find_command(what);
     if (!c)
         throw UsageError("help: no command named '" + what + "'" + did_you_mean(what, command_names()) +

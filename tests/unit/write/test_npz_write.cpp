@@ -121,7 +121,7 @@ TEST_CASE("npz: refusals before anything is written") {
     CHECK(usage_error([&] {
               attn::io::write_output({Item{"a", &a, {}, {}, {}, {}, {}}, Item{"b", &a, {}, {}, {}, {}, {}}}, npy);
           }) == "output " + dir.path + "/both.npy: 2 results do not fit one .npy file: write them to an archive (" +
-                    dir.path + "/both.npz) or a folder (" + dir.path + "/both, one NAME.npy each)");
+                    dir.path + "/both.npz) or a folder (" + dir.path + "/both/, one NAME.npy each)");
     struct stat st {};
     CHECK(::stat((dir.path + "/both.npy").c_str(), &st) != 0);
 }
