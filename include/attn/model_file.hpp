@@ -43,8 +43,8 @@ KVInput read_model_kv(const std::string& path, std::size_t max_dims = max_rank);
 
 // Every tensor of a file, in file order. The extension names the format; other files are
 // recognised by content (a zip with FOLDER/data.pkl is a torch checkpoint, another zip an
-// .npz, a JSON header a safetensors file); anything else is "not a model file", and a legacy
-// (pre-1.6, non-zip) torch.save file is refused as such. Only the headers are read: an npz
+// .npz, a legacy torch.save file's pickle stream (torch < 1.6) a torch checkpoint too, a JSON
+// header a safetensors file); anything else is "not a model file". Only the headers are read: an npz
 // member's data is neither inflated nor CRC-checked (reading the tensor does both). An npz
 // member is listed under the name that reads it (see npz_tensor).
 std::vector<TensorInfo> list_model_tensors(const std::string& file);

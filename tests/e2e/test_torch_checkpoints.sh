@@ -66,9 +66,21 @@ expect_code 3 "--in-proj of a square weight"
 expect_err_has "3E×E ([W_q; W_k; W_v]), GPT-2's c_attn.weight E×3E" "--in-proj names both layouts"
 
 # ---- refused files: exit 3, a message, and nothing run -------------------------------------
-run ls "$TS/legacy.pt"; expect_code 3 "a legacy torch.save file"
-expect_err_has "a legacy torch.save file (not the zip format of torch >= 1.6): not supported" "legacy: the reason"
-run softmax "$TS/legacy.pt:f32"; expect_code 3 "reading from a legacy file"
+# ---- the legacy format (torch < 1.6, _use_new_zipfile_serialization=False): the same tensors --
+run ls "$TS/legacy.pt"; expect_code 0 "ls a legacy torch.save file"
+if [ "$OUT" = "$("$ATTN" ls "$TS/state_dict.pt")" ]; then pass; else fail "ls legacy.pt differs from ls state_dict.pt: $OUT"; fi
+for name in f32 f16 bf16 base base_t slice expand param meta.sub.w; do
+    run concat "$TS/legacy.pt:$name" --format npy -o "$T/got.npy"; expect_code 0 "read legacy.pt:$name"
+    run concat "$TS/expected.npz:$name" --format npy -o "$T/want.npy"
+    if cmp -s "$T/got.npy" "$T/want.npy"; then pass; else fail "legacy.pt:$name differs from numpy's copy"; fi
+done
+# cut short: inside the last storage's bytes, inside its count, inside the pickles
+size=$(stat -c %s "$TS/legacy.pt")
+for cut in $((size - 3)) $((size - 60)) 200 20; do
+    head -c "$cut" "$TS/legacy.pt" >"$T/cut.pt"
+    run ls "$T/cut.pt"; expect_code 3 "legacy.pt cut at $cut bytes"
+    expect_err_has "truncated" "legacy.pt cut at $cut bytes: the reason"
+done
 mkdir -p "$T/cwd"
 for case in "system:refused global 'posix.system'" "stack_global:refused global 'posix.system'" \
             "reduce_storage:refused REDUCE of torch.FloatStorage" "inst:refused pickle opcode INST" \

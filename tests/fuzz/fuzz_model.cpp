@@ -1,8 +1,9 @@
 // libFuzzer harness: the model-file readers (.npz: zip + inflate + npy; safetensors; torch.save
-// zip checkpoints: zip + the restricted unpickler). An input whose first byte is 2 is taken as
-// a torch checkpoint, another even one as an .npz (for both, the zip signature is prepended
-// when missing), an odd one as a safetensors file. Every tensor listed is read. Only attn::Error may escape;
-// a tensor read must have the shape the listing gave.
+// checkpoints: zip + the restricted unpickler, or the legacy format's pickles and storages).
+// An input whose first byte is 2 is taken as a torch checkpoint, another even one as an .npz
+// (for both, the zip signature is prepended when missing, unless a torch input starts as a
+// legacy file does), an odd one as a safetensors file. Every tensor listed is read. Only
+// attn::Error may escape; a tensor read must have the shape the listing gave.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -14,7 +15,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (size == 0) return 0;
     const bool torch = data[0] == 2, npz = !torch && (data[0] & 1) == 0;
     std::string bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
-    if ((npz || torch) && bytes.rfind("PK\x03\x04", 0) != 0) bytes.insert(0, "PK\x03\x04");
+    // (a legacy torch.save file, a pickle stream, keeps its own start)
+    const bool legacy = torch && bytes.rfind("\x80\x02\x8a", 0) == 0;
+    if ((npz || torch) && !legacy && bytes.rfind("PK\x03\x04", 0) != 0) bytes.insert(0, "PK\x03\x04");
     try {
         const auto list = torch ? attn::io::torch_list(bytes, "fuzz.pt")
                           : npz ? attn::io::npz_list(bytes, "fuzz.npz")

@@ -44,23 +44,8 @@ bool split(std::string_view path, ModelPath* out) {
 }
 
 // A legacy torch.save file (torch < 1.6, or _use_new_zipfile_serialization=False) is a
-// bare pickle stream: PROTO 2 then LONG1 of torch's magic number.
+// bare pickle stream: PROTO 2 then LONG1 of torch's magic number (torch_zip.cpp reads it).
 bool is_legacy_torch(std::string_view b) { return b.substr(0, 3) == "\x80\x02\x8a"; }
-
-[[noreturn]] void legacy_torch(const std::string& file) {
-    throw InputError(file + ": a legacy torch.save file (not the zip format of torch >= 1.6): not supported; "
-                     "re-save it with torch.save(state_dict, PATH) from torch >= 1.6, or as safetensors");
-}
-
-std::vector<TensorInfo> torch_file_list(std::string_view b, const std::string& file) {
-    if (is_legacy_torch(b)) legacy_torch(file);
-    return torch_list(b, file);
-}
-
-Tensor torch_file_tensor(std::string_view b, const std::string& name, const std::string& file, Finite finite, std::size_t max_dims) {
-    if (is_legacy_torch(b)) legacy_torch(file);
-    return torch_tensor(b, name, file, finite, max_dims);
-}
 
 }  // namespace
 
@@ -94,7 +79,7 @@ Tensor read_model_tensor(const std::string& path, Finite finite, std::size_t max
         case ModelFormat::safetensors: return safetensors_tensor(f.bytes(), mp.name, mp.file, finite, max_dims);
         case ModelFormat::torch: break;
     }
-    return torch_file_tensor(f.bytes(), mp.name, mp.file, finite, max_dims);
+    return torch_tensor(f.bytes(), mp.name, mp.file, finite, max_dims);
 }
 
 bool model_tensor_is_integer(const std::string& path) {
@@ -144,12 +129,12 @@ std::vector<TensorInfo> list_model_tensors(const std::string& file) {
     if (split(file, &mp) && mp.file.size() == file.size()) {
         if (mp.format == ModelFormat::npz) return npz_list(b, file);
         if (mp.format == ModelFormat::safetensors) return safetensors_list(b, file);
-        return torch_file_list(b, file);
+        return torch_list(b, file);
     }
     if (b.substr(0, 2) == "PK") return is_torch_checkpoint(b) ? torch_list(b, file) : npz_list(b, file);
     if (b.substr(0, 6) == "\x93NUMPY")
         throw InputError(file + ": an .npy file holds one array, read as it is; ls lists .npz, .safetensors and torch.save files");
-    if (is_legacy_torch(b)) legacy_torch(file);
+    if (is_legacy_torch(b)) return torch_list(b, file);
     // A safetensors header: a little-endian length, then '{'.
     if (b.size() < 9 || b[8] != '{')
         throw InputError(file + ": not a model file (attn ls lists .npz, .safetensors and torch.save .bin/.pt/.pth files)");

@@ -64,6 +64,8 @@ class Unpickler {
 public:
     Unpickler(std::string_view b, const std::string& source) : b_(b), source_(source) {}
 
+    std::size_t position() const { return at_; }  // after STOP, once run() returned
+
     Value run() {
         for (;;) {
             if (at_ >= b_.size()) fail("truncated pickle (no STOP opcode)");
@@ -217,11 +219,15 @@ private:
         }
     }
 
-    // BINPERSID: ('storage', storage type, key, location, numel).
+    // BINPERSID: ('storage', storage type, key, location, numel), and in the legacy format a
+    // sixth item, view_metadata, None unless storages were shared as views (torch < 0.4).
     void persistent(const Value& pid) {
         const auto& p = pid->items;
-        if (pid->kind != Node::Kind::tuple || p.size() != 5 || p[0]->kind != Node::Kind::text || p[0]->text != "storage")
+        if (pid->kind != Node::Kind::tuple || (p.size() != 5 && p.size() != 6) || p[0]->kind != Node::Kind::text ||
+            p[0]->text != "storage")
             fail("refused persistent id: only ('storage', type, key, location, numel) is known");
+        if (p.size() == 6 && p[5]->kind != Node::Kind::none)
+            fail("refused persistent id: a storage view (view_metadata, torch < 0.4's shared storages) is not supported");
         Value s = make(Node::Kind::storage);
         if (p[1]->kind != Node::Kind::global || !storage_type(p[1]->text, &s->storage))
             fail("persistent id: the storage type is not a torch storage global");
@@ -378,6 +384,11 @@ bool storage_type(std::string_view global, StorageRef* out) {
     return true;
 }
 
-Value unpickle(std::string_view bytes, const std::string& source) { return Unpickler(bytes, source).run(); }
+Value unpickle(std::string_view bytes, const std::string& source, std::size_t* consumed) {
+    Unpickler u(bytes, source);
+    Value v = u.run();
+    if (consumed) *consumed = u.position();
+    return v;
+}
 
 }  // namespace attn::io::pickle

@@ -18,7 +18,7 @@ namespace attn::io::pickle {
 struct Node;
 using Value = std::shared_ptr<Node>;
 
-// A torch storage named by a persistent id ('storage', torch.FloatStorage, KEY, LOCATION, NUMEL).
+// A torch storage named by a persistent id ('storage', torch.FloatStorage, KEY, LOCATION, NUMEL[, None]).
 struct StorageRef {
     std::string dtype;  // torch's name: "float32", "float16", "bfloat16", "int64", ...
     std::size_t item_size = 0;
@@ -49,8 +49,9 @@ struct Node {
     bool placed = false;
 };
 
-// The value a pickle builds. `source` names it in messages ("FILE: data.pkl: ...").
-Value unpickle(std::string_view bytes, const std::string& source);
+// The value a pickle builds. `source` names it in messages ("FILE: data.pkl: ..."). With
+// `consumed`, the bytes up to its STOP opcode (a legacy torch.save file is pickles in a row).
+Value unpickle(std::string_view bytes, const std::string& source, std::size_t* consumed = nullptr);
 
 // The torch storage type a global names ("torch.FloatStorage" → float32, 4), or false.
 bool storage_type(std::string_view global, StorageRef* out);

@@ -4,7 +4,12 @@
 // torch 1.13 on, PREFIX/byteorder. data.pkl goes through the restricted unpickler; each
 // tensor is a strided view of a storage and is gathered straight from the mapped archive
 // into a float32 Tensor (no copy of the member in between).
+// The legacy format (torch < 1.6, or _use_new_zipfile_serialization=False; torch's
+// _legacy_save) is pickles in a row: torch's magic number, the protocol version 1001, the
+// system's info, the object (its storages named by persistent ids), the sorted storage keys;
+// then each storage as its element count (int64) and its bytes, in the keys' order.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -25,6 +30,8 @@ namespace attn::io {
 namespace {
 
 struct Checkpoint {
+    bool legacy = false;
+    std::unordered_map<std::string, std::pair<std::uint64_t, std::uint64_t>> legacy_data;  // key: (offset, bytes)
     std::string prefix;  // "archive/"
     std::vector<ZipMember> members;
     // members by name, the first of a name (a lookup per tensor: a scan of the list each time
@@ -36,6 +43,22 @@ struct Checkpoint {
 const ZipMember* member(const Checkpoint& c, const std::string& name) {
     const auto it = c.by_name.find(c.prefix + name);
     return it == c.by_name.end() ? nullptr : &c.members[it->second];
+}
+
+// Where a storage's bytes lie: its archive member, or (legacy) its run of the file.
+struct StorageBytes {
+    const ZipMember* member = nullptr;
+    std::uint64_t offset = 0, size = 0;
+};
+std::optional<StorageBytes> storage_bytes(const Checkpoint& c, const std::string& key) {
+    if (c.legacy) {
+        const auto it = c.legacy_data.find(key);
+        if (it == c.legacy_data.end()) return std::nullopt;
+        return StorageBytes{nullptr, it->second.first, it->second.second};
+    }
+    const ZipMember* m = member(c, "data/" + key);
+    if (!m) return std::nullopt;
+    return StorageBytes{m, m->data_offset, m->size};
 }
 
 // The pickle's values form a graph, not a tree: the memo lets a dict be placed many times, so
@@ -114,12 +137,13 @@ void collect(const pickle::Value& v, const std::string& name, Checkpoint& c, con
 // Checks every tensor's view against its storage member before anything is read.
 void check_view(const Checkpoint& c, const std::string& name, const pickle::TensorRef& t, const std::string& source) {
     const std::string where = source + ":" + name;
-    const ZipMember* m = member(c, "data/" + t.storage.key);
+    const std::optional<StorageBytes> m = storage_bytes(c, t.storage.key);
     if (!m) throw InputError(where + ": its storage data/" + detail::printable(t.storage.key, 40) + " is missing from the archive");
     std::uint64_t bytes = 0;
     if (__builtin_mul_overflow(t.storage.numel, std::uint64_t(t.storage.item_size), &bytes) || bytes > m->size)
-        throw InputError(where + ": storage data/" + t.storage.key + " holds " + std::to_string(m->size) + " bytes, not " +
-                         std::to_string(t.storage.numel) + " " + t.storage.dtype + " elements");
+        throw InputError(where + ": storage data/" + detail::printable(t.storage.key, 40) + " holds " +
+                         std::to_string(m->size) + " bytes, not " + std::to_string(t.storage.numel) + " " +
+                         t.storage.dtype + " elements");
     if (t.shape.size() > max_rank) throw InputError(where + ": more than " + std::to_string(max_rank) + " dimensions");
     // The last element a view reaches: offset + Σ (size−1)·stride, inside the storage.
     std::uint64_t last = t.offset, count = 1;
@@ -134,6 +158,19 @@ void check_view(const Checkpoint& c, const std::string& name, const pickle::Tens
                          std::to_string(last) + " of a storage of " + std::to_string(t.storage.numel));
 }
 
+// The state_dict the pickle `root` (of `size` bytes) holds, named into c.tensors.
+void take_tensors(const pickle::Value& root, std::size_t size, Checkpoint& c, const std::string& source) {
+    if (root->kind != pickle::Node::Kind::dict)
+        throw InputError(source + ": data.pkl holds no dict of tensors (attn reads state_dicts)");
+    check_tally(root, size, source);  // before collect() makes any name
+    collect(root, "", c, source);
+    std::unordered_set<std::string_view> names;  // {'a.b': t, 'a': {'b': u}} names two tensors a.b
+    for (const auto& [name, t] : c.tensors)
+        if (!names.insert(name).second)
+            throw InputError(source + ": tensor '" + detail::printable(name, 60) +
+                             "' appears twice (the keys of nested dicts join with '.')");
+}
+
 Checkpoint open(std::string_view bytes, const std::string& source) {
     Checkpoint c;
     c.members = zip_members(bytes, source);
@@ -146,18 +183,65 @@ Checkpoint open(std::string_view bytes, const std::string& source) {
     if (const ZipMember* order = member(c, "byteorder"); order && zip_extract(bytes, *order, source) != "little")
         throw InputError(source + ": a big-endian checkpoint (byteorder is not 'little'): not supported");
     const std::string pkl = zip_extract(bytes, *member(c, "data.pkl"), source);
-    const pickle::Value root = pickle::unpickle(pkl, source + ": data.pkl");
-    if (root->kind != pickle::Node::Kind::dict)
-        throw InputError(source + ": data.pkl holds no dict of tensors (attn reads state_dicts)");
-    check_tally(root, pkl.size(), source);  // before collect() makes any name
-    collect(root, "", c, source);
-    std::unordered_set<std::string_view> names;  // {'a.b': t, 'a': {'b': u}} names two tensors a.b
-    for (const auto& [name, t] : c.tensors)
-        if (!names.insert(name).second)
-            throw InputError(source + ": tensor '" + detail::printable(name, 60) +
-                             "' appears twice (the keys of nested dicts join with '.')");
+    take_tensors(pickle::unpickle(pkl, source + ": data.pkl"), pkl.size(), c, source);
     for (const auto& [name, t] : c.tensors) check_view(c, name, t, source);
     return c;
+}
+
+constexpr std::string_view legacy_magic("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19\x2e", 15);
+
+Checkpoint open_legacy(std::string_view bytes, const std::string& source) {
+    Checkpoint c;
+    c.legacy = true;
+    std::size_t at = legacy_magic.size();
+    // The next pickle of the stream, `what` for messages.
+    const auto next = [&](const char* what) {
+        std::size_t used = 0;
+        const pickle::Value v = pickle::unpickle(bytes.substr(at), source + ": " + what, &used);
+        at += used;
+        return std::make_pair(v, used);
+    };
+    const pickle::Value version = next("the protocol version").first;
+    if (version->kind != pickle::Node::Kind::integer || version->integer != 1001)
+        throw InputError(source + ": a legacy torch.save file of protocol version other than 1001: not supported");
+    const pickle::Value info = next("the system info").first;
+    for (const auto& [key, value] : info->kind == pickle::Node::Kind::dict ? info->entries : decltype(info->entries){})
+        if (key->kind == pickle::Node::Kind::text && key->text == "little_endian" &&
+            value->kind == pickle::Node::Kind::boolean && !value->integer)
+            throw InputError(source + ": a big-endian checkpoint (little_endian is False): not supported");
+    const auto [root, root_bytes] = next("the saved object");
+    take_tensors(root, root_bytes, c, source);
+    const pickle::Value keys = next("the storage keys").first;
+    if (keys->kind != pickle::Node::Kind::list)
+        throw InputError(source + ": a damaged legacy torch.save file: no list of storage keys after the object");
+    std::unordered_map<std::string, const pickle::StorageRef*> storages;
+    for (const auto& [name, t] : c.tensors) storages.emplace(t.storage.key, &t.storage);
+    // Each storage: its element count (int64, little-endian), then its bytes.
+    for (const pickle::Value& k : keys->items) {
+        const std::string shown = k->kind == pickle::Node::Kind::text ? detail::printable(k->text, 40) : "?";
+        const auto it = k->kind == pickle::Node::Kind::text ? storages.find(k->text) : storages.end();
+        if (it == storages.end())
+            throw InputError(source + ": storage '" + shown + "' of the key list is not one the object's tensors use");
+        if (c.legacy_data.count(k->text)) throw InputError(source + ": storage '" + shown + "' is listed twice");
+        if (bytes.size() - at < 8) throw InputError(source + ": truncated legacy torch.save file (storage '" + shown + "')");
+        std::uint64_t count = 0;
+        for (int b = 7; b >= 0; --b) count = count << 8 | static_cast<unsigned char>(bytes[at + std::size_t(b)]);
+        const pickle::StorageRef& s = *it->second;
+        if (count != s.numel)
+            throw InputError(source + ": storage '" + shown + "' holds " + std::to_string(count) + " elements, its tensors' " +
+                             "pickle says " + std::to_string(s.numel));
+        std::uint64_t size = 0;
+        if (__builtin_mul_overflow(count, std::uint64_t(s.item_size), &size) || size > bytes.size() - at - 8)
+            throw InputError(source + ": truncated legacy torch.save file (storage '" + shown + "' runs past its end)");
+        c.legacy_data.emplace(k->text, std::make_pair(std::uint64_t(at + 8), size));
+        at += 8 + std::size_t(size);
+    }
+    for (const auto& [name, t] : c.tensors) check_view(c, name, t, source);
+    return c;
+}
+
+Checkpoint open_checkpoint(std::string_view bytes, const std::string& source) {
+    return bytes.starts_with(legacy_magic) ? open_legacy(bytes, source) : open(bytes, source);
 }
 
 // The float32 elements attn copies out of a view with more elements than its storage: up to
@@ -195,6 +279,7 @@ std::string names_text(const Checkpoint& c) {
 }  // namespace
 
 bool is_torch_checkpoint(std::string_view bytes) {
+    if (bytes.starts_with(legacy_magic)) return true;
     // Only the central directory is looked at: a zip with a FOLDER/data.pkl member.
     try {
         for (const ZipMember& m : zip_members(bytes, ""))
@@ -205,7 +290,7 @@ bool is_torch_checkpoint(std::string_view bytes) {
 }
 
 std::vector<TensorInfo> torch_list(std::string_view bytes, const std::string& source) {
-    const Checkpoint c = open(bytes, source);
+    const Checkpoint c = open_checkpoint(bytes, source);
     std::vector<TensorInfo> out;
     for (const auto& [name, t] : c.tensors) out.push_back(info(name, t));
     return out;
@@ -213,7 +298,7 @@ std::vector<TensorInfo> torch_list(std::string_view bytes, const std::string& so
 
 Tensor torch_tensor(std::string_view bytes, const std::string& name, const std::string& source, Finite finite,
                     std::size_t max_dims) {
-    const Checkpoint c = open(bytes, source);
+    const Checkpoint c = open_checkpoint(bytes, source);
     if (c.tensors.empty()) throw InputError(source + ": the checkpoint holds no tensors");
     const std::pair<std::string, pickle::TensorRef>* found = nullptr;
     for (const auto& t : c.tensors)
@@ -231,12 +316,13 @@ Tensor torch_tensor(std::string_view bytes, const std::string& name, const std::
         throw InputError(where + ": shape " + shape.text() + " has " + std::to_string(shape.rank()) + " dimensions: at most " +
                          std::to_string(max_dims) + " are supported here");
 
-    // The storage's bytes: in place when stored (torch writes storages uncompressed), CRC-checked.
-    const ZipMember& m = *member(c, "data/" + ref.storage.key);
+    // The storage's bytes: in place when stored (torch writes storages uncompressed), CRC-checked
+    // (the legacy format has no checksum).
+    const StorageBytes m = *storage_bytes(c, ref.storage.key);
     std::string inflated;
-    std::string_view data = bytes.substr(std::size_t(m.data_offset), std::size_t(m.compressed_size));
-    if (m.method != 0) data = inflated = zip_extract(bytes, m, where);
-    else if (crc32(data) != m.crc) throw InputError(where + ": CRC mismatch: the archive is damaged");
+    std::string_view data = bytes.substr(std::size_t(m.offset), std::size_t(m.member ? m.member->compressed_size : m.size));
+    if (m.member && m.member->method != 0) data = inflated = zip_extract(bytes, *m.member, where);
+    else if (m.member && crc32(data) != m.member->crc) throw InputError(where + ": CRC mismatch: the archive is damaged");
     const auto* p = reinterpret_cast<const unsigned char*>(data.data());
     const detail::FloatKind kind = ti.dtype == "float32"   ? detail::FloatKind::f32
                                    : ti.dtype == "float16" ? detail::FloatKind::f16
