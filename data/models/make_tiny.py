@@ -216,9 +216,10 @@ def rope_inv_freq(c, d, seq_len):
     if kind == "linear":
         return inv_freq / s["factor"], 1.0
     if kind == "dynamic":
-        # dynamic_rope_update: seq_len = max(position_ids) + 1, at least max_position_embeddings
+        # dynamic_rope_update: seq_len = max(position_ids) + 1, a tensor, at least
+        # max_position_embeddings (torch.maximum), so that the new base is a float32 tensor
         max_pos, factor = c["max_position_embeddings"], s["factor"]
-        seq_len = max(seq_len, max_pos)
+        seq_len = torch.maximum(torch.tensor(seq_len), torch.tensor(max_pos))
         base = base * ((factor * seq_len / max_pos) - (factor - 1)) ** (d / (d - 2))
         return 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d)), 1.0
     if kind == "yarn":
@@ -237,7 +238,7 @@ def rope_inv_freq(c, d, seq_len):
 def yarn_inv_freq(c, s, base, dim):
     """_compute_yarn_parameters (transformers v5)."""
     original = s.get("original_max_position_embeddings") or c["max_position_embeddings"]
-    factor = s.get("factor")
+    factor = s["factor"]  # required (transformers' _check_received_keys), null: the ratio
     if factor is None:
         factor = c["max_position_embeddings"] / original
 
@@ -255,7 +256,7 @@ def yarn_inv_freq(c, s, base, dim):
     def find_correction_dim(num_rotations):
         return (dim * math.log(original / (num_rotations * 2 * math.pi))) / (2 * math.log(base))
     low, high = find_correction_dim(beta_fast), find_correction_dim(beta_slow)
-    if s.get("truncate", True):
+    if s.get("truncate", True):  # null: falsy, as in transformers
         low, high = math.floor(low), math.ceil(high)
     low, high = max(low, 0), min(high, dim - 1)
     if low == high:
@@ -356,13 +357,14 @@ GPT2_VARIANTS = {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "vo
 GPT2_UNSCALED = dict(GPT2, scale_attn_weights=False)
 QWEN2_WINDOW = dict(QWEN2, use_sliding_window=True, sliding_window=3, max_window_layers=1)
 
-# RoPE scalings (--rope-variants): YaRN as transformers v4 wrote it (head_dim 16 of hidden 32:
-# 8 frequencies, the ramp from dim 0 to 3), and in v5's rope_parameters with every field
-# (mscale, truncate false); in both, factor = max_position_embeddings / original, which v4.5x
-# and v5 read alike. Dynamic NTK on 7 tokens > max_position_embeddings 5.
-LLAMA_YARN = dict(LLAMA, head_dim=16, max_position_embeddings=256,
+# RoPE scalings (--rope-variants): YaRN in rope_scaling as Qwen2.5's long-context configs write
+# it, factor 4 with original = max_position_embeddings (transformers v5 scales by 4; v4.5x took
+# the ratio, 1, and ran plain RoPE) (head_dim 16 of hidden 32: 8 frequencies, the ramp from
+# dim 0 to 3), and in v5's rope_parameters with every field (mscale, truncate false, which moves
+# the ramp's end from 2 to 1.2 at head_dim 16). Dynamic NTK on 7 tokens > max_position_embeddings 5.
+LLAMA_YARN = dict(LLAMA, head_dim=16, max_position_embeddings=64,
                   rope_scaling={"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64})
-LLAMA_YARN_V5 = dict(LLAMA, rope_scaling=None, max_position_embeddings=96, num_key_value_heads=4,
+LLAMA_YARN_V5 = dict(LLAMA, rope_scaling=None, max_position_embeddings=96, num_key_value_heads=4, head_dim=16,
                      rope_parameters={"rope_type": "yarn", "rope_theta": 500.0, "factor": 3.0,
                                       "original_max_position_embeddings": 32, "beta_fast": 16, "beta_slow": 2,
                                       "truncate": False, "mscale": 0.8, "mscale_all_dim": 0.5})

@@ -36,6 +36,11 @@ void resolve_positions(const AttentionSpec& spec, AttentionProblem& p) {
             throw InputError("rope dims " + text(n) + " of d_k = " + text(p.dk) +
                              ": RoPE rotates pairs of the leading dims of each head, an even number of at "
                              "most d_k");
+        // dynamic's frequencies depend on the sequence's length: the caller turns it into plain
+        // RoPE first (rope_at_length, as attn model does for its tokens)
+        if (r.scaling.kind == RopeScalingKind::dynamic)
+            throw InputError("dynamic RoPE scaling needs the sequence's length: resolve it to plain RoPE first "
+                             "(attention/rope.hpp's rope_at_length)");
         p.rope = r;
         p.rope.dims = n;
     }

@@ -65,11 +65,14 @@ std::vector<float> rope_inv_freq(float theta, std::size_t n, const RopeScaling& 
 Rope rope_at_length(Rope rope, std::size_t positions) {
     RopeScaling& s = rope.scaling;
     if (s.kind != RopeScalingKind::dynamic) return rope;
-    // _compute_dynamic_ntk_parameters with seq_len = max(positions, max_position_embeddings), in
-    // Python floats: base * ((factor * seq_len / max) - (factor - 1)) ** (dim / (dim - 2)).
-    const double max = s.original_max_positions, seq = std::max(double(positions), max), f = s.factor;
+    // _compute_dynamic_ntk_parameters with seq_len = max(positions, max_position_embeddings):
+    // base * ((factor * seq_len / max) - (factor - 1)) ** (dim / (dim - 2)), in float32, as
+    // dynamic_rope_update's seq_len is a tensor (max(position_ids) + 1); the Python floats
+    // factor - 1 and dim / (dim - 2) rounded to float32 as torch takes them.
+    const float max = s.original_max_positions, seq = std::max(float(positions), max), f = s.factor;
     const double dim = double(rope.dims);
-    rope.theta = float(double(rope.theta) * std::pow(f * seq / max - (f - 1), dim / (dim - 2)));
+    const float grown = f * seq / max - float(double(f) - 1.0);
+    rope.theta = rope.theta * std::pow(grown, float(dim / (dim - 2)));
     s = RopeScaling{};
     return rope;
 }

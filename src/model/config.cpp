@@ -132,7 +132,7 @@ void gpt2(const Reader& r, ModelConfig& c) {
 }
 
 // YaRN as transformers v5's _compute_yarn_parameters reads it: original_max_position_embeddings
-// (else max_position_embeddings, as v4 reads it), factor (null: max_position_embeddings /
+// (else max_position_embeddings, as v4 reads it), factor (required; null: max_position_embeddings /
 // original_max_position_embeddings; v4.5x took that ratio whenever the original was given), the
 // attention factor (else from mscale and mscale_all_dim when both are set, else 0.1·ln(factor) + 1),
 // beta_fast (32), beta_slow (1), truncate (true).
@@ -157,7 +157,8 @@ void yarn(const Reader& sr, const std::string& what, std::size_t max_positions, 
     out.beta_fast = fast != 0 ? fast : 32, out.beta_slow = slow != 0 ? slow : 1;
     if (!std::isfinite(out.beta_fast) || !std::isfinite(out.beta_slow) || out.beta_fast < 0 || out.beta_slow < 0)
         sr.fail(what + ": yarn's beta_fast and beta_slow: expected positive numbers");
-    out.truncate = sr.bool_or("truncate", true);
+    const json::Value* truncate = sr.v.find("truncate");  // get("truncate", True): null is falsy
+    out.truncate = !truncate || (!truncate->is_null() && sr.bool_or("truncate", true));
 }
 
 // RoPE's scaling from `sr`, an object with "rope_type" (or "type") and its fields: config.json's
@@ -171,7 +172,9 @@ void rope_scaling(const Reader& sr, const std::string& what, std::size_t max_pos
     if (type.empty()) type = "default";
     RopeScaling& out = c.rope.scaling;
     if (type == "default") return;
-    // Every type but yarn requires the factor; transformers warns of one below 1 and runs it.
+    // Every type requires the factor (yarn's may be null); transformers warns of one below 1
+    // and runs it.
+    if (!sr.v.find("factor")) sr.fail(what + ": missing \"factor\"");
     const double factor = type == "yarn" ? sr.number_or("factor", 1.0) : sr.number("factor");
     if (!(factor > 0.0) || !std::isfinite(factor))
         sr.fail(what + ": factor " + shown(factor) + ": expected a finite number > 0");
@@ -266,7 +269,7 @@ void llama(const Reader& r, ModelConfig& c) {
                     r.fail("\"layer_types\": expected one of \"full_attention\" or \"sliding_attention\" per layer");
                 if (name == "sliding_attention" && c.sliding_window == 0)  // transformers' mask finds no window
                     r.fail("\"layer_types\": layer " + std::to_string(l) + " is \"sliding_attention\" but there is no "
-                           "window (\"sliding_window\" is used only with \"use_sliding_window\": true)");
+                           "window (\"sliding_window\" is null, or \"use_sliding_window\" is not true)");
                 c.slides[l] = name == "sliding_attention";
             }
         }

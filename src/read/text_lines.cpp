@@ -98,6 +98,9 @@ std::optional<TextReader::Header> TextReader::comment_header(std::size_t i, std:
 
 std::optional<std::string> TextReader::pretty_title_name(std::string_view line) {
     line = trim(line);
+    // a record's title, "NAME:" (attend's variance): it ends the result before it
+    if (line.size() >= 2 && line.back() == ':' && is_one_token(line) && line.find('(') == std::string_view::npos)
+        return std::string(line.substr(0, line.size() - 1));
     if (line.size() < 2 || line.substr(line.size() - 2) != "):") return std::nullopt;
     const std::size_t open = line.rfind(" (");
     if (open == std::string_view::npos || open == 0) return std::nullopt;

@@ -163,7 +163,8 @@ private:
     // The name of a heading "# NAME [b, h] RxC" (or "# NAME RxC", "# NAME"): NAME.
     static std::string heading_name(std::string_view line);
     // The NAME of a pretty title "NAME (RxC):" / "NAME [b, h] (RxC):" / "NAME (N,):", when the
-    // line is one (as pretty_title reads it): pretty output's results, selected as FILE:NAME.
+    // line is one (as pretty_title reads it), or of a record's "NAME:": pretty output's results,
+    // selected as FILE:NAME.
     static std::optional<std::string> pretty_title_name(std::string_view line);
     // "; name one, as FILE:NAME" for a second result after the one named `name` in a file ("" on
     // standard input, without a name, or for a file not named as result_file_extensions).

@@ -588,10 +588,10 @@ std::vector<detail::PendingFile> detail::output_files(const std::vector<Item>& i
         throw SettingError("output", "npy output of " + std::to_string(items.size()) + " matrices needs ",
                            " DIR/ (one DIR/NAME.npy each), or use npz (one archive)");
     if (!folder) refuse_npy_name_for_several(path, items.size());
-    if (!is_dir && ::lstat(path.c_str(), &st) == 0)
-        throw SettingError("output", "", " " + path + ": not a directory (npy output of several matrices needs a directory)");
     std::string dir = path;
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    if (!is_dir && ::lstat(dir.c_str(), &st) == 0)  // a file (x.txt/ too), or a link to none
+        throw SettingError("output", "", " " + path + ": not a directory (npy output of several matrices needs a directory)");
     std::vector<detail::PendingFile> files;
     for (const auto& item : items)
         files.push_back({(dir == "/" ? "" : dir) + "/" + item.name + ".npy", detail::npy_header(item.values()), !is_dir,

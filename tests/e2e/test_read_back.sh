@@ -248,6 +248,9 @@ if [ "$OUT" = "$("$ATTN" softmax "$T/c.pretty")" ] && [ -n "$OUT" ]; then pass; 
 run concat "$T/two.pretty:draw 1" --format csv
 expect_code 0 "two.pretty:draw 1"
 expect_out_has "-1.40170002,-0.762600005,0.631200016" "two.pretty:draw 1 (torch.randn's 4 decimals)"
+"$ATTN" attend -x "$x" --show weights,variance --format pretty >"$T/wv.pretty"
+run softmax "$T/wv.pretty:weights"
+expect_code 0 "wv.pretty:weights (a record after it ends it)"
 run concat "$T/two.pretty:draw 2"
 expect_code 3 "two.pretty:draw 2"
 expect_err_has "no result 'draw 2' (it holds: draw 0, draw 1)" "pretty names listed"
@@ -266,6 +269,10 @@ if [ -f "$T/fold3/softmax.npy" ]; then pass; else fail "softmax -o DIR/: $(ls "$
 run random --shape 2,3 --seed 5 -o "$T/fold4/"
 expect_code 0 "random -o DIR/ (one draw)"
 if [ -f "$T/fold4/draw0.npy" ]; then pass; else fail "random -o DIR/, one draw: $(ls "$T/fold4" 2>&1)"; fi
+printf 'x\n' >"$T/plain.txt"
+run attend -x "$x" --show weights,context -o "$T/plain.txt/"
+expect_code 2 "-o FILE/ of a regular file"
+expect_err_has "not a directory" "-o FILE/ of a regular file"
 run random --shape 2,3 --shape 4 --seed 5 -o "$T/two.npy"
 expect_code 2 "random -o x.npy of two draws"
 expect_err_has "or a folder ($T/two/, one NAME.npy each)" "the advice names a folder as -o takes it"

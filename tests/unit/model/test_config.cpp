@@ -104,6 +104,10 @@ TEST_CASE("model config: dynamic and yarn RoPE take max_position_embeddings and 
     CHECK_THROWS_AS(config("llama", ", \"rope_scaling\": {\"type\": \"yarn\", \"factor\": 8.0, \"attention_factor\": 0}"),
                     attn::InputError);
     CHECK_THROWS_AS(config("llama", ", \"rope_scaling\": {\"type\": \"longrope\", \"factor\": 8.0}"), attn::InputError);
+    // the factor key is required (null is the ratio); truncate null is falsy, as get("truncate", True) gives it
+    CHECK_THROWS_AS(config("llama", ", \"rope_scaling\": {\"type\": \"yarn\"}"), attn::InputError);
+    CHECK_FALSE(config("llama", ", \"rope_scaling\": {\"type\": \"yarn\", \"factor\": 2.0, \"truncate\": null}")
+                    .rope.scaling.truncate);
 }
 
 TEST_CASE("model config: the keys transformers requires are required; its classes' defaults fill the rest") {
