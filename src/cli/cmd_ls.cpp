@@ -18,7 +18,7 @@ int cmd_ls(int argc, char** argv) {
                                         "checkpoint .bin/.pt/.pth): name, dtype, shape.\n"
                                         "Read one of them anywhere a FILE is expected as FILE.npz:NAME, "
                                         "FILE.safetensors:NAME or FILE.pt:NAME.\n"
-                                        "torch.save files (the zip format of torch >= 1.6) are read by a restricted "
+                                        "torch.save files (the zip format of torch >= 1.6, or the legacy one before it) are read by a restricted "
                                         "unpickler that knows only what a state_dict of tensors uses and refuses any "
                                         "other pickle opcode or global by name: nothing in the file is ever run. A "
                                         "nested dict's tensors are named OUTER.INNER; any strides and storage offset "

@@ -1,5 +1,6 @@
 #include "tokenize/added_tokens.hpp"
 
+#include "tokenize/regex.hpp"
 #include "tokenize/unicode.hpp"
 
 namespace attn::tokenize {
@@ -17,6 +18,12 @@ std::vector<Section> split_added(const std::u32string& text, const std::vector<A
         }
         if (best < 0) {
             ++i;
+            continue;
+        }
+        const bool inside_word = (i > 0 && rust_word_character(text[i - 1])) ||
+                                 (i + best_len < text.size() && rust_word_character(text[i + best_len]));
+        if (tokens[std::size_t(best)].single_word && inside_word) {
+            i += best_len;
             continue;
         }
         if (i > start) out.push_back({text.substr(start, i - start), -1});

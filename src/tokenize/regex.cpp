@@ -67,6 +67,8 @@ std::string quoted(std::u32string_view p) {
 
 }  // namespace
 
+bool rust_word_character(char32_t c) { return word_rust(c); }
+
 struct Regex::Node {
     enum Kind { seq, alt, chars, any, repeat, look, line_start, line_end } kind = seq;
     std::vector<std::unique_ptr<Node>> items;  // seq: the parts; alt: the branches; repeat/look: one

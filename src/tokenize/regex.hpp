@@ -16,6 +16,10 @@
 
 namespace attn::tokenize {
 
+// The Rust regex crate's \w (Alphabetic, marks, Nd, Pc, Join_Control): the word characters
+// of the Whitespace pre-tokenizer and of an added token's single_word.
+bool rust_word_character(char32_t c);
+
 class Regex {
 public:
     // Whose classes \s, \d and \w are.

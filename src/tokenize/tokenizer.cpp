@@ -120,12 +120,15 @@ Tokenizer Tokenizer::from_json(std::string_view text) {
             a.special = v.bool_or("special", false);
             a.lstrip = v.bool_or("lstrip", false);
             a.rstrip = v.bool_or("rstrip", false);
+            a.single_word = v.bool_or("single_word", false);
             a.normalized = v.bool_or("normalized", !a.special);
             const int index = int(impl->added.size());
             const std::string content = unicode::encode_utf8(a.content);
             impl->added_by_text[content] = index;
             impl->by_id[a.id] = content;
-            impl->model->vocab[content] = a.id;
+            // Not into the model's vocabulary: Hugging Face's AddedVocabulary lies beside the
+            // model, whose pieces never include an added token (a single_word one left inside
+            // a word is tokenized by the model's own vocabulary).
             if (a.normalized && impl->normalizer) {
                 AddedToken n = a;
                 n.content = impl->normalizer->apply(a.content);

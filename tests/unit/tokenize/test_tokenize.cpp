@@ -283,3 +283,21 @@ TEST_CASE("tokenize: hostile patterns and normalizers are InputErrors, not crash
                          InputError);
     CHECK_NOTHROW(tokens(grows, "b"));  // nothing to grow
 }
+
+// Hugging Face's AddedVocabulary::find_matches: a single_word token's match with a word
+// character (the Rust regex crate's \w) on either side is skipped, and the search goes on
+// after it. "pets carpet pet": the first two are inside words, only the last is the token.
+TEST_CASE("tokenize: an added token's single_word matches whole words only") {
+    const std::string model = R"("model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"[UNK]": 0, "pe": 1,
+        "##t": 2, "##ts": 3, "car": 4, "##pet": 5}}, "pre_tokenizer": {"type": "WhitespaceSplit"})";
+    const auto with = [&](const char* single) {
+        return Tokenizer::from_json(std::string(R"({"added_tokens": [{"id": 9, "content": "pet", "single_word": )") +
+                                    single + R"(, "normalized": true, "special": false}], )" + model + "}");
+    };
+    CHECK(with("true").encode("pets carpet pet", std::nullopt, false).ids == std::vector<std::int64_t>{1, 3, 4, 5, 9});
+    CHECK(with("false").encode("pets carpet pet", std::nullopt, false).ids == std::vector<std::int64_t>{9, 0, 4, 9, 9});
+    // punctuation and the text's ends are no word characters; ZWJ (Join_Control) is one
+    CHECK(with("true").encode("pet,pet", std::nullopt, false).ids == std::vector<std::int64_t>{9, 0, 9});
+    CHECK(with("true").encode("pet\u200D", std::nullopt, false).ids == std::vector<std::int64_t>{0});
+    CHECK(with("false").encode("pet\u200D", std::nullopt, false).ids == std::vector<std::int64_t>{9, 0});
+}
