@@ -126,6 +126,13 @@ public:
         std::vector<std::pair<std::size_t, std::size_t>> pieces;
         for (std::size_t i = 0; i < runs.size(); ++i) {
             const Run& r = runs[i];
+            // Contiguous: neighbours alike are one piece (delimiters side by side; with invert,
+            // the matches around an empty stretch too), as Rust's fold over the flags joins them.
+            if (behavior_ == "Contiguous") {
+                if (i > 0 && runs[i - 1].delim == r.delim) pieces.back().second = r.e;
+                else pieces.emplace_back(r.b, r.e);
+                continue;
+            }
             if (!r.delim) { pieces.emplace_back(r.b, r.e); continue; }
             if (behavior_ == "Removed") continue;
             if (behavior_ == "Isolated") pieces.emplace_back(r.b, r.e);
@@ -133,8 +140,6 @@ public:
                 pieces.back().second = r.e;
             else if (behavior_ == "MergedWithNext" && i + 1 < runs.size() && !runs[i + 1].delim)
                 runs[i + 1].b = r.b;
-            else if (behavior_ == "Contiguous" && !pieces.empty() && i > 0 && runs[i - 1].delim)
-                pieces.back().second = r.e;
             else pieces.emplace_back(r.b, r.e);
         }
         for (auto [b, e] : pieces)

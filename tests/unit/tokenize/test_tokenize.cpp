@@ -232,6 +232,13 @@ TEST_CASE("tokenize: pre-tokenizers beyond the oracle's, as the Rust tokenizers 
     run(split + R"(MergedWithPrevious"})", {"the-", "final-", "-", "countdown"}, "the-final--countdown");
     run(split + R"(MergedWithNext"})", {"the", "-final", "-", "-countdown"}, "the-final--countdown");
     run(split + R"(Contiguous"})", {"the", "-", "final", "--", "countdown"}, "the-final--countdown");
+    // Inverted, the matches are the text between the dashes, and Contiguous joins neighbours
+    // alike after the inversion (Rust's fold compares each piece's flag with the last one's):
+    // the two dashes, now two non-matches side by side, are one piece.
+    run(R"({"type": "Split", "pattern": {"String": "-"}, "behavior": "Contiguous", "invert": true})",
+        {"the", "-", "final", "--", "countdown"}, "the-final--countdown");
+    run(R"({"type": "Split", "pattern": {"Regex": "[a-z]"}, "behavior": "Contiguous", "invert": true})",
+        {"ab", "--", "c"}, "ab--c");
 }
 
 TEST_CASE("tokenize: hostile patterns and normalizers are InputErrors, not crashes, hangs or blow-ups") {
