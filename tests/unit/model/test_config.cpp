@@ -141,26 +141,18 @@ TEST_CASE("model config: the keys transformers requires are required; its classe
     CHECK(error("bert", ", \"add_cross_attention\": true").find("cross-attention needs a decoder") != std::string::npos);
     CHECK(error("qwen2", ", \"num_key_value_heads\": 4, \"sliding_window\": 2, \"layer_types\": "
                          "[\"sliding_attention\", \"full_attention\"]").find("no window") != std::string::npos);
-    // the classes' defaults for a key left out (bert-base, gpt2, Llama 2 7B, Mistral 7B, Qwen2 7B)
-    const attn::model::ModelConfig bert = parse("{\"model_type\": \"bert\"}");
-    CHECK(bert.layers == 12);
-    CHECK(bert.hidden == 768);
-    CHECK(bert.heads == 12);
-    CHECK(bert.intermediate == 3072);
-    CHECK(bert.vocab == 30522);
-    const attn::model::ModelConfig gpt2 = parse("{\"model_type\": \"gpt2\"}");
-    CHECK(gpt2.layers == 12);
-    CHECK(gpt2.hidden == 768);
-    CHECK(gpt2.intermediate == 3072);
-    CHECK(gpt2.vocab == 50257);
-    const attn::model::ModelConfig llama = parse("{\"model_type\": \"llama\"}");
-    CHECK(llama.layers == 32);
-    CHECK(llama.hidden == 4096);
-    CHECK(llama.heads == 32);
-    CHECK(llama.intermediate == 11008);
-    CHECK(llama.vocab == 32000);
-    CHECK(parse("{\"model_type\": \"mistral\"}").intermediate == 14336);
-    const attn::model::ModelConfig qwen2 = parse("{\"model_type\": \"qwen2\"}");
-    CHECK(qwen2.intermediate == 22016);
-    CHECK(qwen2.vocab == 151936);
+    // the classes' defaults for a key left out (bert-base, gpt2, Llama 2 7B, Mistral 7B, Qwen2 7B):
+    // layers, hidden, heads, intermediate, vocab
+    struct Sizes { const char* type; std::size_t layers, hidden, heads, intermediate, vocab; };
+    for (const Sizes& want : {Sizes{"bert", 12, 768, 12, 3072, 30522}, Sizes{"gpt2", 12, 768, 12, 3072, 50257},
+                              Sizes{"llama", 32, 4096, 32, 11008, 32000}, Sizes{"mistral", 32, 4096, 32, 14336, 32000},
+                              Sizes{"qwen2", 32, 4096, 32, 22016, 151936}}) {
+        INFO(want.type);
+        const attn::model::ModelConfig got = parse(std::string("{\"model_type\": \"") + want.type + "\"}");
+        CHECK(got.layers == want.layers);
+        CHECK(got.hidden == want.hidden);
+        CHECK(got.heads == want.heads);
+        CHECK(got.intermediate == want.intermediate);
+        CHECK(got.vocab == want.vocab);
+    }
 }
