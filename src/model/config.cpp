@@ -132,14 +132,23 @@ void gpt2(const Reader& r, ModelConfig& c) {
 }
 
 // YaRN as transformers v5's _compute_yarn_parameters reads it: original_max_position_embeddings
-// (else max_position_embeddings, as v4 reads it), factor (required; null: max_position_embeddings /
+// (else the top level's, else max_position_embeddings, as v4 reads it), factor (required; null: max_position_embeddings /
 // original_max_position_embeddings; v4.5x took that ratio whenever the original was given), the
 // attention factor (else from mscale and mscale_all_dim when both are set, else 0.1·ln(factor) + 1),
 // beta_fast (32), beta_slow (1), truncate (true).
-void yarn(const Reader& sr, const std::string& what, std::size_t max_positions, ModelConfig& c) {
+// The lengths RoPE's scalings read from the top level of config.json: max_position_embeddings,
+// and original_max_position_embeddings (0: absent), which transformers v5 moves into the
+// scaling's parameters when they lack it.
+struct Lengths {
+    std::size_t max_positions = 0, original = 0;
+};
+
+void yarn(const Reader& sr, const std::string& what, const Lengths& top, ModelConfig& c) {
+    const std::size_t max_positions = top.max_positions;
     RopeScaling& out = c.rope.scaling;
     out.kind = RopeScalingKind::yarn;
-    const double original = double(sr.count_or("original_max_position_embeddings", max_positions));
+    const double original =
+        double(sr.count_or("original_max_position_embeddings", top.original ? top.original : max_positions));
     out.original_max_positions = float(original);
     const json::Value* given = sr.v.find("factor");
     const double factor = given && !given->is_null() ? sr.number_or("factor", 1.0) : double(max_positions) / original;
@@ -163,7 +172,7 @@ void yarn(const Reader& sr, const std::string& what, std::size_t max_positions, 
 
 // RoPE's scaling from `sr`, an object with "rope_type" (or "type") and its fields: config.json's
 // "rope_scaling", or transformers v5's "rope_parameters" (`what`, for messages).
-void rope_scaling(const Reader& sr, const std::string& what, std::size_t max_positions, ModelConfig& c) {
+void rope_scaling(const Reader& sr, const std::string& what, const Lengths& top, ModelConfig& c) {
     std::string type = sr.string_or("rope_type", "");
     if (type.empty()) type = sr.string_or("type", "");
     // No type: transformers finds no function for None (a KeyError); an object without one
@@ -185,14 +194,15 @@ void rope_scaling(const Reader& sr, const std::string& what, std::size_t max_pos
         out.kind = RopeScalingKind::llama3;
         out.low_freq_factor = float(sr.number("low_freq_factor"));
         out.high_freq_factor = float(sr.number("high_freq_factor"));
-        out.original_max_positions = float(sr.count("original_max_position_embeddings"));
+        out.original_max_positions = float(top.original ? sr.count_or("original_max_position_embeddings", top.original)
+                                                        : sr.count("original_max_position_embeddings"));
         if (!(out.high_freq_factor > out.low_freq_factor) || !(out.low_freq_factor > 0))
             sr.fail(what + ": llama3 needs 0 < low_freq_factor < high_freq_factor");
     } else if (type == "dynamic") {
         out.kind = RopeScalingKind::dynamic;
-        out.original_max_positions = float(max_positions);  // config.max_position_embeddings
+        out.original_max_positions = float(top.max_positions);  // config.max_position_embeddings
     } else if (type == "yarn") {
-        yarn(sr, what, max_positions, c);
+        yarn(sr, what, top, c);
     } else {
         sr.fail(what + ": rope type \"" + type + "\" is not supported (attn runs default, linear, llama3, dynamic "
                 "and yarn)");
@@ -203,7 +213,7 @@ void rope_scaling(const Reader& sr, const std::string& what, std::size_t max_pos
 // still takes first: rope_parameters = rope_scaling or rope_parameters), else v5's
 // "rope_parameters" ({"rope_type", "rope_theta", the scaling's fields}); theta the object's
 // "rope_theta", else the top-level one (v5's setdefault), else 10000.
-void rope(const Reader& r, std::size_t max_positions, ModelConfig& c) {
+void rope(const Reader& r, const Lengths& top, ModelConfig& c) {
     const json::Value* scaling = r.v.find("rope_scaling");
     const json::Value* params = r.v.find("rope_parameters");
     const bool v4 = scaling && !scaling->is_null();
@@ -223,7 +233,7 @@ void rope(const Reader& r, std::size_t max_positions, ModelConfig& c) {
     c.rope.theta = float(theta);
     if (pr.number_or("partial_rotary_factor", 1.0) != 1.0 || r.number_or("partial_rotary_factor", 1.0) != 1.0)
         r.fail("\"partial_rotary_factor\" other than 1 is not supported");
-    if (chosen) rope_scaling(pr, what, max_positions, c);
+    if (chosen) rope_scaling(pr, what, top, c);
 }
 
 void llama(const Reader& r, ModelConfig& c) {
@@ -246,7 +256,7 @@ void llama(const Reader& r, ModelConfig& c) {
     // configs' defaults.
     const std::size_t max_positions = r.count_or(
         "max_position_embeddings", c.model_type == "mistral" ? 4096 * 32 : c.model_type == "qwen2" ? 32768 : 2048);
-    rope(r, max_positions, c);
+    rope(r, {max_positions, r.count_or("original_max_position_embeddings", 0)}, c);
     if (c.heads % c.kv_heads) r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " + std::to_string(c.kv_heads));
     if (c.model_type == "qwen2") {
         c.qkv_bias = true;

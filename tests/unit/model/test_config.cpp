@@ -104,6 +104,13 @@ TEST_CASE("model config: dynamic and yarn RoPE take max_position_embeddings and 
     CHECK_THROWS_AS(config("llama", ", \"rope_scaling\": {\"type\": \"yarn\", \"factor\": 8.0, \"attention_factor\": 0}"),
                     attn::InputError);
     CHECK_THROWS_AS(config("llama", ", \"rope_scaling\": {\"type\": \"longrope\", \"factor\": 8.0}"), attn::InputError);
+    // a top-level original_max_position_embeddings fills the scaling's (v5 moves it there)
+    CHECK(config("llama", ", \"original_max_position_embeddings\": 512, \"rope_scaling\": {\"type\": \"yarn\", "
+                          "\"factor\": 2.0}").rope.scaling.original_max_positions == 512.0f);
+    CHECK(config("llama", ", \"original_max_position_embeddings\": 512, \"rope_scaling\": {\"type\": \"yarn\", "
+                          "\"factor\": 2.0, \"original_max_position_embeddings\": 64}").rope.scaling.original_max_positions == 64.0f);
+    CHECK(config("llama", ", \"original_max_position_embeddings\": 512, \"rope_scaling\": {\"rope_type\": \"llama3\", "
+                          "\"factor\": 8, \"low_freq_factor\": 1, \"high_freq_factor\": 4}").rope.scaling.original_max_positions == 512.0f);
     // the factor key is required (null is the ratio); truncate null is falsy, as get("truncate", True) gives it
     CHECK_THROWS_AS(config("llama", ", \"rope_scaling\": {\"type\": \"yarn\"}"), attn::InputError);
     CHECK_FALSE(config("llama", ", \"rope_scaling\": {\"type\": \"yarn\", \"factor\": 2.0, \"truncate\": null}")
