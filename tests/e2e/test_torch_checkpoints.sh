@@ -74,6 +74,15 @@ for name in f32 f16 bf16 base base_t slice expand param meta.sub.w; do
     run concat "$TS/expected.npz:$name" --format npy -o "$T/want.npy"
     if cmp -s "$T/got.npy" "$T/want.npy"; then pass; else fail "legacy.pt:$name differs from numpy's copy"; fi
 done
+# a pickle of 4.5 million Nones after the legacy header (4.5 MB): refused at the bound on
+# values, not after gigabytes (each value costs a few hundred bytes; 20 MB took 7.5 GB)
+if [ -z "${ATTN_SANITIZER:-}" ]; then
+    { printf '\200\002\212\012\154\374\234\106\371\040\152\250\120\031\056'  # torch's magic number
+      printf '\200\002M\351\003.\200\002}.\200\002}'                                  # 1001, {}, then {
+      head -c 4500000 /dev/zero | tr '\0' N; printf '.'; } >"$T/nones.pt"
+    run ls "$T/nones.pt"; expect_code 3 "4.5 million pickled Nones"
+    expect_err_has "more than 4194304 values and memo entries: refused" "the bound on pickled values"
+fi
 # cut short: inside the last storage's bytes, inside its count, inside the pickles
 size=$(stat -c %s "$TS/legacy.pt")
 for cut in $((size - 3)) $((size - 60)) 200 20; do
@@ -85,7 +94,8 @@ mkdir -p "$T/cwd"
 for case in "system:refused global 'posix.system'" "stack_global:refused global 'posix.system'" \
             "reduce_storage:refused REDUCE of torch.FloatStorage" "inst:refused pickle opcode INST" \
             "unknown_opcode:refused pickle opcode 0xff" "truncated_pickle:truncated pickle" \
-            "cycle:a container placed inside itself" "truncated_zip:truncated or damaged zip archive"; do
+            "cycle:a container placed inside itself" "truncated_zip:truncated or damaged zip archive" \
+            "legacy_two_dtypes:its storage 'k0' is float32 here and float16 for another tensor"; do
     name=${case%%:*} message=${case#*:}
     for args in "ls $TS/malicious/$name.pt" "softmax $TS/malicious/$name.pt:w"; do
         # shellcheck disable=SC2086

@@ -13,7 +13,9 @@ Run from the repository root: /usr/bin/python3 data/models/torch_save/generate.p
   mha/model.safetensors  q.weight, k.weight, v.weight with __metadata__ {"format": "pt"}
   mha/x.npy, mha/output.npy  the input (T=5, E=8) and torch's MHA output for it
   legacy.pt          the same state_dict with _use_new_zipfile_serialization=False
-  malicious/*.pt     torch-zip archives whose data.pkl must be refused (see MALICIOUS)
+  malicious/*.pt     torch-zip archives whose data.pkl must be refused (see MALICIOUS), and a
+                     legacy-format file whose one storage two tensors type differently
+                     (`--malicious` remakes only these)
 """
 import collections
 import io
@@ -123,6 +125,37 @@ def torch_zip(path, pkl, extra=()):
             z.writestr(zipfile.ZipInfo("archive/" + name, date_time=(1980, 1, 1, 0, 0, 0)), data)
 
 
+def legacy_two_dtypes(path):
+    """A legacy-format file whose storage 'k0' is a HalfStorage of 12 for tensor h and a
+    FloatStorage of 6 for tensor w: torch.load types a storage by its first reference (w would
+    be float16 there); attn must refuse rather than read the bytes as float32."""
+    class Storage:
+        def __init__(self, kind, numel):
+            self.kind, self.numel = kind, numel
+
+    class Tensor:
+        def __init__(self, storage, size, stride):
+            self.args = (storage, 0, size, stride, False, collections.OrderedDict())
+
+        def __reduce__(self):
+            return torch._utils._rebuild_tensor_v2, self.args
+
+    class Pickler(pickle.Pickler):
+        def persistent_id(self, o):
+            return ("storage", o.kind, "k0", "cpu", o.numel, None) if isinstance(o, Storage) else None
+
+    def dump(o):
+        b = io.BytesIO()
+        Pickler(b, protocol=2).dump(o)
+        return b.getvalue()
+    magic = b"\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19\x2e"
+    sd = {"h": Tensor(Storage(torch.HalfStorage, 12), (12,), (1,)),
+          "w": Tensor(Storage(torch.FloatStorage, 6), (2, 3), (3, 1))}
+    with open(path, "wb") as f:
+        f.write(magic + dump(1001) + dump({"little_endian": True}) + dump(sd) + dump(["k0"]) +
+                struct.pack("<q", 12) + struct.pack("<6f", 0, 1, 2, 3, 4, 5))
+
+
 def malicious_files():
     d = os.path.join(HERE, "malicious")
     os.makedirs(d, exist_ok=True)
@@ -132,6 +165,7 @@ def malicious_files():
     MALICIOUS["truncated_pickle"] = good_pkl[: len(good_pkl) // 2]
     for name, pkl in MALICIOUS.items():
         torch_zip(os.path.join(d, name + ".pt"), pkl, [("data/0", b"\0" * 16)])
+    legacy_two_dtypes(os.path.join(d, "legacy_two_dtypes.pt"))
     # a whole checkpoint cut in half: the zip directory is gone
     with open(os.path.join(d, "truncated_zip.pt"), "wb") as f:
         f.write(good.getvalue()[: len(good.getvalue()) // 2])
@@ -155,4 +189,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--malicious"]:
+        malicious_files()  # only malicious/ (main() makes everything)
+    else:
+        main()

@@ -54,7 +54,7 @@ std::string hex(unsigned char c) {
     return std::string("0x") + d[c >> 4] + d[c & 15];
 }
 
-Value make(Node::Kind k) {
+Value new_node(Node::Kind k) {
     auto n = std::make_shared<Node>();
     n->kind = k;
     return n;
@@ -159,7 +159,24 @@ private:
         }
     }
 
-    void memo_put(std::uint64_t i) { memo_[i] = top(); }
+    // A value or memo entry takes a few hundred bytes for one byte of pickle ('N', '}', BINPUT):
+    // bounded, so that 20 MB of 'N' cannot take 7.5 GB. A state_dict makes about 25 of both a
+    // tensor (tiny/bert_bin: 893 for 37); the bound is 160,000 tensors' worth, about 1.6 GB.
+    static constexpr std::size_t max_values = std::size_t(1) << 22;
+    void count_value() {
+        if (++values_ > max_values)
+            fail("more than " + std::to_string(max_values) + " values and memo entries: refused (a state_dict makes "
+                 "about 25 a tensor)");
+    }
+    Value make(Node::Kind k) {
+        count_value();
+        return new_node(k);
+    }
+
+    void memo_put(std::uint64_t i) {
+        count_value();
+        memo_[i] = top();
+    }
     void memo_get(std::uint64_t i) {
         const auto it = memo_.find(i);
         if (it == memo_.end()) fail("malformed pickle: memo entry " + std::to_string(i) + " was never stored");
@@ -225,7 +242,7 @@ private:
         const auto& p = pid->items;
         if (pid->kind != Node::Kind::tuple || (p.size() != 5 && p.size() != 6) || p[0]->kind != Node::Kind::text ||
             p[0]->text != "storage")
-            fail("refused persistent id: only ('storage', type, key, location, numel) is known");
+            fail("refused persistent id: only ('storage', type, key, location, numel[, None]) is known");
         if (p.size() == 6 && p[5]->kind != Node::Kind::none)
             fail("refused persistent id: a storage view (view_metadata, torch < 0.4's shared storages) is not supported");
         Value s = make(Node::Kind::storage);
@@ -366,6 +383,7 @@ private:
     std::vector<Value> stack_;
     std::vector<std::size_t> marks_;
     std::unordered_map<std::uint64_t, Value> memo_;
+    std::size_t values_ = 0;  // made, and memo entries stored (count_value)
     std::unordered_map<const Node*, std::unordered_map<std::string, std::size_t>> text_keys_;  // per dict: key → entry
 };
 

@@ -98,19 +98,20 @@ Tally tally(const pickle::Value& v, std::unordered_map<const pickle::Node*, Tall
 
 std::string count_text(std::uint64_t n) { return n == UINT64_MAX ? "more than 2^64" : std::to_string(n); }
 
-void check_tally(const pickle::Value& root, std::uint64_t pickle_bytes, const std::string& source) {
+// `pickle` names the pickle in messages: data.pkl, or the legacy format's saved object.
+void check_tally(const pickle::Value& root, std::uint64_t pickle_bytes, const std::string& source, const std::string& pickle) {
     std::unordered_map<const pickle::Node*, Tally> seen;
     const Tally t = tally(root, seen);
     const std::string why = " (its dicts are placed again and again through the pickle memo): refused";
     if (t.entries > pickle_bytes)
-        throw InputError(source + ": data.pkl's dicts expand to " + count_text(t.entries) + " entries from " +
-                         std::to_string(pickle_bytes) + " bytes" + why + "; attn walks at most one entry per byte of data.pkl");
+        throw InputError(source + ": " + pickle + "'s dicts expand to " + count_text(t.entries) + " entries from " +
+                         std::to_string(pickle_bytes) + " bytes" + why + "; attn walks at most one entry per byte of " + pickle);
     if (t.names > max_tensor_names)
-        throw InputError(source + ": data.pkl names " + count_text(t.names) + " tensors: refused; attn reads at most " +
+        throw InputError(source + ": " + pickle + " names " + count_text(t.names) + " tensors: refused; attn reads at most " +
                          std::to_string(max_tensor_names) + " tensors from one checkpoint");
     if (t.name_bytes > max_name_bytes || t.name_bytes > sat_mul(pickle_bytes, name_bytes_per_pickle_byte))
-        throw InputError(source + ": data.pkl's tensor names would take " + count_text(t.name_bytes) + " bytes" + why +
-                         "; attn allows at most " + std::to_string(name_bytes_per_pickle_byte) + " per byte of data.pkl and " +
+        throw InputError(source + ": " + pickle + "'s tensor names would take " + count_text(t.name_bytes) + " bytes" + why +
+                         "; attn allows at most " + std::to_string(name_bytes_per_pickle_byte) + " per byte of " + pickle + " and " +
                          std::to_string(max_name_bytes >> 20) + " MiB in all");
 }
 
@@ -134,16 +135,24 @@ void collect(const pickle::Value& v, const std::string& name, Checkpoint& c, con
     }
 }
 
+std::string strides_text(const pickle::TensorRef& t) {
+    std::string out;
+    for (std::uint64_t s : t.stride) out += (out.empty() ? "" : ", ") + std::to_string(s);
+    return out;
+}
+
 // Checks every tensor's view against its storage member before anything is read.
 void check_view(const Checkpoint& c, const std::string& name, const pickle::TensorRef& t, const std::string& source) {
     const std::string where = source + ":" + name;
     const std::optional<StorageBytes> m = storage_bytes(c, t.storage.key);
-    if (!m) throw InputError(where + ": its storage data/" + detail::printable(t.storage.key, 40) + " is missing from the archive");
+    const std::string storage = (c.legacy ? "storage '" : "storage data/") + detail::printable(t.storage.key, 40) +
+                                (c.legacy ? "'" : "");
+    if (!m) throw InputError(where + ": its " + storage + (c.legacy ? " is not in the file's list of storages"
+                                                                    : " is missing from the archive"));
     std::uint64_t bytes = 0;
     if (__builtin_mul_overflow(t.storage.numel, std::uint64_t(t.storage.item_size), &bytes) || bytes > m->size)
-        throw InputError(where + ": storage data/" + detail::printable(t.storage.key, 40) + " holds " +
-                         std::to_string(m->size) + " bytes, not " + std::to_string(t.storage.numel) + " " +
-                         t.storage.dtype + " elements");
+        throw InputError(where + ": " + storage + " holds " + std::to_string(m->size) + " bytes, not " +
+                         std::to_string(t.storage.numel) + " " + t.storage.dtype + " elements");
     if (t.shape.size() > max_rank) throw InputError(where + ": more than " + std::to_string(max_rank) + " dimensions");
     // The last element a view reaches: offset + Σ (size−1)·stride, inside the storage.
     std::uint64_t last = t.offset, count = 1;
@@ -154,16 +163,26 @@ void check_view(const Checkpoint& c, const std::string& name, const pickle::Tens
             throw InputError(where + ": size and stride overflow");
     }
     if (count != 0 && last >= t.storage.numel)
-        throw InputError(where + ": the view (offset " + std::to_string(t.offset) + ", strides) reaches element " +
+        throw InputError(where + ": the view (offset " + std::to_string(t.offset) + ", strides (" + strides_text(t) +
+                         ")) reaches element " +
                          std::to_string(last) + " of a storage of " + std::to_string(t.storage.numel));
 }
 
-// The state_dict the pickle `root` (of `size` bytes) holds, named into c.tensors.
-void take_tensors(const pickle::Value& root, std::size_t size, Checkpoint& c, const std::string& source) {
+// The state_dict the pickle `root` (of `size` bytes, named `pickle`) holds, named into c.tensors.
+void take_tensors(const pickle::Value& root, std::size_t size, Checkpoint& c, const std::string& source,
+                  const std::string& pickle) {
     if (root->kind != pickle::Node::Kind::dict)
-        throw InputError(source + ": data.pkl holds no dict of tensors (attn reads state_dicts)");
-    check_tally(root, size, source);  // before collect() makes any name
+        throw InputError(source + ": " + pickle + " holds no dict of tensors (attn reads state_dicts)");
+    check_tally(root, size, source, pickle);  // before collect() makes any name
     collect(root, "", c, source);
+    // torch.load types a storage by its first reference; another type for it would read its
+    // bytes as something else.
+    std::unordered_map<std::string_view, const std::string*> dtype_of;
+    for (const auto& [name, t] : c.tensors)
+        if (const auto [it, fresh] = dtype_of.emplace(t.storage.key, &t.storage.dtype); !fresh && *it->second != t.storage.dtype)
+            throw InputError(source + ":" + detail::printable(name, 60) + ": its storage '" +
+                             detail::printable(t.storage.key, 40) + "' is " + t.storage.dtype + " here and " +
+                             *it->second + " for another tensor: refused");
     std::unordered_set<std::string_view> names;  // {'a.b': t, 'a': {'b': u}} names two tensors a.b
     for (const auto& [name, t] : c.tensors)
         if (!names.insert(name).second)
@@ -183,7 +202,7 @@ Checkpoint open(std::string_view bytes, const std::string& source) {
     if (const ZipMember* order = member(c, "byteorder"); order && zip_extract(bytes, *order, source) != "little")
         throw InputError(source + ": a big-endian checkpoint (byteorder is not 'little'): not supported");
     const std::string pkl = zip_extract(bytes, *member(c, "data.pkl"), source);
-    take_tensors(pickle::unpickle(pkl, source + ": data.pkl"), pkl.size(), c, source);
+    take_tensors(pickle::unpickle(pkl, source + ": data.pkl"), pkl.size(), c, source, "data.pkl");
     for (const auto& [name, t] : c.tensors) check_view(c, name, t, source);
     return c;
 }
@@ -210,7 +229,7 @@ Checkpoint open_legacy(std::string_view bytes, const std::string& source) {
             value->kind == pickle::Node::Kind::boolean && !value->integer)
             throw InputError(source + ": a big-endian checkpoint (little_endian is False): not supported");
     const auto [root, root_bytes] = next("the saved object");
-    take_tensors(root, root_bytes, c, source);
+    take_tensors(root, root_bytes, c, source, "the saved object");
     const pickle::Value keys = next("the storage keys").first;
     if (keys->kind != pickle::Node::Kind::list)
         throw InputError(source + ": a damaged legacy torch.save file: no list of storage keys after the object");
@@ -241,7 +260,11 @@ Checkpoint open_legacy(std::string_view bytes, const std::string& source) {
 }
 
 Checkpoint open_checkpoint(std::string_view bytes, const std::string& source) {
-    return bytes.starts_with(legacy_magic) ? open_legacy(bytes, source) : open(bytes, source);
+    if (bytes.starts_with(legacy_magic)) return open_legacy(bytes, source);
+    if (bytes.starts_with(legacy_magic.substr(0, 3)))  // PROTO 2, LONG1: a pickle stream, not torch's
+        throw InputError(source + ": a pickle stream without torch's magic number: not a torch.save file (or one cut "
+                         "short in its first 15 bytes)");
+    return open(bytes, source);
 }
 
 // The float32 elements attn copies out of a view with more elements than its storage: up to
@@ -260,8 +283,7 @@ TensorInfo info(const std::string& name, const pickle::TensorRef& t) {
         // An expanded view (stride 0, torch's expand) or overlapping strides: torch.load keeps it
         // as a view of its small storage, attn copies it out to float32. The copy would not be
         // bounded by the file's size, so beyond the size of a checked buffer it is refused.
-        std::string strides;
-        for (std::uint64_t s : t.stride) strides += (strides.empty() ? "" : ", ") + std::to_string(s);
+        const std::string strides = strides_text(t);
         i.note = "a view of " + std::to_string(i.shape.numel()) + " elements over a storage of " +
                  std::to_string(t.storage.numel) + " (strides (" + strides + "), an expanded tensor): attn would copy it out to " +
                  std::to_string(i.shape.numel() / (std::size_t(1) << 18)) + " MiB; views larger than their storage are read up to " +
