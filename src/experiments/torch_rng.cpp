@@ -25,7 +25,8 @@ TorchKernel parse_torch_kernel(std::string_view name) {
     if (name == "scalar") return TorchKernel::scalar;
     throw SettingError("torch-kernel", "invalid ",
                        " '" + std::string(name) + "': expected avx2 or scalar" +
-                           did_you_mean(name, {torch_kernel_name(TorchKernel::avx2), torch_kernel_name(TorchKernel::scalar)}));
+                           did_you_mean(name, {torch_kernel_name(TorchKernel::avx2),
+                                               torch_kernel_name(TorchKernel::scalar)}));
 }
 
 std::size_t shape_numel(const std::vector<std::size_t>& shape) {

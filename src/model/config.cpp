@@ -122,7 +122,8 @@ void gpt2(const Reader& r, ModelConfig& c) {
     c.hidden = r.count_or(named("n_embd", "hidden_size"), 768);
     c.heads = r.count_or(named("n_head", "num_attention_heads"), 12);
     c.intermediate = r.count_or("n_inner", 4 * c.hidden);
-    c.vocab = r.count_or("vocab_size", 50257), c.max_positions = r.count_or(named("n_positions", "max_position_embeddings"), 1024);
+    c.vocab = r.count_or("vocab_size", 50257);
+    c.max_positions = r.count_or(named("n_positions", "max_position_embeddings"), 1024);
     c.norm_eps = r.eps_or("layer_norm_epsilon", 1e-5);
     r.not_null("activation_function");
     c.activation = activation(r, r.string_or("activation_function", "gelu_new"));
@@ -131,11 +132,6 @@ void gpt2(const Reader& r, ModelConfig& c) {
     if (r.bool_or("add_cross_attention", false)) r.fail("\"add_cross_attention\": true is not supported");
 }
 
-// YaRN as transformers v5's _compute_yarn_parameters reads it: original_max_position_embeddings
-// (else the top level's, else max_position_embeddings, as v4 reads it), factor (required; null: max_position_embeddings /
-// original_max_position_embeddings; v4.5x took that ratio whenever the original was given), the
-// attention factor (else from mscale and mscale_all_dim when both are set, else 0.1·ln(factor) + 1),
-// beta_fast (32), beta_slow (1), truncate (true).
 // The lengths RoPE's scalings read from the top level of config.json: max_position_embeddings,
 // and original_max_position_embeddings (0: absent), which transformers v5 moves into the
 // scaling's parameters when they lack it.
@@ -143,6 +139,11 @@ struct Lengths {
     std::size_t max_positions = 0, original = 0;
 };
 
+// YaRN as transformers v5's _compute_yarn_parameters reads it: original_max_position_embeddings
+// (else the top level's, else max_position_embeddings, as v4 reads it), factor (required;
+// null: max_position_embeddings / original_max_position_embeddings; v4.5x took that ratio
+// whenever the original was given), the attention factor (else from mscale and mscale_all_dim
+// when both are set, else 0.1·ln(factor) + 1), beta_fast (32), beta_slow (1), truncate (true).
 void yarn(const Reader& sr, const std::string& what, const Lengths& top, ModelConfig& c) {
     const std::size_t max_positions = top.max_positions;
     RopeScaling& out = c.rope.scaling;
@@ -157,7 +158,8 @@ void yarn(const Reader& sr, const std::string& what, const Lengths& top, ModelCo
     out.factor = float(factor);
     const auto mscale = [&](double m) { return factor <= 1 ? 1.0 : 0.1 * m * std::log(factor) + 1.0; };  // get_mscale
     const double m = sr.number_or("mscale", 0), m_all = sr.number_or("mscale_all_dim", 0);
-    const double attention = sr.number_or("attention_factor", m != 0 && m_all != 0 ? mscale(m) / mscale(m_all) : mscale(1));
+    const double attention =
+        sr.number_or("attention_factor", m != 0 && m_all != 0 ? mscale(m) / mscale(m_all) : mscale(1));
     if (!(attention > 0) || !std::isfinite(attention))
         sr.fail(what + ": yarn's attention factor " + shown(attention) + ": expected a positive number");
     out.attention_factor = float(attention);

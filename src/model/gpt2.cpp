@@ -1,7 +1,8 @@
 // GPT2Model's forward (transformers' models/gpt2/modeling_gpt2.py): token + position
-// embeddings (+ the token types', looked up in the token embeddings), then per block ln_1, the fused c_attn (Conv1D: x·W, E × 3E, columns q | k | v),
-// causal attention, c_proj, the residual, ln_2, the GELU (tanh) MLP, the residual (pre-LN);
-// ln_f at the end, whose output is the last hidden state.
+// embeddings (+ the token types', looked up in the token embeddings), then per block ln_1,
+// the fused c_attn (Conv1D: x·W, E × 3E, columns q | k | v), causal attention, c_proj, the
+// residual, ln_2, the GELU (tanh) MLP, the residual (pre-LN); ln_f at the end, whose output is
+// the last hidden state.
 #include <cmath>
 #include <string>
 

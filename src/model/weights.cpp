@@ -113,7 +113,8 @@ std::vector<std::string> shard_files(const std::string& index) {
         if (!f.is_string()) throw InputError(index + ": \"weight_map\": expected file names");
         const std::string& name = f.as_string();
         // A NUL would end the name at the system call (opening another file than named).
-        if (name.find('/') != std::string::npos || name.find('\0') != std::string::npos || name.empty() || name[0] == '.')
+        if (name.find('/') != std::string::npos || name.find('\0') != std::string::npos || name.empty() ||
+            name[0] == '.')
             throw InputError(index + ": shard '" + io::printable_utf8(name, 80) + "' is not a file name in the folder");
         bool seen = false;
         for (const std::string& g : files) seen = seen || g == name;
@@ -135,8 +136,9 @@ Weights::Weights(const std::string& folder) : folder_(folder) {
     } else if (exists(index)) {
         files = shard_files(index);
     } else if (exists(bin) || exists(bin_index)) {
-        for (const std::string& name : exists(bin) ? std::vector<std::string>{"pytorch_model.bin"} : shard_files(bin_index))
-            add_torch_file(name);
+        const std::vector<std::string> bins = exists(bin) ? std::vector<std::string>{"pytorch_model.bin"}
+                                                          : shard_files(bin_index);
+        for (const std::string& name : bins) add_torch_file(name);
         add_legacy_names();
         return;
     } else {

@@ -21,7 +21,8 @@ namespace attn::cli {
 float parse_scale(const std::string& text, std::size_t d_k) {
     if (const std::optional<float> named = named_scale(text, d_k)) return *named;
     if (const std::string near = did_you_mean(text, {"auto", "none"}); !near.empty())
-        throw UsageError("invalid --scale '" + io::printable_utf8(text, 40) + "': expected auto, none or a number" + near);
+        throw UsageError("invalid --scale '" + io::printable_utf8(text, 40) + "': expected auto, none or a number" +
+                         near);
     return parse_float32(text, "scale");
 }
 

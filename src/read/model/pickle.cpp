@@ -244,7 +244,8 @@ private:
             p[0]->text != "storage")
             fail("refused persistent id: only ('storage', type, key, location, numel[, None]) is known");
         if (p.size() == 6 && p[5]->kind != Node::Kind::none)
-            fail("refused persistent id: a storage view (view_metadata, torch < 0.4's shared storages) is not supported");
+            fail("refused persistent id: a storage view (view_metadata, torch < 0.4's shared storages) is not "
+                 "supported");
         Value s = make(Node::Kind::storage);
         if (p[1]->kind != Node::Kind::global || !storage_type(p[1]->text, &s->storage))
             fail("persistent id: the storage type is not a torch storage global");

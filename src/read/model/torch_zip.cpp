@@ -99,19 +99,23 @@ Tally tally(const pickle::Value& v, std::unordered_map<const pickle::Node*, Tall
 std::string count_text(std::uint64_t n) { return n == UINT64_MAX ? "more than 2^64" : std::to_string(n); }
 
 // `pickle` names the pickle in messages: data.pkl, or the legacy format's saved object.
-void check_tally(const pickle::Value& root, std::uint64_t pickle_bytes, const std::string& source, const std::string& pickle) {
+void check_tally(const pickle::Value& root, std::uint64_t pickle_bytes, const std::string& source,
+                 const std::string& pickle) {
     std::unordered_map<const pickle::Node*, Tally> seen;
     const Tally t = tally(root, seen);
     const std::string why = " (its dicts are placed again and again through the pickle memo): refused";
     if (t.entries > pickle_bytes)
         throw InputError(source + ": " + pickle + "'s dicts expand to " + count_text(t.entries) + " entries from " +
-                         std::to_string(pickle_bytes) + " bytes" + why + "; attn walks at most one entry per byte of " + pickle);
+                         std::to_string(pickle_bytes) + " bytes" + why + "; attn walks at most one entry per byte of " +
+                         pickle);
     if (t.names > max_tensor_names)
-        throw InputError(source + ": " + pickle + " names " + count_text(t.names) + " tensors: refused; attn reads at most " +
+        throw InputError(source + ": " + pickle + " names " + count_text(t.names) +
+                         " tensors: refused; attn reads at most " +
                          std::to_string(max_tensor_names) + " tensors from one checkpoint");
     if (t.name_bytes > max_name_bytes || t.name_bytes > sat_mul(pickle_bytes, name_bytes_per_pickle_byte))
-        throw InputError(source + ": " + pickle + "'s tensor names would take " + count_text(t.name_bytes) + " bytes" + why +
-                         "; attn allows at most " + std::to_string(name_bytes_per_pickle_byte) + " per byte of " + pickle + " and " +
+        throw InputError(source + ": " + pickle + "'s tensor names would take " + count_text(t.name_bytes) + " bytes" +
+                         why + "; attn allows at most " + std::to_string(name_bytes_per_pickle_byte) + " per byte of " +
+                         pickle + " and " +
                          std::to_string(max_name_bytes >> 20) + " MiB in all");
 }
 
@@ -179,7 +183,8 @@ void take_tensors(const pickle::Value& root, std::size_t size, Checkpoint& c, co
     // bytes as something else.
     std::unordered_map<std::string_view, const std::string*> dtype_of;
     for (const auto& [name, t] : c.tensors)
-        if (const auto [it, fresh] = dtype_of.emplace(t.storage.key, &t.storage.dtype); !fresh && *it->second != t.storage.dtype)
+        if (const auto [it, fresh] = dtype_of.emplace(t.storage.key, &t.storage.dtype);
+            !fresh && *it->second != t.storage.dtype)
             throw InputError(source + ":" + detail::printable(name, 60) + ": its storage '" +
                              detail::printable(t.storage.key, 40) + "' is " + t.storage.dtype + " here and " +
                              *it->second + " for another tensor: refused");
@@ -242,13 +247,14 @@ Checkpoint open_legacy(std::string_view bytes, const std::string& source) {
         if (it == storages.end())
             throw InputError(source + ": storage '" + shown + "' of the key list is not one the object's tensors use");
         if (c.legacy_data.count(k->text)) throw InputError(source + ": storage '" + shown + "' is listed twice");
-        if (bytes.size() - at < 8) throw InputError(source + ": truncated legacy torch.save file (storage '" + shown + "')");
+        if (bytes.size() - at < 8)
+            throw InputError(source + ": truncated legacy torch.save file (storage '" + shown + "')");
         std::uint64_t count = 0;
         for (int b = 7; b >= 0; --b) count = count << 8 | static_cast<unsigned char>(bytes[at + std::size_t(b)]);
         const pickle::StorageRef& s = *it->second;
         if (count != s.numel)
-            throw InputError(source + ": storage '" + shown + "' holds " + std::to_string(count) + " elements, its tensors' " +
-                             "pickle says " + std::to_string(s.numel));
+            throw InputError(source + ": storage '" + shown + "' holds " + std::to_string(count) +
+                             " elements, its tensors' pickle says " + std::to_string(s.numel));
         std::uint64_t size = 0;
         if (__builtin_mul_overflow(count, std::uint64_t(s.item_size), &size) || size > bytes.size() - at - 8)
             throw InputError(source + ": truncated legacy torch.save file (storage '" + shown + "' runs past its end)");
@@ -342,9 +348,11 @@ Tensor torch_tensor(std::string_view bytes, const std::string& name, const std::
     // (the legacy format has no checksum).
     const StorageBytes m = *storage_bytes(c, ref.storage.key);
     std::string inflated;
-    std::string_view data = bytes.substr(std::size_t(m.offset), std::size_t(m.member ? m.member->compressed_size : m.size));
+    const std::size_t stored = std::size_t(m.member ? m.member->compressed_size : m.size);
+    std::string_view data = bytes.substr(std::size_t(m.offset), stored);
     if (m.member && m.member->method != 0) data = inflated = zip_extract(bytes, *m.member, where);
-    else if (m.member && crc32(data) != m.member->crc) throw InputError(where + ": CRC mismatch: the archive is damaged");
+    else if (m.member && crc32(data) != m.member->crc)
+        throw InputError(where + ": CRC mismatch: the archive is damaged");
     const auto* p = reinterpret_cast<const unsigned char*>(data.data());
     const detail::FloatKind kind = ti.dtype == "float32"   ? detail::FloatKind::f32
                                    : ti.dtype == "float16" ? detail::FloatKind::f16
