@@ -49,7 +49,12 @@ inline bool finite_allows(Finite finite, float v) {
 // "FILE.tsv:NAME" (the file's json member NAME, or its blocks headed "# NAME ..."), as
 // "FILE.npz:NAME" is one array of an archive (attn/model_file.hpp); a path that names an
 // existing file is that file, ':' or not.
+// On standard input ("-"), whose bytes alone tell the format, an .npz or a torch.save file is
+// read too: its only tensor, or "-:NAME" one of them, as "-:NAME" is one result of text.
 Tensor read_tensor(const std::string& path, Finite finite = Finite::required, std::size_t max_dims = 4);
+// Whether an input path reads standard input: "-", or "-:NAME" (one of its results) when no
+// file has that name.
+bool reads_standard_input(const std::string& path);
 
 // The same on bytes already in memory; `source` names them in messages.
 Tensor parse_tensor(std::string_view bytes, const std::string& source, Finite finite = Finite::required,

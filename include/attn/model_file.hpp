@@ -37,6 +37,17 @@ Tensor read_model_tensor(const std::string& path, Finite finite = Finite::requir
 // Whether the tensor a model path names holds booleans or integers (bool, int64, U8, ...): a
 // mask of them is boolean. False when the path names no such tensor.
 bool model_tensor_is_integer(const std::string& path);
+// The dtype of a listed tensor (TensorInfo::dtype) holds booleans or integers.
+bool is_integer_dtype(std::string_view dtype);
+// A tensor of an archive's bytes without a file name (standard input: the bytes tell the
+// format, detail::is_archive): an .npz's or a torch.save file's tensor NAME ("" = its only
+// one), and whether it holds booleans or integers.
+struct ArchiveTensor {
+    Tensor values;
+    bool integer = false;
+};
+ArchiveTensor archive_tensor(std::string_view bytes, const std::string& name, const std::string& source,
+                             Finite finite = Finite::required, std::size_t max_dims = max_rank);
 // Keys or values a model path names: an F16 or BF16 safetensors tensor stays 16-bit in memory
 // (KVInput::f16, of type f16 or bf16); anything else as read_model_tensor (finite required).
 KVInput read_model_kv(const std::string& path, std::size_t max_dims = max_rank);

@@ -29,9 +29,10 @@ int cmd_concat(int argc, char** argv) {
                              "(text or .npy, up to 32 dimensions) has the same number of dimensions and\n"
                              "the same extent in every dimension but the axis: shards of a run split by\n"
                              "batch items or query rows join back into the whole result. FILEs are joined in\n"
-                             "the order given; at most one may be '-' (standard input). Values pass through\n"
-                             "as float32, nan and inf included (NaN rows of --masked-rows nan): float64 and\n"
-                             "integer .npy inputs are rounded to float32 (integers beyond 2^24 lose digits).\n");
+                             "the order given; at most one may be '-' (standard input; any number -:NAME, one\n"
+                             "result or tensor of it each). Values pass through as float32, nan and inf\n"
+                             "included (NaN rows of --masked-rows nan): float64 and integer .npy inputs are\n"
+                             "rounded to float32 (integers beyond 2^24 lose digits).\n");
     options.custom_help("[OPTION...] FILE...");
     options.add_options()
         ("axis", "Axis to join along; negative counts from the end (default 0)", cxxopts::value<std::string>(), "N")

@@ -32,7 +32,7 @@ int cmd_ls(int argc, char** argv) {
     if (!parsed) return exit_ok;
     const auto& r = *parsed;
     if (!r.count("file")) throw UsageError("ls: no file given (attn ls FILE.npz or FILE.safetensors)");
-    if (r["file"].as<std::string>() == "-")  // a listing reads headers where they lie in a file
+    if (io::reads_standard_input(r["file"].as<std::string>()))  // a listing reads headers where they lie in a file
         throw UsageError("ls lists a file's tensors: it does not read standard input (save it to a file first)");
     std::vector<io::TensorInfo> tensors = io::list_model_tensors(r["file"].as<std::string>());
     for (auto& t : tensors) t.name = io::printable_utf8(t.name);  // a name cannot drive the terminal

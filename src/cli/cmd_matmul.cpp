@@ -99,7 +99,8 @@ Tensor without_vector_dims(const Tensor& C, bool a_vector, bool b_vector) {
 int cmd_matmul(int argc, char** argv) {
     cxxopts::Options options("attn matmul",
                              "The matrix product A·B (A rows x k, B k x cols), or A·Bᵀ with --transpose-b\n"
-                             "(B cols x k). A and B are text or .npy; at most one of them may be '-'.\n"
+                             "(B cols x k). A and B are text or .npy; at most one of them may be '-' (both may\n"
+                             "select results of standard input: -:NAME).\n"
                              "With a 3-D or 4-D operand each 2-D slice is multiplied, the leading dimensions\n"
                              "broadcast as torch.matmul's (equal, or 1 on one side): nanoGPT's wei @ x is\n"
                              "(T, T)·(B, T, C). A 1-D A (k,) is a row and a 1-D B (k,) a column, and the\n"

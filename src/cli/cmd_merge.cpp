@@ -72,7 +72,7 @@ int cmd_merge(int argc, char** argv) {
     }
 
     for (const std::string& f : files)
-        if (f == "-") throw UsageError("attn merge reads each shard's context and lse from a FILE, not standard input");
+        if (io::reads_standard_input(f)) throw UsageError("attn merge reads each shard's context and lse from a FILE, not standard input");
     std::vector<Tensor> contexts, lses;
     for (const std::string& f : files) {
         // Shards hold NaN rows under --masked-rows nan and -inf in the lse of masked rows.

@@ -111,6 +111,16 @@ std::vector<std::string> split_attached_values(const OptionKinds& kinds, int arg
     return out;
 }
 
+// "option 'NAME' does not exist", with the closest option's name, for NAME as typed without its
+// dashes.
+UsageError unknown_option_error(const cxxopts::Options& options, const std::string& typed) {
+    std::vector<std::string> known;
+    for (const auto& g : options.groups())
+        for (const auto& d : options.group_help(g).options)
+            for (const auto& l : d.l) known.push_back(l);
+    return UsageError("option '" + typed + "' does not exist" + did_you_mean(typed, known, "--") + " (see --help)");
+}
+
 }  // namespace
 
 std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int given_argc, char** given_argv) {
@@ -129,6 +139,10 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
                 if (words[i] == "--" + p || words[i].rfind("--" + p + "=", 0) == 0)
                     throw UsageError("option '" + p + "' does not exist: it is an argument, without a name (attn " +
                                      c->name + (c->usage.empty() ? "" : " " + c->usage.front()) + ")");
+    // A positional -:NAME (a result of standard input, or a file of that name) is not an option:
+    // cxxopts is told to let such words through, and an unknown option is then refused below.
+    for (std::size_t i = 1; i < words.size() && words[i] != "--"; ++i)
+        if (words[i].starts_with("-:")) options.allow_unrecognised_options();
     std::vector<char*> pointers;
     for (std::string& w : words) pointers.push_back(w.data());
     const int argc = int(pointers.size());
@@ -141,6 +155,10 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
         }
         if (!result.unmatched().empty()) {
             const std::string& stray = result.unmatched().front();
+            if (stray.size() > 1 && stray[0] == '-' && !stray.starts_with("-:")) {
+                const std::size_t dashes = stray.starts_with("--") ? 2 : 1;
+                throw unknown_option_error(options, stray.substr(dashes, stray.find('=') - dashes));
+            }
             // "--causal bottom-right": an option whose value is optional takes it only after '='.
             std::string hint = " (see --help)";
             for (int i = 2; i < argc; ++i)
@@ -177,15 +195,9 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
         throw UsageError(bad_value_message(options, value, argc, argv) + " (see --help)");
     } catch (const cxxopts::exceptions::no_such_option& e) {
         // "Option ‘NAME’ does not exist": NAME as typed, without its dashes.
-        std::string msg = quoted_plainly(e.what());
+        const std::string msg = quoted_plainly(e.what());
         const std::size_t open = msg.find('\''), close = msg.rfind('\'');
-        const std::string typed = open < close ? msg.substr(open + 1, close - open - 1) : std::string();
-        std::vector<std::string> known;
-        for (const auto& g : options.groups())
-            for (const auto& d : options.group_help(g).options)
-                for (const auto& l : d.l) known.push_back(l);
-        if (!msg.empty()) msg[0] = char(std::tolower((unsigned char)msg[0]));
-        throw UsageError(msg + did_you_mean(typed, known, "--") + " (see --help)");
+        throw unknown_option_error(options, open < close ? msg.substr(open + 1, close - open - 1) : std::string());
     } catch (const cxxopts::exceptions::exception& e) {
         std::string msg = quoted_plainly(e.what());
         if (!msg.empty()) msg[0] = char(std::tolower((unsigned char)msg[0]));
@@ -333,23 +345,21 @@ float parse_float32(const std::string& text, const std::string& option) {
 }
 
 const std::string& InputNames::claim(const std::string& path, const std::string& option) {
-    if (path == "-") {
-        if (reserved_ && stdin_owner_ == option) {  // reserved up front, now read (once)
-            reserved_ = false;
-            return path;
-        }
-        if (!stdin_owner_.empty())
-            throw UsageError((stdin_owner_ == option ? "'-' is given twice (" + option + ")"
-                                                     : "both " + stdin_owner_ + " and " + option + " read standard input") +
-                             ": at most one input may be '-'");
-        stdin_owner_ = option;
-    }
+    if (!io::reads_standard_input(path)) return path;
+    if (reserved_.erase(option)) return path;  // reserved up front, now read (once)
+    for (const auto& [other, other_path] : stdin_readers_)
+        if (path == "-" || other_path == "-")
+            throw UsageError((other != option ? "both " + other + " and " + option + " read standard input"
+                              : path == other_path ? "'-' is given twice (" + option + ")"
+                                                   : "'-' and " + (path == "-" ? other_path : path) + " are given (" + option + ")") +
+                             ": at most one input may be '-' (several may name results of it, as -:NAME)");
+    stdin_readers_.emplace_back(option, path);
     return path;
 }
 
-void InputNames::reserve_stdin(const std::string& option) {
-    claim("-", option);
-    reserved_ = true;
+void InputNames::reserve_stdin(const std::string& option, const std::string& path) {
+    claim(path, option);
+    reserved_.insert(option);
 }
 
 bool stdout_is_terminal() { return ::isatty(STDOUT_FILENO) == 1; }
@@ -360,7 +370,7 @@ std::vector<char*> split_files(int argc, char** argv, std::initializer_list<cons
     bool only_files = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (only_files || a == "-" || a.empty() || a[0] != '-') {
+        if (only_files || io::reads_standard_input(a) || a.empty() || a[0] != '-') {
             files.push_back(a);
         } else if (a == "--") {
             only_files = true;

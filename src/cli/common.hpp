@@ -4,7 +4,9 @@
 #include <cxxopts.hpp>
 #include <initializer_list>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attn/io.hpp"
@@ -59,18 +61,19 @@ double parse_number(const std::string& text, const std::string& option);
 // to zero "underflows float32".
 float parse_float32(const std::string& text, const std::string& option);
 
-// Counts standard-input uses: at most one input may be "-".
+// Counts standard-input uses: an input "-" reads all of it and must be its only reader; any
+// number of inputs may select results of it, "-:NAME" (io::reads_standard_input).
 class InputNames {
 public:
-    // Records that `option` reads `path`; UsageError on a second "-".
+    // Records that `option` reads `path`; UsageError when standard input is read twice.
     const std::string& claim(const std::string& path, const std::string& option);
-    // Claims "-" for `option` before anything is read (a second "-" fails here, up front); the
-    // option's own claim when it reads is then its first, not a second.
-    void reserve_stdin(const std::string& option);
+    // Claims standard input (`path`) for `option` before anything is read (a conflict fails
+    // here, up front); the option's own claim when it reads is then its first, not a second.
+    void reserve_stdin(const std::string& option, const std::string& path);
 
 private:
-    std::string stdin_owner_;
-    bool reserved_ = false;
+    std::vector<std::pair<std::string, std::string>> stdin_readers_;  // option, its path on standard input
+    std::set<std::string> reserved_;
 };
 
 bool stdout_is_terminal();

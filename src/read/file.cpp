@@ -67,7 +67,20 @@ std::optional<std::size_t> npy_expected_size(std::string_view prefix, const std:
     return preamble + header_len;
 }
 
-std::string read_fd(int fd, const std::string& name) {
+// The first bytes of an archive of named tensors: a zip (an .npz, a torch.save file; an empty
+// zip is its end record alone) or a legacy torch.save pickle stream (PROTO 2, LONG1).
+constexpr std::string_view archive_magics[] = {"PK\x03\x04", "PK\x05\x06", "\x80\x02\x8a"};
+
+// Whether bytes begin as an archive does, as far as they go.
+bool may_be_archive(std::string_view bytes) {
+    for (const std::string_view magic : archive_magics)
+        if (!bytes.empty() && magic.starts_with(bytes.substr(0, magic.size()))) return true;
+    return false;
+}
+
+// `archives`: standard input, which has no file name to tell an archive by, may hold one
+// (detail::is_archive): its NUL bytes are data, as an .npy's are.
+std::string read_fd(int fd, const std::string& name, bool archives = false) {
     // A regular file (standard input too) tells its size: one over the limit is refused
     // before a byte is read.
     struct stat st {};
@@ -107,7 +120,7 @@ std::string read_fd(int fd, const std::string& name) {
         }
         // Text never holds a NUL byte: stop at the first one instead of slurping a binary
         // stream (/dev/zero, /dev/urandom) up to the size limit. .npy data may hold NULs.
-        if (static_cast<unsigned char>(out[0]) != 0x93)
+        if (static_cast<unsigned char>(out[0]) != 0x93 && !(archives && may_be_archive(out)))
             if (const std::size_t nul = out.find('\0', start); nul != std::string::npos) throw nul_byte_error(out, nul, name);
     }
     if (extra > 0) {  // stop at once: a regular file's size tells how many; a stream's, at least these
@@ -124,6 +137,14 @@ std::string read_fd(int fd, const std::string& name) {
 std::string detail::display_name(const std::string& path) {
     return path == "-" ? "<stdin>" : path.empty() ? "'' (an empty file name)" : path;
 }
+
+bool detail::is_archive(std::string_view bytes) {
+    for (const std::string_view magic : archive_magics)
+        if (bytes.starts_with(magic)) return true;
+    return false;
+}
+
+std::string detail::read_standard_input() { return read_fd(STDIN_FILENO, display_name("-"), true); }
 
 std::string read_file(const std::string& path) {
     if (path == "-") return read_fd(STDIN_FILENO, detail::display_name(path));
@@ -208,7 +229,7 @@ detail::InputBytes::InputBytes(const std::string& path, bool keep_pages) {
     struct stat st {};
     if (path == "-" || !mapping_allowed || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
         st.st_size <= 0 || std::size_t(st.st_size) > max_input_bytes) {
-        read_ = read_file(path);
+        read_ = path == "-" ? read_standard_input() : read_file(path);
         return;
     }
     // Pages are faulted in on first touch, by the threads that read them (a text's scan below,

@@ -12,6 +12,13 @@ namespace attn::io::detail {
 // How a path is named in messages: "-" is "<stdin>".
 std::string display_name(const std::string& path);
 
+// Whether bytes are an archive that holds named tensors: a zip (an .npz or a torch.save
+// file) or a legacy torch.save pickle stream.
+bool is_archive(std::string_view bytes);
+// Standard input whole, as read_file("-") reads it, but an archive's bytes are let through
+// (an input file's name tells an archive; standard input has only its bytes).
+std::string read_standard_input();
+
 // Old Mac line ends: a CR not followed by LF ends a line, as LF and CRLF do. The text
 // readers see them as LF.
 bool has_lone_cr(std::string_view text);

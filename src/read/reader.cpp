@@ -73,6 +73,10 @@ FileAndName file_and_name(const std::string& path) {
 std::optional<NamedResult> named_result(const std::string& path) {
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0) return std::nullopt;
+    if (path.starts_with("-:")) {  // standard input's
+        if (path.size() == 2) throw UsageError(path + ": the result name after ':' is empty");
+        return NamedResult{"-", path.substr(2)};
+    }
     std::size_t best = std::string::npos, ext_size = 0;
     for (const std::string_view ext : detail::result_file_extensions)
         if (const std::size_t at = path.find(std::string(ext) + ":"); at < best) best = at, ext_size = ext.size();
@@ -84,13 +88,32 @@ std::optional<NamedResult> named_result(const std::string& path) {
     return r;
 }
 
-Tensor read_named_result(const NamedResult& r, Finite finite, std::size_t max_dims) {
-    std::string text = read_file(r.file);
-    if (!text.empty() && static_cast<unsigned char>(text[0]) == 0x93)
-        throw InputError(r.file + ": an .npy file holds one array, without a name: read it as " + r.file);
-    if (detail::has_lone_cr(text)) text = detail::lone_cr_to_lf(text);
-    const std::string selected = detail::TextReader(text, r.file, finite).only_result(r.name);
-    return parse_text_tensor(selected, r.file, finite, max_dims);
+// A named result's values; `integer` is set for a tensor of an archive on standard input (a
+// mask of booleans or integers is boolean), not for text.
+struct NamedTensor {
+    Tensor values;
+    std::optional<bool> integer;
+};
+
+// Standard input, read once: several -:NAME inputs select from the same bytes.
+const std::string& standard_input_once() {
+    static const std::string bytes = detail::read_standard_input();
+    return bytes;
+}
+
+NamedTensor read_named_result(const NamedResult& r, Finite finite, std::size_t max_dims) {
+    const std::string source = detail::display_name(r.file);
+    std::string file_bytes;
+    const std::string& bytes = r.file == "-" ? standard_input_once() : (file_bytes = read_file(r.file));
+    if (r.file == "-" && detail::is_archive(bytes)) {
+        ArchiveTensor t = archive_tensor(bytes, r.name, source, finite, max_dims);
+        return {std::move(t.values), t.integer};
+    }
+    if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x93)
+        throw InputError(source + ": an .npy file holds one array, without a name: read it as " + r.file);
+    const std::string text = detail::has_lone_cr(bytes) ? detail::lone_cr_to_lf(bytes) : std::string();
+    const std::string selected = detail::TextReader(text.empty() ? bytes : text, source, finite).only_result(r.name);
+    return {parse_text_tensor(selected, source, finite, max_dims), std::nullopt};
 }
 
 // parse_tensor, with `lone_cr` already known for text: has_lone_cr(bytes). `mapped`: the bytes
@@ -106,6 +129,12 @@ Tensor parse_tensor_scanned(std::string_view bytes, bool lone_cr, const std::str
 }
 
 }  // namespace
+
+bool reads_standard_input(const std::string& path) {
+    if (path == "-") return true;
+    struct stat st {};
+    return path.starts_with("-:") && ::stat(path.c_str(), &st) != 0;
+}
 
 Tensor parse_tensor(std::string_view bytes, const std::string& source, Finite finite, std::size_t max_dims) {
     const bool npy = !bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x93;
@@ -125,10 +154,11 @@ void refuse_name_of_one_tensor_file(const std::string& path) {
 
 Tensor read_tensor(const std::string& path, Finite finite, std::size_t max_dims) {
     if (is_model_path(path)) return read_model_tensor(path, finite, max_dims);  // FILE.npz:NAME, FILE.safetensors:NAME
-    if (const auto named = named_result(path)) return read_named_result(*named, finite, max_dims);
+    if (const auto named = named_result(path)) return read_named_result(*named, finite, max_dims).values;
     refuse_name_of_one_tensor_file(path);
     detail::InputBytes bytes(path);
     const std::string source = detail::display_name(path);
+    if (path == "-" && detail::is_archive(bytes.view())) return archive_tensor(bytes.view(), "", source, finite, max_dims).values;
     if (const auto m = take_in_place(bytes, source, max_dims, ElementType::f32, finite))
         return Tensor(m->first, adopt_mapping(m->second));
     if (bytes.mapped()) return parse_tensor_scanned(bytes.view(), bytes.lone_cr(), source, finite, max_dims, true);
@@ -154,14 +184,21 @@ MaskInput read_mask(const std::string& path, const MaskRules& rules, std::size_t
         m.boolean = model_tensor_is_integer(path);
         return m;
     }
-    if (named_result(path)) {  // a result of attn's text output
-        m.values = read_tensor(path, finite, max_dims);
-        m.boolean = rules.zero_one_text_boolean && all_zero_or_one(m.values);
+    if (const auto named = named_result(path)) {  // a result of attn's text output (or an archive's on stdin)
+        NamedTensor t = read_named_result(*named, finite, max_dims);
+        m.values = std::move(t.values);
+        m.boolean = t.integer ? *t.integer : rules.zero_one_text_boolean && all_zero_or_one(m.values);
         return m;
     }
     detail::InputBytes bytes(path, false);
     const std::string source = detail::display_name(path);
     const std::string_view view = bytes.view();
+    if (path == "-" && detail::is_archive(view)) {
+        ArchiveTensor archived = archive_tensor(view, "", source, finite, max_dims);
+        m.values = std::move(archived.values);
+        m.boolean = archived.integer;
+        return m;
+    }
     if (!view.empty() && static_cast<unsigned char>(view[0]) == 0x93) {
         if (auto bits = parse_npy_mask(view, source, max_dims, rules, &m.negative, &m.boolean, bytes.mapped())) {
             m.bits = std::move(*bits);
@@ -192,12 +229,16 @@ KVInput read_kv_tensor(const std::string& path, std::size_t max_dims) {
     if (is_model_path(path)) return read_model_kv(path, max_dims);
     if (const auto named = named_result(path)) {
         KVInput kv;
-        kv.f32 = read_named_result(*named, Finite::required, max_dims);
+        kv.f32 = read_named_result(*named, Finite::required, max_dims).values;
         return kv;
     }
     detail::InputBytes bytes(path);
     const std::string source = detail::display_name(path);
     KVInput kv;
+    if (path == "-" && detail::is_archive(bytes.view())) {
+        kv.f32 = archive_tensor(bytes.view(), "", source, Finite::required, max_dims).values;
+        return kv;
+    }
     if (const auto m = take_in_place(bytes, source, max_dims, ElementType::f16)) {
         kv.f16 = HalfTensor(m->first, m->second);
         return kv;

@@ -15,6 +15,7 @@
 
 #include "attn/error.hpp"
 #include "tensor/label_numbers.hpp"
+#include "read/input_bytes.hpp"
 #include "read/json.hpp"
 #include "read/text_reader.hpp"
 
@@ -198,9 +199,12 @@ std::string TextReader::heading_name(std::string_view line) {
 }
 
 std::string TextReader::name_one_hint(const std::string& name) const {
-    // A regular file's results can be named (not those of standard input, a pipe or a FIFO).
+    // A regular file's results can be named, and standard input's (not those of a pipe or a FIFO
+    // given by name).
+    if (name.empty()) return "";
+    if (source_ == display_name("-")) return "; name one, as -:" + printable_utf8(name);
     struct stat st {};
-    if (name.empty() || ::stat(source_.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
+    if (::stat(source_.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
     return "; name one, as " + source_ + ":" + printable_utf8(name);
 }
 
@@ -299,7 +303,8 @@ std::string TextReader::only_result(const std::string& name) const {
     std::vector<std::string> names;  // the results the file holds, in order
     const auto missing = [&] {
         return InputError(source_ + ": no result '" + printable_utf8(name) + "' (" +
-                          (names.empty() ? "it holds one result without a name: read it as " + source_
+                          (names.empty() ? "it holds one result without a name: read it as " +
+                                               (source_ == display_name("-") ? std::string("-") : source_)
                                          : "it holds: " + printable_names(names)) + ")");
     };
     std::string out(s_);

@@ -1,9 +1,9 @@
 # Everything attn writes reads back into attn: every --show item of attend and the output of
 # softmax, matmul, concat, random and variance, in csv, tsv, json and npz, with and without
 # --labels, alone and selected by name from a file holding several (FILE.csv:NAME,
-# FILE.json:NAME, FILE.npz:NAME). The reference is each result's own npy output; `attn concat
-# FILE` (one input: the tensor as read) turns what was read back into npy, which must be the
-# same bytes (9 significant digits round-trip float32 exactly). Excepted, and checked as such:
+# FILE.json:NAME, FILE.npz:NAME; on standard input '-' and -:NAME). The reference is each
+# result's own npy output; `attn concat FILE` (one input: the tensor as read) turns what was
+# read back into npy, which must be the same bytes (9 significant digits round-trip float32 exactly). Excepted, and checked as such:
 # pretty (for people: 4 decimals, read back to that precision when unlabelled and not wrapped),
 # and json of a result holding -inf or NaN (json writes them as null). numpy.load reads the npz
 # archives (skipped only when no python3 with numpy is found).
@@ -19,10 +19,11 @@ printf '# The\nsay "hi"\na,b\n##ing\n7\n' > "$rb/labels"
 attend_args=(attend -x "$rb/x.npy" --heads 2 --in-proj "$rb/in_proj.npy" --out-proj "$rb/out_proj.npy" --causal)
 attend() { "$ATTN" "${attend_args[@]}" "$@"; }
 
-# same_as_npy REF FILE DESCRIPTION: FILE (a path attn reads) read back is REF's tensor, bit for bit.
+# same_as_npy REF FILE DESCRIPTION [STDIN]: FILE (a path attn reads; STDIN on standard input)
+# read back is REF's tensor, bit for bit.
 same_as_npy() {
     rm -f "$rb/back.npy"
-    if ! "$ATTN" concat "$2" --format npy -o "$rb/back.npy" 2>"$T/err"; then
+    if ! "$ATTN" concat "$2" --format npy -o "$rb/back.npy" 2>"$T/err" <"${4:-/dev/null}"; then
         fail "$3: not read back: $(cat "$T/err")"
     elif cmp -s "$1" "$rb/back.npy"; then pass
     else fail "$3: read back differs from the npy output"; fi
@@ -40,6 +41,7 @@ for lab in none labels; do
             [ "$fmt/$item" = json/scaled ] && continue
             attend "${label_args[@]}" --show "$item" --format "$fmt" > "$rb/one.$fmt"
             same_as_npy "$rb/$item.npy" "$rb/one.$fmt" "$item ($fmt, labels: $lab)"
+            same_as_npy "$rb/$item.npy" - "$item ($fmt on stdin, labels: $lab)" "$rb/one.$fmt"
         done
     done
     # several results in one file, each selected by name (context and output shown with the
@@ -50,6 +52,7 @@ for lab in none labels; do
         for item in $items; do
             [ "$fmt/$item" = json/scaled ] && continue
             same_as_npy "$rb/all/$item.npy" "$rb/all.$fmt:$item" "$item from all.$fmt:$item (labels: $lab)"
+            same_as_npy "$rb/all/$item.npy" "-:$item" "$item from -:$item, all.$fmt on stdin (labels: $lab)" "$rb/all.$fmt"
         done
     done
 done

@@ -609,7 +609,7 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
     for (const char* o : {"x", "q", "k", "v", "kv", "wq", "wk", "wv", "bq", "bk", "bv", "wo", "bo", "in-proj",
                           "in-proj-bias", "out-proj", "out-proj-bias", "mask", "attn-mask", "key-padding-mask", "bias", "lengths", "sinks", "segments", "labels",
                           "key-labels", "wa", "wa-q", "wa-k", "va", "past-k", "past-v"})
-        if (r.count(o) && r[o].as<std::string>() == "-") names.reserve_stdin(flag_of(o));
+        if (r.count(o) && io::reads_standard_input(r[o].as<std::string>())) names.reserve_stdin(flag_of(o), r[o].as<std::string>());
 
     AttendInputs a;
     Reader in(r, names);

@@ -27,7 +27,7 @@ namespace {
 
 void declare_options(cxxopts::Options& options) {
     options.add_options("Inputs (FILE is text or .npy; '-' = standard input, at most once; FILE.npz:NAME, "
-                        "FILE.csv:NAME, FILE.json:NAME one result of several)")
+                        "FILE.csv:NAME, FILE.json:NAME one result of several, -:NAME one of standard input's)")
         ("x", "Embeddings X (T×D, or B×T×D for a batch); Q = X·W_q + b_q, K = X·W_k + b_k, V = X·W_v + b_v",
          cxxopts::value<std::string>(), "FILE")
         ("pos", "sinusoidal: add Vaswani's position table (attn positions) to -x, and to --kv, before the "

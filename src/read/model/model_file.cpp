@@ -7,10 +7,12 @@
 #include <cstdio>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "attn/error.hpp"
 #include "attn/model_file.hpp"
 #include "read/input_bytes.hpp"
+#include "runtime/utf8.hpp"
 
 namespace attn::io {
 
@@ -82,18 +84,37 @@ Tensor read_model_tensor(const std::string& path, Finite finite, std::size_t max
     return torch_tensor(f.bytes(), mp.name, mp.file, finite, max_dims);
 }
 
+bool is_integer_dtype(std::string_view dtype) {
+    // npz and torch name them bool, int64, uint8, ...; safetensors BOOL, I64, U8, ...
+    std::string d;
+    for (char c : dtype) d += char(std::tolower(static_cast<unsigned char>(c)));
+    const bool sized = d.size() > 1 && (d[0] == 'i' || d[0] == 'u') && std::isdigit(static_cast<unsigned char>(d[1]));
+    return d == "bool" || d.starts_with("int") || d.starts_with("uint") || sized;
+}
+
 bool model_tensor_is_integer(const std::string& path) {
     ModelPath mp;
     if (!split(path, &mp)) return false;
-    for (const TensorInfo& t : list_model_tensors(mp.file)) {
-        if (!mp.name.empty() && t.name != mp.name) continue;
-        // npz and torch name them bool, int64, uint8, ...; safetensors BOOL, I64, U8, ...
-        std::string d;
-        for (char c : t.dtype) d += char(std::tolower(static_cast<unsigned char>(c)));
-        const bool sized = d.size() > 1 && (d[0] == 'i' || d[0] == 'u') && std::isdigit(static_cast<unsigned char>(d[1]));
-        return d == "bool" || d.starts_with("int") || d.starts_with("uint") || sized;
-    }
+    for (const TensorInfo& t : list_model_tensors(mp.file))
+        if (mp.name.empty() || t.name == mp.name) return is_integer_dtype(t.dtype);
     return false;
+}
+
+ArchiveTensor archive_tensor(std::string_view bytes, const std::string& name, const std::string& source, Finite finite,
+                             std::size_t max_dims) {
+    const bool torch = is_torch_checkpoint(bytes) || is_legacy_torch(bytes);
+    const std::vector<TensorInfo> listed = torch ? torch_list(bytes, source) : npz_list(bytes, source);
+    if (name.empty() && listed.size() != 1) {
+        std::vector<std::string> names;
+        for (const TensorInfo& t : listed) names.push_back(t.name);
+        throw InputError(source + ": " + (torch ? "a torch.save file" : "an .npz") + " of " + std::to_string(listed.size()) +
+                         " tensors" + (listed.empty() ? "" : " (" + printable_names(names) + "): name one as -:NAME"));
+    }
+    ArchiveTensor out;
+    for (const TensorInfo& t : listed)
+        if (name.empty() || t.name == name) out.integer = is_integer_dtype(t.dtype);
+    out.values = torch ? torch_tensor(bytes, name, source, finite, max_dims) : npz_tensor(bytes, name, source, finite, max_dims);
+    return out;
 }
 
 KVInput read_model_kv(const std::string& path, std::size_t max_dims) {

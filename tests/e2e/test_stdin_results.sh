@@ -1,0 +1,68 @@
+# Standard input holds what a file would: one result of several is -:NAME (FILE:NAME has no
+# file name to give there), in any number of inputs of one run, and an .npz or torch.save
+# file piped in is read by its bytes (a file's name tells its format; a pipe has none).
+
+si=$T/si
+mkdir -p "$si"
+"$ATTN" random --seed 0 --shape 4,8 --format npy -o "$si/x.npy"
+
+# nanoGPT's wei @ v from one run's output on a pipe: the weights times the values are the context
+"$ATTN" attend -x "$si/x.npy" --show context --format npy -o "$si/context.npy"
+"$ATTN" attend -x "$si/x.npy" --show weights,values --format csv |
+    "$ATTN" matmul -:weights -:values --format npy -o "$si/wv.npy" 2>"$T/err"
+if "$(dirname "$ATTN")/allclose" "$si/wv.npy" "$si/context.npy" --atol 1e-6 2>>"$T/err"; then pass
+else fail "matmul -:weights -:values: $(cat "$T/err")"; fi
+
+# two results on '-' say how to name one there
+"$ATTN" attend -x "$si/x.npy" --show weights,values --format csv > "$si/wv.csv"
+run_in "$si/wv.csv" softmax -
+expect_code 3 "two results on '-'"
+expect_err_has "name one, as -:weights" "the hint names -:NAME"
+run_in "$si/wv.csv" softmax -:nope
+expect_code 3 "-:NAME of no result"
+expect_err_has "<stdin>: no result 'nope' (it holds: weights, values)" "the results are listed"
+run_in "$si/wv.csv" softmax -:
+expect_code 2 "-: names nothing"
+# '-' reads all of standard input: with another reader of it, a usage error up front
+run_in "$si/wv.csv" matmul - -:values
+expect_code 2 "- beside -:NAME"
+expect_err_has "at most one input may be '-' (several may name results of it, as -:NAME)" "the rule"
+# an option misspelt beside -:NAME is still named, with the closest one
+run_in "$si/wv.csv" softmax -:weights --scael 2
+expect_code 2 "unknown option beside -:NAME"
+expect_err_has "option 'scael' does not exist; did you mean '--scale'?" "did you mean, beside -:NAME"
+# a file named -:NAME is that file
+( cd "$si" && printf '1 2\n' > ./-:w && "$ATTN" softmax -:w --format csv ) > "$T/out" 2>"$T/err" </dev/null
+expect_out_has "0.268941432,0.731058598" "an existing file -:w"
+
+# an .npz on '-': its only array, or -:NAME one of several (as FILE.npz:NAME reads it)
+"$ATTN" random --seed 1 --shape 3,5 --count 2 --format npz -o "$si/draws.npz"
+"$ATTN" concat "$si/draws.npz:draw1" --format npy -o "$si/draw1.npy"
+"$ATTN" concat -:draw1 --format npy -o "$si/got.npy" < "$si/draws.npz" 2>"$T/err"
+if cmp -s "$si/got.npy" "$si/draw1.npy"; then pass; else fail "-:draw1 of an npz on stdin: $(cat "$T/err")"; fi
+run_in "$si/draws.npz" softmax -
+expect_code 3 "an npz of two arrays on '-'"
+expect_err_has "<stdin>: an .npz of 2 tensors (draw0, draw1): name one as -:NAME" "the arrays are listed"
+"$ATTN" random --seed 1 --shape 3,5 --format npz | "$ATTN" softmax - --format npy -o "$si/sm.npy" 2>"$T/err"
+"$ATTN" softmax "$si/draws.npz:draw0" --format npy -o "$si/sm_file.npy"
+if cmp -s "$si/sm.npy" "$si/sm_file.npy"; then pass; else fail "random --format npz | softmax -: $(cat "$T/err")"; fi
+
+# a bool npz mask on '-' is boolean, as from a file
+if python3 -c 'import numpy' 2>/dev/null; then
+    python3 -c "
+import numpy as np
+np.savez('$si/mask.npz', mask=np.array([[True, False, False, True], [False, False, True, True],
+                                        [True, True, True, False], [False, True, False, False]]))"
+    "$ATTN" attend -x "$si/x.npy" --attn-mask "$si/mask.npz:mask" --show weights --format npy -o "$si/w_file.npy"
+    "$ATTN" attend -x "$si/x.npy" --attn-mask - --show weights --format npy -o "$si/w_in.npy" < "$si/mask.npz" 2>"$T/err"
+    if cmp -s "$si/w_in.npy" "$si/w_file.npy"; then pass; else fail "a bool npz mask on stdin: $(cat "$T/err")"; fi
+fi
+
+# torch.save files on '-', zip and legacy
+for f in state_dict legacy; do
+    pt=$ROOT/data/models/torch_save/$f.pt
+    name=$("$ATTN" ls "$pt" | awk 'NR == 2 {print $1}')
+    "$ATTN" concat "$pt:$name" --format npy -o "$si/$f.npy"
+    "$ATTN" concat "-:$name" --format npy -o "$si/got.npy" < "$pt" 2>"$T/err"
+    if cmp -s "$si/got.npy" "$si/$f.npy"; then pass; else fail "-:$name of $f.pt on stdin: $(cat "$T/err")"; fi
+done
