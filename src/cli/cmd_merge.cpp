@@ -64,7 +64,7 @@ int cmd_merge(int argc, char** argv) {
             const std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
             if (item != "context" && item != "lse")
                 throw UsageError("invalid --show item '" + item + "': expected a comma-separated list of context, lse" +
-                                 did_you_mean(item, {"context", "lse"}));
+                                 did_you_mean(item, option_names::merge_show));
             if (std::find(show.begin(), show.end(), item) == show.end()) show.push_back(item);  // once, as attend's
             if (comma == std::string::npos) break;
             start = comma + 1;

@@ -272,7 +272,7 @@ int cmd_random(int argc, char** argv) {
     const std::string generator = r.count("generator") ? r["generator"].as<std::string>() : "torch";
     if (generator != "torch" && generator != "numpy")
         throw UsageError("invalid --generator '" + generator + "': expected torch or numpy" +
-                         did_you_mean(generator, {"torch", "numpy"}));
+                         did_you_mean(generator, option_names::generator));
     const bool numpy = generator == "numpy";
     if (numpy && r.count("torch-kernel")) throw UsageError("--torch-kernel chooses a torch build: drop it, or --generator numpy");
     const TorchKernel kernel =
@@ -281,7 +281,7 @@ int cmd_random(int argc, char** argv) {
     const std::string dtype = r.count("dtype") ? r["dtype"].as<std::string>() : "f32";
     if (dtype != "f32" && dtype != "f16" && dtype != "bf16")
         throw UsageError("invalid --dtype '" + dtype + "': expected f32, f16 or bf16" +
-                         did_you_mean(dtype, {"f32", "f16", "bf16"}));
+                         did_you_mean(dtype, option_names::random_dtype));
     const bool half = dtype == "f16", bf16 = dtype == "bf16", rounded = half || bf16;
     if (numpy && (r.count("linear") || r.count("linear-no-bias")))
         throw UsageError("--linear draws as PyTorch initialises nn.Linear: it does not go with --generator numpy");

@@ -180,7 +180,7 @@ int cmd_variance(int argc, char** argv) {
          "LIST")
         ("rows", "Queries = keys per batch, L (default 32)", cxxopts::value<std::string>(), "L")
         ("batch", "Independent batches (default 32 = B·H = 4·8)", cxxopts::value<std::string>(), "N")
-        ("sigma", "Standard deviation of the entries of Q and K, from 1.09e-19 (below, their products are subnormal "
+        ("sigma", "Standard deviation of the entries of Q and K, from 1.0843e-19 (below, their products are subnormal "
                   "float32) to 1e6 (default 1)",
          cxxopts::value<std::string>(), "S")
         ("seed", "torch.manual_seed value, reused for every d_k (default 92)", cxxopts::value<std::string>(), "S")
@@ -202,11 +202,11 @@ int cmd_variance(int argc, char** argv) {
     e.rows = std::size_t(integer_option(r, "rows", 1, 1 << 16, 32));
     e.batch = std::size_t(integer_option(r, "batch", 1, 1 << 20, 32));
     e.sigma = parse_number(opt("sigma", "1"), "sigma");
-    if (!(e.sigma > 0) || e.sigma > 1e6) throw UsageError("invalid --sigma: expected a number in (0, 1e6]");
+    if (!(e.sigma > 0) || e.sigma > 1e6) throw UsageError("invalid --sigma: expected a number from 1.0843e-19 to 1e6");
     // Below, the products of Q's and K's entries (about σ²) are subnormal float32: the scores
     // keep few digits, and at 1e-25 their measured variance was 0 against d_k·σ⁴.
     if (e.sigma * e.sigma < double(std::numeric_limits<float>::min()))
-        throw UsageError("invalid --sigma: below 1.09e-19 the products of Q's and K's entries (sigma^2) are subnormal "
+        throw UsageError("invalid --sigma: below 1.0843e-19 the products of Q's and K's entries (sigma^2) are subnormal "
                          "float32, and the measured variances lose their digits");
     e.seed = parse_seed(opt("seed", "92"));
     e.kernel = parse_torch_kernel(opt("torch-kernel", "avx2"));

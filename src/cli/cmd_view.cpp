@@ -3,6 +3,7 @@
 // (L, B, H, T, T) and saved with NumPy.
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -168,7 +169,12 @@ int cmd_view(int argc, char** argv) {
         if (d == names.size())
             throw UsageError("--" + opt + " chooses a " + opt + ", but the weights " + all.shape().text() +
                              " have no " + opt + " dimension (--dims names them)");
-        chosen[d] = parse_integer(r[opt].as<std::string>(), "--" + opt, 0, (long long)all.shape()[d] - 1);
+        chosen[d] = parse_integer(r[opt].as<std::string>(), "--" + opt, 0, std::numeric_limits<long long>::max());
+        // Beyond the weights' extent: an input error, as attn model's --layer and --head beyond the checkpoint's.
+        if (std::size_t(chosen[d]) >= all.shape()[d])
+            throw InputError("--" + opt + " " + std::to_string(chosen[d]) + ": the weights " + all.shape().text() +
+                             " have " + std::to_string(all.shape()[d]) + " in the " + opt + " dimension (0 to " +
+                             std::to_string(all.shape()[d] - 1) + ")");
     }
     std::vector<std::size_t> dims;
     std::vector<std::string> kept;

@@ -5,6 +5,7 @@
 
 #include "attn/runtime.hpp"
 #include "cli/attend/attend_options.hpp"
+#include "cli/option_values.hpp"
 #include "experiments/worked_examples.hpp"
 
 namespace attn::cli {
@@ -56,6 +57,11 @@ std::vector<Command> make_table() {
          {},
          {format_choice, causal_choice, masked_rows_choice, normalize_choice, arch_choice,
           {"show", split_list(show_names_text()), true},
+          {"pos", option_names::pos},
+          {"score", option_names::score},
+          {"kv-dtype", option_names::kv_dtype},
+          {"softmax-precision", option_names::softmax_precision},
+          {"rope-style", option_names::rope_style},
           {"scale", {"auto", "none"}},
           {"svg-of", {"scores", "scaled", "weights"}}},
          {"# self-attention of 4 random token embeddings of 8 dimensions",
@@ -115,7 +121,8 @@ std::vector<Command> make_table() {
          {"--shape DIMS [--seed S] [OPTIONS]"},
          {"", "Output", "Execution"},
          {},
-         {format_choice, torch_kernel_choice, arch_choice},
+         {format_choice, torch_kernel_choice, arch_choice, {"generator", option_names::generator},
+          {"dtype", option_names::random_dtype}},
          {"# torch.manual_seed(42); torch.randn(3, 2)",
           "attn random --shape 3,2 --seed 42",
           "attn random --shape 2,4,8 --seed 0 -o x.npy",
@@ -134,7 +141,10 @@ std::vector<Command> make_table() {
          {},
          {{"op", {"matmul", "softmax", "attention", "mha", "all"}},
           {"format", {"table", "json", "csv"}},
-          arch_choice},
+          arch_choice,
+          {"kv-dtype", option_names::kv_dtype, true},
+          {"paths", option_names::bench_paths, true},
+          {"rope-style", option_names::rope_style}},
          {"attn bench --op matmul --sizes 64,128 --repeat 3",
           "attn bench --op attention --sizes 256 --d 64 --causal --repeat 3 --format json"}},
         {"ls", cmd_ls, "list the tensors of a model file (.npz, .safetensors, torch.save .bin/.pt): name, dtype, shape",
@@ -160,7 +170,7 @@ std::vector<Command> make_table() {
          {"[OPTIONS] FILE..."},
          {"", "Output"},
          {},
-         {format_choice},
+         {format_choice, {"show", option_names::merge_show, true}},
          {"attn random --shape 8,4 --seed 0 -o x.npy",
           "attn attend -x x.npy --key-rows 0:5 --show context,lse --format npz -o a.npz",
           "attn attend -x x.npy --key-rows 5:8 --show context,lse --format npz -o b.npz",

@@ -101,8 +101,8 @@ void check_heatmap_output(bool heatmap, bool show_given, bool format_given, cons
 
 void require_text_format(io::Format format, const std::string& command) {
     if (format == io::Format::npy || format == io::Format::npz)
-        throw UsageError("attn " + command + " prints text: --format pretty, csv, tsv or json (-o DIR/ or a "
-                         "folder takes npy files)");
+        throw UsageError("attn " + command + " prints text: --format pretty, csv, tsv or json, to standard output "
+                         "or one file (-o FILE)");
 }
 
 }  // namespace attn::cli

@@ -37,6 +37,20 @@ std::optional<long long> integer_option(const cxxopts::ParseResult& r, const std
 long long integer_option(const cxxopts::ParseResult& r, const std::string& name, long long min, long long max,
                          long long fallback);
 
+// The names options of a few fixed values take: one list each, read by the option's parser
+// (and its "did you mean") and by the completions (commands.cpp).
+namespace option_names {
+inline const std::vector<std::string> score{"dot", "general", "additive", "cosine"};
+inline const std::vector<std::string> kv_dtype{"f32", "f16", "bf16", "q8_0"};  // ElementType's order
+inline const std::vector<std::string> softmax_precision{"f32", "f64"};
+inline const std::vector<std::string> rope_style{"half", "interleaved"};
+inline const std::vector<std::string> pos{"sinusoidal"};
+inline const std::vector<std::string> generator{"torch", "numpy"};
+inline const std::vector<std::string> random_dtype{"f32", "f16", "bf16"};
+inline const std::vector<std::string> bench_paths{"fused", "materialized"};
+inline const std::vector<std::string> merge_show{"context", "lse"};
+}  // namespace option_names
+
 // --seed S: a Python int in [-2^63, 2^64), as torch.manual_seed accepts it; negatives wrap
 // mod 2^64 as torch's do. UsageError "invalid --seed 'S': expected an integer in [-2^63, 2^64)".
 std::uint64_t parse_seed(const std::string& text);

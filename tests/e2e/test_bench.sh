@@ -143,3 +143,10 @@ else
 fi
 run bench --op softmax --sizes 8 --repeat 1 --warmup 0
 expect_out_has "a quick probe of this arch and thread count" "bench without --peak, table: the footnote says the probe was quick"
+
+# bench times a softcap beside the plain case, so 0 is refused: a bad value's message does not
+# offer it (it said "or 0 for none"; found by a help audit)
+run bench --op attention --sizes 8 --softcap -1 --repeat 1
+expect_code 2 "bench --softcap -1"
+expect_err_has "expected a positive number C" "bench --softcap -1: the message"
+if [[ $ERR == *"0 for none"* ]]; then fail "bench --softcap -1 offers 0: $ERR"; else pass; fi

@@ -89,3 +89,13 @@ if [ "$kinds" = "f32:-;f16:r;" ]; then pass; else fail "an f32 row, then an f16 
 run bench --op attention --sizes 64 --kv-dtype f32,f8 --repeat 1
 expect_code 2 "an unknown entry of a --kv-dtype list is a usage error"
 expect_err_has "invalid --kv-dtype 'f8'" "the message names the entry"
+
+# A float16 K with --rope and no --kv-dtype stays float16 (the default: as read), rotated
+# first: the same as --kv-dtype f16 (the rotated keys were kept in float32; context off by 3e-4).
+# Found by a variant audit.
+"$ATTN" random --seed 11 --shape 1,1,1,8 --format npy -o "$T/rq.npy"
+"$ATTN" random --seed 12 --shape 1,1,4,8 --dtype f16 --format npy -o "$T/rk.npy"
+"$ATTN" random --seed 13 --shape 1,1,4,2 --dtype f16 --format npy -o "$T/rv.npy"
+"$ATTN" attend -q "$T/rq.npy" -k "$T/rk.npy" -v "$T/rv.npy" --rope 10000 --show keys,context --format npz -o "$T/r_default.npz"
+"$ATTN" attend -q "$T/rq.npy" -k "$T/rk.npy" -v "$T/rv.npy" --rope 10000 --kv-dtype f16 --show keys,context --format npz -o "$T/r_f16.npz"
+if cmp -s "$T/r_default.npz" "$T/r_f16.npz"; then pass; else fail "f16 K with --rope: the default differs from --kv-dtype f16"; fi

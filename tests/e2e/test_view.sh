@@ -80,7 +80,7 @@ run view "$T/rank1.txt" --html "$T/x.html"; expect_code 3 "a vector is not a wei
 run view "$F"; expect_code 2 "nothing to draw"
 expect_err_has "--heatmap, --svg FILE or --html FILE" "what to give is named"
 run view --html "$T/x.html"; expect_code 2 "no WEIGHTS"
-run view "$F" --layer 2 --html "$T/x.html"; expect_code 2 "--layer beyond the layers"
+run view "$F" --layer 2 --html "$T/x.html"; expect_code 3 "--layer beyond the layers (an input error, as attn model's)"
 run view "$T/w3.npy" --layer 0 --html "$T/x.html"; expect_code 2 "--layer without a layer dimension"
 expect_err_has "no layer dimension" "--layer without a layer dimension is explained"
 run view "$F" --dims layer,head --html "$T/x.html"; expect_code 2 "--dims with too few names"

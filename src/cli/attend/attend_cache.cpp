@@ -7,6 +7,7 @@
 
 #include "attn/half.hpp"
 #include "attn/io.hpp"
+#include "cli/option_values.hpp"
 #include "runtime/did_you_mean.hpp"
 
 namespace attn::cli {
@@ -138,11 +139,16 @@ ElementType parse_kv_dtype(const std::string& name) {
     for (ElementType t : {ElementType::f32, ElementType::f16, ElementType::bf16, ElementType::q8_0})
         if (name == element_type_name(t)) return t;
     throw UsageError("invalid --kv-dtype '" + name + "': expected f32, f16, bf16 or q8_0" +
-                     did_you_mean(name, {"f32", "f16", "bf16", "q8_0"}));
+                     did_you_mean(name, option_names::kv_dtype));
 }
 
 void store_kv(const cxxopts::ParseResult& r, AttendInputs& a) {
-    if (!r.count("kv-dtype")) return;
+    if (!r.count("kv-dtype")) {
+        // K/V stay as read (16-bit ones too): with --rope, K is rounded to its type after its
+        // rotation, as --kv-dtype of that type does (the rotated keys stayed float32).
+        if (r.count("rope") && !a.embeddings) a.keys_after_rope = a.k_view().type;
+        return;
+    }
     const ElementType type = parse_kv_dtype(r["kv-dtype"].as<std::string>());
     if (a.embeddings)
         throw UsageError("--kv-dtype keeps -k/-v (and --past-k/--past-v) as read in another type: with -x the keys and "

@@ -221,7 +221,7 @@ void read_embeddings(Reader& in, AttendInputs& a) {
     if (r.given("pos")) {
         const std::string kind = in.result()["pos"].as<std::string>();
         if (kind != "sinusoidal")
-            throw UsageError("invalid --pos '" + kind + "': expected sinusoidal" + did_you_mean(kind, {"sinusoidal"}));
+            throw UsageError("invalid --pos '" + kind + "': expected sinusoidal" + did_you_mean(kind, option_names::pos));
         add_positions(a.x);
         if (a.kv.rank()) add_positions(a.kv);
     }

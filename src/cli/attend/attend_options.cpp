@@ -121,11 +121,13 @@ Show parse_show(const std::string& list) {
     return s;
 }
 
-float parse_softcap(const std::string& text) {
+float parse_softcap(const std::string& text, bool zero_is_none) {
     const float c = parse_float32(text, "softcap");
-    if (!(c == 0.0f || c >= std::numeric_limits<float>::min()))  // 1/C must be finite
-        throw UsageError("invalid --softcap '" + text + "': expected a positive number C of at least 1.2e-38 (scores "
-                         "become C·tanh(x/C)), or 0 for none");
+    if (c == 0.0f && zero_is_none) return c;
+    if (!(c >= std::numeric_limits<float>::min()))  // 1/C must be finite
+        throw UsageError("invalid --softcap '" + text + "': " + (c == 0.0f ? "0 is no softcap; " : "") +
+                         "expected a positive number C of at least 1.2e-38 (scores become C·tanh(x/C))" +
+                         (zero_is_none ? ", or 0 for none" : ""));
     return c;
 }
 
@@ -163,7 +165,7 @@ bool parse_softmax_precision(const std::string& text) {
     if (text == "f32" || text == "float32") return false;
     if (text == "f64" || text == "float64") return true;
     throw UsageError("invalid --softmax-precision '" + text + "': expected f32 or f64" +
-                     did_you_mean(text, {"f32", "f64"}));
+                     did_you_mean(text, option_names::softmax_precision));
 }
 
 float parse_rope_theta(const std::string& text) {
@@ -178,7 +180,7 @@ RopeStyle parse_rope_style(const std::string& text) {
     if (text == "half") return RopeStyle::half;
     if (text == "interleaved") return RopeStyle::interleaved;
     throw UsageError("invalid --rope-style '" + text + "': expected half (HF Llama's rotate_half) or interleaved "
-                     "(GPT-J, RoFormer)" + did_you_mean(text, {"half", "interleaved"}));
+                     "(GPT-J, RoFormer)" + did_you_mean(text, option_names::rope_style));
 }
 
 std::size_t parse_rope_dims(const std::string& text, std::size_t d_k) {

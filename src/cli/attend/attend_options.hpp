@@ -59,8 +59,9 @@ struct AttendSettings {
 // A:B with A < B (with allow_empty, A <= B). UsageError naming `option` otherwise.
 Range parse_range(const std::string& text, const std::string& option, bool allow_empty = false);
 
-// --softcap C: 0 (none, ONNX's default) or a positive finite number. UsageError otherwise.
-float parse_softcap(const std::string& text);
+// --softcap C: 0 (none, ONNX's default; refused unless zero_is_none) or a positive finite
+// number. UsageError otherwise.
+float parse_softcap(const std::string& text, bool zero_is_none = true);
 // --window L[:R]: whole numbers of keys left and right of the query's position; R omitted
 // (or L empty) is unbounded. UsageError otherwise.
 Window parse_window(const std::string& text);

@@ -4,6 +4,7 @@
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
+#include "cli/option_values.hpp"
 #include "runtime/did_you_mean.hpp"
 
 namespace attn::cli {
@@ -14,7 +15,7 @@ ScoreFunction parse_score(const std::string& text) {
     for (ScoreFunction s : {ScoreFunction::dot, ScoreFunction::general, ScoreFunction::additive, ScoreFunction::cosine})
         if (text == score_name(s)) return s;
     throw UsageError("invalid --score '" + text + "': expected dot, general, additive or cosine" +
-                     did_you_mean(text, {"dot", "general", "additive", "cosine"}));
+                     did_you_mean(text, option_names::score));
 }
 
 }  // namespace

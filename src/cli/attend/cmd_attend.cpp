@@ -111,7 +111,8 @@ void declare_options(cxxopts::Options& options) {
                      "or quantised when stored (K with --rope after its rotation, as engines cache it), and the "
                      "attention is that of the stored values. Default: as read "
                      "(float16 .npy and F16/BF16 safetensors stay so, everything else float32). --show "
-                     "kv-error reports what the storing cost against float32 K/V",
+                     "kv-error reports what the storing cost against float32 K/V. With -q/-k/-v only (-x's "
+                     "projections are float32)",
          cxxopts::value<std::string>(), "TYPE")
         ("softmax-precision", "f32 (default) or f64: each row's softmax computed in float64 (ONNX's "
                               "softmax_precision; through the Tq×Tk matrix, not the fused kernel)",

@@ -81,10 +81,7 @@ std::vector<Case> variants_of(const cxxopts::ParseResult& r) {
     std::vector<Case> variants;
     Case v{Op::attention};
     if (r.count("softcap")) {
-        v.softcap = parse_softcap(r["softcap"].as<std::string>());
-        if (v.softcap == 0.0f)
-            throw UsageError("invalid --softcap '" + r["softcap"].as<std::string>() +
-                             "': 0 is no softcap (the plain case is always timed); expected a positive number C");
+        v.softcap = parse_softcap(r["softcap"].as<std::string>(), /*zero_is_none=*/false);  // the plain case is always timed
         variants.push_back(v), v.softcap = 0.0f;
     }
     if (r.count("window")) variants.push_back(v), variants.back().window = parse_window(r["window"].as<std::string>());
@@ -218,7 +215,7 @@ int cmd_bench(int argc, char** argv) {
     for (const auto& path : list_option(r, "paths", r["materialized"].as<bool>() ? "materialized" : "fused")) {
         if (path != "fused" && path != "materialized")
             throw UsageError("invalid --paths entry '" + path + "': expected fused or materialized" +
-                             did_you_mean(path, {"fused", "materialized"}));
+                             did_you_mean(path, option_names::bench_paths));
         if (std::find(paths.begin(), paths.end(), path == "fused") == paths.end()) paths.push_back(path == "fused");
     }
     const int repeat = int(integer_option(r, "repeat", 1, 100000, 10));
@@ -252,7 +249,7 @@ int cmd_bench(int argc, char** argv) {
                          "projections");
     std::vector<ElementType> kv_types;
     for (const auto& t : list_option(r, "kv-dtype", "f32")) {
-        const std::vector<std::string> names{"f32", "f16", "bf16", "q8_0"};
+        const std::vector<std::string>& names = option_names::kv_dtype;
         const auto at = std::find(names.begin(), names.end(), t);
         if (at == names.end())
             throw UsageError("invalid --kv-dtype '" + t + "': expected f32, f16, bf16, q8_0 or a list (f32,q8_0)" +
