@@ -103,6 +103,9 @@ std::vector<Peak> measure_peaks(unsigned threads, bool progress);
 // included, about a tenth of a second; none for the scalar kernels, which have no probe).
 inline constexpr double quick_peak_seconds = 0.03;
 std::vector<Peak> measure_peak_quickly(Arch arch, unsigned threads);
+// The FMA peak results of `arch` on `threads` threads are read against: the best of its probes
+// for that many threads or fewer (more threads never deliver less; a probe that did was slowed).
+std::optional<double> peak_for(const std::vector<Peak>& peaks, Arch arch, unsigned threads);
 
 // Read bandwidth: a vectorised sum over a buffer, each thread its slice, the best GB/s of 7
 // runs for 1..threads threads, twice: from memory (a buffer of at least 4× the last-level
@@ -139,6 +142,14 @@ struct Result {
     // shape, timed in turn with it: the plain fused case); none for the first case itself.
     std::optional<double> ratio;
 };
+// A case that ran faster than its peak (peak_for) says that other work on the machine slowed
+// the probe: the peaks of such cases' arch and thread count are probed again (3 trials of
+// 0.1 s), each keeping the best it has seen, at most twice. Whether every case is then within
+// its peak.
+bool probe_peaks_again(std::vector<Peak>& peaks, const std::vector<Result>& results);
+// A case's GFLOP/s above this fraction of its peak is beyond what the probe saw (timing noise
+// of a few percent is not).
+inline constexpr double above_peak = 1.02;
 
 std::string num(double v, const char* fmt = "%.6g");
 // quick: the limits were measured quickly (no --peak), which the reports say.

@@ -313,6 +313,34 @@ std::vector<Peak> measure_peaks(unsigned threads, bool progress) {
     return peaks;
 }
 
+std::optional<double> peak_for(const std::vector<Peak>& peaks, Arch arch, unsigned threads) {
+    std::optional<double> best;
+    for (const auto& p : peaks)
+        if (p.arch == arch && p.threads <= threads) best = std::max(best.value_or(0.0), p.gflops);
+    return best;
+}
+
+bool probe_peaks_again(std::vector<Peak>& peaks, const std::vector<Result>& results) {
+    const auto above = [&](const Result& r) {
+        const auto peak = peak_for(peaks, r.arch, r.threads);
+        return peak && r.c.flops() > 0 && r.c.flops() / r.timing.median * 1e-9 > above_peak * *peak;
+    };
+    for (int round = 0; round < 2; ++round) {
+        if (std::none_of(results.begin(), results.end(), above)) return true;
+        for (Peak& p : peaks) {
+            const bool needed = std::any_of(results.begin(), results.end(), [&](const Result& r) {
+                return above(r) && r.arch == p.arch && r.threads == p.threads;
+            });
+            for (const kernels::KernelSet& k : kernels::compiled_kernel_sets())
+                if (needed && k.arch == p.arch && k.fma_peak) {
+                    const auto [wall, cpu] = measure_fma(k, p.threads, 0.1);
+                    p.gflops = std::max(p.gflops, wall), p.cpu_gflops = std::max(p.cpu_gflops, cpu);
+                }
+        }
+    }
+    return std::none_of(results.begin(), results.end(), above);
+}
+
 std::vector<Peak> measure_peak_quickly(Arch arch, unsigned threads) {
     for (const kernels::KernelSet& k : kernels::compiled_kernel_sets())
         if (k.arch == arch && k.fma_peak && arch_supported(k.arch)) {

@@ -14,17 +14,15 @@ std::string num(double v, const char* fmt) {
 
 namespace {
 
-std::optional<double> peak_for(const std::vector<Peak>& peaks, Arch arch, unsigned threads) {
-    for (const auto& p : peaks)
-        if (p.arch == arch && p.threads == threads) return p.gflops;
-    return std::nullopt;
-}
+// The CPU time of all of a case's timed runs below which its "% (cpu)" is not shown: the
+// process's CPU clock (getrusage) is too coarse for it (runs of 0.25 ms gave 146% and 1%).
+constexpr double min_cpu_seconds = 0.05;
 
 // The result's flops per CPU-second over the probe's: the fraction of the peak the kernel
 // reaches while it runs, which holds on a machine shared with other work.
 std::optional<double> cpu_fraction(const std::vector<Peak>& peaks, const Result& r) {
     const double cpu = r.timing.user + r.timing.system;
-    if (r.c.flops() <= 0 || cpu <= 0) return std::nullopt;
+    if (r.c.flops() <= 0 || cpu * double(r.timing.times.size()) < min_cpu_seconds) return std::nullopt;
     for (const auto& p : peaks)
         if (p.arch == r.arch && p.threads == r.threads && p.cpu_gflops > 0)
             return r.c.flops() / cpu * 1e-9 / p.cpu_gflops;
@@ -111,7 +109,8 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
     std::printf("%-*s %-*s %-7s %3s %11s %11s %11s %9s %11s %9s %7s %8s %6s%s\n", lw, "op", sw, "shape", "arch", "thr",
                 "median s", "min s", "max s", "GFLOP/s", "elements/s", "vs scalar", "% peak", "% (cpu)", "ratio",
                 any_visible ? " visible" : "");
-    bool any_attention = false, any_causal = false, any_ratio = false, any_variant = false;
+    bool any_attention = false, any_causal = false, any_ratio = false, any_variant = false, any_above = false;
+    bool any_short = false, any_unscaled = false;
     for (const auto& r : results) {
         const double g = r.c.flops() / r.timing.median * 1e-9;
         const std::string label = label_of(r);
@@ -122,13 +121,17 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
         any_ratio = any_ratio || r.ratio;
         any_variant = any_variant || !r.c.variant().empty();
         const bool att = r.c.op == Op::attention || r.c.op == Op::mha;
+        const bool above = peak && g > above_peak * *peak;  // the probe was slowed: see the footnote
+        any_above = any_above || (above && r.c.flops() > 0);
+        any_short = any_short || (!cpu && peak && r.c.flops() > 0);
+        any_unscaled = any_unscaled || (!r.speedup && r.arch != Arch::scalar);
         std::printf("%-*s %-*s %-7s %3u %11.6f %11.6f %11.6f %9s %11s %9s %7s %8s %6s%s\n", lw, label.c_str(), sw,
                     r.c.shape().c_str(),
                     arch_name(r.arch), r.threads, r.timing.median, r.timing.min, r.timing.max,
                     r.c.flops() > 0 ? num(g, "%.1f").c_str() : "-",
                     r.c.op == Op::softmax ? num(r.c.elements() / r.timing.median, "%.3g").c_str() : "-",
                     r.speedup ? num(*r.speedup, "%.1fx").c_str() : "-",
-                    peak && r.c.flops() > 0 ? num(100.0 * g / *peak, "%.0f%%").c_str() : "-",
+                    peak && r.c.flops() > 0 ? num(100.0 * g / *peak, above ? "%.0f%%*" : "%.0f%%").c_str() : "-",
                     cpu ? num(100.0 * *cpu, "%.0f%%").c_str() : "-", r.ratio ? num(*r.ratio, "%.2fx").c_str() : "-",
                     !any_visible ? "" : att ? num(r.c.visible, " %7.4f").c_str() : "       -");
     }
@@ -155,13 +158,22 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
     }
     std::printf("\nshapes: matmul MxNxK (A is MxK); softmax rows x cols; attention Tq x Tk x d, or B x H[:G] x Tq x Tk x d "
                 "(batch, heads[:key/value heads]); mha also projects X (B x Tq x H*d) and applies W_O.\n");
+    if (any_unscaled)
+        std::printf("vs scalar: the scalar kernels' median over this one; - where a case is too large to time them "
+                    "(above 6e8 flop, or 2^24 softmax elements).\n");
     if (!peaks.empty())
-        std::printf("%% peak: GFLOP/s over the FMA peak by the wall clock; %% (cpu): flops per CPU-second over the "
-                    "peak's (what the cores reach while they run: the figure that holds on a shared machine).\n");
+        std::printf("%% peak: GFLOP/s over the FMA peak by the wall clock (the best probe of that many threads or "
+                    "fewer); %% (cpu): flops per CPU-second over the peak's (what the cores reach while they run: the "
+                    "figure that holds on a shared machine)%s.\n",
+                    any_short ? "; - where the timed runs took under 0.05 CPU-seconds in all, too little for the "
+                                "process's CPU clock" : "");
+    if (any_above)
+        std::printf("*: above the FMA peak, probed three times: other work on this machine slowed every probe, so the "
+                    "peak is at least this case's rate. Re-run when the machine is quiet, or measure the peaks at length.\n");
     if (any_attention)
         std::printf("attention GFLOP/s count 4*Tq*Tk*d (both products), dense even when causal%s; /mat = materialized; "
                     "/mask, /bias = with a random Tq x Tk mask or bias.\n",
-                    any_causal ? " (/c)" : "");
+                    any_causal ? " (/c = causal)" : "");
     if (any_variant)
         std::printf("variants (attend's options, each timed as a case of its own): softcap=C, window=L[:R], alibi=B "
                     "(max bias), sinks (one drawn logit per head), segments=N (N equal documents), rope=THETA.\n");
