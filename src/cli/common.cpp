@@ -198,6 +198,17 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
         const std::string msg = quoted_plainly(e.what());
         const std::size_t open = msg.find('\''), close = msg.rfind('\'');
         throw unknown_option_error(options, open < close ? msg.substr(open + 1, close - open - 1) : std::string());
+    } catch (const cxxopts::exceptions::invalid_option_syntax& e) {
+        // "Argument ‘--d’ starts with a - but has incorrect syntax": cxxopts takes no one-letter
+        // long option (--d), which is then an option that does not exist, as --dd would be.
+        std::string msg = quoted_plainly(e.what());
+        const std::size_t open = msg.find('\''), close = msg.find('\'', open + 1);
+        const std::string arg = open < close ? msg.substr(open + 1, close - open - 1) : std::string();
+        if (arg.size() >= 3 && arg.starts_with("--") && std::isalnum(static_cast<unsigned char>(arg[2])) &&
+            (arg.size() == 3 || arg[3] == '='))
+            throw unknown_option_error(options, arg.substr(2, 1));
+        if (!msg.empty()) msg[0] = char(std::tolower((unsigned char)msg[0]));
+        throw UsageError(msg + " (see --help)");
     } catch (const cxxopts::exceptions::exception& e) {
         std::string msg = quoted_plainly(e.what());
         if (!msg.empty()) msg[0] = char(std::tolower((unsigned char)msg[0]));

@@ -172,6 +172,17 @@ expect_completion "matmul mha " bench --op m
 expect_completion "--head-dims --help " bench --he
 expect_completion " " attend --heads ''  # no values to offer (printf prints one empty line)
 expect_completion "--causal --causal-offset " attend --causal
+# the values of every option of a few fixed names (these had none; found by a help audit)
+expect_completion "additive cosine dot general " attend --score ''
+expect_completion "bf16 f16 f32 q8_0 " attend --kv-dtype ''
+expect_completion "f32 f64 " attend --softmax-precision ''
+expect_completion "half interleaved " attend --rope-style ''
+expect_completion "sinusoidal " attend --pos ''
+expect_completion "numpy torch " random --generator ''
+expect_completion "bf16 f16 f32 " random --dtype ''
+expect_completion "f32,q8_0 " bench --kv-dtype f32,q
+expect_completion "fused,materialized " bench --paths fused,m
+expect_completion "context " merge --show c
 
 # ---- zsh completion ----
 "$ATTN" completions zsh >"$T/_attn"

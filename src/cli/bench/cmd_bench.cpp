@@ -59,7 +59,9 @@ std::vector<std::size_t> parse_shape(const std::string& text, std::size_t max_di
         throw UsageError("invalid --sizes entry '" + text + "': expected N or " +
                          (max_dims == 4 ? "TqxTk or BxHxTqxTk" : max_dims == 3 ? "MxNxK" : "RxC"));
     std::vector<std::size_t> dims;
-    for (const auto& p : parts) dims.push_back(parse_dim(p, "sizes"));
+    // A bad dimension names its entry ("invalid --sizes entry '0x10' dimension '0': ...").
+    for (const auto& p : parts)
+        dims.push_back(std::size_t(parse_integer(p, "--sizes entry '" + text + "' dimension", 1, 1 << 20)));
     return dims;
 }
 
