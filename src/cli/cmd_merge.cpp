@@ -62,7 +62,7 @@ int cmd_merge(int argc, char** argv) {
         while (true) {
             const std::size_t comma = list.find(',', start);
             const std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-            if (item != "context" && item != "lse")
+            if (std::find(option_names::merge_show.begin(), option_names::merge_show.end(), item) == option_names::merge_show.end())
                 throw UsageError("invalid --show item '" + item + "': expected a comma-separated list of context, lse" +
                                  did_you_mean(item, option_names::merge_show));
             if (std::find(show.begin(), show.end(), item) == show.end()) show.push_back(item);  // once, as attend's

@@ -169,8 +169,18 @@ int cmd_view(int argc, char** argv) {
         if (d == names.size())
             throw UsageError("--" + opt + " chooses a " + opt + ", but the weights " + all.shape().text() +
                              " have no " + opt + " dimension (--dims names them)");
-        chosen[d] = parse_integer(r[opt].as<std::string>(), "--" + opt, 0, std::numeric_limits<long long>::max());
-        // Beyond the weights' extent: an input error, as attn model's --layer and --head beyond the checkpoint's.
+        const std::string text = r[opt].as<std::string>();
+        try {
+            chosen[d] = parse_integer(text, "--" + opt, 0, (long long)all.shape()[d] - 1);
+        } catch (const UsageError& in_range) {
+            // A whole number beyond the weights' extent is an input error, as attn model's --layer
+            // and --head beyond the checkpoint's; anything else is this usage error.
+            try {
+                chosen[d] = parse_integer(text, "--" + opt, 0, std::numeric_limits<long long>::max());
+            } catch (const UsageError&) {
+                throw in_range;
+            }
+        }
         if (std::size_t(chosen[d]) >= all.shape()[d])
             throw InputError("--" + opt + " " + std::to_string(chosen[d]) + ": the weights " + all.shape().text() +
                              " have " + std::to_string(all.shape()[d]) + " in the " + opt + " dimension (0 to " +

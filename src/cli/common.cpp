@@ -115,10 +115,37 @@ std::vector<std::string> split_attached_values(const OptionKinds& kinds, int arg
 // dashes.
 UsageError unknown_option_error(const cxxopts::Options& options, const std::string& typed) {
     std::vector<std::string> known;
+    bool short_name = false;  // --q typed for -q
     for (const auto& g : options.groups())
-        for (const auto& d : options.group_help(g).options)
+        for (const auto& d : options.group_help(g).options) {
             for (const auto& l : d.l) known.push_back(l);
-    return UsageError("option '" + typed + "' does not exist" + did_you_mean(typed, known, "--") + " (see --help)");
+            short_name = short_name || (typed.size() == 1 && d.s == typed);
+        }
+    return UsageError("option '" + typed + "' does not exist" +
+                      (short_name ? "; did you mean '-" + typed + "'?" : did_you_mean(typed, known, "--")) + " (see --help)");
+}
+
+// Whether cxxopts reads a word as an option (its option_matcher): --NAME of two characters or
+// more ([-_.] after the first, "=VALUE" after), or -X... (a short option and what follows).
+bool option_syntax(const std::string& w) {
+    const auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+    if (w.starts_with("--")) {
+        const std::size_t end = std::min(w.find('='), w.size());
+        if (end < 4 || !alnum(w[2])) return false;
+        return std::all_of(w.begin() + 3, w.begin() + std::ptrdiff_t(end),
+                           [&](char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
+    }
+    return w.size() >= 2 && w[0] == '-' && alnum(w[1]);
+}
+
+// A word that starts with '-' but is no option's syntax: a one-letter long option (--d, which
+// cxxopts cannot name) is an option that does not exist, as --dd would be; anything else is
+// malformed.
+UsageError malformed_option_error(const cxxopts::Options& options, const std::string& arg) {
+    if (arg.size() >= 3 && arg.starts_with("--") && std::isalnum(static_cast<unsigned char>(arg[2])) &&
+        (arg.size() == 3 || arg[3] == '='))
+        return unknown_option_error(options, arg.substr(2, 1));
+    return UsageError("argument '" + arg + "' starts with a - but has incorrect syntax (see --help)");
 }
 
 }  // namespace
@@ -140,9 +167,19 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
                     throw UsageError("option '" + p + "' does not exist: it is an argument, without a name (attn " +
                                      c->name + (c->usage.empty() ? "" : " " + c->usage.front()) + ")");
     // A positional -:NAME (a result of standard input, or a file of that name) is not an option:
-    // cxxopts is told to let such words through, and an unknown option is then refused below.
-    for (std::size_t i = 1; i < words.size() && words[i] != "--"; ++i)
-        if (words[i].starts_with("-:")) options.allow_unrecognised_options();
+    // cxxopts is told to let such words through. It then lets malformed words through too, as
+    // inputs: they are refused here (the values of options skipped), unknown options below.
+    if (std::any_of(words.begin() + 1, std::find(words.begin(), words.end(), "--"),
+                    [](const std::string& w) { return w.starts_with("-:"); })) {
+        options.allow_unrecognised_options();
+        for (std::size_t i = 1; i < words.size() && words[i] != "--"; ++i) {
+            const std::string& w = words[i];
+            if (w.starts_with("--") && w.find('=') == std::string::npos && kinds.next_word.count(w.substr(2))) ++i;
+            else if (w.size() == 2 && w[0] == '-' && kinds.next_word.count(w.substr(1))) ++i;
+            else if (w.size() > 1 && w[0] == '-' && !w.starts_with("-:") && !option_syntax(w))
+                throw malformed_option_error(options, w);
+        }
+    }
     std::vector<char*> pointers;
     for (std::string& w : words) pointers.push_back(w.data());
     const int argc = int(pointers.size());
@@ -154,11 +191,12 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
             return std::nullopt;
         }
         if (!result.unmatched().empty()) {
+            for (const std::string& w : result.unmatched())  // an unknown option first (with -:NAME, see above)
+                if (w.size() > 1 && w[0] == '-' && !w.starts_with("-:")) {
+                    const std::size_t dashes = w.starts_with("--") ? 2 : 1;
+                    throw unknown_option_error(options, w.substr(dashes, w.find('=') - dashes));
+                }
             const std::string& stray = result.unmatched().front();
-            if (stray.size() > 1 && stray[0] == '-' && !stray.starts_with("-:")) {
-                const std::size_t dashes = stray.starts_with("--") ? 2 : 1;
-                throw unknown_option_error(options, stray.substr(dashes, stray.find('=') - dashes));
-            }
             // "--causal bottom-right": an option whose value is optional takes it only after '='.
             std::string hint = " (see --help)";
             for (int i = 2; i < argc; ++i)
@@ -199,16 +237,10 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
         const std::size_t open = msg.find('\''), close = msg.rfind('\'');
         throw unknown_option_error(options, open < close ? msg.substr(open + 1, close - open - 1) : std::string());
     } catch (const cxxopts::exceptions::invalid_option_syntax& e) {
-        // "Argument ‘--d’ starts with a - but has incorrect syntax": cxxopts takes no one-letter
-        // long option (--d), which is then an option that does not exist, as --dd would be.
-        std::string msg = quoted_plainly(e.what());
+        // "Argument ‘ARG’ starts with a - but has incorrect syntax"
+        const std::string msg = quoted_plainly(e.what());
         const std::size_t open = msg.find('\''), close = msg.find('\'', open + 1);
-        const std::string arg = open < close ? msg.substr(open + 1, close - open - 1) : std::string();
-        if (arg.size() >= 3 && arg.starts_with("--") && std::isalnum(static_cast<unsigned char>(arg[2])) &&
-            (arg.size() == 3 || arg[3] == '='))
-            throw unknown_option_error(options, arg.substr(2, 1));
-        if (!msg.empty()) msg[0] = char(std::tolower((unsigned char)msg[0]));
-        throw UsageError(msg + " (see --help)");
+        throw malformed_option_error(options, open < close ? msg.substr(open + 1, close - open - 1) : std::string());
     } catch (const cxxopts::exceptions::exception& e) {
         std::string msg = quoted_plainly(e.what());
         if (!msg.empty()) msg[0] = char(std::tolower((unsigned char)msg[0]));
@@ -381,7 +413,7 @@ std::vector<char*> split_files(int argc, char** argv, std::initializer_list<cons
     bool only_files = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (only_files || io::reads_standard_input(a) || a.empty() || a[0] != '-') {
+        if (only_files || a == "-" || a.starts_with("-:") || a.empty() || a[0] != '-') {
             files.push_back(a);
         } else if (a == "--") {
             only_files = true;

@@ -37,8 +37,9 @@ std::optional<long long> integer_option(const cxxopts::ParseResult& r, const std
 long long integer_option(const cxxopts::ParseResult& r, const std::string& name, long long min, long long max,
                          long long fallback);
 
-// The names options of a few fixed values take: one list each, read by the option's parser
-// (and its "did you mean") and by the completions (commands.cpp).
+// The names options of a few fixed values take: one list each, for the option's parser (its
+// "did you mean", and what it accepts where no enum's names decide that) and the completions
+// (commands.cpp). tests/e2e/test_help.sh runs each parser on every value completed.
 namespace option_names {
 inline const std::vector<std::string> score{"dot", "general", "additive", "cosine"};
 inline const std::vector<std::string> kv_dtype{"f32", "f16", "bf16", "q8_0"};  // ElementType's order

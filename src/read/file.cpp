@@ -148,6 +148,10 @@ std::string detail::read_standard_input() { return read_fd(STDIN_FILENO, display
 
 std::string read_file(const std::string& path) {
     if (path == "-") return read_fd(STDIN_FILENO, detail::display_name(path));
+    // Labels, ids, lengths and texts are read whole: one result of standard input is a tensor's.
+    if (path.starts_with("-:") && reads_standard_input(path))
+        throw UsageError(path + ": -:NAME selects a tensor input's result on standard input; this input reads a "
+                         "whole file, or '-'");
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw InputError(detail::display_name(path) + ": " + std::strerror(errno));
     struct stat st {};

@@ -88,11 +88,12 @@ std::optional<NamedResult> named_result(const std::string& path) {
     return r;
 }
 
-// A named result's values; `integer` is set for a tensor of an archive on standard input (a
-// mask of booleans or integers is boolean), not for text.
+// A named result's values, and whether they are booleans when that is known apart from the
+// values: a tensor of an archive on standard input (booleans or integers, by its dtype), text
+// that PyTorch printed with True and False (as read_mask reads text); not set otherwise.
 struct NamedTensor {
     Tensor values;
-    std::optional<bool> integer;
+    std::optional<bool> boolean;
 };
 
 // Standard input, read once: several -:NAME inputs select from the same bytes.
@@ -113,7 +114,8 @@ NamedTensor read_named_result(const NamedResult& r, Finite finite, std::size_t m
         throw InputError(source + ": an .npy file holds one array, without a name: read it as " + r.file);
     const std::string text = detail::has_lone_cr(bytes) ? detail::lone_cr_to_lf(bytes) : std::string();
     const std::string selected = detail::TextReader(text.empty() ? bytes : text, source, finite).only_result(r.name);
-    return {parse_text_tensor(selected, source, finite, max_dims), std::nullopt};
+    const bool printed_bool = selected.find("True") != std::string::npos || selected.find("False") != std::string::npos;
+    return {parse_text_tensor(selected, source, finite, max_dims), printed_bool ? std::optional<bool>(true) : std::nullopt};
 }
 
 // parse_tensor, with `lone_cr` already known for text: has_lone_cr(bytes). `mapped`: the bytes
@@ -187,7 +189,7 @@ MaskInput read_mask(const std::string& path, const MaskRules& rules, std::size_t
     if (const auto named = named_result(path)) {  // a result of attn's text output (or an archive's on stdin)
         NamedTensor t = read_named_result(*named, finite, max_dims);
         m.values = std::move(t.values);
-        m.boolean = t.integer ? *t.integer : rules.zero_one_text_boolean && all_zero_or_one(m.values);
+        m.boolean = t.boolean ? *t.boolean : rules.zero_one_text_boolean && all_zero_or_one(m.values);
         return m;
     }
     detail::InputBytes bytes(path, false);

@@ -300,6 +300,7 @@ std::string TextReader::json_key(std::string_view quoted) {
 
 std::string TextReader::only_result(const std::string& name) const {
     std::size_t first = skip_space_and_comments(s_.starts_with(bom) ? bom.size() : 0);
+    if (first >= s_.size()) throw InputError(source_ + ": empty: it holds no result '" + printable_utf8(name) + "'");
     std::vector<std::string> names;  // the results the file holds, in order
     const auto missing = [&] {
         return InputError(source_ + ": no result '" + printable_utf8(name) + "' (" +

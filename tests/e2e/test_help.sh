@@ -183,6 +183,25 @@ expect_completion "bf16 f16 f32 " random --dtype ''
 expect_completion "f32,q8_0 " bench --kv-dtype f32,q
 expect_completion "fused,materialized " bench --paths fused,m
 expect_completion "context " merge --show c
+# ... and every value a completion offers is one its command accepts: each is run on inputs that
+# command takes (a refusal of the combination is fine; "invalid --OPT 'V': expected ..." is not)
+sx=$ROOT/data/examples/simple/x.txt
+"$ATTN" softmax "$sx" --format npy -o "$T/comp_w.npy"
+"$ATTN" attend -x "$sx" --key-rows 0:3 --show context,lse --format npz -o "$T/comp_a.npz"
+"$ATTN" attend -x "$sx" --key-rows 3:6 --show context,lse --format npz -o "$T/comp_b.npz"
+declare -A base=([attend]="-x $sx" [view]="$T/comp_w.npy --heatmap" [softmax]="$sx" [matmul]="$sx $sx --transpose-b"
+    [example]="simple" [random]="--shape 2" [variance]="--dk 4 --batch 1" [bench]="--op attention --sizes 8 --repeat 1 --warmup 0"
+    [concat]="$sx" [merge]="$T/comp_a.npz $T/comp_b.npz" [positions]="--shape 4,6"
+    [tokenize]="$ROOT/data/models/tiny/bert --text hi" [model]="$ROOT/data/models/tiny/bert --ids 1,2")
+awk '/^    [a-z]+\)$/ {c = substr($1, 1, length($1) - 1)}
+     /^            --[a-z-]+\).*words="/ {o = $1; sub(/\).*/, "", o); w = $0; sub(/.*words="/, "", w); sub(/".*/, "", w)
+                                          n = split(w, v, " "); for (i = 1; i <= n; i++) print c, o, v[i]}' "$T/attn.bash" >"$T/choices"
+while read -r c o v; do
+    # shellcheck disable=SC2086  # the base arguments are words
+    "$ATTN" "$c" ${base[$c]} "$o=$v" >/dev/null 2>"$T/err" </dev/null
+    if grep -qE -- "invalid $o (item )?'$v': expected" "$T/err"; then fail "attn $c $o=$v, a completion's value, is refused: $(head -c 200 "$T/err")"; else pass; fi
+done <"$T/choices"
+if [ "$(wc -l <"$T/choices")" -gt 60 ]; then pass; else fail "only $(wc -l <"$T/choices") completion values were found to run"; fi
 
 # ---- zsh completion ----
 "$ATTN" completions zsh >"$T/_attn"

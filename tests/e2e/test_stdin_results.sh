@@ -47,16 +47,42 @@ expect_err_has "<stdin>: an .npz of 2 tensors (draw0, draw1): name one as -:NAME
 "$ATTN" softmax "$si/draws.npz:draw0" --format npy -o "$si/sm_file.npy"
 if cmp -s "$si/sm.npy" "$si/sm_file.npy"; then pass; else fail "random --format npz | softmax -: $(cat "$T/err")"; fi
 
-# a bool npz mask on '-' is boolean, as from a file
-if python3 -c 'import numpy' 2>/dev/null; then
-    python3 -c "
-import numpy as np
-np.savez('$si/mask.npz', mask=np.array([[True, False, False, True], [False, False, True, True],
-                                        [True, True, True, False], [False, True, False, False]]))"
-    "$ATTN" attend -x "$si/x.npy" --attn-mask "$si/mask.npz:mask" --show weights --format npy -o "$si/w_file.npy"
-    "$ATTN" attend -x "$si/x.npy" --attn-mask - --show weights --format npy -o "$si/w_in.npy" < "$si/mask.npz" 2>"$T/err"
-    if cmp -s "$si/w_in.npy" "$si/w_file.npy"; then pass; else fail "a bool npz mask on stdin: $(cat "$T/err")"; fi
-fi
+# a bool npz mask on '-' is boolean, as from a file (the archive made by Python's zipfile, no numpy)
+for p in python3 /usr/bin/python3; do command -v "$p" >/dev/null && break; done
+"$p" -c "import zipfile, sys; zipfile.ZipFile(sys.argv[2], 'w').write(sys.argv[1], 'mask.npy')" \
+    "$ROOT/data/fixtures/mask_b1.npy" "$si/mask.npz"
+"$ATTN" random --seed 4 --shape 2,4 --format npy -o "$si/q.npy"
+"$ATTN" random --seed 5 --shape 3,4 --format npy -o "$si/k.npy"
+attend_k=(attend -q "$si/q.npy" -k "$si/k.npy" -v "$si/k.npy" --show weights --format csv)
+"$ATTN" "${attend_k[@]}" --attn-mask "$ROOT/data/fixtures/mask_b1.npy" > "$si/w_file.csv"
+for m in - -:mask; do
+    run_in "$si/mask.npz" "${attend_k[@]}" --attn-mask $m
+    if [ "$CODE" = 0 ] && [ "$OUT" = "$(<"$si/w_file.csv")" ]; then pass; else fail "a bool npz mask on stdin as $m: $ERR"; fi
+done
+# ... and a mask PyTorch printed (True, False), selected by name, is boolean as a whole one is
+{ echo '# mask 2x3'; echo 'True False True'; echo 'False True True'; echo '# other 1x1'; echo 1; } > "$si/mask.txt"
+for m in "$si/mask.txt:mask" -:mask; do
+    run_in "$si/mask.txt" "${attend_k[@]}" --attn-mask "$m"
+    if [ "$CODE" = 0 ] && [ "$OUT" = "$(<"$si/w_file.csv")" ]; then pass; else fail "a True/False mask selected as $m: $ERR"; fi
+done
+
+# inputs read whole (labels, lengths) refuse -:NAME; an empty standard input says so
+run_in "$si/wv.csv" attend -x "$si/x.npy" --labels -:labels
+expect_code 2 "--labels -:NAME"
+expect_err_has "this input reads a whole file, or '-'" "--labels -:NAME: why"
+run_in /dev/null matmul -:weights -:values
+expect_code 3 "-:NAME of an empty stdin"
+expect_err_has "<stdin>: empty: it holds no result 'weights'" "empty stdin: the message"
+# beside -:NAME (cxxopts then lets unknown words through) a malformed or unknown option is named
+run_in "$si/wv.csv" softmax --d -:weights
+expect_err_has "option 'd' does not exist" "--d beside -:NAME"
+run_in "$si/wv.csv" matmul -.5 -:weights
+expect_err_has "argument '-.5' starts with a - but has incorrect syntax" "-.5 beside -:NAME"
+run_in "$si/wv.csv" softmax -:weights extra --bogus
+expect_err_has "option 'bogus' does not exist" "an unknown option after a stray word"
+# concat and merge take a file named -:w too
+( cd "$si" && "$ATTN" concat -:w --format csv ) > "$T/out" 2>"$T/err" </dev/null
+expect_out_has "1,2" "concat of an existing file -:w"
 
 # torch.save files on '-', zip and legacy
 for f in state_dict legacy; do

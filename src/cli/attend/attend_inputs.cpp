@@ -220,7 +220,7 @@ void read_embeddings(Reader& in, AttendInputs& a) {
     a.kv = in.tensor("kv", 3);
     if (r.given("pos")) {
         const std::string kind = in.result()["pos"].as<std::string>();
-        if (kind != "sinusoidal")
+        if (std::find(option_names::pos.begin(), option_names::pos.end(), kind) == option_names::pos.end())
             throw UsageError("invalid --pos '" + kind + "': expected sinusoidal" + did_you_mean(kind, option_names::pos));
         add_positions(a.x);
         if (a.kv.rank()) add_positions(a.kv);

@@ -236,7 +236,7 @@ std::vector<std::size_t> parse_lengths(const std::string& text) {
     if (text != "-" && text.find_first_not_of("0123456789,-+.eE ") == std::string::npos &&
         !std::filesystem::exists(text, no_file))
         throw UsageError("invalid --lengths '" + text + "': expected whole numbers of keys, e.g. 5,3 (or a FILE)");
-    if (text != "-" && !std::filesystem::exists(text, no_file))
+    if (text != "-" && !text.starts_with("-:") && !std::filesystem::exists(text, no_file))
         throw InputError(text + ": No such file (--lengths takes whole numbers of keys, e.g. 5,3, or a FILE)");
     const std::string content = io::read_text_file(text);
     if (content.starts_with("\x93NUMPY")) {  // an .npy vector (or one row) of whole numbers

@@ -217,7 +217,7 @@ int cmd_bench(int argc, char** argv) {
         throw UsageError("--paths replaces --fused and --materialized: give one or the other");
     std::vector<bool> paths;  // fused?
     for (const auto& path : list_option(r, "paths", r["materialized"].as<bool>() ? "materialized" : "fused")) {
-        if (path != "fused" && path != "materialized")
+        if (std::find(option_names::bench_paths.begin(), option_names::bench_paths.end(), path) == option_names::bench_paths.end())
             throw UsageError("invalid --paths entry '" + path + "': expected fused or materialized" +
                              did_you_mean(path, option_names::bench_paths));
         if (std::find(paths.begin(), paths.end(), path == "fused") == paths.end()) paths.push_back(path == "fused");
