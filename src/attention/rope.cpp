@@ -152,22 +152,42 @@ struct KeptAngles {
 thread_local KeptAngles kept_angles;
 constexpr std::size_t kept_angle_floats = std::size_t(4) << 20;  // cos and sin: 16 MiB
 
+// The positions queries and keys take, as disjoint intervals [first, end) in order: keys at
+// 0 … Tk − 1, each batch item's queries from p.position(b, 0) to p.position(b, Tq − 1) (a
+// --causal-offset of 2^31 puts them far from the keys: the positions between are never visited).
+std::vector<std::pair<long long, long long>> taken_positions(const AttentionProblem& p) {
+    std::vector<std::pair<long long, long long>> spans;
+    if (p.Tk) spans.emplace_back(0, (long long)p.Tk);
+    for (std::size_t b = 0; b < p.B && p.Tq; ++b) spans.emplace_back(p.position(b, 0), p.position(b, p.Tq - 1) + 1);
+    std::sort(spans.begin(), spans.end());
+    std::vector<std::pair<long long, long long>> merged;
+    for (const auto& s : spans)
+        if (!merged.empty() && s.first <= merged.back().second) merged.back().second = std::max(merged.back().second, s.second);
+        else merged.push_back(s);
+    return merged;
+}
+
 // Q and K of p rotated (a cache's keys copied as they are) into q and k; row padding zeroed.
-// Every position a query or key takes: queries at p.position(b, i), non-decreasing in i;
-// keys at 0 … Tk − 1, of which past … Tk − 1 are rotated. Units of 256 positions: the angles
-// of the unit's positions (computed once, or kept from the last call), then every Q row (each
-// batch item and head) and K row at those positions.
+// Every position a query or key takes (taken_positions): queries at p.position(b, i),
+// non-decreasing in i; keys at 0 … Tk − 1, of which past … Tk − 1 are rotated. Units of 256
+// positions: the angles of the unit's positions (computed once, or kept from the last call),
+// then every Q row (each batch item and head) and K row at those positions.
 void rotate_into(const AttentionProblem& p, const Rows& q, const Rows& k) {
-    long long lo = 0, hi = (long long)p.Tk - 1, first_rotated = (long long)p.past;  // past <= Tk
+    long long hi = (long long)p.Tk - 1, first_rotated = (long long)p.past;  // past <= Tk
     for (std::size_t b = 0; b < p.B && p.Tq; ++b) {
-        lo = std::min(lo, p.position(b, 0)), hi = std::max(hi, p.position(b, p.Tq - 1));
+        hi = std::max(hi, p.position(b, p.Tq - 1));
         first_rotated = std::min(first_rotated, p.position(b, 0));
     }
+    constexpr std::size_t per_unit = 256;
+    const std::vector<std::pair<long long, long long>> spans = taken_positions(p);
+    std::vector<std::pair<long long, long long>> units;  // [P0, P1) within a span
+    for (const auto& [first, end] : spans)
+        for (long long P0 = first; P0 < end; P0 += (long long)per_unit) units.emplace_back(P0, std::min(end, P0 + (long long)per_unit));
     const std::vector<float> inv = rope_inv_freq(p.rope.theta, p.rope.dims, p.rope.scaling);
     // The angles of [first_rotated, hi]: the thread's kept table when it covers them or can
-    // hold them (filled below), else a table per unit.
+    // hold them (filled below: only when the positions leave no gap), else a table per unit.
     const std::size_t angles = hi < first_rotated ? 0 : std::size_t(hi - first_rotated + 1) * inv.size();
-    KeptAngles* kept = 2 * angles <= kept_angle_floats ? &kept_angles : nullptr;
+    KeptAngles* kept = 2 * angles <= kept_angle_floats && spans.size() <= 1 ? &kept_angles : nullptr;
     const float scale = p.rope.scaling.attention_factor;
     const bool fill = kept && !kept->covers(inv, scale, first_rotated, hi);
     if (fill) {
@@ -175,10 +195,8 @@ void rotate_into(const AttentionProblem& p, const Rows& q, const Rows& k) {
         kept->table.first = first_rotated, kept->table.half = inv.size(), kept->table.scale = scale;
         kept->table.cos.resize(angles), kept->table.sin.resize(angles);
     }
-    constexpr std::size_t per_unit = 256;
-    const std::size_t positions = hi < lo ? 0 : std::size_t(hi - lo + 1);
-    parallel_for((positions + per_unit - 1) / per_unit, [&](std::size_t u) {
-        const long long P0 = lo + (long long)(u * per_unit), P1 = std::min(hi + 1, P0 + (long long)per_unit);
+    parallel_for(units.size(), [&](std::size_t u) {
+        const auto [P0, P1] = units[u];
         const long long A0 = std::max(P0, first_rotated);  // the unit's positions with rotated rows
         RopeTable own;
         if (!kept && A0 < P1) own = rope_table(inv, A0, std::size_t(P1 - A0), scale);

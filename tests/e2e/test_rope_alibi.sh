@@ -57,3 +57,11 @@ expect_close "$T/s1" "$T/s2" 1e-5 "RoPE scores depend on i - j only: shifted by 
 run attend -q "$ex/x.txt" -k "$ex/y.txt" -v "$ex/y.txt" --rope 10000 --show scores --format csv
 grep -v '^#' "$T/out" | cut -d, -f4-7 > "$T/s3"
 if cmp -s "$T/s2" "$T/s3"; then fail "queries at 0..3 against keys at 3..6 gave the shifted scores"; else pass; fi
+
+# RoPE visits only the positions queries and keys take: with --causal-offset 2^48 the queries
+# are far from the keys, and the positions between (the rotation ran over every one of them,
+# about 20 ns each: days) are skipped. Found by a resource-limits audit.
+"$ATTN" random --seed 21 --shape 4,8 --format npy -o "$T/far.npy"
+timeout 20 "$ATTN" attend -x "$T/far.npy" --causal-offset 281474976710656 --rope 10000 --show weights --format csv \
+    >"$T/out" 2>"$T/err"; CODE=$?
+expect_code 0 "--rope with --causal-offset 2^48 finishes"
