@@ -84,3 +84,10 @@ run softmax "$T/bigmember.npz:big"
 expect_code 3 "reading an npz member over 2 GiB"
 expect_err_has "zip member 'big.npy' is larger than 2 GiB" "reading an npz member over 2 GiB"
 rm -f "$T/bigmember.npz" "$T/cd" "$T/small.npy"
+
+# One result of a text file of 100,000 (csv blocks under "# draw N" headings) is found in one
+# pass: each heading searched the list of names seen before it (18 s; a million: minutes).
+# Found by a resource-limits audit.
+"$ATTN" random --seed 0 --shape 1,2 --count 100000 -o "$T/draws.csv"
+timeout 20 "$ATTN" softmax "$T/draws.csv:draw 99999" --format csv >"$T/out" 2>"$T/err"; CODE=$?
+expect_code 0 "one result of 100,000 by name"
