@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "attn/error.hpp"
@@ -157,12 +158,13 @@ struct TransposedKeys {
 
     explicit TransposedKeys(const AttentionProblem& p) : slot((p.b1 - p.b0) * p.G), ld(Matrix::padded_stride(p.Tk)) {
         std::vector<const float*> keys;
+        std::unordered_map<const float*, std::size_t> index;  // K's slot (400,000 heads: a search each took 28 s)
         for (std::size_t b = p.b0; b < p.b1; ++b)
             for (std::size_t g = 0; g < p.G; ++g) {
                 const float* k = p.k.at(b, g);
-                const auto it = std::find(keys.begin(), keys.end(), k);
-                slot[(b - p.b0) * p.G + g] = std::size_t(it - keys.begin());
-                if (it == keys.end()) keys.push_back(k);
+                const auto [it, added] = index.emplace(k, keys.size());
+                slot[(b - p.b0) * p.G + g] = it->second;
+                if (added) keys.push_back(k);
             }
         const std::size_t floats = std::max<std::size_t>(1, keys.size() * p.dk * ld);
         check_available(floats * sizeof(float));

@@ -91,3 +91,10 @@ rm -f "$T/bigmember.npz" "$T/cd" "$T/small.npy"
 "$ATTN" random --seed 0 --shape 1,2 --count 100000 -o "$T/draws.csv"
 timeout 20 "$ATTN" softmax "$T/draws.csv:draw 99999" --format csv >"$T/out" 2>"$T/err"; CODE=$?
 expect_code 0 "one result of 100,000 by name"
+
+# The Tq x Tk weights of 400,000 one-token batch items: linear in the items (36 s, growing with
+# their square: a search of K's slots per item, and the online-core count read from /sys on
+# every parallel_for). Found by a resource-limits audit.
+"$ATTN" random --seed 1 --shape 400000,1,4 --format npy -o "$T/many.npy"
+timeout 20 "$ATTN" attend -x "$T/many.npy" --show weights --format npy -o "$T/many_w.npy" 2>"$T/err"; CODE=$?
+expect_code 0 "weights of 400,000 batch items"
