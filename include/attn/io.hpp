@@ -218,6 +218,9 @@ std::string render(const std::vector<Item>& items, const OutputOptions& opt);
 // stdout or to "x.npy", an npz beyond 4 GiB) and RuntimeFailure for write errors. A closed
 // pipe on stdout exits the process quietly.
 void write_output(const std::vector<Item>& items, const OutputOptions& opt);
+// The usage error write_output gives for `results` results in npy format to standard output or
+// to a FILE.npy (one array), for commands to give before computing them: nothing otherwise.
+void check_npy_output(const OutputOptions& opt, std::size_t results);
 
 // Receives streamed text, a piece at a time (pieces of about 64 KiB or more).
 using TextSink = std::function<void(std::string_view)>;

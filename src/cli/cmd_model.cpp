@@ -199,6 +199,7 @@ int cmd_model(int argc, char** argv) {
             at = comma + 1;
         }
     }
+    io::check_npy_output(out, std::size_t(show_att) + show_hidden + show_tokens);  // before the run, not after it
     const auto index_option = [&](const char* name) -> std::optional<std::size_t> {
         if (!r.count(name)) return std::nullopt;
         const std::string t = r[name].as<std::string>();

@@ -554,6 +554,17 @@ std::string render(const std::vector<Item>& items, const OutputOptions& opt) {
     return out;
 }
 
+void check_npy_output(const OutputOptions& opt, std::size_t results) {
+    if (opt.format != Format::npy || results < 2) return;
+    const std::string path = opt.path == "-" ? "" : opt.path;
+    struct stat st {};
+    const bool folder = !path.empty() && (path.back() == '/' || (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)));
+    if (path.empty())
+        throw SettingError("output", "npy output of " + std::to_string(results) + " matrices needs ",
+                           " DIR/ (one DIR/NAME.npy each), or use npz (one archive)");
+    if (!folder) detail::refuse_npy_name_for_several(path, results);
+}
+
 std::vector<detail::PendingFile> detail::output_files(const std::vector<Item>& items, const OutputOptions& opt) {
     const std::string path = opt.path == "-" ? "" : opt.path;  // "-o -" is standard output too
     const bool all_tensors = std::none_of(items.begin(), items.end(), [](const Item& i) { return i.is_record(); });
@@ -584,10 +595,7 @@ std::vector<detail::PendingFile> detail::output_files(const std::vector<Item>& i
         detail::refuse_binary_on_terminal(path, "npy");
         return {{path, detail::npy_header(items[0].values()), false, items[0].values()}};
     }
-    if (path.empty())
-        throw SettingError("output", "npy output of " + std::to_string(items.size()) + " matrices needs ",
-                           " DIR/ (one DIR/NAME.npy each), or use npz (one archive)");
-    if (!folder) refuse_npy_name_for_several(path, items.size());
+    check_npy_output(opt, items.size());
     std::string dir = path;
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
     if (!is_dir && ::lstat(dir.c_str(), &st) == 0)  // a file (x.txt/ too), or a link to none

@@ -452,6 +452,7 @@ int cmd_attend(int argc, char** argv) {
     if (svg_alone && r.count("format"))
         throw UsageError("--svg - alone prints no matrices, so --format has nothing to format: add --show and -o");
     check_heatmap_output(heatmap, show_given, r.count("format") > 0, out);
+    io::check_npy_output(out, show.order.size());  // before the run, not after it
     PictureOptions pic;
     pic.line_width = terminal_columns();
     pic.of = r["svg-of"].as<std::string>();
