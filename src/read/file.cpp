@@ -100,7 +100,10 @@ std::string read_fd(int fd, const std::string& name, bool archives = false) {
             throw InputError(name + ": " + std::strerror(errno));
         }
         if (out.size() + extra + std::size_t(n) > max_input_bytes) throw too_large_error(name);
-        grow_checked(out, std::size_t(n));  // a stream of unknown size: checked as it grows
+        // A stream of unknown size, checked as it grows, doubling up to the limit, never past it
+        // (4 GiB of capacity for a stream refused at 2 GiB).
+        if (out.size() + std::size_t(n) > out.capacity())
+            reserve_checked(out, std::min(max_input_bytes, std::max(out.size() + std::size_t(n), 2 * out.capacity())));
         if (npy_size && out.size() + std::size_t(n) > *npy_size) {
             const std::size_t keep = *npy_size - out.size();
             out.append(buf, keep);
