@@ -84,6 +84,10 @@ struct MultiheadWeights {
     const TensorView* bv = nullptr;
     const TensorView* wo = nullptr;  // (H·dv) × D_out; null = no output projection
     const TensorView* bo = nullptr;  // 1 × D_out; nullable
+    // The element type K and V are kept in once projected, as an engine's cache keeps them
+    // (to_kv: rounded to nearest even, or q8_0 blocks along each head's d); with RoPE, K is
+    // kept so after its rotation (the caller sets spec.rope.keys_as). f32: as projected.
+    ElementType kv_type = ElementType::f32;
 };
 
 // The shapes of multi-head projections, resolved once: the one validator of them, which
@@ -148,6 +152,9 @@ struct KVCache {
 struct Multihead {
     Tensor queries, keys, values;
     Tensor present_keys, present_values;  // rank 0 without a cache
+    // K and V as MultiheadWeights::kv_type keeps them, per head ((B,) G, T, d), which the
+    // problem reads; empty for f32 (K also with RoPE, which rounds it after its rotation).
+    HalfTensor stored_keys, stored_values;
     AttentionProblem problem;    // the attention over the projected heads, resolved
     BatchedAttention attention;  // per head; context (B?, H, Tq, dv) when wanted
     Tensor concat;               // ([B,] Tq', H·dv): the heads side by side

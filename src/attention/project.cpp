@@ -242,6 +242,9 @@ Multihead multihead_attention(const TensorView& X, const TensorView* X_kv, const
     if (s.head_axis == HeadAxis::by_rank) s.head_axis = HeadAxis::always;
     AttentionWants inner = wants;
     inner.context = true;
+    if (past && w.kv_type != ElementType::f32)
+        throw InputError("keys and values kept as " + std::string(element_type_name(w.kv_type)) +
+                         " once projected, with a cache: not supported (the cache is float32 here)");
     if (past) {  // the present cache: past ++ the new keys and values, per head
         m.present_keys = present_cache(past->k, m.keys, G, Role::past_keys);
         m.present_values = present_cache(past->v, m.values, G, Role::past_values);
@@ -251,6 +254,11 @@ Multihead multihead_attention(const TensorView& X, const TensorView* X_kv, const
                                  " cached values: every key needs a value");
         s.past = past->k.shape[2];
         m.problem = resolve_attention(split_heads(m.queries, H), m.present_keys.view(), m.present_values.view(), s);
+    } else if (w.kv_type != ElementType::f32) {
+        if (s.rope.theta == 0.0f) m.stored_keys = to_kv(split_heads(m.keys, G), w.kv_type);
+        m.stored_values = to_kv(split_heads(m.values, G), w.kv_type);
+        const KVView k = s.rope.theta == 0.0f ? m.stored_keys.view() : KVView(split_heads(m.keys, G));
+        m.problem = resolve_attention(split_heads(m.queries, H), k, m.stored_values.view(), s);
     } else {
         m.problem = resolve_attention(split_heads(m.queries, H), split_heads(m.keys, G), split_heads(m.values, G), s);
     }

@@ -153,3 +153,27 @@ run attend -q "$T/ke_q.npy" -k "$T/ke_q.npy" -v "$T/ke_v16.npy" --kv-dtype f16 -
 expect_code 0 "--show kv-error with --rope"
 if awk -F, '$1 == "weights_max_abs_diff" { exit !($2 > 1e-6) }' "$T/out"; then pass
 else fail "--show kv-error with --rope: K's rounding is not in the weights' difference: $OUT"; fi
+
+# With -x, --kv-dtype keeps the projected K and V as engines cache them (it was refused): the
+# same bits as projecting first (--show queries,keys,values) and giving them as -q/-k/-v with
+# --kv-dtype, for grouped-query heads, with RoPE (K kept after its rotation) and causal; kv-error too.
+"$ATTN" random --seed 5 --shape 2,6,16 --format npy -o "$T/px.npy"
+seed=6
+for w in wq:32 wk:16 wv:16; do
+    "$ATTN" random --seed $((seed++)) --shape "16,${w#*:}" --format npy -o "$T/p${w%:*}.npy"
+done
+proj=(-x "$T/px.npy" --wq "$T/pwq.npy" --wk "$T/pwk.npy" --wv "$T/pwv.npy" --heads 4 --kv-heads 2)
+"$ATTN" attend "${proj[@]}" --show queries,keys,values --format npy -o "$T/proj/"
+for t in bf16 q8_0 f16; do
+    for extra in "" "--rope 10000" "--causal"; do
+        # shellcheck disable=SC2086  # $extra is words
+        "$ATTN" attend -q "$T/proj/queries.npy" -k "$T/proj/keys.npy" -v "$T/proj/values.npy" --kv-dtype $t $extra \
+            --show context,keys,values --format npz -o "$T/by_qkv.npz"
+        # shellcheck disable=SC2086
+        "$ATTN" attend "${proj[@]}" --kv-dtype $t $extra --show context,keys,values --format npz -o "$T/by_x.npz"
+        if cmp -s "$T/by_qkv.npz" "$T/by_x.npz"; then pass; else fail "-x --kv-dtype $t $extra differs from -q/-k/-v"; fi
+    done
+    "$ATTN" attend -q "$T/proj/queries.npy" -k "$T/proj/keys.npy" -v "$T/proj/values.npy" --kv-dtype $t --show kv-error --format csv >"$T/e1"
+    "$ATTN" attend "${proj[@]}" --kv-dtype $t --show kv-error --format csv >"$T/e2"
+    if [ -s "$T/e1" ] && cmp -s "$T/e1" "$T/e2"; then pass; else fail "-x --kv-dtype $t: kv-error differs"; fi
+done

@@ -150,9 +150,14 @@ void store_kv(const cxxopts::ParseResult& r, AttendInputs& a) {
         return;
     }
     const ElementType type = parse_kv_dtype(r["kv-dtype"].as<std::string>());
-    if (a.embeddings)
-        throw UsageError("--kv-dtype keeps -k/-v (and --past-k/--past-v) as read in another type: with -x the keys and "
-                         "values are projected in float32");
+    if (a.embeddings) {  // K and V kept so once projected, as an engine caches them
+        if (r.count("past-k"))
+            throw UsageError("--kv-dtype with -x keeps the projected keys and values: not with --past-k/--past-v (give "
+                             "the cache and the new keys and values as -q/-k/-v)");
+        a.projected_kv = type;
+        if (r.count("rope")) a.keys_after_rope = type;
+        return;
+    }
     for (auto [kv, flag] : {std::pair{&a.k, "-k"}, std::pair{&a.v, "-v"}}) {
         // The heads split first (packed --heads inputs): q8_0 blocks run along each head's d.
         const KVView view = kv == &a.k ? a.k_view() : a.v_view();

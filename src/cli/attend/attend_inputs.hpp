@@ -47,6 +47,8 @@ struct AttendInputs {
     // --kv-dtype with --rope: K is left as read by store_kv and rounded to this type after its
     // rotation (Rope::keys_as), as engines cache it; f32 otherwise.
     ElementType keys_after_rope = ElementType::f32;
+    // --kv-dtype with -x: the type the projected K and V are kept in (MultiheadWeights::kv_type).
+    ElementType projected_kv = ElementType::f32;
     TensorView q_view() const;  // ([B,] H, Tq, d_k): the heads of -q
     KVView k_view() const;
     KVView v_view() const;

@@ -111,8 +111,8 @@ void declare_options(cxxopts::Options& options) {
                      "or quantised when stored (K with --rope after its rotation, as engines cache it), and the "
                      "attention is that of the stored values. Default: as read "
                      "(float16 .npy and F16/BF16 safetensors stay so, everything else float32). --show "
-                     "kv-error reports what the storing cost against float32 K/V. With -q/-k/-v only (-x's "
-                     "projections are float32)",
+                     "kv-error reports what the storing cost against float32 K/V. With -x, the projected K and V "
+                     "are kept so (not with --past-k)",
          cxxopts::value<std::string>(), "TYPE")
         ("softmax-precision", "f32 (default) or f64: each row's softmax computed in float64 (ONNX's "
                               "softmax_precision; through the Tq×Tk matrix, not the fused kernel)",
@@ -358,6 +358,7 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
         w.heads = in.heads, w.kv_heads = in.kv_heads;
         w.wq = opt(in.wq, wq), w.wk = opt(in.wk, wk), w.wv = opt(in.wv, wv), w.wo = opt(in.wo, wo);
         w.bq = opt(in.bq, bq), w.bk = opt(in.bk, bk), w.bv = opt(in.bv, bv), w.bo = opt(in.bo, bo);
+        w.kv_type = in.projected_kv;
         res.multihead = multihead_attention(x, in.kv.rank() ? &kv : nullptr, w, spec, wants, in.past ? &in.cache : nullptr);
         res.problem = res.multihead.problem;
         res.attention = std::move(res.multihead.attention);
@@ -367,8 +368,28 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
         TensorView q = in.heads_given ? split_heads(mh.queries, in.heads) : mh.queries.view();
         TensorView k = in.past ? shown_heads(mh.present_keys.view(), in.batched, in.heads_given)
                      : in.heads_given ? split_heads(mh.keys, in.kv_heads) : mh.keys.view();
-        const TensorView v = in.past ? shown_heads(mh.present_values.view(), in.batched, in.heads_given)
-                             : in.heads_given ? split_heads(mh.values, in.kv_heads) : mh.values.view();
+        TensorView v = in.past ? shown_heads(mh.present_values.view(), in.batched, in.heads_given)
+                       : in.heads_given ? split_heads(mh.values, in.kv_heads) : mh.values.view();
+        // Kept as --kv-dtype: shown as kept (widened), as -k/-v are (K with RoPE below, rotated).
+        if (mh.stored_keys.rank() && kv_shown) {
+            res.keys_f32 = to_float(mh.stored_keys.view());
+            k = shown_heads(res.keys_f32.view(), in.batched, in.heads_given);
+        }
+        if (mh.stored_values.rank() && kv_shown) {
+            res.values_f32 = to_float(mh.stored_values.view());
+            v = shown_heads(res.values_f32.view(), in.batched, in.heads_given);
+        }
+        if (kv_error) {  // the weights of the stored K/V, and both results of the float32 ones
+            AttentionWants both;
+            both.weights = both.context = true;
+            res.stored = batched_attention(res.problem, both);
+            AttentionSpec as_read = spec;  // float32 K/V as projected: with --rope, the keys not rounded either
+            as_read.rope.keys_as = ElementType::f32;
+            res.reference = batched_attention(resolve_attention(split_heads(mh.queries, in.heads),
+                                                                split_heads(mh.keys, in.kv_heads),
+                                                                split_heads(mh.values, in.kv_heads), as_read),
+                                              both);
+        }
         if (qk_shown && res.problem.rope.theta != 0.0f) {
             rotated_queries_keys(res.problem, res.queries_rotated, res.keys_rotated);
             q = shown_heads(res.queries_rotated.view(), in.batched, in.heads_given);
