@@ -1,5 +1,7 @@
 // attn: entry point. Dispatches to one subcommand and turns errors into GNU-style messages
 // on stderr and the documented exit codes.
+#include <poll.h>
+
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -25,11 +27,18 @@ namespace {
 // Everything printed through stdio or iostreams must have reached standard output: a full
 // disk or a closed descriptor is a runtime failure; a reader that went away (EPIPE) ends the
 // program quietly, as coreutils do.
+// Whether standard output is a pipe (or socket) whose reader has gone: poll reports an error
+// on its write end. An iostream that failed on EPIPE earlier keeps no errno to tell.
+bool stdout_reader_gone() {
+    pollfd p{STDOUT_FILENO, POLLOUT, 0};
+    return ::poll(&p, 1, 0) == 1 && (p.revents & POLLERR) != 0;
+}
+
 int finish_stdout(int code) {
     std::cout.flush();
     errno = 0;
     if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good()) return code;
-    if (errno == EPIPE) {
+    if (errno == EPIPE || stdout_reader_gone()) {
         std::signal(SIGPIPE, SIG_DFL);
         std::raise(SIGPIPE);
     }

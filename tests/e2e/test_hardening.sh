@@ -160,6 +160,15 @@ expect_err_has "3 unexpected bytes after the array data" "npy with 3 extra bytes
 status=${PIPESTATUS[0]}
 if [ "$status" -eq 141 ]; then pass; else fail "random | head: exit $status, expected 141 (SIGPIPE) as the other commands"; fi
 if [ ! -s "$T/err" ]; then pass; else fail "random | head: stderr not empty: $(cat "$T/err")"; fi
+# ... also the commands that print through iostreams (help, completions, tokenize), whose failed
+# write left no errno by the end: they said "standard output: write error", exit 1. Found by a
+# resource-limits audit. (Exit 0 when all of it reached the pipe before true exited.)
+for c in "help --man" "completions zsh" "help attend"; do
+    # shellcheck disable=SC2086  # $c is words
+    "$ATTN" $c 2>"$T/err" | true
+    status=${PIPESTATUS[0]}
+    if [[ $status == @(141|0) ]] && [ ! -s "$T/err" ]; then pass; else fail "$c | true: exit $status, $(head -c 200 "$T/err")"; fi
+done
 
 # ---- CR-only line ends --------------------------------------------------------------------
 printf '1 2\r3 4\r' > "$T/cr.txt"
