@@ -52,8 +52,8 @@ inline bool finite_allows(Finite finite, float v) {
 // On standard input ("-"), whose bytes alone tell the format, an .npz or a torch.save file is
 // read too: its only tensor, or "-:NAME" one of them, as "-:NAME" is one result of text.
 Tensor read_tensor(const std::string& path, Finite finite = Finite::required, std::size_t max_dims = 4);
-// Whether an input path reads standard input: "-", or "-:NAME" (one of its results) when no
-// file has that name.
+// Whether an input path reads standard input: "-", or "-:NAME" (one of its results; a file of
+// that name is ./-:NAME, as a file named - is ./-).
 bool reads_standard_input(const std::string& path);
 
 // The same on bytes already in memory; `source` names them in messages.

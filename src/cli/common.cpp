@@ -324,6 +324,10 @@ io::OutputOptions output_options(const cxxopts::ParseResult& r) {
     out.line_width = terminal_columns();
     if (r.count("output")) {
         if (path.empty()) throw UsageError("-o needs a path ('-' for standard output)");
+        // Read back, -:NAME is a result of standard input (a file so named is ./-:NAME).
+        if (path.starts_with("-:"))
+            throw UsageError("-o " + path + ": read back, -:NAME is a result of standard input: write the file as ./" +
+                             path);
         out.path = output_path(path);  // '-' is "", as without -o (one rule for every check)
     }
     return out;

@@ -147,12 +147,29 @@ bool detail::is_archive(std::string_view bytes) {
     return false;
 }
 
-std::string detail::read_standard_input() { return read_fd(STDIN_FILENO, display_name("-"), true); }
+bool detail::is_stream(const std::string& path) {
+    struct stat st {};
+    return path == "-" || (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
+}
+
+std::string detail::read_stream(const std::string& path) {
+    if (path == "-") return read_fd(STDIN_FILENO, display_name(path), true);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw InputError(display_name(path) + ": " + std::strerror(errno));
+    try {
+        std::string bytes = read_fd(fd, path, true);
+        ::close(fd);
+        return bytes;
+    } catch (...) {
+        ::close(fd);
+        throw;
+    }
+}
 
 std::string read_file(const std::string& path) {
     if (path == "-") return read_fd(STDIN_FILENO, detail::display_name(path));
     // Labels, ids, lengths and texts are read whole: one result of standard input is a tensor's.
-    if (path.starts_with("-:") && reads_standard_input(path))
+    if (path.starts_with("-:"))
         throw UsageError(path + ": -:NAME selects a tensor input's result on standard input; this input reads a "
                          "whole file, or '-'");
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -236,7 +253,8 @@ detail::InputBytes::InputBytes(const std::string& path, bool keep_pages) {
     struct stat st {};
     if (path == "-" || !mapping_allowed || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
         st.st_size <= 0 || std::size_t(st.st_size) > max_input_bytes) {
-        read_ = path == "-" ? read_standard_input() : read_file(path);
+        stream_ = is_stream(path);
+        read_ = stream_ ? read_stream(path) : read_file(path);
         return;
     }
     // Pages are faulted in on first touch, by the threads that read them (a text's scan below,

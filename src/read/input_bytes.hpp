@@ -15,9 +15,12 @@ std::string display_name(const std::string& path);
 // Whether bytes are an archive that holds named tensors: a zip (an .npz or a torch.save
 // file) or a legacy torch.save pickle stream.
 bool is_archive(std::string_view bytes);
-// Standard input whole, as read_file("-") reads it, but an archive's bytes are let through
-// (an input file's name tells an archive; standard input has only its bytes).
-std::string read_standard_input();
+// Whether a path is a stream: standard input ("-"), or a pipe, FIFO or device given by name
+// (/dev/stdin, <(...)'s /dev/fd/63). Its name tells no format, and it can be read only once.
+bool is_stream(const std::string& path);
+// A stream whole, as read_file reads it, but an archive's bytes are let through (a file's
+// name tells an archive; a stream has only its bytes).
+std::string read_stream(const std::string& path);
 
 // Old Mac line ends: a CR not followed by LF ends a line, as LF and CRLF do. The text
 // readers see them as LF.
@@ -79,6 +82,8 @@ public:
 
     std::string_view view() const noexcept { return map_ ? map_->bytes() : std::string_view(read_); }
     bool mapped() const noexcept { return map_ != nullptr; }
+    // Read from a stream (is_stream): an archive is recognised by its bytes.
+    bool stream() const noexcept { return stream_; }
     // For a mapped text input (not .npy): whether it has a lone CR, found with the NUL check.
     bool lone_cr() const noexcept { return lone_cr_; }
     // MappedFile::release_writable of the mapping ({nullptr, 0} when not mapped); view() is
@@ -92,6 +97,7 @@ private:
     std::unique_ptr<MappedFile> map_;
     std::string read_;  // when not mapped
     bool lone_cr_ = false;
+    bool stream_ = false;
 };
 
 }  // namespace attn::io::detail

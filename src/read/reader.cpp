@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -40,16 +41,16 @@ std::optional<std::pair<Shape, FileMapping>> take_in_place(detail::InputBytes& b
 }
 
 // One named result of attn's text output: FILE.json:NAME, FILE.csv:NAME, FILE.tsv:NAME (the
-// first such extension followed by ':'), or FILE:NAME of any other existing regular file that
-// is not an .npy (text is recognised by content, whatever its name; the first ':' after which
+// first such extension followed by ':'), or FILE:NAME of any other existing file (a pipe or
+// FIFO too) that is not an .npy (text is recognised by content, whatever its name; the first ':' after which
 // such a file ends). A path that names an existing file is that file, ':' or not. UsageError
 // for an empty NAME.
 struct NamedResult {
     std::string file, name;
 };
 
-// FILE:NAME of a path that names no file: the first ':' after which an existing regular file
-// ends, and whether that file is an .npy (one array, no names).
+// FILE:NAME of a path that names no file: the first ':' after which an existing file (regular,
+// or a stream: a pipe or FIFO) ends, and whether that file is an .npy (one array, no names).
 struct FileAndName {
     std::size_t colon = std::string::npos;
     bool npy = false;
@@ -59,7 +60,8 @@ FileAndName file_and_name(const std::string& path) {
     if (::stat(path.c_str(), &st) == 0) return {};
     for (std::size_t colon = path.find(':'); colon != std::string::npos; colon = path.find(':', colon + 1)) {
         const std::string file = path.substr(0, colon);
-        if (colon == 0 || ::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (colon == 0 || ::stat(file.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) continue;
+        if (!S_ISREG(st.st_mode)) return {colon, false};  // a pipe or FIFO: its first byte is not peeked at
         unsigned char first = 0;
         if (std::FILE* f = std::fopen(file.c_str(), "rb")) {
             if (std::fread(&first, 1, 1, f) != 1) first = 0;
@@ -71,12 +73,13 @@ FileAndName file_and_name(const std::string& path) {
 }
 
 std::optional<NamedResult> named_result(const std::string& path) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0) return std::nullopt;
-    if (path.starts_with("-:")) {  // standard input's
+    // Standard input's, whatever files the folder holds (as '-' is; a file of that name is ./-:NAME).
+    if (path.starts_with("-:")) {
         if (path.size() == 2) throw UsageError(path + ": the result name after ':' is empty");
         return NamedResult{"-", path.substr(2)};
     }
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) return std::nullopt;
     std::size_t best = std::string::npos, ext_size = 0;
     for (const std::string_view ext : detail::result_file_extensions)
         if (const std::size_t at = path.find(std::string(ext) + ":"); at < best) best = at, ext_size = ext.size();
@@ -96,17 +99,20 @@ struct NamedTensor {
     std::optional<bool> boolean;
 };
 
-// Standard input, read once: several -:NAME inputs select from the same bytes.
-const std::string& standard_input_once() {
-    static const std::string bytes = detail::read_standard_input();
-    return bytes;
+// A stream (standard input, a pipe or FIFO given by name) read once: several results of it
+// (-:NAME, or merge's FILE:context and FILE:lse of <(...)) are selected from the same bytes.
+const std::string& stream_once(const std::string& path) {
+    static std::map<std::string, std::string> read;
+    const auto it = read.find(path);
+    return it != read.end() ? it->second : read.emplace(path, detail::read_stream(path)).first->second;
 }
 
 NamedTensor read_named_result(const NamedResult& r, Finite finite, std::size_t max_dims) {
     const std::string source = detail::display_name(r.file);
+    const bool stream = detail::is_stream(r.file);  // an archive there is told by its bytes
     std::string file_bytes;
-    const std::string& bytes = r.file == "-" ? standard_input_once() : (file_bytes = read_file(r.file));
-    if (r.file == "-" && detail::is_archive(bytes)) {
+    const std::string& bytes = stream ? stream_once(r.file) : (file_bytes = read_file(r.file));
+    if (stream && detail::is_archive(bytes)) {
         ArchiveTensor t = archive_tensor(bytes, r.name, source, finite, max_dims);
         return {std::move(t.values), t.integer};
     }
@@ -132,11 +138,7 @@ Tensor parse_tensor_scanned(std::string_view bytes, bool lone_cr, const std::str
 
 }  // namespace
 
-bool reads_standard_input(const std::string& path) {
-    if (path == "-") return true;
-    struct stat st {};
-    return path.starts_with("-:") && ::stat(path.c_str(), &st) != 0;
-}
+bool reads_standard_input(const std::string& path) { return path == "-" || path.starts_with("-:"); }
 
 Tensor parse_tensor(std::string_view bytes, const std::string& source, Finite finite, std::size_t max_dims) {
     const bool npy = !bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x93;
@@ -160,7 +162,7 @@ Tensor read_tensor(const std::string& path, Finite finite, std::size_t max_dims)
     refuse_name_of_one_tensor_file(path);
     detail::InputBytes bytes(path);
     const std::string source = detail::display_name(path);
-    if (path == "-" && detail::is_archive(bytes.view())) return archive_tensor(bytes.view(), "", source, finite, max_dims).values;
+    if (bytes.stream() && detail::is_archive(bytes.view())) return archive_tensor(bytes.view(), "", source, finite, max_dims).values;
     if (const auto m = take_in_place(bytes, source, max_dims, ElementType::f32, finite))
         return Tensor(m->first, adopt_mapping(m->second));
     if (bytes.mapped()) return parse_tensor_scanned(bytes.view(), bytes.lone_cr(), source, finite, max_dims, true);
@@ -195,7 +197,7 @@ MaskInput read_mask(const std::string& path, const MaskRules& rules, std::size_t
     detail::InputBytes bytes(path, false);
     const std::string source = detail::display_name(path);
     const std::string_view view = bytes.view();
-    if (path == "-" && detail::is_archive(view)) {
+    if (bytes.stream() && detail::is_archive(view)) {
         ArchiveTensor archived = archive_tensor(view, "", source, finite, max_dims);
         m.values = std::move(archived.values);
         m.boolean = archived.integer;
@@ -237,7 +239,7 @@ KVInput read_kv_tensor(const std::string& path, std::size_t max_dims) {
     detail::InputBytes bytes(path);
     const std::string source = detail::display_name(path);
     KVInput kv;
-    if (path == "-" && detail::is_archive(bytes.view())) {
+    if (bytes.stream() && detail::is_archive(bytes.view())) {
         kv.f32 = archive_tensor(bytes.view(), "", source, Finite::required, max_dims).values;
         return kv;
     }

@@ -32,8 +32,16 @@ run_in "$si/wv.csv" softmax -:weights --scael 2
 expect_code 2 "unknown option beside -:NAME"
 expect_err_has "option 'scael' does not exist; did you mean '--scale'?" "did you mean, beside -:NAME"
 # a file named -:NAME is that file
-( cd "$si" && printf '1 2\n' > ./-:w && "$ATTN" softmax -:w --format csv ) > "$T/out" 2>"$T/err" </dev/null
-expect_out_has "0.268941432,0.731058598" "an existing file -:w"
+# -:NAME is standard input's whatever the folder holds, as '-' is (a file named -:w read
+# instead of the pipe gave its numbers, exit 0; found by a pipelines audit); the file is ./-:w,
+# and -o -:w, which made one, is refused
+( cd "$si" && printf '1 2\n' > ./-:w && printf '# w 1x2\n5 5\n' | "$ATTN" softmax -:w --format csv ) > "$T/out" 2>"$T/err"
+expect_out_has "0.5,0.5" "-:w beside a file named -:w reads standard input"
+( cd "$si" && "$ATTN" softmax ./-:w --format csv ) > "$T/out" 2>"$T/err" </dev/null
+expect_out_has "0.268941432,0.731058598" "the file is ./-:w"
+( cd "$si" && "$ATTN" random --shape 2 --seed 0 -o -:draw --format npy ) > "$T/out" 2>"$T/err" </dev/null; CODE=$?
+expect_code 2 "-o -:draw"
+expect_err_has "write the file as ./-:draw" "-o -:draw: the way out"
 
 # an .npz on '-': its only array, or -:NAME one of several (as FILE.npz:NAME reads it)
 "$ATTN" random --seed 1 --shape 3,5 --count 2 --format npz -o "$si/draws.npz"
@@ -80,9 +88,9 @@ run_in "$si/wv.csv" matmul -.5 -:weights
 expect_err_has "argument '-.5' starts with a - but has incorrect syntax" "-.5 beside -:NAME"
 run_in "$si/wv.csv" softmax -:weights extra --bogus
 expect_err_has "option 'bogus' does not exist" "an unknown option after a stray word"
-# concat and merge take a file named -:w too
-( cd "$si" && "$ATTN" concat -:w --format csv ) > "$T/out" 2>"$T/err" </dev/null
-expect_out_has "1,2" "concat of an existing file -:w"
+# concat and merge take a file named -:w as ./-:w too
+( cd "$si" && "$ATTN" concat ./-:w --format csv ) > "$T/out" 2>"$T/err" </dev/null
+expect_out_has "1,2" "concat of an existing file ./-:w"
 
 # torch.save files on '-', zip and legacy
 for f in state_dict legacy; do
@@ -92,3 +100,17 @@ for f in state_dict legacy; do
     "$ATTN" concat "-:$name" --format npy -o "$si/got.npy" < "$pt" 2>"$T/err"
     if cmp -s "$si/got.npy" "$si/$f.npy"; then pass; else fail "-:$name of $f.pt on stdin: $(cat "$T/err")"; fi
 done
+
+# A pipe or FIFO given by name (<(...)'s /dev/fd/N, /dev/stdin, mkfifo) holds what a file would:
+# FILE:NAME selects a result (it said "No such file or directory"), an .npz there is told by its
+# bytes, and merge reads a shard's context and lse from one (read once). Found by a pipelines audit.
+run concat <("$ATTN" random --seed 1 --shape 3,5 --count 2 --format csv):'draw 1' --format npy -o "$si/got.npy"
+if cmp -s "$si/got.npy" "$si/draw1.npy"; then pass; else fail "<(...):'draw 1': $ERR"; fi
+run concat <("$ATTN" random --seed 1 --shape 3,5 --count 2 --format npz):draw1 --format npy -o "$si/got.npy"
+if cmp -s "$si/got.npy" "$si/draw1.npy"; then pass; else fail "<(npz):draw1: $ERR"; fi
+"$ATTN" attend -x "$si/x.npy" --key-rows 0:2 --show context,lse --format npz -o "$si/s0.npz"
+"$ATTN" attend -x "$si/x.npy" --key-rows 2:4 --show context,lse --format npz -o "$si/s1.npz"
+"$ATTN" merge "$si/s0.npz" "$si/s1.npz" --show context --format npy -o "$si/merged_files.npy"
+run merge <(cat "$si/s0.npz") <("$ATTN" attend -x "$si/x.npy" --key-rows 2:4 --show context,lse --format csv) \
+    --show context --format npy -o "$si/merged_pipes.npy"
+if cmp -s "$si/merged_pipes.npy" "$si/merged_files.npy"; then pass; else fail "merge of two pipes: $ERR"; fi
