@@ -13,6 +13,7 @@
 #include "read/text_reader.hpp"
 #include "runtime/parallel.hpp"
 #include "runtime/system_memory.hpp"
+#include "runtime/utf8.hpp"
 
 namespace attn::io::detail {
 
@@ -165,6 +166,9 @@ void TextReader::start_block(Header h) {
     finish_block();
     const Header& first = headers_[0];
     // Blocks without an index, or of another name, are another tensor: never glued on.
+    if (!first.has_index && !h.has_index && !first.name.empty() && first.name == h.name)
+        fail_at(h.pos, "a second result named '" + printable_utf8(h.name) +
+                           "' starts here: attn reads one matrix per input, and the name cannot tell the two apart");
     if (!first.has_index || !h.has_index || first.name != h.name)
         fail_at(h.pos, "a second matrix starts here; attn reads one matrix per input" +
                            (s_[h.pos] == '#' ? name_one_hint(first.name) : std::string()));

@@ -236,6 +236,11 @@ std::vector<std::size_t> parse_lengths(const std::string& text) {
     if (text != "-" && text.find_first_not_of("0123456789,-+.eE ") == std::string::npos &&
         !std::filesystem::exists(text, no_file))
         throw UsageError("invalid --lengths '" + text + "': expected whole numbers of keys, e.g. 5,3 (or a FILE)");
+    const std::size_t colon = text.find(':');
+    if (colon != std::string::npos && colon > 0 && !std::filesystem::exists(text, no_file) &&
+        std::filesystem::exists(text.substr(0, colon), no_file))
+        throw UsageError("--lengths " + text + ": --lengths reads whole numbers from a text FILE, not one tensor of a "
+                         "file (FILE:NAME)");
     if (text != "-" && !text.starts_with("-:") && !std::filesystem::exists(text, no_file))
         throw InputError(text + ": No such file (--lengths takes whole numbers of keys, e.g. 5,3, or a FILE)");
     const std::string content = io::read_text_file(text);
