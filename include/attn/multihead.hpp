@@ -86,7 +86,7 @@ struct MultiheadWeights {
     const TensorView* bo = nullptr;  // 1 × D_out; nullable
     // The element type K and V are kept in once projected, as an engine's cache keeps them
     // (to_kv: rounded to nearest even, or q8_0 blocks along each head's d); with RoPE, K is
-    // kept so after its rotation (the caller sets spec.rope.keys_as). f32: as projected.
+    // kept so after its rotation (Rope::keys_as). f32: as projected.
     ElementType kv_type = ElementType::f32;
 };
 

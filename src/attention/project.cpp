@@ -255,8 +255,17 @@ Multihead multihead_attention(const TensorView& X, const TensorView* X_kv, const
         s.past = past->k.shape[2];
         m.problem = resolve_attention(split_heads(m.queries, H), m.present_keys.view(), m.present_values.view(), s);
     } else if (w.kv_type != ElementType::f32) {
-        if (s.rope.theta == 0.0f) m.stored_keys = to_kv(split_heads(m.keys, G), w.kv_type);
-        m.stored_values = to_kv(split_heads(m.values, G), w.kv_type);
+        const auto stored = [&](const Tensor& t, const char* what) {
+            try {
+                return to_kv(split_heads(t, G), w.kv_type);
+            } catch (const InputError& e) {
+                throw InputError(std::string("the projected ") + what + ": " + e.what());
+            }
+        };
+        // With RoPE, K is kept so after its rotation (as read until then), as engines cache it.
+        if (s.rope.theta != 0.0f) s.rope.keys_as = w.kv_type;
+        else m.stored_keys = stored(m.keys, "keys");
+        m.stored_values = stored(m.values, "values");
         const KVView k = s.rope.theta == 0.0f ? m.stored_keys.view() : KVView(split_heads(m.keys, G));
         m.problem = resolve_attention(split_heads(m.queries, H), k, m.stored_values.view(), s);
     } else {

@@ -24,9 +24,6 @@
 
 namespace {
 
-// Everything printed through stdio or iostreams must have reached standard output: a full
-// disk or a closed descriptor is a runtime failure; a reader that went away (EPIPE) ends the
-// program quietly, as coreutils do.
 // Whether standard output is a pipe (or socket) whose reader has gone: poll reports an error
 // on its write end. An iostream that failed on EPIPE earlier keeps no errno to tell.
 bool stdout_reader_gone() {
@@ -34,6 +31,9 @@ bool stdout_reader_gone() {
     return ::poll(&p, 1, 0) == 1 && (p.revents & POLLERR) != 0;
 }
 
+// Everything printed through stdio or iostreams must have reached standard output: a full
+// disk or a closed descriptor is a runtime failure; a reader that went away (EPIPE) ends the
+// program quietly, as coreutils do.
 int finish_stdout(int code) {
     std::cout.flush();
     errno = 0;

@@ -148,8 +148,11 @@ bool detail::is_archive(std::string_view bytes) {
 }
 
 bool detail::is_stream(const std::string& path) {
+    // A descriptor's name (/dev/stdin, /dev/fd/N) is no file name, even for a redirected file.
+    if (path == "-" || path == "/dev/stdin" || path.starts_with("/dev/fd/") || path.starts_with("/proc/self/fd/"))
+        return true;
     struct stat st {};
-    return path == "-" || (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
+    return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
 std::string detail::read_stream(const std::string& path) {

@@ -1,8 +1,10 @@
 // Reading inputs: .npy or text recognised by content, into a tensor; and the 2-D view of
 // that for callers that take matrices only.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
@@ -101,10 +103,18 @@ struct NamedTensor {
 
 // A stream (standard input, a pipe or FIFO given by name) read once: several results of it
 // (-:NAME, or merge's FILE:context and FILE:lse of <(...)) are selected from the same bytes.
+// Keyed by the stream itself (device and inode), not by its spelling: -:a and /dev/stdin:b, or a
+// FIFO named ff and ./ff, are one stream (a second read of it would find it empty, or wait).
 const std::string& stream_once(const std::string& path) {
-    static std::map<std::string, std::string> read;
-    const auto it = read.find(path);
-    return it != read.end() ? it->second : read.emplace(path, detail::read_stream(path)).first->second;
+    static std::map<std::pair<dev_t, ino_t>, std::string> read;
+    struct stat st {};
+    if ((path == "-" ? ::fstat(STDIN_FILENO, &st) : ::stat(path.c_str(), &st)) != 0) {
+        detail::read_stream(path);  // throws, saying why it cannot be read
+        throw InputError(detail::display_name(path) + ": " + std::strerror(errno));
+    }
+    const std::pair<dev_t, ino_t> key{st.st_dev, st.st_ino};
+    const auto it = read.find(key);
+    return it != read.end() ? it->second : read.emplace(key, detail::read_stream(path)).first->second;
 }
 
 NamedTensor read_named_result(const NamedResult& r, Finite finite, std::size_t max_dims) {

@@ -114,3 +114,20 @@ if cmp -s "$si/got.npy" "$si/draw1.npy"; then pass; else fail "<(npz):draw1: $ER
 run merge <(cat "$si/s0.npz") <("$ATTN" attend -x "$si/x.npy" --key-rows 2:4 --show context,lse --format csv) \
     --show context --format npy -o "$si/merged_pipes.npy"
 if cmp -s "$si/merged_pipes.npy" "$si/merged_files.npy"; then pass; else fail "merge of two pipes: $ERR"; fi
+
+# One stream named two ways is read once (keyed by the stream, not its name): -:weights with
+# /dev/stdin:values said standard input was empty; a FIFO named ff and ./ff waited forever.
+# /dev/stdin redirected from an .npz is a stream too. Found by a review.
+"$ATTN" attend -x "$si/x.npy" --show weights,values --format npz -o "$si/wv.npz"
+run_in "$si/wv.csv" matmul -:weights /dev/stdin:values --format npy -o "$si/two_ways.npy"
+if cmp -s "$si/two_ways.npy" "$si/wv.npy"; then pass; else fail "-:weights /dev/stdin:values: $ERR"; fi
+rm -f "$si/ff"; mkfifo "$si/ff"
+cat "$si/wv.csv" > "$si/ff" &
+( cd "$si" && timeout 10 "$ATTN" matmul ff:weights ./ff:values --format npy -o two_names.npy ) 2>"$T/err"; CODE=$?
+expect_code 0 "a FIFO named ff and ./ff"
+if cmp -s "$si/two_names.npy" "$si/wv.npy"; then pass; else fail "ff:weights ./ff:values: $(cat "$T/err")"; fi
+wait
+run_in "$si/wv.npz" matmul /dev/stdin:weights /dev/stdin:values --format npy -o "$si/from_npz.npy"
+if cmp -s "$si/from_npz.npy" "$si/wv.npy"; then pass; else fail "/dev/stdin:NAME of a redirected .npz: $ERR"; fi
+run concat <(cat "$si/wv.npz")
+expect_err_has "name one as /dev/fd/" "an archive on a named pipe: the hint names it"

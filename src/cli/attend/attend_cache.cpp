@@ -154,8 +154,7 @@ void store_kv(const cxxopts::ParseResult& r, AttendInputs& a) {
         if (r.count("past-k"))
             throw UsageError("--kv-dtype with -x keeps the projected keys and values: not with --past-k/--past-v (give "
                              "the cache and the new keys and values as -q/-k/-v)");
-        a.projected_kv = type;
-        if (r.count("rope")) a.keys_after_rope = type;
+        a.projected_kv = type;  // with RoPE, K after its rotation (multihead_attention)
         return;
     }
     for (auto [kv, flag] : {std::pair{&a.k, "-k"}, std::pair{&a.v, "-v"}}) {

@@ -239,8 +239,8 @@ std::vector<std::size_t> parse_lengths(const std::string& text) {
     const std::size_t colon = text.find(':');
     if (colon != std::string::npos && colon > 0 && !std::filesystem::exists(text, no_file) &&
         std::filesystem::exists(text.substr(0, colon), no_file))
-        throw UsageError("--lengths " + text + ": --lengths reads whole numbers from a text FILE, not one tensor of a "
-                         "file (FILE:NAME)");
+        throw UsageError("--lengths " + text + ": --lengths reads whole numbers from a FILE (text or .npy), not one "
+                         "tensor of a file (FILE:NAME)");
     if (text != "-" && !text.starts_with("-:") && !std::filesystem::exists(text, no_file))
         throw InputError(text + ": No such file (--lengths takes whole numbers of keys, e.g. 5,3, or a FILE)");
     const std::string content = io::read_text_file(text);

@@ -2,6 +2,7 @@
 // files. Inputs are read in attend_inputs, resolved and computed by the engine
 // (attn/problem.hpp, attn/multihead.hpp), printed and drawn in attend_outputs; this file
 // declares the options and wires them together.
+#include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <optional>
@@ -473,7 +474,11 @@ int cmd_attend(int argc, char** argv) {
     if (svg_alone && r.count("format"))
         throw UsageError("--svg - alone prints no matrices, so --format has nothing to format: add --show and -o");
     check_heatmap_output(heatmap, show_given, r.count("format") > 0, out);
-    io::check_npy_output(out, show.order.size());  // before the run, not after it
+    // Several matrices as npy: refused before the run, not after it (the records, variance and
+    // kv-error, are refused by the writer, which names them).
+    io::check_npy_output(out, std::size_t(std::count_if(show.order.begin(), show.order.end(), [](const std::string& s) {
+                                  return s != "variance" && s != "kv-error";
+                              })));
     PictureOptions pic;
     pic.line_width = terminal_columns();
     pic.of = r["svg-of"].as<std::string>();

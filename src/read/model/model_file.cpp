@@ -108,7 +108,8 @@ ArchiveTensor archive_tensor(std::string_view bytes, const std::string& name, co
         std::vector<std::string> names;
         for (const TensorInfo& t : listed) names.push_back(t.name);
         throw InputError(source + ": " + (torch ? "a torch.save file" : "an .npz") + " of " + std::to_string(listed.size()) +
-                         " tensors" + (listed.empty() ? "" : " (" + printable_names(names) + "): name one as -:NAME"));
+                         " tensors" + (listed.empty() ? "" : " (" + printable_names(names) + "): name one as " +
+                                                         (source == detail::display_name("-") ? "-" : source) + ":NAME"));
     }
     ArchiveTensor out;
     for (const TensorInfo& t : listed)
