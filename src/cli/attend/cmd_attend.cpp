@@ -316,6 +316,19 @@ TensorView shown_heads(TensorView v, bool batch, bool heads) {
     return v;
 }
 
+// --show kv-error: the weights and context of the stored K/V (res.problem's), and both results
+// of the float32 ones, q, k and v (as read or projected; with --rope, K not rounded after its
+// rotation either).
+void compare_with_float32(AttendResults& res, const AttentionSpec& spec, const TensorView& q, const KVView& k,
+                          const KVView& v) {
+    AttentionWants both;
+    both.weights = both.context = true;
+    res.stored = batched_attention(res.problem, both);
+    AttentionSpec as_read = spec;
+    as_read.rope.keys_as = ElementType::f32;
+    res.reference = batched_attention(resolve_attention(q, k, v, as_read), both);
+}
+
 // The engine run on the inputs: multi-head attention from embeddings (-x), or attention on
 // Q/K/V resolved once (attn/problem.hpp), then the heads side by side and W_O. Shown with --rope,
 // the queries and keys are rotated, as they enter the scores (and as a cache holds the keys).
@@ -380,17 +393,9 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
             res.values_f32 = to_float(mh.stored_values.view());
             v = shown_heads(res.values_f32.view(), in.batched, in.heads_given);
         }
-        if (kv_error) {  // the weights of the stored K/V, and both results of the float32 ones
-            AttentionWants both;
-            both.weights = both.context = true;
-            res.stored = batched_attention(res.problem, both);
-            AttentionSpec as_read = spec;  // float32 K/V as projected: with --rope, the keys not rounded either
-            as_read.rope.keys_as = ElementType::f32;
-            res.reference = batched_attention(resolve_attention(split_heads(mh.queries, in.heads),
-                                                                split_heads(mh.keys, in.kv_heads),
-                                                                split_heads(mh.values, in.kv_heads), as_read),
-                                              both);
-        }
+        if (kv_error)
+            compare_with_float32(res, spec, split_heads(mh.queries, in.heads), split_heads(mh.keys, in.kv_heads),
+                                 split_heads(mh.values, in.kv_heads));
         if (qk_shown && res.problem.rope.theta != 0.0f) {
             rotated_queries_keys(res.problem, res.queries_rotated, res.keys_rotated);
             q = shown_heads(res.queries_rotated.view(), in.batched, in.heads_given);
@@ -403,15 +408,7 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
     } else {
         res.problem = resolve_attention(in.q_view(), in.k_view(), in.v_view(), spec);
         res.attention = batched_attention(res.problem, wants);
-        if (kv_error) {  // the weights of the stored K/V, and both results of the float32 ones
-            AttentionWants both;
-            both.weights = both.context = true;
-            res.stored = batched_attention(res.problem, both);
-            AttentionSpec as_read = spec;  // float32 K/V as read: with --rope, the keys not rounded either
-            as_read.rope.keys_as = ElementType::f32;
-            res.reference = batched_attention(
-                resolve_attention(in.q_view(), in.kv_f32[0].view(), in.kv_f32[1].view(), as_read), both);
-        }
+        if (kv_error) compare_with_float32(res, spec, in.q_view(), in.kv_f32[0].view(), in.kv_f32[1].view());
         // Float16 keys and values are widened only when they are shown themselves.
         if (kv_shown && in.k.half()) res.keys_f32 = to_float(in.k_view());
         if (kv_shown && in.v.half()) res.values_f32 = to_float(in.v_view());
