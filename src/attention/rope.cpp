@@ -162,8 +162,10 @@ std::vector<std::pair<long long, long long>> taken_positions(const AttentionProb
     std::sort(spans.begin(), spans.end());
     std::vector<std::pair<long long, long long>> merged;
     for (const auto& s : spans)
-        if (!merged.empty() && s.first <= merged.back().second) merged.back().second = std::max(merged.back().second, s.second);
-        else merged.push_back(s);
+        if (!merged.empty() && s.first <= merged.back().second)
+            merged.back().second = std::max(merged.back().second, s.second);
+        else
+            merged.push_back(s);
     return merged;
 }
 
@@ -182,7 +184,8 @@ void rotate_into(const AttentionProblem& p, const Rows& q, const Rows& k) {
     const std::vector<std::pair<long long, long long>> spans = taken_positions(p);
     std::vector<std::pair<long long, long long>> units;  // [P0, P1) within a span
     for (const auto& [first, end] : spans)
-        for (long long P0 = first; P0 < end; P0 += (long long)per_unit) units.emplace_back(P0, std::min(end, P0 + (long long)per_unit));
+        for (long long P0 = first; P0 < end; P0 += (long long)per_unit)
+            units.emplace_back(P0, std::min(end, P0 + (long long)per_unit));
     const std::vector<float> inv = rope_inv_freq(p.rope.theta, p.rope.dims, p.rope.scaling);
     // The angles of [first_rotated, hi]: the thread's kept table when it covers them or can
     // hold them (filled below: only when the positions leave no gap), else a table per unit.

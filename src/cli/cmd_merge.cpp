@@ -62,7 +62,7 @@ int cmd_merge(int argc, char** argv) {
         while (true) {
             const std::size_t comma = list.find(',', start);
             const std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-            if (std::find(option_names::merge_show.begin(), option_names::merge_show.end(), item) == option_names::merge_show.end())
+            if (!option_names::one_of(option_names::merge_show, item))
                 throw UsageError("invalid --show item '" + item + "': expected a comma-separated list of context, lse" +
                                  did_you_mean(item, option_names::merge_show));
             if (std::find(show.begin(), show.end(), item) == show.end()) show.push_back(item);  // once, as attend's
@@ -72,7 +72,8 @@ int cmd_merge(int argc, char** argv) {
     }
 
     for (const std::string& f : files)
-        if (io::reads_standard_input(f)) throw UsageError("attn merge reads each shard's context and lse from a FILE, not standard input");
+        if (io::reads_standard_input(f))
+            throw UsageError("attn merge reads each shard's context and lse from a FILE, not standard input");
     std::vector<Tensor> contexts, lses;
     for (const std::string& f : files) {
         // Shards hold NaN rows under --masked-rows nan and -inf in the lse of masked rows.

@@ -270,7 +270,7 @@ int cmd_random(int argc, char** argv) {
     const std::size_t draws = plan.size();
 
     const std::string generator = r.count("generator") ? r["generator"].as<std::string>() : "torch";
-    if (std::find(option_names::generator.begin(), option_names::generator.end(), generator) == option_names::generator.end())
+    if (!option_names::one_of(option_names::generator, generator))
         throw UsageError("invalid --generator '" + generator + "': expected torch or numpy" +
                          did_you_mean(generator, option_names::generator));
     const bool numpy = generator == "numpy";
@@ -279,7 +279,7 @@ int cmd_random(int argc, char** argv) {
         r.count("torch-kernel") ? parse_torch_kernel(r["torch-kernel"].as<std::string>()) : TorchKernel::avx2;
     const io::OutputOptions out = output_options(r);
     const std::string dtype = r.count("dtype") ? r["dtype"].as<std::string>() : "f32";
-    if (std::find(option_names::random_dtype.begin(), option_names::random_dtype.end(), dtype) == option_names::random_dtype.end())
+    if (!option_names::one_of(option_names::random_dtype, dtype))
         throw UsageError("invalid --dtype '" + dtype + "': expected f32, f16 or bf16" +
                          did_you_mean(dtype, option_names::random_dtype));
     const bool half = dtype == "f16", bf16 = dtype == "bf16", rounded = half || bf16;

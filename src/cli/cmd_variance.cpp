@@ -206,8 +206,8 @@ int cmd_variance(int argc, char** argv) {
     // Below, the products of Q's and K's entries (about σ²) are subnormal float32: the scores
     // keep few digits, and at 1e-25 their measured variance was 0 against d_k·σ⁴.
     if (e.sigma * e.sigma < double(std::numeric_limits<float>::min()))
-        throw UsageError("invalid --sigma: below 1.0843e-19 the products of Q's and K's entries (sigma^2) are subnormal "
-                         "float32, and the measured variances lose their digits");
+        throw UsageError("invalid --sigma: below 1.0843e-19 the products of Q's and K's entries (sigma^2) are "
+                         "subnormal float32, and the measured variances lose their digits");
     e.seed = parse_seed(opt("seed", "92"));
     e.kernel = parse_torch_kernel(opt("torch-kernel", "avx2"));
     for (std::size_t d_k : e.d_ks)

@@ -151,7 +151,8 @@ int cmd_view(int argc, char** argv) {
     // At most one input reads standard input: checked before any is read.
     InputNames inputs;
     for (const auto& [option, name] : {std::pair{"weights", "WEIGHTS"}, {"labels", "--labels"}, {"key-labels", "--key-labels"}})
-        if (r.count(option) && io::reads_standard_input(r[option].as<std::string>())) inputs.reserve_stdin(name, r[option].as<std::string>());
+        if (r.count(option) && io::reads_standard_input(r[option].as<std::string>()))
+            inputs.reserve_stdin(name, r[option].as<std::string>());
     const std::string file = r["weights"].as<std::string>();
     const Tensor all = io::read_tensor(file, io::Finite::any, 5);
     if (all.rank() < 2)

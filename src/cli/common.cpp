@@ -121,8 +121,8 @@ UsageError unknown_option_error(const cxxopts::Options& options, const std::stri
             for (const auto& l : d.l) known.push_back(l);
             short_name = short_name || (typed.size() == 1 && d.s == typed);
         }
-    return UsageError("option '" + typed + "' does not exist" +
-                      (short_name ? "; did you mean '-" + typed + "'?" : did_you_mean(typed, known, "--")) + " (see --help)");
+    const std::string hint = short_name ? "; did you mean '-" + typed + "'?" : did_you_mean(typed, known, "--");
+    return UsageError("option '" + typed + "' does not exist" + hint + " (see --help)");
 }
 
 // Whether cxxopts reads a word as an option (its option_matcher): --NAME of two characters or
@@ -396,10 +396,11 @@ const std::string& InputNames::claim(const std::string& path, const std::string&
     if (reserved_.erase(option)) return path;  // reserved up front, now read (once)
     for (const auto& [other, other_path] : stdin_readers_)
         if (path == "-" || other_path == "-")
-            throw UsageError((other != option ? "both " + other + " and " + option + " read standard input"
-                              : path == other_path ? "'-' is given twice (" + option + ")"
-                                                   : "'-' and " + (path == "-" ? other_path : path) + " are given (" + option + ")") +
-                             ": at most one input may be '-' (several may name results of it, as -:NAME)");
+            throw UsageError(
+                (other != option       ? "both " + other + " and " + option + " read standard input"
+                 : path == other_path ? "'-' is given twice (" + option + ")"
+                                      : "'-' and " + (path == "-" ? other_path : path) + " are given (" + option + ")") +
+                ": at most one input may be '-' (several may name results of it, as -:NAME)");
     stdin_readers_.emplace_back(option, path);
     return path;
 }

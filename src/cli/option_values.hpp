@@ -7,6 +7,7 @@
 //  - --format for commands that print text only: pretty, csv, tsv or json.
 // The messages are "invalid --OPT 'TEXT': expected ...", the value quoted as given.
 #pragma once
+#include <algorithm>
 #include <cxxopts.hpp>
 #include <cstdint>
 #include <optional>
@@ -50,6 +51,9 @@ inline const std::vector<std::string> generator{"torch", "numpy"};
 inline const std::vector<std::string> random_dtype{"f32", "f16", "bf16"};
 inline const std::vector<std::string> bench_paths{"fused", "materialized"};
 inline const std::vector<std::string> merge_show{"context", "lse"};
+inline bool one_of(const std::vector<std::string>& names, const std::string& value) {
+    return std::find(names.begin(), names.end(), value) != names.end();
+}
 }  // namespace option_names
 
 // --seed S: a Python int in [-2^63, 2^64), as torch.manual_seed accepts it; negatives wrap

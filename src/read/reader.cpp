@@ -44,9 +44,9 @@ std::optional<std::pair<Shape, FileMapping>> take_in_place(detail::InputBytes& b
 
 // One named result of attn's text output: FILE.json:NAME, FILE.csv:NAME, FILE.tsv:NAME (the
 // first such extension followed by ':'), or FILE:NAME of any other existing file (a pipe or
-// FIFO too) that is not an .npy (text is recognised by content, whatever its name; the first ':' after which
-// such a file ends). A path that names an existing file is that file, ':' or not. UsageError
-// for an empty NAME.
+// FIFO too) that is not an .npy (text is recognised by content, whatever its name; the first
+// ':' after which such a file ends). A path that names an existing file is that file, ':' or
+// not; -:NAME is standard input's. UsageError for an empty NAME.
 struct NamedResult {
     std::string file, name;
 };
@@ -94,7 +94,7 @@ std::optional<NamedResult> named_result(const std::string& path) {
 }
 
 // A named result's values, and whether they are booleans when that is known apart from the
-// values: a tensor of an archive on standard input (booleans or integers, by its dtype), text
+// values: a tensor of an archive on a stream (booleans or integers, by its dtype), text
 // that PyTorch printed with True and False (as read_mask reads text); not set otherwise.
 struct NamedTensor {
     Tensor values;
@@ -130,8 +130,10 @@ NamedTensor read_named_result(const NamedResult& r, Finite finite, std::size_t m
         throw InputError(source + ": an .npy file holds one array, without a name: read it as " + r.file);
     const std::string text = detail::has_lone_cr(bytes) ? detail::lone_cr_to_lf(bytes) : std::string();
     const std::string selected = detail::TextReader(text.empty() ? bytes : text, source, finite).only_result(r.name);
-    const bool printed_bool = selected.find("True") != std::string::npos || selected.find("False") != std::string::npos;
-    return {parse_text_tensor(selected, source, finite, max_dims), printed_bool ? std::optional<bool>(true) : std::nullopt};
+    const bool printed_bool =
+        selected.find("True") != std::string::npos || selected.find("False") != std::string::npos;
+    return {parse_text_tensor(selected, source, finite, max_dims),
+            printed_bool ? std::optional<bool>(true) : std::nullopt};
 }
 
 // parse_tensor, with `lone_cr` already known for text: has_lone_cr(bytes). `mapped`: the bytes
@@ -172,7 +174,8 @@ Tensor read_tensor(const std::string& path, Finite finite, std::size_t max_dims)
     refuse_name_of_one_tensor_file(path);
     detail::InputBytes bytes(path);
     const std::string source = detail::display_name(path);
-    if (bytes.stream() && detail::is_archive(bytes.view())) return archive_tensor(bytes.view(), "", source, finite, max_dims).values;
+    if (bytes.stream() && detail::is_archive(bytes.view()))
+        return archive_tensor(bytes.view(), "", source, finite, max_dims).values;
     if (const auto m = take_in_place(bytes, source, max_dims, ElementType::f32, finite))
         return Tensor(m->first, adopt_mapping(m->second));
     if (bytes.mapped()) return parse_tensor_scanned(bytes.view(), bytes.lone_cr(), source, finite, max_dims, true);
@@ -198,7 +201,7 @@ MaskInput read_mask(const std::string& path, const MaskRules& rules, std::size_t
         m.boolean = model_tensor_is_integer(path);
         return m;
     }
-    if (const auto named = named_result(path)) {  // a result of attn's text output (or an archive's on stdin)
+    if (const auto named = named_result(path)) {  // a result of attn's text output (or an archive's on a stream)
         NamedTensor t = read_named_result(*named, finite, max_dims);
         m.values = std::move(t.values);
         m.boolean = t.boolean ? *t.boolean : rules.zero_one_text_boolean && all_zero_or_one(m.values);

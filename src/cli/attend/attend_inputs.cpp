@@ -220,8 +220,9 @@ void read_embeddings(Reader& in, AttendInputs& a) {
     a.kv = in.tensor("kv", 3);
     if (r.given("pos")) {
         const std::string kind = in.result()["pos"].as<std::string>();
-        if (std::find(option_names::pos.begin(), option_names::pos.end(), kind) == option_names::pos.end())
-            throw UsageError("invalid --pos '" + kind + "': expected sinusoidal" + did_you_mean(kind, option_names::pos));
+        if (!option_names::one_of(option_names::pos, kind))
+            throw UsageError("invalid --pos '" + kind + "': expected sinusoidal" +
+                             did_you_mean(kind, option_names::pos));
         add_positions(a.x);
         if (a.kv.rank()) add_positions(a.kv);
     }
@@ -609,7 +610,8 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
     for (const char* o : {"x", "q", "k", "v", "kv", "wq", "wk", "wv", "bq", "bk", "bv", "wo", "bo", "in-proj",
                           "in-proj-bias", "out-proj", "out-proj-bias", "mask", "attn-mask", "key-padding-mask", "bias", "lengths", "sinks", "segments", "labels",
                           "key-labels", "wa", "wa-q", "wa-k", "va", "past-k", "past-v"})
-        if (r.count(o) && io::reads_standard_input(r[o].as<std::string>())) names.reserve_stdin(flag_of(o), r[o].as<std::string>());
+        if (r.count(o) && io::reads_standard_input(r[o].as<std::string>()))
+            names.reserve_stdin(flag_of(o), r[o].as<std::string>());
 
     AttendInputs a;
     Reader in(r, names);

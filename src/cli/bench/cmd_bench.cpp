@@ -83,7 +83,8 @@ std::vector<Case> variants_of(const cxxopts::ParseResult& r) {
     std::vector<Case> variants;
     Case v{Op::attention};
     if (r.count("softcap")) {
-        v.softcap = parse_softcap(r["softcap"].as<std::string>(), /*zero_is_none=*/false);  // the plain case is always timed
+        // 0 is refused: the plain case is always timed.
+        v.softcap = parse_softcap(r["softcap"].as<std::string>(), /*zero_is_none=*/false);
         variants.push_back(v), v.softcap = 0.0f;
     }
     if (r.count("window")) variants.push_back(v), variants.back().window = parse_window(r["window"].as<std::string>());
@@ -217,7 +218,7 @@ int cmd_bench(int argc, char** argv) {
         throw UsageError("--paths replaces --fused and --materialized: give one or the other");
     std::vector<bool> paths;  // fused?
     for (const auto& path : list_option(r, "paths", r["materialized"].as<bool>() ? "materialized" : "fused")) {
-        if (std::find(option_names::bench_paths.begin(), option_names::bench_paths.end(), path) == option_names::bench_paths.end())
+        if (!option_names::one_of(option_names::bench_paths, path))
             throw UsageError("invalid --paths entry '" + path + "': expected fused or materialized" +
                              did_you_mean(path, option_names::bench_paths));
         if (std::find(paths.begin(), paths.end(), path == "fused") == paths.end()) paths.push_back(path == "fused");

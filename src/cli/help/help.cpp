@@ -213,7 +213,8 @@ std::string top_level_help(std::size_t width) {
     out += "\n" +
            wrap("Inputs are text (rows of numbers; also pasted tensor([[...]]) / array([[...]])) or .npy, "
                 "recognised by content; '-' reads standard input (also an .npz or torch.save file there; -:NAME "
-                "selects one of its results or tensors, in any number of inputs). A tensor of a model file is FILE.npz:NAME, "
+                "selects one of its results or tensors, in any number of inputs). A tensor of a model file "
+                "is FILE.npz:NAME, "
                 "FILE.safetensors:NAME or FILE.pt:NAME (torch.save; also .bin, .pth) (see attn ls); one result of several in attn's own text "
                 "output is FILE:NAME (FILE.json:NAME, FILE.csv:NAME, any text file's name).\n"
                 "Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 bad input.\n"

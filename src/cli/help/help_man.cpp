@@ -105,7 +105,7 @@ std::string man_page() {
         "It also reproduces PyTorch's random tensors and the worked examples of the attention tutorials.\n\n"
         "Inputs are text (rows of numbers; also pasted tensor([[...]]) or array([[...]])) or .npy, "
         "recognised by content; '-' reads standard input (also an .npz or torch.save file there; -:NAME "
-                "selects one of its results or tensors, in any number of inputs). A tensor of a model file is FILE.npz:NAME, "
+        "selects one of its results or tensors, in any number of inputs). A tensor of a model file is FILE.npz:NAME, "
         "FILE.safetensors:NAME or FILE.pt:NAME (torch.save; also .bin, .pth) (see attn ls). Each command's options follow; attn COMMAND --help and "
         "attn help COMMAND print the same on the terminal.");
     out += ".SH COMMANDS\n";

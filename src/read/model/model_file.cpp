@@ -107,9 +107,10 @@ ArchiveTensor archive_tensor(std::string_view bytes, const std::string& name, co
     if (name.empty() && listed.size() != 1) {
         std::vector<std::string> names;
         for (const TensorInfo& t : listed) names.push_back(t.name);
-        throw InputError(source + ": " + (torch ? "a torch.save file" : "an .npz") + " of " + std::to_string(listed.size()) +
-                         " tensors" + (listed.empty() ? "" : " (" + printable_names(names) + "): name one as " +
-                                                         (source == detail::display_name("-") ? "-" : source) + ":NAME"));
+        const std::string named_as = source == detail::display_name("-") ? "-" : source;
+        throw InputError(source + ": " + (torch ? "a torch.save file" : "an .npz") + " of " +
+                         std::to_string(listed.size()) + " tensors" +
+                         (listed.empty() ? "" : " (" + printable_names(names) + "): name one as " + named_as + ":NAME"));
     }
     ArchiveTensor out;
     for (const TensorInfo& t : listed)
