@@ -86,7 +86,8 @@ struct MultiheadWeights {
     const TensorView* bo = nullptr;  // 1 × D_out; nullable
     // The element type K and V are kept in once projected, as an engine's cache keeps them
     // (to_kv: rounded to nearest even, or q8_0 blocks along each head's d); with RoPE, K is
-    // kept so after its rotation (Rope::keys_as). f32: as projected.
+    // kept so after its rotation (Rope::keys_as). f32: as projected. With a cache, the present
+    // cache (past ++ new) is stored so: a cache kept in this type reads back unchanged.
     ElementType kv_type = ElementType::f32;
 };
 
@@ -152,8 +153,9 @@ struct KVCache {
 struct Multihead {
     Tensor queries, keys, values;
     Tensor present_keys, present_values;  // rank 0 without a cache
-    // K and V as MultiheadWeights::kv_type keeps them, per head ((B,) G, T, d), which the
-    // problem reads; empty for f32 (K also with RoPE, which rounds it after its rotation).
+    // K and V as MultiheadWeights::kv_type keeps them, per head ((B,) G, T, d; with a cache,
+    // P + T rows), which the problem reads; empty for f32 (K also with RoPE, which rounds it
+    // after its rotation).
     HalfTensor stored_keys, stored_values;
     AttentionProblem problem;    // the attention over the projected heads, resolved
     BatchedAttention attention;  // per head; context (B?, H, Tq, dv) when wanted

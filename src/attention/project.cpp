@@ -242,9 +242,6 @@ Multihead multihead_attention(const TensorView& X, const TensorView* X_kv, const
     if (s.head_axis == HeadAxis::by_rank) s.head_axis = HeadAxis::always;
     AttentionWants inner = wants;
     inner.context = true;
-    if (past && w.kv_type != ElementType::f32)
-        throw InputError("keys and values kept as " + std::string(element_type_name(w.kv_type)) +
-                         " once projected, with a cache: not supported (the cache is float32 here)");
     if (past) {  // the present cache: past ++ the new keys and values, per head
         m.present_keys = present_cache(past->k, m.keys, G, Role::past_keys);
         m.present_values = present_cache(past->v, m.values, G, Role::past_values);
@@ -253,23 +250,26 @@ Multihead multihead_attention(const TensorView& X, const TensorView* X_kv, const
                              std::to_string(past->k.shape[2]) + " cached keys but " + std::to_string(past->v.shape[2]) +
                                  " cached values: every key needs a value");
         s.past = past->k.shape[2];
-        m.problem = resolve_attention(split_heads(m.queries, H), m.present_keys.view(), m.present_values.view(), s);
-    } else if (w.kv_type != ElementType::f32) {
-        const auto stored = [&](const Tensor& t, const char* what) {
+    }
+    // The keys and values as float32, per head: with a cache, the present cache.
+    const TensorView keys = past ? m.present_keys.view() : split_heads(m.keys, G);
+    const TensorView values = past ? m.present_values.view() : split_heads(m.values, G);
+    if (w.kv_type != ElementType::f32) {  // kept as engines keep them (the cache too: stored again)
+        const auto stored = [&](const TensorView& t, const char* what) {
             try {
-                return to_kv(split_heads(t, G), w.kv_type);
+                return to_kv(t, w.kv_type);
             } catch (const InputError& e) {
-                throw InputError(std::string("the projected ") + what + ": " + e.what());
+                throw InputError(std::string(past ? "the present " : "the projected ") + what + ": " + e.what());
             }
         };
         // With RoPE, K is kept so after its rotation (as read until then), as engines cache it.
         if (s.rope.theta != 0.0f) s.rope.keys_as = w.kv_type;
-        else m.stored_keys = stored(m.keys, "keys");
-        m.stored_values = stored(m.values, "values");
-        const KVView k = s.rope.theta == 0.0f ? m.stored_keys.view() : KVView(split_heads(m.keys, G));
+        else m.stored_keys = stored(keys, "keys");
+        m.stored_values = stored(values, "values");
+        const KVView k = s.rope.theta == 0.0f ? m.stored_keys.view() : KVView(keys);
         m.problem = resolve_attention(split_heads(m.queries, H), k, m.stored_values.view(), s);
     } else {
-        m.problem = resolve_attention(split_heads(m.queries, H), split_heads(m.keys, G), split_heads(m.values, G), s);
+        m.problem = resolve_attention(split_heads(m.queries, H), keys, values, s);
     }
     const AttentionProblem& p = m.problem;
     m.attention = batched_attention(p, inner);

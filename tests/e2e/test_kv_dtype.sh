@@ -177,3 +177,31 @@ for t in bf16 q8_0 f16; do
     "$ATTN" attend "${proj[@]}" --kv-dtype $t --show kv-error --format csv >"$T/e2"
     if [ -s "$T/e1" ] && cmp -s "$T/e1" "$T/e2"; then pass; else fail "-x --kv-dtype $t: kv-error differs"; fi
 done
+
+# With a cache as well (it was refused): the present cache (past ++ projected) is kept as
+# --kv-dtype, the same bits as -q/-k/-v with --past-k/--past-v and --kv-dtype; and two steps
+# through the cache give the last rows of one run on all the tokens (to float rounding).
+"$ATTN" random --seed 9 --shape 2,2,16 --format npy -o "$T/px2.npy"
+"$ATTN" concat "$T/px.npy" "$T/px2.npy" --axis 1 --format npy -o "$T/pxall.npy"
+weights=("${proj[@]:2}")  # proj without its -x
+"$ATTN" attend -x "$T/px2.npy" "${weights[@]}" --show queries,keys,values --format npy -o "$T/proj2/"
+for t in bf16 q8_0 f16; do
+    for extra in "--causal" "--causal --rope 10000"; do
+        # shellcheck disable=SC2086
+        "$ATTN" attend "${proj[@]}" --kv-dtype $t $extra --show keys,values --format npy -o "$T/cache/"
+        cache=(--past-k "$T/cache/keys.npy" --past-v "$T/cache/values.npy" --kv-dtype "$t")
+        # shellcheck disable=SC2086
+        "$ATTN" attend -q "$T/proj2/queries.npy" -k "$T/proj2/keys.npy" -v "$T/proj2/values.npy" "${cache[@]}" $extra \
+            --show context,keys,values --format npz -o "$T/by_qkv.npz"
+        # shellcheck disable=SC2086
+        "$ATTN" attend -x "$T/px2.npy" "${weights[@]}" "${cache[@]}" $extra --show context,keys,values --format npz \
+            -o "$T/by_x.npz"
+        if cmp -s "$T/by_qkv.npz" "$T/by_x.npz"; then pass; else fail "-x --kv-dtype $t $extra with a cache differs from -q/-k/-v"; fi
+        # shellcheck disable=SC2086
+        "$ATTN" attend -x "$T/pxall.npy" "${weights[@]}" --kv-dtype $t $extra --query-rows 6:8 --show context \
+            --format npy -o "$T/all.npy"
+        "$ATTN" concat "$T/by_x.npz:context" --format npy -o "$T/step.npy"
+        if "$(dirname "$ATTN")/allclose" "$T/step.npy" "$T/all.npy" --atol 1e-5 --rtol 1e-5 2>"$T/err"; then pass
+        else fail "-x --kv-dtype $t $extra: two steps through the cache differ from one run: $(cat "$T/err")"; fi
+    done
+done

@@ -150,10 +150,7 @@ void store_kv(const cxxopts::ParseResult& r, AttendInputs& a) {
         return;
     }
     const ElementType type = parse_kv_dtype(r["kv-dtype"].as<std::string>());
-    if (a.embeddings) {  // K and V kept so once projected, as an engine caches them
-        if (r.count("past-k"))
-            throw UsageError("--kv-dtype with -x keeps the projected keys and values: not with --past-k/--past-v (give "
-                             "the cache and the new keys and values as -q/-k/-v)");
+    if (a.embeddings) {  // K and V kept so once projected (the cache with them), as an engine caches them
         a.projected_kv = type;  // with RoPE, K after its rotation (multihead_attention)
         return;
     }

@@ -113,7 +113,7 @@ void declare_options(cxxopts::Options& options) {
                      "attention is that of the stored values. Default: as read "
                      "(float16 .npy and F16/BF16 safetensors stay so, everything else float32). --show "
                      "kv-error reports what the storing cost against float32 K/V. With -x, the projected K and V "
-                     "are kept so (not with --past-k)",
+                     "are kept so, and with --past-k/--past-v the whole present cache",
          cxxopts::value<std::string>(), "TYPE")
         ("softmax-precision", "f32 (default) or f64: each row's softmax computed in float64 (ONNX's "
                               "softmax_precision; through the Tq×Tk matrix, not the fused kernel)",
@@ -393,9 +393,13 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
             res.values_f32 = to_float(mh.stored_values.view());
             v = shown_heads(res.values_f32.view(), in.batched, in.heads_given);
         }
-        if (kv_error)
-            compare_with_float32(res, spec, split_heads(mh.queries, in.heads), split_heads(mh.keys, in.kv_heads),
-                                 split_heads(mh.values, in.kv_heads));
+        if (kv_error) {  // against the float32 keys and values (with a cache, the present cache)
+            AttentionSpec as_problem = spec;
+            as_problem.past = in.past;
+            compare_with_float32(res, as_problem, split_heads(mh.queries, in.heads),
+                                 in.past ? mh.present_keys.view() : split_heads(mh.keys, in.kv_heads),
+                                 in.past ? mh.present_values.view() : split_heads(mh.values, in.kv_heads));
+        }
         if (qk_shown && res.problem.rope.theta != 0.0f) {
             rotated_queries_keys(res.problem, res.queries_rotated, res.keys_rotated);
             q = shown_heads(res.queries_rotated.view(), in.batched, in.heads_given);
