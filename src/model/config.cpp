@@ -23,8 +23,9 @@ std::string shown(double x) {  // a config's number in a message: 0.5, 8, -1, 1e
 struct Reader {
     const json::Value& v;
     const std::string& source;
+    std::string within = "";  // the object v is, for messages ("\"rope_scaling\": "); "" at the top
 
-    [[noreturn]] void fail(const std::string& m) const { throw InputError(source + ": " + m); }
+    [[noreturn]] void fail(const std::string& m) const { throw InputError(source + ": " + within + m); }
     std::size_t count(const char* key) const {  // a required positive integer
         const json::Value* x = v.find(key);
         if (!x || x->is_null()) fail(std::string("missing \"") + key + "\"");
@@ -144,7 +145,7 @@ struct Lengths {
 // null: max_position_embeddings / original_max_position_embeddings; v4.5x took that ratio
 // whenever the original was given), the attention factor (else from mscale and mscale_all_dim
 // when both are set, else 0.1·ln(factor) + 1), beta_fast (32), beta_slow (1), truncate (true).
-void yarn(const Reader& sr, const std::string& what, const Lengths& top, ModelConfig& c) {
+void yarn(const Reader& sr, const Lengths& top, ModelConfig& c) {
     const std::size_t max_positions = top.max_positions;
     RopeScaling& out = c.rope.scaling;
     out.kind = RopeScalingKind::yarn;
@@ -154,41 +155,43 @@ void yarn(const Reader& sr, const std::string& what, const Lengths& top, ModelCo
     const json::Value* given = sr.v.find("factor");
     const double factor = given && !given->is_null() ? sr.number_or("factor", 1.0) : double(max_positions) / original;
     if (!(factor > 0.0) || !std::isfinite(factor))
-        sr.fail(what + ": yarn's factor " + shown(factor) + ": expected a finite number > 0");
+        sr.fail("yarn's factor " + shown(factor) + ": expected a finite number > 0");
     out.factor = float(factor);
     const auto mscale = [&](double m) { return factor <= 1 ? 1.0 : 0.1 * m * std::log(factor) + 1.0; };  // get_mscale
     const double m = sr.number_or("mscale", 0), m_all = sr.number_or("mscale_all_dim", 0);
     const double attention =
         sr.number_or("attention_factor", m != 0 && m_all != 0 ? mscale(m) / mscale(m_all) : mscale(1));
     if (!(attention > 0) || !std::isfinite(attention))
-        sr.fail(what + ": yarn's attention factor " + shown(attention) + ": expected a positive number");
+        sr.fail("yarn's attention factor " + shown(attention) + ": expected a positive number");
     out.attention_factor = float(attention);
     // `get("beta_fast") or 32`: 0 and null take the default too
     const double fast = sr.number_or("beta_fast", 32), slow = sr.number_or("beta_slow", 1);
     out.beta_fast = fast != 0 ? fast : 32, out.beta_slow = slow != 0 ? slow : 1;
     if (!std::isfinite(out.beta_fast) || !std::isfinite(out.beta_slow) || out.beta_fast < 0 || out.beta_slow < 0)
-        sr.fail(what + ": yarn's beta_fast and beta_slow: expected positive numbers");
+        sr.fail("yarn's beta_fast and beta_slow: expected positive numbers");
     const json::Value* truncate = sr.v.find("truncate");  // get("truncate", True): null is falsy
     out.truncate = !truncate || (!truncate->is_null() && sr.bool_or("truncate", true));
 }
 
 // RoPE's scaling from `sr`, an object with "rope_type" (or "type") and its fields: config.json's
-// "rope_scaling", or transformers v5's "rope_parameters" (`what`, for messages).
-void rope_scaling(const Reader& sr, const std::string& what, const Lengths& top, ModelConfig& c) {
+// "rope_scaling", or transformers v5's "rope_parameters" (sr.within names it).
+void rope_scaling(const Reader& sr, const Lengths& top, ModelConfig& c) {
     std::string type = sr.string_or("rope_type", "");
     if (type.empty()) type = sr.string_or("type", "");
     // No type: transformers finds no function for None (a KeyError); an object without one
     // that scales nothing is read as the default
-    if (type.empty() && sr.v.find("factor")) sr.fail(what + ": a \"factor\" but no \"rope_type\" (or \"type\")");
+    if (type.empty() && sr.v.find("factor")) sr.fail("a \"factor\" but no \"rope_type\" (or \"type\")");
     if (type.empty()) type = "default";
     RopeScaling& out = c.rope.scaling;
     if (type == "default") return;
+    if (type != "linear" && type != "llama3" && type != "dynamic" && type != "yarn")  // before its fields
+        sr.fail("rope type \"" + type + "\" is not supported (attn runs default, linear, llama3, dynamic and yarn)");
     // Every type requires the factor (yarn's may be null); transformers warns of one below 1
     // and runs it.
-    if (!sr.v.find("factor")) sr.fail(what + ": missing \"factor\"");
+    if (!sr.v.find("factor")) sr.fail("missing \"factor\"");
     const double factor = type == "yarn" ? sr.number_or("factor", 1.0) : sr.number("factor");
     if (!(factor > 0.0) || !std::isfinite(factor))
-        sr.fail(what + ": factor " + shown(factor) + ": expected a finite number > 0");
+        sr.fail("factor " + shown(factor) + ": expected a finite number > 0");
     out.factor = float(factor);
     if (type == "linear") {
         out.kind = RopeScalingKind::linear;
@@ -199,15 +202,12 @@ void rope_scaling(const Reader& sr, const std::string& what, const Lengths& top,
         out.original_max_positions = float(top.original ? sr.count_or("original_max_position_embeddings", top.original)
                                                         : sr.count("original_max_position_embeddings"));
         if (!(out.high_freq_factor > out.low_freq_factor) || !(out.low_freq_factor > 0))
-            sr.fail(what + ": llama3 needs 0 < low_freq_factor < high_freq_factor");
+            sr.fail("llama3 needs 0 < low_freq_factor < high_freq_factor");
     } else if (type == "dynamic") {
         out.kind = RopeScalingKind::dynamic;
         out.original_max_positions = float(top.max_positions);  // config.max_position_embeddings
-    } else if (type == "yarn") {
-        yarn(sr, what, top, c);
-    } else {
-        sr.fail(what + ": rope type \"" + type + "\" is not supported (attn runs default, linear, llama3, dynamic "
-                "and yarn)");
+    } else {  // yarn
+        yarn(sr, top, c);
     }
 }
 
@@ -226,7 +226,7 @@ void rope(const Reader& r, const Lengths& top, ModelConfig& c) {
         for (const json::Value& x : chosen->values())
             if (x.is_object())
                 r.fail("\"rope_parameters\" per layer type is not supported (attn runs one RoPE for every layer)");
-    const Reader pr{chosen ? *chosen : r.v, r.source};
+    const Reader pr{chosen ? *chosen : r.v, r.source, chosen ? what + ": " : ""};
     // The object's theta when it has one, else the top level's: null (None) fails in transformers.
     const Reader& holder = pr.v.find("rope_theta") ? pr : r;
     holder.not_null("rope_theta");
@@ -235,7 +235,7 @@ void rope(const Reader& r, const Lengths& top, ModelConfig& c) {
     c.rope.theta = float(theta);
     if (pr.number_or("partial_rotary_factor", 1.0) != 1.0 || r.number_or("partial_rotary_factor", 1.0) != 1.0)
         r.fail("\"partial_rotary_factor\" other than 1 is not supported");
-    if (chosen) rope_scaling(pr, what, top, c);
+    if (chosen) rope_scaling(pr, top, c);
 }
 
 void llama(const Reader& r, ModelConfig& c) {

@@ -83,7 +83,7 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
     }
     if (c.max_positions && in.tokens > c.max_positions)
         throw InputError(std::to_string(in.tokens) + " tokens: the model has " + std::to_string(c.max_positions) +
-                         " positions (max_position_embeddings)");
+                         " positions (" + (c.arch == Architecture::gpt2 ? "n_positions" : "max_position_embeddings") + ")");
     if (wants.layer && *wants.layer >= c.layers)
         throw InputError("layer " + std::to_string(*wants.layer) + ": the model has " + std::to_string(c.layers) +
                          " layers (0 to " + std::to_string(c.layers - 1) + ")");

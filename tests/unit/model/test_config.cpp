@@ -132,7 +132,13 @@ TEST_CASE("model config: the keys transformers requires are required; its classe
     CHECK(error("llama", ", \"rope_scaling\": {\"rope_type\": \"linear\"}").find("missing \"factor\"") != std::string::npos);
     CHECK(error("llama", ", \"rope_scaling\": {\"type\": \"dynamic\", \"factor\": null}").find("missing \"factor\"") != std::string::npos);
     CHECK(error("llama", ", \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8, \"high_freq_factor\": 4, "
-                         "\"original_max_position_embeddings\": 64}").find("missing \"low_freq_factor\"") != std::string::npos);
+                         "\"original_max_position_embeddings\": 64}").find("\"rope_scaling\": missing \"low_freq_factor\"") !=
+          std::string::npos);
+    CHECK(error("llama", ", \"rope_parameters\": {\"rope_type\": \"linear\", \"factor\": \"2\"}")
+              .find("\"rope_parameters\": \"factor\": ") != std::string::npos);
+    // an unsupported type is named before the fields it would need (it said: missing "factor")
+    CHECK(error("llama", ", \"rope_scaling\": {\"type\": \"su\", \"short_factor\": [1]}")
+              .find("\"rope_scaling\": rope type \"su\" is not supported") != std::string::npos);
     CHECK(error("llama", ", \"rope_scaling\": {\"factor\": 2.0}").find("no \"rope_type\"") != std::string::npos);
     CHECK(config("llama", ", \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 0.5, \"low_freq_factor\": 1, "
                           "\"high_freq_factor\": 4, \"original_max_position_embeddings\": 64}").rope.scaling.factor == 0.5f);
