@@ -28,6 +28,11 @@ same_as_torch padding --key-padding-mask "$D/masks.npz:key_padding_mask"
 rm -rf "$T/bool"
 same_as_torch bool --attn-mask "$D/masks.npz:attn_mask"
 same_as_torch bool_float_padding --attn-mask "$D/attn_mask_bool.npy" --key-padding-mask "$D/key_padding_mask_float.npy"
+# A 3-D attn_mask is nn.MultiheadAttention's (B*H, Tq, Tk), batch item after batch item (it was
+# refused for B > 1: "the scores are 2x2x5x5"): bool, and float (the sum above as one mask).
+same_as_torch bool_3d --attn-mask "$D/attn_mask_bool_3d.npy"
+rm -rf "$T/bool_float_padding"
+same_as_torch bool_float_padding --attn-mask "$D/attn_mask_float_3d.npy"
 # As text: the float mask is added; one of only 0 and 1 is boolean (1 = padding), not added.
 printf '0 0 -0.5 0 0\n0 0 0 -inf -inf\n' >"$T/padding_float.txt"
 rm -rf "$T/float_padding"

@@ -11,7 +11,8 @@ key_padding_mask float (2, 5), added (-inf and -0.5); the bool masks also as an 
 members of masks.npz. For each case the expected per-head weights
 (average_attn_weights=False) and the output. torch 1.13 refuses a float key_padding_mask beside a
 bool attn_mask (masked_fill takes a bool mask); later versions add the two as floats, and so the
-case bool_float_padding gives their sum as one float (B*H, 5, 5) attn_mask.
+case bool_float_padding gives their sum as one float (B*H, 5, 5) attn_mask (saved too, as
+attn_mask_float_3d.npy). bool_3d: a bool (B*H, 5, 5) attn_mask, one mask per batch item and head.
 """
 import os
 
@@ -56,6 +57,11 @@ def main():
     save("key_padding_mask_float.npy", padding_float)
     bool_as_float = torch.zeros(5, 5).masked_fill(attn_bool, float("-inf"))
     both = (bool_as_float[None, None] + padding_float[:, None, None, :]).expand(2, 2, 5, 5).reshape(4, 5, 5)
+    save("attn_mask_float_3d.npy", both)
+    # A 3-D bool attn_mask (B*H, 5, 5), batch item after batch item: its own mask per item and head.
+    per_head = torch.stack([torch.roll(attn_bool, s, dims=1) for s in range(4)])
+    per_head[:, :, 0] = False  # every query may see key 0
+    save("attn_mask_bool_3d.npy", per_head.numpy())
     cases = {
         "bool": dict(attn_mask=attn_bool),
         "float": dict(attn_mask=attn_float),
@@ -63,6 +69,7 @@ def main():
         "padding": dict(key_padding_mask=padding),
         "float_padding": dict(key_padding_mask=padding_float),
         "bool_float_padding": dict(attn_mask=both),
+        "bool_3d": dict(attn_mask=per_head),
     }
     with torch.no_grad():
         for name, kw in cases.items():
@@ -74,8 +81,9 @@ def main():
                 "Made by `generate.py` (its docstring says what and how) with torch " + torch.__version__ + ".\n"
                 "`weights_CASE.npy` and `output_CASE.npy` are `mha(x, x, x, average_attn_weights=False, ...)` for\n"
                 "CASE bool (attn_mask bool), float (attn_mask float), bool_padding (both masks), padding,\n"
-                "float_padding (key_padding_mask float) and bool_float_padding (attn_mask bool and\n"
-                "key_padding_mask float, added as later versions of torch add them).\n")
+                "float_padding (key_padding_mask float), bool_float_padding (attn_mask bool and\n"
+                "key_padding_mask float, added as later versions of torch add them: attn_mask_float_3d.npy)\n"
+                "and bool_3d (a bool (B*H, T, T) attn_mask, attn_mask_bool_3d.npy).\n")
 
 
 main()

@@ -358,12 +358,36 @@ MaskBits read_torch_mask(Reader& in, const char* opt, bool zero_one_text, Tensor
     return {};
 }
 
+// m's matrices as a tensor of `shape`, which has as many of them, of the same size.
+Tensor with_slices(const Tensor& m, const Shape& shape) {
+    Tensor out(shape, Tensor::Uninitialized{});
+    for (std::size_t s = 0; s < m.slices(); ++s)
+        for (std::size_t i = 0; i < m.rows(); ++i)
+            std::copy_n(m.slice_data(s) + i * m.row_stride(), m.cols(), out.slice_data(s) + i * out.row_stride());
+    return out;
+}
+
 // A (B, Tk) matrix as (B, 1, 1, Tk): row b for every head and query of batch item b.
 Tensor per_batch_item(const Tensor& m) {
     Tensor out(Shape{m.rows(), 1, 1, m.cols()}, Tensor::Uninitialized{});
     for (std::size_t b = 0; b < m.rows(); ++b)
         std::copy_n(m.slice_data(0) + b * m.row_stride(), m.cols(), out.slice_data(b));
     return out;
+}
+
+// The batch items and query heads of the inputs, before the problem is resolved.
+std::pair<std::size_t, std::size_t> batch_and_heads(const AttendInputs& a) {
+    if (a.embeddings) return {a.batch, a.heads};
+    const TensorView q = a.q_view();
+    return {q.rank() == 4 ? q.shape[0] : 1, q.rank() >= 3 ? q.shape[q.rank() - 3] : 1};
+}
+
+// nn.MultiheadAttention's 3-D attn_mask is (B·H, Tq, Tk), batch item after batch item: with
+// B > 1 it is read as (B, H, Tq, Tk). (H, Tq, Tk) broadcasts over the batch, as --mask does.
+Shape torch_mask_shape(const Shape& s, std::pair<std::size_t, std::size_t> batch_heads) {
+    const auto [B, H] = batch_heads;
+    if (s.rank() != 3 || B < 2 || s[0] != B * H) return s;
+    return Shape{B, H, s[1], s[2]};
 }
 
 // --mask, --attn-mask and --key-padding-mask: one mask, a key allowed by each given.
@@ -393,8 +417,15 @@ void read_masks(Reader& in, AttendInputs& a) {
     if (in.given("attn-mask")) {
         Tensor additive;
         MaskBits bits = read_torch_mask(in, "attn-mask", false, &additive);
-        if (additive.rank()) use_as_bias(as_row_if_vector(std::move(additive)), "--attn-mask");
-        else add(std::move(bits), "--attn-mask");
+        const std::pair<std::size_t, std::size_t> batch_heads = batch_and_heads(a);
+        if (additive.rank()) {
+            const Shape shape = torch_mask_shape(additive.shape(), batch_heads);
+            use_as_bias(shape == additive.shape() ? as_row_if_vector(std::move(additive)) : with_slices(additive, shape),
+                        "--attn-mask");
+        } else {
+            const Shape shape = torch_mask_shape(bits.shape(), batch_heads);
+            add(shape == bits.shape() ? std::move(bits) : bits.reshaped(shape), "--attn-mask");
+        }
     }
     if (in.given("key-padding-mask")) {
         Tensor additive;
