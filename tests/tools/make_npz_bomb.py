@@ -3,8 +3,9 @@
 shape (COUNT,), COUNT = (2 GiB - 128) / 4 by default, so ~2 MB of deflate each and 12.5 MB
 for the default 6 members. A valid archive (sizes and CRC-32 right, numpy.load reads it), made
 without holding the data: the deflate stream of one 1 MiB chunk of zeros, compressed after a
-full flush, is the same bytes every time, so it is repeated.
-    usage: make_npz_bomb.py OUT.npz [MEMBERS [COUNT]]"""
+full flush, is the same bytes every time, so it is repeated. With SHAPE (say "1, 1"), each
+.npy header declares that shape instead of (COUNT,): a header that lies about its data.
+    usage: make_npz_bomb.py OUT.npz [MEMBERS [COUNT [SHAPE]]]"""
 import struct
 import sys
 import zlib
@@ -13,7 +14,8 @@ out = sys.argv[1]
 members = int(sys.argv[2]) if len(sys.argv) > 2 else 6
 count = int(sys.argv[3]) if len(sys.argv) > 3 else ((1 << 31) - 128) // 4
 
-header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % count
+shape = sys.argv[4] if len(sys.argv) > 4 else "%d," % count
+header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % shape
 header += " " * (127 - 10 - len(header)) + "\n"  # numpy pads to 64 bytes; 128 here
 npy_head = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode()
 assert len(npy_head) == 128

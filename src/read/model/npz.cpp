@@ -77,8 +77,11 @@ std::string npy_head(std::string_view archive, const ZipMember& m, const std::st
     return head;
 }
 
+// A member's array. Its header is checked against the member's size before the data is
+// inflated: 2 MiB deflating to 2 GiB of zeros behind a (1, 1) header is refused at once.
 Tensor member_tensor(std::string_view archive, const ZipMember& m, const std::string& where, Finite finite,
                      std::size_t max_dims) {
+    if (m.method != 0) npy_shape(npy_head(archive, m, where), std::size_t(m.size), where, max_dims);
     return parse_npy_tensor(zip_extract(archive, m, where), where, finite, max_dims);
 }
 
