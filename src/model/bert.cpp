@@ -22,7 +22,7 @@ void run_bert(const ModelConfig& c, const Weights& w, const ModelInput& in, Reco
     layer_norm(h, w.get("embeddings.LayerNorm.weight", {E}), &w.get("embeddings.LayerNorm.bias", {E}), c.norm_eps);
     rec.hidden(0, h);
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
-        const std::string p = "encoder.layer." + std::to_string(l) + ".";
+        const std::string p = layer_prefix(c.arch, l);
         const auto W = [&](const std::string& n, std::initializer_list<std::size_t> s) -> const Weight& { return w.get(p + n, s); };
         const MatrixView x = rows_of(h);
         const Tensor q = linear(x, W("attention.self.query.weight", {H * d, E}), Layout::linear, &W("attention.self.query.bias", {H * d}));

@@ -28,7 +28,7 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
         const std::size_t window = c.window_of(l);  // kv_idx > q_idx - sliding_window
         spec.window = window ? Window{window - 1, unbounded} : Window{};
         rec.hidden(l, h);
-        const std::string p = "layers." + std::to_string(l) + ".";
+        const std::string p = layer_prefix(c.arch, l);
         const auto W = [&](const std::string& n, std::initializer_list<std::size_t> s) -> const Weight& { return w.get(p + n, s); };
         const auto bias = [&](bool on, const std::string& n, std::size_t len) { return on ? &W(n, {len}) : nullptr; };
         Tensor x = h;

@@ -87,6 +87,13 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
     if (wants.layer && *wants.layer >= c.layers)
         throw InputError("layer " + std::to_string(*wants.layer) + ": the model has " + std::to_string(c.layers) +
                          " layers (0 to " + std::to_string(c.layers - 1) + ")");
+    // With layers in the weights, the last one run is looked for before the results are
+    // allocated: a config of 10^9 layers over a file of 2 is refused by what is missing, not
+    // as a buffer of 784 GB. (Without any, the run names the first tensor it misses.)
+    const std::size_t last = Recorder::last_layer(c, wants);
+    if (weights_->has_any(layer_prefix(c.arch, 0)) && !weights_->has_any(layer_prefix(c.arch, last)))
+        weights_->missing(layer_prefix(c.arch, last) + "*", "config.json has " + std::to_string(c.layers) +
+                                                                " layers, and layer " + std::to_string(last) + " is needed");
     Recorder rec(c, in, wants);
     switch (c.arch) {
         case Architecture::bert: run_bert(c, *weights_, in, rec); break;
@@ -99,9 +106,18 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
     return r;
 }
 
+std::string layer_prefix(Architecture arch, std::size_t l) {
+    switch (arch) {
+        case Architecture::bert: return "encoder.layer." + std::to_string(l) + ".";
+        case Architecture::gpt2: return "h." + std::to_string(l) + ".";
+        case Architecture::llama: break;
+    }
+    return "layers." + std::to_string(l) + ".";
+}
+
 Recorder::Recorder(const ModelConfig& c, const ModelInput& in, const ForwardWants& wants)
     : wants_(wants), B_(in.batch), T_(in.tokens) {
-    last_ = wants.hidden_states || !wants.layer ? c.layers - 1 : *wants.layer;
+    last_ = last_layer(c, wants);
     if (wants.attentions)
         result_.attentions = Tensor(Shape({wants.layer ? 1 : c.layers, B_, c.heads, T_, T_}), Tensor::Uninitialized{});
     if (wants.hidden_states)

@@ -2,6 +2,7 @@
 // forward function per architecture (src/model/bert.cpp, gpt2.cpp, llama.cpp).
 #pragma once
 #include <cstddef>
+#include <string>
 
 #include "attn/model.hpp"
 #include "model/weights.hpp"
@@ -13,6 +14,9 @@ class Recorder {
 public:
     Recorder(const ModelConfig& c, const ModelInput& in, const ForwardWants& wants);
     // The last layer the pass must run (all of them when hidden states are wanted).
+    static std::size_t last_layer(const ModelConfig& c, const ForwardWants& wants) noexcept {
+        return wants.hidden_states || !wants.layer ? c.layers - 1 : *wants.layer;
+    }
     std::size_t last_layer() const noexcept { return last_; }
     // Where layer l's (B, H, T, T) weights go (row stride: weights_stride()), or null when not kept.
     float* weights_of(std::size_t l) noexcept;
@@ -26,6 +30,9 @@ private:
     std::size_t last_ = 0, B_ = 0, T_ = 0;
     ForwardResult result_;
 };
+
+// The names of layer l's weights begin with this: "encoder.layer.3.", "h.3.", "layers.3.".
+std::string layer_prefix(Architecture arch, std::size_t l);
 
 void run_bert(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_gpt2(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);

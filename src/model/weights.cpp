@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "attn/error.hpp"
@@ -12,6 +13,7 @@
 #include "read/input_bytes.hpp"
 #include "read/json.hpp"
 #include "read/model/elements.hpp"
+#include "runtime/system_memory.hpp"
 #include "runtime/utf8.hpp"
 #include "tensor/finite_scan.hpp"
 
@@ -123,6 +125,15 @@ std::vector<std::string> shard_files(const std::string& index) {
     return files;
 }
 
+// A tensor's bytes as float32, and sums of them, saturating (the memory check refuses SIZE_MAX).
+std::size_t saturating_add(std::size_t a, std::size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
+std::size_t float32_bytes(const Shape& shape) {
+    std::size_t n = sizeof(float);
+    for (std::size_t i = 0; i < shape.rank(); ++i)
+        if (__builtin_mul_overflow(n, shape[i], &n)) return SIZE_MAX;
+    return n;
+}
+
 }  // namespace
 
 Weights::Weights(const std::string& folder) : folder_(folder) {
@@ -170,7 +181,14 @@ void Weights::add_torch_file(const std::string& name) {
     const std::string path = folder_ + "/" + name;
     require_regular_file(path);
     files_text_ += (files_text_.empty() ? "" : ", ") + name;
-    for (const io::TensorInfo& t : io::list_model_tensors(path)) {
+    const std::vector<io::TensorInfo> listed = io::list_model_tensors(path);
+    // The file's tensors take this much as float32, whatever its storages hold (a view of one
+    // value expanded to 255 MiB is 4 bytes in the file): checked whole, before any is read.
+    std::size_t bytes = 0;
+    for (const io::TensorInfo& t : listed)
+        if (t.note.empty()) bytes = saturating_add(bytes, float32_bytes(t.shape));
+    check_available(bytes, "the tensors of " + path + " as float32");
+    for (const io::TensorInfo& t : listed) {
         Weight w;
         if (!t.note.empty()) {  // unreadable (buffers such as position_ids): fine until asked for
             w.name = t.name + "' (" + t.note + ")";
@@ -217,11 +235,21 @@ void Weights::choose_prefix(const std::vector<std::string>& prefixes, const std:
 
 bool Weights::has(const std::string& name) const { return tensors_.count(prefix_ + name) != 0; }
 
+bool Weights::has_any(const std::string& start) const {
+    const std::string full = prefix_ + start;
+    const auto it = tensors_.lower_bound(full);
+    return it != tensors_.end() && it->first.starts_with(full);
+}
+
+void Weights::missing(const std::string& name, const std::string& why) const {
+    throw InputError(folder_ + ": the weights (" + files_text_ + ") have no tensor '" + prefix_ + name + "'" +
+                     (why.empty() ? "" : ": " + why));
+}
+
 const Weight& Weights::find(const std::string& name, std::initializer_list<std::size_t> shape) const {
     const std::string full = prefix_ + name;
     const auto it = tensors_.find(full);
-    if (it == tensors_.end())
-        throw InputError(folder_ + ": the weights (" + files_text_ + ") have no tensor '" + full + "'");
+    if (it == tensors_.end()) missing(name);
     const Weight& w = it->second;
     if (!w.data) throw InputError(folder_ + ": tensor '" + w.name + " cannot be used");
     const Shape want(shape);

@@ -58,6 +58,10 @@ public:
     // names later asked for are taken under it (BertModel's own names, or BertForX's "bert.").
     void choose_prefix(const std::vector<std::string>& prefixes, const std::string& probe);
     bool has(const std::string& name) const;
+    // Whether some tensor's name begins with prefix + `start` ("h.3.": a layer's).
+    bool has_any(const std::string& start) const;
+    // InputError: the weights have no tensor prefix + `name` (`why`, when given, said after).
+    [[noreturn]] void missing(const std::string& name, const std::string& why = "") const;
     // The tensor prefix + name, which must have this shape and finite values (scanned on first
     // use); InputError naming the tensor and the files otherwise.
     const Weight& get(const std::string& name, std::initializer_list<std::size_t> shape) const;

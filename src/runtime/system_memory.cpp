@@ -125,14 +125,18 @@ std::string gigabytes(std::size_t bytes) {
 }
 }  // namespace
 
-void check_available(std::size_t bytes) {
+void check_available(std::size_t bytes) { check_available(bytes, ""); }
+
+void check_available(std::size_t bytes, const std::string& what) {
     if (bytes < checked_buffer_bytes) return;
     const MemoryLeft left = memory_left();
     if (bytes <= left.bytes) return;
-    throw RuntimeFailure("not enough memory: a buffer of " + gigabytes(bytes) + " is more than the " +
-                         gigabytes(left.bytes) +
-                         (left.limited_by.empty() ? " this machine has available"
-                                                  : " left under the memory limit of cgroup " + left.limited_by));
+    const std::string room = gigabytes(left.bytes) + (left.limited_by.empty() ? " this machine has available"
+                                                                              : " left under the memory limit of cgroup " +
+                                                                                    left.limited_by);
+    throw RuntimeFailure("not enough memory: " +
+                         (what.empty() ? "a buffer of " + gigabytes(bytes) + " is more than the " + room
+                                       : what + " take " + gigabytes(bytes) + ", more than the " + room));
 }
 
 }  // namespace attn

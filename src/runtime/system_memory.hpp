@@ -37,6 +37,9 @@ inline constexpr std::size_t checked_buffer_bytes = std::size_t(256) << 20;
 // checked_buffer_bytes) is more than memory_left(). Every buffer that large, tensor storage
 // and std::string (inflated members, standard input) alike, goes through this check.
 void check_available(std::size_t bytes);
+// The same for `what` (a plural noun, "the tensors of FILE as float32"), which together take
+// `bytes`.
+void check_available(std::size_t bytes, const std::string& what);
 
 // Room for `n` elements in a std::string or std::vector, checked first when it must grow.
 template <class Buffer>

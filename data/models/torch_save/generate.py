@@ -16,9 +16,12 @@ Run from the repository root: /usr/bin/python3 data/models/torch_save/generate.p
   malicious/*.pt     torch-zip archives whose data.pkl must be refused (see MALICIOUS), and a
                      legacy-format file whose one storage two tensors type differently
                      (`--malicious` remakes only these)
+  expanded/          a Llama folder (config.json, pytorch_model.bin) of stride-0 views: 12 KB that
+                     are 940 MB as float32 (`--expanded` remakes only it)
 """
 import collections
 import io
+import json
 import os
 import pickle
 import struct
@@ -178,6 +181,33 @@ def malicious_files():
             os.remove(os.path.join(tmp, PWNED))
 
 
+def expanded_files():
+    """expanded/: a Llama folder whose pytorch_model.bin is 12 KB of stride-0 views (each weight
+    one value, expand()ed): 940 MB as float32 in all, each tensor under 256 MiB."""
+    folder = os.path.join(HERE, "expanded")
+    os.makedirs(folder, exist_ok=True)
+    E, L, V = 4096, 2, 16
+    config = {"model_type": "llama", "vocab_size": V, "hidden_size": E, "num_hidden_layers": L,
+              "num_attention_heads": 32, "num_key_value_heads": 32, "intermediate_size": E,
+              "max_position_embeddings": 16}
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        f.write(json.dumps(config, indent=2) + "\n")
+
+    def one(*shape):
+        return torch.full((1,) * len(shape), 0.001).expand(*shape)
+    sd = collections.OrderedDict()
+    sd["model.embed_tokens.weight"] = one(V, E)
+    sd["model.norm.weight"] = one(E)
+    for layer in range(L):
+        p = "model.layers.%d." % layer
+        sd[p + "input_layernorm.weight"] = one(E)
+        sd[p + "post_attention_layernorm.weight"] = one(E)
+        for name in ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
+                     "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj"):
+            sd[p + name + ".weight"] = one(E, E)
+    torch.save(sd, os.path.join(folder, "pytorch_model.bin"))
+
+
 def main():
     sd = state_dict()
     torch.save(sd, os.path.join(HERE, "state_dict.pt"))
@@ -185,11 +215,14 @@ def main():
     np.savez(os.path.join(HERE, "expected.npz"), **expected(sd))
     mha_files()
     malicious_files()
+    expanded_files()
     print("torch", torch.__version__, "numpy", np.__version__)
 
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--malicious"]:
         malicious_files()  # only malicious/ (main() makes everything)
+    elif sys.argv[1:] == ["--expanded"]:
+        expanded_files()  # only expanded/
     else:
         main()
