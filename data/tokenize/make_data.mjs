@@ -162,13 +162,13 @@ function trainBpe(texts, cut, alphabetMin, steps) {
     for (const [sym, c] of words)
       for (let i = 0; i + 1 < sym.length; ++i) {
         if (!known.has(sym[i]) || !known.has(sym[i + 1])) continue;
-        const k = sym[i] + "\u0000" + sym[i + 1];
+        const k = JSON.stringify([sym[i], sym[i + 1]]);  // symbols may hold any character, NUL too
         pc.set(k, (pc.get(k) ?? 0) + c);
       }
     let best = null, bestC = 1;
     for (const [k, c] of pc) if (c > bestC || (c === bestC && best !== null && k < best)) { best = k; bestC = c; }
     if (best === null) break;
-    const [a, b] = best.split("\u0000");
+    const [a, b] = JSON.parse(best);
     merges.push([a, b]);
     known.add(a + b);
     words = words.map(([sym, c]) => {
