@@ -44,8 +44,13 @@ public:
                     throw InputError("tokenizer.json: merge " + std::to_string(i) + " \"" + s + "\" has no space");
                 a = s.substr(0, sp);
                 b = s.substr(sp + 1);
-                if (const std::size_t more = b.find(' '); more != std::string::npos) b.resize(more);
             }
+            // As Hugging Face's tokenizers builds a BPE: both parts and what they make must be
+            // tokens (a merge that makes an unknown token would drop the text it covers).
+            for (const std::string& token : {a, b, a + b})
+                if (!vocab.count(token))
+                    throw InputError("tokenizer.json: merge " + std::to_string(i) + " (\"" + a + "\" + \"" + b +
+                                     "\"): \"" + token + "\" is not in the vocabulary");
             ranks_.emplace(pair_key(a, b), i);  // the first rank of a repeated merge
         }
     }
