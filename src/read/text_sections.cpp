@@ -188,6 +188,26 @@ bool fits(std::string_view text, std::size_t begin, std::size_t end, const Layou
     return evidence && r >= (l.col_labels ? 2u : 1u);
 }
 
+// The labels of layout `l` in the section text[begin, end) blanked in `out`, whatever the
+// numbers around them: for a section whose first lines are labelled and a later one is not
+// right, so that the plain reader names the mistake where it is (it named the header row).
+void blank_labels(std::string_view text, std::size_t begin, std::size_t end, const Layout& l, std::string& out) {
+    Lines lines(text.substr(0, end), begin);
+    bool header = l.col_labels;
+    for (Line line; lines.next(line);) {
+        const std::string_view v = lines.text(line);
+        if (is_blank_line(v)) continue;
+        if (header) {
+            blank_out(out, line.begin, line.end);
+            header = false;
+        } else if (l.row_labels) {
+            const std::size_t label_end = field_end(v, 0, l.sep);
+            if (label_end == std::string_view::npos || label_end == v.size()) continue;
+            blank_out(out, line.begin, line.begin + label_end + 1);
+        }
+    }
+}
+
 }  // namespace
 
 std::string TextReader::heading_name(std::string_view line) {
@@ -223,10 +243,11 @@ std::optional<std::string> TextReader::without_labels(std::string_view text) {
         // first field is empty); none: the section is left to the plain reader as it is.
         // The first two lines tell the layouts that may fit (at no cost for plain numbers); the
         // whole section is then checked and blanked in one pass.
-        std::optional<Layout> found;
+        std::optional<Layout> found, first_lines;  // first_lines: the first layout of the first two lines
         for (const Layout l : {Layout{',', true, true}, Layout{'\t', true, true}, Layout{',', true, false},
                                Layout{'\t', true, false}, Layout{',', false, true}, Layout{'\t', false, true}}) {
             if (!fits(text, begin, end, l, 2)) continue;
+            if (!first_lines) first_lines = l;
             if (out.empty()) out = std::string(text);
             std::size_t blanked = begin;
             if (fits(text, begin, end, l, std::string_view::npos, &out, &blanked)) {
@@ -234,6 +255,10 @@ std::optional<std::string> TextReader::without_labels(std::string_view text) {
                 break;
             }
             out.replace(begin, blanked - begin, text.substr(begin, blanked - begin));
+        }
+        if (!found && first_lines) {  // labelled, with a mistake past its first lines
+            blank_labels(text, begin, end, *first_lines, out);
+            found = first_lines, labelled = true;
         }
         if (const auto [it, fresh] = layouts.emplace(name, found); !fresh && it->second != found) ok = false;
     };

@@ -112,7 +112,12 @@ TEST_CASE("labelled csv: nothing looser than what attn writes; plain text reads 
     CHECK(error_of("a b c\n1 2 3\n") == "t.txt:1:1: expected a number, found 'a'");  // spaces are not separators
     CHECK(error_of("a, b\n1, 2\n") == "t.txt:1:1: expected a number, found 'a'");
     CHECK(error_of("x,1,2\ny,3\n") == "t.txt:1:1: expected a number, found 'x'");  // ragged
-    CHECK(error_of(",a,b\nx,1,2\n,a,b\ny,3,4\n") == "t.txt:1:1: expected a number, found ','");  // two header rows
+    // Labelled first lines and a mistake after them: the mistake is named where it is (it was 1:1,
+    // the header row's first comma): a second header row, a bad cell, rows too long and too short
+    CHECK(error_of(",a,b\nx,1,2\n,a,b\ny,3,4\n") == "t.txt:3:2: expected a number, found 'a'");
+    CHECK(error_of(",a,b\nq,1,2\nr,3,abc\n") == "t.txt:3:5: expected a number, found 'abc'");
+    CHECK(error_of(",a,b\nq,1,2\nr,3,4,5\n") == "t.txt:3: row has 3 values, expected 2");
+    CHECK(error_of("q,1,2\nr,3,4\ns,5\n") == "t.txt:3: row has 1 value, expected 2");
     CHECK(error_of("x,1,y\n") == "t.txt:1:1: expected a number, found 'x'");  // a label in the middle
     CHECK(error_of("x,1;2\n") == "t.txt:1:1: expected a number, found 'x'");
     CHECK(error_of("\"x,1,2\n") == "t.txt:1:1: expected a number, found '\"x'");  // a quote left open
