@@ -10,6 +10,7 @@
 #include "cli/common.hpp"
 #include "cli/option_values.hpp"
 #include "read/json.hpp"
+#include "tokenize/unicode.hpp"
 #include "runtime/did_you_mean.hpp"
 #include "runtime/utf8.hpp"
 
@@ -106,7 +107,10 @@ int cmd_tokenize(int argc, char** argv) {
         "steps (Oniguruma's limit, Hugging Face's regex engine) or 1 MiB of stack, the attempts over\n"
         "one text past 10,000,000 steps plus 1,000 per character (and as many characters compared\n"
         "by repeats such as a{100000}), repeat counts above 100000 (Oniguruma's), normalizers and\n"
-        "pre-tokenizers that grow a text past 64 times its length plus 1 Mi characters.\n");
+        "pre-tokenizers that grow a text past 64 times its length plus 1 Mi characters.\n"
+        "Characters are classed and normalized by the tables of Unicode " + std::string(unicode::version()) +
+            " (Debian's\nunicode-data): one assigned in a later version is unassigned here (neither split\n"
+            "off, normalized nor stripped of accents as newer tables would).\n");
     options.custom_help("PATH --text TEXT [--text-pair TEXT] [OPTIONS]");
     options.positional_help("");
     options.add_options()
