@@ -24,6 +24,7 @@
 #include "read/model/zip.hpp"
 #include "runtime/crc32.hpp"
 #include "runtime/system_memory.hpp"
+#include "runtime/utf8.hpp"
 
 namespace attn::io {
 
@@ -200,8 +201,14 @@ Checkpoint open(std::string_view bytes, const std::string& source) {
     c.members = zip_members(bytes, source);
     for (std::size_t k = 0; k < c.members.size(); ++k) c.by_name.emplace(c.members[k].name, k);
     for (const ZipMember& m : c.members)
-        if (m.name.ends_with("/data.pkl") && m.name.find('/') == m.name.size() - 9) c.prefix = m.name.substr(0, m.name.size() - 8);
+        if (c.prefix.empty() && m.name.ends_with("/data.pkl") && m.name.find('/') == m.name.size() - 9)
+            c.prefix = m.name.substr(0, m.name.size() - 8);
     if (c.prefix.empty()) throw InputError(source + ": a zip archive without data.pkl: not a torch.save checkpoint");
+    // torch.load reads one folder, that of the first member, and refuses a member outside it.
+    for (const ZipMember& m : c.members)
+        if (!m.name.starts_with(c.prefix))
+            throw InputError(source + ": members in more than one folder ('" + printable_utf8(c.prefix, 80) + "' and '" +
+                             printable_utf8(m.name, 80) + "'): not a torch.save checkpoint (torch.load refuses it)");
     if (member(c, "constants.pkl") || member(c, "code/__torch__.py"))
         throw InputError(source + ": a TorchScript archive (torch.jit.save): not supported; save its state_dict with torch.save");
     if (const ZipMember* order = member(c, "byteorder"); order && zip_extract(bytes, *order, source) != "little")

@@ -76,11 +76,13 @@ std::string le(std::uint64_t v, int n) {
 }
 
 // A torch.save archive as Python's zipfile writes it with ZIP_STORED: archive/data.pkl, the
-// storages data/KEY and version.
-std::string torch_zip(const std::string& pkl, const std::vector<std::pair<std::string, std::string>>& storages) {
+// storages data/KEY and version; then the members `more`, as they are named.
+std::string torch_zip(const std::string& pkl, const std::vector<std::pair<std::string, std::string>>& storages,
+                      const std::vector<std::pair<std::string, std::string>>& more = {}) {
     std::vector<std::pair<std::string, std::string>> members = {{"archive/data.pkl", pkl}};
     for (const auto& [key, bytes] : storages) members.emplace_back("archive/data/" + key, bytes);
     members.emplace_back("archive/version", "3\n");
+    members.insert(members.end(), more.begin(), more.end());
     std::string out, cd;
     for (const auto& [name, data] : members) {
         const std::string fields = le(20, 2) + le(0, 2) + le(0, 2) + le(0, 4) + le(attn::io::crc32(data), 4) +
@@ -275,6 +277,16 @@ TEST_CASE("torch checkpoints: tensors read as numpy saved them; refusals") {
     CHECK_FALSE(attn::io::is_torch_checkpoint(slurp("data/models/small.npz")));
     // Every truncation of the archive is an input error.
     for (std::size_t n = 0; n < sd.size(); n += 7) CHECK_THROWS_AS(attn::io::torch_list(sd.substr(0, n), "sd.pt"), InputError);
+}
+
+TEST_CASE("torch checkpoints: every member in one folder, as torch.load requires") {
+    const std::string four_floats(16, '\0');
+    const std::string pkl = x("{80}{02}}q{00}U{01}w") + tensor_pickle(4, {2, 2}, {2, 1}) + "s.";
+    CHECK(attn::io::torch_list(torch_zip(pkl, {{"0", four_floats}}), "one.pt").size() == 1);
+    // A second folder with its own data.pkl: one of the two was read, silently (torch.load refuses).
+    CHECK(error_of_list(torch_zip(pkl, {{"0", four_floats}}, {{"other/data.pkl", pkl}})) ==
+          "bomb.pt: members in more than one folder ('archive/' and 'other/data.pkl'): not a torch.save checkpoint "
+          "(torch.load refuses it)");
 }
 
 TEST_CASE("torch checkpoints: dicts shared through the memo are counted, not walked as a tree") {
