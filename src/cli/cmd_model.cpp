@@ -117,6 +117,16 @@ TensorView pick(const TensorView& t, std::size_t dim, std::size_t index) {
     return v;
 }
 
+// The masking of a decoder's layers in words: causal, and a sliding window on the layers with one.
+std::string masking_of_layers(const model::ModelConfig& c) {
+    std::size_t windowed = 0, W = 0;
+    for (std::size_t l = 0; l < c.layers; ++l)
+        if (const std::size_t w = c.window_of(l)) ++windowed, W = w;
+    if (windowed == 0) return "causal";
+    return "causal, sliding window " + std::to_string(W) +
+           (windowed == c.layers ? "" : " on " + std::to_string(windowed) + " of " + std::to_string(c.layers) + " layers");
+}
+
 }  // namespace
 
 int cmd_model(int argc, char** argv) {
@@ -158,13 +168,16 @@ int cmd_model(int argc, char** argv) {
          cxxopts::value<std::string>(), "LIST")
         ("layer", "Only layer L's attentions (0-based): (batch, heads, tokens, tokens), outputs.attentions[L]; "
                   "the pictures' layer (default 0)", cxxopts::value<std::string>(), "L")
-        ("head", "Only head H of the attentions and pictures (0-based)", cxxopts::value<std::string>(), "H");
+        ("head", "Only head H of the attentions, --heatmap and --svg (0-based; the HTML view keeps every head: its "
+                 "toggles pick)", cxxopts::value<std::string>(), "H");
     options.add_options("Pictures")
         ("heatmap", "Draw the weights of --layer (each head, or --head) in the terminal. Alone it prints only "
                     "the picture; with --show, the results join it in --format pretty, or go to -o")
         ("svg", "Write an SVG heatmap of the weights of --layer (a grid of heads, or --head)",
          cxxopts::value<std::string>(), "FILE")
-        ("html", "Write the interactive HTML view of the weights of --layer (every head)",
+        ("html", "Write the interactive HTML view of the weights (every head) of every layer, with a layer "
+                 "selector and a model view of every layer and head, as bertviz's head_view and model_view; of "
+                 "--layer alone when given",
          cxxopts::value<std::string>(), "FILE");
     options.parse_positional({"path"});
     add_output_options(options);
@@ -262,7 +275,8 @@ int cmd_model(int argc, char** argv) {
     model::ForwardWants wants;
     wants.attentions = show_att || pictures;
     wants.hidden_states = show_hidden;
-    wants.layer = layer ? layer : pictures && !show_att ? std::optional<std::size_t>(0) : std::nullopt;
+    // The terminal and SVG pictures draw one layer (0 by default); the HTML view every layer.
+    wants.layer = layer ? layer : pictures && !show_att && html.empty() ? std::optional<std::size_t>(0) : std::nullopt;
     if (!wants.attentions && !wants.hidden_states) wants.layer = 0;  // --show tokens alone: the ids checked, little run
     const model::ForwardResult res = m.forward(input, wants);
 
@@ -302,7 +316,7 @@ int cmd_model(int argc, char** argv) {
     std::vector<io::detail::PendingFile> files;
     std::string heatmap_text;
     if (pictures) {
-        const TensorView layer_att = show_att && !wants.layer ? pick(res.attentions.view(), 0, layer.value_or(0)) : att;
+        const TensorView layer_att = !wants.layer ? pick(res.attentions.view(), 0, layer.value_or(0)) : att;
         const std::size_t W = c.window_of(layer.value_or(0));
         const bool causal = c.arch != model::Architecture::bert;
         const auto masked = [causal, W](std::size_t i, std::size_t j) { return (causal && j > i) || (W && j + W <= i); };
@@ -350,12 +364,23 @@ int cmd_model(int argc, char** argv) {
         }
         if (!html.empty()) {
             viz::HtmlViewOptions o;
-            o.title = c.model_type + " " + what;
+            o.title = c.model_type + (layer ? " " + what : " attentions");
             o.query_labels = o.key_labels = row_labels;
-            o.masking_text = masking;
             o.sentence_b = sentence_b;
-            if (causal) o.masked = [masked](std::size_t, std::size_t i, std::size_t j) { return masked(i, j); };
-            files.push_back({html, viz::html_view(layer_att, o)});
+            if (layer) {
+                o.masking_text = masking;
+                if (causal) o.masked = [masked](std::size_t, std::size_t i, std::size_t j) { return masked(i, j); };
+                files.push_back({html, viz::html_view(layer_att, o)});
+            } else {  // (L, B, H, T, T): each layer's own window (Qwen2's max_window_layers)
+                o.masking_text = !causal ? "" : masking_of_layers(c);
+                const std::size_t per_layer = input.batch * c.heads;
+                if (causal)
+                    o.masked = [&c, per_layer](std::size_t s, std::size_t i, std::size_t j) {
+                        const std::size_t W = c.window_of(s / per_layer);
+                        return j > i || (W && j + W <= i);
+                    };
+                files.push_back({html, viz::html_view(res.attentions.view(), o)});
+            }
         }
     }
     if (!items.empty())

@@ -103,12 +103,20 @@ h1 { font-size: 18px; margin: 0 0 4px; }
 #views { display: flex; gap: 32px; align-items: flex-start; flex-wrap: wrap; }
 .panel h2 { font-size: 14px; margin: 0 0 4px; color: #444; font-weight: 600; white-space: nowrap; }
 #colorbar { display: flex; align-items: center; gap: 6px; margin-top: 6px; font: 12px ui-monospace, monospace; }
-#model { display: grid; gap: 4px; align-items: center; }
+#model { display: grid; gap: 4px; align-items: center; justify-content: start; }
 #model .thumb { width: 64px; height: 64px; image-rendering: pixelated; cursor: pointer; border: 1px solid #ddd; }
 #model .thumb:hover { border-color: #c0392b; }
 #model .axis { font: 12px ui-monospace, monospace; color: #555; white-space: nowrap; }
-#readout { font: 13px ui-monospace, monospace; min-height: 1.4em; margin-top: 8px; color: #333; }
+#readout { font: 13px ui-monospace, monospace; min-height: 1.4em; margin-top: 8px; color: #333;
+  position: sticky; bottom: 0; background: inherit; padding: 4px 0; }
 #selftest { display: none; }
+@media (prefers-color-scheme: dark) {
+  body { color: #ddd; background: #181818; }
+  #info, #model .axis { color: #aaa; }
+  .panel h2, #readout { color: #ccc; }
+  #tabs button { background: #2a2a2a; color: #ddd; border-color: #555; }
+  #model .thumb { border-color: #444; }
+}
 [hidden] { display: none !important; }
 )css";
 
@@ -141,6 +149,11 @@ constexpr const char* script = R"js(
   for (let i = 0; i < C.length; i++) if (C[i] > maxCode && !masked(i)) maxCode = C[i];
   const $ = id => document.getElementById(id);
   const readout = $('readout');
+  // Canvases hold devicePixelRatio pixels per CSS pixel (sharp on high-density screens); the
+  // drawing code works in CSS pixels. Resizing a canvas resets its context's state.
+  const dpr = window.devicePixelRatio || 1;
+  function size(c, w, h) { c.width = Math.round(w * dpr); c.height = Math.round(h * dpr); c.style.width = w + 'px'; c.style.height = h + 'px'; }
+  const ink = getComputedStyle(document.body).color;  // the text colour (light or dark scheme)
 
   // ---- state ----
   const S = {layer: 0, batch: 0, on: new Array(H).fill(true), cur: 0, thr: 1, pair: 'all', focus: null};
@@ -181,7 +194,10 @@ constexpr const char* script = R"js(
     const t = document.createElement('span');
     t.className = 'head-toggle on'; t.dataset.h = h; t.textContent = h; t.style.background = colour(h);
     t.title = 'head ' + h + ': click to show or hide, double-click for this head alone';
-    t.addEventListener('click', () => { S.on[h] = !S.on[h]; if (S.on[h]) S.cur = h; syncToggles(); drawAll(); });
+    t.addEventListener('click', () => {
+      if (S.on[h] && S.on.filter(x => x).length === 1) return;  // the last head shown stays (as bertviz)
+      S.on[h] = !S.on[h]; if (S.on[h]) S.cur = h; syncToggles(); drawAll();
+    });
     t.addEventListener('dblclick', () => { S.on.fill(false); S.on[h] = true; S.cur = h; syncToggles(); drawAll(); });
     $('heads').appendChild(t); toggles.push(t);
   }
@@ -200,8 +216,9 @@ constexpr const char* script = R"js(
   const labelW = Math.ceil(Math.min(200, longest) + 14), gap = 160, top = 26;
   const n = Math.max(tq, tk);
   const rowH = n <= 64 ? 20 : Math.max(2, Math.min(20, Math.floor(2400 / n)));
-  const showLabels = rowH >= 10;
-  hv.width = 2 * labelW + gap; hv.height = top + n * rowH + 8;
+  const labelEvery = Math.ceil(10 / rowH);  // rows too thin for every label: every k-th, and the hovered one
+  const hvW = 2 * labelW + gap, hvH = top + n * rowH + 8;
+  size(hv, hvW, hvH);
   function clip(ctx, s, w) {
     if (ctx.measureText(s).width <= w) return s;
     while (s.length > 1 && ctx.measureText(s + '\u2026').width > w) s = s.slice(0, -1);
@@ -209,22 +226,24 @@ constexpr const char* script = R"js(
   }
   const yOf = i => top + i * rowH + rowH / 2;
   function drawHead() {
-    hx.setTransform(1, 0, 0, 1, 0, 0);
-    hx.globalAlpha = 1; hx.clearRect(0, 0, hv.width, hv.height);
-    hx.font = 'bold ' + font; hx.fillStyle = '#222';
+    hx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    hx.globalAlpha = 1; hx.clearRect(0, 0, hvW, hvH);
+    hx.font = 'bold ' + font; hx.fillStyle = ink;
     hx.textAlign = 'right'; hx.fillText('queries', labelW - 6, 16);
     hx.textAlign = 'left'; hx.fillText('keys', labelW + gap + 6, 16);
     hx.font = font;
-    if (showLabels) {
+    {
       const f = S.focus;
       D.q.forEach((s, q) => {
         const on = f !== null && f.side === 'q' && f.idx === q;
-        hx.fillStyle = on ? '#c0392b' : qIn(q) ? '#222' : '#bbb'; hx.textAlign = 'right';
+        if (q % labelEvery !== 0 && !on) return;
+        hx.fillStyle = on ? '#c0392b' : qIn(q) ? ink : '#999'; hx.textAlign = 'right';
         hx.fillText(clip(hx, s, labelW - 10), labelW - 6, yOf(q) + 4);
       });
       D.k.forEach((s, k) => {
         const on = f !== null && f.side === 'k' && f.idx === k;
-        hx.fillStyle = on ? '#c0392b' : kIn(k) ? '#222' : '#bbb'; hx.textAlign = 'left';
+        if (k % labelEvery !== 0 && !on) return;
+        hx.fillStyle = on ? '#c0392b' : kIn(k) ? ink : '#999'; hx.textAlign = 'left';
         hx.fillText(clip(hx, s, labelW - 10), labelW + gap + 6, yOf(k) + 4);
       });
     }
@@ -258,21 +277,24 @@ constexpr const char* script = R"js(
     }
     hx.globalAlpha = 1;
   }
+  // A token with its position: "the (3)" (a text may hold a token more than once).
+  const token = (names, j) => names[j] + ' (' + j + ')';
   function focusText() {
     const f = S.focus;
-    if (f === null) return;
-    const names = f.side === 'q' ? D.k : D.q, parts = [];
-    for (let h = 0; h < H && parts.length < 4; h++) {
+    if (f === null) { readout.textContent = 'hover a token or a cell'; return; }
+    const names = f.side === 'q' ? D.k : D.q, shown = f.side === 'q' ? kIn : qIn, parts = [];
+    for (let h = 0; h < H; h++) {
       if (!S.on[h]) continue;
       const base = slice(S.layer, S.batch, h) * cells, best = [];
       for (let j = 0; j < names.length; j++) {
         const i = base + (f.side === 'q' ? f.idx * tk + j : j * tk + f.idx);
-        if (!masked(i)) best.push([value(i), j, i]);
+        if (!masked(i) && shown(j)) best.push([value(i), j, i]);
       }
       best.sort((a, b) => b[0] - a[0]);
-      parts.push('head ' + h + ': ' + best.slice(0, 3).map(e => names[e[1]] + ' ' + fmt(e[2])).join(', '));
+      parts.push((dim.head === undefined ? '' : 'head ' + h + ': ') +
+                 best.slice(0, 3).map(e => token(names, e[1]) + ' ' + fmt(e[2])).join(', '));
     }
-    readout.textContent = (f.side === 'q' ? 'query ' + D.q[f.idx] + ' attends to ' : 'key ' + D.k[f.idx] + ' is attended by ') + parts.join(' | ');
+    readout.textContent = (f.side === 'q' ? 'query ' + token(D.q, f.idx) + ' attends to ' : 'key ' + token(D.k, f.idx) + ' is attended by ') + parts.join(' | ');
   }
   hv.addEventListener('mousemove', e => {
     const r = hv.getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top;
@@ -283,7 +305,7 @@ constexpr const char* script = R"js(
     if (same) return;
     S.focus = f; drawHead(); focusText();
   });
-  hv.addEventListener('mouseleave', () => { if (S.focus !== null) { S.focus = null; drawHead(); } });
+  hv.addEventListener('mouseleave', () => { if (S.focus !== null) { S.focus = null; drawHead(); focusText(); } });
 
   // ---- matrix view: one colour scale (0 … the largest weight of the page) ----
   const mv = $('matrix'), mx = mv.getContext('2d');
@@ -291,7 +313,8 @@ constexpr const char* script = R"js(
   const matLabels = cell >= 10;
   mx.font = font;
   const mLeft = matLabels ? labelW : Math.ceil(mx.measureText('query').width + 12), mTop = matLabels ? labelW : 22;
-  mv.width = mLeft + tk * cell + 8; mv.height = mTop + tq * cell + 8;
+  const mvW = mLeft + tk * cell + 8, mvH = mTop + tq * cell + 8;
+  size(mv, mvW, mvH);
   const img = document.createElement('canvas'); img.width = tk; img.height = tq;
   const ix = img.getContext('2d'), id = ix.createImageData(tk, tq);
   function paint(s, data) {  // one slice into RGBA pixels, one per cell
@@ -310,10 +333,11 @@ constexpr const char* script = R"js(
     $('matrix-title').textContent = 'matrix view: ' + D.names[s] + ' (rows: queries, columns: keys)';
     cellsDrawn = paint(s, id.data);
     ix.putImageData(id, 0, 0);
-    mx.clearRect(0, 0, mv.width, mv.height);
+    mx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    mx.clearRect(0, 0, mvW, mvH);
     mx.imageSmoothingEnabled = false;
     mx.drawImage(img, mLeft, mTop, tk * cell, tq * cell);
-    mx.fillStyle = '#222'; mx.font = font;
+    mx.fillStyle = ink; mx.font = font;
     if (matLabels) {
       mx.textAlign = 'right';
       D.q.forEach((t, q) => mx.fillText(clip(mx, t, labelW - 10), mLeft - 4, mTop + q * cell + cell / 2 + 4));
@@ -331,7 +355,7 @@ constexpr const char* script = R"js(
     const r = mv.getBoundingClientRect(), k = Math.floor((e.clientX - r.left - mLeft) / cell), q = Math.floor((e.clientY - r.top - mTop) / cell);
     if (q < 0 || q >= tq || k < 0 || k >= tk) return;
     const s = slice(S.layer, S.batch, S.cur);
-    readout.textContent = D.names[s] + ': query ' + D.q[q] + ' \u2192 key ' + D.k[k] + ': ' + fmt(s * cells + q * tk + k);
+    readout.textContent = D.names[s] + ': query ' + token(D.q, q) + ' \u2192 key ' + token(D.k, k) + ': ' + fmt(s * cells + q * tk + k);
   });
   (function colourBar() {
     const bar = $('bar'), bx = bar.getContext('2d');
@@ -347,12 +371,14 @@ constexpr const char* script = R"js(
   function drawModel() {
     if (!modelDirty) return;
     modelDirty = false;
+    $('model-what').textContent = (L > 1 ? 'every layer and head' : 'every head') + (B > 1 ? ' of batch item ' + S.batch : '');
     modelDiv.textContent = '';
     modelDiv.style.gridTemplateColumns = 'auto repeat(' + H + ', 66px)';
     modelDiv.appendChild(document.createElement('span'));
     for (let h = 0; h < H; h++) { const a = document.createElement('span'); a.className = 'axis'; a.textContent = 'head ' + h; modelDiv.appendChild(a); }
     for (let l = 0; l < L; l++) {
-      const a = document.createElement('span'); a.className = 'axis'; a.textContent = 'layer ' + l; modelDiv.appendChild(a);
+      const a = document.createElement('span'); a.className = 'axis'; a.textContent = dim.layer === undefined ? '' : 'layer ' + l;
+      modelDiv.appendChild(a);
       for (let h = 0; h < H; h++) {
         const c = document.createElement('canvas');
         c.width = tk; c.height = tq; c.className = 'thumb'; c.dataset.l = l; c.dataset.h = h;
@@ -374,7 +400,7 @@ constexpr const char* script = R"js(
   $('tab-head').addEventListener('click', () => show('head'));
   $('tab-model').addEventListener('click', () => show('model'));
 
-  function drawAll() { drawHead(); drawMatrix(); }
+  function drawAll() { drawHead(); drawMatrix(); if (!$('model-tab').hidden) drawModel(); }
   drawAll();
   // Reading a pixel back waits until the canvases are rasterised: the time is the frame's.
   hx.getImageData(0, 0, 1, 1); mx.getImageData(0, 0, 1, 1);
@@ -383,7 +409,8 @@ constexpr const char* script = R"js(
   if (location.hash === '#selftest') {
     const out = ['resources ' + performance.getEntriesByType('resource').length];
     thrIn.value = 0; thrIn.dispatchEvent(new Event('input'));
-    const only = h => toggles.forEach((t, j) => { if (S.on[j] !== (j === h)) t.click(); });
+    // Head h alone: shown first, then the others hidden (the last head shown cannot be hidden).
+    const only = h => { if (!S.on[h]) toggles[h].click(); toggles.forEach((t, j) => { if (j !== h && S.on[j]) t.click(); }); };
     // Every slice through the controls: its lines "SLICE QUERY KEY OPACITY" and its cells.
     for (let l = 0; l < L; l++)
       for (let b = 0; b < B; b++)
@@ -403,6 +430,8 @@ constexpr const char* script = R"js(
     const heads = () => { rec = []; drawHead(); const d = new Set(rec.map(r => r[0])).size; rec = null; return d; };
     out.push('toggles ' + S.on.filter(x => x).length + ' drawn ' + heads());
     if (H > 1) { toggles[0].click(); out.push('toggles ' + S.on.filter(x => x).length + ' drawn ' + heads()); }
+    // The last head shown stays when clicked: "last 1".
+    only(0); toggles[0].click(); out.push('last ' + S.on.filter(x => x).length);
     // Hovering query q leaves only q's lines (a stray line counts 1000): "focus Q SHOWN".
     only(0);
     const r = hv.getBoundingClientRect();
@@ -578,9 +607,11 @@ std::string html_view(const TensorView& w, const HtmlViewOptions& o) {
     if (!o.scale_text.empty()) info += " · " + o.scale_text;
     info += " · " + (o.masking_text.empty() ? std::string("no mask") : "masking: " + o.masking_text);
     if (!o.pooled_text.empty()) info += " · " + o.pooled_text;
-    info += with_exact ? " · line opacity: the weight in 8 bits; exact values on hover"
-                       : " · line opacity and values on hover: the weight in 8 bits (exact values only in pages of "
-                         "at most " + std::to_string(max_exact) + " weights)";
+    // Opacity is weight / top in 8 bits: the weight itself when no value is above 1.
+    const std::string opacity = top > 1 ? "the value ÷ the largest (" + json_number(top) + ")" : "the weight";
+    info += with_exact ? " · line opacity: " + opacity + " in 8 bits; exact values on hover"
+                       : " · line opacity and values on hover: " + opacity + " in 8 bits (exact values only in pages "
+                         "of at most " + std::to_string(max_exact) + " weights)";
 
     std::string page;
     page.reserve(data.size() + 40000);
@@ -605,7 +636,7 @@ std::string html_view(const TensorView& w, const HtmlViewOptions& o) {
             "<div class=\"panel\"><h2 id=\"matrix-title\">matrix view</h2><canvas id=\"matrix\"></canvas>"
             "<div id=\"colorbar\"><span id=\"bar-lo\"></span><canvas id=\"bar\" width=\"160\" height=\"12\"></canvas>"
             "<span id=\"bar-hi\"></span></div></div>\n</div></div>\n";
-    page += "<div id=\"model-tab\" hidden><p>model view: every layer and head (click one for its head view)</p>"
+    page += "<div id=\"model-tab\" hidden><p>model view: <span id=\"model-what\"></span> (click one for its head view)</p>"
             "<div id=\"model\"></div></div>\n";
     page += "<p id=\"readout\">hover a token or a cell</p>\n<pre id=\"selftest\"></pre>\n"
             "<p id=\"frame\" hidden>first frame drawn after <span id=\"frame-ms\"></span> ms</p>\n";

@@ -95,7 +95,7 @@ awk -F, '/^# weights \[/ { h = $0; sub(/.*\[/, "", h); sub(/\].*/, "", h); r = 0
 [ "$(wc -l <"$T/expected")" -eq $((4 * 36)) ] && ok || bad "multi-head: 4 heads x 36 causal pairs expected from the csv"
 selftest "$T/gq.html" "$T/drawn"
 same_lines "$T/expected" "$T/drawn" "multi-head attend: every head's lines equal the csv weights"
-grep -qF 'title="weights [3]: click for its head view"' "$T/dom.html" && ok || bad "multi-head: thumbnails name the heads"
+grep -qF 'title="head 3: click for its head view"' "$T/dom.html" && ok || bad "multi-head: thumbnails name the heads"
 
 # 4. attn view of (L, B, H, T, T) = (2, 1, 3, 6, 6) weights from numpy, labels with a [SEP]:
 #    every slice through the layer selector and head toggles, the A/B filter, the model view.
@@ -113,6 +113,20 @@ grep -qE '^pair AB bad 0 lines [1-9]' "$T/drawn" && ok || bad "sentence filter A
 for q in 0 1 2 3 4 5; do
     grep -qx "focus $q 6" "$T/drawn" && ok || bad "view: hover on query $q: $(grep "^focus $q " "$T/drawn")"
 done
+
+# 4b. attn model --html: every layer (it drew layer 0 alone), each layer's own mask (Qwen2 with a
+#     sliding window on one of its two layers): the lines equal the attentions attn prints.
+"$build/attn" model "$ROOT/data/models/tiny/qwen2_window" --ids 1,2,3,4,5 --html "$T/model.html" \
+    --show attentions --format csv >"$T/model.csv" && ok || bad "attn model --html failed"
+# blocks "# attentions [l, 0, h] 5x5" (4 heads): slice l*4 + h; a masked cell prints 0 and draws nothing
+awk -F, '/^# attentions \[/ { split($0, a, /[][, ]+/); s = a[3] * 4 + a[5]; r = 0; next }
+         /^,/ { next }
+         NF > 1 { for (k = 2; k <= NF; k++) if ($k != 0) print s, r, k - 2, $k; r++ }' "$T/model.csv" >"$T/expected"
+selftest "$T/model.html" "$T/drawn"
+same_lines "$T/expected" "$T/drawn" "attn model --html: every layer's lines equal the attentions"
+grep -qF '<option value="1">layer 1</option>' "$T/dom.html" && ok || bad "attn model --html: a layer selector"
+grep -qF 'causal, sliding window 3 on 1 of 2 layers' "$T/dom.html" && ok || bad "attn model --html: the masking of the layers"
+grep -qx 'last 1' "$T/drawn" && ok || bad "the last head shown cannot be hidden: $(grep '^last' "$T/drawn")"
 
 # 5. Large: 12 layers x 12 heads of 512 tokens (softmax of `attn random`, (12, 12, 512, 512)
 #    named layer,head): at most 8 MB, and its first frame drawn; the time to it (navigation

@@ -345,8 +345,14 @@ std::string html_picture(const AttendInputs& in, const AttendResults& res,
         const MatrixView m = slice_of(src, in, res, b, h);
         for (std::size_t i = 0; i < m.rows; ++i)
             for (std::size_t j = 0; j < m.cols; ++j) t.slice_data(k)[i * t.row_stride() + j] = m(i, j);
-        ho.slice_names.push_back(indexed ? "weights " + index_text(in, res, b, h) : "weights");
+        // Named as the page's other titles are: "batch 1, head 0" (index_text's "[1, 0]" names no axis).
+        std::string name = in.batched ? "batch " + std::to_string(res.items.begin + b) : "";
+        if (res.head_dim) name += (name.empty() ? "" : ", ") + std::string("head ") + std::to_string(h);
+        ho.slice_names.push_back(indexed ? name : "weights");
     }
+    // What the slices are: with one head each (--head) of several batch items, batch items.
+    if (grid) ho.dim_names = {"batch", "head"};
+    else if (indexed) ho.dim_names = {in.batched && p.head >= 0 && sel.size() > 1 ? "batch" : "head"};
     ho.masked = [&res, sel](std::size_t k, std::size_t i, std::size_t j) {
         return !res.allowed(sel[k].first, sel[k].second, i, j);
     };

@@ -213,8 +213,8 @@ void declare_options(cxxopts::Options& options) {
                 "--show the matrices go to -o", cxxopts::value<std::string>(), "FILE")
         ("svg-of", "Matrix drawn by --svg: scores, scaled or weights",
          cxxopts::value<std::string>()->default_value("weights"), "WHAT")
-        ("head", "Draw only head h (0-based) in --heatmap and --svg", cxxopts::value<std::string>(), "h")
-        ("batch", "Draw only batch item b (0-based) in --heatmap and --svg", cxxopts::value<std::string>(), "b");
+        ("head", "Draw only head h (0-based) in --heatmap, --svg and --html", cxxopts::value<std::string>(), "h")
+        ("batch", "Draw only batch item b (0-based) in --heatmap, --svg and --html", cxxopts::value<std::string>(), "b");
     // ---- interactive HTML view (src/draw/html.cpp) ----
     options.add_options("Pictures")
         ("html", "Write an interactive HTML view of the weights to FILE: bertviz-style head view (hover a token; "
