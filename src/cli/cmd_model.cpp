@@ -117,6 +117,21 @@ TensorView pick(const TensorView& t, std::size_t dim, std::size_t index) {
     return v;
 }
 
+// Tokens as bertviz's page shows them (format_special_chars): GPT-2's "Ġ" and SentencePiece's
+// "▁" (a space before the word) as a space, "</w>" dropped. The results keep the tokens.
+std::vector<std::string> page_tokens(std::vector<std::string> tokens) {
+    const auto replace = [](std::string& t, std::string_view from, std::string_view to) {
+        for (std::size_t at = t.find(from); at != std::string::npos; at = t.find(from, at + to.size()))
+            t.replace(at, from.size(), to);
+    };
+    for (std::string& t : tokens) {
+        replace(t, "\u0120", " ");
+        replace(t, "\u2581", " ");
+        replace(t, "</w>", "");
+    }
+    return tokens;
+}
+
 // The masking of a decoder's layers in words: causal, and a sliding window on the layers with one.
 std::string masking_of_layers(const model::ModelConfig& c) {
     std::size_t windowed = 0, W = 0;
@@ -176,8 +191,8 @@ int cmd_model(int argc, char** argv) {
         ("svg", "Write an SVG heatmap of the weights of --layer (a grid of heads, or --head)",
          cxxopts::value<std::string>(), "FILE")
         ("html", "Write the interactive HTML view of the weights (every head) of every layer, with a layer "
-                 "selector and a model view of every layer and head, as bertviz's head_view and model_view; of "
-                 "--layer alone when given",
+                 "selector and a model view of every layer and head, as bertviz's head_view and model_view (tokens "
+                 "as bertviz shows them: Ġ and ▁ as a space); of --layer alone when given",
          cxxopts::value<std::string>(), "FILE");
     options.parse_positional({"path"});
     add_output_options(options);
@@ -365,7 +380,7 @@ int cmd_model(int argc, char** argv) {
         if (!html.empty()) {
             viz::HtmlViewOptions o;
             o.title = c.model_type + (layer ? " " + what : " attentions");
-            o.query_labels = o.key_labels = row_labels;
+            o.query_labels = o.key_labels = page_tokens(row_labels);
             o.sentence_b = sentence_b;
             if (layer) {
                 o.masking_text = masking;

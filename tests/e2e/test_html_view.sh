@@ -31,3 +31,16 @@ grep -qF '"exact":null' "$T/big.html" && pass || fail "no exact values beyond 2^
 run attend -x "$T/xb.npy" --heads 2 --html "$T/bh.html" -o /dev/null
 expect_code 0 "--html of a batch with heads"
 if grep -q 'shape (2, 2, 4, 4)' "$T/bh.html"; then pass; else fail "--html of B=2, H=2: the page does not state shape (2, 2, 4, 4)"; fi
+
+# attn model's page shows tokens as bertviz does: SentencePiece's "▁" (and GPT-2's "Ġ") as the
+# space they stand for; the results keep the tokens. A Llama folder with a tokenizer of its own.
+mkdir -p "$T/sp"
+cp "$ROOT/data/models/tiny/llama/config.json" "$ROOT/data/models/tiny/llama/model.safetensors" "$T/sp/"
+printf '%s' '{"normalizer": {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "▁"},
+  {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}]}, "model": {"type": "BPE",
+  "vocab": {"<unk>": 0, "▁": 1, "h": 2, "i": 3, "▁h": 4, "▁hi": 5, "Ġ": 6}, "merges": ["▁ h", "▁h i"]}}' \
+    >"$T/sp/tokenizer.json"
+run model "$T/sp" --text "hi hi" --show tokens --format json --html "$T/sp.html"
+expect_code 0 "model --text --html with a SentencePiece-style tokenizer"
+expect_out_has '"▁hi"' "the results keep the tokens"
+grep -qF '"q":[" hi"," hi"]' "$T/sp.html" && pass || fail "the page shows ▁ as a space: $(grep -o '"q":[^]]*]' "$T/sp.html")"
