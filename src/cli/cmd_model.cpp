@@ -192,7 +192,7 @@ int cmd_model(int argc, char** argv) {
          cxxopts::value<std::string>(), "FILE")
         ("html", "Write the interactive HTML view of the weights (every head) of every layer, with a layer "
                  "selector and a model view of every layer and head, as bertviz's head_view and model_view (tokens "
-                 "as bertviz shows them: Ġ and ▁ as a space); of --layer alone when given",
+                 "as bertviz shows them: GPT-2's and SentencePiece's space marks as a space); of --layer alone when given",
          cxxopts::value<std::string>(), "FILE");
     options.parse_positional({"path"});
     add_output_options(options);
