@@ -37,24 +37,29 @@ struct Case {
     // The fraction of the Tq×Tk cells the key rule lets a query see (causal, window, documents;
     // not a --mask): what a kernel that skips invisible key blocks can save. Set by check_case.
     double visible = 1.0;
+    // The fraction of the keys some query row of its batch item sees (the hull of their ranges):
+    // what a decoding step reads of K and V. Set by check_case.
+    double keys_read = 1.0;
     // The variant as a name: "softcap=30", "window=1023" (L; "L:R", ":R"), "alibi=8", "sinks",
     // "segments=8", "rope=10000[:interleaved][:dims=N]"; "" for none.
     std::string variant() const;
     bool batched() const { return batch > 1 || heads > 1 || op == Op::mha; }
     std::string shape() const;
-    // Floating-point work: matmul 2mnk; attention 4·B·H·Tq·Tk·d (both products, counted
-    // dense even when causal, as ggml counts them); mha adds the projections and W_O;
-    // softmax none (elements/s instead).
+    // Floating-point work: matmul 2mnk; attention 4·d per visible cell of the B·H·Tq·Tk
+    // (both products; causal about half, as FlashAttention's benchmarks count it; a --mask's
+    // cells are computed, so counted); mha adds the projections and W_O; softmax none
+    // (elements/s instead).
     double flops() const;
     double elements() const { return double(m) * double(n); }
     // Bytes of inputs and outputs the case allocates (a little more for packing).
     double bytes() const;
     // Memory-bound: fused attention with few query rows (split-K decoding), whose time is
-    // reading K and V. moved_bytes: what one call must move (K, V, Q and O; K and V in
-    // kv_type).
+    // reading K and V. moved_bytes: what one call must move (the rows of K and V its queries
+    // see, as stored in kv_type with their padding; Q and O).
     bool memory_bound() const;
     double moved_bytes() const;
     double kv_element_bytes() const;  // 4, 2, or 34/32 for q8_0
+    double kv_row_bytes() const;      // a stored row of K or V: d elements padded as kv_type pads them
 };
 
 // The attention spec of an attention or mha case's variant (no mask or bias): the fields of

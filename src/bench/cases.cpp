@@ -1,5 +1,6 @@
 // attn bench: the timed cases — their shapes, work and memory, and the library call each
 // one makes on seeded random inputs.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -40,7 +41,7 @@ double Case::flops() const {
                  G = double(kv_heads);
     if (op == Op::matmul) return 2.0 * M * N * K;
     if (op == Op::softmax) return 0.0;
-    const double attention = 4.0 * B * H * M * N * K;
+    const double attention = 4.0 * B * H * M * N * K * visible;
     if (op == Op::attention) return attention;
     const double E = H * K;  // model width: H heads of d
     // Q, K, V projections, attention, W_O.
@@ -103,13 +104,19 @@ void check_case(Case& c) {
     };
     const TensorView q = view(c.batch, c.heads, c.m, c.k), kv = view(c.batch, c.kv_heads, c.n, c.k);
     const AttentionProblem p = resolve_attention(q, kv, kv, spec_of(c));
-    double seen = 0.0;
-    for (std::size_t b = 0; b < p.B; ++b)
+    double seen = 0.0, read = 0.0;
+    for (std::size_t b = 0; b < p.B; ++b) {
+        std::size_t first = p.Tk, last = 0;  // the hull of the rows' key ranges
         for (std::size_t i = 0; i < p.Tq; ++i) {
             const KeyRange r = p.keys(b, i);
             seen += double(r.end - r.begin);
+            if (r.end > r.begin) first = std::min(first, r.begin), last = std::max(last, r.end);
         }
-    c.visible = p.B * p.Tq * p.Tk != 0 ? seen / (double(p.B) * double(p.Tq) * double(p.Tk)) : 1.0;
+        read += last > first ? double(last - first) : 0.0;
+    }
+    const bool any = p.B * p.Tq * p.Tk != 0;
+    c.visible = any ? seen / (double(p.B) * double(p.Tq) * double(p.Tk)) : 1.0;
+    c.keys_read = any ? read / (double(p.B) * double(p.Tk)) : 1.0;
 }
 
 double Case::kv_element_bytes() const {
@@ -118,9 +125,15 @@ double Case::kv_element_bytes() const {
 
 bool Case::memory_bound() const { return op == Op::attention && fused && m <= decode_max_rows; }
 
+double Case::kv_row_bytes() const {
+    if (kv_type == ElementType::q8_0) return double((k + q8_0_block - 1) / q8_0_block * q8_0_block_bytes);
+    if (kv_type == ElementType::f32) return 4.0 * double(Matrix::padded_stride(k));
+    return 2.0 * double(padded_row_length(k, HalfTensor::stride_quantum));
+}
+
 double Case::moved_bytes() const {
     const double B = double(batch), H = double(heads), G = double(kv_heads), M = double(m), N = double(n), K = double(k);
-    return kv_element_bytes() * B * 2.0 * G * N * K + 4.0 * B * 2.0 * H * M * K;
+    return kv_row_bytes() * B * 2.0 * G * N * keys_read + 4.0 * B * 2.0 * H * M * K;
 }
 
 namespace {

@@ -31,6 +31,25 @@ std::optional<double> cpu_fraction(const std::vector<Peak>& peaks, const Result&
 
 double mib(std::size_t bytes) { return double(bytes) / double(1u << 20); }
 
+// A case's name in the tables: op, then /mat, /c, /f16, /mask, /bias and the variant as they apply.
+std::string label_of(const Case& c) {
+    std::string label = op_name(c.op);
+    if (c.op == Op::attention || c.op == Op::mha) {
+        label += c.fused ? "" : "/mat";
+        if (c.causal) label += "/c";
+        if (c.kv_type != ElementType::f32) label += "/" + std::string(element_type_name(c.kv_type));
+        if (c.mask) label += "/mask";
+        if (c.bias) label += "/bias";
+        if (!c.variant().empty()) label += "/" + c.variant();
+    }
+    return label;
+}
+
+// Whether a key rule hides cells of the case (causal, a window, documents): its visible fraction.
+bool has_key_rule(const Case& c) {
+    return (c.op == Op::attention || c.op == Op::mha) && (c.causal || c.window.bounded() || c.segments);
+}
+
 // Where a plain fused prefill's time goes (float32 K/V, no mask, bias or variant): its two
 // products at the FMA peak, its exponentials (one per visible cell) at the exp probe's rate,
 // and everything else, as fractions of its median.
@@ -47,7 +66,7 @@ void print_time_split(const std::vector<Result>& results, const std::vector<Peak
         if (!peak) continue;
         if (!header) std::printf("\nwhere the time of the fused attention goes (fractions of its median):\n");
         header = true;
-        const double products = c.flops() * c.visible / (peak->gflops * 1e9) / r.timing.median;
+        const double products = c.flops() / (peak->gflops * 1e9) / r.timing.median;  // flops(): the visible cells
         const double exps = double(c.batch * c.heads) * c.elements() * c.visible;
         const double exp_time = exps / peak->exps_per_second / r.timing.median;
         const double rest = 1.0 - products - exp_time;
@@ -88,24 +107,11 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
         if (!results.empty()) std::printf("\n");
     }
     if (results.empty()) return;
-    // The op column names the case: op, then /mat, /c, /f16, /mask, /bias and the variant as they apply.
-    const auto label_of = [](const Result& r) {
-        std::string label = op_name(r.c.op);
-        if (r.c.op == Op::attention || r.c.op == Op::mha) {
-            label += r.c.fused ? "" : "/mat";
-            if (r.c.causal) label += "/c";
-            if (r.c.kv_type != ElementType::f32) label += "/" + std::string(element_type_name(r.c.kv_type));
-            if (r.c.mask) label += "/mask";
-            if (r.c.bias) label += "/bias";
-            if (!r.c.variant().empty()) label += "/" + r.c.variant();
-        }
-        return label;
-    };
     int lw = 18, sw = 16;  // the columns widen for the longest label and shape
-    for (const auto& r : results) lw = std::max(lw, int(label_of(r).size())), sw = std::max(sw, int(r.c.shape().size()));
-    // A window or documents: the fraction of cells visible, which their ratio is read against.
+    for (const auto& r : results) lw = std::max(lw, int(label_of(r.c).size())), sw = std::max(sw, int(r.c.shape().size()));
+    // A key rule: the fraction of cells visible, which the flops count and a ratio is read against.
     bool any_visible = false;
-    for (const auto& r : results) any_visible = any_visible || r.c.window.bounded() || r.c.segments;
+    for (const auto& r : results) any_visible = any_visible || has_key_rule(r.c);
     std::printf("%-*s %-*s %-7s %3s %11s %11s %11s %9s %11s %9s %7s %8s %6s%s\n", lw, "op", sw, "shape", "arch", "thr",
                 "median s", "min s", "max s", "GFLOP/s", "elements/s", "vs scalar", "% peak", "% (cpu)", "ratio",
                 any_visible ? " visible" : "");
@@ -113,7 +119,7 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
     bool any_short = false, any_unscaled = false;
     for (const auto& r : results) {
         const double g = r.c.flops() / r.timing.median * 1e-9;
-        const std::string label = label_of(r);
+        const std::string label = label_of(r.c);
         any_attention = any_attention || r.c.op == Op::attention || r.c.op == Op::mha;
         any_causal = any_causal || ((r.c.op == Op::attention || r.c.op == Op::mha) && r.c.causal);
         const auto peak = peak_for(peaks, r.arch, r.threads);
@@ -133,7 +139,7 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
                     r.speedup ? num(*r.speedup, "%.1fx").c_str() : "-",
                     peak && r.c.flops() > 0 ? num(100.0 * g / *peak, above ? "%.0f%%*" : "%.0f%%").c_str() : "-",
                     cpu ? num(100.0 * *cpu, "%.0f%%").c_str() : "-", r.ratio ? num(*r.ratio, "%.2fx").c_str() : "-",
-                    !any_visible ? "" : att ? num(r.c.visible, " %7.4f").c_str() : "       -");
+                    !any_visible ? "" : att ? num(r.c.visible, " %7.3g").c_str() : "       -");
     }
     print_time_split(results, peaks);
     bool any_memory_bound = false;
@@ -142,19 +148,28 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
         std::printf("\nmemory-bound (few query rows: reading K and V is the limit):\n");
         std::printf("%-*s %-*s %-7s %3s %11s %9s %9s %7s %9s\n", lw, "op", sw, "shape", "arch", "thr", "median s", "MiB",
                     "GB/s", "% bw", "vs");
+        bool any_faster = false;
         for (const auto& r : results) {
             if (!r.c.memory_bound()) continue;
             const double gbps = r.c.moved_bytes() / r.timing.median * 1e-9;
             bool in_cache = false;
             const auto bw = bandwidth.fair_gbps(r.threads, r.c.moved_bytes(), &in_cache);
-            const std::string label = std::string(op_name(r.c.op)) + (r.c.kv_type != ElementType::f32 ? "/" + std::string(element_type_name(r.c.kv_type)) : "");
-            std::printf("%-*s %-*s %-7s %3u %11.6f %9.1f %9.1f %7s %9s\n", lw, label.c_str(), sw, r.c.shape().c_str(),
-                        arch_name(r.arch), r.threads, r.timing.median, r.c.moved_bytes() / double(1u << 20), gbps,
-                        bw ? num(100.0 * gbps / *bw, "%.0f%%").c_str() : "-", bw ? (in_cache ? "in cache" : "memory") : "-");
+            const bool faster = bw && gbps > *bw;  // see the footnote
+            any_faster = any_faster || faster;
+            std::printf("%-*s %-*s %-7s %3u %11.6f %9.3g %9.1f %7s %9s\n", lw, label_of(r.c).c_str(), sw,
+                        r.c.shape().c_str(), arch_name(r.arch), r.threads, r.timing.median,
+                        r.c.moved_bytes() / double(1u << 20), gbps,
+                        bw ? num(100.0 * gbps / *bw, faster ? "%.0f%%*" : "%.0f%%").c_str() : "-",
+                        bw ? (in_cache ? "in cache" : "memory") : "-");
         }
-        std::printf("MiB: the working set (K, V, Q and the output); GB/s: it over the median; %% bw: over the measured "
-                    "read bandwidth (the peak probes) for that many threads, in cache when the working set is no larger than "
-                    "the in-cache buffer (it then stays in the cache between runs), else from memory (vs).\n");
+        std::printf("MiB: what a call reads and writes (the rows of K and V its queries see, as stored, and Q and the "
+                    "output); GB/s: it over the median; %% bw: over the measured read bandwidth (the peak probes) for "
+                    "that many threads, in cache when it is no larger than the in-cache buffer plus 1/16 (it then "
+                    "stays in the cache between runs), else from memory (vs).\n");
+        if (any_faster)
+            std::printf("*: faster than the bandwidth it is compared with: it stays in a cache level faster than that "
+                        "probe's buffer (%s MiB in cache, %s MiB from memory), or other work slowed the probe.\n",
+                        num(mib(bandwidth.cache_bytes), "%.0f").c_str(), num(mib(bandwidth.memory_bytes), "%.0f").c_str());
     }
     std::printf("\nshapes: matmul MxNxK (A is MxK); softmax rows x cols; attention Tq x Tk x d, or B x H[:G] x Tq x Tk x d "
                 "(batch, heads[:key/value heads]); mha also projects X (B x Tq x H*d) and applies W_O.\n");
@@ -171,15 +186,17 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
         std::printf("*: above the FMA peak, probed three times: other work on this machine slowed every probe, so the "
                     "peak is at least this case's rate. Re-run when the machine is quiet, or measure the peaks at length.\n");
     if (any_attention)
-        std::printf("attention GFLOP/s count 4*Tq*Tk*d (both products), dense even when causal%s; /mat = materialized; "
-                    "/mask, /bias = with a random Tq x Tk mask or bias.\n",
-                    any_causal ? " (/c = causal)" : "");
+        std::printf("attention GFLOP/s count 4*d per visible cell (both products): 4*Tq*Tk*d, about half of it when "
+                    "causal%s, as FlashAttention's benchmarks count; /mat = materialized; /mask, /bias = with a random "
+                    "Tq x Tk mask (its cells are computed, so counted) or bias.\n",
+                    any_causal ? " (/c)" : "");
     if (any_variant)
         std::printf("variants (attend's options, each timed as a case of its own): softcap=C, window=L[:R], alibi=B "
                     "(max bias), sinks (one drawn logit per head), segments=N (N equal documents), rope=THETA.\n");
     if (any_visible)
         std::printf("visible: the fraction of the Tq x Tk cells the key rule lets a query see (causal, window, "
-                    "documents); a skipping kernel's ideal ratio is its visible over the plain case's.\n");
+                    "documents): the cells the flops count; a skipping kernel's ideal ratio is its visible over the "
+                    "plain case's.\n");
     if (any_ratio)
         std::printf("ratio: the median over rounds of the case's time over the first case of its shape (above it). "
                     "Cases of one shape are timed in turn, one run of each per round.\n");
@@ -228,8 +245,9 @@ void print_json(const std::vector<Result>& results, const std::vector<Peak>& pea
                 const BandwidthReport& bandwidth, bool quick) {
     std::printf("{\n  \"machine\": {\"online_cores\": %u, \"best_arch\": \"%s\"},\n", online_cores(),
                 arch_name(best_arch()));
-    std::printf("  \"flops_note\": \"matmul 2*M*N*K; attention 4*B*H*Tq*Tk*d, dense even when causal; mha adds "
-                "2*B*Tq*E*H*d + 2*B*Tk*E*2*G*d + 2*B*Tq*H*d*E (E = H*d)\",\n");
+    std::printf("  \"flops_note\": \"matmul 2*M*N*K; attention 4*B*H*Tq*Tk*d times visible_fraction (the cells a "
+                "query may see: about half when causal); mha adds 2*B*Tq*E*H*d + 2*B*Tk*E*2*G*d + 2*B*Tq*H*d*E "
+                "(E = H*d)\",\n");
     std::printf("  \"limits\": \"%s\",\n", quick ? "quick" : "full");
     std::printf("  \"peak\": [");
     for (std::size_t i = 0; i < peaks.size(); ++i)
@@ -255,6 +273,7 @@ void print_json(const std::vector<Result>& results, const std::vector<Peak>& pea
         std::string command = std::string(op_name(r.c.op)) + " " + r.c.shape();
         if ((r.c.op == Op::attention || r.c.op == Op::mha))
             command += std::string(r.c.causal ? " causal" : "") + (r.c.fused ? " fused" : " materialized") +
+                       (r.c.kv_type != ElementType::f32 ? " " + std::string(element_type_name(r.c.kv_type)) : "") +
                        (r.c.mask ? " mask" : "") + (r.c.bias ? " bias" : "") +
                        (r.c.variant().empty() ? "" : " " + r.c.variant());
         std::printf("%s\n    {\"command\": \"%s\", \"op\": \"%s\", \"shape\": \"%s\", \"arch\": \"%s\", \"threads\": %u,",

@@ -75,10 +75,17 @@ expect_code 2 "bench matmul needs N or MxNxK"
 run bench --op matmul --sizes 8 --repeat 0
 expect_code 2 "bench --repeat 0"
 
-# Attention cases, both paths, causal: they run and report the dense FLOP convention.
-run bench --op attention --sizes 40x33 --d 7 --causal --repeat 1 --warmup 0
+# Attention cases, both paths, causal: they run, and count 4*d FLOPs per visible cell (they
+# were counted dense, and a causal case printed 141% of the FMA peak): 40 queries of 33 keys
+# see 1..33 keys, 792 of 1320 cells, 0.6; 4*40*33*7*0.6 = 22176 FLOPs = gflops * median * 1e9.
+run bench --op attention --sizes 40x33 --d 7 --causal --repeat 1 --warmup 0 --format json
 expect_code 0 "bench attention causal fused"
-expect_out_has "dense even when causal" "bench says attention FLOPs are counted dense"
+msg=$(awk '/"visible_fraction"/ { sub(/.*"visible_fraction": /, ""); sub(/,.*/, ""); v = $0 }
+           /"median"/ { m = $0; sub(/.*"median": /, "", m); sub(/,.*/, "", m) }
+           /"gflops": [0-9]/ && m != "" { g = $0; sub(/.*"gflops": /, "", g); sub(/,.*/, "", g); f = g * m * 1e9 }
+           END { if (v != 0.6) print "visible_fraction " v ", expected 0.6"
+                 else if (f < 22176 * 0.999 || f > 22176 * 1.001) print "FLOPs " f ", expected 22176" }' <<<"$OUT")
+[ -z "$msg" ] && pass || fail "bench counts a causal case's visible cells: $msg"
 run bench --op attention --sizes 40 --d 8 --materialized --repeat 1 --warmup 0 --format json
 expect_code 0 "bench attention materialized"
 expect_out_has "\"fused\": false" "materialized path reported"

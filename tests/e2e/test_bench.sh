@@ -150,3 +150,17 @@ run bench --op attention --sizes 8 --softcap -1 --repeat 1
 expect_code 2 "bench --softcap -1"
 expect_err_has "expected a positive number C" "bench --softcap -1: the message"
 if [[ $ERR == *"0 for none"* ]]; then fail "bench --softcap -1 offers 0: $ERR"; else pass; fi
+
+# A decoding step's bytes (gb_per_s_moved * median): the K and V rows its query sees, as stored
+# (q8_0: whole blocks of 32, 34 bytes each; float16: rows padded to 32 elements), and Q and the
+# output (4*2*d). d = 80: q8_0 rows of 102 bytes (counted 85), float16 rows of 192 (160). With
+# a top-left causal rule the one query sees one key (all of K and V were counted).
+run bench --op attention --sizes 1x1000 --d 80 --kv-dtype q8_0,f16 --repeat 1 --warmup 0 --format json
+expect_code 0 "bench decode q8_0 and f16 at d=80"
+moved() {  # the bytes of each result, in order, to 1 in 10^4 (json prints 6 significant digits)
+    awk '/"median"/ { m = $0; sub(/.*"median": /, "", m); sub(/,.*/, "", m) }
+         /"gb_per_s_moved"/ { g = $0; sub(/.*"gb_per_s_moved": /, "", g); sub(/,.*/, "", g); printf "%.4g ", g * m * 1e9 }' <<<"$OUT"
+}
+[ "$(moved)" = "2.046e+05 3.846e+05 " ] && pass || fail "decode bytes at d=80: $(moved), expected 204640 384640"
+run bench --op attention --sizes 1x1000 --d 80 --kv-dtype q8_0 --causal --repeat 1 --warmup 0 --format json
+[ "$(moved)" = "844 " ] && pass || fail "causal decode bytes: $(moved), expected 844 (the one key the query sees)"
