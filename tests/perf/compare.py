@@ -3,7 +3,7 @@
 
 Every contender runs in this same invocation, on the same shapes, with the same number of
 threads (OMP/OPENBLAS/torch threads = attn --threads), and is summarised by its median.
-FLOPs: sgemm 2·M·N·K; attention 4·Tq·Tk·d (both products), dense even when causal.
+FLOPs: sgemm 2·M·N·K; attention 4·d per visible cell (both products): 4·Tq·Tk·d, half when causal.
 Peers run in child processes so that each gets its own thread settings and OpenBLAS core
 type (OpenBLAS 0.3.21 does not know every new CPU and then falls back to generic kernels:
 the default is timed as installed, and the Haswell/SkylakeX kernels are timed too; Debian's
@@ -202,7 +202,7 @@ def additive_section(attn):
         a, p = [], []
         for _ in range(ROUNDS):
             a.append(process_time(cmd, repeat=min(REPEAT, 5)))
-            p.append(run_peer("torch-additive", [folder]))
+            p.append(run_peer("torch-additive", [folder], label="PyTorch 1.13 (additive), as installed"))
         diff = float(np.max(np.abs(np.load(f"{folder}/attn_context.npy") - np.load(f"{folder}/torch_context.npy"))))
         wa, wp = median([x for x, _ in a]), median([x for x, _ in p])
         ca, cp = median([y for _, y in a]), median([y for _, y in p])
@@ -214,8 +214,18 @@ def additive_section(attn):
         print(f"| {'d2l AdditiveAttention, PyTorch 1.13 eager':<44} | {wp * 1e3:8.1f} | {cp * 1e3:8.1f} |")
         print(f"attn speed-up over d2l's AdditiveAttention: {wp / wa:.1f}x wall, {cp / ca:.1f}x CPU; "
               f"max |context difference| {diff:.2g}")
+        print_kernels(attn)
     finally:
         subprocess.run(["rm", "-rf", folder], check=False)
+
+
+def print_kernels(attn):
+    """The kernels that ran: attn's (its --version with --arch) and each peer's BLAS so far."""
+    out = subprocess.run([attn, "--version"], capture_output=True, text=True,
+                         env=dict(os.environ, ATTN_ARCH=ARCH)).stdout.strip()
+    print(f"attn: {out}")
+    for label, info in blas_kernels.items():
+        print(f"  {label}: {info}")
 
 
 def blas_info():
@@ -324,7 +334,7 @@ def io_section(attn):
             kernel = attn_bench(attn, "--op", "attention", "--sizes", str(IO_T), "--d", str(IO_D))["results"][0]
             t.setdefault("kernel", []).append((kernel["median"], kernel["user"] + kernel["system"]))
             t.setdefault("attend", []).append(process_time(attend))
-            t.setdefault("numpy attend", []).append(run_peer("numpy-npy-attention", [folder]))
+            t.setdefault("numpy attend", []).append(run_peer("numpy-npy-attention", [folder], label="NumPy (I/O), as installed"))
             t.setdefault("read", []).append(process_time(read))
             t.setdefault("numpy read", []).append(run_peer("numpy-csv", [folder, "read"]))
             t.setdefault("write", []).append(process_time(write))
@@ -343,6 +353,7 @@ def io_section(attn):
             print(f"| {case:<44} | {w[key] * 1e3:8.1f} | {cpu[key] * 1e3:11.1f} | {w[peer] * 1e3:8.1f} | "
                   f"{w[peer] / w[key]:13.2f}x |")
         print(f"whole process / kernel (attend npy -> npy): {w['attend'] / w['kernel']:.2f}x wall")
+        print_kernels(attn)
         print(f"text throughput (whole process, start-up included): read {csv_mb / w['read']:.0f} MB/s, "
               f"write {csv_mb / w['write']:.0f} MB/s; per CPU-second: read {csv_mb / cpu['read']:.0f} MB/s, "
               f"write {csv_mb / cpu['write']:.0f} MB/s")
@@ -445,6 +456,9 @@ def main():
         if progress:
             print(msg, file=sys.stderr)
 
+    sections = ("all", "sgemm", "attention", "heads", "decode", "additive", "io", "model")
+    if ONLY not in sections:
+        sys.exit(f"ONLY={ONLY}: expected one of {', '.join(sections)}")
     do_sgemm, do_attention = ONLY in ("all", "sgemm"), ONLY in ("all", "attention")
     do_heads = ONLY in ("all", "heads")
     do_decode = ONLY in ("all", "decode")
@@ -547,9 +561,9 @@ def main():
             flops = 2.0 * n ** 3
         elif case in heads_flops:
             flops = heads_flops[case]
-        else:
+        else:  # 4*d per visible cell, as attn bench counts: T(T+1)/2 cells when causal
             d = int(case.split("d=")[1].split()[0])
-            flops = 4.0 * ATTN_T * ATTN_T * d
+            flops = 4.0 * d * (ATTN_T * (ATTN_T + 1) / 2 if "causal" in case else ATTN_T * ATTN_T)
         a, p = attn_t[case], times
         rows.append((case, median([w for w, _ in a]), median([c for _, c in a]), flops, label,
                      median([w for w, _ in p]), median([c for _, c in p])))
@@ -557,16 +571,15 @@ def main():
     print(f"attn vs peers — {platform.node()} ({os.cpu_count()} CPUs), {time.strftime('%Y-%m-%d %H:%M %Z')}, "
           f"arch {arch}, {THREADS} threads everywhere, medians of {REPEAT} runs x {ROUNDS} interleaved rounds")
     if peak_gflops:
-        print(f"FMA peak ({arch}, {THREADS} threads, best of {ROUNDS}): {peak_gflops:.0f} GFLOP/s "
-              "(no % of peak for causal rows: their FLOPs are counted dense but half is skipped)")
-    print("FLOPs: sgemm 2n^3; attention 4*Tq*Tk*d, dense even when causal\n")
+        print(f"FMA peak ({arch}, {THREADS} threads, best of {ROUNDS}): {peak_gflops:.0f} GFLOP/s")
+    print("FLOPs: sgemm 2n^3; attention 4*d per visible cell: 4*T^2*d, 4*d*T(T+1)/2 when causal (attn bench's count)\n")
     head = (f"| {'case':<30} | {'attn ms':>8} | {'attn GFLOP/s':>12} | {'% peak':>6} | {'peer':<32} | {'peer ms':>8} "
             f"| {'peer GFLOP/s':>12} | {'attn speed-up':>13} | {'per CPU-s':>9} |")
     print(head)
     print("|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|")
     for case, t, cpu, flops, peer, tp, cpup in rows:
         g, gp = flops / t * 1e-9, flops / tp * 1e-9
-        frac = (f"{100 * g / peak_gflops:.0f}%" if peak_gflops and not any(w in case for w in ("causal", "mha", "decode"))
+        frac = (f"{100 * g / peak_gflops:.0f}%" if peak_gflops and not any(w in case for w in ("mha", "decode"))
                 else "-")
         print(f"| {case:<30} | {t * 1e3:8.1f} | {g:12.1f} | {frac:>6} | {peer:<32} | {tp * 1e3:8.1f} | {gp:12.1f} "
               f"| {tp / t:12.2f}x | {cpup / cpu:8.2f}x |")

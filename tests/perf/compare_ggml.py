@@ -11,8 +11,10 @@ temporary folder.
 Rounds alternate attn bench and ggml (the order reverses every round), each REPEAT timed runs
 after warm-up, with THREADS threads, on the same shape and K/V element type; every figure is
 the median over the rounds of per-round medians, with the range of the round medians. The
-read bandwidth is attn bench's own probe (from memory: the 256 MiB K/V of the default shape
-is far beyond the last-level cache), measured in the same runs.
+read bandwidth is attn bench's own probe, from memory (the default shape's K/V is 256 MiB: 8x
+a 32 MiB last-level cache, but on a machine with 300 MiB of it much of K/V stays cached and
+the fraction can pass 100%), measured in the same runs. The peer runs with OPENBLAS_CORETYPE and
+OPENBLAS_L2_SIZE unset, as every peer of make compare.
   env: GGML_DIR, THREADS (2), REPEAT (21), ROUNDS (5),
        GGML_SHAPES (H:G:Tk:d list, default 8:8:32768:128), GGML_KV (f32,f16)
 """
@@ -79,7 +81,8 @@ def run_attn(attn, H, G, Tk, d, kv):
 
 def run_ggml(exe, H, G, Tk, d, kv, huge):
     args = [exe, str(H), str(G), str(Tk), str(d), kv, str(THREADS), str(REPEAT), "2"] + (["huge"] if huge else [])
-    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout.split(maxsplit=3)
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+    out = subprocess.run(args, check=True, capture_output=True, text=True, env=env).stdout.split(maxsplit=3)
     return float(out[0]), out[3].strip() if len(out) > 3 else ""
 
 
