@@ -33,6 +33,21 @@ same_as_torch bool_float_padding --attn-mask "$D/attn_mask_bool.npy" --key-paddi
 same_as_torch bool_3d --attn-mask "$D/attn_mask_bool_3d.npy"
 rm -rf "$T/bool_float_padding"
 same_as_torch bool_float_padding --attn-mask "$D/attn_mask_float_3d.npy"
+# ... by the problem's batch and heads: one query head over two K/V heads makes H = 2, so a
+# (2, Tq, Tk) mask with B = 2 is a mask per head, as --mask reads it (it was taken per batch
+# item: B·H was counted with -q's one head).
+"$ATTN" random --seed 1 --shape 2,1,5,8 --format npy -o "$T/q1.npy"
+"$ATTN" random --seed 2 --shape 2,2,5,8 --format npy -o "$T/kv2.npy"
+rows0='0 1 1 1 1|0 0 1 1 1|0 0 0 1 1|0 0 0 0 1|0 0 0 0 0' rows1='0 0 0 0 1|0 0 0 0 1|1 0 0 0 0|1 1 0 0 0|1 1 1 0 0'
+blocks() {  # blocks SED: the two 5x5 blocks of 1 (forbidden) and 0, rewritten by SED
+    printf '# m [0] 5x5\n%s\n\n# m [1] 5x5\n%s\n' "$(tr '|' '\n' <<<"$rows0")" "$(tr '|' '\n' <<<"$rows1")" |
+        sed "/^#/!{$1}"
+}
+blocks 's/1/True/g; s/0/False/g' >"$T/forbid.txt"
+blocks 's/1/x/g; s/0/1/g; s/x/0/g' >"$T/allow.txt"
+"$ATTN" attend -q "$T/q1.npy" -k "$T/kv2.npy" -v "$T/kv2.npy" --attn-mask "$T/forbid.txt" --show weights --format npy -o "$T/w1.npy"
+"$ATTN" attend -q "$T/q1.npy" -k "$T/kv2.npy" -v "$T/kv2.npy" --mask "$T/allow.txt" --show weights --format npy -o "$T/w2.npy"
+if [ -s "$T/w1.npy" ] && cmp -s "$T/w1.npy" "$T/w2.npy"; then pass; else fail "a 3-D --attn-mask with one query head over two K/V heads: not per head"; fi
 # As text: the float mask is added; one of only 0 and 1 is boolean (1 = padding), not added.
 printf '0 0 -0.5 0 0\n0 0 0 -inf -inf\n' >"$T/padding_float.txt"
 rm -rf "$T/float_padding"

@@ -376,18 +376,28 @@ Tensor per_batch_item(const Tensor& m) {
 }
 
 // The batch items and query heads of the inputs, before the problem is resolved.
-std::pair<std::size_t, std::size_t> batch_and_heads(const AttendInputs& a) {
-    if (a.embeddings) return {a.batch, a.heads};
-    const TensorView q = a.q_view();
-    return {q.rank() == 4 ? q.shape[0] : 1, q.rank() >= 3 ? q.shape[q.rank() - 3] : 1};
+// The batch items and query heads of the inputs as the engine resolves them (its shapes only:
+// one query head may serve several K/V heads); nothing when they do not fit, which resolving
+// the problem reports.
+std::optional<std::pair<std::size_t, std::size_t>> batch_and_heads(const AttendInputs& a) {
+    if (a.embeddings) return std::pair{a.batch, a.heads};
+    AttentionSpec spec;
+    a.scores.fill(spec);
+    try {
+        const AttentionProblem p = resolve_attention(a.q_view(), a.k_view(), a.v_view(), spec);
+        return std::pair{p.B, p.H};
+    } catch (const ShapeError&) {
+        return std::nullopt;
+    }
 }
 
 // nn.MultiheadAttention's 3-D attn_mask is (B·H, Tq, Tk), batch item after batch item: with
 // B > 1 it is read as (B, H, Tq, Tk). (H, Tq, Tk) broadcasts over the batch, as --mask does.
-Shape torch_mask_shape(const Shape& s, std::pair<std::size_t, std::size_t> batch_heads) {
-    const auto [B, H] = batch_heads;
-    if (s.rank() != 3 || B < 2 || s[0] != B * H) return s;
-    return Shape{B, H, s[1], s[2]};
+Shape torch_mask_shape(const Shape& s, const AttendInputs& a) {
+    if (s.rank() != 3) return s;
+    const auto bh = batch_and_heads(a);
+    if (!bh || bh->first < 2 || s[0] != bh->first * bh->second) return s;
+    return Shape{bh->first, bh->second, s[1], s[2]};
 }
 
 // --mask, --attn-mask and --key-padding-mask: one mask, a key allowed by each given.
@@ -417,13 +427,12 @@ void read_masks(Reader& in, AttendInputs& a) {
     if (in.given("attn-mask")) {
         Tensor additive;
         MaskBits bits = read_torch_mask(in, "attn-mask", false, &additive);
-        const std::pair<std::size_t, std::size_t> batch_heads = batch_and_heads(a);
         if (additive.rank()) {
-            const Shape shape = torch_mask_shape(additive.shape(), batch_heads);
+            const Shape shape = torch_mask_shape(additive.shape(), a);
             use_as_bias(shape == additive.shape() ? as_row_if_vector(std::move(additive)) : with_slices(additive, shape),
                         "--attn-mask");
         } else {
-            const Shape shape = torch_mask_shape(bits.shape(), batch_heads);
+            const Shape shape = torch_mask_shape(bits.shape(), a);
             add(shape == bits.shape() ? std::move(bits) : bits.reshaped(shape), "--attn-mask");
         }
     }
@@ -657,8 +666,8 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
     store_kv(r, a);
     // A (Tk,) bias is one row, broadcast over the queries (as NumPy and PyTorch do).
     a.bias = as_row_if_vector(in.tensor("bias", 4, io::Finite::allow_neg_inf));
-    read_masks(in, a);
     a.scores = read_score_weights(r, names);
+    read_masks(in, a);  // after the scores: a 3-D --attn-mask's reading depends on the problem's shapes
     if (r.count("lengths")) {
         const std::string text = r["lengths"].as<std::string>();
         a.lengths = parse_lengths(text == "-" ? names.claim(text, "--lengths") : text);

@@ -146,9 +146,9 @@ void declare_options(cxxopts::Options& options) {
                  "not allowed, go to --attn-mask and --key-padding-mask as they are)", cxxopts::value<std::string>(), "FILE")
         ("attn-mask", "PyTorch's attn_mask as nn.MultiheadAttention takes it: boolean (a bool or integer .npy, or text of "
                       "True/False), True = may NOT attend; or float, added to the scores (0 keep, -inf drop; "
-                      "not with --bias unless it holds only 0 and -inf). Broadcast as --mask, but a 3-D one is "
-                      "nn.MultiheadAttention's (B·H, Tq, Tk): one per batch item and head. With --mask, a key must "
-                      "be allowed by both",
+                      "not with --bias unless it holds only 0 and -inf). Broadcast as --mask, but a 3-D one of B·H "
+                      "matrices (B > 1 batch items of H query heads) is nn.MultiheadAttention's (B·H, Tq, Tk): one per "
+                      "batch item and head. With --mask, a key must be allowed by both",
          cxxopts::value<std::string>(), "FILE")
         ("key-padding-mask", "PyTorch's key_padding_mask, (B, Tk) or (Tk): boolean (a bool or integer .npy, text of True/False "
                              "or of only 0 and 1), True = padding (not attended); or float, added to the scores as "
