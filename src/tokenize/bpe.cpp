@@ -5,6 +5,7 @@
 #include <queue>
 
 #include "attn/error.hpp"
+#include "runtime/utf8.hpp"
 #include "tokenize/models.hpp"
 #include "tokenize/unicode.hpp"
 
@@ -29,29 +30,33 @@ public:
         if (c.contains("continuing_subword_prefix") && !c.at("continuing_subword_prefix").is_null() &&
             !c.at("continuing_subword_prefix").as_string().empty())
             throw InputError("tokenizer.json: BPE's continuing_subword_prefix is not supported");
+        // As Hugging Face's tokenizers reads them: "#version" lines skipped (merges.txt's header),
+        // a line two tokens between one space, both parts and what they make in the vocabulary
+        // (a merge that made an unknown token would drop the text it covers).
         const json::Value& merges = c.at("merges");
+        std::size_t rank = 0;
         for (std::size_t i = 0; i < merges.size(); ++i) {
             const json::Value& m = merges.at(i);
+            const std::string where = "tokenizer.json: merge " + std::to_string(i);
             std::string a, b;
             if (m.is_array()) {  // ["a", "b"]
-                if (m.size() != 2) throw InputError("tokenizer.json: merge " + std::to_string(i) + " is not a pair");
+                if (m.size() != 2) throw InputError(where + " is not a pair");
                 a = m.at(0).as_string();
                 b = m.at(1).as_string();
             } else {  // "a b"
                 const std::string& s = m.as_string();
+                if (s.starts_with("#version")) continue;
                 const std::size_t sp = s.find(' ');
-                if (sp == std::string::npos)
-                    throw InputError("tokenizer.json: merge " + std::to_string(i) + " \"" + s + "\" has no space");
+                if (sp == std::string::npos || s.find(' ', sp + 1) != std::string::npos)
+                    throw InputError(where + " \"" + io::printable_utf8(s, 80) + "\" is not two tokens between one space");
                 a = s.substr(0, sp);
                 b = s.substr(sp + 1);
             }
-            // As Hugging Face's tokenizers builds a BPE: both parts and what they make must be
-            // tokens (a merge that makes an unknown token would drop the text it covers).
             for (const std::string& token : {a, b, a + b})
                 if (!vocab.count(token))
-                    throw InputError("tokenizer.json: merge " + std::to_string(i) + " (\"" + a + "\" + \"" + b +
-                                     "\"): \"" + token + "\" is not in the vocabulary");
-            ranks_.emplace(pair_key(a, b), i);  // the first rank of a repeated merge
+                    throw InputError(where + " (\"" + io::printable_utf8(a, 80) + "\" + \"" + io::printable_utf8(b, 80) +
+                                     "\"): \"" + io::printable_utf8(token, 80) + "\" is not in the vocabulary");
+            ranks_.emplace(pair_key(a, b), rank++);  // the first rank of a repeated merge
         }
     }
 

@@ -114,15 +114,12 @@ std::string gpt2_files_json(const std::string& vocab_path, const std::string& me
     std::string merges;
     const std::string text = read_whole_file(merges_path);
     std::size_t at = 0;
-    bool first_line = true;
-    while (at < text.size()) {
+    while (at < text.size()) {  // every line a merge (the BPE skips "#version" ones)
         std::size_t nl = text.find('\n', at);
         if (nl == std::string::npos) nl = text.size();
         std::string line = text.substr(at, nl - at);
         at = nl + 1;
         if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (first_line && line.rfind("#version", 0) == 0) { first_line = false; continue; }
-        first_line = false;
         if (line.empty()) continue;
         if (!merges.empty()) merges += ',';
         merges += quote(line);

@@ -93,3 +93,18 @@ run tokenize "$T/bert-base-uncased" --text 'a [SEP] b' --format json
 if grep -q '"special_tokens_mask": \[1, 0, 0, 0, 1\]' "$T/out"; then pass; else fail "[SEP] in the text: mask $(grep mask "$T/out")"; fi
 run tokenize "$T/llama" --text "$(printf 'a\tb')" --format json
 if grep -qF '"tokens": ["<s>", "▁a", "\u0009", "b"]' "$T/out"; then pass; else fail "a tab token in json: $(grep tokens "$T/out")"; fi
+
+# A "#version" merge (merges.txt's header line, kept in some tokenizer.json files) is skipped, as
+# Hugging Face's tokenizers skips it (with the merges checked against the vocabulary it refused
+# the file).
+mkdir -p "$T/version"
+printf '%s' '{"model": {"type": "BPE", "vocab": {"h": 0, "e": 1, "he": 2}, "merges": ["#version: 0.2", "h e"]}}' \
+    >"$T/version/tokenizer.json"
+run tokenize "$T/version" --text he --format ids
+expect_code 0 "a #version merge is skipped"
+[ "$OUT" = "2" ] && pass || fail "#version merge: ids '$OUT', expected 2"
+
+# The README names the Unicode version of the tables the help reads from them (15.0.0: "15.0").
+version=$("$ATTN" tokenize --help | tr '\n' ' ' | grep -o 'tables of Unicode [0-9.]*' | grep -o '[0-9][0-9.]*[0-9]')
+grep -qF "Unicode ${version%.0}'s tables" "$ROOT/README.md" && pass \
+    || fail "README does not name Unicode ${version%.0}'s tables (tokenize --help: $version)"
