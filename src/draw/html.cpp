@@ -149,10 +149,14 @@ constexpr const char* script = R"js(
   for (let i = 0; i < C.length; i++) if (C[i] > maxCode && !masked(i)) maxCode = C[i];
   const $ = id => document.getElementById(id);
   const readout = $('readout');
-  // Canvases hold devicePixelRatio pixels per CSS pixel (sharp on high-density screens); the
-  // drawing code works in CSS pixels. Resizing a canvas resets its context's state.
+  // Canvases hold devicePixelRatio pixels per CSS pixel (sharp on high-density screens), as far
+  // as a browser draws them (Chromium: 65535 pixels a side, 2^28 in all; a taller one stays
+  // blank); the drawing code works in CSS pixels. Resizing a canvas resets its context's state.
   const dpr = window.devicePixelRatio || 1;
-  function size(c, w, h) { c.width = Math.round(w * dpr); c.height = Math.round(h * dpr); c.style.width = w + 'px'; c.style.height = h + 'px'; }
+  function size(c, w, h) {
+    c.k = Math.min(dpr, 65535 / Math.max(w, h, 1), Math.sqrt(268435456 / Math.max(w * h, 1)));
+    c.width = Math.round(w * c.k); c.height = Math.round(h * c.k); c.style.width = w + 'px'; c.style.height = h + 'px';
+  }
   const ink = getComputedStyle(document.body).color;  // the text colour (light or dark scheme)
 
   // ---- state ----
@@ -226,7 +230,7 @@ constexpr const char* script = R"js(
   }
   const yOf = i => top + i * rowH + rowH / 2;
   function drawHead() {
-    hx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    hx.setTransform(hv.k, 0, 0, hv.k, 0, 0);
     hx.globalAlpha = 1; hx.clearRect(0, 0, hvW, hvH);
     hx.font = 'bold ' + font; hx.fillStyle = ink;
     hx.textAlign = 'right'; hx.fillText('queries', labelW - 6, 16);
@@ -333,7 +337,7 @@ constexpr const char* script = R"js(
     $('matrix-title').textContent = 'matrix view: ' + D.names[s] + ' (rows: queries, columns: keys)';
     cellsDrawn = paint(s, id.data);
     ix.putImageData(id, 0, 0);
-    mx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    mx.setTransform(mv.k, 0, 0, mv.k, 0, 0);
     mx.clearRect(0, 0, mvW, mvH);
     mx.imageSmoothingEnabled = false;
     mx.drawImage(img, mLeft, mTop, tk * cell, tq * cell);
@@ -351,6 +355,7 @@ constexpr const char* script = R"js(
       mx.save(); mx.translate(14, mTop); mx.rotate(Math.PI / 2); mx.fillText('queries \u2192', 0, 0); mx.restore();
     }
   }
+  mv.addEventListener('mouseleave', () => { readout.textContent = 'hover a token or a cell'; });
   mv.addEventListener('mousemove', e => {
     const r = mv.getBoundingClientRect(), k = Math.floor((e.clientX - r.left - mLeft) / cell), q = Math.floor((e.clientY - r.top - mTop) / cell);
     if (q < 0 || q >= tq || k < 0 || k >= tk) return;
@@ -407,7 +412,8 @@ constexpr const char* script = R"js(
   $('frame-ms').textContent = performance.now().toFixed(0);
 
   if (location.hash === '#selftest') {
-    const out = ['resources ' + performance.getEntriesByType('resource').length];
+    const out = ['resources ' + performance.getEntriesByType('resource').length,
+                 'canvas ' + hv.width + ' ' + hv.height + ' css ' + hvW + ' ' + hvH + ' ratio ' + dpr];
     thrIn.value = 0; thrIn.dispatchEvent(new Event('input'));
     // Head h alone: shown first, then the others hidden (the last head shown cannot be hidden).
     const only = h => { if (!S.on[h]) toggles[h].click(); toggles.forEach((t, j) => { if (j !== h && S.on[j]) t.click(); }); };

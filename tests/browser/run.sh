@@ -29,8 +29,8 @@ chrome_real() {
 chrome() { chrome_real --virtual-time-budget=5000 "$@"; }
 
 # selftest PAGE OUT: the lines the page drew, "SLICE QUERY KEY OPACITY", and "cells SLICE N"
-selftest() {
-    chrome --dump-dom "file://$1#selftest" >"$T/dom.html"
+selftest() {  # selftest PAGE OUT [CHROMIUM OPTIONS...]
+    chrome "${@:3}" --dump-dom "file://$1#selftest" >"$T/dom.html"
     sed -n '/<pre id="selftest">/,/<\/pre>/p' "$T/dom.html" | sed -e 's/<pre id="selftest">//' -e 's/<\/pre>//' \
         | grep -v '^$' >"$2"
 }
@@ -127,6 +127,22 @@ same_lines "$T/expected" "$T/drawn" "attn model --html: every layer's lines equa
 grep -qF '<option value="1">layer 1</option>' "$T/dom.html" && ok || bad "attn model --html: a layer selector"
 grep -qF 'causal, sliding window 3 on 1 of 2 layers' "$T/dom.html" && ok || bad "attn model --html: the masking of the layers"
 grep -qx 'last 1' "$T/drawn" && ok || bad "the last head shown cannot be hidden: $(grep '^last' "$T/drawn")"
+
+# 4c. At devicePixelRatio 2 a canvas holds twice the pixels, as far as Chromium draws one (65535
+#     a side): 1 query x 20000 keys makes a head view 40034 CSS pixels tall, 80068 at ratio 2,
+#     which Chromium left blank; and 2 pixels a CSS pixel on a small page.
+"$build/attn" random --seed 1 --shape 20000,4 --format npy -o "$T/k20k.npy"
+"$build/attn" random --seed 2 --shape 1,4 --format npy -o "$T/q1.npy"
+"$build/attn" attend -q "$T/q1.npy" -k "$T/k20k.npy" -v "$T/k20k.npy" --html "$T/tall.html" -o /dev/null \
+    && ok || bad "attend --html of 20000 keys failed"
+selftest "$T/tall.html" "$T/drawn" --force-device-scale-factor=2
+read -r _ w h _ cw ch _ ratio <<<"$(grep '^canvas ' "$T/drawn")"
+[ "$ratio" = 2 ] && [ "${h:-0}" -le 65535 ] && [ "${h:-0}" -ge "${ch:-1}" ] && ok \
+    || bad "tall head view at ratio 2: $(grep '^canvas ' "$T/drawn")"
+selftest "$T/causal.html" "$T/drawn" --force-device-scale-factor=2
+read -r _ w h _ cw ch _ ratio <<<"$(grep '^canvas ' "$T/drawn")"
+[ "$ratio" = 2 ] && [ "$w" = $((2 * cw)) ] && [ "$h" = $((2 * ch)) ] && ok \
+    || bad "head view at ratio 2: $(grep '^canvas ' "$T/drawn")"
 
 # 5. Large: 12 layers x 12 heads of 512 tokens (softmax of `attn random`, (12, 12, 512, 512)
 #    named layer,head): at most 8 MB, and its first frame drawn; the time to it (navigation

@@ -31,6 +31,12 @@ grep -qF '"exact":null' "$T/big.html" && pass || fail "no exact values beyond 2^
 run attend -x "$T/xb.npy" --heads 2 --html "$T/bh.html" -o /dev/null
 expect_code 0 "--html of a batch with heads"
 if grep -q 'shape (2, 2, 4, 4)' "$T/bh.html"; then pass; else fail "--html of B=2, H=2: the page does not state shape (2, 2, 4, 4)"; fi
+# A batch without heads: its slices are batch items (a batch selector), not heads (toggles, lines
+# of both items overlaid); with --head of several items, the same.
+run attend -x "$T/xb.npy" --html "$T/b.html" -o /dev/null
+grep -qF '"lead":[["batch",2]],"names":["batch 0","batch 1"]' "$T/b.html" && pass || fail "--html of a batch without heads: $(grep -o '"lead":[^]]*]]' "$T/b.html")"
+run attend -x "$T/xb.npy" --heads 2 --head 1 --html "$T/b1.html" -o /dev/null
+grep -qF '"lead":[["batch",2]],"names":["batch 0, head 1","batch 1, head 1"]' "$T/b1.html" && pass || fail "--html --head 1 of a batch: $(grep -o '"lead":[^]]*]]' "$T/b1.html")"
 
 # attn model's page shows tokens as bertviz does: SentencePiece's "▁" (and GPT-2's "Ġ") as the
 # space they stand for; the results keep the tokens. A Llama folder with a tokenizer of its own.

@@ -350,9 +350,11 @@ std::string html_picture(const AttendInputs& in, const AttendResults& res,
         if (res.head_dim) name += (name.empty() ? "" : ", ") + std::string("head ") + std::to_string(h);
         ho.slice_names.push_back(indexed ? name : "weights");
     }
-    // What the slices are: with one head each (--head) of several batch items, batch items.
+    // What the slices are: batch items without heads, or with one head each (--head) of
+    // several batch items; else heads.
+    const bool items = in.batched && (!res.head_dim || (p.head >= 0 && sel.size() > 1));
     if (grid) ho.dim_names = {"batch", "head"};
-    else if (indexed) ho.dim_names = {in.batched && p.head >= 0 && sel.size() > 1 ? "batch" : "head"};
+    else if (indexed) ho.dim_names = {items ? "batch" : "head"};
     ho.masked = [&res, sel](std::size_t k, std::size_t i, std::size_t j) {
         return !res.allowed(sel[k].first, sel[k].second, i, j);
     };
