@@ -43,6 +43,7 @@ struct ModelConfig {
     Architecture arch = Architecture::bert;
     std::size_t layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0;
     std::size_t vocab = 0, max_positions = 0, type_vocab = 0;  // max_positions 0: no limit (RoPE)
+    std::string positions_key = "max_position_embeddings";    // config.json's name of it (GPT-2: n_positions)
     double norm_eps = 1e-12;
     enum class Activation { gelu_erf, gelu_tanh, quick_gelu, relu, silu, tanh } activation = Activation::gelu_erf;
     Rope rope;                          // theta 0 for bert and gpt2

@@ -182,7 +182,8 @@ int cmd_model(int argc, char** argv) {
                  "the token strings with --text)",
          cxxopts::value<std::string>(), "LIST")
         ("layer", "Only layer L's attentions (0-based): (batch, heads, tokens, tokens), outputs.attentions[L]; "
-                  "the pictures' layer (default 0)", cxxopts::value<std::string>(), "L")
+                  "the layer --heatmap and --svg draw (default 0) and the HTML view's only one",
+         cxxopts::value<std::string>(), "L")
         ("head", "Only head H of the attentions, --heatmap and --svg (0-based; the HTML view keeps every head: its "
                  "toggles pick)", cxxopts::value<std::string>(), "H");
     options.add_options("Pictures")
@@ -192,7 +193,8 @@ int cmd_model(int argc, char** argv) {
          cxxopts::value<std::string>(), "FILE")
         ("html", "Write the interactive HTML view of the weights (every head) of every layer, with a layer "
                  "selector and a model view of every layer and head, as bertviz's head_view and model_view (tokens "
-                 "as bertviz shows them: GPT-2's and SentencePiece's space marks as a space); of --layer alone when given",
+                 "as bertviz shows them: GPT-2's and SentencePiece's space marks as a space); of --layer alone "
+                 "when given. A page holds 2^22 weights: beyond, every head is max-pooled (--layer keeps more of each)",
          cxxopts::value<std::string>(), "FILE");
     options.parse_positional({"path"});
     add_output_options(options);

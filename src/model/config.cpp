@@ -1,8 +1,11 @@
 // config.json → ModelConfig, with transformers' defaults (BertConfig, GPT2Config, LlamaConfig,
 // MistralConfig, Qwen2Config) and a clear error for every feature attn does not run.
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include "attn/error.hpp"
 #include "attn/model.hpp"
@@ -124,7 +127,8 @@ void gpt2(const Reader& r, ModelConfig& c) {
     c.heads = r.count_or(named("n_head", "num_attention_heads"), 12);
     c.intermediate = r.count_or("n_inner", 4 * c.hidden);
     c.vocab = r.count_or("vocab_size", 50257);
-    c.max_positions = r.count_or(named("n_positions", "max_position_embeddings"), 1024);
+    c.positions_key = named("n_positions", "max_position_embeddings");
+    c.max_positions = r.count_or(c.positions_key.c_str(), 1024);
     c.norm_eps = r.eps_or("layer_norm_epsilon", 1e-5);
     r.not_null("activation_function");
     c.activation = activation(r, r.string_or("activation_function", "gelu_new"));
@@ -184,7 +188,9 @@ void rope_scaling(const Reader& sr, const Lengths& top, ModelConfig& c) {
     if (type.empty()) type = "default";
     RopeScaling& out = c.rope.scaling;
     if (type == "default") return;
-    if (type != "linear" && type != "llama3" && type != "dynamic" && type != "yarn")  // before its fields
+    // The types attn runs, each a branch below; any other is named before its fields are read.
+    static constexpr std::array<std::string_view, 4> scaled = {"linear", "llama3", "dynamic", "yarn"};
+    if (std::find(scaled.begin(), scaled.end(), type) == scaled.end())
         sr.fail("rope type \"" + type + "\" is not supported (attn runs default, linear, llama3, dynamic and yarn)");
     // Every type requires the factor (yarn's may be null); transformers warns of one below 1
     // and runs it.
@@ -206,7 +212,7 @@ void rope_scaling(const Reader& sr, const Lengths& top, ModelConfig& c) {
     } else if (type == "dynamic") {
         out.kind = RopeScalingKind::dynamic;
         out.original_max_positions = float(top.max_positions);  // config.max_position_embeddings
-    } else {  // yarn
+    } else if (type == "yarn") {
         yarn(sr, top, c);
     }
 }

@@ -16,7 +16,7 @@ namespace attn::model {
 void run_gpt2(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec) {
     const std::size_t E = c.hidden, H = c.heads, d = c.head_dim, B = in.batch, T = in.tokens, F = c.intermediate;
     if (H * d != E) throw InputError("gpt2: n_embd " + std::to_string(E) + " is not a multiple of n_head");
-    const Weight& embeddings = w.table("wte.weight", {c.vocab, E});  // its shape checked before any buffer
+    const Weight& embeddings = w.table(token_embeddings(c.arch), {c.vocab, E});  // its shape checked before any buffer
     Tensor h = new_rows(B * T, E);
     embed(h, embeddings, in.ids, false);
     std::vector<std::int64_t> positions(B * T);

@@ -47,9 +47,9 @@ Model::Model(const std::string& folder) {
     config_ = parse_model_config(io::read_file(config), config);
     weights_ = std::make_unique<Weights>(folder);
     switch (config_.arch) {  // a task model's checkpoint (BertForMaskedLM, GPT2LMHeadModel, LlamaForCausalLM) nests the base model
-        case Architecture::bert: weights_->choose_prefix({"", "bert."}, "embeddings.word_embeddings.weight"); break;
-        case Architecture::gpt2: weights_->choose_prefix({"", "transformer."}, "wte.weight"); break;
-        case Architecture::llama: weights_->choose_prefix({"", "model."}, "embed_tokens.weight"); break;
+        case Architecture::bert: weights_->choose_prefix({"", "bert."}, token_embeddings(config_.arch)); break;
+        case Architecture::gpt2: weights_->choose_prefix({"", "transformer."}, token_embeddings(config_.arch)); break;
+        case Architecture::llama: weights_->choose_prefix({"", "model."}, token_embeddings(config_.arch)); break;
     }
 }
 
@@ -83,15 +83,16 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
     }
     if (c.max_positions && in.tokens > c.max_positions)
         throw InputError(std::to_string(in.tokens) + " tokens: the model has " + std::to_string(c.max_positions) +
-                         " positions (" + (c.arch == Architecture::gpt2 ? "n_positions" : "max_position_embeddings") + ")");
+                         " positions (" + c.positions_key + ")");
     if (wants.layer && *wants.layer >= c.layers)
         throw InputError("layer " + std::to_string(*wants.layer) + ": the model has " + std::to_string(c.layers) +
                          " layers (0 to " + std::to_string(c.layers - 1) + ")");
-    // With layers in the weights, the last one run is looked for before the results are
-    // allocated: a config of 10^9 layers over a file of 2 is refused by what is missing, not
-    // as a buffer of 784 GB. (Without any, the run names the first tensor it misses.)
+    // The token embeddings (read first) and the last layer run are looked for before the results
+    // are allocated: a config of 10^9 layers over a file of 2 is refused by what is missing, not
+    // as a buffer of 784 GB.
+    weights_->require(token_embeddings(c.arch));
     const std::size_t last = Recorder::last_layer(c, wants);
-    if (weights_->has_any(layer_prefix(c.arch, 0)) && !weights_->has_any(layer_prefix(c.arch, last)))
+    if (!weights_->has_any(layer_prefix(c.arch, last)))
         weights_->missing(layer_prefix(c.arch, last) + "*", "config.json has " + std::to_string(c.layers) +
                                                                 " layers, and layer " + std::to_string(last) + " is needed");
     Recorder rec(c, in, wants);
@@ -104,6 +105,15 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
     require_finite(r.attentions, "attentions");
     require_finite(r.hidden_states, "hidden states");
     return r;
+}
+
+const char* token_embeddings(Architecture arch) {
+    switch (arch) {
+        case Architecture::bert: return "embeddings.word_embeddings.weight";
+        case Architecture::gpt2: return "wte.weight";
+        case Architecture::llama: break;
+    }
+    return "embed_tokens.weight";
 }
 
 std::string layer_prefix(Architecture arch, std::size_t l) {

@@ -246,12 +246,16 @@ void Weights::missing(const std::string& name, const std::string& why) const {
                      (why.empty() ? "" : ": " + why));
 }
 
-const Weight& Weights::find(const std::string& name, std::initializer_list<std::size_t> shape) const {
-    const std::string full = prefix_ + name;
-    const auto it = tensors_.find(full);
+void Weights::require(const std::string& name) const {
+    const auto it = tensors_.find(prefix_ + name);
     if (it == tensors_.end()) missing(name);
-    const Weight& w = it->second;
-    if (!w.data) throw InputError(folder_ + ": tensor '" + w.name + " cannot be used");
+    if (!it->second.data) throw InputError(folder_ + ": tensor '" + it->second.name + " cannot be used");
+}
+
+const Weight& Weights::find(const std::string& name, std::initializer_list<std::size_t> shape) const {
+    require(name);
+    const std::string full = prefix_ + name;
+    const Weight& w = tensors_.find(full)->second;
     const Shape want(shape);
     // A vector may be stored as (n,) or (1, n).
     const bool ok = w.shape == want || (want.rank() == 1 && w.shape.rank() == 2 && w.shape[0] == 1 && w.shape[1] == want[0]);

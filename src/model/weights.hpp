@@ -58,6 +58,8 @@ public:
     // names later asked for are taken under it (BertModel's own names, or BertForX's "bert.").
     void choose_prefix(const std::vector<std::string>& prefixes, const std::string& probe);
     bool has(const std::string& name) const;
+    // InputError unless the tensor prefix + name is there and readable (its shape not checked).
+    void require(const std::string& name) const;
     // Whether some tensor's name begins with prefix + `start` ("h.3.": a layer's).
     bool has_any(const std::string& start) const;
     // InputError: the weights have no tensor prefix + `name` (`why`, when given, said after).
