@@ -149,9 +149,11 @@ struct Layout {
 // labelled, so that plain numbers with a mistake are never read as labels: the plain reader's
 // message stands). With `out`, the labels (the header row; each row's label and its
 // separator) are blanked in it as they are found, up to *blanked (a section that turns out not
-// to fit is then restored from the text).
+// to fit is then restored from the text). Not `judge`: only the labels blanked, whatever the
+// numbers around them (a section whose first lines are labelled and a later one is not right:
+// the plain reader then names the mistake where it is, not the header row); true.
 bool fits(std::string_view text, std::size_t begin, std::size_t end, const Layout& l, std::size_t max_lines,
-          std::string* out = nullptr, std::size_t* blanked = nullptr) {
+          std::string* out = nullptr, std::size_t* blanked = nullptr, bool judge = true) {
     Lines lines(text.substr(0, end), begin);
     std::vector<std::string_view> fields;
     std::size_t r = 0, count = 0;
@@ -165,47 +167,36 @@ bool fits(std::string_view text, std::size_t begin, std::size_t end, const Layou
         const std::string_view v = lines.text(line);
         if (is_blank_line(v)) continue;
         if (r == 0 && l.col_labels) {  // the header row
-            if (!split_fields(v, l.sep, fields) || fields.size() < (l.row_labels ? 2u : 1u)) return false;
-            if (l.row_labels && !fields[0].empty()) return false;
-            for (std::size_t k = l.row_labels ? 1 : 0; k < fields.size(); ++k) evidence |= !label_reads_as_numbers(fields[k]);
-            count = fields.size();
+            if (judge) {
+                if (!split_fields(v, l.sep, fields) || fields.size() < (l.row_labels ? 2u : 1u)) return false;
+                if (l.row_labels && !fields[0].empty()) return false;
+                for (std::size_t k = l.row_labels ? 1 : 0; k < fields.size(); ++k)
+                    evidence |= !label_reads_as_numbers(fields[k]);
+                count = fields.size();
+            }
             blank(line.begin, line.end);
         } else {
             std::size_t numbers = 0;  // where the numbers start
             if (l.row_labels) {
                 const std::size_t label_end = field_end(v, 0, l.sep);
-                if (label_end == std::string_view::npos || label_end == v.size()) return false;
+                if (label_end == std::string_view::npos || label_end == v.size()) {
+                    if (judge) return false;
+                    ++r;
+                    continue;
+                }
                 if (r < 2) evidence |= !label_reads_as_numbers(v.substr(0, label_end));
                 numbers = label_end + 1;
             }
-            const std::size_t n = numeric_fields(v.substr(numbers), l.sep);
-            if (n == 0 || (r > 0 && n + (l.row_labels ? 1 : 0) != count)) return false;
-            count = n + (l.row_labels ? 1 : 0);
+            if (judge) {
+                const std::size_t n = numeric_fields(v.substr(numbers), l.sep);
+                if (n == 0 || (r > 0 && n + (l.row_labels ? 1 : 0) != count)) return false;
+                count = n + (l.row_labels ? 1 : 0);
+            }
             blank(line.begin, line.begin + numbers);
         }
-        if (++r == 2 && !evidence) return false;
+        if (++r == 2 && judge && !evidence) return false;
     }
-    return evidence && r >= (l.col_labels ? 2u : 1u);
-}
-
-// The labels of layout `l` in the section text[begin, end) blanked in `out`, whatever the
-// numbers around them: for a section whose first lines are labelled and a later one is not
-// right, so that the plain reader names the mistake where it is (it named the header row).
-void blank_labels(std::string_view text, std::size_t begin, std::size_t end, const Layout& l, std::string& out) {
-    Lines lines(text.substr(0, end), begin);
-    bool header = l.col_labels;
-    for (Line line; lines.next(line);) {
-        const std::string_view v = lines.text(line);
-        if (is_blank_line(v)) continue;
-        if (header) {
-            blank_out(out, line.begin, line.end);
-            header = false;
-        } else if (l.row_labels) {
-            const std::size_t label_end = field_end(v, 0, l.sep);
-            if (label_end == std::string_view::npos || label_end == v.size()) continue;
-            blank_out(out, line.begin, line.begin + label_end + 1);
-        }
-    }
+    return !judge || (evidence && r >= (l.col_labels ? 2u : 1u));
 }
 
 }  // namespace
@@ -257,7 +248,8 @@ std::optional<std::string> TextReader::without_labels(std::string_view text) {
             out.replace(begin, blanked - begin, text.substr(begin, blanked - begin));
         }
         if (!found && first_lines) {  // labelled, with a mistake past its first lines
-            blank_labels(text, begin, end, *first_lines, out);
+            std::size_t blanked = begin;
+            fits(text, begin, end, *first_lines, std::string_view::npos, &out, &blanked, false);
             found = first_lines, labelled = true;
         }
         if (const auto [it, fresh] = layouts.emplace(name, found); !fresh && it->second != found) ok = false;
