@@ -198,6 +198,12 @@ for t in bf16 q8_0 f16; do
             -o "$T/by_x.npz"
         if cmp -s "$T/by_qkv.npz" "$T/by_x.npz"; then pass; else fail "-x --kv-dtype $t $extra with a cache differs from -q/-k/-v"; fi
         # shellcheck disable=SC2086
+        "$ATTN" attend -q "$T/proj2/queries.npy" -k "$T/proj2/keys.npy" -v "$T/proj2/values.npy" "${cache[@]}" $extra \
+            --show kv-error --format csv >"$T/e1"
+        # shellcheck disable=SC2086
+        "$ATTN" attend -x "$T/px2.npy" "${weights[@]}" "${cache[@]}" $extra --show kv-error --format csv >"$T/e2"
+        if [ -s "$T/e1" ] && cmp -s "$T/e1" "$T/e2"; then pass; else fail "-x --kv-dtype $t $extra with a cache: kv-error differs"; fi
+        # shellcheck disable=SC2086
         "$ATTN" attend -x "$T/pxall.npy" "${weights[@]}" --kv-dtype $t $extra --query-rows 6:8 --show context \
             --format npy -o "$T/all.npy"
         "$ATTN" concat "$T/by_x.npz:context" --format npy -o "$T/step.npy"

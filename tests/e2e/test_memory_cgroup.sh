@@ -92,7 +92,7 @@ with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z: z.write(sys.a
         rm -f "$T/big.npz"
     fi
     rm -f "$T/stdin"
-    # A pytorch_model.bin's tensors are counted together before any is read: 12 KB of stride-0
+    # A pytorch_model.bin's tensors are counted together before any is read: 6 KB of stride-0
     # views that are 940 MB as float32, each under the 256 MiB a single buffer is checked from,
     # were read one by one whatever the memory (data/models/torch_save/expanded).
     in_cgroup $v leaf $((600 * M)) $((100 * M)) 0 model "$ROOT/data/models/torch_save/expanded" --ids 1,2 \

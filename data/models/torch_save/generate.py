@@ -16,7 +16,7 @@ Run from the repository root: /usr/bin/python3 data/models/torch_save/generate.p
   malicious/*.pt     torch-zip archives whose data.pkl must be refused (see MALICIOUS), and a
                      legacy-format file whose one storage two tensors type differently
                      (`--malicious` remakes only these)
-  expanded/          a Llama folder (config.json, pytorch_model.bin) of stride-0 views: 12 KB that
+  expanded/          a Llama folder (config.json, pytorch_model.bin) of stride-0 views: 6 KB that
                      are 940 MB as float32 (`--expanded` remakes only it)
 """
 import collections
@@ -182,7 +182,7 @@ def malicious_files():
 
 
 def expanded_files():
-    """expanded/: a Llama folder whose pytorch_model.bin is 12 KB of stride-0 views (each weight
+    """expanded/: a Llama folder whose pytorch_model.bin is 6 KB of stride-0 views (each weight
     one value, expand()ed): 940 MB as float32 in all, each tensor under 256 MiB."""
     folder = os.path.join(HERE, "expanded")
     os.makedirs(folder, exist_ok=True)
