@@ -254,7 +254,8 @@ int cmd_model(int argc, char** argv) {
     const model::Model m(path);
     const model::ModelConfig& c = m.config();
     model::ModelInput input;
-    std::vector<std::string> token_strings;  // the tokenizer's tokens (--text), else empty
+    std::vector<std::string> token_strings;  // the tokenizer's tokens (--text) to show, else empty
+    std::vector<std::string> raw_tokens;     // the same as they are (json escapes every control)
     std::size_t sentence_b = 0;              // the first token of --text-pair, else 0
     if (text) {
         std::optional<Tokenizer> tok;
@@ -272,6 +273,7 @@ int cmd_model(int argc, char** argv) {
         // Only BERT takes token types; transformers gives the others none (model_input_names).
         if (c.arch == model::Architecture::bert) input.token_types = e.type_ids;
         for (const auto& t : e.tokens) token_strings.push_back(io::printable_utf8(t));
+        raw_tokens = e.tokens;
         for (std::size_t i = 0; pair && i < e.sequence.size() && !sentence_b; ++i)
             if (e.sequence[i] == 1) sentence_b = i;
     } else {
@@ -326,7 +328,10 @@ int cmd_model(int argc, char** argv) {
         if (input.batch == 1) it.row_labels = labels;
         items.push_back(it);
     }
-    if (out.format == io::Format::json && input.batch == 1) out.labels = out.key_labels = labels;
+    // json's labels: the tokens as they are (a tab token is "\u0009" there, as attn tokenize's json
+    // has it, not the '?' the other formats show).
+    if (out.format == io::Format::json && input.batch == 1)
+        out.labels = out.key_labels = raw_tokens.empty() ? labels : raw_tokens;
 
     // Every output of the run goes out in one all-or-nothing step (write/output_file.hpp): when
     // one of them fails, nothing is on standard output and no new file is left behind.

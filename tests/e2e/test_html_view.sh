@@ -44,9 +44,13 @@ mkdir -p "$T/sp"
 cp "$ROOT/data/models/tiny/llama/config.json" "$ROOT/data/models/tiny/llama/model.safetensors" "$T/sp/"
 printf '%s' '{"normalizer": {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "▁"},
   {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}]}, "model": {"type": "BPE",
-  "vocab": {"<unk>": 0, "▁": 1, "h": 2, "i": 3, "▁h": 4, "▁hi": 5, "Ġ": 6}, "merges": ["▁ h", "▁h i"]}}' \
+  "vocab": {"<unk>": 0, "▁": 1, "h": 2, "i": 3, "▁h": 4, "▁hi": 5, "Ġ": 6, "\t": 7}, "merges": ["▁ h", "▁h i"]}}' \
     >"$T/sp/tokenizer.json"
 run model "$T/sp" --text "hi hi" --show tokens --format json --html "$T/sp.html"
 expect_code 0 "model --text --html with a SentencePiece-style tokenizer"
 expect_out_has '"▁hi"' "the results keep the tokens"
 grep -qF '"q":[" hi"," hi"]' "$T/sp.html" && pass || fail "the page shows ▁ as a space: $(grep -o '"q":[^]]*]' "$T/sp.html")"
+# json's labels are the tokens as they are: a tab token is "\u0009" (as tokenize's json has it),
+# not the "?" the other formats show.
+run model "$T/sp" --text "$(printf 'hi\thi')" --show tokens --format json
+expect_out_has '"labels": ["▁hi", "\u0009", "h", "i"]' "model json: a tab token escaped, not '?'"
