@@ -18,12 +18,39 @@ namespace attn::cli {
 
 namespace {
 
-// A csv field: quoted when it holds the separator, a quote or a line break.
-std::string csv_field(const std::string& s, char sep) {
-    if (s.find_first_of(std::string(1, sep) + "\"\r\n") == std::string::npos) return s;
+// A csv field: quoted when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
     std::string out = "\"";
     for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
     return out + "\"";
+}
+
+// A token as one csv or tsv field. Tab, line feed and carriage return are kept (tokens of
+// their own in Llama's and GPT-2's vocabularies): csv quotes a field holding one, tsv writes
+// them as \t, \n, \r (and a backslash as \\), as attn's labelled tsv does; every other control
+// character is '?' (printable_utf8).
+std::string token_field(const std::string& token, char sep) {
+    std::string shown;
+    std::size_t from = 0;
+    for (std::size_t i = 0; i <= token.size(); ++i)
+        if (i == token.size() || token[i] == '\t' || token[i] == '\n' || token[i] == '\r') {
+            shown += io::printable_utf8(std::string_view(token).substr(from, i - from));
+            if (i < token.size()) shown += token[i];
+            from = i + 1;
+        }
+    if (sep == ',') return csv_field(shown);
+    std::string out;
+    for (char c : shown) {
+        switch (c) {
+            case '\t': out += "\\t"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\\': out += "\\\\"; break;
+            default: out += c;
+        }
+    }
+    return out;
 }
 
 std::string sequence_text(int s) { return s < 0 ? "-" : std::to_string(s); }
@@ -60,7 +87,7 @@ std::string render(const Encoding& e, const std::string& format, bool with_pair)
         out += std::string("index") + sep + "id" + sep + "token" + sep + "type_id" + sep + "sequence" + sep + "special\n";
         for (std::size_t i = 0; i < n; ++i)
             out += std::to_string(i) + sep + std::to_string(e.ids[i]) + sep +
-                   csv_field(io::printable_utf8(e.tokens[i]), sep) + sep + std::to_string(e.type_ids[i]) + sep +
+                   token_field(e.tokens[i], sep) + sep + std::to_string(e.type_ids[i]) + sep +
                    sequence_text(e.sequence[i]) + sep + (e.special[i] ? "1" : "0") + "\n";
     } else {  // pretty: aligned columns
         std::size_t id_w = 2, tok_w = 5;
@@ -123,7 +150,9 @@ int cmd_tokenize(int argc, char** argv) {
          cxxopts::value<std::string>(), "FILE")
         ("no-special-tokens", "Add no special tokens ([CLS], [SEP], <s>): add_special_tokens=False")
         ("format", "pretty (default: index, id, token, type id, sequence), csv, tsv, json (ids, tokens, "
-                   "type_ids, sequence_ids, special_tokens_mask), or ids (the ids comma-separated on one line; with a pair, then '|' and the token type ids)",
+                   "type_ids, sequence_ids, special_tokens_mask), or ids (the ids comma-separated on one line; with "
+                   "a pair, then '|' and the token type ids). A token's tab and line breaks: raw in csv (quoted), "
+                   "\\t \\n \\r in tsv, escaped in json; its other control characters '?' but in json",
          cxxopts::value<std::string>(), "FORMAT");
     options.parse_positional({"path"});
     auto parsed = parse_or_help(options, argc, argv);

@@ -93,6 +93,11 @@ run tokenize "$T/bert-base-uncased" --text 'a [SEP] b' --format json
 if grep -q '"special_tokens_mask": \[1, 0, 0, 0, 1\]' "$T/out"; then pass; else fail "[SEP] in the text: mask $(grep mask "$T/out")"; fi
 run tokenize "$T/llama" --text "$(printf 'a\tb')" --format json
 if grep -qF '"tokens": ["<s>", "▁a", "\u0009", "b"]' "$T/out"; then pass; else fail "a tab token in json: $(grep tokens "$T/out")"; fi
+# csv quotes nothing for a tab (its separator is a comma), tsv writes it \t (both printed it '?')
+run tokenize "$T/llama" --text "$(printf 'a\tb')" --format csv
+[ "$(sed -n 4p "$T/out" | cut -d, -f3)" = "$(printf '\t')" ] && pass || fail "a tab token in csv: $(sed -n 4p "$T/out")"
+run tokenize "$T/llama" --text "$(printf 'a\tb')" --format tsv
+[ "$(sed -n 4p "$T/out" | cut -f3)" = '\t' ] && pass || fail "a tab token in tsv: $(sed -n 4p "$T/out")"
 
 # A "#version" merge (merges.txt's header line, kept in some tokenizer.json files) is skipped, as
 # Hugging Face's tokenizers skips it (with the merges checked against the vocabulary it refused
