@@ -151,7 +151,7 @@ int cmd_tokenize(int argc, char** argv) {
         ("no-special-tokens", "Add no special tokens ([CLS], [SEP], <s>): add_special_tokens=False")
         ("format", "pretty (default: index, id, token, type id, sequence), csv, tsv, json (ids, tokens, "
                    "type_ids, sequence_ids, special_tokens_mask), or ids (the ids comma-separated on one line; with "
-                   "a pair, then '|' and the token type ids). A token's tab and line breaks: raw in csv (quoted), "
+                   "a pair, then '|' and the token type ids). A token's tab and line breaks: raw in csv (a line break quoted), "
                    "\\t \\n \\r in tsv, escaped in json; its other control characters '?' but in json",
          cxxopts::value<std::string>(), "FORMAT");
     options.parse_positional({"path"});
