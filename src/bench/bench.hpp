@@ -24,6 +24,7 @@ struct Case {
     std::size_t m = 0, n = 0, k = 0;  // matmul m×k · k×n; softmax m×n; attention/mha Tq=m Tk=n d=k
     std::size_t batch = 1, heads = 1, kv_heads = 1;  // attention/mha: B, H, G
     bool causal = false, fused = true;
+    bool bottom_right = false;  // the causal mask aligned to the last key (j <= i + Tk - Tq)
     ElementType kv_type = ElementType::f32;  // attention: the element type of K and V
     bool mask = false, bias = false;  // attention/mha: a random Tq×Tk mask / bias shared by every head
     // attention/mha: one of attend's variants (bench's --softcap, --window, ...; AttentionSpec's
@@ -50,12 +51,15 @@ struct Case {
     // cells are computed, so counted); mha adds the projections and W_O; softmax none
     // (elements/s instead).
     double flops() const;
+    // The same with every cell counted: the work of a path that computes them all (the
+    // materialized one), which the scalar runs and the work cap are judged by.
+    double dense_flops() const;
     double elements() const { return double(m) * double(n); }
     // Bytes of inputs and outputs the case allocates (a little more for packing).
     double bytes() const;
     // Memory-bound: fused attention with few query rows (split-K decoding), whose time is
     // reading K and V. moved_bytes: what one call must move (the rows of K and V its queries
-    // see, as stored in kv_type with their padding; Q and O).
+    // see, as stored in kv_type with their padding; Q and O; a bias or mask).
     bool memory_bound() const;
     double moved_bytes() const;
     double kv_element_bytes() const;  // 4, 2, or 34/32 for q8_0

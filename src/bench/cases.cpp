@@ -36,17 +36,25 @@ std::string Case::shape() const {
     return std::to_string(batch) + "x" + heads + "x" + s;
 }
 
-double Case::flops() const {
-    const double M = double(m), N = double(n), K = double(k), B = double(batch), H = double(heads),
-                 G = double(kv_heads);
-    if (op == Op::matmul) return 2.0 * M * N * K;
-    if (op == Op::softmax) return 0.0;
-    const double attention = 4.0 * B * H * M * N * K * visible;
-    if (op == Op::attention) return attention;
+namespace {
+
+// A case's floating-point work with the attention cells counted at `cells` of the dense ones.
+double flops_at(const Case& c, double cells) {
+    const double M = double(c.m), N = double(c.n), K = double(c.k), B = double(c.batch), H = double(c.heads),
+                 G = double(c.kv_heads);
+    if (c.op == Op::matmul) return 2.0 * M * N * K;
+    if (c.op == Op::softmax) return 0.0;
+    const double attention = 4.0 * B * H * M * N * K * cells;
+    if (c.op == Op::attention) return attention;
     const double E = H * K;  // model width: H heads of d
     // Q, K, V projections, attention, W_O.
     return 2.0 * B * M * E * (H * K) + 2.0 * B * N * E * (2.0 * G * K) + attention + 2.0 * B * M * (H * K) * E;
 }
+
+}  // namespace
+
+double Case::flops() const { return flops_at(*this, visible); }
+double Case::dense_flops() const { return flops_at(*this, 1.0); }
 
 double Case::bytes() const {
     const double M = double(m), N = double(n), K = double(k);
@@ -54,8 +62,7 @@ double Case::bytes() const {
     if (op == Op::softmax) return 4.0 * 2.0 * M * N;
     const double B = double(batch), H = double(heads), G = double(kv_heads);
     // Q, K, V, O (+ S, P per head when materialised); mha adds X, the projections and W.
-    const double kv = kv_element_bytes();
-    double b = 4.0 * B * (2.0 * H * M * K + (fused ? 0.0 : 3.0 * H * M * N)) + kv * B * 2.0 * G * N * K;
+    double b = 4.0 * B * (2.0 * H * M * K + (fused ? 0.0 : 3.0 * H * M * N)) + kv_row_bytes() * B * 2.0 * G * N;
     b += 4.0 * M * N * (double(mask) + double(bias));
     if (op == Op::mha) b += 4.0 * (B * (M + N) * H * K * 2.0 + 4.0 * H * K * H * K);
     return b;
@@ -79,7 +86,7 @@ std::string Case::variant() const {
 
 AttentionSpec spec_of(const Case& c) {
     AttentionSpec spec;
-    spec.causal = c.causal ? Causal::top_left : Causal::none;
+    spec.causal = !c.causal ? Causal::none : c.bottom_right ? Causal::bottom_right : Causal::top_left;
     spec.softcap = c.softcap;
     spec.window = c.window;
     spec.alibi = c.alibi;
@@ -133,7 +140,9 @@ double Case::kv_row_bytes() const {
 
 double Case::moved_bytes() const {
     const double B = double(batch), H = double(heads), G = double(kv_heads), M = double(m), N = double(n), K = double(k);
-    return kv_row_bytes() * B * 2.0 * G * N * keys_read + 4.0 * B * 2.0 * H * M * K;
+    // K and V rows, Q and O, and the Tq×Tk bias (float32) or mask (bits) every head shares
+    return kv_row_bytes() * B * 2.0 * G * N * keys_read + 4.0 * B * 2.0 * H * M * K + (bias ? 4.0 * M * N : 0.0) +
+           (mask ? M * N / 8.0 : 0.0);
 }
 
 namespace {
@@ -242,7 +251,7 @@ std::function<void()> make_call(const Case& c) {
     // path (Q·Kᵀ, scale/mask, softmax, ·V); the context alone takes the fused one.
     AttentionOptions opt;
     opt.score_mask.scale = default_scale(c.k);
-    opt.score_mask.causal = c.causal ? Causal::top_left : Causal::none;
+    opt.score_mask.causal = spec_of(c).causal;
     std::shared_ptr<Matrix> bias;
     if (c.bias) bias = std::make_shared<Matrix>(random_matrix(c.m, c.n, gen));
     opt.score_mask.bias = bias.get();
@@ -255,7 +264,7 @@ std::function<void()> make_call(const Case& c) {
 }
 
 bool scalar_affordable(const Case& c) {
-    return c.op == Op::softmax ? c.elements() <= 16.0 * 1024 * 1024 : c.flops() <= 6e8;
+    return c.op == Op::softmax ? c.elements() <= 16.0 * 1024 * 1024 : c.dense_flops() <= 6e8;
 }
 
 }  // namespace attn::bench

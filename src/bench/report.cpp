@@ -36,7 +36,7 @@ std::string label_of(const Case& c) {
     std::string label = op_name(c.op);
     if (c.op == Op::attention || c.op == Op::mha) {
         label += c.fused ? "" : "/mat";
-        if (c.causal) label += "/c";
+        if (c.causal) label += c.bottom_right ? "/cbr" : "/c";
         if (c.kv_type != ElementType::f32) label += "/" + std::string(element_type_name(c.kv_type));
         if (c.mask) label += "/mask";
         if (c.bias) label += "/bias";
@@ -70,9 +70,9 @@ void print_time_split(const std::vector<Result>& results, const std::vector<Peak
         const double exps = double(c.batch * c.heads) * c.elements() * c.visible;
         const double exp_time = exps / peak->exps_per_second / r.timing.median;
         const double rest = 1.0 - products - exp_time;
-        std::printf("  %s%s %s: the products at the FMA peak %s, %s exponentials at the exp probe's rate %s, "
+        std::printf("  %s %s: the products at the FMA peak %s, %s exponentials at the exp probe's rate %s, "
                     "everything else %s\n",
-                    op_name(c.op), c.causal ? "/c" : "", c.shape().c_str(), num(100.0 * products, "%.0f%%").c_str(),
+                    label_of(c).c_str(), c.shape().c_str(), num(100.0 * products, "%.0f%%").c_str(),
                     num(exps, "%.3g").c_str(), num(100.0 * exp_time, "%.0f%%").c_str(),
                     rest > 0 ? num(100.0 * rest, "%.0f%%").c_str() : "0% (the two at their probes' rates already fill the median)");
     }
@@ -156,18 +156,18 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
             const auto bw = bandwidth.fair_gbps(r.threads, r.c.moved_bytes(), &in_cache);
             const bool faster = bw && gbps > *bw;  // see the footnote
             any_faster = any_faster || faster;
-            std::printf("%-*s %-*s %-7s %3u %11.6f %9.3g %9.1f %7s %9s\n", lw, label_of(r.c).c_str(), sw,
+            std::printf("%-*s %-*s %-7s %3u %11.6f %9s %9.1f %7s %9s\n", lw, label_of(r.c).c_str(), sw,
                         r.c.shape().c_str(), arch_name(r.arch), r.threads, r.timing.median,
-                        r.c.moved_bytes() / double(1u << 20), gbps,
-                        bw ? num(100.0 * gbps / *bw, faster ? "%.0f%%*" : "%.0f%%").c_str() : "-",
+                        num(r.c.moved_bytes() / double(1u << 20), r.c.moved_bytes() >= 100.0 * (1u << 20) ? "%.0f" : "%.3g").c_str(), gbps,
+                        bw ? num(100.0 * gbps / *bw, faster ? "%.0f%%^" : "%.0f%%").c_str() : "-",
                         bw ? (in_cache ? "in cache" : "memory") : "-");
         }
-        std::printf("MiB: what a call reads and writes (the rows of K and V its queries see, as stored, and Q and the "
-                    "output); GB/s: it over the median; %% bw: over the measured read bandwidth (the peak probes) for "
+        std::printf("MiB: what a call reads and writes (the rows of K and V its queries see, as stored; Q and the "
+                    "output; a /bias or /mask); GB/s: it over the median; %% bw: over the measured read bandwidth (the peak probes) for "
                     "that many threads, in cache when it is no larger than the in-cache buffer plus 1/16 (it then "
                     "stays in the cache between runs), else from memory (vs).\n");
         if (any_faster)
-            std::printf("*: faster than the bandwidth it is compared with: it stays in a cache level faster than that "
+            std::printf("^: faster than the bandwidth it is compared with: it stays in a cache level faster than that "
                         "probe's buffer (%s MiB in cache, %s MiB from memory), or other work slowed the probe.\n",
                         num(mib(bandwidth.cache_bytes), "%.0f").c_str(), num(mib(bandwidth.memory_bytes), "%.0f").c_str());
     }
@@ -188,8 +188,8 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
     if (any_attention)
         std::printf("attention GFLOP/s count 4*d per visible cell (both products): 4*Tq*Tk*d, about half of it when "
                     "causal%s, as FlashAttention's benchmarks count; /mat = materialized; /mask, /bias = with a random "
-                    "Tq x Tk mask (its cells are computed, so counted) or bias.\n",
-                    any_causal ? " (/c)" : "");
+                    "Tq x Tk mask (no key rule: its cells count) or bias.\n",
+                    any_causal ? " (/c; /cbr: aligned to the last key)" : "");
     if (any_variant)
         std::printf("variants (attend's options, each timed as a case of its own): softcap=C, window=L[:R], alibi=B "
                     "(max bias), sinks (one drawn logit per head), segments=N (N equal documents), rope=THETA.\n");
@@ -228,7 +228,7 @@ void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peak
             moved = num(gbps) + "," + (bw ? num(gbps / *bw) + "," + (in_cache ? "in cache" : "memory") : ",");
         }
         std::printf("%s,%s,%s,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", op_name(r.c.op), r.c.shape().c_str(),
-                    arch_name(r.arch), r.threads, att ? (r.c.causal ? "true" : "false") : "",
+                    arch_name(r.arch), r.threads, att ? (!r.c.causal ? "false" : r.c.bottom_right ? "bottom-right" : "true") : "",
                     att ? (r.c.fused ? "true" : "false") : "", num(r.timing.median).c_str(),
                     num(r.timing.min).c_str(), num(r.timing.max).c_str(), num(r.timing.mean).c_str(),
                     num(r.timing.stddev).c_str(), r.c.flops() > 0 ? num(g).c_str() : "",
@@ -272,7 +272,8 @@ void print_json(const std::vector<Result>& results, const std::vector<Peak>& pea
         const double g = r.c.flops() / r.timing.median * 1e-9;
         std::string command = std::string(op_name(r.c.op)) + " " + r.c.shape();
         if ((r.c.op == Op::attention || r.c.op == Op::mha))
-            command += std::string(r.c.causal ? " causal" : "") + (r.c.fused ? " fused" : " materialized") +
+            command += std::string(!r.c.causal ? "" : r.c.bottom_right ? " causal bottom-right" : " causal") +
+                       (r.c.fused ? " fused" : " materialized") +
                        (r.c.kv_type != ElementType::f32 ? " " + std::string(element_type_name(r.c.kv_type)) : "") +
                        (r.c.mask ? " mask" : "") + (r.c.bias ? " bias" : "") +
                        (r.c.variant().empty() ? "" : " " + r.c.variant());
@@ -281,7 +282,7 @@ void print_json(const std::vector<Result>& results, const std::vector<Peak>& pea
         if ((r.c.op == Op::attention || r.c.op == Op::mha))
             std::printf(" \"causal\": %s, \"fused\": %s, \"kv_dtype\": \"%s\", \"mask\": %s, \"bias\": %s,"
                         " \"variant\": \"%s\", \"visible_fraction\": %s,",
-                        r.c.causal ? "true" : "false", r.c.fused ? "true" : "false",
+                        !r.c.causal ? "false" : r.c.bottom_right ? "\"bottom-right\"" : "true", r.c.fused ? "true" : "false",
                         std::string(element_type_name(r.c.kv_type)).c_str(), r.c.mask ? "true" : "false",
                         r.c.bias ? "true" : "false", r.c.variant().c_str(), num(r.c.visible).c_str());
         std::printf("\n     \"mean\": %s, \"stddev\": %s, \"median\": %s, \"user\": %s, \"system\": %s, "

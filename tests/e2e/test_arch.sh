@@ -118,5 +118,7 @@ for extra in "--causal" "--materialized" "--fused" "--d 8"; do
 done
 run bench --op softmax --sizes 4 --repeat 1 --warmup 0 --causal
 expect_code 2 "bench --op softmax --causal is refused"
+# --causal takes an alignment, as attend's does (a flag until bench had bottom-right): not false
 run bench --op matmul --sizes 4 --repeat 1 --warmup 0 --causal=false
-expect_code 0 "bench --op matmul --causal=false is accepted (nothing asked)"
+expect_code 2 "bench --causal=false is no alignment"
+expect_err_has "invalid --causal 'false': expected top-left or bottom-right" "bench --causal=false"

@@ -164,3 +164,11 @@ moved() {  # the bytes of each result, in order, to 1 in 10^4 (json prints 6 sig
 [ "$(moved)" = "2.046e+05 3.846e+05 " ] && pass || fail "decode bytes at d=80: $(moved), expected 204640 384640"
 run bench --op attention --sizes 1x1000 --d 80 --kv-dtype q8_0 --causal --repeat 1 --warmup 0 --format json
 [ "$(moved)" = "844 " ] && pass || fail "causal decode bytes: $(moved), expected 844 (the one key the query sees)"
+# --causal=bottom-right: a decoding step's query sees every key (its position is the last)
+run bench --op attention --sizes 1x1000 --d 80 --kv-dtype q8_0 --causal=bottom-right --repeat 1 --warmup 0 --format json
+[ "$(moved)" = "2.046e+05 " ] && pass || fail "bottom-right causal decode bytes: $(moved), expected 204640"
+expect_out_has '"command": "attention 1x1000x80 causal bottom-right fused q8_0"' "json names the alignment"
+run bench --op attention --sizes 1x1000 --d 80 --causal=bottom-right --repeat 1 --warmup 0
+expect_out_has "attention/cbr " "the table names the alignment"
+run bench --op attention --sizes 8x8 --d 8 --causal=diagonal --repeat 1 --warmup 0
+expect_code 2 "an unknown --causal alignment"

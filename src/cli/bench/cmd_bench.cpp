@@ -125,7 +125,7 @@ void check_variant(const cxxopts::ParseResult& r, Case& c, const std::string& te
 // Cases of one set: the same op and shape, told apart only by path, K/V type, mask, bias and variant.
 bool same_shape(const Case& a, const Case& b) {
     return a.op == b.op && a.m == b.m && a.n == b.n && a.k == b.k && a.batch == b.batch && a.heads == b.heads &&
-           a.kv_heads == b.kv_heads && a.causal == b.causal;
+           a.kv_heads == b.kv_heads && a.causal == b.causal && a.bottom_right == b.bottom_right;
 }
 
 }  // namespace
@@ -149,7 +149,9 @@ int cmd_bench(int argc, char** argv) {
                      "the float32 draws rounded or quantised once and widened by the kernels as they load them; "
                      "f32,bf16,q8_0 times them side by side",
          cxxopts::value<std::string>(), "LIST")
-        ("causal", "Attention with the causal mask (query i sees keys j <= i)")
+        ("causal", "Attention with the causal mask: top-left (default; query i sees keys j <= i) or bottom-right "
+                   "(j <= i + Tk - Tq: a decoding step's rows see every key before them). Use --causal or "
+                   "--causal=ALIGN", cxxopts::value<std::string>()->implicit_value("top-left"), "ALIGN")
         ("fused", "Attention by the fused streaming kernel (default)")
         ("materialized", "Attention through the Tq x Tk score matrix: Q·Kᵀ, softmax, ·V")
         ("paths", "Comma-separated attention paths to time side by side: fused, materialized (instead of "
@@ -183,7 +185,8 @@ int cmd_bench(int argc, char** argv) {
                  "bandwidth (GB/s, 1..threads threads) from memory (a buffer of at least 4x the last-level cache) "
                  "and in cache; show each result as a fraction of the FMA peak, and memory-bound ones (attention "
                  "with at most 4 query rows) as a fraction of the bandwidth: in cache when their working set is no "
-                 "larger than the in-cache buffer (32 MiB, or half the last-level cache), else from memory. "
+                 "larger than the in-cache buffer (32 MiB, or half the last-level cache) plus 1/16, else from "
+                 "memory, marked ^ when faster than that. "
                  "Without --peak the same fractions are shown against a quick probe (0.03 s trials) of the "
                  "arch and thread count in use, and of the bandwidth (the best of 5 runs) when a case is memory-bound. "
                  "A case faster than its peak has the peak probed again (up to twice; other work on a shared machine "
@@ -239,7 +242,8 @@ int cmd_bench(int argc, char** argv) {
         throw UsageError("invalid --op '" + op + "': expected matmul, softmax, attention, mha or all" +
                          did_you_mean(op, {"matmul", "softmax", "attention", "mha", "all"}));
     const std::vector<Case> variants = variants_of(r);
-    const bool attention_flags = r["causal"].as<bool>() || r["fused"].as<bool>() || r["materialized"].as<bool>() ||
+    const Causal causal = r.count("causal") ? parse_causal(r["causal"].as<std::string>()) : Causal::none;
+    const bool attention_flags = causal != Causal::none || r["fused"].as<bool>() || r["materialized"].as<bool>() ||
                                  r.count("head-dims") > 0 || r.count("kv-heads") > 0 || r.count("kv-dtype") > 0 ||
                                  r.count("paths") > 0 || r["mask"].as<bool>() || r["bias"].as<bool>() ||
                                  !variants.empty();
@@ -295,7 +299,8 @@ int cmd_bench(int argc, char** argv) {
             if (c.heads % c.kv_heads != 0)
                 throw UsageError("invalid --kv-heads " + std::to_string(c.kv_heads) + ": the " +
                                  std::to_string(c.heads) + " heads of --sizes " + text + " must be a multiple of it");
-            c.causal = r["causal"].as<bool>();
+            c.causal = causal != Causal::none;
+            c.bottom_right = causal == Causal::bottom_right;
             // mha keeps K and V in float32 (its projections make them).
             const std::vector<ElementType> types = o == Op::attention ? kv_types : std::vector{ElementType::f32};
             for (std::size_t d : dims_d)
@@ -329,8 +334,8 @@ int cmd_bench(int argc, char** argv) {
     // half a minute at this machine's 300 GFLOP/s, and (warm-up + repeats) runs are timed.
     constexpr double max_flops = 1e13;
     for (const Case& c : cases)
-        if (c.flops() > max_flops)
-            throw UsageError("--sizes " + c.shape() + " needs " + num(c.flops() / 1e9, "%.0f") +
+        if (c.dense_flops() > max_flops)
+            throw UsageError("--sizes " + c.shape() + " needs " + num(c.dense_flops() / 1e9, "%.0f") +
                              " GFLOP per run, more than the cap of 10000 GFLOP (about 30 s per run)");
 
     const Arch arch = current_arch();
