@@ -51,7 +51,8 @@ struct HtmlViewOptions {
 // into <pre id="selftest"> ("SLICE QUERY KEY OPACITY" per line, "cells SLICE N", "focus",
 // "toggles", "pair", "thumbs", "model" and "resources" lines; tests/browser/run.sh). The
 // time from navigation start to the end of the first frame goes into <span id="frame-ms">.
-// The page holds at most 2^22 weights (8-bit: under 8 MB): beyond, every head is max-pooled
+// The page holds at most 2^22 weights (8-bit: under 8 MB) and 8192 queries or keys (canvases a
+// browser draws): beyond, every head is max-pooled
 // into blocks of queries × keys (the largest unmasked weight of each block, as the SVG
 // heatmap pools; a block with none is drawn as masked), tokens become index ranges, and the
 // page says so. UsageError beyond 5 dims.

@@ -25,6 +25,10 @@ using detail::Pooling;
 // A page holds every weight as text: beyond this a browser struggles with the lines, so the
 // heads are max-pooled to fit.
 constexpr std::size_t max_weights = std::size_t(1) << 22;
+// Queries or keys beyond this are pooled too: a head view of n tokens is 2n pixels tall and the
+// matrix view's image n wide, and browsers leave a canvas blank past 32767 (Firefox) or 65535
+// (Chromium) pixels a side.
+constexpr std::size_t max_side = 8192;
 // Exact float32 values (4 bytes a weight) join the 8-bit codes only up to here: 8 MB pages.
 constexpr std::size_t max_exact = std::size_t(1) << 20;
 
@@ -148,13 +152,14 @@ constexpr const char* script = R"js(
   let maxCode = 1;
   for (let i = 0; i < C.length; i++) if (C[i] > maxCode && !masked(i)) maxCode = C[i];
   const $ = id => document.getElementById(id);
-  const readout = $('readout');
+  const readout = $('readout'), idle = readout.textContent;  // idle: what it says while nothing is hovered
   // Canvases hold devicePixelRatio pixels per CSS pixel (sharp on high-density screens), as far
-  // as a browser draws them (Chromium: 65535 pixels a side, 2^28 in all; a taller one stays
-  // blank); the drawing code works in CSS pixels. Resizing a canvas resets its context's state.
+  // as a browser draws them (Chromium: 65535 pixels a side, 2^28 in all; Firefox 32767 a side:
+  // a larger one stays blank, which the page's 8192 tokens a side keep it from at ratio 1); the
+  // drawing code works in CSS pixels. Resizing a canvas resets its context's state.
   const dpr = window.devicePixelRatio || 1;
   function size(c, w, h) {
-    c.k = Math.min(dpr, 65535 / Math.max(w, h, 1), Math.sqrt(268435456 / Math.max(w * h, 1)));
+    c.k = Math.min(dpr, 32767 / Math.max(w, h, 1), Math.sqrt(268435456 / Math.max(w * h, 1)));
     c.width = Math.round(w * c.k); c.height = Math.round(h * c.k); c.style.width = w + 'px'; c.style.height = h + 'px';
   }
   const ink = getComputedStyle(document.body).color;  // the text colour (light or dark scheme)
@@ -285,7 +290,7 @@ constexpr const char* script = R"js(
   const token = (names, j) => names[j] + ' (' + j + ')';
   function focusText() {
     const f = S.focus;
-    if (f === null) { readout.textContent = 'hover a token or a cell'; return; }
+    if (f === null) { readout.textContent = idle; return; }
     const names = f.side === 'q' ? D.k : D.q, shown = f.side === 'q' ? kIn : qIn, parts = [];
     for (let h = 0; h < H; h++) {
       if (!S.on[h]) continue;
@@ -355,7 +360,7 @@ constexpr const char* script = R"js(
       mx.save(); mx.translate(14, mTop); mx.rotate(Math.PI / 2); mx.fillText('queries \u2192', 0, 0); mx.restore();
     }
   }
-  mv.addEventListener('mouseleave', () => { readout.textContent = 'hover a token or a cell'; });
+  mv.addEventListener('mouseleave', () => { readout.textContent = idle; });
   mv.addEventListener('mousemove', e => {
     const r = mv.getBoundingClientRect(), k = Math.floor((e.clientX - r.left - mLeft) / cell), q = Math.floor((e.clientY - r.top - mTop) / cell);
     if (q < 0 || q >= tq || k < 0 || k >= tk) return;
@@ -475,7 +480,7 @@ Pooling page_pooling(const TensorView& w) {
     if (slices > max_weights)
         throw SettingError("html", "", " draws at most " + std::to_string(max_weights) + " heads, not " + std::to_string(slices));
     // pooled rows and columns grow with the side limit: the largest limit that fits
-    std::size_t lo = 1, hi = std::max(w.rows(), w.cols());
+    std::size_t lo = 1, hi = std::min(std::max(w.rows(), w.cols()), max_side);
     while (lo < hi) {
         const std::size_t mid = lo + (hi - lo + 1) / 2;
         const Pooling p = plan_pooling(w.rows(), w.cols(), mid, mid);
@@ -505,7 +510,8 @@ HtmlViewOptions pooled_options(const TensorView& w, const HtmlViewOptions& o) {
     po.sentence_b = 0;  // token indices no longer apply
     po.query_labels = p.row_labels(), po.key_labels = p.col_labels();
     po.pooled_text = p.note() + " (queries × keys; the page holds at most " + std::to_string(max_weights) +
-                     " weights): each line and cell is the largest weight of its block";
+                     " weights, " + std::to_string(max_side) + " a side): each line and cell is the largest weight of "
+                     "its block";
     return po;
 }
 
@@ -547,7 +553,8 @@ std::string html_view(const TensorView& w, const HtmlViewOptions& o) {
                                w.shape.text());
     const std::vector<std::string> lead = lead_names(w, o);
     const std::size_t tq = w.rows(), tk = w.cols(), slices = w.slices(), cells = tq * tk;
-    if (w.shape.numel() > max_weights) return html_view(max_pooled(w, o).view(), pooled_options(w, o));
+    if (w.shape.numel() > max_weights || std::max(tq, tk) > max_side)
+        return html_view(max_pooled(w, o).view(), pooled_options(w, o));
 
     // 8-bit opacity codes of weight / scale (scale = 1, or the largest value when above 1),
     // one mask bit per cell (masked or NaN), and the exact float32 values when they fit.

@@ -54,3 +54,11 @@ grep -qF '"q":[" hi"," hi"]' "$T/sp.html" && pass || fail "the page shows ▁ as
 # not the "?" the other formats show.
 run model "$T/sp" --text "$(printf 'hi\thi')" --show tokens --format json
 expect_out_has '"labels": ["▁hi", "\u0009", "h", "i"]' "model json: a tab token escaped, not '?'"
+
+# More than 8192 keys (of fewer than 2^22 weights) are pooled too: a canvas that wide or a head
+# view that tall stays blank in a browser (1 x 70000 was drawn as it is: a blank matrix view).
+"$ATTN" random --seed 1 --shape 9000,2 --format npy -o "$T/k9000.npy"
+"$ATTN" random --seed 2 --shape 1,2 --format npy -o "$T/q1.npy"
+run attend -q "$T/q1.npy" -k "$T/k9000.npy" -v "$T/k9000.npy" --html "$T/wide.html" -o /dev/null
+expect_code 0 "--html of 1 x 9000 weights"
+grep -qF 'max-pooled from 1×9000' "$T/wide.html" && pass || fail "1 x 9000 weights not pooled: $(grep -o 'shape [^·]*' "$T/wide.html")"
