@@ -12,6 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 attn=${1:-build/attn}
 # The Debian python3 (with python3-numpy / python3-torch), not whatever python3 is first on PATH.
 py=${PYTHON:-/usr/bin/python3}
+"$py" "$here/compare.py" --check-only  # an unknown ONLY, before anything is installed
 if [ "${ONLY:-all}" != ggml ]; then
     bash "$here/../../.ci/ensure-packages" python3-numpy libopenblas-dev python3-torch python3-threadpoolctl
     "$py" "$here/compare.py" "$attn"
