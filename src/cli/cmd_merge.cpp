@@ -1,5 +1,7 @@
 // attn merge FILE...: key shards of one attention run (attn attend --key-rows A:B --show
 // context,lse) merged into the whole result, FlashDecoding's combine (attn/shards.hpp).
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -74,6 +76,23 @@ int cmd_merge(int argc, char** argv) {
     for (const std::string& f : files)
         if (io::reads_standard_input(f))
             throw UsageError("attn merge reads each shard's context and lse from a FILE, not standard input");
+    // A shard holds no record of its keys, so a shard given twice would be merged twice (every lse
+    // ln 2 too high): one file under two names is refused (overlapping shards cannot be told).
+    struct Seen {
+        dev_t dev;
+        ino_t ino;
+        std::size_t file;
+    };
+    std::vector<Seen> seen;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        struct stat st {};
+        if (::stat(files[i].c_str(), &st) != 0) continue;  // the read names what is wrong with it
+        for (const Seen& o : seen)
+            if (o.dev == st.st_dev && o.ino == st.st_ino)
+                throw UsageError(io::detail::display_name(files[o.file]) + " and " + io::detail::display_name(files[i]) +
+                                 " are the same file: each key shard is merged once");
+        seen.push_back({st.st_dev, st.st_ino, i});
+    }
     std::vector<Tensor> contexts, lses;
     for (const std::string& f : files) {
         // Shards hold NaN rows under --masked-rows nan and -inf in the lse of masked rows.

@@ -176,8 +176,9 @@ int cmd_variance(int argc, char** argv) {
                              "csv/tsv/json; in pretty, the decimals of the softmax statistics (the variances\n"
                              "keep 7 significant digits).");
     options.add_options()
-        ("dk", "d_k values: 512, a list 64,128,256, or 1,2,4,...,1024 (default 512)", cxxopts::value<std::string>(),
-         "LIST")
+        ("dk", "d_k values: 512, a list 64,128,256, or a geometric series A,B,...,Z such as 1,2,4,...,1024 "
+               "(each value B/A times the one before, up to Z; 1,3,...,9 is 1, 3, 9) (default 512)",
+         cxxopts::value<std::string>(), "LIST")
         ("rows", "Queries = keys per batch, L (default 32)", cxxopts::value<std::string>(), "L")
         ("batch", "Independent batches (default 32 = B·H = 4·8)", cxxopts::value<std::string>(), "N")
         ("sigma", "Standard deviation of the entries of Q and K, from 1.0843e-19 (below, their products are subnormal "

@@ -147,6 +147,8 @@ int cmd_view(int argc, char** argv) {
         r.count("svg") ? svg_path(r["svg"].as<std::string>(), heatmap, "--heatmap", "write the SVG to a file") : "";
     if (r.count("html")) html_path(r["html"].as<std::string>());
     if (r.count("title") && !r.count("html")) throw UsageError("--title names the HTML page: it needs --html FILE");
+    if (r.count("sentence-b") && !r.count("html"))
+        throw UsageError("--sentence-b sets the HTML view's A/B filter: it needs --html FILE");
 
     // At most one input reads standard input: checked before any is read.
     InputNames inputs;
