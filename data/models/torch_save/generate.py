@@ -16,6 +16,8 @@ Run from the repository root: /usr/bin/python3 data/models/torch_save/generate.p
   malicious/*.pt     torch-zip archives whose data.pkl must be refused (see MALICIOUS), and a
                      legacy-format file whose one storage two tensors type differently
                      (`--malicious` remakes only these)
+  tensor.pt, attentions.pt, nested.pt  torch.save of a tensor, of a tuple of two, of a dict with
+                     a list (collections_expected.npz: their values; `--collections` remakes them)
   expanded/          a Llama folder (config.json, pytorch_model.bin) of stride-0 views: 6 KB that
                      are 940 MB as float32 (`--expanded` remakes only it)
 """
@@ -208,6 +210,22 @@ def expanded_files():
     torch.save(sd, os.path.join(folder, "pytorch_model.bin"))
 
 
+def collections_files():
+    """tensor.pt: torch.save of one tensor; attentions.pt: of a tuple of two (B, H, T, T) tensors,
+    as outputs.attentions is; nested.pt: {"layers": [tensor, tensor], "step": 3}; and
+    collections_expected.npz: their float32 values under the names attn gives them."""
+    torch.manual_seed(25)
+    one = torch.randn(3, 4)
+    attentions = tuple(torch.softmax(torch.randn(1, 2, 3, 3), dim=-1) for _ in range(2))
+    layers = [torch.randn(2, 2), torch.randn(2, 3)]
+    torch.save(one, os.path.join(HERE, "tensor.pt"))
+    torch.save(attentions, os.path.join(HERE, "attentions.pt"))
+    torch.save({"layers": layers, "step": 3}, os.path.join(HERE, "nested.pt"))
+    np.savez(os.path.join(HERE, "collections_expected.npz"), tensor=one.numpy(),
+             **{"attentions.%d" % i: a.numpy() for i, a in enumerate(attentions)},
+             **{"layers.%d" % i: t.numpy() for i, t in enumerate(layers)})
+
+
 def main():
     sd = state_dict()
     torch.save(sd, os.path.join(HERE, "state_dict.pt"))
@@ -216,6 +234,7 @@ def main():
     mha_files()
     malicious_files()
     expanded_files()
+    collections_files()
     print("torch", torch.__version__, "numpy", np.__version__)
 
 
@@ -224,5 +243,7 @@ if __name__ == "__main__":
         malicious_files()  # only malicious/ (main() makes everything)
     elif sys.argv[1:] == ["--expanded"]:
         expanded_files()  # only expanded/
+    elif sys.argv[1:] == ["--collections"]:
+        collections_files()  # only tensor.pt, attentions.pt, nested.pt and their expected values
     else:
         main()
