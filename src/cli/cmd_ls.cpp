@@ -22,8 +22,9 @@ int cmd_ls(int argc, char** argv) {
                                         "it) are read by a restricted "
                                         "unpickler that knows only what a state_dict of tensors uses and refuses any "
                                         "other pickle opcode or global by name: nothing in the file is ever run. A "
-                                        "nested dict's tensors are named OUTER.INNER; any strides and storage offset "
-                                        "are read as torch reads them.");
+                                        "nested dict's tensors are named OUTER.INNER, a tuple's or list's by index "
+                                        "(torch.save(outputs.attentions): 0, 1, ...), a tensor saved alone 'tensor'; "
+                                        "any strides and storage offset are read as torch reads them.");
     options.custom_help("FILE");
     options.positional_help("");
     options.add_options()("file", "Model file", cxxopts::value<std::string>(), "FILE");

@@ -30,6 +30,16 @@ for name in f32 f16 bf16 base base_t slice expand param meta.sub.w; do
     run concat "$TS/expected.npz:$name" --format npy -o "$T/want.npy"
     if cmp -s "$T/got.npy" "$T/want.npy"; then pass; else fail "state_dict.pt:$name differs from numpy's copy"; fi
 done
+# torch.save of one tensor, of a tuple (outputs.attentions as it is) and of a list in a dict:
+# read as numpy's copy has them (they were refused: "holds no dict of tensors")
+for got in tensor.pt tensor.pt:tensor attentions.pt:0 attentions.pt:1 nested.pt:layers.0 nested.pt:layers.1; do
+    want=${got#*:}; [ "$want" = "$got" ] && want=tensor
+    case $got in attentions*) want=attentions.$want ;; esac
+    run concat "$TS/$got" --format npy -o "$T/got.npy"; expect_code 0 "read $got"
+    run concat "$TS/collections_expected.npz:$want" --format npy -o "$T/want.npy"
+    if cmp -s "$T/got.npy" "$T/want.npy"; then pass; else fail "$got differs from numpy's copy ($want)"; fi
+done
+run view "$TS/attentions.pt:1" --heatmap; expect_code 0 "view one layer of a saved outputs.attentions"
 run softmax "$TS/state_dict.pt:ids"; expect_code 3 "an int64 tensor is refused"
 expect_err_has "dtype int64 is not supported" "the int64 refusal names the dtype"
 run softmax "$TS/state_dict.pt:scalar"; expect_code 3 "a 0-d tensor is refused"

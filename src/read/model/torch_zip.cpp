@@ -83,17 +83,21 @@ std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) { return __builtin_mul_o
 Tally tally(const pickle::Value& v, std::unordered_map<const pickle::Node*, Tally>& seen) {
     using K = pickle::Node::Kind;
     if (v->kind == K::tensor) return {0, 1, 0};
-    if (v->kind != K::dict) return {};
+    const bool sequence = v->kind == K::tuple || v->kind == K::list;
+    if (v->kind != K::dict && !sequence) return {};
     if (const auto it = seen.find(v.get()); it != seen.end()) return it->second;
     Tally t;
-    for (const auto& [key, value] : v->entries) {
+    const auto add = [&](const pickle::Value& value, std::uint64_t key_bytes) {
         const Tally sub = tally(value, seen);
         t.entries = sat_add(sat_add(t.entries, 1), sub.entries);
         t.names = sat_add(t.names, sub.names);
-        // every name below gets this key and a dot in front of it
-        const std::uint64_t prefix = key->kind == K::text ? key->text.size() + 1 : 0;
-        t.name_bytes = sat_add(t.name_bytes, sat_add(sub.name_bytes, sat_mul(sub.names, prefix)));
-    }
+        // every name below gets this key (an index in a sequence) and a dot in front of it
+        t.name_bytes = sat_add(t.name_bytes, sat_add(sub.name_bytes, sat_mul(sub.names, key_bytes + 1)));
+    };
+    if (sequence)
+        for (std::size_t i = 0; i < v->items.size(); ++i) add(v->items[i], std::to_string(i).size());
+    else
+        for (const auto& [key, value] : v->entries) add(value, key->kind == K::text ? key->text.size() : 0);
     return seen[v.get()] = t;
 }
 
@@ -121,8 +125,9 @@ void check_tally(const pickle::Value& root, std::uint64_t pickle_bytes, const st
 }
 
 // The tensors of a state_dict: a dict of names to tensors; a nested dict's tensors are
-// named "OUTER.INNER" (a checkpoint {"model": state_dict, ...}); numbers, text, None and
-// booleans beside them (an epoch, a version) are skipped; anything else is refused.
+// named "OUTER.INNER" (a checkpoint {"model": state_dict, ...}), a tuple's or list's by their
+// index ("attentions.0"; outputs.attentions saved as it is: "0", "1", ...); numbers, text, None
+// and booleans beside them (an epoch, a version) are skipped; anything else is refused.
 void collect(const pickle::Value& v, const std::string& name, Checkpoint& c, const std::string& source) {
     using K = pickle::Node::Kind;
     switch (v->kind) {
@@ -133,10 +138,14 @@ void collect(const pickle::Value& v, const std::string& name, Checkpoint& c, con
                 collect(value, name.empty() ? key->text : name + "." + key->text, c, source);
             }
             return;
+        case K::tuple: case K::list:
+            for (std::size_t i = 0; i < v->items.size(); ++i)
+                collect(v->items[i], name.empty() ? std::to_string(i) : name + "." + std::to_string(i), c, source);
+            return;
         case K::none: case K::boolean: case K::integer: case K::real: case K::text: return;
         default:
             throw InputError(source + ": '" + detail::printable(name, 60) +
-                             "' is neither a tensor nor a dict of tensors (attn reads state_dicts)");
+                             "' is neither a tensor nor a dict, tuple or list of them (attn reads state_dicts)");
     }
 }
 
@@ -176,10 +185,12 @@ void check_view(const Checkpoint& c, const std::string& name, const pickle::Tens
 // The state_dict the pickle `root` (of `size` bytes, named `pickle`) holds, named into c.tensors.
 void take_tensors(const pickle::Value& root, std::size_t size, Checkpoint& c, const std::string& source,
                   const std::string& pickle) {
-    if (root->kind != pickle::Node::Kind::dict)
-        throw InputError(source + ": " + pickle + " holds no dict of tensors (attn reads state_dicts)");
+    using K = pickle::Node::Kind;
+    if (root->kind != K::dict && root->kind != K::tuple && root->kind != K::list && root->kind != K::tensor)
+        throw InputError(source + ": " + pickle + " holds no tensor, nor a dict, tuple or list of them (attn reads "
+                         "state_dicts and saved tensors)");
     check_tally(root, size, source, pickle);  // before collect() makes any name
-    collect(root, "", c, source);
+    collect(root, root->kind == K::tensor ? "tensor" : "", c, source);  // torch.save(t): "tensor"
     // torch.load types a storage by its first reference; another type for it would read its
     // bytes as something else.
     std::unordered_map<std::string_view, const std::string*> dtype_of;
