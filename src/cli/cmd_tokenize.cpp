@@ -11,6 +11,7 @@
 #include "cli/option_values.hpp"
 #include "read/json.hpp"
 #include "tokenize/unicode.hpp"
+#include "write/tsv_escape.hpp"
 #include "runtime/did_you_mean.hpp"
 #include "runtime/utf8.hpp"
 
@@ -41,15 +42,7 @@ std::string token_field(const std::string& token, char sep) {
         }
     if (sep == ',') return csv_field(shown);
     std::string out;
-    for (char c : shown) {
-        switch (c) {
-            case '\t': out += "\\t"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\\': out += "\\\\"; break;
-            default: out += c;
-        }
-    }
+    for (char c : shown) io::append_tsv_escaped(out, c);
     return out;
 }
 

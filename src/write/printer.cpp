@@ -20,6 +20,7 @@
 #include "write/npz_write.hpp"
 #include "write/number_format.hpp"
 #include "write/output_file.hpp"
+#include "write/tsv_escape.hpp"
 #include "runtime/utf8.hpp"
 #include "runtime/parallel.hpp"
 #include "runtime/did_you_mean.hpp"
@@ -212,13 +213,7 @@ std::string label_field(const std::string& label, char sep) {
             out += ch;
             continue;
         }
-        switch (ch) {
-            case '\t': out += "\\t"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\\': out += "\\\\"; break;
-            default: out += ch;
-        }
+        append_tsv_escaped(out, ch);
     }
     return out;
 }
