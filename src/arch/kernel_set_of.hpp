@@ -40,6 +40,7 @@ constexpr kernels::KernelSet kernel_set_of() {
         row_traits<R>::lanes,
         kernels::Gemm<Tag>::run,
         a::exp_array<Tag>,
+        a::softmax_weights_array<Tag>,
         a::tanh_array<Tag>,
         a::softmax_rows<Tag>,
         a::flash<Tag>,

@@ -16,6 +16,8 @@ struct KernelSet {
     std::size_t lanes;  // float lanes of the arch's vectors (1 for scalar)
     void (*gemm)(const GemmArgs&);
     void (*exp)(const float*, float*, std::size_t);
+    // The fused kernels' weights e^(x[i] − m) (softmax_weight, kernels/exp.hpp); null for scalar.
+    void (*softmax_weights)(const float* x, float m, float* y, std::size_t n);
     void (*tanh)(const float*, float*, std::size_t);
     std::size_t (*softmax_rows)(float*, std::size_t, std::size_t, std::size_t, MaskedRowPolicy);
     std::size_t (*flash)(const FlashArgs&);

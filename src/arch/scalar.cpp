@@ -10,6 +10,7 @@ constinit const KernelSet scalar_kernel_set = {
     1,
     scalar::gemm,
     scalar::exp,
+    nullptr,  // no base-2 online softmax: the scalar kernels compute exp(x − m) with std::exp
     scalar::tanh,
     scalar::softmax_rows,
     scalar::flash,

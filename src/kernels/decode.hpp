@@ -297,9 +297,9 @@ inline void decode_mix(const float* P, std::size_t lds, const float* alpha, E V,
 }
 
 template <class Arch>
-inline float exp_nonpositive_scalar(float x) {
+inline float softmax_rescale_scalar(float m, float m_new) {
     alignas(64) float t[lanes<Arch>];
-    exp_nonpositive<Arch>(vfloat<Arch>(x)).store_aligned(t);
+    softmax_rescale<Arch>(vfloat<Arch>(m), vfloat<Arch>(m_new)).store_aligned(t);
     return t[0];
 }
 
@@ -375,14 +375,14 @@ void decode_chunk_of(const DecodeArgs& a) {
                     std::fill(s, s + span, 0.0f);
                     continue;
                 }
-                const F mu(m_new);
+                const F shift = softmax_shift<Arch>(F(m_new));  // exp.hpp: the weights in base 2
                 F sum(0.0f);
                 for (std::size_t j = 0; j < span; j += W) {
-                    const F p = exp_nonpositive<Arch>(F::load_aligned(s + j) - mu);
+                    const F p = softmax_weight<Arch>(F::load_aligned(s + j), shift);
                     p.store_aligned(s + j);
                     sum += p;
                 }
-                alpha[r] = m == neg_inf ? 0.0f : exp_nonpositive_scalar<Arch>(m - m_new);
+                alpha[r] = softmax_rescale_scalar<Arch>(m, m_new);
                 a.l[r0 + r] = alpha[r] * a.l[r0 + r] + hsum<Arch>(sum);
                 a.m[r0 + r] = m_new;
             }
@@ -390,6 +390,14 @@ void decode_chunk_of(const DecodeArgs& a) {
                 decode_mix<Arch, decltype(rows)::value>(sc, tile, alpha, V, a.ldv, a.dv, t0, nk, kmax,
                                                         a.acc + r0 * a.ldacc, a.ldacc, K, a.ldk, a.dk, t0 + tile);
             });
+        }
+        // The sums, relative to 2^m₂ so far (exp.hpp's softmax_weight), made relative to e^m as
+        // DecodeArgs has them.
+        for (std::size_t r = 0; r < nr; ++r) {
+            const F f(float(base2_to_natural(a.m[r0 + r])));
+            a.l[r0 + r] *= f.get(0);
+            float* acc = a.acc + (r0 + r) * a.ldacc;
+            for (std::size_t c = 0; c < dvp; c += W) (F::load_aligned(acc + c) * f).store_aligned(acc + c);
         }
     }
 }

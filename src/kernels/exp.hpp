@@ -1,25 +1,25 @@
 // The vectorized exp (kernel_api.hpp's exp, and the exponentials of every softmax kernel).
 // Cephes-style expf: n = round(x·log2 e), r = x − n·ln2 (two-constant Cody–Waite), e^r by a
-// degree-6 polynomial, times 2^n applied as two power-of-two factors 2^⌊n/2⌋·2^(n−⌊n/2⌋) so
+// degree-7 polynomial (1 + r + r²·p(r)), times 2^n applied as two power-of-two factors 2^⌊n/2⌋·2^(n−⌊n/2⌋) so
 // that results down to the subnormal range and the overflow to +inf come out right.
 // x ≤ −88 (and −inf) give exactly 0, x > 88.72 gives +inf, NaN gives NaN.
 // Measured maximum error against std::exp in double: 1.010 ULP over every float in [−87, 88.72]
 // (exhaustive run, avx512 and avx2); tests/unit/kernels/test_exp.cpp samples every 61st bit pattern
 // of the whole range per arch and finds 1.003 ULP there (neon under qemu: 1.003), 0.75 ULP on the
 // subnormal results of (−88, −87), and asserts ≤ 2 ULP.
-// exp_nonpositive, the online softmax's variant for arguments x − max ≤ 0, flushes
-// x < −87 to 0 so that 2^n is one add to the exponent field (see it below). On AVX-512 it
-// is vscalefps with a zero-mask instead of the clamp, the add and two selects: 4 fewer
-// instructions on the two ports the FMAs use, the same bits (compared on every float x ≤ 0,
-// NaN in, NaN out), fused attention T=4096 d=64 on 1 thread 3% faster (fastest of 11 runs, 6
-// rounds alternating with the old binary: 0.0229-0.0233 s → 0.0221-0.0224 s, leaving out the first
-// round's 0.0256 s; d=128 unchanged).
+// The online softmax of the fused kernels computes its weights in base 2 instead
+// (softmax_weight, exp2_nonpositive below): bench's exp probe 8.3 → 11.1 G/s per thread
+// (avx512; avx2 3.1 → 3.4), fused attention T=4096 on 2 threads 1.034× as fast at d=64 (80% →
+// 82.5% of the FMA peak), 1.006× at d=128 (medians of 8 alternating rounds; 1 thread 1.041× and
+// 1.023×; Intel Xeon, Emerald Rapids class, data/bench/2026-12-06T0554-xeon-prefill-exp2-ab.csv).
 // Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
+#include "kernels/kernel_types.hpp"
 #include "kernels/lanes.hpp"
 
 namespace attn::kernels::attention_impl {
@@ -64,39 +64,80 @@ inline vfloat<Arch> exp(const vfloat<Arch>& x) {
     return xsimd::select(x == x, y, x);  // NaN in, NaN out (x != x is an ordered compare: false)
 }
 
-// exp for the online softmax, whose arguments are x − max ≤ 0: the same reduction and
-// polynomial as exp() (so the same ≤ 1.01 ULP where the result is a normal float), but
-// x < −87 gives exactly 0 instead of a subnormal (a weight below 1.7e−38 next to a row sum
-// ≥ 1 changes nothing), so 2^n is a single add to the exponent field. −inf gives 0, NaN
-// gives NaN; not for x > 0.
+// 2^y for the online softmax (softmax_weight below), whose arguments are about ≤ 0: n = round(y)
+// to nearest, r = y − n in [−½, ½] (exact), 2^r by a degree-6 polynomial, times 2^n (exact:
+// 2^n·2^r is a normal float for n ≥ −125). The polynomial is the minimax one for relative error
+// on [−½, ½] with c0 = 1 (2.0e−9 in exact arithmetic; fitted by Lawson's iteration in float64,
+// 2026-12-06), so 2^0 = 1. Measured against std::exp2 in double: at most 0.95 ULP
+// (tests/unit/kernels/test_exp.cpp). y < −125 gives exactly 0 (a weight below 2.4e−38 next to a
+// row sum ≥ 1 changes nothing, and no subnormal reaches the FMAs that follow), −inf gives 0,
+// NaN gives NaN; not for y ≥ 128. Every arch computes the same bits (the same n and r,
+// polynomial and exact scaling). On AVX-512, vreduceps gives r in one instruction and
+// vscalefps applies 2^n itself, its zero-mask giving the 0s: 10 instructions on the two ports
+// the FMAs use, against 14 for e^x with its two-constant range reduction and longer polynomial
+// (exp below).
 template <class Arch>
-inline vfloat<Arch> exp_nonpositive(const vfloat<Arch>& x) {
+inline vfloat<Arch> exp2_fraction(const vfloat<Arch>& r) {  // 2^r, |r| ≤ ½
+    using F = vfloat<Arch>;
+    F p(1.535334159e-4f);
+    p = fmadd<Arch>(p, r, F(1.339887269e-3f));
+    p = fmadd<Arch>(p, r, F(9.618437849e-3f));
+    p = fmadd<Arch>(p, r, F(5.550332367e-2f));
+    p = fmadd<Arch>(p, r, F(2.402264774e-1f));
+    p = fmadd<Arch>(p, r, F(6.931471825e-1f));
+    return fmadd<Arch>(p, r, F(1.0f));
+}
+
+template <class Arch>
+inline vfloat<Arch> exp2_nonpositive(const vfloat<Arch>& y) {
     using F = vfloat<Arch>;
     using I = vint<Arch>;
-    const F lo(-87.0f);
+    const F lo(-125.0f);
 #if defined(__AVX512F__)
     if constexpr (std::is_same_v<Arch, xsimd::avx512f>) {
-        // The same bits in 4 fewer instructions: vscalefps applies 2^n (exact: 2^n·p is normal
-        // for x ≥ −87) and its zero-mask gives 0 to x < −87 and −inf, whose unclamped
-        // reduction is garbage (NaN at −inf). NaN is not below −87 (unordered): NaN out.
-        const F magic(12582912.0f);
-        F t;
-        const F p = exp_reduced<Arch>(x, magic, t);
-        return _mm512_maskz_scalef_ps(_mm512_cmp_ps_mask(x, lo, _CMP_NLT_UQ), p, t - magic);
+        // imm 0x08: keep 0 fraction bits, round to nearest, no precision exception: r = y − n.
+        // NaN is not below −125 (unordered): NaN out.
+        const F r(_mm512_reduce_ps(y, 0x08));
+        return _mm512_maskz_scalef_ps(_mm512_cmp_ps_mask(y, lo, _CMP_NLT_UQ), exp2_fraction<Arch>(r), y - r);
     }
 #endif
-    const F xc = xsimd::max(lo, x);  // keeps 2^n·p normal (n ≥ −126 and p ≥ 1 at n = −126)
-    const F magic(12582912.0f);     // 1.5·2^23: adding it rounds to an integer
-    F t;
-    const F p = exp_reduced<Arch>(xc, magic, t);
+    const F yc = xsimd::max(lo, y);   // keeps 2^n·2^r normal; −inf becomes −125
+    const F magic(12582912.0f);       // 1.5·2^23: adding it rounds to an integer (to nearest)
+    const F t = yc + magic;
+    const F p = exp2_fraction<Arch>(yc - (t - magic));
     // The low bits of t hold n (two's complement): t << 23 is n << 23 modulo 2^32.
-    const F y = xsimd::bitwise_cast<F>(xsimd::bitwise_cast<I>(p) + (xsimd::bitwise_cast<I>(t) << 23));
-    return xsimd::select(x < lo, F(0.0f), xsimd::select(x == x, y, x));
+    const F e = xsimd::bitwise_cast<F>(xsimd::bitwise_cast<I>(p) + (xsimd::bitwise_cast<I>(t) << 23));
+    return xsimd::select(y < lo, F(0.0f), xsimd::select(y == y, e, y));
+}
+
+// The online softmax's exponentials (flash.hpp, decode.hpp), in base 2. A row's running max m
+// enters as m₂ = m·log2(e) rounded to float (softmax_shift, which returns −m₂, and 0 for
+// m = −inf: nothing visible yet; kernel_types.hpp's base2_to_natural undoes it for the caller), and each weight e^(x − m) as 2^(x·log2(e) − m₂), the
+// subtraction and the change of base one FMA (softmax_weight). All weights of a row share
+// m₂ and the rescaling between tiles is 2^(m₂ − m₂′) (softmax_rescale), so the rounding of m₂
+// scales numerator and denominator alike; the max's own weight is 2^(±½ ulp(m₂)). Against
+// exp(x − m) with its Cody–Waite reduction: 11 instructions per vector of scores on AVX-512
+// instead of 15.
+template <class Arch>
+inline vfloat<Arch> softmax_shift(const vfloat<Arch>& m) {
+    using F = vfloat<Arch>;
+    return xsimd::select(m == F(-std::numeric_limits<float>::infinity()), F(0.0f), m * F(-log2e));
+}
+template <class Arch>
+inline vfloat<Arch> softmax_weight(const vfloat<Arch>& x, const vfloat<Arch>& shift) {
+    return exp2_nonpositive<Arch>(fmadd<Arch>(x, vfloat<Arch>(log2e), shift));
+}
+// The factor that moves a row's sums from max m to max m_new ≥ m (0 while m = −inf).
+template <class Arch>
+inline vfloat<Arch> softmax_rescale(const vfloat<Arch>& m, const vfloat<Arch>& m_new) {
+    using F = vfloat<Arch>;
+    return xsimd::select(m == F(-std::numeric_limits<float>::infinity()), F(0.0f),
+                         exp2_nonpositive<Arch>(softmax_shift<Arch>(m_new) - softmax_shift<Arch>(m)));
 }
 
 // The exponential rate of `attn bench` (its G exp/s and the time split of a fused run):
-// exp_nonpositive, the fused kernel's exponential, over 1024 floats in [−20, 0] (the range a
-// softmax feeds it) in L1, loaded and stored, `iterations` times. Returns a value that
+// softmax_weight, the fused kernels' exponential, over 1024 floats in [−20, 0] (the range a
+// softmax feeds it; max 0) in L1, loaded and stored, `iterations` times. Returns a value that
 // depends on the results.
 template <class Arch>
 float exp_probe(std::uint64_t iterations, float seed) {
@@ -105,10 +146,21 @@ float exp_probe(std::uint64_t iterations, float seed) {
     for (std::size_t i = 0; i < n; ++i) x[i] = -20.0f * float(i) / float(n);
     for (std::uint64_t it = 0; it < iterations; ++it) {
         for (std::size_t i = 0; i < n; i += W)
-            exp_nonpositive<Arch>(vfloat<Arch>::load_aligned(x + i)).store_aligned(y + i);
+            softmax_weight<Arch>(vfloat<Arch>::load_aligned(x + i), vfloat<Arch>(0.0f)).store_aligned(y + i);
         asm volatile("" : : "r"(x), "r"(y) : "memory");  // every iteration loads and stores again
     }
     return y[n / 2] * seed;
+}
+
+// y[i] = softmax_weight(x[i]) for the max m: the fused kernels' e^(x[i] − m), x[i] ≤ m (tests).
+template <class Arch>
+void softmax_weights_array(const float* x, float m, float* y, std::size_t n) {
+    using F = vfloat<Arch>;
+    constexpr std::size_t W = lanes<Arch>;
+    const F shift = softmax_shift<Arch>(F(m));
+    std::size_t i = 0;
+    for (; i + W <= n; i += W) softmax_weight<Arch>(F::load_unaligned(x + i), shift).store_unaligned(y + i);
+    if (i < n) store_partial<Arch>(y + i, softmax_weight<Arch>(load_partial<Arch>(x + i, n - i, 0.0f), shift), n - i);
 }
 
 template <class Arch>
