@@ -391,14 +391,6 @@ void decode_chunk_of(const DecodeArgs& a) {
                                                         a.acc + r0 * a.ldacc, a.ldacc, K, a.ldk, a.dk, t0 + tile);
             });
         }
-        // The sums, relative to 2^m₂ so far (exp.hpp's softmax_weight), made relative to e^m as
-        // DecodeArgs has them.
-        for (std::size_t r = 0; r < nr; ++r) {
-            const F f(float(base2_to_natural(a.m[r0 + r])));
-            a.l[r0 + r] *= f.get(0);
-            float* acc = a.acc + (r0 + r) * a.ldacc;
-            for (std::size_t c = 0; c < dvp; c += W) (F::load_aligned(acc + c) * f).store_aligned(acc + c);
-        }
     }
 }
 

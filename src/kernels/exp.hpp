@@ -8,10 +8,11 @@
 // of the whole range per arch and finds 1.003 ULP there (neon under qemu: 1.003), 0.75 ULP on the
 // subnormal results of (−88, −87), and asserts ≤ 2 ULP.
 // The online softmax of the fused kernels computes its weights in base 2 instead
-// (softmax_weight, exp2_nonpositive below): bench's exp probe 8.3 → 11.1 G/s per thread
-// (avx512; avx2 3.1 → 3.4), fused attention T=4096 on 2 threads 1.034× as fast at d=64 (80% →
-// 82.5% of the FMA peak), 1.006× at d=128 (medians of 8 alternating rounds; 1 thread 1.041× and
-// 1.023×; Intel Xeon, Emerald Rapids class, data/bench/2026-12-06T0554-xeon-prefill-exp2-ab.csv).
+// (softmax_weight, exp2_nonpositive below): bench's exp probe 7.8 → 10.3 G/s per thread
+// (avx512; avx2 3.2 → 3.6), fused attention T=4096 on 2 threads 1.026× as fast at d=64 (79% →
+// 81% of the FMA peak), 1.013× at d=128 (medians of 8 alternating rounds, load 2; 1 thread
+// 1.025× and 1.004×; avx2 1.00× and 1.01×; Intel Xeon, Emerald Rapids class,
+// data/bench/2026-12-06T0609-xeon-prefill-exp2-ab.csv).
 // Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
 #pragma once
 #include <cstddef>
@@ -19,7 +20,6 @@
 #include <limits>
 #include <type_traits>
 
-#include "kernels/kernel_types.hpp"
 #include "kernels/lanes.hpp"
 
 namespace attn::kernels::attention_impl {
@@ -110,29 +110,30 @@ inline vfloat<Arch> exp2_nonpositive(const vfloat<Arch>& y) {
     return xsimd::select(y < lo, F(0.0f), xsimd::select(y == y, e, y));
 }
 
-// The online softmax's exponentials (flash.hpp, decode.hpp), in base 2. A row's running max m
-// enters as m₂ = m·log2(e) rounded to float (softmax_shift, which returns −m₂, and 0 for
-// m = −inf: nothing visible yet; kernel_types.hpp's base2_to_natural undoes it for the caller), and each weight e^(x − m) as 2^(x·log2(e) − m₂), the
-// subtraction and the change of base one FMA (softmax_weight). All weights of a row share
-// m₂ and the rescaling between tiles is 2^(m₂ − m₂′) (softmax_rescale), so the rounding of m₂
-// scales numerator and denominator alike; the max's own weight is 2^(±½ ulp(m₂)). Against
-// exp(x − m) with its Cody–Waite reduction: 11 instructions per vector of scores on AVX-512
-// instead of 15.
+// The online softmax's exponentials (flash.hpp, decode.hpp), in base 2: a weight e^(x − m) is
+// 2^((x − m)·log2e), the subtraction exact near the max as before and one multiply more, so the
+// sums stay relative to e^m (the max's own weight is exactly 1) at any magnitude. (Folding the
+// subtraction into one FMA, x·log2e − float(m·log2e), saved that multiply but left m·log2e's
+// rounding, up to 2^127 at |m| ≈ 1e9, in every weight.) softmax_shift is the m subtracted (0 for
+// m = −inf: nothing visible yet). Against exp(x − m) with its Cody–Waite reduction: 12
+// instructions per vector of scores on AVX-512 instead of 15. log2e is float(log2 e), 1.3e−8
+// below it: a weight is e^((x − m)·(1 − 1.3e−8)), 4e−7 from e^(x − m) at x − m = −30.
+inline constexpr float log2e = 1.44269504088896341f;
 template <class Arch>
 inline vfloat<Arch> softmax_shift(const vfloat<Arch>& m) {
     using F = vfloat<Arch>;
-    return xsimd::select(m == F(-std::numeric_limits<float>::infinity()), F(0.0f), m * F(-log2e));
+    return xsimd::select(m == F(-std::numeric_limits<float>::infinity()), F(0.0f), m);
 }
 template <class Arch>
 inline vfloat<Arch> softmax_weight(const vfloat<Arch>& x, const vfloat<Arch>& shift) {
-    return exp2_nonpositive<Arch>(fmadd<Arch>(x, vfloat<Arch>(log2e), shift));
+    return exp2_nonpositive<Arch>((x - shift) * vfloat<Arch>(log2e));
 }
 // The factor that moves a row's sums from max m to max m_new ≥ m (0 while m = −inf).
 template <class Arch>
 inline vfloat<Arch> softmax_rescale(const vfloat<Arch>& m, const vfloat<Arch>& m_new) {
     using F = vfloat<Arch>;
     return xsimd::select(m == F(-std::numeric_limits<float>::infinity()), F(0.0f),
-                         exp2_nonpositive<Arch>(softmax_shift<Arch>(m_new) - softmax_shift<Arch>(m)));
+                         softmax_weight<Arch>(m, softmax_shift<Arch>(m_new)));
 }
 
 // The exponential rate of `attn bench` (its G exp/s and the time split of a fused run):

@@ -24,7 +24,7 @@
 // edges and at the causal limit shrink from QB-row steps to W-row ones). A softcap is one
 // pass over the tile (tanh.hpp) before the bias, ALiBi another (alibi.hpp). The weights are
 // exp.hpp's softmax_weight (base 2). Rescaling: when a tile raises a lane's max m, the running
-// sum and output are scaled by softmax_rescale, 2^(m₂_old − m₂_new) (0 while nothing was visible).
+// sum and output are scaled by softmax_rescale, e^(m_old − m_new) (0 while nothing was visible).
 // Sliding windows: a block of 64 rows at --window 1023 sees 1087 keys and computed 1120 on
 // average (first tile rounded down to BC) with 64-row triangles at both edges; now 1087 with
 // 16-row triangles, about 1.5% more products than the 1024 visible per row. Measured with
@@ -44,11 +44,11 @@
 // --threads 1 --repeat 21): the two micro-kernels 91% of the kernel's samples (mix about 5%
 // above scores, its first FMAs waiting on loads; a software prefetch of the V column did not
 // change that beyond the run-to-run spread), the online softmax 7%, the rest 2%. Per score
-// vector the softmax adds 13 vector instructions (exp.hpp's softmax_weight: 11 with the
+// vector the softmax adds 14 vector instructions (exp.hpp's softmax_weight: 12 with the
 // subtraction of the max; the sum, the column max) to the 2·d FMAs; on Intel's AVX-512 cores
-// every 512-bit instruction shares the two FMA ports, so the ceiling there is 2d/(2d + 13) of
-// the FMA peak: 91% at d=64, 95% at d=128 (17 instructions and 88%, 94% with the natural exp;
-// measured at 2 threads, load 1: 82.5% and 85%). AMD's Zen 4 issues floating-point adds on
+// every 512-bit instruction shares the two FMA ports, so the ceiling there is 2d/(2d + 14) of
+// the FMA peak: 90% at d=64, 95% at d=128 (17 instructions and 88%, 94% with the natural exp;
+// measured at 2 threads, load 2: 81% and 85%). AMD's Zen 4 issues floating-point adds on
 // pipes of their own (an EPYC measured 86-87% at 2 threads with the natural exp).
 // Fully masked rows follow the policy (kernels/masked_rows.hpp); with a sink no row is fully masked
 // (it starts at m = sink, l = 1: no visible key gives context 0, gpt-oss's formula). Documents
@@ -205,10 +205,9 @@ private:
         for (std::size_t b = 0; b < nb; ++b) {
             const std::size_t q0 = g0 + b * QB, nq = std::min(QB, a_.Tq - q0);
             pack_q(q0, nq, qt(b));
-            // A sink starts each row at m = sink, l = exp(sink − sink) = 1 (kernel_api.hpp's FlashArgs::sink),
-            // relative to the base-2 reference (kernel_types.hpp's base2_to_natural).
+            // A sink starts each row at m = sink, l = exp(sink − sink) = 1 (kernel_api.hpp's FlashArgs::sink).
             std::fill(m_of(b), m_of(b) + QB, a_.sink);
-            std::fill(l_of(b), l_of(b) + QB, a_.sink == neg_inf ? 0.0f : float(1.0 / base2_to_natural(a_.sink)));
+            std::fill(l_of(b), l_of(b) + QB, a_.sink == neg_inf ? 0.0f : 1.0f);
             std::fill(ot(b), ot(b) + a_.dv * QB, 0.0f);
             // Keys any row of the (whole, unclipped) block may see: both ends of the visible
             // range are non-decreasing in the row index. Keys outside are never computed.
@@ -641,7 +640,7 @@ private:
         const float* ot = this->ot(b);
         if (a_.lse)
             for (std::size_t q = std::max(q0, a_.row_begin) - q0; q < std::min(q0 + nq, a_.row_end) - q0; ++q)
-                a_.lse[q0 + q - a_.row_begin] = log_sum_exp(m_of(b)[q], lsum[q] * base2_to_natural(m_of(b)[q]));
+                a_.lse[q0 + q - a_.row_begin] = log_sum_exp(m_of(b)[q], lsum[q]);
         std::size_t masked = 0;
         const std::size_t qa = std::max(q0, a_.row_begin) - q0, qb = std::min(q0 + nq, a_.row_end) - q0;
         // Oᵀ transposed back W columns × W rows at a time in registers, each row times 1/l.

@@ -88,8 +88,7 @@ struct FlashArgs {
 // Split-K decoding, one chunk: for each of `rows` query rows, the online softmax over keys
 // [max(k_begin, row.first), min(k_end, row.visible)) with the softcap / mask / bias rules of FlashArgs, left
 // unnormalised: m = the running max of the scaled scores (-inf when no key was allowed),
-// l = Σ exp(s − m), acc[0, dv) = Σ exp(s − m)·V[j] (the vector kernels: within a factor
-// 1 ± 1.3e−8·|m| that both share, kernel_types.hpp's base2_to_natural). Rows are computed independently (the
+// l = Σ exp(s − m), acc[0, dv) = Σ exp(s − m)·V[j]. Rows are computed independently (the
 // same bits whatever rows share the call). Keys at or past the largest visible are never
 // loaded, nor keys before the smallest first. K and V hold kv_type elements (as FlashArgs). The caller merges the chunks
 // (attn/multihead.hpp) and counts a sink there, once. Documents are in each row's first and visible.

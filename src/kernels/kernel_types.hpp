@@ -113,19 +113,6 @@ inline float log_sum_exp(float m, double l) noexcept {
     return l > 0.0 ? float(double(m) + std::log(l)) : -std::numeric_limits<float>::infinity();
 }
 
-// The vector kernels' online softmax (flash, decode_chunk) computes its weights in base 2
-// (kernels/exp.hpp's softmax_weight): a weight is 2^(x·L − m₂), L = log2e (the float, 1.3e−8
-// below log2(e)) and m₂ = m·L rounded to float, so within the kernel a row's sums are relative
-// to 2^(m₂ − m·L)·e^(m·L·ln 2), not to e^m. base2_to_natural(m) = 2^(m₂ − m·L), the residue of
-// that rounding (exact in double), takes them to e^(m·L·ln 2): the kernels return sums relative
-// to it, which is e^m within L's 1.3e−8·|m|, a factor every row's terms share (the scalar
-// kernels: e^m). What is left is L's scale on differences, e^(1.3e−8·(x − m)): 4e−7 at x − m = −30.
-inline constexpr float log2e = 1.44269504088896341f;
-inline double base2_to_natural(float m) noexcept {
-    if (!(m > -std::numeric_limits<float>::infinity() && m < std::numeric_limits<float>::infinity())) return 1.0;
-    return std::exp2(double(m * log2e) - double(m) * double(log2e));
-}
-
 // The fused and split-K kernels fold a softcap's 1/c into the query when c ≥ 1: the factor of
 // q·k is scale/c, and the capped score c·tanh(q·k·(scale/c)) needs no multiply per score
 // (softcapped fused attention at T=4096, d=64, 2 threads: 1.12× → 1.10× the plain run). Only

@@ -105,7 +105,7 @@ TEST_CASE("a K/V cache on the projections: a prefix and decode steps give the wh
                             worst = std::max(worst, std::fabs(double(want) - double(got)) / (1.0 + std::fabs(double(want))));
                         }
             INFO("worst error " << worst);
-            CHECK(worst < 2e-6);  // float32 rounding of O(1) contexts (the paths differ: fused, split-K; 1.1e-6 seen)
+            CHECK(worst < 2e-6);  // float32 rounding of O(1) contexts (the paths differ: fused, split-K; 1.03e-6 seen)
         }
         CHECK(test_util::same_bits(cache.k, all.k));  // the new keys rotated once, at their positions
         CHECK(test_util::same_bits(cache.v, all.v));
