@@ -50,6 +50,8 @@
 // the FMA peak: 90% at d=64, 95% at d=128 (17 instructions and 88%, 94% with the natural exp;
 // measured at 2 threads, load 2: 81% and 85%). AMD's Zen 4 issues floating-point adds on
 // pipes of their own (an EPYC measured 86-87% at 2 threads with the natural exp).
+// The mix takes about 1.13× the scores' time at d=64 (perf, 1 thread); keeping its Pᵀ tile in L1
+// (tiles of 64 keys, or the mix in key chunks of 32 or 64) changed nothing (data/bench, 2026-12-06).
 // Fully masked rows follow the policy (kernels/masked_rows.hpp); with a sink no row is fully masked
 // (it starts at m = sink, l = 1: no visible key gives context 0, gpt-oss's formula). Documents
 // (--segments) narrow range_of, so a block's key tiles outside its documents are skipped.
