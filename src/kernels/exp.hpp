@@ -69,11 +69,11 @@ inline vfloat<Arch> exp(const vfloat<Arch>& x) {
 // to nearest, r = y − n in [−½, ½] (exact), 2^r by a degree-6 polynomial, times 2^n (exact:
 // 2^n·2^r is a normal float for n ≥ −125). The polynomial is the minimax one for relative error
 // on [−½, ½] with c0 = 1 (2.0e−9 in exact arithmetic; fitted by Lawson's iteration in float64,
-// 2026-12-06), so 2^0 = 1. Measured against std::exp2 in double: at most 0.95 ULP
-// (tests/unit/kernels/test_exp.cpp). y < −125 gives exactly 0 (a weight below 2.4e−38 next to a
+// 2026-12-06), so 2^0 = 1. Measured against std::exp2 in double: at most 0.86 ULP (1.13 without
+// fused multiply-adds; tests/unit/kernels/test_exp.cpp). y < −125 gives exactly 0 (a weight below 2.4e−38 next to a
 // row sum ≥ 1 changes nothing, and no subnormal reaches the FMAs that follow), −inf gives 0,
-// NaN gives NaN; not for y ≥ 128. Every arch computes the same bits (the same n and r,
-// polynomial and exact scaling). On AVX-512, vreduceps gives r in one instruction and
+// NaN gives NaN; not for y ≥ 128. Every arch with a fused multiply-add (AVX2+FMA, AVX-512,
+// NEON) computes the same bits (the same n and r, polynomial and exact scaling). On AVX-512, vreduceps gives r in one instruction and
 // vscalefps applies 2^n itself, its zero-mask giving the 0s: 10 instructions on the two ports
 // the FMAs use, against 14 for e^x with its two-constant range reduction and longer polynomial
 // (exp below).

@@ -108,7 +108,8 @@ TEST_CASE("exp: bench's exp probe computes the fused kernel's exponential, per a
 // float. Two checks per arch: the 2^y part against std::exp2 in double of that y, in ULP; and the
 // whole against std::exp(x − m) in double, whose bound adds the exponent's roundings (x − m's
 // and y's, 2^−24 of each, and log2e's float, 1.3e−8·|x − m|·log2 e: ln 2 times those relative).
-// The max's own weight is exactly 1, at any m. And every arch the same bits.
+// The max's own weight is exactly 1, at any m. And the same bits on every arch with a fused
+// multiply-add: every row of arches.def but the fake sse4.2 one of the test build (two roundings).
 TEST_CASE("exp: the online softmax's base-2 weights, per arch") {
     constexpr float inf = std::numeric_limits<float>::infinity();
     constexpr float log2e = 1.44269504088896341f;
@@ -119,13 +120,13 @@ TEST_CASE("exp: the online softmax's base-2 weights, per arch") {
         if (d >= -90.0f) x.push_back(d);
     }
     const std::vector<float> ms = {0.0f, 3.7f, -251.3f, 1.0e4f, 5.0e9f, -1.0e20f};
-    std::vector<std::vector<float>> results;
+    std::vector<float> first_fused;  // the first fused arch's results
     for (const auto& k : arches) {
         if (!k.softmax_weights) continue;  // scalar: no base-2 weights
         INFO("arch " << std::string(k.name));
         double worst_exp2 = 0.0, worst_rel = 0.0;
         std::size_t bad = 0;
-        results.emplace_back();
+        std::vector<float> results;
         for (float m : ms) {
             std::vector<float> xs(x.size()), y(x.size() + 1, 42.0f);
             for (std::size_t i = 0; i < x.size(); ++i) xs[i] = x[i] + m;
@@ -142,14 +143,17 @@ TEST_CASE("exp: the online softmax's base-2 weights, per arch") {
                 const double bound = 1.1 * (0x1p-23 + 0x1p-24 * (std::fabs(d) + std::fabs(e2) * 0.6931472) + 1.4e-8 * std::fabs(d));
                 worst_rel = std::max(worst_rel, std::fabs(y[i] - exact) / exact / bound);
             }
-            results.back().insert(results.back().end(), y.begin(), y.end());
+            results.insert(results.end(), y.begin(), y.end());
         }
         MESSAGE("softmax weights for " << std::string(k.name) << ": 2^y at most " << worst_exp2
                                        << " ULP; e^(x - m) at " << worst_rel << " of its bound");
         CHECK(bad == 0);
         CHECK(worst_exp2 <= 1.25);
         CHECK(worst_rel <= 1.0);
-        CHECK(std::memcmp(results.back().data(), results.front().data(), results.front().size() * sizeof(float)) == 0);  // the same bits on every arch
+        if (std::string(k.name) != "fake") {
+            if (first_fused.empty()) first_fused = results;
+            CHECK(std::memcmp(results.data(), first_fused.data(), results.size() * sizeof(float)) == 0);
+        }
         // −inf and NaN, the max itself, and a length that is not a multiple of the lanes.
         const std::vector<float> special = {-inf, std::numeric_limits<float>::quiet_NaN(), 2.5f, 2.5f - 87.0f, -1e30f, 2.5f};
         std::vector<float> out(special.size());
