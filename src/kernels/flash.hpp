@@ -86,9 +86,13 @@ struct FlashBlocking {
     // G blocks of NV·lanes query rows share each tile of BC keys.
     static constexpr std::size_t R = 6, NV = 4, BC = 128, G = 4;
 };
+// 16 ymm registers: 5×2 accumulators (+2 loads, 1 broadcast). With 6×2, 15 of 16, GCC kept one
+// accumulator on the stack, a store and a load in every step of both micro-kernels: prefill
+// T=4096 on 2 threads went 1.145× (d=64) and 1.217× (d=128) as fast with 5×2, the same bits
+// (data/bench/2026-12-06T0711-xeon-avx2-blocking-ab.csv).
 template <>
-struct FlashBlocking<xsimd::fma3<xsimd::avx2>> {  // 16 ymm registers: 6×2 accumulators
-    static constexpr std::size_t R = 6, NV = 2, BC = 128, G = 8;
+struct FlashBlocking<xsimd::fma3<xsimd::avx2>> {
+    static constexpr std::size_t R = 5, NV = 2, BC = 128, G = 8;
 };
 
 // C[r][0, NV·W) = (Acc ? C[r]·alpha : 0) + Σ_{p<kdim} a[r][p·aps] · B[p][0, NV·W), r < Rows
