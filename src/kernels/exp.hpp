@@ -26,6 +26,15 @@
 namespace attn::kernels::attention_impl {
 namespace {
 
+// c0·r^n + c1·r^(n−1) + … + cn by Horner's rule, highest coefficient first, one fused
+// multiply-add a step: the one evaluation of both exps' polynomials.
+template <class Arch, class... C>
+inline vfloat<Arch> horner(const vfloat<Arch>& r, float c0, C... c) {
+    vfloat<Arch> p(c0);
+    ((p = fmadd<Arch>(p, r, vfloat<Arch>(float(c)))), ...);
+    return p;
+}
+
 // exp's range reduction and polynomial: xc = n·ln2 + r with |r| ≤ ln2/2, and
 // p ≈ e^r (Cephes coefficients). On return t = xc·log2(e) + magic, rounded, so n sits in
 // t's low mantissa bits.
@@ -36,12 +45,8 @@ inline vfloat<Arch> exp_reduced(const vfloat<Arch>& xc, const vfloat<Arch>& magi
     const F n = t - magic;
     F r = fnmadd<Arch>(n, F(0.693359375f), xc);  // ln 2 = 0.693359375 − 2.12194440e−4
     r = fnmadd<Arch>(n, F(-2.12194440e-4f), r);
-    F p(1.9875691500e-4f);
-    p = fmadd<Arch>(p, r, F(1.3981999507e-3f));
-    p = fmadd<Arch>(p, r, F(8.3334519073e-3f));
-    p = fmadd<Arch>(p, r, F(4.1665795894e-2f));
-    p = fmadd<Arch>(p, r, F(1.6666665459e-1f));
-    p = fmadd<Arch>(p, r, F(5.0000001201e-1f));
+    const F p = horner<Arch>(r, 1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f,
+                             1.6666665459e-1f, 5.0000001201e-1f);
     return fmadd<Arch>(p, r * r, r) + F(1.0f);
 }
 
@@ -79,14 +84,8 @@ inline vfloat<Arch> exp(const vfloat<Arch>& x) {
 // (exp below).
 template <class Arch>
 inline vfloat<Arch> exp2_fraction(const vfloat<Arch>& r) {  // 2^r, |r| ≤ ½
-    using F = vfloat<Arch>;
-    F p(1.535334159e-4f);
-    p = fmadd<Arch>(p, r, F(1.339887269e-3f));
-    p = fmadd<Arch>(p, r, F(9.618437849e-3f));
-    p = fmadd<Arch>(p, r, F(5.550332367e-2f));
-    p = fmadd<Arch>(p, r, F(2.402264774e-1f));
-    p = fmadd<Arch>(p, r, F(6.931471825e-1f));
-    return fmadd<Arch>(p, r, F(1.0f));
+    return horner<Arch>(r, 1.535334159e-4f, 1.339887269e-3f, 9.618437849e-3f, 5.550332367e-2f, 2.402264774e-1f,
+                        6.931471825e-1f, 1.0f);
 }
 
 template <class Arch>
