@@ -1,9 +1,13 @@
 // attn view WEIGHTS: the pictures `attn attend` draws (terminal heatmap, SVG, interactive HTML),
 // of attention weights computed elsewhere, e.g. PyTorch's output_attentions stacked into
 // (L, B, H, T, T) and saved with NumPy.
+#include <sys/stat.h>
+
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +15,7 @@
 #include "attn/error.hpp"
 #include "attn/html_view.hpp"
 #include "attn/io.hpp"
+#include "attn/model_file.hpp"
 #include "attn/tensor.hpp"
 #include "attn/viz.hpp"
 #include "attn/viz_grid.hpp"
@@ -26,10 +31,58 @@ namespace {
 
 const std::vector<std::string> dim_order{"layer", "batch", "head"};
 
-// The leading dimensions' names: --dims, or by rank (head; batch, head; layer, batch, head).
-std::vector<std::string> leading_names(const cxxopts::ParseResult& r, const Shape& shape) {
+// A file that holds a sequence of per-layer weights, as saved whole: torch.save(outputs.attentions)
+// (a tuple or list, whose tensors are named 0, 1, ...) or numpy.savez(*attentions) (arr_0, arr_1,
+// ...). Those tensors stacked along a new leading layer dimension, as bertviz's head_view takes
+// the tuple (they must have one shape); nothing for any other input.
+std::optional<Tensor> read_layer_sequence(const std::string& file) {
+    struct stat st {};
+    if (!io::is_model_path(file) || ::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    const std::vector<io::TensorInfo> listed = io::list_model_tensors(file);
+    if (listed.size() < 2) return std::nullopt;
+    for (const std::string prefix : {"", "arr_"}) {
+        bool sequence = true;
+        for (std::size_t i = 0; i < listed.size() && sequence; ++i)
+            sequence = listed[i].name == prefix + std::to_string(i);
+        if (!sequence) continue;
+        std::vector<Tensor> layers;
+        for (const io::TensorInfo& t : listed) {
+            layers.push_back(io::read_tensor(file + ":" + t.name, io::Finite::any, 4));
+            if (layers.back().shape() != layers.front().shape())
+                throw InputError(file + ": a sequence of " + std::to_string(listed.size()) + " tensors, read as layers "
+                                 "to stack, but " + listed.front().name + " is " + layers.front().shape().text() +
+                                 " and " + t.name + " is " + layers.back().shape().text() + ": name one as " + file +
+                                 ":NAME");
+        }
+        if (layers.front().rank() < 2)
+            throw InputError(file + ": a sequence of " + std::to_string(listed.size()) + " tensors of shape " +
+                             layers.front().shape().text() + ": expected layers of Tq x Tk weights, with up to "
+                             "two leading dimensions (batch, head)");
+        std::vector<std::size_t> dims{layers.size()};
+        for (std::size_t d = 0; d < layers.front().rank(); ++d) dims.push_back(layers.front().shape()[d]);
+        Tensor stacked{Shape(dims), Tensor::Uninitialized{}};
+        const std::size_t per_layer = layers.front().slices();
+        const std::size_t slice_floats = layers.front().rows() * layers.front().row_stride();
+        for (std::size_t l = 0; l < layers.size(); ++l)
+            for (std::size_t s = 0; s < per_layer; ++s)
+                std::memcpy(stacked.slice_data(l * per_layer + s), layers[l].slice_data(s), slice_floats * sizeof(float));
+        return stacked;
+    }
+    return std::nullopt;
+}
+
+// The leading dimensions' names: --dims, or by rank (head; batch, head; layer, batch, head). The
+// first of a stacked sequence of layers is the layer's.
+std::vector<std::string> leading_names(const cxxopts::ParseResult& r, const Shape& shape, bool layers_stacked) {
     const std::size_t lead = shape.rank() - 2;
-    if (!r.count("dims")) return std::vector<std::string>(dim_order.end() - std::ptrdiff_t(lead), dim_order.end());
+    if (!r.count("dims")) {
+        std::vector<std::string> names(dim_order.end() - std::ptrdiff_t(lead), dim_order.end());
+        if (layers_stacked) {
+            names = std::vector<std::string>(dim_order.end() - std::ptrdiff_t(lead - 1), dim_order.end());
+            names.insert(names.begin(), "layer");
+        }
+        return names;
+    }
     const std::string text = r["dims"].as<std::string>();
     std::vector<std::string> names;
     std::size_t next = 0, start = 0;
@@ -106,8 +159,9 @@ int cmd_view(int argc, char** argv) {
         "of Tq x Tk weights with up to three leading dimensions, (L, B, H, Tq, Tk) by default\n"
         "for 5 dims, (B, H, ...) for 4 and (H, ...) for 3 (--dims names them otherwise), such\n"
         "as PyTorch's output_attentions stacked with torch.stack and saved with numpy.save.\n"
-        "WEIGHTS is .npy, text, or a member FILE.npz:NAME / FILE.safetensors:NAME. Every entry\n"
-        "must be a weight: finite and >= 0 (exit 3 otherwise, naming the place).\n");
+        "WEIGHTS is .npy, text, or a member FILE.npz:NAME / FILE.safetensors:NAME / FILE.pt:NAME.\n"
+        "A file that holds a sequence of layers, torch.save(outputs.attentions) as it is (a tuple\n"
+        "or list) or numpy.savez(*attentions), is stacked as torch.stack would: (L, ...). Every entry\n"        "must be a weight: finite and >= 0 (exit 3 otherwise, naming the place).\n");
     options.positional_help("WEIGHTS");
     options.add_options()
         ("weights", "The weights tensor", cxxopts::value<std::string>())
@@ -156,11 +210,13 @@ int cmd_view(int argc, char** argv) {
         if (r.count(option) && io::reads_standard_input(r[option].as<std::string>()))
             inputs.reserve_stdin(name, r[option].as<std::string>());
     const std::string file = r["weights"].as<std::string>();
-    const Tensor all = io::read_tensor(file, io::Finite::any, 5);
+    std::optional<Tensor> layers = read_layer_sequence(file);
+    const bool layers_stacked = layers.has_value();
+    const Tensor all = layers_stacked ? std::move(*layers) : io::read_tensor(file, io::Finite::any, 5);
     if (all.rank() < 2)
         throw InputError(file + ": weights of shape " + all.shape().text() + ": expected Tq x Tk weights, with up to "
                          "three leading dimensions (layer, batch, head)");
-    const std::vector<std::string> names = leading_names(r, all.shape());
+    const std::vector<std::string> names = leading_names(r, all.shape(), layers_stacked);
     check_weights(all, file, names);
 
     // --layer/--batch/--head: keep the chosen index of that dimension, and drop the dimension.

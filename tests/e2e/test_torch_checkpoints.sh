@@ -40,6 +40,22 @@ for got in tensor.pt tensor.pt:tensor attentions.pt:0 attentions.pt:1 nested.pt:
     if cmp -s "$T/got.npy" "$T/want.npy"; then pass; else fail "$got differs from numpy's copy ($want)"; fi
 done
 run view "$TS/attentions.pt:1" --heatmap; expect_code 0 "view one layer of a saved outputs.attentions"
+# The whole tuple (torch.save) or numpy.savez(*attentions) is stacked into layers as torch.stack
+# does: the page holds torch.stack's values, named layer, batch, head.
+exact() { grep -o '"exact":"[^"]*"' "$1" | sed -e 's/^"exact":"//' -e 's/"$//' | base64 -d | od -An -tf4 -v -w4; }
+run view "$TS/attentions_stacked.npy" --html "$T/want.html"; expect_code 0 "view torch.stack's layers"
+exact "$T/want.html" >"$T/want.exact"
+for f in attentions.pt attentions_savez.npz; do
+    run view "$TS/$f" --html "$T/got.html"; expect_code 0 "view $f as layers"
+    grep -qF 'shape (2, 1, 2, 3, 3)' "$T/got.html" && grep -qF '"lead":[["layer",2],["batch",1],["head",2]]' "$T/got.html" \
+        && pass || fail "$f: stacked as (layer, batch, head, T, T)"
+    exact "$T/got.html" >"$T/got.exact"
+    if [ -s "$T/want.exact" ] && cmp -s "$T/got.exact" "$T/want.exact"; then pass; else fail "$f: not torch.stack's values"; fi
+done
+run view "$TS/attentions.pt" --layer 1 --head 0 --heatmap; expect_code 0 "--layer of a saved tuple"
+expect_out_has "layer 1, batch 0, head 0:" "--layer 1 chooses the tuple's second tensor"
+run view "$TS/nested.pt" --heatmap; expect_code 3 "a dict of tensors is not a sequence of layers"
+expect_err_has "name one as" "a dict still asks for a name"
 run softmax "$TS/state_dict.pt:ids"; expect_code 3 "an int64 tensor is refused"
 expect_err_has "dtype int64 is not supported" "the int64 refusal names the dtype"
 run softmax "$TS/state_dict.pt:scalar"; expect_code 3 "a 0-d tensor is refused"

@@ -18,6 +18,8 @@ Run from the repository root: /usr/bin/python3 data/models/torch_save/generate.p
                      (`--malicious` remakes only these)
   tensor.pt, attentions.pt, nested.pt  torch.save of a tensor, of a tuple of two, of a dict with
                      a list (collections_expected.npz: their values; `--collections` remakes them)
+  attentions_savez.npz, attentions_stacked.npy  attentions.pt's tuple by numpy.savez(*...), and
+                     torch.stack of it (`--stacked` remakes them from attentions.pt)
   expanded/          a Llama folder (config.json, pytorch_model.bin) of stride-0 views: 6 KB that
                      are 940 MB as float32 (`--expanded` remakes only it)
 """
@@ -226,6 +228,14 @@ def collections_files():
              **{"layers.%d" % i: t.numpy() for i, t in enumerate(layers)})
 
 
+def stacked_files():
+    """attentions_savez.npz: attentions.pt's tuple saved by numpy.savez(*attentions) (arr_0, arr_1);
+    attentions_stacked.npy: torch.stack(attentions), what attn view reads either file as."""
+    attentions = torch.load(os.path.join(HERE, "attentions.pt"))
+    np.savez(os.path.join(HERE, "attentions_savez.npz"), *[a.numpy() for a in attentions])
+    np.save(os.path.join(HERE, "attentions_stacked.npy"), torch.stack(attentions).numpy())
+
+
 def main():
     sd = state_dict()
     torch.save(sd, os.path.join(HERE, "state_dict.pt"))
@@ -235,6 +245,7 @@ def main():
     malicious_files()
     expanded_files()
     collections_files()
+    stacked_files()
     print("torch", torch.__version__, "numpy", np.__version__)
 
 
@@ -245,5 +256,7 @@ if __name__ == "__main__":
         expanded_files()  # only expanded/
     elif sys.argv[1:] == ["--collections"]:
         collections_files()  # only tensor.pt, attentions.pt, nested.pt and their expected values
+    elif sys.argv[1:] == ["--stacked"]:
+        stacked_files()  # only attentions_savez.npz and attentions_stacked.npy
     else:
         main()
