@@ -64,6 +64,13 @@ printf '1 3\n2 2\n' > "$T/pos"
 printf '0.25 0.75\n0.5 0.5\n' > "$T/expect"
 run softmax "$T/pos" --normalize sum; expect_code 0 "normalize sum"
 expect_close "$T/expect" "$T/out" 1e-7 "normalize sum"
+if [ ! -s "$T/err" ]; then pass; else fail "normalize sum of positive rows: no note expected: $(cat "$T/err")"; fi
+# Negative entries left by the sum are no weights: the rows are counted on stderr, values kept.
+printf '1 -2 3\n1 1 2\n-1 -3 0\n' > "$T/mixed"
+printf '0.5 -1 1.5\n0.25 0.25 0.5\n0.25 0.75 0\n' > "$T/expect_mixed"
+run softmax "$T/mixed" --normalize sum; expect_code 0 "normalize sum of rows with negative entries"
+expect_close "$T/expect_mixed" "$T/out" 1e-7 "normalize sum keeps negative quotients"
+expect_err_has "note: 1 row has negative entries after --normalize sum: not weights" "negative rows counted"
 printf '1 -1\n' > "$T/zero_sum"
 run softmax "$T/zero_sum" --normalize sum; expect_code 1 "zero row sum"
 expect_err_has "sums to zero" "zero row sum message"
