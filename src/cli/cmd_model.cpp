@@ -187,7 +187,8 @@ int cmd_model(int argc, char** argv) {
         ("head", "Only head H of the attentions, --heatmap and --svg (0-based; the HTML view keeps every head: its "
                  "toggles pick)", cxxopts::value<std::string>(), "H");
     options.add_options("Pictures")
-        ("heatmap", "Draw the weights of --layer (each head, or --head) in the terminal. Alone it prints only "
+        ("heatmap", "Draw the weights of --layer (each head, or --head) in the terminal (wider than $COLUMNS: in "
+                    "column blocks, max-pooled to fit beyond 4 blocks). Alone it prints only "
                     "the picture; with --show, the results join it in --format pretty, or go to -o")
         ("svg", "Write an SVG heatmap of the weights of --layer (a grid of heads, or --head)",
          cxxopts::value<std::string>(), "FILE")

@@ -178,7 +178,8 @@ int cmd_view(int argc, char** argv) {
                        "first [SEP] or </s> label)", cxxopts::value<std::string>(), "i");
     options.add_options("Pictures")
         ("heatmap", "Draw the weights in the terminal, one heatmap per slice (colour on a terminal unless NO_COLOR "
-                    "is set)")
+                    "is set); wider than $COLUMNS (else the terminal, else 80) in column blocks, max-pooled to fit "
+                    "beyond 4 blocks")
         ("svg", "Write an SVG heatmap to FILE ('-' = standard output); several slices: a grid with one colour scale",
          cxxopts::value<std::string>(), "FILE")
         ("html", "Write the interactive HTML view to FILE: head view with layer selector, head toggles and hover, "

@@ -9,6 +9,7 @@
 
 #include "attn/column_blocks.hpp"
 #include "attn/viz.hpp"
+#include "draw/max_pool.hpp"
 #include "draw/text_util.hpp"
 
 namespace attn::viz {
@@ -60,6 +61,10 @@ std::vector<std::string> labels_or_indices(const std::vector<std::string>& label
     return out;
 }
 
+// Beyond this many column blocks the picture is max-pooled to one block's width instead: 512
+// keys at 80 columns would be 13 blocks of 512 lines each, not a picture any more.
+constexpr std::size_t max_column_blocks = 4;
+
 }  // namespace
 
 std::string heatmap_text(const Matrix& w, const std::vector<std::string>& row_labels,
@@ -83,6 +88,23 @@ std::string heatmap_text(const Matrix& w, const std::vector<std::string>& row_la
 
     // Wider than line_width: blocks of whole columns (two characters each), as the tables wrap.
     const auto blocks = column_blocks(std::vector<std::size_t>(C, 2), row_width + 1, line_width, 0);
+    if (blocks.size() > max_column_blocks) {
+        // Max-pooled into square blocks of k×k cells, k the least that fits the width beside
+        // the widest pooled row label ("first–last").
+        const std::size_t label_width = std::min(max_label, 2 * std::to_string(R - 1).size() + 1);
+        const std::size_t fit = line_width > label_width + 3 ? (line_width - label_width - 1) / 2 : 1;
+        const std::size_t k = (C + fit - 1) / fit;
+        const detail::Pooling p = detail::plan_pooling(R, C, (R + k - 1) / k, (C + k - 1) / k);
+        Matrix pooled(p.pooled_rows, p.pooled_cols);
+        detail::max_pool({w.data(), R, C, w.stride()}, is_masked, p, pooled.data(), pooled.stride());
+        // Columns are labelled by their block's first key (written downwards, a range would be
+        // as tall as two numbers); rows by their range.
+        std::vector<std::string> first_keys;
+        for (std::size_t b = 0; b < p.pooled_cols; ++b) first_keys.push_back(std::to_string(b * p.block_cols));
+        return p.note() + " to fit " + std::to_string(line_width) +
+               " columns:\neach cell is its block's largest weight; a column is labelled by its first key\n" +
+               heatmap_text(pooled, p.row_labels(), first_keys, color, {}, line_width);
+    }
     std::string out;
     for (const auto& [first, last] : blocks) {
         if (blocks.size() > 1) out += (first ? "\n" : "") + column_block_title(first, last) + ":\n";

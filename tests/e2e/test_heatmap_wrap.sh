@@ -14,3 +14,26 @@ rows() { awk '/^ ?[0-9]+ / { k = $1 + 0; r[k] = r[k] substr($0, 4); if (k > n) n
 rows "$T/wrapped" >"$T/joined"; rows "$T/out" >"$T/whole"
 [ "$(wc -l <"$T/whole")" -eq 30 ] && cmp -s "$T/joined" "$T/whole" && pass || fail "blocks side by side differ from the unwrapped heatmap"
 [ "$(grep -c '^legend' "$T/wrapped")" -eq 1 ] && pass || fail "one legend after the blocks"
+
+# Beyond 4 blocks the heatmap is max-pooled to fit instead, in square blocks: 200 keys at
+# COLUMNS=80 (row labels "150–155" are 7 wide: 36 cells fit) are blocks of 6×6, and a matrix
+# whose one nonzero weight is at (150, 77) has one full block, row 150–155 column 12 (keys 72–77).
+awk 'BEGIN { for (i = 0; i < 200; i++) { s = ""; for (j = 0; j < 200; j++) s = s (j ? " " : "") (i == 150 && j == 77 ? 1 : 0); print s } }' >"$T/one_hot.txt"
+COLUMNS=80 run view "$T/one_hot.txt" --heatmap; expect_code 0 "heatmap of 200x200 at COLUMNS=80"
+expect_out_has "max-pooled from 200×200, blocks of 6×6 to fit 80 columns" "the pooling is stated"
+w=$(LC_ALL=C.UTF-8 wc -L <"$T/out")
+[ "$w" -le 80 ] && pass || fail "pooled heatmap at COLUMNS=80: a line is $w columns wide"
+grep -q "columns 0–" "$T/out" && fail "pooled: no column blocks expected" || pass
+[ "$(grep -c '^[0-9]*–[0-9]* ' "$T/out")" -eq 34 ] && pass || fail "pooled: 34 rows of blocks (0–5 … 198–199)"
+full=$(grep -n '██' "$T/out" | cut -d: -f2-)
+case $full in "150–155 "*) pass ;; *) fail "the full block is not in row 150–155: $full" ;; esac
+prefix=${full%%██*}; prefix=${prefix#150–155 }
+[ "${#prefix}" -eq 24 ] && pass || fail "the full block is not column 12 (keys 72–77): ${#prefix} characters before it"
+[ "$(grep -o '██' "$T/out" | wc -l)" -eq 2 ] && pass || fail "one full block (and the legend's)"
+# Masked cells pool as masked: under --causal, blocks above the diagonal have no visible weight.
+"$ATTN" random --seed 4 --shape 200,4 --format csv >"$T/x200.csv"
+COLUMNS=80 NO_COLOR=1 run attend -x "$T/x200.csv" --causal --heatmap; expect_code 0 "causal heatmap of 200 tokens"
+row0=$(grep '^0–5 ' "$T/out")
+case $row0 in "0–5     "[░▒▓█]*"××××"*) pass ;; *) fail "row 0–5: its first block visible, the rest masked: $row0" ;; esac
+[ "$(grep '^0–5 ' "$T/out" | grep -o '××' | wc -l)" -eq 33 ] && pass || fail "row 0–5: 33 masked blocks"
+grep -q '××' <(grep '^198–199 ' "$T/out") && fail "the last row of blocks sees every key" || pass

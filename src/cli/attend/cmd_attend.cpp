@@ -206,7 +206,8 @@ void declare_options(cxxopts::Options& options) {
     options.add_options("Pictures")
         ("heatmap", "Draw the weights in the terminal (colour on a terminal unless NO_COLOR is set; shade "
                     "characters otherwise; masked cells as ××), each head under a title; wider than $COLUMNS (else "
-                    "the terminal, else 80) in column blocks, as the pretty tables. Alone it replaces "
+                    "the terminal, else 80) in column blocks, as the pretty tables, max-pooled to fit beyond 4 blocks. "
+                    "Alone it replaces "
                     "the matrices; with an explicit --show it follows pretty output or output written with -o")
         ("svg", "Write an SVG heatmap of the weights (or of --svg-of) to FILE; several heads: a grid of heads "
                 "with one colour scale. '-' is standard output: alone it is the whole output (no matrices); with "
