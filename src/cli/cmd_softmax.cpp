@@ -70,35 +70,19 @@ void require_finite(const Logits& m, const std::vector<bool>& masked) {
     }
 }
 
-// Rows counted while normalising: fully masked ones, and (--normalize sum) those with a
-// negative result, which are then no weights (the tutorials' reason for softmax).
-struct RowCounts {
-    std::size_t masked = 0, negative = 0;
-    RowCounts& operator+=(const RowCounts& o) {
-        masked += o.masked, negative += o.negative;
-        return *this;
-    }
-};
-
-// Normalises one matrix of logits in place.
-RowCounts normalize(const Logits& m, float scale, bool causal, Normalization how, MaskedRowPolicy policy) {
+// Normalises one matrix of logits in place; returns its count of fully masked rows.
+std::size_t normalize(const Logits& m, float scale, bool causal, Normalization how, MaskedRowPolicy policy) {
     prepare_logits(m, scale, causal);
     const std::vector<bool> masked_rows = fully_masked_rows(m);
-    RowCounts counts;
+    std::size_t masked;
     try {
-        counts.masked = normalize_rows(m.data, m.stride, m.rows, m.cols, how, policy);
+        masked = normalize_rows(m.data, m.stride, m.rows, m.cols, how, policy);
     } catch (const RuntimeFailure& e) {  // "row R sums to zero": name the slice too
         if (m.where.empty()) throw;
         throw RuntimeFailure(m.where + e.what());
     }
     require_finite(m, masked_rows);
-    if (how == Normalization::sum)
-        for (std::size_t r = 0; r < m.rows; ++r) {
-            bool negative = false;
-            for (std::size_t c = 0; c < m.cols && !negative; ++c) negative = m.at(r, c) < 0.0f;
-            counts.negative += negative;
-        }
-    return counts;
+    return masked;
 }
 
 // "[i, j] " for slice s of a tensor of this shape (its leading dimensions in C order).
@@ -157,17 +141,16 @@ int cmd_softmax(int argc, char** argv) {
     Tensor t = io::read_tensor(input, io::Finite::allow_neg_inf);
     const bool vector = t.rank() == 1;  // (n,) stays (n,), as torch.softmax keeps the shape
     const bool causal = r["causal"].as<bool>();  // --causal=false is false
-    RowCounts counts;
+    std::size_t masked = 0;
     if (t.rank() <= 2) {  // a matrix (a vector is one row), printed as before
         Matrix m = std::move(t).to_matrix();
-        counts = normalize({m.data(), m.rows(), m.cols(), m.stride(), ""}, scale, causal, how, policy);
+        masked = normalize({m.data(), m.rows(), m.cols(), m.stride(), ""}, scale, causal, how, policy);
         t = Tensor(std::move(m));
     } else {
         for (std::size_t s = 0; s < t.slices(); ++s)
-            counts += normalize({t.slice_data(s), t.rows(), t.cols(), t.row_stride(), slice_name(t.shape(), s)}, scale,
+            masked += normalize({t.slice_data(s), t.rows(), t.cols(), t.row_stride(), slice_name(t.shape(), s)}, scale,
                                 causal, how, policy);
     }
-    const std::size_t masked = counts.masked;
     if (masked > 0) {
         const char* got = policy == MaskedRowPolicy::zero ? "zero weights"
                           : policy == MaskedRowPolicy::nan ? "NaN weights"
@@ -175,11 +158,7 @@ int cmd_softmax(int argc, char** argv) {
         std::fprintf(stderr, "attn: note: %zu fully masked %s (every entry -inf) got %s (--masked-rows)\n", masked,
                      masked == 1 ? "row" : "rows", got);
     }
-    if (counts.negative > 0)
-        std::fprintf(stderr,
-                     "attn: note: %zu %s negative entries after --normalize sum: not weights (softmax's are all "
-                     "positive)\n",
-                     counts.negative, counts.negative == 1 ? "row has" : "rows have");
+    if (how == Normalization::sum) report_negative_sum_rows(t.view());
     if (vector) {
         io::write_output({io::tensor_item("softmax", contiguous_view(t.data(), Shape{t.cols()}))}, out);
     } else if (t.rank() == 2) {

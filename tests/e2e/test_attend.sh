@@ -67,6 +67,14 @@ run attend -q "$T/zq" -k "$T/zk" -v "$T/zk" --scale none --normalize sum --show 
 expect_code 1 "zero row sum under --normalize sum"
 expect_err_has "sums to zero" "zero sum message"
 expect_out_empty "no partial output on a runtime failure"
+# --normalize sum of scores (1, 0) and (1, -1): the second row's quotients (2, -1) are no weights
+printf '1 0\n0 1\n' > "$T/nq"
+printf '1 -1\n0.5 0.5\n' > "$T/nk"
+printf '0.666666667 0.333333333\n2 -1\n' > "$T/nw"
+run attend -q "$T/nq" -k "$T/nk" -v "$T/nk" --scale none --normalize sum --show weights
+expect_code 0 "--normalize sum with a negative score"
+expect_close "$T/nw" "$T/out" 1e-7 "--normalize sum: scores over their sum"
+expect_err_has "note: 1 row has negative entries after --normalize sum: not weights" "negative row counted"
 printf '1e30 1e30\n' > "$T/huge"
 run attend -x "$T/huge" --show weights,context
 expect_code 1 "overflowing scores are an error, not NaN"

@@ -65,6 +65,23 @@ void report_masked_rows(std::size_t count, MaskedRowPolicy policy) {
                  count == 1 ? "" : "s", masked_rows_name(policy), what);
 }
 
+void report_negative_sum_rows(const TensorView& weights) {
+    std::size_t count = 0;
+    for (std::size_t s = 0; s < weights.slices(); ++s) {
+        const MatrixView m = weights.slice(s);
+        for (std::size_t i = 0; i < m.rows; ++i) {
+            bool negative = false;
+            for (std::size_t j = 0; j < m.cols && !negative; ++j) negative = m(i, j) < 0.0f;
+            count += negative;
+        }
+    }
+    if (count > 0)
+        std::fprintf(stderr,
+                     "attn: note: %zu %s negative entries after --normalize sum: not weights (softmax's are all "
+                     "positive)\n",
+                     count, count == 1 ? "row has" : "rows have");
+}
+
 }  // namespace attn::cli
 
 namespace attn::cli {

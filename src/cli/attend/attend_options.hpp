@@ -21,6 +21,9 @@ const char* masked_rows_name(MaskedRowPolicy p);
 
 // Tells stderr how many rows were fully masked and what the policy gave them (nothing when 0).
 void report_masked_rows(std::size_t count, MaskedRowPolicy policy);
+// Tells stderr how many rows of weights normalised by --normalize sum hold a negative entry (no
+// weights then: softmax's are all positive; nothing when none does).
+void report_negative_sum_rows(const TensorView& weights);
 
 // What `attn attend --show` prints, in the order the user listed it.
 struct Show {

@@ -179,7 +179,8 @@ void declare_options(cxxopts::Options& options) {
         ("masked-rows", "A query row with every key masked gets: zero (weights and context 0, PyTorch >= 2.5), "
                         "nan, or uniform (mean of V, as JAX)",
          cxxopts::value<std::string>()->default_value("zero"), "POLICY")
-        ("normalize", "softmax, or sum (divide each row by its sum; a zero sum is an error)",
+        ("normalize", "softmax, or sum (divide each row by its sum; a zero sum is an error; rows of the weights "
+                      "left with negative entries are counted on stderr)",
          cxxopts::value<std::string>()->default_value("softmax"), "HOW")
         ("show", "Comma-separated: queries, keys, values (projected, per head; with --rope the queries and "
                  "keys after the rotation, as a K/V cache holds keys), scores (raw s(q, k): Q·Kᵀ for --score dot), scaled "
@@ -612,6 +613,7 @@ int cmd_attend(int argc, char** argv) {
                                  heatmap_pictures(in, res, pic, viz::want_color(stdout_is_terminal()))});
     io::detail::write_files(files);
     report_masked_rows(res.masked_rows, s.masked_rows);
+    if (s.normalize == Normalization::sum && res.weights.data) report_negative_sum_rows(res.weights);
     return exit_ok;
 }
 
