@@ -72,11 +72,12 @@ inline vfloat<Arch> exp(const vfloat<Arch>& x) {
 
 // 2^y for the online softmax (softmax_weight below), whose arguments are about ≤ 0: n = round(y)
 // to nearest, r = y − n in [−½, ½] (exact), 2^r by a degree-6 polynomial, times 2^n (exact:
-// 2^n·2^r is a normal float for n ≥ −125). The polynomial is the minimax one for relative error
+// 2^n·2^r is a normal float for y ≥ −126). The polynomial is the minimax one for relative error
 // on [−½, ½] with c0 = 1 (2.0e−9 in exact arithmetic; fitted by Lawson's iteration in float64,
 // 2026-12-06), so 2^0 = 1. Measured against std::exp2 in double: at most 0.86 ULP (1.13 without
-// fused multiply-adds; tests/unit/kernels/test_exp.cpp). y < −125 gives exactly 0 (a weight below 2.4e−38 next to a
-// row sum ≥ 1 changes nothing, and no subnormal reaches the FMAs that follow), −inf gives 0,
+// fused multiply-adds; tests/unit/kernels/test_exp.cpp). y < −126 gives exactly 0 (a weight below
+// float32's least normal number, 1.18e−38, next to a row sum ≥ 1: no subnormal reaches the FMAs
+// that follow; the materialised path's e^x keeps subnormals to e^−88 = 2^−126.96), −inf gives 0,
 // NaN gives NaN; not for y ≥ 128. Every arch with a fused multiply-add (AVX2+FMA, AVX-512,
 // NEON) computes the same bits (the same n and r, polynomial and exact scaling). On AVX-512, vreduceps gives r in one instruction and
 // vscalefps applies 2^n itself, its zero-mask giving the 0s: 10 instructions on the two ports
@@ -92,16 +93,16 @@ template <class Arch>
 inline vfloat<Arch> exp2_nonpositive(const vfloat<Arch>& y) {
     using F = vfloat<Arch>;
     using I = vint<Arch>;
-    const F lo(-125.0f);
+    const F lo(-126.0f);
 #if defined(__AVX512F__)
     if constexpr (std::is_same_v<Arch, xsimd::avx512f>) {
         // imm 0x08: keep 0 fraction bits, round to nearest, no precision exception: r = y − n.
-        // NaN is not below −125 (unordered): NaN out.
+        // NaN is not below −126 (unordered): NaN out.
         const F r(_mm512_reduce_ps(y, 0x08));
         return _mm512_maskz_scalef_ps(_mm512_cmp_ps_mask(y, lo, _CMP_NLT_UQ), exp2_fraction<Arch>(r), y - r);
     }
 #endif
-    const F yc = xsimd::max(lo, y);   // keeps 2^n·2^r normal; −inf becomes −125
+    const F yc = xsimd::max(lo, y);   // keeps 2^n·2^r normal (n ≥ −126; −126 + r ≥ −126); −inf becomes −126
     const F magic(12582912.0f);       // 1.5·2^23: adding it rounds to an integer (to nearest)
     const F t = yc + magic;
     const F p = exp2_fraction<Arch>(yc - (t - magic));
