@@ -31,41 +31,56 @@ namespace {
 
 const std::vector<std::string> dim_order{"layer", "batch", "head"};
 
+// The index i of a sequence member's name prefix + i (i a plain decimal, as Python's str(i)).
+std::optional<std::size_t> sequence_index(const std::string& name, const std::string& prefix) {
+    if (!name.starts_with(prefix) || name.size() == prefix.size() || name.size() > prefix.size() + 9) return std::nullopt;
+    const std::string digits = name.substr(prefix.size());
+    if (digits.find_first_not_of("0123456789") != std::string::npos || (digits.size() > 1 && digits[0] == '0'))
+        return std::nullopt;
+    return std::stoul(digits);
+}
+
 // A file that holds a sequence of per-layer weights, as saved whole: torch.save(outputs.attentions)
 // (a tuple or list, whose tensors are named 0, 1, ...) or numpy.savez(*attentions) (arr_0, arr_1,
 // ...). Those tensors stacked along a new leading layer dimension, as bertviz's head_view takes
-// the tuple (they must have one shape); nothing for any other input.
+// the tuple (they must have one shape); nothing for any other input. One layer is read at a time.
 std::optional<Tensor> read_layer_sequence(const std::string& file) {
     struct stat st {};
     if (!io::is_model_path(file) || ::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
     const std::vector<io::TensorInfo> listed = io::list_model_tensors(file);
-    if (listed.size() < 2) return std::nullopt;
+    const std::size_t n = listed.size();
+    if (n < 2) return std::nullopt;
     for (const std::string prefix : {"", "arr_"}) {
+        std::vector<std::string> names(n);  // by index
         bool sequence = true;
-        for (std::size_t i = 0; i < listed.size() && sequence; ++i)
-            sequence = listed[i].name == prefix + std::to_string(i);
-        if (!sequence) continue;
-        std::vector<Tensor> layers;
-        for (const io::TensorInfo& t : listed) {
-            layers.push_back(io::read_tensor(file + ":" + t.name, io::Finite::any, 4));
-            if (layers.back().shape() != layers.front().shape())
-                throw InputError(file + ": a sequence of " + std::to_string(listed.size()) + " tensors, read as layers "
-                                 "to stack, but " + listed.front().name + " is " + layers.front().shape().text() +
-                                 " and " + t.name + " is " + layers.back().shape().text() + ": name one as " + file +
-                                 ":NAME");
+        for (std::size_t i = 0; i < n && sequence; ++i) {
+            const std::optional<std::size_t> at = sequence_index(listed[i].name, prefix);
+            sequence = at && *at < n && names[*at].empty();
+            if (sequence) names[*at] = listed[i].name;
         }
-        if (layers.front().rank() < 2)
-            throw InputError(file + ": a sequence of " + std::to_string(listed.size()) + " tensors of shape " +
-                             layers.front().shape().text() + ": expected layers of Tq x Tk weights, with up to "
-                             "two leading dimensions (batch, head)");
-        std::vector<std::size_t> dims{layers.size()};
-        for (std::size_t d = 0; d < layers.front().rank(); ++d) dims.push_back(layers.front().shape()[d]);
-        Tensor stacked{Shape(dims), Tensor::Uninitialized{}};
-        const std::size_t per_layer = layers.front().slices();
-        const std::size_t slice_floats = layers.front().rows() * layers.front().row_stride();
-        for (std::size_t l = 0; l < layers.size(); ++l)
+        if (!sequence) continue;
+        Tensor stacked;
+        Shape layer_shape;
+        for (std::size_t l = 0; l < n; ++l) {
+            const Tensor layer = io::read_tensor(file + ":" + names[l], io::Finite::any, 4);
+            if (l == 0) {
+                if (layer.rank() < 2)
+                    throw InputError(file + ": a sequence of " + std::to_string(n) + " tensors of shape " +
+                                     layer.shape().text() + ": expected layers of Tq x Tk weights, with up to two "
+                                     "leading dimensions (batch, head)");
+                layer_shape = layer.shape();
+                std::vector<std::size_t> dims{n};
+                for (std::size_t d = 0; d < layer.rank(); ++d) dims.push_back(layer.shape()[d]);
+                stacked = Tensor(Shape(dims), Tensor::Uninitialized{});
+            } else if (layer.shape() != layer_shape) {
+                throw InputError(file + ": a sequence of " + std::to_string(n) + " tensors, read as layers to stack, "
+                                 "but " + names[0] + " is " + layer_shape.text() + " and " + names[l] + " is " +
+                                 layer.shape().text() + ": name one as " + file + ":NAME");
+            }
+            const std::size_t per_layer = layer.slices(), slice_floats = layer.rows() * layer.row_stride();
             for (std::size_t s = 0; s < per_layer; ++s)
-                std::memcpy(stacked.slice_data(l * per_layer + s), layers[l].slice_data(s), slice_floats * sizeof(float));
+                std::memcpy(stacked.slice_data(l * per_layer + s), layer.slice_data(s), slice_floats * sizeof(float));
+        }
         return stacked;
     }
     return std::nullopt;
@@ -161,7 +176,8 @@ int cmd_view(int argc, char** argv) {
         "as PyTorch's output_attentions stacked with torch.stack and saved with numpy.save.\n"
         "WEIGHTS is .npy, text, or a member FILE.npz:NAME / FILE.safetensors:NAME / FILE.pt:NAME.\n"
         "A file that holds a sequence of layers, torch.save(outputs.attentions) as it is (a tuple\n"
-        "or list) or numpy.savez(*attentions), is stacked as torch.stack would: (L, ...). Every entry\n"        "must be a weight: finite and >= 0 (exit 3 otherwise, naming the place).\n");
+        "or list) or numpy.savez(*attentions), is stacked as torch.stack would: (L, ...). Every entry\n"
+        "must be a weight: finite and >= 0 (exit 3 otherwise, naming the place).\n");
     options.positional_help("WEIGHTS");
     options.add_options()
         ("weights", "The weights tensor", cxxopts::value<std::string>())
