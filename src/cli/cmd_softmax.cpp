@@ -114,7 +114,8 @@ int cmd_softmax(int argc, char** argv) {
          "NUMBER")
         ("causal", "Causal mask: row i sees only columns j <= i (the others get weight 0), in every slice")
         ("normalize", "softmax (default), or sum: divide each row by the sum of its entries "
-                      "(a zero row sum is an error; rows left with negative entries are counted on stderr)", cxxopts::value<std::string>(), "softmax|sum")
+                      "(a zero row sum is an error; rows left with negative entries are counted on stderr)",
+         cxxopts::value<std::string>(), "softmax|sum")
         ("masked-rows", "What a row whose entries are all -inf (or, with --causal, all it sees) gets: zero "
                         "(default), nan, or uniform (1/columns over every column, those --causal hides "
                         "included, as JAX); their count is reported on stderr", cxxopts::value<std::string>(),
