@@ -65,6 +65,21 @@ std::vector<std::string> labels_or_indices(const std::vector<std::string>& label
 // keys at 80 columns would be 13 blocks of 512 lines each, not a picture any more.
 constexpr std::size_t max_column_blocks = 4;
 
+// Words of `text` in lines of at most `width` display columns (a longer word alone on its line).
+std::string wrap_words(const std::string& text, std::size_t width) {
+    std::string out, line;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find(' ', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string word = text.substr(start, end - start);
+        if (!line.empty() && display_width(line) + 1 + display_width(word) > width) out += line + "\n", line.clear();
+        line += (line.empty() ? "" : " ") + word;
+        start = end + 1;
+    }
+    return out + line + "\n";
+}
+
 }  // namespace
 
 std::string heatmap_text(const Matrix& w, const std::vector<std::string>& row_labels,
@@ -94,15 +109,21 @@ std::string heatmap_text(const Matrix& w, const std::vector<std::string>& row_la
         const std::size_t label_width = std::min(max_label, 2 * std::to_string(R - 1).size() + 1);
         const std::size_t fit = line_width > label_width + 3 ? (line_width - label_width - 1) / 2 : 1;
         const std::size_t k = (C + fit - 1) / fit;
-        const detail::Pooling p = detail::plan_pooling(R, C, (R + k - 1) / k, (C + k - 1) / k);
+        detail::Pooling p = detail::plan_pooling(R, C, R, C);
+        p.block_rows = p.block_cols = k;
+        p.pooled_rows = (R + k - 1) / k, p.pooled_cols = (C + k - 1) / k;
         Matrix pooled(p.pooled_rows, p.pooled_cols);
         detail::max_pool({w.data(), R, C, w.stride()}, is_masked, p, pooled.data(), pooled.stride());
         // Columns are labelled by their block's first key (written downwards, a range would be
-        // as tall as two numbers); rows by their range.
+        // as tall as two numbers); rows by their range. Token labels need the cells unpooled.
         std::vector<std::string> first_keys;
         for (std::size_t b = 0; b < p.pooled_cols; ++b) first_keys.push_back(std::to_string(b * p.block_cols));
-        return p.note() + " to fit " + std::to_string(line_width) +
-               " columns:\neach cell is its block's largest weight; a column is labelled by its first key\n" +
+        std::string note = p.note() + " for " + std::to_string(line_width) +
+                           " columns: each cell is its block's largest weight; rows are labelled by their queries, "
+                           "columns by their first key.";
+        if (row_labels.size() == R || col_labels.size() == C)
+            note += " The token labels need COLUMNS=" + std::to_string(row_width + 1 + 2 * ((C + max_column_blocks - 1) / max_column_blocks)) + " or more.";
+        return wrap_words(note, std::max<std::size_t>(line_width, 20)) +
                heatmap_text(pooled, p.row_labels(), first_keys, color, {}, line_width);
     }
     std::string out;
