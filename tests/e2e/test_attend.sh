@@ -75,6 +75,9 @@ run attend -q "$T/nq" -k "$T/nk" -v "$T/nk" --scale none --normalize sum --show 
 expect_code 0 "--normalize sum with a negative score"
 expect_close "$T/nw" "$T/out" 1e-7 "--normalize sum: scores over their sum"
 expect_err_has "note: 1 row has negative entries after --normalize sum: not weights" "negative row counted"
+run attend -q "$T/nq" -k "$T/nk" -v "$T/nk" --scale none --normalize sum --show weights-mean
+expect_code 0 "--normalize sum, --show weights-mean"
+expect_err_has "note: 1 row has negative entries after --normalize sum" "negative row of the head mean counted"
 printf '1e30 1e30\n' > "$T/huge"
 run attend -x "$T/huge" --show weights,context
 expect_code 1 "overflowing scores are an error, not NaN"

@@ -179,7 +179,8 @@ void declare_options(cxxopts::Options& options) {
         ("masked-rows", "A query row with every key masked gets: zero (weights and context 0, PyTorch >= 2.5), "
                         "nan, or uniform (mean of V, as JAX)",
          cxxopts::value<std::string>()->default_value("zero"), "POLICY")
-        ("normalize", "softmax, or sum (divide each row by its sum; a zero sum is an error; rows of the weights "
+        ("normalize", "softmax, or sum (divide each row by its sum; a zero sum is an error; rows of the weights (or "
+                      "of their head mean) "
                       "left with negative entries are counted on stderr)",
          cxxopts::value<std::string>()->default_value("softmax"), "HOW")
         ("show", "Comma-separated: queries, keys, values (projected, per head; with --rope the queries and "
@@ -613,7 +614,8 @@ int cmd_attend(int argc, char** argv) {
                                  heatmap_pictures(in, res, pic, viz::want_color(stdout_is_terminal()))});
     io::detail::write_files(files);
     report_masked_rows(res.masked_rows, s.masked_rows);
-    if (s.normalize == Normalization::sum && res.weights.data) report_negative_sum_rows(res.weights);
+    if (s.normalize == Normalization::sum && (res.weights.data || res.weights_mean.data))
+        report_negative_sum_rows(res.weights.data ? res.weights : res.weights_mean);  // what the run kept
     return exit_ok;
 }
 
