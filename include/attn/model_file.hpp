@@ -1,10 +1,11 @@
 // Tensors inside model files: NumPy archives (.npz, from numpy.savez / savez_compressed),
-// safetensors files (F32, F16 and BF16 tensors) and torch.save checkpoints in torch's zip
-// format (.bin, .pt, .pth: float32, float16 and bfloat16 tensors of a state_dict, read by a
+// safetensors files (F32, F16, BF16 and F64 tensors) and torch.save checkpoints in torch's zip
+// format (.bin, .pt, .pth: float32, float16, bfloat16 and float64 tensors of a state_dict, read by a
 // restricted unpickler that runs nothing). Every reader of attn accepts "FILE.npz:NAME",
 // "FILE.safetensors:NAME", "FILE.pt:NAME" (and .bin, .pth) where it accepts a file; a bare
 // FILE names its only tensor.
 #pragma once
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,6 +80,10 @@ std::vector<TensorBytes> safetensors_entries(std::string_view bytes, const std::
 // NAME is the member named exactly NAME, else NAME.npy, as numpy.load finds it.
 Tensor npz_tensor(std::string_view bytes, const std::string& name, const std::string& source,
                   Finite finite = Finite::required, std::size_t max_dims = max_rank);
+// Several arrays, each as npz_tensor reads it, the archive's directory read once: take(i, array
+// names[i]) in turn.
+void npz_tensors(std::string_view bytes, const std::vector<std::string>& names, const std::string& source,
+                 Finite finite, std::size_t max_dims, const std::function<void(std::size_t, Tensor&&)>& take);
 
 // torch.save zip checkpoints: the tensors of the pickled state_dict (a nested dict's tensors
 // as "OUTER.INNER"), in pickle order; any strides and storage offset.
@@ -86,6 +91,9 @@ bool is_torch_checkpoint(std::string_view bytes);
 std::vector<TensorInfo> torch_list(std::string_view bytes, const std::string& source);
 Tensor torch_tensor(std::string_view bytes, const std::string& name, const std::string& source,
                     Finite finite = Finite::required, std::size_t max_dims = max_rank);
+// Several tensors, each as torch_tensor reads it, the pickle read once: take(i, tensor names[i]).
+void torch_tensors(std::string_view bytes, const std::vector<std::string>& names, const std::string& source,
+                   Finite finite, std::size_t max_dims, const std::function<void(std::size_t, Tensor&&)>& take);
 
 // Whether a model path's tensor comes from PyTorch, so that a square weight's layout cannot
 // be told from its shape: a torch checkpoint, or a "*.weight" tensor of a safetensors file

@@ -1,13 +1,9 @@
 // attn view WEIGHTS: the pictures `attn attend` draws (terminal heatmap, SVG, interactive HTML),
 // of attention weights computed elsewhere, e.g. PyTorch's output_attentions stacked into
 // (L, B, H, T, T) and saved with NumPy.
-#include <sys/stat.h>
-
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <limits>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,7 +11,6 @@
 #include "attn/error.hpp"
 #include "attn/html_view.hpp"
 #include "attn/io.hpp"
-#include "attn/model_file.hpp"
 #include "attn/tensor.hpp"
 #include "attn/viz.hpp"
 #include "attn/viz_grid.hpp"
@@ -30,61 +25,6 @@ namespace attn::cli {
 namespace {
 
 const std::vector<std::string> dim_order{"layer", "batch", "head"};
-
-// The index i of a sequence member's name prefix + i (i a plain decimal, as Python's str(i)).
-std::optional<std::size_t> sequence_index(const std::string& name, const std::string& prefix) {
-    if (!name.starts_with(prefix) || name.size() == prefix.size() || name.size() > prefix.size() + 9) return std::nullopt;
-    const std::string digits = name.substr(prefix.size());
-    if (digits.find_first_not_of("0123456789") != std::string::npos || (digits.size() > 1 && digits[0] == '0'))
-        return std::nullopt;
-    return std::stoul(digits);
-}
-
-// A file that holds a sequence of per-layer weights, as saved whole: torch.save(outputs.attentions)
-// (a tuple or list, whose tensors are named 0, 1, ...) or numpy.savez(*attentions) (arr_0, arr_1,
-// ...). Those tensors stacked along a new leading layer dimension, as bertviz's head_view takes
-// the tuple (they must have one shape); nothing for any other input. One layer is read at a time.
-std::optional<Tensor> read_layer_sequence(const std::string& file) {
-    struct stat st {};
-    if (!io::is_model_path(file) || ::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-    const std::vector<io::TensorInfo> listed = io::list_model_tensors(file);
-    const std::size_t n = listed.size();
-    if (n < 2) return std::nullopt;
-    for (const std::string prefix : {"", "arr_"}) {
-        std::vector<std::string> names(n);  // by index
-        bool sequence = true;
-        for (std::size_t i = 0; i < n && sequence; ++i) {
-            const std::optional<std::size_t> at = sequence_index(listed[i].name, prefix);
-            sequence = at && *at < n && names[*at].empty();
-            if (sequence) names[*at] = listed[i].name;
-        }
-        if (!sequence) continue;
-        Tensor stacked;
-        Shape layer_shape;
-        for (std::size_t l = 0; l < n; ++l) {
-            const Tensor layer = io::read_tensor(file + ":" + names[l], io::Finite::any, 4);
-            if (l == 0) {
-                if (layer.rank() < 2)
-                    throw InputError(file + ": a sequence of " + std::to_string(n) + " tensors of shape " +
-                                     layer.shape().text() + ": expected layers of Tq x Tk weights, with up to two "
-                                     "leading dimensions (batch, head)");
-                layer_shape = layer.shape();
-                std::vector<std::size_t> dims{n};
-                for (std::size_t d = 0; d < layer.rank(); ++d) dims.push_back(layer.shape()[d]);
-                stacked = Tensor(Shape(dims), Tensor::Uninitialized{});
-            } else if (layer.shape() != layer_shape) {
-                throw InputError(file + ": a sequence of " + std::to_string(n) + " tensors, read as layers to stack, "
-                                 "but " + names[0] + " is " + layer_shape.text() + " and " + names[l] + " is " +
-                                 layer.shape().text() + ": name one as " + file + ":NAME");
-            }
-            const std::size_t per_layer = layer.slices(), slice_floats = layer.rows() * layer.row_stride();
-            for (std::size_t s = 0; s < per_layer; ++s)
-                std::memcpy(stacked.slice_data(l * per_layer + s), layer.slice_data(s), slice_floats * sizeof(float));
-        }
-        return stacked;
-    }
-    return std::nullopt;
-}
 
 // The leading dimensions' names: --dims, or by rank (head; batch, head; layer, batch, head). The
 // first of a stacked sequence of layers is the layer's.
@@ -227,9 +167,8 @@ int cmd_view(int argc, char** argv) {
         if (r.count(option) && io::reads_standard_input(r[option].as<std::string>()))
             inputs.reserve_stdin(name, r[option].as<std::string>());
     const std::string file = r["weights"].as<std::string>();
-    std::optional<Tensor> layers = read_layer_sequence(file);
-    const bool layers_stacked = layers.has_value();
-    const Tensor all = layers_stacked ? std::move(*layers) : io::read_tensor(file, io::Finite::any, 5);
+    bool layers_stacked = false;  // a saved sequence of layers: outputs.attentions as it is
+    const Tensor all = io::read_stacked(file, io::Finite::any, 5, &layers_stacked);
     if (all.rank() < 2)
         throw InputError(file + ": weights of shape " + all.shape().text() + ": expected Tq x Tk weights, with up to "
                          "three leading dimensions (layer, batch, head)");

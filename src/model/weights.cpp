@@ -161,7 +161,10 @@ Weights::Weights(const std::string& folder) : folder_(folder) {
         require_regular_file(path);
         files_.push_back(std::make_unique<io::detail::MappedFile>(path));
         files_text_ += (files_text_.empty() ? "" : ", ") + name;
-        for (const io::TensorBytes& t : io::safetensors_entries(files_.back()->bytes(), path)) {
+        for (io::TensorBytes t : io::safetensors_entries(files_.back()->bytes(), path)) {
+            // Weights are used where they lie, in the types the GEMM widens (attn ls reads F64 too).
+            if (t.info.note.empty() && t.info.dtype == "F64")
+                t.info.note = "dtype F64: attn model uses F32, F16 and BF16 weights as they lie in the file";
             Weight w;
             w.name = t.info.name, w.shape = t.info.shape, w.data = t.data.data();
             if (t.info.note.empty()) w.type = weight_type(t, path);

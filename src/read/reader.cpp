@@ -17,6 +17,7 @@
 #include "read/npy_in_place.hpp"
 #include "read/text_mask.hpp"
 #include "read/text_reader.hpp"
+#include "runtime/system_memory.hpp"
 
 namespace attn::io {
 
@@ -180,6 +181,106 @@ Tensor read_tensor(const std::string& path, Finite finite, std::size_t max_dims)
         return Tensor(m->first, adopt_mapping(m->second));
     if (bytes.mapped()) return parse_tensor_scanned(bytes.view(), bytes.lone_cr(), source, finite, max_dims, true);
     return parse_tensor(bytes.view(), source, finite, max_dims);
+}
+
+namespace {
+
+// The index i of a sequence member's name prefix + i (i in decimal, as Python's str(i) writes it).
+std::optional<std::size_t> sequence_index(const std::string& name, const std::string& prefix) {
+    if (!name.starts_with(prefix) || name.size() == prefix.size() || name.size() > prefix.size() + 9) return std::nullopt;
+    const std::string digits = name.substr(prefix.size());
+    if (digits.find_first_not_of("0123456789") != std::string::npos || (digits.size() > 1 && digits[0] == '0'))
+        return std::nullopt;
+    return std::stoul(digits);
+}
+
+// The names of a saved sequence in its order (see read_stacked): torch.save's 0, 1, ... (one
+// or more), numpy.savez's arr_0, arr_1, ... (two or more); empty for any other listing.
+std::vector<std::string> sequence_names(const std::vector<TensorInfo>& listed, bool torch) {
+    const std::size_t n = listed.size();
+    if (n < (torch ? 1u : 2u)) return {};
+    std::vector<std::string> names(n);  // by index
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::optional<std::size_t> at = sequence_index(listed[i].name, torch ? "" : "arr_");
+        if (!at || *at >= n || !names[*at].empty()) return {};
+        names[*at] = listed[i].name;
+    }
+    return names;
+}
+
+// The sequence's tensors stacked, read from the archive's bytes; nothing when the listing is
+// no sequence.
+std::optional<Tensor> stack_sequence(std::string_view bytes, bool torch, const std::string& source, Finite finite,
+                                     std::size_t max_dims) {
+    const std::vector<TensorInfo> listed = torch ? torch_list(bytes, source) : npz_list(bytes, source);
+    const std::vector<std::string> names = sequence_names(listed, torch);
+    if (names.empty()) return std::nullopt;
+    const std::size_t n = names.size();
+    const std::string named_as = source == detail::display_name("-") ? "-" : source;
+    const TensorInfo* first = nullptr;
+    for (const TensorInfo& t : listed)
+        if (t.name == names[0]) first = &t;
+    // The shapes, as listed, before anything is read: a tuple of expanded views is small in
+    // the file and any size stacked.
+    for (const TensorInfo& t : listed) {
+        if (!t.note.empty()) throw InputError(source + ":" + t.name + ": " + t.note);
+        if (t.shape != first->shape)
+            throw InputError(source + ": a sequence of " + std::to_string(n) + " tensors, read as layers to stack, but " +
+                             names[0] + " is " + first->shape.text() + " and " + t.name + " is " + t.shape.text() +
+                             ": name one as " + named_as + ":NAME");
+    }
+    if (first->shape.rank() + 1 > max_dims)
+        throw InputError(source + ": a sequence of " + std::to_string(n) + " tensors of shape " + first->shape.text() +
+                         ": stacked, " + std::to_string(first->shape.rank() + 1) + " dimensions: at most " +
+                         std::to_string(max_dims) + " are supported here");
+    std::vector<std::size_t> dims{n};
+    for (std::size_t d = 0; d < first->shape.rank(); ++d) dims.push_back(first->shape[d]);
+    const Shape stacked_shape(dims);
+    const std::size_t bytes_each = first->shape.numel() * sizeof(float);
+    check_available(bytes_each > SIZE_MAX / (n + 1) ? SIZE_MAX : bytes_each * (n + 1),
+                    "the " + std::to_string(n) + " tensors of " + source + " stacked as float32");
+    Tensor stacked(stacked_shape, Tensor::Uninitialized{});
+    const auto take = [&](std::size_t l, Tensor&& layer) {
+        const std::size_t per_layer = layer.slices(), slice_floats = layer.rows() * layer.row_stride();
+        for (std::size_t s = 0; s < per_layer; ++s)
+            std::memcpy(stacked.slice_data(l * per_layer + s), layer.slice_data(s), slice_floats * sizeof(float));
+    };
+    if (torch) torch_tensors(bytes, names, source, finite, max_dims - 1, take);
+    else npz_tensors(bytes, names, source, finite, max_dims - 1, take);
+    return stacked;
+}
+
+}  // namespace
+
+Tensor read_stacked(const std::string& path, Finite finite, std::size_t max_dims, bool* stacked) {
+    *stacked = false;
+    const bool stream = path == "-" || (!named_result(path) && detail::is_stream(path));
+    if (stream) {
+        const std::string source = detail::display_name(path);
+        const std::string& bytes = stream_once(path);
+        if (detail::is_archive(bytes)) {
+            if (std::optional<Tensor> t = stack_sequence(bytes, is_torch_checkpoint(bytes), source, finite, max_dims)) {
+                *stacked = true;
+                return std::move(*t);
+            }
+            return archive_tensor(bytes, "", source, finite, max_dims).values;
+        }
+        return parse_tensor(bytes, source, finite, max_dims);
+    }
+    struct stat st {};
+    if (is_model_path(path) && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+        // The format as list_model_tensors tells it: by the name, else by the content. A
+        // safetensors file names its tensors freely: no sequence.
+        const detail::MappedFile f(path);
+        const bool torch = !path.ends_with(".npz") && is_torch_checkpoint(f.bytes());
+        const bool npz = path.ends_with(".npz") || (!torch && f.bytes().starts_with("PK"));
+        if (torch || npz)
+            if (std::optional<Tensor> t = stack_sequence(f.bytes(), torch, path, finite, max_dims)) {
+                *stacked = true;
+                return std::move(*t);
+            }
+    }
+    return read_tensor(path, finite, max_dims);
 }
 
 // Every value 0 or 1 (a boolean mask written as numbers, MaskRules::zero_one_text_boolean).

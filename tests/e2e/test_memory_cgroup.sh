@@ -100,4 +100,10 @@ with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z: z.write(sys.a
     if [ "$CODE" -eq 1 ] && grep -q "^attn: not enough memory: the tensors of .*/expanded/pytorch_model.bin as float32 take 0.9 GB, more than the 0.5 GB left under the memory limit of cgroup " "$T/err"
     then pass; else fail "a pytorch_model.bin of 940 MB as float32 under a 600 MB cgroup: exit $CODE; stderr: $ERR"; fi
     if [ -z "$(ls -A "$T/r")" ]; then pass; else fail "refused reads: left $(ls -A "$T/r")"; fi
+    # The same for a saved tuple of layers that view stacks: 8 expanded views of 64 MiB each.
+    in_cgroup $v leaf $((300 * M)) $((100 * M)) 0 view "$ROOT/data/models/torch_save/expanded/layers.pt" --layer 0 \
+        --html "$T/r/a.html"
+    if [ "$CODE" -eq 1 ] && grep -q "^attn: not enough memory: the 8 tensors of .*/expanded/layers.pt stacked as float32 take 0.6 GB, more than the 0.2 GB left under the memory limit of cgroup " "$T/err"
+    then pass; else fail "view of 8 expanded layers (512 MiB stacked) under a 300 MB cgroup: exit $CODE; stderr: $ERR"; fi
+    if [ -z "$(ls -A "$T/r")" ]; then pass; else fail "refused view: left $(ls -A "$T/r")"; fi
 fi

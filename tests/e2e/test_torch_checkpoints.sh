@@ -54,6 +54,20 @@ for f in attentions.pt attentions_savez.npz; do
 done
 run view "$TS/attentions.pt" --layer 1 --head 0 --heatmap; expect_code 0 "--layer of a saved tuple"
 expect_out_has "layer 1, batch 0, head 0:" "--layer 1 chooses the tuple's second tensor"
+# The same from standard input; a tuple of one layer is one layer (torch.stack of one).
+run_in "$TS/attentions.pt" view - --html "$T/got.html"; expect_code 0 "a saved tuple on standard input"
+exact "$T/got.html" >"$T/got.exact"
+if [ -s "$T/want.exact" ] && cmp -s "$T/got.exact" "$T/want.exact"; then pass; else fail "standard input: not torch.stack's values"; fi
+run view "$TS/attentions_one.pt" --layer 0 --html "$T/one.html"; expect_code 0 "--layer 0 of a tuple of one layer"
+grep -qF '"names":["layer 0, batch 0, head 0","layer 0, batch 0, head 1"]' "$T/one.html" && pass \
+    || fail "a tuple of one layer keeps its layer dimension"
+# float64 tensors are read as float32, as a float64 .npy is (torch.stack's values again); one
+# beyond float32's range is refused, as the .npy reader refuses it.
+run view "$TS/attentions_f64.pt" --html "$T/got.html"; expect_code 0 "a float64 tuple"
+exact "$T/got.html" >"$T/got.exact"
+if [ -s "$T/want.exact" ] && cmp -s "$T/got.exact" "$T/want.exact"; then pass; else fail "float64 layers: not torch.stack's values"; fi
+run softmax "$TS/f64_huge.pt"; expect_code 3 "a float64 beyond float32's range"
+expect_err_has "f64_huge.pt: row 1, column 2: value is out of float32 range" "the float64 out of range is named"
 run view "$TS/nested.pt" --heatmap; expect_code 3 "a dict of tensors is not a sequence of layers"
 expect_err_has "name one as" "a dict still asks for a name"
 run softmax "$TS/state_dict.pt:ids"; expect_code 3 "an int64 tensor is refused"

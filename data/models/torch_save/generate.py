@@ -19,7 +19,10 @@ Run from the repository root: /usr/bin/python3 data/models/torch_save/generate.p
   tensor.pt, attentions.pt, nested.pt  torch.save of a tensor, of a tuple of two, of a dict with
                      a list (collections_expected.npz: their values; `--collections` remakes them)
   attentions_savez.npz, attentions_stacked.npy  attentions.pt's tuple by numpy.savez(*...), and
-                     torch.stack of it (`--stacked` remakes them from attentions.pt)
+                     torch.stack of it; attentions_one.pt the tuple of its first layer alone;
+                     attentions_f64.pt the tuple in float64; f64_huge.pt a float64 1e300
+                     expanded/layers.pt a tuple of 8 expanded views, 512 MiB
+                     stacked (`--stacked` remakes them)
   expanded/          a Llama folder (config.json, pytorch_model.bin) of stride-0 views: 6 KB that
                      are 940 MB as float32 (`--expanded` remakes only it)
 """
@@ -234,6 +237,14 @@ def stacked_files():
     attentions = torch.load(os.path.join(HERE, "attentions.pt"))
     np.savez(os.path.join(HERE, "attentions_savez.npz"), *[a.numpy() for a in attentions])
     np.save(os.path.join(HERE, "attentions_stacked.npy"), torch.stack(attentions).numpy())
+    torch.save(attentions[:1], os.path.join(HERE, "attentions_one.pt"))  # a model of one layer
+    torch.save(tuple(a.double() for a in attentions), os.path.join(HERE, "attentions_f64.pt"))
+    torch.save(torch.tensor([[0.5, 1e300]], dtype=torch.float64), os.path.join(HERE, "f64_huge.pt"))
+    # expanded/layers.pt: a tuple of 8 layers (1, 4, 2048, 2048), each one value expand()ed: a
+    # few KB in the file, 64 MiB each and 512 MiB stacked as float32
+    layers = tuple(torch.full((1, 1, 1, 1), 1.0 / 2048).expand(1, 4, 2048, 2048) for _ in range(8))
+    os.makedirs(os.path.join(HERE, "expanded"), exist_ok=True)
+    torch.save(layers, os.path.join(HERE, "expanded", "layers.pt"))
 
 
 def main():

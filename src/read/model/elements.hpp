@@ -13,9 +13,20 @@
 
 namespace attn::io::detail {
 
-enum class FloatKind { f32, f16, bf16 };
+enum class FloatKind { f32, f16, bf16, f64 };
 
+// A little-endian float64 (kind f64) as it is.
+inline double decode_double(const unsigned char* b) noexcept {
+    std::uint64_t bits = 0;
+    for (int i = 7; i >= 0; --i) bits = bits << 8 | b[i];
+    double v;
+    std::memcpy(&v, &bits, 8);
+    return v;
+}
+
+// Element b of `kind` as float32 (a float64 rounded: see check_range).
 inline float decode_float(const unsigned char* b, FloatKind kind) noexcept {
+    if (kind == FloatKind::f64) return static_cast<float>(decode_double(b));
     if (kind == FloatKind::f32) {
         const std::uint32_t bits = std::uint32_t(b[0]) | std::uint32_t(b[1]) << 8 | std::uint32_t(b[2]) << 16 | std::uint32_t(b[3]) << 24;
         float v;
@@ -36,6 +47,16 @@ inline std::string element_position(const Shape& shape, std::size_t k) {
     for (std::size_t d = shape.rank(), r = k; d-- > 0;) idx[d] = r % shape[d], r /= shape[d];
     for (std::size_t d = 0; d < shape.rank(); ++d) at += (d ? ", " : "") + std::to_string(idx[d]);
     return at + ")";
+}
+
+// InputError "WHERE: POSITION: value is out of float32 range" for a finite float64 element that
+// float32 cannot hold, as the .npy reader says it (other kinds: nothing to check).
+inline void check_range(const unsigned char* b, FloatKind kind, const Shape& shape, std::size_t k,
+                        const std::string& where) {
+    if (kind != FloatKind::f64) return;
+    const double v = decode_double(b);
+    if (std::isfinite(v) && !std::isfinite(static_cast<float>(v)))
+        throw InputError(where + ": " + element_position(shape, k) + ": value is out of float32 range");
 }
 
 // InputError "WHERE: POSITION: non-finite value ..." unless `finite` allows v.

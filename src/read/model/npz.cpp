@@ -113,9 +113,11 @@ std::vector<TensorInfo> npz_list(std::string_view bytes, const std::string& sour
     return out;
 }
 
-Tensor npz_tensor(std::string_view bytes, const std::string& name, const std::string& source, Finite finite,
-                  std::size_t max_dims) {
-    const std::vector<ZipMember> members = zip_members(bytes, source);
+namespace {
+
+// Array `name` of an archive whose members are listed ("" = its only one).
+Tensor listed_npz_tensor(std::string_view bytes, const std::vector<ZipMember>& members, const std::string& name,
+                         const std::string& source, Finite finite, std::size_t max_dims) {
     if (name.empty()) {
         if (members.size() == 1) return member_tensor(bytes, members[0], source, finite, max_dims);
         throw InputError(source + ": holds " + std::to_string(members.size()) + " arrays (" + printable_names(listed_names(members)) +
@@ -123,6 +125,20 @@ Tensor npz_tensor(std::string_view bytes, const std::string& name, const std::st
     }
     if (const ZipMember* m = find_member(members, name)) return member_tensor(bytes, *m, source + ":" + name, finite, max_dims);
     throw InputError(source + ": no array '" + name + "' (it holds: " + printable_names(listed_names(members)) + ")");
+}
+
+}  // namespace
+
+Tensor npz_tensor(std::string_view bytes, const std::string& name, const std::string& source, Finite finite,
+                  std::size_t max_dims) {
+    return listed_npz_tensor(bytes, zip_members(bytes, source), name, source, finite, max_dims);
+}
+
+void npz_tensors(std::string_view bytes, const std::vector<std::string>& names, const std::string& source,
+                 Finite finite, std::size_t max_dims, const std::function<void(std::size_t, Tensor&&)>& take) {
+    const std::vector<ZipMember> members = zip_members(bytes, source);
+    for (std::size_t i = 0; i < names.size(); ++i)
+        take(i, listed_npz_tensor(bytes, members, names[i], source, finite, max_dims));
 }
 
 }  // namespace attn::io

@@ -305,8 +305,8 @@ std::string names_text(const std::vector<Entry>& entries) {
 
 // Why a tensor of a well-formed file cannot be read as float32 values ("" when it can).
 std::string unreadable(const TensorInfo& t) {
-    if (t.dtype != "F32" && t.dtype != "F16" && t.dtype != "BF16")
-        return "dtype " + detail::printable(t.dtype, 60) + " is not supported (attn reads F32, F16 and BF16)";
+    if (t.dtype != "F32" && t.dtype != "F16" && t.dtype != "BF16" && t.dtype != "F64")
+        return "dtype " + detail::printable(t.dtype, 60) + " is not supported (attn reads F32, F16, BF16 and F64)";
     if (t.shape.rank() == 0) return "0-d tensor (a single number): expected at least one dimension";
     if (t.shape.numel() == 0) return "empty tensor: shape " + t.shape.text();
     return "";
@@ -363,8 +363,11 @@ Tensor safetensors_tensor(std::string_view bytes, const std::string& name, const
              std::to_string(max_dims) + " are supported here");
 
     const auto* p = reinterpret_cast<const unsigned char*>(data.data()) + found->begin;
-    const detail::FloatKind kind = dtype == "F32" ? detail::FloatKind::f32 : dtype == "F16" ? detail::FloatKind::f16 : detail::FloatKind::bf16;
-    if (sixteen && kind != detail::FloatKind::f32) {  // the bits as they are (little-endian), values checked
+    const detail::FloatKind kind = dtype == "F32"   ? detail::FloatKind::f32
+                                   : dtype == "F16" ? detail::FloatKind::f16
+                                   : dtype == "F64" ? detail::FloatKind::f64
+                                                    : detail::FloatKind::bf16;
+    if (sixteen && (kind == detail::FloatKind::f16 || kind == detail::FloatKind::bf16)) {  // the bits as they are (little-endian), values checked
         HalfTensor h(shape, kind == detail::FloatKind::f16 ? ElementType::f16 : ElementType::bf16);
         const std::size_t rows = h.rows(), cols = h.cols(), n = shape.numel();
         for (std::size_t k = 0; k < n; ++k) {
@@ -378,7 +381,9 @@ Tensor safetensors_tensor(std::string_view bytes, const std::string& name, const
     Tensor t(shape);
     const std::size_t rows = t.rows(), cols = t.cols(), n = shape.numel();
     for (std::size_t k = 0; k < n; ++k) {
-        const float v = detail::decode_float(p + k * found->dtype_size, kind);
+        const unsigned char* b = p + k * found->dtype_size;
+        detail::check_range(b, kind, shape, k, where);
+        const float v = detail::decode_float(b, kind);
         detail::check_finite(finite, v, shape, k, where);
         t.slice_data(k / (rows * cols))[(k / cols % rows) * t.row_stride() + k % cols] = v;
     }

@@ -299,8 +299,8 @@ constexpr std::size_t max_view_floats = checked_buffer_bytes / sizeof(float);
 TensorInfo info(const std::string& name, const pickle::TensorRef& t) {
     TensorInfo i{name, t.storage.dtype, Shape(std::vector<std::size_t>(t.shape.begin(), t.shape.end())), true, {}};
     const std::string& d = t.storage.dtype;
-    if (d != "float32" && d != "float16" && d != "bfloat16")
-        i.note = "dtype " + d + " is not supported (attn reads float32, float16 and bfloat16)";
+    if (d != "float32" && d != "float16" && d != "bfloat16" && d != "float64")
+        i.note = "dtype " + d + " is not supported (attn reads float32, float16, bfloat16 and float64)";
     else if (i.shape.rank() == 0) i.note = "0-d tensor (a single number): expected at least one dimension";
     else if (i.shape.numel() == 0) i.note = "empty tensor: shape " + i.shape.text();
     else if (i.shape.numel() > t.storage.numel && i.shape.numel() > max_view_floats) {
@@ -342,9 +342,11 @@ std::vector<TensorInfo> torch_list(std::string_view bytes, const std::string& so
     return out;
 }
 
-Tensor torch_tensor(std::string_view bytes, const std::string& name, const std::string& source, Finite finite,
-                    std::size_t max_dims) {
-    const Checkpoint c = open_checkpoint(bytes, source);
+namespace {
+
+// Tensor `name` of an opened checkpoint ("" = its only one).
+Tensor checkpoint_tensor(const Checkpoint& c, std::string_view bytes, const std::string& name, const std::string& source,
+                         Finite finite, std::size_t max_dims) {
     if (c.tensors.empty()) throw InputError(source + ": the checkpoint holds no tensors");
     const std::pair<std::string, pickle::TensorRef>* found = nullptr;
     for (const auto& t : c.tensors)
@@ -374,6 +376,7 @@ Tensor torch_tensor(std::string_view bytes, const std::string& name, const std::
     const auto* p = reinterpret_cast<const unsigned char*>(data.data());
     const detail::FloatKind kind = ti.dtype == "float32"   ? detail::FloatKind::f32
                                    : ti.dtype == "float16" ? detail::FloatKind::f16
+                                   : ti.dtype == "float64" ? detail::FloatKind::f64
                                                            : detail::FloatKind::bf16;
 
     // Any strides (a transposed or sliced view, a broadcast stride 0): an odometer over the
@@ -383,7 +386,9 @@ Tensor torch_tensor(std::string_view bytes, const std::string& name, const std::
     std::vector<std::size_t> idx(rank, 0);
     std::uint64_t at = ref.offset;
     for (std::size_t k = 0; k < n; ++k) {
-        const float v = detail::decode_float(p + at * ref.storage.item_size, kind);
+        const unsigned char* b = p + at * ref.storage.item_size;
+        detail::check_range(b, kind, shape, k, where);
+        const float v = detail::decode_float(b, kind);
         detail::check_finite(finite, v, shape, k, where);
         t.slice_data(k / (rows * cols))[(k / cols % rows) * t.row_stride() + k % cols] = v;
         for (std::size_t d = rank; d-- > 0;) {
@@ -396,6 +401,19 @@ Tensor torch_tensor(std::string_view bytes, const std::string& name, const std::
         }
     }
     return t;
+}
+
+}  // namespace
+
+Tensor torch_tensor(std::string_view bytes, const std::string& name, const std::string& source, Finite finite,
+                    std::size_t max_dims) {
+    return checkpoint_tensor(open_checkpoint(bytes, source), bytes, name, source, finite, max_dims);
+}
+
+void torch_tensors(std::string_view bytes, const std::vector<std::string>& names, const std::string& source,
+                   Finite finite, std::size_t max_dims, const std::function<void(std::size_t, Tensor&&)>& take) {
+    const Checkpoint c = open_checkpoint(bytes, source);
+    for (std::size_t i = 0; i < names.size(); ++i) take(i, checkpoint_tensor(c, bytes, names[i], source, finite, max_dims));
 }
 
 }  // namespace attn::io

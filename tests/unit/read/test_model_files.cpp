@@ -282,7 +282,7 @@ TEST_CASE("safetensors: F32, F16 and BF16 tensors from the fixture script") {
     CHECK(list[2].dtype == "BF16");
     CHECK(list[4].shape == attn::Shape{2, 3, 4});
     CHECK(error_of([&] { attn::io::safetensors_tensor(slurp(models + "wrong_dtype.safetensors"), "ids", "w"); }) ==
-          "w:ids: dtype I64 is not supported (attn reads F32, F16 and BF16)");
+          "w:ids: dtype I64 is not supported (attn reads F32, F16, BF16 and F64)");
 }
 
 TEST_CASE("safetensors: malformed headers are input errors naming the problem") {
@@ -318,14 +318,14 @@ TEST_CASE("safetensors: malformed headers are input errors naming the problem") 
                               R"("q":{"dtype":"F4","shape":[4],"data_offsets":[8,10]}})";
     CHECK(err(newer, eight + "xy") == "(no error)");
     CHECK(err(R"({"a":{"dtype":"F8_E8M0","shape":[2],"data_offsets":[0,8]}})", eight) ==
-          "m:a: dtype F8_E8M0 is not supported (attn reads F32, F16 and BF16)");
+          "m:a: dtype F8_E8M0 is not supported (attn reads F32, F16, BF16 and F64)");
     check_tensor_2d(attn::io::safetensors_tensor(safetensors(newer, eight + "xy"), "a", "m"), {{1.0f, 2.0f}});
     CHECK(error_of([&] { attn::io::safetensors_tensor(safetensors(newer, eight + "xy"), "q", "m"); }) ==
-          "m:q: dtype F4 is not supported (attn reads F32, F16 and BF16)");
+          "m:q: dtype F4 is not supported (attn reads F32, F16, BF16 and F64)");
     const std::vector<attn::io::TensorInfo> listed = attn::io::safetensors_list(safetensors(newer, eight + "xy"), "m");
     REQUIRE(listed.size() == 2);
     CHECK(listed[0].note.empty());
-    CHECK(listed[1].note == "dtype F4 is not supported (attn reads F32, F16 and BF16)");
+    CHECK(listed[1].note == "dtype F4 is not supported (attn reads F32, F16, BF16 and F64)");
     CHECK(err(R"({"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", eight).find("non-negative integer") != std::string::npos);
     CHECK(err(R"({"a":{"dtype":"F32","shape":[99999999999,99999999999,99999999999],"data_offsets":[0,8]}})", eight)
               .find("shape too large") != std::string::npos);
