@@ -9,6 +9,7 @@
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
+#include "attn/model_file.hpp"
 #include "kernels/float16.hpp"
 #include "read/input_bytes.hpp"
 #include "read/json.hpp"
@@ -191,17 +192,25 @@ void Weights::add_torch_file(const std::string& name) {
     for (const io::TensorInfo& t : listed)
         if (t.note.empty()) bytes = saturating_add(bytes, float32_bytes(t.shape));
     check_available(bytes, "the tensors of " + path + " as float32");
+    std::vector<std::string> readable;
     for (const io::TensorInfo& t : listed) {
-        Weight w;
-        if (!t.note.empty()) {  // unreadable (buffers such as position_ids): fine until asked for
+        if (t.note.empty()) {
+            readable.push_back(t.name);
+        } else {  // unreadable (buffers such as position_ids): fine until asked for
+            Weight w;
             w.name = t.name + "' (" + t.note + ")";
-        } else {
-            owned_.push_back(io::read_model_tensor(path + ":" + t.name));
-            const Tensor& x = owned_.back();
-            w.name = t.name, w.shape = x.shape(), w.data = x.data(), w.ld = x.rank() >= 2 ? x.row_stride() : 0;
+            add(std::move(w), t.name, path);
         }
-        add(std::move(w), t.name, path);
     }
+    // (the pickle read once for all of them)
+    const io::detail::MappedFile file(path);
+    io::torch_tensors(file.bytes(), readable, path, io::Finite::required, max_rank, [&](std::size_t i, Tensor&& x) {
+        owned_.push_back(std::move(x));
+        const Tensor& t = owned_.back();
+        Weight w;
+        w.name = readable[i], w.shape = t.shape(), w.data = t.data(), w.ld = t.rank() >= 2 ? t.row_stride() : 0;
+        add(std::move(w), readable[i], path);
+    });
 }
 
 void Weights::add(Weight w, const std::string& name, const std::string& path) {
