@@ -1,6 +1,7 @@
 // attn view WEIGHTS: the pictures `attn attend` draws (terminal heatmap, SVG, interactive HTML),
 // of attention weights computed elsewhere, e.g. PyTorch's output_attentions stacked into
 // (L, B, H, T, T) and saved with NumPy.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -168,7 +169,14 @@ int cmd_view(int argc, char** argv) {
             inputs.reserve_stdin(name, r[option].as<std::string>());
     const std::string file = r["weights"].as<std::string>();
     bool layers_stacked = false;  // a saved sequence of layers: outputs.attentions as it is
-    const Tensor all = io::read_stacked(file, io::Finite::any, 5, &layers_stacked);
+    Tensor all = io::read_stacked(file, io::Finite::any, 5, &layers_stacked);
+    if (layers_stacked && all.rank() < 3) {
+        std::vector<std::size_t> layer(all.shape().rank() - 1);
+        for (std::size_t d = 1; d < all.rank(); ++d) layer[d - 1] = all.shape()[d];
+        throw InputError(file + ": a sequence of " + std::to_string(all.shape()[0]) + " tensors of shape " +
+                         Shape(layer).text() + ": expected layers of Tq x Tk weights, with up to two leading "
+                         "dimensions (batch, head)");
+    }
     if (all.rank() < 2)
         throw InputError(file + ": weights of shape " + all.shape().text() + ": expected Tq x Tk weights, with up to "
                          "three leading dimensions (layer, batch, head)");
@@ -207,19 +215,24 @@ int cmd_view(int argc, char** argv) {
         if (chosen[d] < 0) dims.push_back(all.shape()[d]), kept.push_back(names[d]);
     const std::size_t tq = all.rows(), tk = all.cols();
     dims.push_back(tq), dims.push_back(tk);
-    Tensor w{Shape(dims)};
+    // Every slice kept: the weights as read (no copy of a stack of layers that may be large).
+    const bool whole = std::all_of(chosen.begin(), chosen.end(), [](long long c) { return c < 0; });
+    Tensor w = whole ? Tensor() : Tensor{Shape(dims)};
     std::vector<std::string> slice_names;
     for (std::size_t s = 0, out = 0; s < all.slices(); ++s) {
         const std::vector<std::size_t> index = slice_index(all.shape(), s);
         bool keep = true;
         for (std::size_t d = 0; d < names.size(); ++d) keep = keep && (chosen[d] < 0 || index[d] == std::size_t(chosen[d]));
         if (!keep) continue;
-        const MatrixView m = all.slice(s);
-        for (std::size_t q = 0; q < tq; ++q)
-            for (std::size_t k = 0; k < tk; ++k) w.slice_data(out)[q * w.row_stride() + k] = m(q, k);
+        if (!whole) {
+            const MatrixView m = all.slice(s);
+            for (std::size_t q = 0; q < tq; ++q)
+                for (std::size_t k = 0; k < tk; ++k) w.slice_data(out)[q * w.row_stride() + k] = m(q, k);
+        }
         slice_names.push_back(names.empty() ? "weights" : index_name(names, index));
         ++out;
     }
+    if (whole) w = std::move(all);
 
     const std::vector<std::string> qlabels = labels_of(r, "labels", tq, "queries");
     std::vector<std::string> klabels = labels_of(r, "key-labels", tk, "keys");

@@ -240,10 +240,12 @@ std::optional<Tensor> stack_sequence(std::string_view bytes, bool torch, const s
     check_available(bytes_each > SIZE_MAX / (n + 1) ? SIZE_MAX : bytes_each * (n + 1),
                     "the " + std::to_string(n) + " tensors of " + source + " stacked as float32");
     Tensor stacked(stacked_shape, Tensor::Uninitialized{});
+    // Row by row (rows are row_stride apart across slices too; a 1-D layer is one row of the stack).
+    const std::size_t cols = stacked.cols(), rows_each = first->shape.numel() / cols;
     const auto take = [&](std::size_t l, Tensor&& layer) {
-        const std::size_t per_layer = layer.slices(), slice_floats = layer.rows() * layer.row_stride();
-        for (std::size_t s = 0; s < per_layer; ++s)
-            std::memcpy(stacked.slice_data(l * per_layer + s), layer.slice_data(s), slice_floats * sizeof(float));
+        for (std::size_t r = 0; r < rows_each; ++r)
+            std::memcpy(stacked.data() + (l * rows_each + r) * stacked.row_stride(), layer.data() + r * layer.row_stride(),
+                        cols * sizeof(float));
     };
     if (torch) torch_tensors(bytes, names, source, finite, max_dims - 1, take);
     else npz_tensors(bytes, names, source, finite, max_dims - 1, take);

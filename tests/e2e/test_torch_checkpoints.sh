@@ -68,6 +68,11 @@ exact "$T/got.html" >"$T/got.exact"
 if [ -s "$T/want.exact" ] && cmp -s "$T/got.exact" "$T/want.exact"; then pass; else fail "float64 layers: not torch.stack's values"; fi
 run softmax "$TS/f64_huge.pt"; expect_code 3 "a float64 beyond float32's range"
 expect_err_has "f64_huge.pt: row 1, column 2: value is out of float32 range" "the float64 out of range is named"
+# A sequence of vectors is no layers of weights (stacked, they were read as leading dimensions
+# that were not there: a heap overflow, from an audit).
+run view "$TS/vectors.pt" --svg "$T/v.svg"; expect_code 3 "a sequence of vectors"
+expect_err_has "a sequence of 5 tensors of shape (3,): expected layers of Tq x Tk weights" "the vectors are named"
+[ -e "$T/v.svg" ] && fail "a refused view left its SVG" || pass
 run view "$TS/nested.pt" --heatmap; expect_code 3 "a dict of tensors is not a sequence of layers"
 expect_err_has "name one as" "a dict still asks for a name"
 run softmax "$TS/state_dict.pt:ids"; expect_code 3 "an int64 tensor is refused"

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -137,8 +138,17 @@ Tensor npz_tensor(std::string_view bytes, const std::string& name, const std::st
 void npz_tensors(std::string_view bytes, const std::vector<std::string>& names, const std::string& source,
                  Finite finite, std::size_t max_dims, const std::function<void(std::size_t, Tensor&&)>& take) {
     const std::vector<ZipMember> members = zip_members(bytes, source);
-    for (std::size_t i = 0; i < names.size(); ++i)
-        take(i, listed_npz_tensor(bytes, members, names[i], source, finite, max_dims));
+    // The members by exact name, then by array name, as find_member finds them (a search per
+    // name: n² for n arrays).
+    std::unordered_map<std::string, const ZipMember*> exact, array;
+    for (const ZipMember& m : members) exact.emplace(m.name, &m), array.emplace(array_name(m.name), &m);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const auto e = exact.find(names[i]);
+        const auto a = e == exact.end() ? array.find(names[i]) : array.end();
+        const ZipMember* m = e != exact.end() ? e->second : a != array.end() ? a->second : nullptr;
+        take(i, m && !names[i].empty() ? member_tensor(bytes, *m, source + ":" + names[i], finite, max_dims)
+                                       : listed_npz_tensor(bytes, members, names[i], source, finite, max_dims));
+    }
 }
 
 }  // namespace attn::io

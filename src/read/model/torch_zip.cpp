@@ -344,9 +344,10 @@ std::vector<TensorInfo> torch_list(std::string_view bytes, const std::string& so
 
 namespace {
 
-// Tensor `name` of an opened checkpoint ("" = its only one).
-Tensor checkpoint_tensor(const Checkpoint& c, std::string_view bytes, const std::string& name, const std::string& source,
-                         Finite finite, std::size_t max_dims) {
+// Tensor `name` of an opened checkpoint ("" = its only one), or nullptr after an InputError
+// naming what it holds.
+const std::pair<std::string, pickle::TensorRef>* find_tensor(const Checkpoint& c, const std::string& name,
+                                                            const std::string& source) {
     if (c.tensors.empty()) throw InputError(source + ": the checkpoint holds no tensors");
     const std::pair<std::string, pickle::TensorRef>* found = nullptr;
     for (const auto& t : c.tensors)
@@ -355,6 +356,12 @@ Tensor checkpoint_tensor(const Checkpoint& c, std::string_view bytes, const std:
         throw InputError(source + ": holds " + std::to_string(c.tensors.size()) + " tensors (" + names_text(c) +
                          "): name one as " + source + ":NAME");
     if (!found) throw InputError(source + ": no tensor '" + detail::printable(name, 60) + "' (it holds: " + names_text(c) + ")");
+    return found;
+}
+
+// The tensor `found` of an opened checkpoint, asked for as `name`.
+Tensor checkpoint_tensor(const Checkpoint& c, std::string_view bytes, const std::pair<std::string, pickle::TensorRef>* found,
+                         const std::string& name, const std::string& source, Finite finite, std::size_t max_dims) {
     const std::string where = name.empty() ? source : source + ":" + name;
     const pickle::TensorRef& ref = found->second;
     const TensorInfo ti = info(found->first, ref);
@@ -407,13 +414,21 @@ Tensor checkpoint_tensor(const Checkpoint& c, std::string_view bytes, const std:
 
 Tensor torch_tensor(std::string_view bytes, const std::string& name, const std::string& source, Finite finite,
                     std::size_t max_dims) {
-    return checkpoint_tensor(open_checkpoint(bytes, source), bytes, name, source, finite, max_dims);
+    const Checkpoint c = open_checkpoint(bytes, source);
+    return checkpoint_tensor(c, bytes, find_tensor(c, name, source), name, source, finite, max_dims);
 }
 
 void torch_tensors(std::string_view bytes, const std::vector<std::string>& names, const std::string& source,
                    Finite finite, std::size_t max_dims, const std::function<void(std::size_t, Tensor&&)>& take) {
     const Checkpoint c = open_checkpoint(bytes, source);
-    for (std::size_t i = 0; i < names.size(); ++i) take(i, checkpoint_tensor(c, bytes, names[i], source, finite, max_dims));
+    // By name, the last of a name as find_tensor finds it (a search per name: n² for a tuple of n layers).
+    std::unordered_map<std::string_view, const std::pair<std::string, pickle::TensorRef>*> by_name;
+    for (const auto& t : c.tensors) by_name[t.first] = &t;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const auto it = by_name.find(names[i]);
+        const auto* found = it != by_name.end() && !names[i].empty() ? it->second : find_tensor(c, names[i], source);
+        take(i, checkpoint_tensor(c, bytes, found, names[i], source, finite, max_dims));
+    }
 }
 
 }  // namespace attn::io
