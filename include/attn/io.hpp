@@ -54,7 +54,7 @@ inline bool finite_allows(Finite finite, float v) {
 Tensor read_tensor(const std::string& path, Finite finite = Finite::required, std::size_t max_dims = 4);
 // read_tensor, but a file (or stream) that holds a sequence of tensors saved whole, such as
 // torch.save(outputs.attentions), is read as torch.stack of them, a new first dimension:
-// torch.save of a tuple or list (tensors named 0, 1, ...: one or more), numpy.savez(*arrays)
+// torch.save of a tuple or list of tensors only (named 0, 1, ...: one or more), numpy.savez(*arrays)
 // (arr_0, arr_1, ...: two or more; arr_0 alone is an array). The tensors must have one shape
 // (InputError naming two otherwise; their size stacked is checked against the memory left
 // before any is read). *stacked tells which.

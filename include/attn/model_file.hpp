@@ -91,6 +91,9 @@ bool is_torch_checkpoint(std::string_view bytes);
 std::vector<TensorInfo> torch_list(std::string_view bytes, const std::string& source);
 Tensor torch_tensor(std::string_view bytes, const std::string& name, const std::string& source,
                     Finite finite = Finite::required, std::size_t max_dims = max_rank);
+// The number of items of the tuple or list a torch.save file saved (tensors or not; 0 when it
+// saved something else).
+std::size_t torch_sequence_items(std::string_view bytes, const std::string& source);
 // Several tensors, each as torch_tensor reads it, the pickle read once: take(i, tensor names[i]).
 void torch_tensors(std::string_view bytes, const std::vector<std::string>& names, const std::string& source,
                    Finite finite, std::size_t max_dims, const std::function<void(std::size_t, Tensor&&)>& take);

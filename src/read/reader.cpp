@@ -195,7 +195,8 @@ std::optional<std::size_t> sequence_index(const std::string& name, const std::st
 }
 
 // The names of a saved sequence in its order (see read_stacked): torch.save's 0, 1, ... (one
-// or more), numpy.savez's arr_0, arr_1, ... (two or more); empty for any other listing.
+// or more; the tuple or list of nothing else), numpy.savez's arr_0, arr_1, ... (two or more);
+// empty for any other listing.
 std::vector<std::string> sequence_names(const std::vector<TensorInfo>& listed, bool torch) {
     const std::size_t n = listed.size();
     if (n < (torch ? 1u : 2u)) return {};
@@ -213,7 +214,9 @@ std::vector<std::string> sequence_names(const std::vector<TensorInfo>& listed, b
 std::optional<Tensor> stack_sequence(std::string_view bytes, bool torch, const std::string& source, Finite finite,
                                      std::size_t max_dims) {
     const std::vector<TensorInfo> listed = torch ? torch_list(bytes, source) : npz_list(bytes, source);
-    const std::vector<std::string> names = sequence_names(listed, torch);
+    std::vector<std::string> names = sequence_names(listed, torch);
+    // Only tensors: torch.stack refuses (t, None); the listing skips the None.
+    if (torch && names.size() != torch_sequence_items(bytes, source)) names.clear();
     if (names.empty()) return std::nullopt;
     const std::size_t n = names.size();
     const std::string named_as = source == detail::display_name("-") ? "-" : source;

@@ -73,6 +73,10 @@ expect_err_has "f64_huge.pt: row 1, column 2: value is out of float32 range" "th
 run view "$TS/vectors.pt" --svg "$T/v.svg"; expect_code 3 "a sequence of vectors"
 expect_err_has "a sequence of 5 tensors of shape (3,): expected layers of Tq x Tk weights" "the vectors are named"
 [ -e "$T/v.svg" ] && fail "a refused view left its SVG" || pass
+# A tuple of a tensor and None is no sequence to stack (torch.stack refuses it): its one tensor
+# is read as it is, (batch, head, T, T).
+run view "$TS/tensor_and_none.pt" --heatmap; expect_code 0 "(tensor, None)"
+expect_out_has "batch 0, head 1:" "(tensor, None): its tensor, not stacked"
 run view "$TS/nested.pt" --heatmap; expect_code 3 "a dict of tensors is not a sequence of layers"
 expect_err_has "name one as" "a dict still asks for a name"
 run softmax "$TS/state_dict.pt:ids"; expect_code 3 "an int64 tensor is refused"

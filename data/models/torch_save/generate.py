@@ -21,7 +21,7 @@ Run from the repository root: /usr/bin/python3 data/models/torch_save/generate.p
   attentions_savez.npz, attentions_stacked.npy  attentions.pt's tuple by numpy.savez(*...), and
                      torch.stack of it; attentions_one.pt the tuple of its first layer alone;
                      attentions_f64.pt the tuple in float64; f64_huge.pt a float64 1e300;
-                     vectors.pt a list of five (3,) tensors
+                     vectors.pt a list of five (3,) tensors; tensor_and_none.pt (layer 0, None)
                      expanded/layers.pt a tuple of 8 expanded views, 512 MiB
                      stacked (`--stacked` remakes them)
   expanded/          a Llama folder (config.json, pytorch_model.bin) of stride-0 views: 6 KB that
@@ -242,6 +242,7 @@ def stacked_files():
     torch.save(tuple(a.double() for a in attentions), os.path.join(HERE, "attentions_f64.pt"))
     torch.save(torch.tensor([[0.5, 1e300]], dtype=torch.float64), os.path.join(HERE, "f64_huge.pt"))
     torch.save([torch.full((3,), 0.25) for _ in range(5)], os.path.join(HERE, "vectors.pt"))  # no Tq x Tk
+    torch.save((attentions[0], None), os.path.join(HERE, "tensor_and_none.pt"))  # torch.stack refuses it
     # expanded/layers.pt: a tuple of 8 layers (1, 4, 2048, 2048), each one value expand()ed: a
     # few KB in the file, 64 MiB each and 512 MiB stacked as float32
     layers = tuple(torch.full((1, 1, 1, 1), 1.0 / 2048).expand(1, 4, 2048, 2048) for _ in range(8))

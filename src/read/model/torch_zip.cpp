@@ -39,6 +39,7 @@ struct Checkpoint {
     // made a file of 100,000 tensors and members take 10^10 comparisons)
     std::unordered_map<std::string, std::size_t> by_name;
     std::vector<std::pair<std::string, pickle::TensorRef>> tensors;  // in file order
+    std::size_t root_items = 0;  // the items of a saved tuple or list (0: something else was saved)
 };
 
 const ZipMember* member(const Checkpoint& c, const std::string& name) {
@@ -190,6 +191,7 @@ void take_tensors(const pickle::Value& root, std::size_t size, Checkpoint& c, co
         throw InputError(source + ": " + pickle + " holds no tensor, nor a dict, tuple or list of them (attn reads "
                          "state_dicts and saved tensors)");
     check_tally(root, size, source, pickle);  // before collect() makes any name
+    if (root->kind == K::tuple || root->kind == K::list) c.root_items = root->items.size();
     collect(root, root->kind == K::tensor ? "tensor" : "", c, source);  // torch.save(t): "tensor"
     // torch.load types a storage by its first reference; another type for it would read its
     // bytes as something else.
@@ -416,6 +418,10 @@ Tensor torch_tensor(std::string_view bytes, const std::string& name, const std::
                     std::size_t max_dims) {
     const Checkpoint c = open_checkpoint(bytes, source);
     return checkpoint_tensor(c, bytes, find_tensor(c, name, source), name, source, finite, max_dims);
+}
+
+std::size_t torch_sequence_items(std::string_view bytes, const std::string& source) {
+    return open_checkpoint(bytes, source).root_items;
 }
 
 void torch_tensors(std::string_view bytes, const std::vector<std::string>& names, const std::string& source,
