@@ -98,6 +98,19 @@ std::size_t torch_sequence_items(std::string_view bytes, const std::string& sour
 void torch_tensors(std::string_view bytes, const std::vector<std::string>& names, const std::string& source,
                    Finite finite, std::size_t max_dims, const std::function<void(std::size_t, Tensor&&)>& take);
 
+// Every tensor of a torch.save file, for readers that use the data in place (attn model's
+// weights), listed as torch_list lists them. `data` is the view's bytes inside `bytes` (from its
+// first element to its last) when they can be used as they lie: a float32, float16 or bfloat16
+// storage stored uncompressed (its CRC checked) and a row-major view, its last dimension
+// contiguous and its rows (the leading dimensions flattened) `row_stride` elements apart, not
+// overlapping. Otherwise `data` is empty: read the tensor with torch_tensors (a copy).
+struct TorchTensorBytes {
+    TensorInfo info;
+    std::string_view data;
+    std::size_t row_stride = 0;
+};
+std::vector<TorchTensorBytes> torch_entries(std::string_view bytes, const std::string& source);
+
 // Whether a model path's tensor comes from PyTorch, so that a square weight's layout cannot
 // be told from its shape: a torch checkpoint, or a "*.weight" tensor of a safetensors file
 // whose __metadata__ has "format": "pt". False for other paths and unreadable files.

@@ -168,8 +168,11 @@ Weights::Weights(const std::string& folder) : folder_(folder) {
                 t.info.note = "dtype F64: attn model uses F32, F16 and BF16 weights as they lie in the file";
             Weight w;
             w.name = t.info.name, w.shape = t.info.shape, w.data = t.data.data();
-            if (t.info.note.empty()) w.type = weight_type(t, path);
-            else if (t.info.shape.rank() != 0 || t.info.dtype != "F32") {
+            if (t.info.note.empty()) {
+                w.type = weight_type(t, path);
+                if (reinterpret_cast<std::uintptr_t>(w.data) % (w.type == Weight::Type::f32 ? 4 : 2) != 0)
+                    w = widened_copy(w);  // a header whose length is not a multiple of 8
+            } else if (t.info.shape.rank() != 0 || t.info.dtype != "F32") {
                 // unreadable tensors (integer buffers such as position_ids) are fine until asked for
                 w.data = nullptr;
                 w.name = t.info.name + "' (" + t.info.note + ")";
@@ -180,37 +183,66 @@ Weights::Weights(const std::string& folder) : folder_(folder) {
     add_legacy_names();
 }
 
-// A torch.save file's tensors (a restricted unpickler), read into memory one by one.
+// A torch.save file's tensors (a restricted unpickler): used where they lie in the mapped file
+// when they can be (io::torch_entries: row-major views of stored float32, float16 and bfloat16
+// storages, aligned to their element), else read into memory as float32 (other views, deflated
+// members, float64). A 7B Llama's pytorch_model.bin in bfloat16 (13 GiB) took 26 GiB as
+// float32 copies; now it is mapped, as model.safetensors is.
 void Weights::add_torch_file(const std::string& name) {
     const std::string path = folder_ + "/" + name;
     require_regular_file(path);
     files_text_ += (files_text_.empty() ? "" : ", ") + name;
-    const std::vector<io::TensorInfo> listed = io::list_model_tensors(path);
-    // The file's tensors take this much as float32, whatever its storages hold (a view of one
-    // value expanded to 255 MiB is 4 bytes in the file): checked whole, before any is read.
-    std::size_t bytes = 0;
-    for (const io::TensorInfo& t : listed)
-        if (t.note.empty()) bytes = saturating_add(bytes, float32_bytes(t.shape));
-    check_available(bytes, "the tensors of " + path + " as float32");
-    std::vector<std::string> readable;
-    for (const io::TensorInfo& t : listed) {
-        if (t.note.empty()) {
-            readable.push_back(t.name);
-        } else {  // unreadable (buffers such as position_ids): fine until asked for
-            Weight w;
-            w.name = t.name + "' (" + t.note + ")";
-            add(std::move(w), t.name, path);
+    auto file = std::make_unique<io::detail::MappedFile>(path);
+    std::vector<std::string> copied;
+    std::size_t bytes = 0;  // of the copies as float32
+    for (const io::TorchTensorBytes& t : io::torch_entries(file->bytes(), path)) {
+        Weight w;
+        if (!t.info.note.empty()) {  // unreadable (buffers such as position_ids): fine until asked for
+            w.name = t.info.name + "' (" + t.info.note + ")";
+            add(std::move(w), t.info.name, path);
+            continue;
         }
+        w.type = t.info.dtype == "float32" ? Weight::Type::f32 : t.info.dtype == "float16" ? Weight::Type::f16 : Weight::Type::bf16;
+        const std::size_t size = w.type == Weight::Type::f32 ? 4 : 2;
+        if (t.data.empty() || reinterpret_cast<std::uintptr_t>(t.data.data()) % size != 0) {
+            copied.push_back(t.info.name);
+            bytes = saturating_add(bytes, float32_bytes(t.info.shape));
+            continue;
+        }
+        w.name = t.info.name, w.shape = t.info.shape, w.data = t.data.data();
+        w.ld = t.info.shape.rank() >= 2 ? t.row_stride : 0;
+        add(std::move(w), t.info.name, path);
     }
-    // (the pickle read once for all of them)
-    const io::detail::MappedFile file(path);
-    io::torch_tensors(file.bytes(), readable, path, io::Finite::required, max_rank, [&](std::size_t i, Tensor&& x) {
+    // The copies take this much as float32, whatever their storages hold (a view of one value
+    // expanded to 255 MiB is 4 bytes in the file): checked whole, before any is read.
+    check_available(bytes, "the tensors of " + path + " copied as float32");
+    // Non-finite values are looked for on use, as in the tensors used in place (Weights::get, table).
+    io::torch_tensors(file->bytes(), copied, path, io::Finite::any, max_rank, [&](std::size_t i, Tensor&& x) {
         owned_.push_back(std::move(x));
         const Tensor& t = owned_.back();
         Weight w;
-        w.name = readable[i], w.shape = t.shape(), w.data = t.data(), w.ld = t.rank() >= 2 ? t.row_stride() : 0;
-        add(std::move(w), readable[i], path);
+        w.name = copied[i], w.shape = t.shape(), w.data = t.data(), w.ld = t.rank() >= 2 ? t.row_stride() : 0;
+        add(std::move(w), copied[i], path);
     });
+    files_.push_back(std::move(file));
+}
+
+// w's elements widened to float32 in a tensor of owned_, for data not aligned to its element
+// (Weight::at and the GEMM read float16 and bfloat16 through uint16_t pointers).
+Weight Weights::widened_copy(const Weight& w) {
+    owned_.emplace_back(w.shape);
+    Tensor& t = owned_.back();
+    const std::size_t cols = w.cols();
+    for (std::size_t k = 0; k < w.shape.numel(); ++k) {
+        const unsigned char* b = static_cast<const unsigned char*>(w.data) + (w.type == Weight::Type::f32 ? 4 : 2) * k;
+        const io::detail::FloatKind kind = w.type == Weight::Type::f32   ? io::detail::FloatKind::f32
+                                           : w.type == Weight::Type::f16 ? io::detail::FloatKind::f16
+                                                                         : io::detail::FloatKind::bf16;
+        t.slice_data(k / (t.rows() * cols))[(k / cols % t.rows()) * t.row_stride() + k % cols] = io::detail::decode_float(b, kind);
+    }
+    Weight out;
+    out.name = w.name, out.shape = w.shape, out.data = t.data(), out.ld = t.rank() >= 2 ? t.row_stride() : 0;
+    return out;
 }
 
 void Weights::add(Weight w, const std::string& name, const std::string& path) {

@@ -1,8 +1,8 @@
-// The weights of a model folder where they lie: model.safetensors, or the shards named by
-// model.safetensors.index.json, mapped (not read); each tensor looked up by its Hugging Face
-// name and used in place (float32, float16 or bfloat16 elements). A folder with only
-// pytorch_model.bin is read through the model-file interface (attn/model_file.hpp's
-// FILE.bin:NAME), each tensor as float32.
+// The weights of a model folder where they lie: model.safetensors or pytorch_model.bin, or the
+// shards their index.json names, mapped (not read); each tensor looked up by its Hugging Face
+// name and used in place (float32, float16 or bfloat16 elements). A tensor that cannot be used
+// as it lies (a .bin's strided view, deflated storage or float64; data not aligned to its
+// element) is copied as float32.
 #pragma once
 #include <cstddef>
 #include <initializer_list>
@@ -76,10 +76,11 @@ private:
     void add_legacy_names();
     void add_torch_file(const std::string& name);  // pytorch_model.bin or one of its shards
     void add(Weight w, const std::string& name, const std::string& path);
+    Weight widened_copy(const Weight& w);
 
     std::string folder_, files_text_, prefix_;
     std::vector<std::unique_ptr<io::detail::MappedFile>> files_;
-    std::vector<Tensor> owned_;  // the tensors of pytorch_model.bin (or its shards)
+    std::vector<Tensor> owned_;  // tensors read or widened into memory (Weights::add_torch_file, widened_copy)
     std::map<std::string, Weight, std::less<>> tensors_;
 };
 

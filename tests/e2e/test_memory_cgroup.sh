@@ -92,12 +92,12 @@ with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z: z.write(sys.a
         rm -f "$T/big.npz"
     fi
     rm -f "$T/stdin"
-    # A pytorch_model.bin's tensors are counted together before any is read: 6 KB of stride-0
-    # views that are 940 MB as float32, each under the 256 MiB a single buffer is checked from,
-    # were read one by one whatever the memory (data/models/torch_save/expanded).
+    # A pytorch_model.bin's copied tensors (views that cannot be used in place) are counted together
+    # before any is read: 6 KB of stride-0 views that are 940 MB as float32, each under the 256 MiB a
+    # single buffer is checked from, were read one by one whatever the memory (data/models/torch_save/expanded).
     in_cgroup $v leaf $((600 * M)) $((100 * M)) 0 model "$ROOT/data/models/torch_save/expanded" --ids 1,2 \
         --format npy -o "$T/r/a.npy"
-    if [ "$CODE" -eq 1 ] && grep -q "^attn: not enough memory: the tensors of .*/expanded/pytorch_model.bin as float32 take 0.9 GB, more than the 0.5 GB left under the memory limit of cgroup " "$T/err"
+    if [ "$CODE" -eq 1 ] && grep -q "^attn: not enough memory: the tensors of .*/expanded/pytorch_model.bin copied as float32 take 0.9 GB, more than the 0.5 GB left under the memory limit of cgroup " "$T/err"
     then pass; else fail "a pytorch_model.bin of 940 MB as float32 under a 600 MB cgroup: exit $CODE; stderr: $ERR"; fi
     if [ -z "$(ls -A "$T/r")" ]; then pass; else fail "refused reads: left $(ls -A "$T/r")"; fi
     # The same for a saved tuple of layers that view stacks: 8 expanded views of 64 MiB each.

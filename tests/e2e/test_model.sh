@@ -33,6 +33,48 @@ else
         compare "$m hidden states" "$T/$m/hidden-states.npy" "$dir/hidden_states.npy" --rtol 1e-4 --atol 1e-5
     done
 
+    # A pytorch_model.bin of views (data/models/torch_save/views: tiny bert's weights as rows of a
+    # wider storage, at an offset, transposed, as stride-2 vectors, two in one storage, and an all-NaN
+    # pooler weight the pass does not use): the row-major
+    # ones used where they lie, the others copied; the same outputs as tiny bert's safetensors, bit for bit.
+    rm -rf "$T/views"
+    run model "$ROOT/data/models/torch_save/views" --ids "$TINY/bert/ids.txt" --token-types "$TINY/bert/token_types.txt" \
+        --show attentions,hidden-states --format npy -o "$T/views"
+    expect_code 0 "model on a pytorch_model.bin of views"
+    for f in attentions hidden-states; do
+        if cmp -s "$T/views/$f.npy" "$T/bert/$f.npy"; then pass; else fail "model on views: $f.npy differs from tiny bert's"; fi
+    done
+    # Its unused pooler weight is all NaN (above: no matter); views_nan has a NaN in layer 0's key
+    # weight, a copied view: named when the pass uses it.
+    run model "$ROOT/data/models/torch_save/views_nan" --ids 1,2,3 --format csv
+    expect_code 3 "a NaN in a copied .bin weight"
+    expect_err_has "tensor 'encoder.layer.0.attention.self.key.weight': row 2, column 7: non-finite value 'nan'" \
+        "the NaN in the copied .bin weight named"
+
+    # A safetensors header one space longer (the format pads with spaces) puts every float16
+    # weight at an odd address: widened into memory, the same bits out (was: read through
+    # misaligned uint16_t pointers).
+    f16=$TINY/bert_f16/model.safetensors
+    mkdir -p "$T/odd" && cp "$TINY/bert_f16/config.json" "$T/odd/"
+    n=$(od -An -tu8 -N8 "$f16" | tr -d ' ')
+    {
+        # shellcheck disable=SC2059 # the length's 8 little-endian bytes, as printf escapes
+        printf "$(printf '%016x' $((n + 1)) | sed -E 's/(..)(..)(..)(..)(..)(..)(..)(..)/\\x\8\\x\7\\x\6\\x\5\\x\4\\x\3\\x\2\\x\1/')"
+        head -c $((8 + n)) "$f16" | tail -c "$n"
+        printf ' '
+        tail -c +$((9 + n)) "$f16"
+    } >"$T/odd/model.safetensors"
+    for dir in "$TINY/bert_f16" "$T/odd"; do
+        rm -rf "$T/odd_$(basename "$dir")"
+        run model "$dir" --ids "$TINY/bert_f16/ids.txt" --token-types "$TINY/bert_f16/token_types.txt" \
+            --show attentions,hidden-states --format npy -o "$T/odd_$(basename "$dir")"
+        expect_code 0 "model on $(basename "$dir")"
+    done
+    if [ "$(($(stat -c %s "$T/odd/model.safetensors") - $(stat -c %s "$f16")))" = 1 ] &&
+        cmp -s "$T/odd_odd/attentions.npy" "$T/odd_bert_f16/attentions.npy" &&
+        cmp -s "$T/odd_odd/hidden-states.npy" "$T/odd_bert_f16/hidden-states.npy"; then pass
+    else fail "a safetensors header of odd length: not the outputs of the aligned file"; fi
+
     # --layer and --head pick outputs.attentions[l][:, h], on any arch and thread count.
     for a in scalar auto; do
         for th in 1 3; do

@@ -26,6 +26,10 @@ Run from the repository root: /usr/bin/python3 data/models/torch_save/generate.p
                      stacked (`--stacked` remakes them)
   expanded/          a Llama folder (config.json, pytorch_model.bin) of stride-0 views: 6 KB that
                      are 940 MB as float32 (`--expanded` remakes only it)
+  views/             data/models/tiny/bert's weights in a pytorch_model.bin as views of every
+                     kind (rows of a wider storage, an offset, a transpose, a stride-2 vector,
+                     two tensors of one storage; an unused all-NaN pooler weight); views_nan/ the
+                     same with a NaN in layer 0's key weight (`--views` remakes only them)
 """
 import collections
 import io
@@ -216,6 +220,72 @@ def expanded_files():
     torch.save(sd, os.path.join(folder, "pytorch_model.bin"))
 
 
+def read_safetensors(path):
+    """name -> float32 torch tensor of an F32 safetensors file (8-byte header length, JSON header, data)."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + n])
+    out = collections.OrderedDict()
+    for name, e in header.items():
+        if name == "__metadata__":
+            continue
+        assert e["dtype"] == "F32", name
+        b, t = e["data_offsets"]
+        out[name] = torch.from_numpy(np.frombuffer(raw[8 + n + b:8 + n + t], dtype="<f4").reshape(e["shape"]).copy())
+    return out
+
+
+def views_files():
+    """views/: data/models/tiny/bert's weights (the same values) saved as views torch.load gives
+    back equal: attn uses the row-major ones where they lie and copies the others, and its outputs
+    must equal those of the safetensors folder."""
+    root = os.path.dirname(os.path.dirname(HERE))
+    bert = os.path.join(root, "models", "tiny", "bert")
+    folder = os.path.join(HERE, "views")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(bert, "config.json")) as f:
+        config = f.read()
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        f.write(config)
+    sd = read_safetensors(os.path.join(bert, "model.safetensors"))
+    views = collections.OrderedDict()
+    for name, w in sd.items():
+        if name.endswith("query.weight"):  # the rows of a wider storage: row stride 35
+            wide = torch.zeros(w.shape[0], w.shape[1] + 3)
+            wide[:, :w.shape[1]] = w
+            views[name] = wide[:, :w.shape[1]]
+        elif name.endswith("key.weight"):  # a transpose of the transpose: strides (1, rows)
+            views[name] = w.t().contiguous().t()
+        elif name.endswith("value.weight"):  # an offset of 5 elements into its storage
+            views[name] = torch.cat([torch.full((5,), 7.0), w.flatten()])[5:].view(w.shape)
+        elif name.endswith("LayerNorm.weight"):  # a vector of stride 2
+            views[name] = torch.stack([w, torch.zeros_like(w)], dim=1)[:, 0]
+        elif name.endswith("word_embeddings.weight"):  # rows 2.. of a taller table
+            views[name] = torch.cat([torch.full((2, w.shape[1]), 9.0), w])[2:]
+        else:
+            views[name] = w.clone()
+    # two tensors of one storage (views of one torch.cat), as tied or fused weights are
+    for layer in (0, 1):
+        q, k = ("encoder.layer.%d.attention.self.%s.bias" % (layer, x) for x in ("query", "key"))
+        both = torch.cat([sd[q], sd[k]])
+        views[q], views[k] = both[:sd[q].numel()], both[sd[q].numel():]
+    for name, v in views.items():
+        assert torch.equal(v, sd[name]), name
+    assert views["encoder.layer.0.attention.self.key.weight"].stride() == (1, 32)
+    assert views["encoder.layer.0.attention.self.query.weight"].stride() == (35, 1)
+    # BertModel's pooler, which no attention or hidden state uses: all NaN, as a weight the pass
+    # never reads may be
+    views["pooler.dense.weight"] = torch.full((32, 32), float("nan"))
+    torch.save(views, os.path.join(folder, "pytorch_model.bin"))
+    # views_nan/: the same with a NaN at row 1, column 6 of layer 0's key weight (a copied view)
+    views["encoder.layer.0.attention.self.key.weight"][1, 6] = float("nan")
+    os.makedirs(folder + "_nan", exist_ok=True)
+    with open(os.path.join(folder + "_nan", "config.json"), "w") as f:
+        f.write(config)
+    torch.save(views, os.path.join(folder + "_nan", "pytorch_model.bin"))
+
+
 def collections_files():
     """tensor.pt: torch.save of one tensor; attentions.pt: of a tuple of two (B, H, T, T) tensors,
     as outputs.attentions is; nested.pt: {"layers": [tensor, tensor], "step": 3}; and
@@ -260,6 +330,7 @@ def main():
     expanded_files()
     collections_files()
     stacked_files()
+    views_files()
     print("torch", torch.__version__, "numpy", np.__version__)
 
 
@@ -270,6 +341,8 @@ if __name__ == "__main__":
         expanded_files()  # only expanded/
     elif sys.argv[1:] == ["--collections"]:
         collections_files()  # only tensor.pt, attentions.pt, nested.pt and their expected values
+    elif sys.argv[1:] == ["--views"]:
+        views_files()  # only views/
     elif sys.argv[1:] == ["--stacked"]:
         stacked_files()  # only attentions_savez.npz and attentions_stacked.npy
     else:

@@ -412,6 +412,29 @@ Tensor checkpoint_tensor(const Checkpoint& c, std::string_view bytes, const std:
     return t;
 }
 
+// The elements between a view's rows when it is row-major: its last dimension contiguous and
+// its leading dimensions, flattened, one run of rows at a single stride no shorter than a row
+// (dimensions of size 1 take any stride, as in torch). nullopt for other views.
+std::optional<std::uint64_t> row_major_stride(const pickle::TensorRef& t) {
+    const std::size_t rank = t.shape.size();
+    if (rank == 0) return std::nullopt;
+    const std::uint64_t cols = t.shape[rank - 1];
+    if (cols > 1 && t.stride[rank - 1] != 1) return std::nullopt;
+    std::uint64_t ld = cols;  // the innermost leading dimension longer than 1 sets it
+    for (std::size_t d = rank - 1; d-- > 0;)
+        if (t.shape[d] > 1) {
+            ld = t.stride[d];
+            break;
+        }
+    if (ld < cols) return std::nullopt;
+    std::uint64_t expect = ld;
+    for (std::size_t d = rank - 1; d-- > 0;) {
+        if (t.shape[d] > 1 && t.stride[d] != expect) return std::nullopt;
+        if (__builtin_mul_overflow(expect, t.shape[d], &expect)) return std::nullopt;
+    }
+    return ld;
+}
+
 }  // namespace
 
 Tensor torch_tensor(std::string_view bytes, const std::string& name, const std::string& source, Finite finite,
@@ -435,6 +458,30 @@ void torch_tensors(std::string_view bytes, const std::vector<std::string>& names
         const auto* found = it != by_name.end() && !names[i].empty() ? it->second : find_tensor(c, names[i], source);
         take(i, checkpoint_tensor(c, bytes, found, names[i], source, finite, max_dims));
     }
+}
+
+std::vector<TorchTensorBytes> torch_entries(std::string_view bytes, const std::string& source) {
+    const Checkpoint c = open_checkpoint(bytes, source);
+    std::unordered_set<std::string_view> summed;  // storages whose CRC was checked
+    std::vector<TorchTensorBytes> out;
+    for (const auto& [name, t] : c.tensors) {
+        TorchTensorBytes e{info(name, t), {}, 0};
+        const std::string& dtype = t.storage.dtype;
+        const std::optional<std::uint64_t> ld = row_major_stride(t);
+        const StorageBytes m = *storage_bytes(c, t.storage.key);  // check_view found it
+        if (e.info.note.empty() && dtype != "float64" && ld && (!m.member || m.member->method == 0)) {
+            if (m.member && summed.insert(t.storage.key).second &&
+                crc32(bytes.substr(std::size_t(m.offset), std::size_t(m.size))) != m.member->crc)
+                throw InputError(source + ":" + detail::printable(name, 60) + ": CRC mismatch: the archive is damaged");
+            // From the first element to the last (check_view: inside the storage).
+            const std::uint64_t rows = e.info.shape.numel() / e.info.shape.back(1);
+            const std::uint64_t span = (rows - 1) * *ld + e.info.shape.back(1);
+            e.data = bytes.substr(std::size_t(m.offset + t.offset * t.storage.item_size), std::size_t(span * t.storage.item_size));
+            e.row_stride = std::size_t(*ld);
+        }
+        out.push_back(std::move(e));
+    }
+    return out;
 }
 
 }  // namespace attn::io

@@ -330,3 +330,44 @@ TEST_CASE("torch checkpoints: a view with more elements than its storage is read
     const attn::Tensor small = attn::io::torch_tensor(one({3, 5}, {0, 0}), "w", "x.pt");
     CHECK(small.shape().numel() == 15);
 }
+
+TEST_CASE("torch checkpoints: entries in place are row-major views of stored storages; the rest are left to copy") {
+    // views/: tiny bert's weights as views of every kind (generate.py --views).
+    const std::string bin = slurp("data/models/torch_save/views/pytorch_model.bin");
+    std::size_t in_place = 0;
+    for (const attn::io::TorchTensorBytes& e : attn::io::torch_entries(bin, "v.bin")) {
+        const std::string& name = e.info.name;
+        CAPTURE(name);
+        REQUIRE(e.info.note.empty());
+        // The transpose (strides (1, 32)) and the stride-2 vectors are copies; the rest lie in the file.
+        const bool copied = name.ends_with("key.weight") || name.ends_with("LayerNorm.weight");
+        CHECK(e.data.empty() == copied);
+        if (copied) continue;
+        ++in_place;
+        // Inside the archive, and holding what the copying reader reads, row by row.
+        REQUIRE(e.data.data() >= bin.data());
+        REQUIRE(e.data.data() + e.data.size() <= bin.data() + bin.size());
+        const attn::Tensor want = attn::io::torch_tensor(bin, name, "v.bin", attn::io::Finite::any);  // the pooler: NaN
+        const std::size_t cols = want.cols(), rows = want.shape().numel() / cols;
+        CHECK(e.row_stride == (name.ends_with("query.weight") ? 35 : cols));
+        CHECK(e.data.size() == ((rows - 1) * e.row_stride + cols) * sizeof(float));
+        for (std::size_t r = 0; r < rows; ++r)  // bits: NaN included
+            CHECK(std::memcmp(e.data.data() + r * e.row_stride * sizeof(float), want.data() + r * want.row_stride(),
+                              cols * sizeof(float)) == 0);
+    }
+    CHECK(in_place == 38 - 2 - 5);  // 38 tensors; copied: 2 key.weight, 5 LayerNorm.weight (2 a layer, 1 of the embeddings)
+    // state_dict.pt: float16 and bfloat16 lie in place; the transpose, the strided slice and the
+    // expanded view do not; int64 is unreadable.
+    for (const attn::io::TorchTensorBytes& e : attn::io::torch_entries(slurp("data/models/torch_save/state_dict.pt"), "sd.pt")) {
+        CAPTURE(e.info.name);
+        const bool placed = e.info.name == "f32" || e.info.name == "f16" || e.info.name == "bf16" || e.info.name == "base" ||
+                            e.info.name == "param" || e.info.name == "meta.sub.w";
+        CHECK(!e.data.empty() == placed);
+    }
+    // A storage whose bytes no longer match the archive's CRC: refused, as reading it is.
+    const std::string floats("\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10", 16);
+    std::string zip = torch_zip(x("{80}{02}}q{00}U{01}w") + tensor_pickle(4, {2, 2}, {2, 1}) + "s.", {{"0", floats}});
+    REQUIRE(attn::io::torch_entries(zip, "c.pt").size() == 1);
+    zip[zip.find(floats) + 3] ^= 1;
+    CHECK_THROWS_WITH_AS(attn::io::torch_entries(zip, "c.pt"), "c.pt:w: CRC mismatch: the archive is damaged", InputError);
+}
