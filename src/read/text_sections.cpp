@@ -134,6 +134,11 @@ bool split_fields(std::string_view line, char sep, std::vector<std::string_view>
     }
 }
 
+// A label that holds a number (not only blanks, which attn writes for a blank token as it is).
+bool is_number_label(std::string_view f) {
+    return f.find_first_not_of(" \t\r\v\f") != std::string_view::npos && label_reads_as_numbers(f);
+}
+
 // How one result's rows are labelled. attn writes a header row of column labels (its first
 // field empty when there are row labels too) and each row's label as its first field.
 struct Layout {
@@ -144,14 +149,16 @@ struct Layout {
 
 // Whether the lines of the section text[begin, end) that are not blank (the first max_lines of
 // them) have layout `l`: the same number of fields on every line, the header row's first field
-// empty when there are row labels too, numbers everywhere but the labels; and a label on the
-// first two of those lines that is not a number (without one, the section is not taken for
+// empty when there are row labels too, numbers everywhere but the labels; no label that is a
+// number (attn quotes or escapes such a label: label_field in write/printer.cpp); and a label on
+// the first two of those lines that neither is nor begins as a number (without one, the section is not taken for
 // labelled, so that plain numbers with a mistake are never read as labels: the plain reader's
-// message stands). With `out`, the labels (the header row; each row's label and its
-// separator) are blanked in it as they are found, up to *blanked (a section that turns out not
-// to fit is then restored from the text). Not `judge`: only the labels blanked, whatever the
-// numbers around them (a section whose first lines are labelled and a later one is not right:
-// the plain reader then names the mistake where it is, not the header row); true.
+// message stands; "4,5,6" over "abc,1,2" lost its first column). With `out`, the labels (the
+// header row; each row's label and its separator) are blanked in it as they are found, up to
+// *blanked (a section that turns out not to fit is then restored from the text). Not `judge`:
+// only the labels blanked, whatever the numbers around them, but for a row "label" that is a
+// number (a section whose first lines are labelled and a later one is not right: the plain
+// reader then names the mistake where it is, not the header row); true.
 bool fits(std::string_view text, std::size_t begin, std::size_t end, const Layout& l, std::size_t max_lines,
           std::string* out = nullptr, std::size_t* blanked = nullptr, bool judge = true) {
     Lines lines(text.substr(0, end), begin);
@@ -170,8 +177,10 @@ bool fits(std::string_view text, std::size_t begin, std::size_t end, const Layou
             if (judge) {
                 if (!split_fields(v, l.sep, fields) || fields.size() < (l.row_labels ? 2u : 1u)) return false;
                 if (l.row_labels && !fields[0].empty()) return false;
-                for (std::size_t k = l.row_labels ? 1 : 0; k < fields.size(); ++k)
-                    evidence |= !label_reads_as_numbers(fields[k]);
+                for (std::size_t k = l.row_labels ? 1 : 0; k < fields.size(); ++k) {
+                    if (is_number_label(fields[k])) return false;
+                    evidence |= !label_reads_as_numbers(fields[k]) && !label_begins_as_number(fields[k]);
+                }
                 count = fields.size();
             }
             blank(line.begin, line.end);
@@ -184,7 +193,13 @@ bool fits(std::string_view text, std::size_t begin, std::size_t end, const Layou
                     ++r;
                     continue;
                 }
-                if (r < 2) evidence |= !label_reads_as_numbers(v.substr(0, label_end));
+                const std::string_view label = v.substr(0, label_end);
+                if (is_number_label(label)) {
+                    if (judge) return false;
+                    ++r;
+                    continue;
+                }
+                if (r < 2) evidence |= !label_reads_as_numbers(label) && !label_begins_as_number(label);
                 numbers = label_end + 1;
             }
             if (judge) {

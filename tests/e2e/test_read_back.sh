@@ -227,6 +227,32 @@ for f in csv tsv; do
     expect_code 0 "labels nan/17 in $f read back"
 done
 
+# Labels that begin as numbers ("2nd", "-3x") are marked the same way, and read back even where
+# no other label shows the file is labelled (rows labelled alone: the context's columns are not).
+printf '2nd\n-3x\n.5e\n' > "$rb/prefix_labels"
+run attend -x "$rb/x3.npy" --labels "$rb/prefix_labels" --show context --format csv
+if head -1 "$T/out" | grep -q '^"2nd",'; then pass; else fail "csv label 2nd: $(head -1 "$T/out")"; fi
+for f in csv tsv; do
+    "$ATTN" attend -x "$rb/x3.npy" --labels "$rb/prefix_labels" --show context --format $f -o "$rb/pl.$f" 2>/dev/null </dev/null
+    "$ATTN" attend -x "$rb/x3.npy" --show context --format npy -o "$rb/pl.npy" 2>/dev/null </dev/null
+    same_as_npy "$rb/pl.npy" "$rb/pl.$f" "labels 2nd/-3x/.5e in $f read back"
+done
+# A plain file is never read as labelled on the strength of a mistyped number: the first column
+# of "4,5,6" over "abc,1,2" was dropped as labels, as was that of a lone "0x10,2,3" (from an audit).
+printf '4,5,6\nabc,1,2\n7,8,9\n' > "$rb/typo.csv"
+run softmax "$rb/typo.csv"
+expect_code 3 "a word in the first column of a plain file"
+expect_err_has "typo.csv:2:1: expected a number, found 'abc'" "the word named where it is"
+for line in '0x10,2,3' '1.2.3,4,5' 'x,1,2\n3,4,5'; do
+    printf "$line\n" > "$rb/typo.csv"
+    run softmax "$rb/typo.csv"
+    expect_code 3 "a plain file starting $line"
+done
+# attn's own labels (a number-like label quoted) still read; one that is not marked is a mistake.
+printf ',a,b\nx,1,2\n5,3,4\n' > "$rb/typo.csv"
+run softmax "$rb/typo.csv"
+expect_code 3 "an unmarked number as a row label"
+
 # json writes -0 as -0.0: a JSON reader takes "-0" for the integer 0 (Python's json.load), and
 # the sign was lost on the way into NumPy.
 printf -- '-0 1\n2 -0\n' > "$rb/negzero.txt"
