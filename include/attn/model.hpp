@@ -51,6 +51,7 @@ struct ModelConfig {
     std::vector<bool> slides;           // per layer: the sliding window applies (empty: every layer)
     bool qkv_bias = false, o_bias = false, mlp_bias = false;  // llama family
     bool scale_attn_weights = true, scale_by_inverse_layer = false;  // gpt2: 1/√d, and 1/(layer + 1)
+    bool absolute_positions = true;  // bert: position embeddings added (position_embedding_type null: none)
 
     // The sliding window of layer l (0: none): Qwen2's slides from max_window_layers on.
     std::size_t window_of(std::size_t l) const { return slides.empty() || slides[l] ? sliding_window : 0; }
@@ -78,6 +79,7 @@ struct ForwardResult {
     Tensor attentions;     // (L, B, H, T, T), or (1, B, H, T, T) for one layer; rank 0 when not wanted
     Tensor hidden_states;  // (L + 1, B, T, E): the embeddings, then each layer's output (the last
                            // after ln_f / norm for gpt2 and llama, as transformers gives them)
+    std::vector<std::string> notes;  // for stderr: what the weights hold that the pass left unused
 };
 
 class Weights;  // the mapped weight files (src/model/weights.hpp)

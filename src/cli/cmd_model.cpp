@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -300,6 +301,7 @@ int cmd_model(int argc, char** argv) {
     wants.layer = layer ? layer : pictures && !show_att && html.empty() ? std::optional<std::size_t>(0) : std::nullopt;
     if (!wants.attentions && !wants.hidden_states) wants.layer = 0;  // --show tokens alone: the ids checked, little run
     const model::ForwardResult res = m.forward(input, wants);
+    for (const std::string& note : res.notes) std::fprintf(stderr, "attn: note: %s\n", note.c_str());
 
     // Results: outputs.attentions stacked (a layer and head picked by --layer and --head).
     const std::size_t T = input.tokens;

@@ -17,7 +17,7 @@ void run_bert(const ModelConfig& c, const Weights& w, const ModelInput& in, Reco
     std::vector<std::int64_t> positions(B * T), types(B * T, 0);
     for (std::size_t i = 0; i < B * T; ++i) positions[i] = std::int64_t(i % T);
     if (!in.token_types.empty()) types = in.token_types;
-    embed(h, w.table("embeddings.position_embeddings.weight", {c.max_positions, E}), positions, true);
+    if (c.absolute_positions) embed(h, w.table("embeddings.position_embeddings.weight", {c.max_positions, E}), positions, true);
     embed(h, w.table("embeddings.token_type_embeddings.weight", {c.type_vocab, E}), types, true);
     layer_norm(h, w.get("embeddings.LayerNorm.weight", {E}), &w.get("embeddings.LayerNorm.bias", {E}), c.norm_eps);
     rec.hidden(0, h);

@@ -41,7 +41,14 @@ struct Reader {
         if (n <= 0) fail(std::string("\"") + key + "\" is " + std::to_string(n) + ": expected a positive integer");
         return std::size_t(n);
     }
+    // Absent: the config class's default. null (None) is refused where transformers' code needs
+    // a value (range(None), nn.LayerNorm(eps=None) fail there); count_or_none takes the default
+    // for it too, where transformers writes `x if x is not None else default`.
     std::size_t count_or(const char* key, std::size_t fallback) const {
+        not_null(key);
+        return count_or_none(key, fallback);
+    }
+    std::size_t count_or_none(const char* key, std::size_t fallback) const {
         const json::Value* x = v.find(key);
         return !x || x->is_null() ? fallback : count(key);
     }
@@ -65,10 +72,16 @@ struct Reader {
     // A normalisation's epsilon: finite and >= 0 (a negative one makes a variance negative, and
     // the forward pass NaN: the config's fault, not the weights').
     double eps_or(const char* key, double fallback) const {
+        not_null(key);
         const double e = number_or(key, fallback);
         if (!(e >= 0.0) || std::isinf(float(e)))
             fail(std::string("\"") + key + "\" is " + shown(e) + ": expected a small number >= 0");
         return e;
+    }
+    // A flag transformers tests with `if config.x:` (None is false), or passes on with a default.
+    bool flag(const char* key, bool fallback) const {
+        const json::Value* x = v.find(key);
+        return x && x->is_null() ? false : bool_or(key, fallback);
     }
     bool bool_or(const char* key, bool fallback) const {
         try {
@@ -110,8 +123,12 @@ void bert(const Reader& r, ModelConfig& c) {
     c.norm_eps = r.eps_or("layer_norm_eps", 1e-12);
     r.not_null("hidden_act");
     c.activation = activation(r, r.string_or("hidden_act", "gelu"));
+    // null (None): BertEmbeddings adds positions only `if self.position_embedding_type == "absolute"`,
+    // and BertSelfAttention's relative branches compare it too: no positions at all.
+    const json::Value* pos_type = r.v.find("position_embedding_type");
+    c.absolute_positions = !pos_type || !pos_type->is_null();
     const std::string pos = r.string_or("position_embedding_type", "absolute");
-    if (pos != "absolute") r.fail("position_embedding_type \"" + pos + "\" is not supported (attn runs \"absolute\")");
+    if (pos != "absolute") r.fail("position_embedding_type \"" + pos + "\" is not supported (attn runs \"absolute\", or null: none)");
     if (r.bool_or("is_decoder", false)) r.fail("\"is_decoder\": a BERT decoder is not supported (attn runs BertModel's encoder)");
     if (r.bool_or("add_cross_attention", false))  // BertLayer raises it for an encoder
         r.fail("\"add_cross_attention\": cross-attention needs a decoder (attn runs BertModel's encoder)");
@@ -119,22 +136,30 @@ void bert(const Reader& r, ModelConfig& c) {
 
 void gpt2(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::gpt2;
-    // GPT2Config's attribute_map: hidden_size, num_hidden_layers, ... name the same fields.
-    const auto named = [&](const char* key, const char* alias) { return r.v.find(key) || !r.v.find(alias) ? key : alias; };
+    // GPT2Config's attribute_map: hidden_size, num_hidden_layers, ... name the same fields; both,
+    // differing, are refused (which one transformers keeps depends on its version).
+    const auto named = [&](const char* key, const char* alias) {
+        const json::Value *k = r.v.find(key), *a = r.v.find(alias);
+        const bool same = k && a && ((k->is_null() && a->is_null()) ||
+                                     (k->is_number() && a->is_number() && k->as_number() == a->as_number()));
+        if (k && a && !same)
+            r.fail(std::string("\"") + key + "\" and \"" + alias + "\" (the same field of GPT2Config) differ: give one");
+        return k || !a ? key : alias;
+    };
     // GPT2Config's defaults (gpt2, the 124M model)
     c.layers = r.count_or(named("n_layer", "num_hidden_layers"), 12);
     c.hidden = r.count_or(named("n_embd", "hidden_size"), 768);
     c.heads = r.count_or(named("n_head", "num_attention_heads"), 12);
-    c.intermediate = r.count_or("n_inner", 4 * c.hidden);
+    c.intermediate = r.count_or_none("n_inner", 4 * c.hidden);
     c.vocab = r.count_or("vocab_size", 50257);
     c.positions_key = named("n_positions", "max_position_embeddings");
     c.max_positions = r.count_or(c.positions_key.c_str(), 1024);
     c.norm_eps = r.eps_or("layer_norm_epsilon", 1e-5);
     r.not_null("activation_function");
     c.activation = activation(r, r.string_or("activation_function", "gelu_new"));
-    c.scale_attn_weights = r.bool_or("scale_attn_weights", true);
-    c.scale_by_inverse_layer = r.bool_or("scale_attn_by_inverse_layer_idx", false);
-    if (r.bool_or("add_cross_attention", false)) r.fail("\"add_cross_attention\": true is not supported");
+    c.scale_attn_weights = r.flag("scale_attn_weights", true);  // `if self.scale_attn_weights:`, null false
+    c.scale_by_inverse_layer = r.flag("scale_attn_by_inverse_layer_idx", false);
+    if (r.flag("add_cross_attention", false)) r.fail("\"add_cross_attention\": true is not supported");
 }
 
 // The lengths RoPE's scalings read from the top level of config.json: max_position_embeddings,
@@ -154,7 +179,7 @@ void yarn(const Reader& sr, const Lengths& top, ModelConfig& c) {
     RopeScaling& out = c.rope.scaling;
     out.kind = RopeScalingKind::yarn;
     const double original =
-        double(sr.count_or("original_max_position_embeddings", top.original ? top.original : max_positions));
+        double(sr.count_or_none("original_max_position_embeddings", top.original ? top.original : max_positions));
     out.original_max_positions = float(original);
     const json::Value* given = sr.v.find("factor");
     const double factor = given && !given->is_null() ? sr.number_or("factor", 1.0) : double(max_positions) / original;
@@ -205,14 +230,16 @@ void rope_scaling(const Reader& sr, const Lengths& top, ModelConfig& c) {
         out.kind = RopeScalingKind::llama3;
         out.low_freq_factor = float(sr.number("low_freq_factor"));
         out.high_freq_factor = float(sr.number("high_freq_factor"));
-        out.original_max_positions = float(top.original ? sr.count_or("original_max_position_embeddings", top.original)
+        out.original_max_positions = float(top.original ? sr.count_or_none("original_max_position_embeddings", top.original)
                                                         : sr.count("original_max_position_embeddings"));
         if (!(out.high_freq_factor > out.low_freq_factor) || !(out.low_freq_factor > 0))
             sr.fail("llama3 needs 0 < low_freq_factor < high_freq_factor");
     } else if (type == "dynamic") {
+        if (top.max_positions == 0) sr.fail("dynamic RoPE needs \"max_position_embeddings\", which is null");
         out.kind = RopeScalingKind::dynamic;
         out.original_max_positions = float(top.max_positions);  // config.max_position_embeddings
     } else if (type == "yarn") {
+        if (top.max_positions == 0) sr.fail("yarn RoPE needs \"max_position_embeddings\", which is null");
         yarn(sr, top, c);
     }
 }
@@ -254,24 +281,28 @@ void llama(const Reader& r, ModelConfig& c) {
     // The configs' defaults when the key is absent: LlamaConfig the heads, MistralConfig 8,
     // Qwen2Config 32 (null: the heads, in all three).
     const std::size_t kv_default = c.model_type == "mistral" ? 8 : c.model_type == "qwen2" ? 32 : c.heads;
-    c.kv_heads = r.v.find("num_key_value_heads") ? r.count_or("num_key_value_heads", c.heads) : kv_default;
-    c.head_dim = r.count_or("head_dim", c.hidden / c.heads);
+    c.kv_heads = r.v.find("num_key_value_heads") ? r.count_or_none("num_key_value_heads", c.heads) : kv_default;
+    c.head_dim = r.count_or_none("head_dim", c.hidden / c.heads);
     c.vocab = r.count_or("vocab_size", qwen2 ? 151936 : 32000);
     c.norm_eps = r.eps_or("rms_norm_eps", 1e-6);
     r.not_null("hidden_act");
     c.activation = activation(r, r.string_or("hidden_act", "silu"));
     // Only dynamic and yarn RoPE read it, not a limit (RoPE has no table to outgrow): the
     // configs' defaults.
-    const std::size_t max_positions = r.count_or(
+    // null: unused by the default, linear and llama3 RoPE; dynamic and yarn refuse it (0).
+    const std::size_t max_positions = r.count_or_none(
         "max_position_embeddings", c.model_type == "mistral" ? 4096 * 32 : c.model_type == "qwen2" ? 32768 : 2048);
-    rope(r, {max_positions, r.count_or("original_max_position_embeddings", 0)}, c);
+    const json::Value* max_given = r.v.find("max_position_embeddings");
+    rope(r, {max_given && max_given->is_null() ? 0 : max_positions, r.count_or_none("original_max_position_embeddings", 0)}, c);
     if (c.heads % c.kv_heads) r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " + std::to_string(c.kv_heads));
     if (c.model_type == "qwen2") {
         c.qkv_bias = true;
         // Qwen2Config: the window (default 4096) only with use_sliding_window, on the layers
         // layer_types calls sliding_attention, by default those from max_window_layers (28) on.
-        if (r.bool_or("use_sliding_window", false))
-            c.sliding_window = r.v.find("sliding_window") ? r.count_or("sliding_window", 0) : 4096;
+        if (r.flag("use_sliding_window", false)) {
+            c.sliding_window = r.v.find("sliding_window") ? r.count_or_none("sliding_window", 0) : 4096;
+            r.not_null("max_window_layers");  // `layer_idx >= config.max_window_layers`
+        }
         const double first_layer = r.number_or("max_window_layers", 28);  // 0: every layer
         if (!(first_layer >= 0) || first_layer != std::floor(first_layer) || first_layer > 1e9)
             r.fail("\"max_window_layers\": expected a non-negative integer");
@@ -295,7 +326,7 @@ void llama(const Reader& r, ModelConfig& c) {
         // MistralAttention and MistralMLP have no biases, whatever the config says; its window
         // is 4096 keys when the key is absent, none when null.
         const json::Value* window = r.v.find("sliding_window");
-        c.sliding_window = !window ? 4096 : r.count_or("sliding_window", 0);
+        c.sliding_window = !window ? 4096 : r.count_or_none("sliding_window", 0);
     } else {
         c.qkv_bias = c.o_bias = r.bool_or("attention_bias", false);
         c.mlp_bias = r.bool_or("mlp_bias", false);

@@ -104,6 +104,12 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
     ForwardResult r = std::move(rec).take();
     require_finite(r.attentions, "attentions");
     require_finite(r.hidden_states, "hidden states");
+    // Layers past config.json's count: a config that is wrong about it would go unnoticed
+    // (transformers warns of weights it does not use).
+    if (weights_->has_any(layer_prefix(c.arch, c.layers)))
+        r.notes.push_back("the weights hold a layer " + std::to_string(c.layers) + " (" + layer_prefix(c.arch, c.layers) +
+                          "*) but config.json has " + std::to_string(c.layers) + (c.layers == 1 ? " layer" : " layers") +
+                          ": the layers past them are not used");
     return r;
 }
 

@@ -301,9 +301,8 @@ const Weight& Weights::find(const std::string& name, std::initializer_list<std::
     const std::string full = prefix_ + name;
     const Weight& w = tensors_.find(full)->second;
     const Shape want(shape);
-    // A vector may be stored as (n,) or (1, n).
-    const bool ok = w.shape == want || (want.rank() == 1 && w.shape.rank() == 2 && w.shape[0] == 1 && w.shape[1] == want[0]);
-    if (!ok)
+    // Exactly: transformers' loader refuses a (1, n) vector for an (n,) parameter too (it was taken).
+    if (w.shape != want)
         throw InputError(folder_ + ": tensor '" + full + "' has shape " + w.shape.text() + ", config.json needs " +
                          want.text());
     return w;

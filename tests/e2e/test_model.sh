@@ -19,6 +19,20 @@ compare() {
     if msg=$("$ALLCLOSE" "$got" "$want" "$@" 2>&1); then pass; else fail "$what differs from torch: $msg"; fi
 }
 
+# with_header SRC OUT SED: OUT is the safetensors file SRC with its JSON header edited by the sed
+# expression SED (the data as it is; the header's length written anew).
+with_header() {
+    local n header LC_ALL=C
+    n=$(od -An -tu8 -N8 "$1" | tr -d ' ')
+    header=$(head -c $((8 + n)) "$1" | tail -c "$n" | sed "$3")
+    {
+        # shellcheck disable=SC2059 # the length's 8 little-endian bytes, as printf escapes
+        printf "$(printf '%016x' "${#header}" | sed -E 's/(..)(..)(..)(..)(..)(..)(..)(..)/\\x\8\\x\7\\x\6\\x\5\\x\4\\x\3\\x\2\\x\1/')"
+        printf '%s' "$header"
+        tail -c +$((9 + n)) "$1"
+    } >"$2"
+}
+
 if [ ! -x "$ALLCLOSE" ]; then
     fail "tests/tools/allclose is not built next to attn ($ALLCLOSE): make test builds it"
 else
@@ -56,14 +70,7 @@ else
     # misaligned uint16_t pointers).
     f16=$TINY/bert_f16/model.safetensors
     mkdir -p "$T/odd" && cp "$TINY/bert_f16/config.json" "$T/odd/"
-    n=$(od -An -tu8 -N8 "$f16" | tr -d ' ')
-    {
-        # shellcheck disable=SC2059 # the length's 8 little-endian bytes, as printf escapes
-        printf "$(printf '%016x' $((n + 1)) | sed -E 's/(..)(..)(..)(..)(..)(..)(..)(..)/\\x\8\\x\7\\x\6\\x\5\\x\4\\x\3\\x\2\\x\1/')"
-        head -c $((8 + n)) "$f16" | tail -c "$n"
-        printf ' '
-        tail -c +$((9 + n)) "$f16"
-    } >"$T/odd/model.safetensors"
+    with_header "$f16" "$T/odd/model.safetensors" 's/$/ /'
     for dir in "$TINY/bert_f16" "$T/odd"; do
         rm -rf "$T/odd_$(basename "$dir")"
         run model "$dir" --ids "$TINY/bert_f16/ids.txt" --token-types "$TINY/bert_f16/token_types.txt" \
@@ -74,6 +81,25 @@ else
         cmp -s "$T/odd_odd/attentions.npy" "$T/odd_bert_f16/attentions.npy" &&
         cmp -s "$T/odd_odd/hidden-states.npy" "$T/odd_bert_f16/hidden-states.npy"; then pass
     else fail "a safetensors header of odd length: not the outputs of the aligned file"; fi
+
+    # A vector stored as (1, n) is refused, as transformers' loader refuses it (it was taken).
+    mkdir -p "$T/row_vector" && cp "$TINY/llama/config.json" "$T/row_vector/"
+    with_header "$TINY/llama/model.safetensors" "$T/row_vector/model.safetensors" \
+        's/"model.norm.weight":{"dtype":"F32","shape":\[32\]/"model.norm.weight":{"dtype":"F32","shape":[1,32]/'
+    run model "$T/row_vector" --ids 1,2,3 --format csv
+    expect_code 3 "a (1, 32) norm weight"
+    expect_err_has "tensor 'model.norm.weight' has shape (1, 32), config.json needs (32,)" "the (1, n) vector named"
+
+    # Layers past config.json's count are named in a note (they went unnoticed; transformers warns
+    # of unused weights): the tiny llama's 2 layers under a config of 1.
+    mkdir -p "$T/one_layer" && ln -sf "$TINY/llama/model.safetensors" "$T/one_layer/"
+    sed 's/"num_hidden_layers": 2/"num_hidden_layers": 1/' "$TINY/llama/config.json" >"$T/one_layer/config.json"
+    run model "$T/one_layer" --ids 1,2,3 --format csv
+    expect_code 0 "llama weights of 2 layers under a config of 1"
+    expect_err_has "attn: note: the weights hold a layer 1 (layers.1.*) but config.json has 1 layer: the layers past them are not used" \
+        "the unused layer named"
+    run model "$TINY/llama" --ids 1,2,3 --format csv
+    if [ -z "$ERR" ]; then pass; else fail "a model of its config's layers printed on stderr: $ERR"; fi
 
     # --layer and --head pick outputs.attentions[l][:, h], on any arch and thread count.
     for a in scalar auto; do
@@ -300,6 +326,27 @@ for spec in "llama|model.layers.0.self_attn.k_proj.weight|\x00\x00\xc0\x7f|4|nan
     expect_code 3 "$name: a $value in $tensor"
     expect_err_has "tensor '$tensor': row 1, column 6: non-finite value '$value'" "$name: the error names the tensor and the element"
 done
+
+# null in config.json is Python's None, as transformers' code tests it (from an audit): GPT-2's
+# `if self.scale_attn_weights:` is false for it (it scaled by 1/sqrt(d)); BERT adds positions only
+# `if position_embedding_type == "absolute"` (it added them).
+mkdir -p "$T/nulls" && cp "$TINY/gpt2_unscaled/model.safetensors" "$T/nulls/"
+sed 's/"scale_attn_weights": false/"scale_attn_weights": null/' "$TINY/gpt2_unscaled/config.json" >"$T/nulls/config.json"
+run model "$T/nulls" --ids "$TINY/gpt2_unscaled/ids.txt" --format npy -o "$T/nulls.npy"
+expect_code 0 "gpt2 with scale_attn_weights null"
+if grep -q '"scale_attn_weights": null' "$T/nulls/config.json" && [ -f "$T/nulls.npy" ] &&
+    "$ALLCLOSE" "$T/nulls.npy" "$TINY/gpt2_unscaled/attentions.npy" --rtol 0 --atol 1e-5 >/dev/null 2>&1; then pass
+else fail "gpt2 with scale_attn_weights null: not the unscaled attentions"; fi
+rm -rf "$T/nulls" && mkdir -p "$T/nulls" && cp "$TINY/bert/model.safetensors" "$T/nulls/"
+sed 's/"position_embedding_type": "absolute"/"position_embedding_type": null/' "$TINY/bert/config.json" >"$T/nulls/config.json"
+"$ATTN" model "$T/nulls" --ids 1,17,42 --format npy -o "$T/null_pos.npy" 2>/dev/null
+poke "$T/nulls" embeddings.position_embeddings.weight '\x00\x00\x80\x3f'  # 1.0 at element 5: unused, no difference
+run model "$T/nulls" --ids 1,17,42 --format npy -o "$T/null_pos_poked.npy"
+expect_code 0 "bert with position_embedding_type null"
+"$ATTN" model "$TINY/bert" --ids 1,17,42 --format npy -o "$T/abs_pos.npy" 2>/dev/null
+if grep -q '"position_embedding_type": null' "$T/nulls/config.json" && cmp -s "$T/null_pos.npy" "$T/null_pos_poked.npy" &&
+    ! cmp -s "$T/null_pos.npy" "$T/abs_pos.npy"; then pass
+else fail "bert with position_embedding_type null: its attentions depend on the position table, or equal the absolute run"; fi
 
 # Token ids as labels (--ids, no tokenizer) read as numbers: csv quotes them and tsv escapes
 # their first character, so that the labelled output still reads back as the matrix it labels.

@@ -149,7 +149,7 @@ TEST_CASE("model config: the keys transformers requires are required; its classe
     CHECK(config("llama", ", \"rope_theta\": null, \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": 5.0}")
               .rope.theta == 5.0f);
     CHECK(error("llama", ", \"hidden_act\": null").find("\"hidden_act\" is null") != std::string::npos);
-    CHECK(error("gpt2", ", \"n_embd\": 64, \"n_head\": 4, \"activation_function\": null").find("is null") != std::string::npos);
+    CHECK(error("gpt2", ", \"n_embd\": 64, \"n_head\": 16, \"activation_function\": null").find("is null") != std::string::npos);
     // BertLayer refuses cross-attention in an encoder; Qwen2's sliding layers need a window
     CHECK(error("bert", ", \"add_cross_attention\": true").find("cross-attention needs a decoder") != std::string::npos);
     CHECK(error("qwen2", ", \"num_key_value_heads\": 4, \"sliding_window\": 2, \"layer_types\": "
@@ -168,4 +168,42 @@ TEST_CASE("model config: the keys transformers requires are required; its classe
         CHECK(got.intermediate == want.intermediate);
         CHECK(got.vocab == want.vocab);
     }
+}
+
+TEST_CASE("model config: null is None, as transformers' code takes it (from an audit)") {
+    const auto error = [](const std::string& type, const std::string& more) {
+        try {
+            config(type, more);
+        } catch (const attn::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    // Where transformers needs the value (range(None), LayerNorm(eps=None), i >= None): refused, not
+    // the class's default (these were read as absent).
+    CHECK(error("bert", ", \"layer_norm_eps\": null").find("\"layer_norm_eps\" is null") != std::string::npos);
+    CHECK(error("bert", ", \"type_vocab_size\": null").find("\"type_vocab_size\" is null") != std::string::npos);
+    CHECK(error("llama", ", \"rms_norm_eps\": null").find("\"rms_norm_eps\" is null") != std::string::npos);
+    CHECK(error("llama", ", \"num_hidden_layers\": null").find("\"num_hidden_layers\" is null") != std::string::npos);
+    CHECK(error("gpt2", ", \"layer_norm_epsilon\": null").find("\"layer_norm_epsilon\" is null") != std::string::npos);
+    CHECK(error("qwen2", ", \"num_key_value_heads\": 4, \"use_sliding_window\": true, \"sliding_window\": 3, "
+                         "\"max_window_layers\": null").find("\"max_window_layers\" is null") != std::string::npos);
+    CHECK(error("qwen2", ", \"num_key_value_heads\": 4, \"max_window_layers\": null") == "no error");  // no window: unread
+    // max_position_embeddings: unused by Llama's default RoPE; dynamic and yarn need it
+    CHECK(error("llama", ", \"max_position_embeddings\": null") == "no error");
+    CHECK(error("llama", ", \"max_position_embeddings\": null, \"rope_scaling\": {\"rope_type\": \"dynamic\", \"factor\": 2}")
+              .find("needs \"max_position_embeddings\", which is null") != std::string::npos);
+    // `x if x is not None else default`: null is the default
+    CHECK(config("gpt2", ", \"n_inner\": null").intermediate == 4 * 64);
+    CHECK(config("llama", ", \"head_dim\": null").head_dim == 4);
+    // `if config.scale_attn_weights:` and BertEmbeddings' `== "absolute"`: null is false
+    CHECK_FALSE(config("gpt2", ", \"scale_attn_weights\": null").scale_attn_weights);
+    CHECK(config("gpt2", "").scale_attn_weights);
+    CHECK_FALSE(config("bert", ", \"position_embedding_type\": null").absolute_positions);
+    CHECK(config("bert", ", \"position_embedding_type\": \"absolute\"").absolute_positions);
+    // GPT2Config's aliases: the same value twice is fine, two values are refused
+    CHECK(config("gpt2", ", \"n_embd\": 64, \"n_head\": 16").heads == 16);  // num_attention_heads 16 too
+    CHECK(error("gpt2", ", \"n_embd\": 64, \"n_head\": 4")
+              .find("\"n_head\" and \"num_attention_heads\" (the same field of GPT2Config) differ") != std::string::npos);
+    CHECK(error("gpt2", ", \"n_embd\": 32").find("\"n_embd\" and \"hidden_size\"") != std::string::npos);
 }
