@@ -63,9 +63,12 @@ expect_close "$T/w32" "$T/w16" 1e-6 "packed float16 keys and values: the weights
 run attend -q "$T/qp.csv" -k "$T/qp.csv" -v "$T/qp.csv" --heads 5
 expect_code 3 "packed: 12 columns, --heads 5"
 expect_err_has "not a multiple of --heads 5" "packed: 12 columns, --heads 5: message"
+run attend -q "$T/gqp.csv" -k "$T/gkp.csv" -v "$T/gvp.csv" --heads 4 --kv-heads 4
+expect_code 3 "packed: 10 key columns, --kv-heads 4"
+expect_err_has "-k (2, 6, 10) has 10 columns, not a multiple of --heads 4" "packed: --kv-heads 4: message"
 run attend -q "$T/gqp.csv" -k "$T/gkp.csv" -v "$T/gvp.csv" --heads 4 --kv-heads 3
-expect_code 3 "packed: 10 key columns, --kv-heads 3"
-expect_err_has "-k (2, 6, 10) has 10 columns, not a multiple of --kv-heads 3" "packed: --kv-heads 3: message"
+expect_code 2 "packed: --heads 4 --kv-heads 3"
+expect_err_has "--heads 4 is not a multiple of --kv-heads 3" "packed: --kv-heads 3: the rule named first"
 run attend -q "$T/q4.csv" -k "$T/q4.csv" -v "$T/q4.csv" --heads 3
 expect_code 3 "--heads with 4-D -q"
 expect_err_has "a 4-D input already has them" "--heads with 4-D -q: message"

@@ -189,6 +189,14 @@ void add_positions(Tensor& x) {
             for (std::size_t c = 0; c < x.cols(); ++c) x.slice_data(s)[t * x.row_stride() + c] += table(t, c);
 }
 
+// --heads H and --kv-heads G: H a multiple of G (for packed -q/-k/-v too, where a G that does not
+// divide H was reported as a column count or d_k mismatch; from an audit).
+void check_head_groups(std::size_t heads, std::size_t kv_heads) {
+    if (heads % kv_heads != 0)
+        throw UsageError("--heads " + std::to_string(heads) + " is not a multiple of --kv-heads " + std::to_string(kv_heads) +
+                         ": each key/value head serves H/G query heads");
+}
+
 // -x, --kv, projections and heads.
 void read_embeddings(Reader& in, AttendInputs& a) {
     const auto& r = in;
@@ -209,9 +217,7 @@ void read_embeddings(Reader& in, AttendInputs& a) {
     a.heads_given = r.given("heads");
     a.heads = std::size_t(integer_option(in.result(), "heads", 1, 65536, 1));
     a.kv_heads = std::size_t(integer_option(in.result(), "kv-heads", 1, 65536, (long long)a.heads));
-    if (a.heads % a.kv_heads != 0)
-        throw UsageError("--heads " + std::to_string(a.heads) + " is not a multiple of --kv-heads " +
-                         std::to_string(a.kv_heads) + ": each key/value head serves H/G query heads");
+    check_head_groups(a.heads, a.kv_heads);
     if (r.given("in-proj") && a.kv_heads != a.heads)
         throw UsageError("--in-proj has as many key/value heads as query heads (nn.MultiheadAttention): "
                          "drop --kv-heads, or give --wq/--wk/--wv");
@@ -293,6 +299,7 @@ void read_qkv(Reader& in, AttendInputs& a) {
     a.heads_given = true;
     a.heads = std::size_t(integer_option(in.result(), "heads", 1, 65536, 1));
     a.kv_heads = std::size_t(integer_option(in.result(), "kv-heads", 1, 65536, (long long)a.heads));
+    check_head_groups(a.heads, a.kv_heads);
     const auto check = [](const char* flag, const Shape& shape, std::size_t heads, const char* which) {
         if (shape.rank() > 3)
             throw InputError(std::string(flag) + " is " + shape.text() + ": with --heads it packs the heads side by " +

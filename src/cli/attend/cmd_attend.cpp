@@ -163,7 +163,7 @@ void declare_options(cxxopts::Options& options) {
                   "added to the softmax's denominator only: w_ij = exp(s_ij - m)/(exp(sink - m) + sum_j exp(s_ij - m)), "
                   "m the max over the scores and the sink (step 5 of the order above). Weights then sum to less than "
                   "1; a row with every key masked gets weights 0 and context 0; --show lse includes the sink. Not with "
-                  "--key-rows or --normalize sum",
+                  "--key-rows, --normalize sum or --masked-rows",
          cxxopts::value<std::string>(), "FILE")
         ("segments", "Document ids, one per key position: a FILE of whole numbers (text or .npy, integer or "
                      "float), shape (Tk) for every batch item or (B, Tk). Query i sees key j only in its own document "
@@ -549,6 +549,9 @@ int cmd_attend(int argc, char** argv) {
                          "sinks: drop --sinks or variance");
     if (!in.sinks.empty() && s.normalize != Normalization::softmax)
         throw UsageError("--sinks with --normalize sum: sinks join the softmax's denominator");
+    if (!in.sinks.empty() && r.count("masked-rows"))  // it was ignored (from an audit)
+        throw UsageError("--masked-rows with --sinks: no row has every key masked, since the sink is in every row "
+                         "(a row that sees no key gets weights 0 and context 0): drop --masked-rows");
     if (show.lse && s.normalize != Normalization::softmax)
         throw UsageError("--show lse is the softmax's log-sum-exp: --normalize sum has none");
     if (s.softmax_f64 && s.normalize != Normalization::softmax)
