@@ -436,10 +436,11 @@ detail::PendingFile npz_file(const std::vector<Item>& items, const std::string& 
             }};
 }
 
-// Several matrices, or any tensor of more than two dimensions, print with block headers.
+// Several matrices, a vector (so that it reads back as one) or any tensor of more than two
+// dimensions print with block headers.
 bool needs_headers(const std::vector<Item>& items) {
     if (items.size() > 1) return true;
-    return items.size() == 1 && !items[0].is_record() && items[0].values().rank() > 2;
+    return items.size() == 1 && !items[0].is_record() && (items[0].values().rank() == 1 || items[0].values().rank() > 2);
 }
 
 }  // namespace

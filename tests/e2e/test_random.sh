@@ -49,13 +49,17 @@ run random --seed 5 --shape 3,7 --uniform --format tsv
 expect_same_text "$T/rand" "torch.rand(3, 7), tsv"
 
 cat >"$T/serial" <<'EOF'
+# draw 0 (15,)
 1.54099607,-0.293428898,-2.17878938,0.568431258,-1.08452237,-1.39859545,0.403346837,0.838026345,-0.719257593,-0.403343529,-0.596635342,0.182036489,-0.856674612,1.10060418,-1.07118738
+
 EOF
 run random --seed 0 --shape 15 --format csv
-expect_same_text "$T/serial" "torch.randn(15): serial Box-Muller path, 1-d as one row"
+expect_same_text "$T/serial" "torch.randn(15): serial Box-Muller path, 1-d as one row under its shape"
 
 cat >"$T/meanstd" <<'EOF'
+# draw 0 (5,)
 2.72128892,3.08377886,2.29013753,2.10931087,2.34602141
+
 EOF
 run random --seed 11 --shape 5 --mean 2.5 --std 0.3 --format csv
 expect_same_text "$T/meanstd" "normal_(2.5, 0.3) on 5 elements"

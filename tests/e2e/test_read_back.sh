@@ -253,6 +253,17 @@ printf ',a,b\nx,1,2\n5,3,4\n' > "$rb/typo.csv"
 run softmax "$rb/typo.csv"
 expect_code 3 "an unmarked number as a row label"
 
+# A lone vector in csv or tsv prints under a "# NAME (n,)" heading, so that it reads back as a
+# vector (bare, it read back as (1, n), and a matmul of it against a matrix no longer fit; from an audit).
+"$ATTN" random --seed 3 --shape 17 --format npy -o "$rb/v17.npy"
+"$ATTN" softmax "$rb/v17.npy" --format npy -o "$rb/sv17.npy"
+for f in csv tsv; do
+    "$ATTN" softmax "$rb/v17.npy" --format $f -o "$rb/sv17.$f"
+    same_as_npy "$rb/sv17.npy" "$rb/sv17.$f" "a lone vector in $f read back as (17,)"
+    "$ATTN" softmax "$rb/v17.npy" --format $f | "$ATTN" concat - --format npy -o "$rb/piped.npy"
+    if cmp -s "$rb/piped.npy" "$rb/sv17.npy"; then pass; else fail "a lone vector in $f piped back: not (17,)"; fi
+done
+
 # json writes -0 as -0.0: a JSON reader takes "-0" for the integer 0 (Python's json.load), and
 # the sign was lost on the way into NumPy.
 printf -- '-0 1\n2 -0\n' > "$rb/negzero.txt"
