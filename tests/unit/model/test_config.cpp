@@ -18,6 +18,16 @@ attn::model::ModelConfig config(const std::string& type, const std::string& more
                                     "config.json");
 }
 
+// config's InputError message, or "no error".
+std::string error(const std::string& type, const std::string& more) {
+    try {
+        config(type, more);
+    } catch (const attn::InputError& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
 }  // namespace
 
 TEST_CASE("model config: num_key_value_heads left out is LlamaConfig's heads, MistralConfig's 8, Qwen2Config's 32") {
@@ -119,14 +129,6 @@ TEST_CASE("model config: dynamic and yarn RoPE take max_position_embeddings and 
 
 TEST_CASE("model config: the keys transformers requires are required; its classes' defaults fill the rest") {
     const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
-    const auto error = [&](const std::string& type, const std::string& more) {
-        try {
-            config(type, more);
-        } catch (const attn::InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
     // rope_scaling: a factor for linear, dynamic and llama3 (and llama3's three others); a type
     // when there is a factor; a factor below 1 runs (transformers warns)
     CHECK(error("llama", ", \"rope_scaling\": {\"rope_type\": \"linear\"}").find("missing \"factor\"") != std::string::npos);
@@ -171,14 +173,6 @@ TEST_CASE("model config: the keys transformers requires are required; its classe
 }
 
 TEST_CASE("model config: null is None, as transformers' code takes it (from an audit)") {
-    const auto error = [](const std::string& type, const std::string& more) {
-        try {
-            config(type, more);
-        } catch (const attn::InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
     // Where transformers needs the value (range(None), LayerNorm(eps=None), i >= None): refused, not
     // the class's default (these were read as absent).
     CHECK(error("bert", ", \"layer_norm_eps\": null").find("\"layer_norm_eps\" is null") != std::string::npos);
