@@ -272,8 +272,8 @@ Checkpoint open_legacy(std::string_view bytes, const std::string& source) {
         std::uint64_t count = 0;
         for (int b = 7; b >= 0; --b) count = count << 8 | static_cast<unsigned char>(bytes[at + std::size_t(b)]);
         const pickle::StorageRef& s = *it->second;
-        if (count != s.numel)
-            throw InputError(source + ": storage '" + shown + "' holds " + std::to_string(count) +
+        if (count != s.numel)  // an int64: a negative one shown as such, not as 2^64 - n
+            throw InputError(source + ": storage '" + shown + "' holds " + std::to_string(std::int64_t(count)) +
                              " elements, its tensors' pickle says " + std::to_string(s.numel));
         std::uint64_t size = 0;
         if (__builtin_mul_overflow(count, std::uint64_t(s.item_size), &size) || size > bytes.size() - at - 8)

@@ -371,3 +371,15 @@ TEST_CASE("torch checkpoints: entries in place are row-major views of stored sto
     zip[zip.find(floats) + 3] ^= 1;
     CHECK_THROWS_WITH_AS(attn::io::torch_entries(zip, "c.pt"), "c.pt:w: CRC mismatch: the archive is damaged", InputError);
 }
+
+TEST_CASE("legacy torch.save files: a storage's element count is an int64, shown signed") {
+    // magic number, protocol version 1001, system info, {'w': a (2, 2) view of storage '0'}, the
+    // key list ['0'], then the storage: its count (here -5: damaged) and its bytes
+    const std::string magic = x("{80}{02}{8a}{0a}{6c}{fc}{9c}{46}{f9}{20}{6a}{a8}{50}{19}{2e}");
+    const std::string head = magic + p2("M{e9}{03}") + p2("}") + x("{80}{02}}q{00}U{01}w") + tensor_pickle(4, {2, 2}, {2, 1}) +
+                             "s." + p2("]U{01}0a");
+    const std::string floats(16, '\0');
+    REQUIRE(attn::io::torch_list(head + le(4, 8) + floats, "l.pt").size() == 1);
+    CHECK_THROWS_WITH_AS(attn::io::torch_list(head + le(std::uint64_t(-5), 8) + floats, "l.pt"),
+                         "l.pt: storage '0' holds -5 elements, its tensors' pickle says 4", InputError);
+}
