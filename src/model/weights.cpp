@@ -232,14 +232,14 @@ void Weights::add_torch_file(const std::string& name) {
 Weight Weights::widened_copy(const Weight& w) {
     owned_.emplace_back(w.shape);
     Tensor& t = owned_.back();
-    const std::size_t cols = w.cols();
-    for (std::size_t k = 0; k < w.shape.numel(); ++k) {
-        const unsigned char* b = static_cast<const unsigned char*>(w.data) + (w.type == Weight::Type::f32 ? 4 : 2) * k;
-        const io::detail::FloatKind kind = w.type == Weight::Type::f32   ? io::detail::FloatKind::f32
-                                           : w.type == Weight::Type::f16 ? io::detail::FloatKind::f16
-                                                                         : io::detail::FloatKind::bf16;
-        t.slice_data(k / (t.rows() * cols))[(k / cols % t.rows()) * t.row_stride() + k % cols] = io::detail::decode_float(b, kind);
-    }
+    const std::size_t cols = w.cols(), size = w.type == Weight::Type::f32 ? 4 : 2;
+    const io::detail::FloatKind kind = w.type == Weight::Type::f32   ? io::detail::FloatKind::f32
+                                       : w.type == Weight::Type::f16 ? io::detail::FloatKind::f16
+                                                                     : io::detail::FloatKind::bf16;
+    const auto* bytes = static_cast<const unsigned char*>(w.data);
+    for (std::size_t k = 0; k < w.shape.numel(); ++k)  // byte by byte: any alignment
+        t.slice_data(k / (t.rows() * cols))[(k / cols % t.rows()) * t.row_stride() + k % cols] =
+            io::detail::decode_float(bytes + size * k, kind);
     Weight out;
     out.name = w.name, out.shape = w.shape, out.data = t.data(), out.ld = t.rank() >= 2 ? t.row_stride() : 0;
     return out;
