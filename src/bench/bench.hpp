@@ -98,9 +98,9 @@ struct Peak {
     Arch arch;
     unsigned threads;
     double gflops;      // by the wall clock
-    double cpu_gflops;  // per CPU-second of one thread (the same on a quiet machine)
+    double cpu_gflops;  // per CPU-second of one thread (gflops / threads on a quiet machine)
     // The fused kernel's exponential over a 1024-float buffer in L1 on each thread (loads, exp,
-    // stores; KernelSet::exp_probe): exponentials per second by the wall clock, what the fused
+    // stores; KernelSet::exp_probe): exponentials per CPU-second of one thread, what the fused
     // kernel's softmax costs at least (the "where the time goes" lines of the table).
     double exps_per_second = 0.0;
 };

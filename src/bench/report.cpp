@@ -66,11 +66,14 @@ void print_time_split(const std::vector<Result>& results, const std::vector<Peak
         if (!peak) continue;
         if (!header) std::printf("\nwhere the time of the fused attention goes (fractions of its median):\n");
         header = true;
-        const double products = c.flops() / (peak->gflops * 1e9) / r.timing.median;  // flops(): the visible cells
+        // Both at their rates per CPU-second, as the exp probe is measured: the products' share does not
+        // grow when the peak's probe met other work (flops(): the visible cells).
+        const double fma = peak->cpu_gflops > 0 ? peak->cpu_gflops * r.threads : peak->gflops;
+        const double products = c.flops() / (fma * 1e9) / r.timing.median;
         const double exps = double(c.batch * c.heads) * c.elements() * c.visible;
-        const double exp_time = exps / peak->exps_per_second / r.timing.median;
+        const double exp_time = exps / (peak->exps_per_second * r.threads) / r.timing.median;
         const double rest = 1.0 - products - exp_time;
-        std::printf("  %s %s: the products at the FMA peak %s, %s exponentials at the exp probe's rate %s, "
+        std::printf("  %s %s: the products at the FMA peak per CPU-second %s, %s exponentials at the exp probe's rate %s, "
                     "everything else %s\n",
                     label_of(c).c_str(), c.shape().c_str(), num(100.0 * products, "%.0f%%").c_str(),
                     num(exps, "%.3g").c_str(), num(100.0 * exp_time, "%.0f%%").c_str(),
@@ -78,7 +81,8 @@ void print_time_split(const std::vector<Result>& results, const std::vector<Peak
     }
     if (header)
         std::printf("  everything else: the score tiles' loads and stores, their maxima and sums, rescaling the "
-                    "running output, packing Q, and threads waiting for each other.\n");
+                    "running output, packing Q, threads waiting for each other, and for a core when the machine "
+                    "runs other work.\n");
 }
 
 }  // namespace
@@ -93,7 +97,7 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
             std::printf("  %-8s %7u %10.1f %14.1f %10.2f\n", arch_name(p.arch), p.threads, p.gflops, p.cpu_gflops,
                         p.exps_per_second * 1e-9);
         std::printf("  G exp/s: the fused kernel's exponential alone over 1024 floats in L1 per thread (loads, exp, "
-                    "stores).\n");
+                    "stores), per CPU-second of one thread.\n");
         if (!results.empty() || !bandwidth.rows.empty()) std::printf("\n");
     }
     if (!bandwidth.rows.empty()) {
@@ -175,7 +179,7 @@ void print_table(const std::vector<Result>& results, const std::vector<Peak>& pe
                 "(batch, heads[:key/value heads]); mha also projects X (B x Tq x H*d) and applies W_O.\n");
     if (any_unscaled)
         std::printf("vs scalar: the scalar kernels' median over this one; - where a case is too large to time them "
-                    "(above 6e8 flop, or 2^24 softmax elements).\n");
+                    "(above 6e8 flop counted over every cell, masked or not, or 2^24 softmax elements).\n");
     if (!peaks.empty())
         std::printf("%% peak: GFLOP/s over the FMA peak by the wall clock (the best probe of that many threads or "
                     "fewer); %% (cpu): flops per CPU-second over the peak's (what the cores reach while they run: the "
@@ -231,7 +235,7 @@ void print_csv(const std::vector<Result>& results, const std::vector<Peak>& peak
                     arch_name(r.arch), r.threads, att ? (!r.c.causal ? "false" : r.c.bottom_right ? "bottom-right" : "true") : "",
                     att ? (r.c.fused ? "true" : "false") : "", num(r.timing.median).c_str(),
                     num(r.timing.min).c_str(), num(r.timing.max).c_str(), num(r.timing.mean).c_str(),
-                    num(r.timing.stddev).c_str(), r.c.flops() > 0 ? num(g).c_str() : "",
+                    r.timing.times.size() > 1 ? num(r.timing.stddev).c_str() : "", r.c.flops() > 0 ? num(g).c_str() : "",
                     r.c.op == Op::softmax ? num(r.c.elements() / r.timing.median).c_str() : "",
                     r.speedup ? num(*r.speedup).c_str() : "", peak && r.c.flops() > 0 ? num(g / *peak).c_str() : "",
                     num(r.timing.user).c_str(), num(r.timing.system).c_str(), cpu ? num(*cpu).c_str() : "",
@@ -287,8 +291,9 @@ void print_json(const std::vector<Result>& results, const std::vector<Peak>& pea
                         r.c.bias ? "true" : "false", r.c.variant().c_str(), num(r.c.visible).c_str());
         std::printf("\n     \"mean\": %s, \"stddev\": %s, \"median\": %s, \"user\": %s, \"system\": %s, "
                     "\"min\": %s, \"max\": %s,",
-                    num(r.timing.mean).c_str(), num(r.timing.stddev).c_str(), num(r.timing.median).c_str(),
-                    num(r.timing.user).c_str(), num(r.timing.system).c_str(), num(r.timing.min).c_str(),
+                    num(r.timing.mean).c_str(),
+                    r.timing.times.size() > 1 ? num(r.timing.stddev).c_str() : "null",  // none of one run, as hyperfine
+                    num(r.timing.median).c_str(), num(r.timing.user).c_str(), num(r.timing.system).c_str(), num(r.timing.min).c_str(),
                     num(r.timing.max).c_str());
         std::printf("\n     \"gflops\": %s,", r.c.flops() > 0 ? num(g).c_str() : "null");
         if (r.c.op == Op::softmax) std::printf(" \"elements_per_s\": %s,", num(r.c.elements() / r.timing.median).c_str());

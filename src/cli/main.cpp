@@ -75,8 +75,8 @@ int run(int argc, char** argv) {
         if (first == "--version" || first == "-V") {
             // The kernel set in use: $ATTN_ARCH when set (an unsupported one is an error), else the best.
             attn::cli::apply_arch_environment();
-            std::printf("attn %s (kernels: %s; threads: %u)\n", ATTN_VERSION, attn::arch_name(attn::current_arch()),
-                        attn::online_cores());
+            std::printf("attn %s (commit %s; kernels: %s; threads: %u)\n", ATTN_VERSION, attn::build_commit,
+                        attn::arch_name(attn::current_arch()), attn::online_cores());
             return attn::exit_ok;
         }
         if (const auto* c = attn::cli::find_command(first)) return c->run(argc - 1, argv + 1);

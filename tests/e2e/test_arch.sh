@@ -30,6 +30,8 @@ best=${expected_arches##* }
 
 ATTN_ARCH= run --version
 expect_code 0 "--version"
+# the commit it was built from, as the README's measurements name commits
+if commit=$(git -C "$ROOT" rev-parse --short=7 HEAD 2>/dev/null); then expect_out_has "(commit $commit" "--version names the commit"; fi
 expect_out_has "kernels: $best" "--version names the best arch ($best)"
 
 for a in $expected_arches; do

@@ -100,8 +100,9 @@ if [ "$n" -ge 2 ]; then pass; else fail "csv: read_bandwidth rows with GB/s (got
 if awk -F, '$1 == "attention" && $23 > 0 && $24 > 0 && ($25 == "in cache" || $25 == "memory") { ok = 1 } END { exit !ok }' "$T/out"
 then pass; else fail "csv: the decoding row's GB/s, fraction and what it is compared with: $(grep '^attention' "$T/out")"; fi
 
-# A list item given twice counts once (as --show does): --paths fused,fused timed two identical rows.
-run bench --op attention --sizes 16 --d 8 --paths fused,fused --kv-dtype f16,f16 --repeat 1 --warmup 0 --format csv
+# A list item given twice counts once (as --show does): --paths fused,fused timed two identical rows,
+# and --sizes 16,16 still did (from an audit).
+run bench --op attention --sizes 16,16 --d 8,8 --paths fused,fused --kv-dtype f16,f16 --repeat 1 --warmup 0 --format csv
 expect_code 0 "bench with repeated list items"
 n=$(grep -c '^attention,' "$T/out")
 if [ "$n" = 1 ]; then pass; else fail "--paths fused,fused --kv-dtype f16,f16: $n rows, expected 1"; fi

@@ -9,6 +9,7 @@
 #        message otherwise)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+case "${1:-}" in -h | --help) sed -n '2,9s/^# \{0,1\}//p' "$0"; exit 0 ;; -*) echo "compare.sh: unknown option $1 (--help)" >&2; exit 2 ;; esac
 attn=${1:-build/attn}
 # The Debian python3 (with python3-numpy / python3-torch), not whatever python3 is first on PATH.
 py=${PYTHON:-/usr/bin/python3}

@@ -56,8 +56,8 @@ std::vector<std::size_t> parse_shape(const std::string& text, std::size_t max_di
     const auto parts = split(text, 'x');
     const bool empty_part = std::any_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty(); });
     if (parts.empty() || parts.size() > max_dims || empty_part)
-        throw UsageError("invalid --sizes entry '" + text + "': expected N or " +
-                         (max_dims == 4 ? "TqxTk or BxHxTqxTk" : max_dims == 3 ? "MxNxK" : "RxC"));
+        throw UsageError("invalid --sizes entry '" + text + "': expected " +
+                         (max_dims == 4 ? "N, TqxTk or BxHxTqxTk" : max_dims == 3 ? "N or MxNxK" : "N or RxC"));
     std::vector<std::size_t> dims;
     // A bad dimension names its entry ("invalid --sizes entry '0x10' dimension '0': ...").
     for (const auto& p : parts)
@@ -69,7 +69,11 @@ std::vector<std::string> list_option(const cxxopts::ParseResult& r, const char* 
     const std::string text = r.count(name) ? r[name].as<std::string>() : fallback;
     auto items = split(text, ',');
     if (items.empty()) throw UsageError(std::string("invalid --") + name + " '': expected a comma-separated list");
-    return items;
+    // An item given twice counts once, as in --show (--sizes 64,64 timed the case twice).
+    std::vector<std::string> once;
+    for (auto& item : items)
+        if (std::find(once.begin(), once.end(), item) == once.end()) once.push_back(std::move(item));
+    return once;
 }
 
 // The attention variants asked for, each a case of its own next to the plain one (attend's
@@ -185,7 +189,7 @@ int cmd_bench(int argc, char** argv) {
                  "bandwidth (GB/s, 1..threads threads) from memory (a buffer of at least 4x the last-level cache) "
                  "and in cache; show each result as a fraction of the FMA peak, and memory-bound ones (attention "
                  "with at most 4 query rows) as a fraction of the bandwidth: in cache when their working set is no "
-                 "larger than the in-cache buffer (32 MiB, or half the last-level cache) plus 1/16, else from "
+                 "larger than the in-cache buffer (32 MiB, or half the last-level cache when that is smaller) plus 1/16, else from "
                  "memory, marked ^ when faster than that. "
                  "Without --peak the same fractions are shown against a quick probe (0.03 s trials) of the "
                  "arch and thread count in use, and of the bandwidth (the best of 5 runs) when a case is memory-bound. "
@@ -194,7 +198,8 @@ int cmd_bench(int argc, char** argv) {
                  "With either, the rate of the fused kernel's exponential is measured too, and the table says "
                  "where the time of each plain fused attention (float32, no mask, bias or variant, more than 4 "
                  "query rows) goes: its two products at the FMA peak, its exponentials (one per visible cell) at "
-                 "that rate, and everything else")
+                 "that rate, both per CPU-second (what the cores deliver while they run, whatever else the machine "
+                 "does), and everything else")
         ("format", "table, json (hyperfine's field names) or csv (default table)", cxxopts::value<std::string>(), "FMT");
     add_exec_options(options);
     // cxxopts has no one-letter long options: accept the documented --d / --d=LIST as -d.
@@ -340,6 +345,9 @@ int cmd_bench(int argc, char** argv) {
 
     const Arch arch = current_arch();
     const unsigned threads = current_threads();
+    if (threads > online_cores())  // accepted (results are the same), but timed on fewer cores (from an audit)
+        std::fprintf(stderr, "attn: note: --threads %u on %u online cores: the threads share them, and so do their "
+                             "FMA peak and bandwidth\n", threads, online_cores());
     const bool progress = ::isatty(STDERR_FILENO) == 1;
     std::vector<Peak> peaks;
     BandwidthReport bandwidth;
