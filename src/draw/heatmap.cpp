@@ -92,8 +92,9 @@ std::string heatmap_text(const Matrix& w, const std::vector<std::string>& row_la
     // Colour range over the cells that are shown as values, always including 0.
     const detail::ValueRange range = detail::value_range(w, is_masked);
     const bool any_masked = range.any_masked;
-    const double lo = std::min(0.0, range.lo), hi = std::max(0.0, range.hi);
-    auto position = [&](double v) { return hi > lo ? (v - lo) / (hi - lo) : 0.0; };
+    const detail::ColourScale scale = detail::colour_scale(range);
+    const double lo = scale.lo, hi = scale.hi;
+    auto position = [&](double v) { return scale.position(v); };
 
     const std::vector<std::string> rows = labels_or_indices(row_labels, R);
     const std::vector<std::string> cols = labels_or_indices(col_labels, C);

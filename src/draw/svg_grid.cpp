@@ -36,8 +36,9 @@ std::string svg_grid(const std::vector<GridPanel>& panels, const SvgGridOptions&
         hi = any_value ? std::max(hi, r.hi) : r.hi;
         any_value = true;
     }
-    if (lo > 0 && lo < hi && lo < 0.5 * hi) lo = 0;  // weights: the bar starts at 0
-    auto position = [&](double v) { return hi > lo ? (v - lo) / (hi - lo) : 0.5; };
+    const detail::ColourScale scale = detail::colour_scale({lo, hi, any_value, any_masked});
+    lo = scale.lo, hi = scale.hi;
+    auto position = [&](double v) { return scale.position(v); };
 
     const std::size_t columns = opt.columns ? opt.columns : std::size_t(std::ceil(std::sqrt(double(n))));
     const std::size_t grid_rows = (n + columns - 1) / columns;

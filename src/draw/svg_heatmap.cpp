@@ -49,10 +49,9 @@ std::string svg_heatmap(const Matrix& m, const SvgHeatmapOptions& opt) {
     auto is_masked = [&](std::size_t i, std::size_t j) { return (opt.masked && opt.masked(i, j)) || !std::isfinite(m(i, j)); };
     const detail::ValueRange range = detail::value_range(m, is_masked);
     const bool any_value = range.any_value, any_masked = range.any_masked;
-    double lo = range.lo;
-    const double hi = range.hi;
-    if (lo > 0 && lo < hi && lo < 0.5 * hi) lo = 0;  // weights: let the bar start at 0
-    auto position = [&](double v) { return hi > lo ? (v - lo) / (hi - lo) : 0.5; };
+    const detail::ColourScale scale = detail::colour_scale(range);
+    const double lo = scale.lo, hi = scale.hi;
+    auto position = [&](double v) { return scale.position(v); };
 
     const std::size_t n = std::max<std::size_t>({R, C, 1});
     const double cell = std::clamp(560.0 / double(n), 4.0, 56.0);

@@ -102,6 +102,19 @@ ValueRange value_range(const Matrix& m, const IsMasked& is_masked) {
     return r;
 }
 
+// The colour scale of a picture (terminal, SVG, HTML alike): the values' range widened to
+// include 0, so weights are drawn from 0 whatever their smallest; 0 … 1 when every value is 0
+// (or none is shown), so that a constant is drawn at its place on the bar, not at its middle.
+struct ColourScale {
+    double lo = 0, hi = 1;
+    double position(double v) const { return (v - lo) / (hi - lo); }  // 0 … 1 (viridis clamps)
+};
+inline ColourScale colour_scale(const ValueRange& r) {
+    ColourScale s{std::min(0.0, r.lo), std::max(0.0, r.hi)};
+    if (!(s.hi > s.lo)) s.hi = s.lo + 1;
+    return s;
+}
+
 struct Rgb {
     int r, g, b;
 };

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "attn/viz.hpp"
+#include "attn/viz_grid.hpp"
 
 namespace {
 
@@ -228,4 +229,35 @@ TEST_CASE("svg heatmap: large matrices are max-pooled, not refused") {
     CHECK(svg.find("<title>100–101 → 7: 0.75</title>") != std::string::npos);
     CHECK(svg.find("<title>198–199 → 9: 0.25</title>") != std::string::npos);
     CHECK(svg.find("range 0 … 0.75") != std::string::npos);
+}
+
+TEST_CASE("svg colour scale: weights drawn from 0, a constant at its place on the bar") {
+    // Weights all above half the largest: the bar still starts at 0, as the terminal heatmap
+    // and the HTML view draw the same data (it started at the smallest, 0.24 dark, 0.26 yellow).
+    attn::Matrix close(1, 2);
+    close(0, 0) = 0.24f, close(0, 1) = 0.26f;
+    const std::string svg = attn::viz::svg_heatmap(close, {});
+    CHECK(svg.find("range 0 … 0.26") != std::string::npos);
+    CHECK(svg.find("fill=\"" + std::string("#fde725") + "\"") != std::string::npos);  // 0.26: the top
+    CHECK(svg.find("fill=\"#440154\"") == std::string::npos);                       // 0.24 is not the bottom
+    // One weight of exactly 1: yellow on a bar 0 … 1 (it was mid-teal on a bar labelled 1 five times).
+    attn::Matrix one(1, 1, 1.0f);
+    const std::string s1 = attn::viz::svg_heatmap(one, {});
+    CHECK(s1.find("class=\"cell\" x=") != std::string::npos);
+    CHECK(s1.find("fill=\"#fde725\">") != std::string::npos);
+    CHECK(s1.find(">0.25</text>") != std::string::npos);
+    CHECK(count(s1, ">1</text>") == 1);
+    // Every value 0: dark, on a bar 0 … 1.
+    attn::Matrix zero(2, 2, 0.0f);
+    const std::string s0 = attn::viz::svg_heatmap(zero, {});
+    CHECK(count(s0, "fill=\"#440154\">") == 4);
+    CHECK(s0.find("range 0 … 1") != std::string::npos);
+    // The grid of heads: the same rule.
+    std::vector<attn::viz::GridPanel> panels{{"head 0", close, {}}, {"head 1", close, {}}};
+    const std::string g = attn::viz::svg_grid(panels, {});
+    CHECK(g.find("range 0 … 0.26") != std::string::npos);
+    std::vector<attn::viz::GridPanel> ones{{"head 0", one, {}}, {"head 1", one, {}}};
+    const std::string g1 = attn::viz::svg_grid(ones, {});
+    CHECK(count(g1, "fill=\"#fde725\">") == 2);
+    CHECK(g1.find(">0.25</text>") != std::string::npos);
 }
