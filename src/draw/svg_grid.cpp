@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "attn/error.hpp"
+#include "draw/max_pool.hpp"
 #include "draw/svg_util.hpp"
 #include "draw/text_util.hpp"
 
@@ -16,11 +17,47 @@ using detail::rgb_hex;
 using detail::svg_open;
 using detail::text_at;
 
+namespace {
+
+// One <rect> per cell: beyond these the panels are max-pooled, as one heatmap is beyond 128 a
+// side (16 heads of 128×128 were 262,144 cells, a 24 MB file).
+constexpr std::size_t max_side = 128;
+constexpr std::size_t max_cells = std::size_t(1) << 15;
+
+// The pooling that keeps every panel within max_side and all of them within max_cells: the
+// largest side limit that fits (at least 1 cell a panel).
+detail::Pooling grid_pooling(std::size_t R, std::size_t C, std::size_t n) {
+    std::size_t lo = 1, hi = std::min(std::max(R, C), max_side);
+    while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo + 1) / 2;
+        const detail::Pooling p = detail::plan_pooling(R, C, mid, mid);
+        if (n * p.pooled_rows * p.pooled_cols <= max_cells) lo = mid;
+        else hi = mid - 1;
+    }
+    return detail::plan_pooling(R, C, lo, lo);
+}
+
+}  // namespace
+
 std::string svg_grid(const std::vector<GridPanel>& panels, const SvgGridOptions& opt) {
     if (panels.empty()) throw UsageError("the grid has no panels");
     const std::size_t R = panels[0].values.rows(), C = panels[0].values.cols(), n = panels.size();
     for (const GridPanel& p : panels)
         if (p.values.rows() != R || p.values.cols() != C) throw InputError("the grid's panels differ in shape");
+    const detail::Pooling pool = grid_pooling(R, C, n);
+    if (pool.block_rows > 1 || pool.block_cols > 1) {
+        // Each block's largest shown value (a block with none is masked), labels index ranges.
+        std::vector<GridPanel> pooled;
+        for (const GridPanel& p : panels) {
+            GridPanel q{p.title, Matrix(pool.pooled_rows, pool.pooled_cols), {}};
+            detail::max_pool(view_of(p.values).slice(0), p.masked, pool, q.values.data(), q.values.stride());
+            pooled.push_back(std::move(q));
+        }
+        SvgGridOptions po = opt;
+        po.what = opt.what + " (" + pool.note() + ")";
+        po.row_labels = pool.row_labels(), po.col_labels = pool.col_labels();
+        return svg_grid(pooled, po);
+    }
 
     // One colour scale over every panel's unmasked, finite cells.
     bool any_value = false, any_masked = false;
@@ -55,19 +92,21 @@ std::string svg_grid(const std::vector<GridPanel>& panels, const SvgGridOptions&
     const double panel_w = label_w + cell * double(C) + 16, panel_h = 22 + cell * double(R) + label_h;
     const double left = 16, top = 58;
     const double bar_x = left + panel_w * double(columns) + 8;
-    const double width = std::max(bar_x + 90, 420.0), height = top + panel_h * double(grid_rows) + 16;
-
     std::string title = opt.what + " · " + std::to_string(n) + " panel" + (n == 1 ? "" : "s") + " of " +
                         std::to_string(R) + "×" + std::to_string(C);
     if (!opt.scale_text.empty()) title += " · " + opt.scale_text;
     title += " · " + (opt.masking_text.empty() ? std::string("no mask") : opt.masking_text);
+    const std::string subtitle = "rows: query · columns: key" +
+                                 (any_value ? " · one colour scale, range " + fmt("%.4g", lo) + " … " + fmt("%.4g", hi) : "");
+    // Wide enough for the panels, the bar and both lines of text above them (a title was cut off).
+    const double width = std::max({bar_x + 90, 420.0, left + detail::text_width(title, 15, true) + 16,
+                                   left + detail::text_width(subtitle, 12) + 16});
+    const double height = top + panel_h * double(grid_rows) + 16;
 
     std::string s = svg_open(width, height);
     s += detail::heatmap_defs(4, 1.5);
     s += text_at(left, 24, title, "font-size=\"15\" font-weight=\"bold\"");
-    s += text_at(left, 44, "rows: query · columns: key" +
-                               (any_value ? " · one colour scale, range " + fmt("%.4g", lo) + " … " + fmt("%.4g", hi) : ""),
-                 "font-size=\"12\" fill=\"#444444\"");
+    s += text_at(left, 44, subtitle, "font-size=\"12\" fill=\"#444444\"");
 
     const bool tooltips = n * R * C <= 16384;
     for (std::size_t p = 0; p < n; ++p) {

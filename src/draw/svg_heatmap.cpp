@@ -73,19 +73,20 @@ std::string svg_heatmap(const Matrix& m, const SvgHeatmapOptions& opt) {
     const double grid_w = cell * double(C), grid_h = cell * double(R);
     const double col_label_h = char_w * double(col_chars) * 0.75 + 12;
     const double bar_x = left + grid_w + 24;
-    const double width = std::max(bar_x + 100, 420.0);
-    const double height = top + grid_h + col_label_h + 40;
-
     std::string title = opt.what + " · " + std::to_string(R) + "×" + std::to_string(C);
     if (!opt.scale_text.empty()) title += " · " + opt.scale_text;
     title += " · " + (opt.masking_text.empty() ? std::string("no mask") : opt.masking_text);
+    const std::string subtitle = "rows: " + opt.row_axis + " · columns: " + opt.col_axis +
+                                 (any_value ? " · range " + fmt("%.4g", lo) + " … " + fmt("%.4g", hi) : "");
+    // Wide enough for the grid, the bar and both lines of text above them.
+    const double width = std::max({bar_x + 100, 420.0, left + detail::text_width(title, 16, true) + 16,
+                                   left + detail::text_width(subtitle, 12) + 16});
+    const double height = top + grid_h + col_label_h + 40;
 
     std::string s = svg_open(width, height);
     s += detail::heatmap_defs(6, 2);
     s += text_at(left, 28, title, "font-size=\"16\" font-weight=\"bold\"");
-    s += text_at(left, 48, "rows: " + opt.row_axis + " · columns: " + opt.col_axis +
-                               (any_value ? " · range " + fmt("%.4g", lo) + " … " + fmt("%.4g", hi) : ""),
-                 "font-size=\"12\" fill=\"#444444\"");
+    s += text_at(left, 48, subtitle, "font-size=\"12\" fill=\"#444444\"");
 
     // Values in the cells only when the widest one fits its cell at a readable size (7 px or
     // more, 0.6 em per character, 2 px margins): never spilling onto the neighbours.

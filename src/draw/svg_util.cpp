@@ -67,6 +67,10 @@ std::string text_at(double x, double y, const std::string& content, const std::s
            xml_escape(content) + "</text>\n";
 }
 
+double text_width(const std::string& content, double font, bool bold) {
+    return double(display_width(content)) * font * (bold ? 0.70 : 0.64);
+}
+
 std::string line_at(double x1, double y1, double x2, double y2, const std::string& attrs) {
     return "<line x1=\"" + px(x1) + "\" y1=\"" + px(y1) + "\" x2=\"" + px(x2) + "\" y2=\"" + px(y2) + "\" " + attrs +
            "/>\n";

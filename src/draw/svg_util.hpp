@@ -12,6 +12,9 @@ std::string rgb_hex(Rgb c);                // "#rrggbb"
 std::string svg_open(double width, double height);  // XML declaration, <svg ...>, white background
 // <text> at (x, y) with escaped content and optional extra attributes.
 std::string text_at(double x, double y, const std::string& content, const std::string& attrs = "");
+// The width of a line of text at `font` px, over-estimated (DejaVu Sans's widest common
+// characters, digits, are 0.64 em, 0.70 em bold): what a picture widens to so a title fits.
+double text_width(const std::string& content, double font, bool bold = false);
 std::string line_at(double x1, double y1, double x2, double y2, const std::string& attrs);
 // <defs> with the hatch pattern of masked cells (id "masked": `hatch` px tiles, lines `stroke`
 // px wide) and the viridis gradient of the colour bar (id "bar").

@@ -45,6 +45,13 @@ run view "$F" --layer 0 --head 1 --svg "$T/one.svg"; expect_code 0 "--svg of one
 run view "$F" --svg "$T/grid.svg"; expect_code 0 "--svg of 6 slices"
 [ "$(grep -o 'class="cell"' "$T/grid.svg" | wc -l)" -eq 216 ] && pass || fail "--svg grid: 6 x 36 cells"
 grep -qF 'layer 1, batch 0, head 2' "$T/grid.svg" && pass || fail "--svg grid names the panels"
+# 16 heads of 128 tokens: max-pooled to at most 2^15 cells (it was 262,144 cells, 24 MB), as noted.
+"$ATTN" random --shape 16,128,128 --seed 4 -o "$T/s16.npy"
+"$ATTN" softmax "$T/s16.npy" -o "$T/w16.npy"
+run view "$T/w16.npy" --svg "$T/g16.svg"; expect_code 0 "--svg of 16 heads of 128x128"
+cells=$(grep -o 'class="cell' "$T/g16.svg" | wc -l)
+[ "$cells" -le 32768 ] && [ "$(wc -c <"$T/g16.svg")" -lt 4000000 ] && pass || fail "--svg grid of 16x128x128: $cells cells, $(wc -c <"$T/g16.svg") bytes"
+grep -qF 'max-pooled from 128×128, blocks of 3×3' "$T/g16.svg" && pass || fail "--svg grid states its pooling"
 run view "$F" --svg -; expect_code 0 "--svg - alone"
 expect_out_has "<svg" "--svg - writes the SVG to standard output"
 

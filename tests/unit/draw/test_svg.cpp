@@ -261,3 +261,50 @@ TEST_CASE("svg colour scale: weights drawn from 0, a constant at its place on th
     CHECK(count(g1, "fill=\"#fde725\">") == 2);
     CHECK(g1.find(">0.25</text>") != std::string::npos);
 }
+
+TEST_CASE("svg grid and heatmap: the picture is as wide as its title") {
+    // The title of 2 causal heads of 5x5 was cut at the 420 px the grid's panels needed.
+    attn::Matrix m(5, 5, 0.2f);
+    std::vector<attn::viz::GridPanel> panels{{"head 0", m, {}}, {"head 1", m, {}}};
+    attn::viz::SvgGridOptions go;
+    go.scale_text = "scale 1/√4 = 0.5";
+    go.masking_text = "causal (top-left)";
+    const std::string g = attn::viz::svg_grid(panels, go);
+    const std::string title = "weights · 2 panels of 5×5 · scale 1/√4 = 0.5 · causal (top-left)";
+    REQUIRE(g.find(">" + title + "</text>") != std::string::npos);
+    // at least 0.6 em (15 px bold) a character past the title's left edge, 16 px
+    CHECK(numbers_after(g, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"")[0] >= 16 + 0.6 * 15 * 64);
+    attn::viz::SvgHeatmapOptions ho;
+    ho.what = "weights [1, 1]";
+    ho.scale_text = "scale 1/√4 = 0.5";
+    ho.masking_text = "causal (top-left), window 3:0, padding mask";
+    const std::string h = attn::viz::svg_heatmap(attn::Matrix(2, 2, 0.5f), ho);
+    CHECK(numbers_after(h, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"")[0] >= 36 + 0.6 * 16 * 72);
+}
+
+TEST_CASE("svg grid: many heads of many tokens are max-pooled, with a note") {
+    // 16 heads of 128x128 were 262,144 cells (24 MB): pooled to at most 2^15 cells in all.
+    std::vector<attn::viz::GridPanel> panels;
+    for (std::size_t h = 0; h < 16; ++h) {
+        attn::Matrix m(128, 128, 0.0f);
+        m(100, 37) = 0.5f + 0.01f * float(h);  // an isolated peak, kept by max-pooling
+        panels.push_back({"head " + std::to_string(h), m, [](std::size_t i, std::size_t j) { return j > i; }});
+    }
+    const std::string g = attn::viz::svg_grid(panels, {});
+    CHECK(xml_problem(g) == "");
+    const std::size_t cells = count(g, "<rect class=\"cell");
+    CHECK(cells <= (1u << 15));
+    CHECK(cells == 16 * 43 * 43);  // blocks of 3x3
+    CHECK(g.find("weights (max-pooled from 128×128, blocks of 3×3) · 16 panels of 43×43") != std::string::npos);
+    CHECK(g.find("range 0 … 0.65") != std::string::npos);  // head 15's peak survives
+    CHECK(count(g, "class=\"cell masked\"") == 16 * (43 * 42 / 2));  // blocks wholly above the diagonal
+    CHECK(g.size() < 4000000);
+    // Beyond 128 a side, as one heatmap: 2 heads of 200x10 are 100x10 each.
+    std::vector<attn::viz::GridPanel> tall{{"head 0", attn::Matrix(200, 10, 0.1f), {}}, {"head 1", attn::Matrix(200, 10, 0.1f), {}}};
+    const std::string t = attn::viz::svg_grid(tall, {});
+    CHECK(count(t, "<rect class=\"cell") == 2 * 100 * 10);
+    CHECK(t.find("max-pooled from 200×10, blocks of 2×1") != std::string::npos);
+    // Small grids are drawn cell by cell.
+    std::vector<attn::viz::GridPanel> small{{"head 0", attn::Matrix(4, 4, 0.1f), {}}, {"head 1", attn::Matrix(4, 4, 0.1f), {}}};
+    CHECK(attn::viz::svg_grid(small, {}).find("max-pooled") == std::string::npos);
+}
