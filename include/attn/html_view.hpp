@@ -28,6 +28,8 @@ struct HtmlViewOptions {
     // First token of sentence B (queries and keys) for the A/B filter; 0 = after the first
     // "[SEP]" or "</s>" that has tokens after it, when query and key labels are equal.
     std::size_t sentence_b = 0;
+    // false: no A/B filter unless sentence_b is given (a caller that knows the real pair).
+    bool sentence_b_from_labels = true;
     // Set by html_view when it max-pools (what the page says about it).
     std::string pooled_text;
 };

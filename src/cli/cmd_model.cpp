@@ -365,7 +365,7 @@ int cmd_model(int argc, char** argv) {
         std::vector<std::string> row_labels = input.batch == 1 ? labels : std::vector<std::string>{};
         if (heatmap) {
             for (const auto& [b, h] : sel) {
-                if (sel.size() > 1) heatmap_text += what + " · " + title(b, h) + ":\n";
+                heatmap_text += what + " · " + title(b, h) + ":\n";  // named as the SVG's title names it
                 heatmap_text += viz::heatmap_text(slice(b, h), row_labels, row_labels,
                                                   viz::want_color(stdout_is_terminal()), masked, terminal_columns());
             }
@@ -393,6 +393,7 @@ int cmd_model(int argc, char** argv) {
             o.title = c.model_type + (layer ? " " + what : " attentions");
             o.query_labels = o.key_labels = page_tokens(row_labels);
             o.sentence_b = sentence_b;
+            o.sentence_b_from_labels = false;  // the pair is --text-pair's, not a "[SEP]" typed in --text
             if (layer) {
                 o.masking_text = masking;
                 if (causal) o.masked = [masked](std::size_t, std::size_t i, std::size_t j) { return masked(i, j); };

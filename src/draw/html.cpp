@@ -538,7 +538,7 @@ std::vector<std::string> lead_names(const TensorView& w, const HtmlViewOptions& 
 // tokens after it, when queries and keys are the same tokens; 0 = no pair.
 std::size_t sentence_b(const HtmlViewOptions& o, std::size_t tq, std::size_t tk) {
     if (o.sentence_b) return o.sentence_b < tq && o.sentence_b < tk ? o.sentence_b : 0;
-    if (o.query_labels.size() != tq || o.query_labels != o.key_labels) return 0;
+    if (!o.sentence_b_from_labels || o.query_labels.size() != tq || o.query_labels != o.key_labels) return 0;
     for (std::size_t i = 0; i + 1 < tq; ++i)
         if (o.query_labels[i] == "[SEP]" || o.query_labels[i] == "</s>") return i + 1;
     return 0;

@@ -182,6 +182,13 @@ if grep -Eq '^ *1\.0000 +17\.0000 +42\.0000 +2\.0000 *$' "$T/out"; then pass; el
 run model "$TINY/bert" --ids '1,17,2;1,42,2' --layer 0 --head 1 --heatmap
 expect_code 0 "--heatmap alone"
 if grep -Eq '^-?[0-9.e+-]+,' "$T/out" || ! grep -q 'legend:' "$T/out"; then fail "--heatmap alone printed matrices: $OUT"; else pass; fi
+# One head's heatmap is titled with its layer and head, as several heads' are (it had no title).
+run model "$TINY/bert_uncased" --text "the cat" --layer 1 --head 0 --heatmap
+expect_out_has "layer 1 weights · head 0:" "--heatmap of one head names its layer and head"
+# The page's sentence A/B filter is --text-pair's: a "[SEP]" typed in --text makes no pair.
+run model "$TINY/bert_uncased" --text "hello [SEP] world" --html "$T/sep.html" -o /dev/null
+expect_code 0 "--html of a text with [SEP] in it"
+grep -qF '"sentB":0,' "$T/sep.html" && pass || fail "a [SEP] in --text split the sentences: $(grep -o '"sentB":[0-9]*' "$T/sep.html")"
 run model "$TINY/bert" --ids 1,17,42,2 --heatmap --show attentions --format csv
 expect_code 2 "--heatmap with csv on standard output"
 expect_err_has "--heatmap draws on standard output" "--heatmap with csv named"

@@ -84,4 +84,8 @@ TEST_CASE("html view: sentence B after the first [SEP] with tokens after it, or 
     CHECK(attn::viz::html_view(t.view(), o).find("\"sentB\":0,") != std::string::npos);
     o.sentence_b = 2;
     CHECK(attn::viz::html_view(t.view(), o).find("\"sentB\":2,") != std::string::npos);
+    // A caller that knows the real pair (attn model): no guess from a "[SEP]" label.
+    o.query_labels = o.key_labels = {"[CLS]", "a", "[SEP]", "b"};
+    o.sentence_b = 0, o.sentence_b_from_labels = false;
+    CHECK(attn::viz::html_view(t.view(), o).find("\"sentB\":0,") != std::string::npos);
 }
