@@ -38,20 +38,24 @@ struct HtmlViewOptions {
 // page (a Content-Security-Policy forbids every fetch) with
 //  - a head view, as bertviz's: query tokens left, key tokens right, one line per pair on a
 //    canvas, opacity = the weight in 8 bits (÷ the largest value when one is above 1), each
-//    head in its own colour; a layer and a batch selector, head toggles (click: show or hide,
-//    the last one shown stays; double-click: that head alone), hover a token for its lines and
-//    its largest weights (a readout kept at the window's foot, tokens with their positions), a
-//    sentence A→B filter when there is a pair, lines below a threshold (a slider, default
-//    1/255) not drawn; rows too thin for every label show every k-th one;
+//    head in its own colour (15 fixed, then golden-angle hues: never two alike); a layer and a
+//    batch selector, head toggles (buttons; click, Enter or Space: show or hide, the last one
+//    shown stays; double-click or O: that head alone), hover a token (or focus the view and
+//    use the arrow keys) for its lines and its largest weights (a readout floating in the half
+//    of the window away from the pointer, taking no pointer events; tokens isolated, with
+//    their positions), a sentence A→B filter when there is a pair, lines below a threshold (a
+//    slider, default 1/255) not drawn; rows too thin for every label show every k-th one;
 //  - a matrix view of the current head: viridis on one colour scale for the whole page
 //    (0 … its largest weight) with a colour bar, the value on hover;
-//  - a model view: an L×H grid of thumbnails; a click opens that head's head view.
+//  - a model view: an L×H grid of thumbnails (max-pooled to at most 64×64); a click opens
+//    that head's head view.
 // Canvases are drawn at devicePixelRatio; colours follow the light or dark scheme.
 // The weights are stored as base64 8-bit codes of weight/max(1, largest), a bit mask of
 // masked (or NaN) cells, and the exact float32 values when the page holds at most 2^20.
 // "#selftest" in the address makes the page drive its own controls and write what it drew
 // into <pre id="selftest"> ("SLICE QUERY KEY OPACITY" per line, "cells SLICE N", "focus",
-// "toggles", "pair", "thumbs", "model" and "resources" lines; tests/browser/run.sh). The
+// "toggles", "pair", "thumbs", "model", "colours", "thumb", "readout", "isolated", "matrix",
+// "arrows", "key O", "buttons" and "resources" lines; tests/browser/run.sh). The
 // time from navigation start to the end of the first frame goes into <span id="frame-ms">.
 // The page holds at most 2^22 weights (8-bit: under 8 MB) and 8192 queries or keys (canvases a
 // browser draws): beyond, every head is max-pooled

@@ -97,9 +97,10 @@ h1 { font-size: 18px; margin: 0 0 4px; }
 #info { color: #555; margin: 0 0 10px; }
 #controls { margin-bottom: 8px; display: flex; flex-wrap: wrap; gap: 6px 18px; align-items: center; }
 #heads { display: inline-flex; flex-wrap: wrap; gap: 3px; }
-.head-toggle { display: inline-block; min-width: 20px; padding: 1px 4px; text-align: center; color: #fff;
+.head-toggle { display: inline-block; min-width: 20px; padding: 1px 4px; text-align: center; color: #fff; border: 0;
   border-radius: 3px; cursor: pointer; font: 12px ui-monospace, monospace; user-select: none; opacity: 0.25; }
 .head-toggle.on { opacity: 1; }
+.head-toggle:focus-visible, #headview:focus-visible { outline: 2px solid #c0392b; outline-offset: 1px; }
 #tabs button { font: inherit; padding: 3px 12px; margin-right: 4px; border: 1px solid #aaa; background: #f4f4f4;
   border-radius: 3px; cursor: pointer; }
 #tabs button.on { background: #1f6fb4; color: #fff; border-color: #1f6fb4; }
@@ -111,13 +112,20 @@ h1 { font-size: 18px; margin: 0 0 4px; }
 #model .thumb { width: 64px; height: 64px; image-rendering: pixelated; cursor: pointer; border: 1px solid #ddd; }
 #model .thumb:hover { border-color: #c0392b; }
 #model .axis { font: 12px ui-monospace, monospace; color: #555; white-space: nowrap; }
-#readout { font: 13px ui-monospace, monospace; min-height: 1.4em; margin-top: 8px; color: #333;
-  position: sticky; bottom: 0; background: inherit; padding: 4px 0; }
+/* The readout floats over the page in the half of the window away from the pointer, and never
+   takes the pointer: it grows with the heads shown, and at the window's foot it covered the
+   lines being inspected (and hovering under it cancelled the hover). */
+body { padding-bottom: 3em; }
+#readout { font: 13px ui-monospace, monospace; min-height: 1.4em; margin: 0; color: #333; background: #fff;
+  position: fixed; left: 0; right: 0; bottom: 0; padding: 4px 24px; max-height: 40vh; overflow: hidden;
+  pointer-events: none; border-top: 1px solid #ddd; }
+#readout.top { top: 0; bottom: auto; border-top: 0; border-bottom: 1px solid #ddd; }
 #selftest { display: none; }
 @media (prefers-color-scheme: dark) {
   body { color: #ddd; background: #181818; }
   #info, #model .axis { color: #aaa; }
   .panel h2, #readout { color: #ccc; }
+  #readout { background: #181818; border-color: #444; }
   #tabs button { background: #2a2a2a; color: #ddd; border-color: #555; }
   #model .thumb { border-color: #444; }
 }
@@ -141,8 +149,12 @@ constexpr const char* script = R"js(
   const masked = i => MB !== null && ((MB[i >> 3] >> (i & 7)) & 1) === 1;
   const value = i => E !== null ? E[i] : C[i] / 255 * D.scale;
   const fmt = i => masked(i) ? 'masked' : E !== null ? E[i].toPrecision(4) : '\u2248' + value(i).toPrecision(3);
-  const palette = ['#1f77b4','#ff7f0e','#2ca02c','#d62728','#9467bd','#8c564b','#e377c2','#7f7f7f','#bcbd22','#17becf','#393b79','#ad494a','#637939','#8c6d31','#7b4173','#3182bd'];
-  const colour = h => palette[h % palette.length];
+  // Head colours: 15 category colours, then hues a golden angle (137.5 degrees) apart at three
+  // lightnesses, so that no two heads share a colour however many there are (a palette of 16
+  // repeated from head 16 on, and its 16th, #3182bd, was close to head 0's blue).
+  const palette = ['#1f77b4','#ff7f0e','#2ca02c','#d62728','#9467bd','#8c564b','#e377c2','#7f7f7f','#bcbd22','#17becf','#393b79','#ad494a','#637939','#8c6d31','#7b4173'];
+  const colour = h => h < palette.length ? palette[h] :
+    'hsl(' + (((h - palette.length) * 137.508 + 30) % 360).toFixed(2) + ',70%,' + [42, 60, 30][(h - palette.length) % 3] + '%)';
   const stops = [[68,1,84],[72,36,117],[59,82,139],[44,114,142],[33,145,140],[39,173,129],[94,201,98],[173,220,48],[253,231,37]];
   const lut = [];
   for (let c = 0; c < 256; c++) {
@@ -200,19 +212,22 @@ constexpr const char* script = R"js(
   thrText();
   const toggles = [];
   for (let h = 0; h < H; h++) {
-    const t = document.createElement('span');
-    t.className = 'head-toggle on'; t.dataset.h = h; t.textContent = h; t.style.background = colour(h);
-    t.title = 'head ' + h + ': click to show or hide, double-click for this head alone';
+    // A button: Tab reaches it, Enter and Space click it; O (as a double-click) shows it alone.
+    const t = document.createElement('button');
+    t.type = 'button'; t.className = 'head-toggle on'; t.dataset.h = h; t.textContent = h; t.style.background = colour(h);
+    t.title = 'head ' + h + ': click (Enter, Space) to show or hide, double-click (O) for this head alone';
     t.addEventListener('click', () => {
       if (S.on[h] && S.on.filter(x => x).length === 1) return;  // the last head shown stays (as bertviz)
       S.on[h] = !S.on[h]; if (S.on[h]) S.cur = h; syncToggles(); drawAll();
     });
-    t.addEventListener('dblclick', () => { S.on.fill(false); S.on[h] = true; S.cur = h; syncToggles(); drawAll(); });
+    const alone = () => { S.on.fill(false); S.on[h] = true; S.cur = h; syncToggles(); drawAll(); };
+    t.addEventListener('dblclick', alone);
+    t.addEventListener('keydown', e => { if (e.key === 'o' || e.key === 'O') { e.preventDefault(); alone(); } });
     $('heads').appendChild(t); toggles.push(t);
   }
   if (H < 2) { $('heads-box').hidden = true; $('head-title').textContent = 'head view (hover a token)'; }
   function syncToggles() {
-    toggles.forEach((t, h) => t.classList.toggle('on', S.on[h]));
+    toggles.forEach((t, h) => { t.classList.toggle('on', S.on[h]); t.setAttribute('aria-pressed', S.on[h]); });
     if (!S.on[S.cur]) { const f = S.on.indexOf(true); if (f >= 0) S.cur = f; }
   }
 
@@ -286,8 +301,11 @@ constexpr const char* script = R"js(
     }
     hx.globalAlpha = 1;
   }
-  // A token with its position: "the (3)" (a text may hold a token more than once).
-  const token = (names, j) => names[j] + ' (' + j + ')';
+  // A token with its position: "the (3)" (a text may hold a token more than once), isolated
+  // (FSI ... PDI) so that a right-to-left token does not reorder the numbers around it.
+  const token = (names, j) => '\u2068' + names[j] + '\u2069 (' + j + ')';
+  // The readout goes to the half of the window the pointer (or the focused row) is not in.
+  const place = y => readout.classList.toggle('top', y > window.innerHeight / 2);
   function focusText() {
     const f = S.focus;
     if (f === null) { readout.textContent = idle; return; }
@@ -305,16 +323,35 @@ constexpr const char* script = R"js(
     }
     readout.textContent = (f.side === 'q' ? 'query ' + token(D.q, f.idx) + ' attends to ' : 'key ' + token(D.k, f.idx) + ' is attended by ') + parts.join(' | ');
   }
-  hv.addEventListener('mousemove', e => {
-    const r = hv.getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top;
-    const row = Math.floor((y - top) / rowH), side = x < labelW ? 'q' : x > labelW + gap ? 'k' : null;
-    let f = null;
-    if (side !== null && row >= 0 && row < (side === 'q' ? tq : tk)) f = {side: side, idx: row};
+  function setFocus(f) {
     const same = (f === null && S.focus === null) || (f !== null && S.focus !== null && f.side === S.focus.side && f.idx === S.focus.idx);
     if (same) return;
     S.focus = f; drawHead(); focusText();
+  }
+  hv.addEventListener('mousemove', e => {
+    const r = hv.getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top;
+    const row = Math.floor((y - top) / rowH), side = x < labelW ? 'q' : x > labelW + gap ? 'k' : null;
+    place(e.clientY);
+    setFocus(side !== null && row >= 0 && row < (side === 'q' ? tq : tk) ? {side: side, idx: row} : null);
   });
-  hv.addEventListener('mouseleave', () => { if (S.focus !== null) { S.focus = null; drawHead(); focusText(); } });
+  hv.addEventListener('mouseleave', () => setFocus(null));
+  // Keys, once the head view has the focus (Tab): up and down move along the tokens, left and
+  // right go to the queries or the keys, Escape lets go.
+  hv.tabIndex = 0;
+  hv.setAttribute('aria-label', 'head view: arrow keys move between tokens');
+  hv.addEventListener('keydown', e => {
+    const f = S.focus === null ? {side: 'q', idx: -1} : S.focus, moves = {ArrowUp: -1, ArrowDown: 1};
+    let side = f.side, idx = f.idx;
+    if (e.key in moves) idx += moves[e.key];
+    else if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') side = e.key === 'ArrowLeft' ? 'q' : 'k';
+    else if (e.key === 'Escape') { setFocus(null); return; }
+    else return;
+    e.preventDefault();
+    idx = Math.max(0, Math.min((side === 'q' ? tq : tk) - 1, idx));
+    place(hv.getBoundingClientRect().top + yOf(idx));
+    setFocus({side: side, idx: idx});
+  });
+  hv.addEventListener('blur', () => setFocus(null));
 
   // ---- matrix view: one colour scale (0 … the largest weight of the page) ----
   const mv = $('matrix'), mx = mv.getContext('2d');
@@ -326,15 +363,31 @@ constexpr const char* script = R"js(
   size(mv, mvW, mvH);
   const img = document.createElement('canvas'); img.width = tk; img.height = tq;
   const ix = img.getContext('2d'), id = ix.createImageData(tk, tq);
+  function pixel(data, o, code) {  // code -1: masked
+    if (code < 0) { data[o] = data[o + 1] = data[o + 2] = 204; }
+    else { const c = lut[Math.min(255, Math.round(code / maxCode * 255))]; data[o] = c[0]; data[o + 1] = c[1]; data[o + 2] = c[2]; }
+    data[o + 3] = 255;
+  }
   function paint(s, data) {  // one slice into RGBA pixels, one per cell
     const base = s * cells;
-    for (let i = 0; i < cells; i++) {
-      const g = base + i, o = 4 * i;
-      if (masked(g)) { data[o] = data[o + 1] = data[o + 2] = 204; }
-      else { const c = lut[Math.min(255, Math.round(C[g] / maxCode * 255))]; data[o] = c[0]; data[o + 1] = c[1]; data[o + 2] = c[2]; }
-      data[o + 3] = 255;
-    }
+    for (let i = 0; i < cells; i++) pixel(data, 4 * i, masked(base + i) ? -1 : C[base + i]);
     return cells;
+  }
+  // A thumbnail holds at most 64x64 pixels: a larger head is max-pooled into blocks (each the
+  // largest weight it holds, masked when it holds none, as the SVG and terminal pictures pool),
+  // so an isolated peak stays (the browser's scaling of the whole image dropped it).
+  const thumb = 64, blockQ = Math.ceil(tq / thumb), blockK = Math.ceil(tk / thumb);
+  const thumbQ = Math.ceil(tq / blockQ), thumbK = Math.ceil(tk / blockK);
+  function paintPooled(s, data) {
+    const best = new Int16Array(thumbQ * thumbK).fill(-1), base = s * cells;
+    for (let q = 0; q < tq; q++) {
+      const row = Math.floor(q / blockQ) * thumbK;
+      for (let k = 0; k < tk; k++) {
+        const g = base + q * tk + k, b = row + Math.floor(k / blockK);
+        if (!masked(g) && C[g] > best[b]) best[b] = C[g];
+      }
+    }
+    for (let b = 0; b < best.length; b++) pixel(data, 4 * b, best[b]);
   }
   let cellsDrawn = 0;
   function drawMatrix() {
@@ -363,7 +416,8 @@ constexpr const char* script = R"js(
   mv.addEventListener('mouseleave', () => { readout.textContent = idle; });
   mv.addEventListener('mousemove', e => {
     const r = mv.getBoundingClientRect(), k = Math.floor((e.clientX - r.left - mLeft) / cell), q = Math.floor((e.clientY - r.top - mTop) / cell);
-    if (q < 0 || q >= tq || k < 0 || k >= tk) return;
+    place(e.clientY);
+    if (q < 0 || q >= tq || k < 0 || k >= tk) { readout.textContent = idle; return; }  // labels and margins: no cell
     const s = slice(S.layer, S.batch, S.cur);
     readout.textContent = D.names[s] + ': query ' + token(D.q, q) + ' \u2192 key ' + token(D.k, k) + ': ' + fmt(s * cells + q * tk + k);
   });
@@ -391,10 +445,10 @@ constexpr const char* script = R"js(
       modelDiv.appendChild(a);
       for (let h = 0; h < H; h++) {
         const c = document.createElement('canvas');
-        c.width = tk; c.height = tq; c.className = 'thumb'; c.dataset.l = l; c.dataset.h = h;
+        c.width = thumbK; c.height = thumbQ; c.className = 'thumb'; c.dataset.l = l; c.dataset.h = h;
         c.title = D.names[slice(l, S.batch, h)] + ': click for its head view';
-        const cx = c.getContext('2d'), d = cx.createImageData(tk, tq);
-        paint(slice(l, S.batch, h), d.data); cx.putImageData(d, 0, 0);
+        const cx = c.getContext('2d'), d = cx.createImageData(thumbK, thumbQ);
+        paintPooled(slice(l, S.batch, h), d.data); cx.putImageData(d, 0, 0);
         c.addEventListener('click', () => {
           S.layer = l; layerSel.value = l; S.on.fill(false); S.on[h] = true; S.cur = h; syncToggles(); show('head'); drawAll();
         });
@@ -469,6 +523,58 @@ constexpr const char* script = R"js(
       out.push('model ' + l + ' ' + h + ' opens layer ' + layerSel.value + ' heads ' +
                S.on.map((x, j) => x ? j : -1).filter(j => j >= 0).join(',') + ' ' + ($('head-tab').hidden ? 'model' : 'head'));
     });
+    // Head colours, as the toggles show them: how many distinct, and the closest two (RGB
+    // distance): "colours H distinct N closest D".
+    const rgb = toggles.map(t => getComputedStyle(t).backgroundColor.match(/\d+/g).slice(0, 3).map(Number));
+    let closest = Infinity;
+    rgb.forEach((a, i) => rgb.slice(0, i).forEach(b => { closest = Math.min(closest, Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2])); }));
+    out.push('colours ' + H + ' distinct ' + new Set(rgb.map(c => c.join())).size + ' closest ' + (H > 1 ? closest.toFixed(1) : 'none'));
+    // The first thumbnail's size and its yellow (top of the scale) pixels: "thumb W H bright N".
+    $('tab-model').click();
+    {
+      const c = modelDiv.querySelector('canvas.thumb'), d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let bright = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i] > 200 && d[i + 1] > 200 && d[i + 2] < 100) bright++;
+      out.push('thumb ' + c.width + ' ' + c.height + ' bright ' + bright);
+    }
+    $('tab-head').click();
+    // Every head shown, each query row in the window hovered: the rows the readout covers, and
+    // whether it takes the pointer: "readout covers N of M rows, pointer none"; the tokens in
+    // it isolated (FSI ... PDI): "isolated yes".
+    toggles.forEach((t, j) => { if (!S.on[j]) t.click(); });
+    let covered = 0, rows = 0, isolated = 'no';
+    for (let q = 0; q < tq; q++) {
+      const y = hv.getBoundingClientRect().top + yOf(q);
+      if (y < 0 || y > window.innerHeight) continue;
+      rows++;
+      hv.dispatchEvent(new MouseEvent('mousemove', {clientX: hv.getBoundingClientRect().left + 2, clientY: y}));
+      const b = readout.getBoundingClientRect();
+      if (y >= b.top && y <= b.bottom) covered++;
+      if (q === 0 && readout.textContent.includes('\u2068' + D.q[0] + '\u2069 (0)')) isolated = 'yes';
+    }
+    hv.dispatchEvent(new MouseEvent('mouseleave'));
+    out.push('readout covers ' + covered + ' of ' + rows + ' rows, pointer ' + getComputedStyle(readout).pointerEvents);
+    out.push('isolated ' + isolated);
+    // The matrix readout: a cell's value, cleared on the margin: "matrix cell shown margin cleared".
+    {
+      const r = mv.getBoundingClientRect();
+      mv.dispatchEvent(new MouseEvent('mousemove', {clientX: r.left + mLeft + cell / 2, clientY: r.top + mTop + cell / 2}));
+      const on = readout.textContent !== idle ? 'shown' : 'none';
+      mv.dispatchEvent(new MouseEvent('mousemove', {clientX: r.left + 1, clientY: r.top + 1}));
+      out.push('matrix cell ' + on + ' margin ' + (readout.textContent === idle ? 'cleared' : 'kept'));
+      mv.dispatchEvent(new MouseEvent('mouseleave'));
+    }
+    // Keys: down twice, right, Escape in the head view ("arrows q 1, k 1, none tabindex 0"); O on
+    // the last head's toggle shows it alone ("key O heads H-1"); the toggles are buttons.
+    const key = (el, k) => el.dispatchEvent(new KeyboardEvent('keydown', {key: k, bubbles: true, cancelable: true}));
+    const where = () => S.focus === null ? 'none' : S.focus.side + ' ' + S.focus.idx;
+    hv.focus();
+    key(hv, 'ArrowDown'); key(hv, 'ArrowDown'); const down = where();
+    key(hv, 'ArrowRight'); const right = where();
+    key(hv, 'Escape');
+    out.push('arrows ' + down + ', ' + right + ', ' + where() + ' tabindex ' + hv.tabIndex);
+    if (H > 1) { key(toggles[H - 1], 'o'); out.push('key O heads ' + S.on.map((x, j) => x ? j : -1).filter(j => j >= 0).join(',')); }
+    out.push('buttons ' + document.querySelectorAll('button.head-toggle').length);
     $('selftest').textContent = out.join('\n');
   }
 })();
