@@ -16,7 +16,8 @@
 // Software prefetch for the split-K loops, which stream K and V from the last-level cache
 // (or memory) once. Two schemes, by the number of query rows sharing each K/V line:
 // - One row (plain decoding): the rows `prefetch_distance_bytes` ahead in the stream being
-//   read (K in the scores, V in the mix) are requested into L1.
+//   read (K in the scores, V in the mix) are requested into L1, and those
+//   `prefetch_far_distances` times as far into L2.
 // - Several rows (the query heads of a grouped-query group): each line costs several times
 //   the arithmetic, and the near requests left the loads waiting on K, at any distance.
 //   Instead the other stream is requested one phase ahead, into L2: while the scores read K,
@@ -66,6 +67,13 @@ struct DecodeBlocking {
 
 // The distance of the one-row scheme (see the opening comment).
 inline constexpr std::size_t prefetch_distance_bytes = 4096;
+// The one-row scheme also requests the rows this many distances ahead into L2: with the near
+// requests alone, 16-bit K/V streamed at 72-76% of the read bandwidth on an Intel Xeon (Emerald
+// Rapids class; f32 91%), bf16 decoding taking 0.60x f32's time; with them 0.52x (1x8x1x131072,
+// d=128, 2 threads, 4 alternating rounds; 3 and 7 distances alike; q8_0 and f32 unchanged;
+// data/bench/2026-12-06T1130-xeon-decode-far-prefetch-ab.csv). A longer near distance (2048 or
+// 8192 bytes) changed nothing.
+inline constexpr std::size_t prefetch_far_distances = 3;
 
 // The rows of `cols` elements at p, p + ld, ... (`rows` of them) requested into L1
 // (Locality 3) or L2 (1). E here and below: a pointer into K or V (kv_elements.hpp's kv_ptr).
@@ -203,6 +211,8 @@ inline void decode_scores(const float* q, std::size_t dkp, E K, std::size_t ldk,
             if constexpr (NR == 1) {
                 const std::size_t first = t0 + j0 + u + pf;
                 if (first < kend) prefetch_rows(K + first * ldk, ldk, std::min(KU, kend - first), dk);
+                const std::size_t far = first + prefetch_far_distances * pf;
+                if (far < kend) prefetch_rows<1>(K + far * ldk, ldk, std::min(KU, kend - far), dk);
             } else {
                 prefetch_rows<1>(V + (t0 + j0 + u) * ldv, ldv, KU, dv);
             }
@@ -217,11 +227,11 @@ inline void decode_scores(const float* q, std::size_t dkp, E K, std::size_t ldk,
 }
 
 // Rows requested one per key while decode_mix_block streams: row j < rows at base + j·ld,
-// cols elements long.
+// cols elements long; with far > 0, also row j + far into L2.
 template <class E>
 struct RowRequests {
     E base{};
-    std::size_t ld = 0, rows = 0, cols = 0;
+    std::size_t ld = 0, rows = 0, cols = 0, far = 0;
 };
 
 // NB vectors of columns of decode_mix (v and acc point at the first column, a scale group's
@@ -241,6 +251,8 @@ inline void decode_mix_block(const float* P, std::size_t lds, const float* alpha
     // The loops over b and r are unrolled so that o stays in registers.
     for (std::size_t j = 0; j < nk; ++j, v += ldv) {
         if (j < ahead.rows) prefetch_rows<Locality>(ahead.base + j * ahead.ld, ahead.ld, 1, ahead.cols);
+        if (ahead.far && j + ahead.far < ahead.rows)
+            prefetch_rows<1>(ahead.base + (j + ahead.far) * ahead.ld, ahead.ld, 1, ahead.cols);
         const auto row = kv_row(v);
 #pragma GCC unroll 16
         for (std::size_t b = 0; b < NB; ++b) {
@@ -277,7 +289,8 @@ inline void decode_mix(const float* P, std::size_t lds, const float* alpha, E V,
     const auto ahead = [&](std::size_t b0, std::size_t cols) {
         if constexpr (NR == 1) {
             const std::size_t pf = prefetch_rows_ahead<E>(dv);
-            return RowRequests<E>{V + (t0 + pf) * ldv + b0 * W, ldv, kend - t0 > pf ? kend - t0 - pf : 0, cols};
+            return RowRequests<E>{V + (t0 + pf) * ldv + b0 * W, ldv, kend - t0 > pf ? kend - t0 - pf : 0, cols,
+                                  prefetch_far_distances * pf};
         } else {
             return RowRequests<E>{K + next * ldk, ldk, b0 == 0 && next < kend ? kend - next : 0, dk};
         }
