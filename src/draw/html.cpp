@@ -149,12 +149,13 @@ constexpr const char* script = R"js(
   const masked = i => MB !== null && ((MB[i >> 3] >> (i & 7)) & 1) === 1;
   const value = i => E !== null ? E[i] : C[i] / 255 * D.scale;
   const fmt = i => masked(i) ? 'masked' : E !== null ? E[i].toPrecision(4) : '\u2248' + value(i).toPrecision(3);
-  // Head colours: 15 category colours, then hues a golden angle (137.5 degrees) apart at three
-  // lightnesses, so that no two heads share a colour however many there are (a palette of 16
-  // repeated from head 16 on, and its 16th, #3182bd, was close to head 0's blue).
+  // Head colours: 15 category colours, then hues a golden angle (137.5 degrees) apart at four
+  // lightnesses in turn, so that no two heads share a colour however many there are (a palette
+  // of 16 repeated from head 16 on, and its 16th, #3182bd, was close to head 0's blue). Four,
+  // not three: hues 21 heads apart differ by only 7.7 degrees, and 21 is a multiple of 3.
   const palette = ['#1f77b4','#ff7f0e','#2ca02c','#d62728','#9467bd','#8c564b','#e377c2','#7f7f7f','#bcbd22','#17becf','#393b79','#ad494a','#637939','#8c6d31','#7b4173'];
   const colour = h => h < palette.length ? palette[h] :
-    'hsl(' + (((h - palette.length) * 137.508 + 30) % 360).toFixed(2) + ',70%,' + [42, 60, 30][(h - palette.length) % 3] + '%)';
+    'hsl(' + (((h - palette.length) * 137.508 + 30) % 360).toFixed(2) + ',70%,' + [42, 62, 30, 52][(h - palette.length) % 4] + '%)';
   const stops = [[68,1,84],[72,36,117],[59,82,139],[44,114,142],[33,145,140],[39,173,129],[94,201,98],[173,220,48],[253,231,37]];
   const lut = [];
   for (let c = 0; c < 256; c++) {

@@ -140,6 +140,8 @@ void gpt2(const Reader& r, ModelConfig& c) {
     // differing, are refused (which one transformers keeps depends on its version).
     const auto named = [&](const char* key, const char* alias) {
         const json::Value *k = r.v.find(key), *a = r.v.find(alias);
+        if (k && a && k->is_null() != a->is_null())  // as transformers keeps the alias: a null one is None
+            r.not_null(k->is_null() ? key : alias);
         const bool same = k && a && ((k->is_null() && a->is_null()) ||
                                      (k->is_number() && a->is_number() && k->as_number() == a->as_number()));
         if (k && a && !same)

@@ -149,22 +149,25 @@ struct Layout {
 
 // Whether the lines of the section text[begin, end) that are not blank (the first max_lines of
 // them) have layout `l`: the same number of fields on every line, the header row's first field
-// empty when there are row labels too, numbers everywhere but the labels; no label that is a
-// number (attn quotes or escapes such a label: label_field in write/printer.cpp); and a label on
-// the first two of those lines that neither is nor begins as a number (without one, the section is not taken for
-// labelled, so that plain numbers with a mistake are never read as labels: the plain reader's
-// message stands; "4,5,6" over "abc,1,2" lost its first column). With `out`, the labels (the
-// header row; each row's label and its separator) are blanked in it as they are found, up to
-// *blanked (a section that turns out not to fit is then restored from the text). Not `judge`:
-// only the labels blanked, whatever the numbers around them, but for a row "label" that is a
-// number (a section whose first lines are labelled and a later one is not right: the plain
-// reader then names the mistake where it is, not the header row); true.
+// empty when there are row labels too, numbers everywhere but the labels; a label on the first
+// two of those lines that neither is nor begins as a number (without one, the section is not
+// taken for labelled, so that plain numbers with a mistake are never read as labels: the plain
+// reader's message stands); and, but for both labels (the header's empty corner marks them:
+// pandas' to_csv writes its integer index so), no label that is a number (attn quotes or escapes
+// such a label: label_field in write/printer.cpp; "4,5,6" over "abc,1,2" lost its first column).
+// With `out`, the labels (the header row; each row's label and its separator) are blanked in it
+// as they are found, up to *blanked (a section that turns out not to fit is then restored from
+// the text). Not `judge`: only the labels blanked, whatever the numbers around them, but for a
+// row "label" that may not be a number and is one (a section whose first lines are labelled and
+// a later one is not right: the plain reader then names the mistake where it is, not the header
+// row); true.
 bool fits(std::string_view text, std::size_t begin, std::size_t end, const Layout& l, std::size_t max_lines,
           std::string* out = nullptr, std::size_t* blanked = nullptr, bool judge = true) {
     Lines lines(text.substr(0, end), begin);
     std::vector<std::string_view> fields;
     std::size_t r = 0, count = 0;
     bool evidence = false;
+    const bool numbers_may_label = l.row_labels && l.col_labels;
     const auto blank = [&](std::size_t from, std::size_t to) {
         if (!out) return;
         blank_out(*out, from, to);
@@ -178,7 +181,7 @@ bool fits(std::string_view text, std::size_t begin, std::size_t end, const Layou
                 if (!split_fields(v, l.sep, fields) || fields.size() < (l.row_labels ? 2u : 1u)) return false;
                 if (l.row_labels && !fields[0].empty()) return false;
                 for (std::size_t k = l.row_labels ? 1 : 0; k < fields.size(); ++k) {
-                    if (is_number_label(fields[k])) return false;
+                    if (!numbers_may_label && is_number_label(fields[k])) return false;
                     evidence |= !label_reads_as_numbers(fields[k]) && !label_begins_as_number(fields[k]);
                 }
                 count = fields.size();
@@ -194,7 +197,7 @@ bool fits(std::string_view text, std::size_t begin, std::size_t end, const Layou
                     continue;
                 }
                 const std::string_view label = v.substr(0, label_end);
-                if (is_number_label(label)) {
+                if (!numbers_may_label && is_number_label(label)) {
                     if (judge) return false;
                     ++r;
                     continue;

@@ -162,25 +162,25 @@ done
 echo "512x12x12 page: $size bytes, first frame $best ms"
 [ "$best" -lt 999999 ] && ok || bad "512x12x12 page: no first frame drawn"
 
-# 6. 20 heads of 40 tokens, right-to-left labels among them (an audit's findings): every head
+# 6. 40 heads of 40 tokens, right-to-left labels among them (an audit's findings): every head
 #    in a colour of its own, far enough from every other (a palette of 16 drew head 16 as head 0,
-#    and head 15 was 23 apart from head 0); the readout, on every row hovered, covers none of the
+#    and head 15 was 23 apart from head 0; three lightnesses made heads 21 apart alike); the readout, on every row hovered, covers none of the
 #    row and takes no pointer; tokens in it isolated; the matrix readout cleared off the cells;
 #    the head view's arrow keys and the toggles' O key; the toggles are buttons.
 "$build/attn" random --shape 40,40 --seed 7 -o "$T/x40.npy"
 for i in $(seq 0 39); do case $((i % 4)) in 0) echo "שלום$i" ;; 1) echo "world$i" ;; 2) echo "مرحبا$i" ;; 3) echo "cat$i" ;; esac; done >"$T/rtl.txt"
-"$build/attn" attend -x "$T/x40.npy" --heads 20 --labels "$T/rtl.txt" --html "$T/h20.html" -o /dev/null \
-    && ok || bad "attend --heads 20 --html failed"
-selftest "$T/h20.html" "$T/drawn"
+"$build/attn" attend -x "$T/x40.npy" --heads 40 --labels "$T/rtl.txt" --html "$T/h40.html" -o /dev/null \
+    && ok || bad "attend --heads 40 --html failed"
+selftest "$T/h40.html" "$T/drawn"
 read -r _ heads _ distinct _ closest <<<"$(grep '^colours ' "$T/drawn")"
-[ "${heads:-0}" = 20 ] && [ "${distinct:-0}" = 20 ] && awk -v d="${closest:-0}" 'BEGIN { exit !(d >= 25) }' && ok \
-    || bad "20 heads: $(grep '^colours ' "$T/drawn")"
+[ "${heads:-0}" = 40 ] && [ "${distinct:-0}" = 40 ] && awk -v d="${closest:-0}" 'BEGIN { exit !(d >= 25) }' && ok \
+    || bad "40 heads: $(grep '^colours ' "$T/drawn")"
 grep -qE '^readout covers 0 of [1-9][0-9]* rows, pointer none$' "$T/drawn" && ok || bad "$(grep '^readout' "$T/drawn")"
 grep -qx 'isolated yes' "$T/drawn" && ok || bad "readout tokens not isolated: $(grep '^isolated' "$T/drawn")"
 grep -qx 'matrix cell shown margin cleared' "$T/drawn" && ok || bad "matrix readout: $(grep '^matrix' "$T/drawn")"
 grep -qx 'arrows q 1, k 1, none tabindex 0' "$T/drawn" && ok || bad "head view keys: $(grep '^arrows' "$T/drawn")"
-grep -qx 'key O heads 19' "$T/drawn" && ok || bad "O on a toggle: $(grep '^key O' "$T/drawn")"
-grep -qx 'buttons 20' "$T/drawn" && ok || bad "toggles as buttons: $(grep '^buttons' "$T/drawn")"
+grep -qx 'key O heads 39' "$T/drawn" && ok || bad "O on a toggle: $(grep '^key O' "$T/drawn")"
+grep -qx 'buttons 40' "$T/drawn" && ok || bad "toggles as buttons: $(grep '^buttons' "$T/drawn")"
 
 # 7. A model-view thumbnail of 320x320 weights with one isolated peak is max-pooled to 64x64
 #    and keeps the peak (nearest-neighbour scaling dropped it).

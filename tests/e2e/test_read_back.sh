@@ -248,10 +248,16 @@ for line in '0x10,2,3' '1.2.3,4,5' 'x,1,2\n3,4,5'; do
     run softmax "$rb/typo.csv"
     expect_code 3 "a plain file starting $line"
 done
-# attn's own labels (a number-like label quoted) still read; one that is not marked is a mistake.
-printf ',a,b\nx,1,2\n5,3,4\n' > "$rb/typo.csv"
+# Without a header row an unmarked number is no row label: a mistake. Under a header whose
+# corner is empty it is one (pandas' to_csv writes its integer index so; it was refused for a
+# while today, from an audit).
+printf 'x,1,2\n5,3,4\n' > "$rb/typo.csv"
 run softmax "$rb/typo.csv"
-expect_code 3 "an unmarked number as a row label"
+expect_code 3 "an unmarked number as a row label without a header"
+printf ',a,b\n0,1,2\n1,3,4\n' > "$rb/pandas.csv"
+printf '1 2\n3 4\n' > "$rb/pandas.txt"
+"$ATTN" concat "$rb/pandas.txt" --format npy -o "$rb/pandas.npy"
+same_as_npy "$rb/pandas.npy" "$rb/pandas.csv" "pandas' to_csv with its integer index"
 
 # A lone vector in csv or tsv prints under a "# NAME (n,)" heading, so that it reads back as a
 # vector (bare, it read back as (1, n), and a matmul of it against a matrix no longer fit; from an audit).

@@ -200,4 +200,5 @@ TEST_CASE("model config: null is None, as transformers' code takes it (from an a
     CHECK(error("gpt2", ", \"n_embd\": 64, \"n_head\": 4")
               .find("\"n_head\" and \"num_attention_heads\" (the same field of GPT2Config) differ") != std::string::npos);
     CHECK(error("gpt2", ", \"n_embd\": 32").find("\"n_embd\" and \"hidden_size\"") != std::string::npos);
+    CHECK(error("gpt2", ", \"n_head\": null").find("\"n_head\" is null") != std::string::npos);  // said "differ"
 }

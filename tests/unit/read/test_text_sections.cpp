@@ -66,12 +66,15 @@ TEST_CASE("labelled csv and tsv: both labels, row labels only, column labels onl
     CHECK(std::isnan(nf(0, 1)));
 }
 
-TEST_CASE("labelled csv: labels are any text, quoted as RFC 4180; none may be a bare number") {
+TEST_CASE("labelled csv: labels are any text, quoted as RFC 4180; bare numbers only beside an empty corner") {
     check_matrix(text(",\"a,b\",\"say \"\"hi\"\"\",# c\n\"x,y\",1,2,3\n#z,4,5,6\n"), {{1, 2, 3}, {4, 5, 6}});
     check_matrix(text(",\"1\",\"2\"\nfirst,1,2\n\"2\",3,4\n"), {{1, 2}, {3, 4}});  // numbers as labels, quoted as attn writes them
-    // Bare, they may be a plain file's numbers beside a mistyped one: not labels (a column was lost).
-    CHECK_THROWS_AS(text(",1,2\nfirst,1,2\n2,3,4\n"), attn::InputError);
+    // The empty corner of both labels allows bare numbers (pandas' to_csv writes its index so)
+    check_matrix(text(",1,2\nfirst,1,2\n2,3,4\n"), {{1, 2}, {3, 4}});
+    check_matrix(text(",a,b\n0,1,2\n1,3,4\n"), {{1, 2}, {3, 4}});
+    // Else they may be a plain file's numbers beside a mistyped one: not labels (a column was lost).
     CHECK_THROWS_AS(text("4,5,6\nabc,1,2\n7,8,9\n"), attn::InputError);
+    CHECK_THROWS_AS(text("x,1,2\n3,4,5\n"), attn::InputError);
     CHECK_THROWS_AS(text("2nd,5,6\n"), attn::InputError);  // begins as a number: no sign of labels alone
     check_matrix(text("\t\"a\t\\1\n\"x\t5\t6\n"), {{5, 6}});  // tsv does not quote (a number label: escaped, as attn writes it)
     check_matrix(text(",the cat,a dog\nNew York,1,2\n"), {{1, 2}});
