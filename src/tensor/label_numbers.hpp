@@ -25,8 +25,9 @@ inline bool label_reads_as_numbers(std::string_view f) {
     }
 }
 
-// Whether a label begins as a number does ([+-]?[.]?digit after blanks: "2nd", "0x10", "1.2.3"):
-// no sign of labels either (a mistyped number looks so), and marked by the writer as numbers are.
+// Whether a label begins the way a number does ([+-]?[.]?digit after blanks: "2nd", "0x10",
+// "1.2.3"): no sign of labels either (a mistyped number looks so); the writer marks such labels
+// as it marks numbers.
 inline bool label_begins_as_number(std::string_view f) {
     std::size_t i = f.find_first_not_of(" \t\r\v\f");
     const auto digit = [&](std::size_t k) { return k < f.size() && f[k] >= '0' && f[k] <= '9'; };

@@ -190,9 +190,9 @@ void pretty_record(std::string& out, const Item& item, int decimals) {
 // (RFC 4180); tsv escapes tab, line breaks and backslash (\t, \n, \r, \\). A row label whose
 // first non-blank character is '#' would start a comment line for a reader (attn's own among
 // them, which would drop the row): csv quotes it, tsv escapes that '#' as \#. A label that
-// reads as numbers (a token id: tensor/label_numbers.hpp) or begins as one ("2nd") would leave a
-// file of such labels unread as labelled: csv quotes it too, tsv escapes its first character (\1), or its second
-// when the first is an n (nan: \n is a line break; n\an).
+// reads as numbers (a token id: tensor/label_numbers.hpp) or begins as one ("2nd") would leave
+// a file of such labels unread as labelled: csv quotes it too, tsv escapes its first character
+// (\1), or its second when the first is an n (nan: \n is a line break; n\an).
 std::string label_field(const std::string& label, char sep) {
     std::string out;
     const std::size_t first = label.find_first_not_of(" \t");
