@@ -3,6 +3,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -20,6 +23,25 @@
 namespace attn::cli {
 
 namespace {
+
+// Whether two shards hold the same bits (and shapes) in both tensors, and some key there: one
+// shard given twice under two files would be merged twice.
+bool same_shard(const Tensor& ca, const Tensor& la, const Tensor& cb, const Tensor& lb) {
+    const auto same = [](const Tensor& a, const Tensor& b) {
+        if (a.shape() != b.shape()) return false;
+        for (std::size_t s = 0; s < a.slices(); ++s)
+            for (std::size_t r = 0; r < a.rows(); ++r)
+                if (std::memcmp(a.slice_data(s) + r * a.row_stride(), b.slice_data(s) + r * b.row_stride(),
+                                a.cols() * sizeof(float)) != 0)
+                    return false;
+        return true;
+    };
+    bool keys = false;  // an empty shard (every lse -inf) adds nothing, however often
+    for (std::size_t s = 0; s < la.slices() && !keys; ++s)
+        for (std::size_t r = 0; r < la.rows() && !keys; ++r)
+            for (std::size_t c = 0; c < la.cols() && !keys; ++c) keys = std::isfinite(la.slice_data(s)[r * la.row_stride() + c]);
+    return keys && same(ca, cb) && same(la, lb);
+}
 
 // The lse of a 2-D run is a vector (Tq); a text file gives it back as one row 1×Tq: that
 // single row is the vector.
@@ -44,7 +66,9 @@ int cmd_merge(int argc, char** argv) {
         "in float64, rounded once: within float32 rounding of the whole run, the same bits for\n"
         "the same shards in any order, and one shard unchanged. A shard whose row has every key\n"
         "masked (lse -inf) adds nothing; a row masked in every shard keeps the shards' --masked-rows\n"
-        "value and lse -inf. The result holds context and lse again, so merges can be merged.\n");
+        "value and lse -inf. The result holds context and lse again, so merges can be merged.\n"
+        "A shard holds no record of its keys: one file given twice is refused, and two files with\n"
+        "the same bits are noted on stderr (a copied shard would be merged twice).\n");
     options.custom_help("[OPTION...] FILE...");
     options.add_options()
         ("show", "Comma-separated: context, lse (default: context,lse)", cxxopts::value<std::string>(), "LIST");
@@ -104,6 +128,14 @@ int cmd_merge(int argc, char** argv) {
                              "--key-rows A:B --show context,lse --format npz -o FILE)");
         }
     }
+    // Two files with the same bits may be one shard copied (merged twice, every lse ln 2 too high),
+    // or two shards of equal keys: said, not refused.
+    for (std::size_t t = 1; t < files.size(); ++t)
+        for (std::size_t s = 0; s < t; ++s)
+            if (same_shard(contexts[s], lses[s], contexts[t], lses[t]))
+                std::fprintf(stderr, "attn: note: %s and %s hold the same context and lse: if they are one key shard "
+                                     "twice, it is merged twice (every lse ln 2 too high)\n",
+                             io::detail::display_name(files[s]).c_str(), io::detail::display_name(files[t]).c_str());
     std::vector<KeyShard> shards;
     for (std::size_t s = 0; s < files.size(); ++s)
         shards.push_back({contexts[s].view(), lse_view(lses[s], contexts[s].shape())});

@@ -76,6 +76,14 @@ for variant in "--causal=bottom-right --window 20:3 --lengths 53,30" "--causal -
     expect_code 0 "merge --show context,context ($variant)"
     if [ "$(grep -c '^# context \[0, 0\]' "$T/out")" = 1 ]; then pass
     else fail "merge --show context,context printed context twice ($variant)"; fi
+    # A shard copied under another name is merged twice (its lse ln 2 too high): said on stderr;
+    # empty shards (0:0 and 17:17, the same bits) are not.
+    if [ "$ERR" = "" ]; then pass; else fail "merge of 6 shards said something ($variant): $ERR"; fi
+    cp "$K/s-1-17.npz" "$K/copy.npz"
+    run merge "${files[@]}" "$K/copy.npz" --format npz -o "$K/twice.npz"
+    expect_code 0 "merge with a shard copied ($variant)"
+    expect_err_has "attn: note: $K/s-1-17.npz and $K/copy.npz hold the same context and lse: if they are one key shard twice" \
+        "the copied shard noted ($variant)"
     # One shard of every key: the whole run, bit for bit.
     run attend "${qkv[@]}" "${opts[@]}" --key-rows 0:53 --show context,lse --format npz -o "$K/one.npz"
     run merge "$K/one.npz" --format npz -o "$K/one_merged.npz"
