@@ -130,5 +130,7 @@ TensorView view_of(const Matrix& m) noexcept;
 TensorView contiguous_view(const float* data, const Shape& shape) noexcept;
 // A copy of any view (broadcast dimensions materialised) as an owning tensor.
 Tensor to_tensor(const TensorView& v);
+// Same shape and the same bits in every element (row padding ignored).
+bool same_bits(const Tensor& a, const Tensor& b) noexcept;
 
 }  // namespace attn

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -27,20 +26,11 @@ namespace {
 // Whether two shards hold the same bits (and shapes) in both tensors, and some key there: one
 // shard given twice under two files would be merged twice.
 bool same_shard(const Tensor& ca, const Tensor& la, const Tensor& cb, const Tensor& lb) {
-    const auto same = [](const Tensor& a, const Tensor& b) {
-        if (a.shape() != b.shape()) return false;
-        for (std::size_t s = 0; s < a.slices(); ++s)
-            for (std::size_t r = 0; r < a.rows(); ++r)
-                if (std::memcmp(a.slice_data(s) + r * a.row_stride(), b.slice_data(s) + r * b.row_stride(),
-                                a.cols() * sizeof(float)) != 0)
-                    return false;
-        return true;
-    };
     bool keys = false;  // an empty shard (every lse -inf) adds nothing, however often
     for (std::size_t s = 0; s < la.slices() && !keys; ++s)
         for (std::size_t r = 0; r < la.rows() && !keys; ++r)
             for (std::size_t c = 0; c < la.cols() && !keys; ++c) keys = std::isfinite(la.slice_data(s)[r * la.row_stride() + c]);
-    return keys && same(ca, cb) && same(la, lb);
+    return keys && same_bits(ca, cb) && same_bits(la, lb);
 }
 
 // The lse of a 2-D run is a vector (Tq); a text file gives it back as one row 1×Tq: that

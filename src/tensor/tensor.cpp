@@ -180,4 +180,14 @@ Tensor to_tensor(const TensorView& v) {
     return t;
 }
 
+bool same_bits(const Tensor& a, const Tensor& b) noexcept {
+    if (!(a.shape() == b.shape())) return false;
+    for (std::size_t s = 0; s < a.slices(); ++s)
+        for (std::size_t r = 0; r < a.rows(); ++r)
+            if (std::memcmp(a.slice_data(s) + r * a.row_stride(), b.slice_data(s) + r * b.row_stride(),
+                            a.cols() * sizeof(float)) != 0)
+                return false;
+    return true;
+}
+
 }  // namespace attn

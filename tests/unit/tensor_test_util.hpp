@@ -1,7 +1,6 @@
 // Tensor helpers shared by the unit tests of the batched / multi-head engine.
 #pragma once
 #include <cstddef>
-#include <cstring>
 #include <random>
 #include <vector>
 
@@ -53,15 +52,7 @@ struct ArchGuard {
     }
 };
 
-// Same shape and the same bits in every element (padding ignored).
-inline bool same_bits(const attn::Tensor& a, const attn::Tensor& b) {
-    if (!(a.shape() == b.shape())) return false;
-    for (std::size_t s = 0; s < a.slices(); ++s)
-        for (std::size_t r = 0; r < a.rows(); ++r)
-            if (std::memcmp(a.slice_data(s) + r * a.row_stride(), b.slice_data(s) + r * b.row_stride(),
-                            a.cols() * sizeof(float)) != 0)
-                return false;
-    return true;
-}
+// Same shape and the same bits in every element (padding ignored): attn/tensor.hpp's.
+using attn::same_bits;
 
 }  // namespace test_util
