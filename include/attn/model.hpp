@@ -7,9 +7,10 @@
 //                          GELU (erf), no mask (every token sees every token)
 //   gpt2                   GPT2Model: pre-LN, Conv1D layout (x·W) with the fused c_attn, causal,
 //                          GELU (tanh), ln_f; scale_attn_weights, scale_attn_by_inverse_layer_idx
-//   llama, mistral, qwen2  LlamaModel: RMSNorm, RoPE (rope_theta; rope_scaling linear, llama3,
-//                          dynamic and yarn, or v5's rope_parameters), grouped-query heads, SwiGLU; Mistral's
-//                          sliding_window; Qwen2's Q/K/V biases and sliding layers
+//   llama, mistral, qwen2, LlamaModel: RMSNorm, RoPE (rope_theta; rope_scaling linear, llama3,
+//   qwen3                  dynamic and yarn, or v5's rope_parameters), grouped-query heads, SwiGLU; Mistral's
+//                          sliding_window; Qwen2's Q/K/V biases and sliding layers; Qwen3's
+//                          q_norm and k_norm (RMSNorm over each head's q and k, before RoPE)
 // The attention runs on attn's engine (attn/multihead.hpp's batched_attention: causal rule,
 // window, RoPE and grouped-query heads of the resolved problem), the linear layers on attn's
 // GEMM with the weights where they lie in the mapped files (float16 and bfloat16 widened as
@@ -34,7 +35,7 @@ namespace attn::model {
 
 enum class Architecture { bert, gpt2, llama };
 
-// "bert, gpt2, llama, mistral, qwen2": the model_type values attn runs.
+// "bert, gpt2, llama, mistral, qwen2, qwen3": the model_type values attn runs.
 const char* known_model_types() noexcept;
 
 // What config.json says, resolved (defaults as transformers' config classes have them).
@@ -50,6 +51,7 @@ struct ModelConfig {
     std::size_t sliding_window = 0;     // 0: none (Mistral: each token sees itself and W - 1 before)
     std::vector<bool> slides;           // per layer: the sliding window applies (empty: every layer)
     bool qkv_bias = false, o_bias = false, mlp_bias = false;  // llama family
+    bool qk_norm = false;  // Qwen3: self_attn.q_norm and k_norm, RMSNorm over head_dim
     bool scale_attn_weights = true, scale_by_inverse_layer = false;  // gpt2: 1/√d, and 1/(layer + 1)
     bool absolute_positions = true;  // bert: position embeddings added (position_embedding_type null: none)
 

@@ -1,5 +1,5 @@
 // config.json → ModelConfig, with transformers' defaults (BertConfig, GPT2Config, LlamaConfig,
-// MistralConfig, Qwen2Config) and a clear error for every feature attn does not run.
+// MistralConfig, Qwen2Config, Qwen3Config) and a clear error for every feature attn does not run.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -13,7 +13,7 @@
 
 namespace attn::model {
 
-const char* known_model_types() noexcept { return "bert, gpt2, llama, mistral, qwen2"; }
+const char* known_model_types() noexcept { return "bert, gpt2, llama, mistral, qwen2, qwen3"; }
 
 namespace {
 
@@ -275,17 +275,20 @@ void rope(const Reader& r, const Lengths& top, ModelConfig& c) {
 
 void llama(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::llama;
-    // LlamaConfig's, MistralConfig's and Qwen2Config's defaults (Llama 2 7B, Mistral 7B, Qwen2 7B)
-    const bool mistral = c.model_type == "mistral", qwen2 = c.model_type == "qwen2";
+    // LlamaConfig's, MistralConfig's, Qwen2Config's and Qwen3Config's defaults (Llama 2 7B,
+    // Mistral 7B, Qwen2 7B; Qwen3Config's sizes are Qwen2Config's, with head_dim 128)
+    const bool mistral = c.model_type == "mistral", qwen2 = c.model_type == "qwen2", qwen3 = c.model_type == "qwen3";
+    const bool qwen = qwen2 || qwen3;
     c.layers = r.count_or("num_hidden_layers", 32), c.hidden = r.count_or("hidden_size", 4096);
     c.heads = r.count_or("num_attention_heads", 32);
-    c.intermediate = r.count_or("intermediate_size", mistral ? 14336 : qwen2 ? 22016 : 11008);
+    c.intermediate = r.count_or("intermediate_size", mistral ? 14336 : qwen ? 22016 : 11008);
     // The configs' defaults when the key is absent: LlamaConfig the heads, MistralConfig 8,
-    // Qwen2Config 32 (null: the heads, in all three).
-    const std::size_t kv_default = c.model_type == "mistral" ? 8 : c.model_type == "qwen2" ? 32 : c.heads;
+    // Qwen2Config and Qwen3Config 32 (null: the heads, in all four).
+    const std::size_t kv_default = mistral ? 8 : qwen ? 32 : c.heads;
     c.kv_heads = r.v.find("num_key_value_heads") ? r.count_or_none("num_key_value_heads", c.heads) : kv_default;
-    c.head_dim = r.count_or_none("head_dim", c.hidden / c.heads);
-    c.vocab = r.count_or("vocab_size", qwen2 ? 151936 : 32000);
+    // Qwen3Config's head_dim is its own (128), not hidden / heads; null fails in Qwen3Attention.
+    c.head_dim = qwen3 ? r.count_or("head_dim", 128) : r.count_or_none("head_dim", c.hidden / c.heads);
+    c.vocab = r.count_or("vocab_size", qwen ? 151936 : 32000);
     c.norm_eps = r.eps_or("rms_norm_eps", 1e-6);
     r.not_null("hidden_act");
     c.activation = activation(r, r.string_or("hidden_act", "silu"));
@@ -293,13 +296,17 @@ void llama(const Reader& r, ModelConfig& c) {
     // configs' defaults.
     // null: unused by the default, linear and llama3 RoPE; dynamic and yarn refuse it (0).
     const std::size_t max_positions = r.count_or_none(
-        "max_position_embeddings", c.model_type == "mistral" ? 4096 * 32 : c.model_type == "qwen2" ? 32768 : 2048);
+        "max_position_embeddings", mistral ? 4096 * 32 : qwen ? 32768 : 2048);
     const json::Value* max_given = r.v.find("max_position_embeddings");
     rope(r, {max_given && max_given->is_null() ? 0 : max_positions, r.count_or_none("original_max_position_embeddings", 0)}, c);
     if (c.heads % c.kv_heads) r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " + std::to_string(c.kv_heads));
-    if (c.model_type == "qwen2") {
-        c.qkv_bias = true;
-        // Qwen2Config: the window (default 4096) only with use_sliding_window, on the layers
+    if (qwen) {
+        // Qwen2: Q/K/V biases always, none on o_proj; Qwen3: all four with attention_bias, and
+        // q_norm and k_norm in every layer.
+        c.qkv_bias = qwen2 || r.bool_or("attention_bias", false);
+        c.o_bias = qwen3 && c.qkv_bias;
+        c.qk_norm = qwen3;
+        // Qwen2Config and Qwen3Config: the window (default 4096) only with use_sliding_window, on the layers
         // layer_types calls sliding_attention, by default those from max_window_layers (28) on.
         if (r.flag("use_sliding_window", false)) {
             c.sliding_window = r.v.find("sliding_window") ? r.count_or_none("sliding_window", 0) : 4096;
@@ -353,7 +360,8 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     c.model_type = type->as_string();
     if (c.model_type == "bert") bert(r, c);
     else if (c.model_type == "gpt2") gpt2(r, c);
-    else if (c.model_type == "llama" || c.model_type == "mistral" || c.model_type == "qwen2") llama(r, c);
+    else if (c.model_type == "llama" || c.model_type == "mistral" || c.model_type == "qwen2" || c.model_type == "qwen3")
+        llama(r, c);
     else r.fail("model_type \"" + c.model_type + "\" is not supported (attn runs " + known_model_types() + ")");
     if (c.kv_heads == 0) c.kv_heads = c.heads;
     if (c.head_dim == 0) {

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 
 #include "attn/error.hpp"
 #include "attn/multihead.hpp"
@@ -58,12 +59,16 @@ void layer_norm(Tensor& X, const Weight& weight, const Weight* bias, double eps)
 void rms_norm(Tensor& X, const Weight& weight, double eps) {
     const MatrixView m = rows_of(X);
     const std::vector<float> g = weight.values();
+    const std::size_t n = g.size();  // the whole row, or each head's n columns (Qwen3's q_norm)
+    if (n == 0 || m.cols % n) throw std::logic_error("rms_norm: a row is no whole number of the weight's length");
     parallel_for(m.rows, [&](std::size_t i) {
-        float* x = X.data() + i * m.stride;
-        double sq = 0;
-        for (std::size_t c = 0; c < m.cols; ++c) sq += double(x[c]) * x[c];
-        const float inv = float(1.0 / std::sqrt(sq / double(m.cols) + eps));  // torch.rsqrt(variance + eps)
-        for (std::size_t c = 0; c < m.cols; ++c) x[c] = g[c] * (x[c] * inv);
+        for (std::size_t c0 = 0; c0 < m.cols; c0 += n) {
+            float* x = X.data() + i * m.stride + c0;
+            double sq = 0;
+            for (std::size_t c = 0; c < n; ++c) sq += double(x[c]) * x[c];
+            const float inv = float(1.0 / std::sqrt(sq / double(n) + eps));  // torch.rsqrt(variance + eps)
+            for (std::size_t c = 0; c < n; ++c) x[c] = g[c] * (x[c] * inv);
+        }
     });
 }
 

@@ -23,7 +23,8 @@ enum class Layout { linear, conv1d };
 Tensor linear(const MatrixView& X, const Weight& W, Layout layout, const Weight* bias);
 
 // In place, row by row: nn.LayerNorm (weight, bias) and Llama's RMSNorm (weight only; bias null).
-// Means and variances are accumulated in double.
+// Means and variances are accumulated in double. rms_norm normalises each run of the weight's
+// length of a row: the whole row, or each head of a projection (Qwen3's q_norm and k_norm).
 void layer_norm(Tensor& X, const Weight& weight, const Weight* bias, double eps);
 void rms_norm(Tensor& X, const Weight& weight, double eps);
 // x += y, row by row (the residual connections).

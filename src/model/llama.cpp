@@ -1,8 +1,9 @@
 // LlamaModel's forward (transformers' models/llama/modeling_llama.py, eager attention), also
-// Mistral's and Qwen2's: token embeddings, then per layer RMSNorm, q/k/v projections (Qwen2:
-// with biases), RoPE and causal grouped-query attention on the engine (Mistral: a sliding
-// window), o_proj, the residual, RMSNorm, the SwiGLU MLP (down(act(gate(x)) · up(x))), the
-// residual; the final norm, whose output is the last hidden state.
+// Mistral's, Qwen2's and Qwen3's: token embeddings, then per layer RMSNorm, q/k/v projections
+// (Qwen2: with biases; Qwen3: then q_norm and k_norm, RMSNorm per head), RoPE and causal
+// grouped-query attention on the engine (Mistral: a sliding window), o_proj, the residual,
+// RMSNorm, the SwiGLU MLP (down(act(gate(x)) · up(x))), the residual; the final norm, whose
+// output is the last hidden state.
 #include <cmath>
 #include <string>
 
@@ -34,8 +35,12 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
         Tensor x = h;
         rms_norm(x, W("input_layernorm.weight", {E}), c.norm_eps);
         const MatrixView xv = rows_of(x);
-        const Tensor q = linear(xv, W("self_attn.q_proj.weight", {H * d, E}), Layout::linear, bias(c.qkv_bias, "self_attn.q_proj.bias", H * d));
-        const Tensor k = linear(xv, W("self_attn.k_proj.weight", {G * d, E}), Layout::linear, bias(c.qkv_bias, "self_attn.k_proj.bias", G * d));
+        Tensor q = linear(xv, W("self_attn.q_proj.weight", {H * d, E}), Layout::linear, bias(c.qkv_bias, "self_attn.q_proj.bias", H * d));
+        Tensor k = linear(xv, W("self_attn.k_proj.weight", {G * d, E}), Layout::linear, bias(c.qkv_bias, "self_attn.k_proj.bias", G * d));
+        if (c.qk_norm) {  // Qwen3: each head's q and k RMS-normalised over head_dim, before RoPE
+            rms_norm(q, W("self_attn.q_norm.weight", {d}), c.norm_eps);
+            rms_norm(k, W("self_attn.k_norm.weight", {d}), c.norm_eps);
+        }
         const Tensor v = linear(xv, W("self_attn.v_proj.weight", {G * d, E}), Layout::linear, bias(c.qkv_bias, "self_attn.v_proj.bias", G * d));
         const Tensor ctx = self_attention(heads_view(q, B, T, 0, H, d), heads_view(k, B, T, 0, G, d),
                                           heads_view(v, B, T, 0, G, d), spec, rec.weights_of(l), rec.weights_stride());

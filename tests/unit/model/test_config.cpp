@@ -161,7 +161,8 @@ TEST_CASE("model config: the keys transformers requires are required; its classe
     struct Sizes { const char* type; std::size_t layers, hidden, heads, intermediate, vocab; };
     for (const Sizes& want : {Sizes{"bert", 12, 768, 12, 3072, 30522}, Sizes{"gpt2", 12, 768, 12, 3072, 50257},
                               Sizes{"llama", 32, 4096, 32, 11008, 32000}, Sizes{"mistral", 32, 4096, 32, 14336, 32000},
-                              Sizes{"qwen2", 32, 4096, 32, 22016, 151936}}) {
+                              Sizes{"qwen2", 32, 4096, 32, 22016, 151936},
+                              Sizes{"qwen3", 32, 4096, 32, 22016, 151936}}) {
         INFO(want.type);
         const attn::model::ModelConfig got = parse(std::string("{\"model_type\": \"") + want.type + "\"}");
         CHECK(got.layers == want.layers);
@@ -201,4 +202,31 @@ TEST_CASE("model config: null is None, as transformers' code takes it (from an a
               .find("\"n_head\" and \"num_attention_heads\" (the same field of GPT2Config) differ") != std::string::npos);
     CHECK(error("gpt2", ", \"n_embd\": 32").find("\"n_embd\" and \"hidden_size\"") != std::string::npos);
     CHECK(error("gpt2", ", \"n_head\": null").find("\"n_head\" is null") != std::string::npos);  // said "differ"
+}
+
+TEST_CASE("model config: Qwen3Config: head_dim its own (128), biases with attention_bias, q_norm and k_norm") {
+    const attn::model::ModelConfig q = config("qwen3", ", \"num_attention_heads\": 32");
+    CHECK(q.head_dim == 128);  // not hidden / heads (2)
+    CHECK(q.kv_heads == 32);
+    CHECK(q.qk_norm);
+    CHECK_FALSE(q.qkv_bias);
+    CHECK_FALSE(q.o_bias);
+    CHECK(q.sliding_window == 0);
+    const std::string g4 = ", \"num_key_value_heads\": 4";
+    CHECK(config("qwen3", g4 + ", \"head_dim\": 8").head_dim == 8);
+    CHECK(error("qwen3", g4 + ", \"head_dim\": null").find("\"head_dim\" is null") != std::string::npos);
+    CHECK(config("qwen3", ", \"num_key_value_heads\": null").kv_heads == 16);
+    // Qwen3Attention: Q, K, V and o_proj biases with attention_bias; Qwen3MLP has none
+    const attn::model::ModelConfig b = config("qwen3", g4 + ", \"attention_bias\": true, \"mlp_bias\": true");
+    CHECK(b.qkv_bias);
+    CHECK(b.o_bias);
+    CHECK_FALSE(b.mlp_bias);
+    // the window as Qwen2's: only with use_sliding_window, from max_window_layers on
+    const attn::model::ModelConfig w =
+        config("qwen3", g4 + ", \"use_sliding_window\": true, \"sliding_window\": 3, \"max_window_layers\": 1");
+    CHECK(w.window_of(0) == 0);
+    CHECK(w.window_of(1) == 3);
+    CHECK(config("qwen3", g4 + ", \"sliding_window\": 3").sliding_window == 0);
+    // the others have no q_norm
+    for (const char* type : {"llama", "mistral", "qwen2"}) CHECK_FALSE(config(type, g4).qk_norm);
 }
