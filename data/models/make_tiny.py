@@ -4,6 +4,7 @@
     /usr/bin/python3 data/models/make_tiny.py            # the committed data/models/tiny/
     /usr/bin/python3 data/models/make_tiny.py --variants # only gpt2_variants, gpt2_unscaled, qwen2_window
     /usr/bin/python3 data/models/make_tiny.py --rope-variants  # llama_yarn(_v5), llama_dynamic, gpt2_token_types, qwen2_bin_shards
+    /usr/bin/python3 data/models/make_tiny.py --qwen3    # only qwen3_bf16, qwen3_bias_window
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -12,7 +13,8 @@ Python `transformers` is not installed here: each architecture's forward is writ
 plain torch from transformers' modeling code (models/bert/modeling_bert.py BertModel,
 models/gpt2/modeling_gpt2.py GPT2Model, models/llama/modeling_llama.py LlamaModel with eager
 attention, modeling_rope_utils.py's default, linear, llama3, dynamic and yarn frequencies, Mistral's
-sliding-window mask `kv_idx > q_idx - sliding_window` of masking_utils.py), with the parameter
+sliding-window mask `kv_idx > q_idx - sliding_window` of masking_utils.py, Qwen3's q_norm and
+k_norm of models/qwen3/modeling_qwen3.py), with the parameter
 names and config.json keys of those classes. The weights are random (torch.manual_seed); the
 float16 and bfloat16 variants store the weights rounded to that type and the reference runs in
 float32 on exactly those rounded values (attn widens them exactly and computes in float32).
@@ -195,6 +197,11 @@ def llama_state(c, qkv_bias):
             if qkv_bias:
                 sd[p + "self_attn.%s_proj.bias" % n] = rnd(rows, std=0.2)
         sd[p + "self_attn.o_proj.weight"] = rnd(E, H * d)
+        if c["model_type"] == "qwen3":  # Qwen3Attention: o_proj's bias with attention_bias; q_norm, k_norm
+            if qkv_bias:
+                sd[p + "self_attn.o_proj.bias"] = rnd(E, std=0.2)
+            sd[p + "self_attn.q_norm.weight"] = 1.0 + rnd(d, std=0.3)
+            sd[p + "self_attn.k_norm.weight"] = 1.0 + rnd(d, std=0.3)
         sd[p + "post_attention_layernorm.weight"] = 1.0 + rnd(E, std=0.1)
         sd[p + "mlp.gate_proj.weight"] = rnd(Fi, E)
         sd[p + "mlp.up_proj.weight"] = rnd(Fi, E)
@@ -295,7 +302,7 @@ def llama_forward(sd, c, ids):
         # Mistral: every layer slides; Qwen2: with use_sliding_window, the layers from
         # max_window_layers on (its default layer_types)
         W = c.get("sliding_window") if c["model_type"] == "mistral" else None
-        if c["model_type"] == "qwen2" and c.get("use_sliding_window") and layer >= c.get("max_window_layers", 28):
+        if c["model_type"] in ("qwen2", "qwen3") and c.get("use_sliding_window") and layer >= c.get("max_window_layers", 28):
             W = c.get("sliding_window")
         allowed = causal & (j > i - W) if W else causal
         return torch.where(allowed, 0.0, torch.finfo(torch.float32).min)
@@ -306,8 +313,10 @@ def llama_forward(sd, c, ids):
         p = "layers.%d." % l
         hidden.append(h)
         x = rms_norm(h, sd[p + "input_layernorm.weight"], eps)
-        q = lin(x, p + "self_attn.q_proj").view(B, T, H, d).transpose(1, 2)
-        k = lin(x, p + "self_attn.k_proj").view(B, T, G, d).transpose(1, 2)
+        q, k = lin(x, p + "self_attn.q_proj").view(B, T, H, d), lin(x, p + "self_attn.k_proj").view(B, T, G, d)
+        if c["model_type"] == "qwen3":  # Qwen3RMSNorm over each head's head_dim, before RoPE
+            q, k = rms_norm(q, sd[p + "self_attn.q_norm.weight"], eps), rms_norm(k, sd[p + "self_attn.k_norm.weight"], eps)
+        q, k = q.transpose(1, 2), k.transpose(1, 2)
         v = lin(x, p + "self_attn.v_proj").view(B, T, G, d).transpose(1, 2)
         q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
         k, v = k.repeat_interleave(H // G, dim=1), v.repeat_interleave(H // G, dim=1)  # repeat_kv
@@ -369,6 +378,22 @@ LLAMA_YARN_V5 = dict(LLAMA, rope_scaling=None, max_position_embeddings=96, num_k
                                       "original_max_position_embeddings": 32, "beta_fast": 16, "beta_slow": 2,
                                       "truncate": False, "mscale": 0.8, "mscale_all_dim": 0.5})
 LLAMA_DYNAMIC = dict(LLAMA, max_position_embeddings=5, rope_scaling={"type": "dynamic", "factor": 2.0})
+
+
+# Qwen3: q_norm and k_norm, head_dim 16 != hidden / heads (8), Qwen3Config's keys; bfloat16 weights,
+# and float32 with attention_bias (Q/K/V and o_proj biases) and the second layer sliding (--qwen3:
+# torch.manual_seed(5)).
+QWEN3 = dict(QWEN2, model_type="qwen3", architectures=["Qwen3ForCausalLM"], head_dim=16, intermediate_size=64,
+             attention_bias=False)
+QWEN3_BIAS_WINDOW = dict(QWEN3, attention_bias=True, use_sliding_window=True, sliding_window=3, max_window_layers=1)
+
+
+def qwen3():
+    torch.manual_seed(5)
+    save("qwen3_bf16", QWEN3, llama_state(QWEN3, False), lambda sd: llama_forward(sd, QWEN3, IDS), torch.bfloat16,
+         prefix="model.")
+    save("qwen3_bias_window", QWEN3_BIAS_WINDOW, llama_state(QWEN3_BIAS_WINDOW, True),
+         lambda sd: llama_forward(sd, QWEN3_BIAS_WINDOW, IDS), prefix="model.")
 
 
 def rounded(sd, dtype):
@@ -448,6 +473,7 @@ def tiny():
     bert_uncased()
     variants()
     rope_variants()
+    qwen3()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -561,5 +587,7 @@ if __name__ == "__main__":
         variants()  # only the later folders (tiny() makes them too)
     elif len(sys.argv) == 2 and sys.argv[1] == "--rope-variants":
         rope_variants()
+    elif len(sys.argv) == 2 and sys.argv[1] == "--qwen3":
+        qwen3()
     else:
         tiny()
