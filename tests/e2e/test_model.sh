@@ -5,9 +5,10 @@
 # float16 weights, "bert." names), gpt2 ("transformer." names), llama (GQA, llama3 rope_scaling;
 # yarn in v4 and v5 configs, dynamic beyond max_position_embeddings),
 # llama with bfloat16 weights (linear rope_scaling, one K/V head), mistral (float16, sliding
-# window 3 < 7 tokens), qwen2 (bfloat16, Q/K/V biases, two shards), bert_bin (a torch.save
-# pytorch_model.bin) and bert_uncased (bert-base-uncased's vocab.txt, the tutorial's sentence pair
-# given as --text/--text-pair); and clear errors.
+# window 3 < 7 tokens), qwen2 (bfloat16, Q/K/V biases, two shards), qwen3 (q_norm and k_norm,
+# head_dim 16 != hidden / heads; bfloat16, and float32 with all four biases and a sliding layer),
+# bert_bin (a torch.save pytorch_model.bin) and bert_uncased (bert-base-uncased's vocab.txt, the
+# tutorial's sentence pair given as --text/--text-pair); and clear errors.
 
 ALLCLOSE=$(dirname "$ATTN")/allclose
 TINY=$ROOT/data/models/tiny
@@ -127,6 +128,25 @@ else
         compare "mistral with attention_bias: attentions" "$T/mb/attentions.npy" "$TINY/mistral_f16/attentions.npy" --rtol 0 --atol 1e-5
         compare "mistral with attention_bias: hidden states" "$T/mb/hidden-states.npy" "$TINY/mistral_f16/hidden_states.npy" --rtol 1e-4 --atol 1e-5
     fi
+
+    # Qwen3: a q_norm missing is named; a k_norm of the wrong shape too; head_dim left out is
+    # Qwen3Config's 128 (not hidden / heads), which the projections do not fit.
+    source=$TINY/qwen3_bf16/model.safetensors
+    for spec in "q_norm|s/\"model.layers.1.self_attn.q_norm.weight\"/\"model.layers.1.self_attn.q_nrom.weight\"/|have no tensor 'model.layers.1.self_attn.q_norm.weight'" \
+                "k_norm|s/\"model.layers.0.self_attn.k_norm.weight\":{\"dtype\":\"BF16\",\"shape\":\[16\]/\"model.layers.0.self_attn.k_norm.weight\":{\"dtype\":\"BF16\",\"shape\":[2,8]/|tensor 'model.layers.0.self_attn.k_norm.weight' has shape (2, 8), config.json needs (16,)"; do
+        IFS='|' read -r what edit message <<<"$spec"
+        rm -rf "$T/qwen3_$what" && mkdir -p "$T/qwen3_$what" && cp "$TINY/qwen3_bf16/config.json" "$T/qwen3_$what/"
+        with_header "$source" "$T/qwen3_$what/model.safetensors" "$edit"
+        run model "$T/qwen3_$what" --ids 1,2,3 --format csv
+        expect_code 3 "qwen3 with its $what edited"
+        expect_err_has "$message" "qwen3: the $what named"
+    done
+    mkdir -p "$T/qwen3_no_head_dim" && ln -sf "$source" "$T/qwen3_no_head_dim/"
+    grep -v '"head_dim"' "$TINY/qwen3_bf16/config.json" >"$T/qwen3_no_head_dim/config.json"
+    run model "$T/qwen3_no_head_dim" --ids 1,2,3 --format csv
+    expect_code 3 "qwen3 without head_dim"
+    expect_err_has "tensor 'model.layers.0.self_attn.q_proj.weight' has shape (64, 32), config.json needs (512, 32)" \
+        "qwen3 without head_dim: Qwen3Config's 128"
 
     # the same bits for 1, 2 and 3 threads (rows of the GEMMs, norms and heads split over threads)
     for m in bert_f16 qwen2_bf16; do
