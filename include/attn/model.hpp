@@ -5,6 +5,8 @@
 // Architectures (config.json's model_type):
 //   bert                   BertModel: word + position + token-type embeddings, post-LN layers,
 //                          GELU (erf), no mask (every token sees every token)
+//   roberta, xlm-roberta   RobertaModel: BertModel's layers; positions count from pad_token_id + 1
+//                          over the tokens that are not pad_token_id (which keep pad_token_id)
 //   gpt2                   GPT2Model: pre-LN, Conv1D layout (x·W) with the fused c_attn, causal,
 //                          GELU (tanh), ln_f; scale_attn_weights, scale_attn_by_inverse_layer_idx
 //   llama, mistral, qwen2, LlamaModel: RMSNorm, RoPE (rope_theta; rope_scaling linear, llama3,
@@ -35,7 +37,7 @@ namespace attn::model {
 
 enum class Architecture { bert, gpt2, llama };
 
-// "bert, gpt2, llama, mistral, qwen2, qwen3": the model_type values attn runs.
+// "bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3": the model_type values attn runs.
 const char* known_model_types() noexcept;
 
 // What config.json says, resolved (defaults as transformers' config classes have them).
@@ -54,6 +56,8 @@ struct ModelConfig {
     bool qk_norm = false;  // Qwen3: self_attn.q_norm and k_norm, RMSNorm over head_dim
     bool scale_attn_weights = true, scale_by_inverse_layer = false;  // gpt2: 1/√d, and 1/(layer + 1)
     bool absolute_positions = true;  // bert: position embeddings added (position_embedding_type null: none)
+    // roberta: pad_token_id, the padding_idx of RobertaEmbeddings' position ids; none: 0, 1, 2, ...
+    std::optional<std::size_t> padding_idx;
 
     // The sliding window of layer l (0: none): Qwen2's slides from max_window_layers on.
     std::size_t window_of(std::size_t l) const { return slides.empty() || slides[l] ? sliding_window : 0; }
@@ -97,8 +101,8 @@ public:
 
     const ModelConfig& config() const noexcept { return config_; }
     // The forward pass. InputError for ids outside the vocabulary, token types outside
-    // type_vocab_size, more tokens than max_position_embeddings (bert, gpt2), a layer past
-    // the last.
+    // type_vocab_size, more tokens than max_position_embeddings (bert, gpt2; roberta: a position
+    // id past the table), a layer past the last.
     ForwardResult forward(const ModelInput& input, const ForwardWants& wants) const;
 
 private:

@@ -154,7 +154,8 @@ int cmd_model(int argc, char** argv) {
         "works as it is)\n"
         "on a text (or text pair) tokenized by the folder's own tokenizer, or on token ids: every layer's and head's attention weights, as transformers'\n"
         "output_attentions stacked, (layers, batch, heads, tokens, tokens), and the hidden states\n"
-        "(layers + 1, batch, tokens, hidden). model_type bert (BertModel), gpt2 (GPT2Model), llama,\n"
+        "(layers + 1, batch, tokens, hidden). model_type bert (BertModel), roberta and xlm-roberta\n"
+        "(RobertaModel: positions from pad_token_id + 1, pad tokens not counted), gpt2 (GPT2Model), llama,\n"
         "mistral, qwen2 and qwen3 (LlamaModel: RMSNorm, RoPE with rope_scaling linear, llama3, dynamic or\n"
         "yarn, or transformers v5's rope_parameters, grouped-query heads, SwiGLU, Mistral's sliding_window,\n"
         "Qwen2's biases and per-layer sliding window, Qwen3's q_norm and k_norm); GPT-2's scale_attn_weights and\n"
@@ -273,8 +274,9 @@ int cmd_model(int argc, char** argv) {
         const Encoding e = tok->encode(text_option(r["text"].as<std::string>(), "text"), pair);
         if (e.ids.empty()) throw InputError("--text gives no tokens");
         input.batch = 1, input.tokens = e.ids.size(), input.ids = e.ids;
-        // Only BERT takes token types; transformers gives the others none (model_input_names).
-        if (c.arch == model::Architecture::bert) input.token_types = e.type_ids;
+        // Only BERT takes token types; transformers gives the others none (model_input_names:
+        // RobertaTokenizer's too).
+        if (c.arch == model::Architecture::bert && !c.padding_idx) input.token_types = e.type_ids;
         for (const auto& t : e.tokens) token_strings.push_back(io::printable_utf8(t));
         raw_tokens = e.tokens;
         for (std::size_t i = 0; pair && i < e.sequence.size() && !sentence_b; ++i)

@@ -1,7 +1,8 @@
 // BertModel's forward (transformers' models/bert/modeling_bert.py): embeddings (word +
 // token type + absolute position, LayerNorm), then per layer self-attention, the output dense
 // layer, Add & LayerNorm, the GELU feed-forward, Add & LayerNorm (post-LN). No attention mask:
-// every token sees every token of its batch item.
+// every token sees every token of its batch item. RobertaModel (models/roberta/modeling_roberta.py)
+// is the same but for its position ids.
 #include <string>
 
 #include "model/layers.hpp"
@@ -9,13 +10,29 @@
 
 namespace attn::model {
 
+std::vector<std::int64_t> position_ids(const ModelConfig& c, const ModelInput& in) {
+    std::vector<std::int64_t> positions(in.batch * in.tokens);
+    for (std::size_t b = 0; b < in.batch; ++b) {
+        std::int64_t counted = 0;  // RoBERTa's: the cumulative sum of the tokens that are not padding
+        for (std::size_t t = 0; t < in.tokens; ++t) {
+            const std::size_t i = b * in.tokens + t;
+            if (!c.padding_idx) positions[i] = std::int64_t(t);
+            else {
+                const auto pad = std::int64_t(*c.padding_idx);
+                positions[i] = in.ids[i] == pad ? pad : pad + ++counted;
+            }
+        }
+    }
+    return positions;
+}
+
 void run_bert(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec) {
     const std::size_t E = c.hidden, H = c.heads, d = c.head_dim, B = in.batch, T = in.tokens, F = c.intermediate;
     const Weight& embeddings = w.table(token_embeddings(c.arch), {c.vocab, E});  // its shape checked before any buffer
     Tensor h = new_rows(B * T, E);
     embed(h, embeddings, in.ids, false);
-    std::vector<std::int64_t> positions(B * T), types(B * T, 0);
-    for (std::size_t i = 0; i < B * T; ++i) positions[i] = std::int64_t(i % T);
+    const std::vector<std::int64_t> positions = position_ids(c, in);
+    std::vector<std::int64_t> types(B * T, 0);
     if (!in.token_types.empty()) types = in.token_types;
     if (c.absolute_positions) embed(h, w.table("embeddings.position_embeddings.weight", {c.max_positions, E}), positions, true);
     embed(h, w.table("embeddings.token_type_embeddings.weight", {c.type_vocab, E}), types, true);

@@ -13,7 +13,7 @@
 
 namespace attn::model {
 
-const char* known_model_types() noexcept { return "bert, gpt2, llama, mistral, qwen2, qwen3"; }
+const char* known_model_types() noexcept { return "bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3"; }
 
 namespace {
 
@@ -113,12 +113,13 @@ ModelConfig::Activation activation(const Reader& r, const std::string& name) {
            "gelu_fast, gelu_accurate, quick_gelu, relu, silu, swish, tanh)");
 }
 
-void bert(const Reader& r, ModelConfig& c) {
+void bert(const Reader& r, ModelConfig& c, std::size_t vocab = 30522) {
     c.arch = Architecture::bert;
-    // BertConfig's defaults (bert-base)
+    // BertConfig's defaults (bert-base); RobertaConfig's and XLMRobertaConfig's are the same but
+    // for RobertaConfig's vocab_size (50265)
     c.layers = r.count_or("num_hidden_layers", 12), c.hidden = r.count_or("hidden_size", 768);
     c.heads = r.count_or("num_attention_heads", 12), c.intermediate = r.count_or("intermediate_size", 3072);
-    c.vocab = r.count_or("vocab_size", 30522), c.max_positions = r.count_or("max_position_embeddings", 512);
+    c.vocab = r.count_or("vocab_size", vocab), c.max_positions = r.count_or("max_position_embeddings", 512);
     c.type_vocab = r.count_or("type_vocab_size", 2);
     c.norm_eps = r.eps_or("layer_norm_eps", 1e-12);
     r.not_null("hidden_act");
@@ -132,6 +133,20 @@ void bert(const Reader& r, ModelConfig& c) {
     if (r.bool_or("is_decoder", false)) r.fail("\"is_decoder\": a BERT decoder is not supported (attn runs BertModel's encoder)");
     if (r.bool_or("add_cross_attention", false))  // BertLayer raises it for an encoder
         r.fail("\"add_cross_attention\": cross-attention needs a decoder (attn runs BertModel's encoder)");
+}
+
+// RobertaModel: BertModel's layers under RobertaEmbeddings, whose position ids count the tokens
+// that are not pad_token_id (default 1) from pad_token_id + 1 on (create_position_ids_from_input_ids).
+void roberta(const Reader& r, ModelConfig& c) {
+    bert(r, c, c.model_type == "roberta" ? 50265 : 30522);
+    const json::Value* pad = r.v.find("pad_token_id");
+    if (pad && pad->is_null()) r.fail("\"pad_token_id\" is null: RoBERTa's position ids need the padding id");
+    double id = r.number_or("pad_token_id", 1);
+    // nn.Embedding(padding_idx=...) asserts it lies in the word and the position tables
+    if (!(id >= 0) || id != std::floor(id) || id >= double(c.vocab) || id >= double(c.max_positions))
+        r.fail("\"pad_token_id\" is " + shown(id) + ": expected an integer id below vocab_size (" + std::to_string(c.vocab) +
+               ") and max_position_embeddings (" + std::to_string(c.max_positions) + ")");
+    c.padding_idx = std::size_t(id);
 }
 
 void gpt2(const Reader& r, ModelConfig& c) {
@@ -359,6 +374,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
         r.fail(std::string("no \"model_type\" (attn runs ") + known_model_types() + ")");
     c.model_type = type->as_string();
     if (c.model_type == "bert") bert(r, c);
+    else if (c.model_type == "roberta" || c.model_type == "xlm-roberta") roberta(r, c);
     else if (c.model_type == "gpt2") gpt2(r, c);
     else if (c.model_type == "llama" || c.model_type == "mistral" || c.model_type == "qwen2" || c.model_type == "qwen3")
         llama(r, c);

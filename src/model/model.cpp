@@ -47,7 +47,9 @@ Model::Model(const std::string& folder) {
     config_ = parse_model_config(io::read_file(config), config);
     weights_ = std::make_unique<Weights>(folder);
     switch (config_.arch) {  // a task model's checkpoint (BertForMaskedLM, GPT2LMHeadModel, LlamaForCausalLM) nests the base model
-        case Architecture::bert: weights_->choose_prefix({"", "bert."}, token_embeddings(config_.arch)); break;
+        case Architecture::bert:  // RobertaForMaskedLM: "roberta." (XLM-RoBERTa's too)
+            weights_->choose_prefix({"", config_.padding_idx ? "roberta." : "bert."}, token_embeddings(config_.arch));
+            break;
         case Architecture::gpt2: weights_->choose_prefix({"", "transformer."}, token_embeddings(config_.arch)); break;
         case Architecture::llama: weights_->choose_prefix({"", "model."}, token_embeddings(config_.arch)); break;
     }
@@ -81,7 +83,16 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
                                  (gpt2 ? "the vocabulary of " : "type_vocab_size ") + std::to_string(types) +
                                  (gpt2 ? " (GPT-2 embeds token types with wte)" : ""));
     }
-    if (c.max_positions && in.tokens > c.max_positions)
+    if (c.padding_idx) {  // RoBERTa's position ids: from padding_idx + 1 on, padding not counted
+        const std::vector<std::int64_t> positions = position_ids(c, in);
+        for (std::size_t i = 0; i < positions.size(); ++i)
+            if (std::uint64_t(positions[i]) >= c.max_positions)
+                throw InputError("token " + std::to_string(i % in.tokens) + " (item " + std::to_string(i / in.tokens) +
+                                 ") has position id " + std::to_string(positions[i]) + " (RoBERTa numbers the tokens that "
+                                 "are not pad_token_id " + std::to_string(*c.padding_idx) + " from " +
+                                 std::to_string(*c.padding_idx + 1) + "): the model has " +
+                                 std::to_string(c.max_positions) + " positions (max_position_embeddings)");
+    } else if (c.max_positions && in.tokens > c.max_positions)
         throw InputError(std::to_string(in.tokens) + " tokens: the model has " + std::to_string(c.max_positions) +
                          " positions (" + c.positions_key + ")");
     if (wants.layer && *wants.layer >= c.layers)

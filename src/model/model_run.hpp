@@ -2,7 +2,9 @@
 // forward function per architecture (src/model/bert.cpp, gpt2.cpp, llama.cpp).
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "attn/model.hpp"
 #include "model/weights.hpp"
@@ -36,6 +38,10 @@ std::string layer_prefix(Architecture arch, std::size_t l);
 // The token embedding table's name ("wte.weight"): read first, and what tells a task model's
 // prefix ("transformer.") from the base model's.
 const char* token_embeddings(Architecture arch);
+
+// BertEmbeddings' position ids (0, 1, 2, ... in every batch item), or RobertaEmbeddings' (the
+// tokens that are not padding_idx numbered from padding_idx + 1, padding keeps padding_idx).
+std::vector<std::int64_t> position_ids(const ModelConfig& c, const ModelInput& in);
 
 void run_bert(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_gpt2(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "attn/error.hpp"
@@ -229,4 +230,30 @@ TEST_CASE("model config: Qwen3Config: head_dim its own (128), biases with attent
     CHECK(config("qwen3", g4 + ", \"sliding_window\": 3").sliding_window == 0);
     // the others have no q_norm
     for (const char* type : {"llama", "mistral", "qwen2"}) CHECK_FALSE(config(type, g4).qk_norm);
+}
+
+TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
+    // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
+    // pad_token_id 1
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig r = parse("{\"model_type\": \"roberta\"}");
+    CHECK(r.arch == attn::model::Architecture::bert);
+    CHECK(r.vocab == 50265);
+    CHECK(r.max_positions == 512);
+    CHECK(r.type_vocab == 2);
+    CHECK(r.norm_eps == 1e-12);
+    CHECK(r.padding_idx == std::optional<std::size_t>(1));
+    CHECK(parse("{\"model_type\": \"xlm-roberta\"}").vocab == 30522);
+    CHECK_FALSE(parse("{\"model_type\": \"bert\"}").padding_idx);
+    CHECK(config("roberta", ", \"pad_token_id\": 0").padding_idx == std::optional<std::size_t>(0));
+    // None fails in create_position_ids_from_input_ids; nn.Embedding asserts padding_idx lies in
+    // the word table (50 here) and the position table
+    CHECK(error("roberta", ", \"pad_token_id\": null").find("\"pad_token_id\" is null") != std::string::npos);
+    CHECK(error("roberta", ", \"pad_token_id\": -1").find("expected an integer id below vocab_size (50)") != std::string::npos);
+    CHECK(error("roberta", ", \"pad_token_id\": 50").find("\"pad_token_id\" is 50") != std::string::npos);
+    CHECK(error("xlm-roberta", ", \"pad_token_id\": 3, \"max_position_embeddings\": 3").find("max_position_embeddings (3)") !=
+          std::string::npos);
+    CHECK(error("roberta", ", \"pad_token_id\": \"1\"").find("\"pad_token_id\"") != std::string::npos);
+    CHECK(error("roberta", ", \"position_embedding_type\": \"relative_key\"").find("is not supported") != std::string::npos);
+    CHECK(error("roberta", ", \"is_decoder\": true").find("decoder") != std::string::npos);
 }
