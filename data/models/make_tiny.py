@@ -5,6 +5,7 @@
     /usr/bin/python3 data/models/make_tiny.py --variants # only gpt2_variants, gpt2_unscaled, qwen2_window
     /usr/bin/python3 data/models/make_tiny.py --rope-variants  # llama_yarn(_v5), llama_dynamic, gpt2_token_types, qwen2_bin_shards
     /usr/bin/python3 data/models/make_tiny.py --qwen3    # only qwen3_bf16, qwen3_bias_window
+    /usr/bin/python3 data/models/make_tiny.py --roberta  # only roberta
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -89,12 +90,15 @@ def bert_state(c):
     return sd
 
 
-def bert_forward(sd, c, ids, types):
+def bert_forward(sd, c, ids, types, positions=None):
+    """BertModel; RobertaModel with the positions of roberta_positions (its encoder is BERT's:
+    RobertaLayer and the rest are "Copied from transformers.models.bert.modeling_bert")."""
     B, T = ids.shape
     E, H = c["hidden_size"], c["num_attention_heads"]
     d, eps = E // H, c["layer_norm_eps"]
+    positions = torch.arange(T)[None] if positions is None else positions
     h = (sd["embeddings.word_embeddings.weight"][ids] + sd["embeddings.token_type_embeddings.weight"][types]
-         + sd["embeddings.position_embeddings.weight"][torch.arange(T)][None])
+         + sd["embeddings.position_embeddings.weight"][positions])
     h = F.layer_norm(h, (E,), sd["embeddings.LayerNorm.weight"], sd["embeddings.LayerNorm.bias"], eps)
     hidden, atts = [h], []
     for l in range(c["num_hidden_layers"]):
@@ -474,6 +478,7 @@ def tiny():
     variants()
     rope_variants()
     qwen3()
+    roberta()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -499,6 +504,70 @@ def bert_uncased():
     with open(os.path.join(OUT, "bert_uncased", "vocab.txt"), "w", encoding="utf-8") as f:
         f.writelines(t + "\n" for t in sorted(vocab, key=vocab.get))
     save("bert_bin", BERT, bert_state(BERT), lambda sd: bert_forward(sd, BERT, IDS, TYPES), types=TYPES, torch_save=True)
+
+
+# ---- RobertaModel (--roberta) ----------------------------------------------------------------
+# models/roberta/modeling_roberta.py: BertModel's encoder under RobertaEmbeddings, whose position
+# ids come from create_position_ids_from_input_ids: pad tokens (pad_token_id) keep position
+# padding_idx, the others count on from padding_idx + 1; weights under "roberta." as
+# RobertaForMaskedLM stores them (its lm_head left out, no pooler: add_pooling_layer=False).
+# A hand-made ByteLevel BPE tokenizer.json (RobertaProcessing: <s> A </s>) whose merges build
+# whole words: "time flies like an arrow" is the first row of ids; the second row is padded on
+# the right, the third on the left and in the middle. No attention mask (attn takes none):
+# pad tokens are attended to, as RobertaModel(input_ids) without attention_mask does.
+ROBERTA = {"model_type": "roberta", "architectures": ["RobertaForMaskedLM"], "vocab_size": 64, "hidden_size": 32,
+           "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 64, "hidden_act": "gelu",
+           "max_position_embeddings": 20, "type_vocab_size": 1, "layer_norm_eps": 1e-5, "pad_token_id": 1,
+           "bos_token_id": 0, "eos_token_id": 2, "position_embedding_type": "absolute"}
+ROBERTA_WORDS = ["time", "\u0120flies", "\u0120like", "\u0120an", "\u0120arrow"]
+
+
+def roberta_positions(ids, padding_idx):
+    mask = ids.ne(padding_idx).int()
+    return (torch.cumsum(mask, dim=1).type_as(mask) * mask).long() + padding_idx
+
+
+def roberta_tokenizer():
+    """vocab: <s> <pad> </s> <unk>, the words' characters, then each prefix of each word; merges:
+    a word's prefixes, left to right (no merge applies across words)."""
+    vocab, merges = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3}, []
+    for ch in "".join(ROBERTA_WORDS):
+        vocab.setdefault(ch, len(vocab))
+    for w in ROBERTA_WORDS:
+        for n in range(2, len(w) + 1):
+            if w[:n] not in vocab:  # "\u0120a" of "\u0120an" and "\u0120arrow": once
+                merges.append(w[:n - 1] + " " + w[n - 1])
+                vocab[w[:n]] = len(vocab)
+    assert len(vocab) <= ROBERTA["vocab_size"]
+    special = [{"id": i, "content": t, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False,
+                "special": True} for t, i in list(vocab.items())[:4]]
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": special, "normalizer": None,
+            "pre_tokenizer": byte_level,
+            "post_processor": {"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 0],
+                               "trim_offsets": True, "add_prefix_space": False},
+            "decoder": byte_level,
+            "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "",
+                      "end_of_word_suffix": "", "fuse_unk": False, "byte_fallback": False, "vocab": vocab,
+                      "merges": merges}}
+
+
+def roberta():
+    torch.manual_seed(5)
+    tok = roberta_tokenizer()
+    text = [0] + [tok["model"]["vocab"][w] for w in ROBERTA_WORDS] + [2]
+    ids = torch.tensor([text, [0, 33, 8, 50, 2, 1, 1], [1, 1, 0, 21, 1, 9, 2]])
+    forward = lambda sd, ids: bert_forward(sd, ROBERTA, ids, torch.zeros_like(ids), roberta_positions(ids, 1))
+    text_att = []  # the first row alone (what --text gives): its own reference
+
+    def both(sd):
+        text_att.append(forward(sd, ids[:1])[0])
+        return forward(sd, ids)
+    save("roberta", ROBERTA, bert_state(ROBERTA), both, prefix="roberta.", ids=ids)
+    folder = os.path.join(OUT, "roberta")
+    with open(os.path.join(folder, "tokenizer.json"), "w", encoding="utf-8") as f:
+        json.dump(tok, f, indent=1, ensure_ascii=False)
+    np.save(os.path.join(folder, "text_attentions.npy"), text_att[0].numpy().astype(np.float32))
 
 
 def bert_base(folder, T=128, repeats=3, threads=2):
@@ -589,5 +658,7 @@ if __name__ == "__main__":
         rope_variants()
     elif len(sys.argv) == 2 and sys.argv[1] == "--qwen3":
         qwen3()
+    elif len(sys.argv) == 2 and sys.argv[1] == "--roberta":
+        roberta()
     else:
         tiny()
