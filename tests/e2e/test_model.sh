@@ -8,7 +8,9 @@
 # window 3 < 7 tokens), qwen2 (bfloat16, Q/K/V biases, two shards), qwen3 (q_norm and k_norm,
 # head_dim 16 != hidden / heads; bfloat16, and float32 with all four biases and a sliding layer),
 # bert_bin (a torch.save pytorch_model.bin) and bert_uncased (bert-base-uncased's vocab.txt, the
-# tutorial's sentence pair given as --text/--text-pair); and clear errors.
+# tutorial's sentence pair given as --text/--text-pair), roberta ("roberta." names, position ids
+# from pad_token_id + 1 over padded rows, a ByteLevel BPE tokenizer.json; as xlm-roberta too);
+# and clear errors.
 
 ALLCLOSE=$(dirname "$ATTN")/allclose
 TINY=$ROOT/data/models/tiny
@@ -179,6 +181,40 @@ else
     if grep -q '"sentB":7' "$T/pair.html" && grep -q 'banana' "$T/pair.html"; then pass
     else fail "the page of a pair has no sentence B at token 7 or no token labels"; fi
 
+    # RoBERTa (tiny/roberta: "roberta." names, no pooler, pad_token_id 1, the rows padded on the
+    # right, on the left and in the middle: checked in the loop above): XLM-RoBERTa is the same
+    # model; --text through its ByteLevel BPE tokenizer.json (<s> A </s>, whole-word merges) gives
+    # the first row's ids and torch's attentions for that row alone; no token types given to it.
+    R=$TINY/roberta
+    mkdir -p "$T/xlmr" && ln -sf "$R/model.safetensors" "$T/xlmr/"
+    sed 's/"model_type": "roberta"/"model_type": "xlm-roberta"/' "$R/config.json" >"$T/xlmr/config.json"
+    rm -f "$T/xlmr.npy"
+    run model "$T/xlmr" --ids "$R/ids.txt" --format npy -o "$T/xlmr.npy"
+    if [ "$CODE" -ne 0 ] || ! grep -q '"xlm-roberta"' "$T/xlmr/config.json"; then fail "xlm-roberta: exit $CODE: $ERR"
+    else compare "xlm-roberta attentions" "$T/xlmr.npy" "$R/attentions.npy" --rtol 0 --atol 1e-5; fi
+    run model "$R" --text "time flies like an arrow" --show tokens --format csv
+    expect_out_has "<s>,time,Ġflies,Ġlike,Ġan,Ġarrow,</s>" "roberta --text: the tokens"
+    expect_out_has "0,20,25,29,31,35,2" "roberta --text: the ids (the first row of ids.txt)"
+    [ "$(head -1 "$R/ids.txt")" = "0,20,25,29,31,35,2" ] && pass || fail "roberta ids.txt's first row: $(head -1 "$R/ids.txt")"
+    rm -f "$T/rtext.npy"
+    run model "$R" --text "time flies like an arrow" --format npy -o "$T/rtext.npy"
+    expect_code 0 "roberta --text"
+    compare "roberta --text attentions" "$T/rtext.npy" "$R/text_attentions.npy" --rtol 0 --atol 1e-5
+    run model "$R" --text "time flies" --text-pair "an arrow" --show tokens --format csv  # type_vocab_size 1: none given
+    expect_code 0 "roberta --text --text-pair"
+    expect_out_has "<s>,time,Ġflies,</s>,</s>,a,n,Ġarrow,</s>" "roberta pair: <s> A </s></s> B </s>"
+    # Positions count the tokens that are not pad_token_id from 2: 19 tokens reach position 20,
+    # past the 20 of max_position_embeddings (a read past the table), while 21 of which 3 are pads
+    # stay within it.
+    ids19=0$(printf ',5%.0s' $(seq 17)),2
+    run model "$R" --ids "$ids19"
+    expect_code 3 "roberta: a position id past max_position_embeddings"
+    expect_err_has "token 18 (item 0) has position id 20 (RoBERTa numbers the tokens that are not pad_token_id 1 from 2): the model has 20 positions (max_position_embeddings)" \
+        "roberta: the position past the table named"
+    ids18=0$(printf ',5%.0s' $(seq 16)),2
+    run model "$R" --ids "1,$ids18,1,1;$ids18,1,1,1" --format csv
+    expect_code 0 "roberta: 21 tokens, 18 of them not padding"
+
     # a hub cache snapshot: files are links into blobs/
     snap=$T/hub/models--tiny--qwen2/snapshots/0123abc
     mkdir -p "$T/hub/models--tiny--qwen2/blobs" "$snap"
@@ -236,7 +272,7 @@ expect_err_has "no model.safetensors" "missing weights named"
 mkdir -p "$T/t5" && echo '{"model_type": "t5"}' >"$T/t5/config.json" && cp "$TINY/bert/model.safetensors" "$T/t5/"
 run model "$T/t5" --ids 1,2
 expect_code 3 "unknown model_type"
-expect_err_has 'model_type "t5" is not supported (attn runs bert, gpt2, llama, mistral, qwen2, qwen3)' "unknown model_type lists the known ones"
+expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3)' "unknown model_type lists the known ones"
 mkdir -p "$T/relkey" && cp "$TINY/bert/model.safetensors" "$T/relkey/"
 sed 's/"absolute"/"relative_key"/' "$TINY/bert/config.json" >"$T/relkey/config.json"
 run model "$T/relkey" --ids 1,2
@@ -260,6 +296,24 @@ expect_err_has "every row (batch item) needs the same number of tokens" "ragged 
 run model "$TINY/bert" --ids 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17
 expect_code 3 "more tokens than positions"
 expect_err_has "max_position_embeddings" "the position limit named"
+# RobertaConfig's pad_token_id: null, or outside the tables nn.Embedding(padding_idx=) checks, is
+# refused; RobertaModel (no "roberta." prefix) loads BertModel-named weights
+mkdir -p "$T/rcfg" && cp "$TINY/bert/model.safetensors" "$T/rcfg/"
+for pad in null -1 16 1.5; do
+    sed "s/\"model_type\": \"bert\"/\"model_type\": \"roberta\", \"pad_token_id\": $pad/" "$TINY/bert/config.json" >"$T/rcfg/config.json"
+    run model "$T/rcfg" --ids 0,5,2
+    expect_code 3 "roberta with pad_token_id $pad"
+    expect_err_has '"pad_token_id" is' "roberta: pad_token_id $pad named"
+done
+sed 's/"model_type": "bert"/"model_type": "roberta", "pad_token_id": 14/' "$TINY/bert/config.json" >"$T/rcfg/config.json"
+run model "$T/rcfg" --ids 0,5,2
+expect_code 3 "roberta: 3 tokens from position 15 of 16"
+run model "$T/rcfg" --ids 0,14,14
+expect_code 0 "roberta: pad tokens keep position pad_token_id (14 of 16)"
+sed 's/"model_type": "bert"/"model_type": "roberta"/; s/"absolute"/"relative_key_query"/' "$TINY/bert/config.json" >"$T/rcfg/config.json"
+run model "$T/rcfg" --ids 0,5,2
+expect_code 3 "roberta with relative positions"
+expect_err_has 'position_embedding_type "relative_key_query" is not supported' "roberta: relative positions named"
 run model "$TINY/bert" --ids 1,2 --layer 2
 expect_code 3 "layer past the last"
 run model "$TINY/bert" --ids 1,2 --head 4
