@@ -195,7 +195,7 @@ else
     run model "$R" --text "time flies like an arrow" --show tokens --format csv
     expect_out_has "<s>,time,Ġflies,Ġlike,Ġan,Ġarrow,</s>" "roberta --text: the tokens"
     expect_out_has "0,20,25,29,31,35,2" "roberta --text: the ids (the first row of ids.txt)"
-    [ "$(head -1 "$R/ids.txt")" = "0,20,25,29,31,35,2" ] && pass || fail "roberta ids.txt's first row: $(head -1 "$R/ids.txt")"
+    if [ "$(head -1 "$R/ids.txt")" = "0,20,25,29,31,35,2" ]; then pass; else fail "roberta ids.txt's first row: $(head -1 "$R/ids.txt")"; fi
     rm -f "$T/rtext.npy"
     run model "$R" --text "time flies like an arrow" --format npy -o "$T/rtext.npy"
     expect_code 0 "roberta --text"
