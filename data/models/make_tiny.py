@@ -6,6 +6,7 @@
     /usr/bin/python3 data/models/make_tiny.py --rope-variants  # llama_yarn(_v5), llama_dynamic, gpt2_token_types, qwen2_bin_shards
     /usr/bin/python3 data/models/make_tiny.py --qwen3    # only qwen3_bf16, qwen3_bias_window
     /usr/bin/python3 data/models/make_tiny.py --roberta  # only roberta
+    /usr/bin/python3 data/models/make_tiny.py --float64  # only qwen3_f64
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -39,7 +40,7 @@ import torch.nn.functional as F
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "tiny")
 
-DTYPES = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16"}
+DTYPES = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16", torch.float64: "F64"}
 
 
 def write_safetensors(path, tensors):
@@ -400,6 +401,13 @@ def qwen3():
          lambda sd: llama_forward(sd, QWEN3_BIAS_WINDOW, IDS), prefix="model.")
 
 
+def float64():
+    """F64 safetensors (transformers casts them to the model's dtype; attn copies them as float32)."""
+    torch.manual_seed(6)
+    save("qwen3_f64", QWEN3, llama_state(QWEN3, False), lambda sd: llama_forward(sd, QWEN3, IDS), torch.float64,
+         prefix="model.")
+
+
 def rounded(sd, dtype):
     """The weights as stored (dtype) and as the reference computes with them (float32, the same values)."""
     stored = {n: t.to(dtype) for n, t in sd.items()}
@@ -479,6 +487,7 @@ def tiny():
     rope_variants()
     qwen3()
     roberta()
+    float64()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -660,5 +669,7 @@ if __name__ == "__main__":
         qwen3()
     elif len(sys.argv) == 2 and sys.argv[1] == "--roberta":
         roberta()
+    elif len(sys.argv) == 2 and sys.argv[1] == "--float64":
+        float64()
     else:
         tiny()

@@ -164,7 +164,8 @@ int cmd_model(int argc, char** argv) {
         "(TensorFlow conversions) load as\n"
         "weight and bias, as in transformers. The weights are\n"
         "used where they lie in the mapped files (float16 and bfloat16 widened as the GEMM packs\n"
-        "them; a pytorch_model.bin's non-row-major views and float64 tensors are copied as float32);\n"
+        "them; a pytorch_model.bin's non-row-major views and float64 (F64) tensors of either format are\n"
+        "copied as float32);\n"
         "the arithmetic is float32. A NaN or infinity in a weight the pass uses is an input\n"
         "error naming the tensor (in an embedding table, only in a row the tokens pick).\n");
     options.positional_help("PATH");

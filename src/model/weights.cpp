@@ -162,16 +162,25 @@ Weights::Weights(const std::string& folder) : folder_(folder) {
         require_regular_file(path);
         files_.push_back(std::make_unique<io::detail::MappedFile>(path));
         files_text_ += (files_text_.empty() ? "" : ", ") + name;
-        for (io::TensorBytes t : io::safetensors_entries(files_.back()->bytes(), path)) {
-            // Weights are used where they lie, in the types the GEMM widens (attn ls reads F64 too).
-            if (t.info.note.empty() && t.info.dtype == "F64")
-                t.info.note = "dtype F64: attn model uses F32, F16 and BF16 weights as they lie in the file";
+        const std::vector<io::TensorBytes> entries = io::safetensors_entries(files_.back()->bytes(), path);
+        // Weights are used where they lie, in the types the GEMM widens; F64 ones are copied as
+        // float32 (transformers casts them to the model's dtype), the copies checked whole first.
+        std::size_t copied = 0;
+        for (const io::TensorBytes& t : entries)
+            if (t.info.note.empty() && t.info.dtype == "F64") copied = saturating_add(copied, float32_bytes(t.info.shape));
+        check_available(copied, "the F64 tensors of " + path + " copied as float32");
+        for (const io::TensorBytes& t : entries) {
             Weight w;
             w.name = t.info.name, w.shape = t.info.shape, w.data = t.data.data();
-            if (t.info.note.empty()) {
+            if (t.info.note.empty() && t.info.dtype == "F64") {
+                w = widened_copy(w, io::detail::FloatKind::f64, path);
+            } else if (t.info.note.empty()) {
                 w.type = weight_type(t, path);
                 if (reinterpret_cast<std::uintptr_t>(w.data) % (w.type == Weight::Type::f32 ? 4 : 2) != 0)
-                    w = widened_copy(w);  // a header whose length is not a multiple of 8
+                    w = widened_copy(w, w.type == Weight::Type::f32   ? io::detail::FloatKind::f32
+                                        : w.type == Weight::Type::f16 ? io::detail::FloatKind::f16
+                                                                      : io::detail::FloatKind::bf16,
+                                     path);  // a header whose length is not a multiple of 8
             } else if (t.info.shape.rank() != 0 || t.info.dtype != "F32") {
                 // unreadable tensors (integer buffers such as position_ids) are fine until asked for
                 w.data = nullptr;
@@ -227,19 +236,21 @@ void Weights::add_torch_file(const std::string& name) {
     files_.push_back(std::move(file));
 }
 
-// w's elements widened to float32 in a tensor of owned_, for data not aligned to its element
-// (Weight::at and the GEMM read float16 and bfloat16 through uint16_t pointers).
-Weight Weights::widened_copy(const Weight& w) {
+// w's elements, of `kind` at w.data (any alignment), as float32 in a tensor of owned_: data not
+// aligned to its element (Weight::at and the GEMM read float16 and bfloat16 through uint16_t
+// pointers), and float64, which the GEMM does not read (a value beyond float32's range is
+// refused, as the .npy reader refuses it; NaN and ±inf are looked for on use).
+Weight Weights::widened_copy(const Weight& w, io::detail::FloatKind kind, const std::string& path) {
     owned_.emplace_back(w.shape);
     Tensor& t = owned_.back();
-    const std::size_t cols = w.cols(), size = w.type == Weight::Type::f32 ? 4 : 2;
-    const io::detail::FloatKind kind = w.type == Weight::Type::f32   ? io::detail::FloatKind::f32
-                                       : w.type == Weight::Type::f16 ? io::detail::FloatKind::f16
-                                                                     : io::detail::FloatKind::bf16;
+    const std::size_t cols = w.cols();
+    const std::size_t size = kind == io::detail::FloatKind::f64 ? 8 : kind == io::detail::FloatKind::f32 ? 4 : 2;
     const auto* bytes = static_cast<const unsigned char*>(w.data);
-    for (std::size_t k = 0; k < w.shape.numel(); ++k)  // byte by byte: any alignment
+    for (std::size_t k = 0; k < w.shape.numel(); ++k) {  // byte by byte: any alignment
+        io::detail::check_range(bytes + size * k, kind, w.shape, k, path + ": tensor '" + w.name + "'");
         t.slice_data(k / (t.rows() * cols))[(k / cols % t.rows()) * t.row_stride() + k % cols] =
             io::detail::decode_float(bytes + size * k, kind);
+    }
     Weight out;
     out.name = w.name, out.shape = w.shape, out.data = t.data(), out.ld = t.rank() >= 2 ? t.row_stride() : 0;
     return out;

@@ -14,6 +14,7 @@
 #include "attn/model_file.hpp"
 #include "attn/ops.hpp"
 #include "attn/tensor.hpp"
+#include "read/model/elements.hpp"
 
 namespace attn::io::detail {
 class MappedFile;
@@ -76,7 +77,7 @@ private:
     void add_legacy_names();
     void add_torch_file(const std::string& name);  // pytorch_model.bin or one of its shards
     void add(Weight w, const std::string& name, const std::string& path);
-    Weight widened_copy(const Weight& w);
+    Weight widened_copy(const Weight& w, io::detail::FloatKind kind, const std::string& path);
 
     std::string folder_, files_text_, prefix_;
     std::vector<std::unique_ptr<io::detail::MappedFile>> files_;
