@@ -57,7 +57,7 @@ struct ModelConfig {
     bool scale_attn_weights = true, scale_by_inverse_layer = false;  // gpt2: 1/√d, and 1/(layer + 1)
     bool absolute_positions = true;  // bert: position embeddings added (position_embedding_type null: none)
     // roberta: pad_token_id, the padding_idx of RobertaEmbeddings' position ids; none: 0, 1, 2, ...
-    std::optional<std::size_t> padding_idx;
+    std::optional<std::int64_t> padding_idx;
 
     // The sliding window of layer l (0: none): Qwen2's slides from max_window_layers on.
     std::size_t window_of(std::size_t l) const { return slides.empty() || slides[l] ? sliding_window : 0; }

@@ -18,7 +18,7 @@ std::vector<std::int64_t> position_ids(const ModelConfig& c, const ModelInput& i
             const std::size_t i = b * in.tokens + t;
             if (!c.padding_idx) positions[i] = std::int64_t(t);
             else {
-                const auto pad = std::int64_t(*c.padding_idx);
+                const std::int64_t pad = *c.padding_idx;
                 positions[i] = in.ids[i] == pad ? pad : pad + ++counted;
             }
         }

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -113,6 +115,23 @@ ModelConfig::Activation activation(const Reader& r, const std::string& name) {
            "gelu_fast, gelu_accurate, quick_gelu, relu, silu, swish, tanh)");
 }
 
+// pad_token_id, the padding_idx of the word embeddings' nn.Embedding (BertEmbeddings,
+// LlamaModel, MistralModel, Qwen2Model, Qwen3Model), which asserts -vocab_size <= id <
+// vocab_size; RoBERTa's position embeddings take it too (max_position_embeddings). Null or
+// absent: none (RoBERTa: 1, and null fails in its position ids).
+std::optional<std::int64_t> padding_id(const Reader& r, const ModelConfig& c, bool roberta) {
+    const json::Value* pad = r.v.find("pad_token_id");
+    if (roberta && pad && pad->is_null()) r.fail("\"pad_token_id\" is null: RoBERTa's position ids need the padding id");
+    if (!roberta && (!pad || pad->is_null())) return std::nullopt;
+    const double id = r.number_or("pad_token_id", 1);
+    const double limit = roberta ? double(std::min(c.vocab, c.max_positions)) : double(c.vocab);
+    if (!(id >= -limit && id < limit) || id != std::floor(id))
+        r.fail("\"pad_token_id\" is " + shown(id) + ": expected an integer id from -" + shown(limit) + " to " +
+               shown(limit - 1) + " (nn.Embedding's padding_idx in vocab_size " + std::to_string(c.vocab) +
+               (roberta ? " and max_position_embeddings " + std::to_string(c.max_positions) : std::string()) + ")");
+    return std::int64_t(id);
+}
+
 void bert(const Reader& r, ModelConfig& c, std::size_t vocab = 30522) {
     c.arch = Architecture::bert;
     // BertConfig's defaults (bert-base); RobertaConfig's and XLMRobertaConfig's are the same but
@@ -133,20 +152,14 @@ void bert(const Reader& r, ModelConfig& c, std::size_t vocab = 30522) {
     if (r.bool_or("is_decoder", false)) r.fail("\"is_decoder\": a BERT decoder is not supported (attn runs BertModel's encoder)");
     if (r.bool_or("add_cross_attention", false))  // BertLayer raises it for an encoder
         r.fail("\"add_cross_attention\": cross-attention needs a decoder (attn runs BertModel's encoder)");
+    if (c.model_type == "bert") padding_id(r, c, false);  // checked only (RoBERTa's: roberta())
 }
 
 // RobertaModel: BertModel's layers under RobertaEmbeddings, whose position ids count the tokens
 // that are not pad_token_id (default 1) from pad_token_id + 1 on (create_position_ids_from_input_ids).
 void roberta(const Reader& r, ModelConfig& c) {
     bert(r, c, c.model_type == "roberta" ? 50265 : 30522);
-    const json::Value* pad = r.v.find("pad_token_id");
-    if (pad && pad->is_null()) r.fail("\"pad_token_id\" is null: RoBERTa's position ids need the padding id");
-    double id = r.number_or("pad_token_id", 1);
-    // nn.Embedding(padding_idx=...) asserts it lies in the word and the position tables
-    if (!(id >= 0) || id != std::floor(id) || id >= double(c.vocab) || id >= double(c.max_positions))
-        r.fail("\"pad_token_id\" is " + shown(id) + ": expected an integer id below vocab_size (" + std::to_string(c.vocab) +
-               ") and max_position_embeddings (" + std::to_string(c.max_positions) + ")");
-    c.padding_idx = std::size_t(id);
+    c.padding_idx = padding_id(r, c, true);
 }
 
 void gpt2(const Reader& r, ModelConfig& c) {
@@ -355,6 +368,7 @@ void llama(const Reader& r, ModelConfig& c) {
         c.qkv_bias = c.o_bias = r.bool_or("attention_bias", false);
         c.mlp_bias = r.bool_or("mlp_bias", false);
     }
+    padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
 }
 
 }  // namespace

@@ -84,7 +84,8 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
                                  (gpt2 ? " (GPT-2 embeds token types with wte)" : ""));
     }
     if (c.padding_idx) {  // RoBERTa's position ids: from padding_idx + 1 on, padding not counted
-        const std::vector<std::int64_t> positions = position_ids(c, in);
+        // (position_embedding_type null: none looked up)
+        const std::vector<std::int64_t> positions = c.absolute_positions ? position_ids(c, in) : std::vector<std::int64_t>{};
         for (std::size_t i = 0; i < positions.size(); ++i)
             if (std::uint64_t(positions[i]) >= c.max_positions)
                 throw InputError("token " + std::to_string(i % in.tokens) + " (item " + std::to_string(i / in.tokens) +

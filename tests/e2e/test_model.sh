@@ -299,11 +299,38 @@ expect_err_has "max_position_embeddings" "the position limit named"
 # RobertaConfig's pad_token_id: null, or outside the tables nn.Embedding(padding_idx=) checks, is
 # refused; RobertaModel (no "roberta." prefix) loads BertModel-named weights
 mkdir -p "$T/rcfg" && cp "$TINY/bert/model.safetensors" "$T/rcfg/"
-for pad in null -1 16 1.5; do
+for pad in null -17 16 1.5; do
     sed "s/\"model_type\": \"bert\"/\"model_type\": \"roberta\", \"pad_token_id\": $pad/" "$TINY/bert/config.json" >"$T/rcfg/config.json"
     run model "$T/rcfg" --ids 0,5,2
     expect_code 3 "roberta with pad_token_id $pad"
     expect_err_has '"pad_token_id" is' "roberta: pad_token_id $pad named"
+done
+# A negative pad_token_id is an index from the end for nn.Embedding; no token equals it, so the
+# positions are 0, 1, 2, ...: BERT's, bit for bit (RoBERTa takes no token types: BERT's zeros).
+# Below -1 the first position is negative, which torch's lookup refuses too.
+sed 's/"model_type": "bert"/"model_type": "roberta", "pad_token_id": -1/' "$TINY/bert/config.json" >"$T/rcfg/config.json"
+run model "$T/rcfg" --ids 0,5,2 --show attentions,hidden-states --format csv
+expect_code 0 "roberta with pad_token_id -1"
+cp "$T/out" "$T/rcfg_minus1.csv"
+run model "$TINY/bert" --ids 0,5,2 --token-types 0,0,0 --show attentions,hidden-states --format csv
+if cmp -s "$T/out" "$T/rcfg_minus1.csv"; then pass; else fail "roberta with pad_token_id -1: not BERT's positions 0, 1, 2"; fi
+sed 's/"model_type": "bert"/"model_type": "roberta", "pad_token_id": -3/' "$TINY/bert/config.json" >"$T/rcfg/config.json"
+run model "$T/rcfg" --ids 0,5,2
+expect_code 3 "roberta with pad_token_id -3"
+expect_err_has "token 0 (item 0) has position id -2" "roberta: a negative position named"
+# The word embeddings' padding_idx of BERT and the Llama family: nn.Embedding asserts
+# -vocab_size <= pad_token_id < vocab_size (64 here); null or absent: none.
+for model in bert qwen3_bf16; do
+    mkdir -p "$T/pad_$model" && ln -sf "$TINY/$model/model.safetensors" "$T/pad_$model/"
+    for pad in 64 -65 2.5; do
+        sed "s/\"model_type\"/\"pad_token_id\": $pad, \"model_type\"/" "$TINY/$model/config.json" >"$T/pad_$model/config.json"
+        run model "$T/pad_$model" --ids 0,5,2
+        expect_code 3 "$model with pad_token_id $pad"
+        expect_err_has "\"pad_token_id\" is $pad: expected an integer id from -64 to 63" "$model: pad_token_id $pad named"
+    done
+    sed 's/"model_type"/"pad_token_id": -64, "model_type"/' "$TINY/$model/config.json" >"$T/pad_$model/config.json"
+    run model "$T/pad_$model" --ids 0,5,2
+    expect_code 0 "$model with pad_token_id -64"
 done
 sed 's/"model_type": "bert"/"model_type": "roberta", "pad_token_id": 14/' "$TINY/bert/config.json" >"$T/rcfg/config.json"
 run model "$T/rcfg" --ids 0,5,2

@@ -232,6 +232,19 @@ TEST_CASE("model config: Qwen3Config: head_dim its own (128), biases with attent
     for (const char* type : {"llama", "mistral", "qwen2"}) CHECK_FALSE(config(type, g4).qk_norm);
 }
 
+TEST_CASE("model config: pad_token_id within nn.Embedding's vocab_size (BERT and the Llama family)") {
+    const std::string g4 = ", \"num_key_value_heads\": 4";
+    for (const char* type : {"bert", "llama", "mistral", "qwen2", "qwen3"}) {
+        CAPTURE(type);
+        for (const char* ok : {"0", "49", "-1", "-50", "null"}) CHECK_FALSE(config(type, g4 + ", \"pad_token_id\": " + ok).padding_idx);
+        CHECK(error(type, g4 + ", \"pad_token_id\": 50").find("\"pad_token_id\" is 50: expected an integer id from -50 to 49") !=
+              std::string::npos);
+        CHECK(error(type, g4 + ", \"pad_token_id\": -51").find("\"pad_token_id\" is -51") != std::string::npos);
+        CHECK(error(type, g4 + ", \"pad_token_id\": 0.5").find("\"pad_token_id\" is 0.5") != std::string::npos);
+    }
+    CHECK_FALSE(config("gpt2", ", \"pad_token_id\": 5000").padding_idx);  // GPT-2's wte has no padding_idx
+}
+
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
     // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
     // pad_token_id 1
@@ -242,16 +255,19 @@ TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with Roberta
     CHECK(r.max_positions == 512);
     CHECK(r.type_vocab == 2);
     CHECK(r.norm_eps == 1e-12);
-    CHECK(r.padding_idx == std::optional<std::size_t>(1));
+    CHECK(r.padding_idx == std::optional<std::int64_t>(1));
     CHECK(parse("{\"model_type\": \"xlm-roberta\"}").vocab == 30522);
     CHECK_FALSE(parse("{\"model_type\": \"bert\"}").padding_idx);
-    CHECK(config("roberta", ", \"pad_token_id\": 0").padding_idx == std::optional<std::size_t>(0));
+    CHECK(config("roberta", ", \"pad_token_id\": 0").padding_idx == std::optional<std::int64_t>(0));
+    // an index from the end for nn.Embedding, down to -min(vocab_size, max_position_embeddings)
+    CHECK(config("roberta", ", \"pad_token_id\": -1").padding_idx == std::optional<std::int64_t>(-1));
+    CHECK(config("roberta", ", \"pad_token_id\": -50").padding_idx == std::optional<std::int64_t>(-50));
     // None fails in create_position_ids_from_input_ids; nn.Embedding asserts padding_idx lies in
     // the word table (50 here) and the position table
     CHECK(error("roberta", ", \"pad_token_id\": null").find("\"pad_token_id\" is null") != std::string::npos);
-    CHECK(error("roberta", ", \"pad_token_id\": -1").find("expected an integer id below vocab_size (50)") != std::string::npos);
+    CHECK(error("roberta", ", \"pad_token_id\": -51").find("expected an integer id from -50 to 49") != std::string::npos);
     CHECK(error("roberta", ", \"pad_token_id\": 50").find("\"pad_token_id\" is 50") != std::string::npos);
-    CHECK(error("xlm-roberta", ", \"pad_token_id\": 3, \"max_position_embeddings\": 3").find("max_position_embeddings (3)") !=
+    CHECK(error("xlm-roberta", ", \"pad_token_id\": 3, \"max_position_embeddings\": 3").find("from -3 to 2 (nn.Embedding's padding_idx in vocab_size 50 and max_position_embeddings 3)") !=
           std::string::npos);
     CHECK(error("roberta", ", \"pad_token_id\": \"1\"").find("\"pad_token_id\"") != std::string::npos);
     CHECK(error("roberta", ", \"position_embedding_type\": \"relative_key\"").find("is not supported") != std::string::npos);
