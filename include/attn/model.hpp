@@ -13,6 +13,10 @@
 //   qwen3                  dynamic and yarn, or v5's rope_parameters), grouped-query heads, SwiGLU; Mistral's
 //                          sliding_window; Qwen2's Q/K/V biases and sliding layers; Qwen3's
 //                          q_norm and k_norm (RMSNorm over each head's q and k, before RoPE)
+//   gemma, gemma2          the same, with embeddings ·√hidden_size, RMSNorm by (1 + weight),
+//                          GeGLU, head_dim its own; Gemma 2's norms after the attention and
+//                          around the MLP, query_pre_attn_scalar, attn_logit_softcapping and
+//                          sliding layers
 // The attention runs on attn's engine (attn/multihead.hpp's batched_attention: causal rule,
 // window, RoPE and grouped-query heads of the resolved problem), the linear layers on attn's
 // GEMM with the weights where they lie in the mapped files (float16 and bfloat16 widened as
@@ -37,7 +41,7 @@ namespace attn::model {
 
 enum class Architecture { bert, gpt2, llama };
 
-// "bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3": the model_type values attn runs.
+// "bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2": the model_type values attn runs.
 const char* known_model_types() noexcept;
 
 // What config.json says, resolved (defaults as transformers' config classes have them).
@@ -54,6 +58,11 @@ struct ModelConfig {
     std::vector<bool> slides;           // per layer: the sliding window applies (empty: every layer)
     bool qkv_bias = false, o_bias = false, mlp_bias = false;  // llama family
     bool qk_norm = false;  // Qwen3: self_attn.q_norm and k_norm, RMSNorm over head_dim
+    bool embed_scale = false, unit_offset_norm = false;  // Gemma: embeddings ·√hidden, RMSNorm by (1 + weight)
+    bool sandwich_norms = false;  // Gemma 2: post_attention_layernorm on the attention's output,
+                                  // pre_ and post_feedforward_layernorm around the MLP
+    double query_scalar = 0;      // Gemma 2: the scale query_pre_attn_scalar ** -0.5 (0: head_dim's)
+    float softcap = 0;            // Gemma 2: attn_logit_softcapping (0: none)
     bool scale_attn_weights = true, scale_by_inverse_layer = false;  // gpt2: 1/√d, and 1/(layer + 1)
     bool absolute_positions = true;  // bert: position embeddings added (position_embedding_type null: none)
     // roberta: pad_token_id, the padding_idx of RobertaEmbeddings' position ids; none: 0, 1, 2, ...

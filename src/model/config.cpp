@@ -1,10 +1,11 @@
 // config.json → ModelConfig, with transformers' defaults (BertConfig, GPT2Config, LlamaConfig,
-// MistralConfig, Qwen2Config, Qwen3Config) and a clear error for every feature attn does not run.
+// MistralConfig, Qwen2Config, Qwen3Config, GemmaConfig, Gemma2Config) and a clear error for every feature attn does not run.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,7 +16,9 @@
 
 namespace attn::model {
 
-const char* known_model_types() noexcept { return "bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3"; }
+const char* known_model_types() noexcept {
+    return "bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2";
+}
 
 namespace {
 
@@ -301,6 +304,24 @@ void rope(const Reader& r, const Lengths& top, ModelConfig& c) {
     if (chosen) rope_scaling(pr, top, c);
 }
 
+// config.json's "layer_types" (when not null) over c.slides, the config's default: which layers
+// slide. A sliding layer it names needs a window (`why` says what leaves it out).
+void layer_types(const Reader& r, ModelConfig& c, const char* why) {
+    if (const json::Value* types = r.v.find("layer_types"); types && !types->is_null()) {
+        if (!types->is_array() || types->as_array().size() != c.layers)
+            r.fail("\"layer_types\": expected one of \"full_attention\" or \"sliding_attention\" per layer");
+        for (std::size_t l = 0; l < c.layers; ++l) {
+            const json::Value& t = types->as_array()[l];
+            const std::string name = t.is_string() ? t.as_string() : "";
+            if (name != "full_attention" && name != "sliding_attention")
+                r.fail("\"layer_types\": expected one of \"full_attention\" or \"sliding_attention\" per layer");
+            if (name == "sliding_attention" && c.sliding_window == 0)  // transformers' mask finds no window
+                r.fail("\"layer_types\": layer " + std::to_string(l) + " is \"sliding_attention\" but there is no window" + why);
+            c.slides[l] = name == "sliding_attention";
+        }
+    }
+}
+
 void llama(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::llama;
     // LlamaConfig's, MistralConfig's, Qwen2Config's and Qwen3Config's defaults (Llama 2 7B,
@@ -345,20 +366,7 @@ void llama(const Reader& r, ModelConfig& c) {
             r.fail("\"max_window_layers\": expected a non-negative integer");
         const std::size_t first = std::size_t(first_layer);
         for (std::size_t l = 0; l < c.layers; ++l) c.slides.push_back(l >= first);
-        if (const json::Value* types = r.v.find("layer_types"); types && !types->is_null()) {
-            if (!types->is_array() || types->as_array().size() != c.layers)
-                r.fail("\"layer_types\": expected one of \"full_attention\" or \"sliding_attention\" per layer");
-            for (std::size_t l = 0; l < c.layers; ++l) {
-                const json::Value& t = types->as_array()[l];
-                const std::string name = t.is_string() ? t.as_string() : "";
-                if (name != "full_attention" && name != "sliding_attention")
-                    r.fail("\"layer_types\": expected one of \"full_attention\" or \"sliding_attention\" per layer");
-                if (name == "sliding_attention" && c.sliding_window == 0)  // transformers' mask finds no window
-                    r.fail("\"layer_types\": layer " + std::to_string(l) + " is \"sliding_attention\" but there is no "
-                           "window (\"sliding_window\" is null, or \"use_sliding_window\" is not true)");
-                c.slides[l] = name == "sliding_attention";
-            }
-        }
+        layer_types(r, c, " (\"sliding_window\" is null, or \"use_sliding_window\" is not true)");
     } else if (c.model_type == "mistral") {
         // MistralAttention and MistralMLP have no biases, whatever the config says; its window
         // is 4096 keys when the key is absent, none when null.
@@ -369,6 +377,66 @@ void llama(const Reader& r, ModelConfig& c) {
         c.mlp_bias = r.bool_or("mlp_bias", false);
     }
     padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
+}
+
+// GemmaConfig's (gemma-7b) and Gemma2Config's (gemma-2-2b) defaults; both run as LlamaModel
+// with the embeddings scaled by √hidden_size and RMSNorm's weight as (1 + weight); Gemma 2 adds
+// a norm after the attention and around the MLP, the scale query_pre_attn_scalar ** -0.5, the
+// softcap attn_logit_softcapping, and the window on the layers layer_types calls sliding (by
+// default the even ones: 0, 2, …).
+void gemma(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::llama;
+    const bool v2 = c.model_type == "gemma2";
+    c.layers = r.count_or("num_hidden_layers", v2 ? 26 : 28), c.hidden = r.count_or("hidden_size", v2 ? 2304 : 3072);
+    c.heads = r.count_or("num_attention_heads", v2 ? 8 : 16), c.kv_heads = r.count_or("num_key_value_heads", v2 ? 4 : 16);
+    c.head_dim = r.count_or("head_dim", 256);  // its own key; null fails in the attention's nn.Linear
+    c.intermediate = r.count_or("intermediate_size", v2 ? 9216 : 24576);
+    c.vocab = r.count_or("vocab_size", 256000);
+    c.norm_eps = r.eps_or("rms_norm_eps", 1e-6);
+    if (v2) {  // Gemma2MLP: ACT2FN[config.hidden_activation] (hidden_act unread)
+        r.not_null("hidden_activation");
+        c.activation = activation(r, r.string_or("hidden_activation", "gelu_pytorch_tanh"));
+    } else {
+        // GemmaMLP: ACT2FN[config.hidden_act] since transformers v4.48; before, hidden_activation
+        // (None: gelu_pytorch_tanh), hidden_act unread. Where the two readings differ, refused.
+        r.not_null("hidden_act");
+        const std::string act = r.string_or("hidden_act", "gelu_pytorch_tanh");
+        const json::Value* a = r.v.find("hidden_activation");
+        const std::string older = a && !a->is_null() ? r.string_or("hidden_activation", "") : "gelu_pytorch_tanh";
+        c.activation = activation(r, act);
+        if (activation(r, older) != c.activation)
+            r.fail("\"hidden_act\" \"" + act + "\" and \"hidden_activation\" \"" + older + "\"" +
+                   (a && !a->is_null() ? "" : " (left out or null)") +
+                   " differ: transformers from v4.48 runs hidden_act, older versions hidden_activation; "
+                   "give both the same");
+    }
+    const std::size_t max_positions = r.count_or_none("max_position_embeddings", 8192);
+    const json::Value* max_given = r.v.find("max_position_embeddings");
+    rope(r, {max_given && max_given->is_null() ? 0 : max_positions, r.count_or_none("original_max_position_embeddings", 0)}, c);
+    if (c.heads % c.kv_heads) r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " + std::to_string(c.kv_heads));
+    c.qkv_bias = c.o_bias = r.bool_or("attention_bias", false);
+    c.embed_scale = c.unit_offset_norm = true;
+    if (r.flag("use_bidirectional_attention", false))
+        r.fail("\"use_bidirectional_attention\": true is not supported (attn runs Gemma's causal attention)");
+    padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
+    if (!v2) return;
+    c.sandwich_norms = true;
+    r.not_null("query_pre_attn_scalar");  // None ** -0.5 fails
+    c.query_scalar = r.number_or("query_pre_attn_scalar", 256);
+    if (!(c.query_scalar > 0) || !std::isfinite(c.query_scalar) || !(std::pow(c.query_scalar, -0.5) >= 1e-30))
+        r.fail("\"query_pre_attn_scalar\" is " + shown(c.query_scalar) + ": expected a positive number");
+    const json::Value* cap = r.v.find("attn_logit_softcapping");  // null: none
+    const double softcap = cap && cap->is_null() ? 0.0 : r.number_or("attn_logit_softcapping", 50.0);
+    if (!(softcap >= 0) || (softcap > 0 && !(float(softcap) >= std::numeric_limits<float>::min())) || std::isinf(float(softcap)))
+        r.fail("\"attn_logit_softcapping\" is " + shown(softcap) + ": expected a positive number, or null (none)");
+    c.softcap = float(softcap);
+    const json::Value* window = r.v.find("sliding_window");  // 4096 when absent, none when null
+    c.sliding_window = !window ? 4096 : r.count_or_none("sliding_window", 0);
+    for (std::size_t l = 0; l < c.layers; ++l) c.slides.push_back(l % 2 == 0);
+    const json::Value* types = r.v.find("layer_types");
+    if (c.sliding_window == 0 && (!types || types->is_null()) && c.layers)
+        r.fail("\"sliding_window\" is null, but layer 0 slides (Gemma2Config's layer_types: every even layer)");
+    layer_types(r, c, " (\"sliding_window\" is null)");
 }
 
 }  // namespace
@@ -392,6 +460,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "gpt2") gpt2(r, c);
     else if (c.model_type == "llama" || c.model_type == "mistral" || c.model_type == "qwen2" || c.model_type == "qwen3")
         llama(r, c);
+    else if (c.model_type == "gemma" || c.model_type == "gemma2") gemma(r, c);
     else r.fail("model_type \"" + c.model_type + "\" is not supported (attn runs " + known_model_types() + ")");
     if (c.kv_heads == 0) c.kv_heads = c.heads;
     if (c.head_dim == 0) {

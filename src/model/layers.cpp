@@ -56,9 +56,11 @@ void layer_norm(Tensor& X, const Weight& weight, const Weight* bias, double eps)
     });
 }
 
-void rms_norm(Tensor& X, const Weight& weight, double eps) {
+void rms_norm(Tensor& X, const Weight& weight, double eps, bool unit_offset) {
     const MatrixView m = rows_of(X);
-    const std::vector<float> g = weight.values();
+    std::vector<float> g = weight.values();
+    if (unit_offset)  // Gemma: output * (1.0 + self.weight.float())
+        for (float& x : g) x = 1.0f + x;
     const std::size_t n = g.size();  // the whole row, or each head's n columns (Qwen3's q_norm)
     if (n == 0 || m.cols % n) throw std::logic_error("rms_norm: a row is no whole number of the weight's length");
     parallel_for(m.rows, [&](std::size_t i) {

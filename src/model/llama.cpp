@@ -1,9 +1,11 @@
 // LlamaModel's forward (transformers' models/llama/modeling_llama.py, eager attention), also
-// Mistral's, Qwen2's and Qwen3's: token embeddings, then per layer RMSNorm, q/k/v projections
-// (Qwen2: with biases; Qwen3: then q_norm and k_norm, RMSNorm per head), RoPE and causal
-// grouped-query attention on the engine (Mistral: a sliding window), o_proj, the residual,
-// RMSNorm, the SwiGLU MLP (down(act(gate(x)) · up(x))), the residual; the final norm, whose
-// output is the last hidden state.
+// Mistral's, Qwen2's, Qwen3's, Gemma's and Gemma 2's: token embeddings (Gemma: times √E), then per
+// layer RMSNorm (Gemma: by 1 + weight), q/k/v projections (Qwen2: with biases; Qwen3: then q_norm
+// and k_norm, RMSNorm per head), RoPE and causal grouped-query attention on the engine (Mistral:
+// a sliding window; Gemma 2: its scale, softcap and sliding layers), o_proj (Gemma 2: then
+// post_attention_layernorm), the residual, RMSNorm (Gemma 2: pre_feedforward_layernorm), the
+// gated MLP (down(act(gate(x)) · up(x)); Gemma 2: then post_feedforward_layernorm), the
+// residual; the final norm, whose output is the last hidden state.
 #include <cmath>
 #include <string>
 
@@ -19,12 +21,19 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
     const Weight& embeddings = w.table(token_embeddings(c.arch), {c.vocab, E});  // its shape checked before any buffer
     Tensor h = new_rows(B * T, E);
     embed(h, embeddings, in.ids, false);
+    if (c.embed_scale) {  // Gemma: hidden_states * torch.tensor(hidden_size ** 0.5, dtype=hidden_states.dtype)
+        const float normalizer = float(std::sqrt(double(E)));
+        for (std::size_t i = 0; i < B * T; ++i)
+            for (std::size_t e = 0; e < E; ++e) h.data()[i * h.row_stride() + e] *= normalizer;
+    }
     AttentionSpec spec;
     spec.causal = Causal::top_left;
     spec.rope = c.rope;
     spec.rope.dims = d;
     spec.rope = engine::rope_at_length(spec.rope, T);  // dynamic NTK: positions 0 … T − 1
-    spec.scale = float(1.0 / std::sqrt(double(d)));  // self.scaling = head_dim ** -0.5
+    // self.scaling = head_dim ** -0.5; Gemma 2's query_pre_attn_scalar ** -0.5
+    spec.scale = float(c.query_scalar ? std::pow(c.query_scalar, -0.5) : 1.0 / std::sqrt(double(d)));
+    spec.softcap = c.softcap;  // Gemma 2: cap·tanh(scores / cap), before the mask
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         const std::size_t window = c.window_of(l);  // kv_idx > q_idx - sliding_window
         spec.window = window ? Window{window - 1, unbounded} : Window{};
@@ -32,28 +41,33 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
         const std::string p = layer_prefix(c.arch, l);
         const auto W = [&](const std::string& n, std::initializer_list<std::size_t> s) -> const Weight& { return w.get(p + n, s); };
         const auto bias = [&](bool on, const std::string& n, std::size_t len) { return on ? &W(n, {len}) : nullptr; };
+        const auto norm = [&](Tensor& x, const std::string& n, std::size_t len) { rms_norm(x, W(n, {len}), c.norm_eps, c.unit_offset_norm); };
         Tensor x = h;
-        rms_norm(x, W("input_layernorm.weight", {E}), c.norm_eps);
+        norm(x, "input_layernorm.weight", E);
         const MatrixView xv = rows_of(x);
         Tensor q = linear(xv, W("self_attn.q_proj.weight", {H * d, E}), Layout::linear, bias(c.qkv_bias, "self_attn.q_proj.bias", H * d));
         Tensor k = linear(xv, W("self_attn.k_proj.weight", {G * d, E}), Layout::linear, bias(c.qkv_bias, "self_attn.k_proj.bias", G * d));
         if (c.qk_norm) {  // Qwen3: each head's q and k RMS-normalised over head_dim, before RoPE
-            rms_norm(q, W("self_attn.q_norm.weight", {d}), c.norm_eps);
-            rms_norm(k, W("self_attn.k_norm.weight", {d}), c.norm_eps);
+            norm(q, "self_attn.q_norm.weight", d);
+            norm(k, "self_attn.k_norm.weight", d);
         }
         const Tensor v = linear(xv, W("self_attn.v_proj.weight", {G * d, E}), Layout::linear, bias(c.qkv_bias, "self_attn.v_proj.bias", G * d));
         const Tensor ctx = self_attention(heads_view(q, B, T, 0, H, d), heads_view(k, B, T, 0, G, d),
                                           heads_view(v, B, T, 0, G, d), spec, rec.weights_of(l), rec.weights_stride());
-        add_rows(h, linear(rows_of(ctx), W("self_attn.o_proj.weight", {E, H * d}), Layout::linear, bias(c.o_bias, "self_attn.o_proj.bias", E)));
+        Tensor o = linear(rows_of(ctx), W("self_attn.o_proj.weight", {E, H * d}), Layout::linear, bias(c.o_bias, "self_attn.o_proj.bias", E));
+        if (c.sandwich_norms) norm(o, "post_attention_layernorm.weight", E);
+        add_rows(h, o);
         x = h;
-        rms_norm(x, W("post_attention_layernorm.weight", {E}), c.norm_eps);
+        norm(x, c.sandwich_norms ? "pre_feedforward_layernorm.weight" : "post_attention_layernorm.weight", E);
         Tensor gate = linear(rows_of(x), W("mlp.gate_proj.weight", {F, E}), Layout::linear, bias(c.mlp_bias, "mlp.gate_proj.bias", F));
         const Tensor up = linear(rows_of(x), W("mlp.up_proj.weight", {F, E}), Layout::linear, bias(c.mlp_bias, "mlp.up_proj.bias", F));
         gated(gate, up, c.activation);
-        add_rows(h, linear(rows_of(gate), W("mlp.down_proj.weight", {E, F}), Layout::linear, bias(c.mlp_bias, "mlp.down_proj.bias", E)));
+        Tensor down = linear(rows_of(gate), W("mlp.down_proj.weight", {E, F}), Layout::linear, bias(c.mlp_bias, "mlp.down_proj.bias", E));
+        if (c.sandwich_norms) norm(down, "post_feedforward_layernorm.weight", E);
+        add_rows(h, down);
     }
     if (rec.last_layer() + 1 == c.layers) {
-        rms_norm(h, w.get("norm.weight", {E}), c.norm_eps);
+        rms_norm(h, w.get("norm.weight", {E}), c.norm_eps, c.unit_offset_norm);
         rec.hidden(c.layers, h);
     }
 }

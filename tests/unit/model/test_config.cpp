@@ -273,3 +273,71 @@ TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with Roberta
     CHECK(error("roberta", ", \"position_embedding_type\": \"relative_key\"").find("is not supported") != std::string::npos);
     CHECK(error("roberta", ", \"is_decoder\": true").find("decoder") != std::string::npos);
 }
+
+TEST_CASE("model config: Gemma2Config: query_pre_attn_scalar, softcap 50, window 4096 on the even layers, (1 + w) norms") {
+    // the helper's sizes: hidden 64, 2 layers, 16 heads; Gemma2Config's 4 K/V heads, head_dim 256
+    const attn::model::ModelConfig g = config("gemma2", "");
+    CHECK(g.kv_heads == 4);
+    CHECK(g.head_dim == 256);
+    CHECK(g.query_scalar == 256);
+    CHECK(g.softcap == 50.0f);
+    CHECK(g.window_of(0) == 4096);
+    CHECK(g.window_of(1) == 0);
+    CHECK(g.embed_scale);
+    CHECK(g.unit_offset_norm);
+    CHECK(g.sandwich_norms);
+    CHECK_FALSE(g.qkv_bias);
+    CHECK(g.activation == attn::model::ModelConfig::Activation::gelu_tanh);
+    CHECK(g.rope.theta == 10000.0f);
+    // Gemma2MLP reads hidden_activation, not hidden_act
+    CHECK(config("gemma2", ", \"hidden_act\": \"silu\"").activation == attn::model::ModelConfig::Activation::gelu_tanh);
+    CHECK(config("gemma2", ", \"hidden_activation\": \"silu\"").activation == attn::model::ModelConfig::Activation::silu);
+    CHECK(error("gemma2", ", \"hidden_activation\": null").find("\"hidden_activation\" is null") != std::string::npos);
+    CHECK(config("gemma2", ", \"attn_logit_softcapping\": null").softcap == 0.0f);
+    CHECK(error("gemma2", ", \"attn_logit_softcapping\": -1").find("\"attn_logit_softcapping\" is -1") != std::string::npos);
+    CHECK(error("gemma2", ", \"query_pre_attn_scalar\": null").find("\"query_pre_attn_scalar\" is null") != std::string::npos);
+    CHECK(error("gemma2", ", \"query_pre_attn_scalar\": 0").find("expected a positive number") != std::string::npos);
+    CHECK(config("gemma2", ", \"query_pre_attn_scalar\": 144").query_scalar == 144);
+    CHECK(error("gemma2", ", \"num_key_value_heads\": null").find("\"num_key_value_heads\" is null") != std::string::npos);
+    // layer_types overrides the even-layer default; a sliding layer needs a window
+    const attn::model::ModelConfig t =
+        config("gemma2", ", \"sliding_window\": 5, \"layer_types\": [\"full_attention\", \"sliding_attention\"]");
+    CHECK(t.window_of(0) == 0);
+    CHECK(t.window_of(1) == 5);
+    CHECK(error("gemma2", ", \"sliding_window\": null").find("\"sliding_window\" is null, but layer 0 slides") != std::string::npos);
+    CHECK(config("gemma2", ", \"sliding_window\": null, \"layer_types\": [\"full_attention\", \"full_attention\"]")
+              .window_of(0) == 0);
+    CHECK(error("gemma2", ", \"sliding_window\": null, \"layer_types\": [\"full_attention\", \"sliding_attention\"]")
+              .find("layer 1 is \"sliding_attention\" but there is no window") != std::string::npos);
+    CHECK(config("gemma2", ", \"attention_bias\": true").o_bias);
+    CHECK(error("gemma2", ", \"use_bidirectional_attention\": true").find("not supported") != std::string::npos);
+}
+
+TEST_CASE("model config: GemmaConfig: 16 K/V heads, head_dim 256, no softcap nor window, hidden_act") {
+    const attn::model::ModelConfig g = config("gemma", "");
+    CHECK(g.kv_heads == 16);
+    CHECK(g.head_dim == 256);
+    CHECK(g.query_scalar == 0);  // head_dim ** -0.5
+    CHECK(g.softcap == 0.0f);
+    CHECK(g.window_of(0) == 0);
+    CHECK(g.embed_scale);
+    CHECK(g.unit_offset_norm);
+    CHECK_FALSE(g.sandwich_norms);
+    CHECK(g.activation == attn::model::ModelConfig::Activation::gelu_tanh);
+    CHECK(config("gemma", ", \"hidden_act\": \"gelu\", \"hidden_activation\": \"gelu_python\"").activation ==
+          attn::model::ModelConfig::Activation::gelu_erf);  // the same function
+    CHECK(error("gemma", ", \"hidden_act\": \"gelu\", \"hidden_activation\": \"gelu_pytorch_tanh\"")
+              .find("differ: transformers from v4.48 runs hidden_act") != std::string::npos);
+    // left out or null, hidden_activation was gelu_pytorch_tanh
+    CHECK(error("gemma", ", \"hidden_act\": \"gelu\", \"hidden_activation\": null").find("(left out or null) differ") !=
+          std::string::npos);
+    CHECK(error("gemma", ", \"hidden_act\": \"silu\"").find("(left out or null) differ") != std::string::npos);
+    CHECK(config("gemma", ", \"hidden_act\": \"gelu_new\"").activation == attn::model::ModelConfig::Activation::gelu_tanh);
+    // the others are unchanged
+    for (const char* type : {"llama", "qwen3"}) {
+        const attn::model::ModelConfig l = config(type, ", \"num_key_value_heads\": 4");
+        CHECK_FALSE(l.embed_scale);
+        CHECK_FALSE(l.unit_offset_norm);
+        CHECK(l.softcap == 0.0f);
+    }
+}
