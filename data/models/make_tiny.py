@@ -7,6 +7,7 @@
     /usr/bin/python3 data/models/make_tiny.py --qwen3    # only qwen3_bf16, qwen3_bias_window
     /usr/bin/python3 data/models/make_tiny.py --roberta  # only roberta
     /usr/bin/python3 data/models/make_tiny.py --float64  # only qwen3_f64
+    /usr/bin/python3 data/models/make_tiny.py --gemma    # only gemma2, gemma2_bf16_types, gemma_bf16
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -337,6 +338,116 @@ def llama_forward(sd, c, ids):
     return torch.stack(atts), torch.stack(hidden)
 
 
+# ---- GemmaModel and Gemma2Model ------------------------------------------------------------
+# models/gemma/modeling_gemma.py and models/gemma2/modeling_gemma2.py (eager attention): the
+# embeddings times torch.tensor(hidden_size ** 0.5) in their dtype, GemmaRMSNorm's
+# x·rsqrt(mean(x²) + eps)·(1 + weight) in float32, GeGLU (gelu approximate='tanh'), head_dim its own;
+# Gemma 2: scaling query_pre_attn_scalar ** -0.5, the scores / cap, tanh, · cap
+# (attn_logit_softcapping) before the mask, sliding_window on the layers layer_types calls
+# sliding_attention (default: the even ones), post_attention_layernorm on the attention's output
+# before the residual, pre_ and post_feedforward_layernorm around the MLP.
+
+def gemma_state(c):
+    E, V, Fi, H, G, d = (c["hidden_size"], c["vocab_size"], c["intermediate_size"], c["num_attention_heads"],
+                         c["num_key_value_heads"], c["head_dim"])
+    norms = ["input_layernorm", "post_attention_layernorm"]
+    if c["model_type"] == "gemma2":
+        norms += ["pre_feedforward_layernorm", "post_feedforward_layernorm"]
+    sd = {"embed_tokens.weight": rnd(V, E, std=0.3)}
+    for l in range(c["num_hidden_layers"]):
+        p = "layers.%d." % l
+        for n in norms:  # GemmaRMSNorm's weight starts at 0: the scale is 1 + weight
+            sd[p + n + ".weight"] = rnd(E, std=0.3)
+        for n, rows in (("q", H * d), ("k", G * d), ("v", G * d)):
+            sd[p + "self_attn.%s_proj.weight" % n] = rnd(rows, E, std=0.4)
+            if c.get("attention_bias"):
+                sd[p + "self_attn.%s_proj.bias" % n] = rnd(rows, std=0.2)
+        sd[p + "self_attn.o_proj.weight"] = rnd(E, H * d)
+        if c.get("attention_bias"):
+            sd[p + "self_attn.o_proj.bias"] = rnd(E, std=0.2)
+        sd[p + "mlp.gate_proj.weight"] = rnd(Fi, E)
+        sd[p + "mlp.up_proj.weight"] = rnd(Fi, E)
+        sd[p + "mlp.down_proj.weight"] = rnd(E, Fi)
+    sd["norm.weight"] = rnd(E, std=0.3)
+    return sd
+
+
+def gemma_forward(sd, c, ids):
+    B, T = ids.shape
+    E, H, G, d, eps = c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"], c["head_dim"], c["rms_norm_eps"]
+    v2 = c["model_type"] == "gemma2"
+    inv_freq = 1.0 / (c["rope_theta"] ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
+    freqs = (inv_freq[None, :, None] @ torch.arange(T)[None, None, :].float()).transpose(1, 2)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos()[:, None], emb.sin()[:, None]
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    types = c.get("layer_types") or ["sliding_attention" if (l + 1) % 2 else "full_attention"
+                                     for l in range(c["num_hidden_layers"])]
+    scaling = c["query_pre_attn_scalar"] ** -0.5 if v2 else d ** -0.5
+    cap = c.get("attn_logit_softcapping") if v2 else None
+
+    def norm(x, name):  # GemmaRMSNorm
+        out = x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + eps)
+        return out * (1.0 + sd[name + ".weight"].float())
+    lin = lambda x, n: F.linear(x, sd[n + ".weight"], sd.get(n + ".bias"))
+    h = sd["embed_tokens.weight"][ids]
+    h = h * torch.tensor(E ** 0.5, dtype=h.dtype)
+    hidden, atts = [], []
+    for l in range(c["num_hidden_layers"]):
+        p = "layers.%d." % l
+        hidden.append(h)
+        allowed = j <= i
+        if v2 and types[l] == "sliding_attention":  # the tril(diagonal=-sliding_window) cells masked
+            allowed = allowed & (j > i - c["sliding_window"])
+        mask = torch.where(allowed, 0.0, torch.finfo(torch.float32).min)
+        x = norm(h, p + "input_layernorm")
+        q = lin(x, p + "self_attn.q_proj").view(B, T, H, d).transpose(1, 2)
+        k = lin(x, p + "self_attn.k_proj").view(B, T, G, d).transpose(1, 2)
+        v = lin(x, p + "self_attn.v_proj").view(B, T, G, d).transpose(1, 2)
+        q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+        k, v = k.repeat_interleave(H // G, dim=1), v.repeat_interleave(H // G, dim=1)  # repeat_kv
+        w = torch.matmul(q, k.transpose(2, 3)) * scaling
+        if cap is not None:
+            w = torch.tanh(w / cap) * cap
+        w = torch.softmax(w + mask, dim=-1, dtype=torch.float32)
+        atts.append(w)
+        o = lin(torch.matmul(w, v).transpose(1, 2).reshape(B, T, H * d), p + "self_attn.o_proj")
+        if v2:
+            o = norm(o, p + "post_attention_layernorm")
+        h = h + o
+        x = norm(h, p + ("pre_feedforward_layernorm" if v2 else "post_attention_layernorm"))
+        m = lin(F.gelu(lin(x, p + "mlp.gate_proj"), approximate="tanh") * lin(x, p + "mlp.up_proj"), p + "mlp.down_proj")
+        if v2:
+            m = norm(m, p + "post_feedforward_layernorm")
+        h = h + m
+    hidden.append(norm(h, "norm"))
+    return torch.stack(atts), torch.stack(hidden)
+
+
+# Gemma 2 (--gemma: torch.manual_seed(6)): 3 layers (0 and 2 slide by Gemma2Config's default), window 3
+# of 7 tokens, softcap 2 (the scores reach it), query_pre_attn_scalar 24 != head_dim 16 != hidden /
+# heads; float32. Then bfloat16 with layer_types (the second layer slides), no softcap (null) and
+# attention_bias. Gemma (v1): one K/V head, head_dim 16, bfloat16.
+GEMMA2 = {"model_type": "gemma2", "architectures": ["Gemma2ForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+          "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+          "intermediate_size": 64, "hidden_act": "gelu_pytorch_tanh", "hidden_activation": "gelu_pytorch_tanh",
+          "rms_norm_eps": 1e-6, "rope_theta": 10000.0, "max_position_embeddings": 64, "attention_bias": False,
+          "query_pre_attn_scalar": 24, "sliding_window": 3, "attn_logit_softcapping": 2.0,
+          "final_logit_softcapping": 30.0}
+GEMMA2_TYPES = dict(GEMMA2, num_hidden_layers=2, layer_types=["full_attention", "sliding_attention"],
+                    attn_logit_softcapping=None, attention_bias=True, rope_theta=500.0)
+GEMMA = {"model_type": "gemma", "architectures": ["GemmaForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+         "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 16,
+         "intermediate_size": 64, "hidden_act": "gelu_pytorch_tanh", "hidden_activation": "gelu_pytorch_tanh",
+         "rms_norm_eps": 1e-6, "rope_theta": 10000.0, "max_position_embeddings": 64, "attention_bias": False}
+
+
+def gemma():
+    torch.manual_seed(6)
+    for name, c, dtype in (("gemma2", GEMMA2, torch.float32), ("gemma2_bf16_types", GEMMA2_TYPES, torch.bfloat16),
+                           ("gemma_bf16", GEMMA, torch.bfloat16)):
+        save(name, c, gemma_state(c), lambda sd, c=c: gemma_forward(sd, c, IDS), dtype, prefix="model.")
+
 # ---- the checkpoints -------------------------------------------------------------------------
 
 IDS = torch.tensor([[1, 17, 42, 5, 63, 9, 2], [1, 33, 8, 8, 50, 21, 2]])
@@ -488,6 +599,7 @@ def tiny():
     qwen3()
     roberta()
     float64()
+    gemma()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -671,5 +783,7 @@ if __name__ == "__main__":
         roberta()
     elif len(sys.argv) == 2 and sys.argv[1] == "--float64":
         float64()
+    elif len(sys.argv) == 2 and sys.argv[1] == "--gemma":
+        gemma()
     else:
         tiny()
