@@ -7,6 +7,8 @@
 # llama with bfloat16 weights (linear rope_scaling, one K/V head), mistral (float16, sliding
 # window 3 < 7 tokens), qwen2 (bfloat16, Q/K/V biases, two shards), qwen3 (q_norm and k_norm,
 # head_dim 16 != hidden / heads; bfloat16, and float32 with all four biases and a sliding layer),
+# gemma2 (softcap 2, query_pre_attn_scalar 24, window 3 on the even layers, four norms a layer;
+# bfloat16 with layer_types, no softcap and biases), gemma (bfloat16, one K/V head),
 # bert_bin (a torch.save pytorch_model.bin) and bert_uncased (bert-base-uncased's vocab.txt, the
 # tutorial's sentence pair given as --text/--text-pair), roberta ("roberta." names, position ids
 # from pad_token_id + 1 over padded rows, a ByteLevel BPE tokenizer.json; as xlm-roberta too);
@@ -150,6 +152,25 @@ else
     expect_err_has "tensor 'model.layers.0.self_attn.q_proj.weight' has shape (64, 32), config.json needs (512, 32)" \
         "qwen3 without head_dim: Qwen3Config's 128"
 
+    # Gemma 2: a post_feedforward_layernorm missing is named; a null sliding_window with
+    # Gemma2Config's default layer_types (layer 0 slides) is refused; Gemma: hidden_act and
+    # hidden_activation differing (transformers' versions read one or the other) are refused.
+    rm -rf "$T/gemma2_no_ffn_norm" && mkdir -p "$T/gemma2_no_ffn_norm" && cp "$TINY/gemma2/config.json" "$T/gemma2_no_ffn_norm/"
+    with_header "$TINY/gemma2/model.safetensors" "$T/gemma2_no_ffn_norm/model.safetensors" \
+        's/"model.layers.2.post_feedforward_layernorm.weight"/"model.layers.2.post_feedforward_layernrom.weight"/'
+    run model "$T/gemma2_no_ffn_norm" --ids 1,2,3 --format csv
+    expect_code 3 "gemma2 without a post_feedforward_layernorm"
+    expect_err_has "have no tensor 'model.layers.2.post_feedforward_layernorm.weight'" "gemma2: the missing norm named"
+    for spec in "gemma2|s/\"sliding_window\": 3/\"sliding_window\": null/|\"sliding_window\" is null, but layer 0 slides" \
+                "gemma_bf16|s/\"hidden_act\": \"gelu_pytorch_tanh\"/\"hidden_act\": \"gelu\"/|\"hidden_act\" \"gelu\" and \"hidden_activation\" \"gelu_pytorch_tanh\" differ"; do
+        IFS='|' read -r m edit message <<<"$spec"
+        rm -rf "$T/${m}_edited" && mkdir -p "$T/${m}_edited" && ln -sf "$TINY/$m/model.safetensors" "$T/${m}_edited/"
+        sed "$edit" "$TINY/$m/config.json" >"$T/${m}_edited/config.json"
+        run model "$T/${m}_edited" --ids 1,2,3 --format csv
+        expect_code 3 "$m with config.json edited ($edit)"
+        expect_err_has "$message" "$m: the config's fault named"
+    done
+
     # the same bits for 1, 2 and 3 threads (rows of the GEMMs, norms and heads split over threads)
     for m in bert_f16 qwen2_bf16; do
         for th in 1 2 3; do
@@ -272,7 +293,7 @@ expect_err_has "no model.safetensors" "missing weights named"
 mkdir -p "$T/t5" && echo '{"model_type": "t5"}' >"$T/t5/config.json" && cp "$TINY/bert/model.safetensors" "$T/t5/"
 run model "$T/t5" --ids 1,2
 expect_code 3 "unknown model_type"
-expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3)' "unknown model_type lists the known ones"
+expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2)' "unknown model_type lists the known ones"
 mkdir -p "$T/relkey" && cp "$TINY/bert/model.safetensors" "$T/relkey/"
 sed 's/"absolute"/"relative_key"/' "$TINY/bert/config.json" >"$T/relkey/config.json"
 run model "$T/relkey" --ids 1,2
