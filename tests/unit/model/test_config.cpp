@@ -234,7 +234,7 @@ TEST_CASE("model config: Qwen3Config: head_dim its own (128), biases with attent
 
 TEST_CASE("model config: pad_token_id within nn.Embedding's vocab_size (BERT and the Llama family)") {
     const std::string g4 = ", \"num_key_value_heads\": 4";
-    for (const char* type : {"bert", "llama", "mistral", "qwen2", "qwen3"}) {
+    for (const char* type : {"bert", "llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2"}) {
         CAPTURE(type);
         for (const char* ok : {"0", "49", "-1", "-50", "null"}) CHECK_FALSE(config(type, g4 + ", \"pad_token_id\": " + ok).padding_idx);
         CHECK(error(type, g4 + ", \"pad_token_id\": 50").find("\"pad_token_id\" is 50: expected an integer id from -50 to 49") !=
