@@ -67,6 +67,7 @@ struct ModelConfig {
     bool absolute_positions = true;  // bert: position embeddings added (position_embedding_type null: none)
     // roberta: pad_token_id, the padding_idx of RobertaEmbeddings' position ids; none: 0, 1, 2, ...
     std::optional<std::int64_t> padding_idx;
+    std::vector<std::string> notes;  // for stderr: readings of config.json that transformers' versions differ on
 
     // The sliding window of layer l (0: none): Qwen2's slides from max_window_layers on.
     std::size_t window_of(std::size_t l) const { return slides.empty() || slides[l] ? sliding_window : 0; }

@@ -114,6 +114,7 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
         case Architecture::llama: run_llama(c, *weights_, in, rec); break;
     }
     ForwardResult r = std::move(rec).take();
+    r.notes = c.notes;
     require_finite(r.attentions, "attentions");
     require_finite(r.hidden_states, "hidden states");
     // Layers past config.json's count: a config that is wrong about it would go unnoticed
