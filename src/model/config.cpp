@@ -322,6 +322,17 @@ void layer_types(const Reader& r, ModelConfig& c, const char* why) {
     }
 }
 
+// The Llama family's RoPE (max_position_embeddings: the class's default when absent; null
+// only dynamic and yarn refuse, as 0) and its query heads checked against the K/V heads.
+void rope_and_groups(const Reader& r, ModelConfig& c, std::size_t default_max_positions) {
+    const std::size_t max_positions = r.count_or_none("max_position_embeddings", default_max_positions);
+    const json::Value* max_given = r.v.find("max_position_embeddings");
+    rope(r, {max_given && max_given->is_null() ? 0 : max_positions, r.count_or_none("original_max_position_embeddings", 0)}, c);
+    if (c.heads % c.kv_heads)
+        r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " +
+               std::to_string(c.kv_heads));
+}
+
 void llama(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::llama;
     // LlamaConfig's, MistralConfig's, Qwen2Config's and Qwen3Config's defaults (Llama 2 7B,
@@ -341,14 +352,9 @@ void llama(const Reader& r, ModelConfig& c) {
     c.norm_eps = r.eps_or("rms_norm_eps", 1e-6);
     r.not_null("hidden_act");
     c.activation = activation(r, r.string_or("hidden_act", "silu"));
-    // Only dynamic and yarn RoPE read it, not a limit (RoPE has no table to outgrow): the
-    // configs' defaults.
-    // null: unused by the default, linear and llama3 RoPE; dynamic and yarn refuse it (0).
-    const std::size_t max_positions = r.count_or_none(
-        "max_position_embeddings", mistral ? 4096 * 32 : qwen ? 32768 : 2048);
-    const json::Value* max_given = r.v.find("max_position_embeddings");
-    rope(r, {max_given && max_given->is_null() ? 0 : max_positions, r.count_or_none("original_max_position_embeddings", 0)}, c);
-    if (c.heads % c.kv_heads) r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " + std::to_string(c.kv_heads));
+    // max_position_embeddings: only dynamic and yarn RoPE read it, not a limit (RoPE has no
+    // table to outgrow); null: unused by the default, linear and llama3 RoPE.
+    rope_and_groups(r, c, mistral ? 4096 * 32 : qwen ? 32768 : 2048);
     if (qwen) {
         // Qwen2: Q/K/V biases always, none on o_proj; Qwen3: all four with attention_bias, and
         // q_norm and k_norm in every layer.
@@ -410,10 +416,7 @@ void gemma(const Reader& r, ModelConfig& c) {
                               "before it ran \"hidden_activation\" \"" + older + "\"" +
                               (a && !a->is_null() ? "" : " (its default: the key is left out or null)"));
     }
-    const std::size_t max_positions = r.count_or_none("max_position_embeddings", 8192);
-    const json::Value* max_given = r.v.find("max_position_embeddings");
-    rope(r, {max_given && max_given->is_null() ? 0 : max_positions, r.count_or_none("original_max_position_embeddings", 0)}, c);
-    if (c.heads % c.kv_heads) r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " + std::to_string(c.kv_heads));
+    rope_and_groups(r, c, 8192);
     c.qkv_bias = c.o_bias = r.bool_or("attention_bias", false);
     c.embed_scale = c.unit_offset_norm = true;
     if (r.flag("use_bidirectional_attention", false))
