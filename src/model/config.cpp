@@ -428,10 +428,16 @@ void gemma(const Reader& r, ModelConfig& c) {
     c.query_scalar = r.number_or("query_pre_attn_scalar", 256);
     if (!(c.query_scalar > 0) || !std::isfinite(c.query_scalar) || !(std::pow(c.query_scalar, -0.5) >= 1e-30))
         r.fail("\"query_pre_attn_scalar\" is " + shown(c.query_scalar) + ": expected a positive number");
-    const json::Value* cap = r.v.find("attn_logit_softcapping");  // null: none
-    const double softcap = cap && cap->is_null() ? 0.0 : r.number_or("attn_logit_softcapping", 50.0);
-    if (!(softcap >= 0) || (softcap > 0 && !(float(softcap) >= std::numeric_limits<float>::min())) || std::isinf(float(softcap)))
+    // null: none. 0 is not: transformers divides by it (every logit 0: uniform weights, or NaN).
+    const json::Value* cap = r.v.find("attn_logit_softcapping");
+    const bool no_cap = cap && cap->is_null();
+    const double softcap = no_cap ? 0.0 : r.number_or("attn_logit_softcapping", 50.0);
+    if (!no_cap && (!(float(softcap) >= std::numeric_limits<float>::min()) || std::isinf(float(softcap))))
         r.fail("\"attn_logit_softcapping\" is " + shown(softcap) + ": expected a positive number, or null (none)");
+    // Gemma2Config.validate_architecture
+    if (c.hidden % c.heads)
+        r.fail("hidden_size " + std::to_string(c.hidden) + " is not a multiple of num_attention_heads " +
+               std::to_string(c.heads) + " (Gemma2Config refuses it)");
     c.softcap = float(softcap);
     const json::Value* window = r.v.find("sliding_window");  // 4096 when absent, none when null
     c.sliding_window = !window ? 4096 : r.count_or_none("sliding_window", 0);

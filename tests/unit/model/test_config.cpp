@@ -295,6 +295,12 @@ TEST_CASE("model config: Gemma2Config: query_pre_attn_scalar, softcap 50, window
     CHECK(error("gemma2", ", \"hidden_activation\": null").find("\"hidden_activation\" is null") != std::string::npos);
     CHECK(config("gemma2", ", \"attn_logit_softcapping\": null").softcap == 0.0f);
     CHECK(error("gemma2", ", \"attn_logit_softcapping\": -1").find("\"attn_logit_softcapping\" is -1") != std::string::npos);
+    // 0 is no "none": transformers divides by it (from an audit)
+    CHECK(error("gemma2", ", \"attn_logit_softcapping\": 0").find("\"attn_logit_softcapping\" is 0: expected a positive number") !=
+          std::string::npos);
+    // Gemma2Config.validate_architecture (head_dim is its own: 256 here)
+    CHECK(error("gemma2", ", \"num_attention_heads\": 12, \"num_key_value_heads\": 4").find(
+              "hidden_size 64 is not a multiple of num_attention_heads 12") != std::string::npos);
     CHECK(error("gemma2", ", \"query_pre_attn_scalar\": null").find("\"query_pre_attn_scalar\" is null") != std::string::npos);
     CHECK(error("gemma2", ", \"query_pre_attn_scalar\": 0").find("expected a positive number") != std::string::npos);
     CHECK(config("gemma2", ", \"query_pre_attn_scalar\": 144").query_scalar == 144);
