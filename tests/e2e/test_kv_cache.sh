@@ -81,3 +81,42 @@ expect_err_has "--past-v is (1, 5, 3): with -x a cache is P×d as --show keys,va
 run attend -x "$T/x_new.csv" "${one[@]}" --past-k "$T/pre/values.npy" --past-v "$T/pre/values.npy"
 expect_code 3 "-x with cached keys of the values' width"
 expect_err_has "--past-k: the cached keys are (1, 1, 5, 3) but the new keys have 4 columns per head" "the cache's width is checked"
+
+# An empty cache (P = 0: ONNX's past_key before the first token, HF's first step) is no cache: the
+# same bits as without one, its batch, heads and d still checked. numpy.save's layout of a float32
+# .npy with no data, written here.
+empty_npy() {  # FILE SHAPE
+    local dict="{'descr': '<f4', 'fortran_order': False, 'shape': $2, }" pad n
+    pad=$(((64 - (10 + ${#dict} + 1) % 64) % 64))
+    dict="$dict$(printf '%*s' "$pad" '')"
+    n=$((${#dict} + 1))
+    # shellcheck disable=SC2059 # the header length's 2 little-endian bytes, as printf escapes
+    { printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $((n & 255)))\\x$(printf %02x $((n >> 8)))"; printf '%s\n' "$dict"; } >"$1"
+}
+G4=$ROOT/data/onnx/test_attention_4d_gqa
+empty_npy "$T/pk0.npy" "(2, 3, 0, 8)"
+run attend -q "$G4/Q.npy" -k "$G4/K.npy" -v "$G4/V.npy" --causal --show weights,context,keys,values --format npy -o "$T/nocache"
+expect_code 0 "ONNX's 4-D GQA case without a cache"
+run attend -q "$G4/Q.npy" -k "$G4/K.npy" -v "$G4/V.npy" --causal --past-k "$T/pk0.npy" --past-v "$T/pk0.npy" \
+    --show weights,context,keys,values --format npy -o "$T/emptycache"
+expect_code 0 "ONNX's 4-D GQA case with an empty cache"
+for f in weights context keys values; do
+    if cmp -s "$T/nocache/$f.npy" "$T/emptycache/$f.npy"; then pass; else fail "an empty cache: $f.npy differs from no cache"; fi
+done
+empty_npy "$T/pk0_d7.npy" "(2, 3, 0, 7)"
+run attend -q "$G4/Q.npy" -k "$G4/K.npy" -v "$G4/V.npy" --past-k "$T/pk0_d7.npy" --past-v "$T/pk0.npy"
+expect_code 3 "an empty cache of another d"
+expect_err_has "its last dimension (7) must match -k's (2, 3, 6, 8) (8)" "the empty cache's d is checked"
+run attend -q "$G4/Q.npy" -k "$G4/K.npy" -v "$G4/V.npy" --past-k "$T/pk0.npy" --past-v "$G4/V.npy"
+expect_code 3 "an empty --past-k with 6 cached values"
+expect_err_has "--past-k has 0 cached keys but --past-v 6 cached values" "the lengths must match, 0 too"
+empty_npy "$T/xk0.npy" "(0, 4)"
+empty_npy "$T/xk0_d3.npy" "(0, 3)"
+run attend -x "$T/x_new.csv" "${one[@]}" --format csv
+cp "$T/out" "$T/x_nocache"
+run attend -x "$T/x_new.csv" "${one[@]}" --past-k "$T/xk0.npy" --past-v "$T/xk0_d3.npy" --format csv
+expect_code 0 "-x with an empty cache"
+if cmp -s "$T/x_nocache" "$T/out"; then pass; else fail "-x: an empty cache differs from no cache"; fi
+run attend -x "$T/x_new.csv" "${one[@]}" --past-k "$T/xk0_d3.npy" --past-v "$T/xk0_d3.npy"
+expect_code 3 "-x with an empty cache of another d"
+expect_err_has "the cached keys are (1, 1, 0, 3) but the new keys have 4 columns per head" "-x: the empty cache's d is checked"

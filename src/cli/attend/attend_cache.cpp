@@ -1,8 +1,11 @@
 // The K/V cache of attn attend (attend_cache.hpp).
 #include "cli/attend/attend_cache.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <optional>
 #include <string>
 
 #include "attn/half.hpp"
@@ -98,12 +101,37 @@ KVView cache_view(const KVView& v, const AttendInputs& a, const char* flag) {
 
 // -x: the cache read and kept for the projections (multihead.hpp's KVCache); its shapes are checked
 // against the projected heads when the problem is resolved.
-void keep_cache(io::KVInput past_k, io::KVInput past_v, AttendInputs& a) {
+void keep_cache(io::KVInput past_k, io::KVInput past_v, const KVView& pkv, const KVView& pvv, AttendInputs& a) {
     a.past_k = std::move(past_k), a.past_v = std::move(past_v);
-    a.cache.k = cache_view(a.past_k.view(), a, "--past-k");
-    a.cache.v = cache_view(a.past_v.view(), a, "--past-v");
+    a.cache.k = cache_view(pkv, a, "--past-k");
+    a.cache.v = cache_view(pvv, a, "--past-v");
     a.past = a.cache.k.shape[2];
     a.Tk += a.past;
+}
+
+// An .npy cache of length 0 (([B,] G, 0, d) or 0×d: ONNX's past_key and HF's cache before the
+// first token), which the readers refuse as an empty array: a view of its shape, no data (the
+// element type then the new keys' and values'). Nothing for any other file.
+std::optional<KVView> empty_npy_cache(const std::string& path) {
+    if (io::reads_standard_input(path)) return std::nullopt;
+    std::ifstream file(path, std::ios::binary | std::ios::ate);
+    if (!file) return std::nullopt;
+    const auto size = static_cast<std::size_t>(file.tellg());
+    std::string head(std::min<std::size_t>(size, 12), '\0');
+    file.seekg(0).read(head.data(), std::streamsize(head.size()));
+    const std::size_t header = io::npy_header_size(head);
+    if (header == 0 || header != size) return std::nullopt;  // not an .npy, or not without data
+    head.resize(header);
+    file.seekg(0).read(head.data(), std::streamsize(header));
+    const std::optional<Shape> shape = file ? io::npy_declared_shape(head) : std::nullopt;
+    if (!shape || shape->rank() < 2 || shape->back(2) != 0) return std::nullopt;
+    for (std::size_t i = 0; i < shape->rank(); ++i)
+        if (i != shape->rank() - 2 && (*shape)[i] == 0) return std::nullopt;  // empty elsewhere: the readers' error
+    static const float none = 0.0f;  // no element is read: every offset into it is 0
+    KVView v;
+    v.data = &none, v.shape = *shape;
+    for (std::size_t i = shape->rank(), stride = 1; i-- > 0;) v.strides[i] = stride, stride *= (*shape)[i];
+    return v;
 }
 
 }  // namespace
@@ -118,15 +146,23 @@ void prepend_cache(const cxxopts::ParseResult& r, InputNames& names, AttendInput
             throw UsageError(std::string("--past-k/--past-v set the causal offset to the cache's length and are not "
                                          "supported with --") + o);
     // --causal (any alignment) is then ONNX's rule with a cache: j <= i + P (the problem's past).
-    io::KVInput past_k = io::read_kv_tensor(names.claim(r["past-k"].as<std::string>(), "--past-k"), 4);
-    io::KVInput past_v = io::read_kv_tensor(names.claim(r["past-v"].as<std::string>(), "--past-v"), 4);
-    const KVView pkv = past_k.view(), pvv = past_v.view();
+    // An empty cache (P = 0) is read from its header: the same result as none, its shape checked.
+    const std::string pk_path = names.claim(r["past-k"].as<std::string>(), "--past-k");
+    const std::string pv_path = names.claim(r["past-v"].as<std::string>(), "--past-v");
+    std::optional<KVView> pk_empty = empty_npy_cache(pk_path), pv_empty = empty_npy_cache(pv_path);
+    io::KVInput past_k = pk_empty ? io::KVInput{} : io::read_kv_tensor(pk_path, 4);
+    io::KVInput past_v = pv_empty ? io::KVInput{} : io::read_kv_tensor(pv_path, 4);
+    if (!a.embeddings) {  // the new keys' and values' type: no element type to differ in
+        if (pk_empty) pk_empty->type = a.k_view().type;
+        if (pv_empty) pv_empty->type = a.v_view().type;
+    }
+    const KVView pkv = pk_empty ? *pk_empty : past_k.view(), pvv = pv_empty ? *pv_empty : past_v.view();
     if (pkv.rank() < 2 || pvv.rank() < 2)
         throw InputError("--past-k and --past-v are ([B,] G, P, d) or P×d: not vectors");
     if (pkv.shape.back(2) != pvv.shape.back(2))
         throw InputError("--past-k has " + std::to_string(pkv.shape.back(2)) + " cached keys but --past-v " +
                          std::to_string(pvv.shape.back(2)) + " cached values: they must match");
-    if (a.embeddings) return keep_cache(std::move(past_k), std::move(past_v), a);
+    if (a.embeddings) return keep_cache(std::move(past_k), std::move(past_v), pkv, pvv, a);
     const KVView k = a.k_view(), v = a.v_view();
     a.past = pkv.shape.back(2);
     const bool widen = r.count("kv-dtype") > 0;

@@ -588,7 +588,7 @@ void resolve_problem(AttendInputs& a) {
     a.scores.fill(spec);
     try {
         if (a.embeddings) {
-            if (a.past) {  // the cache against the projected heads (multihead.hpp's KVCache)
+            if (a.cache.k.rank()) {  // the cache (an empty one too) against the projected heads (KVCache)
                 check_cache(a.cache.k.shape, a.batch, a.kv_heads, a.d_k, Role::past_keys);
                 check_cache(a.cache.v.shape, a.batch, a.kv_heads, a.projections.d_v, Role::past_values);
             }

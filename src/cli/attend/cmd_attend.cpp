@@ -100,8 +100,9 @@ void declare_options(cxxopts::Options& options) {
                    "(B, G, P, d_k), before the projected keys. The queries' offset becomes P (--causal, either "
                    "alignment, is j <= i + P; the window is at p = i + P; RoPE rotates the new queries and keys at "
                    "P..., never the cache), and --show keys,values give the present cache (ONNX's "
-                   "present_key/present_value), to pass back as --past-k/--past-v for the next tokens. Not with "
-                   "--causal-offset, --lengths or --key-rows",
+                   "present_key/present_value), to pass back as --past-k/--past-v for the next tokens. An empty "
+                   ".npy cache (P = 0, the first step's) is no cache. Not with --causal-offset, --lengths or "
+                   "--key-rows",
          cxxopts::value<std::string>(), "FILE")
         ("past-v", "The cached values ([B,] G, P, d_v), or with -x as --show values prints them, prepended to "
                    "the new values (with --past-k)",
