@@ -252,7 +252,7 @@ void resolve_score(const AttentionSpec& spec, AttentionProblem& p) {
     }
 }
 
-// Sinks: one finite logit per query head, softmax only, not with key shards.
+// Sinks: one logit per query head (finite, or -inf: none), softmax only, not with key shards.
 void resolve_sinks(const AttentionSpec& spec, AttentionProblem& p) {
     if (spec.sinks.empty()) return;
     if (spec.sinks.size() != p.H)
@@ -260,10 +260,10 @@ void resolve_sinks(const AttentionSpec& spec, AttentionProblem& p) {
                          text(spec.sinks.size()) + (spec.sinks.size() == 1 ? " sink for " : " sinks for ") +
                              text(p.H) + (p.H == 1 ? " query head" : " query heads") +
                              ": give one sink logit per query head");
-    for (std::size_t h = 0; h < p.H; ++h)
-        if (!std::isfinite(spec.sinks[h]))
+    for (std::size_t h = 0; h < p.H; ++h)  // -inf: no sink (e^-inf = 0), the kernels' own default
+        if (std::isnan(spec.sinks[h]) || spec.sinks[h] == std::numeric_limits<float>::infinity())
             throw InputError("the sink of head " + text(h) + " is " + std::to_string(spec.sinks[h]) +
-                             ": sinks are finite logits");
+                             ": sinks are finite logits, or -inf for none");
     if (spec.normalize != Normalization::softmax)
         throw InputError("sinks join the softmax's denominator: they need softmax normalisation");
     if (spec.key_rows.begin != 0 || spec.key_rows.end != IndexRange::npos)

@@ -36,6 +36,31 @@ attend_to nosink -q "$g/q.npy" -k "$g/k.npy" -v "$g/v.npy" --causal --show conte
 if "$ALLCLOSE" "$T/nosink/context.npy" "$g/context.npy" --rtol 1e-5 --atol 1e-6 >/dev/null 2>&1; then
     fail "the context without --sinks equals gpt-oss's: the fixture does not see the sinks"
 else pass; fi
+# A sink of -inf is no sink for its head (e^-inf = 0): each head's context the same bits as the
+# run without sinks (heads 0 and 2) or with gpt-oss's sink for it (heads 1 and 3, the fixture's).
+head_block() {  # FILE HEAD: the csv block of one head
+    awk -v h="# context [$2] " 'index($0, h) == 1 { on = 1; next } /^#/ { on = 0 } on && NF' "$1"
+}
+printf -- '-inf\n-1.7356963\n-inf\n-0.3236169\n' >"$T/sinks_mixed.txt"
+printf -- '-inf -inf -inf -inf\n' >"$T/sinks_none.txt"
+for run in "nosinks|" "fixture|--sinks $g/sinks.npy" "mixed|--sinks $T/sinks_mixed.txt" "allinf|--sinks $T/sinks_none.txt"; do
+    IFS='|' read -r name opt <<<"$run"
+    # shellcheck disable=SC2086 # opt is empty or two words
+    run attend -q "$g/q.npy" -k "$g/k.npy" -v "$g/v.npy" --causal $opt --show context --format csv
+    expect_code 0 "sinks: the $name run"
+    cp "$T/out" "$T/sinks_$name.csv"
+done
+for h in 0 1 2 3; do
+    ref=$([ $((h % 2)) = 0 ] && echo nosinks || echo fixture)
+    if [ -n "$(head_block "$T/sinks_mixed.csv" $h)" ] &&
+        [ "$(head_block "$T/sinks_mixed.csv" $h)" = "$(head_block "$T/sinks_$ref.csv" $h)" ]; then pass
+    else fail "sinks -inf,s1,-inf,s3: head $h is not the $ref run's"; fi
+done
+if cmp -s "$T/sinks_allinf.csv" "$T/sinks_nosinks.csv"; then pass; else fail "sinks all -inf: not the run without sinks"; fi
+printf 'nan 1 1 1\n' >"$T/sinks_nan.txt"
+run attend -q "$g/q.npy" -k "$g/k.npy" -v "$g/v.npy" --sinks "$T/sinks_nan.txt"
+expect_code 3 "a NaN sink"
+expect_err_has "non-finite value 'nan' is not allowed here (only -inf is)" "a NaN sink refused"
 # Without --segments the documents' context differs.
 d=$FIXTURES/documents_causal_per_item
 attend_to nodocs -q "$d/q.npy" -k "$d/k.npy" -v "$d/v.npy" --causal --show context

@@ -464,10 +464,10 @@ void read_masks(Reader& in, AttendInputs& a) {
     a.mask_bits = std::move(mask);
 }
 
-// --sinks (a vector of finite logits, one per query head) and --segments (whole-number document
+// --sinks (a vector of logits, finite or -inf, one per query head) and --segments (whole-number document
 // ids, (T) or (B, T); npy integers or text); the problem checks them against the shapes.
 void read_sinks_and_segments(Reader& in, AttendInputs& a) {
-    const Tensor sinks = in.tensor("sinks", 2);
+    const Tensor sinks = in.tensor("sinks", 2, io::Finite::allow_neg_inf);  // -inf: no sink for that head
     if (sinks.rank() == 2 && sinks.rows() != 1 && sinks.cols() != 1)
         throw InputError("--sinks is " + sinks.shape().dims_text() + ": expected a vector, one logit per query head");
     for (std::size_t k = 0; sinks.rank() && k < sinks.rows() * sinks.cols(); ++k)

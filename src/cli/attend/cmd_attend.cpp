@@ -160,7 +160,8 @@ void declare_options(cxxopts::Options& options) {
         ("lengths", "Valid keys per batch item, as a list such as 5,3 or a FILE of numbers (text or an .npy vector): "
                     "keys at index >= the length are masked for every query (key padding; PyTorch's key_padding_mask)",
          cxxopts::value<std::string>(), "LIST|FILE")
-        ("sinks", "Attention sinks (gpt-oss's learned sinks): a FILE of one logit per query head (H values), "
+        ("sinks", "Attention sinks (gpt-oss's learned sinks): a FILE of one logit per query head (H values; -inf: "
+                  "none for that head), "
                   "added to the softmax's denominator only: w_ij = exp(s_ij - m)/(exp(sink - m) + sum_j exp(s_ij - m)), "
                   "m the max over the scores and the sink (step 5 of the order above). Weights then sum to less than "
                   "1; a row with every key masked gets weights 0 and context 0; --show lse includes the sink. Not with "
