@@ -1,5 +1,6 @@
-// config.json → ModelConfig, with transformers' defaults (BertConfig, GPT2Config, LlamaConfig,
-// MistralConfig, Qwen2Config, Qwen3Config, GemmaConfig, Gemma2Config) and a clear error for every feature attn does not run.
+// config.json → ModelConfig, with transformers' defaults (BertConfig, RobertaConfig, GPT2Config,
+// LlamaConfig, MistralConfig, Qwen2Config, Qwen3Config, GemmaConfig, Gemma2Config) and a clear
+// error for every feature attn does not run.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -119,7 +120,7 @@ ModelConfig::Activation activation(const Reader& r, const std::string& name) {
 }
 
 // pad_token_id, the padding_idx of the word embeddings' nn.Embedding (BertEmbeddings,
-// LlamaModel, MistralModel, Qwen2Model, Qwen3Model), which asserts -vocab_size <= id <
+// LlamaModel, MistralModel, Qwen2Model, Qwen3Model, GemmaModel, Gemma2Model), which asserts -vocab_size <= id <
 // vocab_size; RoBERTa's position embeddings take it too (max_position_embeddings). Null or
 // absent: none (RoBERTa: 1, and null fails in its position ids).
 std::optional<std::int64_t> padding_id(const Reader& r, const ModelConfig& c, bool roberta) {
