@@ -120,3 +120,9 @@ if cmp -s "$T/x_nocache" "$T/out"; then pass; else fail "-x: an empty cache diff
 run attend -x "$T/x_new.csv" "${one[@]}" --past-k "$T/xk0_d3.npy" --past-v "$T/xk0_d3.npy"
 expect_code 3 "-x with an empty cache of another d"
 expect_err_has "the cached keys are (1, 1, 0, 3) but the new keys have 4 columns per head" "-x: the empty cache's d is checked"
+# An empty cache with bytes after its header: those bytes named, not "empty array".
+cp "$T/pk0.npy" "$T/pk0_trail.npy" && printf '0123456789abcdef' >>"$T/pk0_trail.npy"
+run attend -q "$G4/Q.npy" -k "$G4/K.npy" -v "$G4/V.npy" --past-k "$T/pk0_trail.npy" --past-v "$T/pk0.npy"
+expect_code 3 "an empty cache with trailing bytes"
+expect_err_has "16 unexpected bytes after the array data (an empty cache, shape (2, 3, 0, 8), has none)" \
+    "an empty cache's trailing bytes named"

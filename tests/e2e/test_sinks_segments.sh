@@ -57,6 +57,17 @@ for h in 0 1 2 3; do
     else fail "sinks -inf,s1,-inf,s3: head $h is not the $ref run's"; fi
 done
 if cmp -s "$T/sinks_allinf.csv" "$T/sinks_nosinks.csv"; then pass; else fail "sinks all -inf: not the run without sinks"; fi
+# --masked-rows decides the rows that see no key in a head whose sink is -inf (row 0 at causal
+# offset -1); with every sink finite no row is masked, and --masked-rows is refused.
+run attend -q "$g/q.npy" -k "$g/k.npy" -v "$g/v.npy" --causal-offset -1 --sinks "$T/sinks_mixed.txt" \
+    --masked-rows nan --show context --format csv
+expect_code 0 "--masked-rows nan with a sink of -inf"
+rows=$(awk '/^# context/ { getline; print }' "$T/out" | tr '\n' ' ')
+if [ "$rows" = "nan,nan,nan,nan,nan,nan,nan,nan 0,0,0,0,0,0,0,0 nan,nan,nan,nan,nan,nan,nan,nan 0,0,0,0,0,0,0,0 " ]; then pass
+else fail "--masked-rows nan with sinks -inf,s1,-inf,s3: row 0 of each head is $rows"; fi
+run attend -q "$g/q.npy" -k "$g/k.npy" -v "$g/v.npy" --causal-offset -1 --sinks "$g/sinks.npy" --masked-rows nan
+expect_code 2 "--masked-rows with finite sinks"
+expect_err_has "since every head's sink is finite" "--masked-rows with finite sinks: why"
 printf 'nan 1 1 1\n' >"$T/sinks_nan.txt"
 run attend -q "$g/q.npy" -k "$g/k.npy" -v "$g/v.npy" --sinks "$T/sinks_nan.txt"
 expect_code 3 "a NaN sink"

@@ -109,9 +109,10 @@ void keep_cache(io::KVInput past_k, io::KVInput past_v, const KVView& pkv, const
     a.Tk += a.past;
 }
 
-// An .npy cache of length 0 (([B,] G, 0, d) or 0×d: ONNX's past_key and HF's cache before the
-// first token), which the readers refuse as an empty array: a view of its shape, no data (the
-// element type then the new keys' and values'). Nothing for any other file.
+// An .npy file cache of length 0 (([B,] G, 0, d) or 0×d: ONNX's past_key and HF's cache before
+// the first token), which the readers refuse as an empty array: a view of its shape, no data (the
+// element type then the new keys' and values'). Nothing for any other file or form (standard
+// input, an archive's member: the readers' error).
 std::optional<KVView> empty_npy_cache(const std::string& path) {
     if (io::reads_standard_input(path)) return std::nullopt;
     std::ifstream file(path, std::ios::binary | std::ios::ate);
@@ -120,13 +121,16 @@ std::optional<KVView> empty_npy_cache(const std::string& path) {
     std::string head(std::min<std::size_t>(size, 12), '\0');
     file.seekg(0).read(head.data(), std::streamsize(head.size()));
     const std::size_t header = io::npy_header_size(head);
-    if (header == 0 || header != size) return std::nullopt;  // not an .npy, or not without data
+    if (header == 0 || header > size) return std::nullopt;  // not an .npy: the readers' error
     head.resize(header);
     file.seekg(0).read(head.data(), std::streamsize(header));
     const std::optional<Shape> shape = file ? io::npy_declared_shape(head) : std::nullopt;
     if (!shape || shape->rank() < 2 || shape->back(2) != 0) return std::nullopt;
     for (std::size_t i = 0; i < shape->rank(); ++i)
         if (i != shape->rank() - 2 && (*shape)[i] == 0) return std::nullopt;  // empty elsewhere: the readers' error
+    if (size > header)
+        throw InputError(path + ": " + std::to_string(size - header) + " unexpected bytes after the array data (an empty "
+                         "cache, shape " + shape->text() + ", has none)");
     static const float none = 0.0f;  // no element is read: every offset into it is 0
     KVView v;
     v.data = &none, v.shape = *shape;

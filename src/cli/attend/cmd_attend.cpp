@@ -3,6 +3,7 @@
 // (attn/problem.hpp, attn/multihead.hpp), printed and drawn in attend_outputs; this file
 // declares the options and wires them together.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <optional>
@@ -101,8 +102,8 @@ void declare_options(cxxopts::Options& options) {
                    "alignment, is j <= i + P; the window is at p = i + P; RoPE rotates the new queries and keys at "
                    "P..., never the cache), and --show keys,values give the present cache (ONNX's "
                    "present_key/present_value), to pass back as --past-k/--past-v for the next tokens. An empty "
-                   ".npy cache (P = 0, the first step's) is no cache. Not with --causal-offset, --lengths or "
-                   "--key-rows",
+                   "cache (P = 0, the first step's) in an .npy file is no cache (not from standard input or an "
+                   "archive). Not with --causal-offset, --lengths or --key-rows",
          cxxopts::value<std::string>(), "FILE")
         ("past-v", "The cached values ([B,] G, P, d_v), or with -x as --show values prints them, prepended to "
                    "the new values (with --past-k)",
@@ -164,8 +165,9 @@ void declare_options(cxxopts::Options& options) {
                   "none for that head), "
                   "added to the softmax's denominator only: w_ij = exp(s_ij - m)/(exp(sink - m) + sum_j exp(s_ij - m)), "
                   "m the max over the scores and the sink (step 5 of the order above). Weights then sum to less than "
-                  "1; a row with every key masked gets weights 0 and context 0; --show lse includes the sink. Not with "
-                  "--key-rows, --normalize sum or --masked-rows",
+                  "1; a row with every key masked gets weights 0 and context 0 (with a sink of -inf, as --masked-rows "
+                  "says); --show lse includes the sink. Not with --key-rows or --normalize sum, nor with "
+                  "--masked-rows when every sink is finite",
          cxxopts::value<std::string>(), "FILE")
         ("segments", "Document ids, one per key position: a FILE of whole numbers (text or .npy, integer or "
                      "float), shape (Tk) for every batch item or (B, Tk). Query i sees key j only in its own document "
@@ -551,9 +553,12 @@ int cmd_attend(int argc, char** argv) {
                          "sinks: drop --sinks or variance");
     if (!in.sinks.empty() && s.normalize != Normalization::softmax)
         throw UsageError("--sinks with --normalize sum: sinks join the softmax's denominator");
-    if (!in.sinks.empty() && r.count("masked-rows"))  // it was ignored (from an audit)
-        throw UsageError("--masked-rows with --sinks: no row has every key masked, since the sink is in every row "
-                         "(a row that sees no key gets weights 0 and context 0): drop --masked-rows");
+    // It was ignored (from an audit); a head whose sink is -inf has none, and its rows may be masked.
+    const bool every_sink_finite =
+        !in.sinks.empty() && std::all_of(in.sinks.begin(), in.sinks.end(), [](float x) { return std::isfinite(x); });
+    if (every_sink_finite && r.count("masked-rows"))
+        throw UsageError("--masked-rows with --sinks: no row has every key masked, since every head's sink is finite "
+                         "and in every row (a row that sees no key gets weights 0 and context 0): drop --masked-rows");
     if (show.lse && s.normalize != Normalization::softmax)
         throw UsageError("--show lse is the softmax's log-sum-exp: --normalize sum has none");
     if (s.softmax_f64 && s.normalize != Normalization::softmax)
