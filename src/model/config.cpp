@@ -409,13 +409,21 @@ void gemma(const Reader& r, ModelConfig& c) {
         // "gelu" and "gelu_pytorch_tanh": where the two readings differ, a note says so.
         r.not_null("hidden_act");
         const std::string act = r.string_or("hidden_act", "gelu_pytorch_tanh");
-        const json::Value* a = r.v.find("hidden_activation");
-        const std::string older = a && !a->is_null() ? r.string_or("hidden_activation", "") : "gelu_pytorch_tanh";
         c.activation = activation(r, act);
-        if (activation(r, older) != c.activation)
-            c.notes.push_back("the MLP runs \"hidden_act\" \"" + act + "\", as transformers does from v4.48; versions " +
-                              "before it ran \"hidden_activation\" \"" + older + "\"" +
-                              (a && !a->is_null() ? "" : " (its default: the key is left out or null)"));
+        const json::Value* a = r.v.find("hidden_activation");
+        const bool given = a && !a->is_null();
+        // (unread now: a value attn does not know, or not a string, gets no note and no error)
+        const std::string older = !given ? "gelu_pytorch_tanh" : a->is_string() ? a->as_string() : "";
+        bool differs = false;
+        try {
+            differs = !older.empty() && activation(r, older) != c.activation;
+        } catch (const InputError&) {
+        }
+        if (differs)
+            c.notes.push_back("the MLP runs \"hidden_act\" \"" + act + "\"" +
+                              (r.v.find("hidden_act") ? "" : " (GemmaConfig's default)") +
+                              ", as transformers does from v4.48; versions before it ran \"hidden_activation\" \"" +
+                              older + "\"" + (given ? "" : " (its default: the key is left out or null)"));
     }
     rope_and_groups(r, c, 8192);
     c.qkv_bias = c.o_bias = r.bool_or("attention_bias", false);

@@ -173,14 +173,14 @@ Weights::Weights(const std::string& folder) : folder_(folder) {
             Weight w;
             w.name = t.info.name, w.shape = t.info.shape, w.data = t.data.data();
             if (t.info.note.empty() && t.info.dtype == "F64") {
-                w = widened_copy(w, io::detail::FloatKind::f64, path);
+                w = widened_copy(w, io::detail::FloatKind::f64);
             } else if (t.info.note.empty()) {
                 w.type = weight_type(t, path);
+                // a header whose length is not a multiple of 8
                 if (reinterpret_cast<std::uintptr_t>(w.data) % (w.type == Weight::Type::f32 ? 4 : 2) != 0)
                     w = widened_copy(w, w.type == Weight::Type::f32   ? io::detail::FloatKind::f32
                                         : w.type == Weight::Type::f16 ? io::detail::FloatKind::f16
-                                                                      : io::detail::FloatKind::bf16,
-                                     path);  // a header whose length is not a multiple of 8
+                                                                      : io::detail::FloatKind::bf16);
             } else if (t.info.shape.rank() != 0 || t.info.dtype != "F32") {
                 // unreadable tensors (integer buffers such as position_ids) are fine until asked for
                 w.data = nullptr;
@@ -238,19 +238,17 @@ void Weights::add_torch_file(const std::string& name) {
 
 // w's elements, of `kind` at w.data (any alignment), as float32 in a tensor of owned_: data not
 // aligned to its element (Weight::at and the GEMM read float16 and bfloat16 through uint16_t
-// pointers), and float64, which the GEMM does not read (a value beyond float32's range is
-// refused, as the .npy reader refuses it; NaN and ±inf are looked for on use).
-Weight Weights::widened_copy(const Weight& w, io::detail::FloatKind kind, const std::string& path) {
+// pointers), and float64, which the GEMM does not read (a value beyond float32's range becomes
+// ±inf, as torch's cast makes it: refused on use, as NaN and ±inf are, not in a weight unused).
+Weight Weights::widened_copy(const Weight& w, io::detail::FloatKind kind) {
     owned_.emplace_back(w.shape);
     Tensor& t = owned_.back();
     const std::size_t cols = w.cols();
     const std::size_t size = kind == io::detail::FloatKind::f64 ? 8 : kind == io::detail::FloatKind::f32 ? 4 : 2;
     const auto* bytes = static_cast<const unsigned char*>(w.data);
-    for (std::size_t k = 0; k < w.shape.numel(); ++k) {  // byte by byte: any alignment
-        io::detail::check_range(bytes + size * k, kind, w.shape, k, path + ": tensor '" + w.name + "'");
+    for (std::size_t k = 0; k < w.shape.numel(); ++k)  // byte by byte: any alignment
         t.slice_data(k / (t.rows() * cols))[(k / cols % t.rows()) * t.row_stride() + k % cols] =
             io::detail::decode_float(bytes + size * k, kind);
-    }
     Weight out;
     out.name = w.name, out.shape = w.shape, out.data = t.data(), out.ld = t.rank() >= 2 ? t.row_stride() : 0;
     return out;

@@ -77,7 +77,7 @@ private:
     void add_legacy_names();
     void add_torch_file(const std::string& name);  // pytorch_model.bin or one of its shards
     void add(Weight w, const std::string& name, const std::string& path);
-    Weight widened_copy(const Weight& w, io::detail::FloatKind kind, const std::string& path);
+    Weight widened_copy(const Weight& w, io::detail::FloatKind kind);
 
     std::string folder_, files_text_, prefix_;
     std::vector<std::unique_ptr<io::detail::MappedFile>> files_;

@@ -87,6 +87,33 @@ else
         cmp -s "$T/odd_odd/hidden-states.npy" "$T/odd_bert_f16/hidden-states.npy"; then pass
     else fail "a safetensors header of odd length: not the outputs of the aligned file"; fi
 
+    # F64 weights beyond float32's range become inf, as torch's cast makes them: refused where the
+    # pass uses them (model.norm.weight), not in a tensor it leaves unused (an extra lm_head row).
+    f64=$TINY/qwen3_f64/model.safetensors
+    n=$(od -An -tu8 -N8 "$f64" | tr -d ' ')
+    L=$(($(stat -c %s "$f64") - 8 - n))  # the data's length: the new tensors follow it
+    huge='\x9c\x75\x00\x88\x3c\xe4\x37\x7e'  # 1e300, little-endian
+    for case in unused used; do
+        mkdir -p "$T/f64_$case" && cp "$TINY/qwen3_f64/config.json" "$T/f64_$case/"
+        if [ $case = unused ]; then
+            with_header "$f64" "$T/f64_$case/model.safetensors" \
+                "s/^{/{\"lm_head.extra\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[$L,$((L + 8))]},/"
+            # shellcheck disable=SC2059 # the bytes as printf escapes
+            printf "$huge" >>"$T/f64_$case/model.safetensors"
+        else  # element 3 of model.norm.weight overwritten in place
+            cp "$f64" "$T/f64_$case/model.safetensors"
+            start=$(head -c $((8 + n)) "$f64" | grep -ao '"model.norm.weight":{[^}]*}' | sed -E 's/.*"data_offsets":\[([0-9]+),.*/\1/')
+            # shellcheck disable=SC2059 # the bytes as printf escapes
+            printf "$huge" | dd of="$T/f64_$case/model.safetensors" bs=1 seek=$((8 + n + start + 3 * 8)) conv=notrunc status=none
+        fi
+        run model "$T/f64_$case" --ids "$TINY/qwen3_f64/ids.txt" --format csv
+    done
+    run model "$T/f64_unused" --ids "$TINY/qwen3_f64/ids.txt" --format csv
+    expect_code 0 "an F64 value beyond float32 in an unused tensor"
+    run model "$T/f64_used" --ids "$TINY/qwen3_f64/ids.txt" --format csv
+    expect_code 3 "an F64 value beyond float32 in model.norm.weight"
+    expect_err_has "tensor 'model.norm.weight': row 1, column 4: non-finite value 'inf'" "the weight beyond float32 named where used"
+
     # A vector stored as (1, n) is refused, as transformers' loader refuses it (it was taken).
     mkdir -p "$T/row_vector" && cp "$TINY/llama/config.json" "$T/row_vector/"
     with_header "$TINY/llama/model.safetensors" "$T/row_vector/model.safetensors" \
@@ -176,6 +203,11 @@ else
     expect_code 0 "gemma with hidden_act gelu and hidden_activation gelu_pytorch_tanh"
     expect_err_has 'attn: note: the MLP runs "hidden_act" "gelu", as transformers does from v4.48; versions before it ran "hidden_activation" "gelu_pytorch_tanh"' \
         "gemma: the activations' note"
+    # Gemma's hidden_activation is unread now: a value attn does not know gets no note and no error.
+    sed 's/"hidden_activation": "gelu_pytorch_tanh"/"hidden_activation": "bogus"/' "$TINY/gemma_bf16/config.json" >"$T/gemma_act/config.json"
+    run model "$T/gemma_act" --ids 1,2,3 --format csv
+    expect_code 0 "gemma with an unknown hidden_activation"
+    if [ -z "$ERR" ]; then pass; else fail "gemma with an unknown hidden_activation: stderr $ERR"; fi
 
     # the same bits for 1, 2 and 3 threads (rows of the GEMMs, norms and heads split over threads)
     for m in bert_f16 qwen2_bf16; do
