@@ -97,7 +97,16 @@ std::size_t run_split_keys(const AttentionProblem& p, Tensor& context, Tensor* l
                 // A sink (gpt-oss) is counted here, once: one more term of the merge, with no value.
                 const float sink = p.sink(h);
                 float M = sink;
-                for (std::size_t c = 0; c < chunks; ++c) M = std::max(M, m[at(c)]);
+                bool nan = false;  // a chunk's NaN score makes the row NaN (kernels/masked_rows.hpp)
+                for (std::size_t c = 0; c < chunks; ++c) {
+                    M = std::max(M, m[at(c)]);
+                    nan = nan || m[at(c)] != m[at(c)] || l[at(c)] != l[at(c)];
+                }
+                if (nan) {
+                    std::fill(out, out + p.dv, std::numeric_limits<float>::quiet_NaN());
+                    if (row_lse) *row_lse = std::numeric_limits<float>::quiet_NaN();
+                    continue;
+                }
                 if (M == -std::numeric_limits<float>::infinity()) {
                     ++masked[pair];
                     if (row_lse) *row_lse = M;

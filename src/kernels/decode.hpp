@@ -51,6 +51,7 @@
 #include "kernels/kv_load.hpp"
 #include "kernels/lanes.hpp"
 #include "kernels/mask_lanes.hpp"
+#include "kernels/masked_rows.hpp"
 #include "kernels/tanh.hpp"
 
 namespace attn::kernels::attention_impl {
@@ -382,7 +383,11 @@ void decode_chunk_of(const DecodeArgs& a) {
                 if (row.first > t0) std::fill(s, s + std::min(lim, row.first - t0), neg_inf);  // the window
                 F mx(neg_inf);
                 for (std::size_t j = 0; j < span; j += W) mx = xsimd::max(mx, F::load_aligned(s + j));
-                const float m = a.m[r0 + r], m_new = std::max(m, hmax<Arch>(mx));
+                const float m = a.m[r0 + r];
+                float m_new = std::max(m, hmax<Arch>(mx));
+                // The maxima drop a NaN; one in the tile makes the row NaN (masked_rows.hpp): m = NaN
+                // carries it through shift, alpha, l and the accumulators.
+                if (m_new == neg_inf && holds_nan(s, span)) m_new = std::numeric_limits<float>::quiet_NaN();
                 if (m_new == neg_inf) {  // nothing allowed yet: the accumulators stay 0
                     alpha[r] = 1.0f;
                     std::fill(s, s + span, 0.0f);

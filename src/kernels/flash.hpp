@@ -662,7 +662,7 @@ private:
                 for (std::size_t c = 0; c < W; ++c) t[c] = c < n ? F::load_aligned(ot + (c0 + c) * QB + v * W) : F(0.0f);
                 transpose<Arch>(t);
                 for (std::size_t q = std::max(qa, v * W); q < std::min(qb, v * W + W); ++q) {
-                    if (!(lsum[q] > 0.0f)) continue;
+                    if (lsum[q] == 0.0f) continue;  // nothing visible; NaN (a NaN score): a NaN row
                     float* out = a_.O + (q0 + q - a_.row_begin) * a_.ldo + c0;
                     const F x = t[q - v * W] * F(1.0f / lsum[q]);
                     if (n == W) x.store_unaligned(out);
@@ -670,7 +670,7 @@ private:
                 }
             }
         for (std::size_t q = qa; q < qb; ++q) {
-            if (lsum[q] > 0.0f) continue;
+            if (lsum[q] != 0.0f) continue;
             ++masked;
             write_masked_context(a_.policy, a_.Tk, a_.dv, a_.O + (q0 + q - a_.row_begin) * a_.ldo,
                                  [this] { return v_mean(); });

@@ -114,7 +114,10 @@ void online_softmax_row(const float* q, const std::uint64_t* mask_row, const flo
             s[jj] = v;
             tile_max = std::max(tile_max, v);
         }
-        const float m_new = std::max(m, tile_max);
+        // std::max drops a NaN; one in the tile makes the row NaN (masked_rows.hpp): m = NaN
+        // carries it through alpha, l and acc.
+        if (tile_max == neg_inf && holds_nan(s, nk)) tile_max = std::numeric_limits<float>::quiet_NaN();
+        const float m_new = m != m || tile_max != tile_max ? std::numeric_limits<float>::quiet_NaN() : std::max(m, tile_max);
         if (m_new == neg_inf) continue;  // nothing allowed yet
         const float alpha = m == neg_inf ? 0.0f : exp1(m - m_new);
         float tile_sum = 0.0f;
@@ -161,10 +164,12 @@ std::size_t softmax_rows_lse(float* S, std::size_t lds, std::size_t rows, std::s
         float* r = S + i * lds;
         float mx = sink;
         for (std::size_t j = 0; j < cols; ++j) mx = std::max(mx, r[j]);
-        if (mx == neg_inf) {  // fully masked: x − max would be NaN
-            ++masked;
-            std::fill(r, r + cols, masked_row_weight(policy, cols));
-            if (lse) lse[i] = neg_inf;
+        if (mx == neg_inf) {  // fully masked: x − max would be NaN; a NaN makes the row NaN (masked_rows.hpp)
+            const bool nan = holds_nan(r, cols);
+            masked += !nan;
+            const float fill = nan ? std::numeric_limits<float>::quiet_NaN() : masked_row_weight(policy, cols);
+            std::fill(r, r + cols, fill);
+            if (lse) lse[i] = nan ? fill : neg_inf;
             continue;
         }
         float sum = 0.0f;
@@ -229,7 +234,7 @@ std::size_t flash(const FlashArgs& a) {
         });
         float* out = a.O + (i - a.row_begin) * a.ldo;
         if (a.lse) a.lse[i - a.row_begin] = log_sum_exp(m, l);
-        if (l > 0.0f) {
+        if (l != 0.0f) {  // l = 0: nothing visible; NaN (a NaN score) gives a NaN row
             const float inv = 1.0f / l;
             for (std::size_t c = 0; c < a.dv; ++c) out[c] = acc[c] * inv;
             continue;

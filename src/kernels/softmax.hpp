@@ -2,7 +2,8 @@
 // Stable: each row takes a max pass in two accumulators (−inf padded tails), then exp(x − max)
 // stored with its sum in four accumulators, then one multiply by 1/sum; −inf entries give exactly
 // 0. A row whose max is −inf is fully masked (x − max would be NaN): it gets
-// masked_row_weight(policy) and is counted.
+// masked_row_weight(policy) and is counted; unless it holds a NaN, which makes the row NaN
+// (masked_rows.hpp).
 // Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
 #pragma once
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "kernels/kernel_types.hpp"
 #include "kernels/exp.hpp"
 #include "kernels/lanes.hpp"
+#include "kernels/masked_rows.hpp"
 
 namespace attn::kernels::attention_impl {
 namespace {
@@ -38,10 +40,11 @@ std::size_t softmax_rows_lse(float* S, std::size_t lds, std::size_t rows, std::s
         if (tail) m1 = xsimd::max(m1, load_partial<Arch>(row + full, tail, neg_inf));
         const float mx = std::max(sink, hmax<Arch>(xsimd::max(m0, m1)));
         if (mx == neg_inf) {  // fully masked (or no columns): x − max would be NaN
-            ++masked;
-            const float fill = masked_row_weight(policy, cols);
+            const bool nan = holds_nan(row, cols);
+            masked += !nan;
+            const float fill = nan ? std::numeric_limits<float>::quiet_NaN() : masked_row_weight(policy, cols);
             std::fill(row, row + cols, fill);
-            if (lse) lse[i] = neg_inf;
+            if (lse) lse[i] = nan ? fill : neg_inf;
             continue;
         }
         const F vmx(mx);

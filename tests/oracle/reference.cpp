@@ -2,6 +2,7 @@
 // accumulators, one obvious loop per definition.
 #include "oracle/reference.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -34,6 +35,10 @@ std::size_t normalize_rows(Matrix& S, Normalization how, MaskedRowPolicy policy)
         float* row = S.row(i);
         float mx = neg_inf;
         for (std::size_t j = 0; j < n; ++j) mx = std::fmax(mx, row[j]);
+        if (std::any_of(row, row + n, [](float x) { return std::isnan(x); })) {  // torch: max NaN, every weight NaN
+            std::fill(row, row + n, std::numeric_limits<float>::quiet_NaN());
+            continue;
+        }
         if (mx == neg_inf) {  // every key masked (or no keys at all)
             ++masked_rows;
             const float fill = policy == MaskedRowPolicy::zero  ? 0.0f

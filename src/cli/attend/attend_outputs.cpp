@@ -191,7 +191,7 @@ void check_masked_rows(const AttendInputs& in, const AttendResults& res) {
         const std::size_t n = res.masked_rows - truly_masked;
         // Q·Kᵀ itself may overflow before a small scale would bring it back in range (the Tq×Tk
         // path scales after the product), hence "or". Toward −inf the row looks masked; +inf
-        // and inf − inf make it NaN, which the fused kernel also counts as masked (l is not > 0).
+        // and inf − inf make it NaN, which check_finite reports (kernels/masked_rows.hpp).
         throw RuntimeFailure("the scaled scores of " + std::to_string(n) + " row" + (n == 1 ? "" : "s") +
                              " overflow float32 (to ±inf or NaN, in Q·Kᵀ or after the scale): the inputs overflow "
                              "float32 (scale them down)");

@@ -236,6 +236,30 @@ TEST_CASE("flash: masked keys get weight exactly 0 (NaN scores and huge values t
     }
 }
 
+TEST_CASE("flash: a NaN score makes its row NaN, never a masked row's 0s or a count, per arch") {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (const auto& k : attn::test::supported_arch_kernels()) {
+        INFO("arch " << std::string(k.name));
+        for (MaskedRowPolicy policy : {MaskedRowPolicy::zero, MaskedRowPolicy::uniform}) {
+            // Key 7's K row is NaN: under the causal rule rows 0…6 do not see it.
+            Problem p(70, 150, 16, 9, 1, 41);
+            p.causal = Causal::top_left;
+            p.policy = policy;
+            for (std::size_t c = 0; c < p.dk; ++c) p.K.at(7, c) = nan;
+            check_against_reference(k, p);
+            // One key, and a query row of NaN: every score of those rows is NaN (the max drops them).
+            Problem one(k.lanes + 3, 1, 5, 4, 0, 42);
+            one.policy = policy;
+            for (std::size_t c = 0; c < one.dk; ++c) one.Q.at(2, c) = nan;
+            check_against_reference(k, one);
+            std::vector<float> out(one.Tq * one.dv);
+            CHECK(k.flash(one.args(out.data(), one.dv, 0, one.Tq)) == 0);
+            for (std::size_t c = 0; c < one.dv; ++c) CHECK(std::isnan(out[2 * one.dv + c]));
+            CHECK(std::isfinite(out[0]));
+        }
+    }
+}
+
 TEST_CASE("flash: output is bitwise identical however the rows are split into calls, per arch") {
     for (const auto& k : attn::test::supported_arch_kernels()) {
         INFO("arch " << std::string(k.name));

@@ -69,7 +69,9 @@ void check_against_reference(const attn::test::ArchKernels& k, Rows s, attn::Mas
             CHECK(std::fabs(got - want) <= 1e-5f * std::fabs(want) + 1e-7f);
             sum += got;
         }
-        if (!row_masked || policy == attn::MaskedRowPolicy::uniform) CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
+        const bool nan_row = cols && std::isnan(ref(i, 0));  // a NaN entry: every weight NaN
+        if (!nan_row && (!row_masked || policy == attn::MaskedRowPolicy::uniform))
+            CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
         for (std::size_t j = cols; j < s.view.stride; ++j) CHECK(s.at(i, j) == sentinel);
     }
 }
@@ -118,6 +120,32 @@ TEST_CASE("softmax_rows: fully masked rows follow each policy and are counted, p
                     if (policy == MaskedRowPolicy::uniform) CHECK(got == 1.0f / float(cols));
                 }
             }
+        }
+    }
+}
+
+TEST_CASE("softmax_rows: a NaN makes every weight of its row NaN and is not a masked row, per arch") {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (const auto& k : attn::test::supported_arch_kernels()) {
+        INFO("arch " << std::string(k.name));
+        for (std::size_t cols : {std::size_t(1), k.lanes - 1 ? k.lanes - 1 : 2, k.lanes + 1, 4 * k.lanes + 3}) {
+            INFO("cols " << cols);
+            // Row 0: all NaN; row 1: one NaN among −inf; row 2: one NaN among numbers; row 3: all −inf.
+            Rows s(4, cols, cols + 2);
+            for (std::size_t j = 0; j < cols; ++j) {
+                s.at(0, j) = nan;
+                s.at(1, j) = ninf;
+                s.at(2, j) = float(j) * 0.5f;
+                s.at(3, j) = ninf;
+            }
+            s.at(1, cols - 1) = nan;
+            s.at(2, cols / 2) = nan;
+            check_against_reference(k, s, attn::MaskedRowPolicy::zero);
+            Rows t = s;
+            CHECK(t.softmax(k, attn::MaskedRowPolicy::zero) == 1);
+            for (std::size_t i = 0; i < 3; ++i)
+                for (std::size_t j = 0; j < cols; ++j) CHECK(std::isnan(t.at(i, j)));
+            for (std::size_t j = 0; j < cols; ++j) CHECK(t.at(3, j) == 0.0f);
         }
     }
 }
