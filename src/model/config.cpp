@@ -35,15 +35,23 @@ struct Reader {
     std::string within = "";  // the object v is, for messages ("\"rope_scaling\": "); "" at the top
 
     [[noreturn]] void fail(const std::string& m) const { throw InputError(source + ": " + within + m); }
-    std::size_t count(const char* key) const {  // a required positive integer
-        const json::Value* x = v.find(key);
-        if (!x || x->is_null()) fail(std::string("missing \"") + key + "\"");
-        std::int64_t n = 0;
+    // A present key's integer, written as one (transformers' int keys fail on 16.0).
+    std::int64_t integer(const char* key) const {
         try {
-            n = x->as_int();
+            return v.at(key).as_int();
         } catch (const InputError& e) {
             fail(std::string("\"") + key + "\": " + e.what());
         }
+    }
+    // How a count may be written: as an integer (transformers' sizes fail on 16.0), or as any
+    // whole number where transformers only computes with it (a length of 4096.0 works there).
+    enum class Written { integer, whole };
+    std::size_t count(const char* key, Written written = Written::integer) const {  // a required positive integer
+        const json::Value* x = v.find(key);
+        if (!x || x->is_null()) fail(std::string("missing \"") + key + "\"");
+        const double d = x->is_number() ? x->as_number() : 0;
+        if (written == Written::whole && d >= 1 && d <= 0x1p53 && d == std::floor(d)) return std::size_t(d);
+        const std::int64_t n = integer(key);
         if (n <= 0) fail(std::string("\"") + key + "\" is " + std::to_string(n) + ": expected a positive integer");
         return std::size_t(n);
     }
@@ -54,9 +62,9 @@ struct Reader {
         not_null(key);
         return count_or_none(key, fallback);
     }
-    std::size_t count_or_none(const char* key, std::size_t fallback) const {
+    std::size_t count_or_none(const char* key, std::size_t fallback, Written written = Written::integer) const {
         const json::Value* x = v.find(key);
-        return !x || x->is_null() ? fallback : count(key);
+        return !x || x->is_null() ? fallback : count(key, written);
     }
     double number(const char* key) const {  // required: transformers indexes the dict (KeyError)
         const json::Value* x = v.find(key);
@@ -127,13 +135,13 @@ std::optional<std::int64_t> padding_id(const Reader& r, const ModelConfig& c, bo
     const json::Value* pad = r.v.find("pad_token_id");
     if (roberta && pad && pad->is_null()) r.fail("\"pad_token_id\" is null: RoBERTa's position ids need the padding id");
     if (!roberta && (!pad || pad->is_null())) return std::nullopt;
-    const double id = r.number_or("pad_token_id", 1);
-    const double limit = roberta ? double(std::min(c.vocab, c.max_positions)) : double(c.vocab);
-    if (!(id >= -limit && id < limit) || id != std::floor(id))
-        r.fail("\"pad_token_id\" is " + shown(id) + ": expected an integer id from -" + shown(limit) + " to " +
-               shown(limit - 1) + " (nn.Embedding's padding_idx in vocab_size " + std::to_string(c.vocab) +
+    const std::int64_t id = pad ? r.integer("pad_token_id") : 1;
+    const std::int64_t limit = std::int64_t(roberta ? std::min(c.vocab, c.max_positions) : c.vocab);
+    if (id < -limit || id >= limit)
+        r.fail("\"pad_token_id\" is " + std::to_string(id) + ": expected an integer id from -" + std::to_string(limit) +
+               " to " + std::to_string(limit - 1) + " (nn.Embedding's padding_idx in vocab_size " + std::to_string(c.vocab) +
                (roberta ? " and max_position_embeddings " + std::to_string(c.max_positions) : std::string()) + ")");
-    return std::int64_t(id);
+    return id;
 }
 
 void bert(const Reader& r, ModelConfig& c, std::size_t vocab = 30522) {
@@ -212,8 +220,8 @@ void yarn(const Reader& sr, const Lengths& top, ModelConfig& c) {
     const std::size_t max_positions = top.max_positions;
     RopeScaling& out = c.rope.scaling;
     out.kind = RopeScalingKind::yarn;
-    const double original =
-        double(sr.count_or_none("original_max_position_embeddings", top.original ? top.original : max_positions));
+    const double original = double(sr.count_or_none("original_max_position_embeddings",
+                                                    top.original ? top.original : max_positions, Reader::Written::whole));
     out.original_max_positions = float(original);
     const json::Value* given = sr.v.find("factor");
     const double factor = given && !given->is_null() ? sr.number_or("factor", 1.0) : double(max_positions) / original;
@@ -264,8 +272,9 @@ void rope_scaling(const Reader& sr, const Lengths& top, ModelConfig& c) {
         out.kind = RopeScalingKind::llama3;
         out.low_freq_factor = float(sr.number("low_freq_factor"));
         out.high_freq_factor = float(sr.number("high_freq_factor"));
-        out.original_max_positions = float(top.original ? sr.count_or_none("original_max_position_embeddings", top.original)
-                                                        : sr.count("original_max_position_embeddings"));
+        constexpr Reader::Written whole = Reader::Written::whole;
+        const char* key = "original_max_position_embeddings";
+        out.original_max_positions = float(top.original ? sr.count_or_none(key, top.original, whole) : sr.count(key, whole));
         if (!(out.high_freq_factor > out.low_freq_factor) || !(out.low_freq_factor > 0))
             sr.fail("llama3 needs 0 < low_freq_factor < high_freq_factor");
     } else if (type == "dynamic") {
@@ -326,9 +335,11 @@ void layer_types(const Reader& r, ModelConfig& c, const char* why) {
 // The Llama family's RoPE (max_position_embeddings: the class's default when absent; null
 // only dynamic and yarn refuse, as 0) and its query heads checked against the K/V heads.
 void rope_and_groups(const Reader& r, ModelConfig& c, std::size_t default_max_positions) {
-    const std::size_t max_positions = r.count_or_none("max_position_embeddings", default_max_positions);
+    // (RoPE computes with these lengths: 4096.0 works in transformers)
+    const std::size_t max_positions = r.count_or_none("max_position_embeddings", default_max_positions, Reader::Written::whole);
     const json::Value* max_given = r.v.find("max_position_embeddings");
-    rope(r, {max_given && max_given->is_null() ? 0 : max_positions, r.count_or_none("original_max_position_embeddings", 0)}, c);
+    rope(r, {max_given && max_given->is_null() ? 0 : max_positions,
+             r.count_or_none("original_max_position_embeddings", 0, Reader::Written::whole)}, c);
     if (c.heads % c.kv_heads)
         r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " +
                std::to_string(c.kv_heads));

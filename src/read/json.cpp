@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <system_error>
 
@@ -29,10 +30,11 @@ Value Value::boolean(bool b) {
     v.bool_ = b;
     return v;
 }
-Value Value::number(double d) {
+Value Value::number(double d, std::string_view literal) {
     Value v;
     v.kind_ = Kind::number;
     v.number_ = d;
+    v.string_ = literal;
     return v;
 }
 Value Value::string(std::string s) {
@@ -65,9 +67,16 @@ bool Value::as_bool() const { expect(Kind::boolean); return bool_; }
 double Value::as_number() const { expect(Kind::number); return number_; }
 std::int64_t Value::as_int() const {
     expect(Kind::number);
+    const auto text = [&] {  // as written (a number made in code has no literal)
+        char made[32];
+        std::snprintf(made, sizeof made, "%g", number_);
+        return string_.empty() ? std::string(made) : string_;
+    };
+    if (string_.find_first_of(".eE") != std::string::npos || number_ != std::floor(number_))
+        throw InputError("json: expected an integer, found " + text());
     constexpr double limit = 9007199254740992.0;  // 2^53
-    if (!(std::fabs(number_) <= limit) || number_ != std::floor(number_))
-        throw InputError("json: expected an integer, found " + std::to_string(number_));
+    if (!(std::fabs(number_) <= limit))
+        throw InputError("json: " + text() + " is out of range: expected an integer from -2^53 to 2^53");
     return static_cast<std::int64_t>(number_);
 }
 const std::string& Value::as_string() const { expect(Kind::string); return string_; }
@@ -256,12 +265,12 @@ private:
             const std::string_view t = s_.substr(start, p_ - start);
             const auto e = t.find_first_of("eE");
             if (e != std::string_view::npos && t.size() > e + 1 && t[e + 1] == '-')
-                return Value::number(t[0] == '-' ? -0.0 : 0.0);
+                return Value::number(t[0] == '-' ? -0.0 : 0.0, t);
             p_ = start;
             fail("number out of range");
         }
         if (r.ec != std::errc() || r.ptr != s_.data() + p_) { p_ = start; fail("invalid number"); }
-        return Value::number(d);
+        return Value::number(d, s_.substr(start, p_ - start));
     }
 
     unsigned hex4() {

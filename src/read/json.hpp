@@ -20,7 +20,7 @@ class Value {
 public:
     Value() = default;  // null
     static Value boolean(bool b);
-    static Value number(double d);
+    static Value number(double d, std::string_view literal = {});  // literal: as written, for messages
     static Value string(std::string s);
     static Value array(std::vector<Value> items);
     static Value object(std::vector<std::string> keys, std::vector<Value> values);
@@ -34,8 +34,8 @@ public:
     bool is_object() const { return kind_ == Kind::object; }
 
     // Typed access: each throws InputError ("expected a string, found a number") when the
-    // value is of another kind. as_int also refuses a number that is not an integer or is
-    // outside [-2^53, 2^53].
+    // value is of another kind. as_int also refuses a number written as no integer literal
+    // (16.0, 1.6e1: transformers' int keys fail on a float) or outside [-2^53, 2^53].
     bool as_bool() const;
     double as_number() const;
     std::int64_t as_int() const;
@@ -69,7 +69,7 @@ private:
     Kind kind_ = Kind::null;
     bool bool_ = false;
     double number_ = 0;
-    std::string string_;
+    std::string string_;             // a string's text; a number's literal as written
     std::vector<Value> items_;       // array items, or object values
     std::vector<std::string> keys_;  // object keys, in order
 };

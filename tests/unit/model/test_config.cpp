@@ -240,7 +240,8 @@ TEST_CASE("model config: pad_token_id within nn.Embedding's vocab_size (BERT and
         CHECK(error(type, g4 + ", \"pad_token_id\": 50").find("\"pad_token_id\" is 50: expected an integer id from -50 to 49") !=
               std::string::npos);
         CHECK(error(type, g4 + ", \"pad_token_id\": -51").find("\"pad_token_id\" is -51") != std::string::npos);
-        CHECK(error(type, g4 + ", \"pad_token_id\": 0.5").find("\"pad_token_id\" is 0.5") != std::string::npos);
+        CHECK(error(type, g4 + ", \"pad_token_id\": 0.5").find("\"pad_token_id\": json: expected an integer, found 0.5") !=
+              std::string::npos);
     }
     CHECK_FALSE(config("gpt2", ", \"pad_token_id\": 5000").padding_idx);  // GPT-2's wte has no padding_idx
 }
@@ -353,4 +354,27 @@ TEST_CASE("model config: GemmaConfig: 16 K/V heads, head_dim 256, no softcap nor
         CHECK_FALSE(l.unit_offset_norm);
         CHECK(l.softcap == 0.0f);
     }
+}
+
+TEST_CASE("model config: integer keys written as integers; a literal out of range shown as written") {
+    // transformers' range(2.0), nn.Linear(64, 16.0) and nn.Embedding's padding_idx 1.0 fail (from an audit)
+    CHECK(error("qwen3", ", \"head_dim\": 16.0").find("\"head_dim\": json: expected an integer, found 16.0") != std::string::npos);
+    CHECK(error("llama", ", \"num_hidden_layers\": 2.0").find("\"num_hidden_layers\": json: expected an integer, found 2.0") !=
+          std::string::npos);
+    CHECK(error("llama", ", \"num_attention_heads\": 1.6e1").find("found 1.6e1") != std::string::npos);
+    CHECK(error("roberta", ", \"pad_token_id\": 1.0").find("\"pad_token_id\": json: expected an integer, found 1.0") !=
+          std::string::npos);
+    CHECK(config("qwen3", ", \"num_key_value_heads\": 4, \"head_dim\": 16").head_dim == 16);
+    // RoPE's lengths transformers only computes with: 4096.0 works there
+    CHECK(config("llama", ", \"max_position_embeddings\": 64.0, \"rope_scaling\": {\"rope_type\": \"dynamic\", \"factor\": 2}")
+              .rope.scaling.original_max_positions == 64.0f);
+    CHECK(config("llama", ", \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8, \"low_freq_factor\": 1, "
+                          "\"high_freq_factor\": 4, \"original_max_position_embeddings\": 8192.0}")
+              .rope.scaling.original_max_positions == 8192.0f);
+    CHECK(error("llama", ", \"max_position_embeddings\": 64.5").find("\"max_position_embeddings\": json: expected an integer, found 64.5") !=
+          std::string::npos);
+    // was: "expected an integer, found 9223372036854775808.000000"
+    CHECK(error("mistral", ", \"sliding_window\": 9223372036854775807")
+              .find("\"sliding_window\": json: 9223372036854775807 is out of range: expected an integer from -2^53 to 2^53") !=
+          std::string::npos);
 }

@@ -81,10 +81,27 @@ TEST_CASE("json: the depth limit refuses deep nesting instead of recursing") {
     CHECK(error_of(std::string(100000, '[')) == "json: nesting deeper than 256 levels at byte 256");
 }
 
+TEST_CASE("json: as_int takes integer literals only, and names the literal as written") {
+    CHECK(parse_json("-16").as_int() == -16);
+    CHECK(parse_json("9007199254740992").as_int() == 9007199254740992);
+    // a float literal of a whole number is no integer: transformers' int keys fail on it
+    for (const char* literal : {"16.0", "1.6e1", "16E0"}) {
+        INFO(literal);
+        CHECK(parse_json(literal).as_number() == 16.0);
+        CHECK_THROWS_WITH_AS(parse_json(literal).as_int(), ("json: expected an integer, found " + std::string(literal)).c_str(),
+                             InputError);
+    }
+    CHECK_THROWS_WITH_AS(parse_json("1e-400").as_int(), "json: expected an integer, found 1e-400", InputError);
+    // beyond 2^53: the literal, not its double (9223372036854775808.000000)
+    CHECK_THROWS_WITH_AS(parse_json("9223372036854775807").as_int(),
+                         "json: 9223372036854775807 is out of range: expected an integer from -2^53 to 2^53", InputError);
+    CHECK_THROWS_WITH_AS(Value::number(2.5).as_int(), "json: expected an integer, found 2.5", InputError);
+}
+
 TEST_CASE("json: typed accessors throw with the kinds and the key") {
     const Value v = parse_json(R"({"n": 1.5, "s": "x"})");
     CHECK_THROWS_WITH_AS(v.at("s").as_int(), "json: expected a number, found a string", InputError);
-    CHECK_THROWS_WITH_AS(v.at("n").as_int(), "json: expected an integer, found 1.500000", InputError);
+    CHECK_THROWS_WITH_AS(v.at("n").as_int(), "json: expected an integer, found 1.5", InputError);
     CHECK_THROWS_WITH_AS(v.at("missing"), "json: missing key \"missing\"", InputError);
     CHECK_THROWS_WITH_AS(v.bool_or("s", false), "json: expected a boolean, found a string for key \"s\"", InputError);
     CHECK_THROWS_WITH_AS(v.at(0), "json: expected an array, found an object", InputError);
