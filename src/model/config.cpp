@@ -13,6 +13,7 @@
 
 #include "attn/error.hpp"
 #include "attn/model.hpp"
+#include "attention/rope.hpp"
 #include "read/json.hpp"
 
 namespace attn::model {
@@ -28,6 +29,14 @@ std::string shown(double x) {  // a config's number in a message: 0.5, 8, -1, 1e
     std::snprintf(text, sizeof text, "%g", x);
     return text;
 }
+
+// Whether x rounded to float32, as transformers' tensors take it, is a positive normal number:
+// a base, scale or cap below FLT_MIN loses its digits or becomes 0, above FLT_MAX inf.
+bool positive_float32(double x) {
+    const float f = float(x);
+    return f >= std::numeric_limits<float>::min() && !std::isinf(f);
+}
+const std::string float32_range = "outside float32's range (1.17549e-38 to 3.40282e+38)";
 
 struct Reader {
     const json::Value& v;
@@ -262,7 +271,7 @@ void rope_scaling(const Reader& sr, const Lengths& top, ModelConfig& c) {
     // Every type requires the factor (yarn's may be null); transformers warns of one below 1
     // and runs it.
     if (!sr.v.find("factor")) sr.fail("missing \"factor\"");
-    const double factor = type == "yarn" ? sr.number_or("factor", 1.0) : sr.number("factor");
+    double factor = type == "yarn" ? sr.number_or("factor", 1.0) : sr.number("factor");
     if (!(factor > 0.0) || !std::isfinite(factor))
         sr.fail("factor " + shown(factor) + ": expected a finite number > 0");
     out.factor = float(factor);
@@ -280,11 +289,27 @@ void rope_scaling(const Reader& sr, const Lengths& top, ModelConfig& c) {
     } else if (type == "dynamic") {
         if (top.max_positions == 0) sr.fail("dynamic RoPE needs \"max_position_embeddings\", which is null");
         out.kind = RopeScalingKind::dynamic;
+        if (c.head_dim == 2)  // dim / (dim - 2)
+            sr.fail("dynamic RoPE needs a head_dim above 2 (its theta is raised to the power head_dim / (head_dim - 2))");
         out.original_max_positions = float(top.max_positions);  // config.max_position_embeddings
     } else if (type == "yarn") {
         if (top.max_positions == 0) sr.fail("yarn RoPE needs \"max_position_embeddings\", which is null");
         yarn(sr, top, c);
+        if (sr.v.find("factor")->is_null()) factor = out.factor;  // max_position_embeddings / the original
     }
+    // The frequencies in float32, as transformers computes them (dynamic's at
+    // max_position_embeddings, as at its init), with rope_theta a positive normal float32: an
+    // infinite one makes position 0's angle NaN there, and one of 0 never turns.
+    Rope rope = c.rope;
+    rope.dims = c.head_dim;
+    rope = engine::rope_at_length(rope, 0);
+    const std::vector<float> inv = engine::rope_inv_freq(rope.theta, c.head_dim, rope.scaling);
+    for (std::size_t k = 0; k < inv.size(); ++k)
+        if (!(inv[k] > 0) || std::isinf(inv[k]))
+            sr.fail(type + " factor " + shown(factor) + " makes RoPE's inverse frequency " + std::to_string(k) + " " +
+                    shown(inv[k]) + " in float32" +
+                    (type == "dynamic" ? " (its base at max_position_embeddings: " + shown(rope.theta) + ")" : "") +
+                    ": expected finite numbers > 0");
 }
 
 // RoPE's theta and scaling as transformers reads them: the object "rope_scaling" (v4's, which v5
@@ -307,7 +332,9 @@ void rope(const Reader& r, const Lengths& top, ModelConfig& c) {
     const Reader& holder = pr.v.find("rope_theta") ? pr : r;
     holder.not_null("rope_theta");
     const double theta = holder.number_or("rope_theta", 10000.0);
-    if (!(theta > 0) || !std::isfinite(theta)) r.fail("\"rope_theta\": expected a positive number");
+    if (!(theta > 0)) holder.fail("\"rope_theta\" is " + shown(theta) + ": expected a positive number");
+    if (!positive_float32(theta))  // torch takes the base as float32
+        holder.fail("\"rope_theta\" is " + shown(theta) + ": " + float32_range + ", in which transformers computes RoPE");
     c.rope.theta = float(theta);
     if (pr.number_or("partial_rotary_factor", 1.0) != 1.0 || r.number_or("partial_rotary_factor", 1.0) != 1.0)
         r.fail("\"partial_rotary_factor\" other than 1 is not supported");
@@ -446,14 +473,18 @@ void gemma(const Reader& r, ModelConfig& c) {
     c.sandwich_norms = true;
     r.not_null("query_pre_attn_scalar");  // None ** -0.5 fails
     c.query_scalar = r.number_or("query_pre_attn_scalar", 256);
-    if (!(c.query_scalar > 0) || !std::isfinite(c.query_scalar) || !(std::pow(c.query_scalar, -0.5) >= 1e-30))
-        r.fail("\"query_pre_attn_scalar\" is " + shown(c.query_scalar) + ": expected a positive number");
+    if (!(c.query_scalar > 0)) r.fail("\"query_pre_attn_scalar\" is " + shown(c.query_scalar) + ": expected a positive number");
+    if (const double scale = std::pow(c.query_scalar, -0.5); !positive_float32(scale))  // it multiplies float32 scores
+        r.fail("\"query_pre_attn_scalar\" " + shown(c.query_scalar) + " makes the scale " + shown(scale) +
+               " (query_pre_attn_scalar ** -0.5), " + float32_range);
     // null: none. 0 is not: transformers divides by it (every logit 0: uniform weights, or NaN).
     const json::Value* cap = r.v.find("attn_logit_softcapping");
     const bool no_cap = cap && cap->is_null();
     const double softcap = no_cap ? 0.0 : r.number_or("attn_logit_softcapping", 50.0);
-    if (!no_cap && (!(float(softcap) >= std::numeric_limits<float>::min()) || std::isinf(float(softcap))))
+    if (!no_cap && !(softcap > 0))
         r.fail("\"attn_logit_softcapping\" is " + shown(softcap) + ": expected a positive number, or null (none)");
+    if (!no_cap && !positive_float32(softcap))  // the float32 scores are divided by it
+        r.fail("\"attn_logit_softcapping\" is " + shown(softcap) + ": " + float32_range + ", or null (none)");
     // Gemma2Config.validate_architecture
     if (c.hidden % c.heads)
         r.fail("hidden_size " + std::to_string(c.hidden) + " is not a multiple of num_attention_heads " +
@@ -500,8 +531,6 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     if (c.arch == Architecture::llama && c.head_dim % 2)
         r.fail("head_dim " + std::to_string(c.head_dim) + " is odd: RoPE rotates pairs of dims (head_dim, or "
                "hidden_size / num_attention_heads)");
-    if (c.rope.scaling.kind == RopeScalingKind::dynamic && c.head_dim == 2)  // dim / (dim - 2)
-        r.fail("dynamic RoPE needs a head_dim above 2 (its theta is raised to the power head_dim / (head_dim - 2))");
     return c;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "attention/rope.hpp"
+#include "attn/error.hpp"
 #include "model/layers.hpp"
 #include "model/model_run.hpp"
 
@@ -31,6 +32,11 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
     spec.rope = c.rope;
     spec.rope.dims = d;
     spec.rope = engine::rope_at_length(spec.rope, T);  // dynamic NTK: positions 0 … T − 1
+    // (config.json's check covers max_position_embeddings; past it dynamic's base grows: only to inf)
+    if (std::isinf(spec.rope.theta))
+        throw InputError("config.json: dynamic RoPE over " + std::to_string(T) + " tokens (past max_position_embeddings " +
+                         std::to_string(std::size_t(c.rope.scaling.original_max_positions)) +
+                         ") makes its base inf in float32: rope_theta or rope_scaling's factor is too large");
     // self.scaling = head_dim ** -0.5; Gemma 2's query_pre_attn_scalar ** -0.5
     spec.scale = float(c.query_scalar ? std::pow(c.query_scalar, -0.5) : 1.0 / std::sqrt(double(d)));
     spec.softcap = c.softcap;  // Gemma 2: cap·tanh(scores / cap), before the mask

@@ -188,11 +188,18 @@ else
     expect_code 3 "gemma2 without a post_feedforward_layernorm"
     expect_err_has "have no tensor 'model.layers.2.post_feedforward_layernorm.weight'" "gemma2: the missing norm named"
     # config.json's faults, each named with its key (from an audit): integer keys written as floats
-    # (transformers' TypeError).
+    # (transformers' TypeError), numbers that transformers' float32 turns into NaN or 0.
     for spec in "gemma2|s/\"sliding_window\": 3/\"sliding_window\": null/|\"sliding_window\" is null, but layer 0 slides" \
         "qwen3_bf16|s/\"head_dim\": 16/\"head_dim\": 16.0/|\"head_dim\": json: expected an integer, found 16.0" \
         "qwen3_bf16|s/\"num_hidden_layers\": 2/\"num_hidden_layers\": 2.0/|\"num_hidden_layers\": json: expected an integer, found 2.0" \
-        "qwen3_bias_window|s/\"sliding_window\": 3/\"sliding_window\": 9223372036854775807/|\"sliding_window\": json: 9223372036854775807 is out of range"; do
+        "qwen3_bias_window|s/\"sliding_window\": 3/\"sliding_window\": 9223372036854775807/|\"sliding_window\": json: 9223372036854775807 is out of range" \
+        "gemma2|s/\"query_pre_attn_scalar\": 24/\"query_pre_attn_scalar\": 1e300/|\"query_pre_attn_scalar\" 1e+300 makes the scale 1e-150 (query_pre_attn_scalar ** -0.5), outside float32's range" \
+        "gemma2|s/\"query_pre_attn_scalar\": 24/\"query_pre_attn_scalar\": 1e-300/|makes the scale 1e+150" \
+        "gemma2|s/\"attn_logit_softcapping\": 2.0/\"attn_logit_softcapping\": 1e-300/|\"attn_logit_softcapping\" is 1e-300: outside float32's range" \
+        "gemma2|s/\"rope_theta\": 10000.0/\"rope_theta\": 1e-300/|config.json: \"rope_theta\" is 1e-300: outside float32's range" \
+        "llama_bf16|s/\"rope_theta\": 500.0/\"rope_theta\": 1e308/|config.json: \"rope_theta\" is 1e+308: outside float32's range" \
+        "llama_bf16|s/\"factor\": 2.0/\"factor\": 1e-39/|config.json: \"rope_scaling\": linear factor 1e-39 makes RoPE's inverse frequency 0 inf in float32" \
+        "llama_dynamic|s/\"factor\": 2.0/\"factor\": 1e30/|\"rope_scaling\": dynamic factor 1e+30 makes RoPE's inverse frequency 1 inf in float32"; do
         IFS='|' read -r m edit message <<<"$spec"
         rm -rf "$T/${m}_edited" && mkdir -p "$T/${m}_edited" && ln -sf "$TINY/$m/model.safetensors" "$T/${m}_edited/"
         sed "$edit" "$TINY/$m/config.json" >"$T/${m}_edited/config.json"
@@ -200,6 +207,16 @@ else
         expect_code 3 "$m with config.json edited ($edit)"
         expect_err_has "$message" "$m: the config's fault named"
     done
+    # Dynamic RoPE's base grows past max_position_embeddings (5): 3e38 is fine over 5 tokens, inf over 7.
+    rm -rf "$T/llama_dynamic_edited" && mkdir -p "$T/llama_dynamic_edited" &&
+        ln -sf "$TINY/llama_dynamic/model.safetensors" "$T/llama_dynamic_edited/"
+    sed 's/"rope_theta": 10000.0/"rope_theta": 3e38/' "$TINY/llama_dynamic/config.json" >"$T/llama_dynamic_edited/config.json"
+    run model "$T/llama_dynamic_edited" --ids 1,2,3,4,5 --format csv
+    expect_code 0 "dynamic RoPE with rope_theta 3e38 over max_position_embeddings tokens"
+    run model "$T/llama_dynamic_edited" --ids 1,2,3,4,5,6,7 --format csv
+    expect_code 3 "dynamic RoPE with rope_theta 3e38 past max_position_embeddings"
+    expect_err_has "config.json: dynamic RoPE over 7 tokens (past max_position_embeddings 5) makes its base inf in float32" \
+        "dynamic RoPE's base beyond float32 named"
     # Gemma: hidden_act runs (transformers from v4.48); where older versions' hidden_activation
     # would differ, a note (Google's configs: "gelu" and "gelu_pytorch_tanh").
     rm -rf "$T/gemma_act" && mkdir -p "$T/gemma_act" && ln -sf "$TINY/gemma_bf16/model.safetensors" "$T/gemma_act/"

@@ -378,3 +378,36 @@ TEST_CASE("model config: integer keys written as integers; a literal out of rang
               .find("\"sliding_window\": json: 9223372036854775807 is out of range: expected an integer from -2^53 to 2^53") !=
           std::string::npos);
 }
+
+TEST_CASE("model config: RoPE's base and frequencies, Gemma 2's scale and softcap are usable float32 numbers") {
+    // (from an audit) in transformers' float32 each of these gives NaN, or a scale of 0
+    CHECK(error("gemma2", ", \"rope_theta\": 1e-300").find("\"rope_theta\" is 1e-300: outside float32's range") != std::string::npos);
+    CHECK(error("llama", ", \"rope_theta\": 1e308").find("config.json: \"rope_theta\" is 1e+308: outside float32's range") !=
+          std::string::npos);
+    CHECK(error("llama", ", \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": 1e-39}")
+              .find("\"rope_parameters\": \"rope_theta\" is 1e-39: outside") != std::string::npos);
+    CHECK(config("llama", ", \"rope_theta\": 1e38").rope.theta == 1e38f);
+    // inv_freq / factor: 1 / 1e-39 is inf in float32 (its angle at position 0 NaN)
+    for (const char* factor : {"1e-39", "1e-300"}) {
+        INFO(factor);
+        CHECK(error("llama", std::string(", \"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": ") + factor + "}")
+                  .find("\"rope_scaling\": linear factor " + std::string(factor) + " makes RoPE's inverse frequency 0 inf in float32") !=
+              std::string::npos);
+    }
+    CHECK(error("llama", ", \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 1e-39}").find("yarn factor 1e-39 makes") !=
+          std::string::npos);
+    // dynamic: the base at max_position_embeddings is theta · (factor - (factor - 1))^2, 0 in float32
+    CHECK(error("llama", ", \"rope_scaling\": {\"rope_type\": \"dynamic\", \"factor\": 1e30}")
+              .find("dynamic factor 1e+30 makes RoPE's inverse frequency 1 inf in float32 (its base at max_position_embeddings: 0)") !=
+          std::string::npos);
+    CHECK(config("llama", ", \"rope_scaling\": {\"rope_type\": \"dynamic\", \"factor\": 4}").rope.scaling.factor == 4.0f);
+    // Gemma 2: the scale query_pre_attn_scalar ** -0.5 and the softcap, positive normal float32
+    CHECK(error("gemma2", ", \"query_pre_attn_scalar\": 1e300")
+              .find("\"query_pre_attn_scalar\" 1e+300 makes the scale 1e-150 (query_pre_attn_scalar ** -0.5), outside float32's range") !=
+          std::string::npos);
+    CHECK(error("gemma2", ", \"query_pre_attn_scalar\": 1e-300").find("makes the scale 1e+150") != std::string::npos);
+    CHECK(config("gemma2", ", \"query_pre_attn_scalar\": 1e-30").query_scalar == 1e-30);
+    CHECK(error("gemma2", ", \"attn_logit_softcapping\": 1e-300")
+              .find("\"attn_logit_softcapping\" is 1e-300: outside float32's range") != std::string::npos);
+    CHECK(error("gemma2", ", \"attn_logit_softcapping\": 1e39").find("outside float32's range") != std::string::npos);
+}
