@@ -104,6 +104,7 @@ void torch_tensors(std::string_view bytes, const std::vector<std::string>& names
 // storage stored uncompressed (its CRC checked) and a row-major view, its last dimension
 // contiguous and its rows (the leading dimensions flattened) `row_stride` elements apart, not
 // overlapping. Otherwise `data` is empty: read the tensor with torch_tensors (a copy).
+// InputError unless the file saved a state_dict (a dict) holding a tensor.
 struct TorchTensorBytes {
     TensorInfo info;
     std::string_view data;

@@ -170,9 +170,13 @@ void bert(const Reader& r, ModelConfig& c, std::size_t vocab = 30522) {
     c.absolute_positions = !pos_type || !pos_type->is_null();
     const std::string pos = r.string_or("position_embedding_type", "absolute");
     if (pos != "absolute") r.fail("position_embedding_type \"" + pos + "\" is not supported (attn runs \"absolute\", or null: none)");
-    if (r.bool_or("is_decoder", false)) r.fail("\"is_decoder\": a BERT decoder is not supported (attn runs BertModel's encoder)");
+    const bool xlmr = c.model_type == "xlm-roberta", roberta = xlmr || c.model_type == "roberta";
+    const std::string name = xlmr ? "XLM-RoBERTa" : roberta ? "RoBERTa" : "BERT";
+    const std::string encoder = std::string(xlmr ? "XLMRobertaModel" : roberta ? "RobertaModel" : "BertModel") + "'s encoder";
+    if (r.bool_or("is_decoder", false))
+        r.fail("\"is_decoder\": a " + name + " decoder is not supported (attn runs " + encoder + ")");
     if (r.bool_or("add_cross_attention", false))  // BertLayer raises it for an encoder
-        r.fail("\"add_cross_attention\": cross-attention needs a decoder (attn runs BertModel's encoder)");
+        r.fail("\"add_cross_attention\": cross-attention needs a decoder (attn runs " + encoder + ")");
     if (c.model_type == "bert") padding_id(r, c, false);  // checked only (RoBERTa's: roberta())
 }
 
@@ -345,8 +349,11 @@ void rope(const Reader& r, const Lengths& top, ModelConfig& c) {
 // slide. A sliding layer it names needs a window (`why` says what leaves it out).
 void layer_types(const Reader& r, ModelConfig& c, const char* why) {
     if (const json::Value* types = r.v.find("layer_types"); types && !types->is_null()) {
-        if (!types->is_array() || types->as_array().size() != c.layers)
-            r.fail("\"layer_types\": expected one of \"full_attention\" or \"sliding_attention\" per layer");
+        if (!types->is_array())
+            r.fail(std::string("\"layer_types\": expected an array, found ") + json::kind_name(types->kind()));
+        if (const std::size_t n = types->as_array().size(); n != c.layers)
+            r.fail("\"layer_types\" has " + std::to_string(n) + (n == 1 ? " entry" : " entries") + " for " +
+                   std::to_string(c.layers) + (c.layers == 1 ? " layer" : " layers") + " (num_hidden_layers)");
         for (std::size_t l = 0; l < c.layers; ++l) {
             const json::Value& t = types->as_array()[l];
             const std::string name = t.is_string() ? t.as_string() : "";

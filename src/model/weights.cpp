@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 
 #include "attn/error.hpp"
@@ -84,9 +85,20 @@ void Weight::finite_row(std::size_t r, float* out) const {
     row(r, out);
     for (std::size_t c = 0; c < cols(); ++c)
         if (!std::isfinite(out[c]))
-            throw InputError("tensor '" + name + "': row " + std::to_string(r) + " (an id or position the tokens use), "
-                             "column " + std::to_string(c) + " (0-based): non-finite value '" +
-                             (std::isnan(out[c]) ? "nan" : out[c] > 0 ? "inf" : "-inf") + "' is not allowed here");
+            throw InputError("tensor '" + name + "': " + nonfinite(r * cols() + c, out[c]) +
+                             " (the row of an id or position the tokens use)");
+}
+
+std::string Weight::nonfinite(std::size_t k, float v) const {
+    const std::string at = shape.rank() == 1 ? "element " + std::to_string(k)
+                                             : "row " + std::to_string(k / cols()) + ", column " + std::to_string(k % cols());
+    const double in_file = f64 ? io::detail::decode_double(f64 + 8 * k) : v;
+    if (std::isfinite(in_file)) {  // an F64 value beyond float32
+        char text[32];
+        std::snprintf(text, sizeof text, "%g", in_file);
+        return at + " (0-based): " + text + " in the file overflows float32";
+    }
+    return at + " (0-based): non-finite value '" + (std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf") + "' is not allowed here";
 }
 
 void require_regular_file(const std::string& path) {
@@ -251,6 +263,7 @@ Weight Weights::widened_copy(const Weight& w, io::detail::FloatKind kind) {
             io::detail::decode_float(bytes + size * k, kind);
     Weight out;
     out.name = w.name, out.shape = w.shape, out.data = t.data(), out.ld = t.rank() >= 2 ? t.row_stride() : 0;
+    out.f64 = kind == io::detail::FloatKind::f64 ? bytes : nullptr;
     return out;
 }
 
@@ -284,6 +297,7 @@ void Weights::choose_prefix(const std::vector<std::string>& prefixes, const std:
             return;
         }
     prefix_ = prefixes.empty() ? "" : prefixes.front();
+    unmatched_ = prefixes;
 }
 
 bool Weights::has(const std::string& name) const { return tensors_.count(prefix_ + name) != 0; }
@@ -295,8 +309,11 @@ bool Weights::has_any(const std::string& start) const {
 }
 
 void Weights::missing(const std::string& name, const std::string& why) const {
+    std::string nor;  // the names under the other prefixes, when none was found
+    for (const std::string& p : unmatched_)
+        if (p != prefix_) nor += (nor.empty() ? " (nor '" : ", nor '") + p + name + "'";
     throw InputError(folder_ + ": the weights (" + files_text_ + ") have no tensor '" + prefix_ + name + "'" +
-                     (why.empty() ? "" : ": " + why));
+                     (nor.empty() ? "" : nor + ")") + (why.empty() ? "" : ": " + why));
 }
 
 void Weights::require(const std::string& name) const {
@@ -328,8 +345,8 @@ const Weight& Weights::get(const std::string& name, std::initializer_list<std::s
     if (!w.checked && any_nonfinite(w)) {
         const std::size_t cols = w.cols();
         for (std::size_t k = 0; k < w.shape.numel(); ++k)
-            io::detail::check_finite(io::Finite::required, w.at((k / cols) * w.stride() + k % cols), w.shape, k,
-                                     folder_ + ": tensor '" + prefix_ + name + "'");
+            if (const float v = w.at((k / cols) * w.stride() + k % cols); !std::isfinite(v))
+                throw InputError(folder_ + ": tensor '" + prefix_ + name + "': " + w.nonfinite(k, v));
     }
     w.checked = true;
     return w;

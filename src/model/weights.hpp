@@ -33,6 +33,7 @@ struct Weight {
     Shape shape;
     std::size_t ld = 0;  // elements between rows of a 2-D weight; 0: dense (cols)
     std::string name;  // as in the file, for messages
+    const unsigned char* f64 = nullptr;  // an F64 weight's elements in the file (copied as float32), for messages
     mutable bool checked = false;  // scanned for non-finite values (Weights::get, on first use)
 
     std::size_t rows() const noexcept { return shape.back(2); }
@@ -45,6 +46,10 @@ struct Weight {
     // The same, InputError naming the tensor, row and column when the row holds NaN or ±inf
     // (an embedding table's row that a token picks: Weights::table).
     void finite_row(std::size_t r, float* out) const;
+    // Why element k (C order) with value v is not finite, where it is, 0-based as torch indexes
+    // a weight: "row 1, column 1 (0-based): non-finite value 'nan' ...", or "...: 1e+300 in the
+    // file overflows float32" (F64).
+    std::string nonfinite(std::size_t k, float v) const;
     // The whole tensor widened (for the small vectors: norms and biases).
     std::vector<float> values() const;
 };
@@ -80,6 +85,7 @@ private:
     Weight widened_copy(const Weight& w, io::detail::FloatKind kind);
 
     std::string folder_, files_text_, prefix_;
+    std::vector<std::string> unmatched_;  // choose_prefix's prefixes, when the probe was under none
     std::vector<std::unique_ptr<io::detail::MappedFile>> files_;
     std::vector<Tensor> owned_;  // tensors read or widened into memory (Weights::add_torch_file, widened_copy)
     std::map<std::string, Weight, std::less<>> tensors_;

@@ -67,7 +67,7 @@ else
     # weight, a copied view: named when the pass uses it.
     run model "$ROOT/data/models/torch_save/views_nan" --ids 1,2,3 --format csv
     expect_code 3 "a NaN in a copied .bin weight"
-    expect_err_has "tensor 'encoder.layer.0.attention.self.key.weight': row 2, column 7: non-finite value 'nan'" \
+    expect_err_has "tensor 'encoder.layer.0.attention.self.key.weight': row 1, column 6 (0-based): non-finite value 'nan'" \
         "the NaN in the copied .bin weight named"
 
     # A safetensors header one space longer (the format pads with spaces) puts every float16
@@ -112,7 +112,8 @@ else
     expect_code 0 "an F64 value beyond float32 in an unused tensor"
     run model "$T/f64_used" --ids "$TINY/qwen3_f64/ids.txt" --format csv
     expect_code 3 "an F64 value beyond float32 in model.norm.weight"
-    expect_err_has "tensor 'model.norm.weight': row 1, column 4: non-finite value 'inf'" "the weight beyond float32 named where used"
+    expect_err_has "tensor 'model.norm.weight': element 3 (0-based): 1e+300 in the file overflows float32" \
+        "the weight beyond float32 named where used, with its value"
 
     # A vector stored as (1, n) is refused, as transformers' loader refuses it (it was taken).
     mkdir -p "$T/row_vector" && cp "$TINY/llama/config.json" "$T/row_vector/"
@@ -188,7 +189,8 @@ else
     expect_code 3 "gemma2 without a post_feedforward_layernorm"
     expect_err_has "have no tensor 'model.layers.2.post_feedforward_layernorm.weight'" "gemma2: the missing norm named"
     # config.json's faults, each named with its key (from an audit): integer keys written as floats
-    # (transformers' TypeError), numbers that transformers' float32 turns into NaN or 0.
+    # (transformers' TypeError), numbers that transformers' float32 turns into NaN or 0, a
+    # layer_types of the wrong length, a RoBERTa decoder.
     for spec in "gemma2|s/\"sliding_window\": 3/\"sliding_window\": null/|\"sliding_window\" is null, but layer 0 slides" \
         "qwen3_bf16|s/\"head_dim\": 16/\"head_dim\": 16.0/|\"head_dim\": json: expected an integer, found 16.0" \
         "qwen3_bf16|s/\"num_hidden_layers\": 2/\"num_hidden_layers\": 2.0/|\"num_hidden_layers\": json: expected an integer, found 2.0" \
@@ -199,7 +201,9 @@ else
         "gemma2|s/\"rope_theta\": 10000.0/\"rope_theta\": 1e-300/|config.json: \"rope_theta\" is 1e-300: outside float32's range" \
         "llama_bf16|s/\"rope_theta\": 500.0/\"rope_theta\": 1e308/|config.json: \"rope_theta\" is 1e+308: outside float32's range" \
         "llama_bf16|s/\"factor\": 2.0/\"factor\": 1e-39/|config.json: \"rope_scaling\": linear factor 1e-39 makes RoPE's inverse frequency 0 inf in float32" \
-        "llama_dynamic|s/\"factor\": 2.0/\"factor\": 1e30/|\"rope_scaling\": dynamic factor 1e+30 makes RoPE's inverse frequency 1 inf in float32"; do
+        "llama_dynamic|s/\"factor\": 2.0/\"factor\": 1e30/|\"rope_scaling\": dynamic factor 1e+30 makes RoPE's inverse frequency 1 inf in float32" \
+        "gemma2|s/\"sliding_window\": 3/\"sliding_window\": 3, \"layer_types\": [\"sliding_attention\", \"full_attention\"]/|\"layer_types\" has 2 entries for 3 layers (num_hidden_layers)" \
+        "roberta|s/\"model_type\"/\"is_decoder\": true, \"model_type\"/|\"is_decoder\": a RoBERTa decoder is not supported (attn runs RobertaModel's encoder)"; do
         IFS='|' read -r m edit message <<<"$spec"
         rm -rf "$T/${m}_edited" && mkdir -p "$T/${m}_edited" && ln -sf "$TINY/$m/model.safetensors" "$T/${m}_edited/"
         sed "$edit" "$TINY/$m/config.json" >"$T/${m}_edited/config.json"
@@ -217,6 +221,31 @@ else
     expect_code 3 "dynamic RoPE with rope_theta 3e38 past max_position_embeddings"
     expect_err_has "config.json: dynamic RoPE over 7 tokens (past max_position_embeddings 5) makes its base inf in float32" \
         "dynamic RoPE's base beyond float32 named"
+    # The header's __metadata__ twice is no tensor's name; the token embeddings under no prefix
+    # attn knows: both names given.
+    rm -rf "$T/header" && mkdir -p "$T/header" && cp "$TINY/llama/config.json" "$T/header/"
+    with_header "$TINY/llama/model.safetensors" "$T/header/model.safetensors" 's/^{/{"__metadata__":{},/'
+    run model "$T/header" --ids 1,2,3 --format csv
+    expect_code 3 "a safetensors header with __metadata__ twice"
+    expect_err_has "__metadata__ appears twice in the header" "__metadata__ twice named as the header's"
+    with_header "$TINY/llama/model.safetensors" "$T/header/model.safetensors" 's/embed_tokens/embed_tokenz/'
+    run model "$T/header" --ids 1,2,3 --format csv
+    expect_code 3 "no token embeddings under either name"
+    expect_err_has "have no tensor 'embed_tokens.weight' (nor 'model.embed_tokens.weight')" "the token embeddings' two names given"
+    # A pytorch_model.bin that saved a list, or an empty dict: no state_dict (it said: no tensor 'embed_tokens.weight')
+    if command -v python3 >/dev/null; then
+        for saved in list empty; do
+            rm -rf "$T/bin_$saved" && mkdir -p "$T/bin_$saved" && cp "$TINY/llama/config.json" "$T/bin_$saved/"
+            python3 -c 'import pickle, sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z: z.writestr("archive/data.pkl", pickle.dumps([1] if sys.argv[2] == "list" else {}, 2))' \
+                "$T/bin_$saved/pytorch_model.bin" $saved
+            run model "$T/bin_$saved" --ids 1,2,3 --format csv
+            expect_code 3 "a pytorch_model.bin of $saved"
+        done
+        expect_err_has "pytorch_model.bin: the state_dict is empty (no tensor)" "an empty state_dict named"
+        run model "$T/bin_list" --ids 1,2,3 --format csv
+        expect_err_has "pytorch_model.bin: data.pkl holds a list, not a state_dict (a dict of tensors)" "a saved list named"
+    fi
     # Gemma: hidden_act runs (transformers from v4.48); where older versions' hidden_activation
     # would differ, a note (Google's configs: "gelu" and "gelu_pytorch_tanh").
     rm -rf "$T/gemma_act" && mkdir -p "$T/gemma_act" && ln -sf "$TINY/gemma_bf16/model.safetensors" "$T/gemma_act/"
@@ -440,7 +469,7 @@ hl=$(od -An -t u8 -N8 "$T/nan/model.safetensors" | tr -d ' ')
 printf '\000\000\300\177' | dd of="$T/nan/model.safetensors" bs=1 seek=$((8 + hl)) conv=notrunc 2>/dev/null
 run model "$T/nan" --ids 0,1 --show attentions --format npy -o "$T/nan.npy"
 expect_code 3 "a NaN weight in an embedding row the ids use"
-expect_err_has "tensor 'embeddings.word_embeddings.weight': row 0 (an id or position the tokens use), column 0 (0-based): non-finite value 'nan'" "a NaN embedding row named"
+expect_err_has "tensor 'embeddings.word_embeddings.weight': row 0, column 0 (0-based): non-finite value 'nan' is not allowed here (the row of an id or position the tokens use)" "a NaN embedding row named"
 if [ -e "$T/nan.npy" ]; then fail "a NaN result was written"; else pass; fi
 run model "$T/nan" --ids 1,2 --show attentions --format csv
 expect_code 0 "the NaN row is not used by ids 1,2"
@@ -516,7 +545,7 @@ for spec in "llama|model.layers.0.self_attn.k_proj.weight|\x00\x00\xc0\x7f|4|nan
     poke "$T/nanw" "$tensor" "$bytes" "$size"
     run model "$T/nanw" --ids 1,5,9,3 --format csv
     expect_code 3 "$name: a $value in $tensor"
-    expect_err_has "tensor '$tensor': row 1, column 6: non-finite value '$value'" "$name: the error names the tensor and the element"
+    expect_err_has "tensor '$tensor': row 0, column 5 (0-based): non-finite value '$value'" "$name: the error names the tensor and the element"
 done
 
 # null in config.json is Python's None, as transformers' code tests it (from an audit): GPT-2's

@@ -60,7 +60,9 @@ public:
                 skip();
                 expect(':');
                 skip();
-                if (!names.insert(name).second) fail("tensor '" + detail::printable(name, 60) + "' appears twice in the header");
+                if (!names.insert(name).second)
+                    fail(name == "__metadata__" ? "__metadata__ appears twice in the header"
+                                                : "tensor '" + detail::printable(name, 60) + "' appears twice in the header");
                 if (name == "__metadata__") parse_metadata();
                 else entries.push_back(entry(name));
                 skip();

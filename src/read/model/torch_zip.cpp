@@ -40,6 +40,8 @@ struct Checkpoint {
     std::unordered_map<std::string, std::size_t> by_name;
     std::vector<std::pair<std::string, pickle::TensorRef>> tensors;  // in file order
     std::size_t root_items = 0;  // the items of a saved tuple or list (0: something else was saved)
+    pickle::Node::Kind root = pickle::Node::Kind::none;  // what was saved (a dict, tuple, list or tensor)
+    std::string pickle;                                  // where: "data.pkl" (legacy: "the saved object")
 };
 
 const ZipMember* member(const Checkpoint& c, const std::string& name) {
@@ -191,6 +193,7 @@ void take_tensors(const pickle::Value& root, std::size_t size, Checkpoint& c, co
         throw InputError(source + ": " + pickle + " holds no tensor, nor a dict, tuple or list of them (attn reads "
                          "state_dicts and saved tensors)");
     check_tally(root, size, source, pickle);  // before collect() makes any name
+    c.root = root->kind, c.pickle = pickle;
     if (root->kind == K::tuple || root->kind == K::list) c.root_items = root->items.size();
     collect(root, root->kind == K::tensor ? "tensor" : "", c, source);  // torch.save(t): "tensor"
     // torch.load types a storage by its first reference; another type for it would read its
@@ -462,6 +465,12 @@ void torch_tensors(std::string_view bytes, const std::vector<std::string>& names
 
 std::vector<TorchTensorBytes> torch_entries(std::string_view bytes, const std::string& source) {
     const Checkpoint c = open_checkpoint(bytes, source);
+    using K = pickle::Node::Kind;
+    if (c.root != K::dict)  // transformers takes a state_dict's keys
+        throw InputError(source + ": " + c.pickle + " holds " +
+                         (c.root == K::list ? "a list" : c.root == K::tuple ? "a tuple" : "a tensor") +
+                         ", not a state_dict (a dict of tensors)");
+    if (c.tensors.empty()) throw InputError(source + ": the state_dict is empty (no tensor)");
     std::unordered_set<std::string_view> summed;  // storages whose CRC was checked
     std::vector<TorchTensorBytes> out;
     for (const auto& [name, t] : c.tensors) {

@@ -272,7 +272,11 @@ TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with Roberta
           std::string::npos);
     CHECK(error("roberta", ", \"pad_token_id\": \"1\"").find("\"pad_token_id\"") != std::string::npos);
     CHECK(error("roberta", ", \"position_embedding_type\": \"relative_key\"").find("is not supported") != std::string::npos);
-    CHECK(error("roberta", ", \"is_decoder\": true").find("decoder") != std::string::npos);
+    CHECK(error("roberta", ", \"is_decoder\": true").find("a RoBERTa decoder is not supported (attn runs RobertaModel's encoder)") !=
+          std::string::npos);
+    CHECK(error("xlm-roberta", ", \"add_cross_attention\": true").find("(attn runs XLMRobertaModel's encoder)") != std::string::npos);
+    CHECK(error("bert", ", \"is_decoder\": true").find("a BERT decoder is not supported (attn runs BertModel's encoder)") !=
+          std::string::npos);
 }
 
 TEST_CASE("model config: Gemma2Config: query_pre_attn_scalar, softcap 50, window 4096 on the even layers, (1 + w) norms") {
@@ -377,6 +381,14 @@ TEST_CASE("model config: integer keys written as integers; a literal out of rang
     CHECK(error("mistral", ", \"sliding_window\": 9223372036854775807")
               .find("\"sliding_window\": json: 9223372036854775807 is out of range: expected an integer from -2^53 to 2^53") !=
           std::string::npos);
+}
+
+TEST_CASE("model config: layer_types of another length than the layers says so") {
+    CHECK(error("gemma2", ", \"sliding_window\": 5, \"layer_types\": [\"full_attention\", \"sliding_attention\", \"full_attention\"]")
+              .find("\"layer_types\" has 3 entries for 2 layers (num_hidden_layers)") != std::string::npos);
+    CHECK(error("qwen3", ", \"num_key_value_heads\": 4, \"layer_types\": [\"full_attention\"]").find("\"layer_types\" has 1 entry for 2 layers") !=
+          std::string::npos);
+    CHECK(error("qwen3", ", \"num_key_value_heads\": 4, \"layer_types\": [\"full_attention\", \"all\"]").find("expected one of") != std::string::npos);
 }
 
 TEST_CASE("model config: RoPE's base and frequencies, Gemma 2's scale and softcap are usable float32 numbers") {

@@ -370,6 +370,12 @@ TEST_CASE("torch checkpoints: entries in place are row-major views of stored sto
     REQUIRE(attn::io::torch_entries(zip, "c.pt").size() == 1);
     zip[zip.find(floats) + 3] ^= 1;
     CHECK_THROWS_WITH_AS(attn::io::torch_entries(zip, "c.pt"), "c.pt:w: CRC mismatch: the archive is damaged", InputError);
+    // A model's weights are a state_dict: a saved list ([1]) or an empty dict is named as such
+    // (was: the model's "no tensor 'embed_tokens.weight'").
+    CHECK_THROWS_WITH_AS(attn::io::torch_entries(torch_zip(p2("]K{01}a"), {}), "l.bin"),
+                         "l.bin: data.pkl holds a list, not a state_dict (a dict of tensors)", InputError);
+    CHECK_THROWS_WITH_AS(attn::io::torch_entries(torch_zip(p2("}"), {}), "e.bin"), "e.bin: the state_dict is empty (no tensor)",
+                         InputError);
 }
 
 TEST_CASE("legacy torch.save files: a storage's element count is an int64, shown signed") {
