@@ -144,8 +144,11 @@ Matrix parse_matrix(std::string_view bytes, const std::string& source, Finite fi
 Matrix parse_text(std::string_view text, const std::string& source, Finite finite = Finite::required);
 Matrix parse_npy(std::string_view bytes, const std::string& source, Finite finite = Finite::required);
 
+// What a file read whole may hold: text or an .npy (a tensor input), or text only (a JSON
+// file such as config.json, whose NUL byte is then named as no text, not as no .npy either).
+enum class Content { text_or_npy, text };
 // Whole file or standard input as bytes; InputError when unreadable.
-std::string read_file(const std::string& path);
+std::string read_file(const std::string& path, Content content = Content::text_or_npy);
 // read_file of a text that is not a tensor (labels, ids, lengths, a json of texts), without a
 // leading UTF-8 byte-order mark, as the tensor readers skip it.
 std::string read_text_file(const std::string& path);

@@ -44,7 +44,7 @@ Model::Model(const std::string& folder) {
     if (::stat(config.c_str(), &st) != 0)
         throw InputError(folder + ": no config.json (a Hugging Face model folder has config.json and model.safetensors)");
     require_regular_file(config);
-    config_ = parse_model_config(io::read_file(config), config);
+    config_ = parse_model_config(io::read_file(config, io::Content::text), config);
     weights_ = std::make_unique<Weights>(folder);
     switch (config_.arch) {  // a task model's checkpoint (BertForMaskedLM, GPT2LMHeadModel, LlamaForCausalLM) nests the base model
         case Architecture::bert:  // RobertaForMaskedLM: "roberta." (XLM-RoBERTa's too)

@@ -115,7 +115,7 @@ std::vector<std::string> shard_files(const std::string& index) {
     require_regular_file(index);
     const json::Value v = [&] {
         try {
-            return json::parse_json(io::read_file(index));
+            return json::parse_json(io::read_file(index, io::Content::text));
         } catch (const InputError& e) {
             throw InputError(index + ": " + e.what());
         }

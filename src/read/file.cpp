@@ -33,11 +33,14 @@ constexpr std::size_t max_input_bytes = std::size_t(1) << 31;
 
 InputError too_large_error(const std::string& name) { return InputError(name + ": input larger than 2 GiB is not supported"); }
 
-InputError nul_byte_error(std::string_view text, std::size_t offset, const std::string& name) {
+InputError nul_byte_error(std::string_view text, std::size_t offset, const std::string& name,
+                          Content content = Content::text_or_npy) {
     const std::size_t line_start = offset == 0 ? 0 : text.rfind('\n', offset - 1) + 1;  // npos + 1 == 0
     const std::size_t line = 1 + std::size_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(offset), '\n'));
     return InputError(name + ":" + std::to_string(line) + ":" + std::to_string(offset - line_start + 1) +
-                      ": a NUL byte: binary data is neither text nor .npy" + detail::content_hint(text));
+                      (content == Content::text ? ": a NUL byte: binary data, not text"
+                                                : ": a NUL byte: binary data is neither text nor .npy") +
+                      detail::content_hint(text));
 }
 
 // .npy: the total size the bytes read so far promise, as soon as the header is complete, so
@@ -80,7 +83,7 @@ bool may_be_archive(std::string_view bytes) {
 
 // `archives`: standard input, which has no file name to tell an archive by, may hold one
 // (detail::is_archive): its NUL bytes are data, as an .npy's are.
-std::string read_fd(int fd, const std::string& name, bool archives = false) {
+std::string read_fd(int fd, const std::string& name, bool archives = false, Content content = Content::text_or_npy) {
     // A regular file (standard input too) tells its size: one over the limit is refused
     // before a byte is read.
     struct stat st {};
@@ -112,7 +115,8 @@ std::string read_fd(int fd, const std::string& name, bool archives = false) {
         }
         const std::size_t start = out.size();
         out.append(buf, std::size_t(n));
-        if (static_cast<unsigned char>(out[0]) == 0x93 && !npy_size) {
+        const bool npy = content == Content::text_or_npy && static_cast<unsigned char>(out[0]) == 0x93;
+        if (npy && !npy_size) {
             npy_size = npy_expected_size(out, name);
             if (npy_size && *npy_size <= max_input_bytes) reserve_checked(out, *npy_size);  // the size promised
             if (npy_size && out.size() > *npy_size) {
@@ -123,8 +127,9 @@ std::string read_fd(int fd, const std::string& name, bool archives = false) {
         }
         // Text never holds a NUL byte: stop at the first one instead of slurping a binary
         // stream (/dev/zero, /dev/urandom) up to the size limit. .npy data may hold NULs.
-        if (static_cast<unsigned char>(out[0]) != 0x93 && !(archives && may_be_archive(out)))
-            if (const std::size_t nul = out.find('\0', start); nul != std::string::npos) throw nul_byte_error(out, nul, name);
+        if (!npy && !(archives && may_be_archive(out)))
+            if (const std::size_t nul = out.find('\0', start); nul != std::string::npos)
+                throw nul_byte_error(out, nul, name, content);
     }
     if (extra > 0) {  // stop at once: a regular file's size tells how many; a stream's, at least these
         const bool exact = S_ISREG(st.st_mode) && std::size_t(st.st_size) > *npy_size;
@@ -169,8 +174,8 @@ std::string detail::read_stream(const std::string& path) {
     }
 }
 
-std::string read_file(const std::string& path) {
-    if (path == "-") return read_fd(STDIN_FILENO, detail::display_name(path));
+std::string read_file(const std::string& path, Content content) {
+    if (path == "-") return read_fd(STDIN_FILENO, detail::display_name(path), false, content);
     // Labels, ids, lengths and texts are read whole: one result of standard input is a tensor's.
     if (path.starts_with("-:"))
         throw UsageError(path + ": -:NAME selects a tensor input's result on standard input; this input reads a "
@@ -183,7 +188,7 @@ std::string read_file(const std::string& path) {
         throw InputError(path + ": is a directory");
     }
     try {
-        std::string bytes = read_fd(fd, path);
+        std::string bytes = read_fd(fd, path, false, content);
         ::close(fd);
         return bytes;
     } catch (...) {

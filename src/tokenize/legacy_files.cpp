@@ -13,13 +13,17 @@ namespace attn::tokenize {
 
 namespace {
 
-bool is_file(const std::string& p) {
-    struct stat st {};
-    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
 bool is_dir(const std::string& p) {
     struct stat st {};
     return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+// Whether p exists (links followed), as a regular file: anything else there (a folder, a FIFO,
+// a link to /dev/zero) is an InputError, not a file left out.
+bool found_file(const std::string& p) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) return false;
+    if (!S_ISREG(st.st_mode)) throw InputError(p + ": not a regular file (a tokenizer's files are read whole)");
+    return true;
 }
 std::string base_name(const std::string& p) {
     const std::size_t slash = p.find_last_of('/');
@@ -46,11 +50,11 @@ std::string added_token_json(const std::string& content, std::int64_t id) {
 
 }  // namespace
 
-std::string read_whole_file(const std::string& path) { return io::read_file(path); }
+std::string read_whole_file(const std::string& path) { return io::read_file(path, io::Content::text); }
 
 TokenizerFiles find_tokenizer_files(const std::string& path) {
     TokenizerFiles f;
-    if (is_file(path)) {
+    if (!is_dir(path) && found_file(path)) {
         const std::string name = base_name(path);
         if (name.size() >= 4 && name.substr(name.size() - 4) == ".txt") f.vocab_txt = path;
         else f.tokenizer_json = path;
@@ -58,11 +62,11 @@ TokenizerFiles find_tokenizer_files(const std::string& path) {
     }
     if (!is_dir(path)) throw InputError(path + ": no such file or folder");
     const std::string dir = path.back() == '/' ? path : path + "/";
-    if (is_file(dir + "tokenizer.json")) {
+    if (found_file(dir + "tokenizer.json")) {
         f.tokenizer_json = dir + "tokenizer.json";
-    } else if (is_file(dir + "vocab.txt")) {
+    } else if (found_file(dir + "vocab.txt")) {
         f.vocab_txt = dir + "vocab.txt";
-        if (const std::string config = dir + "tokenizer_config.json"; is_file(config)) {
+        if (const std::string config = dir + "tokenizer_config.json"; found_file(config)) {
             const std::string text = read_whole_file(config);  // its errors name the file
             try {
                 f.lowercase = json::parse_json(text).bool_or("do_lower_case", true);
@@ -70,7 +74,7 @@ TokenizerFiles find_tokenizer_files(const std::string& path) {
                 throw InputError(config + ": " + e.what());
             }
         }
-    } else if (is_file(dir + "vocab.json") && is_file(dir + "merges.txt")) {
+    } else if (found_file(dir + "vocab.json") && found_file(dir + "merges.txt")) {
         f.vocab_json = dir + "vocab.json";
         f.merges_txt = dir + "merges.txt";
     } else {

@@ -221,6 +221,13 @@ else
     expect_code 3 "dynamic RoPE with rope_theta 3e38 past max_position_embeddings"
     expect_err_has "config.json: dynamic RoPE over 7 tokens (past max_position_embeddings 5) makes its base inf in float32" \
         "dynamic RoPE's base beyond float32 named"
+    # A NUL byte in config.json: JSON is text (it said "neither text nor .npy")
+    rm -rf "$T/nul" && mkdir -p "$T/nul" && ln -sf "$TINY/qwen3_bf16/model.safetensors" "$T/nul/"
+    sed 's/"qwen3"/"qwen\x003"/' "$TINY/qwen3_bf16/config.json" >"$T/nul/config.json"
+    run model "$T/nul" --ids 1,2,3 --format csv
+    expect_code 3 "a NUL byte in config.json"
+    if [[ $ERR == *"nul/config.json:2:22: a NUL byte: binary data, not text"* && $ERR != *".npy"* ]]; then pass
+    else fail "a NUL byte in config.json: $ERR"; fi
     # The header's __metadata__ twice is no tensor's name; the token embeddings under no prefix
     # attn knows: both names given.
     rm -rf "$T/header" && mkdir -p "$T/header" && cp "$TINY/llama/config.json" "$T/header/"
@@ -368,6 +375,15 @@ expect_code 0 "svg and html"
 if grep -q "<svg" "$T/g.svg" && grep -q "attn-line\|<html" "$T/g.html"; then pass; else fail "svg/html not written"; fi
 
 # ---- bad input: clear errors, exit 3 (bad input) or 2 (usage) ----
+# A tokenizer.json that is a folder or a FIFO is no file left out (it said: no tokenizer.json, ...)
+mkdir -p "$T/tokdir" && ln -sf "$TINY/roberta/config.json" "$TINY/roberta/model.safetensors" "$T/tokdir/"
+for kind in folder fifo; do
+    rm -rf "$T/tokdir/tokenizer.json"
+    if [ $kind = folder ]; then mkdir "$T/tokdir/tokenizer.json"; else mkfifo "$T/tokdir/tokenizer.json"; fi
+    run model "$T/tokdir" --text "time flies"
+    expect_code 3 "a tokenizer.json that is a $kind"
+    expect_err_has "tokdir/tokenizer.json: not a regular file" "a tokenizer.json $kind named"
+done
 run model "$T/nowhere" --ids 1,2
 expect_code 3 "missing folder"
 expect_err_has "No such file or directory" "missing folder named"
