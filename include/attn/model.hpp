@@ -54,6 +54,7 @@ struct ModelConfig {
     double norm_eps = 1e-12;
     enum class Activation { gelu_erf, gelu_tanh, quick_gelu, relu, silu, tanh } activation = Activation::gelu_erf;
     Rope rope;                          // theta 0 for bert and gpt2
+    std::string rope_scaling_text;      // for messages: "DIR/config.json: \"rope_scaling\": linear factor 2"
     std::size_t sliding_window = 0;     // 0: none (Mistral: each token sees itself and W - 1 before)
     std::vector<bool> slides;           // per layer: the sliding window applies (empty: every layer)
     bool qkv_bias = false, o_bias = false, mlp_bias = false;  // llama family

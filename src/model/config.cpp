@@ -13,7 +13,6 @@
 
 #include "attn/error.hpp"
 #include "attn/model.hpp"
-#include "attention/rope.hpp"
 #include "read/json.hpp"
 
 namespace attn::model {
@@ -293,27 +292,15 @@ void rope_scaling(const Reader& sr, const Lengths& top, ModelConfig& c) {
     } else if (type == "dynamic") {
         if (top.max_positions == 0) sr.fail("dynamic RoPE needs \"max_position_embeddings\", which is null");
         out.kind = RopeScalingKind::dynamic;
-        if (c.head_dim == 2)  // dim / (dim - 2)
-            sr.fail("dynamic RoPE needs a head_dim above 2 (its theta is raised to the power head_dim / (head_dim - 2))");
         out.original_max_positions = float(top.max_positions);  // config.max_position_embeddings
     } else if (type == "yarn") {
         if (top.max_positions == 0) sr.fail("yarn RoPE needs \"max_position_embeddings\", which is null");
         yarn(sr, top, c);
         if (sr.v.find("factor")->is_null()) factor = out.factor;  // max_position_embeddings / the original
     }
-    // The frequencies in float32, as transformers computes them (dynamic's at
-    // max_position_embeddings, as at its init), with rope_theta a positive normal float32: an
-    // infinite one makes position 0's angle NaN there, and one of 0 never turns.
-    Rope rope = c.rope;
-    rope.dims = c.head_dim;
-    rope = engine::rope_at_length(rope, 0);
-    const std::vector<float> inv = engine::rope_inv_freq(rope.theta, c.head_dim, rope.scaling);
-    for (std::size_t k = 0; k < inv.size(); ++k)
-        if (!(inv[k] > 0) || std::isinf(inv[k]))
-            sr.fail(type + " factor " + shown(factor) + " makes RoPE's inverse frequency " + std::to_string(k) + " " +
-                    shown(inv[k]) + " in float32" +
-                    (type == "dynamic" ? " (its base at max_position_embeddings: " + shown(rope.theta) + ")" : "") +
-                    ": expected finite numbers > 0");
+    // The frequencies it gives are checked when the model runs (run_llama), once the weights
+    // confirm head_dim: a config's absurd one would take memory here.
+    c.rope_scaling_text = sr.source + ": " + sr.within + type + " factor " + shown(factor);
 }
 
 // RoPE's theta and scaling as transformers reads them: the object "rope_scaling" (v4's, which v5
@@ -538,6 +525,8 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     if (c.arch == Architecture::llama && c.head_dim % 2)
         r.fail("head_dim " + std::to_string(c.head_dim) + " is odd: RoPE rotates pairs of dims (head_dim, or "
                "hidden_size / num_attention_heads)");
+    if (c.rope.scaling.kind == RopeScalingKind::dynamic && c.head_dim == 2)  // dim / (dim - 2)
+        r.fail("dynamic RoPE needs a head_dim above 2 (its theta is raised to the power head_dim / (head_dim - 2))");
     return c;
 }
 

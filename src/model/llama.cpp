@@ -7,7 +7,9 @@
 // gated MLP (down(act(gate(x)) · up(x)); Gemma 2: then post_feedforward_layernorm), the
 // residual; the final norm, whose output is the last hidden state.
 #include <cmath>
+#include <cstdio>
 #include <string>
+#include <vector>
 
 #include "attention/rope.hpp"
 #include "attn/error.hpp"
@@ -32,11 +34,20 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
     spec.rope = c.rope;
     spec.rope.dims = d;
     spec.rope = engine::rope_at_length(spec.rope, T);  // dynamic NTK: positions 0 … T − 1
-    // (config.json's check covers max_position_embeddings; past it dynamic's base grows: only to inf)
-    if (std::isinf(spec.rope.theta))
-        throw InputError("config.json: dynamic RoPE over " + std::to_string(T) + " tokens (past max_position_embeddings " +
-                         std::to_string(std::size_t(c.rope.scaling.original_max_positions)) +
-                         ") makes its base inf in float32: rope_theta or rope_scaling's factor is too large");
+    // RoPE's frequencies as transformers computes them in float32 (dynamic's at max(T,
+    // max_position_embeddings)), once layer 0's q_proj confirms head_dim: an infinite one makes
+    // position 0's angle NaN there, one of 0 never turns. rope_theta is a normal float32
+    // (config.cpp): only the scaling can make them so.
+    w.get(layer_prefix(c.arch, 0) + "self_attn.q_proj.weight", {H * d, E});
+    const std::vector<float> inv = engine::rope_inv_freq(spec.rope.theta, d, spec.rope.scaling);
+    for (std::size_t k = 0; k < inv.size(); ++k)
+        if (!(inv[k] > 0) || std::isinf(inv[k])) {
+            const bool dynamic = c.rope.scaling.kind == RopeScalingKind::dynamic;
+            char text[80];
+            std::snprintf(text, sizeof text, " %zu %g in float32 (with a base of %g)", k, double(inv[k]), double(spec.rope.theta));
+            throw InputError(c.rope_scaling_text + (dynamic ? " over " + std::to_string(T) + " tokens" : "") +
+                             " makes RoPE's inverse frequency" + text + ": expected finite numbers > 0");
+        }
     // self.scaling = head_dim ** -0.5; Gemma 2's query_pre_attn_scalar ** -0.5
     spec.scale = float(c.query_scalar ? std::pow(c.query_scalar, -0.5) : 1.0 / std::sqrt(double(d)));
     spec.softcap = c.softcap;  // Gemma 2: cap·tanh(scores / cap), before the mask

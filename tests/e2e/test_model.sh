@@ -201,7 +201,8 @@ else
         "gemma2|s/\"rope_theta\": 10000.0/\"rope_theta\": 1e-300/|config.json: \"rope_theta\" is 1e-300: outside float32's range" \
         "llama_bf16|s/\"rope_theta\": 500.0/\"rope_theta\": 1e308/|config.json: \"rope_theta\" is 1e+308: outside float32's range" \
         "llama_bf16|s/\"factor\": 2.0/\"factor\": 1e-39/|config.json: \"rope_scaling\": linear factor 1e-39 makes RoPE's inverse frequency 0 inf in float32" \
-        "llama_dynamic|s/\"factor\": 2.0/\"factor\": 1e30/|\"rope_scaling\": dynamic factor 1e+30 makes RoPE's inverse frequency 1 inf in float32" \
+        "llama_dynamic|s/\"factor\": 2.0/\"factor\": 1e30/|\"rope_scaling\": dynamic factor 1e+30 over 3 tokens makes RoPE's inverse frequency 1 inf in float32 (with a base of 0)" \
+        "llama_yarn|s/\"factor\": 4.0/\"factor\": 1e-39/|\"rope_scaling\": yarn factor 1e-39 makes RoPE's inverse frequency" \
         "gemma2|s/\"sliding_window\": 3/\"sliding_window\": 3, \"layer_types\": [\"sliding_attention\", \"full_attention\"]/|\"layer_types\" has 2 entries for 3 layers (num_hidden_layers)" \
         "roberta|s/\"model_type\"/\"is_decoder\": true, \"model_type\"/|\"is_decoder\": a RoBERTa decoder is not supported (attn runs RobertaModel's encoder)"; do
         IFS='|' read -r m edit message <<<"$spec"
@@ -219,7 +220,7 @@ else
     expect_code 0 "dynamic RoPE with rope_theta 3e38 over max_position_embeddings tokens"
     run model "$T/llama_dynamic_edited" --ids 1,2,3,4,5,6,7 --format csv
     expect_code 3 "dynamic RoPE with rope_theta 3e38 past max_position_embeddings"
-    expect_err_has "config.json: dynamic RoPE over 7 tokens (past max_position_embeddings 5) makes its base inf in float32" \
+    expect_err_has "config.json: \"rope_scaling\": dynamic factor 2 over 7 tokens makes RoPE's inverse frequency 1 0 in float32 (with a base of inf)" \
         "dynamic RoPE's base beyond float32 named"
     # A NUL byte in config.json: JSON is text (it said "neither text nor .npy")
     rm -rf "$T/nul" && mkdir -p "$T/nul" && ln -sf "$TINY/qwen3_bf16/model.safetensors" "$T/nul/"
