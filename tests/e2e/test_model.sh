@@ -115,6 +115,27 @@ else
     expect_err_has "tensor 'model.norm.weight': element 3 (0-based): 1e+300 in the file overflows float32" \
         "the weight beyond float32 named where used, with its value"
 
+    # q_proj and k_proj of 1e20: the scores of layer 0 overflow float32 (inf − inf: NaN, as in
+    # torch). The row is refused on every path, one token or five, attentions or hidden states
+    # alone (a NaN score was taken for a fully masked row: weights 0, exit 0).
+    src=$TINY/llama/model.safetensors
+    n=$(od -An -tu8 -N8 "$src" | tr -d ' ')
+    mkdir -p "$T/overflow" && cp "$TINY/llama/config.json" "$T/overflow/" && cp "$src" "$T/overflow/model.safetensors"
+    for t in q_proj k_proj; do
+        range=$(head -c $((8 + n)) "$src" | grep -ao "\"model.layers.0.self_attn.$t.weight\":{[^}]*}" |
+            sed -E 's/.*"data_offsets":\[([0-9]+),([0-9]+)\].*/\1 \2/')
+        read -r a b <<<"$range"
+        # shellcheck disable=SC2046 # one '%.0s' per float: (b − a) / 4 copies of 1e20, little-endian
+        printf '\xec\x78\xad\x60%.0s' $(seq $(((b - a) / 4))) |
+            dd of="$T/overflow/model.safetensors" bs=1 seek=$((8 + n + a)) conv=notrunc status=none
+    done
+    for args in "--ids 1" "--ids 1,2,3,4,5" "--ids 1,2,3,4,5 --show hidden-states" "--ids 1,2,3,4,5 --layer 1"; do
+        # shellcheck disable=SC2086 # the options as words
+        run model "$T/overflow" $args --format csv
+        expect_code 1 "q and k of 1e20 ($args)"
+        expect_err_has "holds NaN" "q and k of 1e20 ($args): the NaN named"
+    done
+
     # A vector stored as (1, n) is refused, as transformers' loader refuses it (it was taken).
     mkdir -p "$T/row_vector" && cp "$TINY/llama/config.json" "$T/row_vector/"
     with_header "$TINY/llama/model.safetensors" "$T/row_vector/model.safetensors" \
