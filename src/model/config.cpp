@@ -244,8 +244,10 @@ void yarn(const Reader& sr, const Lengths& top, ModelConfig& c) {
     const double m = sr.number_or("mscale", 0), m_all = sr.number_or("mscale_all_dim", 0);
     const double attention =
         sr.number_or("attention_factor", m != 0 && m_all != 0 ? mscale(m) / mscale(m_all) : mscale(1));
-    if (!(attention > 0) || !std::isfinite(attention))
-        sr.fail("yarn's attention factor " + shown(attention) + ": expected a positive number");
+    // It multiplies RoPE's float32 cos and sin: beyond float32 they are inf and the scores NaN
+    // (one that rounds to 0 makes them 0, and every query attends uniformly, as in transformers).
+    if (!(attention > 0) || !std::isfinite(float(attention)))
+        sr.fail("yarn's attention factor " + shown(attention) + ": expected a positive number below 3.40282e+38 (float32)");
     out.attention_factor = float(attention);
     // `get("beta_fast") or 32`: 0 and null take the default too
     const double fast = sr.number_or("beta_fast", 32), slow = sr.number_or("beta_slow", 1);

@@ -114,6 +114,10 @@ TEST_CASE("model config: dynamic and yarn RoPE take max_position_embeddings and 
               .rope.scaling.attention_factor == 0.5f);
     CHECK_THROWS_AS(config("llama", ", \"rope_scaling\": {\"type\": \"yarn\", \"factor\": 8.0, \"attention_factor\": 0}"),
                     attn::InputError);
+    CHECK(error("llama", ", \"rope_scaling\": {\"type\": \"yarn\", \"factor\": 8.0, \"attention_factor\": 1e39}")
+              .find("yarn's attention factor 1e+39: expected a positive number below 3.40282e+38 (float32)") != std::string::npos);
+    CHECK(config("llama", ", \"rope_scaling\": {\"type\": \"yarn\", \"factor\": 8.0, \"attention_factor\": 3e38}")
+              .rope.scaling.attention_factor == 3e38f);
     CHECK_THROWS_AS(config("llama", ", \"rope_scaling\": {\"type\": \"longrope\", \"factor\": 8.0}"), attn::InputError);
     // a top-level original_max_position_embeddings fills the scaling's (v5 moves it there)
     CHECK(config("llama", ", \"original_max_position_embeddings\": 512, \"rope_scaling\": {\"type\": \"yarn\", "
