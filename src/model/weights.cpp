@@ -85,7 +85,7 @@ void Weight::finite_row(std::size_t r, float* out) const {
     row(r, out);
     for (std::size_t c = 0; c < cols(); ++c)
         if (!std::isfinite(out[c]))
-            throw InputError("tensor '" + name + "': " + nonfinite(r * cols() + c, out[c]) +
+            throw InputError(folder + ": tensor '" + name + "': " + nonfinite(r * cols() + c, out[c]) +
                              " (the row of an id or position the tokens use)");
 }
 
@@ -268,6 +268,7 @@ Weight Weights::widened_copy(const Weight& w, io::detail::FloatKind kind) {
 }
 
 void Weights::add(Weight w, const std::string& name, const std::string& path) {
+    w.folder = folder_;
     // In two shards: which one an index means is unclear (Hugging Face's loading order decides).
     if (!tensors_.emplace(name, std::move(w)).second)
         throw InputError(path + ": tensor '" + name + "' is in another shard too (" + files_text_ + ")");

@@ -33,6 +33,7 @@ struct Weight {
     Shape shape;
     std::size_t ld = 0;  // elements between rows of a 2-D weight; 0: dense (cols)
     std::string name;  // as in the file, for messages
+    std::string folder;  // the model folder, for messages
     const unsigned char* f64 = nullptr;  // an F64 weight's elements in the file (copied as float32), for messages
     mutable bool checked = false;  // scanned for non-finite values (Weights::get, on first use)
 

@@ -507,7 +507,7 @@ hl=$(od -An -t u8 -N8 "$T/nan/model.safetensors" | tr -d ' ')
 printf '\000\000\300\177' | dd of="$T/nan/model.safetensors" bs=1 seek=$((8 + hl)) conv=notrunc 2>/dev/null
 run model "$T/nan" --ids 0,1 --show attentions --format npy -o "$T/nan.npy"
 expect_code 3 "a NaN weight in an embedding row the ids use"
-expect_err_has "tensor 'embeddings.word_embeddings.weight': row 0, column 0 (0-based): non-finite value 'nan' is not allowed here (the row of an id or position the tokens use)" "a NaN embedding row named"
+expect_err_has "$T/nan: tensor 'embeddings.word_embeddings.weight': row 0, column 0 (0-based): non-finite value 'nan' is not allowed here (the row of an id or position the tokens use)" "a NaN embedding row named"
 if [ -e "$T/nan.npy" ]; then fail "a NaN result was written"; else pass; fi
 run model "$T/nan" --ids 1,2 --show attentions --format csv
 expect_code 0 "the NaN row is not used by ids 1,2"
