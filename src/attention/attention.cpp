@@ -6,17 +6,16 @@
 
 #include "attn/error.hpp"
 #include "attn/multihead.hpp"
+#include "attn/tensor.hpp"
 
 namespace attn {
 
 namespace {
 
-std::string shape(const Matrix& m) { return std::to_string(m.rows()) + "x" + std::to_string(m.cols()); }
-
 Matrix project_one(const Matrix& X, const Matrix* W, const char* name) {
     if (!W) return X;
     if (W->rows() != X.cols())
-        throw InputError(std::string(name) + " is " + shape(*W) + " but X has D=" + std::to_string(X.cols()) +
+        throw InputError(std::string(name) + " is " + Shape{W->rows(), W->cols()}.dims_text() + " but X has D=" + std::to_string(X.cols()) +
                          " columns: a projection must have D rows");
     return matmul(X, *W);
 }
@@ -41,8 +40,8 @@ AttentionResult attend(const Matrix& Q, const Matrix& K, const Matrix& V, const 
     const ScoreMask& sm = opt.score_mask;
     for (const Matrix* m : {sm.mask, sm.bias})
         if (m && (m->rows() != Q.rows() || m->cols() != K.rows()))
-            throw InputError(std::string(m == sm.mask ? "mask" : "bias") + " is " + shape(*m) + " but the scores are " +
-                             std::to_string(Q.rows()) + "x" + std::to_string(K.rows()));
+            throw InputError(std::string(m == sm.mask ? "mask" : "bias") + " is " + Shape{m->rows(), m->cols()}.dims_text() +
+                             " but the scores are " + Shape{Q.rows(), K.rows()}.dims_text());
 
     // The batched engine on rank-2 views: the same kernels, the same bits.
     AttentionSpec spec;

@@ -13,6 +13,7 @@
 
 #include "attn/error.hpp"
 #include "attn/mask_bits.hpp"
+#include "attn/tensor.hpp"
 #include "attention/kernel_vocabulary.hpp"
 #include "kernels/kernel_api.hpp"
 #include "arch/kernel_table.hpp"
@@ -23,9 +24,6 @@ namespace attn {
 namespace {
 
 const kernels::KernelSet& active() noexcept { return kernels::table_of(current_arch()); }
-
-// Sizes in messages as Shape::dims_text writes them: "3x5" (symbols such as T×D keep the ×).
-std::string shape(const Matrix& M) { return std::to_string(M.rows()) + "x" + std::to_string(M.cols()); }
 
 // How C is split over threads. The kernel packs all of B once per call, so calls are few
 // and large: one block of rows per thread, or of columns when C has too few rows (one
@@ -111,7 +109,8 @@ void matmul(const Matrix& A, const Matrix& B, Matrix& C, bool transpose_b) {
     const std::size_t kb = transpose_b ? B.cols() : B.rows();
     const std::size_t n = transpose_b ? B.rows() : B.cols();
     if (kb != k)
-        throw InputError("matmul: inner dimensions differ: " + shape(A) + " times " + shape(B) +
+        throw InputError("matmul: inner dimensions differ: " + Shape{A.rows(), A.cols()}.dims_text() + " times " +
+                         Shape{B.rows(), B.cols()}.dims_text() +
                          (transpose_b ? " transposed" : ""));
     // Reuse C's storage when it has the shape and is neither input (no allocation, no page
     // faults on repeated calls); otherwise a new zero-filled matrix.

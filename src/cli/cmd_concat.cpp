@@ -19,7 +19,7 @@ namespace attn::cli {
 
 namespace {
 
-std::string shown(const std::string& path) { return io::detail::display_name(path); }
+using io::detail::display_name;
 
 }  // namespace
 
@@ -83,8 +83,8 @@ int cmd_concat(int argc, char** argv) {
     try {
         result = concatenate(views, axis);
     } catch (const JoinError& e) {  // the parts named by their files
-        const std::string which = shown(paths[e.part]) + " " + parts[e.part].shape().text();
-        const std::string to = shown(paths[0]) + " " + parts[0].shape().text();
+        const std::string which = display_name(paths[e.part]) + " " + parts[e.part].shape().text();
+        const std::string to = display_name(paths[0]) + " " + parts[0].shape().text();
         throw InputError("cannot join " + which + " to " + to +
                          (e.rank ? ": " + std::to_string(e.got) + " dimensions instead of " + std::to_string(e.wanted)
                                  : " along axis " + std::to_string(axis) + ": dimension " + std::to_string(e.dimension) +

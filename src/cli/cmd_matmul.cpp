@@ -17,7 +17,7 @@ namespace attn::cli {
 namespace {
 
 std::string shape_of(const Matrix& m) { return std::to_string(m.rows()) + "x" + std::to_string(m.cols()); }
-std::string shown(const std::string& path) { return io::detail::display_name(path); }
+using io::detail::display_name;
 
 // Finite inputs can still overflow float32 in the sums: that is a numeric failure, never an
 // 'inf' printed as if it were the product.
@@ -39,7 +39,7 @@ Tensor batched_product(const Tensor& A, const Tensor& B, bool transpose_b, const
     std::vector<std::size_t> a_batch(batch_rank, 1), b_batch(batch_rank, 1), c_dims(batch_rank);
     for (std::size_t d = 0; d + 2 < A.rank(); ++d) a_batch[batch_rank - (A.rank() - 2) + d] = A.shape()[d];
     for (std::size_t d = 0; d + 2 < B.rank(); ++d) b_batch[batch_rank - (B.rank() - 2) + d] = B.shape()[d];
-    const std::string both = shown(a_path) + " " + A.shape().text() + " and " + shown(b_path) + " " + B.shape().text();
+    const std::string both = display_name(a_path) + " " + A.shape().text() + " and " + display_name(b_path) + " " + B.shape().text();
     for (std::size_t d = 0; d < batch_rank; ++d) {
         if (a_batch[d] != b_batch[d] && a_batch[d] != 1 && b_batch[d] != 1)
             throw InputError("cannot broadcast the batch dimensions of " + both + ": " + std::to_string(a_batch[d]) +
@@ -129,7 +129,7 @@ int cmd_matmul(int argc, char** argv) {
     Tensor Bt = io::read_tensor(b_path);
     const bool a_vector = At.rank() == 1, b_vector = Bt.rank() == 1;
     if (b_vector && At.cols() != Bt.cols())
-        throw InputError("cannot multiply " + shown(a_path) + " " + At.shape().text() + " by the vector " + shown(b_path) +
+        throw InputError("cannot multiply " + display_name(a_path) + " " + At.shape().text() + " by the vector " + display_name(b_path) +
                          " " + Bt.shape().text() + ": A has " + std::to_string(At.cols()) +
                          (At.cols() == 1 ? " column, " : " columns, ") + "B has " + std::to_string(Bt.cols()) +
                          (Bt.cols() == 1 ? " entry" : " entries"));
@@ -145,8 +145,8 @@ int cmd_matmul(int argc, char** argv) {
     const Matrix B = std::move(Bt).to_matrix();
     const std::size_t inner = transpose_b ? B.cols() : B.rows();
     if (A.cols() != inner)
-        throw InputError("cannot multiply " + shown(a_path) + " (" + shape_of(A) + ") by " +
-                         (transpose_b ? "the transpose of " : "") + shown(b_path) + " (" + shape_of(B) +
+        throw InputError("cannot multiply " + display_name(a_path) + " (" + shape_of(A) + ") by " +
+                         (transpose_b ? "the transpose of " : "") + display_name(b_path) + " (" + shape_of(B) +
                          "): A has " + std::to_string(A.cols()) + (A.cols() == 1 ? " column, " : " columns, ") +
                          (transpose_b ? "Bᵀ" : "B") + " has " + std::to_string(inner) + (inner == 1 ? " row" : " rows"));
     const Matrix C = matmul(A, B, transpose_b);

@@ -28,7 +28,7 @@ constexpr std::size_t max_weights = std::size_t(1) << 22;
 // Queries or keys beyond this are pooled too: a head view of n tokens is 2n pixels tall and the
 // matrix view's image n wide, and browsers leave a canvas blank past 32767 (Firefox) or 65535
 // (Chromium) pixels a side.
-constexpr std::size_t max_side = 8192;
+constexpr std::size_t max_page_side = 8192;
 // Exact float32 values (4 bytes a weight) join the 8-bit codes only up to here: 8 MB pages.
 constexpr std::size_t max_exact = std::size_t(1) << 20;
 
@@ -587,7 +587,7 @@ Pooling page_pooling(const TensorView& w) {
     if (slices > max_weights)
         throw SettingError("html", "", " draws at most " + std::to_string(max_weights) + " heads, not " + std::to_string(slices));
     // pooled rows and columns grow with the side limit: the largest limit that fits
-    std::size_t lo = 1, hi = std::min(std::max(w.rows(), w.cols()), max_side);
+    std::size_t lo = 1, hi = std::min(std::max(w.rows(), w.cols()), max_page_side);
     while (lo < hi) {
         const std::size_t mid = lo + (hi - lo + 1) / 2;
         const Pooling p = plan_pooling(w.rows(), w.cols(), mid, mid);
@@ -617,7 +617,7 @@ HtmlViewOptions pooled_options(const TensorView& w, const HtmlViewOptions& o) {
     po.sentence_b = 0;  // token indices no longer apply
     po.query_labels = p.row_labels(), po.key_labels = p.col_labels();
     po.pooled_text = p.note() + " (queries × keys; the page holds at most " + std::to_string(max_weights) +
-                     " weights, " + std::to_string(max_side) + " a side): each line and cell is the largest weight of "
+                     " weights, " + std::to_string(max_page_side) + " a side): each line and cell is the largest weight of "
                      "its block";
     return po;
 }
@@ -660,7 +660,7 @@ std::string html_view(const TensorView& w, const HtmlViewOptions& o) {
                                w.shape.text());
     const std::vector<std::string> lead = lead_names(w, o);
     const std::size_t tq = w.rows(), tk = w.cols(), slices = w.slices(), cells = tq * tk;
-    if (w.shape.numel() > max_weights || std::max(tq, tk) > max_side)
+    if (w.shape.numel() > max_weights || std::max(tq, tk) > max_page_side)
         return html_view(max_pooled(w, o).view(), pooled_options(w, o));
 
     // 8-bit opacity codes of weight / scale (scale = 1, or the largest value when above 1),

@@ -21,13 +21,13 @@ namespace {
 
 // One <rect> per cell: beyond these the panels are max-pooled, as one heatmap is beyond 128 a
 // side (16 heads of 128×128 were 262,144 cells, a 24 MB file).
-constexpr std::size_t max_side = 128;
+constexpr std::size_t max_panel_side = 128;
 constexpr std::size_t max_cells = std::size_t(1) << 15;
 
-// The pooling that keeps every panel within max_side and all of them within max_cells: the
+// The pooling that keeps every panel within max_panel_side and all of them within max_cells: the
 // largest side limit that fits (at least 1 cell a panel).
 detail::Pooling grid_pooling(std::size_t R, std::size_t C, std::size_t n) {
-    std::size_t lo = 1, hi = std::min(std::max(R, C), max_side);
+    std::size_t lo = 1, hi = std::min(std::max(R, C), max_panel_side);
     while (lo < hi) {
         const std::size_t mid = lo + (hi - lo + 1) / 2;
         const detail::Pooling p = detail::plan_pooling(R, C, mid, mid);

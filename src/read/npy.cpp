@@ -27,7 +27,7 @@ namespace attn::io {
 
 namespace {
 
-constexpr std::size_t max_header_bytes = 65536;  // numpy itself writes a few hundred at most
+constexpr std::size_t max_npy_header_bytes = 65536;  // numpy itself writes a few hundred at most
 
 enum class Kind { f, i, u, b };
 
@@ -50,9 +50,9 @@ std::string shape_text(const std::vector<std::size_t>& shape) {
 }
 
 // The header is a Python dict literal: {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
-class HeaderParser : detail::HeaderCursor {
+class NpyHeaderParser : detail::HeaderCursor {
 public:
-    HeaderParser(std::string_view text, const std::string& source) : HeaderCursor(text, source) {}
+    NpyHeaderParser(std::string_view text, const std::string& source) : HeaderCursor(text, source) {}
 
     Header parse() {
         Header h;
@@ -276,11 +276,11 @@ Layout npy_layout(std::string_view head, std::size_t total, const std::string& s
     if (head.size() < preamble) fail("truncated .npy header");
     const std::size_t header_len =
         std::size_t(load_unsigned(reinterpret_cast<const unsigned char*>(head.data()) + 8, length_bytes, false));
-    if (header_len > max_header_bytes)
+    if (header_len > max_npy_header_bytes)
         fail("header length " + std::to_string(header_len) + " exceeds the limit of " +
-             std::to_string(max_header_bytes) + " bytes");
+             std::to_string(max_npy_header_bytes) + " bytes");
     if (head.size() - preamble < header_len) fail("truncated .npy header");
-    const Header h = HeaderParser(head.substr(preamble, header_len), source).parse();
+    const Header h = NpyHeaderParser(head.substr(preamble, header_len), source).parse();
 
     const std::vector<std::size_t>& dims = *h.shape;
     if (dims.empty()) fail("0-d array (a single number): expected a vector (n,) or a matrix (r, c)");
@@ -358,7 +358,7 @@ std::size_t npy_header_size(std::string_view head) noexcept {
     if (head.size() < 8 + length_bytes) return 0;
     const std::size_t header_len =
         std::size_t(load_unsigned(reinterpret_cast<const unsigned char*>(head.data()) + 8, length_bytes, false));
-    return header_len > max_header_bytes ? 0 : 8 + length_bytes + header_len;
+    return header_len > max_npy_header_bytes ? 0 : 8 + length_bytes + header_len;
 }
 
 std::optional<Shape> npy_declared_shape(std::string_view bytes) noexcept {
@@ -368,8 +368,8 @@ std::optional<Shape> npy_declared_shape(std::string_view bytes) noexcept {
         if (bytes.size() < preamble) return std::nullopt;
         const std::size_t header_len =
             std::size_t(load_unsigned(reinterpret_cast<const unsigned char*>(bytes.data()) + 8, length_bytes, false));
-        if (header_len > max_header_bytes || bytes.size() - preamble < header_len) return std::nullopt;
-        return Shape(*HeaderParser(bytes.substr(preamble, header_len), "").parse().shape);
+        if (header_len > max_npy_header_bytes || bytes.size() - preamble < header_len) return std::nullopt;
+        return Shape(*NpyHeaderParser(bytes.substr(preamble, header_len), "").parse().shape);
     } catch (...) {  // InputError (a header attn does not parse, or beyond max_rank), bad_alloc
         return std::nullopt;
     }

@@ -137,9 +137,9 @@ private:
     bool left_, right_;
 };
 
-class Sequence : public Normalizer {
+class NormalizerSequence : public Normalizer {
 public:
-    explicit Sequence(const json::Value& c) {
+    explicit NormalizerSequence(const json::Value& c) {
         for (const json::Value& n : c.at("normalizers").as_array())
             if (auto p = make_normalizer(n)) steps_.push_back(std::move(p));
     }
@@ -168,7 +168,7 @@ std::unique_ptr<Normalizer> make_normalizer(const json::Value& c) {
     if (type == "Replace") return std::make_unique<Replace>(c);
     if (type == "Prepend") return std::make_unique<Prepend>(c);
     if (type == "Strip") return std::make_unique<Strip>(c);
-    if (type == "Sequence") return std::make_unique<Sequence>(c);
+    if (type == "Sequence") return std::make_unique<NormalizerSequence>(c);
     throw InputError("tokenizer.json: unsupported normalizer \"" + type +
                      "\" (known: BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Replace, "
                      "Prepend, Strip, Sequence)");

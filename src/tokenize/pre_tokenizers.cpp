@@ -232,9 +232,9 @@ private:
     std::u32string content_;
 };
 
-class Sequence : public PreTokenizer {
+class PreTokenizerSequence : public PreTokenizer {
 public:
-    explicit Sequence(const json::Value& c) {
+    explicit PreTokenizerSequence(const json::Value& c) {
         for (const json::Value& p : c.at("pretokenizers").as_array())
             if (auto q = make_pre_tokenizer(p)) steps_.push_back(std::move(q));
     }
@@ -267,7 +267,7 @@ std::unique_ptr<PreTokenizer> make_pre_tokenizer(const json::Value& c) {
     if (type == "Split") return std::make_unique<Split>(c);
     if (type == "Digits") return std::make_unique<Digits>(c);
     if (type == "WhitespaceSplit") return std::make_unique<WhitespaceSplit>();
-    if (type == "Sequence") return std::make_unique<Sequence>(c);
+    if (type == "Sequence") return std::make_unique<PreTokenizerSequence>(c);
     if (type == "Whitespace") return std::make_unique<Whitespace>();
     if (type == "Punctuation")  // BERT's punctuation, each character its own piece by default
         return std::make_unique<Split>(TextPattern::regex(std::u32string(U"[") + punctuation + U"]"),

@@ -23,7 +23,7 @@ namespace attn::io {
 namespace {
 
 // The reference implementation's own limit on the header.
-constexpr std::uint64_t max_header_bytes = 100'000'000;
+constexpr std::uint64_t max_json_header_bytes = 100'000'000;
 
 struct Entry {
     TensorInfo info;
@@ -41,10 +41,10 @@ std::size_t dtype_size(const std::string& d) {
 
 // Just enough JSON for the header: objects, arrays of integers, strings, and skipping any
 // other value inside __metadata__ is refused (the format allows only strings there).
-class HeaderParser : detail::HeaderCursor {
+class JsonHeaderParser : detail::HeaderCursor {
 public:
     // The header starts after the 8-byte length: positions in messages count from the file start.
-    HeaderParser(std::string_view s, const std::string& source) : HeaderCursor(s, source, 8) {}
+    JsonHeaderParser(std::string_view s, const std::string& source) : HeaderCursor(s, source, 8) {}
 
     std::vector<Entry> parse() {
         std::vector<Entry> entries;
@@ -253,9 +253,9 @@ std::vector<Entry> parse_header(std::string_view bytes, const std::string& sourc
     if (bytes.size() < 8) not_safetensors("shorter than its 8-byte header length");
     std::uint64_t n = 0;
     for (int k = 0; k < 8; ++k) n |= std::uint64_t(static_cast<unsigned char>(bytes[std::size_t(k)])) << (8 * k);
-    if (n > max_header_bytes)
+    if (n > max_json_header_bytes)
         not_safetensors("its header length " + std::to_string(n) + " exceeds the limit of " +
-                        std::to_string(max_header_bytes) + " bytes");
+                        std::to_string(max_json_header_bytes) + " bytes");
     if (bytes.size() - 8 < n) fail("truncated safetensors header: it needs " + std::to_string(n) + " bytes, the file has " + std::to_string(bytes.size() - 8));
     if (n < 2 || bytes[8] != '{') not_safetensors("the header is not a JSON object");
     // The header is UTF-8 text, as the reference reader requires before it parses the JSON.
@@ -265,7 +265,7 @@ std::vector<Entry> parse_header(std::string_view bytes, const std::string& sourc
         if (len == 0) fail("malformed header: not valid UTF-8 at byte " + std::to_string(8 + i));
         i += len;
     }
-    HeaderParser parser(bytes.substr(8, n), source);
+    JsonHeaderParser parser(bytes.substr(8, n), source);
     std::vector<Entry> entries = parser.parse();
     if (metadata) *metadata = std::move(parser.metadata);
     *data = bytes.substr(8 + n);
