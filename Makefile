@@ -57,6 +57,15 @@ ARCH_TU_NAMES := $(addsuffix .cpp,$(addprefix src/arch/,$(shell $(CXX) -E -P -un
                      '-DATTN_ARCH(name,lanes,tag,host,cpu,flags)=name' src/arch/arches.def)))
 LIB_SRCS := $(sort $(filter-out $(ARCH_TU_NAMES),$(shell find src -name '*.cpp' -not -path 'src/cli/*'))) $(ARCH_SRCS)
 CLI_SRCS  := $(sort $(shell find src/cli -name '*.cpp'))
+# The sources are compiled in bundles of consecutive files, LIB_BUNDLES for the library and
+# CLI_BUNDLES for the command line (src/source-bundle.sh: each file's headers are parsed once
+# per bundle, not once per file). Alone: the arch rows and OWN_FLAGS_SRCS (their own flags,
+# below), and main.cpp (the fuzz harnesses link the command line without it).
+OWN_FLAGS_SRCS := src/experiments/torch_rng.cpp src/experiments/numpy_rng.cpp src/attention/rope.cpp
+LIB_BUNDLES ?= 8
+CLI_BUNDLES ?= 3
+LIB_BUNDLE_SRCS := $(foreach k,$(shell seq 1 $(LIB_BUNDLES)),$(BUILD)/gen/lib_bundle_$(k).cpp)
+CLI_BUNDLE_SRCS := $(foreach k,$(shell seq 1 $(CLI_BUNDLES)),$(BUILD)/gen/cli_bundle_$(k).cpp)
 # UNIT_SRCS: the unit tests compiled (default all; make test-tsan: those of its filters).
 UNIT_SRCS ?= $(shell find tests/unit -name 'test_*.cpp')
 # The unit tests are compiled in UNIT_BUNDLES translation units of consecutive files
@@ -66,8 +75,9 @@ UNIT_BUNDLE_SRCS := $(foreach k,$(shell seq 1 $(UNIT_BUNDLES)),$(BUILD)/gen/unit
 TEST_SRCS := $(sort tests/unit/main.cpp $(shell find tests/oracle -name '*.cpp')) $(EXTRA_TEST_SRCS)
 
 obj = $(patsubst %.cpp,$(BUILD)/obj/%.o,$(1))
-LIB_OBJS  := $(call obj,$(LIB_SRCS)) $(BUILD)/gen/example_data.o $(BUILD)/gen/commit.o
-CLI_OBJS  := $(call obj,$(CLI_SRCS))
+# The arch rows first: the longest compilations start first (make -j starts them in this order).
+LIB_OBJS  := $(call obj,$(ARCH_SRCS) $(OWN_FLAGS_SRCS)) $(LIB_BUNDLE_SRCS:.cpp=.o) $(BUILD)/gen/example_data.o $(BUILD)/gen/commit.o
+CLI_OBJS  := $(CLI_BUNDLE_SRCS:.cpp=.o) $(call obj,src/cli/main.cpp)
 TEST_OBJS := $(call obj,$(TEST_SRCS)) $(UNIT_BUNDLE_SRCS:.cpp=.o)
 
 # Per-file flags: each arch translation unit gets exactly its row's ISA; the PyTorch-compatible
@@ -77,11 +87,10 @@ TEST_OBJS := $(call obj,$(TEST_SRCS)) $(UNIT_BUNDLE_SRCS:.cpp=.o)
 # TSan run is bound by the kernels: at -O1 the stage took 226 s instead of 190).
 ARCH_OPT ?=
 $(foreach r,$(ARCH_ROWS),$(eval $(call obj,$(call arch_tu,$(r))): FILE_FLAGS := $(call arch_flags,$(r)) $(ARCH_OPT)))
-$(BUILD)/obj/src/experiments/torch_rng.o: FILE_FLAGS := -ffp-contract=off
-$(BUILD)/obj/src/experiments/numpy_rng.o: FILE_FLAGS := -ffp-contract=off
-# RoPE's rotation rounds each product as HF does (q·cos + rotate_half(q)·sin): no multiply-adds
-# (aarch64's baseline has them: main's rope_row came out as fmadd/fmsub there).
-$(BUILD)/obj/src/attention/rope.o: FILE_FLAGS := -ffp-contract=off
+# The generators and RoPE (OWN_FLAGS_SRCS): RoPE's rotation rounds each product as HF does
+# (q·cos + rotate_half(q)·sin): no multiply-adds (aarch64's baseline has them: main's rope_row
+# came out as fmadd/fmsub there).
+$(call obj,$(OWN_FLAGS_SRCS)): FILE_FLAGS := -ffp-contract=off
 # The unit tests mirror src/'s folders; their shared helpers stay in tests/unit/, the float64
 # oracle they compare against in tests/oracle/ (reached from the tests only).
 $(TEST_OBJS): CPPFLAGS += -Itests/unit -Itests
@@ -122,7 +131,13 @@ $(BUILD)/obj/%.o: %.cpp | check-headers
 $(UNIT_BUNDLE_SRCS): $(BUILD)/gen/unit_bundle_%.cpp: FORCE
 	@mkdir -p $(dir $@)
 	@bash tests/unit-bundle.sh $@ $* $(UNIT_BUNDLES) $(sort $(UNIT_SRCS))
-$(UNIT_BUNDLE_SRCS:.cpp=.o): %.o: %.cpp | check-headers
+$(LIB_BUNDLE_SRCS): $(BUILD)/gen/lib_bundle_%.cpp: FORCE
+	@mkdir -p $(dir $@)
+	@bash src/source-bundle.sh $@ $* $(LIB_BUNDLES) $(filter-out $(ARCH_SRCS) $(OWN_FLAGS_SRCS),$(LIB_SRCS))
+$(CLI_BUNDLE_SRCS): $(BUILD)/gen/cli_bundle_%.cpp: FORCE
+	@mkdir -p $(dir $@)
+	@bash src/source-bundle.sh $@ $* $(CLI_BUNDLES) $(filter-out src/cli/main.cpp,$(CLI_SRCS))
+$(UNIT_BUNDLE_SRCS:.cpp=.o) $(LIB_BUNDLE_SRCS:.cpp=.o) $(CLI_BUNDLE_SRCS:.cpp=.o): %.o: %.cpp | check-headers
 	$(CXX) $(CPPFLAGS) -iquote . $(ALL_CXXFLAGS) $(FILE_FLAGS) -c $< -o $@
 FORCE:
 
@@ -154,8 +169,8 @@ $(BUILD)/gen/commit.cpp: FORCE
 $(BUILD)/gen/commit.o: $(BUILD)/gen/commit.cpp
 	$(CXX) $(CPPFLAGS) $(ALL_CXXFLAGS) -c $< -o $@
 
-$(BUILD)/attn: $(CLI_OBJS) $(LIB_OBJS)
-	$(CXX) $(ALL_CXXFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) $^ -o $@ $(LDLIBS)
+$(BUILD)/attn: $(LIB_OBJS) $(CLI_OBJS)
+	$(CXX) $(ALL_CXXFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) $(CLI_OBJS) $(LIB_OBJS) -o $@ $(LDLIBS)
 
 docs: $(DOCS)
 $(BUILD)/attn.1: $(BUILD)/attn
