@@ -69,7 +69,7 @@ CLI_BUNDLE_SRCS := $(foreach k,$(shell seq 1 $(CLI_BUNDLES)),$(BUILD)/gen/cli_bu
 # UNIT_SRCS: the unit tests compiled (default all; make test-tsan: those of its filters).
 UNIT_SRCS ?= $(shell find tests/unit -name 'test_*.cpp')
 # The unit tests are compiled in UNIT_BUNDLES translation units of consecutive files
-# (tests/unit-bundle.sh: each file's headers are parsed once per bundle, not once per file).
+# (src/source-bundle.sh --own-namespaces: each file's headers are parsed once per bundle).
 UNIT_BUNDLES ?= 4
 UNIT_BUNDLE_SRCS := $(foreach k,$(shell seq 1 $(UNIT_BUNDLES)),$(BUILD)/gen/unit_bundle_$(k).cpp)
 TEST_SRCS := $(sort tests/unit/main.cpp $(shell find tests/oracle -name '*.cpp')) $(EXTRA_TEST_SRCS)
@@ -130,7 +130,7 @@ $(BUILD)/obj/%.o: %.cpp | check-headers
 # each build, and rewrites the bundle only when its text changes (a file added or removed).
 $(UNIT_BUNDLE_SRCS): $(BUILD)/gen/unit_bundle_%.cpp: FORCE
 	@mkdir -p $(dir $@)
-	@bash tests/unit-bundle.sh $@ $* $(UNIT_BUNDLES) $(sort $(UNIT_SRCS))
+	@bash src/source-bundle.sh --own-namespaces $@ $* $(UNIT_BUNDLES) $(sort $(UNIT_SRCS))
 $(LIB_BUNDLE_SRCS): $(BUILD)/gen/lib_bundle_%.cpp: FORCE
 	@mkdir -p $(dir $@)
 	@bash src/source-bundle.sh $@ $* $(LIB_BUNDLES) $(filter-out $(ARCH_SRCS) $(OWN_FLAGS_SRCS),$(LIB_SRCS))
