@@ -15,8 +15,8 @@ namespace {
 Matrix project_one(const Matrix& X, const Matrix* W, const char* name) {
     if (!W) return X;
     if (W->rows() != X.cols())
-        throw InputError(std::string(name) + " is " + Shape{W->rows(), W->cols()}.dims_text() + " but X has D=" + std::to_string(X.cols()) +
-                         " columns: a projection must have D rows");
+        throw InputError(std::string(name) + " is " + Shape{W->rows(), W->cols()}.dims_text() + " but X has D=" +
+                         std::to_string(X.cols()) + " columns: a projection must have D rows");
     return matmul(X, *W);
 }
 
