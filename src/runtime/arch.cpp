@@ -24,8 +24,12 @@ CpuFeatures::CpuFeatures() noexcept {
 #if defined(ATTN_X86)
     unsigned max_leaf = 0, b = 0, c = 0, d = 0, a = 0;
     __cpuid(0, max_leaf, b, c, d);
+    const bool amd = b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163;  // "AuthenticAMD"
     if (max_leaf < 7) return;
     __cpuid(1, a, b, c, d);
+    // The family: bits 8-11, plus the extended family (bits 20-27) when those are 0xF.
+    const unsigned base_family = (a >> 8) & 0xf;
+    amd_family_1ah = amd && base_family == 0xf && base_family + ((a >> 20) & 0xff) == 0x1a;
     if (!(c & bit_OSXSAVE)) return;  // no XGETBV: the OS manages no AVX state
     // F16C: the avx2 kernels widen float16 keys and values with it (every AVX2 CPU has it).
     const bool avx_fma_f16c = (c & bit_AVX) && (c & bit_FMA) && (c & bit_F16C);
