@@ -13,6 +13,7 @@
 #include "kernels/kernel_api.hpp"
 #include "kernels/masked_rows.hpp"
 #include "arch/kernel_table.hpp"
+#include "runtime/cpu_features.hpp"
 #include "runtime/parallel.hpp"
 
 namespace attn::engine {
@@ -65,6 +66,14 @@ std::size_t run_split_keys(const AttentionProblem& p, Tensor& context, Tensor* l
     Floats acc(aligned_alloc_floats(pass * per_pair));
     std::vector<float> m(pass * chunks * rows), l(pass * chunks * rows);
     const auto decode = kernels::table_of(current_arch()).decode_chunk;
+    // A lone row's software prefetch (kernels/decode.hpp), off on AMD's family 1Ah (Zen 5) beyond
+    // 8 MiB of K and V (q8_0 counted at a byte a value): there the hardware prefetchers stream
+    // them better alone. Measured (2 threads, d=128, f32/f16/q8_0 K/V): 0.75-0.93x the time
+    // without from 8 MiB to 1.3 GiB, while up to 8 MiB 16-bit and q8_0 K/V took 1.1-1.2x as
+    // long without (data/bench/2026-12-06T2300-epyc-zen5-decode-prefetch-ab.csv).
+    const std::size_t k_end = std::min(p.k1, p.Tk), keys = k_end - std::min(p.k0, k_end);
+    const std::size_t kv_bytes = pairs * keys * (p.dk + p.dv) * element_size(p.k.type);
+    const bool stream_prefetch = !(cpu_features().amd_family_1ah && kv_bytes > (std::size_t(8) << 20));
     const std::size_t ldo = context.row_stride();
     std::vector<std::size_t> masked(pairs, 0);
     for (std::size_t first = 0; first < pairs; first += pass) {
@@ -80,6 +89,7 @@ std::size_t run_split_keys(const AttentionProblem& p, Tensor& context, Tensor* l
             a.kv_type = to_kernel(p.k.type);
             a.dk = p.dk, a.dv = p.dv, a.scale = p.scale, a.softcap = p.softcap;
             a.long_tiles = group * p.Tq == 1;  // the whole run's rows per unit, not this range's
+            a.stream_prefetch = stream_prefetch;
             a.k_begin = (c0 + c) * chunk, a.k_end = std::min(p.Tk, (c0 + c + 1) * chunk);
             a.acc = acc.get() + u * rows * ldacc, a.ldacc = ldacc;
             a.m = m.data() + u * rows, a.l = l.data() + u * rows;

@@ -26,7 +26,8 @@
 //   1×32:8×1×8192, d=128, minimum of 21 runs, 5 alternating rounds): 3.5-4.3 ms → 2.5-3.0 ms;
 //   the near requests added to it, 2.9-3.3 ms; 32- or 64-key tiles, about 3.0 ms. The same
 //   scheme for one row was 15-25% slower than the near one.
-// Prefetches past the last key are harmless (they never fault).
+// Prefetches past the last key are harmless (they never fault). The one-row requests are made
+// only when DecodeArgs::stream_prefetch says so (attention/decoding.cpp decides where not).
 // q8_0 K/V: the loops apply each block's scale once per block (kv_load.hpp's KvGroups: the
 // dot product's block sum times d, the mix's weight P times d), walking each row by its
 // blocks. Before, every vector found its block by Q8Ptr's division, then converted and
@@ -349,14 +350,16 @@ void decode_chunk_of(const DecodeArgs& a) {
             std::fill(a.acc + (r0 + r) * a.ldacc, a.acc + (r0 + r) * a.ldacc + dvp, 0.0f);
         }
         const std::size_t tile = a.long_tiles && nr == 1 ? KT : DecodeBlocking<Arch>::KT_shared;
+        // The requests stop before key kmax; a lone row's, turned off, before t0 (none at all).
+        const bool requests = nr > 1 || a.stream_prefetch;
         // Tiles before every row's window are skipped (tiles stay at k_begin + n·tile).
         const std::size_t start = kmin >= kmax ? kmax : a.k_begin + (kmin - a.k_begin) / tile * tile;
         for (std::size_t t0 = start; t0 < kmax; t0 += tile) {
             const std::size_t nk = std::min(tile, kmax - t0);
             const std::size_t span = (nk + W - 1) / W * W;  // the lanes written for nk keys
             with_row_count<RB>(nr, [&](auto rows) {
-                decode_scores<Arch, decltype(rows)::value>(q, dkp, K, a.ldk, a.dk, t0, nk, kmax, sc, tile, V, a.ldv,
-                                                           a.dv);
+                decode_scores<Arch, decltype(rows)::value>(q, dkp, K, a.ldk, a.dk, t0, nk, requests ? kmax : t0, sc,
+                                                           tile, V, a.ldv, a.dv);
             });
             for (std::size_t r = 0; r < nr; ++r) {
                 const DecodeRow& row = a.rows[r0 + r];
@@ -405,7 +408,7 @@ void decode_chunk_of(const DecodeArgs& a) {
                 a.m[r0 + r] = m_new;
             }
             with_row_count<RB>(nr, [&](auto rows) {
-                decode_mix<Arch, decltype(rows)::value>(sc, tile, alpha, V, a.ldv, a.dv, t0, nk, kmax,
+                decode_mix<Arch, decltype(rows)::value>(sc, tile, alpha, V, a.ldv, a.dv, t0, nk, requests ? kmax : t0,
                                                         a.acc + r0 * a.ldacc, a.ldacc, K, a.ldk, a.dk, t0 + tile);
             });
         }

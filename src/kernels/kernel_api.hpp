@@ -121,6 +121,9 @@ struct DecodeArgs {
     // per K/V head (plain decoding), not from this call's rows, so that any range of query rows
     // runs the tiles, and gets the bits, of the whole run.
     bool long_tiles = false;
+    // The one-row scheme's software prefetch (decode.hpp); off where the hardware prefetchers
+    // stream K and V better alone (the caller decides). It changes no bits.
+    bool stream_prefetch = true;
 };
 
 // The materialised path's score epilogue, for query rows [row_begin, row_end) of a Tq×Tk
