@@ -68,7 +68,7 @@ std::size_t run_split_keys(const AttentionProblem& p, Tensor& context, Tensor* l
     const auto decode = kernels::table_of(current_arch()).decode_chunk;
     // A lone row's software prefetch (kernels/decode.hpp), off on AMD's family 1Ah (Zen 5) beyond
     // 8 MiB of K and V (q8_0 counted at a byte a value): there the hardware prefetchers stream
-    // them better alone. Measured (2 threads, d=128, f32/f16/q8_0 K/V): 0.75-0.93x the time
+    // them better alone. Measured (avx512, 2 threads, d=128, f32/f16/q8_0 K/V): 0.75-0.93x the time
     // without from 8 MiB to 1.3 GiB, while up to 8 MiB 16-bit and q8_0 K/V took 1.1-1.2x as
     // long without (data/bench/2026-12-06T2300-epyc-zen5-decode-prefetch-ab.csv).
     const std::size_t k_end = std::min(p.k1, p.Tk), keys = k_end - std::min(p.k0, k_end);

@@ -1,6 +1,7 @@
-// What the CPU and OS can run, detected once (and which core it is, where tuning differs). The arch table's cpu_predicate column
-// (arch/arches.def) names one member per arch; the members name CPU features, not arches,
-// so that two arches may share one (a narrower set needs no more than a wider one).
+// What the CPU and OS can run, detected once (and which core it is, where tuning differs).
+// The arch table's cpu_predicate column (arch/arches.def) names one member per arch; the
+// members name CPU features, not arches, so that two arches may share one (a narrower set
+// needs no more than a wider one).
 #pragma once
 
 namespace attn {
