@@ -48,7 +48,7 @@ TEST_CASE("additive scores: every arch against the float64 definition on awkward
         for (std::size_t h : {std::size_t(1), W > 1 ? W - 1 : 2, W, W + 1, std::size_t(33)})
             for (std::size_t n : {std::size_t(1), W > 1 ? W - 1 : 2, W + 1, 4 * W, 4 * W + 3, std::size_t(70)})
                 for (std::size_t m : {std::size_t(1), std::size_t(3)}) {
-                    INFO("arch " << k.name << " m " << m << " n " << n << " h " << h);
+                    INFO("arch " << std::string(k.name) << " m " << m << " n " << n << " h " << h);
                     const Data d = make(m, n, h, seed++);
                     const std::size_t lds = n + 1;
                     std::vector<float> s(m * lds, NAN);
@@ -84,7 +84,7 @@ TEST_CASE("additive scores: the same bits for any split of rows and keys") {
         for (std::size_t i0 : {std::size_t(0), std::size_t(2), std::size_t(4)})
             for (std::size_t j0 : {std::size_t(0), std::size_t(1), W + 1, 4 * W})
                 for (std::size_t j1 : {j0 + 1, n}) {
-                    INFO("arch " << k.name << " rows " << i0 << ": keys " << j0 << ":" << j1);
+                    INFO("arch " << std::string(k.name) << " rows " << i0 << ": keys " << j0 << ":" << j1);
                     std::vector<float> part((m - i0) * n);
                     attn::kernels::AdditiveArgs a = args(d, part.data(), n);
                     a.Qp += i0 * d.ldq, a.m = m - i0;

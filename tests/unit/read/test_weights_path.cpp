@@ -274,7 +274,7 @@ TEST_CASE("materialised path: broadcast mask and bias, row blocks, every result 
             CHECK(!r.fused);
             const attn::Matrix K = slice(in.K, 0), V = slice(in.V, 0), M = slice(in.mask, 0), B = slice(in.bias, 0);
             for (std::size_t h = 0; h < 3; ++h) {
-                INFO("arch " << k.name << " Tq " << tq << " Tk " << tk << " head " << h);
+                INFO("arch " << std::string(k.name) << " Tq " << tq << " Tk " << tk << " head " << h);
                 const attn::Matrix Q = slice(in.Q, h);
                 test_ref::Spec s;
                 s.scale = 1.0 / std::sqrt(double(float(d)));
@@ -319,7 +319,7 @@ TEST_CASE("materialised path: the same bits for threads 1, 2, 3 and 7, with a br
         attn::set_threads(1);
         const attn::BatchedAttention one = attn::batched_attention(in.Q.view(), in.K.view(), in.V.view(), spec, w);
         for (unsigned t : test_util::thread_counts({2u, 3u, 7u})) {
-            INFO("arch " << k.name << " threads " << t);
+            INFO("arch " << std::string(k.name) << " threads " << t);
             attn::set_threads(t);
             const attn::BatchedAttention other = attn::batched_attention(in.Q.view(), in.K.view(), in.V.view(), spec, w);
             for (const auto& [a, b] : {std::pair{&one.scaled, &other.scaled}, std::pair{&one.weights, &other.weights},
@@ -362,7 +362,7 @@ TEST_CASE("fused path: a mask and a bias of one row for every query (stride 0), 
                         if (spec.bias) B(i, j) = full ? in.bias.data()[i * in.bias.row_stride() + j] : brow.data()[j];
                     }
                 for (std::size_t h = 0; h < 2; ++h) {
-                    INFO("arch " << k.name << " Tq " << Tq << " Tk " << Tk << " variant " << variant << " head " << h);
+                    INFO("arch " << std::string(k.name) << " Tq " << Tq << " Tk " << Tk << " variant " << variant << " head " << h);
                     test_ref::Spec s;
                     s.scale = 1.0 / std::sqrt(double(float(d)));
                     s.mask = &M;
