@@ -8,8 +8,8 @@
 // accumulated into the rows' outputs. Every row's operations are the same whatever other rows
 // share the call; tiles before every row's window are skipped (a tile wholly masked for a row
 // leaves its state as it is).
-// Tiles are KT keys for one query row (long: see DecodeBlocking), KT_shared for several (see
-// the software prefetch below); both are multiples of every arch's lanes. The choice is the
+// Tiles are long for one query row (about 256 KiB of K rows: see long_tile_keys), KT_shared
+// keys for several (see the software prefetch below); both are multiples of every arch's lanes. The choice is the
 // whole problem's (DecodeArgs::long_tiles): the tiles are where the online softmax rescales,
 // so a range of query rows computed alone must get the same ones. The tile's score
 // rows are a tile apart; a short last tile's softmax runs over its keys' lanes only.
@@ -58,14 +58,31 @@
 namespace attn::kernels::attention_impl {
 namespace {
 
-// The tiling of the opening comment. One row's tiles are long: a tile reads KT K rows, then
-// the same KT V rows, and from memory every switch between the two streams costs (a plain
-// read alternating between two buffers, AMD EPYC, 2 threads: 32 KiB blocks 1.21x the time of
-// one stream each, 128 KiB 1.10x, 512 B 1.8x). 512 f32 rows of d=128 are 256 KiB of each.
+// The tiling of the opening comment: RB query rows per pass, KT_shared keys per tile when
+// several rows share it.
 template <class Arch>
 struct DecodeBlocking {
-    static constexpr std::size_t RB = 8, KT = 512, KT_shared = 16;
+    static constexpr std::size_t RB = 8, KT_shared = 16;
 };
+
+// One row's tiles are long: a tile reads its K rows, then the same keys' V rows, and from
+// memory every switch between the two streams costs (a plain read alternating between two
+// buffers, AMD EPYC, 2 threads: 32 KiB blocks 1.21x the time of one stream each, 128 KiB
+// 1.10x, 512 B 1.8x). So a tile holds long_tile_bytes of K rows or more, whatever their type:
+// the least power of two of keys that does, within 512 to 4096 (at d=128, 512 f32 rows, 1024
+// float16 or bfloat16 ones, 2048 of q8_0). Against 512 keys for every type (70 KiB of
+// q8_0 rows), measured on an AMD EPYC (Zen 5, 2 threads, the binaries alternating, medians of
+// the per-round ratios in two runs of 6 and 8 rounds): q8_0 took 0.89-0.94x the time
+// (1x10x1x131072 and 1x8x1x32768, d=128) and 0.96x at d=64 (1x8x1x65536), where float32 and
+// float16 (1024 and 2048 keys) took 0.95x and 0.94x; 16-bit K/V at d=128 (1024 keys) stayed
+// within the spread, 0.97-1.05x, as did f32 there (512 keys in both: 0.99-1.10x).
+// data/bench/2026-12-07T0046-epyc-zen5-decode-byte-tiles-ab.csv.
+inline constexpr std::size_t long_tile_bytes = std::size_t(256) << 10;
+template <class E>
+inline std::size_t long_tile_keys(std::size_t dk) {
+    const std::size_t row = std::max<std::size_t>(1, kv_bytes(E{}, dk));
+    return std::clamp<std::size_t>(std::bit_ceil((long_tile_bytes + row - 1) / row), 512, 4096);
+}
 
 // The distance of the one-row scheme (see the opening comment).
 inline constexpr std::size_t prefetch_distance_bytes = 4096;
@@ -325,11 +342,12 @@ void decode_chunk_of(const DecodeArgs& a) {
     const kv_ptr<E> K = kv_begin<E>(a.K);
     const kv_ptr<E> V = kv_begin<E>(a.V);
     using F = vfloat<Arch>;
-    constexpr std::size_t W = lanes<Arch>, RB = DecodeBlocking<Arch>::RB, KT = DecodeBlocking<Arch>::KT;
+    constexpr std::size_t W = lanes<Arch>, RB = DecodeBlocking<Arch>::RB;
+    const std::size_t long_tile = long_tile_keys<kv_ptr<E>>(a.dk);
     // q zero-padded to whole scale groups (decode_dots reads a q8_0 row's last block whole)
     const std::size_t qg = kv_groups<Arch, kv_ptr<E>>::vectors * W;
     const std::size_t dkp = (a.dk + qg - 1) / qg * qg, dvp = (a.dv + W - 1) / W * W;
-    AlignedFloats qbuf(RB * dkp), sbuf(std::max(KT, RB * DecodeBlocking<Arch>::KT_shared));
+    AlignedFloats qbuf(RB * dkp), sbuf(std::max(long_tile, RB * DecodeBlocking<Arch>::KT_shared));
     float* q = qbuf.get();
     float* sc = sbuf.get();
     alignas(64) float alpha[RB];
@@ -349,7 +367,7 @@ void decode_chunk_of(const DecodeArgs& a) {
             a.l[r0 + r] = 0.0f;
             std::fill(a.acc + (r0 + r) * a.ldacc, a.acc + (r0 + r) * a.ldacc + dvp, 0.0f);
         }
-        const std::size_t tile = a.long_tiles && nr == 1 ? KT : DecodeBlocking<Arch>::KT_shared;
+        const std::size_t tile = a.long_tiles && nr == 1 ? long_tile : DecodeBlocking<Arch>::KT_shared;
         // The requests stop before key kmax; a lone row's, turned off, before t0 (none at all).
         const bool requests = nr > 1 || a.stream_prefetch;
         // Tiles before every row's window are skipped (tiles stay at k_begin + n·tile).

@@ -60,11 +60,11 @@ Case make_case(std::string name, Shape q, Shape k, Shape v, Causal causal = Caus
 
 // Few query rows (Tq <= attn::decode_max_rows): the split-K decoding path. Key counts are
 // not multiples of any tile or chunk (split_key_chunk gives 64 to 128 keys for most of these
-// shapes, 1216 for the 20000 keys, several one-row tiles of 512 keys per chunk).
+// shapes, 1216 for the 20000 keys: two one-row tiles per chunk, of 1024 keys at d=64).
 std::vector<Case> decode_cases() {
     std::vector<Case> c;
-    c.push_back(make_case("decode Tq=1, chunks of several one-row tiles, lengths 20000 and 9001", {2, 2, 1, 12},
-                          {2, 2, 20000, 12}, {2, 2, 20000, 20}, Causal::none, {20000, 9001}));
+    c.push_back(make_case("decode Tq=1, chunks of several one-row tiles, lengths 20000 and 9001", {2, 2, 1, 64},
+                          {2, 2, 20000, 64}, {2, 2, 20000, 20}, Causal::none, {20000, 9001}));
     c.push_back(make_case("decode gqa H=32 G=8 Tq=1, 1000 keys", {1, 32, 1, 64}, {1, 8, 1000, 64},
                           {1, 8, 1000, 64}));
     c.push_back(make_case("decode H=4 G=1 Tq=3, bottom-right causal, lengths 1 and 700", {2, 4, 3, 33},

@@ -1,8 +1,9 @@
 // The split-K decoding kernel (kernels::ARCH::decode_chunk) of every supported arch with and
 // without a lone row's software prefetch (DecodeArgs::stream_prefetch, turned off by
 // attention/decoding.cpp on some CPUs for large K/V): a request loads nothing, so the running
-// max, sum and accumulator must keep their bits. Several 512-key tiles and a short last one,
-// a window's first key and a visible limit inside a tile, every K/V element type.
+// max, sum and accumulator must keep their bits. Several long tiles (1024 to 4096 keys by
+// type) and a short last one, a window's first key and a visible limit inside a tile, every
+// K/V element type.
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -31,7 +32,7 @@ struct Chunk {
 }  // namespace
 
 TEST_CASE("decode_chunk: a lone row's software prefetch changes no bits, per arch and K/V type") {
-    const std::size_t Tk = 1700, dk = 72, dv = 128, ldacc = 128;
+    const std::size_t Tk = 9000, dk = 72, dv = 128, ldacc = 128;
     std::mt19937 rng(5);
     const attn::Tensor K = test_util::random_tensor(attn::Shape{Tk, dk}, rng, 1.5f);
     const attn::Tensor V = test_util::random_tensor(attn::Shape{Tk, dv}, rng, 1.0f);
@@ -39,7 +40,7 @@ TEST_CASE("decode_chunk: a lone row's software prefetch changes no bits, per arc
     for (const attn::test::ArchKernels& kernels : attn::test::supported_arch_kernels())
         for (attn::ElementType type : {attn::ElementType::f32, attn::ElementType::f16, attn::ElementType::bf16,
                                        attn::ElementType::q8_0}) {
-            INFO("arch " << kernels.name << ", " << std::string(attn::element_type_name(type)));
+            INFO("arch " << std::string(kernels.name) << ", " << std::string(attn::element_type_name(type)));
             attn::HalfTensor K16, V16;
             attn::KVView k = K.view(), v = V.view();
             if (type != attn::ElementType::f32) {
@@ -48,7 +49,7 @@ TEST_CASE("decode_chunk: a lone row's software prefetch changes no bits, per arc
             }
             const auto run = [&](bool prefetch) {
                 attn::kernels::DecodeRow row{};
-                row.q = Q.data(), row.first = 300, row.visible = 1650;
+                row.q = Q.data(), row.first = 300, row.visible = 8800;
                 std::unique_ptr<float, FreeFloats> acc(attn::aligned_alloc_floats(ldacc));
                 Chunk out;
                 attn::kernels::DecodeArgs a{};
