@@ -334,14 +334,16 @@ MaskInput read_mask(const std::string& path, const MaskRules& rules, std::size_t
             m.values = detail::parse_npy_tensor(view, source, finite, max_dims, bytes.mapped());
         return m;
     }
-    // Text: PyTorch prints a bool tensor with True and False; such a mask is boolean, never added.
+    // Text: PyTorch prints a bool tensor with True and False, an integer one with integers (and
+    // its dtype unless int64); such a mask is boolean, never added.
     const bool lone_cr = bytes.mapped() ? bytes.lone_cr() : detail::has_lone_cr(view);
     if (!lone_cr)
         if (auto bits = detail::parse_text_mask(view, rules, &m.negative, &m.boolean, bytes.mapped())) {
             m.bits = std::move(*bits);
             return m;
         }
-    m.boolean = view.find("True") != std::string_view::npos || view.find("False") != std::string_view::npos;
+    m.boolean = view.find("True") != std::string_view::npos || view.find("False") != std::string_view::npos ||
+                detail::integer_print(view);
     m.values = bytes.mapped() ? parse_tensor_scanned(view, lone_cr, source, finite, max_dims)
                               : parse_tensor(view, source, finite, max_dims);
     m.boolean = m.boolean || (rules.zero_one_text_boolean && all_zero_or_one(m.values));

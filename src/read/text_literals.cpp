@@ -1,7 +1,9 @@
 // Text tensors in the nested bracket form [[[...]]] as printed by PyTorch and NumPy, optionally
 // wrapped as tensor(...) / array(...) with trailing keyword arguments; and attn's own json of
-// one tensor. Part of the TextReader of text_reader.hpp.
+// one tensor. Part of the TextReader of text_reader.hpp; and whether such a print is of an
+// integer type (integer_print).
 #include <string>
+#include <string_view>
 
 #include "attn/error.hpp"
 #include "read/text_reader.hpp"
@@ -11,7 +13,12 @@ namespace attn::io::detail {
 std::size_t TextReader::read_bracketed(std::size_t i) {
     const bool wrapped = s_[i] != '[';
     if (wrapped) {
+        const std::size_t name = i;
         while (is_ident(s_[i])) ++i;
+        // print(x.shape) of a tensor: its dimensions, not its values
+        const std::string_view ident = s_.substr(name, i - name);
+        if (ident == "Size" || ident.ends_with(".Size"))
+            fail_at(name, std::string(ident) + "(...) is a tensor's shape, not its values: print the tensor itself");
         i = skip_space_and_comments(i);
         ++i;  // '('
         i = skip_space_and_comments(i);
@@ -127,7 +134,7 @@ std::size_t TextReader::read_row(std::size_t open) {
         ++count;
         i = skip_space_and_comments(end);
     }
-    if (count == 0) throw InputError(where(open) + ": empty row");
+    if (count == 0) throw InputError(where(open) + ": '[]' holds no numbers (an empty tensor or row)");
     end_row(open, count);
     return i + 1;
 }
@@ -153,6 +160,34 @@ std::size_t TextReader::skip_keyword_arguments(std::size_t i) {
         }
     }
     fail_expected(s_.size(), "')'");
+}
+
+bool integer_print(std::string_view text) {
+    std::size_t i = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;  // a UTF-8 byte-order mark
+    while (i < text.size() && is_space(text[i])) ++i;
+    std::size_t j = i;
+    while (j < text.size() && is_ident(text[j])) ++j;
+    const std::string_view ident = text.substr(i, j - i);
+    if (!(ident == "tensor" || ident.ends_with(".tensor") || ident == "array" || ident.ends_with(".array")))
+        return false;
+    const std::size_t open = text.find('[', j), close = text.rfind(']');
+    if (open == std::string_view::npos || close == std::string_view::npos || close < open) return false;
+    const std::string_view keywords = text.substr(close);
+    if (const std::size_t k = keywords.find("dtype="); k != std::string_view::npos) {
+        std::size_t b = k + 6;
+        if (b < keywords.size() && (keywords[b] == '\'' || keywords[b] == '"')) ++b;  // dtype='int32'
+        std::size_t e = b;
+        while (e < keywords.size() && is_ident(keywords[e])) ++e;
+        std::string_view type = keywords.substr(b, e - b);
+        if (const std::size_t dot = type.rfind('.'); dot != std::string_view::npos) type.remove_prefix(dot + 1);
+        for (std::string_view integer : {"bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32",
+                                         "uint64", "short", "int", "long"})
+            if (type == integer) return true;
+        return false;
+    }
+    for (const char c : text.substr(open, close - open))
+        if (!(is_digit(c) || is_space(c) || c == '-' || c == '+' || c == ',' || c == '[' || c == ']')) return false;
+    return true;
 }
 
 }  // namespace attn::io::detail

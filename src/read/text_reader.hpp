@@ -34,6 +34,12 @@ inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 // The files whose results FILE.EXT:NAME selects one of (read/reader.cpp): attn's json, csv, tsv.
 inline constexpr std::array<std::string_view, 3> result_file_extensions = {".json", ".csv", ".tsv"};
 
+// Whether `text` is a PyTorch or NumPy print of an integer or bool tensor: tensor(...) or
+// array(...) whose dtype= names such a type or, with no dtype= (int64, the default, prints
+// none), whose values are all integer literals (floats print with a '.' or an exponent). A
+// mask printed so is boolean, as an .npy of that type is (text_literals.cpp).
+bool integer_print(std::string_view text);
+
 // Quotes a piece of input for a message: printable ASCII and valid UTF-8 (runtime/utf8.hpp)
 // as is, other bytes and control characters as \xNN, long pieces cut.
 std::string quoted(std::string_view s);

@@ -353,7 +353,8 @@ MaskBits read_sdpa_mask(Reader& in) {
 }
 
 // A mask in PyTorch's polarity, as nn.MultiheadAttention takes attn_mask and key_padding_mask:
-// boolean (True = not allowed) when it is a one-byte .npy or text written with True/False (or,
+// boolean (True = not allowed) when it is a bool or integer .npy, text written with True/False
+// or a torch/NumPy print of an integer type (io::read_mask; or,
 // `zero_one_text`, text of only 0 and 1: a key padding mask written by hand); a float mask is
 // added to the scores: its bits when it holds only 0 and -inf (the same attention), else its
 // values in `additive`.

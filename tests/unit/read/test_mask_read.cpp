@@ -25,6 +25,7 @@
 #include "attn/runtime.hpp"
 #include "read/input_bytes.hpp"
 #include "read/text_mask.hpp"
+#include "read/text_reader.hpp"
 #include "tensor_test_util.hpp"
 #include "test_util.hpp"
 
@@ -355,6 +356,33 @@ TEST_CASE("text mask: a key padding mask of only 0 and 1 that the fast path leav
     CHECK_FALSE(as_float.boolean);
     const attn::io::MaskInput added = attn::io::read_mask(dir / "zero_one.txt", MaskRules{true, true});
     CHECK_FALSE(added.boolean);
+}
+
+TEST_CASE("text mask: a PyTorch or NumPy print of an integer type is boolean, as its .npy is; of a float type, added") {
+    // Prints of torch 1.13 and NumPy 1.24 (str() of torch.tensor(m, dtype=...), repr() of np.array(m, dtype=...)).
+    test_util::TempDir dir;
+    const MaskRules attn_mask{true, true};
+    struct Print {
+        const char* text;
+        bool boolean;
+    };
+    for (const Print p : {Print{"tensor([[0, 1, 0],\n        [1, 0, 0]], dtype=torch.uint8)", true},
+                          Print{"tensor([[0, 1, 0],\n        [1, 0, 0]])", true},  // int64: no dtype
+                          Print{"tensor([[0, 1, 0],\n        [1, 0, 0]], dtype=torch.int32)", true},
+                          Print{"array([[0, 1, 0],\n       [1, 0, 0]], dtype=uint8)", true},
+                          Print{"array([[0, 1, 0],\n       [1, 0, 0]])", true},
+                          Print{"np.array([[0, -1, 0], [1, 0, 0]], dtype='int8')", true},
+                          Print{"tensor([[0., 1., 0.],\n        [1., 0., 0.]])", false},
+                          Print{"tensor([[0, 1, 0],\n        [1, 0, 0]], dtype=torch.float16)", false},
+                          Print{"array([[0.e+00, 1.e+00, 0.e+00],\n       [1.e+00, 0.e+00, 0.e+00]])", false},
+                          Print{"[[0, 1, 0], [1, 0, 0]]", false},  // a list, of no type: added, as documented
+                          Print{"0 1 0\n1 0 0\n", false}}) {
+        INFO(p.text);
+        CHECK(attn::io::detail::integer_print(p.text) == p.boolean);
+        test_util::write_file(dir / "m.txt", p.text);
+        const attn::io::MaskInput m = attn::io::read_mask(dir / "m.txt", attn_mask);
+        CHECK(m.boolean == p.boolean);
+    }
 }
 
 TEST_CASE("text mask: a long text in bands on 1, 2, 3 and 7 threads, mapped or read whole, is one mask") {

@@ -432,4 +432,7 @@ TEST_CASE("content_hint: what a misnamed file's first bytes are, never the faili
     CHECK(content_hint("").empty());
     CHECK(content_hint("1 2 3\n4 5 6\n").empty());
     CHECK(content_hint(std::string("\x07\x00\x00", 3)).empty());  // short: nothing read past the end
+    // "1 2" as Windows PowerShell 5's '>' writes it: UTF-16 little-endian with a byte-order mark
+    CHECK(content_hint(std::string("\xFF\xFE" "1\x00 \x00" "2\x00", 8)).find("UTF-16 text") != std::string::npos);
+    CHECK(content_hint(std::string("\xFE\xFF\x00" "1", 4)).find("UTF-16 text") != std::string::npos);
 }

@@ -171,8 +171,14 @@ TEST_CASE("text: bracketed-form errors") {
     CHECK(error_of("[[1, 2], 3]") == "t.txt:1:10: expected '[', found '3'");
     CHECK(error_of("[1, [2]]") == "t.txt:1:5: expected a number, found '['");
     CHECK(error_of("[[[1, 2]], [[3, 4]]]") == "t.txt: expected a matrix, got shape (2, 1, 2)");
-    CHECK(error_of("[[]]") == "t.txt:1:2: empty row");
-    CHECK(error_of("[]") == "t.txt:1:1: empty row");
+    CHECK(error_of("[[]]") == "t.txt:1:2: '[]' holds no numbers (an empty tensor or row)");
+    CHECK(error_of("[]") == "t.txt:1:1: '[]' holds no numbers (an empty tensor or row)");
+    // print(torch.empty(0, 3)), NumPy's np.empty((0, 3), np.float32)
+    CHECK(error_of("tensor([], size=(0, 3))") == "t.txt:1:8: '[]' holds no numbers (an empty tensor or row)");
+    CHECK(error_of("array([], shape=(0, 3), dtype=float32)") == "t.txt:1:7: '[]' holds no numbers (an empty tensor or row)");
+    // print(x.shape): the dimensions, not values (any name ending in .Size)
+    CHECK(error_of("torch.Size([2, 3])") == "t.txt:1:1: torch.Size(...) is a tensor's shape, not its values: print the tensor itself");
+    CHECK(error_of("Size([2])") == "t.txt:1:1: Size(...) is a tensor's shape, not its values: print the tensor itself");
     CHECK(error_of("[[1, x]]") == "t.txt:1:6: expected a number, found 'x'");
     CHECK(error_of("tensor([[1, 2]]") == "t.txt:1:16: expected ')' or ',', found end of input");
     CHECK(error_of("tensor([[1, 2]], dtype=torch.float32") == "t.txt:1:37: expected ')', found end of input");
