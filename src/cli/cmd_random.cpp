@@ -161,7 +161,8 @@ int cmd_random(int argc, char** argv) {
                              "PyTorch-identical random tensors: torch.manual_seed(S), then --count calls of\n"
                              "torch.randn(shape) (or torch.rand with --uniform), bit for bit as on a CPU.\n"
                              "Each draw is a tensor named 'draw N'. csv/tsv print one matrix (one draw of\n"
-                             "1 or 2 dimensions) as bare rows, otherwise every 2-D slice as a block headed\n"
+                             "2 dimensions) as bare rows, a vector under '# draw N (LEN,)' (so that it reads\n"
+                             "back as one), otherwise every 2-D slice as a block headed\n"
                              "'# draw N [i, j] RxC', with 9 significant digits; pretty prints them\n"
                              "under titles 'draw N [i, j] (RxC):' with 4 digits after the point, as torch\n"
                              "prints (--digits sets either). Without --format: the format of -o's extension\n"
@@ -193,7 +194,8 @@ int cmd_random(int argc, char** argv) {
         ("uniform", "torch.rand / uniform_(low, high) instead of torch.randn: for the --shape just before, or "
                     "given before any --shape, for every --shape without --normal")
         ("mean", "Gaussian mean, as normal_(mean, std) (default 0)", cxxopts::value<std::string>(), "M")
-        ("std", "Gaussian standard deviation >= 0 (default 1)", cxxopts::value<std::string>(), "S")
+        ("std", "Gaussian standard deviation >= 0 (default 1); |mean| + 9·std at most float32's largest value "
+                "(3.4e38), so that every value is finite", cxxopts::value<std::string>(), "S")
         ("low", "Uniform lower bound, as uniform_(low, high) (default 0)", cxxopts::value<std::string>(), "L")
         ("high", "Uniform upper bound (default 1)", cxxopts::value<std::string>(), "H")
         ("generator", "torch (default): torch.manual_seed and torch.randn/rand; numpy: NumPy's legacy "
