@@ -16,14 +16,19 @@ namespace attn::tokenize {
 
 namespace u = attn::unicode;
 
-namespace {
-
-// One item of a character class: a range, or a predicate such as \p{L} (negated or not).
+// One item of a character class: a range, or a predicate such as \p{L} (negated or not). Not
+// in the anonymous namespace: Regex::Node holds them, and a class with linkage must not hold a
+// type without it (GCC's -Wsubobject-linkage, where this file is compiled in a bundle).
+namespace regex_detail {
 struct ClassItem {
     char32_t lo = 0, hi = 0;
     bool (*test)(char32_t) = nullptr;
     bool negate = false;
 };
+}  // namespace regex_detail
+using regex_detail::ClassItem;
+
+namespace {
 
 bool cat_l(char32_t c) { return u::is_letter(c); }
 bool cat_n(char32_t c) { return u::is_number(c); }
