@@ -104,7 +104,8 @@ struct MaskRules {
 // (-inf kept for an additive mask, every other non-finite refused). `boolean`: the input was
 // boolean: an .npy or a model file's tensor of booleans or integers, text written with
 // True/False (as PyTorch prints a bool tensor), a PyTorch or NumPy print of an integer type
-// (tensor(...), array(...)), or, with zero_one_text_boolean, text of only 0 and 1; an additive mask that is not boolean is added even when it comes as bits (of 0 and -inf).
+// (tensor(...), array(...)), or, with zero_one_text_boolean, text of only 0 and 1; an additive
+// mask that is not boolean is added even when it comes as bits (of 0 and -inf).
 struct MaskInput {
     MaskBits bits;   // set when packed straight from the file
     Tensor values;   // set otherwise

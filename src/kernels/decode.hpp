@@ -8,11 +8,12 @@
 // accumulated into the rows' outputs. Every row's operations are the same whatever other rows
 // share the call; tiles before every row's window are skipped (a tile wholly masked for a row
 // leaves its state as it is).
-// Tiles are long for one query row (about 256 KiB of K rows: see long_tile_keys), KT_shared
-// keys for several (see the software prefetch below); both are multiples of every arch's lanes. The choice is the
-// whole problem's (DecodeArgs::long_tiles): the tiles are where the online softmax rescales,
-// so a range of query rows computed alone must get the same ones. The tile's score
-// rows are a tile apart; a short last tile's softmax runs over its keys' lanes only.
+// Tiles are long for one query row (256 KiB of K rows or more: see long_tile_keys), KT_shared
+// keys for several (see the software prefetch below); both are multiples of every arch's
+// lanes. The choice is the whole problem's (DecodeArgs::long_tiles): the tiles are where the
+// online softmax rescales, so a range of query rows computed alone must get the same ones.
+// The tile's score rows are a tile apart; a short last tile's softmax runs over its keys'
+// lanes only.
 // Software prefetch for the split-K loops, which stream K and V from the last-level cache
 // (or memory) once. Two schemes, by the number of query rows sharing each K/V line:
 // - One row (plain decoding): the rows `prefetch_distance_bytes` ahead in the stream being

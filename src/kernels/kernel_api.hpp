@@ -117,9 +117,9 @@ struct DecodeArgs {
     float* l;  // nrows
     ElementType kv_type = ElementType::f32;
     float softcap = 0.0f;  // as FlashArgs
-    // Long tiles (decode.hpp's long_tile_keys) for a lone row: set when the whole problem has one query row
-    // per K/V head (plain decoding), not from this call's rows, so that any range of query rows
-    // runs the tiles, and gets the bits, of the whole run.
+    // Long tiles (decode.hpp's long_tile_keys) for a lone row: set when the whole problem has one
+    // query row per K/V head (plain decoding), not from this call's rows, so that any range of
+    // query rows runs the tiles, and gets the bits, of the whole run.
     bool long_tiles = false;
     // The one-row scheme's software prefetch (decode.hpp); off where the hardware prefetchers
     // stream K and V better alone (the caller decides). It changes no bits.

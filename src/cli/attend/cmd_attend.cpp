@@ -147,14 +147,15 @@ void declare_options(cxxopts::Options& options) {
                  "every query): nonzero = may attend (PyTorch SDPA polarity; nn.MultiheadAttention's masks, True = "
                  "not allowed, go to --attn-mask and --key-padding-mask as they are)", cxxopts::value<std::string>(), "FILE")
         ("attn-mask", "PyTorch's attn_mask as nn.MultiheadAttention takes it: boolean (a bool or integer .npy, text of "
-                      "True/False, or a tensor(...) or array(...) print of an integer type), True = may NOT attend; or float, added to the scores (0 keep, -inf drop; "
-                      "not with --bias unless it holds only 0 and -inf). Broadcast as --mask, but a 3-D one of B·H "
+                      "True/False, or a tensor(...) or array(...) print of an integer type), True = may NOT attend; "
+                      "or float, added to the scores (0 keep, -inf drop; not with --bias unless it holds only 0 and "
+                      "-inf). Broadcast as --mask, but a 3-D one of B·H "
                       "matrices (B > 1 batch items of H query heads) is nn.MultiheadAttention's (B·H, Tq, Tk): one per "
                       "batch item and head. With --mask, a key must be allowed by both",
          cxxopts::value<std::string>(), "FILE")
         ("key-padding-mask", "PyTorch's key_padding_mask, (B, Tk) or (Tk): boolean (a bool or integer .npy, text of True/False "
-                             "or of only 0 and 1, or a print of an integer type), True = padding (not attended); or float, added to the scores as "
-                             "a float --attn-mask is (with the same rules)",
+                             "or of only 0 and 1, or a print of an integer type), True = padding (not "
+                             "attended); or float, added to the scores as a float --attn-mask is (with the same rules)",
          cxxopts::value<std::string>(), "FILE")
         ("bias", "Additive bias broadcast to (B, H, Tq, Tk) as --mask, added to the scaled scores; -inf allowed",
          cxxopts::value<std::string>(), "FILE")
