@@ -78,11 +78,15 @@ struct DecodeBlocking {
 // float16 (1024 and 2048 keys) took 0.95x and 0.94x; 16-bit K/V at d=128 (1024 keys) stayed
 // within the spread, 0.97-1.05x, as did f32 there (512 keys in both: 0.99-1.10x).
 // data/bench/2026-12-07T0046-epyc-zen5-decode-byte-tiles-ab.csv.
+// (A loop, not std::clamp of std::bit_ceil: a standard template left out of line here, as the
+// sanitizer build leaves std::clamp, would be weak code the linker could take for every arch.)
 inline constexpr std::size_t long_tile_bytes = std::size_t(256) << 10;
 template <class E>
 inline std::size_t long_tile_keys(std::size_t dk) {
-    const std::size_t row = std::max<std::size_t>(1, kv_bytes(E{}, dk));
-    return std::clamp<std::size_t>(std::bit_ceil((long_tile_bytes + row - 1) / row), 512, 4096);
+    const std::size_t row = kv_bytes(E{}, dk);
+    std::size_t keys = 512;
+    while (keys < 4096 && keys * row < long_tile_bytes) keys *= 2;
+    return keys;
 }
 
 // The distance of the one-row scheme (see the opening comment).
