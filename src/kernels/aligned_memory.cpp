@@ -2,7 +2,9 @@
 
 #include <sys/mman.h>
 
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <new>
 
@@ -13,9 +15,16 @@ constexpr std::size_t huge_page_bytes = std::size_t(2) << 20;
 constexpr std::size_t huge_page_min_bytes = std::size_t(4) << 20;
 }  // namespace
 
+// A block is malloc's own block of the size asked for plus the alignment, aligned inside, with
+// malloc's pointer stored just before the aligned one. Freed, it is a block of that size again,
+// which the next buffer of the same size reuses. (aligned_alloc asks malloc for more than it
+// keeps and frees the rest apart; for 64-byte alignment that rest is too small to rejoin the
+// block, so a freed buffer's block was too small for the next of its size, which took fresh
+// pages: 256 page faults for a T=4096 attention's 1 MiB output in each of a bench's first
+// calls, 2 ms on a virtual machine.)
 void* alloc_aligned(std::size_t bytes) {
     if (bytes == 0) bytes = 1;
-    if (bytes > std::numeric_limits<std::size_t>::max() - huge_page_bytes) throw std::bad_alloc();
+    if (bytes > std::numeric_limits<std::size_t>::max() / 2) throw std::bad_alloc();
     bytes = (bytes + memory_alignment - 1) / memory_alignment * memory_alignment;
     // Large buffers on 2 MiB boundaries, asking for transparent huge pages: one page fault
     // and one TLB entry per 2 MiB instead of 512. Rows far apart read a tile at a time (a
@@ -23,13 +32,22 @@ void* alloc_aligned(std::size_t bytes) {
     // 1.33× → 1.17× the unbiased time, decoding about 10% faster).
     const bool huge = bytes >= huge_page_min_bytes;
     if (huge) bytes = (bytes + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
-    void* p = std::aligned_alloc(huge ? huge_page_bytes : memory_alignment, bytes);
-    if (!p) throw std::bad_alloc();
+    const std::size_t alignment = huge ? huge_page_bytes : memory_alignment;
+    void* base = std::malloc(bytes + alignment + sizeof(void*));
+    if (!base) throw std::bad_alloc();
+    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(base) + sizeof(void*);
+    char* p = static_cast<char*>(base) + sizeof(void*) + (alignment - first % alignment) % alignment;
+    std::memcpy(p - sizeof(void*), &base, sizeof(void*));
     if (huge) ::madvise(p, bytes, MADV_HUGEPAGE);  // advice only: failure is harmless
     return p;
 }
 
-void free_aligned(void* p) noexcept { std::free(p); }
+void free_aligned(void* p) noexcept {
+    if (!p) return;
+    void* base;
+    std::memcpy(&base, static_cast<char*>(p) - sizeof(void*), sizeof(void*));
+    std::free(base);
+}
 
 float* alloc_aligned_floats(std::size_t count) {
     if (count > std::numeric_limits<std::size_t>::max() / sizeof(float)) throw std::bad_alloc();
