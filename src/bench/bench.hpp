@@ -85,11 +85,17 @@ struct Timing {
     double mean = 0, stddev = 0, median = 0, min = 0, max = 0;
     double user = 0, system = 0;  // mean CPU seconds per run, all threads (as hyperfine)
 };
-// Runs `call` warmup times untimed, then repeat times timed.
+// The untimed rounds before a measurement (one call of each a round): `warmup` of them, then
+// (warmup > 0) more while each takes fewer page faults than the one before, at most
+// extra_warmup_rounds more and none begun after extra_warmup_seconds of them. Returns the rounds run.
+inline constexpr int extra_warmup_rounds = 16;
+inline constexpr double extra_warmup_seconds = 1.0;
+int warm_up(const std::vector<std::function<void()>>& calls, int warmup);
+// Runs `call` warm_up's rounds untimed, then repeat times timed.
 Timing measure(const std::function<void()>& call, int warmup, int repeat);
-// Runs the calls in turn, one run of each per round: warmup rounds untimed, then repeat
-// rounds timed. Cases compared with each other (with and without a mask, say) are timed in
-// the same rounds, so a slow phase of a shared machine falls on all of them alike.
+// Runs the calls in turn, one run of each per round: warm_up's rounds untimed, then repeat
+// rounds timed. Cases compared with each other (with and without a mask, say) are
+// timed in the same rounds, so a slow phase of a shared machine falls on all of them alike.
 std::vector<Timing> measure_in_turn(const std::vector<std::function<void()>>& calls, int warmup, int repeat);
 // Median over rounds of times[r] / base[r] (the same rounds of measure_in_turn).
 double median_ratio(const Timing& t, const Timing& base);

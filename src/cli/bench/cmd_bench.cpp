@@ -184,7 +184,11 @@ int cmd_bench(int argc, char** argv) {
                    "without --mask or --bias, each variant) run in turn, one run of each per round, and each is reported with its ratio to the "
                    "first (the median of the per-round ratios)",
          cxxopts::value<std::string>(), "R")
-        ("warmup", "Untimed runs before them (default 2)", cxxopts::value<std::string>(), "W")
+        ("warmup", "Untimed runs before them (default 2); unless 0, then more while each takes fewer page faults "
+                   "than the one before (up to " + std::to_string(bench::extra_warmup_rounds) + " more, begun within " +
+                   num(bench::extra_warmup_seconds, "%g") + " s): the timed runs are the steady state of repeated "
+                   "calls, not the first calls' fresh memory",
+         cxxopts::value<std::string>(), "W")
         ("peak", "Measure the FMA peak (GFLOP/s) for 1..threads threads and every SIMD arch, and the read "
                  "bandwidth (GB/s, 1..threads threads) from memory (a buffer of at least 4x the last-level cache) "
                  "and in cache; show each result as a fraction of the FMA peak, and memory-bound ones (attention "
