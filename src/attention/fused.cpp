@@ -14,6 +14,8 @@ namespace attn::engine {
 
 namespace {
 
+// Query rows per fused work unit: enough units to keep every thread busy; a multiple of
+// every arch's query block. Each row is computed the same way in any unit (the kernel's
 // lanes are independent), so the choice never changes the bits.
 std::size_t fused_rows_per_unit(const AttentionProblem& p, std::size_t heads_per_unit) {
     const std::size_t rows = p.r1 - p.r0, per_item = (p.b1 - p.b0) * (p.H / heads_per_unit);
