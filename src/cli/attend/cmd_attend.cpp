@@ -339,10 +339,11 @@ void compare_with_float32(AttendResults& res, const AttentionSpec& spec, const T
 }
 
 // The engine run on the inputs: multi-head attention from embeddings (-x), or attention on
-// Q/K/V resolved once (attn/problem.hpp), then the heads side by side and W_O. Shown with --rope,
+// Q/K/V resolved once (attn/problem.hpp), then (output_shown, or W_O or b_O given) the heads side
+// by side and W_O. Shown with --rope,
 // the queries and keys are rotated, as they enter the scores (and as a cache holds the keys).
 AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s, const AttentionWants& wants,
-                                bool kv_shown, bool qk_shown, bool kv_error) {
+                                bool kv_shown, bool qk_shown, bool kv_error, bool output_shown) {
     AttendResults res;
     res.rows = s.rows.end ? s.rows : Range{0, in.Tq};
     res.items = s.items.end ? s.items : Range{0, in.batch};
@@ -438,7 +439,9 @@ AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s,
         res.queries = computed_part(q, res.rows, true, res.items, q.rank() == 4);
         if (k.rank()) res.keys = computed_part(k, res.rows, false, res.items, k.rank() == 4);
         if (v.rank()) res.values = computed_part(v, res.rows, false, res.items, v.rank() == 4);
-        if (res.attention.context.rank()) {
+        // The heads side by side (and W_O): two copies of the context, made only when shown, or
+        // to check a W_O or b_O given.
+        if (res.attention.context.rank() && (output_shown || in.wo.rank() || in.bo.rank())) {
             res.projected = project_output(res.attention.context.view(), res.problem.head_dim,
                                            res.problem.batch_dim, opt(in.wo, wo), opt(in.bo, bo));
             res.output = res.projected.output.view();
@@ -601,7 +604,7 @@ int cmd_attend(int argc, char** argv) {
         throw UsageError("--show kv-error compares K/V stored as --kv-dtype with float32: --kv-dtype is missing");
     wants.lse = show.lse;
     const AttendResults res = compute_attention(in, s, wants, show.keys || show.values || show.variance,
-                                                show.queries || show.keys, show.kv_error);
+                                                show.queries || show.keys, show.kv_error, show.output);
     check_results(show, in, res, s);
     check_masked_rows(in, res);
 
