@@ -10,9 +10,13 @@
 namespace attn::kernels {
 
 inline constexpr std::size_t memory_alignment = 64;  // bytes: one cache line, one AVX-512 vector
+// Buffers of at least huge_page_min_bytes start on a huge_page_bytes boundary, advised into
+// transparent huge pages (aligned_memory.cpp says why).
+inline constexpr std::size_t huge_page_bytes = std::size_t(2) << 20;
+inline constexpr std::size_t huge_page_min_bytes = std::size_t(2) << 20;
 
-// Allocates `bytes` aligned to memory_alignment, large buffers to 2 MiB in transparent huge
-// pages where the system allows; throws std::bad_alloc. Freed by free_aligned.
+// Allocates `bytes` aligned to memory_alignment, large buffers (above) to 2 MiB in transparent
+// huge pages where the system allows; throws std::bad_alloc. Freed by free_aligned.
 void* alloc_aligned(std::size_t bytes);
 void free_aligned(void* p) noexcept;
 // The same for `count` floats.

@@ -15,15 +15,16 @@ std::uintptr_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(
 constexpr std::size_t MiB = std::size_t(1) << 20;
 }  // namespace
 
-TEST_CASE("alloc_aligned: 64-byte lines, 2 MiB pages from 4 MiB; every byte writable") {
-    const std::size_t sizes[] = {0, 1, 63, 64, 65, 4096, 1 * MiB, 4 * MiB - 64, 4 * MiB - 1, 4 * MiB, 4 * MiB + 1,
-                                 9 * MiB + 3};
+TEST_CASE("alloc_aligned: 64-byte lines, huge pages for large buffers; every byte writable") {
+    using attn::kernels::huge_page_bytes, attn::kernels::huge_page_min_bytes;
+    const std::size_t large = huge_page_min_bytes;
+    const std::size_t sizes[] = {0, 1, 63, 64, 65, 4096, 1 * MiB, large - 64, large - 1, large, large + 1, 9 * MiB + 3};
     for (std::size_t n : sizes) {
         INFO(n);
         void* p = alloc_aligned(n);
         REQUIRE(p != nullptr);
         CHECK(address(p) % attn::kernels::memory_alignment == 0);
-        if (n >= 4 * MiB) CHECK(address(p) % (2 * MiB) == 0);
+        if (n >= large) CHECK(address(p) % huge_page_bytes == 0);
         std::memset(p, 0xab, n);  // a sanitizer build sees a write past the block
         free_aligned(p);
     }
