@@ -13,6 +13,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <new>
+#include <utility>
 #include <vector>
 
 #include "attn/tensor.hpp"
@@ -22,6 +24,32 @@ namespace attn {
 // The mask's rule for one entry: 0 masks the key, anything else (NaN included) allows it.
 // MaskBits packs masks into bits with it; the kernels read only the bits.
 inline bool mask_allows(float m) noexcept { return m != 0.0f; }
+
+// The storage of the bits: aligned_alloc_bytes's (a large mask in 2 MiB pages), and words that
+// resize() leaves unset, for the packers to zero and fill on all threads (each thread first
+// touches the pages it fills).
+template <class T>
+struct MaskWordAllocator {
+    using value_type = T;
+    MaskWordAllocator() = default;
+    template <class U>
+    MaskWordAllocator(const MaskWordAllocator<U>&) noexcept {}
+    T* allocate(std::size_t n) {
+        if (n > std::size_t(-1) / sizeof(T)) throw std::bad_alloc();
+        return static_cast<T*>(aligned_alloc_bytes(n * sizeof(T)));
+    }
+    void deallocate(T* p, std::size_t) noexcept { aligned_free_bytes(p); }
+    template <class U>
+    void construct(U* p) noexcept {
+        ::new (static_cast<void*>(p)) U;  // default-initialised: no zero-fill
+    }
+    template <class U, class... Args>
+    void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+    template <class U>
+    bool operator==(const MaskWordAllocator<U>&) const noexcept { return true; }
+};
 
 class MaskBits {
 public:
@@ -47,7 +75,7 @@ public:
     // rows, each packed once by one call of `pack`, on all threads.
     MaskBits(const Shape& shape, std::size_t rows_per_block, const PackRows& pack);
     // Bits already packed: row_words() words per row, rows in C order, bits past Tk 0.
-    MaskBits(const Shape& shape, std::vector<std::uint64_t> words);
+    MaskBits(const Shape& shape, const std::vector<std::uint64_t>& words);
 
     // A key allowed by both masks, broadcast as torch.matmul broadcasts (their last dimensions,
     // the keys, equal; every other equal or 1; the shorter shape padded with 1 in front).
@@ -72,7 +100,7 @@ public:
 
 private:
     Shape shape_;
-    std::vector<std::uint64_t> words_;
+    std::vector<std::uint64_t, MaskWordAllocator<std::uint64_t>> words_;
 };
 
 // The words of n float mask entries (n <= 64), bit j set when mask[j] is allowed.

@@ -55,15 +55,17 @@ std::uint64_t pack_byte_word(const unsigned char* bytes, std::size_t n) noexcept
 MaskBits::MaskBits(const Shape& shape, std::size_t rows_per_block, const PackRows& pack) : shape_(shape) {
     if (shape.rank() == 0) return;
     const std::size_t n = row_words(), rows = shape.numel() / keys();
-    words_.assign(rows * n, 0);
+    words_.resize(rows * n);  // unset (MaskWordAllocator): zeroed below by the thread that packs them
     rows_per_block = std::max<std::size_t>(rows_per_block, 1);
     parallel_for((rows + rows_per_block - 1) / rows_per_block, [&](std::size_t block) {
         const std::size_t r0 = block * rows_per_block, r1 = std::min(rows, r0 + rows_per_block);
+        std::fill(words_.data() + r0 * n, words_.data() + r1 * n, std::uint64_t(0));
         pack(r0, r1, words_.data() + r0 * n);
     });
 }
 
-MaskBits::MaskBits(const Shape& shape, std::vector<std::uint64_t> words) : shape_(shape), words_(std::move(words)) {
+MaskBits::MaskBits(const Shape& shape, const std::vector<std::uint64_t>& words)
+    : shape_(shape), words_(words.begin(), words.end()) {
     if (shape.rank() && words_.size() != shape.numel() / keys() * row_words())
         throw std::logic_error("MaskBits: " + std::to_string(words_.size()) + " words for a mask of shape " +
                                shape.text());

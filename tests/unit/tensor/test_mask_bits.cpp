@@ -386,3 +386,21 @@ TEST_CASE("mask bits: from one-byte elements, inverted, reshaped and combined by
     CHECK_THROWS_AS(MaskBits::both(m, MaskBits(Shape{3, 70}, other.data())), attn::InputError);  // 2 rows against 3
     CHECK_THROWS_AS(MaskBits::both(m, MaskBits(Shape{1, 69}, other.data())), attn::InputError);
 }
+
+TEST_CASE("MaskBits: the packers get zeroed words, whatever the memory held before") {
+    // The words are not zero-filled when allocated (each thread zeroes the rows it packs): a
+    // buffer of the same size freed just before, full of ones, is what malloc hands back here.
+    const std::size_t rows = 300, keys = 200, n = attn::MaskBits::words_per_row(keys);
+    void* dirty = attn::aligned_alloc_bytes(rows * n * sizeof(std::uint64_t));
+    std::memset(dirty, 0xff, rows * n * sizeof(std::uint64_t));
+    attn::aligned_free_bytes(dirty);
+    // A packer that only sets bits (as the float .npy packer does): key r % keys of row r.
+    const attn::MaskBits bits(attn::Shape{rows, keys}, 7, [&](std::size_t r0, std::size_t r1, std::uint64_t* words) {
+        for (std::size_t r = r0; r < r1; ++r) words[(r - r0) * n + r % keys / 64] |= std::uint64_t(1) << (r % keys % 64);
+    });
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t j = 0; j < keys; ++j) {
+            INFO(r, " ", j);
+            REQUIRE(bits.allowed(r, j) == (j == r % keys));
+        }
+}
