@@ -144,7 +144,7 @@ std::optional<MaskBits> parse_text_mask(std::string_view text, const MaskRules& 
     }
     if (negative) *negative = any_negative;
     if (boolean) *boolean = any_boolean;
-    return MaskBits(Shape{rows, cols}, std::move(all));
+    return MaskBits(Shape{rows, cols}, all);
 }
 
 }  // namespace attn::io::detail

@@ -340,8 +340,8 @@ void compare_with_float32(AttendResults& res, const AttentionSpec& spec, const T
 
 // The engine run on the inputs: multi-head attention from embeddings (-x), or attention on
 // Q/K/V resolved once (attn/problem.hpp), then (output_shown, or W_O or b_O given) the heads side
-// by side and W_O. Shown with --rope,
-// the queries and keys are rotated, as they enter the scores (and as a cache holds the keys).
+// by side and W_O. Shown with --rope, the queries and keys are rotated, as they enter the scores
+// (and as a cache holds the keys).
 AttendResults compute_attention(const AttendInputs& in, const AttendSettings& s, const AttentionWants& wants,
                                 bool kv_shown, bool qk_shown, bool kv_error, bool output_shown) {
     AttendResults res;
