@@ -107,5 +107,9 @@ private:
 std::uint64_t pack_mask_word(const float* mask, std::size_t n) noexcept;
 // The word of n <= 64 bytes, bit j set when bytes[j] is nonzero: eight bytes at a time.
 std::uint64_t pack_byte_word(const unsigned char* bytes, std::size_t n) noexcept;
+// The words of `rows` rows of `keys` one-byte entries in C order (MaskBits's byte constructor):
+// bit j of a row set when its byte j is nonzero, or with `zero_allows` when it is zero.
+void pack_byte_rows(const unsigned char* bytes, std::size_t rows, std::size_t keys, bool zero_allows,
+                    std::uint64_t* words) noexcept;
 
 }  // namespace attn

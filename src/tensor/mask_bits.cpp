@@ -74,19 +74,26 @@ MaskBits::MaskBits(const Shape& shape, const std::vector<std::uint64_t>& words)
 MaskBits::MaskBits(const Shape& shape, const unsigned char* bytes, bool zero_allows,
                    const std::function<void(std::size_t, std::size_t)>& consumed)
     : MaskBits(shape, 256, [&](std::size_t r0, std::size_t r1, std::uint64_t* words) {
-          const std::size_t Tk = shape.back(1), n = words_per_row(Tk);
-          for (std::size_t r = r0; r < r1; ++r) {
-              const unsigned char* in = bytes + r * Tk;
-              std::uint64_t* out = words + (r - r0) * n;
-              for (std::size_t w = 0; w < n; ++w) {
-                  const std::size_t count = std::min(word_bits, Tk - w * word_bits);
-                  const std::uint64_t valid = count == word_bits ? ~std::uint64_t(0) : (std::uint64_t(1) << count) - 1;
-                  const std::uint64_t nonzero = pack_byte_word(in + w * word_bits, count);
-                  out[w] = zero_allows ? ~nonzero & valid : nonzero;
-              }
-          }
+          const std::size_t Tk = shape.back(1);
+          pack_byte_rows(bytes + r0 * Tk, r1 - r0, Tk, zero_allows, words);
           if (consumed) consumed(r0 * Tk, r1 * Tk);
       }) {}
+
+void pack_byte_rows(const unsigned char* bytes, std::size_t rows, std::size_t keys, bool zero_allows,
+                    std::uint64_t* words) noexcept {
+    constexpr std::size_t word_bits = MaskBits::word_bits;
+    const std::size_t n = MaskBits::words_per_row(keys);
+    for (std::size_t r = 0; r < rows; ++r) {
+        const unsigned char* in = bytes + r * keys;
+        std::uint64_t* out = words + r * n;
+        for (std::size_t w = 0; w < n; ++w) {
+            const std::size_t count = std::min(word_bits, keys - w * word_bits);
+            const std::uint64_t valid = count == word_bits ? ~std::uint64_t(0) : (std::uint64_t(1) << count) - 1;
+            const std::uint64_t nonzero = pack_byte_word(in + w * word_bits, count);
+            out[w] = zero_allows ? ~nonzero & valid : nonzero;
+        }
+    }
+}
 
 MaskBits MaskBits::reshaped(const Shape& shape) const {
     MaskBits m = *this;
