@@ -223,6 +223,29 @@ detail::MappedFile::MappedFile(const std::string& path, bool populate) {
     }
 }
 
+std::unique_ptr<detail::PositionalFile> detail::PositionalFile::open(const std::string& path) {
+    struct stat st {};
+    if (path == "-" || !mapping_allowed || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_size <= 0 || std::size_t(st.st_size) > max_input_bytes)
+        return nullptr;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return nullptr;  // the reader that follows names what is wrong
+    return std::unique_ptr<PositionalFile>(new PositionalFile(fd, std::size_t(st.st_size), display_name(path)));
+}
+
+detail::PositionalFile::~PositionalFile() { ::close(fd_); }
+
+void detail::PositionalFile::read(std::size_t offset, std::size_t n, void* out) const {
+    char* to = static_cast<char*>(out);
+    while (n > 0) {
+        const ssize_t got = ::pread(fd_, to, std::min<std::size_t>(n, std::size_t(1) << 30), off_t(offset));
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) throw InputError(name_ + ": " + std::strerror(errno));
+        if (got == 0) throw InputError(name_ + ": the file ended at byte " + std::to_string(offset) + " while it was read");
+        to += got, offset += std::size_t(got), n -= std::size_t(got);
+    }
+}
+
 detail::MappedFile::~MappedFile() {
     if (data_) ::munmap(const_cast<char*>(data_), size_);
 }

@@ -48,6 +48,30 @@ private:
     std::size_t size_ = 0;
 };
 
+// A regular file of a known, non-zero size within the input limit (the files InputBytes maps,
+// while mapping is allowed), read at offsets by any thread (pread): blocks of a large input
+// go through a buffer of each thread's instead of a mapping, whose first touches cost page
+// faults and whose pages must be given back after.
+class PositionalFile {
+public:
+    // nullptr for anything else (standard input, pipes, devices, empty or missing files):
+    // read those as before, with their messages.
+    static std::unique_ptr<PositionalFile> open(const std::string& path);
+    ~PositionalFile();
+    PositionalFile(const PositionalFile&) = delete;
+    PositionalFile& operator=(const PositionalFile&) = delete;
+    std::size_t size() const noexcept { return size_; }
+    // Bytes [offset, offset + n) into `out`. InputError "PATH: ..." when the system fails the
+    // read or the file ends early (it shrank while read).
+    void read(std::size_t offset, std::size_t n, void* out) const;
+
+private:
+    PositionalFile(int fd, std::size_t size, std::string name) : fd_(fd), size_(size), name_(std::move(name)) {}
+    int fd_;
+    std::size_t size_;
+    std::string name_;  // display_name's
+};
+
 // Gives back the whole pages of a read-only file mapping that lie in [begin, begin + n): they
 // leave the process's memory and are read from the file again if touched. Advice: harmless
 // when it fails.

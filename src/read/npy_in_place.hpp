@@ -1,4 +1,5 @@
-// Internal to src/read: a mapped .npy whose data a tensor can use where it lies, without a copy.
+// Internal to src/read: .npy files read without a copy of their data: a mapped one whose data a
+// tensor can use where it lies, and a one-byte mask read in blocks straight into its bits.
 #pragma once
 #include <cstddef>
 #include <optional>
@@ -30,5 +31,12 @@ std::optional<NpyInPlace> npy_in_place(std::string_view bytes, const std::string
 // in memory together.
 Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finite finite, std::size_t max_dims,
                         bool mapped);
+
+// A one-byte .npy mask (bool, uint8 or int8; C order, or 1-D) in a file that
+// PositionalFile opens, as parse_npy_mask of its bytes gives it (its errors too), read in
+// blocks into each thread's buffer and packed there, not mapped. nullopt for any other file,
+// which the caller reads as before.
+std::optional<MaskBits> read_npy_byte_mask(const std::string& path, const std::string& source, std::size_t max_dims,
+                                           const MaskRules& rules, bool* negative, bool* boolean);
 
 }  // namespace attn::io::detail

@@ -313,8 +313,13 @@ MaskInput read_mask(const std::string& path, const MaskRules& rules, std::size_t
         m.boolean = t.boolean ? *t.boolean : rules.zero_one_text_boolean && all_zero_or_one(m.values);
         return m;
     }
-    detail::InputBytes bytes(path, false);
     const std::string source = detail::display_name(path);
+    // A bool, uint8 or int8 .npy file: read block by block into its bits, never mapped.
+    if (auto bits = detail::read_npy_byte_mask(path, source, max_dims, rules, &m.negative, &m.boolean)) {
+        m.bits = std::move(*bits);
+        return m;
+    }
+    detail::InputBytes bytes(path, false);
     const std::string_view view = bytes.view();
     if (bytes.stream() && detail::is_archive(view)) {
         ArchiveTensor archived = archive_tensor(view, "", source, finite, max_dims);

@@ -3,7 +3,7 @@
 // each, nonzero allows; the other polarity flipped) and against the route they replace (the
 // float tensor reader, then MaskBits); refusals give the tensor reader's messages; additive
 // masks of 0 and -inf as bits, others as values; large masks the same for any thread count,
-// mapped (pages dropped) or read whole. And biases: a float32 .npy with -inf used where it
+// mapped (pages dropped), read in blocks (one-byte entries) or read whole. And biases: a float32 .npy with -inf used where it
 // lies, bit for bit the copied one; float64 and float16 converted on all threads as serially.
 #include <doctest/doctest.h>
 
@@ -281,6 +281,88 @@ TEST_CASE("mask .npy: large masks packed on 1, 2, 3 and 7 threads, mapped or rea
                 else CHECK(same_words(*first, m.bits));
             }
     }
+}
+
+TEST_CASE("mask .npy files of bool, uint8 and int8: read in blocks, the bits and flags of their bytes, any threads") {
+    // Files PositionalFile opens are read block by block into buffers (detail::read_npy_byte_mask);
+    // with mapping disallowed they are read whole: both as parse_npy_mask of the same bytes.
+    Guard guard;
+    test_util::TempDir dir;
+    std::mt19937 rng(31);
+    // Several blocks of 2 MiB with a short last one; one row longer than a block; small ones.
+    const Shape shapes[] = {Shape{3, 1500, 1500}, Shape{2100000}, Shape{7, 65}, Shape{1}, Shape{2, 3, 64}};
+    for (const std::string descr : {"|b1", "|u1", "|i1"}) {
+        const std::vector<double> pool = descr == "|i1" ? std::vector<double>{0, 1, -3, 7} : std::vector<double>{0, 1, 5};
+        std::uniform_int_distribution<std::size_t> pick(0, pool.size() - 1);
+        for (const Shape& shape : shapes) {
+            std::vector<double> values(shape.numel());
+            for (double& v : values) v = pool[pick(rng)];
+            if (descr == "|i1" && shape.numel() > 1000) std::fill(values.begin(), values.end() - 1, 1.0);  // a lone negative, last
+            const std::string bytes = npy_of(descr, shape, values);
+            test_util::write_file(dir / "m.npy", bytes);
+            for (bool zero_allows : {false, true}) {
+                bool negative = false, boolean = false;
+                const auto want = attn::io::parse_npy_mask(bytes, "m.npy", 4, MaskRules{zero_allows, false}, &negative, &boolean);
+                REQUIRE(want);
+                for (bool mapping : {true, false})
+                    for (unsigned threads : {1u, 2u, 7u}) {
+                        INFO(descr << " " << shape.text() << " zero_allows " << zero_allows << " mapping " << mapping
+                                   << " threads " << threads);
+                        attn::io::detail::InputBytes::allow_mapping(mapping);
+                        attn::set_threads(threads);
+                        const attn::io::MaskInput m = attn::io::read_mask(dir / "m.npy", MaskRules{zero_allows, false});
+                        CHECK(same_words(m.bits, *want));
+                        CHECK(m.boolean == boolean);
+                        if (descr == "|i1") CHECK(m.negative == negative);
+                    }
+            }
+        }
+    }
+}
+
+TEST_CASE("mask .npy files of one-byte entries: cut short, a long header, Fortran order, as when read whole") {
+    Guard guard;
+    test_util::TempDir dir;
+    const Shape shape{40, 3000};
+    std::vector<double> values(shape.numel());
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = double(i * 2654435761u >> 7 & 1);
+    const std::string bytes = npy_of("|b1", shape, values);
+    const auto read = [&](const std::string& file_bytes, bool mapping) {
+        test_util::write_file(dir / "m.npy", file_bytes);
+        attn::io::detail::InputBytes::allow_mapping(mapping);
+        std::string error = "(no error)";
+        attn::io::MaskInput m;
+        try {
+            m = attn::io::read_mask(dir / "m.npy", MaskRules{false, false});
+        } catch (const attn::InputError& e) {
+            error = e.what();
+        }
+        return std::make_pair(error, m);
+    };
+    // Cut in the data and in the header: the same message either way.
+    for (std::size_t cut : {bytes.size() - 1, bytes.size() - 3000, std::size_t(40), std::size_t(9)}) {
+        INFO("cut to " << cut);
+        const std::string message = read(bytes.substr(0, cut), false).first;
+        CHECK(message.find("truncated") != std::string::npos);
+        CHECK(read(bytes.substr(0, cut), true).first == message);
+    }
+    // A header longer than the first read (5000 bytes of padding), and the same data.
+    std::string padded = bytes;
+    const std::size_t header_len = std::size_t(std::uint8_t(bytes[8])) | std::size_t(std::uint8_t(bytes[9])) << 8;
+    const std::size_t extra = 5056;  // keeps the data on a 64-byte boundary
+    padded.insert(10 + header_len - 1, std::string(extra, ' '));
+    padded[8] = char((header_len + extra) & 0xff), padded[9] = char((header_len + extra) >> 8);
+    const auto [padded_error, padded_mask] = read(padded, true);
+    CHECK(padded_error == "(no error)");
+    CHECK(holds(padded_mask.bits, shape, expected_bits(values, false)));
+    // Fortran order: not read in blocks; the same bits as read whole.
+    std::string fortran = bytes;
+    fortran.replace(fortran.find("False"), 5, "True ");
+    const auto [fortran_error, fortran_mask] = read(fortran, true);
+    const auto [whole_error, whole_mask] = read(fortran, false);
+    CHECK(fortran_error == whole_error);
+    CHECK(same_words(fortran_mask.bits, whole_mask.bits));
+    CHECK(fortran_mask.values.rank() == whole_mask.values.rank());
 }
 
 TEST_CASE("text mask: rows of numbers or True/False into bits, as the text reader's tensor packs") {
