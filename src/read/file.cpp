@@ -224,12 +224,15 @@ detail::MappedFile::MappedFile(const std::string& path, bool populate) {
 }
 
 std::unique_ptr<detail::PositionalFile> detail::PositionalFile::open(const std::string& path) {
-    struct stat st {};
-    if (path == "-" || !mapping_allowed || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
-        st.st_size <= 0 || std::size_t(st.st_size) > max_input_bytes)
-        return nullptr;
+    if (path == "-" || !mapping_allowed) return nullptr;
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return nullptr;  // the reader that follows names what is wrong
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+        std::size_t(st.st_size) > max_input_bytes) {
+        ::close(fd);
+        return nullptr;
+    }
     return std::unique_ptr<PositionalFile>(new PositionalFile(fd, std::size_t(st.st_size), display_name(path)));
 }
 

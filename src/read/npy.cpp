@@ -475,30 +475,34 @@ std::optional<MaskBits> detail::read_npy_byte_mask(const std::string& path, cons
     const auto file = PositionalFile::open(path);
     if (!file) return std::nullopt;
     std::string head(std::min<std::size_t>(file->size(), 4096), '\0');
-    file->read(0, head.size(), head.data());
-    if (static_cast<unsigned char>(head[0]) != 0x93) return std::nullopt;  // text: the text reader's
-    if (const std::size_t whole = npy_header_size(head); whole > head.size() && whole <= file->size()) {
-        head.resize(whole);
-        file->read(0, whole, head.data());
+    try {
+        file->read(0, head.size(), head.data());
+        if (const std::size_t whole = npy_header_size(head); whole > head.size() && whole <= file->size()) {
+            head.resize(whole);
+            file->read(0, whole, head.data());
+        }
+    } catch (const InputError&) {
+        return std::nullopt;  // a file holding less than its size says (sysfs): the reader that follows names it
     }
+    if (static_cast<unsigned char>(head[0]) != 0x93) return std::nullopt;  // text: the text reader's
     const Layout layout = npy_layout(head, file->size(), source, max_dims);  // parse_npy_mask's errors
     const Header& h = layout.header;
     if (h.dtype->size != 1 || (*h.fortran_order && h.shape->size() > 1)) return std::nullopt;
     const Shape shape(*h.shape);
     const std::size_t Tk = shape.back(1);
+    constexpr std::size_t block_bytes = std::size_t(2) << 20;
+    if (Tk > block_bytes) return std::nullopt;  // rows longer than a block: mapped, as before
     // As parse_npy_mask: booleans and integers are a boolean mask (nonzero true).
     if (boolean) *boolean = h.dtype->kind == Kind::b || h.dtype->kind == Kind::i || h.dtype->kind == Kind::u;
     const bool signed_bytes = h.dtype->kind == Kind::i;
-    // Blocks of up to 2 MiB of bytes, each read into a buffer of at least 2 MiB: one huge page
+    // Blocks of up to 2 MiB of bytes, each read into a buffer of 2 MiB: one huge page
     // (kernels/aligned_memory.cpp), faulted in once by each thread; freed and allocated again
     // at the same size, it is the same memory for the thread's next blocks.
-    constexpr std::size_t block_bytes = std::size_t(2) << 20;
     const std::size_t per_block = std::max<std::size_t>(1, block_bytes / Tk);
     std::vector<char> negatives((shape.numel() / Tk + per_block - 1) / per_block, 0);
     MaskBits bits(shape, per_block, [&](std::size_t r0, std::size_t r1, std::uint64_t* words) {
         const std::size_t n = (r1 - r0) * Tk;
-        const std::unique_ptr<void, void (*)(void*)> buffer(aligned_alloc_bytes(std::max(n, block_bytes)),
-                                                            aligned_free_bytes);
+        const std::unique_ptr<void, void (*)(void*)> buffer(aligned_alloc_bytes(block_bytes), aligned_free_bytes);
         unsigned char* bytes = static_cast<unsigned char*>(buffer.get());
         file->read(layout.data_offset + r0 * Tk, n, bytes);
         if (signed_bytes && negative)

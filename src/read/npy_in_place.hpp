@@ -32,10 +32,10 @@ std::optional<NpyInPlace> npy_in_place(std::string_view bytes, const std::string
 Tensor parse_npy_tensor(std::string_view bytes, const std::string& source, Finite finite, std::size_t max_dims,
                         bool mapped);
 
-// A one-byte .npy mask (bool, uint8 or int8; C order, or 1-D) in a file that
-// PositionalFile opens, as parse_npy_mask of its bytes gives it (its errors too), read in
-// blocks into each thread's buffer and packed there, not mapped. nullopt for any other file,
-// which the caller reads as before.
+// A one-byte .npy mask (bool, uint8 or int8; C order, or 1-D; rows of at most 2 MiB) in a file
+// that PositionalFile opens, as parse_npy_mask of its bytes gives it (its errors too), read in
+// blocks into each thread's buffer and packed there, not mapped. nullopt for any other file
+// (and one whose first bytes cannot be read), which the caller reads as before.
 std::optional<MaskBits> read_npy_byte_mask(const std::string& path, const std::string& source, std::size_t max_dims,
                                            const MaskRules& rules, bool* negative, bool* boolean);
 

@@ -289,7 +289,8 @@ TEST_CASE("mask .npy files of bool, uint8 and int8: read in blocks, the bits and
     Guard guard;
     test_util::TempDir dir;
     std::mt19937 rng(31);
-    // Several blocks of 2 MiB with a short last one; one row longer than a block; small ones.
+    // Several blocks of 2 MiB with a short last one; one row longer than a block (mapped, as
+    // before); small ones.
     const Shape shapes[] = {Shape{3, 1500, 1500}, Shape{2100000}, Shape{7, 65}, Shape{1}, Shape{2, 3, 64}};
     for (const std::string descr : {"|b1", "|u1", "|i1"}) {
         const std::vector<double> pool = descr == "|i1" ? std::vector<double>{0, 1, -3, 7} : std::vector<double>{0, 1, 5};
