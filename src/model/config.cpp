@@ -228,9 +228,8 @@ struct Lengths {
 // null: max_position_embeddings / original_max_position_embeddings; v4.5x took that ratio
 // whenever the original was given), the attention factor (else from mscale and mscale_all_dim
 // when both are set, else 0.1·ln(factor) + 1), beta_fast (32), beta_slow (1), truncate (true).
-void yarn(const Reader& sr, const Lengths& top, ModelConfig& c) {
+void yarn(const Reader& sr, const Lengths& top, RopeScaling& out) {
     const std::size_t max_positions = top.max_positions;
-    RopeScaling& out = c.rope.scaling;
     out.kind = RopeScalingKind::yarn;
     const double original = double(sr.count_or_none("original_max_position_embeddings",
                                                     top.original ? top.original : max_positions, Reader::Written::whole));
@@ -259,15 +258,15 @@ void yarn(const Reader& sr, const Lengths& top, ModelConfig& c) {
 }
 
 // RoPE's scaling from `sr`, an object with "rope_type" (or "type") and its fields: config.json's
-// "rope_scaling", or transformers v5's "rope_parameters" (sr.within names it).
-void rope_scaling(const Reader& sr, const Lengths& top, ModelConfig& c) {
+// "rope_scaling", or transformers v5's "rope_parameters" (sr.within names it), into `out`;
+// `text` names it for messages.
+void rope_scaling(const Reader& sr, const Lengths& top, RopeScaling& out, std::string& text) {
     std::string type = sr.string_or("rope_type", "");
     if (type.empty()) type = sr.string_or("type", "");
     // No type: transformers finds no function for None (a KeyError); an object without one
     // that scales nothing is read as the default
     if (type.empty() && sr.v.find("factor")) sr.fail("a \"factor\" but no \"rope_type\" (or \"type\")");
     if (type.empty()) type = "default";
-    RopeScaling& out = c.rope.scaling;
     if (type == "default") return;
     // The types attn runs, each a branch below; any other is named before its fields are read.
     static constexpr std::array<std::string_view, 4> scaled = {"linear", "llama3", "dynamic", "yarn"};
@@ -297,12 +296,23 @@ void rope_scaling(const Reader& sr, const Lengths& top, ModelConfig& c) {
         out.original_max_positions = float(top.max_positions);  // config.max_position_embeddings
     } else if (type == "yarn") {
         if (top.max_positions == 0) sr.fail("yarn RoPE needs \"max_position_embeddings\", which is null");
-        yarn(sr, top, c);
+        yarn(sr, top, out);
         if (sr.v.find("factor")->is_null()) factor = out.factor;  // max_position_embeddings / the original
     }
     // The frequencies it gives are checked when the model runs (run_llama), once the weights
     // confirm head_dim: a config's absurd one would take memory here.
-    c.rope_scaling_text = sr.source + ": " + sr.within + type + " factor " + shown(factor);
+    text = sr.source + ": " + sr.within + type + " factor " + shown(factor);
+}
+
+// A RoPE base as transformers takes it: `key` of `holder`, else `fallback` (null, None, fails
+// there); a normal float32, as torch takes it.
+float rope_base(const Reader& holder, const char* key, double fallback) {
+    const std::string name = std::string("\"") + key + "\"";
+    holder.not_null(key);
+    const double theta = holder.number_or(key, fallback);
+    if (!(theta > 0)) holder.fail(name + " is " + shown(theta) + ": expected a positive number");
+    if (!positive_float32(theta)) holder.fail(name + " is " + shown(theta) + ": " + float32_range + ", in which transformers computes RoPE");
+    return float(theta);
 }
 
 // RoPE's theta and scaling as transformers reads them: the object "rope_scaling" (v4's, which v5
@@ -321,17 +331,11 @@ void rope(const Reader& r, const Lengths& top, ModelConfig& c) {
             if (x.is_object())
                 r.fail("\"rope_parameters\" per layer type is not supported (attn runs one RoPE for every layer)");
     const Reader pr{chosen ? *chosen : r.v, r.source, chosen ? what + ": " : ""};
-    // The object's theta when it has one, else the top level's: null (None) fails in transformers.
-    const Reader& holder = pr.v.find("rope_theta") ? pr : r;
-    holder.not_null("rope_theta");
-    const double theta = holder.number_or("rope_theta", 10000.0);
-    if (!(theta > 0)) holder.fail("\"rope_theta\" is " + shown(theta) + ": expected a positive number");
-    if (!positive_float32(theta))  // torch takes the base as float32
-        holder.fail("\"rope_theta\" is " + shown(theta) + ": " + float32_range + ", in which transformers computes RoPE");
-    c.rope.theta = float(theta);
+    // The object's theta when it has one, else the top level's.
+    c.rope.theta = rope_base(pr.v.find("rope_theta") ? pr : r, "rope_theta", 10000.0);
     if (pr.number_or("partial_rotary_factor", 1.0) != 1.0 || r.number_or("partial_rotary_factor", 1.0) != 1.0)
         r.fail("\"partial_rotary_factor\" other than 1 is not supported");
-    if (chosen) rope_scaling(pr, top, c);
+    if (chosen) rope_scaling(pr, top, c.rope.scaling, c.rope_scaling_text);
 }
 
 // config.json's "layer_types" (when not null) over c.slides, the config's default: which layers
