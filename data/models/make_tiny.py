@@ -8,6 +8,7 @@
     /usr/bin/python3 data/models/make_tiny.py --roberta  # only roberta
     /usr/bin/python3 data/models/make_tiny.py --float64  # only qwen3_f64
     /usr/bin/python3 data/models/make_tiny.py --gemma    # only gemma2, gemma2_bf16_types, gemma_bf16
+    /usr/bin/python3 data/models/make_tiny.py --gemma3   # only gemma3_text, gemma3_v5_bf16, embeddinggemma, gemma3_multimodal
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -351,7 +352,7 @@ def gemma_state(c):
     E, V, Fi, H, G, d = (c["hidden_size"], c["vocab_size"], c["intermediate_size"], c["num_attention_heads"],
                          c["num_key_value_heads"], c["head_dim"])
     norms = ["input_layernorm", "post_attention_layernorm"]
-    if c["model_type"] == "gemma2":
+    if c["model_type"] != "gemma":
         norms += ["pre_feedforward_layernorm", "post_feedforward_layernorm"]
     sd = {"embed_tokens.weight": rnd(V, E, std=0.3)}
     for l in range(c["num_hidden_layers"]):
@@ -365,6 +366,9 @@ def gemma_state(c):
         sd[p + "self_attn.o_proj.weight"] = rnd(E, H * d)
         if c.get("attention_bias"):
             sd[p + "self_attn.o_proj.bias"] = rnd(E, std=0.2)
+        if c["model_type"] == "gemma3_text":  # Gemma3RMSNorm over head_dim: 1 + weight
+            sd[p + "self_attn.q_norm.weight"] = rnd(d, std=0.3)
+            sd[p + "self_attn.k_norm.weight"] = rnd(d, std=0.3)
         sd[p + "mlp.gate_proj.weight"] = rnd(Fi, E)
         sd[p + "mlp.up_proj.weight"] = rnd(Fi, E)
         sd[p + "mlp.down_proj.weight"] = rnd(E, Fi)
@@ -372,19 +376,50 @@ def gemma_state(c):
     return sd
 
 
+def gemma3_ropes(c):
+    """Gemma3TextConfig's RoPE per layer type, as rope_inv_freq's configs: v4's rope_theta (1e6)
+    with rope_scaling for the full layers and rope_local_base_freq (1e4) unscaled for the sliding
+    ones; v5's rope_parameters per layer type (full_attention updated by rope_scaling), each
+    object's rope_theta else those keys'."""
+    params = c.get("rope_parameters") or {}
+    full = dict(params.get("full_attention") or {})
+    full.update(c.get("rope_scaling") or {})
+    sliding = dict(params.get("sliding_attention") or {})
+    out = {}
+    for kind, p, key, base in (("full_attention", full, "rope_theta", 1e6),
+                               ("sliding_attention", sliding, "rope_local_base_freq", 1e4)):
+        theta = p.get("rope_theta", c.get(key, base))
+        scaled = p.get("rope_type", p.get("type", "default")) != "default"
+        out[kind] = {"rope_theta": theta, "max_position_embeddings": c.get("max_position_embeddings", 131072),
+                     "rope_scaling": dict(p, rope_theta=theta) if scaled else None}
+    return out
+
+
 def gemma_forward(sd, c, ids):
     B, T = ids.shape
     E, H, G, d, eps = c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"], c["head_dim"], c["rms_norm_eps"]
-    v2 = c["model_type"] == "gemma2"
-    inv_freq = 1.0 / (c["rope_theta"] ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
-    freqs = (inv_freq[None, :, None] @ torch.arange(T)[None, None, :].float()).transpose(1, 2)
-    emb = torch.cat((freqs, freqs), dim=-1)
-    cos, sin = emb.cos()[:, None], emb.sin()[:, None]
+    v3 = c["model_type"] == "gemma3_text"
+    v2 = c["model_type"] == "gemma2" or v3
+
+    def cos_sin(rc):
+        inv_freq, attention_scaling = rope_inv_freq(rc, d, T)
+        freqs = (inv_freq[None, :, None] @ torch.arange(T)[None, None, :].float()).transpose(1, 2)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        return emb.cos()[:, None] * attention_scaling, emb.sin()[:, None] * attention_scaling
+    if v3:
+        ropes = {kind: cos_sin(rc) for kind, rc in gemma3_ropes(c).items()}
+    else:
+        ropes = {kind: cos_sin({"rope_theta": c["rope_theta"]}) for kind in ("full_attention", "sliding_attention")}
     i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
-    types = c.get("layer_types") or ["sliding_attention" if (l + 1) % 2 else "full_attention"
+    pattern = c.get("sliding_window_pattern", 6) if v3 else 2
+    types = c.get("layer_types") or ["sliding_attention" if (l + 1) % pattern else "full_attention"
                                      for l in range(c["num_hidden_layers"])]
-    scaling = c["query_pre_attn_scalar"] ** -0.5 if v2 else d ** -0.5
-    cap = c.get("attn_logit_softcapping") if v2 else None
+    scaling = c.get("query_pre_attn_scalar", 256) ** -0.5 if v2 else d ** -0.5
+    cap = c.get("attn_logit_softcapping", None if v3 else 50.0) if v2 else None
+    bidirectional = v3 and c.get("use_bidirectional_attention")
+    window = c.get("sliding_window")
+    if bidirectional:  # Gemma3TextConfig: sliding_window // 2 + 1, then |q_idx - kv_idx| < it
+        window = window // 2 + 1
 
     def norm(x, name):  # GemmaRMSNorm
         out = x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + eps)
@@ -396,14 +431,22 @@ def gemma_forward(sd, c, ids):
     for l in range(c["num_hidden_layers"]):
         p = "layers.%d." % l
         hidden.append(h)
-        allowed = j <= i
-        if v2 and types[l] == "sliding_attention":  # the tril(diagonal=-sliding_window) cells masked
-            allowed = allowed & (j > i - c["sliding_window"])
+        sliding = v2 and types[l] == "sliding_attention"
+        if bidirectional:  # EmbeddingGemma: or_mask_function True (full), the window both ways (sliding)
+            allowed = (i - j).abs() < window if sliding else torch.ones(T, T, dtype=torch.bool)
+        else:
+            allowed = j <= i
+            if sliding:  # the tril(diagonal=-sliding_window) cells masked
+                allowed = allowed & (j > i - window)
         mask = torch.where(allowed, 0.0, torch.finfo(torch.float32).min)
         x = norm(h, p + "input_layernorm")
-        q = lin(x, p + "self_attn.q_proj").view(B, T, H, d).transpose(1, 2)
-        k = lin(x, p + "self_attn.k_proj").view(B, T, G, d).transpose(1, 2)
+        q = lin(x, p + "self_attn.q_proj").view(B, T, H, d)
+        k = lin(x, p + "self_attn.k_proj").view(B, T, G, d)
+        if v3:  # Gemma3Attention: q_norm and k_norm over each head's head_dim, before RoPE
+            q, k = norm(q, p + "self_attn.q_norm"), norm(k, p + "self_attn.k_norm")
+        q, k = q.transpose(1, 2), k.transpose(1, 2)
         v = lin(x, p + "self_attn.v_proj").view(B, T, G, d).transpose(1, 2)
+        cos, sin = ropes[types[l]]
         q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
         k, v = k.repeat_interleave(H // G, dim=1), v.repeat_interleave(H // G, dim=1)  # repeat_kv
         w = torch.matmul(q, k.transpose(2, 3)) * scaling
@@ -447,6 +490,49 @@ def gemma():
     for name, c, dtype in (("gemma2", GEMMA2, torch.float32), ("gemma2_bf16_types", GEMMA2_TYPES, torch.bfloat16),
                            ("gemma_bf16", GEMMA, torch.bfloat16)):
         save(name, c, gemma_state(c), lambda sd, c=c: gemma_forward(sd, c, IDS), dtype, prefix="model.")
+
+
+# Gemma 3 (--gemma3: torch.manual_seed(7)), models/gemma3/modeling_gemma3.py: Gemma2's layer with
+# q_norm and k_norm, the sliding layers' own RoPE. gemma3_text: 4 layers, sliding_window_pattern 2
+# (layers 0 and 2 slide, window 3), full layers' rope_theta 500 with linear scaling 2, sliding
+# layers' rope_local_base_freq 20, no softcap (the default), float32. gemma3_v5_bf16: v5's
+# rope_parameters per layer type (full: linear 4 of theta 2000; sliding: theta 50), layer_types,
+# attention_bias, a softcap of 3, bfloat16. gemma3_multimodal: Gemma3Config (model_type gemma3)
+# with the text model in "text_config", 6 layers by the default pattern (layer 5 full), weights
+# named "language_model.model." beside a vision tower's. embeddinggemma: use_bidirectional_attention
+# (full layers see every key, sliding ones |i - j| < 5 // 2 + 1).
+GEMMA3 = {"model_type": "gemma3_text", "architectures": ["Gemma3ForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+          "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+          "intermediate_size": 64, "hidden_activation": "gelu_pytorch_tanh", "rms_norm_eps": 1e-6,
+          "rope_theta": 500.0, "rope_local_base_freq": 20.0, "rope_scaling": {"rope_type": "linear", "factor": 2.0},
+          "max_position_embeddings": 64, "query_pre_attn_scalar": 24, "sliding_window": 3,
+          "sliding_window_pattern": 2, "final_logit_softcapping": None}
+GEMMA3_V5 = {"model_type": "gemma3_text", "architectures": ["Gemma3ForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+             "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 8,
+             "intermediate_size": 48, "hidden_activation": "gelu_pytorch_tanh", "rms_norm_eps": 1e-6,
+             "rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 4.0, "rope_theta": 2000.0},
+                                 "sliding_attention": {"rope_type": "default", "rope_theta": 50.0}},
+             "max_position_embeddings": 64, "query_pre_attn_scalar": 8, "sliding_window": 2,
+             "layer_types": ["sliding_attention", "full_attention", "sliding_attention"], "attention_bias": True,
+             "attn_logit_softcapping": 3.0}
+GEMMA3_TEXT_CONFIG = dict(GEMMA3, num_hidden_layers=6, sliding_window=4, rope_scaling={"rope_type": "linear", "factor": 8.0},
+                          rope_theta=1000.0, rope_local_base_freq=10.0)
+del GEMMA3_TEXT_CONFIG["sliding_window_pattern"], GEMMA3_TEXT_CONFIG["architectures"]
+GEMMA3_MULTIMODAL = {"model_type": "gemma3", "architectures": ["Gemma3ForConditionalGeneration"],
+                     "text_config": GEMMA3_TEXT_CONFIG, "vision_config": {"model_type": "siglip_vision_model"}}
+EMBEDDINGGEMMA = dict(GEMMA3, num_hidden_layers=2, sliding_window=5, use_bidirectional_attention=True,
+                      architectures=["Gemma3TextModel"])
+
+
+def gemma3():
+    torch.manual_seed(7)
+    for name, c, dtype in (("gemma3_text", GEMMA3, torch.float32), ("gemma3_v5_bf16", GEMMA3_V5, torch.bfloat16),
+                           ("embeddinggemma", EMBEDDINGGEMMA, torch.float32)):
+        save(name, c, gemma_state(c), lambda sd, c=c: gemma_forward(sd, c, IDS), dtype, prefix="model.")
+    text = GEMMA3_TEXT_CONFIG
+    sd = gemma_state(text)
+    save("gemma3_multimodal", GEMMA3_MULTIMODAL, sd, lambda sd: gemma_forward(sd, text, IDS), torch.bfloat16,
+         prefix="language_model.model.", extra={"vision_tower.vision_model.post_layernorm.weight": rnd(8)})
 
 # ---- the checkpoints -------------------------------------------------------------------------
 
@@ -525,7 +611,8 @@ def rounded(sd, dtype):
     return stored, {n: t.float() for n, t in stored.items()}
 
 
-def save(name, config, sd, forward, dtype=torch.float32, prefix="", shards=1, types=None, ids=IDS, torch_save=False):
+def save(name, config, sd, forward, dtype=torch.float32, prefix="", shards=1, types=None, ids=IDS, torch_save=False,
+         extra=None):
     folder = os.path.join(OUT, name)
     os.makedirs(folder, exist_ok=True)
     stored, sd32 = rounded(sd, dtype)
@@ -534,6 +621,7 @@ def save(name, config, sd, forward, dtype=torch.float32, prefix="", shards=1, ty
     with open(os.path.join(folder, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
     tensors = {prefix + n: t for n, t in stored.items()}
+    tensors.update({n: t.to(dtype) for n, t in (extra or {}).items()})  # beside the model, unused
     # torch_save: the zip format torch.save writes by default (torch >= 1.6)
     write = (lambda path, ts: torch.save({n: t.contiguous() for n, t in ts.items()}, path)) if torch_save \
         else write_safetensors
@@ -600,6 +688,7 @@ def tiny():
     roberta()
     float64()
     gemma()
+    gemma3()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -785,5 +874,7 @@ if __name__ == "__main__":
         float64()
     elif len(sys.argv) == 2 and sys.argv[1] == "--gemma":
         gemma()
+    elif len(sys.argv) == 2 and sys.argv[1] == "--gemma3":
+        gemma3()
     else:
         tiny()

@@ -55,6 +55,8 @@ struct ModelConfig {
     enum class Activation { gelu_erf, gelu_tanh, quick_gelu, relu, silu, tanh } activation = Activation::gelu_erf;
     Rope rope;                          // theta 0 for bert and gpt2
     std::string rope_scaling_text;      // for messages: "DIR/config.json: \"rope_scaling\": linear factor 2"
+    Rope sliding_rope;                  // Gemma 3: the sliding layers' own (theta 0: `rope` on every layer)
+    std::string sliding_rope_text;      // its rope_scaling_text
     std::size_t sliding_window = 0;     // 0: none (Mistral: each token sees itself and W - 1 before)
     std::vector<bool> slides;           // per layer: the sliding window applies (empty: every layer)
     bool qkv_bias = false, o_bias = false, mlp_bias = false;  // llama family
@@ -64,6 +66,7 @@ struct ModelConfig {
                                   // pre_ and post_feedforward_layernorm around the MLP
     double query_scalar = 0;      // Gemma 2: the scale query_pre_attn_scalar ** -0.5 (0: head_dim's)
     float softcap = 0;            // Gemma 2: attn_logit_softcapping (0: none)
+    bool bidirectional = false;   // EmbeddingGemma: no causal rule; sliding layers see |i - j| < sliding_window
     bool scale_attn_weights = true, scale_by_inverse_layer = false;  // gpt2: 1/√d, and 1/(layer + 1)
     bool absolute_positions = true;  // bert: position embeddings added (position_embedding_type null: none)
     // roberta: pad_token_id, the padding_idx of RobertaEmbeddings' position ids; none: 0, 1, 2, ...
@@ -72,6 +75,8 @@ struct ModelConfig {
 
     // The sliding window of layer l (0: none): Qwen2's slides from max_window_layers on.
     std::size_t window_of(std::size_t l) const { return slides.empty() || slides[l] ? sliding_window : 0; }
+    // The RoPE of layer l: Gemma 3's sliding layers have their own.
+    const Rope& rope_of(std::size_t l) const { return sliding_rope.theta > 0 && window_of(l) ? sliding_rope : rope; }
 };
 
 // config.json's text into a ModelConfig. InputError naming `source` for JSON errors, an

@@ -6,10 +6,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "attn/error.hpp"
 #include "attn/model.hpp"
@@ -18,7 +21,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2";
+    return "bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3";
 }
 
 namespace {
@@ -338,6 +341,57 @@ void rope(const Reader& r, const Lengths& top, ModelConfig& c) {
     if (chosen) rope_scaling(pr, top, c.rope.scaling, c.rope_scaling_text);
 }
 
+// Gemma 3's two RoPEs (Gemma3RotaryEmbedding): the full layers' of base "rope_theta" (1e6) with
+// "rope_scaling", the sliding layers' of base "rope_local_base_freq" (10000), unscaled. Or
+// transformers v5's "rope_parameters" per layer type, {"full_attention": {...},
+// "sliding_attention": {...}}, each object's "rope_theta" else those keys' (v5's setdefault);
+// a "rope_scaling" beside it updates the full layers' object (its members win).
+void gemma3_ropes(const Reader& r, const Lengths& top, ModelConfig& c) {
+    const json::Value* params = r.v.find("rope_parameters");
+    const json::Value* scaling = r.v.find("rope_scaling");
+    const auto object_or_null = [&](const json::Value* x, const std::string& what) {
+        if (x && !x->is_null() && !x->is_object()) r.fail(what + ": expected an object or null");
+        return x && x->is_object() ? x : nullptr;
+    };
+    params = object_or_null(params, "\"rope_parameters\"");
+    scaling = object_or_null(scaling, "\"rope_scaling\"");
+    if (params)
+        for (const std::string& k : params->keys())
+            if (k != "full_attention" && k != "sliding_attention")
+                r.fail("\"rope_parameters\": \"" + k + "\": expected only \"full_attention\" and \"sliding_attention\" "
+                       "(Gemma 3's RoPE per layer type)");
+    const auto of = [&](const char* type) {
+        return object_or_null(params ? params->find(type) : nullptr, "\"rope_parameters\": \"" + std::string(type) + "\"");
+    };
+    // One layer type's RoPE from the members of `parts` (later ones win, as dict.update does).
+    const auto one = [&](std::initializer_list<const json::Value*> parts, const std::string& within, const char* base_key,
+                         double base, Rope& out, std::string& text) {
+        std::vector<std::string> keys;
+        std::vector<json::Value> values;
+        for (const json::Value* part : parts)
+            if (part) {
+                keys.insert(keys.end(), part->keys().begin(), part->keys().end());
+                values.insert(values.end(), part->values().begin(), part->values().end());
+            }
+        const json::Value merged = json::Value::object(std::move(keys), std::move(values));
+        const Reader pr{merged, r.source, within};
+        out.theta = merged.find("rope_theta") ? rope_base(pr, "rope_theta", base) : rope_base(r, base_key, base);
+        if (pr.number_or("partial_rotary_factor", 1.0) != 1.0)
+            pr.fail("\"partial_rotary_factor\" other than 1 is not supported");
+        rope_scaling(pr, top, out.scaling, text);
+    };
+    const json::Value* full = of("full_attention");
+    const std::string full_name = full && scaling ? "\"rope_parameters\": \"full_attention\" updated by \"rope_scaling\": "
+                                  : full          ? "\"rope_parameters\": \"full_attention\": "
+                                  : scaling       ? "\"rope_scaling\": "
+                                                  : "";
+    one({full, scaling}, full_name, "rope_theta", 1e6, c.rope, c.rope_scaling_text);
+    const json::Value* sliding = of("sliding_attention");
+    one({sliding}, sliding ? "\"rope_parameters\": \"sliding_attention\": " : "", "rope_local_base_freq", 1e4,
+        c.sliding_rope, c.sliding_rope_text);
+    if (r.number_or("partial_rotary_factor", 1.0) != 1.0) r.fail("\"partial_rotary_factor\" other than 1 is not supported");
+}
+
 // config.json's "layer_types" (when not null) over c.slides, the config's default: which layers
 // slide. A sliding layer it names needs a window (`why` says what leaves it out).
 void layer_types(const Reader& r, ModelConfig& c, const char* why) {
@@ -424,21 +478,23 @@ void llama(const Reader& r, ModelConfig& c) {
     padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
 }
 
-// GemmaConfig's (gemma-7b) and Gemma2Config's (gemma-2-2b) defaults; both run as LlamaModel
-// with the embeddings scaled by √hidden_size and RMSNorm's weight as (1 + weight); Gemma 2 adds
-// a norm after the attention and around the MLP, the scale query_pre_attn_scalar ** -0.5, the
-// softcap attn_logit_softcapping, and the window on the layers layer_types calls sliding (by
-// default the even ones: 0, 2, …).
+// GemmaConfig's (gemma-7b), Gemma2Config's (gemma-2-2b) and Gemma3TextConfig's defaults; all run
+// as LlamaModel with the embeddings scaled by √hidden_size and RMSNorm's weight as (1 + weight);
+// Gemma 2 adds a norm after the attention and around the MLP, the scale query_pre_attn_scalar ** -0.5,
+// the softcap attn_logit_softcapping, and the window on the layers layer_types calls sliding (by
+// default the even ones: 0, 2, …). Gemma 3 adds q_norm and k_norm, its sliding layers' own RoPE
+// (gemma3_ropes), five sliding layers to one full by default (sliding_window_pattern 6), no softcap
+// by default, and EmbeddingGemma's use_bidirectional_attention.
 void gemma(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::llama;
-    const bool v2 = c.model_type == "gemma2";
+    const bool v3 = c.model_type == "gemma3_text" || c.model_type == "gemma3", v2 = c.model_type == "gemma2" || v3;
     c.layers = r.count_or("num_hidden_layers", v2 ? 26 : 28), c.hidden = r.count_or("hidden_size", v2 ? 2304 : 3072);
     c.heads = r.count_or("num_attention_heads", v2 ? 8 : 16), c.kv_heads = r.count_or("num_key_value_heads", v2 ? 4 : 16);
     c.head_dim = r.count_or("head_dim", 256);  // its own key; null fails in the attention's nn.Linear
     c.intermediate = r.count_or("intermediate_size", v2 ? 9216 : 24576);
-    c.vocab = r.count_or("vocab_size", 256000);
+    c.vocab = r.count_or("vocab_size", v3 ? 262208 : 256000);
     c.norm_eps = r.eps_or("rms_norm_eps", 1e-6);
-    if (v2) {  // Gemma2MLP: ACT2FN[config.hidden_activation] (hidden_act unread)
+    if (v2) {  // Gemma2MLP, Gemma3MLP: ACT2FN[config.hidden_activation] (hidden_act unread)
         r.not_null("hidden_activation");
         c.activation = activation(r, r.string_or("hidden_activation", "gelu_pytorch_tanh"));
     } else {
@@ -463,40 +519,75 @@ void gemma(const Reader& r, ModelConfig& c) {
                               ", as transformers does from v4.48; versions before it ran \"hidden_activation\" \"" +
                               older + "\"" + (given ? "" : " (its default: the key is left out or null)"));
     }
-    rope_and_groups(r, c, 8192);
+    if (v3) {
+        const std::size_t max_positions = r.count_or_none("max_position_embeddings", 131072, Reader::Written::whole);
+        const json::Value* max_given = r.v.find("max_position_embeddings");
+        gemma3_ropes(r, {max_given && max_given->is_null() ? 0 : max_positions,
+                         r.count_or_none("original_max_position_embeddings", 0, Reader::Written::whole)}, c);
+        if (c.heads % c.kv_heads)
+            r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " +
+                   std::to_string(c.kv_heads));
+    } else {
+        rope_and_groups(r, c, 8192);
+    }
     c.qkv_bias = c.o_bias = r.bool_or("attention_bias", false);
     c.embed_scale = c.unit_offset_norm = true;
-    if (r.flag("use_bidirectional_attention", false))
+    // EmbeddingGemma (Gemma3TextConfig only): no causal rule, and a window both ways
+    c.bidirectional = r.flag("use_bidirectional_attention", false);
+    if (c.bidirectional && !v3)
         r.fail("\"use_bidirectional_attention\": true is not supported (attn runs Gemma's causal attention)");
     padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
     if (!v2) return;
     c.sandwich_norms = true;
+    c.qk_norm = v3;  // Gemma3Attention's q_norm and k_norm: Gemma3RMSNorm over head_dim, before RoPE
     r.not_null("query_pre_attn_scalar");  // None ** -0.5 fails
     c.query_scalar = r.number_or("query_pre_attn_scalar", 256);
     if (!(c.query_scalar > 0)) r.fail("\"query_pre_attn_scalar\" is " + shown(c.query_scalar) + ": expected a positive number");
     if (const double scale = std::pow(c.query_scalar, -0.5); !positive_float32(scale))  // it multiplies float32 scores
         r.fail("\"query_pre_attn_scalar\" " + shown(c.query_scalar) + " makes the scale " + shown(scale) +
                " (query_pre_attn_scalar ** -0.5), " + float32_range);
-    // null: none. 0 is not: transformers divides by it (every logit 0: uniform weights, or NaN).
+    // null: none (Gemma3TextConfig's default). 0 is not: transformers divides by it (every logit
+    // 0: uniform weights, or NaN).
     const json::Value* cap = r.v.find("attn_logit_softcapping");
-    const bool no_cap = cap && cap->is_null();
+    const bool no_cap = cap ? cap->is_null() : v3;
     const double softcap = no_cap ? 0.0 : r.number_or("attn_logit_softcapping", 50.0);
     if (!no_cap && !(softcap > 0))
         r.fail("\"attn_logit_softcapping\" is " + shown(softcap) + ": expected a positive number, or null (none)");
     if (!no_cap && !positive_float32(softcap))  // the float32 scores are divided by it
         r.fail("\"attn_logit_softcapping\" is " + shown(softcap) + ": " + float32_range + ", or null (none)");
-    // Gemma2Config.validate_architecture
+    // Gemma2Config.validate_architecture (and Gemma3TextConfig's)
     if (c.hidden % c.heads)
         r.fail("hidden_size " + std::to_string(c.hidden) + " is not a multiple of num_attention_heads " +
-               std::to_string(c.heads) + " (Gemma2Config refuses it)");
+               std::to_string(c.heads) + (v3 ? " (Gemma3TextConfig refuses it)" : " (Gemma2Config refuses it)"));
     c.softcap = float(softcap);
     const json::Value* window = r.v.find("sliding_window");  // 4096 when absent, none when null
     c.sliding_window = !window ? 4096 : r.count_or_none("sliding_window", 0);
-    for (std::size_t l = 0; l < c.layers; ++l) c.slides.push_back(l % 2 == 0);
+    // Gemma 3's "sliding_window_pattern" (BC: still in the Hub's configs): layer l slides unless
+    // (l + 1) is a multiple of it
+    const std::size_t pattern = v3 ? r.count_or("sliding_window_pattern", 6) : 2;
+    for (std::size_t l = 0; l < c.layers; ++l) c.slides.push_back(v3 ? (l + 1) % pattern != 0 : l % 2 == 0);
     const json::Value* types = r.v.find("layer_types");
-    if (c.sliding_window == 0 && (!types || types->is_null()) && c.layers)
-        r.fail("\"sliding_window\" is null, but layer 0 slides (Gemma2Config's layer_types: every even layer)");
+    const bool default_types = !types || types->is_null();
+    if (c.sliding_window == 0 && default_types && std::find(c.slides.begin(), c.slides.end(), true) != c.slides.end())
+        r.fail(v3 ? "\"sliding_window\" is null, but layer " +
+                        std::to_string(std::find(c.slides.begin(), c.slides.end(), true) - c.slides.begin()) +
+                        " slides (Gemma3TextConfig's layer_types: all but every sliding_window_pattern-th)"
+                  : "\"sliding_window\" is null, but layer 0 slides (Gemma2Config's layer_types: every even layer)");
     layer_types(r, c, " (\"sliding_window\" is null)");
+    if (c.bidirectional && !c.sliding_window)  // None // 2 fails in Gemma3TextConfig
+        r.fail("\"sliding_window\" is null, which \"use_bidirectional_attention\" halves: expected a positive integer");
+    // Gemma3TextConfig: sliding_window // 2 + 1 with use_bidirectional_attention; the window
+    // then reaches |i - j| < that both ways.
+    if (c.bidirectional && c.sliding_window) c.sliding_window = c.sliding_window / 2 + 1;
+}
+
+// Gemma3Config (Gemma3ForConditionalGeneration): its "text_config" is the language model's
+// Gemma3TextConfig (null or absent: the defaults), run on text alone.
+void gemma3(const Reader& r, ModelConfig& c) {
+    const json::Value* text = r.v.find("text_config");
+    if (text && !text->is_null() && !text->is_object()) r.fail("\"text_config\": expected an object or null");
+    const json::Value none = json::Value::object({}, {});
+    gemma(Reader{text && text->is_object() ? *text : none, r.source, "\"text_config\": "}, c);
 }
 
 }  // namespace
@@ -520,7 +611,8 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "gpt2") gpt2(r, c);
     else if (c.model_type == "llama" || c.model_type == "mistral" || c.model_type == "qwen2" || c.model_type == "qwen3")
         llama(r, c);
-    else if (c.model_type == "gemma" || c.model_type == "gemma2") gemma(r, c);
+    else if (c.model_type == "gemma" || c.model_type == "gemma2" || c.model_type == "gemma3_text") gemma(r, c);
+    else if (c.model_type == "gemma3") gemma3(r, c);
     else r.fail("model_type \"" + c.model_type + "\" is not supported (attn runs " + known_model_types() + ")");
     if (c.kv_heads == 0) c.kv_heads = c.heads;
     if (c.head_dim == 0) {
@@ -531,7 +623,8 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     if (c.arch == Architecture::llama && c.head_dim % 2)
         r.fail("head_dim " + std::to_string(c.head_dim) + " is odd: RoPE rotates pairs of dims (head_dim, or "
                "hidden_size / num_attention_heads)");
-    if (c.rope.scaling.kind == RopeScalingKind::dynamic && c.head_dim == 2)  // dim / (dim - 2)
+    if ((c.rope.scaling.kind == RopeScalingKind::dynamic || c.sliding_rope.scaling.kind == RopeScalingKind::dynamic) &&
+        c.head_dim == 2)  // dim / (dim - 2)
         r.fail("dynamic RoPE needs a head_dim above 2 (its theta is raised to the power head_dim / (head_dim - 2))");
     return c;
 }

@@ -1,8 +1,9 @@
 // LlamaModel's forward (transformers' models/llama/modeling_llama.py, eager attention), also
-// Mistral's, Qwen2's, Qwen3's, Gemma's and Gemma 2's: token embeddings (Gemma: times √E), then per
+// Mistral's, Qwen2's, Qwen3's, Gemma's, Gemma 2's and Gemma 3's: token embeddings (Gemma: times √E), then per
 // layer RMSNorm (Gemma: by 1 + weight), q/k/v projections (Qwen2: with biases; Qwen3: then q_norm
 // and k_norm, RMSNorm per head), RoPE and causal grouped-query attention on the engine (Mistral:
-// a sliding window; Gemma 2: its scale, softcap and sliding layers), o_proj (Gemma 2: then
+// a sliding window; Gemma 2: its scale, softcap and sliding layers; Gemma 3: q_norm and k_norm,
+// the sliding layers' own RoPE, EmbeddingGemma's bidirectional attention), o_proj (Gemma 2: then
 // post_attention_layernorm), the residual, RMSNorm (Gemma 2: pre_feedforward_layernorm), the
 // gated MLP (down(act(gate(x)) · up(x)); Gemma 2: then post_feedforward_layernorm), the
 // residual; the final norm, whose output is the last hidden state.
@@ -30,30 +31,41 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
             for (std::size_t e = 0; e < E; ++e) h.data()[i * h.row_stride() + e] *= normalizer;
     }
     AttentionSpec spec;
-    spec.causal = Causal::top_left;
-    spec.rope = c.rope;
-    spec.rope.dims = d;
-    spec.rope = engine::rope_at_length(spec.rope, T);  // dynamic NTK: positions 0 … T − 1
+    spec.causal = c.bidirectional ? Causal::none : Causal::top_left;  // EmbeddingGemma: none
     // RoPE's frequencies as transformers computes them in float32 (dynamic's at max(T,
     // max_position_embeddings)), once layer 0's q_proj confirms head_dim: an infinite one makes
     // position 0's angle NaN there, one of 0 never turns. rope_theta is a normal float32
-    // (config.cpp): only the scaling can make them so.
+    // (config.cpp): only the scaling can make them so. Gemma 3's sliding layers have a RoPE of
+    // their own (ModelConfig::rope_of).
     w.get(layer_prefix(c.arch, 0) + "self_attn.q_proj.weight", {H * d, E});
-    const std::vector<float> inv = engine::rope_inv_freq(spec.rope.theta, d, spec.rope.scaling);
-    for (std::size_t k = 0; k < inv.size(); ++k)
-        if (!(inv[k] > 0) || std::isinf(inv[k])) {
-            const bool dynamic = c.rope.scaling.kind == RopeScalingKind::dynamic;
-            char text[80];
-            std::snprintf(text, sizeof text, " %zu %g in float32 (with a base of %g)", k, double(inv[k]), double(spec.rope.theta));
-            throw InputError(c.rope_scaling_text + (dynamic ? " over " + std::to_string(T) + " tokens" : "") +
-                             " makes RoPE's inverse frequency" + text + ": expected finite numbers > 0");
-        }
+    const auto rope_for = [&](const Rope& config_rope, const std::string& text) {
+        Rope rope = config_rope;
+        rope.dims = d;
+        rope = engine::rope_at_length(rope, T);  // dynamic NTK: positions 0 … T − 1
+        const std::vector<float> inv = engine::rope_inv_freq(rope.theta, d, rope.scaling);
+        for (std::size_t k = 0; k < inv.size(); ++k)
+            if (!(inv[k] > 0) || std::isinf(inv[k])) {
+                const bool dynamic = config_rope.scaling.kind == RopeScalingKind::dynamic;
+                char detail[80];
+                std::snprintf(detail, sizeof detail, " %zu %g in float32 (with a base of %g)", k, double(inv[k]), double(rope.theta));
+                throw InputError(text + (dynamic ? " over " + std::to_string(T) + " tokens" : "") +
+                                 " makes RoPE's inverse frequency" + detail + ": expected finite numbers > 0");
+            }
+        return rope;
+    };
+    // (each only when some layer uses it: transformers makes one per layer type present)
+    bool full_used = false, sliding_used = false;
+    for (std::size_t l = 0; l < c.layers; ++l) (&c.rope_of(l) == &c.rope ? full_used : sliding_used) = true;
+    const Rope full_rope = full_used ? rope_for(c.rope, c.rope_scaling_text) : Rope{};
+    const Rope sliding_rope = sliding_used ? rope_for(c.sliding_rope, c.sliding_rope_text) : Rope{};
     // self.scaling = head_dim ** -0.5; Gemma 2's query_pre_attn_scalar ** -0.5
     spec.scale = float(c.query_scalar ? std::pow(c.query_scalar, -0.5) : 1.0 / std::sqrt(double(d)));
     spec.softcap = c.softcap;  // Gemma 2: cap·tanh(scores / cap), before the mask
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
-        const std::size_t window = c.window_of(l);  // kv_idx > q_idx - sliding_window
-        spec.window = window ? Window{window - 1, unbounded} : Window{};
+        // kv_idx > q_idx - sliding_window; EmbeddingGemma's both ways: |q_idx - kv_idx| < sliding_window
+        const std::size_t window = c.window_of(l);
+        spec.window = !window ? Window{} : Window{window - 1, c.bidirectional ? window - 1 : unbounded};
+        spec.rope = &c.rope_of(l) == &c.rope ? full_rope : sliding_rope;
         rec.hidden(l, h);
         const std::string p = layer_prefix(c.arch, l);
         const auto W = [&](const std::string& n, std::initializer_list<std::size_t> s) -> const Weight& { return w.get(p + n, s); };
@@ -64,7 +76,7 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
         const MatrixView xv = rows_of(x);
         Tensor q = linear(xv, W("self_attn.q_proj.weight", {H * d, E}), Layout::linear, bias(c.qkv_bias, "self_attn.q_proj.bias", H * d));
         Tensor k = linear(xv, W("self_attn.k_proj.weight", {G * d, E}), Layout::linear, bias(c.qkv_bias, "self_attn.k_proj.bias", G * d));
-        if (c.qk_norm) {  // Qwen3: each head's q and k RMS-normalised over head_dim, before RoPE
+        if (c.qk_norm) {  // Qwen3, Gemma 3: each head's q and k RMS-normalised over head_dim, before RoPE
             norm(q, "self_attn.q_norm.weight", d);
             norm(k, "self_attn.k_norm.weight", d);
         }

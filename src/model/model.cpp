@@ -51,7 +51,14 @@ Model::Model(const std::string& folder) {
             weights_->choose_prefix({"", config_.padding_idx ? "roberta." : "bert."}, token_embeddings(config_.arch));
             break;
         case Architecture::gpt2: weights_->choose_prefix({"", "transformer."}, token_embeddings(config_.arch)); break;
-        case Architecture::llama: weights_->choose_prefix({"", "model."}, token_embeddings(config_.arch)); break;
+        case Architecture::llama:
+            // Gemma3ForConditionalGeneration: the language model beside the vision tower, as Google's
+            // checkpoints name it and as transformers v4.52 on saves it
+            if (config_.model_type == "gemma3")
+                weights_->choose_prefix({"language_model.model.", "model.language_model."}, token_embeddings(config_.arch));
+            else
+                weights_->choose_prefix({"", "model."}, token_embeddings(config_.arch));
+            break;
     }
 }
 

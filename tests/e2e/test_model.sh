@@ -8,7 +8,10 @@
 # window 3 < 7 tokens), qwen2 (bfloat16, Q/K/V biases, two shards), qwen3 (q_norm and k_norm,
 # head_dim 16 != hidden / heads; bfloat16, and float32 with all four biases and a sliding layer),
 # gemma2 (softcap 2, query_pre_attn_scalar 24, window 3 on the even layers, four norms a layer;
-# bfloat16 with layer_types, no softcap and biases), gemma (bfloat16, one K/V head),
+# bfloat16 with layer_types, no softcap and biases), gemma (bfloat16, one K/V head), gemma3_text
+# (q_norm and k_norm, the sliding layers' own RoPE by sliding_window_pattern; v5's rope_parameters
+# per layer type in bfloat16; EmbeddingGemma's bidirectional attention), gemma3 (text_config, the
+# language model's weights beside a vision tower's, under both of their names),
 # bert_bin (a torch.save pytorch_model.bin) and bert_uncased (bert-base-uncased's vocab.txt, the
 # tutorial's sentence pair given as --text/--text-pair), roberta ("roberta." names, position ids
 # from pad_token_id + 1 over padded rows, a ByteLevel BPE tokenizer.json; as xlm-roberta too);
@@ -209,6 +212,27 @@ else
     run model "$T/gemma2_no_ffn_norm" --ids 1,2,3 --format csv
     expect_code 3 "gemma2 without a post_feedforward_layernorm"
     expect_err_has "have no tensor 'model.layers.2.post_feedforward_layernorm.weight'" "gemma2: the missing norm named"
+    # Gemma 3 (Gemma3ForConditionalGeneration): the language model named as transformers v4.52 on
+    # saves it, "model.language_model.", gives the same bits as Google's "language_model.model.".
+    rm -rf "$T/gemma3_renamed" "$T/gemma3_renamed_out" && mkdir -p "$T/gemma3_renamed"
+    cp "$TINY/gemma3_multimodal/config.json" "$T/gemma3_renamed/"
+    with_header "$TINY/gemma3_multimodal/model.safetensors" "$T/gemma3_renamed/model.safetensors" \
+        's/"language_model\.model\./"model.language_model./g'
+    run model "$T/gemma3_renamed" --ids "$TINY/gemma3_multimodal/ids.txt" --show attentions,hidden-states --format npy \
+        -o "$T/gemma3_renamed_out"
+    expect_code 0 "gemma3 with model.language_model. names"
+    for f in attentions hidden-states; do
+        if cmp -s "$T/gemma3_renamed_out/$f.npy" "$T/gemma3_multimodal/$f.npy"; then pass; else
+            fail "gemma3 with model.language_model. names: $f.npy differs from language_model.model.'s"
+        fi
+    done
+    # A Gemma 3 folder whose language model is missing names both of the names it looks for.
+    with_header "$TINY/gemma3_multimodal/model.safetensors" "$T/gemma3_renamed/model.safetensors" \
+        's/"language_model\.model\.embed_tokens/"language_model.model.embed_token/'
+    run model "$T/gemma3_renamed" --ids 1,2,3 --format csv
+    expect_code 3 "gemma3 without its embeddings"
+    expect_err_has "have no tensor 'language_model.model.embed_tokens.weight' (nor 'model.language_model.embed_tokens.weight')" \
+        "gemma3 without its embeddings: both names"
     # config.json's faults, each named with its key (from an audit): integer keys written as floats
     # (transformers' TypeError), numbers that transformers' float32 turns into NaN or 0, a
     # layer_types of the wrong length, a RoBERTa decoder.
@@ -224,6 +248,8 @@ else
         "llama_bf16|s/\"factor\": 2.0/\"factor\": 1e-39/|config.json: \"rope_scaling\": linear factor 1e-39 makes RoPE's inverse frequency 0 inf in float32" \
         "llama_dynamic|s/\"factor\": 2.0/\"factor\": 1e30/|\"rope_scaling\": dynamic factor 1e+30 over 3 tokens makes RoPE's inverse frequency 1 inf in float32 (with a base of 0)" \
         "llama_yarn|s/\"factor\": 4.0/\"factor\": 1e-39/|\"rope_scaling\": yarn factor 1e-39 makes RoPE's inverse frequency" \
+        "gemma3_text|s/\"rope_local_base_freq\": 20.0/\"rope_local_base_freq\": 1e-300/|config.json: \"rope_local_base_freq\" is 1e-300: outside float32's range" \
+        "gemma3_v5_bf16|s/\"factor\": 4.0/\"factor\": 1e-39/|config.json: \"rope_parameters\": \"full_attention\": linear factor 1e-39 makes RoPE's inverse frequency 0 inf in float32" \
         "gemma2|s/\"sliding_window\": 3/\"sliding_window\": 3, \"layer_types\": [\"sliding_attention\", \"full_attention\"]/|\"layer_types\" has 2 entries for 3 layers (num_hidden_layers)" \
         "roberta|s/\"model_type\"/\"is_decoder\": true, \"model_type\"/|\"is_decoder\": a RoBERTa decoder is not supported (attn runs RobertaModel's encoder)"; do
         IFS='|' read -r m edit message <<<"$spec"
@@ -420,7 +446,7 @@ expect_err_has "no model.safetensors" "missing weights named"
 mkdir -p "$T/t5" && echo '{"model_type": "t5"}' >"$T/t5/config.json" && cp "$TINY/bert/model.safetensors" "$T/t5/"
 run model "$T/t5" --ids 1,2
 expect_code 3 "unknown model_type"
-expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2)' "unknown model_type lists the known ones"
+expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3)' "unknown model_type lists the known ones"
 mkdir -p "$T/relkey" && cp "$TINY/bert/model.safetensors" "$T/relkey/"
 sed 's/"absolute"/"relative_key"/' "$TINY/bert/config.json" >"$T/relkey/config.json"
 run model "$T/relkey" --ids 1,2

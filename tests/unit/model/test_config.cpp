@@ -416,3 +416,100 @@ TEST_CASE("model config: RoPE's base and frequencies, Gemma 2's scale and softca
               .find("\"attn_logit_softcapping\" is 1e-300: outside float32's range") != std::string::npos);
     CHECK(error("gemma2", ", \"attn_logit_softcapping\": 1e39").find("outside float32's range") != std::string::npos);
 }
+
+TEST_CASE("model config: Gemma3TextConfig: q_norm, no softcap, five sliding layers to one full, the sliding layers' own RoPE") {
+    // the helper's sizes: hidden 64, 2 layers, 16 heads; Gemma3TextConfig's 4 K/V heads, head_dim 256
+    const std::string six = ", \"num_hidden_layers\": 7";
+    const attn::model::ModelConfig g = config("gemma3_text", six);
+    CHECK(g.kv_heads == 4);
+    CHECK(g.head_dim == 256);
+    CHECK(g.vocab == 50);
+    CHECK(g.query_scalar == 256);
+    CHECK(g.softcap == 0.0f);  // attn_logit_softcapping None
+    CHECK(g.qk_norm);
+    CHECK(g.sandwich_norms);
+    CHECK(g.embed_scale);
+    CHECK(g.unit_offset_norm);
+    CHECK_FALSE(g.bidirectional);
+    // sliding_window_pattern 6: layer l slides unless (l + 1) % 6 == 0
+    for (std::size_t l = 0; l < 7; ++l) CHECK(g.window_of(l) == (l == 5 ? 0u : 4096u));
+    // full layers: rope_theta 1e6 with rope_scaling; sliding ones: rope_local_base_freq 10000
+    CHECK(g.rope.theta == 1e6f);
+    CHECK(g.sliding_rope.theta == 10000.0f);
+    CHECK(&g.rope_of(0) == &g.sliding_rope);
+    CHECK(&g.rope_of(5) == &g.rope);
+    const attn::model::ModelConfig v4 =
+        config("gemma3_text", six + ", \"rope_theta\": 500, \"rope_local_base_freq\": 20, \"sliding_window_pattern\": 2, "
+                                    "\"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 8}, \"sliding_window\": 512");
+    CHECK(v4.rope.theta == 500.0f);
+    CHECK(v4.rope.scaling.kind == attn::RopeScalingKind::linear);
+    CHECK(v4.rope.scaling.factor == 8.0f);
+    CHECK(v4.sliding_rope.theta == 20.0f);
+    CHECK(v4.sliding_rope.scaling.kind == attn::RopeScalingKind::none);
+    CHECK(v4.window_of(0) == 512);
+    CHECK(v4.window_of(1) == 0);
+    CHECK(&v4.rope_of(1) == &v4.rope);
+    // transformers v5: rope_parameters per layer type; a rope_scaling beside it updates the full one
+    const attn::model::ModelConfig v5 = config(
+        "gemma3_text", six + ", \"rope_parameters\": {\"full_attention\": {\"rope_type\": \"linear\", \"factor\": 4, "
+                             "\"rope_theta\": 2000}, \"sliding_attention\": {\"rope_type\": \"default\", \"rope_theta\": 50}}");
+    CHECK(v5.rope.theta == 2000.0f);
+    CHECK(v5.rope.scaling.factor == 4.0f);
+    CHECK(v5.sliding_rope.theta == 50.0f);
+    const attn::model::ModelConfig both = config(
+        "gemma3_text", six + ", \"rope_theta\": 300, \"rope_parameters\": {\"full_attention\": {\"rope_type\": \"linear\", "
+                             "\"factor\": 4}}, \"rope_scaling\": {\"factor\": 2}");
+    CHECK(both.rope.theta == 300.0f);  // the top level's, as v5's setdefault
+    CHECK(both.rope.scaling.factor == 2.0f);
+    CHECK(both.sliding_rope.theta == 10000.0f);
+    CHECK(error("gemma3_text", ", \"rope_parameters\": {\"rope_type\": \"linear\", \"factor\": 4}")
+              .find("\"rope_parameters\": \"rope_type\": expected only \"full_attention\" and \"sliding_attention\"") !=
+          std::string::npos);
+    CHECK(error("gemma3_text", ", \"rope_parameters\": {\"sliding_attention\": {\"rope_type\": \"longrope\", \"factor\": 2}}")
+              .find("config.json: \"rope_parameters\": \"sliding_attention\": rope type \"longrope\" is not supported") !=
+          std::string::npos);
+    CHECK(error("gemma3_text", ", \"rope_local_base_freq\": null").find("\"rope_local_base_freq\" is null") != std::string::npos);
+    CHECK(error("gemma3_text", ", \"rope_local_base_freq\": 0").find("\"rope_local_base_freq\" is 0: expected a positive number") !=
+          std::string::npos);
+    CHECK(error("gemma3_text", ", \"sliding_window_pattern\": 0").find("\"sliding_window_pattern\" is 0") != std::string::npos);
+    CHECK(error("gemma3_text", ", \"sliding_window\": null").find("\"sliding_window\" is null, but layer 0 slides") !=
+          std::string::npos);
+    // every sixth layer is full: with a null window, one layer is fine
+    CHECK(config("gemma3_text", ", \"num_hidden_layers\": 1, \"sliding_window\": null, \"sliding_window_pattern\": 1")
+              .window_of(0) == 0);
+    CHECK(config("gemma3_text", ", \"attn_logit_softcapping\": 30").softcap == 30.0f);
+    // EmbeddingGemma: no causal rule; the window halved, sliding_window // 2 + 1, both ways
+    const attn::model::ModelConfig e = config("gemma3_text", ", \"use_bidirectional_attention\": true, \"sliding_window\": 512");
+    CHECK(e.bidirectional);
+    CHECK(e.window_of(0) == 257);
+    CHECK(error("gemma3_text", ", \"use_bidirectional_attention\": true, \"sliding_window\": null, \"layer_types\": "
+                               "[\"full_attention\", \"full_attention\"]")
+              .find("\"sliding_window\" is null, which \"use_bidirectional_attention\" halves") != std::string::npos);
+}
+
+TEST_CASE("model config: Gemma3Config's text_config is the language model's Gemma3TextConfig") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig m = parse(
+        "{\"model_type\": \"gemma3\", \"text_config\": {\"hidden_size\": 2560, \"num_hidden_layers\": 34, "
+        "\"rope_scaling\": {\"factor\": 8.0, \"rope_type\": \"linear\"}, \"sliding_window\": 1024}, "
+        "\"vision_config\": {\"hidden_size\": 1152}}");
+    CHECK(m.model_type == "gemma3");
+    CHECK(m.hidden == 2560);
+    CHECK(m.layers == 34);
+    CHECK(m.heads == 8);
+    CHECK(m.kv_heads == 4);
+    CHECK(m.vocab == 262208);
+    CHECK(m.window_of(0) == 1024);
+    CHECK(m.window_of(5) == 0);
+    CHECK(m.rope.scaling.factor == 8.0f);
+    CHECK(m.sliding_rope.scaling.kind == attn::RopeScalingKind::none);
+    CHECK(parse("{\"model_type\": \"gemma3\"}").hidden == 2304);  // no text_config: the defaults
+    try {
+        parse("{\"model_type\": \"gemma3\", \"text_config\": {\"hidden_size\": 64, \"num_attention_heads\": 3, \"num_key_value_heads\": 1}}");
+        FAIL("no error");
+    } catch (const attn::InputError& e) {
+        CHECK(std::string(e.what()).find("config.json: \"text_config\": hidden_size 64 is not a multiple of num_attention_heads 3") !=
+              std::string::npos);
+    }
+    CHECK_THROWS_AS(parse("{\"model_type\": \"gemma3\", \"text_config\": 5}"), attn::InputError);
+}
