@@ -415,7 +415,8 @@ def gemma_forward(sd, c, ids):
     types = c.get("layer_types") or ["sliding_attention" if (l + 1) % pattern else "full_attention"
                                      for l in range(c["num_hidden_layers"])]
     scaling = c.get("query_pre_attn_scalar", 256) ** -0.5 if v2 else d ** -0.5
-    cap = c.get("attn_logit_softcapping", None if v3 else 50.0) if v2 else None
+    # (Gemma3Attention never passes attn_logit_softcapping on: no cap)
+    cap = c.get("attn_logit_softcapping", 50.0) if v2 and not v3 else None
     bidirectional = v3 and c.get("use_bidirectional_attention")
     window = c.get("sliding_window")
     if bidirectional:  # Gemma3TextConfig: sliding_window // 2 + 1, then |q_idx - kv_idx| < it
@@ -495,11 +496,11 @@ def gemma():
 # Gemma 3 (--gemma3: torch.manual_seed(7)), models/gemma3/modeling_gemma3.py: Gemma2's layer with
 # q_norm and k_norm, the sliding layers' own RoPE. gemma3_text: 4 layers, sliding_window_pattern 2
 # (layers 0 and 2 slide, window 3), full layers' rope_theta 500 with linear scaling 2, sliding
-# layers' rope_local_base_freq 20, no softcap (the default), float32. gemma3_v5_bf16: v5's
-# rope_parameters per layer type (full: linear 4 of theta 2000; sliding: theta 50), layer_types,
-# attention_bias, a softcap of 3, bfloat16. gemma3_multimodal: Gemma3Config (model_type gemma3)
-# with the text model in "text_config", 6 layers by the default pattern (layer 5 full), weights
-# named "language_model.model." beside a vision tower's. embeddinggemma: use_bidirectional_attention
+# layers' rope_local_base_freq 20, no softcap, float32. gemma3_v5_bf16: v5's rope_parameters per
+# layer type (full: linear 4 of theta 2000; sliding: theta 50), layer_types, attention_bias, an
+# attn_logit_softcapping of 3 that Gemma3Attention never applies, bfloat16. gemma3_multimodal:
+# Gemma3Config (model_type gemma3) with the text model in "text_config", 6 layers by the default
+# pattern (layer 5 full), weights named "language_model.model." beside a vision tower's. embeddinggemma: use_bidirectional_attention
 # (full layers see every key, sliding ones |i - j| < 5 // 2 + 1).
 GEMMA3 = {"model_type": "gemma3_text", "architectures": ["Gemma3ForCausalLM"], "vocab_size": 64, "hidden_size": 32,
           "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,

@@ -484,7 +484,7 @@ void llama(const Reader& r, ModelConfig& c) {
 // the softcap attn_logit_softcapping, and the window on the layers layer_types calls sliding (by
 // default the even ones: 0, 2, …). Gemma 3 adds q_norm and k_norm, its sliding layers' own RoPE
 // (gemma3_ropes), five sliding layers to one full by default (sliding_window_pattern 6), no softcap
-// by default, and EmbeddingGemma's use_bidirectional_attention.
+// (attn_logit_softcapping is unread), and EmbeddingGemma's use_bidirectional_attention.
 void gemma(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::llama;
     const bool v3 = c.model_type == "gemma3_text" || c.model_type == "gemma3", v2 = c.model_type == "gemma2" || v3;
@@ -522,8 +522,9 @@ void gemma(const Reader& r, ModelConfig& c) {
     if (v3) {
         const std::size_t max_positions = r.count_or_none("max_position_embeddings", 131072, Reader::Written::whole);
         const json::Value* max_given = r.v.find("max_position_embeddings");
-        gemma3_ropes(r, {max_given && max_given->is_null() ? 0 : max_positions,
-                         r.count_or_none("original_max_position_embeddings", 0, Reader::Written::whole)}, c);
+        // (a top-level original_max_position_embeddings is not Gemma 3's: yarn and llama3 read
+        // theirs from their objects)
+        gemma3_ropes(r, {max_given && max_given->is_null() ? 0 : max_positions, 0}, c);
         if (c.heads % c.kv_heads)
             r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " +
                    std::to_string(c.kv_heads));
@@ -532,10 +533,13 @@ void gemma(const Reader& r, ModelConfig& c) {
     }
     c.qkv_bias = c.o_bias = r.bool_or("attention_bias", false);
     c.embed_scale = c.unit_offset_norm = true;
-    // EmbeddingGemma (Gemma3TextConfig only): no causal rule, and a window both ways
-    c.bidirectional = r.flag("use_bidirectional_attention", false);
-    if (c.bidirectional && !v3)
+    // EmbeddingGemma (Gemma3TextConfig): the window halved (below); Gemma3TextModel then drops
+    // the causal rule and opens the window both ways. Gemma3ForConditionalGeneration's model
+    // (gemma3) makes causal masks of its own: the halved window, causal.
+    const bool halved = r.flag("use_bidirectional_attention", false);
+    if (halved && !v3)
         r.fail("\"use_bidirectional_attention\": true is not supported (attn runs Gemma's causal attention)");
+    c.bidirectional = halved && c.model_type == "gemma3_text";
     padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
     if (!v2) return;
     c.sandwich_norms = true;
@@ -546,39 +550,41 @@ void gemma(const Reader& r, ModelConfig& c) {
     if (const double scale = std::pow(c.query_scalar, -0.5); !positive_float32(scale))  // it multiplies float32 scores
         r.fail("\"query_pre_attn_scalar\" " + shown(c.query_scalar) + " makes the scale " + shown(scale) +
                " (query_pre_attn_scalar ** -0.5), " + float32_range);
-    // null: none (Gemma3TextConfig's default). 0 is not: transformers divides by it (every logit
-    // 0: uniform weights, or NaN).
+    // null: none. 0 is not: transformers divides by it (every logit 0: uniform weights, or NaN).
+    // Gemma3Attention stores it and never passes it to the attention: unread, with a note.
     const json::Value* cap = r.v.find("attn_logit_softcapping");
-    const bool no_cap = cap ? cap->is_null() : v3;
+    if (v3 && cap && !cap->is_null())
+        c.notes.push_back("\"attn_logit_softcapping\" is not applied: Gemma 3's attention does not use it (as in transformers)");
+    const bool no_cap = v3 || (cap && cap->is_null());
     const double softcap = no_cap ? 0.0 : r.number_or("attn_logit_softcapping", 50.0);
     if (!no_cap && !(softcap > 0))
         r.fail("\"attn_logit_softcapping\" is " + shown(softcap) + ": expected a positive number, or null (none)");
     if (!no_cap && !positive_float32(softcap))  // the float32 scores are divided by it
         r.fail("\"attn_logit_softcapping\" is " + shown(softcap) + ": " + float32_range + ", or null (none)");
-    // Gemma2Config.validate_architecture (and Gemma3TextConfig's)
-    if (c.hidden % c.heads)
+    // Gemma2Config.validate_architecture (Gemma 3's head_dim is its own: no such check)
+    if (!v3 && c.hidden % c.heads)
         r.fail("hidden_size " + std::to_string(c.hidden) + " is not a multiple of num_attention_heads " +
-               std::to_string(c.heads) + (v3 ? " (Gemma3TextConfig refuses it)" : " (Gemma2Config refuses it)"));
+               std::to_string(c.heads) + " (Gemma2Config refuses it)");
     c.softcap = float(softcap);
     const json::Value* window = r.v.find("sliding_window");  // 4096 when absent, none when null
     c.sliding_window = !window ? 4096 : r.count_or_none("sliding_window", 0);
-    // Gemma 3's "sliding_window_pattern" (BC: still in the Hub's configs): layer l slides unless
-    // (l + 1) is a multiple of it
-    const std::size_t pattern = v3 ? r.count_or("sliding_window_pattern", 6) : 2;
-    for (std::size_t l = 0; l < c.layers; ++l) c.slides.push_back(v3 ? (l + 1) % pattern != 0 : l % 2 == 0);
+    // Gemma 3's "sliding_window_pattern" (BC: still in the Hub's configs), read only without
+    // layer_types: layer l slides unless (l + 1) is a multiple of it
     const json::Value* types = r.v.find("layer_types");
     const bool default_types = !types || types->is_null();
+    const std::size_t pattern = v3 && default_types ? r.count_or("sliding_window_pattern", 6) : 2;
+    for (std::size_t l = 0; l < c.layers; ++l) c.slides.push_back(v3 ? (l + 1) % pattern != 0 : l % 2 == 0);
     if (c.sliding_window == 0 && default_types && std::find(c.slides.begin(), c.slides.end(), true) != c.slides.end())
         r.fail(v3 ? "\"sliding_window\" is null, but layer " +
                         std::to_string(std::find(c.slides.begin(), c.slides.end(), true) - c.slides.begin()) +
                         " slides (Gemma3TextConfig's layer_types: all but every sliding_window_pattern-th)"
                   : "\"sliding_window\" is null, but layer 0 slides (Gemma2Config's layer_types: every even layer)");
     layer_types(r, c, " (\"sliding_window\" is null)");
-    if (c.bidirectional && !c.sliding_window)  // None // 2 fails in Gemma3TextConfig
+    if (halved && !c.sliding_window)  // None // 2 fails in Gemma3TextConfig
         r.fail("\"sliding_window\" is null, which \"use_bidirectional_attention\" halves: expected a positive integer");
-    // Gemma3TextConfig: sliding_window // 2 + 1 with use_bidirectional_attention; the window
-    // then reaches |i - j| < that both ways.
-    if (c.bidirectional && c.sliding_window) c.sliding_window = c.sliding_window / 2 + 1;
+    // Gemma3TextConfig: sliding_window // 2 + 1 with use_bidirectional_attention; for EmbeddingGemma
+    // the window then reaches |i - j| < that both ways.
+    if (halved) c.sliding_window = c.sliding_window / 2 + 1;
 }
 
 // Gemma3Config (Gemma3ForConditionalGeneration): its "text_config" is the language model's

@@ -53,9 +53,10 @@ Model::Model(const std::string& folder) {
         case Architecture::gpt2: weights_->choose_prefix({"", "transformer."}, token_embeddings(config_.arch)); break;
         case Architecture::llama:
             // Gemma3ForConditionalGeneration: the language model beside the vision tower, as Google's
-            // checkpoints name it and as transformers v4.52 on saves it
+            // checkpoints name it and as transformers v4.52 on saves it; Gemma3Model's
             if (config_.model_type == "gemma3")
-                weights_->choose_prefix({"language_model.model.", "model.language_model."}, token_embeddings(config_.arch));
+                weights_->choose_prefix({"language_model.model.", "model.language_model.", "language_model."},
+                                        token_embeddings(config_.arch));
             else
                 weights_->choose_prefix({"", "model."}, token_embeddings(config_.arch));
             break;

@@ -226,13 +226,13 @@ else
             fail "gemma3 with model.language_model. names: $f.npy differs from language_model.model.'s"
         fi
     done
-    # A Gemma 3 folder whose language model is missing names both of the names it looks for.
+    # A Gemma 3 folder whose language model is missing names the names it looks for.
     with_header "$TINY/gemma3_multimodal/model.safetensors" "$T/gemma3_renamed/model.safetensors" \
         's/"language_model\.model\.embed_tokens/"language_model.model.embed_token/'
     run model "$T/gemma3_renamed" --ids 1,2,3 --format csv
     expect_code 3 "gemma3 without its embeddings"
-    expect_err_has "have no tensor 'language_model.model.embed_tokens.weight' (nor 'model.language_model.embed_tokens.weight')" \
-        "gemma3 without its embeddings: both names"
+    expect_err_has "have no tensor 'language_model.model.embed_tokens.weight' (nor 'model.language_model.embed_tokens.weight', nor 'language_model.embed_tokens.weight')" \
+        "gemma3 without its embeddings: the names it looks for"
     # config.json's faults, each named with its key (from an audit): integer keys written as floats
     # (transformers' TypeError), numbers that transformers' float32 turns into NaN or 0, a
     # layer_types of the wrong length, a RoBERTa decoder.

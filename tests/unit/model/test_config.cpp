@@ -477,7 +477,23 @@ TEST_CASE("model config: Gemma3TextConfig: q_norm, no softcap, five sliding laye
     // every sixth layer is full: with a null window, one layer is fine
     CHECK(config("gemma3_text", ", \"num_hidden_layers\": 1, \"sliding_window\": null, \"sliding_window_pattern\": 1")
               .window_of(0) == 0);
-    CHECK(config("gemma3_text", ", \"attn_logit_softcapping\": 30").softcap == 30.0f);
+    // Gemma3Attention never passes attn_logit_softcapping to the attention: unread, with a note
+    const attn::model::ModelConfig capped = config("gemma3_text", ", \"attn_logit_softcapping\": 30");
+    CHECK(capped.softcap == 0.0f);
+    REQUIRE(capped.notes.size() == 1);
+    CHECK(capped.notes[0].find("\"attn_logit_softcapping\" is not applied") != std::string::npos);
+    CHECK(config("gemma3_text", ", \"attn_logit_softcapping\": -1").softcap == 0.0f);
+    // its head_dim is its own: hidden_size need not be a multiple of the heads
+    CHECK(config("gemma3_text", ", \"num_attention_heads\": 3, \"num_key_value_heads\": 1, \"head_dim\": 8").heads == 3);
+    // sliding_window_pattern is read only without layer_types (transformers 4.53 on)
+    CHECK(config("gemma3_text", ", \"sliding_window_pattern\": null, \"layer_types\": [\"full_attention\", \"sliding_attention\"]")
+              .window_of(1) == 4096);
+    // a top-level original_max_position_embeddings is not Gemma 3's: yarn's original is
+    // max_position_embeddings unless its object gives one
+    const attn::model::ModelConfig yarn = config(
+        "gemma3_text", ", \"original_max_position_embeddings\": 16, \"max_position_embeddings\": 64, "
+                       "\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4}");
+    CHECK(yarn.rope.scaling.original_max_positions == 64.0f);
     // EmbeddingGemma: no causal rule; the window halved, sliding_window // 2 + 1, both ways
     const attn::model::ModelConfig e = config("gemma3_text", ", \"use_bidirectional_attention\": true, \"sliding_window\": 512");
     CHECK(e.bidirectional);
@@ -505,11 +521,17 @@ TEST_CASE("model config: Gemma3Config's text_config is the language model's Gemm
     CHECK(m.sliding_rope.scaling.kind == attn::RopeScalingKind::none);
     CHECK(parse("{\"model_type\": \"gemma3\"}").hidden == 2304);  // no text_config: the defaults
     try {
-        parse("{\"model_type\": \"gemma3\", \"text_config\": {\"hidden_size\": 64, \"num_attention_heads\": 3, \"num_key_value_heads\": 1}}");
+        parse("{\"model_type\": \"gemma3\", \"text_config\": {\"num_attention_heads\": 3, \"num_key_value_heads\": 2}}");
         FAIL("no error");
     } catch (const attn::InputError& e) {
-        CHECK(std::string(e.what()).find("config.json: \"text_config\": hidden_size 64 is not a multiple of num_attention_heads 3") !=
+        CHECK(std::string(e.what()).find("config.json: \"text_config\": num_attention_heads 3 is not a multiple of num_key_value_heads 2") !=
               std::string::npos);
     }
+    // Gemma3ForConditionalGeneration's model makes causal masks of its own: use_bidirectional_attention
+    // only halves the window (Gemma3TextConfig's __post_init__)
+    const attn::model::ModelConfig causal =
+        parse("{\"model_type\": \"gemma3\", \"text_config\": {\"use_bidirectional_attention\": true, \"sliding_window\": 512}}");
+    CHECK_FALSE(causal.bidirectional);
+    CHECK(causal.window_of(0) == 257);
     CHECK_THROWS_AS(parse("{\"model_type\": \"gemma3\", \"text_config\": 5}"), attn::InputError);
 }
