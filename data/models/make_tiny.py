@@ -9,6 +9,7 @@
     /usr/bin/python3 data/models/make_tiny.py --float64  # only qwen3_f64
     /usr/bin/python3 data/models/make_tiny.py --gemma    # only gemma2, gemma2_bf16_types, gemma_bf16
     /usr/bin/python3 data/models/make_tiny.py --gemma3   # only gemma3_text, gemma3_v5_bf16, embeddinggemma, gemma3_multimodal
+    /usr/bin/python3 data/models/make_tiny.py --phi3     # only phi3, phi3_su_bf16, llama_longrope
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -203,6 +204,8 @@ def llama_state(c, qkv_bias):
             sd[p + "self_attn.%s_proj.weight" % n] = rnd(rows, E, std=0.4)
             if qkv_bias:
                 sd[p + "self_attn.%s_proj.bias" % n] = rnd(rows, std=0.2)
+        if c["model_type"] == "phi3":  # Phi3Attention's qkv_proj: the rows of q, k and v one after another
+            sd[p + "self_attn.qkv_proj.weight"] = torch.cat([sd.pop(p + "self_attn.%s_proj.weight" % n) for n in "qkv"])
         sd[p + "self_attn.o_proj.weight"] = rnd(E, H * d)
         if c["model_type"] == "qwen3":  # Qwen3Attention: o_proj's bias with attention_bias; q_norm, k_norm
             if qkv_bias:
@@ -212,6 +215,8 @@ def llama_state(c, qkv_bias):
         sd[p + "post_attention_layernorm.weight"] = 1.0 + rnd(E, std=0.1)
         sd[p + "mlp.gate_proj.weight"] = rnd(Fi, E)
         sd[p + "mlp.up_proj.weight"] = rnd(Fi, E)
+        if c["model_type"] == "phi3":  # Phi3MLP's gate_up_proj: gate's rows, then up's
+            sd[p + "mlp.gate_up_proj.weight"] = torch.cat([sd.pop(p + "mlp.gate_proj.weight"), sd.pop(p + "mlp.up_proj.weight")])
         sd[p + "mlp.down_proj.weight"] = rnd(E, Fi)
     sd["norm.weight"] = 1.0 + rnd(E, std=0.1)
     return sd
@@ -236,8 +241,10 @@ def rope_inv_freq(c, d, seq_len):
         seq_len = torch.maximum(torch.tensor(seq_len), torch.tensor(max_pos))
         base = base * ((factor * seq_len / max_pos) - (factor - 1)) ** (d / (d - 2))
         return 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d)), 1.0
-    if kind == "yarn":
+    if kind == "yarn" and c["model_type"] != "phi3":
         return yarn_inv_freq(c, s, base, d)
+    if kind in ("longrope", "su", "yarn"):  # Phi3Config: su and yarn are longrope
+        return longrope_inv_freq(c, s, base, d, seq_len)
     assert kind == "llama3"
     factor, low, high, old = s["factor"], s["low_freq_factor"], s["high_freq_factor"], s["original_max_position_embeddings"]
     low_wavelen, high_wavelen = old / low, old / high
@@ -282,6 +289,23 @@ def yarn_inv_freq(c, s, base, dim):
     return inv_freq, attention_factor
 
 
+def longrope_inv_freq(c, s, base, dim, seq_len):
+    """_compute_longrope_parameters with longrope_frequency_update: long_factor for a sequence
+    longer than the original length (Phi3Config always has original_max_position_embeddings:
+    the factor is max_position_embeddings over it; else max_position_embeddings and "factor")."""
+    if c["model_type"] == "phi3":
+        original = c.get("original_max_position_embeddings", 4096)
+        factor = c.get("max_position_embeddings", 4096) / original
+    else:
+        original, factor = c["max_position_embeddings"], s.get("factor")
+    attention_factor = s.get("attention_factor")
+    if attention_factor is None:
+        attention_factor = math.sqrt(1 + math.log(factor) / math.log(original)) if factor and factor > 1.0 else 1.0
+    ext = torch.tensor(s["long_factor"] if seq_len > original else s["short_factor"], dtype=torch.float32)
+    shape = torch.arange(0, dim, 2, dtype=torch.int64).float() / dim
+    return 1.0 / (ext * base ** shape), attention_factor
+
+
 def rotate_half(x):
     x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
     return torch.cat((-x2, x1), dim=-1)
@@ -297,7 +321,8 @@ def llama_forward(sd, c, ids):
     E, H, eps = c["hidden_size"], c["num_attention_heads"], c["rms_norm_eps"]
     G = c.get("num_key_value_heads", H)
     d = c.get("head_dim", E // H)
-    inv_freq, attention_scaling = rope_inv_freq(c, d, T)
+    rotary = int(d * c.get("partial_rotary_factor", 1.0))  # Phi3: RoPE on the leading dims
+    inv_freq, attention_scaling = rope_inv_freq(c, rotary, T)
     pos = torch.arange(T)[None]
     freqs = (inv_freq[None, :, None].float() @ pos[:, None, :].float()).transpose(1, 2)
     emb = torch.cat((freqs, freqs), dim=-1)
@@ -308,7 +333,7 @@ def llama_forward(sd, c, ids):
     def mask_of(layer):
         # Mistral: every layer slides; Qwen2: with use_sliding_window, the layers from
         # max_window_layers on (its default layer_types)
-        W = c.get("sliding_window") if c["model_type"] == "mistral" else None
+        W = c.get("sliding_window") if c["model_type"] in ("mistral", "phi3") else None
         if c["model_type"] in ("qwen2", "qwen3") and c.get("use_sliding_window") and layer >= c.get("max_window_layers", 28):
             W = c.get("sliding_window")
         allowed = causal & (j > i - W) if W else causal
@@ -320,12 +345,21 @@ def llama_forward(sd, c, ids):
         p = "layers.%d." % l
         hidden.append(h)
         x = rms_norm(h, sd[p + "input_layernorm.weight"], eps)
-        q, k = lin(x, p + "self_attn.q_proj").view(B, T, H, d), lin(x, p + "self_attn.k_proj").view(B, T, G, d)
+        if c["model_type"] == "phi3":  # qkv[..., :H·d], the next G·d, the rest
+            qkv = lin(x, p + "self_attn.qkv_proj")
+            q, k, v = qkv[..., :H * d], qkv[..., H * d:(H + G) * d], qkv[..., (H + G) * d:]
+            q, k, v = q.reshape(B, T, H, d), k.reshape(B, T, G, d), v.reshape(B, T, G, d).transpose(1, 2)
+        else:
+            q, k = lin(x, p + "self_attn.q_proj").view(B, T, H, d), lin(x, p + "self_attn.k_proj").view(B, T, G, d)
+            v = lin(x, p + "self_attn.v_proj").view(B, T, G, d).transpose(1, 2)
         if c["model_type"] == "qwen3":  # Qwen3RMSNorm over each head's head_dim, before RoPE
             q, k = rms_norm(q, sd[p + "self_attn.q_norm.weight"], eps), rms_norm(k, sd[p + "self_attn.k_norm.weight"], eps)
         q, k = q.transpose(1, 2), k.transpose(1, 2)
-        v = lin(x, p + "self_attn.v_proj").view(B, T, G, d).transpose(1, 2)
-        q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+
+        def turn(x):  # Phi3's apply_rotary_pos_emb: the leading rotary dims turned, the rest passed
+            r = x[..., :rotary]
+            return torch.cat([r * cos + rotate_half(r) * sin, x[..., rotary:]], dim=-1)
+        q, k = turn(q), turn(k)
         k, v = k.repeat_interleave(H // G, dim=1), v.repeat_interleave(H // G, dim=1)  # repeat_kv
         w = torch.matmul(q, k.transpose(2, 3)) * d ** -0.5 + mask_of(l)
         w = torch.softmax(w, dim=-1, dtype=torch.float32)
@@ -333,7 +367,11 @@ def llama_forward(sd, c, ids):
         ctx = torch.matmul(w, v).transpose(1, 2).reshape(B, T, H * d)
         h = h + lin(ctx, p + "self_attn.o_proj")
         x = rms_norm(h, sd[p + "post_attention_layernorm.weight"], eps)
-        h = h + lin(F.silu(lin(x, p + "mlp.gate_proj")) * lin(x, p + "mlp.up_proj"), p + "mlp.down_proj")
+        if c["model_type"] == "phi3":  # gate, up = gate_up_proj(x).chunk(2, dim=-1); up · act(gate)
+            gate, up = lin(x, p + "mlp.gate_up_proj").chunk(2, dim=-1)
+            h = h + lin(up * F.silu(gate), p + "mlp.down_proj")
+        else:
+            h = h + lin(F.silu(lin(x, p + "mlp.gate_proj")) * lin(x, p + "mlp.up_proj"), p + "mlp.down_proj")
     h = rms_norm(h, sd["norm.weight"], eps)
     hidden.append(h)
     return torch.stack(atts), torch.stack(hidden)
@@ -606,6 +644,37 @@ def float64():
          prefix="model.")
 
 
+# Phi-3 (--phi3: torch.manual_seed(8)), models/phi3/modeling_phi3.py: fused qkv_proj and gate_up_proj.
+# phi3: H=4 G=2 head_dim 8, partial_rotary_factor 0.5 (RoPE on 4 of 8 dims), sliding_window 4, longrope
+# with max_position_embeddings 16 over original_max_position_embeddings 4 (7 tokens > 4: long_factor;
+# attention factor sqrt(1 + ln 4 / ln 4)), float32. phi3_su_bf16: the older name "su", 7 tokens
+# within the original 8 (short_factor), an attention_factor given, every dim turned, bfloat16.
+# llama_longrope: LlamaModel with longrope and no top-level original length (max_position_embeddings
+# 5 < 7 tokens: long_factor; the object's factor 4).
+PHI3 = {"model_type": "phi3", "architectures": ["Phi3ForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+        "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 48,
+        "hidden_act": "silu", "rms_norm_eps": 1e-5, "rope_theta": 100.0, "partial_rotary_factor": 0.5,
+        "max_position_embeddings": 16, "original_max_position_embeddings": 4, "sliding_window": 4,
+        "rope_scaling": {"type": "longrope", "short_factor": [1.0, 1.5], "long_factor": [2.0, 5.0]},
+        "pad_token_id": 0}
+PHI3_SU = dict(PHI3, num_key_value_heads=4, partial_rotary_factor=1.0, max_position_embeddings=32,
+               original_max_position_embeddings=8, sliding_window=None,
+               rope_scaling={"type": "su", "short_factor": [1.0, 1.25, 3.0, 7.0], "long_factor": [9.0] * 4,
+                             "attention_factor": 1.25})
+LLAMA_LONGROPE = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+                  "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 48,
+                  "hidden_act": "silu", "rms_norm_eps": 1e-6, "rope_theta": 500.0, "max_position_embeddings": 5,
+                  "rope_scaling": {"rope_type": "longrope", "factor": 4.0, "short_factor": [1.0] * 4,
+                                   "long_factor": [1.0, 2.0, 4.0, 8.0]}}
+
+
+def phi3():
+    torch.manual_seed(8)
+    for name, c, dtype in (("phi3", PHI3, torch.float32), ("phi3_su_bf16", PHI3_SU, torch.bfloat16),
+                           ("llama_longrope", LLAMA_LONGROPE, torch.float32)):
+        save(name, c, llama_state(c, False), lambda sd, c=c: llama_forward(sd, c, IDS), dtype, prefix="model.")
+
+
 def rounded(sd, dtype):
     """The weights as stored (dtype) and as the reference computes with them (float32, the same values)."""
     stored = {n: t.to(dtype) for n, t in sd.items()}
@@ -690,6 +759,7 @@ def tiny():
     float64()
     gemma()
     gemma3()
+    phi3()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -877,5 +947,7 @@ if __name__ == "__main__":
         gemma()
     elif len(sys.argv) == 2 and sys.argv[1] == "--gemma3":
         gemma3()
+    elif len(sys.argv) == 2 and sys.argv[1] == "--phi3":
+        phi3()
     else:
         tiny()

@@ -81,14 +81,20 @@ enum class RopeStyle { half, interleaved };
 // original_max_positions, and multiplies cos and sin by attention_factor. dynamic (NTK) raises
 // theta for a sequence longer than original_max_positions (config.max_position_embeddings):
 // rope_at_length (attention/rope.hpp) turns it into plain RoPE for one sequence's length.
-enum class RopeScalingKind { none, linear, llama3, yarn, dynamic };
+// longrope (Phi-3) divides each base power by its own factor, short_factor's, or long_factor's
+// for a sequence longer than original_max_positions (rope_at_length chooses), and multiplies
+// cos and sin by attention_factor.
+enum class RopeScalingKind { none, linear, llama3, yarn, dynamic, longrope };
 struct RopeScaling {
     RopeScalingKind kind = RopeScalingKind::none;
     float factor = 1.0f, low_freq_factor = 1.0f, high_freq_factor = 4.0f;
     float original_max_positions = 8192.0f;
     double beta_fast = 32.0, beta_slow = 1.0;  // yarn: Python floats in HF, as its bounds are computed
     bool truncate = true;                      // yarn: the ramp's bounds rounded outward to whole dims
-    float attention_factor = 1.0f;             // yarn: cos and sin multiplied by it
+    float attention_factor = 1.0f;             // yarn, longrope: cos and sin multiplied by it
+    // longrope: one per frequency (N/2): ext_factors the divisors in use (short_factor), and
+    // long_factor, which rope_at_length puts in their place
+    std::vector<float> ext_factors, long_factor;
 };
 struct Rope {
     float theta = 0.0f;                 // the base (Llama: 10000); 0: none, else finite and > 0

@@ -41,6 +41,11 @@ void resolve_positions(const AttentionSpec& spec, AttentionProblem& p) {
         if (r.scaling.kind == RopeScalingKind::dynamic)
             throw InputError("dynamic RoPE scaling needs the sequence's length: resolve it to plain RoPE first "
                              "(attention/rope.hpp's rope_at_length)");
+        if (r.scaling.kind == RopeScalingKind::longrope &&
+            (r.scaling.ext_factors.size() != n / 2 || r.scaling.long_factor.size() != n / 2))
+            throw InputError("longrope scaling of " + text(n) + " rotated dims needs " + text(n / 2) +
+                             " factors in each list, one per frequency (given " + text(r.scaling.ext_factors.size()) +
+                             " and " + text(r.scaling.long_factor.size()) + ")");
         p.rope = r;
         p.rope.dims = n;
     }

@@ -57,6 +57,12 @@ std::vector<float> rope_inv_freq(float theta, std::size_t n, const RopeScaling& 
             inv[k] = a + b;
         }
     }
+    if (scaling.kind == RopeScalingKind::longrope) {
+        // _compute_longrope_parameters: 1.0 / (ext_factors * base ** e), in float32
+        if (scaling.ext_factors.size() != inv.size())
+            throw std::logic_error("rope_inv_freq: longrope needs one factor per frequency");
+        for (std::size_t k = 0; k < inv.size(); ++k) inv[k] = 1.0f / (scaling.ext_factors[k] * power[k]);
+    }
     if (scaling.kind == RopeScalingKind::dynamic)
         throw std::logic_error("rope_inv_freq: dynamic RoPE needs the sequence's length (rope_at_length)");
     return inv;
@@ -64,6 +70,8 @@ std::vector<float> rope_inv_freq(float theta, std::size_t n, const RopeScaling& 
 
 Rope rope_at_length(Rope rope, std::size_t positions) {
     RopeScaling& s = rope.scaling;
+    // longrope_frequency_update: long_factor for positions 0 … T − 1 with T > the original length
+    if (s.kind == RopeScalingKind::longrope && float(positions) > s.original_max_positions) s.ext_factors = s.long_factor;
     if (s.kind != RopeScalingKind::dynamic) return rope;
     // _compute_dynamic_ntk_parameters with seq_len = max(positions, max_position_embeddings):
     // base * ((factor * seq_len / max) - (factor - 1)) ** (dim / (dim - 2)), in float32, as

@@ -20,13 +20,15 @@ namespace attn::engine {
 // 1.0 / (base ** (torch.arange(0, N, 2).float() / N)).
 // With scaling (attn/problem.hpp's RopeScaling), the frequencies rescaled as HF's
 // _compute_linear_scaling_rope_parameters / _compute_llama3_parameters /
-// _compute_yarn_parameters do (in float32); dynamic must go through rope_at_length first.
+// _compute_yarn_parameters / _compute_longrope_parameters do (in float32); dynamic must go
+// through rope_at_length first.
 std::vector<float> rope_inv_freq(float theta, std::size_t n, const RopeScaling& scaling = {});
 
 // The RoPE of a sequence of `positions` positions: dynamic NTK scaling (HF's
 // _compute_dynamic_ntk_parameters, at seq_len = max(positions, original_max_positions), as its
 // dynamic_rope_update computes it for a forward pass over positions 0 … positions − 1) as plain
-// RoPE with a larger theta; any other rope as it is.
+// RoPE with a larger theta; longrope with long_factor in use past original_max_positions
+// (longrope_frequency_update); any other rope as it is.
 Rope rope_at_length(Rope rope, std::size_t positions);
 
 // cos and sin of the angles float32(pos)·inv_freq[k] (a float32 product, as HF's), each then

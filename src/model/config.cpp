@@ -1,6 +1,7 @@
 // config.json → ModelConfig, with transformers' defaults (BertConfig, RobertaConfig, GPT2Config,
-// LlamaConfig, MistralConfig, Qwen2Config, Qwen3Config, GemmaConfig, Gemma2Config) and a clear
-// error for every feature attn does not run.
+// LlamaConfig, MistralConfig, Qwen2Config, Qwen3Config, GemmaConfig, Gemma2Config,
+// Gemma3TextConfig, Gemma3Config, Phi3Config) and a clear error for every feature attn does not
+// run.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -21,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3";
+    return "bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3";
 }
 
 namespace {
@@ -260,10 +261,46 @@ void yarn(const Reader& sr, const Lengths& top, RopeScaling& out) {
     out.truncate = !truncate || (!truncate->is_null() && sr.bool_or("truncate", true));
 }
 
+// LongRoPE as transformers' _compute_longrope_parameters reads it: "short_factor" and
+// "long_factor" (one number per frequency: their count is checked against the rotated dims once
+// head_dim is known), the original length the config's top-level original_max_position_embeddings
+// (Phi3Config always has one) with the factor max_position_embeddings over it, else
+// max_position_embeddings and the object's "factor"; the attention factor the object's, else
+// sqrt(1 + ln(factor) / ln(original)) for a factor above 1, else 1.
+void longrope(const Reader& sr, const Lengths& top, RopeScaling& out) {
+    out.kind = RopeScalingKind::longrope;
+    const auto list = [&](const char* key) {
+        const json::Value* x = sr.v.find(key);
+        if (!x || x->is_null()) sr.fail(std::string("longrope needs \"") + key + "\", a list of numbers");
+        if (!x->is_array()) sr.fail(std::string("\"") + key + "\": expected a list of numbers");
+        std::vector<float> v;
+        for (const json::Value& n : x->as_array()) {
+            const double f = n.is_number() ? n.as_number() : 0.0;
+            if (!n.is_number() || !(f > 0) || !std::isfinite(float(f)))
+                sr.fail(std::string("\"") + key + "\": expected positive numbers below 3.40282e+38 (float32)");
+            v.push_back(float(f));
+        }
+        return v;
+    };
+    out.ext_factors = list("short_factor");
+    out.long_factor = list("long_factor");
+    if (top.max_positions == 0) sr.fail("longrope needs \"max_position_embeddings\", which is null");
+    const double original = double(top.original ? top.original : top.max_positions);
+    out.original_max_positions = float(original);
+    const double factor = top.original ? double(top.max_positions) / original : sr.number_or("factor", 1.0);
+    if (!(factor > 0.0) || !std::isfinite(factor)) sr.fail("longrope's factor " + shown(factor) + ": expected a finite number > 0");
+    out.factor = float(factor);
+    const double fallback = factor > 1.0 ? std::sqrt(1 + std::log(factor) / std::log(original)) : 1.0;
+    const double attention = sr.number_or("attention_factor", fallback);
+    if (!(attention > 0) || !std::isfinite(float(attention)))
+        sr.fail("longrope's attention factor " + shown(attention) + ": expected a positive number below 3.40282e+38 (float32)");
+    out.attention_factor = float(attention);
+}
+
 // RoPE's scaling from `sr`, an object with "rope_type" (or "type") and its fields: config.json's
 // "rope_scaling", or transformers v5's "rope_parameters" (sr.within names it), into `out`;
 // `text` names it for messages.
-void rope_scaling(const Reader& sr, const Lengths& top, RopeScaling& out, std::string& text) {
+void rope_scaling(const Reader& sr, const Lengths& top, RopeScaling& out, std::string& text, bool phi3 = false) {
     std::string type = sr.string_or("rope_type", "");
     if (type.empty()) type = sr.string_or("type", "");
     // No type: transformers finds no function for None (a KeyError); an object without one
@@ -271,11 +308,20 @@ void rope_scaling(const Reader& sr, const Lengths& top, RopeScaling& out, std::s
     if (type.empty() && sr.v.find("factor")) sr.fail("a \"factor\" but no \"rope_type\" (or \"type\")");
     if (type.empty()) type = "default";
     if (type == "default") return;
+    // Phi3Config: "su" and "yarn" are its older names of longrope, and it runs no other scaling
+    if (phi3 && (type == "su" || type == "yarn")) type = "longrope";
+    if (phi3 && type != "longrope")
+        sr.fail("rope type \"" + type + "\" is not Phi-3's (Phi3Config runs default and longrope, also named su and yarn)");
     // The types attn runs, each a branch below; any other is named before its fields are read.
-    static constexpr std::array<std::string_view, 4> scaled = {"linear", "llama3", "dynamic", "yarn"};
+    static constexpr std::array<std::string_view, 5> scaled = {"linear", "llama3", "dynamic", "yarn", "longrope"};
     if (std::find(scaled.begin(), scaled.end(), type) == scaled.end())
-        sr.fail("rope type \"" + type + "\" is not supported (attn runs default, linear, llama3, dynamic and yarn)");
-    // Every type requires the factor (yarn's may be null); transformers warns of one below 1
+        sr.fail("rope type \"" + type + "\" is not supported (attn runs default, linear, llama3, dynamic, yarn and longrope)");
+    if (type == "longrope") {
+        longrope(sr, top, out);
+        text = sr.source + ": " + sr.within + type + " factor " + shown(out.factor);
+        return;
+    }
+    // Every other type requires the factor (yarn's may be null); transformers warns of one below 1
     // and runs it.
     if (!sr.v.find("factor")) sr.fail("missing \"factor\"");
     double factor = type == "yarn" ? sr.number_or("factor", 1.0) : sr.number("factor");
@@ -321,8 +367,10 @@ float rope_base(const Reader& holder, const char* key, double fallback) {
 // RoPE's theta and scaling as transformers reads them: the object "rope_scaling" (v4's, which v5
 // still takes first: rope_parameters = rope_scaling or rope_parameters), else v5's
 // "rope_parameters" ({"rope_type", "rope_theta", the scaling's fields}); theta the object's
-// "rope_theta", else the top-level one (v5's setdefault), else 10000.
-void rope(const Reader& r, const Lengths& top, ModelConfig& c) {
+// "rope_theta", else the top-level one (v5's setdefault), else 10000. Phi-3 (phi3): its
+// scaling types (rope_scaling's phi3), and partial_rotary_factor, the object's else the top
+// level's, returned (1 for the others, which refuse another).
+double rope(const Reader& r, const Lengths& top, ModelConfig& c, bool phi3 = false) {
     const json::Value* scaling = r.v.find("rope_scaling");
     const json::Value* params = r.v.find("rope_parameters");
     const bool v4 = scaling && !scaling->is_null();
@@ -336,9 +384,13 @@ void rope(const Reader& r, const Lengths& top, ModelConfig& c) {
     const Reader pr{chosen ? *chosen : r.v, r.source, chosen ? what + ": " : ""};
     // The object's theta when it has one, else the top level's.
     c.rope.theta = rope_base(pr.v.find("rope_theta") ? pr : r, "rope_theta", 10000.0);
-    if (pr.number_or("partial_rotary_factor", 1.0) != 1.0 || r.number_or("partial_rotary_factor", 1.0) != 1.0)
+    const Reader& partial_holder = pr.v.find("partial_rotary_factor") ? pr : r;
+    partial_holder.not_null("partial_rotary_factor");
+    const double partial = partial_holder.number_or("partial_rotary_factor", 1.0);
+    if (!phi3 && (pr.number_or("partial_rotary_factor", 1.0) != 1.0 || r.number_or("partial_rotary_factor", 1.0) != 1.0))
         r.fail("\"partial_rotary_factor\" other than 1 is not supported");
-    if (chosen) rope_scaling(pr, top, c.rope.scaling, c.rope_scaling_text);
+    if (chosen) rope_scaling(pr, top, c.rope.scaling, c.rope_scaling_text, phi3);
+    return partial;
 }
 
 // Gemma 3's two RoPEs (Gemma3RotaryEmbedding): the full layers' of base "rope_theta" (1e6) with
@@ -475,6 +527,42 @@ void llama(const Reader& r, ModelConfig& c) {
         c.qkv_bias = c.o_bias = r.bool_or("attention_bias", false);
         c.mlp_bias = r.bool_or("mlp_bias", false);
     }
+    padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
+}
+
+// Phi3Config's defaults (Phi-3-mini-4k): LlamaModel with the projections fused, self_attn.qkv_proj
+// (rows q | k | v) and mlp.gate_up_proj (rows gate | up), no biases; RoPE default or longrope on
+// the leading int(head_dim · partial_rotary_factor) dims of each head; sliding_window on every
+// layer when not null.
+void phi3(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::llama;
+    c.fused_projections = true;
+    c.layers = r.count_or("num_hidden_layers", 32), c.hidden = r.count_or("hidden_size", 3072);
+    c.heads = r.count_or("num_attention_heads", 32);
+    c.kv_heads = r.count_or_none("num_key_value_heads", c.heads);
+    c.intermediate = r.count_or("intermediate_size", 8192);
+    c.head_dim = r.count_or("head_dim", c.hidden / c.heads);  // getattr(config, "head_dim", hidden // heads)
+    c.vocab = r.count_or("vocab_size", 32064);
+    c.norm_eps = r.eps_or("rms_norm_eps", 1e-5);
+    r.not_null("hidden_act");
+    c.activation = activation(r, r.string_or("hidden_act", "silu"));
+    // Phi3Config always has original_max_position_embeddings (4096): longrope's factor is
+    // max_position_embeddings over it
+    const std::size_t max_positions = r.count_or("max_position_embeddings", 4096);
+    const std::size_t original = r.count_or("original_max_position_embeddings", 4096);
+    const double partial = rope(r, {max_positions, original}, c, true);
+    if (c.head_dim == 0)
+        r.fail("hidden_size " + std::to_string(c.hidden) + " over " + std::to_string(c.heads) +
+               " heads leaves no dims for a head (head_dim is hidden_size // num_attention_heads)");
+    const double rotary = std::floor(double(c.head_dim) * partial);  // int(head_dim * partial_rotary_factor)
+    if (!(partial > 0) || rotary < 2 || rotary > double(c.head_dim) || std::fmod(rotary, 2.0) != 0)
+        r.fail("\"partial_rotary_factor\" " + shown(partial) + " turns int(" + std::to_string(c.head_dim) + " * " +
+               shown(partial) + ") = " + shown(rotary) + " dims of each head: expected an even number from 2 to head_dim");
+    c.rotary_dims = std::size_t(rotary);
+    if (c.heads % c.kv_heads)
+        r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " +
+               std::to_string(c.kv_heads));
+    c.sliding_window = r.count_or_none("sliding_window", 0);  // None: no window
     padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
 }
 
@@ -619,6 +707,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
         llama(r, c);
     else if (c.model_type == "gemma" || c.model_type == "gemma2" || c.model_type == "gemma3_text") gemma(r, c);
     else if (c.model_type == "gemma3") gemma3(r, c);
+    else if (c.model_type == "phi3") phi3(r, c);
     else r.fail("model_type \"" + c.model_type + "\" is not supported (attn runs " + known_model_types() + ")");
     if (c.kv_heads == 0) c.kv_heads = c.heads;
     if (c.head_dim == 0) {
@@ -629,6 +718,17 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     if (c.arch == Architecture::llama && c.head_dim % 2)
         r.fail("head_dim " + std::to_string(c.head_dim) + " is odd: RoPE rotates pairs of dims (head_dim, or "
                "hidden_size / num_attention_heads)");
+    // longrope's lists: one factor per frequency of the dims RoPE turns (Phi3Config's check)
+    for (const Rope* rope : {&c.rope, &c.sliding_rope})
+        if (rope->scaling.kind == RopeScalingKind::longrope) {
+            const std::size_t want = (c.rotary_dims ? c.rotary_dims : c.head_dim) / 2;
+            for (const auto& [name, list] : {std::pair<const char*, const std::vector<float>*>{"short_factor", &rope->scaling.ext_factors},
+                                             {"long_factor", &rope->scaling.long_factor}})
+                if (list->size() != want)
+                    r.fail(std::string("longrope's \"") + name + "\" has " + std::to_string(list->size()) +
+                           (list->size() == 1 ? " number" : " numbers") + ", expected " + std::to_string(want) +
+                           ": one per frequency of the " + std::to_string(2 * want) + " dims RoPE turns");
+        }
     if ((c.rope.scaling.kind == RopeScalingKind::dynamic || c.sliding_rope.scaling.kind == RopeScalingKind::dynamic) &&
         c.head_dim == 2)  // dim / (dim - 2)
         r.fail("dynamic RoPE needs a head_dim above 2 (its theta is raised to the power head_dim / (head_dim - 2))");

@@ -121,6 +121,18 @@ void gated(Tensor& gate, const Tensor& up, ModelConfig::Activation a) {
     });
 }
 
+Tensor gated_halves(const Tensor& gate_up, ModelConfig::Activation a) {
+    const MatrixView m = rows_of(gate_up);
+    const std::size_t F = m.cols / 2;
+    Tensor out = new_rows(m.rows, F);
+    parallel_for(m.rows, [&](std::size_t i) {
+        const float* g = gate_up.data() + i * m.stride;
+        float* o = out.data() + i * out.row_stride();
+        for (std::size_t c = 0; c < F; ++c) o[c] = act(g[c], a) * g[F + c];
+    });
+    return out;
+}
+
 void embed(Tensor& out, const Weight& table, const std::vector<std::int64_t>& ids, bool add) {
     std::vector<float> row(table.cols());
     for (std::size_t i = 0; i < ids.size(); ++i) {

@@ -34,6 +34,8 @@ void add_rows(Tensor& x, const Tensor& y);
 void activate(Tensor& X, ModelConfig::Activation a);
 // SwiGLU: gate = act(gate) · up, in place in gate.
 void gated(Tensor& gate, const Tensor& up, ModelConfig::Activation a);
+// The same of Phi-3's fused gate_up (rows × 2F: gate | up), into a new rows × F tensor.
+Tensor gated_halves(const Tensor& gate_up, ModelConfig::Activation a);
 // Rows of an embedding table (vocab × E) for the ids, added to out (or written when !add).
 void embed(Tensor& out, const Weight& table, const std::vector<std::int64_t>& ids, bool add);
 

@@ -1,12 +1,14 @@
 // LlamaModel's forward (transformers' models/llama/modeling_llama.py, eager attention), also
-// Mistral's, Qwen2's, Qwen3's, Gemma's, Gemma 2's and Gemma 3's: token embeddings (Gemma: times √E), then per
-// layer RMSNorm (Gemma: by 1 + weight), q/k/v projections (Qwen2: with biases; Qwen3: then q_norm
-// and k_norm, RMSNorm per head), RoPE and causal grouped-query attention on the engine (Mistral:
-// a sliding window; Gemma 2: its scale, softcap and sliding layers; Gemma 3: q_norm and k_norm,
-// the sliding layers' own RoPE, EmbeddingGemma's bidirectional attention), o_proj (Gemma 2: then
+// Mistral's, Qwen2's, Qwen3's, Gemma's, Gemma 2's, Gemma 3's and Phi-3's: token embeddings
+// (Gemma: times √E), then per layer RMSNorm (Gemma: by 1 + weight), q/k/v projections (Qwen2:
+// with biases; Qwen3, Gemma 3: then q_norm and k_norm, RMSNorm per head; Phi-3: one fused
+// qkv_proj), RoPE (Phi-3: of the leading dims; Gemma 3: the sliding layers' own) and causal
+// grouped-query attention on the engine (Mistral, Phi-3: a sliding window; Gemma 2: its scale,
+// softcap and sliding layers; EmbeddingGemma: bidirectional), o_proj (Gemma 2: then
 // post_attention_layernorm), the residual, RMSNorm (Gemma 2: pre_feedforward_layernorm), the
-// gated MLP (down(act(gate(x)) · up(x)); Gemma 2: then post_feedforward_layernorm), the
-// residual; the final norm, whose output is the last hidden state.
+// gated MLP (down(act(gate(x)) · up(x)); Phi-3: gate and up from one gate_up_proj; Gemma 2:
+// then post_feedforward_layernorm), the residual; the final norm, whose output is the last
+// hidden state.
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -37,12 +39,15 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
     // position 0's angle NaN there, one of 0 never turns. rope_theta is a normal float32
     // (config.cpp): only the scaling can make them so. Gemma 3's sliding layers have a RoPE of
     // their own (ModelConfig::rope_of).
-    w.get(layer_prefix(c.arch, 0) + "self_attn.q_proj.weight", {H * d, E});
+    const std::string qkv_fused = "self_attn.qkv_proj.weight";  // Phi-3: rows q | k | v
+    if (c.fused_projections) w.get(layer_prefix(c.arch, 0) + qkv_fused, {(H + 2 * G) * d, E});
+    else w.get(layer_prefix(c.arch, 0) + "self_attn.q_proj.weight", {H * d, E});
+    const std::size_t rotated = c.rotary_dims ? c.rotary_dims : d;  // Phi-3's partial_rotary_factor
     const auto rope_for = [&](const Rope& config_rope, const std::string& text) {
         Rope rope = config_rope;
-        rope.dims = d;
-        rope = engine::rope_at_length(rope, T);  // dynamic NTK: positions 0 … T − 1
-        const std::vector<float> inv = engine::rope_inv_freq(rope.theta, d, rope.scaling);
+        rope.dims = rotated;
+        rope = engine::rope_at_length(rope, T);  // dynamic NTK: positions 0 … T − 1; longrope's factors
+        const std::vector<float> inv = engine::rope_inv_freq(rope.theta, rotated, rope.scaling);
         for (std::size_t k = 0; k < inv.size(); ++k)
             if (!(inv[k] > 0) || std::isinf(inv[k])) {
                 const bool dynamic = config_rope.scaling.kind == RopeScalingKind::dynamic;
@@ -74,23 +79,37 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
         Tensor x = h;
         norm(x, "input_layernorm.weight", E);
         const MatrixView xv = rows_of(x);
-        Tensor q = linear(xv, W("self_attn.q_proj.weight", {H * d, E}), Layout::linear, bias(c.qkv_bias, "self_attn.q_proj.bias", H * d));
-        Tensor k = linear(xv, W("self_attn.k_proj.weight", {G * d, E}), Layout::linear, bias(c.qkv_bias, "self_attn.k_proj.bias", G * d));
-        if (c.qk_norm) {  // Qwen3, Gemma 3: each head's q and k RMS-normalised over head_dim, before RoPE
-            norm(q, "self_attn.q_norm.weight", d);
-            norm(k, "self_attn.k_norm.weight", d);
+        Tensor q, k, v;
+        std::size_t k0 = 0, v0 = 0;  // the columns where K's and V's heads start (Phi-3: in q)
+        if (c.fused_projections) {
+            q = linear(xv, W(qkv_fused, {(H + 2 * G) * d, E}), Layout::linear, nullptr);
+            k0 = H * d, v0 = (H + G) * d;
+        } else {
+            q = linear(xv, W("self_attn.q_proj.weight", {H * d, E}), Layout::linear, bias(c.qkv_bias, "self_attn.q_proj.bias", H * d));
+            k = linear(xv, W("self_attn.k_proj.weight", {G * d, E}), Layout::linear, bias(c.qkv_bias, "self_attn.k_proj.bias", G * d));
+            if (c.qk_norm) {  // Qwen3, Gemma 3: each head's q and k RMS-normalised over head_dim, before RoPE
+                norm(q, "self_attn.q_norm.weight", d);
+                norm(k, "self_attn.k_norm.weight", d);
+            }
+            v = linear(xv, W("self_attn.v_proj.weight", {G * d, E}), Layout::linear, bias(c.qkv_bias, "self_attn.v_proj.bias", G * d));
         }
-        const Tensor v = linear(xv, W("self_attn.v_proj.weight", {G * d, E}), Layout::linear, bias(c.qkv_bias, "self_attn.v_proj.bias", G * d));
-        const Tensor ctx = self_attention(heads_view(q, B, T, 0, H, d), heads_view(k, B, T, 0, G, d),
-                                          heads_view(v, B, T, 0, G, d), spec, rec.weights_of(l), rec.weights_stride());
+        const Tensor& kt = c.fused_projections ? q : k;
+        const Tensor& vt = c.fused_projections ? q : v;
+        const Tensor ctx = self_attention(heads_view(q, B, T, 0, H, d), heads_view(kt, B, T, k0, G, d),
+                                          heads_view(vt, B, T, v0, G, d), spec, rec.weights_of(l), rec.weights_stride());
         Tensor o = linear(rows_of(ctx), W("self_attn.o_proj.weight", {E, H * d}), Layout::linear, bias(c.o_bias, "self_attn.o_proj.bias", E));
         if (c.sandwich_norms) norm(o, "post_attention_layernorm.weight", E);
         add_rows(h, o);
         x = h;
         norm(x, c.sandwich_norms ? "pre_feedforward_layernorm.weight" : "post_attention_layernorm.weight", E);
-        Tensor gate = linear(rows_of(x), W("mlp.gate_proj.weight", {F, E}), Layout::linear, bias(c.mlp_bias, "mlp.gate_proj.bias", F));
-        const Tensor up = linear(rows_of(x), W("mlp.up_proj.weight", {F, E}), Layout::linear, bias(c.mlp_bias, "mlp.up_proj.bias", F));
-        gated(gate, up, c.activation);
+        Tensor gate;
+        if (c.fused_projections) {  // Phi3MLP: gate, up = gate_up_proj(x).chunk(2); up · act(gate)
+            gate = gated_halves(linear(rows_of(x), W("mlp.gate_up_proj.weight", {2 * F, E}), Layout::linear, nullptr), c.activation);
+        } else {
+            gate = linear(rows_of(x), W("mlp.gate_proj.weight", {F, E}), Layout::linear, bias(c.mlp_bias, "mlp.gate_proj.bias", F));
+            const Tensor up = linear(rows_of(x), W("mlp.up_proj.weight", {F, E}), Layout::linear, bias(c.mlp_bias, "mlp.up_proj.bias", F));
+            gated(gate, up, c.activation);
+        }
         Tensor down = linear(rows_of(gate), W("mlp.down_proj.weight", {E, F}), Layout::linear, bias(c.mlp_bias, "mlp.down_proj.bias", E));
         if (c.sandwich_norms) norm(down, "post_feedforward_layernorm.weight", E);
         add_rows(h, down);

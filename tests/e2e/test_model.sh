@@ -11,7 +11,9 @@
 # bfloat16 with layer_types, no softcap and biases), gemma (bfloat16, one K/V head), gemma3_text
 # (q_norm and k_norm, the sliding layers' own RoPE by sliding_window_pattern; v5's rope_parameters
 # per layer type in bfloat16; EmbeddingGemma's bidirectional attention), gemma3 (text_config, the
-# language model's weights beside a vision tower's, under both of their names),
+# language model's weights beside a vision tower's, under both of their names), phi3 (fused
+# qkv_proj and gate_up_proj, RoPE on half of each head, a sliding window, longrope past the original
+# length; bfloat16 with the older name "su" within it), llama with longrope,
 # bert_bin (a torch.save pytorch_model.bin) and bert_uncased (bert-base-uncased's vocab.txt, the
 # tutorial's sentence pair given as --text/--text-pair), roberta ("roberta." names, position ids
 # from pad_token_id + 1 over padded rows, a ByteLevel BPE tokenizer.json; as xlm-roberta too);
@@ -250,6 +252,8 @@ else
         "llama_yarn|s/\"factor\": 4.0/\"factor\": 1e-39/|\"rope_scaling\": yarn factor 1e-39 makes RoPE's inverse frequency" \
         "gemma3_text|s/\"rope_local_base_freq\": 20.0/\"rope_local_base_freq\": 1e-300/|config.json: \"rope_local_base_freq\" is 1e-300: outside float32's range" \
         "gemma3_v5_bf16|s/\"factor\": 4.0/\"factor\": 1e-39/|config.json: \"rope_parameters\": \"full_attention\": linear factor 1e-39 makes RoPE's inverse frequency 0 inf in float32" \
+        "phi3|s/^      5\.0$/      5.0, 1.0/|config.json: longrope's \"long_factor\" has 3 numbers, expected 2: one per frequency of the 4 dims RoPE turns" \
+        "phi3|s/\"partial_rotary_factor\": 0.5/\"partial_rotary_factor\": 0.375/|\"partial_rotary_factor\" 0.375 turns int(8 * 0.375) = 3 dims of each head: expected an even number from 2 to head_dim" \
         "gemma2|s/\"sliding_window\": 3/\"sliding_window\": 3, \"layer_types\": [\"sliding_attention\", \"full_attention\"]/|\"layer_types\" has 2 entries for 3 layers (num_hidden_layers)" \
         "roberta|s/\"model_type\"/\"is_decoder\": true, \"model_type\"/|\"is_decoder\": a RoBERTa decoder is not supported (attn runs RobertaModel's encoder)"; do
         IFS='|' read -r m edit message <<<"$spec"
@@ -446,7 +450,7 @@ expect_err_has "no model.safetensors" "missing weights named"
 mkdir -p "$T/t5" && echo '{"model_type": "t5"}' >"$T/t5/config.json" && cp "$TINY/bert/model.safetensors" "$T/t5/"
 run model "$T/t5" --ids 1,2
 expect_code 3 "unknown model_type"
-expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3)' "unknown model_type lists the known ones"
+expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3)' "unknown model_type lists the known ones"
 mkdir -p "$T/relkey" && cp "$TINY/bert/model.safetensors" "$T/relkey/"
 sed 's/"absolute"/"relative_key"/' "$TINY/bert/config.json" >"$T/relkey/config.json"
 run model "$T/relkey" --ids 1,2

@@ -392,6 +392,40 @@ TEST_CASE("rope and alibi: rope_scaling yarn blends over its ramp; dynamic raise
     CHECK_THROWS_AS(attn::engine::rope_inv_freq(10000, 8, rope.scaling), std::logic_error);
 }
 
+// LongRoPE (Phi-3), d = 8, theta 100, original 4: each base power divided by its own factor,
+// short_factor's up to 4 positions and long_factor's beyond (longrope_frequency_update).
+TEST_CASE("rope and alibi: rope_scaling longrope divides each frequency by its factor, the long ones past the original length") {
+    attn::Rope rope;
+    rope.theta = 100.0f, rope.dims = 8, rope.scaling.kind = attn::RopeScalingKind::longrope;
+    rope.scaling.original_max_positions = 4.0f;
+    rope.scaling.ext_factors = {1.0f, 2.0f, 3.0f, 4.0f};
+    rope.scaling.long_factor = {5.0f, 6.0f, 7.0f, 8.0f};
+    for (std::size_t T : {1, 4, 5, 9}) {
+        const attn::Rope r = attn::engine::rope_at_length(rope, T);
+        const std::vector<float> inv = attn::engine::rope_inv_freq(r.theta, 8, r.scaling);
+        REQUIRE(inv.size() == 4);
+        for (std::size_t k = 0; k < 4; ++k) {
+            // 1.0 / (ext_factors * base ** (2k / 8)), in float32
+            const float power = float(std::pow(100.0, double(float(2 * k) / 8.0f)));
+            const float factor = T > 4 ? float(5 + k) : float(1 + k);
+            CAPTURE(T);
+            CAPTURE(k);
+            CHECK(inv[k] == 1.0f / (factor * power));
+        }
+    }
+    // The library's caller gets an input error for lists of another length than dims / 2.
+    const Tensor x(Shape{2, 8});
+    attn::AttentionSpec spec;
+    spec.rope = rope;
+    spec.rope.scaling.long_factor.pop_back();
+    try {
+        attn::resolve_attention(x.view(), x.view(), x.view(), spec);
+        FAIL("no error");
+    } catch (const attn::InputError& e) {
+        CHECK(std::string(e.what()).find("longrope scaling of 8 rotated dims needs 4 factors in each list") != std::string::npos);
+    }
+}
+
 // HF's q·cos + rotate_half(q)·sin rounds each product, then the sum: the rotation must not
 // fuse them into multiply-adds (aarch64's baseline has them; the Makefile builds rope.cpp with
 // -ffp-contract=off). The expected bits go through volatile floats, which no compiler can fuse

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "attn/error.hpp"
 #include "attn/model.hpp"
@@ -465,8 +466,8 @@ TEST_CASE("model config: Gemma3TextConfig: q_norm, no softcap, five sliding laye
     CHECK(error("gemma3_text", ", \"rope_parameters\": {\"rope_type\": \"linear\", \"factor\": 4}")
               .find("\"rope_parameters\": \"rope_type\": expected only \"full_attention\" and \"sliding_attention\"") !=
           std::string::npos);
-    CHECK(error("gemma3_text", ", \"rope_parameters\": {\"sliding_attention\": {\"rope_type\": \"longrope\", \"factor\": 2}}")
-              .find("config.json: \"rope_parameters\": \"sliding_attention\": rope type \"longrope\" is not supported") !=
+    CHECK(error("gemma3_text", ", \"rope_parameters\": {\"sliding_attention\": {\"rope_type\": \"ntk\", \"factor\": 2}}")
+              .find("config.json: \"rope_parameters\": \"sliding_attention\": rope type \"ntk\" is not supported") !=
           std::string::npos);
     CHECK(error("gemma3_text", ", \"rope_local_base_freq\": null").find("\"rope_local_base_freq\" is null") != std::string::npos);
     CHECK(error("gemma3_text", ", \"rope_local_base_freq\": 0").find("\"rope_local_base_freq\" is 0: expected a positive number") !=
@@ -534,4 +535,63 @@ TEST_CASE("model config: Gemma3Config's text_config is the language model's Gemm
     CHECK_FALSE(causal.bidirectional);
     CHECK(causal.window_of(0) == 257);
     CHECK_THROWS_AS(parse("{\"model_type\": \"gemma3\", \"text_config\": 5}"), attn::InputError);
+}
+
+TEST_CASE("model config: Phi3Config: fused projections, longrope (also su and yarn), partial_rotary_factor, sliding_window") {
+    // the helper's sizes: hidden 64, 2 layers, 16 heads (head_dim 4)
+    const attn::model::ModelConfig p = config("phi3", "");
+    CHECK(p.fused_projections);
+    CHECK(p.kv_heads == 16);
+    CHECK(p.head_dim == 4);
+    CHECK(p.rotary_dims == 4);
+    CHECK(p.norm_eps == 1e-5);
+    CHECK(p.window_of(0) == 0);
+    CHECK(p.rope.theta == 10000.0f);
+    CHECK(p.activation == attn::model::ModelConfig::Activation::silu);
+    CHECK_FALSE(p.qkv_bias);
+    CHECK(config("phi3", ", \"sliding_window\": 2047").window_of(1) == 2047);
+    CHECK(config("phi3", ", \"partial_rotary_factor\": 0.5").rotary_dims == 2);
+    // int(4 * 0.75) = 3: odd, no pairs to turn
+    CHECK(error("phi3", ", \"partial_rotary_factor\": 0.75").find("turns int(4 * 0.75) = 3 dims of each head") !=
+          std::string::npos);
+    // v5: partial_rotary_factor inside rope_parameters
+    CHECK(config("phi3", ", \"rope_parameters\": {\"rope_type\": \"default\", \"partial_rotary_factor\": 0.5}").rotary_dims == 2);
+    // longrope: Phi3Config's original_max_position_embeddings (4096 by default) sets the factor,
+    // max_position_embeddings over it, and the attention factor sqrt(1 + ln f / ln original)
+    const std::string lists = "\"short_factor\": [1, 2], \"long_factor\": [3, 4]";
+    for (const char* type : {"longrope", "su", "yarn"}) {
+        CAPTURE(type);
+        const attn::model::ModelConfig l = config(
+            "phi3", std::string(", \"max_position_embeddings\": 131072, \"rope_scaling\": {\"type\": \"") + type + "\", " + lists + "}");
+        CHECK(l.rope.scaling.kind == attn::RopeScalingKind::longrope);
+        CHECK(l.rope.scaling.original_max_positions == 4096.0f);
+        CHECK(l.rope.scaling.factor == 32.0f);
+        CHECK(l.rope.scaling.attention_factor == float(std::sqrt(1 + std::log(32.0) / std::log(4096.0))));
+        CHECK(l.rope.scaling.ext_factors == std::vector<float>{1, 2});
+        CHECK(l.rope.scaling.long_factor == std::vector<float>{3, 4});
+    }
+    CHECK(config("phi3", ", \"rope_scaling\": {\"type\": \"longrope\", \"attention_factor\": 1.5, " + lists + "}")
+              .rope.scaling.attention_factor == 1.5f);
+    CHECK(error("phi3", ", \"rope_scaling\": {\"type\": \"linear\", \"factor\": 2}").find("rope type \"linear\" is not Phi-3's") !=
+          std::string::npos);
+    CHECK(error("phi3", ", \"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [1, 2, 3], \"long_factor\": [3, 4]}")
+              .find("longrope's \"short_factor\" has 3 numbers, expected 2: one per frequency of the 4 dims RoPE turns") !=
+          std::string::npos);
+    CHECK(error("phi3", ", \"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [1, 2]}").find("longrope needs \"long_factor\"") !=
+          std::string::npos);
+    CHECK(error("phi3", ", \"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [1, \"2\"], \"long_factor\": [3, 4]}")
+              .find("\"short_factor\": expected positive numbers") != std::string::npos);
+    CHECK(error("phi3", ", \"original_max_position_embeddings\": null").find("\"original_max_position_embeddings\" is null") !=
+          std::string::npos);
+    // Llama with longrope: no top-level original length: max_position_embeddings and the object's factor
+    const attn::model::ModelConfig l = config(
+        "llama", ", \"max_position_embeddings\": 5, \"rope_scaling\": {\"rope_type\": \"longrope\", \"factor\": 4, "
+                 "\"short_factor\": [1, 1], \"long_factor\": [1, 2]}");
+    CHECK(l.rope.scaling.original_max_positions == 5.0f);
+    CHECK(l.rope.scaling.factor == 4.0f);
+    CHECK(l.rope.scaling.attention_factor == float(std::sqrt(1 + std::log(4.0) / std::log(5.0))));
+    CHECK(l.rotary_dims == 0);
+    // the others keep refusing a partial rotation (LlamaModel's RoPE turns every dim)
+    CHECK(error("llama", ", \"partial_rotary_factor\": 0.5").find("\"partial_rotary_factor\" other than 1 is not supported") !=
+          std::string::npos);
 }
