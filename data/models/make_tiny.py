@@ -290,17 +290,21 @@ def yarn_inv_freq(c, s, base, dim):
 
 
 def longrope_inv_freq(c, s, base, dim, seq_len):
-    """_compute_longrope_parameters with longrope_frequency_update: long_factor for a sequence
-    longer than the original length (Phi3Config always has original_max_position_embeddings:
-    the factor is max_position_embeddings over it; else max_position_embeddings and "factor")."""
+    """transformers v5's _compute_longrope_parameters with longrope_frequency_update: long_factor
+    for a sequence longer than the original length (the object's, else the top level's, else
+    max_position_embeddings; Phi3Config's top-level one always, 4096 by default); the factor the
+    object's, else max_position_embeddings over the original."""
     if c["model_type"] == "phi3":
         original = c.get("original_max_position_embeddings", 4096)
-        factor = c.get("max_position_embeddings", 4096) / original
     else:
-        original, factor = c["max_position_embeddings"], s.get("factor")
+        original = (s.get("original_max_position_embeddings") or c.get("original_max_position_embeddings")
+                    or c["max_position_embeddings"])
+    factor = s.get("factor")
+    if factor is None:
+        factor = c.get("max_position_embeddings", 4096) / original
     attention_factor = s.get("attention_factor")
     if attention_factor is None:
-        attention_factor = math.sqrt(1 + math.log(factor) / math.log(original)) if factor and factor > 1.0 else 1.0
+        attention_factor = math.sqrt(1 + math.log(factor) / math.log(original)) if factor > 1.0 else 1.0
     ext = torch.tensor(s["long_factor"] if seq_len > original else s["short_factor"], dtype=torch.float32)
     shape = torch.arange(0, dim, 2, dtype=torch.int64).float() / dim
     return 1.0 / (ext * base ** shape), attention_factor

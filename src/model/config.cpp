@@ -261,13 +261,15 @@ void yarn(const Reader& sr, const Lengths& top, RopeScaling& out) {
     out.truncate = !truncate || (!truncate->is_null() && sr.bool_or("truncate", true));
 }
 
-// LongRoPE as transformers' _compute_longrope_parameters reads it: "short_factor" and
+// LongRoPE as transformers v5's _compute_longrope_parameters reads it: "short_factor" and
 // "long_factor" (one number per frequency: their count is checked against the rotated dims once
-// head_dim is known), the original length the config's top-level original_max_position_embeddings
-// (Phi3Config always has one) with the factor max_position_embeddings over it, else
-// max_position_embeddings and the object's "factor"; the attention factor the object's, else
-// sqrt(1 + ln(factor) / ln(original)) for a factor above 1, else 1.
-void longrope(const Reader& sr, const Lengths& top, RopeScaling& out) {
+// head_dim is known); the original length the object's original_max_position_embeddings, else
+// the config's top-level one, else max_position_embeddings (Phi-3: the top level's always, which
+// Phi3Config has: `phi3_original`); the factor the object's, else max_position_embeddings over
+// the original; the attention factor the object's, else sqrt(1 + ln(factor) / ln(original)) for
+// a factor above 1, else 1. (Transformers v4.48 to v4.57 took max_position_embeddings over a
+// top-level original before the object's factor, and only a top-level original.)
+void longrope(const Reader& sr, const Lengths& top, RopeScaling& out, bool phi3_original) {
     out.kind = RopeScalingKind::longrope;
     const auto list = [&](const char* key) {
         const json::Value* x = sr.v.find(key);
@@ -285,13 +287,16 @@ void longrope(const Reader& sr, const Lengths& top, RopeScaling& out) {
     out.ext_factors = list("short_factor");
     out.long_factor = list("long_factor");
     if (top.max_positions == 0) sr.fail("longrope needs \"max_position_embeddings\", which is null");
-    const double original = double(top.original ? top.original : top.max_positions);
+    const std::size_t fallback_original = top.original ? top.original : top.max_positions;
+    const double original = double(phi3_original ? top.original
+                                                 : sr.count_or_none("original_max_position_embeddings", fallback_original,
+                                                                    Reader::Written::whole));
     out.original_max_positions = float(original);
-    const double factor = top.original ? double(top.max_positions) / original : sr.number_or("factor", 1.0);
+    const double factor = sr.number_or("factor", double(top.max_positions) / original);
     if (!(factor > 0.0) || !std::isfinite(factor)) sr.fail("longrope's factor " + shown(factor) + ": expected a finite number > 0");
     out.factor = float(factor);
-    const double fallback = factor > 1.0 ? std::sqrt(1 + std::log(factor) / std::log(original)) : 1.0;
-    const double attention = sr.number_or("attention_factor", fallback);
+    const double attention_fallback = factor > 1.0 ? std::sqrt(1 + std::log(factor) / std::log(original)) : 1.0;
+    const double attention = sr.number_or("attention_factor", attention_fallback);
     if (!(attention > 0) || !std::isfinite(float(attention)))
         sr.fail("longrope's attention factor " + shown(attention) + ": expected a positive number below 3.40282e+38 (float32)");
     out.attention_factor = float(attention);
@@ -317,7 +322,7 @@ void rope_scaling(const Reader& sr, const Lengths& top, RopeScaling& out, std::s
     if (std::find(scaled.begin(), scaled.end(), type) == scaled.end())
         sr.fail("rope type \"" + type + "\" is not supported (attn runs default, linear, llama3, dynamic, yarn and longrope)");
     if (type == "longrope") {
-        longrope(sr, top, out);
+        longrope(sr, top, out, phi3);
         text = sr.source + ": " + sr.within + type + " factor " + shown(out.factor);
         return;
     }
@@ -548,22 +553,28 @@ void phi3(const Reader& r, ModelConfig& c) {
     c.activation = activation(r, r.string_or("hidden_act", "silu"));
     // Phi3Config always has original_max_position_embeddings (4096): longrope's factor is
     // max_position_embeddings over it
-    const std::size_t max_positions = r.count_or("max_position_embeddings", 4096);
-    const std::size_t original = r.count_or("original_max_position_embeddings", 4096);
+    r.not_null("max_position_embeddings"), r.not_null("original_max_position_embeddings");
+    const std::size_t max_positions = r.count_or_none("max_position_embeddings", 4096, Reader::Written::whole);
+    const std::size_t original = r.count_or_none("original_max_position_embeddings", 4096, Reader::Written::whole);
     const double partial = rope(r, {max_positions, original}, c, true);
     if (c.head_dim == 0)
         r.fail("hidden_size " + std::to_string(c.hidden) + " over " + std::to_string(c.heads) +
                " heads leaves no dims for a head (head_dim is hidden_size // num_attention_heads)");
     const double rotary = std::floor(double(c.head_dim) * partial);  // int(head_dim * partial_rotary_factor)
+    // (transformers turns one more than an odd count, and none for 0; no checkpoint has those)
     if (!(partial > 0) || rotary < 2 || rotary > double(c.head_dim) || std::fmod(rotary, 2.0) != 0)
-        r.fail("\"partial_rotary_factor\" " + shown(partial) + " turns int(" + std::to_string(c.head_dim) + " * " +
-               shown(partial) + ") = " + shown(rotary) + " dims of each head: expected an even number from 2 to head_dim");
+        r.fail("\"partial_rotary_factor\" " + shown(partial) + " gives int(" + std::to_string(c.head_dim) + " * " +
+               shown(partial) + ") = " + shown(rotary) + " rotary dims of each head: attn runs an even number from 2 to head_dim");
     c.rotary_dims = std::size_t(rotary);
     if (c.heads % c.kv_heads)
         r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " +
                std::to_string(c.kv_heads));
     c.sliding_window = r.count_or_none("sliding_window", 0);  // None: no window
-    padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
+    // checked only: the word embeddings' padding_idx, Phi3Config's 32000 when absent
+    if (!r.v.find("pad_token_id") && c.vocab <= 32000)
+        r.fail("no \"pad_token_id\": Phi3Config's 32000 is not an id of vocab_size " + std::to_string(c.vocab) +
+               " (nn.Embedding's padding_idx)");
+    padding_id(r, c, false);
 }
 
 // GemmaConfig's (gemma-7b), Gemma2Config's (gemma-2-2b) and Gemma3TextConfig's defaults; all run

@@ -253,7 +253,7 @@ else
         "gemma3_text|s/\"rope_local_base_freq\": 20.0/\"rope_local_base_freq\": 1e-300/|config.json: \"rope_local_base_freq\" is 1e-300: outside float32's range" \
         "gemma3_v5_bf16|s/\"factor\": 4.0/\"factor\": 1e-39/|config.json: \"rope_parameters\": \"full_attention\": linear factor 1e-39 makes RoPE's inverse frequency 0 inf in float32" \
         "phi3|s/^      5\.0$/      5.0, 1.0/|config.json: longrope's \"long_factor\" has 3 numbers, expected 2: one per frequency of the 4 dims RoPE turns" \
-        "phi3|s/\"partial_rotary_factor\": 0.5/\"partial_rotary_factor\": 0.375/|\"partial_rotary_factor\" 0.375 turns int(8 * 0.375) = 3 dims of each head: expected an even number from 2 to head_dim" \
+        "phi3|s/\"partial_rotary_factor\": 0.5/\"partial_rotary_factor\": 0.375/|\"partial_rotary_factor\" 0.375 gives int(8 * 0.375) = 3 rotary dims of each head: attn runs an even number from 2 to head_dim" \
         "gemma2|s/\"sliding_window\": 3/\"sliding_window\": 3, \"layer_types\": [\"sliding_attention\", \"full_attention\"]/|\"layer_types\" has 2 entries for 3 layers (num_hidden_layers)" \
         "roberta|s/\"model_type\"/\"is_decoder\": true, \"model_type\"/|\"is_decoder\": a RoBERTa decoder is not supported (attn runs RobertaModel's encoder)"; do
         IFS='|' read -r m edit message <<<"$spec"

@@ -538,8 +538,9 @@ TEST_CASE("model config: Gemma3Config's text_config is the language model's Gemm
 }
 
 TEST_CASE("model config: Phi3Config: fused projections, longrope (also su and yarn), partial_rotary_factor, sliding_window") {
-    // the helper's sizes: hidden 64, 2 layers, 16 heads (head_dim 4)
-    const attn::model::ModelConfig p = config("phi3", "");
+    // the helper's sizes: hidden 64, 2 layers, 16 heads (head_dim 4), vocab 50: a pad_token_id below it
+    const std::string PAD = ", \"pad_token_id\": 0";
+    const attn::model::ModelConfig p = config("phi3", PAD + "");
     CHECK(p.fused_projections);
     CHECK(p.kv_heads == 16);
     CHECK(p.head_dim == 4);
@@ -549,20 +550,24 @@ TEST_CASE("model config: Phi3Config: fused projections, longrope (also su and ya
     CHECK(p.rope.theta == 10000.0f);
     CHECK(p.activation == attn::model::ModelConfig::Activation::silu);
     CHECK_FALSE(p.qkv_bias);
-    CHECK(config("phi3", ", \"sliding_window\": 2047").window_of(1) == 2047);
-    CHECK(config("phi3", ", \"partial_rotary_factor\": 0.5").rotary_dims == 2);
-    // int(4 * 0.75) = 3: odd, no pairs to turn
-    CHECK(error("phi3", ", \"partial_rotary_factor\": 0.75").find("turns int(4 * 0.75) = 3 dims of each head") !=
+    CHECK(config("phi3", PAD + ", \"sliding_window\": 2047").window_of(1) == 2047);
+    CHECK(config("phi3", PAD + ", \"partial_rotary_factor\": 0.5").rotary_dims == 2);
+    // int(4 * 0.75) = 3: transformers turns 4 with frequencies over 3; attn refuses an odd count
+    CHECK(error("phi3", PAD + ", \"partial_rotary_factor\": 0.75").find("gives int(4 * 0.75) = 3 rotary dims of each head") !=
           std::string::npos);
+    // Phi3Config's pad_token_id is 32000 when absent: nn.Embedding refuses it for a smaller vocabulary
+    CHECK(error("phi3", "").find("no \"pad_token_id\": Phi3Config's 32000 is not an id of vocab_size 50") != std::string::npos);
+    CHECK(config("phi3", ", \"vocab_size\": 32064").vocab == 32064);
+    CHECK(config("phi3", PAD + ", \"max_position_embeddings\": 16.0").rope.theta == 10000.0f);
     // v5: partial_rotary_factor inside rope_parameters
-    CHECK(config("phi3", ", \"rope_parameters\": {\"rope_type\": \"default\", \"partial_rotary_factor\": 0.5}").rotary_dims == 2);
+    CHECK(config("phi3", PAD + ", \"rope_parameters\": {\"rope_type\": \"default\", \"partial_rotary_factor\": 0.5}").rotary_dims == 2);
     // longrope: Phi3Config's original_max_position_embeddings (4096 by default) sets the factor,
     // max_position_embeddings over it, and the attention factor sqrt(1 + ln f / ln original)
     const std::string lists = "\"short_factor\": [1, 2], \"long_factor\": [3, 4]";
     for (const char* type : {"longrope", "su", "yarn"}) {
         CAPTURE(type);
         const attn::model::ModelConfig l = config(
-            "phi3", std::string(", \"max_position_embeddings\": 131072, \"rope_scaling\": {\"type\": \"") + type + "\", " + lists + "}");
+            "phi3", PAD + ", \"max_position_embeddings\": 131072, \"rope_scaling\": {\"type\": \"" + type + "\", " + lists + "}");
         CHECK(l.rope.scaling.kind == attn::RopeScalingKind::longrope);
         CHECK(l.rope.scaling.original_max_positions == 4096.0f);
         CHECK(l.rope.scaling.factor == 32.0f);
@@ -570,18 +575,25 @@ TEST_CASE("model config: Phi3Config: fused projections, longrope (also su and ya
         CHECK(l.rope.scaling.ext_factors == std::vector<float>{1, 2});
         CHECK(l.rope.scaling.long_factor == std::vector<float>{3, 4});
     }
-    CHECK(config("phi3", ", \"rope_scaling\": {\"type\": \"longrope\", \"attention_factor\": 1.5, " + lists + "}")
+    CHECK(config("phi3", PAD + ", \"rope_scaling\": {\"type\": \"longrope\", \"attention_factor\": 1.5, " + lists + "}")
               .rope.scaling.attention_factor == 1.5f);
-    CHECK(error("phi3", ", \"rope_scaling\": {\"type\": \"linear\", \"factor\": 2}").find("rope type \"linear\" is not Phi-3's") !=
+    // transformers v5: the object's factor before the ratio (Phi-3's original is the top level's)
+    const attn::model::ModelConfig own = config(
+        "phi3", PAD + ", \"max_position_embeddings\": 16, \"original_max_position_embeddings\": 4, \"rope_scaling\": "
+                      "{\"type\": \"longrope\", \"factor\": 2, \"original_max_position_embeddings\": 8, " + lists + "}");
+    CHECK(own.rope.scaling.factor == 2.0f);
+    CHECK(own.rope.scaling.original_max_positions == 4.0f);
+    CHECK(own.rope.scaling.attention_factor == float(std::sqrt(1 + std::log(2.0) / std::log(4.0))));
+    CHECK(error("phi3", PAD + ", \"rope_scaling\": {\"type\": \"linear\", \"factor\": 2}").find("rope type \"linear\" is not Phi-3's") !=
           std::string::npos);
-    CHECK(error("phi3", ", \"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [1, 2, 3], \"long_factor\": [3, 4]}")
+    CHECK(error("phi3", PAD + ", \"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [1, 2, 3], \"long_factor\": [3, 4]}")
               .find("longrope's \"short_factor\" has 3 numbers, expected 2: one per frequency of the 4 dims RoPE turns") !=
           std::string::npos);
-    CHECK(error("phi3", ", \"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [1, 2]}").find("longrope needs \"long_factor\"") !=
+    CHECK(error("phi3", PAD + ", \"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [1, 2]}").find("longrope needs \"long_factor\"") !=
           std::string::npos);
-    CHECK(error("phi3", ", \"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [1, \"2\"], \"long_factor\": [3, 4]}")
+    CHECK(error("phi3", PAD + ", \"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [1, \"2\"], \"long_factor\": [3, 4]}")
               .find("\"short_factor\": expected positive numbers") != std::string::npos);
-    CHECK(error("phi3", ", \"original_max_position_embeddings\": null").find("\"original_max_position_embeddings\" is null") !=
+    CHECK(error("phi3", PAD + ", \"original_max_position_embeddings\": null").find("\"original_max_position_embeddings\" is null") !=
           std::string::npos);
     // Llama with longrope: no top-level original length: max_position_embeddings and the object's factor
     const attn::model::ModelConfig l = config(
@@ -591,6 +603,15 @@ TEST_CASE("model config: Phi3Config: fused projections, longrope (also su and ya
     CHECK(l.rope.scaling.factor == 4.0f);
     CHECK(l.rope.scaling.attention_factor == float(std::sqrt(1 + std::log(4.0) / std::log(5.0))));
     CHECK(l.rotary_dims == 0);
+    // v5: the object's original_max_position_embeddings, else the top level's, else max_position_embeddings
+    const attn::model::ModelConfig o = config(
+        "llama", ", \"max_position_embeddings\": 5, \"original_max_position_embeddings\": 3, \"rope_scaling\": "
+                 "{\"rope_type\": \"longrope\", \"original_max_position_embeddings\": 2, \"short_factor\": [1, 1], \"long_factor\": [1, 2]}");
+    CHECK(o.rope.scaling.original_max_positions == 2.0f);
+    CHECK(o.rope.scaling.factor == 2.5f);  // no factor: max_position_embeddings over the original
+    CHECK(config("llama", ", \"max_position_embeddings\": 5, \"original_max_position_embeddings\": 3, \"rope_scaling\": "
+                          "{\"rope_type\": \"longrope\", \"short_factor\": [1, 1], \"long_factor\": [1, 2]}")
+              .rope.scaling.original_max_positions == 3.0f);
     // the others keep refusing a partial rotation (LlamaModel's RoPE turns every dim)
     CHECK(error("llama", ", \"partial_rotary_factor\": 0.5").find("\"partial_rotary_factor\" other than 1 is not supported") !=
           std::string::npos);
