@@ -133,14 +133,24 @@ std::vector<std::string> page_tokens(std::vector<std::string> tokens) {
     return tokens;
 }
 
-// The masking of a decoder's layers in words: causal, and a sliding window on the layers with one.
+// The masking of a decoder's layers in words: causal, and a sliding window on the layers with one
+// (EmbeddingGemma's: not causal, the window both ways).
 std::string masking_of_layers(const model::ModelConfig& c) {
     std::size_t windowed = 0, W = 0;
     for (std::size_t l = 0; l < c.layers; ++l)
         if (const std::size_t w = c.window_of(l)) ++windowed, W = w;
-    if (windowed == 0) return "causal";
-    return "causal, sliding window " + std::to_string(W) +
+    if (windowed == 0) return c.bidirectional ? "" : "causal";
+    return (c.bidirectional ? "sliding window of " + std::to_string(W - 1) + " keys each side"
+                            : "causal, sliding window " + std::to_string(W)) +
            (windowed == c.layers ? "" : " on " + std::to_string(windowed) + " of " + std::to_string(c.layers) + " layers");
+}
+
+// Whether layer l of the model masks key j for query i (the cells the pictures mark).
+bool masked_cell(const model::ModelConfig& c, std::size_t l, std::size_t i, std::size_t j) {
+    if (c.arch == model::Architecture::bert) return false;
+    const std::size_t W = c.window_of(l);
+    if (c.bidirectional) return W && (j + W <= i || i + W <= j);
+    return j > i || (W && j + W <= i);
 }
 
 }  // namespace
@@ -354,10 +364,14 @@ int cmd_model(int argc, char** argv) {
     std::string heatmap_text;
     if (pictures) {
         const TensorView layer_att = !wants.layer ? pick(res.attentions.view(), 0, layer.value_or(0)) : att;
-        const std::size_t W = c.window_of(layer.value_or(0));
-        const bool causal = c.arch != model::Architecture::bert;
-        const auto masked = [causal, W](std::size_t i, std::size_t j) { return (causal && j > i) || (W && j + W <= i); };
-        const std::string masking = !causal ? "" : W ? "causal, sliding window " + std::to_string(W) : "causal";
+        const std::size_t L = layer.value_or(0), W = c.window_of(L);
+        // something masked: a decoder's causal rule, or EmbeddingGemma's window both ways
+        const bool any_masked = c.arch != model::Architecture::bert && (!c.bidirectional || W);
+        const auto masked = [&c, L](std::size_t i, std::size_t j) { return masked_cell(c, L, i, j); };
+        const std::string masking = c.arch == model::Architecture::bert ? ""
+                                    : c.bidirectional ? (W ? "sliding window of " + std::to_string(W - 1) + " keys each side" : "")
+                                    : W               ? "causal, sliding window " + std::to_string(W)
+                                                      : "causal";
         const std::string what = "layer " + std::to_string(layer.value_or(0)) + " weights";
         std::vector<std::pair<std::size_t, std::size_t>> sel;  // (b, h)
         for (std::size_t b = 0; b < input.batch; ++b)
@@ -407,15 +421,14 @@ int cmd_model(int argc, char** argv) {
             o.sentence_b_from_labels = false;  // the pair is --text-pair's, not a "[SEP]" typed in --text
             if (layer) {
                 o.masking_text = masking;
-                if (causal) o.masked = [masked](std::size_t, std::size_t i, std::size_t j) { return masked(i, j); };
+                if (any_masked) o.masked = [masked](std::size_t, std::size_t i, std::size_t j) { return masked(i, j); };
                 files.push_back({html, viz::html_view(layer_att, o)});
             } else {  // (L, B, H, T, T): each layer's own window (Qwen2's max_window_layers)
-                o.masking_text = !causal ? "" : masking_of_layers(c);
+                o.masking_text = c.arch == model::Architecture::bert ? "" : masking_of_layers(c);
                 const std::size_t per_layer = input.batch * c.heads;
-                if (causal)
+                if (c.arch != model::Architecture::bert)
                     o.masked = [&c, per_layer](std::size_t s, std::size_t i, std::size_t j) {
-                        const std::size_t W = c.window_of(s / per_layer);
-                        return j > i || (W && j + W <= i);
+                        return masked_cell(c, s / per_layer, i, j);
                     };
                 files.push_back({html, viz::html_view(res.attentions.view(), o)});
             }

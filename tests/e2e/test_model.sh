@@ -425,6 +425,22 @@ if [ -s "$T/out" ]; then fail "a failed model run printed: $OUT"; else pass; fi
 run model "$TINY/gpt2" --ids 1,17,42,2 --svg "$T/g.svg" --html "$T/g.html" --show attentions --layer 0 --format csv
 expect_code 0 "svg and html"
 if grep -q "<svg" "$T/g.svg" && grep -q "attn-line\|<html" "$T/g.html"; then pass; else fail "svg/html not written"; fi
+# EmbeddingGemma's pictures: no causal rule; on its sliding layer the window both ways (5 // 2 + 1:
+# two keys each side), its cells past it marked masked, the others not.
+run model "$TINY/embeddinggemma" --ids 1,17,42,5,63,9,2 --layer 0 --head 0 --heatmap --svg "$T/eg.svg"
+expect_code 0 "embeddinggemma pictures"
+# 7 tokens: 49 cells, 7 + 2·(6 + 5) within two of the diagonal, 20 beyond it (4 in the first row)
+cells=$(printf '%s\n' "$OUT" | grep -E '^[0-9]+ ' | grep -o '××' | wc -l)
+first=$(printf '%s\n' "$OUT" | grep -E '^1 ' | grep -o '××' | wc -l)
+if [ "$cells" -eq 20 ] && [ "$first" -eq 4 ]; then pass; else
+    fail "embeddinggemma: $cells cells drawn as masked (4 in the first row: $first), expected 20 and 4"
+fi
+if grep -q "sliding window of 2 keys each side" "$T/eg.svg" && ! grep -q "causal" "$T/eg.svg"; then pass; else
+    fail "embeddinggemma: the SVG's masking text"
+fi
+run model "$TINY/embeddinggemma" --ids 1,17,42,5,63,9,2 --layer 1 --head 0 --heatmap
+expect_code 0 "embeddinggemma's full layer"
+if [ "${OUT#*××}" = "$OUT" ]; then pass; else fail "embeddinggemma's full layer: cells drawn as masked"; fi
 
 # ---- bad input: clear errors, exit 3 (bad input) or 2 (usage) ----
 # A tokenizer.json that is a folder or a FIFO is no file left out (it said: no tokenizer.json, ...)
