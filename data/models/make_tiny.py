@@ -17,10 +17,11 @@
 Python `transformers` is not installed here: each architecture's forward is written below in
 plain torch from transformers' modeling code (models/bert/modeling_bert.py BertModel,
 models/gpt2/modeling_gpt2.py GPT2Model, models/llama/modeling_llama.py LlamaModel with eager
-attention, modeling_rope_utils.py's default, linear, llama3, dynamic and yarn frequencies, Mistral's
-sliding-window mask `kv_idx > q_idx - sliding_window` of masking_utils.py, Qwen3's q_norm and
-k_norm of models/qwen3/modeling_qwen3.py), with the parameter
-names and config.json keys of those classes. The weights are random (torch.manual_seed); the
+attention, modeling_rope_utils.py's default, linear, llama3, dynamic, yarn and longrope frequencies,
+Mistral's sliding-window mask `kv_idx > q_idx - sliding_window` of masking_utils.py, Qwen3's q_norm
+and k_norm of models/qwen3/modeling_qwen3.py, Phi-3's fused projections and partial rotary dims of
+models/phi3/modeling_phi3.py; models/gemma, gemma2 and gemma3's GemmaModel, Gemma2Model and
+Gemma3TextModel), with the parameter names and config.json keys of those classes. The weights are random (torch.manual_seed); the
 float16 and bfloat16 variants store the weights rounded to that type and the reference runs in
 float32 on exactly those rounded values (attn widens them exactly and computes in float32).
 
