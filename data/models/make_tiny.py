@@ -10,6 +10,7 @@
     /usr/bin/python3 data/models/make_tiny.py --gemma    # only gemma2, gemma2_bf16_types, gemma_bf16
     /usr/bin/python3 data/models/make_tiny.py --gemma3   # only gemma3_text, gemma3_v5_bf16, embeddinggemma, gemma3_multimodal
     /usr/bin/python3 data/models/make_tiny.py --phi3     # only phi3, phi3_su_bf16, llama_longrope
+    /usr/bin/python3 data/models/make_tiny.py --llama-biases  # only llama_biases
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -208,6 +209,8 @@ def llama_state(c, qkv_bias):
         if c["model_type"] == "phi3":  # Phi3Attention's qkv_proj: the rows of q, k and v one after another
             sd[p + "self_attn.qkv_proj.weight"] = torch.cat([sd.pop(p + "self_attn.%s_proj.weight" % n) for n in "qkv"])
         sd[p + "self_attn.o_proj.weight"] = rnd(E, H * d)
+        if c["model_type"] == "llama" and c.get("attention_bias"):  # LlamaAttention: o_proj's bias too
+            sd[p + "self_attn.o_proj.bias"] = rnd(E, std=0.2)
         if c["model_type"] == "qwen3":  # Qwen3Attention: o_proj's bias with attention_bias; q_norm, k_norm
             if qkv_bias:
                 sd[p + "self_attn.o_proj.bias"] = rnd(E, std=0.2)
@@ -219,6 +222,9 @@ def llama_state(c, qkv_bias):
         if c["model_type"] == "phi3":  # Phi3MLP's gate_up_proj: gate's rows, then up's
             sd[p + "mlp.gate_up_proj.weight"] = torch.cat([sd.pop(p + "mlp.gate_proj.weight"), sd.pop(p + "mlp.up_proj.weight")])
         sd[p + "mlp.down_proj.weight"] = rnd(E, Fi)
+        if c.get("mlp_bias"):  # LlamaMLP: bias=config.mlp_bias on all three
+            for n, rows in (("gate", Fi), ("up", Fi), ("down", E)):
+                sd[p + "mlp.%s_proj.bias" % n] = rnd(rows, std=0.2)
     sd["norm.weight"] = 1.0 + rnd(E, std=0.1)
     return sd
 
@@ -233,6 +239,8 @@ def rope_inv_freq(c, d, seq_len):
     if not s:
         return inv_freq, 1.0
     kind = s.get("rope_type", s.get("type"))
+    if kind in (None, "default"):  # v5's rope_parameters of plain RoPE
+        return inv_freq, 1.0
     if kind == "linear":
         return inv_freq / s["factor"], 1.0
     if kind == "dynamic":
@@ -433,7 +441,8 @@ def gemma3_ropes(c):
                                ("sliding_attention", sliding, "rope_local_base_freq", 1e4)):
         theta = p.get("rope_theta", c.get(key, base))
         scaled = p.get("rope_type", p.get("type", "default")) != "default"
-        out[kind] = {"rope_theta": theta, "max_position_embeddings": c.get("max_position_embeddings", 131072),
+        out[kind] = {"model_type": c["model_type"], "rope_theta": theta,
+                     "max_position_embeddings": c.get("max_position_embeddings", 131072),
                      "rope_scaling": dict(p, rope_theta=theta) if scaled else None}
     return out
 
@@ -673,6 +682,21 @@ LLAMA_LONGROPE = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], 
                                    "long_factor": [1.0, 2.0, 4.0, 8.0]}}
 
 
+# llama_biases (--llama-biases: torch.manual_seed(9)): LlamaConfig's attention_bias (q, k, v and o_proj)
+# and mlp_bias (gate, up, down), head_dim 12 != hidden / heads (8), v5's rope_parameters of plain RoPE.
+LLAMA_BIASES = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+                "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 12,
+                "intermediate_size": 40, "hidden_act": "silu", "rms_norm_eps": 1e-6, "max_position_embeddings": 64,
+                "rope_parameters": {"rope_type": "default", "rope_theta": 300.0}, "attention_bias": True,
+                "mlp_bias": True}
+
+
+def llama_biases():
+    torch.manual_seed(9)
+    save("llama_biases", LLAMA_BIASES, llama_state(LLAMA_BIASES, True), lambda sd: llama_forward(sd, LLAMA_BIASES, IDS),
+         prefix="model.")
+
+
 def phi3():
     torch.manual_seed(8)
     for name, c, dtype in (("phi3", PHI3, torch.float32), ("phi3_su_bf16", PHI3_SU, torch.bfloat16),
@@ -765,6 +789,7 @@ def tiny():
     gemma()
     gemma3()
     phi3()
+    llama_biases()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -954,5 +979,7 @@ if __name__ == "__main__":
         gemma3()
     elif len(sys.argv) == 2 and sys.argv[1] == "--phi3":
         phi3()
+    elif len(sys.argv) == 2 and sys.argv[1] == "--llama-biases":
+        llama_biases()
     else:
         tiny()

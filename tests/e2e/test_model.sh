@@ -13,7 +13,8 @@
 # per layer type in bfloat16; EmbeddingGemma's bidirectional attention), gemma3 (text_config, the
 # language model's weights beside a vision tower's, under both of their names), phi3 (fused
 # qkv_proj and gate_up_proj, RoPE on half of each head, a sliding window, longrope past the original
-# length; bfloat16 with the older name "su" within it), llama with longrope,
+# length; bfloat16 with the older name "su" within it), llama with longrope, llama with
+# attention_bias and mlp_bias (o_proj's and the MLP's biases too) and v5's plain rope_parameters,
 # bert_bin (a torch.save pytorch_model.bin) and bert_uncased (bert-base-uncased's vocab.txt, the
 # tutorial's sentence pair given as --text/--text-pair), roberta ("roberta." names, position ids
 # from pad_token_id + 1 over padded rows, a ByteLevel BPE tokenizer.json; as xlm-roberta too);
