@@ -11,6 +11,7 @@
     /usr/bin/python3 data/models/make_tiny.py --gemma3   # only gemma3_text, gemma3_v5_bf16, embeddinggemma, gemma3_multimodal
     /usr/bin/python3 data/models/make_tiny.py --phi3     # only phi3, phi3_su_bf16, llama_longrope
     /usr/bin/python3 data/models/make_tiny.py --llama-biases  # only llama_biases
+    /usr/bin/python3 data/models/make_tiny.py --gpt-neox # only pythia_f16, gpt_neox_serial
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -22,9 +23,10 @@ attention, modeling_rope_utils.py's default, linear, llama3, dynamic, yarn and l
 Mistral's sliding-window mask `kv_idx > q_idx - sliding_window` of masking_utils.py, Qwen3's q_norm
 and k_norm of models/qwen3/modeling_qwen3.py, Phi-3's fused projections and partial rotary dims of
 models/phi3/modeling_phi3.py; models/gemma, gemma2 and gemma3's GemmaModel, Gemma2Model and
-Gemma3TextModel), with the parameter names and config.json keys of those classes. The weights are random (torch.manual_seed); the
-float16 and bfloat16 variants store the weights rounded to that type and the reference runs in
-float32 on exactly those rounded values (attn widens them exactly and computes in float32).
+Gemma3TextModel; models/gpt_neox/modeling_gpt_neox.py GPTNeoXModel), with the parameter names and
+config.json keys of those classes. The weights are random (torch.manual_seed); the float16 and
+bfloat16 variants store the weights rounded to that type and the reference runs in float32 on
+exactly those rounded values (attn widens them exactly and computes in float32).
 
 Each folder holds config.json, the weights (model.safetensors, or shards and
 model.safetensors.index.json), ids.txt (one batch row per line), token_types.txt (bert), and
@@ -682,6 +684,93 @@ LLAMA_LONGROPE = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], 
                                    "long_factor": [1.0, 2.0, 4.0, 8.0]}}
 
 
+# ---- GPTNeoXModel -------------------------------------------------------------------------------
+# models/gpt_neox/modeling_gpt_neox.py (eager attention): embed_in; per layer input_layernorm, the
+# fused query_key_value viewed as (B, T, heads, 3·d) and split q | k | v per head, RoPE on the leading
+# int(d · rotary_pct) dims (rotary_emb_base), scores · head_size ** -0.5, the causal mask, dense;
+# use_parallel_residual: mlp(ln2(x)) + attn(ln1(x)) + x, else x' = attn(ln1(x)) + x, mlp(ln2(x')) + x';
+# the MLP dense_h_to_4h, gelu, dense_4h_to_h; final_layer_norm.
+
+def gpt_neox_state(c):
+    E, V, Fi = c["hidden_size"], c["vocab_size"], c["intermediate_size"]
+    bias = c.get("attention_bias", True)
+    sd = {"embed_in.weight": rnd(V, E, std=1.0)}
+    for l in range(c["num_hidden_layers"]):
+        p = "layers.%d." % l
+        for n in ("input_layernorm", "post_attention_layernorm"):
+            sd[p + n + ".weight"] = 1.0 + rnd(E, std=0.1)
+            sd[p + n + ".bias"] = rnd(E, std=0.1)
+        sd[p + "attention.query_key_value.weight"] = rnd(3 * E, E, std=0.4)
+        sd[p + "attention.dense.weight"] = rnd(E, E)
+        if bias:
+            sd[p + "attention.query_key_value.bias"] = rnd(3 * E, std=0.2)
+            sd[p + "attention.dense.bias"] = rnd(E, std=0.2)
+        sd[p + "mlp.dense_h_to_4h.weight"], sd[p + "mlp.dense_h_to_4h.bias"] = rnd(Fi, E), rnd(Fi, std=0.2)
+        sd[p + "mlp.dense_4h_to_h.weight"], sd[p + "mlp.dense_4h_to_h.bias"] = rnd(E, Fi), rnd(E, std=0.2)
+    sd["final_layer_norm.weight"] = 1.0 + rnd(E, std=0.1)
+    sd["final_layer_norm.bias"] = rnd(E, std=0.1)
+    return sd
+
+
+def gpt_neox_forward(sd, c, ids):
+    B, T = ids.shape
+    E, H, eps = c["hidden_size"], c["num_attention_heads"], c["layer_norm_eps"]
+    d = E // H
+    rotary = int(d * c.get("rotary_pct", 0.25))
+    base = c.get("rotary_emb_base", 10000)
+    inv_freq = 1.0 / (base ** (torch.arange(0, rotary, 2, dtype=torch.int64).float() / rotary))
+    freqs = torch.outer(torch.arange(T, dtype=torch.int64).type_as(inv_freq), inv_freq)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos()[None, None], emb.sin()[None, None]
+    causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
+    lin = lambda x, n: F.linear(x, sd[n + ".weight"], sd.get(n + ".bias"))
+    ln = lambda x, n: F.layer_norm(x, (E,), sd[n + ".weight"], sd[n + ".bias"], eps)
+    h = sd["embed_in.weight"][ids]
+    hidden, atts = [], []
+    for l in range(c["num_hidden_layers"]):
+        p = "layers.%d." % l
+        hidden.append(h)
+        qkv = lin(ln(h, p + "input_layernorm"), p + "attention.query_key_value").view(B, T, H, 3 * d)
+        q, k, v = (qkv[..., i * d:(i + 1) * d].permute(0, 2, 1, 3) for i in range(3))
+
+        def turn(x):
+            r = x[..., :rotary]
+            return torch.cat((r * cos + rotate_half(r) * sin, x[..., rotary:]), dim=-1)
+        q, k = turn(q), turn(k)
+        w = torch.matmul(q, k.transpose(2, 3)) * d ** -0.5
+        w = torch.where(causal, w, torch.tensor(torch.finfo(torch.float32).min))
+        w = torch.softmax(w, dim=-1)
+        atts.append(w)
+        a = lin(torch.matmul(w, v).permute(0, 2, 1, 3).reshape(B, T, E), p + "attention.dense")
+        mlp = lambda x: lin(F.gelu(lin(ln(x, p + "post_attention_layernorm"), p + "mlp.dense_h_to_4h")), p + "mlp.dense_4h_to_h")
+        if c.get("use_parallel_residual", True):
+            h = mlp(h) + a + h
+        else:
+            a = a + h
+            h = mlp(a) + a
+    h = F.layer_norm(h, (E,), sd["final_layer_norm.weight"], sd["final_layer_norm.bias"], eps)
+    hidden.append(h)
+    return torch.stack(atts), torch.stack(hidden)
+
+
+# Pythia's shape (--gpt-neox: torch.manual_seed(10)): pythia_f16: rotary_pct 0.25 (2 of 8 dims of each
+# head), use_parallel_residual, float16, "gpt_neox." names. gpt_neox_serial: use_parallel_residual
+# false, rotary_pct 1, no attention biases, rotary_emb_base 500.
+PYTHIA = {"model_type": "gpt_neox", "architectures": ["GPTNeoXForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+          "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "hidden_act": "gelu",
+          "rotary_pct": 0.25, "rotary_emb_base": 10000, "max_position_embeddings": 64, "layer_norm_eps": 1e-5,
+          "use_parallel_residual": True, "tie_word_embeddings": False}
+GPT_NEOX_SERIAL = dict(PYTHIA, use_parallel_residual=False, rotary_pct=1.0, attention_bias=False, rotary_emb_base=500)
+
+
+def gpt_neox():
+    torch.manual_seed(10)
+    save("pythia_f16", PYTHIA, gpt_neox_state(PYTHIA), lambda sd: gpt_neox_forward(sd, PYTHIA, IDS), torch.float16,
+         prefix="gpt_neox.")
+    save("gpt_neox_serial", GPT_NEOX_SERIAL, gpt_neox_state(GPT_NEOX_SERIAL),
+         lambda sd: gpt_neox_forward(sd, GPT_NEOX_SERIAL, IDS), prefix="gpt_neox.")
+
+
 # llama_biases (--llama-biases: torch.manual_seed(9)): LlamaConfig's attention_bias (q, k, v and o_proj)
 # and mlp_bias (gate, up, down), head_dim 12 != hidden / heads (8), v5's rope_parameters of plain RoPE.
 LLAMA_BIASES = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "vocab_size": 64, "hidden_size": 32,
@@ -790,6 +879,7 @@ def tiny():
     gemma3()
     phi3()
     llama_biases()
+    gpt_neox()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -981,5 +1071,7 @@ if __name__ == "__main__":
         phi3()
     elif len(sys.argv) == 2 and sys.argv[1] == "--llama-biases":
         llama_biases()
+    elif len(sys.argv) == 2 and sys.argv[1] == "--gpt-neox":
+        gpt_neox()
     else:
         tiny()

@@ -39,7 +39,7 @@
 
 namespace attn::model {
 
-enum class Architecture { bert, gpt2, llama };
+enum class Architecture { bert, gpt2, llama, gpt_neox };
 
 // "bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2": the model_type values attn runs.
 const char* known_model_types() noexcept;
@@ -62,7 +62,9 @@ struct ModelConfig {
     bool qkv_bias = false, o_bias = false, mlp_bias = false;  // llama family
     bool qk_norm = false;  // Qwen3: self_attn.q_norm and k_norm, RMSNorm over head_dim
     bool fused_projections = false;  // Phi-3: self_attn.qkv_proj (rows q | k | v), mlp.gate_up_proj (gate | up)
-    std::size_t rotary_dims = 0;     // Phi-3's partial_rotary_factor: the leading dims of each head RoPE turns (0: all)
+    bool parallel_residual = false;  // GPT-NeoX's use_parallel_residual: x + attn(ln1(x)) + mlp(ln2(x))
+    std::size_t rotary_dims = 0;     // Phi-3's partial_rotary_factor, GPT-NeoX's rotary_pct: the leading dims of each
+                                     // head RoPE turns (0: all)
     bool embed_scale = false, unit_offset_norm = false;  // Gemma: embeddings ·√hidden, RMSNorm by (1 + weight)
     bool sandwich_norms = false;  // Gemma 2: post_attention_layernorm on the attention's output,
                                   // pre_ and post_feedforward_layernorm around the MLP

@@ -1,7 +1,7 @@
 // config.json → ModelConfig, with transformers' defaults (BertConfig, RobertaConfig, GPT2Config,
 // LlamaConfig, MistralConfig, Qwen2Config, Qwen3Config, GemmaConfig, Gemma2Config,
-// Gemma3TextConfig, Gemma3Config, Phi3Config) and a clear error for every feature attn does not
-// run.
+// Gemma3TextConfig, Gemma3Config, Phi3Config, GPTNeoXConfig) and a clear error for every
+// feature attn does not run.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3";
+    return "bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, gpt_neox";
 }
 
 namespace {
@@ -372,10 +372,12 @@ float rope_base(const Reader& holder, const char* key, double fallback) {
 // RoPE's theta and scaling as transformers reads them: the object "rope_scaling" (v4's, which v5
 // still takes first: rope_parameters = rope_scaling or rope_parameters), else v5's
 // "rope_parameters" ({"rope_type", "rope_theta", the scaling's fields}); theta the object's
-// "rope_theta", else the top-level one (v5's setdefault), else 10000. Phi-3 (phi3): its
-// scaling types (rope_scaling's phi3), and partial_rotary_factor, the object's else the top
-// level's, returned (1 for the others, which refuse another).
-double rope(const Reader& r, const Lengths& top, ModelConfig& c, bool phi3 = false) {
+// "rope_theta", else the top-level one (v5's setdefault), else 10000. partial_rotary_factor, the
+// object's else the top level's, is returned for Phi-3 and GPT-NeoX (`partial`; the others refuse
+// one other than 1); Phi-3 has scaling types of its own (rope_scaling's phi3).
+enum class RopeOf { llama, phi3, gpt_neox };
+double rope(const Reader& r, const Lengths& top, ModelConfig& c, RopeOf of = RopeOf::llama) {
+    const bool phi3 = of == RopeOf::phi3, partial_allowed = of != RopeOf::llama;
     const json::Value* scaling = r.v.find("rope_scaling");
     const json::Value* params = r.v.find("rope_parameters");
     const bool v4 = scaling && !scaling->is_null();
@@ -392,7 +394,7 @@ double rope(const Reader& r, const Lengths& top, ModelConfig& c, bool phi3 = fal
     const Reader& partial_holder = pr.v.find("partial_rotary_factor") ? pr : r;
     partial_holder.not_null("partial_rotary_factor");
     const double partial = partial_holder.number_or("partial_rotary_factor", 1.0);
-    if (!phi3 && (pr.number_or("partial_rotary_factor", 1.0) != 1.0 || r.number_or("partial_rotary_factor", 1.0) != 1.0))
+    if (!partial_allowed && (pr.number_or("partial_rotary_factor", 1.0) != 1.0 || r.number_or("partial_rotary_factor", 1.0) != 1.0))
         r.fail("\"partial_rotary_factor\" other than 1 is not supported");
     if (chosen) rope_scaling(pr, top, c.rope.scaling, c.rope_scaling_text, phi3);
     return partial;
@@ -535,6 +537,48 @@ void llama(const Reader& r, ModelConfig& c) {
     padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
 }
 
+// The leading dims of each head RoPE turns: int(head_dim * factor), as transformers computes it;
+// `key` names the factor. (Transformers turns one more than an odd count, and none for 0; no
+// checkpoint has those.)
+std::size_t rotary_dims(const Reader& r, std::size_t head_dim, double factor, const char* key) {
+    const double rotary = std::floor(double(head_dim) * factor);
+    if (!(factor > 0) || rotary < 2 || rotary > double(head_dim) || std::fmod(rotary, 2.0) != 0)
+        r.fail(std::string("\"") + key + "\" " + shown(factor) + " gives int(" + std::to_string(head_dim) + " * " +
+               shown(factor) + ") = " + shown(rotary) + " rotary dims of each head: attn runs an even number from 2 to head_dim");
+    return std::size_t(rotary);
+}
+
+// GPTNeoXConfig's defaults (GPT-NeoX-20B; Pythia's configs give theirs): LayerNorm, the fused
+// query_key_value (per head q | k | v), biases on it and dense with attention_bias, RoPE on the
+// leading int(head_dim * rotary_pct) dims of base rotary_emb_base (v4's constructor sets
+// partial_rotary_factor and rope_theta from those two, which win over the keys of those names),
+// use_parallel_residual, the MLP dense_h_to_4h and dense_4h_to_h with biases.
+void gpt_neox(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::gpt_neox;
+    c.layers = r.count_or("num_hidden_layers", 44), c.hidden = r.count_or("hidden_size", 6144);
+    c.heads = r.count_or("num_attention_heads", 64), c.kv_heads = c.heads;
+    c.intermediate = r.count_or("intermediate_size", 24576);
+    c.vocab = r.count_or("vocab_size", 50432);
+    c.norm_eps = r.eps_or("layer_norm_eps", 1e-5);
+    r.not_null("hidden_act");
+    c.activation = activation(r, r.string_or("hidden_act", "gelu"));
+    if (c.hidden % c.heads)  // GPTNeoXAttention refuses it
+        r.fail("hidden_size " + std::to_string(c.hidden) + " is not a multiple of num_attention_heads " + std::to_string(c.heads));
+    c.head_dim = c.hidden / c.heads;
+    // (RoPE has no table to outgrow: max_position_embeddings is no limit on the tokens)
+    const std::size_t max_positions = r.count_or_none("max_position_embeddings", 2048, Reader::Written::whole);
+    const double partial = rope(r, {max_positions, 0}, c, RopeOf::gpt_neox);
+    const bool pct = r.v.find("rotary_pct") != nullptr;
+    const json::Value* params = r.v.find("rope_parameters");
+    const bool partial_given = r.v.find("partial_rotary_factor") || (params && params->is_object() && params->find("partial_rotary_factor"));
+    r.not_null("rotary_pct");
+    c.rotary_dims = rotary_dims(r, c.head_dim, pct ? r.number_or("rotary_pct", 0.25) : partial_given ? partial : 0.25,
+                                pct || !partial_given ? "rotary_pct" : "partial_rotary_factor");
+    if (r.v.find("rotary_emb_base")) c.rope.theta = rope_base(r, "rotary_emb_base", 10000.0);
+    c.qkv_bias = c.o_bias = r.bool_or("attention_bias", true);
+    c.parallel_residual = r.bool_or("use_parallel_residual", true);
+}
+
 // Phi3Config's defaults (Phi-3-mini-4k): LlamaModel with the projections fused, self_attn.qkv_proj
 // (rows q | k | v) and mlp.gate_up_proj (rows gate | up), no biases; RoPE default or longrope on
 // the leading int(head_dim · partial_rotary_factor) dims of each head; sliding_window on every
@@ -556,16 +600,11 @@ void phi3(const Reader& r, ModelConfig& c) {
     r.not_null("max_position_embeddings"), r.not_null("original_max_position_embeddings");
     const std::size_t max_positions = r.count_or_none("max_position_embeddings", 4096, Reader::Written::whole);
     const std::size_t original = r.count_or_none("original_max_position_embeddings", 4096, Reader::Written::whole);
-    const double partial = rope(r, {max_positions, original}, c, true);
+    const double partial = rope(r, {max_positions, original}, c, RopeOf::phi3);
     if (c.head_dim == 0)
         r.fail("hidden_size " + std::to_string(c.hidden) + " over " + std::to_string(c.heads) +
                " heads leaves no dims for a head (head_dim is hidden_size // num_attention_heads)");
-    const double rotary = std::floor(double(c.head_dim) * partial);  // int(head_dim * partial_rotary_factor)
-    // (transformers turns one more than an odd count, and none for 0; no checkpoint has those)
-    if (!(partial > 0) || rotary < 2 || rotary > double(c.head_dim) || std::fmod(rotary, 2.0) != 0)
-        r.fail("\"partial_rotary_factor\" " + shown(partial) + " gives int(" + std::to_string(c.head_dim) + " * " +
-               shown(partial) + ") = " + shown(rotary) + " rotary dims of each head: attn runs an even number from 2 to head_dim");
-    c.rotary_dims = std::size_t(rotary);
+    c.rotary_dims = rotary_dims(r, c.head_dim, partial, "partial_rotary_factor");
     if (c.heads % c.kv_heads)
         r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " +
                std::to_string(c.kv_heads));
@@ -719,6 +758,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "gemma" || c.model_type == "gemma2" || c.model_type == "gemma3_text") gemma(r, c);
     else if (c.model_type == "gemma3") gemma3(r, c);
     else if (c.model_type == "phi3") phi3(r, c);
+    else if (c.model_type == "gpt_neox") gpt_neox(r, c);
     else r.fail("model_type \"" + c.model_type + "\" is not supported (attn runs " + known_model_types() + ")");
     if (c.kv_heads == 0) c.kv_heads = c.heads;
     if (c.head_dim == 0) {

@@ -2,9 +2,11 @@
 #include "model/layers.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
+#include "attention/rope.hpp"
 #include "attn/error.hpp"
 #include "attn/multihead.hpp"
 #include "attn/ops.hpp"
@@ -143,13 +145,29 @@ void embed(Tensor& out, const Weight& table, const std::vector<std::int64_t>& id
 }
 
 TensorView heads_view(const Tensor& rows, std::size_t batch, std::size_t tokens, std::size_t col0, std::size_t heads,
-                      std::size_t d) {
+                      std::size_t d, std::size_t head_stride) {
     TensorView v;
     const std::size_t ld = rows.row_stride();
     v.data = rows.data() + col0;
     v.shape = Shape({batch, heads, tokens, d});
-    v.strides[0] = tokens * ld, v.strides[1] = d, v.strides[2] = ld, v.strides[3] = 1;
+    v.strides[0] = tokens * ld, v.strides[1] = head_stride ? head_stride : d, v.strides[2] = ld, v.strides[3] = 1;
     return v;
+}
+
+Rope rope_for_tokens(const Rope& config_rope, std::size_t dims, std::size_t tokens, const std::string& text) {
+    Rope rope = config_rope;
+    rope.dims = dims;
+    rope = engine::rope_at_length(rope, tokens);  // dynamic NTK: positions 0 … T − 1; longrope's factors
+    const std::vector<float> inv = engine::rope_inv_freq(rope.theta, dims, rope.scaling);
+    for (std::size_t k = 0; k < inv.size(); ++k)
+        if (!(inv[k] > 0) || std::isinf(inv[k])) {
+            const bool dynamic = config_rope.scaling.kind == RopeScalingKind::dynamic;
+            char detail[80];
+            std::snprintf(detail, sizeof detail, " %zu %g in float32 (with a base of %g)", k, double(inv[k]), double(rope.theta));
+            throw InputError(text + (dynamic ? " over " + std::to_string(tokens) + " tokens" : "") +
+                             " makes RoPE's inverse frequency" + detail + ": expected finite numbers > 0");
+        }
+    return rope;
 }
 
 Tensor self_attention(const TensorView& Q, const TensorView& K, const TensorView& V, const AttentionSpec& spec,

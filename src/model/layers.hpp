@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "attn/model.hpp"
@@ -39,6 +40,14 @@ Tensor gated_halves(const Tensor& gate_up, ModelConfig::Activation a);
 // Rows of an embedding table (vocab × E) for the ids, added to out (or written when !add).
 void embed(Tensor& out, const Weight& table, const std::vector<std::int64_t>& ids, bool add);
 
+// A config's RoPE for a pass over `tokens` tokens, turning the leading `dims` dims of each head:
+// dynamic NTK's base and longrope's factors for that length (engine::rope_at_length), its
+// frequencies checked as transformers computes them in float32 (an infinite one makes position
+// 0's angle NaN there, one of 0 never turns). InputError naming `text` (the config's scaling) when
+// they are not finite numbers > 0; rope_theta is a normal float32 (config.cpp): only the scaling
+// can make them so.
+Rope rope_for_tokens(const Rope& config_rope, std::size_t dims, std::size_t tokens, const std::string& text);
+
 // One self-attention layer on the engine: Q, K, V are (B, H|G, T, d) views (heads as column
 // blocks of the projections); spec says causal, window and RoPE. The heads' context comes back
 // side by side as rows (B·T × H·dv); when `weights` is not null the (B, H, T, T) weights are
@@ -46,7 +55,8 @@ void embed(Tensor& out, const Weight& table, const std::vector<std::int64_t>& id
 Tensor self_attention(const TensorView& Q, const TensorView& K, const TensorView& V, const AttentionSpec& spec,
                       float* weights, std::size_t weights_stride);
 // The (B, heads, T, d) view of columns [col0, col0 + heads·d) of rows (B·T × C) of a projection.
+// head_stride: the columns from one head's to the next's (d; GPT-NeoX's fused q | k | v: 3·d).
 TensorView heads_view(const Tensor& rows, std::size_t batch, std::size_t tokens, std::size_t col0, std::size_t heads,
-                      std::size_t d);
+                      std::size_t d, std::size_t head_stride = 0);
 
 }  // namespace attn::model

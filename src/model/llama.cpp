@@ -10,11 +10,9 @@
 // then post_feedforward_layernorm), the residual; the final norm, whose output is the last
 // hidden state.
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
-#include "attention/rope.hpp"
 #include "attn/error.hpp"
 #include "model/layers.hpp"
 #include "model/model_run.hpp"
@@ -34,35 +32,17 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
     }
     AttentionSpec spec;
     spec.causal = c.bidirectional ? Causal::none : Causal::top_left;  // EmbeddingGemma: none
-    // RoPE's frequencies as transformers computes them in float32 (dynamic's at max(T,
-    // max_position_embeddings)), once layer 0's q_proj confirms head_dim: an infinite one makes
-    // position 0's angle NaN there, one of 0 never turns. rope_theta is a normal float32
-    // (config.cpp): only the scaling can make them so. Gemma 3's sliding layers have a RoPE of
-    // their own (ModelConfig::rope_of).
+    // RoPE (layers.hpp's rope_for_tokens) once layer 0's projection confirms head_dim. Gemma 3's
+    // sliding layers have a RoPE of their own (ModelConfig::rope_of).
     const std::string qkv_fused = "self_attn.qkv_proj.weight";  // Phi-3: rows q | k | v
     if (c.fused_projections) w.get(layer_prefix(c.arch, 0) + qkv_fused, {(H + 2 * G) * d, E});
     else w.get(layer_prefix(c.arch, 0) + "self_attn.q_proj.weight", {H * d, E});
     const std::size_t rotated = c.rotary_dims ? c.rotary_dims : d;  // Phi-3's partial_rotary_factor
-    const auto rope_for = [&](const Rope& config_rope, const std::string& text) {
-        Rope rope = config_rope;
-        rope.dims = rotated;
-        rope = engine::rope_at_length(rope, T);  // dynamic NTK: positions 0 … T − 1; longrope's factors
-        const std::vector<float> inv = engine::rope_inv_freq(rope.theta, rotated, rope.scaling);
-        for (std::size_t k = 0; k < inv.size(); ++k)
-            if (!(inv[k] > 0) || std::isinf(inv[k])) {
-                const bool dynamic = config_rope.scaling.kind == RopeScalingKind::dynamic;
-                char detail[80];
-                std::snprintf(detail, sizeof detail, " %zu %g in float32 (with a base of %g)", k, double(inv[k]), double(rope.theta));
-                throw InputError(text + (dynamic ? " over " + std::to_string(T) + " tokens" : "") +
-                                 " makes RoPE's inverse frequency" + detail + ": expected finite numbers > 0");
-            }
-        return rope;
-    };
     // (each only when some layer uses it: transformers makes one per layer type present)
     bool full_used = false, sliding_used = false;
     for (std::size_t l = 0; l < c.layers; ++l) (&c.rope_of(l) == &c.rope ? full_used : sliding_used) = true;
-    const Rope full_rope = full_used ? rope_for(c.rope, c.rope_scaling_text) : Rope{};
-    const Rope sliding_rope = sliding_used ? rope_for(c.sliding_rope, c.sliding_rope_text) : Rope{};
+    const Rope full_rope = full_used ? rope_for_tokens(c.rope, rotated, T, c.rope_scaling_text) : Rope{};
+    const Rope sliding_rope = sliding_used ? rope_for_tokens(c.sliding_rope, rotated, T, c.sliding_rope_text) : Rope{};
     // self.scaling = head_dim ** -0.5; Gemma 2's query_pre_attn_scalar ** -0.5
     spec.scale = float(c.query_scalar ? std::pow(c.query_scalar, -0.5) : 1.0 / std::sqrt(double(d)));
     spec.softcap = c.softcap;  // Gemma 2: cap·tanh(scores / cap), before the mask

@@ -51,6 +51,7 @@ Model::Model(const std::string& folder) {
             weights_->choose_prefix({"", config_.padding_idx ? "roberta." : "bert."}, token_embeddings(config_.arch));
             break;
         case Architecture::gpt2: weights_->choose_prefix({"", "transformer."}, token_embeddings(config_.arch)); break;
+        case Architecture::gpt_neox: weights_->choose_prefix({"", "gpt_neox."}, token_embeddings(config_.arch)); break;
         case Architecture::llama:
             // Gemma3ForConditionalGeneration: the language model beside the vision tower, as Google's
             // checkpoints name it and as transformers v4.52 on saves it; Gemma3Model's
@@ -78,7 +79,7 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
                              std::to_string(c.vocab) + " (vocab_size)");
     if (!in.token_types.empty()) {
         // BertModel's token_type_embeddings; GPT2Model looks token types up in wte, as tokens.
-        if (c.arch == Architecture::llama)
+        if (c.arch != Architecture::bert && c.arch != Architecture::gpt2)
             throw InputError("token types are BERT's and GPT-2's; model_type " + c.model_type + " has none");
         if (in.token_types.size() != in.ids.size())
             throw InputError("token types: " + std::to_string(in.token_types.size()) + " given for " +
@@ -120,6 +121,7 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
         case Architecture::bert: run_bert(c, *weights_, in, rec); break;
         case Architecture::gpt2: run_gpt2(c, *weights_, in, rec); break;
         case Architecture::llama: run_llama(c, *weights_, in, rec); break;
+        case Architecture::gpt_neox: run_gpt_neox(c, *weights_, in, rec); break;
     }
     ForwardResult r = std::move(rec).take();
     r.notes = c.notes;
@@ -138,6 +140,7 @@ const char* token_embeddings(Architecture arch) {
     switch (arch) {
         case Architecture::bert: return "embeddings.word_embeddings.weight";
         case Architecture::gpt2: return "wte.weight";
+        case Architecture::gpt_neox: return "embed_in.weight";
         case Architecture::llama: break;
     }
     return "embed_tokens.weight";
@@ -147,6 +150,7 @@ std::string layer_prefix(Architecture arch, std::size_t l) {
     switch (arch) {
         case Architecture::bert: return "encoder.layer." + std::to_string(l) + ".";
         case Architecture::gpt2: return "h." + std::to_string(l) + ".";
+        case Architecture::gpt_neox:
         case Architecture::llama: break;
     }
     return "layers." + std::to_string(l) + ".";

@@ -46,5 +46,6 @@ std::vector<std::int64_t> position_ids(const ModelConfig& c, const ModelInput& i
 void run_bert(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_gpt2(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
+void run_gpt_neox(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 
 }  // namespace attn::model

@@ -616,3 +616,37 @@ TEST_CASE("model config: Phi3Config: fused projections, longrope (also su and ya
     CHECK(error("llama", ", \"partial_rotary_factor\": 0.5").find("\"partial_rotary_factor\" other than 1 is not supported") !=
           std::string::npos);
 }
+
+TEST_CASE("model config: GPTNeoXConfig: rotary_pct and rotary_emb_base, parallel residual, biases") {
+    // the helper's sizes: hidden 64, 2 layers, 16 heads (head_dim 4); rotary_pct 0.5 turns 2 dims
+    const std::string half = ", \"rotary_pct\": 0.5";
+    const attn::model::ModelConfig n = config("gpt_neox", half);
+    CHECK(n.arch == attn::model::Architecture::gpt_neox);
+    CHECK(n.head_dim == 4);
+    CHECK(n.kv_heads == 16);
+    CHECK(n.rotary_dims == 2);
+    CHECK(n.rope.theta == 10000.0f);
+    CHECK(n.parallel_residual);
+    CHECK(n.qkv_bias);
+    CHECK(n.o_bias);
+    CHECK(n.norm_eps == 1e-5);
+    CHECK(n.activation == attn::model::ModelConfig::Activation::gelu_erf);
+    CHECK(n.window_of(0) == 0);
+    // the default rotary_pct 0.25 of head_dim 4: int(1.0) = 1 dim, an odd count attn refuses
+    CHECK(error("gpt_neox", "").find("\"rotary_pct\" 0.25 gives int(4 * 0.25) = 1 rotary dims") != std::string::npos);
+    // v4's constructor: rotary_pct and rotary_emb_base win over partial_rotary_factor and rope_theta
+    const attn::model::ModelConfig both = config(
+        "gpt_neox", half + ", \"partial_rotary_factor\": 1.0, \"rotary_emb_base\": 500, \"rope_theta\": 20");
+    CHECK(both.rotary_dims == 2);
+    CHECK(both.rope.theta == 500.0f);
+    const attn::model::ModelConfig v5 = config("gpt_neox", ", \"partial_rotary_factor\": 1.0, \"rope_theta\": 20");
+    CHECK(v5.rotary_dims == 4);
+    CHECK(v5.rope.theta == 20.0f);
+    const attn::model::ModelConfig serial =
+        config("gpt_neox", half + ", \"use_parallel_residual\": false, \"attention_bias\": false");
+    CHECK_FALSE(serial.parallel_residual);
+    CHECK_FALSE(serial.qkv_bias);
+    CHECK(error("gpt_neox", half + ", \"num_attention_heads\": 12").find("hidden_size 64 is not a multiple of num_attention_heads 12") !=
+          std::string::npos);
+    CHECK(error("gpt_neox", ", \"rotary_pct\": null").find("\"rotary_pct\" is null") != std::string::npos);
+}
