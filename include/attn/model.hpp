@@ -41,7 +41,7 @@ namespace attn::model {
 
 enum class Architecture { bert, gpt2, llama, gpt_neox };
 
-// "bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2": the model_type values attn runs.
+// The model_type values attn runs, for messages: "bert, roberta, ..., gpt_neox".
 const char* known_model_types() noexcept;
 
 // What config.json says, resolved (defaults as transformers' config classes have them).
