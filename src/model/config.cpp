@@ -550,9 +550,11 @@ std::size_t rotary_dims(const Reader& r, std::size_t head_dim, double factor, co
 
 // GPTNeoXConfig's defaults (GPT-NeoX-20B; Pythia's configs give theirs): LayerNorm, the fused
 // query_key_value (per head q | k | v), biases on it and dense with attention_bias, RoPE on the
-// leading int(head_dim * rotary_pct) dims of base rotary_emb_base (v4's constructor sets
-// partial_rotary_factor and rope_theta from those two, which win over the keys of those names),
-// use_parallel_residual, the MLP dense_h_to_4h and dense_4h_to_h with biases.
+// leading int(head_dim * rotary_pct) dims of base rotary_emb_base, use_parallel_residual, the MLP
+// dense_h_to_4h and dense_4h_to_h with biases. The RoPE object's (rope_scaling's, else v5's
+// rope_parameters') rope_theta and partial_rotary_factor come first, as v5 reads them; the
+// top-level keys of those names are never read (v4's constructor overwrites them from
+// rotary_emb_base and rotary_pct, v5 sets them from those).
 void gpt_neox(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::gpt_neox;
     c.layers = r.count_or("num_hidden_layers", 44), c.hidden = r.count_or("hidden_size", 6144);
@@ -568,13 +570,14 @@ void gpt_neox(const Reader& r, ModelConfig& c) {
     // (RoPE has no table to outgrow: max_position_embeddings is no limit on the tokens)
     const std::size_t max_positions = r.count_or_none("max_position_embeddings", 2048, Reader::Written::whole);
     const double partial = rope(r, {max_positions, 0}, c, RopeOf::gpt_neox);
-    const bool pct = r.v.find("rotary_pct") != nullptr;
+    const json::Value* scaling = r.v.find("rope_scaling");
     const json::Value* params = r.v.find("rope_parameters");
-    const bool partial_given = r.v.find("partial_rotary_factor") || (params && params->is_object() && params->find("partial_rotary_factor"));
+    const json::Value* object = scaling && scaling->is_object() ? scaling : params && params->is_object() ? params : nullptr;
+    const bool own_partial = object && object->find("partial_rotary_factor");
     r.not_null("rotary_pct");
-    c.rotary_dims = rotary_dims(r, c.head_dim, pct ? r.number_or("rotary_pct", 0.25) : partial_given ? partial : 0.25,
-                                pct || !partial_given ? "rotary_pct" : "partial_rotary_factor");
-    if (r.v.find("rotary_emb_base")) c.rope.theta = rope_base(r, "rotary_emb_base", 10000.0);
+    c.rotary_dims = rotary_dims(r, c.head_dim, own_partial ? partial : r.number_or("rotary_pct", 0.25),
+                                own_partial ? "partial_rotary_factor" : "rotary_pct");
+    if (!(object && object->find("rope_theta"))) c.rope.theta = rope_base(r, "rotary_emb_base", 10000.0);
     c.qkv_bias = c.o_bias = r.bool_or("attention_bias", true);
     c.parallel_residual = r.bool_or("use_parallel_residual", true);
 }

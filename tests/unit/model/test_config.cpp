@@ -634,14 +634,24 @@ TEST_CASE("model config: GPTNeoXConfig: rotary_pct and rotary_emb_base, parallel
     CHECK(n.window_of(0) == 0);
     // the default rotary_pct 0.25 of head_dim 4: int(1.0) = 1 dim, an odd count attn refuses
     CHECK(error("gpt_neox", "").find("\"rotary_pct\" 0.25 gives int(4 * 0.25) = 1 rotary dims") != std::string::npos);
-    // v4's constructor: rotary_pct and rotary_emb_base win over partial_rotary_factor and rope_theta
+    // top-level partial_rotary_factor and rope_theta are never read: v4's constructor overwrites
+    // them from rotary_pct and rotary_emb_base (or their defaults), v5 sets them from those
     const attn::model::ModelConfig both = config(
         "gpt_neox", half + ", \"partial_rotary_factor\": 1.0, \"rotary_emb_base\": 500, \"rope_theta\": 20");
     CHECK(both.rotary_dims == 2);
     CHECK(both.rope.theta == 500.0f);
-    const attn::model::ModelConfig v5 = config("gpt_neox", ", \"partial_rotary_factor\": 1.0, \"rope_theta\": 20");
+    const attn::model::ModelConfig top = config("gpt_neox", half + ", \"rope_theta\": 20");
+    CHECK(top.rope.theta == 10000.0f);
+    // v5: the RoPE object's members win over rotary_pct and rotary_emb_base
+    const attn::model::ModelConfig v5 = config(
+        "gpt_neox", half + ", \"rotary_emb_base\": 500, \"rope_parameters\": {\"rope_type\": \"default\", "
+                           "\"rope_theta\": 20, \"partial_rotary_factor\": 1.0}");
     CHECK(v5.rotary_dims == 4);
     CHECK(v5.rope.theta == 20.0f);
+    const attn::model::ModelConfig scaled = config(
+        "gpt_neox", half + ", \"rotary_emb_base\": 500, \"rope_scaling\": {\"type\": \"linear\", \"factor\": 2}");
+    CHECK(scaled.rope.theta == 500.0f);
+    CHECK(scaled.rope.scaling.kind == attn::RopeScalingKind::linear);
     const attn::model::ModelConfig serial =
         config("gpt_neox", half + ", \"use_parallel_residual\": false, \"attention_bias\": false");
     CHECK_FALSE(serial.parallel_residual);
