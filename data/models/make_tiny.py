@@ -1046,6 +1046,11 @@ def gpt2_small(folder, T=256, threads=2):
     print("torch %s threads=%d eager forward (output_attentions): %.1f ms" % (torch.__version__, threads, 1e3 * dt))
 
 
+# The flags that make one group of folders (tiny() makes them all).
+SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": qwen3, "--roberta": roberta,
+           "--float64": float64, "--gemma": gemma, "--gemma3": gemma3, "--phi3": phi3, "--llama-biases": llama_biases,
+           "--gpt-neox": gpt_neox}
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":
         bert_base(sys.argv[2])
@@ -1053,25 +1058,7 @@ if __name__ == "__main__":
         gpt2_small(sys.argv[2])
     elif len(sys.argv) >= 3 and sys.argv[1] == "--llama-shaped":
         llama_shaped(sys.argv[2], time_torch="--no-torch" not in sys.argv)
-    elif len(sys.argv) == 2 and sys.argv[1] == "--variants":
-        variants()  # only the later folders (tiny() makes them too)
-    elif len(sys.argv) == 2 and sys.argv[1] == "--rope-variants":
-        rope_variants()
-    elif len(sys.argv) == 2 and sys.argv[1] == "--qwen3":
-        qwen3()
-    elif len(sys.argv) == 2 and sys.argv[1] == "--roberta":
-        roberta()
-    elif len(sys.argv) == 2 and sys.argv[1] == "--float64":
-        float64()
-    elif len(sys.argv) == 2 and sys.argv[1] == "--gemma":
-        gemma()
-    elif len(sys.argv) == 2 and sys.argv[1] == "--gemma3":
-        gemma3()
-    elif len(sys.argv) == 2 and sys.argv[1] == "--phi3":
-        phi3()
-    elif len(sys.argv) == 2 and sys.argv[1] == "--llama-biases":
-        llama_biases()
-    elif len(sys.argv) == 2 and sys.argv[1] == "--gpt-neox":
-        gpt_neox()
+    elif len(sys.argv) == 2 and sys.argv[1] in SUBSETS:
+        SUBSETS[sys.argv[1]]()
     else:
         tiny()
