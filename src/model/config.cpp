@@ -190,20 +190,23 @@ void roberta(const Reader& r, ModelConfig& c) {
     c.padding_idx = padding_id(r, c, true);
 }
 
+// A config class's attribute_map (GPT2Config's hidden_size for n_embd, DistilBertConfig's for
+// dim): the key config.json gives the field by, key or its alias; both, differing, are refused
+// (which one transformers keeps depends on its version).
+const char* aliased(const Reader& r, const char* key, const char* alias, const char* config_class) {
+    const json::Value *k = r.v.find(key), *a = r.v.find(alias);
+    if (k && a && k->is_null() != a->is_null())  // as transformers keeps the alias: a null one is None
+        r.not_null(k->is_null() ? key : alias);
+    const bool same = k && a && ((k->is_null() && a->is_null()) ||
+                                 (k->is_number() && a->is_number() && k->as_number() == a->as_number()));
+    if (k && a && !same)
+        r.fail(std::string("\"") + key + "\" and \"" + alias + "\" (the same field of " + config_class + ") differ: give one");
+    return k || !a ? key : alias;
+}
+
 void gpt2(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::gpt2;
-    // GPT2Config's attribute_map: hidden_size, num_hidden_layers, ... name the same fields; both,
-    // differing, are refused (which one transformers keeps depends on its version).
-    const auto named = [&](const char* key, const char* alias) {
-        const json::Value *k = r.v.find(key), *a = r.v.find(alias);
-        if (k && a && k->is_null() != a->is_null())  // as transformers keeps the alias: a null one is None
-            r.not_null(k->is_null() ? key : alias);
-        const bool same = k && a && ((k->is_null() && a->is_null()) ||
-                                     (k->is_number() && a->is_number() && k->as_number() == a->as_number()));
-        if (k && a && !same)
-            r.fail(std::string("\"") + key + "\" and \"" + alias + "\" (the same field of GPT2Config) differ: give one");
-        return k || !a ? key : alias;
-    };
+    const auto named = [&](const char* key, const char* alias) { return aliased(r, key, alias, "GPT2Config"); };
     // GPT2Config's defaults (gpt2, the 124M model)
     c.layers = r.count_or(named("n_layer", "num_hidden_layers"), 12);
     c.hidden = r.count_or(named("n_embd", "hidden_size"), 768);
