@@ -17,6 +17,12 @@
 //                          GeGLU, head_dim its own; Gemma 2's norms after the attention and
 //                          around the MLP, query_pre_attn_scalar, attn_logit_softcapping and
 //                          sliding layers
+//   gemma3_text, gemma3    Gemma 2's layer with q_norm and k_norm, sliding layers with a RoPE of
+//                          their own; EmbeddingGemma's bidirectional window; gemma3: the language
+//                          model of Gemma3ForConditionalGeneration (text_config)
+//   phi3                   the fused qkv_proj and gate_up_proj, partial_rotary_factor, LongRoPE
+//   gpt_neox               GPTNeoXModel: LayerNorm, the fused query_key_value per head, RoPE on
+//                          rotary_pct of each head, use_parallel_residual
 // The attention runs on attn's engine (attn/multihead.hpp's batched_attention: causal rule,
 // window, RoPE and grouped-query heads of the resolved problem), the linear layers on attn's
 // GEMM with the weights where they lie in the mapped files (float16 and bfloat16 widened as
