@@ -12,6 +12,7 @@
     /usr/bin/python3 data/models/make_tiny.py --phi3     # only phi3, phi3_su_bf16, llama_longrope
     /usr/bin/python3 data/models/make_tiny.py --llama-biases  # only llama_biases
     /usr/bin/python3 data/models/make_tiny.py --gpt-neox # only pythia_f16, gpt_neox_serial
+    /usr/bin/python3 data/models/make_tiny.py --distilbert  # only distilbert, distilbert_aliased_f16
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -23,7 +24,8 @@ attention, modeling_rope_utils.py's default, linear, llama3, dynamic, yarn and l
 Mistral's sliding-window mask `kv_idx > q_idx - sliding_window` of masking_utils.py, Qwen3's q_norm
 and k_norm of models/qwen3/modeling_qwen3.py, Phi-3's fused projections and partial rotary dims of
 models/phi3/modeling_phi3.py; models/gemma, gemma2 and gemma3's GemmaModel, Gemma2Model and
-Gemma3TextModel; models/gpt_neox/modeling_gpt_neox.py GPTNeoXModel), with the parameter names and
+Gemma3TextModel; models/gpt_neox/modeling_gpt_neox.py GPTNeoXModel; models/distilbert/modeling_distilbert.py
+DistilBertModel), with the parameter names and
 config.json keys of those classes. The weights are random (torch.manual_seed); the float16 and
 bfloat16 variants store the weights rounded to that type and the reference runs in float32 on
 exactly those rounded values (attn widens them exactly and computes in float32).
@@ -880,6 +882,7 @@ def tiny():
     phi3()
     llama_biases()
     gpt_neox()
+    distilbert()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -971,6 +974,74 @@ def roberta():
     np.save(os.path.join(folder, "text_attentions.npy"), text_att[0].numpy().astype(np.float32))
 
 
+# ---- DistilBertModel (--distilbert) ----------------------------------------------------------
+# models/distilbert/modeling_distilbert.py: word + position embeddings (no token types) and
+# LayerNorm, then per layer q_lin/k_lin/v_lin, q / sqrt(dim_per_head) before q @ k^T, softmax,
+# out_lin, sa_layer_norm(out + x), ffn.lin1, the activation, ffn.lin2, output_layer_norm(ffn + sa);
+# every LayerNorm's eps 1e-12. distilbert: DistilBertForMaskedLM's "distilbert." names, float32,
+# gelu; distilbert_aliased_f16: the base model's names, DistilBertConfig's attribute_map aliases
+# (hidden_size, num_attention_heads, num_hidden_layers) in config.json, gelu_new, float16 weights.
+DISTILBERT = {"model_type": "distilbert", "architectures": ["DistilBertForMaskedLM"], "vocab_size": 64, "dim": 32,
+              "n_layers": 2, "n_heads": 4, "hidden_dim": 48, "activation": "gelu", "max_position_embeddings": 16,
+              "sinusoidal_pos_embds": False, "pad_token_id": 0}
+DISTILBERT_ALIASED = {"model_type": "distilbert", "architectures": ["DistilBertModel"], "vocab_size": 64,
+                      "hidden_size": 24, "num_hidden_layers": 3, "num_attention_heads": 2, "hidden_dim": 40,
+                      "activation": "gelu_new", "max_position_embeddings": 12}
+
+
+def distilbert_state(c):
+    E, F_, V = c.get("dim", c.get("hidden_size")), c["hidden_dim"], c["vocab_size"]
+    sd = {"embeddings.word_embeddings.weight": rnd(V, E, std=1.0),
+          "embeddings.position_embeddings.weight": rnd(c["max_position_embeddings"], E, std=0.5)}
+    ln_params(sd, "embeddings.LayerNorm", E)
+    for l in range(c.get("n_layers", c.get("num_hidden_layers"))):
+        p = "transformer.layer.%d." % l
+        for n in ("q_lin", "k_lin", "v_lin", "out_lin"):
+            sd[p + "attention.%s.weight" % n] = rnd(E, E, std=0.4)
+            sd[p + "attention.%s.bias" % n] = rnd(E, std=0.1)
+        ln_params(sd, p + "sa_layer_norm", E)
+        sd[p + "ffn.lin1.weight"] = rnd(F_, E)
+        sd[p + "ffn.lin1.bias"] = rnd(F_, std=0.1)
+        sd[p + "ffn.lin2.weight"] = rnd(E, F_)
+        sd[p + "ffn.lin2.bias"] = rnd(E, std=0.1)
+        ln_params(sd, p + "output_layer_norm", E)
+    return sd
+
+
+def distilbert_forward(sd, c, ids):
+    B, T = ids.shape
+    E, H = c.get("dim", c.get("hidden_size")), c.get("n_heads", c.get("num_attention_heads"))
+    d, eps = E // H, 1e-12
+    act = {"gelu": F.gelu, "gelu_new": gelu_new, "relu": F.relu}[c["activation"]]
+    h = sd["embeddings.word_embeddings.weight"][ids] + sd["embeddings.position_embeddings.weight"][torch.arange(T)[None]]
+    h = F.layer_norm(h, (E,), sd["embeddings.LayerNorm.weight"], sd["embeddings.LayerNorm.bias"], eps)
+    hidden, atts = [h], []
+    for l in range(c.get("n_layers", c.get("num_hidden_layers"))):
+        p = "transformer.layer.%d.attention." % l
+        lin = lambda x, n: F.linear(x, sd[p + n + ".weight"], sd[p + n + ".bias"])
+        shape = lambda x: x.view(B, -1, H, d).transpose(1, 2)
+        q, k, v = shape(lin(h, "q_lin")), shape(lin(h, "k_lin")), shape(lin(h, "v_lin"))
+        q = q / math.sqrt(d)
+        weights = torch.softmax(torch.matmul(q, k.transpose(2, 3)), dim=-1)
+        atts.append(weights)
+        ctx = lin(torch.matmul(weights, v).transpose(1, 2).reshape(B, T, E), "out_lin")
+        p = "transformer.layer.%d." % l
+        sa = F.layer_norm(ctx + h, (E,), sd[p + "sa_layer_norm.weight"], sd[p + "sa_layer_norm.bias"], eps)
+        f = F.linear(act(F.linear(sa, sd[p + "ffn.lin1.weight"], sd[p + "ffn.lin1.bias"])),
+                     sd[p + "ffn.lin2.weight"], sd[p + "ffn.lin2.bias"])
+        h = F.layer_norm(f + sa, (E,), sd[p + "output_layer_norm.weight"], sd[p + "output_layer_norm.bias"], eps)
+        hidden.append(h)
+    return torch.stack(atts), torch.stack(hidden)
+
+
+def distilbert():
+    torch.manual_seed(11)
+    save("distilbert", DISTILBERT, distilbert_state(DISTILBERT), lambda sd: distilbert_forward(sd, DISTILBERT, IDS),
+         prefix="distilbert.")
+    save("distilbert_aliased_f16", DISTILBERT_ALIASED, distilbert_state(DISTILBERT_ALIASED),
+         lambda sd: distilbert_forward(sd, DISTILBERT_ALIASED, IDS), torch.float16)
+
+
 def bert_base(folder, T=128, repeats=3, threads=2):
     """A BERT-base-shaped random checkpoint (L=12, E=768, H=12, FF=3072) in `folder` (never
     committed), ids of T tokens, and the eager torch forward timed on `threads` threads (best
@@ -1049,7 +1120,7 @@ def gpt2_small(folder, T=256, threads=2):
 # The flags that make one group of folders (tiny() makes them all).
 SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": qwen3, "--roberta": roberta,
            "--float64": float64, "--gemma": gemma, "--gemma3": gemma3, "--phi3": phi3, "--llama-biases": llama_biases,
-           "--gpt-neox": gpt_neox}
+           "--gpt-neox": gpt_neox, "--distilbert": distilbert}
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":

@@ -7,6 +7,7 @@
 //                          GELU (erf), no mask (every token sees every token)
 //   roberta, xlm-roberta   RobertaModel: BertModel's layers; positions count from pad_token_id + 1
 //                          over the tokens that are not pad_token_id (which keep pad_token_id)
+//   distilbert             DistilBertModel: BertModel's layers under other names, no token types
 //   gpt2                   GPT2Model: pre-LN, Conv1D layout (x·W) with the fused c_attn, causal,
 //                          GELU (tanh), ln_f; scale_attn_weights, scale_attn_by_inverse_layer_idx
 //   llama, mistral, qwen2, LlamaModel: RMSNorm, RoPE (rope_theta; rope_scaling linear, llama3,
@@ -45,7 +46,9 @@
 
 namespace attn::model {
 
-enum class Architecture { bert, gpt2, llama, gpt_neox };
+enum class Architecture { bert, distilbert, gpt2, llama, gpt_neox };
+// An encoder (bert, distilbert): every token sees every token, no mask of any kind.
+inline bool is_encoder(Architecture a) noexcept { return a == Architecture::bert || a == Architecture::distilbert; }
 
 // The model_type values attn runs, for messages: "bert, roberta, ..., gpt_neox".
 const char* known_model_types() noexcept;

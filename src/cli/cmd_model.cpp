@@ -147,7 +147,7 @@ std::string masking_of_layers(const model::ModelConfig& c) {
 
 // Whether layer l of the model masks key j for query i (the cells the pictures mark).
 bool masked_cell(const model::ModelConfig& c, std::size_t l, std::size_t i, std::size_t j) {
-    if (c.arch == model::Architecture::bert) return false;
+    if (model::is_encoder(c.arch)) return false;
     const std::size_t W = c.window_of(l);
     if (c.bidirectional) return W && (j + W <= i || i + W <= j);
     return j > i || (W && j + W <= i);
@@ -165,7 +165,8 @@ int cmd_model(int argc, char** argv) {
         "on a text (or text pair) tokenized by the folder's own tokenizer, or on token ids: every layer's and head's attention weights, as transformers'\n"
         "output_attentions stacked, (layers, batch, heads, tokens, tokens), and the hidden states\n"
         "(layers + 1, batch, tokens, hidden). model_type bert (BertModel), roberta and xlm-roberta\n"
-        "(RobertaModel: positions from pad_token_id + 1, pad tokens not counted), gpt2 (GPT2Model), llama,\n"
+        "(RobertaModel: positions from pad_token_id + 1, pad tokens not counted), distilbert (DistilBertModel),\n"
+        "gpt2 (GPT2Model), llama,\n"
         "mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3 and phi3 (LlamaModel: RMSNorm, RoPE with\n"
         "rope_scaling linear, llama3, dynamic, yarn or longrope, or transformers v5's rope_parameters,\n"
         "grouped-query heads, SwiGLU,\n"
@@ -368,9 +369,9 @@ int cmd_model(int argc, char** argv) {
         const TensorView layer_att = !wants.layer ? pick(res.attentions.view(), 0, layer.value_or(0)) : att;
         const std::size_t L = layer.value_or(0), W = c.window_of(L);
         // something masked: a decoder's causal rule, or EmbeddingGemma's window both ways
-        const bool any_masked = c.arch != model::Architecture::bert && (!c.bidirectional || W);
+        const bool any_masked = !model::is_encoder(c.arch) && (!c.bidirectional || W);
         const auto masked = [&c, L](std::size_t i, std::size_t j) { return masked_cell(c, L, i, j); };
-        const std::string masking = c.arch == model::Architecture::bert ? ""
+        const std::string masking = model::is_encoder(c.arch) ? ""
                                     : c.bidirectional ? (W ? "sliding window of " + std::to_string(W - 1) + " keys each side" : "")
                                     : W               ? "causal, sliding window " + std::to_string(W)
                                                       : "causal";
@@ -426,9 +427,9 @@ int cmd_model(int argc, char** argv) {
                 if (any_masked) o.masked = [masked](std::size_t, std::size_t i, std::size_t j) { return masked(i, j); };
                 files.push_back({html, viz::html_view(layer_att, o)});
             } else {  // (L, B, H, T, T): each layer's own window (Qwen2's max_window_layers)
-                o.masking_text = c.arch == model::Architecture::bert ? "" : masking_of_layers(c);
+                o.masking_text = model::is_encoder(c.arch) ? "" : masking_of_layers(c);
                 const std::size_t per_layer = input.batch * c.heads;
-                if (c.arch != model::Architecture::bert)
+                if (!model::is_encoder(c.arch))
                     o.masked = [&c, per_layer](std::size_t s, std::size_t i, std::size_t j) {
                         return masked_cell(c, s / per_layer, i, j);
                     };

@@ -2,7 +2,9 @@
 // token type + absolute position, LayerNorm), then per layer self-attention, the output dense
 // layer, Add & LayerNorm, the GELU feed-forward, Add & LayerNorm (post-LN). No attention mask:
 // every token sees every token of its batch item. RobertaModel (models/roberta/modeling_roberta.py)
-// is the same but for its position ids.
+// is the same but for its position ids; DistilBertModel (models/distilbert/modeling_distilbert.py)
+// the same under other names (EncoderNames), without token types. (DistilBERT divides q by √d
+// before q·kᵀ where BERT divides the scores: the same up to float32 rounding.)
 #include <string>
 
 #include "model/layers.hpp"
@@ -26,7 +28,22 @@ std::vector<std::int64_t> position_ids(const ModelConfig& c, const ModelInput& i
     return positions;
 }
 
+namespace {
+
+// The names of a layer's weights, after its layer_prefix (each with .weight and .bias).
+struct EncoderNames {
+    const char *query, *key, *value, *attention_out, *attention_norm, *ffn_in, *ffn_out, *output_norm;
+};
+constexpr EncoderNames bert_names{"attention.self.query",      "attention.self.key",      "attention.self.value",
+                                  "attention.output.dense",    "attention.output.LayerNorm", "intermediate.dense",
+                                  "output.dense",              "output.LayerNorm"};
+constexpr EncoderNames distilbert_names{"attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin",
+                                        "sa_layer_norm",   "ffn.lin1",        "ffn.lin2",        "output_layer_norm"};
+
+}  // namespace
+
 void run_bert(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec) {
+    const EncoderNames& n = c.arch == Architecture::distilbert ? distilbert_names : bert_names;
     const std::size_t E = c.hidden, H = c.heads, d = c.head_dim, B = in.batch, T = in.tokens, F = c.intermediate;
     const Weight& embeddings = w.table(token_embeddings(c.arch), {c.vocab, E});  // its shape checked before any buffer
     Tensor h = new_rows(B * T, E);
@@ -35,28 +52,31 @@ void run_bert(const ModelConfig& c, const Weights& w, const ModelInput& in, Reco
     std::vector<std::int64_t> types(B * T, 0);
     if (!in.token_types.empty()) types = in.token_types;
     if (c.absolute_positions) embed(h, w.table("embeddings.position_embeddings.weight", {c.max_positions, E}), positions, true);
-    embed(h, w.table("embeddings.token_type_embeddings.weight", {c.type_vocab, E}), types, true);
+    if (c.type_vocab) embed(h, w.table("embeddings.token_type_embeddings.weight", {c.type_vocab, E}), types, true);
     layer_norm(h, w.get("embeddings.LayerNorm.weight", {E}), &w.get("embeddings.LayerNorm.bias", {E}), c.norm_eps);
     rec.hidden(0, h);
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         const std::string p = layer_prefix(c.arch, l);
-        const auto W = [&](const std::string& n, std::initializer_list<std::size_t> s) -> const Weight& { return w.get(p + n, s); };
+        // The weight and the bias of the layer's part `name`, the weight `rows` × `cols`.
+        const auto weight = [&](const char* name, std::size_t rows, std::size_t cols) -> const Weight& {
+            return w.get(p + name + ".weight", {rows, cols});
+        };
+        const auto bias = [&](const char* name, std::size_t size) { return &w.get(p + name + ".bias", {size}); };
         const MatrixView x = rows_of(h);
-        const Tensor q = linear(x, W("attention.self.query.weight", {H * d, E}), Layout::linear, &W("attention.self.query.bias", {H * d}));
-        const Tensor k = linear(x, W("attention.self.key.weight", {H * d, E}), Layout::linear, &W("attention.self.key.bias", {H * d}));
-        const Tensor v = linear(x, W("attention.self.value.weight", {H * d, E}), Layout::linear, &W("attention.self.value.bias", {H * d}));
+        const Tensor q = linear(x, weight(n.query, H * d, E), Layout::linear, bias(n.query, H * d));
+        const Tensor k = linear(x, weight(n.key, H * d, E), Layout::linear, bias(n.key, H * d));
+        const Tensor v = linear(x, weight(n.value, H * d, E), Layout::linear, bias(n.value, H * d));
         const Tensor ctx = self_attention(heads_view(q, B, T, 0, H, d), heads_view(k, B, T, 0, H, d),
                                           heads_view(v, B, T, 0, H, d), AttentionSpec{}, rec.weights_of(l),
                                           rec.weights_stride());
-        Tensor a = linear(rows_of(ctx), W("attention.output.dense.weight", {E, H * d}), Layout::linear,
-                          &W("attention.output.dense.bias", {E}));
+        Tensor a = linear(rows_of(ctx), weight(n.attention_out, E, H * d), Layout::linear, bias(n.attention_out, E));
         add_rows(a, h);
-        layer_norm(a, W("attention.output.LayerNorm.weight", {E}), &W("attention.output.LayerNorm.bias", {E}), c.norm_eps);
-        Tensor f = linear(rows_of(a), W("intermediate.dense.weight", {F, E}), Layout::linear, &W("intermediate.dense.bias", {F}));
+        layer_norm(a, w.get(p + n.attention_norm + ".weight", {E}), bias(n.attention_norm, E), c.norm_eps);
+        Tensor f = linear(rows_of(a), weight(n.ffn_in, F, E), Layout::linear, bias(n.ffn_in, F));
         activate(f, c.activation);
-        h = linear(rows_of(f), W("output.dense.weight", {E, F}), Layout::linear, &W("output.dense.bias", {E}));
+        h = linear(rows_of(f), weight(n.ffn_out, E, F), Layout::linear, bias(n.ffn_out, E));
         add_rows(h, a);
-        layer_norm(h, W("output.LayerNorm.weight", {E}), &W("output.LayerNorm.bias", {E}), c.norm_eps);
+        layer_norm(h, w.get(p + n.output_norm + ".weight", {E}), bias(n.output_norm, E), c.norm_eps);
         rec.hidden(l + 1, h);
     }
 }

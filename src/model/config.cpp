@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, gpt_neox";
+    return "bert, roberta, xlm-roberta, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, gpt_neox";
 }
 
 namespace {
@@ -202,6 +202,27 @@ const char* aliased(const Reader& r, const char* key, const char* alias, const c
     if (k && a && !same)
         r.fail(std::string("\"") + key + "\" and \"" + alias + "\" (the same field of " + config_class + ") differ: give one");
     return k || !a ? key : alias;
+}
+
+// DistilBertModel (models/distilbert/modeling_distilbert.py): BertModel's post-LN layers under
+// other names, word + position embeddings (no token types), every LayerNorm's eps 1e-12 (fixed,
+// not in the config). DistilBertConfig's defaults (distilbert-base) and attribute_map.
+void distilbert(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::distilbert;
+    const auto named = [&](const char* key, const char* alias) { return aliased(r, key, alias, "DistilBertConfig"); };
+    c.layers = r.count_or(named("n_layers", "num_hidden_layers"), 6);
+    c.hidden = r.count_or(named("dim", "hidden_size"), 768);
+    c.heads = r.count_or(named("n_heads", "num_attention_heads"), 12);
+    c.intermediate = r.count_or("hidden_dim", 3072);
+    c.vocab = r.count_or("vocab_size", 30522), c.max_positions = r.count_or("max_position_embeddings", 512);
+    c.type_vocab = 0;
+    c.norm_eps = 1e-12;
+    r.not_null("activation");
+    c.activation = activation(r, r.string_or("activation", "gelu"));
+    // sinusoidal_pos_embds: transformers fills the position table with sinusoids when it builds the
+    // model; a checkpoint stores that table, and attn reads it from the weights as for false.
+    r.flag("sinusoidal_pos_embds", false);
+    padding_id(r, c, false);  // checked only: the word embeddings' padding_idx (default 0)
 }
 
 void gpt2(const Reader& r, ModelConfig& c) {
@@ -758,6 +779,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     c.model_type = type->as_string();
     if (c.model_type == "bert") bert(r, c);
     else if (c.model_type == "roberta" || c.model_type == "xlm-roberta") roberta(r, c);
+    else if (c.model_type == "distilbert") distilbert(r, c);
     else if (c.model_type == "gpt2") gpt2(r, c);
     else if (c.model_type == "llama" || c.model_type == "mistral" || c.model_type == "qwen2" || c.model_type == "qwen3")
         llama(r, c);

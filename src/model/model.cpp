@@ -50,6 +50,9 @@ Model::Model(const std::string& folder) {
         case Architecture::bert:  // RobertaForMaskedLM: "roberta." (XLM-RoBERTa's too)
             weights_->choose_prefix({"", config_.padding_idx ? "roberta." : "bert."}, token_embeddings(config_.arch));
             break;
+        case Architecture::distilbert:  // DistilBertForMaskedLM, ...ForSequenceClassification
+            weights_->choose_prefix({"", "distilbert."}, token_embeddings(config_.arch));
+            break;
         case Architecture::gpt2: weights_->choose_prefix({"", "transformer."}, token_embeddings(config_.arch)); break;
         case Architecture::gpt_neox: weights_->choose_prefix({"", "gpt_neox."}, token_embeddings(config_.arch)); break;
         case Architecture::llama:
@@ -118,7 +121,8 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
                                                                 " layers, and layer " + std::to_string(last) + " is needed");
     Recorder rec(c, in, wants);
     switch (c.arch) {
-        case Architecture::bert: run_bert(c, *weights_, in, rec); break;
+        case Architecture::bert:
+        case Architecture::distilbert: run_bert(c, *weights_, in, rec); break;
         case Architecture::gpt2: run_gpt2(c, *weights_, in, rec); break;
         case Architecture::llama: run_llama(c, *weights_, in, rec); break;
         case Architecture::gpt_neox: run_gpt_neox(c, *weights_, in, rec); break;
@@ -138,7 +142,8 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
 
 const char* token_embeddings(Architecture arch) {
     switch (arch) {
-        case Architecture::bert: return "embeddings.word_embeddings.weight";
+        case Architecture::bert:
+        case Architecture::distilbert: return "embeddings.word_embeddings.weight";
         case Architecture::gpt2: return "wte.weight";
         case Architecture::gpt_neox: return "embed_in.weight";
         case Architecture::llama: break;
@@ -149,6 +154,7 @@ const char* token_embeddings(Architecture arch) {
 std::string layer_prefix(Architecture arch, std::size_t l) {
     switch (arch) {
         case Architecture::bert: return "encoder.layer." + std::to_string(l) + ".";
+        case Architecture::distilbert: return "transformer.layer." + std::to_string(l) + ".";
         case Architecture::gpt2: return "h." + std::to_string(l) + ".";
         case Architecture::gpt_neox:
         case Architecture::llama: break;

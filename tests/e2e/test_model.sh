@@ -17,6 +17,8 @@
 # attention_bias and mlp_bias (o_proj's and the MLP's biases too) and v5's plain rope_parameters,
 # gpt_neox (Pythia's shape: RoPE on a quarter of each head, the parallel residual, float16; and
 # the serial residual without attention biases),
+# distilbert ("distilbert." names, gelu; the base model's names, DistilBertConfig's attribute_map
+# aliases in config.json, gelu_new, float16),
 # bert_bin (a torch.save pytorch_model.bin) and bert_uncased (bert-base-uncased's vocab.txt, the
 # tutorial's sentence pair given as --text/--text-pair), roberta ("roberta." names, position ids
 # from pad_token_id + 1 over padded rows, a ByteLevel BPE tokenizer.json; as xlm-roberta too);
@@ -445,6 +447,24 @@ run model "$TINY/embeddinggemma" --ids 1,17,42,5,63,9,2 --layer 1 --head 0 --hea
 expect_code 0 "embeddinggemma's full layer"
 if [ "${OUT#*××}" = "$OUT" ]; then pass; else fail "embeddinggemma's full layer: cells drawn as masked"; fi
 
+# DistilBERT's pictures: an encoder's, nothing masked and no masking named; its checkpoint has
+# no token types to take.
+run model "$TINY/distilbert" --ids 1,17,42,5 --layer 1 --heatmap --svg "$T/db.svg" --html "$T/db.html"
+expect_code 0 "distilbert pictures"
+if [ "${OUT#*××}" = "$OUT" ] && ! grep -q "causal\|url(#masked)" "$T/db.svg"; then pass; else
+    fail "distilbert: cells drawn as masked, or a masking named"
+fi
+run model "$TINY/distilbert" --ids 1,17,42 --token-types 0,0,1
+expect_code 3 "distilbert with token types"
+expect_err_has "token types are BERT's and GPT-2's; model_type distilbert has none" "distilbert's token types refused"
+# The layer names are DistilBERT's own: a BERT checkpoint under model_type distilbert is missing them.
+mkdir -p "$T/db_bert" && cp "$TINY/bert/model.safetensors" "$T/db_bert/"
+echo '{"model_type": "distilbert", "dim": 32, "n_heads": 4, "n_layers": 2, "hidden_dim": 64, "vocab_size": 64, "max_position_embeddings": 16}' \
+    >"$T/db_bert/config.json"
+run model "$T/db_bert" --ids 1,2
+expect_code 3 "distilbert config over BERT weights"
+expect_err_has "transformer.layer.1." "the missing DistilBERT layer named"
+
 # ---- bad input: clear errors, exit 3 (bad input) or 2 (usage) ----
 # A tokenizer.json that is a folder or a FIFO is no file left out (it said: no tokenizer.json, ...)
 mkdir -p "$T/tokdir" && ln -sf "$TINY/roberta/config.json" "$TINY/roberta/model.safetensors" "$T/tokdir/"
@@ -469,7 +489,7 @@ expect_err_has "no model.safetensors" "missing weights named"
 mkdir -p "$T/t5" && echo '{"model_type": "t5"}' >"$T/t5/config.json" && cp "$TINY/bert/model.safetensors" "$T/t5/"
 run model "$T/t5" --ids 1,2
 expect_code 3 "unknown model_type"
-expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, gpt_neox)' "unknown model_type lists the known ones"
+expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, gpt_neox)' "unknown model_type lists the known ones"
 mkdir -p "$T/relkey" && cp "$TINY/bert/model.safetensors" "$T/relkey/"
 sed 's/"absolute"/"relative_key"/' "$TINY/bert/config.json" >"$T/relkey/config.json"
 run model "$T/relkey" --ids 1,2

@@ -251,6 +251,43 @@ TEST_CASE("model config: pad_token_id within nn.Embedding's vocab_size (BERT and
     CHECK_FALSE(config("gpt2", ", \"pad_token_id\": 5000").padding_idx);  // GPT-2's wte has no padding_idx
 }
 
+TEST_CASE("model config: distilbert is DistilBertConfig: its defaults, attribute_map and activation") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig d = parse("{\"model_type\": \"distilbert\"}");  // distilbert-base
+    CHECK(d.arch == attn::model::Architecture::distilbert);
+    CHECK(attn::model::is_encoder(d.arch));
+    CHECK(d.layers == 6);
+    CHECK(d.hidden == 768);
+    CHECK(d.heads == 12);
+    CHECK(d.head_dim == 64);
+    CHECK(d.intermediate == 3072);  // hidden_dim: 4 * 768 whatever dim is
+    CHECK(parse("{\"model_type\": \"distilbert\", \"dim\": 96}").intermediate == 3072);
+    CHECK(d.vocab == 30522);
+    CHECK(d.max_positions == 512);
+    CHECK(d.type_vocab == 0);  // no token type embeddings
+    CHECK(d.norm_eps == 1e-12);
+    CHECK(d.activation == attn::model::ModelConfig::Activation::gelu_erf);
+    CHECK_FALSE(d.padding_idx);
+    // config.json's names of DistilBertConfig's fields: dim, n_heads, n_layers, or the aliases
+    const attn::model::ModelConfig a = config("distilbert", ", \"hidden_dim\": 40, \"activation\": \"relu\"");
+    CHECK(a.hidden == 64);
+    CHECK(a.heads == 16);
+    CHECK(a.layers == 2);
+    CHECK(a.intermediate == 40);
+    CHECK(a.activation == attn::model::ModelConfig::Activation::relu);
+    CHECK(config("distilbert", ", \"dim\": 64, \"n_layers\": 2").hidden == 64);
+    CHECK(error("distilbert", ", \"dim\": 32")
+              .find("\"dim\" and \"hidden_size\" (the same field of DistilBertConfig) differ") != std::string::npos);
+    CHECK(error("distilbert", ", \"n_heads\": 5").find("\"n_heads\" and \"num_attention_heads\"") != std::string::npos);
+    CHECK(error("distilbert", ", \"n_heads\": 5, \"num_attention_heads\": 5")
+              .find("hidden size 64 is not a multiple of 5 heads") != std::string::npos);
+    CHECK(error("distilbert", ", \"activation\": \"mish\"").find("activation \"mish\" is not supported") !=
+          std::string::npos);
+    CHECK(error("distilbert", ", \"activation\": null").find("\"activation\" is null") != std::string::npos);
+    CHECK(error("distilbert", ", \"pad_token_id\": 50").find("\"pad_token_id\" is 50") != std::string::npos);
+    CHECK(error("distilbert", ", \"sinusoidal_pos_embds\": 1").find("\"sinusoidal_pos_embds\"") != std::string::npos);
+}
+
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
     // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
     // pad_token_id 1
