@@ -13,6 +13,7 @@
     /usr/bin/python3 data/models/make_tiny.py --llama-biases  # only llama_biases
     /usr/bin/python3 data/models/make_tiny.py --gpt-neox # only pythia_f16, gpt_neox_serial
     /usr/bin/python3 data/models/make_tiny.py --distilbert  # only distilbert, distilbert_aliased_f16
+    /usr/bin/python3 data/models/make_tiny.py --bloom    # only bloom, bloom_post_ln_f16
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -25,7 +26,7 @@ Mistral's sliding-window mask `kv_idx > q_idx - sliding_window` of masking_utils
 and k_norm of models/qwen3/modeling_qwen3.py, Phi-3's fused projections and partial rotary dims of
 models/phi3/modeling_phi3.py; models/gemma, gemma2 and gemma3's GemmaModel, Gemma2Model and
 Gemma3TextModel; models/gpt_neox/modeling_gpt_neox.py GPTNeoXModel; models/distilbert/modeling_distilbert.py
-DistilBertModel), with the parameter names and
+DistilBertModel; models/bloom/modeling_bloom.py BloomModel), with the parameter names and
 config.json keys of those classes. The weights are random (torch.manual_seed); the float16 and
 bfloat16 variants store the weights rounded to that type and the reference runs in float32 on
 exactly those rounded values (attn widens them exactly and computes in float32).
@@ -883,6 +884,7 @@ def tiny():
     llama_biases()
     gpt_neox()
     distilbert()
+    bloom()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -1042,6 +1044,100 @@ def distilbert():
          lambda sd: distilbert_forward(sd, DISTILBERT_ALIASED, IDS), torch.float16)
 
 
+# ---- BloomModel (--bloom) ---------------------------------------------------------------------
+# models/bloom/modeling_bloom.py: word_embeddings and word_embeddings_layernorm, per block
+# input_layernorm, query_key_value viewed (B, T, H, 3, d), scores alibi.baddbmm(q, k^T, beta=1,
+# alpha=1/sqrt(d)) with build_alibi_tensor's slope_h * j, the causal mask, softmax in float32,
+# dense + residual, post_attention_layernorm, dense_h_to_4h, bloom_gelu_forward, dense_4h_to_h +
+# residual (the LayerNorms' outputs as residuals with apply_residual_connection_post_layernorm);
+# ln_f. bloom: BloomForCausalLM's "transformer." names, 6 heads (ALiBi's slopes for a count that is
+# no power of two), float32; bloom_post_ln_f16: the base model's names, n_embed and
+# num_attention_heads (the older key and the alias), apply_residual_connection_post_layernorm,
+# 4 heads, float16.
+BLOOM = {"model_type": "bloom", "architectures": ["BloomForCausalLM"], "vocab_size": 64, "hidden_size": 36,
+         "n_layer": 2, "n_head": 6, "layer_norm_epsilon": 1e-5, "apply_residual_connection_post_layernorm": False,
+         "pretraining_tp": 1, "slow_but_exact": False}
+BLOOM_POST_LN = {"model_type": "bloom", "architectures": ["BloomModel"], "vocab_size": 64, "n_embed": 32,
+                 "num_hidden_layers": 3, "num_attention_heads": 4, "layer_norm_epsilon": 1e-5,
+                 "apply_residual_connection_post_layernorm": True}
+
+
+def bloom_sizes(c):
+    return (c.get("hidden_size", c.get("n_embed")), c.get("n_head", c.get("num_attention_heads")),
+            c.get("n_layer", c.get("num_hidden_layers")))
+
+
+def bloom_state(c):
+    E, _, L = bloom_sizes(c)
+    sd = {"word_embeddings.weight": rnd(c["vocab_size"], E, std=1.0)}
+    ln_params(sd, "word_embeddings_layernorm", E)
+    for l in range(L):
+        p = "h.%d." % l
+        ln_params(sd, p + "input_layernorm", E)
+        sd[p + "self_attention.query_key_value.weight"] = rnd(3 * E, E, std=0.4)
+        sd[p + "self_attention.query_key_value.bias"] = rnd(3 * E, std=0.1)
+        sd[p + "self_attention.dense.weight"] = rnd(E, E)
+        sd[p + "self_attention.dense.bias"] = rnd(E, std=0.1)
+        ln_params(sd, p + "post_attention_layernorm", E)
+        sd[p + "mlp.dense_h_to_4h.weight"] = rnd(4 * E, E)
+        sd[p + "mlp.dense_h_to_4h.bias"] = rnd(4 * E, std=0.1)
+        sd[p + "mlp.dense_4h_to_h.weight"] = rnd(E, 4 * E, std=0.1)
+        sd[p + "mlp.dense_4h_to_h.bias"] = rnd(E, std=0.1)
+    ln_params(sd, "ln_f", E)
+    return sd
+
+
+def bloom_alibi(n_head, T):
+    """build_alibi_tensor for an all-ones attention mask: (n_head, 1, T), slope_h * j."""
+    closest = 2 ** math.floor(math.log2(n_head))
+    base = torch.tensor(2 ** (-(2 ** -(math.log2(closest) - 3))), dtype=torch.float32)
+    slopes = torch.pow(base, torch.arange(1, 1 + closest, dtype=torch.int32))
+    if closest != n_head:
+        extra = torch.tensor(2 ** (-(2 ** -(math.log2(2 * closest) - 3))), dtype=torch.float32)
+        rest = min(closest, n_head - closest)
+        slopes = torch.cat([slopes, torch.pow(extra, torch.arange(1, 1 + 2 * rest, 2, dtype=torch.int32))])
+    return slopes[:, None, None] * torch.arange(T)[None, None, :]
+
+
+def bloom_forward(sd, c, ids):
+    B, T = ids.shape
+    E, H, L = bloom_sizes(c)
+    d, eps = E // H, c["layer_norm_epsilon"]
+    post = c.get("apply_residual_connection_post_layernorm", False)
+    ln = lambda x, n: F.layer_norm(x, (E,), sd[n + ".weight"], sd[n + ".bias"], eps)
+    h = ln(sd["word_embeddings.weight"][ids], "word_embeddings_layernorm")
+    alibi = bloom_alibi(H, T).repeat(B, 1, 1)  # (B*H, 1, T)
+    causal = torch.ones(T, T, dtype=torch.bool).triu(1)
+    hidden, atts = [], []
+    for l in range(L):
+        hidden.append(h)
+        p = "h.%d." % l
+        x = ln(h, p + "input_layernorm")
+        residual = x if post else h
+        qkv = F.linear(x, sd[p + "self_attention.query_key_value.weight"], sd[p + "self_attention.query_key_value.bias"])
+        qkv = qkv.view(B, T, H, 3, d)
+        q, k, v = (qkv[..., i, :].transpose(1, 2).reshape(B * H, T, d) for i in range(3))
+        scores = alibi.baddbmm(q, k.transpose(-1, -2), beta=1.0, alpha=1.0 / math.sqrt(d)).view(B, H, T, T)
+        probs = torch.softmax(scores.masked_fill(causal, float("-inf")), dim=-1, dtype=torch.float32)
+        atts.append(probs)
+        ctx = torch.bmm(probs.view(B * H, T, T), v).view(B, H, T, d).permute(0, 2, 1, 3).reshape(B, T, E)
+        a = F.linear(ctx, sd[p + "self_attention.dense.weight"], sd[p + "self_attention.dense.bias"]) + residual
+        x = ln(a, p + "post_attention_layernorm")
+        residual = x if post else a
+        f = F.linear(x, sd[p + "mlp.dense_h_to_4h.weight"], sd[p + "mlp.dense_h_to_4h.bias"])
+        f = f * 0.5 * (1.0 + torch.tanh(0.79788456 * f * (1 + 0.044715 * f * f)))  # bloom_gelu_forward
+        h = F.linear(f, sd[p + "mlp.dense_4h_to_h.weight"], sd[p + "mlp.dense_4h_to_h.bias"]) + residual
+    hidden.append(ln(h, "ln_f"))
+    return torch.stack(atts), torch.stack(hidden)
+
+
+def bloom():
+    torch.manual_seed(12)
+    save("bloom", BLOOM, bloom_state(BLOOM), lambda sd: bloom_forward(sd, BLOOM, IDS), prefix="transformer.")
+    save("bloom_post_ln_f16", BLOOM_POST_LN, bloom_state(BLOOM_POST_LN),
+         lambda sd: bloom_forward(sd, BLOOM_POST_LN, IDS), torch.float16)
+
+
 def bert_base(folder, T=128, repeats=3, threads=2):
     """A BERT-base-shaped random checkpoint (L=12, E=768, H=12, FF=3072) in `folder` (never
     committed), ids of T tokens, and the eager torch forward timed on `threads` threads (best
@@ -1120,7 +1216,8 @@ def gpt2_small(folder, T=256, threads=2):
 # The flags that make one group of folders (tiny() makes them all).
 SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": qwen3, "--roberta": roberta,
            "--float64": float64, "--gemma": gemma, "--gemma3": gemma3, "--phi3": phi3, "--llama-biases": llama_biases,
-           "--gpt-neox": gpt_neox, "--distilbert": distilbert}
+           "--gpt-neox": gpt_neox, "--distilbert": distilbert,
+           "--bloom": bloom}
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":

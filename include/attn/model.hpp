@@ -24,6 +24,9 @@
 //   phi3                   the fused qkv_proj and gate_up_proj, partial_rotary_factor, LongRoPE
 //   gpt_neox               GPTNeoXModel: LayerNorm, the fused query_key_value per head, RoPE on
 //                          rotary_pct of each head, use_parallel_residual
+//   bloom                  BloomModel: ALiBi (BLOOM's slopes), LayerNorm on the embeddings, the
+//                          fused query_key_value per head, GELU (tanh), ln_f;
+//                          apply_residual_connection_post_layernorm
 // The attention runs on attn's engine (attn/multihead.hpp's batched_attention: causal rule,
 // window, RoPE and grouped-query heads of the resolved problem), the linear layers on attn's
 // GEMM with the weights where they lie in the mapped files (float16 and bfloat16 widened as
@@ -46,7 +49,7 @@
 
 namespace attn::model {
 
-enum class Architecture { bert, distilbert, gpt2, llama, gpt_neox };
+enum class Architecture { bert, distilbert, gpt2, llama, gpt_neox, bloom };
 // An encoder (bert, distilbert): every token sees every token, no mask of any kind.
 inline bool is_encoder(Architecture a) noexcept { return a == Architecture::bert || a == Architecture::distilbert; }
 
@@ -72,6 +75,7 @@ struct ModelConfig {
     bool qk_norm = false;  // Qwen3: self_attn.q_norm and k_norm, RMSNorm over head_dim
     bool fused_projections = false;  // Phi-3: self_attn.qkv_proj (rows q | k | v), mlp.gate_up_proj (gate | up)
     bool parallel_residual = false;  // GPT-NeoX's use_parallel_residual: x + attn(ln1(x)) + mlp(ln2(x))
+    bool residual_from_norm = false;  // BLOOM's apply_residual_connection_post_layernorm: ln(x) + attn(ln(x))
     std::size_t rotary_dims = 0;     // Phi-3's partial_rotary_factor, GPT-NeoX's rotary_pct: the leading dims of each
                                      // head RoPE turns (0: all)
     bool embed_scale = false, unit_offset_norm = false;  // Gemma: embeddings ·√hidden, RMSNorm by (1 + weight)

@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, gpt_neox";
+    return "bert, roberta, xlm-roberta, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, gpt_neox, bloom";
 }
 
 namespace {
@@ -242,6 +242,25 @@ void gpt2(const Reader& r, ModelConfig& c) {
     c.scale_attn_weights = r.flag("scale_attn_weights", true);  // `if self.scale_attn_weights:`, null false
     c.scale_by_inverse_layer = r.flag("scale_attn_by_inverse_layer_idx", false);
     if (r.flag("add_cross_attention", false)) r.fail("\"add_cross_attention\": true is not supported");
+}
+
+// BloomConfig's defaults (its tiny test model's: the checkpoints give theirs) and attribute_map
+// (n_layer, n_head); n_embed, which older configs give, is hidden_size. No position embeddings
+// (ALiBi: no limit on the tokens), the MLP 4·hidden_size wide with BLOOM's GELU (tanh form),
+// every linear layer with biases. pretraining_tp with slow_but_exact splits the output
+// projections into slices whose sums are the same products (to float32 rounding).
+void bloom(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::bloom;
+    c.layers = r.count_or(aliased(r, "n_layer", "num_hidden_layers", "BloomConfig"), 2);
+    c.hidden = r.count_or(aliased(r, "n_embed", "hidden_size", "BloomConfig"), 64);
+    c.heads = r.count_or(aliased(r, "n_head", "num_attention_heads", "BloomConfig"), 8);
+    c.intermediate = 4 * c.hidden;
+    c.vocab = r.count_or("vocab_size", 250880);
+    c.norm_eps = r.eps_or("layer_norm_epsilon", 1e-5);
+    c.activation = ModelConfig::Activation::gelu_tanh;
+    c.residual_from_norm = r.flag("apply_residual_connection_post_layernorm", false);
+    if (c.hidden % c.heads)  // BloomAttention refuses it
+        r.fail("hidden_size " + std::to_string(c.hidden) + " is not a multiple of n_head " + std::to_string(c.heads));
 }
 
 // The lengths RoPE's scalings read from the top level of config.json: max_position_embeddings,
@@ -787,6 +806,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "gemma3") gemma3(r, c);
     else if (c.model_type == "phi3") phi3(r, c);
     else if (c.model_type == "gpt_neox") gpt_neox(r, c);
+    else if (c.model_type == "bloom") bloom(r, c);
     else r.fail("model_type \"" + c.model_type + "\" is not supported (attn runs " + known_model_types() + ")");
     if (c.kv_heads == 0) c.kv_heads = c.heads;
     if (c.head_dim == 0) {

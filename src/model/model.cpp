@@ -53,7 +53,10 @@ Model::Model(const std::string& folder) {
         case Architecture::distilbert:  // DistilBertForMaskedLM, ...ForSequenceClassification
             weights_->choose_prefix({"", "distilbert."}, token_embeddings(config_.arch));
             break;
-        case Architecture::gpt2: weights_->choose_prefix({"", "transformer."}, token_embeddings(config_.arch)); break;
+        case Architecture::gpt2:
+        case Architecture::bloom:  // GPT2LMHeadModel, BloomForCausalLM
+            weights_->choose_prefix({"", "transformer."}, token_embeddings(config_.arch));
+            break;
         case Architecture::gpt_neox: weights_->choose_prefix({"", "gpt_neox."}, token_embeddings(config_.arch)); break;
         case Architecture::llama:
             // Gemma3ForConditionalGeneration: the language model beside the vision tower, as Google's
@@ -126,6 +129,7 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
         case Architecture::gpt2: run_gpt2(c, *weights_, in, rec); break;
         case Architecture::llama: run_llama(c, *weights_, in, rec); break;
         case Architecture::gpt_neox: run_gpt_neox(c, *weights_, in, rec); break;
+        case Architecture::bloom: run_bloom(c, *weights_, in, rec); break;
     }
     ForwardResult r = std::move(rec).take();
     r.notes = c.notes;
@@ -146,6 +150,7 @@ const char* token_embeddings(Architecture arch) {
         case Architecture::distilbert: return "embeddings.word_embeddings.weight";
         case Architecture::gpt2: return "wte.weight";
         case Architecture::gpt_neox: return "embed_in.weight";
+        case Architecture::bloom: return "word_embeddings.weight";
         case Architecture::llama: break;
     }
     return "embed_tokens.weight";
@@ -155,7 +160,8 @@ std::string layer_prefix(Architecture arch, std::size_t l) {
     switch (arch) {
         case Architecture::bert: return "encoder.layer." + std::to_string(l) + ".";
         case Architecture::distilbert: return "transformer.layer." + std::to_string(l) + ".";
-        case Architecture::gpt2: return "h." + std::to_string(l) + ".";
+        case Architecture::gpt2:
+        case Architecture::bloom: return "h." + std::to_string(l) + ".";
         case Architecture::gpt_neox:
         case Architecture::llama: break;
     }

@@ -19,6 +19,8 @@
 # the serial residual without attention biases),
 # distilbert ("distilbert." names, gelu; the base model's names, DistilBertConfig's attribute_map
 # aliases in config.json, gelu_new, float16),
+# bloom (ALiBi with 6 heads, "transformer." names; the LayerNorms' outputs as residuals, n_embed,
+# float16),
 # bert_bin (a torch.save pytorch_model.bin) and bert_uncased (bert-base-uncased's vocab.txt, the
 # tutorial's sentence pair given as --text/--text-pair), roberta ("roberta." names, position ids
 # from pad_token_id + 1 over padded rows, a ByteLevel BPE tokenizer.json; as xlm-roberta too);
@@ -465,6 +467,14 @@ run model "$T/db_bert" --ids 1,2
 expect_code 3 "distilbert config over BERT weights"
 expect_err_has "transformer.layer.1." "the missing DistilBERT layer named"
 
+# BLOOM has no position table (ALiBi): 40 tokens on a model without max_position_embeddings run;
+# its pictures are causal.
+run model "$TINY/bloom" --ids "$(seq -s, 1 40)" --layer 0 --head 5 --show attentions --format csv
+expect_code 0 "bloom on 40 tokens"
+run model "$TINY/bloom" --ids 1,17,42,5 --layer 0 --head 0 --heatmap --svg "$T/bl.svg"
+expect_code 0 "bloom pictures"
+if grep -q "causal" "$T/bl.svg"; then pass; else fail "bloom: the SVG does not say causal"; fi
+
 # ---- bad input: clear errors, exit 3 (bad input) or 2 (usage) ----
 # A tokenizer.json that is a folder or a FIFO is no file left out (it said: no tokenizer.json, ...)
 mkdir -p "$T/tokdir" && ln -sf "$TINY/roberta/config.json" "$TINY/roberta/model.safetensors" "$T/tokdir/"
@@ -489,7 +499,7 @@ expect_err_has "no model.safetensors" "missing weights named"
 mkdir -p "$T/t5" && echo '{"model_type": "t5"}' >"$T/t5/config.json" && cp "$TINY/bert/model.safetensors" "$T/t5/"
 run model "$T/t5" --ids 1,2
 expect_code 3 "unknown model_type"
-expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, gpt_neox)' "unknown model_type lists the known ones"
+expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, gpt_neox, bloom)' "unknown model_type lists the known ones"
 mkdir -p "$T/relkey" && cp "$TINY/bert/model.safetensors" "$T/relkey/"
 sed 's/"absolute"/"relative_key"/' "$TINY/bert/config.json" >"$T/relkey/config.json"
 run model "$T/relkey" --ids 1,2

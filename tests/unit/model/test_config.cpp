@@ -288,6 +288,40 @@ TEST_CASE("model config: distilbert is DistilBertConfig: its defaults, attribute
     CHECK(error("distilbert", ", \"sinusoidal_pos_embds\": 1").find("\"sinusoidal_pos_embds\"") != std::string::npos);
 }
 
+TEST_CASE("model config: bloom is BloomConfig: its defaults, n_embed and the attribute_map") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig b = parse("{\"model_type\": \"bloom\"}");
+    CHECK(b.arch == attn::model::Architecture::bloom);
+    CHECK_FALSE(attn::model::is_encoder(b.arch));
+    CHECK(b.layers == 2);
+    CHECK(b.hidden == 64);
+    CHECK(b.heads == 8);
+    CHECK(b.kv_heads == 8);
+    CHECK(b.head_dim == 8);
+    CHECK(b.intermediate == 256);  // 4 * hidden_size, n_inner unread
+    CHECK(parse("{\"model_type\": \"bloom\", \"n_inner\": 7}").intermediate == 256);
+    CHECK(b.vocab == 250880);
+    CHECK(b.max_positions == 0);  // ALiBi: no table, no limit
+    CHECK(b.norm_eps == 1e-5);
+    CHECK(b.activation == attn::model::ModelConfig::Activation::gelu_tanh);
+    CHECK_FALSE(b.residual_from_norm);
+    CHECK(parse("{\"model_type\": \"bloom\", \"apply_residual_connection_post_layernorm\": true}").residual_from_norm);
+    // bigscience/bloom's keys: n_embed, num_attention_heads, n_layer
+    const attn::model::ModelConfig big =
+        parse("{\"model_type\": \"bloom\", \"n_embed\": 96, \"num_attention_heads\": 12, \"n_layer\": 3}");
+    CHECK(big.hidden == 96);
+    CHECK(big.heads == 12);
+    CHECK(big.layers == 3);
+    CHECK(config("bloom", ", \"n_embed\": 64").hidden == 64);  // hidden_size 64 too: the same value
+    CHECK(error("bloom", ", \"n_embed\": 32").find("\"n_embed\" and \"hidden_size\" (the same field of BloomConfig) differ") !=
+          std::string::npos);
+    CHECK(error("bloom", ", \"n_head\": 8").find("\"n_head\" and \"num_attention_heads\"") != std::string::npos);
+    CHECK(error("bloom", ", \"n_layer\": 3").find("\"n_layer\" and \"num_hidden_layers\"") != std::string::npos);
+    CHECK(error("bloom", ", \"num_attention_heads\": 5").find("hidden_size 64 is not a multiple of n_head 5") !=
+          std::string::npos);
+    CHECK(error("bloom", ", \"layer_norm_epsilon\": -1").find("\"layer_norm_epsilon\" is -1") != std::string::npos);
+}
+
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
     // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
     // pad_token_id 1
