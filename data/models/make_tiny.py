@@ -14,6 +14,7 @@
     /usr/bin/python3 data/models/make_tiny.py --gpt-neox # only pythia_f16, gpt_neox_serial
     /usr/bin/python3 data/models/make_tiny.py --distilbert  # only distilbert, distilbert_aliased_f16
     /usr/bin/python3 data/models/make_tiny.py --bloom    # only bloom, bloom_post_ln_f16
+    /usr/bin/python3 data/models/make_tiny.py --olmo2    # only olmo2, olmo2_bias_bf16
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -25,8 +26,9 @@ attention, modeling_rope_utils.py's default, linear, llama3, dynamic, yarn and l
 Mistral's sliding-window mask `kv_idx > q_idx - sliding_window` of masking_utils.py, Qwen3's q_norm
 and k_norm of models/qwen3/modeling_qwen3.py, Phi-3's fused projections and partial rotary dims of
 models/phi3/modeling_phi3.py; models/gemma, gemma2 and gemma3's GemmaModel, Gemma2Model and
-Gemma3TextModel; models/gpt_neox/modeling_gpt_neox.py GPTNeoXModel; models/distilbert/modeling_distilbert.py
-DistilBertModel; models/bloom/modeling_bloom.py BloomModel), with the parameter names and
+Gemma3TextModel; models/olmo2/modular_olmo2.py Olmo2Model; models/gpt_neox/modeling_gpt_neox.py
+GPTNeoXModel; models/distilbert/modeling_distilbert.py DistilBertModel; models/bloom/modeling_bloom.py
+BloomModel), with the parameter names and
 config.json keys of those classes. The weights are random (torch.manual_seed); the float16 and
 bfloat16 variants store the weights rounded to that type and the reference runs in float32 on
 exactly those rounded values (attn widens them exactly and computes in float32).
@@ -206,7 +208,8 @@ def llama_state(c, qkv_bias):
     sd = {"embed_tokens.weight": rnd(V, E, std=1.0)}
     for l in range(c["num_hidden_layers"]):
         p = "layers.%d." % l
-        sd[p + "input_layernorm.weight"] = 1.0 + rnd(E, std=0.1)
+        if c["model_type"] != "olmo2":  # Olmo2DecoderLayer: no input_layernorm
+            sd[p + "input_layernorm.weight"] = 1.0 + rnd(E, std=0.1)
         for n, rows in (("q", H * d), ("k", G * d), ("v", G * d)):
             sd[p + "self_attn.%s_proj.weight" % n] = rnd(rows, E, std=0.4)
             if qkv_bias:
@@ -214,13 +217,17 @@ def llama_state(c, qkv_bias):
         if c["model_type"] == "phi3":  # Phi3Attention's qkv_proj: the rows of q, k and v one after another
             sd[p + "self_attn.qkv_proj.weight"] = torch.cat([sd.pop(p + "self_attn.%s_proj.weight" % n) for n in "qkv"])
         sd[p + "self_attn.o_proj.weight"] = rnd(E, H * d)
-        if c["model_type"] == "llama" and c.get("attention_bias"):  # LlamaAttention: o_proj's bias too
+        if c["model_type"] in ("llama", "olmo2") and c.get("attention_bias"):  # LlamaAttention: o_proj's bias too
             sd[p + "self_attn.o_proj.bias"] = rnd(E, std=0.2)
         if c["model_type"] == "qwen3":  # Qwen3Attention: o_proj's bias with attention_bias; q_norm, k_norm
             if qkv_bias:
                 sd[p + "self_attn.o_proj.bias"] = rnd(E, std=0.2)
             sd[p + "self_attn.q_norm.weight"] = 1.0 + rnd(d, std=0.3)
             sd[p + "self_attn.k_norm.weight"] = 1.0 + rnd(d, std=0.3)
+        if c["model_type"] == "olmo2":  # Olmo2Attention: q_norm, k_norm over the whole projections
+            sd[p + "self_attn.q_norm.weight"] = 1.0 + rnd(H * d, std=0.3)
+            sd[p + "self_attn.k_norm.weight"] = 1.0 + rnd(G * d, std=0.3)
+            sd[p + "post_feedforward_layernorm.weight"] = 1.0 + rnd(E, std=0.1)
         sd[p + "post_attention_layernorm.weight"] = 1.0 + rnd(E, std=0.1)
         sd[p + "mlp.gate_proj.weight"] = rnd(Fi, E)
         sd[p + "mlp.up_proj.weight"] = rnd(Fi, E)
@@ -362,8 +369,13 @@ def llama_forward(sd, c, ids):
     for l in range(c["num_hidden_layers"]):
         p = "layers.%d." % l
         hidden.append(h)
-        x = rms_norm(h, sd[p + "input_layernorm.weight"], eps)
-        if c["model_type"] == "phi3":  # qkv[..., :H·d], the next G·d, the rest
+        olmo2 = c["model_type"] == "olmo2"  # no norm before the attention and the MLP, the norms after
+        x = h if olmo2 else rms_norm(h, sd[p + "input_layernorm.weight"], eps)
+        if olmo2:  # Olmo2Attention: q_norm(q_proj(x)), k_norm(k_proj(x)) over all heads, then the views
+            q = rms_norm(lin(x, p + "self_attn.q_proj"), sd[p + "self_attn.q_norm.weight"], eps).view(B, T, H, d)
+            k = rms_norm(lin(x, p + "self_attn.k_proj"), sd[p + "self_attn.k_norm.weight"], eps).view(B, T, G, d)
+            v = lin(x, p + "self_attn.v_proj").view(B, T, G, d).transpose(1, 2)
+        elif c["model_type"] == "phi3":  # qkv[..., :H·d], the next G·d, the rest
             qkv = lin(x, p + "self_attn.qkv_proj")
             q, k, v = qkv[..., :H * d], qkv[..., H * d:(H + G) * d], qkv[..., (H + G) * d:]
             q, k, v = q.reshape(B, T, H, d), k.reshape(B, T, G, d), v.reshape(B, T, G, d).transpose(1, 2)
@@ -383,6 +395,11 @@ def llama_forward(sd, c, ids):
         w = torch.softmax(w, dim=-1, dtype=torch.float32)
         atts.append(w)
         ctx = torch.matmul(w, v).transpose(1, 2).reshape(B, T, H * d)
+        if olmo2:
+            h = h + rms_norm(lin(ctx, p + "self_attn.o_proj"), sd[p + "post_attention_layernorm.weight"], eps)
+            mlp = lin(F.silu(lin(h, p + "mlp.gate_proj")) * lin(h, p + "mlp.up_proj"), p + "mlp.down_proj")
+            h = h + rms_norm(mlp, sd[p + "post_feedforward_layernorm.weight"], eps)
+            continue
         h = h + lin(ctx, p + "self_attn.o_proj")
         x = rms_norm(h, sd[p + "post_attention_layernorm.weight"], eps)
         if c["model_type"] == "phi3":  # gate, up = gate_up_proj(x).chunk(2, dim=-1); up · act(gate)
@@ -783,6 +800,25 @@ LLAMA_BIASES = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "v
                 "mlp_bias": True}
 
 
+# OLMo 2 (--olmo2: torch.manual_seed(13)): models/olmo2/modular_olmo2.py, LlamaModel's layer with
+# q_norm and k_norm (RMSNorm over all heads' q and k at once), post_attention_layernorm and
+# post_feedforward_layernorm on the attention's and the MLP's outputs and no norm before them.
+# olmo2: G=2, float32; olmo2_bias_bf16: attention_bias (q, k, v, o_proj), MHA, linear rope_scaling.
+OLMO2 = {"model_type": "olmo2", "architectures": ["Olmo2ForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+         "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 40,
+         "hidden_act": "silu", "rms_norm_eps": 1e-6, "max_position_embeddings": 64, "rope_theta": 500.0,
+         "attention_bias": False, "pad_token_id": 1}
+OLMO2_BIAS = dict(OLMO2, num_key_value_heads=4, attention_bias=True, rms_norm_eps=1e-5,
+                  rope_scaling={"rope_type": "linear", "factor": 2.0})
+
+
+def olmo2():
+    torch.manual_seed(13)
+    save("olmo2", OLMO2, llama_state(OLMO2, False), lambda sd: llama_forward(sd, OLMO2, IDS), prefix="model.")
+    save("olmo2_bias_bf16", OLMO2_BIAS, llama_state(OLMO2_BIAS, True), lambda sd: llama_forward(sd, OLMO2_BIAS, IDS),
+         torch.bfloat16, prefix="model.")
+
+
 def llama_biases():
     torch.manual_seed(9)
     save("llama_biases", LLAMA_BIASES, llama_state(LLAMA_BIASES, True), lambda sd: llama_forward(sd, LLAMA_BIASES, IDS),
@@ -885,6 +921,7 @@ def tiny():
     gpt_neox()
     distilbert()
     bloom()
+    olmo2()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -1217,7 +1254,7 @@ def gpt2_small(folder, T=256, threads=2):
 SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": qwen3, "--roberta": roberta,
            "--float64": float64, "--gemma": gemma, "--gemma3": gemma3, "--phi3": phi3, "--llama-biases": llama_biases,
            "--gpt-neox": gpt_neox, "--distilbert": distilbert,
-           "--bloom": bloom}
+           "--bloom": bloom, "--olmo2": olmo2}
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":

@@ -24,6 +24,8 @@
 //   phi3                   the fused qkv_proj and gate_up_proj, partial_rotary_factor, LongRoPE
 //   gpt_neox               GPTNeoXModel: LayerNorm, the fused query_key_value per head, RoPE on
 //                          rotary_pct of each head, use_parallel_residual
+//   olmo2                  LlamaModel's layer with the norms after the attention and the MLP
+//                          (none before), q_norm and k_norm over the whole projection
 //   bloom                  BloomModel: ALiBi (BLOOM's slopes), LayerNorm on the embeddings, the
 //                          fused query_key_value per head, GELU (tanh), ln_f;
 //                          apply_residual_connection_post_layernorm
@@ -73,6 +75,7 @@ struct ModelConfig {
     std::vector<bool> slides;           // per layer: the sliding window applies (empty: every layer)
     bool qkv_bias = false, o_bias = false, mlp_bias = false;  // llama family
     bool qk_norm = false;  // Qwen3: self_attn.q_norm and k_norm, RMSNorm over head_dim
+    bool qk_norm_whole = false;  // OLMo 2: q_norm and k_norm over the whole projection (heads · head_dim)
     bool fused_projections = false;  // Phi-3: self_attn.qkv_proj (rows q | k | v), mlp.gate_up_proj (gate | up)
     bool parallel_residual = false;  // GPT-NeoX's use_parallel_residual: x + attn(ln1(x)) + mlp(ln2(x))
     bool residual_from_norm = false;  // BLOOM's apply_residual_connection_post_layernorm: ln(x) + attn(ln(x))
@@ -81,6 +84,8 @@ struct ModelConfig {
     bool embed_scale = false, unit_offset_norm = false;  // Gemma: embeddings ·√hidden, RMSNorm by (1 + weight)
     bool sandwich_norms = false;  // Gemma 2: post_attention_layernorm on the attention's output,
                                   // pre_ and post_feedforward_layernorm around the MLP
+    bool post_norms = false;  // OLMo 2: no norm before the attention and the MLP, post_attention_layernorm
+                              // and post_feedforward_layernorm on their outputs
     double query_scalar = 0;      // Gemma 2: the scale query_pre_attn_scalar ** -0.5 (0: head_dim's)
     float softcap = 0;            // Gemma 2: attn_logit_softcapping (0: none)
     bool bidirectional = false;   // EmbeddingGemma: no causal rule; sliding layers see |i - j| < sliding_window

@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, gpt_neox, bloom";
+    return "bert, roberta, xlm-roberta, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, gpt_neox, bloom";
 }
 
 namespace {
@@ -530,10 +530,10 @@ void rope_and_groups(const Reader& r, ModelConfig& c, std::size_t default_max_po
 
 void llama(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::llama;
-    // LlamaConfig's, MistralConfig's, Qwen2Config's and Qwen3Config's defaults (Llama 2 7B,
-    // Mistral 7B, Qwen2 7B; Qwen3Config's sizes are Qwen2Config's, with head_dim 128)
+    // LlamaConfig's, MistralConfig's, Qwen2Config's, Qwen3Config's and Olmo2Config's defaults (Llama 2
+    // 7B, Mistral 7B, Qwen2 7B, OLMo 2 7B; Qwen3Config's sizes are Qwen2Config's, with head_dim 128)
     const bool mistral = c.model_type == "mistral", qwen2 = c.model_type == "qwen2", qwen3 = c.model_type == "qwen3";
-    const bool qwen = qwen2 || qwen3;
+    const bool qwen = qwen2 || qwen3, olmo2 = c.model_type == "olmo2";
     c.layers = r.count_or("num_hidden_layers", 32), c.hidden = r.count_or("hidden_size", 4096);
     c.heads = r.count_or("num_attention_heads", 32);
     c.intermediate = r.count_or("intermediate_size", mistral ? 14336 : qwen ? 22016 : 11008);
@@ -543,8 +543,8 @@ void llama(const Reader& r, ModelConfig& c) {
     c.kv_heads = r.v.find("num_key_value_heads") ? r.count_or_none("num_key_value_heads", c.heads) : kv_default;
     // Qwen3Config's head_dim is its own (128), not hidden / heads; null fails in Qwen3Attention.
     c.head_dim = qwen3 ? r.count_or("head_dim", 128) : r.count_or_none("head_dim", c.hidden / c.heads);
-    c.vocab = r.count_or("vocab_size", qwen ? 151936 : 32000);
-    c.norm_eps = r.eps_or("rms_norm_eps", 1e-6);
+    c.vocab = r.count_or("vocab_size", qwen ? 151936 : olmo2 ? 50304 : 32000);
+    c.norm_eps = r.eps_or("rms_norm_eps", olmo2 ? 1e-5 : 1e-6);
     r.not_null("hidden_act");
     c.activation = activation(r, r.string_or("hidden_act", "silu"));
     // max_position_embeddings: only dynamic and yarn RoPE read it, not a limit (RoPE has no
@@ -573,6 +573,14 @@ void llama(const Reader& r, ModelConfig& c) {
         // is 4096 keys when the key is absent, none when null.
         const json::Value* window = r.v.find("sliding_window");
         c.sliding_window = !window ? 4096 : r.count_or_none("sliding_window", 0);
+    } else if (olmo2) {
+        // Olmo2Attention: q_norm and k_norm over the whole q and k projections; Olmo2DecoderLayer:
+        // the norms on the attention's and the MLP's outputs, none before; OlmoMLP has no biases.
+        c.qkv_bias = c.o_bias = r.bool_or("attention_bias", false);
+        c.qk_norm = c.qk_norm_whole = c.post_norms = true;
+        if (!r.v.find("pad_token_id") && c.vocab <= 1)  // Olmo2Config's pad_token_id 1 when absent
+            r.fail("no \"pad_token_id\": Olmo2Config's 1 is not an id of vocab_size " + std::to_string(c.vocab) +
+                   " (nn.Embedding's padding_idx)");
     } else {
         c.qkv_bias = c.o_bias = r.bool_or("attention_bias", false);
         c.mlp_bias = r.bool_or("mlp_bias", false);
@@ -800,7 +808,8 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "roberta" || c.model_type == "xlm-roberta") roberta(r, c);
     else if (c.model_type == "distilbert") distilbert(r, c);
     else if (c.model_type == "gpt2") gpt2(r, c);
-    else if (c.model_type == "llama" || c.model_type == "mistral" || c.model_type == "qwen2" || c.model_type == "qwen3")
+    else if (c.model_type == "llama" || c.model_type == "mistral" || c.model_type == "qwen2" || c.model_type == "qwen3" ||
+             c.model_type == "olmo2")
         llama(r, c);
     else if (c.model_type == "gemma" || c.model_type == "gemma2" || c.model_type == "gemma3_text") gemma(r, c);
     else if (c.model_type == "gemma3") gemma3(r, c);

@@ -1,14 +1,15 @@
 // LlamaModel's forward (transformers' models/llama/modeling_llama.py, eager attention), also
-// Mistral's, Qwen2's, Qwen3's, Gemma's, Gemma 2's, Gemma 3's and Phi-3's: token embeddings
-// (Gemma: times √E), then per layer RMSNorm (Gemma: by 1 + weight), q/k/v projections (Qwen2:
-// with biases; Qwen3, Gemma 3: then q_norm and k_norm, RMSNorm per head; Phi-3: one fused
-// qkv_proj), RoPE (Phi-3: of the leading dims; Gemma 3: the sliding layers' own) and causal
-// grouped-query attention on the engine (Mistral, Phi-3: a sliding window; Gemma 2: its scale,
-// softcap and sliding layers; EmbeddingGemma: bidirectional), o_proj (Gemma 2: then
-// post_attention_layernorm), the residual, RMSNorm (Gemma 2: pre_feedforward_layernorm), the
-// gated MLP (down(act(gate(x)) · up(x)); Phi-3: gate and up from one gate_up_proj; Gemma 2:
-// then post_feedforward_layernorm), the residual; the final norm, whose output is the last
-// hidden state.
+// Mistral's, Qwen2's, Qwen3's, Gemma's, Gemma 2's, Gemma 3's, Phi-3's and OLMo 2's: token
+// embeddings (Gemma: times √E), then per layer RMSNorm (Gemma: by 1 + weight; OLMo 2: none),
+// q/k/v projections (Qwen2: with biases; Qwen3, Gemma 3: then q_norm and k_norm, RMSNorm per
+// head; OLMo 2: over all heads at once; Phi-3: one fused qkv_proj), RoPE (Phi-3: of the leading
+// dims; Gemma 3: the sliding layers' own) and causal grouped-query attention on the engine
+// (Mistral, Phi-3: a sliding window; Gemma 2: its scale, softcap and sliding layers;
+// EmbeddingGemma: bidirectional), o_proj (Gemma 2, OLMo 2: then post_attention_layernorm), the
+// residual, RMSNorm (Gemma 2: pre_feedforward_layernorm; OLMo 2: none), the gated MLP
+// (down(act(gate(x)) · up(x)); Phi-3: gate and up from one gate_up_proj; Gemma 2, OLMo 2: then
+// post_feedforward_layernorm), the residual; the final norm, whose output is the last hidden
+// state.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -57,7 +58,7 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
         const auto bias = [&](bool on, const std::string& n, std::size_t len) { return on ? &W(n, {len}) : nullptr; };
         const auto norm = [&](Tensor& x, const std::string& n, std::size_t len) { rms_norm(x, W(n, {len}), c.norm_eps, c.unit_offset_norm); };
         Tensor x = h;
-        norm(x, "input_layernorm.weight", E);
+        if (!c.post_norms) norm(x, "input_layernorm.weight", E);  // OLMo 2: none
         const MatrixView xv = rows_of(x);
         Tensor q, k, v;
         std::size_t k0 = 0, v0 = 0;  // the columns where K's and V's heads start (Phi-3: in q)
@@ -68,8 +69,9 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
             q = linear(xv, W("self_attn.q_proj.weight", {H * d, E}), Layout::linear, bias(c.qkv_bias, "self_attn.q_proj.bias", H * d));
             k = linear(xv, W("self_attn.k_proj.weight", {G * d, E}), Layout::linear, bias(c.qkv_bias, "self_attn.k_proj.bias", G * d));
             if (c.qk_norm) {  // Qwen3, Gemma 3: each head's q and k RMS-normalised over head_dim, before RoPE
-                norm(q, "self_attn.q_norm.weight", d);
-                norm(k, "self_attn.k_norm.weight", d);
+                // (OLMo 2: the whole q and k projections)
+                norm(q, "self_attn.q_norm.weight", c.qk_norm_whole ? H * d : d);
+                norm(k, "self_attn.k_norm.weight", c.qk_norm_whole ? G * d : d);
             }
             v = linear(xv, W("self_attn.v_proj.weight", {G * d, E}), Layout::linear, bias(c.qkv_bias, "self_attn.v_proj.bias", G * d));
         }
@@ -78,10 +80,10 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
         const Tensor ctx = self_attention(heads_view(q, B, T, 0, H, d), heads_view(kt, B, T, k0, G, d),
                                           heads_view(vt, B, T, v0, G, d), spec, rec.weights_of(l), rec.weights_stride());
         Tensor o = linear(rows_of(ctx), W("self_attn.o_proj.weight", {E, H * d}), Layout::linear, bias(c.o_bias, "self_attn.o_proj.bias", E));
-        if (c.sandwich_norms) norm(o, "post_attention_layernorm.weight", E);
+        if (c.sandwich_norms || c.post_norms) norm(o, "post_attention_layernorm.weight", E);
         add_rows(h, o);
         x = h;
-        norm(x, c.sandwich_norms ? "pre_feedforward_layernorm.weight" : "post_attention_layernorm.weight", E);
+        if (!c.post_norms) norm(x, c.sandwich_norms ? "pre_feedforward_layernorm.weight" : "post_attention_layernorm.weight", E);
         Tensor gate;
         if (c.fused_projections) {  // Phi3MLP: gate, up = gate_up_proj(x).chunk(2); up · act(gate)
             gate = gated_halves(linear(rows_of(x), W("mlp.gate_up_proj.weight", {2 * F, E}), Layout::linear, nullptr), c.activation);
@@ -91,7 +93,7 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
             gated(gate, up, c.activation);
         }
         Tensor down = linear(rows_of(gate), W("mlp.down_proj.weight", {E, F}), Layout::linear, bias(c.mlp_bias, "mlp.down_proj.bias", E));
-        if (c.sandwich_norms) norm(down, "post_feedforward_layernorm.weight", E);
+        if (c.sandwich_norms || c.post_norms) norm(down, "post_feedforward_layernorm.weight", E);
         add_rows(h, down);
     }
     if (rec.last_layer() + 1 == c.layers) {

@@ -322,6 +322,42 @@ TEST_CASE("model config: bloom is BloomConfig: its defaults, n_embed and the att
     CHECK(error("bloom", ", \"layer_norm_epsilon\": -1").find("\"layer_norm_epsilon\" is -1") != std::string::npos);
 }
 
+TEST_CASE("model config: olmo2 is Olmo2Config: its defaults, the norms after, q_norm and k_norm over all heads") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig o = parse("{\"model_type\": \"olmo2\"}");  // OLMo 2 7B
+    CHECK(o.arch == attn::model::Architecture::llama);
+    CHECK(o.layers == 32);
+    CHECK(o.hidden == 4096);
+    CHECK(o.heads == 32);
+    CHECK(o.kv_heads == 32);
+    CHECK(o.head_dim == 128);
+    CHECK(o.intermediate == 11008);
+    CHECK(o.vocab == 50304);
+    CHECK(o.norm_eps == 1e-5);
+    CHECK(o.activation == attn::model::ModelConfig::Activation::silu);
+    CHECK(o.rope.theta == 10000.0f);
+    CHECK(o.qk_norm);
+    CHECK(o.qk_norm_whole);
+    CHECK(o.post_norms);
+    CHECK_FALSE(o.sandwich_norms);
+    CHECK_FALSE(o.qkv_bias);
+    CHECK_FALSE(o.o_bias);
+    CHECK(o.sliding_window == 0);
+    // attention_bias: q, k, v and o_proj; OlmoMLP never has biases
+    const attn::model::ModelConfig b = config("olmo2", ", \"attention_bias\": true, \"mlp_bias\": true");
+    CHECK(b.qkv_bias);
+    CHECK(b.o_bias);
+    CHECK_FALSE(b.mlp_bias);
+    CHECK(config("olmo2", ", \"num_key_value_heads\": 4").kv_heads == 4);
+    CHECK(config("olmo2", ", \"head_dim\": 8").head_dim == 8);
+    // pad_token_id 1 when absent: an id of the vocabulary
+    CHECK(error("olmo2", ", \"vocab_size\": 1").find("no \"pad_token_id\": Olmo2Config's 1 is not an id of vocab_size 1") !=
+          std::string::npos);
+    CHECK(config("olmo2", ", \"vocab_size\": 1, \"pad_token_id\": 0").vocab == 1);
+    // the other Llama-family types keep their norms before
+    for (const char* type : {"llama", "mistral", "qwen2", "qwen3"}) CHECK_FALSE(config(type, ", \"num_key_value_heads\": 4").post_norms);
+}
+
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
     // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
     // pad_token_id 1
