@@ -13,7 +13,7 @@
     /usr/bin/python3 data/models/make_tiny.py --llama-biases  # only llama_biases
     /usr/bin/python3 data/models/make_tiny.py --gpt-neox # only pythia_f16, gpt_neox_serial
     /usr/bin/python3 data/models/make_tiny.py --distilbert  # only distilbert, distilbert_aliased_f16
-    /usr/bin/python3 data/models/make_tiny.py --bloom    # only bloom, bloom_post_ln_f16
+    /usr/bin/python3 data/models/make_tiny.py --bloom    # only bloom, bloom_post_ln_f16, bloom_tp_sliced
     /usr/bin/python3 data/models/make_tiny.py --olmo2    # only olmo2, olmo2_bias_bf16
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
@@ -1090,10 +1090,12 @@ def distilbert():
 # ln_f. bloom: BloomForCausalLM's "transformer." names, 6 heads (ALiBi's slopes for a count that is
 # no power of two), float32; bloom_post_ln_f16: the base model's names, n_embed and
 # num_attention_heads (the older key and the alias), apply_residual_connection_post_layernorm,
-# 4 heads, float16.
+# 4 heads, float16; bloom_tp_sliced: pretraining_tp 4 with slow_but_exact, whose output projections
+# transformers sums slice by slice without their biases.
 BLOOM = {"model_type": "bloom", "architectures": ["BloomForCausalLM"], "vocab_size": 64, "hidden_size": 36,
          "n_layer": 2, "n_head": 6, "layer_norm_epsilon": 1e-5, "apply_residual_connection_post_layernorm": False,
          "pretraining_tp": 1, "slow_but_exact": False}
+BLOOM_TP_SLICED = dict(BLOOM, pretraining_tp=4, slow_but_exact=True, n_head=4)
 BLOOM_POST_LN = {"model_type": "bloom", "architectures": ["BloomModel"], "vocab_size": 64, "n_embed": 32,
                  "num_hidden_layers": 3, "num_attention_heads": 4, "layer_norm_epsilon": 1e-5,
                  "apply_residual_connection_post_layernorm": True}
@@ -1145,6 +1147,16 @@ def bloom_forward(sd, c, ids):
     h = ln(sd["word_embeddings.weight"][ids], "word_embeddings_layernorm")
     alibi = bloom_alibi(H, T).repeat(B, 1, 1)  # (B*H, 1, T)
     causal = torch.ones(T, T, dtype=torch.bool).triu(1)
+    tp = c.get("pretraining_tp", 1)
+
+    def out_proj(x, n):  # pretraining_tp > 1 with slow_but_exact: slices summed from zeros, no bias
+        if tp > 1 and c.get("slow_but_exact"):
+            w, step = sd[n + ".weight"], sd[n + ".weight"].shape[-1] / tp
+            out = torch.zeros(*x.shape[:-1], w.shape[0])
+            for i in range(tp):
+                out = out + F.linear(x[..., int(i * step):int((i + 1) * step)], w[:, int(i * step):int((i + 1) * step)])
+            return out
+        return F.linear(x, sd[n + ".weight"], sd[n + ".bias"])
     hidden, atts = [], []
     for l in range(L):
         hidden.append(h)
@@ -1158,12 +1170,12 @@ def bloom_forward(sd, c, ids):
         probs = torch.softmax(scores.masked_fill(causal, float("-inf")), dim=-1, dtype=torch.float32)
         atts.append(probs)
         ctx = torch.bmm(probs.view(B * H, T, T), v).view(B, H, T, d).permute(0, 2, 1, 3).reshape(B, T, E)
-        a = F.linear(ctx, sd[p + "self_attention.dense.weight"], sd[p + "self_attention.dense.bias"]) + residual
+        a = out_proj(ctx, p + "self_attention.dense") + residual
         x = ln(a, p + "post_attention_layernorm")
         residual = x if post else a
         f = F.linear(x, sd[p + "mlp.dense_h_to_4h.weight"], sd[p + "mlp.dense_h_to_4h.bias"])
         f = f * 0.5 * (1.0 + torch.tanh(0.79788456 * f * (1 + 0.044715 * f * f)))  # bloom_gelu_forward
-        h = F.linear(f, sd[p + "mlp.dense_4h_to_h.weight"], sd[p + "mlp.dense_4h_to_h.bias"]) + residual
+        h = out_proj(f, p + "mlp.dense_4h_to_h") + residual
     hidden.append(ln(h, "ln_f"))
     return torch.stack(atts), torch.stack(hidden)
 
@@ -1173,6 +1185,8 @@ def bloom():
     save("bloom", BLOOM, bloom_state(BLOOM), lambda sd: bloom_forward(sd, BLOOM, IDS), prefix="transformer.")
     save("bloom_post_ln_f16", BLOOM_POST_LN, bloom_state(BLOOM_POST_LN),
          lambda sd: bloom_forward(sd, BLOOM_POST_LN, IDS), torch.float16)
+    save("bloom_tp_sliced", BLOOM_TP_SLICED, bloom_state(BLOOM_TP_SLICED),
+         lambda sd: bloom_forward(sd, BLOOM_TP_SLICED, IDS))
 
 
 def bert_base(folder, T=128, repeats=3, threads=2):

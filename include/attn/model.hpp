@@ -73,7 +73,7 @@ struct ModelConfig {
     std::string sliding_rope_text;      // its rope_scaling_text
     std::size_t sliding_window = 0;     // 0: none (Mistral: each token sees itself and W - 1 before)
     std::vector<bool> slides;           // per layer: the sliding window applies (empty: every layer)
-    bool qkv_bias = false, o_bias = false, mlp_bias = false;  // llama family
+    bool qkv_bias = false, o_bias = false, mlp_bias = false;  // llama family; BLOOM's output projections
     bool qk_norm = false;  // Qwen3: self_attn.q_norm and k_norm, RMSNorm over head_dim
     bool qk_norm_whole = false;  // OLMo 2: q_norm and k_norm over the whole projection (heads · head_dim)
     bool fused_projections = false;  // Phi-3: self_attn.qkv_proj (rows q | k | v), mlp.gate_up_proj (gate | up)

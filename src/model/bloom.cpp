@@ -4,7 +4,10 @@
 // causal attention with ALiBi, dense, the residual; post_attention_layernorm, the MLP
 // dense_h_to_4h, BLOOM's GELU (tanh form), dense_4h_to_h, the residual. With
 // apply_residual_connection_post_layernorm both residuals are the LayerNorm's output instead of
-// its input. ln_f at the end, whose output is the last hidden state.
+// its input. ln_f at the end, whose output is the last hidden state. With pretraining_tp > 1 and
+// slow_but_exact, transformers sums self_attention.dense and mlp.dense_4h_to_h slice by slice
+// from zeros and leaves out their biases (ModelConfig::o_bias, mlp_bias false); the slices' sum
+// is the whole product to float32 rounding.
 // ALiBi: BLOOM adds slope_h·j (the key's position) to row i's scores, attn's engine
 // slope_h·(j − i): the same weights, as a softmax row is unchanged by a constant
 // (build_alibi_tensor's own note), up to float32 rounding.
@@ -39,14 +42,16 @@ void run_bloom(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
         const Tensor ctx = self_attention(heads_view(qkv, B, T, 0, H, d, 3 * d), heads_view(qkv, B, T, d, H, d, 3 * d),
                                           heads_view(qkv, B, T, 2 * d, H, d, 3 * d), spec, rec.weights_of(l),
                                           rec.weights_stride());
+        // (pretraining_tp with slow_but_exact: the two output projections without their biases)
         Tensor a = linear(rows_of(ctx), W("self_attention.dense.weight", {E, E}), Layout::linear,
-                          &W("self_attention.dense.bias", {E}));
+                          c.o_bias ? &W("self_attention.dense.bias", {E}) : nullptr);
         add_rows(a, c.residual_from_norm ? x : h);
         x = a;
         layer_norm(x, W("post_attention_layernorm.weight", {E}), &W("post_attention_layernorm.bias", {E}), c.norm_eps);
         Tensor f = linear(rows_of(x), W("mlp.dense_h_to_4h.weight", {F, E}), Layout::linear, &W("mlp.dense_h_to_4h.bias", {F}));
         activate(f, c.activation);
-        h = linear(rows_of(f), W("mlp.dense_4h_to_h.weight", {E, F}), Layout::linear, &W("mlp.dense_4h_to_h.bias", {E}));
+        h = linear(rows_of(f), W("mlp.dense_4h_to_h.weight", {E, F}), Layout::linear,
+                   c.mlp_bias ? &W("mlp.dense_4h_to_h.bias", {E}) : nullptr);
         add_rows(h, c.residual_from_norm ? x : a);
     }
     if (rec.last_layer() + 1 == c.layers) {

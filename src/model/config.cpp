@@ -245,20 +245,26 @@ void gpt2(const Reader& r, ModelConfig& c) {
 }
 
 // BloomConfig's defaults (its tiny test model's: the checkpoints give theirs) and attribute_map
-// (n_layer, n_head); n_embed, which older configs give, is hidden_size. No position embeddings
-// (ALiBi: no limit on the tokens), the MLP 4·hidden_size wide with BLOOM's GELU (tanh form),
-// every linear layer with biases. pretraining_tp with slow_but_exact splits the output
-// projections into slices whose sums are the same products (to float32 rounding).
+// (n_layer, n_head); n_embed, which older configs give, is hidden_size (null: not given). No
+// position embeddings (ALiBi: no limit on the tokens), the MLP 4·hidden_size wide with BLOOM's
+// GELU (tanh form), every linear layer with biases but for one case: pretraining_tp > 1 with
+// slow_but_exact sums the output projections (self_attention.dense, mlp.dense_4h_to_h) slice by
+// slice from zeros, without their biases.
 void bloom(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::bloom;
     c.layers = r.count_or(aliased(r, "n_layer", "num_hidden_layers", "BloomConfig"), 2);
-    c.hidden = r.count_or(aliased(r, "n_embed", "hidden_size", "BloomConfig"), 64);
+    const json::Value* n_embed = r.v.find("n_embed");  // `hidden_size if n_embed is None else n_embed`
+    c.hidden = n_embed && n_embed->is_null() ? r.count_or("hidden_size", 64)
+                                             : r.count_or(aliased(r, "n_embed", "hidden_size", "BloomConfig"), 64);
     c.heads = r.count_or(aliased(r, "n_head", "num_attention_heads", "BloomConfig"), 8);
     c.intermediate = 4 * c.hidden;
     c.vocab = r.count_or("vocab_size", 250880);
     c.norm_eps = r.eps_or("layer_norm_epsilon", 1e-5);
     c.activation = ModelConfig::Activation::gelu_tanh;
     c.residual_from_norm = r.flag("apply_residual_connection_post_layernorm", false);
+    r.not_null("pretraining_tp");  // `self.pretraining_tp > 1` fails on None
+    const bool sliced = r.number_or("pretraining_tp", 1) > 1 && r.flag("slow_but_exact", false);
+    c.o_bias = c.mlp_bias = !sliced;  // self_attention.dense's and mlp.dense_4h_to_h's biases
     if (c.hidden % c.heads)  // BloomAttention refuses it
         r.fail("hidden_size " + std::to_string(c.hidden) + " is not a multiple of n_head " + std::to_string(c.heads));
 }

@@ -320,6 +320,18 @@ TEST_CASE("model config: bloom is BloomConfig: its defaults, n_embed and the att
     CHECK(error("bloom", ", \"num_attention_heads\": 5").find("hidden_size 64 is not a multiple of n_head 5") !=
           std::string::npos);
     CHECK(error("bloom", ", \"layer_norm_epsilon\": -1").find("\"layer_norm_epsilon\" is -1") != std::string::npos);
+    // n_embed null: not given (`hidden_size if n_embed is None else n_embed`)
+    CHECK(config("bloom", ", \"n_embed\": null").hidden == 64);
+    CHECK(parse("{\"model_type\": \"bloom\", \"n_embed\": null}").hidden == 64);
+    // the output projections' biases, but for pretraining_tp > 1 with slow_but_exact
+    CHECK(b.o_bias);
+    CHECK(b.mlp_bias);
+    for (const char* more : {", \"pretraining_tp\": 2", ", \"slow_but_exact\": true", ", \"pretraining_tp\": 1, \"slow_but_exact\": true"})
+        CHECK(config("bloom", more).o_bias);
+    const attn::model::ModelConfig sliced = config("bloom", ", \"pretraining_tp\": 4, \"slow_but_exact\": true");
+    CHECK_FALSE(sliced.o_bias);
+    CHECK_FALSE(sliced.mlp_bias);
+    CHECK(error("bloom", ", \"pretraining_tp\": null").find("\"pretraining_tp\" is null") != std::string::npos);
 }
 
 TEST_CASE("model config: olmo2 is Olmo2Config: its defaults, the norms after, q_norm and k_norm over all heads") {
