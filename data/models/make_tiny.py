@@ -15,6 +15,7 @@
     /usr/bin/python3 data/models/make_tiny.py --distilbert  # only distilbert, distilbert_aliased_f16
     /usr/bin/python3 data/models/make_tiny.py --bloom    # only bloom, bloom_post_ln_f16, bloom_tp_sliced
     /usr/bin/python3 data/models/make_tiny.py --olmo2    # only olmo2, olmo2_bias_bf16
+    /usr/bin/python3 data/models/make_tiny.py --phi      # only phi, phi_qk_gqa_f16
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -26,9 +27,9 @@ attention, modeling_rope_utils.py's default, linear, llama3, dynamic, yarn and l
 Mistral's sliding-window mask `kv_idx > q_idx - sliding_window` of masking_utils.py, Qwen3's q_norm
 and k_norm of models/qwen3/modeling_qwen3.py, Phi-3's fused projections and partial rotary dims of
 models/phi3/modeling_phi3.py; models/gemma, gemma2 and gemma3's GemmaModel, Gemma2Model and
-Gemma3TextModel; models/olmo2/modular_olmo2.py Olmo2Model; models/gpt_neox/modeling_gpt_neox.py
-GPTNeoXModel; models/distilbert/modeling_distilbert.py DistilBertModel; models/bloom/modeling_bloom.py
-BloomModel), with the parameter names and
+Gemma3TextModel; models/olmo2/modular_olmo2.py Olmo2Model; models/phi/modeling_phi.py PhiModel;
+models/gpt_neox/modeling_gpt_neox.py GPTNeoXModel; models/distilbert/modeling_distilbert.py
+DistilBertModel; models/bloom/modeling_bloom.py BloomModel), with the parameter names and
 config.json keys of those classes. The weights are random (torch.manual_seed); the float16 and
 bfloat16 variants store the weights rounded to that type and the reference runs in float32 on
 exactly those rounded values (attn widens them exactly and computes in float32).
@@ -819,6 +820,93 @@ def olmo2():
          torch.bfloat16, prefix="model.")
 
 
+# ---- PhiModel (--phi: torch.manual_seed(14)) ------------------------------------------------
+# models/phi/modeling_phi.py (modular_phi.py): LayerNorm input_layernorm, q/k/v_proj with biases
+# (qk_layernorm: nn.LayerNorm(head_dim) on each head's q and k, before RoPE), RoPE on the leading
+# int(head_dim * partial_rotary_factor) dims, softmax in float32, dense; PhiMLP fc1, the
+# activation, fc2 on the same norm's output; attn + mlp + residual; final_layernorm.
+# phi: PhiForCausalLM's "model." names, partial_rotary_factor 0.5 given, gelu_new, float32;
+# phi_qk_gqa_f16: the base model's names, qk_layernorm, 2 K/V heads, partial_rotary_factor absent
+# (PhiConfig's 0.5), dynamic rope_scaling past max_position_embeddings 5, gelu, float16.
+PHI = {"model_type": "phi", "architectures": ["PhiForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+       "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 48, "hidden_act": "gelu_new",
+       "max_position_embeddings": 64, "layer_norm_eps": 1e-5, "rope_theta": 500.0, "partial_rotary_factor": 0.5,
+       "qk_layernorm": False}
+PHI_QK_GQA = {"model_type": "phi", "architectures": ["PhiModel"], "vocab_size": 64, "hidden_size": 48,
+              "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 40,
+              "hidden_act": "gelu", "max_position_embeddings": 5, "layer_norm_eps": 1e-5, "rope_theta": 100.0,
+              "qk_layernorm": True, "rope_scaling": {"type": "dynamic", "factor": 2.0}}
+
+
+def phi_state(c):
+    E, H, Fi = c["hidden_size"], c["num_attention_heads"], c["intermediate_size"]
+    G, d = c.get("num_key_value_heads", H), E // H
+    sd = {"embed_tokens.weight": rnd(c["vocab_size"], E, std=1.0)}
+    for l in range(c["num_hidden_layers"]):
+        p = "layers.%d." % l
+        ln_params(sd, p + "input_layernorm", E)
+        for n, rows in (("q_proj", H * d), ("k_proj", G * d), ("v_proj", G * d)):
+            sd[p + "self_attn.%s.weight" % n] = rnd(rows, E, std=0.4)
+            sd[p + "self_attn.%s.bias" % n] = rnd(rows, std=0.2)
+        if c.get("qk_layernorm"):
+            ln_params(sd, p + "self_attn.q_layernorm", d)
+            ln_params(sd, p + "self_attn.k_layernorm", d)
+        sd[p + "self_attn.dense.weight"] = rnd(E, H * d)
+        sd[p + "self_attn.dense.bias"] = rnd(E, std=0.1)
+        sd[p + "mlp.fc1.weight"] = rnd(Fi, E)
+        sd[p + "mlp.fc1.bias"] = rnd(Fi, std=0.1)
+        sd[p + "mlp.fc2.weight"] = rnd(E, Fi)
+        sd[p + "mlp.fc2.bias"] = rnd(E, std=0.1)
+    ln_params(sd, "final_layernorm", E)
+    return sd
+
+
+def phi_forward(sd, c, ids):
+    B, T = ids.shape
+    E, H, eps = c["hidden_size"], c["num_attention_heads"], c["layer_norm_eps"]
+    G, d = c.get("num_key_value_heads", H), E // H
+    rotary = int(d * c.get("partial_rotary_factor", 0.5))
+    inv_freq, _ = rope_inv_freq(c, rotary, T)
+    freqs = (inv_freq[None, :, None].float() @ torch.arange(T)[None, None, :].float()).transpose(1, 2)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos()[:, None], emb.sin()[:, None]
+    causal = torch.ones(T, T, dtype=torch.bool).triu(1)
+    act = {"gelu": F.gelu, "gelu_new": gelu_new}[c["hidden_act"]]
+    lin = lambda x, n: F.linear(x, sd[n + ".weight"], sd[n + ".bias"])
+    ln = lambda x, n, size: F.layer_norm(x, (size,), sd[n + ".weight"], sd[n + ".bias"], eps)
+    h = sd["embed_tokens.weight"][ids]
+    hidden, atts = [], []
+    for l in range(c["num_hidden_layers"]):
+        hidden.append(h)
+        p = "layers.%d." % l
+        x = ln(h, p + "input_layernorm", E)
+        q = lin(x, p + "self_attn.q_proj").view(B, T, H, d).transpose(1, 2)
+        k = lin(x, p + "self_attn.k_proj").view(B, T, G, d).transpose(1, 2)
+        v = lin(x, p + "self_attn.v_proj").view(B, T, G, d).transpose(1, 2)
+        if c.get("qk_layernorm"):
+            q, k = ln(q, p + "self_attn.q_layernorm", d), ln(k, p + "self_attn.k_layernorm", d)
+
+        def turn(t):  # the leading rotary dims turned, the rest passed
+            r = t[..., :rotary]
+            return torch.cat([r * cos + rotate_half(r) * sin, t[..., rotary:]], dim=-1)
+        q, k = turn(q), turn(k)
+        k, v = k.repeat_interleave(H // G, dim=1), v.repeat_interleave(H // G, dim=1)
+        w = (torch.matmul(q, k.transpose(2, 3)) * d ** -0.5).masked_fill(causal, float("-inf"))
+        w = torch.softmax(w, dim=-1, dtype=torch.float32)
+        atts.append(w)
+        attn = lin(torch.matmul(w, v).transpose(1, 2).reshape(B, T, H * d), p + "self_attn.dense")
+        mlp = lin(act(lin(x, p + "mlp.fc1")), p + "mlp.fc2")
+        h = attn + mlp + h
+    hidden.append(ln(h, "final_layernorm", E))
+    return torch.stack(atts), torch.stack(hidden)
+
+
+def phi():
+    torch.manual_seed(14)
+    save("phi", PHI, phi_state(PHI), lambda sd: phi_forward(sd, PHI, IDS), prefix="model.")
+    save("phi_qk_gqa_f16", PHI_QK_GQA, phi_state(PHI_QK_GQA), lambda sd: phi_forward(sd, PHI_QK_GQA, IDS), torch.float16)
+
+
 def llama_biases():
     torch.manual_seed(9)
     save("llama_biases", LLAMA_BIASES, llama_state(LLAMA_BIASES, True), lambda sd: llama_forward(sd, LLAMA_BIASES, IDS),
@@ -922,6 +1010,7 @@ def tiny():
     distilbert()
     bloom()
     olmo2()
+    phi()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -1268,7 +1357,7 @@ def gpt2_small(folder, T=256, threads=2):
 SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": qwen3, "--roberta": roberta,
            "--float64": float64, "--gemma": gemma, "--gemma3": gemma3, "--phi3": phi3, "--llama-biases": llama_biases,
            "--gpt-neox": gpt_neox, "--distilbert": distilbert,
-           "--bloom": bloom, "--olmo2": olmo2}
+           "--bloom": bloom, "--olmo2": olmo2, "--phi": phi}
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":

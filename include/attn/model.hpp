@@ -22,6 +22,9 @@
 //                          their own; EmbeddingGemma's bidirectional window; gemma3: the language
 //                          model of Gemma3ForConditionalGeneration (text_config)
 //   phi3                   the fused qkv_proj and gate_up_proj, partial_rotary_factor, LongRoPE
+//   phi                    PhiModel (phi-1, phi-1.5, phi-2): LayerNorm, q/k/v with biases, RoPE on
+//                          partial_rotary_factor of each head, the attention and the MLP side by
+//                          side (fc1, fc2), qk_layernorm, final_layernorm
 //   gpt_neox               GPTNeoXModel: LayerNorm, the fused query_key_value per head, RoPE on
 //                          rotary_pct of each head, use_parallel_residual
 //   olmo2                  LlamaModel's layer with the norms after the attention and the MLP
@@ -51,7 +54,7 @@
 
 namespace attn::model {
 
-enum class Architecture { bert, distilbert, gpt2, llama, gpt_neox, bloom };
+enum class Architecture { bert, distilbert, gpt2, llama, phi, gpt_neox, bloom };
 // An encoder (bert, distilbert): every token sees every token, no mask of any kind.
 inline bool is_encoder(Architecture a) noexcept { return a == Architecture::bert || a == Architecture::distilbert; }
 
@@ -74,7 +77,7 @@ struct ModelConfig {
     std::size_t sliding_window = 0;     // 0: none (Mistral: each token sees itself and W - 1 before)
     std::vector<bool> slides;           // per layer: the sliding window applies (empty: every layer)
     bool qkv_bias = false, o_bias = false, mlp_bias = false;  // llama family; BLOOM's output projections
-    bool qk_norm = false;  // Qwen3: self_attn.q_norm and k_norm, RMSNorm over head_dim
+    bool qk_norm = false;  // Qwen3: self_attn.q_norm and k_norm, RMSNorm over head_dim (Phi: LayerNorm)
     bool qk_norm_whole = false;  // OLMo 2: q_norm and k_norm over the whole projection (heads · head_dim)
     bool fused_projections = false;  // Phi-3: self_attn.qkv_proj (rows q | k | v), mlp.gate_up_proj (gate | up)
     bool parallel_residual = false;  // GPT-NeoX's use_parallel_residual: x + attn(ln1(x)) + mlp(ln2(x))

@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, gpt_neox, bloom";
+    return "bert, roberta, xlm-roberta, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, phi, gpt_neox, bloom";
 }
 
 namespace {
@@ -423,8 +423,8 @@ float rope_base(const Reader& holder, const char* key, double fallback) {
 // "rope_parameters" ({"rope_type", "rope_theta", the scaling's fields}); theta the object's
 // "rope_theta", else the top-level one (v5's setdefault), else 10000. partial_rotary_factor, the
 // object's else the top level's, is returned for Phi-3 and GPT-NeoX (`partial`; the others refuse
-// one other than 1); Phi-3 has scaling types of its own (rope_scaling's phi3).
-enum class RopeOf { llama, phi3, gpt_neox };
+// one other than 1; Phi's default is 0.5); Phi-3 has scaling types of its own (rope_scaling's phi3).
+enum class RopeOf { llama, phi3, gpt_neox, phi };
 double rope(const Reader& r, const Lengths& top, ModelConfig& c, RopeOf of = RopeOf::llama) {
     const bool phi3 = of == RopeOf::phi3, partial_allowed = of != RopeOf::llama;
     const json::Value* scaling = r.v.find("rope_scaling");
@@ -442,7 +442,7 @@ double rope(const Reader& r, const Lengths& top, ModelConfig& c, RopeOf of = Rop
     c.rope.theta = rope_base(pr.v.find("rope_theta") ? pr : r, "rope_theta", 10000.0);
     const Reader& partial_holder = pr.v.find("partial_rotary_factor") ? pr : r;
     partial_holder.not_null("partial_rotary_factor");
-    const double partial = partial_holder.number_or("partial_rotary_factor", 1.0);
+    const double partial = partial_holder.number_or("partial_rotary_factor", of == RopeOf::phi ? 0.5 : 1.0);
     if (!partial_allowed && (pr.number_or("partial_rotary_factor", 1.0) != 1.0 || r.number_or("partial_rotary_factor", 1.0) != 1.0))
         r.fail("\"partial_rotary_factor\" other than 1 is not supported");
     if (chosen) rope_scaling(pr, top, c.rope.scaling, c.rope_scaling_text, phi3);
@@ -603,6 +603,34 @@ std::size_t rotary_dims(const Reader& r, std::size_t head_dim, double factor, co
         r.fail(std::string("\"") + key + "\" " + shown(factor) + " gives int(" + std::to_string(head_dim) + " * " +
                shown(factor) + ") = " + shown(rotary) + " rotary dims of each head: attn runs an even number from 2 to head_dim");
     return std::size_t(rotary);
+}
+
+// PhiConfig's defaults (phi-2's sizes): LayerNorm (input_layernorm, final_layernorm), q/k/v
+// projections and dense with biases, RoPE on the leading int(head_dim * partial_rotary_factor)
+// dims (0.5 when absent), the attention and the MLP (fc1, the activation, fc2) side by side on
+// the same norm's output, qk_layernorm (LayerNorm over each head's q and k before RoPE).
+void phi(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::phi;
+    c.layers = r.count_or("num_hidden_layers", 24), c.hidden = r.count_or("hidden_size", 2048);
+    c.heads = r.count_or("num_attention_heads", 32);
+    c.kv_heads = r.count_or_none("num_key_value_heads", c.heads);
+    c.intermediate = r.count_or("intermediate_size", 8192);
+    c.vocab = r.count_or("vocab_size", 51200);
+    c.norm_eps = r.eps_or("layer_norm_eps", 1e-5);
+    r.not_null("hidden_act");
+    c.activation = activation(r, r.string_or("hidden_act", "gelu_new"));
+    c.qkv_bias = c.o_bias = c.mlp_bias = true;
+    c.qk_norm = r.flag("qk_layernorm", false);
+    if (c.hidden % c.heads)  // PhiAttention's head_dim and its q_layernorm's size: hidden_size // heads
+        r.fail("hidden_size " + std::to_string(c.hidden) + " is not a multiple of num_attention_heads " + std::to_string(c.heads));
+    c.head_dim = c.hidden / c.heads;
+    const std::size_t max_positions = r.count_or_none("max_position_embeddings", 2048, Reader::Written::whole);
+    const double partial = rope(r, {max_positions, 0}, c, RopeOf::phi);
+    c.rotary_dims = rotary_dims(r, c.head_dim, partial, "partial_rotary_factor");
+    if (c.heads % c.kv_heads)
+        r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " +
+               std::to_string(c.kv_heads));
+    padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
 }
 
 // GPTNeoXConfig's defaults (GPT-NeoX-20B; Pythia's configs give theirs): LayerNorm, the fused
@@ -820,6 +848,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "gemma" || c.model_type == "gemma2" || c.model_type == "gemma3_text") gemma(r, c);
     else if (c.model_type == "gemma3") gemma3(r, c);
     else if (c.model_type == "phi3") phi3(r, c);
+    else if (c.model_type == "phi") phi(r, c);
     else if (c.model_type == "gpt_neox") gpt_neox(r, c);
     else if (c.model_type == "bloom") bloom(r, c);
     else r.fail("model_type \"" + c.model_type + "\" is not supported (attn runs " + known_model_types() + ")");

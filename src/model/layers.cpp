@@ -46,15 +46,19 @@ Tensor linear(const MatrixView& X, const Weight& W, Layout layout, const Weight*
 
 void layer_norm(Tensor& X, const Weight& weight, const Weight* bias, double eps) {
     const MatrixView m = rows_of(X);
-    const std::vector<float> g = weight.values(), b = bias ? bias->values() : std::vector<float>(m.cols, 0.0f);
+    const std::vector<float> g = weight.values(), b = bias ? bias->values() : std::vector<float>(g.size(), 0.0f);
+    const std::size_t n = g.size();  // the whole row, or each head's n columns (Phi's q_layernorm)
+    if (n == 0 || m.cols % n) throw std::logic_error("layer_norm: a row is no whole number of the weight's length");
     parallel_for(m.rows, [&](std::size_t i) {
-        float* x = X.data() + i * m.stride;
-        double sum = 0, sq = 0;
-        for (std::size_t c = 0; c < m.cols; ++c) sum += x[c];
-        const double mean = sum / double(m.cols);
-        for (std::size_t c = 0; c < m.cols; ++c) sq += (x[c] - mean) * (x[c] - mean);
-        const double inv = 1.0 / std::sqrt(sq / double(m.cols) + eps);  // biased variance, as torch
-        for (std::size_t c = 0; c < m.cols; ++c) x[c] = float((x[c] - mean) * inv) * g[c] + b[c];
+        for (std::size_t c0 = 0; c0 < m.cols; c0 += n) {
+            float* x = X.data() + i * m.stride + c0;
+            double sum = 0, sq = 0;
+            for (std::size_t c = 0; c < n; ++c) sum += x[c];
+            const double mean = sum / double(n);
+            for (std::size_t c = 0; c < n; ++c) sq += (x[c] - mean) * (x[c] - mean);
+            const double inv = 1.0 / std::sqrt(sq / double(n) + eps);  // biased variance, as torch
+            for (std::size_t c = 0; c < n; ++c) x[c] = float((x[c] - mean) * inv) * g[c] + b[c];
+        }
     });
 }
 

@@ -24,9 +24,10 @@ enum class Layout { linear, conv1d };
 Tensor linear(const MatrixView& X, const Weight& W, Layout layout, const Weight* bias);
 
 // In place, row by row: nn.LayerNorm (weight, bias) and Llama's RMSNorm (weight only; bias null).
-// Means and variances are accumulated in double. rms_norm normalises each run of the weight's
-// length of a row: the whole row, or each head of a projection (Qwen3's q_norm and k_norm);
-// with unit_offset it multiplies by (1 + weight), as Gemma's RMSNorm.
+// Means and variances are accumulated in double. Both normalise each run of the weight's length
+// of a row: the whole row, or each head of a projection (Qwen3's q_norm and k_norm, Phi's
+// q_layernorm and k_layernorm); rms_norm with unit_offset multiplies by (1 + weight), as Gemma's
+// RMSNorm.
 void layer_norm(Tensor& X, const Weight& weight, const Weight* bias, double eps);
 void rms_norm(Tensor& X, const Weight& weight, double eps, bool unit_offset = false);
 // x += y, row by row (the residual connections).

@@ -58,6 +58,7 @@ Model::Model(const std::string& folder) {
             weights_->choose_prefix({"", "transformer."}, token_embeddings(config_.arch));
             break;
         case Architecture::gpt_neox: weights_->choose_prefix({"", "gpt_neox."}, token_embeddings(config_.arch)); break;
+        case Architecture::phi: weights_->choose_prefix({"", "model."}, token_embeddings(config_.arch)); break;
         case Architecture::llama:
             // Gemma3ForConditionalGeneration: the language model beside the vision tower, as Google's
             // checkpoints name it and as transformers v4.52 on saves it; Gemma3Model's
@@ -130,6 +131,7 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
         case Architecture::llama: run_llama(c, *weights_, in, rec); break;
         case Architecture::gpt_neox: run_gpt_neox(c, *weights_, in, rec); break;
         case Architecture::bloom: run_bloom(c, *weights_, in, rec); break;
+        case Architecture::phi: run_phi(c, *weights_, in, rec); break;
     }
     ForwardResult r = std::move(rec).take();
     r.notes = c.notes;
@@ -151,7 +153,8 @@ const char* token_embeddings(Architecture arch) {
         case Architecture::gpt2: return "wte.weight";
         case Architecture::gpt_neox: return "embed_in.weight";
         case Architecture::bloom: return "word_embeddings.weight";
-        case Architecture::llama: break;
+        case Architecture::llama:
+        case Architecture::phi: break;
     }
     return "embed_tokens.weight";
 }
@@ -163,7 +166,8 @@ std::string layer_prefix(Architecture arch, std::size_t l) {
         case Architecture::gpt2:
         case Architecture::bloom: return "h." + std::to_string(l) + ".";
         case Architecture::gpt_neox:
-        case Architecture::llama: break;
+        case Architecture::llama:
+        case Architecture::phi: break;
     }
     return "layers." + std::to_string(l) + ".";
 }

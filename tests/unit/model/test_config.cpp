@@ -370,6 +370,33 @@ TEST_CASE("model config: olmo2 is Olmo2Config: its defaults, the norms after, q_
     for (const char* type : {"llama", "mistral", "qwen2", "qwen3"}) CHECK_FALSE(config(type, ", \"num_key_value_heads\": 4").post_norms);
 }
 
+TEST_CASE("model config: phi is PhiConfig: its defaults, partial_rotary_factor 0.5, qk_layernorm") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig p = parse("{\"model_type\": \"phi\"}");  // phi-2's sizes
+    CHECK(p.arch == attn::model::Architecture::phi);
+    CHECK(p.layers == 24);
+    CHECK(p.hidden == 2048);
+    CHECK(p.heads == 32);
+    CHECK(p.kv_heads == 32);
+    CHECK(p.head_dim == 64);
+    CHECK(p.intermediate == 8192);
+    CHECK(p.vocab == 51200);
+    CHECK(p.norm_eps == 1e-5);
+    CHECK(p.activation == attn::model::ModelConfig::Activation::gelu_tanh);  // gelu_new
+    CHECK(p.rope.theta == 10000.0f);
+    CHECK(p.rotary_dims == 32);  // int(64 * 0.5)
+    CHECK_FALSE(p.qk_norm);
+    CHECK(p.qkv_bias);
+    CHECK(error("phi", ", \"partial_rotary_factor\": 0.4").find("gives int(4 * 0.4) = 1 rotary dims") != std::string::npos);
+    CHECK(config("phi", ", \"partial_rotary_factor\": 1.0").rotary_dims == 4);
+    CHECK(config("phi", ", \"qk_layernorm\": true").qk_norm);
+    CHECK(config("phi", ", \"num_key_value_heads\": 4").kv_heads == 4);
+    CHECK(error("phi", ", \"num_key_value_heads\": 3").find("not a multiple of num_key_value_heads 3") != std::string::npos);
+    CHECK(error("phi", ", \"num_attention_heads\": 5").find("hidden_size 64 is not a multiple of num_attention_heads 5") !=
+          std::string::npos);
+    CHECK(error("phi", ", \"rope_scaling\": {\"type\": \"linear\", \"factor\": 0}").find("factor") != std::string::npos);
+}
+
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
     // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
     // pad_token_id 1
