@@ -16,6 +16,7 @@
     /usr/bin/python3 data/models/make_tiny.py --bloom    # only bloom, bloom_post_ln_f16, bloom_tp_sliced
     /usr/bin/python3 data/models/make_tiny.py --olmo2    # only olmo2, olmo2_bias_bf16
     /usr/bin/python3 data/models/make_tiny.py --phi      # only phi, phi_qk_gqa_f16
+    /usr/bin/python3 data/models/make_tiny.py --granite  # only granite, granite_bias_bf16
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -27,7 +28,8 @@ attention, modeling_rope_utils.py's default, linear, llama3, dynamic, yarn and l
 Mistral's sliding-window mask `kv_idx > q_idx - sliding_window` of masking_utils.py, Qwen3's q_norm
 and k_norm of models/qwen3/modeling_qwen3.py, Phi-3's fused projections and partial rotary dims of
 models/phi3/modeling_phi3.py; models/gemma, gemma2 and gemma3's GemmaModel, Gemma2Model and
-Gemma3TextModel; models/olmo2/modular_olmo2.py Olmo2Model; models/phi/modeling_phi.py PhiModel;
+Gemma3TextModel; models/olmo2/modular_olmo2.py Olmo2Model; models/granite/modular_granite.py
+GraniteModel; models/phi/modeling_phi.py PhiModel;
 models/gpt_neox/modeling_gpt_neox.py GPTNeoXModel; models/distilbert/modeling_distilbert.py
 DistilBertModel; models/bloom/modeling_bloom.py BloomModel), with the parameter names and
 config.json keys of those classes. The weights are random (torch.manual_seed); the float16 and
@@ -218,7 +220,7 @@ def llama_state(c, qkv_bias):
         if c["model_type"] == "phi3":  # Phi3Attention's qkv_proj: the rows of q, k and v one after another
             sd[p + "self_attn.qkv_proj.weight"] = torch.cat([sd.pop(p + "self_attn.%s_proj.weight" % n) for n in "qkv"])
         sd[p + "self_attn.o_proj.weight"] = rnd(E, H * d)
-        if c["model_type"] in ("llama", "olmo2") and c.get("attention_bias"):  # LlamaAttention: o_proj's bias too
+        if c["model_type"] in ("llama", "olmo2", "granite") and c.get("attention_bias"):  # LlamaAttention: o_proj's bias too
             sd[p + "self_attn.o_proj.bias"] = rnd(E, std=0.2)
         if c["model_type"] == "qwen3":  # Qwen3Attention: o_proj's bias with attention_bias; q_norm, k_norm
             if qkv_bias:
@@ -365,7 +367,14 @@ def llama_forward(sd, c, ids):
         allowed = causal & (j > i - W) if W else causal
         return torch.where(allowed, 0.0, torch.finfo(torch.float32).min)
     lin = lambda x, n: F.linear(x, sd[n + ".weight"], sd.get(n + ".bias"))
+    # GraniteModel: inputs_embeds * embedding_multiplier; GraniteAttention's scaling is
+    # attention_multiplier; each residual adds the layer's output * residual_multiplier
+    granite = c["model_type"] == "granite"
+    scaling = c.get("attention_multiplier", 1.0) if granite else d ** -0.5
+    residual_m = c.get("residual_multiplier", 1.0) if granite else 1.0
     h = sd["embed_tokens.weight"][ids]
+    if granite:
+        h = h * c.get("embedding_multiplier", 1.0)
     hidden, atts = [], []
     for l in range(c["num_hidden_layers"]):
         p = "layers.%d." % l
@@ -392,7 +401,7 @@ def llama_forward(sd, c, ids):
             return torch.cat([r * cos + rotate_half(r) * sin, x[..., rotary:]], dim=-1)
         q, k = turn(q), turn(k)
         k, v = k.repeat_interleave(H // G, dim=1), v.repeat_interleave(H // G, dim=1)  # repeat_kv
-        w = torch.matmul(q, k.transpose(2, 3)) * d ** -0.5 + mask_of(l)
+        w = torch.matmul(q, k.transpose(2, 3)) * scaling + mask_of(l)
         w = torch.softmax(w, dim=-1, dtype=torch.float32)
         atts.append(w)
         ctx = torch.matmul(w, v).transpose(1, 2).reshape(B, T, H * d)
@@ -401,11 +410,13 @@ def llama_forward(sd, c, ids):
             mlp = lin(F.silu(lin(h, p + "mlp.gate_proj")) * lin(h, p + "mlp.up_proj"), p + "mlp.down_proj")
             h = h + rms_norm(mlp, sd[p + "post_feedforward_layernorm.weight"], eps)
             continue
-        h = h + lin(ctx, p + "self_attn.o_proj")
+        h = h + lin(ctx, p + "self_attn.o_proj") * residual_m if granite else h + lin(ctx, p + "self_attn.o_proj")
         x = rms_norm(h, sd[p + "post_attention_layernorm.weight"], eps)
         if c["model_type"] == "phi3":  # gate, up = gate_up_proj(x).chunk(2, dim=-1); up · act(gate)
             gate, up = lin(x, p + "mlp.gate_up_proj").chunk(2, dim=-1)
             h = h + lin(up * F.silu(gate), p + "mlp.down_proj")
+        elif granite:
+            h = h + lin(F.silu(lin(x, p + "mlp.gate_proj")) * lin(x, p + "mlp.up_proj"), p + "mlp.down_proj") * residual_m
         else:
             h = h + lin(F.silu(lin(x, p + "mlp.gate_proj")) * lin(x, p + "mlp.up_proj"), p + "mlp.down_proj")
     h = rms_norm(h, sd["norm.weight"], eps)
@@ -907,6 +918,28 @@ def phi():
     save("phi_qk_gqa_f16", PHI_QK_GQA, phi_state(PHI_QK_GQA), lambda sd: phi_forward(sd, PHI_QK_GQA, IDS), torch.float16)
 
 
+# Granite (--granite: torch.manual_seed(15)): models/granite/modular_granite.py, LlamaModel with
+# inputs_embeds * embedding_multiplier, GraniteAttention's scaling = attention_multiplier (instead of
+# head_dim ** -0.5), and residual + output * residual_multiplier after the attention and the MLP.
+# granite: granite-3.0's kind of multipliers (12, 1/64 scale over head_dim 8, 0.22), G=2, float32;
+# granite_bias_bf16: attention_bias and mlp_bias, only attention_multiplier given (the others 1.0).
+GRANITE = {"model_type": "granite", "architectures": ["GraniteForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+           "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 40,
+           "hidden_act": "silu", "rms_norm_eps": 1e-6, "max_position_embeddings": 64, "rope_theta": 500.0,
+           "embedding_multiplier": 12.0, "attention_multiplier": 0.015625, "residual_multiplier": 0.22,
+           "logits_scaling": 8.0}
+GRANITE_BIAS = {"model_type": "granite", "architectures": ["GraniteForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+                "num_hidden_layers": 3, "num_attention_heads": 4, "intermediate_size": 40, "hidden_act": "silu",
+                "rms_norm_eps": 1e-5, "attention_multiplier": 0.5, "attention_bias": True, "mlp_bias": True}
+
+
+def granite():
+    torch.manual_seed(15)
+    save("granite", GRANITE, llama_state(GRANITE, False), lambda sd: llama_forward(sd, GRANITE, IDS), prefix="model.")
+    save("granite_bias_bf16", GRANITE_BIAS, llama_state(GRANITE_BIAS, True),
+         lambda sd: llama_forward(sd, GRANITE_BIAS, IDS), torch.bfloat16, prefix="model.")
+
+
 def llama_biases():
     torch.manual_seed(9)
     save("llama_biases", LLAMA_BIASES, llama_state(LLAMA_BIASES, True), lambda sd: llama_forward(sd, LLAMA_BIASES, IDS),
@@ -1011,6 +1044,7 @@ def tiny():
     bloom()
     olmo2()
     phi()
+    granite()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -1357,7 +1391,8 @@ def gpt2_small(folder, T=256, threads=2):
 SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": qwen3, "--roberta": roberta,
            "--float64": float64, "--gemma": gemma, "--gemma3": gemma3, "--phi3": phi3, "--llama-biases": llama_biases,
            "--gpt-neox": gpt_neox, "--distilbert": distilbert,
-           "--bloom": bloom, "--olmo2": olmo2, "--phi": phi}
+           "--bloom": bloom, "--olmo2": olmo2, "--phi": phi,
+           "--granite": granite}
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":

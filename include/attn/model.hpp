@@ -27,6 +27,8 @@
 //                          side (fc1, fc2), qk_layernorm, final_layernorm
 //   gpt_neox               GPTNeoXModel: LayerNorm, the fused query_key_value per head, RoPE on
 //                          rotary_pct of each head, use_parallel_residual
+//   granite                LlamaModel's layer with embedding_multiplier, attention_multiplier (the
+//                          scores' scale) and residual_multiplier
 //   olmo2                  LlamaModel's layer with the norms after the attention and the MLP
 //                          (none before), q_norm and k_norm over the whole projection
 //   bloom                  BloomModel: ALiBi (BLOOM's slopes), LayerNorm on the embeddings, the
@@ -90,6 +92,8 @@ struct ModelConfig {
     bool post_norms = false;  // OLMo 2: no norm before the attention and the MLP, post_attention_layernorm
                               // and post_feedforward_layernorm on their outputs
     double query_scalar = 0;      // Gemma 2: the scale query_pre_attn_scalar ** -0.5 (0: head_dim's)
+    double attention_multiplier = 0;  // Granite: the scale itself (0: none)
+    float embedding_multiplier = 1, residual_multiplier = 1;  // Granite: embeddings · m; x + layer(x) · m
     float softcap = 0;            // Gemma 2: attn_logit_softcapping (0: none)
     bool bidirectional = false;   // EmbeddingGemma: no causal rule; sliding layers see |i - j| < sliding_window
     bool scale_attn_weights = true, scale_by_inverse_layer = false;  // gpt2: 1/√d, and 1/(layer + 1)

@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, phi, gpt_neox, bloom";
+    return "bert, roberta, xlm-roberta, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, phi, gpt_neox, bloom";
 }
 
 namespace {
@@ -536,10 +536,11 @@ void rope_and_groups(const Reader& r, ModelConfig& c, std::size_t default_max_po
 
 void llama(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::llama;
-    // LlamaConfig's, MistralConfig's, Qwen2Config's, Qwen3Config's and Olmo2Config's defaults (Llama 2
-    // 7B, Mistral 7B, Qwen2 7B, OLMo 2 7B; Qwen3Config's sizes are Qwen2Config's, with head_dim 128)
+    // LlamaConfig's, MistralConfig's, Qwen2Config's, Qwen3Config's, Olmo2Config's and GraniteConfig's
+    // defaults (Llama 2 7B, Mistral 7B, Qwen2 7B, OLMo 2 7B; Qwen3Config's sizes are Qwen2Config's,
+    // with head_dim 128; GraniteConfig's LlamaConfig's)
     const bool mistral = c.model_type == "mistral", qwen2 = c.model_type == "qwen2", qwen3 = c.model_type == "qwen3";
-    const bool qwen = qwen2 || qwen3, olmo2 = c.model_type == "olmo2";
+    const bool qwen = qwen2 || qwen3, olmo2 = c.model_type == "olmo2", granite = c.model_type == "granite";
     c.layers = r.count_or("num_hidden_layers", 32), c.hidden = r.count_or("hidden_size", 4096);
     c.heads = r.count_or("num_attention_heads", 32);
     c.intermediate = r.count_or("intermediate_size", mistral ? 14336 : qwen ? 22016 : 11008);
@@ -590,6 +591,18 @@ void llama(const Reader& r, ModelConfig& c) {
     } else {
         c.qkv_bias = c.o_bias = r.bool_or("attention_bias", false);
         c.mlp_bias = r.bool_or("mlp_bias", false);
+    }
+    if (granite) {  // GraniteConfig's multipliers (1.0 each when absent): float32 factors, as torch applies them
+        const auto multiplier = [&](const char* key) {
+            r.not_null(key);
+            const double m = r.number_or(key, 1.0);
+            if (!std::isfinite(float(m)) || m == 0)
+                r.fail(std::string("\"") + key + "\" is " + shown(m) + ": expected a finite number other than 0 (float32)");
+            return m;
+        };
+        c.embedding_multiplier = float(multiplier("embedding_multiplier"));
+        c.residual_multiplier = float(multiplier("residual_multiplier"));
+        c.attention_multiplier = multiplier("attention_multiplier");  // GraniteAttention's scaling
     }
     padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
 }
@@ -843,7 +856,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "distilbert") distilbert(r, c);
     else if (c.model_type == "gpt2") gpt2(r, c);
     else if (c.model_type == "llama" || c.model_type == "mistral" || c.model_type == "qwen2" || c.model_type == "qwen3" ||
-             c.model_type == "olmo2")
+             c.model_type == "olmo2" || c.model_type == "granite")
         llama(r, c);
     else if (c.model_type == "gemma" || c.model_type == "gemma2" || c.model_type == "gemma3_text") gemma(r, c);
     else if (c.model_type == "gemma3") gemma3(r, c);

@@ -89,6 +89,14 @@ void add_rows(Tensor& x, const Tensor& y) {
     }
 }
 
+void scale_rows(Tensor& x, float m) {
+    const MatrixView v = rows_of(x);
+    for (std::size_t i = 0; i < v.rows; ++i) {
+        float* a = x.data() + i * v.stride;
+        for (std::size_t c = 0; c < v.cols; ++c) a[c] *= m;
+    }
+}
+
 namespace {
 
 // In float32, as torch computes them (GELU(approximate='none') with erf; HF's NewGELUActivation).

@@ -32,6 +32,8 @@ void layer_norm(Tensor& X, const Weight& weight, const Weight* bias, double eps)
 void rms_norm(Tensor& X, const Weight& weight, double eps, bool unit_offset = false);
 // x += y, row by row (the residual connections).
 void add_rows(Tensor& x, const Tensor& y);
+// x *= m, every element (float32 products, as torch's tensor * scalar).
+void scale_rows(Tensor& x, float m);
 // The activation in place.
 void activate(Tensor& X, ModelConfig::Activation a);
 // SwiGLU: gate = act(gate) · up, in place in gate.

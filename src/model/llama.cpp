@@ -1,12 +1,13 @@
 // LlamaModel's forward (transformers' models/llama/modeling_llama.py, eager attention), also
-// Mistral's, Qwen2's, Qwen3's, Gemma's, Gemma 2's, Gemma 3's, Phi-3's and OLMo 2's: token
-// embeddings (Gemma: times √E), then per layer RMSNorm (Gemma: by 1 + weight; OLMo 2: none),
+// Mistral's, Qwen2's, Qwen3's, Gemma's, Gemma 2's, Gemma 3's, Phi-3's, OLMo 2's and Granite's:
+// token embeddings (Gemma: times √E; Granite: embedding_multiplier), then per layer RMSNorm (Gemma: by 1 + weight; OLMo 2: none),
 // q/k/v projections (Qwen2: with biases; Qwen3, Gemma 3: then q_norm and k_norm, RMSNorm per
 // head; OLMo 2: over all heads at once; Phi-3: one fused qkv_proj), RoPE (Phi-3: of the leading
 // dims; Gemma 3: the sliding layers' own) and causal grouped-query attention on the engine
 // (Mistral, Phi-3: a sliding window; Gemma 2: its scale, softcap and sliding layers;
 // EmbeddingGemma: bidirectional), o_proj (Gemma 2, OLMo 2: then post_attention_layernorm), the
-// residual, RMSNorm (Gemma 2: pre_feedforward_layernorm; OLMo 2: none), the gated MLP
+// residual (Granite: the layer's output times residual_multiplier), RMSNorm (Gemma 2:
+// pre_feedforward_layernorm; OLMo 2: none), the gated MLP
 // (down(act(gate(x)) · up(x)); Phi-3: gate and up from one gate_up_proj; Gemma 2, OLMo 2: then
 // post_feedforward_layernorm), the residual; the final norm, whose output is the last hidden
 // state.
@@ -26,11 +27,10 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
     const Weight& embeddings = w.table(token_embeddings(c.arch), {c.vocab, E});  // its shape checked before any buffer
     Tensor h = new_rows(B * T, E);
     embed(h, embeddings, in.ids, false);
-    if (c.embed_scale) {  // Gemma: hidden_states * torch.tensor(hidden_size ** 0.5, dtype=hidden_states.dtype)
-        const float normalizer = float(std::sqrt(double(E)));
-        for (std::size_t i = 0; i < B * T; ++i)
-            for (std::size_t e = 0; e < E; ++e) h.data()[i * h.row_stride() + e] *= normalizer;
-    }
+    // Gemma: hidden_states * torch.tensor(hidden_size ** 0.5, dtype=hidden_states.dtype); Granite:
+    // inputs_embeds * embedding_multiplier
+    if (c.embed_scale) scale_rows(h, float(std::sqrt(double(E))));
+    if (c.embedding_multiplier != 1.0f) scale_rows(h, c.embedding_multiplier);
     AttentionSpec spec;
     spec.causal = c.bidirectional ? Causal::none : Causal::top_left;  // EmbeddingGemma: none
     // RoPE (layers.hpp's rope_for_tokens) once layer 0's projection confirms head_dim. Gemma 3's
@@ -44,8 +44,10 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
     for (std::size_t l = 0; l < c.layers; ++l) (&c.rope_of(l) == &c.rope ? full_used : sliding_used) = true;
     const Rope full_rope = full_used ? rope_for_tokens(c.rope, rotated, T, c.rope_scaling_text) : Rope{};
     const Rope sliding_rope = sliding_used ? rope_for_tokens(c.sliding_rope, rotated, T, c.sliding_rope_text) : Rope{};
-    // self.scaling = head_dim ** -0.5; Gemma 2's query_pre_attn_scalar ** -0.5
-    spec.scale = float(c.query_scalar ? std::pow(c.query_scalar, -0.5) : 1.0 / std::sqrt(double(d)));
+    // self.scaling = head_dim ** -0.5; Gemma 2's query_pre_attn_scalar ** -0.5; Granite's attention_multiplier
+    spec.scale = float(c.attention_multiplier ? c.attention_multiplier
+                       : c.query_scalar       ? std::pow(c.query_scalar, -0.5)
+                                              : 1.0 / std::sqrt(double(d)));
     spec.softcap = c.softcap;  // Gemma 2: cap·tanh(scores / cap), before the mask
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         // kv_idx > q_idx - sliding_window; EmbeddingGemma's both ways: |q_idx - kv_idx| < sliding_window
@@ -81,6 +83,7 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
                                           heads_view(vt, B, T, v0, G, d), spec, rec.weights_of(l), rec.weights_stride());
         Tensor o = linear(rows_of(ctx), W("self_attn.o_proj.weight", {E, H * d}), Layout::linear, bias(c.o_bias, "self_attn.o_proj.bias", E));
         if (c.sandwich_norms || c.post_norms) norm(o, "post_attention_layernorm.weight", E);
+        if (c.residual_multiplier != 1.0f) scale_rows(o, c.residual_multiplier);  // Granite
         add_rows(h, o);
         x = h;
         if (!c.post_norms) norm(x, c.sandwich_norms ? "pre_feedforward_layernorm.weight" : "post_attention_layernorm.weight", E);
@@ -94,6 +97,7 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
         }
         Tensor down = linear(rows_of(gate), W("mlp.down_proj.weight", {E, F}), Layout::linear, bias(c.mlp_bias, "mlp.down_proj.bias", E));
         if (c.sandwich_norms || c.post_norms) norm(down, "post_feedforward_layernorm.weight", E);
+        if (c.residual_multiplier != 1.0f) scale_rows(down, c.residual_multiplier);
         add_rows(h, down);
     }
     if (rec.last_layer() + 1 == c.layers) {

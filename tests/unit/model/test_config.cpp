@@ -397,6 +397,35 @@ TEST_CASE("model config: phi is PhiConfig: its defaults, partial_rotary_factor 0
     CHECK(error("phi", ", \"rope_scaling\": {\"type\": \"linear\", \"factor\": 0}").find("factor") != std::string::npos);
 }
 
+TEST_CASE("model config: granite is GraniteConfig: LlamaConfig's defaults and the multipliers") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig g = parse("{\"model_type\": \"granite\"}");
+    CHECK(g.arch == attn::model::Architecture::llama);
+    CHECK(g.hidden == 4096);
+    CHECK(g.kv_heads == 32);
+    CHECK(g.vocab == 32000);
+    CHECK(g.norm_eps == 1e-6);
+    CHECK(g.embedding_multiplier == 1.0f);
+    CHECK(g.residual_multiplier == 1.0f);
+    CHECK(g.attention_multiplier == 1.0);  // the scale itself, not 1/sqrt(head_dim)
+    const attn::model::ModelConfig m = config(
+        "granite", ", \"embedding_multiplier\": 12, \"attention_multiplier\": 0.015625, \"residual_multiplier\": 0.22, "
+                   "\"logits_scaling\": 8, \"attention_bias\": true, \"mlp_bias\": true, \"num_key_value_heads\": 4");
+    CHECK(m.embedding_multiplier == 12.0f);
+    CHECK(m.attention_multiplier == 0.015625);
+    CHECK(m.residual_multiplier == 0.22f);
+    CHECK(m.qkv_bias);
+    CHECK(m.o_bias);
+    CHECK(m.mlp_bias);
+    const std::string g4 = ", \"num_key_value_heads\": 4";
+    CHECK(error("granite", g4 + ", \"attention_multiplier\": null").find("\"attention_multiplier\" is null") != std::string::npos);
+    CHECK(error("granite", g4 + ", \"residual_multiplier\": 0").find("\"residual_multiplier\" is 0: expected a finite number") !=
+          std::string::npos);
+    CHECK(error("granite", g4 + ", \"embedding_multiplier\": 1e39").find("\"embedding_multiplier\" is 1e+39") != std::string::npos);
+    // the others have none
+    for (const char* type : {"llama", "mistral", "olmo2"}) CHECK(config(type, g4 + ", \"attention_multiplier\": 3").attention_multiplier == 0);
+}
+
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
     // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
     // pad_token_id 1
