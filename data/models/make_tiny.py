@@ -17,6 +17,7 @@
     /usr/bin/python3 data/models/make_tiny.py --olmo2    # only olmo2, olmo2_bias_bf16
     /usr/bin/python3 data/models/make_tiny.py --phi      # only phi, phi_qk_gqa_f16
     /usr/bin/python3 data/models/make_tiny.py --granite  # only granite, granite_bias_bf16
+    /usr/bin/python3 data/models/make_tiny.py --mixtral  # only mixtral, mixtral_top1_bf16
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -28,7 +29,8 @@ attention, modeling_rope_utils.py's default, linear, llama3, dynamic, yarn and l
 Mistral's sliding-window mask `kv_idx > q_idx - sliding_window` of masking_utils.py, Qwen3's q_norm
 and k_norm of models/qwen3/modeling_qwen3.py, Phi-3's fused projections and partial rotary dims of
 models/phi3/modeling_phi3.py; models/gemma, gemma2 and gemma3's GemmaModel, Gemma2Model and
-Gemma3TextModel; models/olmo2/modular_olmo2.py Olmo2Model; models/granite/modular_granite.py
+Gemma3TextModel; models/mixtral/modeling_mixtral.py MixtralModel; models/olmo2/modular_olmo2.py
+Olmo2Model; models/granite/modular_granite.py
 GraniteModel; models/phi/modeling_phi.py PhiModel;
 models/gpt_neox/modeling_gpt_neox.py GPTNeoXModel; models/distilbert/modeling_distilbert.py
 DistilBertModel; models/bloom/modeling_bloom.py BloomModel), with the parameter names and
@@ -240,6 +242,13 @@ def llama_state(c, qkv_bias):
         if c.get("mlp_bias"):  # LlamaMLP: bias=config.mlp_bias on all three
             for n, rows in (("gate", Fi), ("up", Fi), ("down", E)):
                 sd[p + "mlp.%s_proj.bias" % n] = rnd(rows, std=0.2)
+        if c["model_type"] == "mixtral":  # MixtralSparseMoeBlock: the router and num_local_experts w1, w3, w2
+            for n in ("gate", "up", "down"):
+                del sd[p + "mlp.%s_proj.weight" % n]
+            sd[p + "block_sparse_moe.gate.weight"] = rnd(c["num_local_experts"], E, std=1.0)
+            for e in range(c["num_local_experts"]):
+                q = p + "block_sparse_moe.experts.%d." % e
+                sd[q + "w1.weight"], sd[q + "w3.weight"], sd[q + "w2.weight"] = rnd(Fi, E), rnd(Fi, E), rnd(E, Fi)
     sd["norm.weight"] = 1.0 + rnd(E, std=0.1)
     return sd
 
@@ -344,6 +353,27 @@ def rms_norm(x, w, eps):
     return w * (x * torch.rsqrt(variance + eps))
 
 
+def mixtral_moe(sd, c, p, x):
+    """MixtralSparseMoeBlock.forward (eval): softmax of the router logits in float32, topk, the top k
+    divided by their sum, each expert's w2(silu(w1(x)) * w3(x)) on its tokens times their weights,
+    index_add_ into zeros expert by expert."""
+    B, T, E = x.shape
+    flat = x.reshape(-1, E)
+    logits = F.linear(flat, sd[p + "gate.weight"])
+    weights = F.softmax(logits, dim=1, dtype=torch.float)
+    weights, selected = torch.topk(weights, c["num_experts_per_tok"], dim=-1)
+    weights /= weights.sum(dim=-1, keepdim=True)
+    out = torch.zeros_like(flat)
+    mask = F.one_hot(selected, num_classes=c["num_local_experts"]).permute(2, 1, 0)
+    for e in range(c["num_local_experts"]):
+        idx, top_x = torch.where(mask[e])
+        q = p + "experts.%d." % e
+        cur = flat[None, top_x].reshape(-1, E)
+        y = F.linear(F.silu(F.linear(cur, sd[q + "w1.weight"])) * F.linear(cur, sd[q + "w3.weight"]), sd[q + "w2.weight"])
+        out.index_add_(0, top_x, y * weights[top_x, idx, None])
+    return out.reshape(B, T, E)
+
+
 def llama_forward(sd, c, ids):
     B, T = ids.shape
     E, H, eps = c["hidden_size"], c["num_attention_heads"], c["rms_norm_eps"]
@@ -361,7 +391,7 @@ def llama_forward(sd, c, ids):
     def mask_of(layer):
         # Mistral: every layer slides; Qwen2: with use_sliding_window, the layers from
         # max_window_layers on (its default layer_types)
-        W = c.get("sliding_window") if c["model_type"] in ("mistral", "phi3") else None
+        W = c.get("sliding_window") if c["model_type"] in ("mistral", "phi3", "mixtral") else None
         if c["model_type"] in ("qwen2", "qwen3") and c.get("use_sliding_window") and layer >= c.get("max_window_layers", 28):
             W = c.get("sliding_window")
         allowed = causal & (j > i - W) if W else causal
@@ -417,6 +447,8 @@ def llama_forward(sd, c, ids):
             h = h + lin(up * F.silu(gate), p + "mlp.down_proj")
         elif granite:
             h = h + lin(F.silu(lin(x, p + "mlp.gate_proj")) * lin(x, p + "mlp.up_proj"), p + "mlp.down_proj") * residual_m
+        elif c["model_type"] == "mixtral":
+            h = h + mixtral_moe(sd, c, p + "block_sparse_moe.", x)
         else:
             h = h + lin(F.silu(lin(x, p + "mlp.gate_proj")) * lin(x, p + "mlp.up_proj"), p + "mlp.down_proj")
     h = rms_norm(h, sd["norm.weight"], eps)
@@ -940,6 +972,27 @@ def granite():
          lambda sd: llama_forward(sd, GRANITE_BIAS, IDS), torch.bfloat16, prefix="model.")
 
 
+# Mixtral (--mixtral: torch.manual_seed(16)): models/mixtral/modeling_mixtral.py, Mistral's layer
+# with MixtralSparseMoeBlock for the MLP. mixtral: 4 experts, 2 per token, G=2, rope_theta given,
+# float32; mixtral_top1_bf16: 3 experts, 1 per token (its weight renormalised to 1), MixtralConfig's
+# rope_theta 1e6 (absent), a sliding window of 4, bfloat16.
+MIXTRAL = {"model_type": "mixtral", "architectures": ["MixtralForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+           "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 24,
+           "hidden_act": "silu", "rms_norm_eps": 1e-5, "max_position_embeddings": 64, "rope_theta": 300.0,
+           "num_local_experts": 4, "num_experts_per_tok": 2, "sliding_window": None}
+MIXTRAL_TOP1 = {"model_type": "mixtral", "architectures": ["MixtralForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+                "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 4, "intermediate_size": 16,
+                "hidden_act": "silu", "num_local_experts": 3, "num_experts_per_tok": 1, "sliding_window": 4}
+
+
+def mixtral():
+    torch.manual_seed(16)
+    save("mixtral", MIXTRAL, llama_state(MIXTRAL, False), lambda sd: llama_forward(sd, MIXTRAL, IDS), prefix="model.")
+    c = dict(MIXTRAL_TOP1, rope_theta=1e6, rms_norm_eps=1e-5)  # MixtralConfig's defaults, for the reference
+    save("mixtral_top1_bf16", MIXTRAL_TOP1, llama_state(c, False), lambda sd: llama_forward(sd, c, IDS),
+         torch.bfloat16, prefix="model.")
+
+
 def llama_biases():
     torch.manual_seed(9)
     save("llama_biases", LLAMA_BIASES, llama_state(LLAMA_BIASES, True), lambda sd: llama_forward(sd, LLAMA_BIASES, IDS),
@@ -1045,6 +1098,7 @@ def tiny():
     olmo2()
     phi()
     granite()
+    mixtral()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -1392,7 +1446,7 @@ SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": 
            "--float64": float64, "--gemma": gemma, "--gemma3": gemma3, "--phi3": phi3, "--llama-biases": llama_biases,
            "--gpt-neox": gpt_neox, "--distilbert": distilbert,
            "--bloom": bloom, "--olmo2": olmo2, "--phi": phi,
-           "--granite": granite}
+           "--granite": granite, "--mixtral": mixtral}
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":

@@ -29,6 +29,7 @@
 //                          rotary_pct of each head, use_parallel_residual
 //   granite                LlamaModel's layer with embedding_multiplier, attention_multiplier (the
 //                          scores' scale) and residual_multiplier
+//   mixtral                Mistral's layer with a sparse mixture of experts for the MLP
 //   olmo2                  LlamaModel's layer with the norms after the attention and the MLP
 //                          (none before), q_norm and k_norm over the whole projection
 //   bloom                  BloomModel: ALiBi (BLOOM's slopes), LayerNorm on the embeddings, the
@@ -93,6 +94,9 @@ struct ModelConfig {
                               // and post_feedforward_layernorm on their outputs
     double query_scalar = 0;      // Gemma 2: the scale query_pre_attn_scalar ** -0.5 (0: head_dim's)
     double attention_multiplier = 0;  // Granite: the scale itself (0: none)
+    // Mixtral: the MLP a sparse mixture of `experts` (0: a plain MLP), `experts_per_token` of them
+    // per token, weighted by the router's softmax over them renormalised
+    std::size_t experts = 0, experts_per_token = 0;
     float embedding_multiplier = 1, residual_multiplier = 1;  // Granite: embeddings · m; x + layer(x) · m
     float softcap = 0;            // Gemma 2: attn_logit_softcapping (0: none)
     bool bidirectional = false;   // EmbeddingGemma: no causal rule; sliding layers see |i - j| < sliding_window

@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, phi, gpt_neox, bloom";
+    return "bert, roberta, xlm-roberta, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, phi, gpt_neox, bloom";
 }
 
 namespace {
@@ -421,11 +421,11 @@ float rope_base(const Reader& holder, const char* key, double fallback) {
 // RoPE's theta and scaling as transformers reads them: the object "rope_scaling" (v4's, which v5
 // still takes first: rope_parameters = rope_scaling or rope_parameters), else v5's
 // "rope_parameters" ({"rope_type", "rope_theta", the scaling's fields}); theta the object's
-// "rope_theta", else the top-level one (v5's setdefault), else 10000. partial_rotary_factor, the
+// "rope_theta", else the top-level one (v5's setdefault), else the config class's (10000; Mixtral 1e6). partial_rotary_factor, the
 // object's else the top level's, is returned for Phi-3 and GPT-NeoX (`partial`; the others refuse
 // one other than 1; Phi's default is 0.5); Phi-3 has scaling types of its own (rope_scaling's phi3).
 enum class RopeOf { llama, phi3, gpt_neox, phi };
-double rope(const Reader& r, const Lengths& top, ModelConfig& c, RopeOf of = RopeOf::llama) {
+double rope(const Reader& r, const Lengths& top, ModelConfig& c, RopeOf of = RopeOf::llama, double default_theta = 10000.0) {
     const bool phi3 = of == RopeOf::phi3, partial_allowed = of != RopeOf::llama;
     const json::Value* scaling = r.v.find("rope_scaling");
     const json::Value* params = r.v.find("rope_parameters");
@@ -439,7 +439,7 @@ double rope(const Reader& r, const Lengths& top, ModelConfig& c, RopeOf of = Rop
                 r.fail("\"rope_parameters\" per layer type is not supported (attn runs one RoPE for every layer)");
     const Reader pr{chosen ? *chosen : r.v, r.source, chosen ? what + ": " : ""};
     // The object's theta when it has one, else the top level's.
-    c.rope.theta = rope_base(pr.v.find("rope_theta") ? pr : r, "rope_theta", 10000.0);
+    c.rope.theta = rope_base(pr.v.find("rope_theta") ? pr : r, "rope_theta", default_theta);
     const Reader& partial_holder = pr.v.find("partial_rotary_factor") ? pr : r;
     partial_holder.not_null("partial_rotary_factor");
     const double partial = partial_holder.number_or("partial_rotary_factor", of == RopeOf::phi ? 0.5 : 1.0);
@@ -523,12 +523,13 @@ void layer_types(const Reader& r, ModelConfig& c, const char* why) {
 
 // The Llama family's RoPE (max_position_embeddings: the class's default when absent; null
 // only dynamic and yarn refuse, as 0) and its query heads checked against the K/V heads.
-void rope_and_groups(const Reader& r, ModelConfig& c, std::size_t default_max_positions) {
+void rope_and_groups(const Reader& r, ModelConfig& c, std::size_t default_max_positions, double default_theta = 10000.0) {
     // (RoPE computes with these lengths: 4096.0 works in transformers)
     const std::size_t max_positions = r.count_or_none("max_position_embeddings", default_max_positions, Reader::Written::whole);
     const json::Value* max_given = r.v.find("max_position_embeddings");
     rope(r, {max_given && max_given->is_null() ? 0 : max_positions,
-             r.count_or_none("original_max_position_embeddings", 0, Reader::Written::whole)}, c);
+             r.count_or_none("original_max_position_embeddings", 0, Reader::Written::whole)}, c, RopeOf::llama,
+         default_theta);
     if (c.heads % c.kv_heads)
         r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " +
                std::to_string(c.kv_heads));
@@ -536,27 +537,28 @@ void rope_and_groups(const Reader& r, ModelConfig& c, std::size_t default_max_po
 
 void llama(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::llama;
-    // LlamaConfig's, MistralConfig's, Qwen2Config's, Qwen3Config's, Olmo2Config's and GraniteConfig's
-    // defaults (Llama 2 7B, Mistral 7B, Qwen2 7B, OLMo 2 7B; Qwen3Config's sizes are Qwen2Config's,
-    // with head_dim 128; GraniteConfig's LlamaConfig's)
+    // LlamaConfig's, MistralConfig's, Qwen2Config's, Qwen3Config's, Olmo2Config's, GraniteConfig's
+    // and MixtralConfig's defaults (Llama 2 7B, Mistral 7B, Qwen2 7B, OLMo 2 7B, Mixtral 8x7B;
+    // Qwen3Config's sizes are Qwen2Config's, with head_dim 128; GraniteConfig's LlamaConfig's)
     const bool mistral = c.model_type == "mistral", qwen2 = c.model_type == "qwen2", qwen3 = c.model_type == "qwen3";
     const bool qwen = qwen2 || qwen3, olmo2 = c.model_type == "olmo2", granite = c.model_type == "granite";
+    const bool mixtral = c.model_type == "mixtral";  // Mistral's sizes, rope_theta 1e6, eps 1e-5, no window
     c.layers = r.count_or("num_hidden_layers", 32), c.hidden = r.count_or("hidden_size", 4096);
     c.heads = r.count_or("num_attention_heads", 32);
-    c.intermediate = r.count_or("intermediate_size", mistral ? 14336 : qwen ? 22016 : 11008);
+    c.intermediate = r.count_or("intermediate_size", mistral || mixtral ? 14336 : qwen ? 22016 : 11008);
     // The configs' defaults when the key is absent: LlamaConfig the heads, MistralConfig 8,
     // Qwen2Config and Qwen3Config 32 (null: the heads, in all four).
-    const std::size_t kv_default = mistral ? 8 : qwen ? 32 : c.heads;
+    const std::size_t kv_default = mistral || mixtral ? 8 : qwen ? 32 : c.heads;
     c.kv_heads = r.v.find("num_key_value_heads") ? r.count_or_none("num_key_value_heads", c.heads) : kv_default;
     // Qwen3Config's head_dim is its own (128), not hidden / heads; null fails in Qwen3Attention.
     c.head_dim = qwen3 ? r.count_or("head_dim", 128) : r.count_or_none("head_dim", c.hidden / c.heads);
     c.vocab = r.count_or("vocab_size", qwen ? 151936 : olmo2 ? 50304 : 32000);
-    c.norm_eps = r.eps_or("rms_norm_eps", olmo2 ? 1e-5 : 1e-6);
+    c.norm_eps = r.eps_or("rms_norm_eps", olmo2 || mixtral ? 1e-5 : 1e-6);
     r.not_null("hidden_act");
     c.activation = activation(r, r.string_or("hidden_act", "silu"));
     // max_position_embeddings: only dynamic and yarn RoPE read it, not a limit (RoPE has no
     // table to outgrow); null: unused by the default, linear and llama3 RoPE.
-    rope_and_groups(r, c, mistral ? 4096 * 32 : qwen ? 32768 : 2048);
+    rope_and_groups(r, c, mistral || mixtral ? 4096 * 32 : qwen ? 32768 : 2048, mixtral ? 1e6 : 10000.0);
     if (qwen) {
         // Qwen2: Q/K/V biases always, none on o_proj; Qwen3: all four with attention_bias, and
         // q_norm and k_norm in every layer.
@@ -575,6 +577,14 @@ void llama(const Reader& r, ModelConfig& c) {
         const std::size_t first = std::size_t(first_layer);
         for (std::size_t l = 0; l < c.layers; ++l) c.slides.push_back(l >= first);
         layer_types(r, c, " (\"sliding_window\" is null, or \"use_sliding_window\" is not true)");
+    } else if (mixtral) {
+        // MixtralConfig: no window unless given; the MLP a sparse mixture of num_local_experts
+        // (8), num_experts_per_tok (2) of them per token, their weights renormalised; no biases
+        c.sliding_window = r.count_or_none("sliding_window", 0);
+        c.experts = r.count_or("num_local_experts", 8), c.experts_per_token = r.count_or("num_experts_per_tok", 2);
+        if (c.experts_per_token > c.experts)
+            r.fail("\"num_experts_per_tok\" " + std::to_string(c.experts_per_token) + " is more than the " +
+                   std::to_string(c.experts) + " experts (num_local_experts)");
     } else if (c.model_type == "mistral") {
         // MistralAttention and MistralMLP have no biases, whatever the config says; its window
         // is 4096 keys when the key is absent, none when null.
@@ -856,7 +866,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "distilbert") distilbert(r, c);
     else if (c.model_type == "gpt2") gpt2(r, c);
     else if (c.model_type == "llama" || c.model_type == "mistral" || c.model_type == "qwen2" || c.model_type == "qwen3" ||
-             c.model_type == "olmo2" || c.model_type == "granite")
+             c.model_type == "olmo2" || c.model_type == "granite" || c.model_type == "mixtral")
         llama(r, c);
     else if (c.model_type == "gemma" || c.model_type == "gemma2" || c.model_type == "gemma3_text") gemma(r, c);
     else if (c.model_type == "gemma3") gemma3(r, c);

@@ -24,6 +24,8 @@
 # olmo2 (the norms after the attention and the MLP, q_norm and k_norm over all heads, GQA; with
 # attention_bias and linear rope_scaling in bfloat16),
 # granite (embedding, attention and residual multipliers; attention_bias and mlp_bias in bfloat16),
+# mixtral (4 experts, 2 per token; 3 experts, 1 per token, rope_theta 1e6 by default and a window
+# in bfloat16),
 # phi (RoPE on half of each head, the attention and the MLP side by side; qk_layernorm, GQA and
 # dynamic RoPE past max_position_embeddings in float16),
 # bert_bin (a torch.save pytorch_model.bin) and bert_uncased (bert-base-uncased's vocab.txt, the
@@ -480,6 +482,14 @@ run model "$TINY/bloom" --ids 1,17,42,5 --layer 0 --head 0 --heatmap --svg "$T/b
 expect_code 0 "bloom pictures"
 if grep -q "causal" "$T/bl.svg"; then pass; else fail "bloom: the SVG does not say causal"; fi
 
+# Mixtral: every expert's weights are looked for, whichever tokens route to it.
+mkdir -p "$T/mx_missing" && cp "$TINY/mixtral/config.json" "$T/mx_missing/"
+with_header "$TINY/mixtral/model.safetensors" "$T/mx_missing/model.safetensors" \
+    's/"model.layers.1.block_sparse_moe.experts.3.w2.weight"/"model.layers.1.block_sparse_moe.experts.3.w2.wrong_"/'
+run model "$T/mx_missing" --ids 1,2
+expect_code 3 "mixtral without one expert's w2"
+expect_err_has "layers.1.block_sparse_moe.experts.3.w2.weight" "the missing expert weight named"
+
 # ---- bad input: clear errors, exit 3 (bad input) or 2 (usage) ----
 # A tokenizer.json that is a folder or a FIFO is no file left out (it said: no tokenizer.json, ...)
 mkdir -p "$T/tokdir" && ln -sf "$TINY/roberta/config.json" "$TINY/roberta/model.safetensors" "$T/tokdir/"
@@ -504,7 +514,7 @@ expect_err_has "no model.safetensors" "missing weights named"
 mkdir -p "$T/t5" && echo '{"model_type": "t5"}' >"$T/t5/config.json" && cp "$TINY/bert/model.safetensors" "$T/t5/"
 run model "$T/t5" --ids 1,2
 expect_code 3 "unknown model_type"
-expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, phi, gpt_neox, bloom)' "unknown model_type lists the known ones"
+expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, phi, gpt_neox, bloom)' "unknown model_type lists the known ones"
 mkdir -p "$T/relkey" && cp "$TINY/bert/model.safetensors" "$T/relkey/"
 sed 's/"absolute"/"relative_key"/' "$TINY/bert/config.json" >"$T/relkey/config.json"
 run model "$T/relkey" --ids 1,2

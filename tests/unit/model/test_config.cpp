@@ -426,6 +426,33 @@ TEST_CASE("model config: granite is GraniteConfig: LlamaConfig's defaults and th
     for (const char* type : {"llama", "mistral", "olmo2"}) CHECK(config(type, g4 + ", \"attention_multiplier\": 3").attention_multiplier == 0);
 }
 
+TEST_CASE("model config: mixtral is MixtralConfig: Mistral's sizes, rope_theta 1e6, no window, 8 experts, 2 per token") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig m = parse("{\"model_type\": \"mixtral\"}");  // Mixtral 8x7B
+    CHECK(m.arch == attn::model::Architecture::llama);
+    CHECK(m.hidden == 4096);
+    CHECK(m.intermediate == 14336);
+    CHECK(m.kv_heads == 8);
+    CHECK(m.norm_eps == 1e-5);
+    CHECK(m.rope.theta == 1e6f);
+    CHECK(m.sliding_window == 0);
+    CHECK(m.experts == 8);
+    CHECK(m.experts_per_token == 2);
+    CHECK_FALSE(m.qkv_bias);
+    CHECK(config("mixtral", ", \"sliding_window\": 4096").sliding_window == 4096);
+    CHECK(config("mixtral", ", \"rope_theta\": 500").rope.theta == 500.0f);
+    const attn::model::ModelConfig e = config("mixtral", ", \"num_local_experts\": 3, \"num_experts_per_tok\": 3");
+    CHECK(e.experts == 3);
+    CHECK(e.experts_per_token == 3);
+    CHECK(error("mixtral", ", \"num_local_experts\": 2, \"num_experts_per_tok\": 3")
+              .find("\"num_experts_per_tok\" 3 is more than the 2 experts (num_local_experts)") != std::string::npos);
+    CHECK(error("mixtral", ", \"num_local_experts\": 0").find("\"num_local_experts\" is 0") != std::string::npos);
+    CHECK(error("mixtral", ", \"num_experts_per_tok\": null").find("\"num_experts_per_tok\" is null") != std::string::npos);
+    // the others have a plain MLP, and Mistral its 4096 window and theta 10000
+    for (const char* type : {"llama", "mistral", "qwen2"}) CHECK(config(type, ", \"num_key_value_heads\": 4").experts == 0);
+    CHECK(parse("{\"model_type\": \"mistral\"}").rope.theta == 10000.0f);
+}
+
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
     // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
     // pad_token_id 1
