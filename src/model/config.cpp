@@ -618,8 +618,8 @@ void llama(const Reader& r, ModelConfig& c) {
 }
 
 // The leading dims of each head RoPE turns: int(head_dim * factor), as transformers computes it;
-// `key` names the factor. (Transformers turns one more than an odd count, and none for 0; no
-// checkpoint has those.)
+// `key` names the factor. (For an odd count transformers' Phi-3 turns one more dim and Phi
+// fails; for 0 both turn none; no checkpoint has those.)
 std::size_t rotary_dims(const Reader& r, std::size_t head_dim, double factor, const char* key) {
     const double rotary = std::floor(double(head_dim) * factor);
     if (!(factor > 0) || rotary < 2 || rotary > double(head_dim) || std::fmod(rotary, 2.0) != 0)
@@ -644,11 +644,22 @@ void phi(const Reader& r, ModelConfig& c) {
     c.activation = activation(r, r.string_or("hidden_act", "gelu_new"));
     c.qkv_bias = c.o_bias = c.mlp_bias = true;
     c.qk_norm = r.flag("qk_layernorm", false);
-    if (c.hidden % c.heads)  // PhiAttention's head_dim and its q_layernorm's size: hidden_size // heads
+    // getattr(config, "head_dim", hidden_size // heads) (4.48 on); q_layernorm's size is always
+    // hidden_size // heads
+    const json::Value* head_dim = r.v.find("head_dim");
+    if ((!head_dim || head_dim->is_null()) && c.hidden % c.heads)
         r.fail("hidden_size " + std::to_string(c.hidden) + " is not a multiple of num_attention_heads " + std::to_string(c.heads));
-    c.head_dim = c.hidden / c.heads;
+    r.not_null("head_dim");  // None ** -0.5 fails in PhiAttention
+    c.head_dim = r.count_or("head_dim", c.hidden / c.heads);
+    if (c.qk_norm && c.head_dim * c.heads != c.hidden)
+        r.fail("qk_layernorm normalises hidden_size // num_attention_heads = " + std::to_string(c.hidden / c.heads) +
+               " dims, but a head has head_dim " + std::to_string(c.head_dim));
+    // (only dynamic and yarn RoPE read max_position_embeddings; null refused there, as 0)
     const std::size_t max_positions = r.count_or_none("max_position_embeddings", 2048, Reader::Written::whole);
-    const double partial = rope(r, {max_positions, 0}, c, RopeOf::phi);
+    const json::Value* max_given = r.v.find("max_position_embeddings");
+    const double partial = rope(r, {max_given && max_given->is_null() ? 0 : max_positions,
+                                    r.count_or_none("original_max_position_embeddings", 0, Reader::Written::whole)},
+                                c, RopeOf::phi);
     c.rotary_dims = rotary_dims(r, c.head_dim, partial, "partial_rotary_factor");
     if (c.heads % c.kv_heads)
         r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " +
@@ -896,8 +907,9 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
                            ": one per frequency of the " + std::to_string(2 * want) + " dims RoPE turns");
         }
     if ((c.rope.scaling.kind == RopeScalingKind::dynamic || c.sliding_rope.scaling.kind == RopeScalingKind::dynamic) &&
-        c.head_dim == 2)  // dim / (dim - 2)
-        r.fail("dynamic RoPE needs a head_dim above 2 (its theta is raised to the power head_dim / (head_dim - 2))");
+        (c.rotary_dims ? c.rotary_dims : c.head_dim) == 2)  // dim / (dim - 2), dim the dims RoPE turns
+        r.fail("dynamic RoPE needs more than 2 dims turned (its theta is raised to the power dim / (dim - 2), dim the "
+               "head_dim or the rotary dims)");
     return c;
 }
 

@@ -395,6 +395,26 @@ TEST_CASE("model config: phi is PhiConfig: its defaults, partial_rotary_factor 0
     CHECK(error("phi", ", \"num_attention_heads\": 5").find("hidden_size 64 is not a multiple of num_attention_heads 5") !=
           std::string::npos);
     CHECK(error("phi", ", \"rope_scaling\": {\"type\": \"linear\", \"factor\": 0}").find("factor") != std::string::npos);
+    // head_dim of its own (4.48 on), hidden_size then need not divide; q_layernorm's size is hidden_size // heads
+    CHECK(config("phi", ", \"head_dim\": 8").head_dim == 8);
+    CHECK(config("phi", ", \"head_dim\": 8, \"num_attention_heads\": 5").head_dim == 8);
+    CHECK(error("phi", ", \"num_attention_heads\": 5").find("not a multiple") != std::string::npos);
+    CHECK(error("phi", ", \"head_dim\": null").find("\"head_dim\" is null") != std::string::npos);
+    CHECK(error("phi", ", \"head_dim\": 8, \"qk_layernorm\": true").find("qk_layernorm normalises hidden_size // "
+                                                                        "num_attention_heads = 4 dims, but a head has head_dim 8") !=
+          std::string::npos);
+    // the top level's original_max_position_embeddings, as the Llama family reads it
+    const attn::model::ModelConfig lr = config(
+        "phi", ", \"partial_rotary_factor\": 1.0, \"max_position_embeddings\": 64, \"original_max_position_embeddings\": 8, "
+               "\"rope_scaling\": {\"rope_type\": \"longrope\", \"short_factor\": [1, 1], \"long_factor\": [2, 3]}");
+    CHECK(lr.rope.scaling.original_max_positions == 8.0f);
+    // dynamic RoPE reads max_position_embeddings (null refused) and needs more than 2 rotated dims
+    CHECK(error("phi", ", \"max_position_embeddings\": null, \"rope_scaling\": {\"type\": \"dynamic\", \"factor\": 2}")
+              .find("max_position_embeddings") != std::string::npos);
+    CHECK(error("phi", ", \"partial_rotary_factor\": 0.5, \"rope_scaling\": {\"type\": \"dynamic\", \"factor\": 2}")
+              .find("dynamic RoPE needs more than 2 dims turned") != std::string::npos);
+    CHECK(config("phi", ", \"partial_rotary_factor\": 1.0, \"rope_scaling\": {\"type\": \"dynamic\", \"factor\": 2}").rotary_dims ==
+          4);
 }
 
 TEST_CASE("model config: granite is GraniteConfig: LlamaConfig's defaults and the multipliers") {
