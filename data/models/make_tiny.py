@@ -18,6 +18,7 @@
     /usr/bin/python3 data/models/make_tiny.py --phi      # only phi, phi_qk_gqa_f16
     /usr/bin/python3 data/models/make_tiny.py --granite  # only granite, granite_bias_bf16
     /usr/bin/python3 data/models/make_tiny.py --mixtral  # only mixtral, mixtral_top1_bf16
+    /usr/bin/python3 data/models/make_tiny.py --qwen-moe # only qwen2_moe, qwen3_moe_bf16
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -29,7 +30,8 @@ attention, modeling_rope_utils.py's default, linear, llama3, dynamic, yarn and l
 Mistral's sliding-window mask `kv_idx > q_idx - sliding_window` of masking_utils.py, Qwen3's q_norm
 and k_norm of models/qwen3/modeling_qwen3.py, Phi-3's fused projections and partial rotary dims of
 models/phi3/modeling_phi3.py; models/gemma, gemma2 and gemma3's GemmaModel, Gemma2Model and
-Gemma3TextModel; models/mixtral/modeling_mixtral.py MixtralModel; models/olmo2/modular_olmo2.py
+Gemma3TextModel; models/mixtral/modeling_mixtral.py MixtralModel; models/qwen2_moe and qwen3_moe's
+Qwen2MoeModel and Qwen3MoeModel; models/olmo2/modular_olmo2.py
 Olmo2Model; models/granite/modular_granite.py
 GraniteModel; models/phi/modeling_phi.py PhiModel;
 models/gpt_neox/modeling_gpt_neox.py GPTNeoXModel; models/distilbert/modeling_distilbert.py
@@ -224,7 +226,7 @@ def llama_state(c, qkv_bias):
         sd[p + "self_attn.o_proj.weight"] = rnd(E, H * d)
         if c["model_type"] in ("llama", "olmo2", "granite") and c.get("attention_bias"):  # LlamaAttention: o_proj's bias too
             sd[p + "self_attn.o_proj.bias"] = rnd(E, std=0.2)
-        if c["model_type"] == "qwen3":  # Qwen3Attention: o_proj's bias with attention_bias; q_norm, k_norm
+        if c["model_type"] in ("qwen3", "qwen3_moe"):  # Qwen3Attention: o_proj's bias with attention_bias; q_norm, k_norm
             if qkv_bias:
                 sd[p + "self_attn.o_proj.bias"] = rnd(E, std=0.2)
             sd[p + "self_attn.q_norm.weight"] = 1.0 + rnd(d, std=0.3)
@@ -242,6 +244,19 @@ def llama_state(c, qkv_bias):
         if c.get("mlp_bias"):  # LlamaMLP: bias=config.mlp_bias on all three
             for n, rows in (("gate", Fi), ("up", Fi), ("down", E)):
                 sd[p + "mlp.%s_proj.bias" % n] = rnd(rows, std=0.2)
+        if c["model_type"] in ("qwen2_moe", "qwen3_moe") and qwen_moe_at(c, l):  # Qwen's sparse MoE block under mlp.
+            for n in ("gate", "up", "down"):
+                del sd[p + "mlp.%s_proj.weight" % n]
+            Fm, X = c["moe_intermediate_size"], c["num_experts"]
+            sd[p + "mlp.gate.weight"] = rnd(X, E, std=1.0)
+            for e in range(X):
+                q = p + "mlp.experts.%d." % e
+                sd[q + "gate_proj.weight"], sd[q + "up_proj.weight"], sd[q + "down_proj.weight"] = rnd(Fm, E), rnd(Fm, E), rnd(E, Fm)
+            if c["model_type"] == "qwen2_moe":  # the shared expert and its gate
+                Fs = c["shared_expert_intermediate_size"]
+                q = p + "mlp.shared_expert."
+                sd[q + "gate_proj.weight"], sd[q + "up_proj.weight"], sd[q + "down_proj.weight"] = rnd(Fs, E), rnd(Fs, E), rnd(E, Fs)
+                sd[p + "mlp.shared_expert_gate.weight"] = rnd(1, E, std=0.5)
         if c["model_type"] == "mixtral":  # MixtralSparseMoeBlock: the router and num_local_experts w1, w3, w2
             for n in ("gate", "up", "down"):
                 del sd[p + "mlp.%s_proj.weight" % n]
@@ -374,6 +389,35 @@ def mixtral_moe(sd, c, p, x):
     return out.reshape(B, T, E)
 
 
+def qwen_moe_at(c, l):
+    """Qwen2MoeDecoderLayer: the sparse block unless l is in mlp_only_layers or (l + 1) is no multiple
+    of decoder_sparse_step."""
+    return l not in c.get("mlp_only_layers", []) and c["num_experts"] > 0 and (l + 1) % c.get("decoder_sparse_step", 1) == 0
+
+
+def qwen_moe(sd, c, p, x):
+    """Qwen2MoeSparseMoeBlock / Qwen3MoeSparseMoeBlock.forward: softmax of the router logits in float32,
+    topk, divided by their sum only with norm_topk_prob; the experts' gate/up/down on their tokens
+    index_add_ed into zeros; Qwen2-MoE adds sigmoid(shared_expert_gate(x)) * shared_expert(x)."""
+    B, T, E = x.shape
+    flat = x.reshape(-1, E)
+    weights = F.softmax(F.linear(flat, sd[p + "gate.weight"]), dim=1, dtype=torch.float)
+    weights, selected = torch.topk(weights, c["num_experts_per_tok"], dim=-1)
+    if c.get("norm_topk_prob", False):
+        weights /= weights.sum(dim=-1, keepdim=True)
+    out = torch.zeros_like(flat)
+    mask = F.one_hot(selected, num_classes=c["num_experts"]).permute(2, 1, 0)
+    mlp = lambda q, t: F.linear(F.silu(F.linear(t, sd[q + "gate_proj.weight"])) * F.linear(t, sd[q + "up_proj.weight"]),
+                                sd[q + "down_proj.weight"])
+    for e in range(c["num_experts"]):
+        idx, top_x = torch.where(mask[e])
+        cur = flat[None, top_x].reshape(-1, E)
+        out.index_add_(0, top_x, mlp(p + "experts.%d." % e, cur) * weights[top_x, idx, None])
+    if c["model_type"] == "qwen2_moe":
+        out = out + torch.sigmoid(F.linear(flat, sd[p + "shared_expert_gate.weight"])) * mlp(p + "shared_expert.", flat)
+    return out.reshape(B, T, E)
+
+
 def llama_forward(sd, c, ids):
     B, T = ids.shape
     E, H, eps = c["hidden_size"], c["num_attention_heads"], c["rms_norm_eps"]
@@ -422,7 +466,7 @@ def llama_forward(sd, c, ids):
         else:
             q, k = lin(x, p + "self_attn.q_proj").view(B, T, H, d), lin(x, p + "self_attn.k_proj").view(B, T, G, d)
             v = lin(x, p + "self_attn.v_proj").view(B, T, G, d).transpose(1, 2)
-        if c["model_type"] == "qwen3":  # Qwen3RMSNorm over each head's head_dim, before RoPE
+        if c["model_type"] in ("qwen3", "qwen3_moe"):  # Qwen3RMSNorm over each head's head_dim, before RoPE
             q, k = rms_norm(q, sd[p + "self_attn.q_norm.weight"], eps), rms_norm(k, sd[p + "self_attn.k_norm.weight"], eps)
         q, k = q.transpose(1, 2), k.transpose(1, 2)
 
@@ -449,6 +493,8 @@ def llama_forward(sd, c, ids):
             h = h + lin(F.silu(lin(x, p + "mlp.gate_proj")) * lin(x, p + "mlp.up_proj"), p + "mlp.down_proj") * residual_m
         elif c["model_type"] == "mixtral":
             h = h + mixtral_moe(sd, c, p + "block_sparse_moe.", x)
+        elif c["model_type"] in ("qwen2_moe", "qwen3_moe") and qwen_moe_at(c, l):
+            h = h + qwen_moe(sd, c, p + "mlp.", x)
         else:
             h = h + lin(F.silu(lin(x, p + "mlp.gate_proj")) * lin(x, p + "mlp.up_proj"), p + "mlp.down_proj")
     h = rms_norm(h, sd["norm.weight"], eps)
@@ -993,6 +1039,34 @@ def mixtral():
          torch.bfloat16, prefix="model.")
 
 
+# Qwen2-MoE and Qwen3-MoE (--qwen-moe: torch.manual_seed(17)): models/qwen2_moe and qwen3_moe's
+# sparse blocks under mlp. (router mlp.gate, experts' gate_proj/up_proj/down_proj of
+# moe_intermediate_size; Qwen2-MoE's shared expert behind a sigmoid gate), norm_topk_prob, dense MLPs
+# on mlp_only_layers and by decoder_sparse_step. qwen2_moe: 4 experts, 2 per token, not
+# renormalised, layer 1 dense (mlp_only_layers), Q/K/V biases, float32; qwen3_moe_bf16: Qwen3's
+# attention (q_norm, k_norm), 5 experts, 3 per token, norm_topk_prob, decoder_sparse_step 2 (layers
+# 1 and 3 sparse), bfloat16.
+QWEN2_MOE = {"model_type": "qwen2_moe", "architectures": ["Qwen2MoeForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+             "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 40,
+             "hidden_act": "silu", "rms_norm_eps": 1e-6, "max_position_embeddings": 64, "rope_theta": 300.0,
+             "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 12,
+             "shared_expert_intermediate_size": 20, "norm_topk_prob": False, "mlp_only_layers": [1],
+             "decoder_sparse_step": 1, "use_sliding_window": False}
+QWEN3_MOE = {"model_type": "qwen3_moe", "architectures": ["Qwen3MoeForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+             "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+             "intermediate_size": 24, "hidden_act": "silu", "rms_norm_eps": 1e-6, "max_position_embeddings": 64,
+             "rope_theta": 1000.0, "num_experts": 5, "num_experts_per_tok": 3, "moe_intermediate_size": 8,
+             "norm_topk_prob": True, "decoder_sparse_step": 2, "mlp_only_layers": [], "attention_bias": False}
+
+
+def qwen_moe_models():
+    torch.manual_seed(17)
+    save("qwen2_moe", QWEN2_MOE, llama_state(QWEN2_MOE, True), lambda sd: llama_forward(sd, QWEN2_MOE, IDS),
+         prefix="model.")
+    save("qwen3_moe_bf16", QWEN3_MOE, llama_state(QWEN3_MOE, False), lambda sd: llama_forward(sd, QWEN3_MOE, IDS),
+         torch.bfloat16, prefix="model.")
+
+
 def llama_biases():
     torch.manual_seed(9)
     save("llama_biases", LLAMA_BIASES, llama_state(LLAMA_BIASES, True), lambda sd: llama_forward(sd, LLAMA_BIASES, IDS),
@@ -1099,6 +1173,7 @@ def tiny():
     phi()
     granite()
     mixtral()
+    qwen_moe_models()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -1446,7 +1521,7 @@ SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": 
            "--float64": float64, "--gemma": gemma, "--gemma3": gemma3, "--phi3": phi3, "--llama-biases": llama_biases,
            "--gpt-neox": gpt_neox, "--distilbert": distilbert,
            "--bloom": bloom, "--olmo2": olmo2, "--phi": phi,
-           "--granite": granite, "--mixtral": mixtral}
+           "--granite": granite, "--mixtral": mixtral, "--qwen-moe": qwen_moe_models}
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":

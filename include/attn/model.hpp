@@ -30,6 +30,7 @@
 //   granite                LlamaModel's layer with embedding_multiplier, attention_multiplier (the
 //                          scores' scale) and residual_multiplier
 //   mixtral                Mistral's layer with a sparse mixture of experts for the MLP
+//   qwen2_moe, qwen3_moe   Qwen2's and Qwen3's layers with one (Qwen2-MoE: and a shared expert)
 //   olmo2                  LlamaModel's layer with the norms after the attention and the MLP
 //                          (none before), q_norm and k_norm over the whole projection
 //   bloom                  BloomModel: ALiBi (BLOOM's slopes), LayerNorm on the embeddings, the
@@ -94,9 +95,18 @@ struct ModelConfig {
                               // and post_feedforward_layernorm on their outputs
     double query_scalar = 0;      // Gemma 2: the scale query_pre_attn_scalar ** -0.5 (0: head_dim's)
     double attention_multiplier = 0;  // Granite: the scale itself (0: none)
-    // Mixtral: the MLP a sparse mixture of `experts` (0: a plain MLP), `experts_per_token` of them
-    // per token, weighted by the router's softmax over them renormalised
-    std::size_t experts = 0, experts_per_token = 0;
+    // Mixtral, Qwen2-MoE, Qwen3-MoE: the MLP a sparse mixture of experts (src/model/moe.cpp)
+    struct MixtureOfExperts {
+        std::size_t experts = 0;              // 0: a plain MLP
+        std::size_t per_token = 0;            // num_experts_per_tok, weighted by the router's softmax
+        std::size_t intermediate = 0;         // each expert's (Qwen: moe_intermediate_size; 0: intermediate)
+        std::size_t shared_intermediate = 0;  // Qwen2-MoE's shared expert behind a sigmoid gate (0: none)
+        bool normalize = true;                // the top weights divided by their sum (Qwen: norm_topk_prob)
+        bool mixtral_names = true;            // block_sparse_moe.experts.N.w1, w3, w2; else mlp.experts.N.*_proj
+        std::vector<bool> dense_layers;       // per layer: a plain MLP instead (Qwen's mlp_only_layers,
+                                              // decoder_sparse_step; empty: none)
+        bool at(std::size_t l) const { return experts && (dense_layers.empty() || !dense_layers[l]); }
+    } moe;
     float embedding_multiplier = 1, residual_multiplier = 1;  // Granite: embeddings · m; x + layer(x) · m
     float softcap = 0;            // Gemma 2: attn_logit_softcapping (0: none)
     bool bidirectional = false;   // EmbeddingGemma: no causal rule; sliding layers see |i - j| < sliding_window

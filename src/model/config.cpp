@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, phi, gpt_neox, bloom";
+    return "bert, roberta, xlm-roberta, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, phi, gpt_neox, bloom";
 }
 
 namespace {
@@ -535,30 +535,69 @@ void rope_and_groups(const Reader& r, ModelConfig& c, std::size_t default_max_po
                std::to_string(c.kv_heads));
 }
 
+// The defaults of the Llama family's config classes (transformers' configuration_*.py), for
+// the keys config.json leaves out: LlamaConfig (Llama 2 7B; GraniteConfig's the same),
+// MistralConfig (Mistral 7B), MixtralConfig (8x7B), Qwen2Config (7B), Qwen3Config (Qwen2's sizes,
+// head_dim 128), Qwen2MoeConfig (A2.7B), Qwen3MoeConfig (15B-A2B), Olmo2Config (7B).
+struct LlamaDefaults {
+    std::size_t layers, hidden, heads, kv_heads /* 0: the heads */, intermediate, vocab, max_positions;
+    double eps, theta;
+};
+LlamaDefaults llama_defaults(const std::string& type) {
+    if (type == "mistral") return {32, 4096, 32, 8, 14336, 32000, 4096 * 32, 1e-6, 1e4};
+    if (type == "mixtral") return {32, 4096, 32, 8, 14336, 32000, 4096 * 32, 1e-5, 1e6};
+    if (type == "qwen2" || type == "qwen3") return {32, 4096, 32, 32, 22016, 151936, 32768, 1e-6, 1e4};
+    if (type == "qwen2_moe") return {24, 2048, 16, 16, 5632, 151936, 32768, 1e-6, 1e4};
+    if (type == "qwen3_moe") return {24, 2048, 32, 4, 6144, 151936, 32768, 1e-6, 1e4};
+    if (type == "olmo2") return {32, 4096, 32, 0, 11008, 50304, 2048, 1e-5, 1e4};
+    return {32, 4096, 32, 0, 11008, 32000, 2048, 1e-6, 1e4};  // llama, granite
+}
+
+// A sparse mixture of experts (ModelConfig::moe): Mixtral's num_local_experts, Qwen's num_experts,
+// num_experts_per_tok of them per token; Qwen's layers in mlp_only_layers, or whose index + 1 is
+// no multiple of decoder_sparse_step, keep a plain MLP.
+void experts(const Reader& r, ModelConfig& c, const char* count_key, std::size_t count, std::size_t per_token) {
+    c.moe.experts = r.count_or(count_key, count), c.moe.per_token = r.count_or("num_experts_per_tok", per_token);
+    if (c.moe.per_token > c.moe.experts)
+        r.fail("\"num_experts_per_tok\" " + std::to_string(c.moe.per_token) + " is more than the " +
+               std::to_string(c.moe.experts) + " experts (" + count_key + ")");
+    if (c.moe.mixtral_names) return;
+    const std::size_t step = r.count_or("decoder_sparse_step", 1);
+    c.moe.dense_layers.assign(c.layers, false);
+    for (std::size_t l = 0; l < c.layers; ++l) c.moe.dense_layers[l] = (l + 1) % step != 0;
+    if (const json::Value* only = r.v.find("mlp_only_layers"); only && !only->is_null()) {
+        if (!only->is_array()) r.fail("\"mlp_only_layers\": expected an array of layer indices");
+        for (const json::Value& x : only->as_array()) {
+            const double l = x.is_number() ? x.as_number() : -1;
+            if (!(l >= 0) || l != std::floor(l))
+                r.fail("\"mlp_only_layers\": expected layer indices (integers from 0)");
+            if (l < double(c.layers)) c.moe.dense_layers[std::size_t(l)] = true;  // `layer_idx not in mlp_only_layers`
+        }
+    }
+}
+
 void llama(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::llama;
-    // LlamaConfig's, MistralConfig's, Qwen2Config's, Qwen3Config's, Olmo2Config's, GraniteConfig's
-    // and MixtralConfig's defaults (Llama 2 7B, Mistral 7B, Qwen2 7B, OLMo 2 7B, Mixtral 8x7B;
-    // Qwen3Config's sizes are Qwen2Config's, with head_dim 128; GraniteConfig's LlamaConfig's)
-    const bool mistral = c.model_type == "mistral", qwen2 = c.model_type == "qwen2", qwen3 = c.model_type == "qwen3";
+    const bool qwen2 = c.model_type == "qwen2", qwen3 = c.model_type == "qwen3";
     const bool qwen = qwen2 || qwen3, olmo2 = c.model_type == "olmo2", granite = c.model_type == "granite";
-    const bool mixtral = c.model_type == "mixtral";  // Mistral's sizes, rope_theta 1e6, eps 1e-5, no window
-    c.layers = r.count_or("num_hidden_layers", 32), c.hidden = r.count_or("hidden_size", 4096);
-    c.heads = r.count_or("num_attention_heads", 32);
-    c.intermediate = r.count_or("intermediate_size", mistral || mixtral ? 14336 : qwen ? 22016 : 11008);
-    // The configs' defaults when the key is absent: LlamaConfig the heads, MistralConfig 8,
-    // Qwen2Config and Qwen3Config 32 (null: the heads, in all four).
-    const std::size_t kv_default = mistral || mixtral ? 8 : qwen ? 32 : c.heads;
-    c.kv_heads = r.v.find("num_key_value_heads") ? r.count_or_none("num_key_value_heads", c.heads) : kv_default;
+    const bool mixtral = c.model_type == "mixtral", qwen_moe = c.model_type == "qwen2_moe" || c.model_type == "qwen3_moe";
+    const LlamaDefaults d = llama_defaults(c.model_type);
+    c.layers = r.count_or("num_hidden_layers", d.layers), c.hidden = r.count_or("hidden_size", d.hidden);
+    c.heads = r.count_or("num_attention_heads", d.heads);
+    c.intermediate = r.count_or("intermediate_size", d.intermediate);
+    // num_key_value_heads absent: the class's default; null: the heads, in all of them
+    c.kv_heads = r.v.find("num_key_value_heads") ? r.count_or_none("num_key_value_heads", c.heads)
+                 : d.kv_heads                     ? d.kv_heads
+                                                  : c.heads;
     // Qwen3Config's head_dim is its own (128), not hidden / heads; null fails in Qwen3Attention.
     c.head_dim = qwen3 ? r.count_or("head_dim", 128) : r.count_or_none("head_dim", c.hidden / c.heads);
-    c.vocab = r.count_or("vocab_size", qwen ? 151936 : olmo2 ? 50304 : 32000);
-    c.norm_eps = r.eps_or("rms_norm_eps", olmo2 || mixtral ? 1e-5 : 1e-6);
+    c.vocab = r.count_or("vocab_size", d.vocab);
+    c.norm_eps = r.eps_or("rms_norm_eps", d.eps);
     r.not_null("hidden_act");
     c.activation = activation(r, r.string_or("hidden_act", "silu"));
     // max_position_embeddings: only dynamic and yarn RoPE read it, not a limit (RoPE has no
     // table to outgrow); null: unused by the default, linear and llama3 RoPE.
-    rope_and_groups(r, c, mistral || mixtral ? 4096 * 32 : qwen ? 32768 : 2048, mixtral ? 1e6 : 10000.0);
+    rope_and_groups(r, c, d.max_positions, d.theta);
     if (qwen) {
         // Qwen2: Q/K/V biases always, none on o_proj; Qwen3: all four with attention_bias, and
         // q_norm and k_norm in every layer.
@@ -581,10 +620,24 @@ void llama(const Reader& r, ModelConfig& c) {
         // MixtralConfig: no window unless given; the MLP a sparse mixture of num_local_experts
         // (8), num_experts_per_tok (2) of them per token, their weights renormalised; no biases
         c.sliding_window = r.count_or_none("sliding_window", 0);
-        c.experts = r.count_or("num_local_experts", 8), c.experts_per_token = r.count_or("num_experts_per_tok", 2);
-        if (c.experts_per_token > c.experts)
-            r.fail("\"num_experts_per_tok\" " + std::to_string(c.experts_per_token) + " is more than the " +
-                   std::to_string(c.experts) + " experts (num_local_experts)");
+        experts(r, c, "num_local_experts", 8, 2);
+    } else if (qwen_moe) {
+        // Qwen2MoeConfig: Q/K/V biases (qkv_bias, v5; always before), 60 experts of
+        // moe_intermediate_size 1408, 4 per token, and a shared expert behind a sigmoid gate.
+        // Qwen3MoeConfig: Qwen3's attention (q_norm, k_norm; all four biases with attention_bias),
+        // 128 experts of 768, 8 per token, no shared expert. Both: norm_topk_prob (false).
+        const bool v2 = c.model_type == "qwen2_moe";
+        c.qkv_bias = v2 ? r.flag("qkv_bias", true) : r.bool_or("attention_bias", false);
+        c.o_bias = !v2 && c.qkv_bias;
+        c.qk_norm = !v2;
+        c.moe.mixtral_names = false;
+        c.moe.normalize = r.flag("norm_topk_prob", false);
+        c.moe.intermediate = r.count_or("moe_intermediate_size", v2 ? 1408 : 768);
+        if (v2) c.moe.shared_intermediate = r.count_or("shared_expert_intermediate_size", 5632);
+        experts(r, c, "num_experts", v2 ? 60 : 128, v2 ? 4 : 8);
+        // (their windows are read differently across transformers' versions: refused)
+        if (r.flag("use_sliding_window", false))
+            r.fail("\"use_sliding_window\": true is not supported for " + c.model_type + " (attn runs its full attention)");
     } else if (c.model_type == "mistral") {
         // MistralAttention and MistralMLP have no biases, whatever the config says; its window
         // is 4096 keys when the key is absent, none when null.
@@ -877,7 +930,8 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "distilbert") distilbert(r, c);
     else if (c.model_type == "gpt2") gpt2(r, c);
     else if (c.model_type == "llama" || c.model_type == "mistral" || c.model_type == "qwen2" || c.model_type == "qwen3" ||
-             c.model_type == "olmo2" || c.model_type == "granite" || c.model_type == "mixtral")
+             c.model_type == "olmo2" || c.model_type == "granite" || c.model_type == "mixtral" ||
+             c.model_type == "qwen2_moe" || c.model_type == "qwen3_moe")
         llama(r, c);
     else if (c.model_type == "gemma" || c.model_type == "gemma2" || c.model_type == "gemma3_text") gemma(r, c);
     else if (c.model_type == "gemma3") gemma3(r, c);

@@ -40,11 +40,12 @@ void activate(Tensor& X, ModelConfig::Activation a);
 void gated(Tensor& gate, const Tensor& up, ModelConfig::Activation a);
 // The same of Phi-3's fused gate_up (rows × 2F: gate | up), into a new rows × F tensor.
 Tensor gated_halves(const Tensor& gate_up, ModelConfig::Activation a);
-// Mixtral's sparse mixture of experts (MixtralSparseMoeBlock) on rows x (N × E), the weights
-// under `prefix` (a layer's "block_sparse_moe."): the router `gate` (experts × E), per token the
-// softmax of its logits in float32, the experts_per_token largest, renormalised to sum 1; each
-// expert e's SwiGLU w2(act(w1(x)) · w3(x)) on its tokens, times their weights, added into zeros
-// in expert order (index_add_). Every expert's weights are looked up, used or not (src/model/moe.cpp).
+// The sparse mixture of experts of Mixtral and Qwen MoE (ModelConfig::moe) on rows x (N × E), the
+// weights under `prefix` (a layer's "block_sparse_moe." or "mlp."): the router `gate`, per token
+// the softmax of its logits in float32 and the top per_token (renormalised to sum 1 with
+// moe.normalize), each expert's SwiGLU on its tokens times their weights, added into zeros in
+// expert order (index_add_); Qwen2-MoE's gated shared expert after. Every expert's weights are
+// looked up, used or not (src/model/moe.cpp).
 Tensor mixture_of_experts(const Tensor& x, const Weights& w, const std::string& prefix, const ModelConfig& c);
 // Rows of an embedding table (vocab × E) for the ids, added to out (or written when !add).
 void embed(Tensor& out, const Weight& table, const std::vector<std::int64_t>& ids, bool add);

@@ -1,16 +1,16 @@
 // LlamaModel's forward (transformers' models/llama/modeling_llama.py, eager attention), also
-// Mistral's, Mixtral's, Qwen2's, Qwen3's, Gemma's, Gemma 2's, Gemma 3's, Phi-3's, OLMo 2's and
-// Granite's: token embeddings (Gemma: times √E; Granite: embedding_multiplier), then per layer
-// RMSNorm (Gemma: by 1 + weight; OLMo 2: none), q/k/v projections (Qwen2: with biases; Qwen3,
-// Gemma 3: then q_norm and k_norm, RMSNorm per head; OLMo 2: over all heads at once; Phi-3: one
-// fused qkv_proj), RoPE (Phi-3: of the leading dims; Gemma 3: the sliding layers' own) and causal
-// grouped-query attention on the engine (Mistral, Phi-3: a sliding window; Gemma 2: its scale,
-// softcap and sliding layers; EmbeddingGemma: bidirectional), o_proj (Gemma 2, OLMo 2: then
-// post_attention_layernorm), the residual (Granite: the output times residual_multiplier),
-// RMSNorm (Gemma 2: pre_feedforward_layernorm; OLMo 2: none), the gated MLP
-// (down(act(gate(x)) · up(x)); Phi-3: gate and up from one gate_up_proj; Mixtral: a sparse
-// mixture of such experts, src/model/moe.cpp; Gemma 2, OLMo 2: then post_feedforward_layernorm),
-// the residual; the final norm, whose output is the last hidden state.
+// Mistral's, Mixtral's, Qwen2's, Qwen3's, Qwen2-MoE's, Qwen3-MoE's, Gemma's, Gemma 2's, Gemma 3's,
+// Phi-3's, OLMo 2's and Granite's: token embeddings (Gemma: times √E; Granite:
+// embedding_multiplier), then per layer RMSNorm (Gemma: by 1 + weight; OLMo 2: none), q/k/v
+// projections (Qwen2: with biases; Qwen3, Gemma 3: then q_norm and k_norm, RMSNorm per head;
+// OLMo 2: over all heads at once; Phi-3: one fused qkv_proj), RoPE (Phi-3: of the leading dims;
+// Gemma 3: the sliding layers' own) and causal grouped-query attention on the engine (Mistral,
+// Phi-3: a sliding window; Gemma 2: its scale, softcap and sliding layers; EmbeddingGemma:
+// bidirectional), o_proj (Gemma 2, OLMo 2: then post_attention_layernorm), the residual (Granite:
+// the output times residual_multiplier), RMSNorm (Gemma 2: pre_feedforward_layernorm; OLMo 2:
+// none), the gated MLP (down(act(gate(x)) · up(x)); Phi-3: gate and up from one gate_up_proj;
+// Mixtral, Qwen MoE: a sparse mixture of such experts, src/model/moe.cpp; Gemma 2, OLMo 2: then
+// post_feedforward_layernorm), the residual; the final norm, whose output is the last hidden state.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -88,9 +88,8 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
         x = h;
         if (!c.post_norms) norm(x, c.sandwich_norms ? "pre_feedforward_layernorm.weight" : "post_attention_layernorm.weight", E);
         Tensor gate;
-        if (c.experts) {  // Mixtral: a sparse mixture of experts in place of the MLP (src/model/moe.cpp)
-            Tensor moe = mixture_of_experts(x, w, p + "block_sparse_moe.", c);
-            add_rows(h, moe);
+        if (c.moe.at(l)) {  // Mixtral, Qwen MoE: a sparse mixture of experts in place of the MLP (src/model/moe.cpp)
+            add_rows(h, mixture_of_experts(x, w, p + (c.moe.mixtral_names ? "block_sparse_moe." : "mlp."), c));
             continue;
         }
         if (c.fused_projections) {  // Phi3MLP: gate, up = gate_up_proj(x).chunk(2); up · act(gate)

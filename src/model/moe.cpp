@@ -1,9 +1,11 @@
-// Mixtral's sparse mixture of experts (model/layers.hpp's mixture_of_experts), as transformers'
-// MixtralSparseMoeBlock computes it: router logits = x·gateᵀ; routing weights = softmax(logits)
-// in float32, the top k (torch.topk: the largest first, the lower index first among equals),
-// divided by their sum; expert e takes the tokens that chose it, runs w2(act(w1(x)) · w3(x)) on
-// them, multiplies each row by its routing weight and index_add_s it into a zero output, expert
-// after expert, so a token's sum runs in expert order.
+// The sparse mixture of experts of Mixtral, Qwen2-MoE and Qwen3-MoE (model/layers.hpp's
+// mixture_of_experts), as transformers computes it (MixtralSparseMoeBlock, Qwen2MoeSparseMoeBlock,
+// Qwen3MoeSparseMoeBlock): router logits = x·gateᵀ; routing weights = softmax(logits) in float32,
+// the top k (torch.topk: the largest first, the lower index first among equals), divided by their
+// sum (Mixtral always, Qwen with norm_topk_prob); expert e takes the tokens that chose it, runs
+// down(act(gate(x)) · up(x)) on them, multiplies each row by its routing weight and index_add_s it
+// into a zero output, expert after expert, so a token's sum runs in expert order. Qwen2-MoE then
+// adds its shared expert's output times sigmoid(x·shared_expert_gateᵀ).
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -14,16 +16,39 @@
 
 namespace attn::model {
 
+namespace {
+
+// The names of an expert's three projections: Mixtral's w1 (gate), w3 (up), w2 (down), or Qwen's.
+struct ExpertNames {
+    const char *gate, *up, *down;
+};
+
+// down(act(gate(x)) · up(x)) of rows x, the weights named `prefix` + names.
+Tensor swiglu(const MatrixView& x, const Weights& w, const std::string& prefix, const ExpertNames& n, std::size_t E,
+              std::size_t F, ModelConfig::Activation a) {
+    const auto weight = [&](const char* name, std::size_t rows, std::size_t cols) -> const Weight& {
+        return w.get(prefix + name + ".weight", {rows, cols});
+    };
+    Tensor gate = linear(x, weight(n.gate, F, E), Layout::linear, nullptr);
+    gated(gate, linear(x, weight(n.up, F, E), Layout::linear, nullptr), a);
+    return linear(rows_of(gate), weight(n.down, E, F), Layout::linear, nullptr);
+}
+
+}  // namespace
+
 Tensor mixture_of_experts(const Tensor& x, const Weights& w, const std::string& prefix, const ModelConfig& c) {
     const MatrixView xv = rows_of(x);
-    const std::size_t N = xv.rows, E = c.hidden, F = c.intermediate, X = c.experts, K = c.experts_per_token;
-    const auto expert = [&](std::size_t e, const char* name, std::size_t rows, std::size_t cols) -> const Weight& {
-        return w.get(prefix + "experts." + std::to_string(e) + "." + name + ".weight", {rows, cols});
-    };
-    for (std::size_t e = 0; e < X; ++e)  // a checkpoint missing an expert is refused whichever tokens route there
-        expert(e, "w1", F, E), expert(e, "w3", F, E), expert(e, "w2", E, F);
+    const ModelConfig::MixtureOfExperts& moe = c.moe;
+    const std::size_t N = xv.rows, E = c.hidden, F = moe.intermediate ? moe.intermediate : c.intermediate;
+    const std::size_t X = moe.experts, K = moe.per_token;
+    const ExpertNames names = moe.mixtral_names ? ExpertNames{"w1", "w3", "w2"} : ExpertNames{"gate_proj", "up_proj", "down_proj"};
+    const auto expert = [&](std::size_t e) { return prefix + "experts." + std::to_string(e) + "."; };
+    for (std::size_t e = 0; e < X; ++e) {  // a checkpoint missing an expert is refused whichever tokens route there
+        w.get(expert(e) + names.gate + ".weight", {F, E}), w.get(expert(e) + names.up + ".weight", {F, E});
+        w.get(expert(e) + names.down + ".weight", {E, F});
+    }
     const Tensor logits = linear(xv, w.get(prefix + "gate.weight", {X, E}), Layout::linear, nullptr);
-    // chosen[e]: the tokens that chose expert e and their routing weights
+    // tokens[e], weights[e]: the tokens that chose expert e and their routing weights
     std::vector<std::vector<std::size_t>> tokens(X);
     std::vector<std::vector<float>> weights(X);
     std::vector<float> p(X);
@@ -40,7 +65,7 @@ Tensor mixture_of_experts(const Tensor& x, const Weights& w, const std::string& 
         for (std::size_t k = 0; k < K; ++k) top += p[order[k]];
         for (std::size_t k = 0; k < K; ++k) {
             tokens[order[k]].push_back(i);
-            weights[order[k]].push_back(p[order[k]] / top);
+            weights[order[k]].push_back(moe.normalize ? p[order[k]] / top : p[order[k]]);
         }
     }
     Tensor out = new_rows(N, E);
@@ -51,13 +76,22 @@ Tensor mixture_of_experts(const Tensor& x, const Weights& w, const std::string& 
         Tensor xe = new_rows(n, E);
         for (std::size_t r = 0; r < n; ++r)
             std::copy_n(xv.data + tokens[e][r] * xv.stride, E, xe.data() + r * xe.row_stride());
-        Tensor gate = linear(rows_of(xe), expert(e, "w1", F, E), Layout::linear, nullptr);
-        gated(gate, linear(rows_of(xe), expert(e, "w3", F, E), Layout::linear, nullptr), c.activation);
-        const Tensor down = linear(rows_of(gate), expert(e, "w2", E, F), Layout::linear, nullptr);
+        const Tensor y = swiglu(rows_of(xe), w, expert(e), names, E, F, c.activation);
         for (std::size_t r = 0; r < n; ++r) {
             float* o = out.data() + tokens[e][r] * out.row_stride();
-            const float* y = down.data() + r * down.row_stride();
-            for (std::size_t col = 0; col < E; ++col) o[col] += y[col] * weights[e][r];
+            const float* yr = y.data() + r * y.row_stride();
+            for (std::size_t col = 0; col < E; ++col) o[col] += yr[col] * weights[e][r];
+        }
+    }
+    if (moe.shared_intermediate) {  // Qwen2-MoE: + sigmoid(shared_expert_gate(x)) · shared_expert(x)
+        const Tensor shared = swiglu(xv, w, prefix + "shared_expert.", {"gate_proj", "up_proj", "down_proj"}, E,
+                                     moe.shared_intermediate, c.activation);
+        const Tensor g = linear(xv, w.get(prefix + "shared_expert_gate.weight", {1, E}), Layout::linear, nullptr);
+        for (std::size_t i = 0; i < N; ++i) {
+            const float s = 1.0f / (1.0f + std::exp(-g.data()[i * g.row_stride()]));
+            float* o = out.data() + i * out.row_stride();
+            const float* sh = shared.data() + i * shared.row_stride();
+            for (std::size_t col = 0; col < E; ++col) o[col] += s * sh[col];
         }
     }
     return out;

@@ -26,6 +26,8 @@
 # granite (embedding, attention and residual multipliers; attention_bias and mlp_bias in bfloat16),
 # mixtral (4 experts, 2 per token; 3 experts, 1 per token, rope_theta 1e6 by default and a window
 # in bfloat16),
+# qwen2_moe (4 experts, 2 per token not renormalised, the gated shared expert, a dense layer by
+# mlp_only_layers), qwen3_moe (q_norm and k_norm, norm_topk_prob, decoder_sparse_step 2; bfloat16),
 # phi (RoPE on half of each head, the attention and the MLP side by side; qk_layernorm, GQA and
 # dynamic RoPE past max_position_embeddings in float16),
 # bert_bin (a torch.save pytorch_model.bin) and bert_uncased (bert-base-uncased's vocab.txt, the
@@ -514,7 +516,7 @@ expect_err_has "no model.safetensors" "missing weights named"
 mkdir -p "$T/t5" && echo '{"model_type": "t5"}' >"$T/t5/config.json" && cp "$TINY/bert/model.safetensors" "$T/t5/"
 run model "$T/t5" --ids 1,2
 expect_code 3 "unknown model_type"
-expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, phi, gpt_neox, bloom)' "unknown model_type lists the known ones"
+expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, phi, gpt_neox, bloom)' "unknown model_type lists the known ones"
 mkdir -p "$T/relkey" && cp "$TINY/bert/model.safetensors" "$T/relkey/"
 sed 's/"absolute"/"relative_key"/' "$TINY/bert/config.json" >"$T/relkey/config.json"
 run model "$T/relkey" --ids 1,2

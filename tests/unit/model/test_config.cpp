@@ -456,21 +456,77 @@ TEST_CASE("model config: mixtral is MixtralConfig: Mistral's sizes, rope_theta 1
     CHECK(m.norm_eps == 1e-5);
     CHECK(m.rope.theta == 1e6f);
     CHECK(m.sliding_window == 0);
-    CHECK(m.experts == 8);
-    CHECK(m.experts_per_token == 2);
+    CHECK(m.moe.experts == 8);
+    CHECK(m.moe.per_token == 2);
     CHECK_FALSE(m.qkv_bias);
     CHECK(config("mixtral", ", \"sliding_window\": 4096").sliding_window == 4096);
     CHECK(config("mixtral", ", \"rope_theta\": 500").rope.theta == 500.0f);
     const attn::model::ModelConfig e = config("mixtral", ", \"num_local_experts\": 3, \"num_experts_per_tok\": 3");
-    CHECK(e.experts == 3);
-    CHECK(e.experts_per_token == 3);
+    CHECK(e.moe.experts == 3);
+    CHECK(e.moe.per_token == 3);
     CHECK(error("mixtral", ", \"num_local_experts\": 2, \"num_experts_per_tok\": 3")
               .find("\"num_experts_per_tok\" 3 is more than the 2 experts (num_local_experts)") != std::string::npos);
     CHECK(error("mixtral", ", \"num_local_experts\": 0").find("\"num_local_experts\" is 0") != std::string::npos);
     CHECK(error("mixtral", ", \"num_experts_per_tok\": null").find("\"num_experts_per_tok\" is null") != std::string::npos);
     // the others have a plain MLP, and Mistral its 4096 window and theta 10000
-    for (const char* type : {"llama", "mistral", "qwen2"}) CHECK(config(type, ", \"num_key_value_heads\": 4").experts == 0);
+    for (const char* type : {"llama", "mistral", "qwen2"}) CHECK(config(type, ", \"num_key_value_heads\": 4").moe.experts == 0);
     CHECK(parse("{\"model_type\": \"mistral\"}").rope.theta == 10000.0f);
+}
+
+TEST_CASE("model config: qwen2_moe and qwen3_moe: their defaults, the experts, mlp_only_layers, decoder_sparse_step") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig q2 = parse("{\"model_type\": \"qwen2_moe\"}");  // Qwen1.5-MoE-A2.7B's
+    CHECK(q2.layers == 24);
+    CHECK(q2.hidden == 2048);
+    CHECK(q2.heads == 16);
+    CHECK(q2.kv_heads == 16);
+    CHECK(q2.intermediate == 5632);
+    CHECK(q2.vocab == 151936);
+    CHECK(q2.qkv_bias);
+    CHECK_FALSE(q2.o_bias);
+    CHECK_FALSE(q2.qk_norm);
+    CHECK(q2.moe.experts == 60);
+    CHECK(q2.moe.per_token == 4);
+    CHECK(q2.moe.intermediate == 1408);
+    CHECK(q2.moe.shared_intermediate == 5632);
+    CHECK_FALSE(q2.moe.normalize);
+    CHECK_FALSE(q2.moe.mixtral_names);
+    CHECK(q2.moe.at(0));
+    CHECK(q2.moe.at(23));
+    CHECK_FALSE(config("qwen2_moe", ", \"qkv_bias\": false, \"num_key_value_heads\": 4").qkv_bias);
+    const attn::model::ModelConfig q3 = parse("{\"model_type\": \"qwen3_moe\"}");
+    CHECK(q3.heads == 32);
+    CHECK(q3.kv_heads == 4);
+    CHECK(q3.head_dim == 64);  // hidden_size / heads: Qwen3MoeConfig has no head_dim of its own
+    CHECK(q3.intermediate == 6144);
+    CHECK(q3.qk_norm);
+    CHECK_FALSE(q3.qkv_bias);
+    CHECK(q3.moe.experts == 128);
+    CHECK(q3.moe.per_token == 8);
+    CHECK(q3.moe.intermediate == 768);
+    CHECK(q3.moe.shared_intermediate == 0);
+    CHECK(config("qwen3_moe", ", \"num_key_value_heads\": 4, \"norm_topk_prob\": true").moe.normalize);
+    CHECK(config("qwen3_moe", ", \"num_key_value_heads\": 4, \"attention_bias\": true").o_bias);
+    // dense layers: mlp_only_layers, and those whose index + 1 is no multiple of decoder_sparse_step
+    const attn::model::ModelConfig s = parse("{\"model_type\": \"qwen3_moe\", \"num_hidden_layers\": 6, "
+                                             "\"decoder_sparse_step\": 2, \"mlp_only_layers\": [3, 4, 99]}");
+    const bool sparse[] = {false, true, false, false, false, true};
+    for (std::size_t l = 0; l < 6; ++l) CHECK(s.moe.at(l) == sparse[l]);
+    const std::string g4 = ", \"num_key_value_heads\": 4";
+    CHECK(error("qwen3_moe", g4 + ", \"mlp_only_layers\": [1.5]").find("\"mlp_only_layers\": expected layer indices") !=
+          std::string::npos);
+    CHECK(error("qwen3_moe", g4 + ", \"mlp_only_layers\": 1").find("expected an array") != std::string::npos);
+    CHECK(error("qwen3_moe", g4 + ", \"decoder_sparse_step\": 0").find("\"decoder_sparse_step\" is 0") != std::string::npos);
+    CHECK(error("qwen2_moe", g4 + ", \"num_experts\": 2").find("\"num_experts_per_tok\" 4 is more than the 2 experts (num_experts)") !=
+          std::string::npos);
+    CHECK(error("qwen2_moe", g4 + ", \"use_sliding_window\": true").find("\"use_sliding_window\": true is not supported for qwen2_moe") !=
+          std::string::npos);
+    // Mixtral's experts are every layer's, under its own names, always renormalised
+    const attn::model::ModelConfig m = config("mixtral", g4);
+    CHECK(m.moe.mixtral_names);
+    CHECK(m.moe.normalize);
+    CHECK(m.moe.intermediate == 0);
+    CHECK(m.moe.at(1));
 }
 
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
