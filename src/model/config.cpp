@@ -620,7 +620,7 @@ void llama(const Reader& r, ModelConfig& c) {
         // MixtralConfig: no window unless given; the MLP a sparse mixture of num_local_experts
         // (8), num_experts_per_tok (2) of them per token, their weights renormalised; no biases
         c.sliding_window = r.count_or_none("sliding_window", 0);
-        experts(r, c, "num_local_experts", 8, 2);
+        experts(r, c, aliased(r, "num_local_experts", "num_experts", "MixtralConfig"), 8, 2);  // (v5's alias)
     } else if (qwen_moe) {
         // Qwen2MoeConfig: Q/K/V biases (qkv_bias, v5; always before), 60 experts of
         // moe_intermediate_size 1408, 4 per token, and a shared expert behind a sigmoid gate.

@@ -491,6 +491,12 @@ with_header "$TINY/mixtral/model.safetensors" "$T/mx_missing/model.safetensors" 
 run model "$T/mx_missing" --ids 1,2
 expect_code 3 "mixtral without one expert's w2"
 expect_err_has "layers.1.block_sparse_moe.experts.3.w2.weight" "the missing expert weight named"
+# transformers v5's fused experts (save_original_format=False) are named as what is not supported
+with_header "$TINY/mixtral/model.safetensors" "$T/mx_missing/model.safetensors" \
+    's/"model.layers.0.block_sparse_moe.experts.0.w1.weight"/"model.layers.0.block_sparse_moe.experts.gate_up_proj"/'
+run model "$T/mx_missing" --ids 1,2
+expect_code 3 "mixtral with v5's fused experts"
+expect_err_has "experts fused into one tensor (transformers v5's layout) are not supported" "the fused layout named"
 
 # ---- bad input: clear errors, exit 3 (bad input) or 2 (usage) ----
 # A tokenizer.json that is a folder or a FIFO is no file left out (it said: no tokenizer.json, ...)

@@ -468,6 +468,10 @@ TEST_CASE("model config: mixtral is MixtralConfig: Mistral's sizes, rope_theta 1
               .find("\"num_experts_per_tok\" 3 is more than the 2 experts (num_local_experts)") != std::string::npos);
     CHECK(error("mixtral", ", \"num_local_experts\": 0").find("\"num_local_experts\" is 0") != std::string::npos);
     CHECK(error("mixtral", ", \"num_experts_per_tok\": null").find("\"num_experts_per_tok\" is null") != std::string::npos);
+    // transformers v5's attribute_map: num_experts is num_local_experts
+    CHECK(config("mixtral", ", \"num_experts\": 5").moe.experts == 5);
+    CHECK(error("mixtral", ", \"num_experts\": 5, \"num_local_experts\": 4").find("(the same field of MixtralConfig) differ") !=
+          std::string::npos);
     // the others have a plain MLP, and Mistral its 4096 window and theta 10000
     for (const char* type : {"llama", "mistral", "qwen2"}) CHECK(config(type, ", \"num_key_value_heads\": 4").moe.experts == 0);
     CHECK(parse("{\"model_type\": \"mistral\"}").rope.theta == 10000.0f);
