@@ -19,12 +19,14 @@
     /usr/bin/python3 data/models/make_tiny.py --granite  # only granite, granite_bias_bf16
     /usr/bin/python3 data/models/make_tiny.py --mixtral  # only mixtral, mixtral_top1_bf16
     /usr/bin/python3 data/models/make_tiny.py --qwen-moe # only qwen2_moe, qwen3_moe_bf16
+    /usr/bin/python3 data/models/make_tiny.py --electra  # only electra, electra_same_width_f16
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
 
 Python `transformers` is not installed here: each architecture's forward is written below in
-plain torch from transformers' modeling code (models/bert/modeling_bert.py BertModel,
+plain torch from transformers' modeling code (models/bert/modeling_bert.py BertModel and
+models/electra/modeling_electra.py ElectraModel,
 models/gpt2/modeling_gpt2.py GPT2Model, models/llama/modeling_llama.py LlamaModel with eager
 attention, modeling_rope_utils.py's default, linear, llama3, dynamic, yarn and longrope frequencies,
 Mistral's sliding-window mask `kv_idx > q_idx - sliding_window` of masking_utils.py, Qwen3's q_norm
@@ -90,10 +92,13 @@ def ln_params(sd, name, E):
 
 def bert_state(c):
     E, F_, V = c["hidden_size"], c["intermediate_size"], c["vocab_size"]
-    sd = {"embeddings.word_embeddings.weight": rnd(V, E, std=1.0),
-          "embeddings.position_embeddings.weight": rnd(c["max_position_embeddings"], E, std=0.5),
-          "embeddings.token_type_embeddings.weight": rnd(c["type_vocab_size"], E, std=0.5)}
-    ln_params(sd, "embeddings.LayerNorm", E)
+    Ee = c.get("embedding_size", E)  # ElectraEmbeddings' width
+    sd = {"embeddings.word_embeddings.weight": rnd(V, Ee, std=1.0),
+          "embeddings.position_embeddings.weight": rnd(c["max_position_embeddings"], Ee, std=0.5),
+          "embeddings.token_type_embeddings.weight": rnd(c["type_vocab_size"], Ee, std=0.5)}
+    ln_params(sd, "embeddings.LayerNorm", Ee)
+    if Ee != E:  # ElectraModel's embeddings_project
+        sd["embeddings_project.weight"], sd["embeddings_project.bias"] = rnd(E, Ee, std=0.3), rnd(E, std=0.1)
     for l in range(c["num_hidden_layers"]):
         p = "encoder.layer.%d." % l
         for n in ("query", "key", "value"):
@@ -112,14 +117,18 @@ def bert_state(c):
 
 def bert_forward(sd, c, ids, types, positions=None):
     """BertModel; RobertaModel with the positions of roberta_positions (its encoder is BERT's:
-    RobertaLayer and the rest are "Copied from transformers.models.bert.modeling_bert")."""
+    RobertaLayer and the rest are "Copied from transformers.models.bert.modeling_bert"); ElectraModel
+    with its embeddings embedding_size wide and embeddings_project when that differs from hidden_size."""
     B, T = ids.shape
     E, H = c["hidden_size"], c["num_attention_heads"]
     d, eps = E // H, c["layer_norm_eps"]
     positions = torch.arange(T)[None] if positions is None else positions
     h = (sd["embeddings.word_embeddings.weight"][ids] + sd["embeddings.token_type_embeddings.weight"][types]
          + sd["embeddings.position_embeddings.weight"][positions])
-    h = F.layer_norm(h, (E,), sd["embeddings.LayerNorm.weight"], sd["embeddings.LayerNorm.bias"], eps)
+    Ee = c.get("embedding_size", E)
+    h = F.layer_norm(h, (Ee,), sd["embeddings.LayerNorm.weight"], sd["embeddings.LayerNorm.bias"], eps)
+    if Ee != E:  # ElectraModel: hidden_states = self.embeddings_project(hidden_states), the encoder's input
+        h = F.linear(h, sd["embeddings_project.weight"], sd["embeddings_project.bias"])
     hidden, atts = [h], []
     for l in range(c["num_hidden_layers"]):
         p = "encoder.layer.%d." % l
@@ -1174,6 +1183,7 @@ def tiny():
     granite()
     mixtral()
     qwen_moe_models()
+    electra()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -1305,7 +1315,10 @@ def distilbert_forward(sd, c, ids):
     d, eps = E // H, 1e-12
     act = {"gelu": F.gelu, "gelu_new": gelu_new, "relu": F.relu}[c["activation"]]
     h = sd["embeddings.word_embeddings.weight"][ids] + sd["embeddings.position_embeddings.weight"][torch.arange(T)[None]]
-    h = F.layer_norm(h, (E,), sd["embeddings.LayerNorm.weight"], sd["embeddings.LayerNorm.bias"], eps)
+    Ee = c.get("embedding_size", E)
+    h = F.layer_norm(h, (Ee,), sd["embeddings.LayerNorm.weight"], sd["embeddings.LayerNorm.bias"], eps)
+    if Ee != E:  # ElectraModel: hidden_states = self.embeddings_project(hidden_states), the encoder's input
+        h = F.linear(h, sd["embeddings_project.weight"], sd["embeddings_project.bias"])
     hidden, atts = [h], []
     for l in range(c.get("n_layers", c.get("num_hidden_layers"))):
         p = "transformer.layer.%d.attention." % l
@@ -1441,6 +1454,25 @@ def bloom():
          lambda sd: bloom_forward(sd, BLOOM_TP_SLICED, IDS))
 
 
+# ---- ElectraModel (--electra: torch.manual_seed(18)) ------------------------------------------
+# models/electra/modeling_electra.py: ElectraEmbeddings (word, position, token type, LayerNorm) of
+# embedding_size, embeddings_project to hidden_size when they differ, then BertEncoder.
+# electra: ElectraForPreTraining's "electra." names, embedding_size 16 < hidden 32, token types;
+# electra_same_width_f16: the base model's names, embedding_size = hidden_size (no projection).
+ELECTRA = {"model_type": "electra", "architectures": ["ElectraForPreTraining"], "vocab_size": 64, "embedding_size": 16,
+           "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 48,
+           "hidden_act": "gelu", "max_position_embeddings": 16, "type_vocab_size": 2, "layer_norm_eps": 1e-12}
+ELECTRA_SAME = dict(ELECTRA, architectures=["ElectraModel"], embedding_size=32, num_hidden_layers=3, intermediate_size=40)
+
+
+def electra():
+    torch.manual_seed(18)
+    save("electra", ELECTRA, bert_state(ELECTRA), lambda sd: bert_forward(sd, ELECTRA, IDS, TYPES), prefix="electra.",
+         types=TYPES)
+    save("electra_same_width_f16", ELECTRA_SAME, bert_state(ELECTRA_SAME),
+         lambda sd: bert_forward(sd, ELECTRA_SAME, IDS, TYPES), torch.float16, types=TYPES)
+
+
 def bert_base(folder, T=128, repeats=3, threads=2):
     """A BERT-base-shaped random checkpoint (L=12, E=768, H=12, FF=3072) in `folder` (never
     committed), ids of T tokens, and the eager torch forward timed on `threads` threads (best
@@ -1521,7 +1553,8 @@ SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": 
            "--float64": float64, "--gemma": gemma, "--gemma3": gemma3, "--phi3": phi3, "--llama-biases": llama_biases,
            "--gpt-neox": gpt_neox, "--distilbert": distilbert,
            "--bloom": bloom, "--olmo2": olmo2, "--phi": phi,
-           "--granite": granite, "--mixtral": mixtral, "--qwen-moe": qwen_moe_models}
+           "--granite": granite, "--mixtral": mixtral, "--qwen-moe": qwen_moe_models,
+           "--electra": electra}
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":

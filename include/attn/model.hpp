@@ -7,6 +7,8 @@
 //                          GELU (erf), no mask (every token sees every token)
 //   roberta, xlm-roberta   RobertaModel: BertModel's layers; positions count from pad_token_id + 1
 //                          over the tokens that are not pad_token_id (which keep pad_token_id)
+//   electra                ElectraModel: BertModel's layers after embeddings embedding_size wide,
+//                          projected to hidden_size (embeddings_project) when the two differ
 //   distilbert             DistilBertModel: BertModel's layers under other names, no token types
 //   gpt2                   GPT2Model: pre-LN, Conv1D layout (x·W) with the fused c_attn, causal,
 //                          GELU (tanh), ln_f; scale_attn_weights, scale_attn_by_inverse_layer_idx
@@ -112,6 +114,7 @@ struct ModelConfig {
     bool bidirectional = false;   // EmbeddingGemma: no causal rule; sliding layers see |i - j| < sliding_window
     bool scale_attn_weights = true, scale_by_inverse_layer = false;  // gpt2: 1/√d, and 1/(layer + 1)
     bool absolute_positions = true;  // bert: position embeddings added (position_embedding_type null: none)
+    std::size_t embedding_size = 0;  // ELECTRA: the embeddings' width (0: hidden), projected to hidden when it differs
     // roberta: pad_token_id, the padding_idx of RobertaEmbeddings' position ids; none: 0, 1, 2, ...
     std::optional<std::int64_t> padding_idx;
     std::vector<std::string> notes;  // for stderr: readings of config.json that transformers' versions differ on

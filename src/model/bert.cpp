@@ -4,7 +4,9 @@
 // every token sees every token of its batch item. RobertaModel (models/roberta/modeling_roberta.py)
 // is the same but for its position ids; DistilBertModel (models/distilbert/modeling_distilbert.py)
 // the same under other names (EncoderNames), without token types. (DistilBERT divides q by √d
-// before q·kᵀ where BERT divides the scores: the same up to float32 rounding.)
+// before q·kᵀ where BERT divides the scores: the same up to float32 rounding.) ElectraModel is
+// BertModel with embeddings embedding_size wide, projected to hidden_size by embeddings_project
+// when the two differ.
 #include <string>
 
 #include "model/layers.hpp"
@@ -45,15 +47,18 @@ constexpr EncoderNames distilbert_names{"attention.q_lin", "attention.k_lin", "a
 void run_bert(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec) {
     const EncoderNames& n = c.arch == Architecture::distilbert ? distilbert_names : bert_names;
     const std::size_t E = c.hidden, H = c.heads, d = c.head_dim, B = in.batch, T = in.tokens, F = c.intermediate;
-    const Weight& embeddings = w.table(token_embeddings(c.arch), {c.vocab, E});  // its shape checked before any buffer
-    Tensor h = new_rows(B * T, E);
+    const std::size_t Ee = c.embedding_size ? c.embedding_size : E;  // ELECTRA's embeddings are their own width
+    const Weight& embeddings = w.table(token_embeddings(c.arch), {c.vocab, Ee});  // its shape checked before any buffer
+    Tensor h = new_rows(B * T, Ee);
     embed(h, embeddings, in.ids, false);
     const std::vector<std::int64_t> positions = position_ids(c, in);
     std::vector<std::int64_t> types(B * T, 0);
     if (!in.token_types.empty()) types = in.token_types;
-    if (c.absolute_positions) embed(h, w.table("embeddings.position_embeddings.weight", {c.max_positions, E}), positions, true);
-    if (c.type_vocab) embed(h, w.table("embeddings.token_type_embeddings.weight", {c.type_vocab, E}), types, true);
-    layer_norm(h, w.get("embeddings.LayerNorm.weight", {E}), &w.get("embeddings.LayerNorm.bias", {E}), c.norm_eps);
+    if (c.absolute_positions) embed(h, w.table("embeddings.position_embeddings.weight", {c.max_positions, Ee}), positions, true);
+    if (c.type_vocab) embed(h, w.table("embeddings.token_type_embeddings.weight", {c.type_vocab, Ee}), types, true);
+    layer_norm(h, w.get("embeddings.LayerNorm.weight", {Ee}), &w.get("embeddings.LayerNorm.bias", {Ee}), c.norm_eps);
+    if (Ee != E)  // ElectraModel's embeddings_project, whose output is the first hidden state
+        h = linear(rows_of(h), w.get("embeddings_project.weight", {E, Ee}), Layout::linear, &w.get("embeddings_project.bias", {E}));
     rec.hidden(0, h);
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         const std::string p = layer_prefix(c.arch, l);

@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, phi, gpt_neox, bloom";
+    return "bert, roberta, xlm-roberta, electra, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, phi, gpt_neox, bloom";
 }
 
 namespace {
@@ -159,9 +159,15 @@ std::optional<std::int64_t> padding_id(const Reader& r, const ModelConfig& c, bo
 void bert(const Reader& r, ModelConfig& c, std::size_t vocab = 30522) {
     c.arch = Architecture::bert;
     // BertConfig's defaults (bert-base); RobertaConfig's and XLMRobertaConfig's are the same but
-    // for RobertaConfig's vocab_size (50265)
-    c.layers = r.count_or("num_hidden_layers", 12), c.hidden = r.count_or("hidden_size", 768);
-    c.heads = r.count_or("num_attention_heads", 12), c.intermediate = r.count_or("intermediate_size", 3072);
+    // for RobertaConfig's vocab_size (50265); ElectraConfig's are ELECTRA-small's
+    // discriminator's (hidden 256, 4 heads, intermediate 1024, embedding_size 128)
+    const bool electra = c.model_type == "electra";
+    c.layers = r.count_or("num_hidden_layers", 12), c.hidden = r.count_or("hidden_size", electra ? 256 : 768);
+    c.heads = r.count_or("num_attention_heads", electra ? 4 : 12);
+    c.intermediate = r.count_or("intermediate_size", electra ? 1024 : 3072);
+    // ElectraEmbeddings are embedding_size wide, and ElectraModel projects them to hidden_size
+    // (embeddings_project) when the two differ
+    if (electra) c.embedding_size = r.count_or("embedding_size", 128);
     c.vocab = r.count_or("vocab_size", vocab), c.max_positions = r.count_or("max_position_embeddings", 512);
     c.type_vocab = r.count_or("type_vocab_size", 2);
     c.norm_eps = r.eps_or("layer_norm_eps", 1e-12);
@@ -174,13 +180,14 @@ void bert(const Reader& r, ModelConfig& c, std::size_t vocab = 30522) {
     const std::string pos = r.string_or("position_embedding_type", "absolute");
     if (pos != "absolute") r.fail("position_embedding_type \"" + pos + "\" is not supported (attn runs \"absolute\", or null: none)");
     const bool xlmr = c.model_type == "xlm-roberta", roberta = xlmr || c.model_type == "roberta";
-    const std::string name = xlmr ? "XLM-RoBERTa" : roberta ? "RoBERTa" : "BERT";
-    const std::string encoder = std::string(xlmr ? "XLMRobertaModel" : roberta ? "RobertaModel" : "BertModel") + "'s encoder";
+    const std::string name = xlmr ? "XLM-RoBERTa" : roberta ? "RoBERTa" : electra ? "ELECTRA" : "BERT";
+    const std::string encoder =
+        std::string(xlmr ? "XLMRobertaModel" : roberta ? "RobertaModel" : electra ? "ElectraModel" : "BertModel") + "'s encoder";
     if (r.bool_or("is_decoder", false))
-        r.fail("\"is_decoder\": a " + name + " decoder is not supported (attn runs " + encoder + ")");
+        r.fail(std::string("\"is_decoder\": ") + (electra ? "an " : "a ") + name + " decoder is not supported (attn runs " + encoder + ")");
     if (r.bool_or("add_cross_attention", false))  // BertLayer raises it for an encoder
         r.fail("\"add_cross_attention\": cross-attention needs a decoder (attn runs " + encoder + ")");
-    if (c.model_type == "bert") padding_id(r, c, false);  // checked only (RoBERTa's: roberta())
+    if (!roberta) padding_id(r, c, false);  // checked only (RoBERTa's: roberta())
 }
 
 // RobertaModel: BertModel's layers under RobertaEmbeddings, whose position ids count the tokens
@@ -925,7 +932,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     if (!type || !type->is_string())
         r.fail(std::string("no \"model_type\" (attn runs ") + known_model_types() + ")");
     c.model_type = type->as_string();
-    if (c.model_type == "bert") bert(r, c);
+    if (c.model_type == "bert" || c.model_type == "electra") bert(r, c);
     else if (c.model_type == "roberta" || c.model_type == "xlm-roberta") roberta(r, c);
     else if (c.model_type == "distilbert") distilbert(r, c);
     else if (c.model_type == "gpt2") gpt2(r, c);

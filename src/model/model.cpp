@@ -47,8 +47,11 @@ Model::Model(const std::string& folder) {
     config_ = parse_model_config(io::read_file(config, io::Content::text), config);
     weights_ = std::make_unique<Weights>(folder);
     switch (config_.arch) {  // a task model's checkpoint (BertForMaskedLM, GPT2LMHeadModel, LlamaForCausalLM) nests the base model
-        case Architecture::bert:  // RobertaForMaskedLM: "roberta." (XLM-RoBERTa's too)
-            weights_->choose_prefix({"", config_.padding_idx ? "roberta." : "bert."}, token_embeddings(config_.arch));
+        case Architecture::bert:  // RobertaForMaskedLM: "roberta." (XLM-RoBERTa's too); ElectraForPreTraining: "electra."
+            weights_->choose_prefix({"", config_.padding_idx               ? "roberta."
+                                         : config_.model_type == "electra" ? "electra."
+                                                                           : "bert."},
+                                    token_embeddings(config_.arch));
             break;
         case Architecture::distilbert:  // DistilBertForMaskedLM, ...ForSequenceClassification
             weights_->choose_prefix({"", "distilbert."}, token_embeddings(config_.arch));

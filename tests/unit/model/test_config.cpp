@@ -533,6 +533,27 @@ TEST_CASE("model config: qwen2_moe and qwen3_moe: their defaults, the experts, m
     CHECK(m.moe.at(1));
 }
 
+TEST_CASE("model config: electra is ElectraConfig: ELECTRA-small's sizes and embedding_size") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig e = parse("{\"model_type\": \"electra\"}");
+    CHECK(e.arch == attn::model::Architecture::bert);
+    CHECK(e.layers == 12);
+    CHECK(e.hidden == 256);
+    CHECK(e.heads == 4);
+    CHECK(e.intermediate == 1024);
+    CHECK(e.embedding_size == 128);
+    CHECK(e.vocab == 30522);
+    CHECK(e.type_vocab == 2);
+    CHECK(e.norm_eps == 1e-12);
+    CHECK_FALSE(e.padding_idx);
+    CHECK(config("electra", ", \"embedding_size\": 64").embedding_size == 64);
+    CHECK(config("bert", "").embedding_size == 0);
+    CHECK(error("electra", ", \"embedding_size\": 0").find("\"embedding_size\" is 0") != std::string::npos);
+    CHECK(error("electra", ", \"is_decoder\": true").find("an ELECTRA decoder is not supported (attn runs ElectraModel's encoder)") !=
+          std::string::npos);
+    CHECK(error("electra", ", \"position_embedding_type\": \"relative_key\"").find("relative_key") != std::string::npos);
+}
+
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
     // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
     // pad_token_id 1
