@@ -564,7 +564,12 @@ LlamaDefaults llama_defaults(const std::string& type) {
 // num_experts_per_tok of them per token; Qwen's layers in mlp_only_layers, or whose index + 1 is
 // no multiple of decoder_sparse_step, keep a plain MLP.
 void experts(const Reader& r, ModelConfig& c, const char* count_key, std::size_t count, std::size_t per_token) {
-    c.moe.experts = r.count_or(count_key, count), c.moe.per_token = r.count_or("num_experts_per_tok", per_token);
+    c.moe.per_token = r.count_or("num_experts_per_tok", per_token);
+    // Qwen's num_experts 0: every layer's MLP plain (`config.num_experts > 0 and ...`)
+    const json::Value* given = r.v.find(count_key);
+    const bool none = !c.moe.mixtral_names && given && given->is_number() && given->as_number() == 0;
+    c.moe.experts = none ? 0 : r.count_or(count_key, count);
+    if (none) return;
     if (c.moe.per_token > c.moe.experts)
         r.fail("\"num_experts_per_tok\" " + std::to_string(c.moe.per_token) + " is more than the " +
                std::to_string(c.moe.experts) + " experts (" + count_key + ")");
@@ -592,7 +597,8 @@ void llama(const Reader& r, ModelConfig& c) {
     c.layers = r.count_or("num_hidden_layers", d.layers), c.hidden = r.count_or("hidden_size", d.hidden);
     c.heads = r.count_or("num_attention_heads", d.heads);
     c.intermediate = r.count_or("intermediate_size", d.intermediate);
-    // num_key_value_heads absent: the class's default; null: the heads, in all of them
+    // num_key_value_heads absent: the class's default; null: the heads (Qwen3MoeConfig before v5 has
+    // no such fallback and fails)
     c.kv_heads = r.v.find("num_key_value_heads") ? r.count_or_none("num_key_value_heads", c.heads)
                  : d.kv_heads                     ? d.kv_heads
                                                   : c.heads;
@@ -641,7 +647,8 @@ void llama(const Reader& r, ModelConfig& c) {
         c.moe.normalize = r.flag("norm_topk_prob", false);
         c.moe.intermediate = r.count_or("moe_intermediate_size", v2 ? 1408 : 768);
         if (v2) c.moe.shared_intermediate = r.count_or("shared_expert_intermediate_size", 5632);
-        experts(r, c, "num_experts", v2 ? 60 : 128, v2 ? 4 : 8);
+        experts(r, c, aliased(r, "num_experts", "num_local_experts", v2 ? "Qwen2MoeConfig" : "Qwen3MoeConfig"), v2 ? 60 : 128,
+                v2 ? 4 : 8);  // (v5's alias)
         // (their windows are read differently across transformers' versions: refused)
         if (r.flag("use_sliding_window", false))
             r.fail("\"use_sliding_window\": true is not supported for " + c.model_type + " (attn runs its full attention)");

@@ -2,7 +2,7 @@
 // mixture_of_experts), as transformers computes it (MixtralSparseMoeBlock, Qwen2MoeSparseMoeBlock,
 // Qwen3MoeSparseMoeBlock): router logits = x·gateᵀ; routing weights = softmax(logits) in float32,
 // the top k (the largest first; among exactly equal probabilities attn takes the lower index,
-// where torch.topk's order is not defined: torch 1.13 on a CPU takes higher ones), divided by their
+// where torch.topk's order is not defined: torch 1.13 on a CPU picks others), divided by their
 // sum (Mixtral always, Qwen with norm_topk_prob); expert e takes the tokens that chose it, runs
 // down(act(gate(x)) · up(x)) on them, multiplies each row by its routing weight and index_add_s it
 // into a zero output, expert after expert, so a token's sum runs in expert order. Qwen2-MoE then
@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "attn/error.hpp"
 #include "model/layers.hpp"
 
 namespace attn::model {
@@ -46,10 +45,11 @@ Tensor mixture_of_experts(const Tensor& x, const Weights& w, const std::string& 
     const ExpertNames names = moe.mixtral_names ? ExpertNames{"w1", "w3", "w2"} : ExpertNames{"gate_proj", "up_proj", "down_proj"};
     const auto expert = [&](std::size_t e) { return prefix + "experts." + std::to_string(e) + "."; };
     // transformers v5 can save the experts fused, (experts, 2F, E) gate_up_proj and down_proj
-    if (!w.has(expert(0) + names.gate + ".weight") && w.has(prefix + "experts.gate_up_proj"))
-        throw InputError(prefix + "experts.gate_up_proj: experts fused into one tensor (transformers v5's layout) are not "
-                         "supported: attn reads each expert's own " + names.gate + ", " + names.up + " and " + names.down +
-                         " (save_pretrained's default, and the hub's checkpoints)");
+    if (X && !w.has(expert(0) + names.gate + ".weight") && w.has(prefix + "experts.gate_up_proj"))
+        w.missing(expert(0) + names.gate + ".weight",
+                  "it holds " + prefix + "experts.gate_up_proj: experts fused into one tensor (transformers v5's layout) "
+                  "are not supported: attn reads each expert's own " + names.gate + ", " + names.up + " and " + names.down +
+                  " (save_pretrained's default, and the hub's checkpoints)");
     for (std::size_t e = 0; e < X; ++e) {  // a checkpoint missing an expert is refused whichever tokens route there
         w.get(expert(e) + names.gate + ".weight", {F, E}), w.get(expert(e) + names.up + ".weight", {F, E});
         w.get(expert(e) + names.down + ".weight", {E, F});

@@ -523,6 +523,14 @@ TEST_CASE("model config: qwen2_moe and qwen3_moe: their defaults, the experts, m
     CHECK(error("qwen3_moe", g4 + ", \"decoder_sparse_step\": 0").find("\"decoder_sparse_step\" is 0") != std::string::npos);
     CHECK(error("qwen2_moe", g4 + ", \"num_experts\": 2").find("\"num_experts_per_tok\" 4 is more than the 2 experts (num_experts)") !=
           std::string::npos);
+    // num_experts 0: plain MLPs; v5's alias num_local_experts
+    const attn::model::ModelConfig dense = config("qwen3_moe", g4 + ", \"num_experts\": 0");
+    CHECK(dense.moe.experts == 0);
+    CHECK_FALSE(dense.moe.at(0));
+    CHECK(config("qwen3_moe", g4 + ", \"num_local_experts\": 9").moe.experts == 9);
+    CHECK(error("qwen2_moe", g4 + ", \"num_local_experts\": 9, \"num_experts\": 8").find("(the same field of Qwen2MoeConfig) differ") !=
+          std::string::npos);
+    CHECK(error("mixtral", g4 + ", \"num_local_experts\": 0").find("\"num_local_experts\" is 0") != std::string::npos);
     CHECK(error("qwen2_moe", g4 + ", \"use_sliding_window\": true").find("\"use_sliding_window\": true is not supported for qwen2_moe") !=
           std::string::npos);
     // Mixtral's experts are every layer's, under its own names, always renormalised
