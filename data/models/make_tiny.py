@@ -20,24 +20,25 @@
     /usr/bin/python3 data/models/make_tiny.py --mixtral  # only mixtral, mixtral_top1_bf16
     /usr/bin/python3 data/models/make_tiny.py --qwen-moe # only qwen2_moe, qwen3_moe_bf16
     /usr/bin/python3 data/models/make_tiny.py --electra  # only electra, electra_same_width_f16
+    /usr/bin/python3 data/models/make_tiny.py --starcoder2  # only starcoder2, starcoder2_nobias_bf16
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
 
 Python `transformers` is not installed here: each architecture's forward is written below in
 plain torch from transformers' modeling code (models/bert/modeling_bert.py BertModel and
-models/electra/modeling_electra.py ElectraModel,
-models/gpt2/modeling_gpt2.py GPT2Model, models/llama/modeling_llama.py LlamaModel with eager
-attention, modeling_rope_utils.py's default, linear, llama3, dynamic, yarn and longrope frequencies,
-Mistral's sliding-window mask `kv_idx > q_idx - sliding_window` of masking_utils.py, Qwen3's q_norm
-and k_norm of models/qwen3/modeling_qwen3.py, Phi-3's fused projections and partial rotary dims of
+models/electra/modeling_electra.py ElectraModel, models/gpt2/modeling_gpt2.py GPT2Model,
+models/llama/modeling_llama.py LlamaModel with eager attention, modeling_rope_utils.py's default,
+linear, llama3, dynamic, yarn and longrope frequencies, Mistral's sliding-window mask `kv_idx >
+q_idx - sliding_window` of masking_utils.py, Qwen3's q_norm and k_norm of
+models/qwen3/modeling_qwen3.py, Phi-3's fused projections and partial rotary dims of
 models/phi3/modeling_phi3.py; models/gemma, gemma2 and gemma3's GemmaModel, Gemma2Model and
 Gemma3TextModel; models/mixtral/modeling_mixtral.py MixtralModel; models/qwen2_moe and qwen3_moe's
-Qwen2MoeModel and Qwen3MoeModel; models/olmo2/modular_olmo2.py
-Olmo2Model; models/granite/modular_granite.py
-GraniteModel; models/phi/modeling_phi.py PhiModel;
-models/gpt_neox/modeling_gpt_neox.py GPTNeoXModel; models/distilbert/modeling_distilbert.py
-DistilBertModel; models/bloom/modeling_bloom.py BloomModel), with the parameter names and
+Qwen2MoeModel and Qwen3MoeModel; models/olmo2/modular_olmo2.py Olmo2Model;
+models/starcoder2/modeling_starcoder2.py Starcoder2Model; models/granite/modular_granite.py
+GraniteModel; models/phi/modeling_phi.py PhiModel; models/gpt_neox/modeling_gpt_neox.py
+GPTNeoXModel; models/distilbert/modeling_distilbert.py DistilBertModel;
+models/bloom/modeling_bloom.py BloomModel), with the parameter names and
 config.json keys of those classes. The weights are random (torch.manual_seed); the float16 and
 bfloat16 variants store the weights rounded to that type and the reference runs in float32 on
 exactly those rounded values (attn widens them exactly and computes in float32).
@@ -1076,6 +1077,84 @@ def qwen_moe_models():
          torch.bfloat16, prefix="model.")
 
 
+# ---- Starcoder2Model (--starcoder2: torch.manual_seed(19)) -------------------------------------
+# models/starcoder2/modeling_starcoder2.py: LayerNorm input_layernorm and post_attention_layernorm
+# (norm_epsilon), q/k/v/o_proj with biases (use_bias), RoPE, the sliding window on every layer,
+# the MLP c_fc, gelu_pytorch_tanh, c_proj; norm (LayerNorm). starcoder2: G=2, window 3 < 7 tokens,
+# rope_theta as starcoder2-3b gives it, float32; starcoder2_nobias_bf16: use_bias false, no window,
+# GELU exact, bfloat16.
+STARCODER2 = {"model_type": "starcoder2", "architectures": ["Starcoder2ForCausalLM"], "vocab_size": 64,
+              "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+              "intermediate_size": 48, "hidden_act": "gelu_pytorch_tanh", "norm_epsilon": 1e-5,
+              "max_position_embeddings": 64, "rope_theta": 999999.4420358813, "sliding_window": 3, "use_bias": True}
+STARCODER2_NOBIAS = dict(STARCODER2, num_hidden_layers=3, num_key_value_heads=4, sliding_window=None, use_bias=False,
+                         hidden_act="gelu", rope_theta=100.0)
+
+
+def starcoder2_state(c):
+    E, H, Fi = c["hidden_size"], c["num_attention_heads"], c["intermediate_size"]
+    G, d, bias = c["num_key_value_heads"], E // H, c["use_bias"]
+    sd = {"embed_tokens.weight": rnd(c["vocab_size"], E, std=1.0)}
+
+    def linear(name, rows, cols, std=0.3):
+        sd[name + ".weight"] = rnd(rows, cols, std=std)
+        if bias:
+            sd[name + ".bias"] = rnd(rows, std=0.1)
+    for l in range(c["num_hidden_layers"]):
+        p = "layers.%d." % l
+        ln_params(sd, p + "input_layernorm", E)
+        for n, rows in (("q_proj", H * d), ("k_proj", G * d), ("v_proj", G * d)):
+            linear(p + "self_attn." + n, rows, E, std=0.4)
+        linear(p + "self_attn.o_proj", E, H * d)
+        ln_params(sd, p + "post_attention_layernorm", E)
+        linear(p + "mlp.c_fc", Fi, E)
+        linear(p + "mlp.c_proj", E, Fi)
+    ln_params(sd, "norm", E)
+    return sd
+
+
+def starcoder2_forward(sd, c, ids):
+    B, T = ids.shape
+    E, H, eps = c["hidden_size"], c["num_attention_heads"], c["norm_epsilon"]
+    G, d = c["num_key_value_heads"], E // H
+    inv_freq, _ = rope_inv_freq(c, d, T)
+    freqs = (inv_freq[None, :, None].float() @ torch.arange(T)[None, None, :].float()).transpose(1, 2)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos()[:, None], emb.sin()[:, None]
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    W = c.get("sliding_window")
+    allowed = (j <= i) & (j > i - W) if W else j <= i
+    act = {"gelu": F.gelu, "gelu_pytorch_tanh": lambda x: F.gelu(x, approximate="tanh")}[c["hidden_act"]]
+    lin = lambda x, n: F.linear(x, sd[n + ".weight"], sd.get(n + ".bias"))
+    ln = lambda x, n: F.layer_norm(x, (E,), sd[n + ".weight"], sd[n + ".bias"], eps)
+    h = sd["embed_tokens.weight"][ids]
+    hidden, atts = [], []
+    for l in range(c["num_hidden_layers"]):
+        hidden.append(h)
+        p = "layers.%d." % l
+        x = ln(h, p + "input_layernorm")
+        q = lin(x, p + "self_attn.q_proj").view(B, T, H, d).transpose(1, 2)
+        k = lin(x, p + "self_attn.k_proj").view(B, T, G, d).transpose(1, 2)
+        v = lin(x, p + "self_attn.v_proj").view(B, T, G, d).transpose(1, 2)
+        q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+        k, v = k.repeat_interleave(H // G, dim=1), v.repeat_interleave(H // G, dim=1)
+        w = torch.matmul(q, k.transpose(2, 3)) * d ** -0.5 + torch.where(allowed, 0.0, torch.finfo(torch.float32).min)
+        w = torch.softmax(w, dim=-1, dtype=torch.float32)
+        atts.append(w)
+        h = h + lin(torch.matmul(w, v).transpose(1, 2).reshape(B, T, E), p + "self_attn.o_proj")
+        h = h + lin(act(lin(ln(h, p + "post_attention_layernorm"), p + "mlp.c_fc")), p + "mlp.c_proj")
+    hidden.append(ln(h, "norm"))
+    return torch.stack(atts), torch.stack(hidden)
+
+
+def starcoder2():
+    torch.manual_seed(19)
+    save("starcoder2", STARCODER2, starcoder2_state(STARCODER2), lambda sd: starcoder2_forward(sd, STARCODER2, IDS),
+         prefix="model.")
+    save("starcoder2_nobias_bf16", STARCODER2_NOBIAS, starcoder2_state(STARCODER2_NOBIAS),
+         lambda sd: starcoder2_forward(sd, STARCODER2_NOBIAS, IDS), torch.bfloat16, prefix="model.")
+
+
 def llama_biases():
     torch.manual_seed(9)
     save("llama_biases", LLAMA_BIASES, llama_state(LLAMA_BIASES, True), lambda sd: llama_forward(sd, LLAMA_BIASES, IDS),
@@ -1184,6 +1263,7 @@ def tiny():
     mixtral()
     qwen_moe_models()
     electra()
+    starcoder2()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -1554,7 +1634,7 @@ SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": 
            "--gpt-neox": gpt_neox, "--distilbert": distilbert,
            "--bloom": bloom, "--olmo2": olmo2, "--phi": phi,
            "--granite": granite, "--mixtral": mixtral, "--qwen-moe": qwen_moe_models,
-           "--electra": electra}
+           "--electra": electra, "--starcoder2": starcoder2}
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":

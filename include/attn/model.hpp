@@ -27,6 +27,8 @@
 //   phi                    PhiModel (phi-1, phi-1.5, phi-2): LayerNorm, q/k/v with biases, RoPE on
 //                          partial_rotary_factor of each head, the attention and the MLP side by
 //                          side (fc1, fc2), qk_layernorm, final_layernorm
+//   starcoder2             Starcoder2Model: the Llama layer with LayerNorm, biases (use_bias), the
+//                          MLP c_fc and c_proj, sliding_window
 //   gpt_neox               GPTNeoXModel: LayerNorm, the fused query_key_value per head, RoPE on
 //                          rotary_pct of each head, use_parallel_residual
 //   granite                LlamaModel's layer with embedding_multiplier, attention_multiplier (the
@@ -60,7 +62,7 @@
 
 namespace attn::model {
 
-enum class Architecture { bert, distilbert, gpt2, llama, phi, gpt_neox, bloom };
+enum class Architecture { bert, distilbert, gpt2, llama, phi, starcoder2, gpt_neox, bloom };
 // An encoder (bert, distilbert): every token sees every token, no mask of any kind.
 inline bool is_encoder(Architecture a) noexcept { return a == Architecture::bert || a == Architecture::distilbert; }
 

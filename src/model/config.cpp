@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, electra, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, phi, gpt_neox, bloom";
+    return "bert, roberta, xlm-roberta, electra, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, phi, starcoder2, gpt_neox, bloom";
 }
 
 namespace {
@@ -734,6 +734,25 @@ void phi(const Reader& r, ModelConfig& c) {
     padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
 }
 
+// Starcoder2Config's defaults (starcoder2-7b): LayerNorm (norm_epsilon), biases on every linear
+// layer with use_bias, RoPE, grouped-query heads (num_key_value_heads 2; null fails there), the
+// sliding window on every layer when given (None: none), the MLP c_fc, gelu_pytorch_tanh, c_proj.
+void starcoder2(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::starcoder2;
+    c.layers = r.count_or("num_hidden_layers", 30), c.hidden = r.count_or("hidden_size", 3072);
+    c.heads = r.count_or("num_attention_heads", 24), c.kv_heads = r.count_or("num_key_value_heads", 2);
+    c.intermediate = r.count_or("intermediate_size", 12288);
+    c.head_dim = r.count_or_none("head_dim", c.hidden / c.heads);  // getattr(config, "head_dim", hidden // heads)
+    c.vocab = r.count_or("vocab_size", 49152);
+    c.norm_eps = r.eps_or("norm_epsilon", 1e-5);
+    r.not_null("hidden_act");
+    c.activation = activation(r, r.string_or("hidden_act", "gelu_pytorch_tanh"));
+    c.qkv_bias = c.o_bias = c.mlp_bias = r.bool_or("use_bias", true);
+    c.sliding_window = r.count_or_none("sliding_window", 0);
+    rope_and_groups(r, c, 4096);
+    padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
+}
+
 // GPTNeoXConfig's defaults (GPT-NeoX-20B; Pythia's configs give theirs): LayerNorm, the fused
 // query_key_value (per head q | k | v), biases on it and dense with attention_bias, RoPE on the
 // leading int(head_dim * rotary_pct) dims of base rotary_emb_base, use_parallel_residual, the MLP
@@ -951,6 +970,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "gemma3") gemma3(r, c);
     else if (c.model_type == "phi3") phi3(r, c);
     else if (c.model_type == "phi") phi(r, c);
+    else if (c.model_type == "starcoder2") starcoder2(r, c);
     else if (c.model_type == "gpt_neox") gpt_neox(r, c);
     else if (c.model_type == "bloom") bloom(r, c);
     else r.fail("model_type \"" + c.model_type + "\" is not supported (attn runs " + known_model_types() + ")");
@@ -960,7 +980,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
             r.fail("hidden size " + std::to_string(c.hidden) + " is not a multiple of " + std::to_string(c.heads) + " heads");
         c.head_dim = c.hidden / c.heads;
     }
-    if (c.arch == Architecture::llama && c.head_dim % 2)
+    if ((c.arch == Architecture::llama || c.arch == Architecture::starcoder2) && c.head_dim % 2)
         r.fail("head_dim " + std::to_string(c.head_dim) + " is odd: RoPE rotates pairs of dims (head_dim, or "
                "hidden_size / num_attention_heads)");
     // longrope's lists: one factor per frequency of the dims RoPE turns (Phi3Config's check)

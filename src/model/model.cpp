@@ -61,7 +61,8 @@ Model::Model(const std::string& folder) {
             weights_->choose_prefix({"", "transformer."}, token_embeddings(config_.arch));
             break;
         case Architecture::gpt_neox: weights_->choose_prefix({"", "gpt_neox."}, token_embeddings(config_.arch)); break;
-        case Architecture::phi: weights_->choose_prefix({"", "model."}, token_embeddings(config_.arch)); break;
+        case Architecture::phi:
+        case Architecture::starcoder2: weights_->choose_prefix({"", "model."}, token_embeddings(config_.arch)); break;
         case Architecture::llama:
             // Gemma3ForConditionalGeneration: the language model beside the vision tower, as Google's
             // checkpoints name it and as transformers v4.52 on saves it; Gemma3Model's
@@ -135,6 +136,7 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
         case Architecture::gpt_neox: run_gpt_neox(c, *weights_, in, rec); break;
         case Architecture::bloom: run_bloom(c, *weights_, in, rec); break;
         case Architecture::phi: run_phi(c, *weights_, in, rec); break;
+        case Architecture::starcoder2: run_starcoder2(c, *weights_, in, rec); break;
     }
     ForwardResult r = std::move(rec).take();
     r.notes = c.notes;
@@ -157,7 +159,8 @@ const char* token_embeddings(Architecture arch) {
         case Architecture::gpt_neox: return "embed_in.weight";
         case Architecture::bloom: return "word_embeddings.weight";
         case Architecture::llama:
-        case Architecture::phi: break;
+        case Architecture::phi:
+        case Architecture::starcoder2: break;
     }
     return "embed_tokens.weight";
 }
@@ -170,7 +173,8 @@ std::string layer_prefix(Architecture arch, std::size_t l) {
         case Architecture::bloom: return "h." + std::to_string(l) + ".";
         case Architecture::gpt_neox:
         case Architecture::llama:
-        case Architecture::phi: break;
+        case Architecture::phi:
+        case Architecture::starcoder2: break;
     }
     return "layers." + std::to_string(l) + ".";
 }

@@ -1,6 +1,6 @@
 // What the architectures share: the checked input, the results being filled, and one
-// forward function per architecture (src/model/bert.cpp, gpt2.cpp, llama.cpp, phi.cpp, gpt_neox.cpp,
-// bloom.cpp).
+// forward function per architecture (src/model/bert.cpp, gpt2.cpp, llama.cpp, phi.cpp,
+// starcoder2.cpp, gpt_neox.cpp, bloom.cpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -50,5 +50,6 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
 void run_gpt_neox(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_bloom(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_phi(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
+void run_starcoder2(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 
 }  // namespace attn::model

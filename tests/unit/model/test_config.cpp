@@ -562,6 +562,35 @@ TEST_CASE("model config: electra is ElectraConfig: ELECTRA-small's sizes and emb
     CHECK(error("electra", ", \"position_embedding_type\": \"relative_key\"").find("relative_key") != std::string::npos);
 }
 
+TEST_CASE("model config: starcoder2 is Starcoder2Config: its defaults, use_bias, sliding_window") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig s = parse("{\"model_type\": \"starcoder2\"}");  // starcoder2-7b
+    CHECK(s.arch == attn::model::Architecture::starcoder2);
+    CHECK(s.layers == 30);
+    CHECK(s.hidden == 3072);
+    CHECK(s.heads == 24);
+    CHECK(s.kv_heads == 2);
+    CHECK(s.head_dim == 128);
+    CHECK(s.intermediate == 12288);
+    CHECK(s.vocab == 49152);
+    CHECK(s.norm_eps == 1e-5);
+    CHECK(s.activation == attn::model::ModelConfig::Activation::gelu_tanh);
+    CHECK(s.qkv_bias);
+    CHECK(s.o_bias);
+    CHECK(s.mlp_bias);
+    CHECK(s.sliding_window == 0);
+    CHECK(s.rope.theta == 10000.0f);
+    const std::string g4 = ", \"num_key_value_heads\": 4";
+    const attn::model::ModelConfig w = config("starcoder2", g4 + ", \"sliding_window\": 4096, \"use_bias\": false");
+    CHECK(w.window_of(0) == 4096);
+    CHECK(w.window_of(1) == 4096);
+    CHECK_FALSE(w.qkv_bias);
+    CHECK_FALSE(w.mlp_bias);
+    CHECK(error("starcoder2", ", \"num_key_value_heads\": null").find("\"num_key_value_heads\" is null") != std::string::npos);
+    CHECK(error("starcoder2", ", \"num_key_value_heads\": 3").find("not a multiple of num_key_value_heads 3") != std::string::npos);
+    CHECK(error("starcoder2", g4 + ", \"norm_epsilon\": -1").find("\"norm_epsilon\" is -1") != std::string::npos);
+}
+
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
     // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
     // pad_token_id 1
