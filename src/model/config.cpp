@@ -428,9 +428,10 @@ float rope_base(const Reader& holder, const char* key, double fallback) {
 // RoPE's theta and scaling as transformers reads them: the object "rope_scaling" (v4's, which v5
 // still takes first: rope_parameters = rope_scaling or rope_parameters), else v5's
 // "rope_parameters" ({"rope_type", "rope_theta", the scaling's fields}); theta the object's
-// "rope_theta", else the top-level one (v5's setdefault), else the config class's (10000; Mixtral 1e6). partial_rotary_factor, the
-// object's else the top level's, is returned for Phi-3 and GPT-NeoX (`partial`; the others refuse
-// one other than 1; Phi's default is 0.5); Phi-3 has scaling types of its own (rope_scaling's phi3).
+// "rope_theta", else the top-level one (v5's setdefault), else the config class's (10000;
+// Mixtral's 1e6). partial_rotary_factor, the object's else the top level's, is returned for
+// Phi-3, Phi and GPT-NeoX (`partial`; Phi's default is 0.5; the others refuse one other than 1);
+// Phi-3 has scaling types of its own (rope_scaling's phi3).
 enum class RopeOf { llama, phi3, gpt_neox, phi };
 double rope(const Reader& r, const Lengths& top, ModelConfig& c, RopeOf of = RopeOf::llama, double default_theta = 10000.0) {
     const bool phi3 = of == RopeOf::phi3, partial_allowed = of != RopeOf::llama;
