@@ -48,9 +48,7 @@ void run_bert(const ModelConfig& c, const Weights& w, const ModelInput& in, Reco
     const EncoderNames& n = c.arch == Architecture::distilbert ? distilbert_names : bert_names;
     const std::size_t E = c.hidden, H = c.heads, d = c.head_dim, B = in.batch, T = in.tokens, F = c.intermediate;
     const std::size_t Ee = c.embedding_size ? c.embedding_size : E;  // ELECTRA's embeddings are their own width
-    const Weight& embeddings = w.table(token_embeddings(c.arch), {c.vocab, Ee});  // its shape checked before any buffer
-    Tensor h = new_rows(B * T, Ee);
-    embed(h, embeddings, in.ids, false);
+    Tensor h = token_rows(c, w, in, Ee);
     const std::vector<std::int64_t> positions = position_ids(c, in);
     std::vector<std::int64_t> types(B * T, 0);
     if (!in.token_types.empty()) types = in.token_types;

@@ -21,9 +21,7 @@ namespace attn::model {
 
 void run_bloom(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec) {
     const std::size_t E = c.hidden, H = c.heads, d = c.head_dim, B = in.batch, T = in.tokens, F = c.intermediate;
-    const Weight& embeddings = w.table(token_embeddings(c.arch), {c.vocab, E});  // its shape checked before any buffer
-    Tensor h = new_rows(B * T, E);
-    embed(h, embeddings, in.ids, false);
+    Tensor h = token_rows(c, w, in, E);
     layer_norm(h, w.get("word_embeddings_layernorm.weight", {E}), &w.get("word_embeddings_layernorm.bias", {E}),
                c.norm_eps);
     AttentionSpec spec;

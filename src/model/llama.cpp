@@ -24,9 +24,7 @@ namespace attn::model {
 void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec) {
     const std::size_t E = c.hidden, H = c.heads, G = c.kv_heads, d = c.head_dim, B = in.batch, T = in.tokens,
                       F = c.intermediate;
-    const Weight& embeddings = w.table(token_embeddings(c.arch), {c.vocab, E});  // its shape checked before any buffer
-    Tensor h = new_rows(B * T, E);
-    embed(h, embeddings, in.ids, false);
+    Tensor h = token_rows(c, w, in, E);
     // Gemma: hidden_states * torch.tensor(hidden_size ** 0.5, dtype=hidden_states.dtype); Granite:
     // inputs_embeds * embedding_multiplier
     if (c.embed_scale) scale_rows(h, float(std::sqrt(double(E))));

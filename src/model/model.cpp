@@ -8,6 +8,7 @@
 #include "attn/error.hpp"
 #include "attn/io.hpp"
 #include "attn/model.hpp"
+#include "model/layers.hpp"
 #include "model/model_run.hpp"
 #include "model/weights.hpp"
 
@@ -163,6 +164,13 @@ const char* token_embeddings(Architecture arch) {
         case Architecture::starcoder2: break;
     }
     return "embed_tokens.weight";
+}
+
+Tensor token_rows(const ModelConfig& c, const Weights& w, const ModelInput& in, std::size_t width) {
+    const Weight& table = w.table(token_embeddings(c.arch), {c.vocab, width});
+    Tensor rows = new_rows(in.batch * in.tokens, width);
+    embed(rows, table, in.ids, false);
+    return rows;
 }
 
 std::string layer_prefix(Architecture arch, std::size_t l) {

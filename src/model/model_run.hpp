@@ -39,6 +39,9 @@ std::string layer_prefix(Architecture arch, std::size_t l);
 // The token embedding table's name ("wte.weight"): read first, and what tells a task model's
 // prefix ("transformer.") from the base model's.
 const char* token_embeddings(Architecture arch);
+// The rows (batch·tokens × width) of the ids' token embeddings: the table token_embeddings(arch),
+// vocab × width, its shape checked before any buffer is allocated.
+Tensor token_rows(const ModelConfig& c, const Weights& w, const ModelInput& in, std::size_t width);
 
 // BertEmbeddings' position ids (0, 1, 2, ... in every batch item), or RobertaEmbeddings' (the
 // tokens that are not padding_idx numbered from padding_idx + 1, padding keeps padding_idx).

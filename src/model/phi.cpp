@@ -15,9 +15,7 @@ namespace attn::model {
 void run_phi(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec) {
     const std::size_t E = c.hidden, H = c.heads, G = c.kv_heads, d = c.head_dim, B = in.batch, T = in.tokens,
                       F = c.intermediate;
-    const Weight& embeddings = w.table(token_embeddings(c.arch), {c.vocab, E});  // its shape checked before any buffer
-    Tensor h = new_rows(B * T, E);
-    embed(h, embeddings, in.ids, false);
+    Tensor h = token_rows(c, w, in, E);
     AttentionSpec spec;
     spec.causal = Causal::top_left;
     w.get(layer_prefix(c.arch, 0) + "self_attn.q_proj.weight", {H * d, E});  // confirms head_dim
