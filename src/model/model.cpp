@@ -192,12 +192,15 @@ Recorder::Recorder(const ModelConfig& c, const ModelInput& in, const ForwardWant
     last_ = last_layer(c, wants);
     if (wants.attentions)
         result_.attentions = Tensor(Shape({wants.layer ? 1 : c.layers, B_, c.heads, T_, T_}), Tensor::Uninitialized{});
+    if (wants.attentions && wants.layer && last_ > 0)  // (same shape: the same row stride)
+        scratch_ = Tensor(Shape({1, B_, c.heads, T_, T_}), Tensor::Uninitialized{});
     if (wants.hidden_states)
         result_.hidden_states = Tensor(Shape({c.layers + 1, B_, T_, c.hidden}), Tensor::Uninitialized{});
 }
 
 float* Recorder::weights_of(std::size_t l) noexcept {
-    if (!wants_.attentions || (wants_.layer && *wants_.layer != l)) return nullptr;
+    if (!wants_.attentions) return nullptr;
+    if (wants_.layer && l != *wants_.layer) return scratch_.data();
     Tensor& a = result_.attentions;
     const std::size_t per_layer = a.shape()[1] * a.shape()[2];  // B·H slices of T×T
     return a.slice_data((wants_.layer ? 0 : l) * per_layer);

@@ -22,6 +22,10 @@ public:
     }
     std::size_t last_layer() const noexcept { return last_; }
     // Where layer l's (B, H, T, T) weights go (row stride: weights_stride()), or null when not kept.
+    // With ForwardWants::layer, the other layers get a scratch buffer: their attention then runs as
+    // in a run that keeps every layer's weights (the engine's materialised path, whose context
+    // differs from the streaming one's in the last bits), so layer L's weights, and the hidden
+    // states, are the full run's bit for bit.
     float* weights_of(std::size_t l) noexcept;
     std::size_t weights_stride() const noexcept { return result_.attentions.row_stride(); }
     // Hidden state k (0: the embeddings), rows B·T × E.
@@ -32,6 +36,7 @@ private:
     ForwardWants wants_;
     std::size_t last_ = 0, B_ = 0, T_ = 0;
     ForwardResult result_;
+    Tensor scratch_;  // the weights of the layers before ForwardWants::layer, not kept
 };
 
 // The names of layer l's weights begin with this: "encoder.layer.3.", "h.3.", "layers.3.".

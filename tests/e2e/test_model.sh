@@ -191,6 +191,31 @@ else
                 --rtol 0 --atol 1e-5
         done
     done
+    # --layer L runs the other layers as a full run does (weights kept in scratch: the same kernels),
+    # so layer L's weights and the hidden states are the full run's bit for bit.
+    for m in llama gemma2 bloom; do
+        rm -rf "$T/full_$m" "$T/lh_$m"
+        run model "$TINY/$m" --ids "$TINY/$m/ids.txt" --show attentions,hidden-states --format npy -o "$T/full_$m"
+        expect_code 0 "$m: the full run"
+        run model "$TINY/$m" --ids "$TINY/$m/ids.txt" --layer 0 --show attentions,hidden-states --format npy -o "$T/lh_$m"
+        expect_code 0 "$m: --layer 0 with the hidden states"
+        if cmp -s "$T/full_$m/hidden-states.npy" "$T/lh_$m/hidden-states.npy"; then pass; else
+            fail "$m --layer 0: the hidden states differ from the full run's"
+        fi
+        for L in 0 1; do
+            run model "$TINY/$m" --ids "$TINY/$m/ids.txt" --layer $L --format npy -o "$T/l_$m.npy"
+            expect_code 0 "$m --layer $L"
+            # an npy's data: its size less the header (bytes 8-9, little-endian, + 10); layer L is the
+            # L-th of the full run's (layers, B, H, T, T) data
+            data() { echo $(($(stat -c %s "$1") - $(od -An -tu2 -j8 -N2 "$1" | tr -d ' ') - 10)); }
+            f=$T/l_$m.npy full=$T/full_$m/attentions.npy
+            n=$(data "$f") layers=$(($(data "$full") / $(data "$f")))
+            if [ "$(tail -c $(((layers - L) * n)) "$full" | head -c "$n" | od -An -tx1 | md5sum)" = \
+                "$(tail -c "$n" "$f" | od -An -tx1 | md5sum)" ]; then pass; else
+                fail "$m --layer $L: the weights differ from the full run's layer $L"
+            fi
+        done
+    done
     run model "$TINY/llama" --ids "$TINY/llama/ids.txt" --layer 1 --format json
     expect_out_has '"attentions"' "--layer 1 in json"
 
