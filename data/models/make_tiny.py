@@ -20,7 +20,7 @@
     /usr/bin/python3 data/models/make_tiny.py --mixtral  # only mixtral, mixtral_top1_bf16
     /usr/bin/python3 data/models/make_tiny.py --qwen-moe # only qwen2_moe, qwen3_moe_bf16
     /usr/bin/python3 data/models/make_tiny.py --electra  # only electra, electra_same_width_f16
-    /usr/bin/python3 data/models/make_tiny.py --starcoder2  # only starcoder2, starcoder2_nobias_bf16
+    /usr/bin/python3 data/models/make_tiny.py --starcoder2  # only starcoder2, starcoder2_nobias_bf16, starcoder2_dynamic
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -1082,11 +1082,13 @@ def qwen_moe_models():
 # (norm_epsilon), q/k/v/o_proj with biases (use_bias), RoPE, the sliding window on every layer,
 # the MLP c_fc, gelu_pytorch_tanh, c_proj; norm (LayerNorm). starcoder2: G=2, window 3 < 7 tokens,
 # rope_theta as starcoder2-3b gives it, float32; starcoder2_nobias_bf16: use_bias false, no window,
-# GELU exact, bfloat16.
+# GELU exact, bfloat16; starcoder2_dynamic: dynamic RoPE past max_position_embeddings 5.
 STARCODER2 = {"model_type": "starcoder2", "architectures": ["Starcoder2ForCausalLM"], "vocab_size": 64,
               "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
               "intermediate_size": 48, "hidden_act": "gelu_pytorch_tanh", "norm_epsilon": 1e-5,
               "max_position_embeddings": 64, "rope_theta": 999999.4420358813, "sliding_window": 3, "use_bias": True}
+STARCODER2_DYNAMIC = dict(STARCODER2, sliding_window=None, max_position_embeddings=5,
+                          rope_scaling={"rope_type": "dynamic", "factor": 2.0})
 STARCODER2_NOBIAS = dict(STARCODER2, num_hidden_layers=3, num_key_value_heads=4, sliding_window=None, use_bias=False,
                          hidden_act="gelu", rope_theta=100.0)
 
@@ -1153,6 +1155,8 @@ def starcoder2():
          prefix="model.")
     save("starcoder2_nobias_bf16", STARCODER2_NOBIAS, starcoder2_state(STARCODER2_NOBIAS),
          lambda sd: starcoder2_forward(sd, STARCODER2_NOBIAS, IDS), torch.bfloat16, prefix="model.")
+    save("starcoder2_dynamic", STARCODER2_DYNAMIC, starcoder2_state(STARCODER2_DYNAMIC),
+         lambda sd: starcoder2_forward(sd, STARCODER2_DYNAMIC, IDS), prefix="model.")
 
 
 def llama_biases():

@@ -743,7 +743,7 @@ void starcoder2(const Reader& r, ModelConfig& c) {
     c.layers = r.count_or("num_hidden_layers", 30), c.hidden = r.count_or("hidden_size", 3072);
     c.heads = r.count_or("num_attention_heads", 24), c.kv_heads = r.count_or("num_key_value_heads", 2);
     c.intermediate = r.count_or("intermediate_size", 12288);
-    c.head_dim = r.count_or_none("head_dim", c.hidden / c.heads);  // getattr(config, "head_dim", hidden // heads)
+    c.head_dim = r.count_or("head_dim", c.hidden / c.heads);  // getattr(config, "head_dim", hidden // heads): None fails
     c.vocab = r.count_or("vocab_size", 49152);
     c.norm_eps = r.eps_or("norm_epsilon", 1e-5);
     r.not_null("hidden_act");

@@ -19,7 +19,7 @@ void run_starcoder2(const ModelConfig& c, const Weights& w, const ModelInput& in
     AttentionSpec spec;
     spec.causal = Causal::top_left;
     w.get(layer_prefix(c.arch, 0) + "self_attn.q_proj.weight", {H * d, E});  // confirms head_dim
-    spec.rope = rope_for_tokens(c.rope, 0, T, c.rope_scaling_text);
+    spec.rope = rope_for_tokens(c.rope, d, T, c.rope_scaling_text);  // every dim of each head
     spec.scale = float(1.0 / std::sqrt(double(d)));  // head_dim ** -0.5
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         // kv_idx > q_idx - sliding_window: each token sees itself and W - 1 before

@@ -16,7 +16,7 @@
 # length; bfloat16 with the older name "su" within it), llama with longrope, llama with
 # attention_bias and mlp_bias (o_proj's and the MLP's biases too) and v5's plain rope_parameters,
 # starcoder2 (LayerNorm, biases, a window of 3 on every layer, GQA; without biases and window in
-# bfloat16),
+# bfloat16; dynamic RoPE past max_position_embeddings),
 # gpt_neox (Pythia's shape: RoPE on a quarter of each head, the parallel residual, float16; and
 # the serial residual without attention biases),
 # electra ("electra." names, embeddings 16 wide projected to 32, token types; embeddings as wide

@@ -589,6 +589,8 @@ TEST_CASE("model config: starcoder2 is Starcoder2Config: its defaults, use_bias,
     CHECK(error("starcoder2", ", \"num_key_value_heads\": null").find("\"num_key_value_heads\" is null") != std::string::npos);
     CHECK(error("starcoder2", ", \"num_key_value_heads\": 3").find("not a multiple of num_key_value_heads 3") != std::string::npos);
     CHECK(error("starcoder2", g4 + ", \"norm_epsilon\": -1").find("\"norm_epsilon\" is -1") != std::string::npos);
+    CHECK(error("starcoder2", g4 + ", \"head_dim\": null").find("\"head_dim\" is null") != std::string::npos);
+    CHECK(config("starcoder2", g4 + ", \"head_dim\": 8").head_dim == 8);
 }
 
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
