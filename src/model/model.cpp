@@ -173,6 +173,15 @@ Tensor token_rows(const ModelConfig& c, const Weights& w, const ModelInput& in, 
     return rows;
 }
 
+AttentionSpec rope_decoder_spec(const ModelConfig& c, const Weights& w, std::size_t tokens, std::size_t dims) {
+    AttentionSpec spec;
+    spec.causal = Causal::top_left;
+    w.get(layer_prefix(c.arch, 0) + "self_attn.q_proj.weight", {c.heads * c.head_dim, c.hidden});  // confirms head_dim
+    spec.rope = rope_for_tokens(c.rope, dims, tokens, c.rope_scaling_text);
+    spec.scale = float(1.0 / std::sqrt(double(c.head_dim)));  // head_dim ** -0.5
+    return spec;
+}
+
 std::string layer_prefix(Architecture arch, std::size_t l) {
     switch (arch) {
         case Architecture::bert: return "encoder.layer." + std::to_string(l) + ".";

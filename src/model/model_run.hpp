@@ -47,6 +47,10 @@ const char* token_embeddings(Architecture arch);
 // The rows (batch·tokens × width) of the ids' token embeddings: the table token_embeddings(arch),
 // vocab × width, its shape checked before any buffer is allocated.
 Tensor token_rows(const ModelConfig& c, const Weights& w, const ModelInput& in, std::size_t width);
+// A RoPE decoder's attention over `tokens` tokens (Phi, StarCoder2): causal, the scale
+// head_dim ** -0.5, RoPE (layers.hpp's rope_for_tokens) on the leading `dims` dims of each head,
+// made once layer 0's self_attn.q_proj has confirmed head_dim.
+AttentionSpec rope_decoder_spec(const ModelConfig& c, const Weights& w, std::size_t tokens, std::size_t dims);
 
 // BertEmbeddings' position ids (0, 1, 2, ... in every batch item), or RobertaEmbeddings' (the
 // tokens that are not padding_idx numbered from padding_idx + 1, padding keeps padding_idx).

@@ -4,7 +4,6 @@
 // partial_rotary_factor of each head's dims, causal grouped-query attention, dense; the MLP
 // (fc1, the activation, fc2) on the same norm's output, and the layer's output
 // attn + mlp + the input. final_layernorm at the end, whose output is the last hidden state.
-#include <cmath>
 #include <string>
 
 #include "model/layers.hpp"
@@ -16,11 +15,7 @@ void run_phi(const ModelConfig& c, const Weights& w, const ModelInput& in, Recor
     const std::size_t E = c.hidden, H = c.heads, G = c.kv_heads, d = c.head_dim, B = in.batch, T = in.tokens,
                       F = c.intermediate;
     Tensor h = token_rows(c, w, in, E);
-    AttentionSpec spec;
-    spec.causal = Causal::top_left;
-    w.get(layer_prefix(c.arch, 0) + "self_attn.q_proj.weight", {H * d, E});  // confirms head_dim
-    spec.rope = rope_for_tokens(c.rope, c.rotary_dims, T, c.rope_scaling_text);
-    spec.scale = float(1.0 / std::sqrt(double(d)));  // head_dim ** -0.5
+    const AttentionSpec spec = rope_decoder_spec(c, w, T, c.rotary_dims);
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         rec.hidden(l, h);
         const std::string p = layer_prefix(c.arch, l);

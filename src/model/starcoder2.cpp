@@ -4,7 +4,6 @@
 // every layer when given), o_proj, the residual; post_attention_layernorm, the MLP c_fc, the
 // activation, c_proj (biases with use_bias), the residual. norm (LayerNorm) at the end, whose
 // output is the last hidden state.
-#include <cmath>
 #include <string>
 
 #include "model/layers.hpp"
@@ -16,11 +15,7 @@ void run_starcoder2(const ModelConfig& c, const Weights& w, const ModelInput& in
     const std::size_t E = c.hidden, H = c.heads, G = c.kv_heads, d = c.head_dim, B = in.batch, T = in.tokens,
                       F = c.intermediate;
     Tensor h = token_rows(c, w, in, E);
-    AttentionSpec spec;
-    spec.causal = Causal::top_left;
-    w.get(layer_prefix(c.arch, 0) + "self_attn.q_proj.weight", {H * d, E});  // confirms head_dim
-    spec.rope = rope_for_tokens(c.rope, d, T, c.rope_scaling_text);  // every dim of each head
-    spec.scale = float(1.0 / std::sqrt(double(d)));  // head_dim ** -0.5
+    AttentionSpec spec = rope_decoder_spec(c, w, T, d);  // every dim of each head
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         // kv_idx > q_idx - sliding_window: each token sees itself and W - 1 before
         const std::size_t window = c.window_of(l);
