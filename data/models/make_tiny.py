@@ -21,6 +21,8 @@
     /usr/bin/python3 data/models/make_tiny.py --qwen-moe # only qwen2_moe, qwen3_moe_bf16
     /usr/bin/python3 data/models/make_tiny.py --electra  # only electra, electra_same_width_f16
     /usr/bin/python3 data/models/make_tiny.py --starcoder2  # only starcoder2, starcoder2_nobias_bf16, starcoder2_dynamic
+    /usr/bin/python3 data/models/make_tiny.py --stablelm # only stablelm, stablelm_parallel_bf16
+    /usr/bin/python3 data/models/make_tiny.py --cohere   # only cohere, cohere_f16
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -35,7 +37,8 @@ models/qwen3/modeling_qwen3.py, Phi-3's fused projections and partial rotary dim
 models/phi3/modeling_phi3.py; models/gemma, gemma2 and gemma3's GemmaModel, Gemma2Model and
 Gemma3TextModel; models/mixtral/modeling_mixtral.py MixtralModel; models/qwen2_moe and qwen3_moe's
 Qwen2MoeModel and Qwen3MoeModel; models/olmo2/modular_olmo2.py Olmo2Model;
-models/starcoder2/modeling_starcoder2.py Starcoder2Model; models/granite/modular_granite.py
+models/starcoder2/modeling_starcoder2.py Starcoder2Model; models/stablelm/modeling_stablelm.py
+StableLmModel; models/cohere/modeling_cohere.py CohereModel; models/granite/modular_granite.py
 GraniteModel; models/phi/modeling_phi.py PhiModel; models/gpt_neox/modeling_gpt_neox.py
 GPTNeoXModel; models/distilbert/modeling_distilbert.py DistilBertModel;
 models/bloom/modeling_bloom.py BloomModel), with the parameter names and
@@ -1159,6 +1162,189 @@ def starcoder2():
          lambda sd: starcoder2_forward(sd, STARCODER2_DYNAMIC, IDS), prefix="model.")
 
 
+# StableLM (--stablelm: torch.manual_seed(20)): models/stablelm/modeling_stablelm.py StableLmModel.
+# stablelm: use_qkv_bias, qk_layernorm (StableLmLayerNormPerHead: nn.LayerNorm(head_dim, bias=False)
+# per head), partial_rotary_factor 0.5, G=2, sequential residual; stablelm_parallel_bf16:
+# use_parallel_residual, the default factor 0.25 (4 of 16 dims), gelu, no biases, H=G=4, dynamic
+# RoPE past max_position_embeddings 5.
+STABLELM = {"model_type": "stablelm", "architectures": ["StableLmForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+            "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 40,
+            "hidden_act": "silu", "max_position_embeddings": 64, "layer_norm_eps": 1e-5, "rope_theta": 100.0,
+            "partial_rotary_factor": 0.5, "use_qkv_bias": True, "qk_layernorm": True, "use_parallel_residual": False}
+STABLELM_PARALLEL = {"model_type": "stablelm", "architectures": ["StableLmModel"], "vocab_size": 64, "hidden_size": 64,
+                     "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
+                     "intermediate_size": 40, "hidden_act": "gelu", "max_position_embeddings": 5,
+                     "layer_norm_eps": 1e-5, "use_parallel_residual": True,
+                     "rope_scaling": {"type": "dynamic", "factor": 2.0}}
+# Cohere (--cohere: torch.manual_seed(21)): models/cohere/modeling_cohere.py CohereModel. cohere:
+# use_qk_norm (CohereLayerNorm of weight (heads, head_dim)), attention_bias, G=2, rope_theta 100;
+# cohere_f16: head_dim 6 of its own (hidden 32 over 4 heads), no rope_theta (CohereConfig's v5
+# default, 500000), relu, H=G=4.
+COHERE = {"model_type": "cohere", "architectures": ["CohereForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+          "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 40,
+          "hidden_act": "silu", "max_position_embeddings": 64, "layer_norm_eps": 1e-5, "rope_theta": 100.0,
+          "use_qk_norm": True, "attention_bias": True, "logit_scale": 0.0625, "pad_token_id": 0}
+COHERE_OWN_HEAD = {"model_type": "cohere", "architectures": ["CohereForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+                   "num_hidden_layers": 3, "num_attention_heads": 4, "head_dim": 6, "intermediate_size": 24,
+                   "hidden_act": "relu", "layer_norm_eps": 1e-4}
+
+
+def stablelm_state(c):
+    E, H, Fi = c["hidden_size"], c["num_attention_heads"], c["intermediate_size"]
+    G, d = c["num_key_value_heads"], E // H
+    sd = {"embed_tokens.weight": rnd(c["vocab_size"], E, std=1.0)}
+    for l in range(c["num_hidden_layers"]):
+        p = "layers.%d." % l
+        ln_params(sd, p + "input_layernorm", E)
+        for n, rows in (("q_proj", H * d), ("k_proj", G * d), ("v_proj", G * d)):
+            sd[p + "self_attn.%s.weight" % n] = rnd(rows, E, std=0.4)
+            if c.get("use_qkv_bias"):
+                sd[p + "self_attn.%s.bias" % n] = rnd(rows, std=0.2)
+        if c.get("qk_layernorm"):
+            for which, heads in (("q", H), ("k", G)):
+                for h in range(heads):
+                    sd[p + "self_attn.%s_layernorm.norms.%d.weight" % (which, h)] = 1.0 + rnd(d, std=0.3)
+        sd[p + "self_attn.o_proj.weight"] = rnd(E, H * d)
+        if not c.get("use_parallel_residual"):
+            ln_params(sd, p + "post_attention_layernorm", E)
+        sd[p + "mlp.gate_proj.weight"], sd[p + "mlp.up_proj.weight"] = rnd(Fi, E), rnd(Fi, E)
+        sd[p + "mlp.down_proj.weight"] = rnd(E, Fi)
+    ln_params(sd, "norm", E)
+    return sd
+
+
+def stablelm_forward(sd, c, ids):
+    B, T = ids.shape
+    E, H, eps = c["hidden_size"], c["num_attention_heads"], c["layer_norm_eps"]
+    G, d = c["num_key_value_heads"], E // H
+    rotary = int(d * c.get("partial_rotary_factor", 0.25))
+    inv_freq, _ = rope_inv_freq(c, rotary, T)
+    freqs = (inv_freq[None, :, None].float() @ torch.arange(T)[None, None, :].float()).transpose(1, 2)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos()[:, None], emb.sin()[:, None]
+    causal = torch.ones(T, T, dtype=torch.bool).triu(1)
+    act = {"silu": F.silu, "gelu": F.gelu}[c["hidden_act"]]
+    lin = lambda x, n: F.linear(x, sd[n + ".weight"], sd.get(n + ".bias"))
+    ln = lambda x, n: F.layer_norm(x, (E,), sd[n + ".weight"], sd[n + ".bias"], eps)
+
+    def per_head(x, n):  # StableLmLayerNormPerHead: x (B, heads, T, d), one LayerNorm per head
+        parts = torch.split(x, 1, dim=1)
+        return torch.cat([F.layer_norm(t, (d,), sd[n + ".norms.%d.weight" % i], None, eps) for i, t in enumerate(parts)], 1)
+    h = sd["embed_tokens.weight"][ids]
+    hidden, atts = [], []
+    for l in range(c["num_hidden_layers"]):
+        hidden.append(h)
+        p = "layers.%d." % l
+        x = ln(h, p + "input_layernorm")
+        q = lin(x, p + "self_attn.q_proj").view(B, T, H, d).transpose(1, 2)
+        k = lin(x, p + "self_attn.k_proj").view(B, T, G, d).transpose(1, 2)
+        v = lin(x, p + "self_attn.v_proj").view(B, T, G, d).transpose(1, 2)
+        if c.get("qk_layernorm"):
+            q, k = per_head(q, p + "self_attn.q_layernorm"), per_head(k, p + "self_attn.k_layernorm")
+
+        def turn(t):  # the leading rotary dims turned, the rest passed
+            r = t[..., :rotary]
+            return torch.cat([r * cos + rotate_half(r) * sin, t[..., rotary:]], dim=-1)
+        q, k = turn(q), turn(k)
+        k, v = k.repeat_interleave(H // G, dim=1), v.repeat_interleave(H // G, dim=1)
+        w = (torch.matmul(q, k.transpose(2, 3)) / math.sqrt(d)).masked_fill(causal, float("-inf"))
+        w = torch.softmax(w, dim=-1, dtype=torch.float32)
+        atts.append(w)
+        attn = lin(torch.matmul(w, v).transpose(1, 2).reshape(B, T, E), p + "self_attn.o_proj")
+        mlp = lambda y: lin(act(lin(y, p + "mlp.gate_proj")) * lin(y, p + "mlp.up_proj"), p + "mlp.down_proj")
+        if c.get("use_parallel_residual"):
+            h = h + attn + mlp(x)
+        else:
+            h = h + attn
+            h = h + mlp(ln(h, p + "post_attention_layernorm"))
+    hidden.append(ln(h, "norm"))
+    return torch.stack(atts), torch.stack(hidden)
+
+
+def stablelm():
+    torch.manual_seed(20)
+    save("stablelm", STABLELM, stablelm_state(STABLELM), lambda sd: stablelm_forward(sd, STABLELM, IDS), prefix="model.")
+    save("stablelm_parallel_bf16", STABLELM_PARALLEL, stablelm_state(STABLELM_PARALLEL),
+         lambda sd: stablelm_forward(sd, STABLELM_PARALLEL, IDS), torch.bfloat16)
+
+
+def cohere_state(c):
+    E, H, Fi = c["hidden_size"], c["num_attention_heads"], c["intermediate_size"]
+    G = c.get("num_key_value_heads", H)
+    d = c.get("head_dim", E // H)
+    bias = c.get("attention_bias", False)
+    sd = {"embed_tokens.weight": rnd(c["vocab_size"], E, std=1.0)}
+    for l in range(c["num_hidden_layers"]):
+        p = "layers.%d." % l
+        sd[p + "input_layernorm.weight"] = 1.0 + rnd(E, std=0.1)
+        for n, rows, cols in (("q_proj", H * d, E), ("k_proj", G * d, E), ("v_proj", G * d, E), ("o_proj", E, H * d)):
+            sd[p + "self_attn.%s.weight" % n] = rnd(rows, cols, std=0.4)
+            if bias:
+                sd[p + "self_attn.%s.bias" % n] = rnd(rows, std=0.2)
+        if c.get("use_qk_norm"):
+            sd[p + "self_attn.q_norm.weight"] = 1.0 + rnd(H, d, std=0.3)
+            sd[p + "self_attn.k_norm.weight"] = 1.0 + rnd(G, d, std=0.3)
+        sd[p + "mlp.gate_proj.weight"], sd[p + "mlp.up_proj.weight"] = rnd(Fi, E), rnd(Fi, E)
+        sd[p + "mlp.down_proj.weight"] = rnd(E, Fi)
+    sd["norm.weight"] = 1.0 + rnd(E, std=0.1)
+    return sd
+
+
+def cohere_layer_norm(x, weight, eps):
+    """CohereLayerNorm: mean-centred, no bias, in float32; weight of the last dims' shape."""
+    mean = x.mean(-1, keepdim=True)
+    variance = (x - mean).pow(2).mean(-1, keepdim=True)
+    return weight * ((x - mean) * torch.rsqrt(variance + eps))
+
+
+def cohere_forward(sd, c, ids):
+    B, T = ids.shape
+    E, H, eps = c["hidden_size"], c["num_attention_heads"], c["layer_norm_eps"]
+    G = c.get("num_key_value_heads", H)
+    d = c.get("head_dim", E // H)
+    # CohereConfig v5's default_theta 500000 when config.json has no rope_theta
+    inv_freq, _ = rope_inv_freq(dict(c, rope_theta=c.get("rope_theta", 500000.0)), d, T)
+    freqs = (inv_freq[None, :, None].float() @ torch.arange(T)[None, None, :].float()).transpose(1, 2)
+    emb = torch.repeat_interleave(freqs, 2, dim=-1)  # CohereRotaryEmbedding: interleave, not cat
+    cos, sin = emb.cos()[:, None], emb.sin()[:, None]
+
+    def rotate(x):  # Cohere's rotate_half: pairs (2i, 2i + 1)
+        return torch.stack([-x[..., 1::2], x[..., ::2]], dim=-1).flatten(-2)
+    causal = torch.ones(T, T, dtype=torch.bool).triu(1)
+    act = {"silu": F.silu, "relu": F.relu}[c["hidden_act"]]
+    lin = lambda x, n: F.linear(x, sd[n + ".weight"], sd.get(n + ".bias"))
+    h = sd["embed_tokens.weight"][ids]
+    hidden, atts = [], []
+    for l in range(c["num_hidden_layers"]):
+        hidden.append(h)
+        p = "layers.%d." % l
+        x = cohere_layer_norm(h, sd[p + "input_layernorm.weight"], eps)
+        q = lin(x, p + "self_attn.q_proj").view(B, T, H, d)
+        k = lin(x, p + "self_attn.k_proj").view(B, T, G, d)
+        v = lin(x, p + "self_attn.v_proj").view(B, T, G, d).transpose(1, 2)
+        if c.get("use_qk_norm"):
+            q = cohere_layer_norm(q, sd[p + "self_attn.q_norm.weight"], eps)
+            k = cohere_layer_norm(k, sd[p + "self_attn.k_norm.weight"], eps)
+        q, k = q.transpose(1, 2), k.transpose(1, 2)
+        q, k = q * cos + rotate(q) * sin, k * cos + rotate(k) * sin
+        k, v = k.repeat_interleave(H // G, dim=1), v.repeat_interleave(H // G, dim=1)
+        w = (torch.matmul(q, k.transpose(2, 3)) * d ** -0.5).masked_fill(causal, float("-inf"))
+        w = torch.softmax(w, dim=-1, dtype=torch.float32)
+        atts.append(w)
+        attn = lin(torch.matmul(w, v).transpose(1, 2).reshape(B, T, H * d), p + "self_attn.o_proj")
+        mlp = lin(act(lin(x, p + "mlp.gate_proj")) * lin(x, p + "mlp.up_proj"), p + "mlp.down_proj")
+        h = h + attn + mlp
+    hidden.append(cohere_layer_norm(h, sd["norm.weight"], eps))
+    return torch.stack(atts), torch.stack(hidden)
+
+
+def cohere():
+    torch.manual_seed(21)
+    save("cohere", COHERE, cohere_state(COHERE), lambda sd: cohere_forward(sd, COHERE, IDS), prefix="model.")
+    save("cohere_f16", COHERE_OWN_HEAD, cohere_state(COHERE_OWN_HEAD), lambda sd: cohere_forward(sd, COHERE_OWN_HEAD, IDS),
+         torch.float16, prefix="model.")
+
+
 def llama_biases():
     torch.manual_seed(9)
     save("llama_biases", LLAMA_BIASES, llama_state(LLAMA_BIASES, True), lambda sd: llama_forward(sd, LLAMA_BIASES, IDS),
@@ -1268,6 +1454,8 @@ def tiny():
     qwen_moe_models()
     electra()
     starcoder2()
+    stablelm()
+    cohere()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -1638,7 +1826,7 @@ SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": 
            "--gpt-neox": gpt_neox, "--distilbert": distilbert,
            "--bloom": bloom, "--olmo2": olmo2, "--phi": phi,
            "--granite": granite, "--mixtral": mixtral, "--qwen-moe": qwen_moe_models,
-           "--electra": electra, "--starcoder2": starcoder2}
+           "--electra": electra, "--starcoder2": starcoder2, "--stablelm": stablelm, "--cohere": cohere}
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":

@@ -29,6 +29,11 @@
 //                          side (fc1, fc2), qk_layernorm, final_layernorm
 //   starcoder2             Starcoder2Model: the Llama layer with LayerNorm, biases (use_bias), the
 //                          MLP c_fc and c_proj, sliding_window
+//   stablelm               StableLmModel: the Llama layer with LayerNorm, Q/K/V biases
+//                          (use_qkv_bias), RoPE on partial_rotary_factor of each head, qk_layernorm
+//                          (a LayerNorm of each head's own), use_parallel_residual
+//   cohere                 CohereModel: LayerNorm without bias, RoPE on pairs (2i, 2i + 1), the
+//                          attention and the MLP side by side, use_qk_norm (each head's own weight)
 //   gpt_neox               GPTNeoXModel: LayerNorm, the fused query_key_value per head, RoPE on
 //                          rotary_pct of each head, use_parallel_residual
 //   granite                LlamaModel's layer with embedding_multiplier, attention_multiplier (the
@@ -62,7 +67,7 @@
 
 namespace attn::model {
 
-enum class Architecture { bert, distilbert, gpt2, llama, phi, starcoder2, gpt_neox, bloom };
+enum class Architecture { bert, distilbert, gpt2, llama, phi, starcoder2, stablelm, cohere, gpt_neox, bloom };
 // An encoder (bert, distilbert): every token sees every token, no mask of any kind.
 inline bool is_encoder(Architecture a) noexcept { return a == Architecture::bert || a == Architecture::distilbert; }
 

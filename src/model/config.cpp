@@ -1,7 +1,7 @@
 // config.json → ModelConfig, with transformers' defaults (BertConfig, RobertaConfig, GPT2Config,
 // LlamaConfig, MistralConfig, Qwen2Config, Qwen3Config, GemmaConfig, Gemma2Config,
-// Gemma3TextConfig, Gemma3Config, Phi3Config, GPTNeoXConfig) and a clear error for every
-// feature attn does not run.
+// Gemma3TextConfig, Gemma3Config, Phi3Config, GPTNeoXConfig, StableLmConfig, CohereConfig, ...)
+// and a clear error for every feature attn does not run.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, electra, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, phi, starcoder2, gpt_neox, bloom";
+    return "bert, roberta, xlm-roberta, electra, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, phi, starcoder2, stablelm, cohere, gpt_neox, bloom";
 }
 
 namespace {
@@ -430,9 +430,10 @@ float rope_base(const Reader& holder, const char* key, double fallback) {
 // "rope_parameters" ({"rope_type", "rope_theta", the scaling's fields}); theta the object's
 // "rope_theta", else the top-level one (v5's setdefault), else the config class's (10000;
 // Mixtral's 1e6). partial_rotary_factor, the object's else the top level's, is returned for
-// Phi-3, Phi and GPT-NeoX (`partial`; Phi's default is 0.5; the others refuse one other than 1);
+// Phi-3, Phi, StableLM and GPT-NeoX (`partial`; Phi's default is 0.5, StableLM's 0.25; the others
+// refuse one other than 1);
 // Phi-3 has scaling types of its own (rope_scaling's phi3).
-enum class RopeOf { llama, phi3, gpt_neox, phi };
+enum class RopeOf { llama, phi3, gpt_neox, phi, stablelm };
 double rope(const Reader& r, const Lengths& top, ModelConfig& c, RopeOf of = RopeOf::llama, double default_theta = 10000.0) {
     const bool phi3 = of == RopeOf::phi3, partial_allowed = of != RopeOf::llama;
     const json::Value* scaling = r.v.find("rope_scaling");
@@ -450,7 +451,9 @@ double rope(const Reader& r, const Lengths& top, ModelConfig& c, RopeOf of = Rop
     c.rope.theta = rope_base(pr.v.find("rope_theta") ? pr : r, "rope_theta", default_theta);
     const Reader& partial_holder = pr.v.find("partial_rotary_factor") ? pr : r;
     partial_holder.not_null("partial_rotary_factor");
-    const double partial = partial_holder.number_or("partial_rotary_factor", of == RopeOf::phi ? 0.5 : 1.0);
+    const double partial = partial_holder.number_or("partial_rotary_factor", of == RopeOf::phi        ? 0.5
+                                                                             : of == RopeOf::stablelm ? 0.25
+                                                                                                      : 1.0);
     if (!partial_allowed && (pr.number_or("partial_rotary_factor", 1.0) != 1.0 || r.number_or("partial_rotary_factor", 1.0) != 1.0))
         r.fail("\"partial_rotary_factor\" other than 1 is not supported");
     if (chosen) rope_scaling(pr, top, c.rope.scaling, c.rope_scaling_text, phi3);
@@ -530,17 +533,20 @@ void layer_types(const Reader& r, ModelConfig& c, const char* why) {
 }
 
 // The Llama family's RoPE (max_position_embeddings: the class's default when absent; null
-// only dynamic and yarn refuse, as 0) and its query heads checked against the K/V heads.
-void rope_and_groups(const Reader& r, ModelConfig& c, std::size_t default_max_positions, double default_theta = 10000.0) {
+// only dynamic and yarn refuse, as 0) and its query heads checked against the K/V heads; returns
+// rope()'s partial_rotary_factor.
+double rope_and_groups(const Reader& r, ModelConfig& c, std::size_t default_max_positions, double default_theta = 10000.0,
+                       RopeOf of = RopeOf::llama) {
     // (RoPE computes with these lengths: 4096.0 works in transformers)
     const std::size_t max_positions = r.count_or_none("max_position_embeddings", default_max_positions, Reader::Written::whole);
     const json::Value* max_given = r.v.find("max_position_embeddings");
-    rope(r, {max_given && max_given->is_null() ? 0 : max_positions,
-             r.count_or_none("original_max_position_embeddings", 0, Reader::Written::whole)}, c, RopeOf::llama,
-         default_theta);
+    const double partial = rope(r, {max_given && max_given->is_null() ? 0 : max_positions,
+                                    r.count_or_none("original_max_position_embeddings", 0, Reader::Written::whole)},
+                                c, of, default_theta);
     if (c.heads % c.kv_heads)
         r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " +
                std::to_string(c.kv_heads));
+    return partial;
 }
 
 // The defaults of the Llama family's config classes (transformers' configuration_*.py), for
@@ -752,6 +758,66 @@ void starcoder2(const Reader& r, ModelConfig& c) {
     c.sliding_window = r.count_or_none("sliding_window", 0);
     rope_and_groups(r, c, 4096);
     padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
+}
+
+// StableLmConfig's defaults (stablelm-3b-4e1t): LayerNorm (with biases), q/k/v biases with
+// use_qkv_bias, none on o_proj and the MLP (gate, up, down), RoPE on the leading
+// int(head_dim * partial_rotary_factor) dims (0.25), qk_layernorm (a LayerNorm of each head's own,
+// no bias), use_parallel_residual (the attention and the MLP on input_layernorm's output).
+void stablelm(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::stablelm;
+    c.layers = r.count_or("num_hidden_layers", 32), c.hidden = r.count_or("hidden_size", 2560);
+    c.heads = r.count_or("num_attention_heads", 32), c.kv_heads = r.count_or("num_key_value_heads", 32);
+    c.intermediate = r.count_or("intermediate_size", 6912);
+    c.vocab = r.count_or("vocab_size", 50304);
+    c.norm_eps = r.eps_or("layer_norm_eps", 1e-5);
+    r.not_null("hidden_act");
+    c.activation = activation(r, r.string_or("hidden_act", "silu"));
+    if (c.hidden % c.heads)  // StableLmAttention refuses it
+        r.fail("hidden_size " + std::to_string(c.hidden) + " is not a multiple of num_attention_heads " + std::to_string(c.heads));
+    c.head_dim = c.hidden / c.heads;
+    // StableLmAttention's head_dim is always hidden_size // heads; RoPE's frequencies would take a
+    // "head_dim" key: one that differs makes the two disagree
+    if (const json::Value* hd = r.v.find("head_dim"); hd && !hd->is_null() && r.count("head_dim") != c.head_dim)
+        r.fail("\"head_dim\" " + std::to_string(r.count("head_dim")) + " differs from hidden_size // num_attention_heads = " +
+               std::to_string(c.head_dim) + ", StableLM's head size");
+    c.qkv_bias = r.bool_or("use_qkv_bias", false);
+    c.qk_norm = r.flag("qk_layernorm", false);
+    c.parallel_residual = r.flag("use_parallel_residual", false);
+    const double partial = rope_and_groups(r, c, 4096, 10000.0, RopeOf::stablelm);
+    c.rotary_dims = rotary_dims(r, c.head_dim, partial, "partial_rotary_factor");
+    padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
+}
+
+// CohereConfig's defaults (c4ai-command-r-v01): CohereLayerNorm (a LayerNorm without bias), q/k/v
+// and o_proj biases with attention_bias, RoPE on each head's pairs (2i, 2i + 1), use_qk_norm
+// (CohereLayerNorm over each head's q and k, a weight of each head's own), the attention and the
+// MLP (gate, up, down) side by side on input_layernorm's output. rope_theta's default is
+// transformers v5's (500000); v4's was 10000: a note says so when config.json gives none.
+void cohere(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::cohere;
+    c.layers = r.count_or("num_hidden_layers", 40), c.hidden = r.count_or("hidden_size", 8192);
+    c.heads = r.count_or("num_attention_heads", 64);
+    c.kv_heads = r.count_or_none("num_key_value_heads", c.heads);
+    c.intermediate = r.count_or("intermediate_size", 22528);
+    c.head_dim = r.count_or("head_dim", c.hidden / c.heads);  // getattr(config, "head_dim", hidden // heads): None fails
+    c.vocab = r.count_or("vocab_size", 256000);
+    c.norm_eps = r.eps_or("layer_norm_eps", 1e-5);
+    r.not_null("hidden_act");
+    c.activation = activation(r, r.string_or("hidden_act", "silu"));
+    c.qkv_bias = c.o_bias = r.bool_or("attention_bias", false);
+    c.qk_norm = r.flag("use_qk_norm", false);
+    c.parallel_residual = true;
+    rope_and_groups(r, c, 8192, 500000.0);
+    c.rope.style = RopeStyle::interleaved;  // repeat_interleave(freqs, 2): pairs (2i, 2i + 1)
+    const auto theta_in = [&](const char* key) {
+        const json::Value* o = r.v.find(key);
+        return o && o->is_object() && o->find("rope_theta");
+    };
+    if (!r.v.find("rope_theta") && !theta_in("rope_scaling") && !theta_in("rope_parameters"))
+        c.notes.push_back("no \"rope_theta\": RoPE's base is CohereConfig's default in transformers v5, 500000 "
+                          "(v4's was 10000)");
+    padding_id(r, c, false);  // checked only: the word embeddings' padding_idx (CohereConfig's 0 when absent)
 }
 
 // GPTNeoXConfig's defaults (GPT-NeoX-20B; Pythia's configs give theirs): LayerNorm, the fused
@@ -974,6 +1040,8 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "starcoder2") starcoder2(r, c);
     else if (c.model_type == "gpt_neox") gpt_neox(r, c);
     else if (c.model_type == "bloom") bloom(r, c);
+    else if (c.model_type == "stablelm") stablelm(r, c);
+    else if (c.model_type == "cohere") cohere(r, c);
     else r.fail("model_type \"" + c.model_type + "\" is not supported (attn runs " + known_model_types() + ")");
     if (c.kv_heads == 0) c.kv_heads = c.heads;
     if (c.head_dim == 0) {
@@ -981,7 +1049,8 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
             r.fail("hidden size " + std::to_string(c.hidden) + " is not a multiple of " + std::to_string(c.heads) + " heads");
         c.head_dim = c.hidden / c.heads;
     }
-    if ((c.arch == Architecture::llama || c.arch == Architecture::starcoder2) && c.head_dim % 2)
+    if ((c.arch == Architecture::llama || c.arch == Architecture::starcoder2 || c.arch == Architecture::cohere) &&
+        c.head_dim % 2)
         r.fail("head_dim " + std::to_string(c.head_dim) + " is odd: RoPE rotates pairs of dims (head_dim, or "
                "hidden_size / num_attention_heads)");
     // longrope's lists: one factor per frequency of the dims RoPE turns (Phi3Config's check)

@@ -44,22 +44,37 @@ Tensor linear(const MatrixView& X, const Weight& W, Layout layout, const Weight*
     return Y;
 }
 
-void layer_norm(Tensor& X, const Weight& weight, const Weight* bias, double eps) {
+namespace {
+
+// LayerNorm of each run of n columns of every row (means and variances in double), scaled by
+// g and shifted by b, which hold n values (every run the same) or one per column.
+void normalise_runs(Tensor& X, const std::vector<float>& g, const std::vector<float>& b, std::size_t n, double eps) {
     const MatrixView m = rows_of(X);
-    const std::vector<float> g = weight.values(), b = bias ? bias->values() : std::vector<float>(g.size(), 0.0f);
-    const std::size_t n = g.size();  // the whole row, or each head's n columns (Phi's q_layernorm)
-    if (n == 0 || m.cols % n) throw std::logic_error("layer_norm: a row is no whole number of the weight's length");
+    if (n == 0 || m.cols % n || g.size() % n || (g.size() != n && g.size() != m.cols))
+        throw std::logic_error("layer_norm: a row is no whole number of the weight's runs");
     parallel_for(m.rows, [&](std::size_t i) {
         for (std::size_t c0 = 0; c0 < m.cols; c0 += n) {
             float* x = X.data() + i * m.stride + c0;
+            const std::size_t w0 = g.size() == n ? 0 : c0;
             double sum = 0, sq = 0;
             for (std::size_t c = 0; c < n; ++c) sum += x[c];
             const double mean = sum / double(n);
             for (std::size_t c = 0; c < n; ++c) sq += (x[c] - mean) * (x[c] - mean);
             const double inv = 1.0 / std::sqrt(sq / double(n) + eps);  // biased variance, as torch
-            for (std::size_t c = 0; c < n; ++c) x[c] = float((x[c] - mean) * inv) * g[c] + b[c];
+            for (std::size_t c = 0; c < n; ++c) x[c] = float((x[c] - mean) * inv) * g[w0 + c] + b[w0 + c];
         }
     });
+}
+
+}  // namespace
+
+void layer_norm(Tensor& X, const Weight& weight, const Weight* bias, double eps) {
+    const std::vector<float> g = weight.values(), b = bias ? bias->values() : std::vector<float>(g.size(), 0.0f);
+    normalise_runs(X, g, b, g.size(), eps);  // the whole row, or each head's n columns (Phi's q_layernorm)
+}
+
+void layer_norm_heads(Tensor& X, const std::vector<float>& weights, std::size_t d, double eps) {
+    normalise_runs(X, weights, std::vector<float>(weights.size(), 0.0f), d, eps);
 }
 
 void rms_norm(Tensor& X, const Weight& weight, double eps, bool unit_offset) {

@@ -63,7 +63,9 @@ Model::Model(const std::string& folder) {
             break;
         case Architecture::gpt_neox: weights_->choose_prefix({"", "gpt_neox."}, token_embeddings(config_.arch)); break;
         case Architecture::phi:
-        case Architecture::starcoder2: weights_->choose_prefix({"", "model."}, token_embeddings(config_.arch)); break;
+        case Architecture::starcoder2:
+        case Architecture::stablelm:
+        case Architecture::cohere: weights_->choose_prefix({"", "model."}, token_embeddings(config_.arch)); break;
         case Architecture::llama:
             // Gemma3ForConditionalGeneration: the language model beside the vision tower, as Google's
             // checkpoints name it and as transformers v4.52 on saves it; Gemma3Model's
@@ -138,6 +140,8 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
         case Architecture::bloom: run_bloom(c, *weights_, in, rec); break;
         case Architecture::phi: run_phi(c, *weights_, in, rec); break;
         case Architecture::starcoder2: run_starcoder2(c, *weights_, in, rec); break;
+        case Architecture::stablelm:
+        case Architecture::cohere: run_stablelm(c, *weights_, in, rec); break;
     }
     ForwardResult r = std::move(rec).take();
     r.notes = c.notes;
@@ -161,7 +165,9 @@ const char* token_embeddings(Architecture arch) {
         case Architecture::bloom: return "word_embeddings.weight";
         case Architecture::llama:
         case Architecture::phi:
-        case Architecture::starcoder2: break;
+        case Architecture::starcoder2:
+        case Architecture::stablelm:
+        case Architecture::cohere: break;
     }
     return "embed_tokens.weight";
 }
@@ -191,7 +197,9 @@ std::string layer_prefix(Architecture arch, std::size_t l) {
         case Architecture::gpt_neox:
         case Architecture::llama:
         case Architecture::phi:
-        case Architecture::starcoder2: break;
+        case Architecture::starcoder2:
+        case Architecture::stablelm:
+        case Architecture::cohere: break;
     }
     return "layers." + std::to_string(l) + ".";
 }

@@ -593,6 +593,86 @@ TEST_CASE("model config: starcoder2 is Starcoder2Config: its defaults, use_bias,
     CHECK(config("starcoder2", g4 + ", \"head_dim\": 8").head_dim == 8);
 }
 
+TEST_CASE("model config: stablelm is StableLmConfig: its defaults, partial_rotary_factor 0.25, the parallel residual") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig s = parse("{\"model_type\": \"stablelm\"}");  // stablelm-3b-4e1t
+    CHECK(s.arch == attn::model::Architecture::stablelm);
+    CHECK(s.layers == 32);
+    CHECK(s.hidden == 2560);
+    CHECK(s.heads == 32);
+    CHECK(s.kv_heads == 32);
+    CHECK(s.head_dim == 80);
+    CHECK(s.intermediate == 6912);
+    CHECK(s.vocab == 50304);
+    CHECK(s.norm_eps == 1e-5);
+    CHECK(s.activation == attn::model::ModelConfig::Activation::silu);
+    CHECK(s.rope.theta == 10000.0f);
+    CHECK(s.rope.style == attn::RopeStyle::half);
+    CHECK(s.rotary_dims == 20);  // int(80 * 0.25)
+    CHECK_FALSE(s.qkv_bias);
+    CHECK_FALSE(s.o_bias);
+    CHECK_FALSE(s.qk_norm);
+    CHECK_FALSE(s.parallel_residual);
+    const attn::model::ModelConfig p = config(
+        "stablelm", ", \"num_key_value_heads\": 4, \"use_qkv_bias\": true, \"qk_layernorm\": true, "
+                    "\"use_parallel_residual\": true, \"partial_rotary_factor\": 0.5");
+    CHECK(p.qkv_bias);
+    CHECK_FALSE(p.o_bias);
+    CHECK(p.qk_norm);
+    CHECK(p.parallel_residual);
+    CHECK(p.rotary_dims == 2);
+    CHECK(error("stablelm", "").find("num_attention_heads 16 is not a multiple of num_key_value_heads 32") != std::string::npos);
+    CHECK(error("stablelm", ", \"num_key_value_heads\": 16").find("\"partial_rotary_factor\" 0.25 gives int(4 * 0.25) = 1 rotary dims") != std::string::npos);
+    CHECK(error("stablelm", ", \"num_attention_heads\": 5").find("hidden_size 64 is not a multiple of num_attention_heads 5") !=
+          std::string::npos);
+    CHECK(error("stablelm", ", \"num_attention_heads\": 8, \"num_key_value_heads\": 3").find("not a multiple of num_key_value_heads 3") !=
+          std::string::npos);
+    // StableLmAttention's head size is hidden_size // heads, whatever "head_dim" says
+    CHECK(config("stablelm", ", \"num_attention_heads\": 8, \"num_key_value_heads\": 8, \"head_dim\": 8").head_dim == 8);
+    CHECK(error("stablelm", ", \"num_attention_heads\": 8, \"num_key_value_heads\": 8, \"head_dim\": 16").find("\"head_dim\" 16 differs") != std::string::npos);
+    CHECK(error("stablelm", ", \"num_attention_heads\": 8, \"num_key_value_heads\": 8, \"layer_norm_eps\": null").find("\"layer_norm_eps\" is null") !=
+          std::string::npos);
+}
+
+TEST_CASE("model config: cohere is CohereConfig: its defaults, interleaved RoPE, use_qk_norm, v5's rope_theta with a note") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig c = parse("{\"model_type\": \"cohere\"}");  // c4ai-command-r-v01
+    CHECK(c.arch == attn::model::Architecture::cohere);
+    CHECK(c.layers == 40);
+    CHECK(c.hidden == 8192);
+    CHECK(c.heads == 64);
+    CHECK(c.kv_heads == 64);
+    CHECK(c.head_dim == 128);
+    CHECK(c.intermediate == 22528);
+    CHECK(c.vocab == 256000);
+    CHECK(c.norm_eps == 1e-5);
+    CHECK(c.activation == attn::model::ModelConfig::Activation::silu);
+    CHECK(c.rope.style == attn::RopeStyle::interleaved);
+    CHECK(c.rope.theta == 500000.0f);
+    REQUIRE(c.notes.size() == 1);
+    CHECK(c.notes[0].find("v4's was 10000") != std::string::npos);
+    CHECK(c.rotary_dims == 0);
+    CHECK(c.parallel_residual);
+    CHECK_FALSE(c.qkv_bias);
+    CHECK_FALSE(c.qk_norm);
+    const attn::model::ModelConfig b = config("cohere", ", \"num_key_value_heads\": 4, \"attention_bias\": true, "
+                                                        "\"use_qk_norm\": true, \"rope_theta\": 8000000");
+    CHECK(b.kv_heads == 4);
+    CHECK(b.qkv_bias);
+    CHECK(b.o_bias);
+    CHECK(b.qk_norm);
+    CHECK(b.rope.theta == 8000000.0f);
+    CHECK(b.notes.empty());
+    CHECK(config("cohere", ", \"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 2, \"rope_theta\": 50}").notes.empty());
+    CHECK(config("cohere", ", \"num_key_value_heads\": null").kv_heads == 16);  // None: the heads
+    CHECK(config("cohere", ", \"head_dim\": 6").head_dim == 6);
+    CHECK(error("cohere", ", \"head_dim\": null").find("\"head_dim\" is null") != std::string::npos);
+    CHECK(error("cohere", ", \"head_dim\": 5").find("head_dim 5 is odd") != std::string::npos);
+    CHECK(error("cohere", ", \"partial_rotary_factor\": 0.5").find("\"partial_rotary_factor\" other than 1 is not supported") !=
+          std::string::npos);
+    CHECK(error("cohere", ", \"num_key_value_heads\": 3").find("not a multiple of num_key_value_heads 3") != std::string::npos);
+}
+
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
     // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
     // pad_token_id 1
