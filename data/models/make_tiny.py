@@ -23,6 +23,7 @@
     /usr/bin/python3 data/models/make_tiny.py --starcoder2  # only starcoder2, starcoder2_nobias_bf16, starcoder2_dynamic
     /usr/bin/python3 data/models/make_tiny.py --stablelm # only stablelm, stablelm_parallel_bf16
     /usr/bin/python3 data/models/make_tiny.py --cohere   # only cohere, cohere_f16
+    /usr/bin/python3 data/models/make_tiny.py --olmo     # only olmo, olmo_head_dim_bf16
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -38,7 +39,7 @@ models/phi3/modeling_phi3.py; models/gemma, gemma2 and gemma3's GemmaModel, Gemm
 Gemma3TextModel; models/mixtral/modeling_mixtral.py MixtralModel; models/qwen2_moe and qwen3_moe's
 Qwen2MoeModel and Qwen3MoeModel; models/olmo2/modular_olmo2.py Olmo2Model;
 models/starcoder2/modeling_starcoder2.py Starcoder2Model; models/stablelm/modeling_stablelm.py
-StableLmModel; models/cohere/modeling_cohere.py CohereModel; models/granite/modular_granite.py
+StableLmModel; models/cohere/modeling_cohere.py CohereModel; models/olmo/modular_olmo.py OlmoModel; models/granite/modular_granite.py
 GraniteModel; models/phi/modeling_phi.py PhiModel; models/gpt_neox/modeling_gpt_neox.py
 GPTNeoXModel; models/distilbert/modeling_distilbert.py DistilBertModel;
 models/bloom/modeling_bloom.py BloomModel), with the parameter names and
@@ -1345,6 +1346,74 @@ def cohere():
          torch.float16, prefix="model.")
 
 
+# OLMo (--olmo: torch.manual_seed(22)): models/olmo/modular_olmo.py OlmoModel, LlamaModel's layer with
+# OlmoLayerNorm (F.layer_norm without weight or bias, eps 1e-5) and clip_qkv. olmo: clip_qkv 0.6 (it
+# clamps), attention_bias, G=2; olmo_head_dim_bf16: head_dim 6 of its own, no clip, linear rope_scaling.
+OLMO = {"model_type": "olmo", "architectures": ["OlmoForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+        "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 40,
+        "hidden_act": "silu", "max_position_embeddings": 64, "rope_theta": 100.0, "attention_bias": True,
+        "clip_qkv": 0.6, "pad_token_id": 1}
+OLMO_HEAD_DIM = {"model_type": "olmo", "architectures": ["OlmoForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+                 "num_hidden_layers": 3, "num_attention_heads": 4, "head_dim": 6, "intermediate_size": 24,
+                 "hidden_act": "silu", "clip_qkv": None, "rope_scaling": {"type": "linear", "factor": 2.0}}
+
+
+def olmo_state(c):
+    E, H, Fi = c["hidden_size"], c["num_attention_heads"], c["intermediate_size"]
+    G, d = c.get("num_key_value_heads", H), c.get("head_dim", E // H)
+    sd = {"embed_tokens.weight": rnd(c["vocab_size"], E, std=1.0)}
+    for l in range(c["num_hidden_layers"]):
+        p = "layers.%d." % l
+        for n, rows, cols in (("q_proj", H * d, E), ("k_proj", G * d, E), ("v_proj", G * d, E), ("o_proj", E, H * d)):
+            sd[p + "self_attn.%s.weight" % n] = rnd(rows, cols, std=0.4)
+            if c.get("attention_bias"):
+                sd[p + "self_attn.%s.bias" % n] = rnd(rows, std=0.2)
+        sd[p + "mlp.gate_proj.weight"], sd[p + "mlp.up_proj.weight"] = rnd(Fi, E), rnd(Fi, E)
+        sd[p + "mlp.down_proj.weight"] = rnd(E, Fi)
+    return sd
+
+
+def olmo_forward(sd, c, ids):
+    B, T = ids.shape
+    E, H = c["hidden_size"], c["num_attention_heads"]
+    G, d = c.get("num_key_value_heads", H), c.get("head_dim", E // H)
+    inv_freq, _ = rope_inv_freq(c, d, T)
+    freqs = (inv_freq[None, :, None].float() @ torch.arange(T)[None, None, :].float()).transpose(1, 2)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos()[:, None], emb.sin()[:, None]
+    causal = torch.ones(T, T, dtype=torch.bool).triu(1)
+    lin = lambda x, n: F.linear(x, sd[n + ".weight"], sd.get(n + ".bias"))
+    ln = lambda x: F.layer_norm(x, (E,), None, None, 1e-5)  # OlmoLayerNorm
+    clip = c.get("clip_qkv")
+    h = sd["embed_tokens.weight"][ids]
+    hidden, atts = [], []
+    for l in range(c["num_hidden_layers"]):
+        hidden.append(h)
+        p = "layers.%d." % l
+        x = ln(h)
+        q, k, v = lin(x, p + "self_attn.q_proj"), lin(x, p + "self_attn.k_proj"), lin(x, p + "self_attn.v_proj")
+        if clip is not None:
+            q, k, v = q.clamp(min=-clip, max=clip), k.clamp(min=-clip, max=clip), v.clamp(min=-clip, max=clip)
+        q, k, v = (t.view(B, T, -1, d).transpose(1, 2) for t in (q, k, v))
+        q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+        k, v = k.repeat_interleave(H // G, dim=1), v.repeat_interleave(H // G, dim=1)
+        w = (torch.matmul(q, k.transpose(2, 3)) * d ** -0.5).masked_fill(causal, float("-inf"))
+        w = torch.softmax(w, dim=-1, dtype=torch.float32)
+        atts.append(w)
+        h = h + lin(torch.matmul(w, v).transpose(1, 2).reshape(B, T, H * d), p + "self_attn.o_proj")
+        y = ln(h)
+        h = h + lin(F.silu(lin(y, p + "mlp.gate_proj")) * lin(y, p + "mlp.up_proj"), p + "mlp.down_proj")
+    hidden.append(ln(h))
+    return torch.stack(atts), torch.stack(hidden)
+
+
+def olmo():
+    torch.manual_seed(22)
+    save("olmo", OLMO, olmo_state(OLMO), lambda sd: olmo_forward(sd, OLMO, IDS), prefix="model.")
+    save("olmo_head_dim_bf16", OLMO_HEAD_DIM, olmo_state(OLMO_HEAD_DIM), lambda sd: olmo_forward(sd, OLMO_HEAD_DIM, IDS),
+         torch.bfloat16, prefix="model.")
+
+
 def llama_biases():
     torch.manual_seed(9)
     save("llama_biases", LLAMA_BIASES, llama_state(LLAMA_BIASES, True), lambda sd: llama_forward(sd, LLAMA_BIASES, IDS),
@@ -1456,6 +1525,7 @@ def tiny():
     starcoder2()
     stablelm()
     cohere()
+    olmo()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -1826,7 +1896,8 @@ SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": 
            "--gpt-neox": gpt_neox, "--distilbert": distilbert,
            "--bloom": bloom, "--olmo2": olmo2, "--phi": phi,
            "--granite": granite, "--mixtral": mixtral, "--qwen-moe": qwen_moe_models,
-           "--electra": electra, "--starcoder2": starcoder2, "--stablelm": stablelm, "--cohere": cohere}
+           "--electra": electra, "--starcoder2": starcoder2, "--stablelm": stablelm, "--cohere": cohere,
+           "--olmo": olmo}
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":

@@ -34,6 +34,8 @@
 //                          (a LayerNorm of each head's own), use_parallel_residual
 //   cohere                 CohereModel: LayerNorm without bias, RoPE on pairs (2i, 2i + 1), the
 //                          attention and the MLP side by side, use_qk_norm (each head's own weight)
+//   olmo                   OlmoModel: the Llama layer with LayerNorm without weight or bias,
+//                          clip_qkv
 //   gpt_neox               GPTNeoXModel: LayerNorm, the fused query_key_value per head, RoPE on
 //                          rotary_pct of each head, use_parallel_residual
 //   granite                LlamaModel's layer with embedding_multiplier, attention_multiplier (the
@@ -67,7 +69,7 @@
 
 namespace attn::model {
 
-enum class Architecture { bert, distilbert, gpt2, llama, phi, starcoder2, stablelm, cohere, gpt_neox, bloom };
+enum class Architecture { bert, distilbert, gpt2, llama, phi, starcoder2, stablelm, cohere, olmo, gpt_neox, bloom };
 // An encoder (bert, distilbert): every token sees every token, no mask of any kind.
 inline bool is_encoder(Architecture a) noexcept { return a == Architecture::bert || a == Architecture::distilbert; }
 
@@ -118,6 +120,7 @@ struct ModelConfig {
     } moe;
     float embedding_multiplier = 1, residual_multiplier = 1;  // Granite: embeddings · m; x + layer(x) · m
     float softcap = 0;            // Gemma 2: attn_logit_softcapping (0: none)
+    float clip_qkv = 0;           // OLMo: q, k and v clamped to [-clip_qkv, clip_qkv] (0: none)
     bool bidirectional = false;   // EmbeddingGemma: no causal rule; sliding layers see |i - j| < sliding_window
     bool scale_attn_weights = true, scale_by_inverse_layer = false;  // gpt2: 1/√d, and 1/(layer + 1)
     bool absolute_positions = true;  // bert: position embeddings added (position_embedding_type null: none)

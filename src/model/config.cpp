@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, electra, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, phi, starcoder2, stablelm, cohere, gpt_neox, bloom";
+    return "bert, roberta, xlm-roberta, electra, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom";
 }
 
 namespace {
@@ -789,6 +789,34 @@ void stablelm(const Reader& r, ModelConfig& c) {
     padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
 }
 
+// OlmoConfig's defaults (OLMo-7B): LlamaModel's layer with OlmoLayerNorm (no weight, no bias, eps
+// 1e-5 always) for every norm, q/k/v/o biases with attention_bias, clip_qkv (q, k and v clamped
+// to ±clip_qkv; null: none).
+void olmo(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::olmo;
+    c.layers = r.count_or("num_hidden_layers", 32), c.hidden = r.count_or("hidden_size", 4096);
+    c.heads = r.count_or("num_attention_heads", 32);
+    c.kv_heads = r.count_or_none("num_key_value_heads", c.heads);
+    c.intermediate = r.count_or("intermediate_size", 11008);
+    c.head_dim = r.count_or("head_dim", c.hidden / c.heads);  // getattr(config, "head_dim", hidden // heads): None fails
+    c.vocab = r.count_or("vocab_size", 50304);
+    c.norm_eps = 1e-5;  // OlmoLayerNorm's, whatever config.json says
+    r.not_null("hidden_act");
+    c.activation = activation(r, r.string_or("hidden_act", "silu"));
+    c.qkv_bias = c.o_bias = r.bool_or("attention_bias", false);
+    if (const json::Value* clip = r.v.find("clip_qkv"); clip && !clip->is_null()) {
+        const double x = r.number_or("clip_qkv", 0.0);
+        if (!(x > 0) || std::isinf(float(x)))
+            r.fail("\"clip_qkv\" is " + shown(x) + ": expected a positive number (float32), or null (none)");
+        c.clip_qkv = float(x);
+    }
+    rope_and_groups(r, c, 2048);
+    if (!r.v.find("pad_token_id") && c.vocab <= 1)  // OlmoConfig's pad_token_id 1 when absent
+        r.fail("no \"pad_token_id\": OlmoConfig's 1 is not an id of vocab_size " + std::to_string(c.vocab) +
+               " (nn.Embedding's padding_idx)");
+    padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
+}
+
 // CohereConfig's defaults (c4ai-command-r-v01): CohereLayerNorm (a LayerNorm without bias), q/k/v
 // and o_proj biases with attention_bias, RoPE on each head's pairs (2i, 2i + 1), use_qk_norm
 // (CohereLayerNorm over each head's q and k, a weight of each head's own), the attention and the
@@ -1042,6 +1070,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "bloom") bloom(r, c);
     else if (c.model_type == "stablelm") stablelm(r, c);
     else if (c.model_type == "cohere") cohere(r, c);
+    else if (c.model_type == "olmo") olmo(r, c);
     else r.fail("model_type \"" + c.model_type + "\" is not supported (attn runs " + known_model_types() + ")");
     if (c.kv_heads == 0) c.kv_heads = c.heads;
     if (c.head_dim == 0) {
@@ -1049,7 +1078,8 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
             r.fail("hidden size " + std::to_string(c.hidden) + " is not a multiple of " + std::to_string(c.heads) + " heads");
         c.head_dim = c.hidden / c.heads;
     }
-    if ((c.arch == Architecture::llama || c.arch == Architecture::starcoder2 || c.arch == Architecture::cohere) &&
+    if ((c.arch == Architecture::llama || c.arch == Architecture::starcoder2 || c.arch == Architecture::cohere ||
+         c.arch == Architecture::olmo) &&
         c.head_dim % 2)
         r.fail("head_dim " + std::to_string(c.head_dim) + " is odd: RoPE rotates pairs of dims (head_dim, or "
                "hidden_size / num_attention_heads)");

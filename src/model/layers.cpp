@@ -1,6 +1,7 @@
 // The layers around the attention (model/layers.hpp).
 #include "model/layers.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -109,6 +110,14 @@ void scale_rows(Tensor& x, float m) {
     for (std::size_t i = 0; i < v.rows; ++i) {
         float* a = x.data() + i * v.stride;
         for (std::size_t c = 0; c < v.cols; ++c) a[c] *= m;
+    }
+}
+
+void clamp_rows(Tensor& x, float limit) {
+    const MatrixView v = rows_of(x);
+    for (std::size_t i = 0; i < v.rows; ++i) {
+        float* a = x.data() + i * v.stride;
+        for (std::size_t c = 0; c < v.cols; ++c) a[c] = std::min(std::max(a[c], -limit), limit);
     }
 }
 

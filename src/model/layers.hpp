@@ -37,6 +37,8 @@ void rms_norm(Tensor& X, const Weight& weight, double eps, bool unit_offset = fa
 void add_rows(Tensor& x, const Tensor& y);
 // x *= m, every element (float32 products, as torch's tensor * scalar).
 void scale_rows(Tensor& x, float m);
+// x clamped to [-limit, limit], every element (OLMo's clip_qkv).
+void clamp_rows(Tensor& x, float limit);
 // The activation in place.
 void activate(Tensor& X, ModelConfig::Activation a);
 // SwiGLU: gate = act(gate) · up, in place in gate.

@@ -65,7 +65,8 @@ Model::Model(const std::string& folder) {
         case Architecture::phi:
         case Architecture::starcoder2:
         case Architecture::stablelm:
-        case Architecture::cohere: weights_->choose_prefix({"", "model."}, token_embeddings(config_.arch)); break;
+        case Architecture::cohere:
+        case Architecture::olmo: weights_->choose_prefix({"", "model."}, token_embeddings(config_.arch)); break;
         case Architecture::llama:
             // Gemma3ForConditionalGeneration: the language model beside the vision tower, as Google's
             // checkpoints name it and as transformers v4.52 on saves it; Gemma3Model's
@@ -141,7 +142,8 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
         case Architecture::phi: run_phi(c, *weights_, in, rec); break;
         case Architecture::starcoder2: run_starcoder2(c, *weights_, in, rec); break;
         case Architecture::stablelm:
-        case Architecture::cohere: run_stablelm(c, *weights_, in, rec); break;
+        case Architecture::cohere:
+        case Architecture::olmo: run_stablelm(c, *weights_, in, rec); break;
     }
     ForwardResult r = std::move(rec).take();
     r.notes = c.notes;
@@ -167,7 +169,8 @@ const char* token_embeddings(Architecture arch) {
         case Architecture::phi:
         case Architecture::starcoder2:
         case Architecture::stablelm:
-        case Architecture::cohere: break;
+        case Architecture::cohere:
+        case Architecture::olmo: break;
     }
     return "embed_tokens.weight";
 }
@@ -199,7 +202,8 @@ std::string layer_prefix(Architecture arch, std::size_t l) {
         case Architecture::phi:
         case Architecture::starcoder2:
         case Architecture::stablelm:
-        case Architecture::cohere: break;
+        case Architecture::cohere:
+        case Architecture::olmo: break;
     }
     return "layers." + std::to_string(l) + ".";
 }

@@ -47,7 +47,7 @@ const char* token_embeddings(Architecture arch);
 // The rows (batch·tokens × width) of the ids' token embeddings: the table token_embeddings(arch),
 // vocab × width, its shape checked before any buffer is allocated.
 Tensor token_rows(const ModelConfig& c, const Weights& w, const ModelInput& in, std::size_t width);
-// A RoPE decoder's attention over `tokens` tokens (Phi, StarCoder2, StableLM, Cohere): causal, the scale
+// A RoPE decoder's attention over `tokens` tokens (Phi, StarCoder2, StableLM, Cohere, OLMo): causal, the scale
 // head_dim ** -0.5, RoPE (layers.hpp's rope_for_tokens) on the leading `dims` dims of each head,
 // made once layer 0's self_attn.q_proj has confirmed head_dim.
 AttentionSpec rope_decoder_spec(const ModelConfig& c, const Weights& w, std::size_t tokens, std::size_t dims);
@@ -63,6 +63,6 @@ void run_gpt_neox(const ModelConfig& c, const Weights& w, const ModelInput& in, 
 void run_bloom(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_phi(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_starcoder2(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
-void run_stablelm(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);  // and Cohere's
+void run_stablelm(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);  // and Cohere's, OLMo's
 
 }  // namespace attn::model

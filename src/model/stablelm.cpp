@@ -1,14 +1,15 @@
 // StableLmModel's forward (transformers' models/stablelm/modeling_stablelm.py, eager attention),
-// also CohereModel's (models/cohere/modeling_cohere.py): token embeddings, then per layer
-// input_layernorm (LayerNorm; Cohere's has no bias), q/k/v projections (StableLM: biases with
-// use_qkv_bias; Cohere: with attention_bias, o_proj's too), each head's q and k normalised by a
-// LayerNorm weight of its own (StableLM's qk_layernorm, q_layernorm.norms.N; Cohere's use_qk_norm,
-// q_norm of shape (heads, head_dim)), RoPE (StableLM: on the leading partial_rotary_factor of each
-// head's dims; Cohere: on pairs (2i, 2i + 1)), causal grouped-query attention, o_proj. The MLP
-// down(act(gate(x)) · up(x)) runs on input_layernorm's output beside the attention with
-// use_parallel_residual (Cohere: always), the layer's output residual + attn + mlp; otherwise on
-// post_attention_layernorm's output after the attention's residual. norm at the end, whose output
-// is the last hidden state.
+// also CohereModel's (models/cohere/modeling_cohere.py) and OlmoModel's (models/olmo/
+// modular_olmo.py): token embeddings, then per layer input_layernorm (LayerNorm; Cohere's has no
+// bias, OLMo's neither weight nor bias), q/k/v projections (StableLM: biases with use_qkv_bias;
+// Cohere, OLMo: with attention_bias, o_proj's too; OLMo: then clamped to ±clip_qkv), each head's
+// q and k normalised by a LayerNorm weight of its own (StableLM's qk_layernorm,
+// q_layernorm.norms.N; Cohere's use_qk_norm, q_norm of shape (heads, head_dim)), RoPE (StableLM:
+// on the leading partial_rotary_factor of each head's dims; Cohere: on pairs (2i, 2i + 1)),
+// causal grouped-query attention, o_proj. The MLP down(act(gate(x)) · up(x)) runs on
+// input_layernorm's output beside the attention with use_parallel_residual (Cohere: always), the
+// layer's output residual + attn + mlp; otherwise on post_attention_layernorm's output after the
+// attention's residual. norm at the end, whose output is the last hidden state.
 #include <string>
 #include <vector>
 
@@ -20,10 +21,12 @@ namespace attn::model {
 void run_stablelm(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec) {
     const std::size_t E = c.hidden, H = c.heads, G = c.kv_heads, d = c.head_dim, B = in.batch, T = in.tokens,
                       F = c.intermediate;
-    const bool cohere = c.arch == Architecture::cohere;
+    const bool cohere = c.arch == Architecture::cohere, olmo = c.arch == Architecture::olmo;
     Tensor h = token_rows(c, w, in, E);
     const AttentionSpec spec = rope_decoder_spec(c, w, T, c.rotary_dims ? c.rotary_dims : d);
+    const std::vector<float> ones(olmo ? E : 0, 1.0f);
     const auto norm = [&](Tensor& x, const std::string& name) {
+        if (olmo) return layer_norm_heads(x, ones, E, c.norm_eps);  // OlmoLayerNorm: no weight, no bias
         layer_norm(x, w.get(name + ".weight", {E}), cohere ? nullptr : &w.get(name + ".bias", {E}), c.norm_eps);
     };
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
@@ -56,7 +59,9 @@ void run_stablelm(const ModelConfig& c, const Weights& w, const ModelInput& in, 
         norm(x, p + "input_layernorm");
         Tensor q = proj(x, "self_attn.q_proj", H * d, E, c.qkv_bias);
         Tensor k = proj(x, "self_attn.k_proj", G * d, E, c.qkv_bias);
-        const Tensor v = proj(x, "self_attn.v_proj", G * d, E, c.qkv_bias);
+        Tensor v = proj(x, "self_attn.v_proj", G * d, E, c.qkv_bias);
+        if (c.clip_qkv > 0)  // OLMo: clamp_(min=-clip_qkv, max=clip_qkv)
+            for (Tensor* t : {&q, &k, &v}) clamp_rows(*t, c.clip_qkv);
         if (c.qk_norm) head_norms(q, "q", H), head_norms(k, "k", G);
         const Tensor ctx = self_attention(heads_view(q, B, T, 0, H, d), heads_view(k, B, T, 0, G, d),
                                           heads_view(v, B, T, 0, G, d), spec, rec.weights_of(l), rec.weights_stride());

@@ -673,6 +673,40 @@ TEST_CASE("model config: cohere is CohereConfig: its defaults, interleaved RoPE,
     CHECK(error("cohere", ", \"num_key_value_heads\": 3").find("not a multiple of num_key_value_heads 3") != std::string::npos);
 }
 
+TEST_CASE("model config: olmo is OlmoConfig: its defaults, LayerNorm's eps 1e-5, clip_qkv") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig o = parse("{\"model_type\": \"olmo\"}");  // OLMo-7B
+    CHECK(o.arch == attn::model::Architecture::olmo);
+    CHECK(o.layers == 32);
+    CHECK(o.hidden == 4096);
+    CHECK(o.heads == 32);
+    CHECK(o.kv_heads == 32);
+    CHECK(o.head_dim == 128);
+    CHECK(o.intermediate == 11008);
+    CHECK(o.vocab == 50304);
+    CHECK(o.norm_eps == 1e-5);
+    CHECK(o.activation == attn::model::ModelConfig::Activation::silu);
+    CHECK(o.rope.theta == 10000.0f);
+    CHECK(o.clip_qkv == 0);
+    CHECK_FALSE(o.qkv_bias);
+    CHECK_FALSE(o.o_bias);
+    CHECK_FALSE(o.parallel_residual);
+    const attn::model::ModelConfig b = config("olmo", ", \"clip_qkv\": 8, \"attention_bias\": true, \"num_key_value_heads\": 4, "
+                                                      "\"layer_norm_eps\": 0.1, \"rms_norm_eps\": 0.1");
+    CHECK(b.clip_qkv == 8.0f);
+    CHECK(b.qkv_bias);
+    CHECK(b.o_bias);
+    CHECK(b.kv_heads == 4);
+    CHECK(b.norm_eps == 1e-5);  // OlmoLayerNorm's eps is fixed
+    CHECK(config("olmo", ", \"clip_qkv\": null").clip_qkv == 0);
+    CHECK(error("olmo", ", \"clip_qkv\": 0").find("\"clip_qkv\" is 0: expected a positive number") != std::string::npos);
+    CHECK(error("olmo", ", \"clip_qkv\": -1").find("\"clip_qkv\" is -1") != std::string::npos);
+    CHECK(error("olmo", ", \"head_dim\": null").find("\"head_dim\" is null") != std::string::npos);
+    CHECK(config("olmo", ", \"head_dim\": 6").head_dim == 6);
+    CHECK(error("olmo", ", \"vocab_size\": 1").find("OlmoConfig's 1 is not an id of vocab_size 1") != std::string::npos);
+    CHECK(error("olmo", ", \"num_key_value_heads\": 3").find("not a multiple of num_key_value_heads 3") != std::string::npos);
+}
+
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
     // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
     // pad_token_id 1
