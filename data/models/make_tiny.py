@@ -24,6 +24,7 @@
     /usr/bin/python3 data/models/make_tiny.py --stablelm # only stablelm, stablelm_parallel_bf16
     /usr/bin/python3 data/models/make_tiny.py --cohere   # only cohere, cohere_f16
     /usr/bin/python3 data/models/make_tiny.py --olmo     # only olmo, olmo_head_dim_bf16
+    /usr/bin/python3 data/models/make_tiny.py --gptj     # only gptj, gptj_full_rotary_f16
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -39,7 +40,8 @@ models/phi3/modeling_phi3.py; models/gemma, gemma2 and gemma3's GemmaModel, Gemm
 Gemma3TextModel; models/mixtral/modeling_mixtral.py MixtralModel; models/qwen2_moe and qwen3_moe's
 Qwen2MoeModel and Qwen3MoeModel; models/olmo2/modular_olmo2.py Olmo2Model;
 models/starcoder2/modeling_starcoder2.py Starcoder2Model; models/stablelm/modeling_stablelm.py
-StableLmModel; models/cohere/modeling_cohere.py CohereModel; models/olmo/modular_olmo.py OlmoModel; models/granite/modular_granite.py
+StableLmModel; models/cohere/modeling_cohere.py CohereModel; models/olmo/modular_olmo.py OlmoModel;
+models/gptj/modeling_gptj.py GPTJModel; models/granite/modular_granite.py
 GraniteModel; models/phi/modeling_phi.py PhiModel; models/gpt_neox/modeling_gpt_neox.py
 GPTNeoXModel; models/distilbert/modeling_distilbert.py DistilBertModel;
 models/bloom/modeling_bloom.py BloomModel), with the parameter names and
@@ -1414,6 +1416,84 @@ def olmo():
          torch.bfloat16, prefix="model.")
 
 
+# GPT-J (--gptj: torch.manual_seed(23)): models/gptj/modeling_gptj.py GPTJModel. gptj: rotary_dim 4 of
+# head_dim 8, n_inner null (4·n_embd), gelu_new, "transformer." names; gptj_full_rotary_f16: rotary_dim 8
+# (every dim), n_inner 24, exact gelu, config.json's attribute_map names (hidden_size, ...), GPTJModel's names.
+GPTJ = {"model_type": "gptj", "architectures": ["GPTJForCausalLM"], "vocab_size": 64, "n_embd": 32, "n_layer": 2,
+        "n_head": 4, "n_positions": 16, "rotary_dim": 4, "n_inner": None, "activation_function": "gelu_new",
+        "layer_norm_epsilon": 1e-5}
+GPTJ_FULL = {"model_type": "gptj", "architectures": ["GPTJModel"], "vocab_size": 64, "hidden_size": 32,
+             "num_hidden_layers": 3, "num_attention_heads": 4, "max_position_embeddings": 7, "rotary_dim": 8,
+             "n_inner": 24, "activation_function": "gelu", "layer_norm_epsilon": 1e-4}
+
+
+def gptj_sizes(c):
+    E = c.get("n_embd", c.get("hidden_size"))
+    return E, c.get("n_head", c.get("num_attention_heads")), c.get("n_layer", c.get("num_hidden_layers")), \
+        c.get("n_inner") or 4 * E
+
+
+def gptj_state(c):
+    E, H, L, Fi = gptj_sizes(c)
+    sd = {"wte.weight": rnd(c["vocab_size"], E, std=1.0)}
+    for l in range(L):
+        p = "h.%d." % l
+        ln_params(sd, p + "ln_1", E)
+        for n in ("q_proj", "k_proj", "v_proj"):
+            sd[p + "attn.%s.weight" % n] = rnd(E, E, std=0.4)
+        sd[p + "attn.out_proj.weight"] = rnd(E, E)
+        sd[p + "mlp.fc_in.weight"], sd[p + "mlp.fc_in.bias"] = rnd(Fi, E), rnd(Fi, std=0.1)
+        sd[p + "mlp.fc_out.weight"], sd[p + "mlp.fc_out.bias"] = rnd(E, Fi), rnd(E, std=0.1)
+    ln_params(sd, "ln_f", E)
+    return sd
+
+
+def gptj_forward(sd, c, ids):
+    B, T = ids.shape
+    E, H, L, Fi = gptj_sizes(c)
+    d, rot, eps = E // H, c["rotary_dim"], c["layer_norm_epsilon"]
+    max_pos = c.get("n_positions", c.get("max_position_embeddings"))
+    # create_sinusoidal_positions and apply_rotary_pos_emb: sin | cos from a table, rotate_every_two
+    inv_freq = 1.0 / (10000 ** (torch.arange(0, rot, 2, dtype=torch.int64) / rot))
+    sinusoid = torch.einsum("i , j -> i j", torch.arange(max_pos, dtype=torch.int64).float(), inv_freq).float()
+    sin, cos = torch.sin(sinusoid)[:T], torch.cos(sinusoid)[:T]
+    sin = torch.repeat_interleave(sin[None, :, None, :], 2, 3)  # (1, T, 1, rot)
+    cos = torch.repeat_interleave(cos[None, :, None, :], 2, 3)
+
+    def every_two(x):
+        return torch.stack((-x[..., 1::2], x[..., ::2]), dim=-1).flatten(-2)
+    causal = torch.ones(T, T, dtype=torch.bool).triu(1)
+    act = {"gelu": F.gelu, "gelu_new": gelu_new}[c["activation_function"]]
+    lin = lambda x, n: F.linear(x, sd[n + ".weight"], sd.get(n + ".bias"))
+    ln = lambda x, n: F.layer_norm(x, (E,), sd[n + ".weight"], sd[n + ".bias"], eps)
+    scale_attn = torch.sqrt(torch.tensor(d, dtype=torch.float32))
+    h = sd["wte.weight"][ids]
+    hidden, atts = [], []
+    for l in range(L):
+        hidden.append(h)
+        p = "h.%d." % l
+        x = ln(h, p + "ln_1")
+        q, k, v = (lin(x, p + "attn.%s" % n).view(B, T, H, d) for n in ("q_proj", "k_proj", "v_proj"))
+        q = torch.cat([q[..., :rot] * cos + every_two(q[..., :rot]) * sin, q[..., rot:]], dim=-1).permute(0, 2, 1, 3)
+        k = torch.cat([k[..., :rot] * cos + every_two(k[..., :rot]) * sin, k[..., rot:]], dim=-1).permute(0, 2, 1, 3)
+        v = v.permute(0, 2, 1, 3)
+        w = (torch.matmul(q, k.transpose(-1, -2)) / scale_attn).masked_fill(causal, torch.finfo(torch.float32).min)
+        w = torch.softmax(w, dim=-1)
+        atts.append(w)
+        attn = lin(torch.matmul(w, v).permute(0, 2, 1, 3).reshape(B, T, E), p + "attn.out_proj")
+        ff = lin(act(lin(x, p + "mlp.fc_in")), p + "mlp.fc_out")
+        h = attn + ff + h
+    hidden.append(ln(h, "ln_f"))
+    return torch.stack(atts), torch.stack(hidden)
+
+
+def gptj():
+    torch.manual_seed(23)
+    save("gptj", GPTJ, gptj_state(GPTJ), lambda sd: gptj_forward(sd, GPTJ, IDS), prefix="transformer.")
+    save("gptj_full_rotary_f16", GPTJ_FULL, gptj_state(GPTJ_FULL), lambda sd: gptj_forward(sd, GPTJ_FULL, IDS),
+         torch.float16)
+
+
 def llama_biases():
     torch.manual_seed(9)
     save("llama_biases", LLAMA_BIASES, llama_state(LLAMA_BIASES, True), lambda sd: llama_forward(sd, LLAMA_BIASES, IDS),
@@ -1526,6 +1606,7 @@ def tiny():
     stablelm()
     cohere()
     olmo()
+    gptj()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -1897,7 +1978,7 @@ SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": 
            "--bloom": bloom, "--olmo2": olmo2, "--phi": phi,
            "--granite": granite, "--mixtral": mixtral, "--qwen-moe": qwen_moe_models,
            "--electra": electra, "--starcoder2": starcoder2, "--stablelm": stablelm, "--cohere": cohere,
-           "--olmo": olmo}
+           "--olmo": olmo, "--gptj": gptj}
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":

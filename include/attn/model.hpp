@@ -12,6 +12,8 @@
 //   distilbert             DistilBertModel: BertModel's layers under other names, no token types
 //   gpt2                   GPT2Model: pre-LN, Conv1D layout (x·W) with the fused c_attn, causal,
 //                          GELU (tanh), ln_f; scale_attn_weights, scale_attn_by_inverse_layer_idx
+//   gptj                   GPTJModel: LayerNorm, RoPE on rotary_dim of each head on pairs
+//                          (2i, 2i + 1), the attention and the MLP side by side (fc_in, fc_out), ln_f
 //   llama, mistral, qwen2, LlamaModel: RMSNorm, RoPE (rope_theta; rope_scaling linear, llama3,
 //   qwen3                  dynamic and yarn, or v5's rope_parameters), grouped-query heads, SwiGLU; Mistral's
 //                          sliding_window; Qwen2's Q/K/V biases and sliding layers; Qwen3's
@@ -69,7 +71,7 @@
 
 namespace attn::model {
 
-enum class Architecture { bert, distilbert, gpt2, llama, phi, starcoder2, stablelm, cohere, olmo, gpt_neox, bloom };
+enum class Architecture { bert, distilbert, gpt2, gptj, llama, phi, starcoder2, stablelm, cohere, olmo, gpt_neox, bloom };
 // An encoder (bert, distilbert): every token sees every token, no mask of any kind.
 inline bool is_encoder(Architecture a) noexcept { return a == Architecture::bert || a == Architecture::distilbert; }
 

@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, electra, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom";
+    return "bert, roberta, xlm-roberta, electra, distilbert, gpt2, gptj, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom";
 }
 
 namespace {
@@ -249,6 +249,40 @@ void gpt2(const Reader& r, ModelConfig& c) {
     c.scale_attn_weights = r.flag("scale_attn_weights", true);  // `if self.scale_attn_weights:`, null false
     c.scale_by_inverse_layer = r.flag("scale_attn_by_inverse_layer_idx", false);
     if (r.flag("add_cross_attention", false)) r.fail("\"add_cross_attention\": true is not supported");
+}
+
+// GPTJConfig's defaults (GPT-J-6B) and attribute_map (n_embd, n_head, n_layer, n_positions): LayerNorm,
+// q/k/v and out_proj without biases, RoPE of base 10000 on the leading rotary_dim dims of each head
+// on pairs (2i, 2i + 1), from a table of n_positions positions (more tokens fail there), the MLP
+// fc_in and fc_out (n_inner wide, null: 4·n_embd) with biases beside the attention.
+void gptj(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::gptj;
+    const auto named = [&](const char* key, const char* alias) { return aliased(r, key, alias, "GPTJConfig"); };
+    c.layers = r.count_or(named("n_layer", "num_hidden_layers"), 28);
+    c.hidden = r.count_or(named("n_embd", "hidden_size"), 4096);
+    c.heads = r.count_or(named("n_head", "num_attention_heads"), 16);
+    c.intermediate = r.count_or_none("n_inner", 4 * c.hidden);
+    c.vocab = r.count_or("vocab_size", 50400);
+    c.positions_key = named("n_positions", "max_position_embeddings");
+    c.max_positions = r.count_or(c.positions_key.c_str(), 2048);
+    c.norm_eps = r.eps_or("layer_norm_epsilon", 1e-5);
+    r.not_null("activation_function");
+    c.activation = activation(r, r.string_or("activation_function", "gelu_new"));
+    if (c.hidden % c.heads)  // GPTJAttention refuses it
+        r.fail("n_embd " + std::to_string(c.hidden) + " is not a multiple of n_head " + std::to_string(c.heads));
+    c.head_dim = c.hidden / c.heads;
+    c.mlp_bias = true;
+    // rotary_dim null: a table n_embd wide, which fits no head but the only one (GPT-J's own shapes)
+    r.not_null("rotary_dim");
+    const std::size_t rotary = r.count_or("rotary_dim", 64);
+    if (rotary > c.head_dim || rotary % 2)
+        r.fail("\"rotary_dim\" " + std::to_string(rotary) + ": expected an even number of dims up to the head's " +
+               std::to_string(c.head_dim) + " (n_embd / n_head)");
+    c.rotary_dims = rotary;
+    c.rope.theta = 10000.0f;  // create_sinusoidal_positions' base
+    c.rope.style = RopeStyle::interleaved;  // rotate_every_two
+    if (r.v.find("rope_scaling") && !r.v.at("rope_scaling").is_null())
+        c.notes.push_back("\"rope_scaling\" is not applied: GPT-J's RoPE has none (as in transformers)");
 }
 
 // BloomConfig's defaults (its tiny test model's: the checkpoints give theirs) and attribute_map
@@ -1057,6 +1091,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "roberta" || c.model_type == "xlm-roberta") roberta(r, c);
     else if (c.model_type == "distilbert") distilbert(r, c);
     else if (c.model_type == "gpt2") gpt2(r, c);
+    else if (c.model_type == "gptj") gptj(r, c);
     else if (c.model_type == "llama" || c.model_type == "mistral" || c.model_type == "qwen2" || c.model_type == "qwen3" ||
              c.model_type == "olmo2" || c.model_type == "granite" || c.model_type == "mixtral" ||
              c.model_type == "qwen2_moe" || c.model_type == "qwen3_moe")

@@ -58,7 +58,8 @@ Model::Model(const std::string& folder) {
             weights_->choose_prefix({"", "distilbert."}, token_embeddings(config_.arch));
             break;
         case Architecture::gpt2:
-        case Architecture::bloom:  // GPT2LMHeadModel, BloomForCausalLM
+        case Architecture::gptj:
+        case Architecture::bloom:  // GPT2LMHeadModel, GPTJForCausalLM, BloomForCausalLM
             weights_->choose_prefix({"", "transformer."}, token_embeddings(config_.arch));
             break;
         case Architecture::gpt_neox: weights_->choose_prefix({"", "gpt_neox."}, token_embeddings(config_.arch)); break;
@@ -139,7 +140,8 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
         case Architecture::llama: run_llama(c, *weights_, in, rec); break;
         case Architecture::gpt_neox: run_gpt_neox(c, *weights_, in, rec); break;
         case Architecture::bloom: run_bloom(c, *weights_, in, rec); break;
-        case Architecture::phi: run_phi(c, *weights_, in, rec); break;
+        case Architecture::phi:
+        case Architecture::gptj: run_phi(c, *weights_, in, rec); break;
         case Architecture::starcoder2: run_starcoder2(c, *weights_, in, rec); break;
         case Architecture::stablelm:
         case Architecture::cohere:
@@ -162,7 +164,8 @@ const char* token_embeddings(Architecture arch) {
     switch (arch) {
         case Architecture::bert:
         case Architecture::distilbert: return "embeddings.word_embeddings.weight";
-        case Architecture::gpt2: return "wte.weight";
+        case Architecture::gpt2:
+        case Architecture::gptj: return "wte.weight";
         case Architecture::gpt_neox: return "embed_in.weight";
         case Architecture::bloom: return "word_embeddings.weight";
         case Architecture::llama:
@@ -182,10 +185,11 @@ Tensor token_rows(const ModelConfig& c, const Weights& w, const ModelInput& in, 
     return rows;
 }
 
-AttentionSpec rope_decoder_spec(const ModelConfig& c, const Weights& w, std::size_t tokens, std::size_t dims) {
+AttentionSpec rope_decoder_spec(const ModelConfig& c, const Weights& w, std::size_t tokens, std::size_t dims,
+                                const std::string& q_proj) {
     AttentionSpec spec;
     spec.causal = Causal::top_left;
-    w.get(layer_prefix(c.arch, 0) + "self_attn.q_proj.weight", {c.heads * c.head_dim, c.hidden});  // confirms head_dim
+    w.get(layer_prefix(c.arch, 0) + q_proj + ".weight", {c.heads * c.head_dim, c.hidden});  // confirms head_dim
     spec.rope = rope_for_tokens(c.rope, dims, tokens, c.rope_scaling_text);
     spec.scale = float(1.0 / std::sqrt(double(c.head_dim)));  // head_dim ** -0.5
     return spec;
@@ -196,6 +200,7 @@ std::string layer_prefix(Architecture arch, std::size_t l) {
         case Architecture::bert: return "encoder.layer." + std::to_string(l) + ".";
         case Architecture::distilbert: return "transformer.layer." + std::to_string(l) + ".";
         case Architecture::gpt2:
+        case Architecture::gptj:
         case Architecture::bloom: return "h." + std::to_string(l) + ".";
         case Architecture::gpt_neox:
         case Architecture::llama:

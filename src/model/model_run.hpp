@@ -47,10 +47,11 @@ const char* token_embeddings(Architecture arch);
 // The rows (batch·tokens × width) of the ids' token embeddings: the table token_embeddings(arch),
 // vocab × width, its shape checked before any buffer is allocated.
 Tensor token_rows(const ModelConfig& c, const Weights& w, const ModelInput& in, std::size_t width);
-// A RoPE decoder's attention over `tokens` tokens (Phi, StarCoder2, StableLM, Cohere, OLMo): causal, the scale
-// head_dim ** -0.5, RoPE (layers.hpp's rope_for_tokens) on the leading `dims` dims of each head,
-// made once layer 0's self_attn.q_proj has confirmed head_dim.
-AttentionSpec rope_decoder_spec(const ModelConfig& c, const Weights& w, std::size_t tokens, std::size_t dims);
+// A RoPE decoder's attention over `tokens` tokens (Phi, GPT-J, StarCoder2, StableLM, Cohere,
+// OLMo): causal, the scale head_dim ** -0.5, RoPE (layers.hpp's rope_for_tokens) on the leading
+// `dims` dims of each head, made once layer 0's query projection `q_proj` has confirmed head_dim.
+AttentionSpec rope_decoder_spec(const ModelConfig& c, const Weights& w, std::size_t tokens, std::size_t dims,
+                                const std::string& q_proj = "self_attn.q_proj");
 
 // BertEmbeddings' position ids (0, 1, 2, ... in every batch item), or RobertaEmbeddings' (the
 // tokens that are not padding_idx numbered from padding_idx + 1, padding keeps padding_idx).
@@ -61,7 +62,7 @@ void run_gpt2(const ModelConfig& c, const Weights& w, const ModelInput& in, Reco
 void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_gpt_neox(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_bloom(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
-void run_phi(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
+void run_phi(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);  // and GPT-J's
 void run_starcoder2(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_stablelm(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);  // and Cohere's, OLMo's
 

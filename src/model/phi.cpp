@@ -1,9 +1,11 @@
 // PhiModel's forward (transformers' models/phi/modeling_phi.py, eager attention; phi-1, phi-1.5,
-// phi-2): token embeddings, then per layer input_layernorm (LayerNorm), q/k/v projections with
-// biases (qk_layernorm: a LayerNorm over each head's q and k), RoPE on the leading
-// partial_rotary_factor of each head's dims, causal grouped-query attention, dense; the MLP
-// (fc1, the activation, fc2) on the same norm's output, and the layer's output
-// attn + mlp + the input. final_layernorm at the end, whose output is the last hidden state.
+// phi-2), also GPTJModel's (models/gptj/modeling_gptj.py) under its own names: token embeddings,
+// then per layer input_layernorm (LayerNorm; GPT-J: ln_1), q/k/v projections (Phi: with biases;
+// qk_layernorm: a LayerNorm over each head's q and k), RoPE on the leading partial_rotary_factor
+// of each head's dims (GPT-J: rotary_dim, on pairs (2i, 2i + 1)), causal grouped-query
+// attention, dense (GPT-J: out_proj, no bias); the MLP (fc1, the activation, fc2; GPT-J: fc_in,
+// fc_out) on the same norm's output, and the layer's output attn + mlp + the input.
+// final_layernorm (GPT-J: ln_f) at the end, whose output is the last hidden state.
 #include <string>
 
 #include "model/layers.hpp"
@@ -11,39 +13,53 @@
 
 namespace attn::model {
 
+namespace {
+
+struct ParallelNames {
+    const char *norm, *q, *k, *v, *o, *fc1, *fc2, *final_norm;
+};
+const ParallelNames phi_names{"input_layernorm", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj",
+                              "self_attn.dense", "mlp.fc1",          "mlp.fc2",          "final_layernorm"};
+const ParallelNames gptj_names{"ln_1", "attn.q_proj", "attn.k_proj", "attn.v_proj", "attn.out_proj", "mlp.fc_in", "mlp.fc_out", "ln_f"};
+
+}  // namespace
+
 void run_phi(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec) {
     const std::size_t E = c.hidden, H = c.heads, G = c.kv_heads, d = c.head_dim, B = in.batch, T = in.tokens,
                       F = c.intermediate;
+    const ParallelNames& n = c.arch == Architecture::gptj ? gptj_names : phi_names;
     Tensor h = token_rows(c, w, in, E);
-    const AttentionSpec spec = rope_decoder_spec(c, w, T, c.rotary_dims);
+    const AttentionSpec spec = rope_decoder_spec(c, w, T, c.rotary_dims, n.q);
+    const auto ln = [&](Tensor& x, const std::string& name, std::size_t len) {
+        layer_norm(x, w.get(name + ".weight", {len}), &w.get(name + ".bias", {len}), c.norm_eps);
+    };
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         rec.hidden(l, h);
         const std::string p = layer_prefix(c.arch, l);
-        const auto W = [&](const std::string& n, std::initializer_list<std::size_t> s) -> const Weight& { return w.get(p + n, s); };
-        const auto norm = [&](Tensor& x, const std::string& n, std::size_t len) {
-            layer_norm(x, W(n + ".weight", {len}), &W(n + ".bias", {len}), c.norm_eps);
+        const auto proj = [&](const Tensor& x, const std::string& name, std::size_t rows, std::size_t cols, bool bias) {
+            return linear(rows_of(x), w.get(p + name + ".weight", {rows, cols}), Layout::linear,
+                          bias ? &w.get(p + name + ".bias", {rows}) : nullptr);
         };
         Tensor x = h;
-        norm(x, "input_layernorm", E);
-        const MatrixView xv = rows_of(x);
-        Tensor q = linear(xv, W("self_attn.q_proj.weight", {H * d, E}), Layout::linear, &W("self_attn.q_proj.bias", {H * d}));
-        Tensor k = linear(xv, W("self_attn.k_proj.weight", {G * d, E}), Layout::linear, &W("self_attn.k_proj.bias", {G * d}));
-        const Tensor v = linear(xv, W("self_attn.v_proj.weight", {G * d, E}), Layout::linear, &W("self_attn.v_proj.bias", {G * d}));
+        ln(x, p + n.norm, E);
+        Tensor q = proj(x, n.q, H * d, E, c.qkv_bias);
+        Tensor k = proj(x, n.k, G * d, E, c.qkv_bias);
+        const Tensor v = proj(x, n.v, G * d, E, c.qkv_bias);
         if (c.qk_norm) {  // each head's q and k over head_dim, before RoPE
-            norm(q, "self_attn.q_layernorm", d);
-            norm(k, "self_attn.k_layernorm", d);
+            ln(q, p + "self_attn.q_layernorm", d);
+            ln(k, p + "self_attn.k_layernorm", d);
         }
         const Tensor ctx = self_attention(heads_view(q, B, T, 0, H, d), heads_view(k, B, T, 0, G, d),
                                           heads_view(v, B, T, 0, G, d), spec, rec.weights_of(l), rec.weights_stride());
-        Tensor sum = linear(rows_of(ctx), W("self_attn.dense.weight", {E, H * d}), Layout::linear, &W("self_attn.dense.bias", {E}));
-        Tensor f = linear(xv, W("mlp.fc1.weight", {F, E}), Layout::linear, &W("mlp.fc1.bias", {F}));
+        Tensor sum = proj(ctx, n.o, E, H * d, c.o_bias);
+        Tensor f = proj(x, n.fc1, F, E, c.mlp_bias);
         activate(f, c.activation);
-        add_rows(sum, linear(rows_of(f), W("mlp.fc2.weight", {E, F}), Layout::linear, &W("mlp.fc2.bias", {E})));
+        add_rows(sum, proj(f, n.fc2, E, F, c.mlp_bias));
         add_rows(sum, h);  // attn_outputs + feed_forward_hidden_states + residual, in that order
         h = std::move(sum);
     }
     if (rec.last_layer() + 1 == c.layers) {
-        layer_norm(h, w.get("final_layernorm.weight", {E}), &w.get("final_layernorm.bias", {E}), c.norm_eps);
+        ln(h, n.final_norm, E);
         rec.hidden(c.layers, h);
     }
 }

@@ -21,7 +21,9 @@
 # the parallel residual, a quarter of each head, dynamic RoPE in bfloat16), cohere (LayerNorm
 # without bias, RoPE on pairs (2i, 2i + 1), q_norm and k_norm of each head's own weight, all four
 # biases; head_dim of its own and CohereConfig's rope_theta in float16), olmo (LayerNorm without
-# weight or bias, clip_qkv, all four biases; head_dim of its own, linear RoPE in bfloat16),
+# weight or bias, clip_qkv, all four biases; head_dim of its own, linear RoPE in bfloat16), gptj
+# ("transformer." names, RoPE on pairs in half of each head, the attention and the MLP side by
+# side; every dim turned, the attribute_map's names, float16),
 # gpt_neox (Pythia's shape: RoPE on a quarter of each head, the parallel residual, float16; and
 # the serial residual without attention biases),
 # electra ("electra." names, embeddings 16 wide projected to 32, token types; embeddings as wide
@@ -434,6 +436,13 @@ with zipfile.ZipFile(sys.argv[1], "w") as z: z.writestr("archive/data.pkl", pick
     run model "$R" --ids "1,$ids18,1,1;$ids18,1,1,1" --format csv
     expect_code 0 "roberta: 21 tokens, 18 of them not padding"
 
+    # GPT-J's RoPE comes from a table of n_positions rows: 17 tokens are one too many for 16
+    run model "$TINY/gptj" --ids "$(seq -s, 1 17)"
+    expect_code 3 "gptj: more tokens than n_positions"
+    expect_err_has "17 tokens: the model has 16 positions (n_positions)" "gptj: n_positions named"
+    run model "$TINY/gptj" --ids "$(seq -s, 1 16)" --format csv
+    expect_code 0 "gptj: 16 tokens in 16 positions"
+
     # a hub cache snapshot: files are links into blobs/
     snap=$T/hub/models--tiny--qwen2/snapshots/0123abc
     mkdir -p "$T/hub/models--tiny--qwen2/blobs" "$snap"
@@ -556,7 +565,7 @@ expect_err_has "no model.safetensors" "missing weights named"
 mkdir -p "$T/t5" && echo '{"model_type": "t5"}' >"$T/t5/config.json" && cp "$TINY/bert/model.safetensors" "$T/t5/"
 run model "$T/t5" --ids 1,2
 expect_code 3 "unknown model_type"
-expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, electra, distilbert, gpt2, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom)' "unknown model_type lists the known ones"
+expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, electra, distilbert, gpt2, gptj, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom)' "unknown model_type lists the known ones"
 mkdir -p "$T/relkey" && cp "$TINY/bert/model.safetensors" "$T/relkey/"
 sed 's/"absolute"/"relative_key"/' "$TINY/bert/config.json" >"$T/relkey/config.json"
 run model "$T/relkey" --ids 1,2

@@ -707,6 +707,56 @@ TEST_CASE("model config: olmo is OlmoConfig: its defaults, LayerNorm's eps 1e-5,
     CHECK(error("olmo", ", \"num_key_value_heads\": 3").find("not a multiple of num_key_value_heads 3") != std::string::npos);
 }
 
+TEST_CASE("model config: gptj is GPTJConfig: its defaults and attribute_map, rotary_dim, n_positions a limit") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig g = parse("{\"model_type\": \"gptj\"}");  // GPT-J-6B
+    CHECK(g.arch == attn::model::Architecture::gptj);
+    CHECK(g.layers == 28);
+    CHECK(g.hidden == 4096);
+    CHECK(g.heads == 16);
+    CHECK(g.kv_heads == 16);
+    CHECK(g.head_dim == 256);
+    CHECK(g.intermediate == 16384);  // n_inner null: 4 * n_embd
+    CHECK(g.vocab == 50400);
+    CHECK(g.max_positions == 2048);
+    CHECK(g.positions_key == "n_positions");
+    CHECK(g.norm_eps == 1e-5);
+    CHECK(g.activation == attn::model::ModelConfig::Activation::gelu_tanh);  // gelu_new
+    CHECK(g.rotary_dims == 64);
+    CHECK(g.rope.theta == 10000.0f);
+    CHECK(g.rope.style == attn::RopeStyle::interleaved);
+    CHECK_FALSE(g.qkv_bias);
+    CHECK_FALSE(g.o_bias);
+    CHECK(g.mlp_bias);
+    // the attribute_map's names, the same field given twice refused when they differ
+    const attn::model::ModelConfig a = parse("{\"model_type\": \"gptj\", \"hidden_size\": 64, \"num_attention_heads\": 4, "
+                                             "\"num_hidden_layers\": 1, \"max_position_embeddings\": 9, \"rotary_dim\": 16, "
+                                             "\"n_inner\": 24}");
+    CHECK(a.hidden == 64);
+    CHECK(a.head_dim == 16);
+    CHECK(a.layers == 1);
+    CHECK(a.max_positions == 9);
+    CHECK(a.positions_key == "max_position_embeddings");
+    CHECK(a.intermediate == 24);
+    CHECK(a.rotary_dims == 16);
+    const auto fails = [&](const std::string& more) {
+        try {
+            parse("{\"model_type\": \"gptj\", \"n_embd\": 64, \"n_head\": 4" + more + "}");
+        } catch (const attn::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK(fails(", \"hidden_size\": 32").find("\"n_embd\" and \"hidden_size\" (the same field of GPTJConfig) differ") !=
+          std::string::npos);
+    CHECK(fails(", \"rotary_dim\": 18").find("\"rotary_dim\" 18: expected an even number of dims up to the head's 16") !=
+          std::string::npos);
+    CHECK(fails(", \"rotary_dim\": 5").find("\"rotary_dim\" 5") != std::string::npos);
+    CHECK(fails(", \"rotary_dim\": null").find("\"rotary_dim\" is null") != std::string::npos);
+    CHECK(fails(", \"n_head\": 5").find("n_embd 64 is not a multiple of n_head 5") != std::string::npos);
+    CHECK(fails(", \"rotary_dim\": 8, \"rope_scaling\": {\"type\": \"linear\", \"factor\": 2}") == "no error");
+}
+
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
     // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
     // pad_token_id 1
