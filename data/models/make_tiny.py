@@ -25,6 +25,7 @@
     /usr/bin/python3 data/models/make_tiny.py --cohere   # only cohere, cohere_f16
     /usr/bin/python3 data/models/make_tiny.py --olmo     # only olmo, olmo_head_dim_bf16
     /usr/bin/python3 data/models/make_tiny.py --gptj     # only gptj, gptj_full_rotary_f16
+    /usr/bin/python3 data/models/make_tiny.py --falcon   # only falcon, falcon_grouped_bf16, falcon_serial_f16, falcon2
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -41,7 +42,7 @@ Gemma3TextModel; models/mixtral/modeling_mixtral.py MixtralModel; models/qwen2_m
 Qwen2MoeModel and Qwen3MoeModel; models/olmo2/modular_olmo2.py Olmo2Model;
 models/starcoder2/modeling_starcoder2.py Starcoder2Model; models/stablelm/modeling_stablelm.py
 StableLmModel; models/cohere/modeling_cohere.py CohereModel; models/olmo/modular_olmo.py OlmoModel;
-models/gptj/modeling_gptj.py GPTJModel; models/granite/modular_granite.py
+models/gptj/modeling_gptj.py GPTJModel; models/falcon/modeling_falcon.py FalconModel; models/granite/modular_granite.py
 GraniteModel; models/phi/modeling_phi.py PhiModel; models/gpt_neox/modeling_gpt_neox.py
 GPTNeoXModel; models/distilbert/modeling_distilbert.py DistilBertModel;
 models/bloom/modeling_bloom.py BloomModel), with the parameter names and
@@ -1494,6 +1495,139 @@ def gptj():
          torch.float16)
 
 
+# Falcon (--falcon: torch.manual_seed(24)): models/falcon/modeling_falcon.py FalconModel (RoPE; alibi is
+# not made). falcon: falcon-7b's layout (multi_query, parallel_attn, no biases), "transformer." names;
+# falcon_grouped_bf16: new_decoder_architecture with 2 K/V groups, ln_attn and ln_mlp, dynamic RoPE past
+# max_position_embeddings 5; falcon_serial_f16: neither multi_query nor parallel_attn (q | k | v per head,
+# post_attention_layernorm), biases, n_embed, ffn_hidden_size, relu; falcon2: new_decoder_architecture with
+# num_ln_in_parallel_attn 1 (Falcon 2's one norm), 1 K/V group, linear rope_scaling.
+FALCON = {"model_type": "falcon", "architectures": ["FalconForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+          "num_hidden_layers": 2, "num_attention_heads": 4, "layer_norm_epsilon": 1e-5, "rope_theta": 100.0,
+          "new_decoder_architecture": False, "multi_query": True, "parallel_attn": True, "bias": False,
+          "alibi": False, "max_position_embeddings": 64}
+FALCON_GROUPED = {"model_type": "falcon", "architectures": ["FalconModel"], "vocab_size": 64, "hidden_size": 32,
+                  "num_hidden_layers": 3, "num_attention_heads": 4, "num_kv_heads": 2, "new_decoder_architecture": True,
+                  "max_position_embeddings": 5, "rope_scaling": {"type": "dynamic", "factor": 2.0}}
+FALCON_SERIAL = {"model_type": "falcon", "architectures": ["FalconForCausalLM"], "vocab_size": 64, "n_embed": 32,
+                 "n_layer": 2, "n_head": 4, "multi_query": False, "parallel_attn": False, "bias": True,
+                 "ffn_hidden_size": 48, "activation": "relu", "layer_norm_epsilon": 1e-4}
+FALCON2 = {"model_type": "falcon", "architectures": ["FalconForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+           "num_hidden_layers": 2, "num_attention_heads": 4, "num_kv_heads": 1, "new_decoder_architecture": True,
+           "num_ln_in_parallel_attn": 1, "parallel_attn": True, "rope_theta": 500.0,
+           "rope_scaling": {"type": "linear", "factor": 2.0}}
+
+
+def falcon_sizes(c):
+    E = c.get("n_embed") or c.get("hidden_size", 4544)
+    H = c.get("n_head", c.get("num_attention_heads"))
+    grouped = c.get("new_decoder_architecture", False)
+    G = c.get("num_kv_heads") or H if grouped else 1 if c.get("multi_query", True) else H
+    Fi = c.get("ffn_hidden_size") or 4 * c.get("hidden_size", 4544)
+    return E, H, G, c.get("n_layer", c.get("num_hidden_layers")), Fi
+
+
+def falcon_norms(c):
+    """The layer's LayerNorms, as FalconDecoderLayer makes them."""
+    n = c.get("num_ln_in_parallel_attn")
+    if n is None and c.get("new_decoder_architecture"):
+        n = 2
+    if not c.get("parallel_attn", True):
+        return ["input_layernorm", "post_attention_layernorm"]
+    return ["ln_attn", "ln_mlp"] if n == 2 else ["input_layernorm"]
+
+
+def falcon_state(c):
+    E, H, G, L, Fi = falcon_sizes(c)
+    d, bias = E // H, c.get("bias", False)
+    sd = {"word_embeddings.weight": rnd(c["vocab_size"], E, std=1.0)}
+
+    def linear(name, rows, cols, std=0.3):
+        sd[name + ".weight"] = rnd(rows, cols, std=std)
+        if bias:
+            sd[name + ".bias"] = rnd(rows, std=0.1)
+    for l in range(L):
+        p = "h.%d." % l
+        for n in falcon_norms(c):
+            ln_params(sd, p + n, E)
+        linear(p + "self_attention.query_key_value", (H + 2 * G) * d, E, std=0.4)
+        linear(p + "self_attention.dense", E, E)
+        linear(p + "mlp.dense_h_to_4h", Fi, E)
+        linear(p + "mlp.dense_4h_to_h", E, Fi)
+    ln_params(sd, "ln_f", E)
+    return sd
+
+
+def falcon_forward(sd, c, ids):
+    B, T = ids.shape
+    E, H, G, L, Fi = falcon_sizes(c)
+    d, eps = E // H, c.get("layer_norm_epsilon", 1e-5)
+    grouped, parallel = c.get("new_decoder_architecture", False), c.get("parallel_attn", True)
+    norms = falcon_norms(c)
+    rc = dict(c, rope_theta=c.get("rope_theta", 10000.0), max_position_embeddings=c.get("max_position_embeddings", 2048))
+    inv_freq, _ = rope_inv_freq(rc, d, T)
+    freqs = (inv_freq[None, :, None].float() @ torch.arange(T)[None, None, :].float()).transpose(1, 2)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos()[:, None], emb.sin()[:, None]
+    mask = torch.full((T, T), torch.finfo(torch.float32).min).triu(1)
+    act = {"gelu": F.gelu, "relu": F.relu}[c.get("activation", "gelu")]
+    lin = lambda x, n: x @ sd[n + ".weight"].T + sd[n + ".bias"] if n + ".bias" in sd else x @ sd[n + ".weight"].T
+    ln = lambda x, n: F.layer_norm(x, (E,), sd[n + ".weight"], sd[n + ".bias"], eps)
+    h = sd["word_embeddings.weight"][ids]
+    hidden, atts = [], []
+    for l in range(L):
+        hidden.append(h)
+        p = "h.%d." % l
+        x = ln(h, p + norms[0])
+        fused = lin(x, p + "self_attention.query_key_value")
+        if grouped:  # FalconAttention._split_heads
+            qkv = fused.view(B, T, -1, H // G + 2, d)
+            q, k, v = qkv[:, :, :, :-2], qkv[:, :, :, [-2]], qkv[:, :, :, [-1]]
+            k, v = torch.broadcast_to(k, q.shape), torch.broadcast_to(v, q.shape)
+            q, k, v = [t.flatten(2, 3) for t in (q, k, v)]
+            kv_heads = H
+        elif not c.get("multi_query", True):
+            qkv = fused.view(B, T, H, 3, d)
+            q, k, v = qkv[..., 0, :], qkv[..., 1, :], qkv[..., 2, :]
+            kv_heads = H
+        else:
+            qkv = fused.view(B, T, H + 2, d)
+            q, k, v = qkv[..., :-2, :], qkv[..., [-2], :], qkv[..., [-1], :]
+            kv_heads = 1
+        q = q.transpose(1, 2).reshape(B, H, T, d)
+        k = k.transpose(1, 2).reshape(B, kv_heads, T, d)
+        v = v.transpose(1, 2).reshape(B, kv_heads, T, d)
+        q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+        scores = q @ k.transpose(-1, -2)
+        scores /= math.sqrt(d)
+        w = F.softmax(scores + mask, dim=-1, dtype=torch.float32)
+        atts.append(w.expand(B, H, T, T))
+        attn = lin((w @ v).view(B, H, T, d).permute(0, 2, 1, 3).reshape(B, T, E), p + "self_attention.dense")
+        residual = h
+        if grouped and norms == ["ln_attn", "ln_mlp"]:
+            mlp_in = ln(h, p + "ln_mlp")
+        elif parallel:
+            mlp_in = x
+        else:
+            residual = residual + attn
+            mlp_in = ln(residual, p + "post_attention_layernorm")
+        m = lin(act(lin(mlp_in, p + "mlp.dense_h_to_4h")), p + "mlp.dense_4h_to_h")
+        if grouped or parallel:
+            m += attn
+        h = residual + m
+    hidden.append(ln(h, "ln_f"))
+    return torch.stack(atts), torch.stack(hidden)
+
+
+def falcon():
+    torch.manual_seed(24)
+    save("falcon", FALCON, falcon_state(FALCON), lambda sd: falcon_forward(sd, FALCON, IDS), prefix="transformer.")
+    save("falcon_grouped_bf16", FALCON_GROUPED, falcon_state(FALCON_GROUPED),
+         lambda sd: falcon_forward(sd, FALCON_GROUPED, IDS), torch.bfloat16)
+    save("falcon_serial_f16", FALCON_SERIAL, falcon_state(FALCON_SERIAL), lambda sd: falcon_forward(sd, FALCON_SERIAL, IDS),
+         torch.float16, prefix="transformer.")
+    save("falcon2", FALCON2, falcon_state(FALCON2), lambda sd: falcon_forward(sd, FALCON2, IDS), prefix="transformer.")
+
+
 def llama_biases():
     torch.manual_seed(9)
     save("llama_biases", LLAMA_BIASES, llama_state(LLAMA_BIASES, True), lambda sd: llama_forward(sd, LLAMA_BIASES, IDS),
@@ -1607,6 +1741,7 @@ def tiny():
     cohere()
     olmo()
     gptj()
+    falcon()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -1978,7 +2113,7 @@ SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": 
            "--bloom": bloom, "--olmo2": olmo2, "--phi": phi,
            "--granite": granite, "--mixtral": mixtral, "--qwen-moe": qwen_moe_models,
            "--electra": electra, "--starcoder2": starcoder2, "--stablelm": stablelm, "--cohere": cohere,
-           "--olmo": olmo, "--gptj": gptj}
+           "--olmo": olmo, "--gptj": gptj, "--falcon": falcon}
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":

@@ -49,6 +49,9 @@
 //   bloom                  BloomModel: ALiBi (BLOOM's slopes), LayerNorm on the embeddings, the
 //                          fused query_key_value per head, GELU (tanh), ln_f;
 //                          apply_residual_connection_post_layernorm
+//   falcon                 FalconModel: LayerNorm, the fused query_key_value per K/V group
+//                          (new_decoder_architecture, multi_query), RoPE, the attention and the MLP
+//                          side by side (ln_attn and ln_mlp, or one norm) or one after the other
 // The attention runs on attn's engine (attn/multihead.hpp's batched_attention: causal rule,
 // window, RoPE and grouped-query heads of the resolved problem), the linear layers on attn's
 // GEMM with the weights where they lie in the mapped files (float16 and bfloat16 widened as
@@ -71,7 +74,7 @@
 
 namespace attn::model {
 
-enum class Architecture { bert, distilbert, gpt2, gptj, llama, phi, starcoder2, stablelm, cohere, olmo, gpt_neox, bloom };
+enum class Architecture { bert, distilbert, gpt2, gptj, llama, phi, starcoder2, stablelm, cohere, olmo, gpt_neox, bloom, falcon };
 // An encoder (bert, distilbert): every token sees every token, no mask of any kind.
 inline bool is_encoder(Architecture a) noexcept { return a == Architecture::bert || a == Architecture::distilbert; }
 
@@ -98,6 +101,7 @@ struct ModelConfig {
     bool qk_norm_whole = false;  // OLMo 2: q_norm and k_norm over the whole projection (heads · head_dim)
     bool fused_projections = false;  // Phi-3: self_attn.qkv_proj (rows q | k | v), mlp.gate_up_proj (gate | up)
     bool parallel_residual = false;  // GPT-NeoX's use_parallel_residual: x + attn(ln1(x)) + mlp(ln2(x))
+    bool split_norms = false;  // Falcon's new_decoder_architecture: ln_attn before the attention, ln_mlp before the MLP
     bool residual_from_norm = false;  // BLOOM's apply_residual_connection_post_layernorm: ln(x) + attn(ln(x))
     std::size_t rotary_dims = 0;     // Phi-3's partial_rotary_factor, GPT-NeoX's rotary_pct: the leading dims of each
                                      // head RoPE turns (0: all)

@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, electra, distilbert, gpt2, gptj, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom";
+    return "bert, roberta, xlm-roberta, electra, distilbert, gpt2, gptj, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom, falcon";
 }
 
 namespace {
@@ -882,6 +882,54 @@ void cohere(const Reader& r, ModelConfig& c) {
     padding_id(r, c, false);  // checked only: the word embeddings' padding_idx (CohereConfig's 0 when absent)
 }
 
+// FalconConfig's defaults (falcon-7b) and attribute_map (n_layer, n_head); n_embed, which older
+// configs give, is hidden_size. The fused query_key_value holds, per K/V group, the group's query
+// heads, its key and its value: num_kv_heads groups with new_decoder_architecture, one with
+// multi_query, one per head otherwise. RoPE on every dim (alibi refused: transformers' versions
+// apply Falcon's ALiBi differently), LayerNorm, the MLP dense_h_to_4h and dense_4h_to_h
+// (ffn_hidden_size, null: 4·hidden_size), biases everywhere with `bias`. new_decoder_architecture
+// runs the attention and the MLP side by side with ln_attn and ln_mlp (num_ln_in_parallel_attn 2,
+// the default) or input_layernorm (1); otherwise side by side with parallel_attn, or one after the
+// other with post_attention_layernorm.
+void falcon(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::falcon;
+    const auto named = [&](const char* key, const char* alias) { return aliased(r, key, alias, "FalconConfig"); };
+    c.layers = r.count_or(named("n_layer", "num_hidden_layers"), 32);
+    c.heads = r.count_or(named("n_head", "num_attention_heads"), 71);
+    const std::size_t hidden_size = r.count_or("hidden_size", 4544);
+    const json::Value* n_embed = r.v.find("n_embed");  // `hidden_size if n_embed is None else n_embed`
+    c.hidden = n_embed && !n_embed->is_null() ? r.count("n_embed") : hidden_size;
+    c.intermediate = r.count_or_none("ffn_hidden_size", 4 * hidden_size);  // (hidden_size's, not n_embed's)
+    c.vocab = r.count_or("vocab_size", 65024);
+    c.norm_eps = r.eps_or("layer_norm_epsilon", 1e-5);
+    r.not_null("activation");
+    c.activation = activation(r, r.string_or("activation", "gelu"));
+    if (c.hidden % c.heads)  // FalconAttention refuses it
+        r.fail("hidden_size " + std::to_string(c.hidden) + " is not a multiple of num_attention_heads " + std::to_string(c.heads));
+    c.head_dim = c.hidden / c.heads;
+    if (r.flag("alibi", false))
+        r.fail("\"alibi\": true is not supported (transformers' versions apply Falcon's ALiBi differently; attn runs its RoPE)");
+    c.qkv_bias = c.o_bias = c.mlp_bias = r.flag("bias", false);
+    const bool grouped = r.flag("new_decoder_architecture", false);
+    const std::size_t kv_heads = r.count_or_none("num_kv_heads", c.heads);
+    c.kv_heads = grouped ? kv_heads : r.flag("multi_query", true) ? 1 : c.heads;
+    if (!grouped && !r.flag("multi_query", true) && kv_heads != c.heads)  // key_layer.reshape(..., num_kv_heads, ...) fails
+        r.fail("num_kv_heads " + std::to_string(kv_heads) + " differs from num_attention_heads " + std::to_string(c.heads) +
+               " without new_decoder_architecture or multi_query");
+    if (c.heads % c.kv_heads)
+        r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_kv_heads " + std::to_string(c.kv_heads));
+    const json::Value* norms = r.v.find("num_ln_in_parallel_attn");
+    const double n = norms && !norms->is_null() ? r.number_or("num_ln_in_parallel_attn", 0) : grouped ? 2 : 1;
+    const bool parallel = r.flag("parallel_attn", true);
+    if (grouped ? !(n == 2 || (n == 1 && parallel)) : n == 2 && parallel)  // layers transformers cannot run (no MLP input, no norm)
+        r.fail("\"num_ln_in_parallel_attn\" " + shown(n) + " with new_decoder_architecture " + (grouped ? "true" : "false") +
+               " and parallel_attn " + (parallel ? "true" : "false") + ": FalconDecoderLayer has no such layer");
+    c.split_norms = grouped && n == 2;
+    c.parallel_residual = grouped || parallel;
+    // (RoPE has no table to outgrow: max_position_embeddings is no limit on the tokens)
+    rope_and_groups(r, c, 2048);
+}
+
 // GPTNeoXConfig's defaults (GPT-NeoX-20B; Pythia's configs give theirs): LayerNorm, the fused
 // query_key_value (per head q | k | v), biases on it and dense with attention_bias, RoPE on the
 // leading int(head_dim * rotary_pct) dims of base rotary_emb_base, use_parallel_residual, the MLP
@@ -1103,6 +1151,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "starcoder2") starcoder2(r, c);
     else if (c.model_type == "gpt_neox") gpt_neox(r, c);
     else if (c.model_type == "bloom") bloom(r, c);
+    else if (c.model_type == "falcon") falcon(r, c);
     else if (c.model_type == "stablelm") stablelm(r, c);
     else if (c.model_type == "cohere") cohere(r, c);
     else if (c.model_type == "olmo") olmo(r, c);
@@ -1114,7 +1163,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
         c.head_dim = c.hidden / c.heads;
     }
     if ((c.arch == Architecture::llama || c.arch == Architecture::starcoder2 || c.arch == Architecture::cohere ||
-         c.arch == Architecture::olmo) &&
+         c.arch == Architecture::olmo || c.arch == Architecture::falcon) &&
         c.head_dim % 2)
         r.fail("head_dim " + std::to_string(c.head_dim) + " is odd: RoPE rotates pairs of dims (head_dim, or "
                "hidden_size / num_attention_heads)");

@@ -59,7 +59,8 @@ Model::Model(const std::string& folder) {
             break;
         case Architecture::gpt2:
         case Architecture::gptj:
-        case Architecture::bloom:  // GPT2LMHeadModel, GPTJForCausalLM, BloomForCausalLM
+        case Architecture::bloom:
+        case Architecture::falcon:  // GPT2LMHeadModel, GPTJForCausalLM, BloomForCausalLM, FalconForCausalLM
             weights_->choose_prefix({"", "transformer."}, token_embeddings(config_.arch));
             break;
         case Architecture::gpt_neox: weights_->choose_prefix({"", "gpt_neox."}, token_embeddings(config_.arch)); break;
@@ -140,6 +141,7 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
         case Architecture::llama: run_llama(c, *weights_, in, rec); break;
         case Architecture::gpt_neox: run_gpt_neox(c, *weights_, in, rec); break;
         case Architecture::bloom: run_bloom(c, *weights_, in, rec); break;
+        case Architecture::falcon: run_falcon(c, *weights_, in, rec); break;
         case Architecture::phi:
         case Architecture::gptj: run_phi(c, *weights_, in, rec); break;
         case Architecture::starcoder2: run_starcoder2(c, *weights_, in, rec); break;
@@ -167,7 +169,8 @@ const char* token_embeddings(Architecture arch) {
         case Architecture::gpt2:
         case Architecture::gptj: return "wte.weight";
         case Architecture::gpt_neox: return "embed_in.weight";
-        case Architecture::bloom: return "word_embeddings.weight";
+        case Architecture::bloom:
+        case Architecture::falcon: return "word_embeddings.weight";
         case Architecture::llama:
         case Architecture::phi:
         case Architecture::starcoder2:
@@ -201,7 +204,8 @@ std::string layer_prefix(Architecture arch, std::size_t l) {
         case Architecture::distilbert: return "transformer.layer." + std::to_string(l) + ".";
         case Architecture::gpt2:
         case Architecture::gptj:
-        case Architecture::bloom: return "h." + std::to_string(l) + ".";
+        case Architecture::bloom:
+        case Architecture::falcon: return "h." + std::to_string(l) + ".";
         case Architecture::gpt_neox:
         case Architecture::llama:
         case Architecture::phi:

@@ -757,6 +757,70 @@ TEST_CASE("model config: gptj is GPTJConfig: its defaults and attribute_map, rot
     CHECK(fails(", \"rotary_dim\": 8, \"rope_scaling\": {\"type\": \"linear\", \"factor\": 2}") == "no error");
 }
 
+TEST_CASE("model config: falcon is FalconConfig: its defaults, the K/V groups of the fused projection, the layer's norms") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig f = parse("{\"model_type\": \"falcon\"}");  // falcon-7b
+    CHECK(f.arch == attn::model::Architecture::falcon);
+    CHECK(f.layers == 32);
+    CHECK(f.hidden == 4544);
+    CHECK(f.heads == 71);
+    CHECK(f.kv_heads == 1);  // multi_query
+    CHECK(f.head_dim == 64);
+    CHECK(f.intermediate == 4 * 4544);
+    CHECK(f.vocab == 65024);
+    CHECK(f.norm_eps == 1e-5);
+    CHECK(f.activation == attn::model::ModelConfig::Activation::gelu_erf);
+    CHECK(f.rope.theta == 10000.0f);
+    CHECK(f.parallel_residual);
+    CHECK_FALSE(f.split_norms);
+    CHECK_FALSE(f.qkv_bias);
+    const std::string falcon = "{\"model_type\": \"falcon\", \"hidden_size\": 64, \"num_attention_heads\": 8";
+    // falcon-40b: new_decoder_architecture, num_kv_heads groups, ln_attn and ln_mlp
+    const attn::model::ModelConfig g = parse(falcon + ", \"new_decoder_architecture\": true, \"num_kv_heads\": 2}");
+    CHECK(g.kv_heads == 2);
+    CHECK(g.split_norms);
+    CHECK(g.parallel_residual);
+    CHECK(parse(falcon + ", \"new_decoder_architecture\": true}").kv_heads == 8);  // num_kv_heads null: the heads
+    // Falcon 2: one norm
+    const attn::model::ModelConfig one = parse(falcon + ", \"new_decoder_architecture\": true, \"num_ln_in_parallel_attn\": 1}");
+    CHECK_FALSE(one.split_norms);
+    CHECK(one.parallel_residual);
+    // neither: one K/V head per query head, the MLP after the attention
+    const attn::model::ModelConfig s = parse(falcon + ", \"multi_query\": false, \"parallel_attn\": false, \"bias\": true, "
+                                                      "\"n_embed\": 32, \"ffn_hidden_size\": 48}");
+    CHECK(s.kv_heads == 8);
+    CHECK(s.hidden == 32);
+    CHECK(s.head_dim == 4);
+    CHECK(s.intermediate == 48);
+    CHECK_FALSE(s.parallel_residual);
+    CHECK(s.qkv_bias);
+    CHECK(s.o_bias);
+    CHECK(s.mlp_bias);
+    CHECK(parse(falcon + ", \"n_embed\": 32}").intermediate == 256);  // 4 * hidden_size, not n_embed
+    const auto fails = [&](const std::string& more) {
+        try {
+            parse(falcon + more + "}");
+        } catch (const attn::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK(fails(", \"alibi\": true").find("\"alibi\": true is not supported") != std::string::npos);
+    CHECK(fails(", \"new_decoder_architecture\": true, \"num_kv_heads\": 3").find("not a multiple of num_kv_heads 3") !=
+          std::string::npos);
+    CHECK(fails(", \"multi_query\": false, \"num_kv_heads\": 2").find("num_kv_heads 2 differs from num_attention_heads 8") !=
+          std::string::npos);
+    CHECK(fails(", \"new_decoder_architecture\": true, \"num_ln_in_parallel_attn\": 1, \"parallel_attn\": false")
+              .find("FalconDecoderLayer has no such layer") != std::string::npos);
+    CHECK(fails(", \"num_ln_in_parallel_attn\": 2").find("FalconDecoderLayer has no such layer") != std::string::npos);
+    CHECK(fails(", \"num_ln_in_parallel_attn\": 2, \"parallel_attn\": false") == "no error");
+    CHECK(fails(", \"num_attention_heads\": 7").find("hidden_size 64 is not a multiple of num_attention_heads 7") !=
+          std::string::npos);
+    CHECK(fails(", \"n_head\": 4").find("\"n_head\" and \"num_attention_heads\" (the same field of FalconConfig) differ") !=
+          std::string::npos);
+    CHECK(fails(", \"partial_rotary_factor\": 0.5").find("not supported") != std::string::npos);
+}
+
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
     // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
     // pad_token_id 1
