@@ -26,6 +26,7 @@
     /usr/bin/python3 data/models/make_tiny.py --olmo     # only olmo, olmo_head_dim_bf16
     /usr/bin/python3 data/models/make_tiny.py --gptj     # only gptj, gptj_full_rotary_f16
     /usr/bin/python3 data/models/make_tiny.py --falcon   # only falcon, falcon_grouped_bf16, falcon_serial_f16, falcon2
+    /usr/bin/python3 data/models/make_tiny.py --opt      # only opt, opt_post_ln_f16, ../opt_project
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -42,7 +43,8 @@ Gemma3TextModel; models/mixtral/modeling_mixtral.py MixtralModel; models/qwen2_m
 Qwen2MoeModel and Qwen3MoeModel; models/olmo2/modular_olmo2.py Olmo2Model;
 models/starcoder2/modeling_starcoder2.py Starcoder2Model; models/stablelm/modeling_stablelm.py
 StableLmModel; models/cohere/modeling_cohere.py CohereModel; models/olmo/modular_olmo.py OlmoModel;
-models/gptj/modeling_gptj.py GPTJModel; models/falcon/modeling_falcon.py FalconModel; models/granite/modular_granite.py
+models/gptj/modeling_gptj.py GPTJModel; models/falcon/modeling_falcon.py FalconModel;
+models/opt/modeling_opt.py OPTModel; models/granite/modular_granite.py
 GraniteModel; models/phi/modeling_phi.py PhiModel; models/gpt_neox/modeling_gpt_neox.py
 GPTNeoXModel; models/distilbert/modeling_distilbert.py DistilBertModel;
 models/bloom/modeling_bloom.py BloomModel), with the parameter names and
@@ -1628,6 +1630,98 @@ def falcon():
     save("falcon2", FALCON2, falcon_state(FALCON2), lambda sd: falcon_forward(sd, FALCON2, IDS), prefix="transformer.")
 
 
+# OPT (--opt: torch.manual_seed(25)): models/opt/modeling_opt.py OPTModel. opt: opt-125m's layout (pre-LN,
+# relu, biases), OPTForCausalLM's "model." names, max_position_embeddings 16; opt_post_ln_f16: opt-350m's
+# post-LN (do_layer_norm_before false: no final norm), no biases (enable_bias false), gelu, OPTModel's
+# names; data/models/opt_project (beside tiny/: its last hidden state is narrower, so the tiny/ loop's
+# hidden-state check does not apply): word_embed_proj_dim 16 of hidden 32 (project_in, project_out).
+OPT = {"model_type": "opt", "architectures": ["OPTForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+       "num_hidden_layers": 2, "num_attention_heads": 4, "ffn_dim": 48, "max_position_embeddings": 16,
+       "activation_function": "relu", "do_layer_norm_before": True, "word_embed_proj_dim": 32, "pad_token_id": 1}
+OPT_POST_LN = {"model_type": "opt", "architectures": ["OPTModel"], "vocab_size": 64, "hidden_size": 32,
+               "num_hidden_layers": 3, "num_attention_heads": 4, "ffn_dim": 40, "max_position_embeddings": 9,
+               "activation_function": "gelu", "do_layer_norm_before": False, "enable_bias": False}
+OPT_PROJECT = dict(OPT, word_embed_proj_dim=16)
+
+
+def opt_state(c):
+    E, L, Fi = c["hidden_size"], c["num_hidden_layers"], c["ffn_dim"]
+    P, bias = c.get("word_embed_proj_dim") or E, c.get("enable_bias", True)
+    sd = {"decoder.embed_tokens.weight": rnd(c["vocab_size"], P, std=1.0),
+          "decoder.embed_positions.weight": rnd(c["max_position_embeddings"] + 2, E, std=0.5)}
+    if P != E:
+        sd["decoder.project_in.weight"], sd["decoder.project_out.weight"] = rnd(E, P, std=0.3), rnd(P, E, std=0.3)
+
+    def linear(name, rows, cols, std=0.3):
+        sd[name + ".weight"] = rnd(rows, cols, std=std)
+        if bias:
+            sd[name + ".bias"] = rnd(rows, std=0.1)
+    for l in range(L):
+        p = "decoder.layers.%d." % l
+        ln_params(sd, p + "self_attn_layer_norm", E)
+        for n in ("q_proj", "k_proj", "v_proj"):
+            linear(p + "self_attn." + n, E, E, std=0.4)
+        linear(p + "self_attn.out_proj", E, E)
+        ln_params(sd, p + "final_layer_norm", E)
+        linear(p + "fc1", Fi, E)
+        linear(p + "fc2", E, Fi)
+    if c.get("do_layer_norm_before", True):
+        ln_params(sd, "decoder.final_layer_norm", E)
+    return sd
+
+
+def opt_forward(sd, c, ids):
+    B, T = ids.shape
+    E, H, L = c["hidden_size"], c["num_attention_heads"], c["num_hidden_layers"]
+    d, before = E // H, c.get("do_layer_norm_before", True)
+    causal = torch.full((T, T), torch.finfo(torch.float32).min).triu(1)
+    act = {"relu": F.relu, "gelu": F.gelu}[c["activation_function"]]
+    lin = lambda x, n: F.linear(x, sd[n + ".weight"], sd.get(n + ".bias"))
+    ln = lambda x, n: F.layer_norm(x, (E,), sd[n + ".weight"], sd[n + ".bias"], 1e-5)
+    h = sd["decoder.embed_tokens.weight"][ids]
+    if "decoder.project_in.weight" in sd:
+        h = F.linear(h, sd["decoder.project_in.weight"])
+    mask = torch.ones(B, T)
+    positions = (torch.cumsum(mask, dim=1) * mask - 1).long()
+    h = h + sd["decoder.embed_positions.weight"][positions + 2]
+    hidden, atts = [], []
+    for l in range(L):
+        hidden.append(h)
+        p = "decoder.layers.%d." % l
+        residual = h
+        x = ln(h, p + "self_attn_layer_norm") if before else h
+        q = (lin(x, p + "self_attn.q_proj") * d ** -0.5).view(B, T, H, d).transpose(1, 2)
+        k = lin(x, p + "self_attn.k_proj").view(B, T, H, d).transpose(1, 2)
+        v = lin(x, p + "self_attn.v_proj").view(B, T, H, d).transpose(1, 2)
+        w = torch.softmax(torch.matmul(q, k.transpose(-1, -2)) * 1.0 + causal, dim=-1, dtype=torch.float32)
+        atts.append(w)
+        h = residual + lin(torch.matmul(w, v).transpose(1, 2).reshape(B, T, E), p + "self_attn.out_proj")
+        if not before:
+            h = ln(h, p + "self_attn_layer_norm")
+        residual = h
+        x = ln(h, p + "final_layer_norm") if before else h
+        h = residual + lin(act(lin(x, p + "fc1")), p + "fc2")
+        if not before:
+            h = ln(h, p + "final_layer_norm")
+    if before:
+        h = ln(h, "decoder.final_layer_norm")
+    if "decoder.project_out.weight" in sd:
+        h = F.linear(h, sd["decoder.project_out.weight"])
+    hidden.append(h)
+    return torch.stack(atts), torch.stack(hidden) if h.shape[-1] == E else None  # (project_out: no stack)
+
+
+def opt():
+    torch.manual_seed(25)
+    save("opt", OPT, opt_state(OPT), lambda sd: opt_forward(sd, OPT, IDS), prefix="model.")
+    save("opt_post_ln_f16", OPT_POST_LN, opt_state(OPT_POST_LN), lambda sd: opt_forward(sd, OPT_POST_LN, IDS),
+         torch.float16)
+    # the attentions only (the hidden states do not stack: the last is project_out's, 16 wide)
+    save("opt_project", OPT_PROJECT, opt_state(OPT_PROJECT),
+         lambda sd: (opt_forward(sd, OPT_PROJECT, IDS)[0], torch.zeros(0)), prefix="model.", root=HERE)
+    os.remove(os.path.join(HERE, "opt_project", "hidden_states.npy"))
+
+
 def llama_biases():
     torch.manual_seed(9)
     save("llama_biases", LLAMA_BIASES, llama_state(LLAMA_BIASES, True), lambda sd: llama_forward(sd, LLAMA_BIASES, IDS),
@@ -1648,8 +1742,8 @@ def rounded(sd, dtype):
 
 
 def save(name, config, sd, forward, dtype=torch.float32, prefix="", shards=1, types=None, ids=IDS, torch_save=False,
-         extra=None):
-    folder = os.path.join(OUT, name)
+         extra=None, root=OUT):
+    folder = os.path.join(root, name)
     os.makedirs(folder, exist_ok=True)
     stored, sd32 = rounded(sd, dtype)
     with torch.no_grad():
@@ -1742,6 +1836,7 @@ def tiny():
     olmo()
     gptj()
     falcon()
+    opt()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -2113,7 +2208,8 @@ SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": 
            "--bloom": bloom, "--olmo2": olmo2, "--phi": phi,
            "--granite": granite, "--mixtral": mixtral, "--qwen-moe": qwen_moe_models,
            "--electra": electra, "--starcoder2": starcoder2, "--stablelm": stablelm, "--cohere": cohere,
-           "--olmo": olmo, "--gptj": gptj, "--falcon": falcon}
+           "--olmo": olmo, "--gptj": gptj, "--falcon": falcon,
+           "--opt": opt}
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":

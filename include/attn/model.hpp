@@ -12,6 +12,8 @@
 //   distilbert             DistilBertModel: BertModel's layers under other names, no token types
 //   gpt2                   GPT2Model: pre-LN, Conv1D layout (x·W) with the fused c_attn, causal,
 //                          GELU (tanh), ln_f; scale_attn_weights, scale_attn_by_inverse_layer_idx
+//   opt                    OPTModel: learned positions (offset 2), pre-LN (do_layer_norm_before) or
+//                          post-LN layers, ReLU; word_embed_proj_dim's project_in (attentions only)
 //   gptj                   GPTJModel: LayerNorm, RoPE on rotary_dim of each head on pairs
 //                          (2i, 2i + 1), the attention and the MLP side by side (fc_in, fc_out), ln_f
 //   llama, mistral, qwen2, LlamaModel: RMSNorm, RoPE (rope_theta; rope_scaling linear, llama3,
@@ -74,7 +76,7 @@
 
 namespace attn::model {
 
-enum class Architecture { bert, distilbert, gpt2, gptj, llama, phi, starcoder2, stablelm, cohere, olmo, gpt_neox, bloom, falcon };
+enum class Architecture { bert, distilbert, gpt2, gptj, llama, phi, starcoder2, stablelm, cohere, olmo, gpt_neox, bloom, falcon, opt };
 // An encoder (bert, distilbert): every token sees every token, no mask of any kind.
 inline bool is_encoder(Architecture a) noexcept { return a == Architecture::bert || a == Architecture::distilbert; }
 
@@ -131,6 +133,10 @@ struct ModelConfig {
     bool scale_attn_weights = true, scale_by_inverse_layer = false;  // gpt2: 1/√d, and 1/(layer + 1)
     bool absolute_positions = true;  // bert: position embeddings added (position_embedding_type null: none)
     std::size_t embedding_size = 0;  // ELECTRA: the embeddings' width (0: hidden), projected to hidden when it differs
+                                     // (OPT's word_embed_proj_dim, projected back by project_out at the end)
+    bool norm_before = true;   // OPT's do_layer_norm_before (false: each LayerNorm after its residual, as opt-350m)
+    bool final_norm = true;    // OPT: the decoder's final_layer_norm (none post-LN or with _remove_final_layer_norm)
+    bool norm_affine = true;   // OPT's layer_norm_elementwise_affine (false: LayerNorms without weight or bias)
     // roberta: pad_token_id, the padding_idx of RobertaEmbeddings' position ids; none: 0, 1, 2, ...
     std::optional<std::int64_t> padding_idx;
     std::vector<std::string> notes;  // for stderr: readings of config.json that transformers' versions differ on

@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, electra, distilbert, gpt2, gptj, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom, falcon";
+    return "bert, roberta, xlm-roberta, electra, distilbert, gpt2, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom, falcon";
 }
 
 namespace {
@@ -283,6 +283,33 @@ void gptj(const Reader& r, ModelConfig& c) {
     c.rope.style = RopeStyle::interleaved;  // rotate_every_two
     if (r.v.find("rope_scaling") && !r.v.at("rope_scaling").is_null())
         c.notes.push_back("\"rope_scaling\" is not applied: GPT-J's RoPE has none (as in transformers)");
+}
+
+// OPTConfig's defaults (opt-125m): learned positions, LayerNorm before the attention and the MLP
+// (do_layer_norm_before; false: after their residuals, and no final norm), biases with
+// enable_bias, ReLU, ffn_dim; word_embed_proj_dim (null: hidden_size) the token embeddings' width.
+void opt(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::opt;
+    c.layers = r.count_or("num_hidden_layers", 12), c.hidden = r.count_or("hidden_size", 768);
+    c.heads = r.count_or("num_attention_heads", 12);
+    c.intermediate = r.count_or("ffn_dim", 3072);
+    c.vocab = r.count_or("vocab_size", 50272);
+    c.max_positions = r.count_or("max_position_embeddings", 2048);
+    c.embedding_size = r.count_or_none("word_embed_proj_dim", c.hidden);
+    c.norm_eps = 1e-5;  // nn.LayerNorm's default: OPTConfig has no eps
+    r.not_null("activation_function");
+    c.activation = activation(r, r.string_or("activation_function", "relu"));
+    if (c.hidden % c.heads)  // OPTAttention refuses it
+        r.fail("hidden_size " + std::to_string(c.hidden) + " is not a multiple of num_attention_heads " + std::to_string(c.heads));
+    c.head_dim = c.hidden / c.heads;
+    c.qkv_bias = c.o_bias = c.mlp_bias = r.bool_or("enable_bias", true);
+    c.norm_before = r.flag("do_layer_norm_before", true);
+    c.final_norm = c.norm_before && !r.flag("_remove_final_layer_norm", false);
+    c.norm_affine = r.bool_or("layer_norm_elementwise_affine", true);
+    if (!r.v.find("pad_token_id") && c.vocab <= 1)  // OPTConfig's pad_token_id 1 when absent
+        r.fail("no \"pad_token_id\": OPTConfig's 1 is not an id of vocab_size " + std::to_string(c.vocab) +
+               " (nn.Embedding's padding_idx)");
+    padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
 }
 
 // BloomConfig's defaults (its tiny test model's: the checkpoints give theirs) and attribute_map
@@ -1140,6 +1167,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "distilbert") distilbert(r, c);
     else if (c.model_type == "gpt2") gpt2(r, c);
     else if (c.model_type == "gptj") gptj(r, c);
+    else if (c.model_type == "opt") opt(r, c);
     else if (c.model_type == "llama" || c.model_type == "mistral" || c.model_type == "qwen2" || c.model_type == "qwen3" ||
              c.model_type == "olmo2" || c.model_type == "granite" || c.model_type == "mixtral" ||
              c.model_type == "qwen2_moe" || c.model_type == "qwen3_moe")

@@ -64,6 +64,7 @@ Model::Model(const std::string& folder) {
             weights_->choose_prefix({"", "transformer."}, token_embeddings(config_.arch));
             break;
         case Architecture::gpt_neox: weights_->choose_prefix({"", "gpt_neox."}, token_embeddings(config_.arch)); break;
+        case Architecture::opt: weights_->choose_prefix({"", "model."}, token_embeddings(config_.arch)); break;  // OPTForCausalLM
         case Architecture::phi:
         case Architecture::starcoder2:
         case Architecture::stablelm:
@@ -122,6 +123,12 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
     } else if (c.max_positions && in.tokens > c.max_positions)
         throw InputError(std::to_string(in.tokens) + " tokens: the model has " + std::to_string(c.max_positions) +
                          " positions (" + c.positions_key + ")");
+    // OPTDecoder's last hidden state is project_out's, word_embed_proj_dim wide: it does not stack
+    // with the others (opt-350m)
+    if (wants.hidden_states && c.arch == Architecture::opt && c.embedding_size != c.hidden)
+        throw InputError("hidden states: OPT's last one is word_embed_proj_dim " + std::to_string(c.embedding_size) +
+                         " wide (project_out), the others hidden_size " + std::to_string(c.hidden) +
+                         ": they do not stack into one tensor (the attentions do)");
     if (wants.layer && *wants.layer >= c.layers)
         throw InputError("layer " + std::to_string(*wants.layer) + ": the model has " + std::to_string(c.layers) +
                          " layers (0 to " + std::to_string(c.layers - 1) + ")");
@@ -142,6 +149,7 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
         case Architecture::gpt_neox: run_gpt_neox(c, *weights_, in, rec); break;
         case Architecture::bloom: run_bloom(c, *weights_, in, rec); break;
         case Architecture::falcon: run_falcon(c, *weights_, in, rec); break;
+        case Architecture::opt: run_opt(c, *weights_, in, rec); break;
         case Architecture::phi:
         case Architecture::gptj: run_phi(c, *weights_, in, rec); break;
         case Architecture::starcoder2: run_starcoder2(c, *weights_, in, rec); break;
@@ -169,6 +177,7 @@ const char* token_embeddings(Architecture arch) {
         case Architecture::gpt2:
         case Architecture::gptj: return "wte.weight";
         case Architecture::gpt_neox: return "embed_in.weight";
+        case Architecture::opt: return "decoder.embed_tokens.weight";
         case Architecture::bloom:
         case Architecture::falcon: return "word_embeddings.weight";
         case Architecture::llama:
@@ -202,6 +211,7 @@ std::string layer_prefix(Architecture arch, std::size_t l) {
     switch (arch) {
         case Architecture::bert: return "encoder.layer." + std::to_string(l) + ".";
         case Architecture::distilbert: return "transformer.layer." + std::to_string(l) + ".";
+        case Architecture::opt: return "decoder.layers." + std::to_string(l) + ".";
         case Architecture::gpt2:
         case Architecture::gptj:
         case Architecture::bloom:

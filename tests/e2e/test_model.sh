@@ -443,6 +443,21 @@ with zipfile.ZipFile(sys.argv[1], "w") as z: z.writestr("archive/data.pkl", pick
     run model "$TINY/gptj" --ids "$(seq -s, 1 16)" --format csv
     expect_code 0 "gptj: 16 tokens in 16 positions"
 
+    # OPT with word_embed_proj_dim (opt-350m's project_in and project_out): the attentions, and hidden
+    # states refused (the last one is project_out's, narrower than the others)
+    OP=$ROOT/data/models/opt_project
+    rm -f "$T/opt_project.npy"
+    run model "$OP" --ids "$OP/ids.txt" --show attentions --format npy -o "$T/opt_project.npy"
+    expect_code 0 "opt_project: attentions"
+    compare "opt_project attentions" "$T/opt_project.npy" "$OP/attentions.npy" --rtol 0 --atol 1e-5
+    run model "$OP" --ids "$OP/ids.txt" --show hidden-states
+    expect_code 3 "opt_project: hidden states refused"
+    expect_err_has "hidden states: OPT's last one is word_embed_proj_dim 16 wide (project_out), the others hidden_size 32" \
+        "opt_project: why the hidden states do not stack"
+    run model "$TINY/opt" --ids "$(seq -s, 1 17)"
+    expect_code 3 "opt: more tokens than max_position_embeddings"
+    expect_err_has "17 tokens: the model has 16 positions (max_position_embeddings)" "opt: the position table's length named"
+
     # a hub cache snapshot: files are links into blobs/
     snap=$T/hub/models--tiny--qwen2/snapshots/0123abc
     mkdir -p "$T/hub/models--tiny--qwen2/blobs" "$snap"
@@ -565,7 +580,7 @@ expect_err_has "no model.safetensors" "missing weights named"
 mkdir -p "$T/t5" && echo '{"model_type": "t5"}' >"$T/t5/config.json" && cp "$TINY/bert/model.safetensors" "$T/t5/"
 run model "$T/t5" --ids 1,2
 expect_code 3 "unknown model_type"
-expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, electra, distilbert, gpt2, gptj, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom, falcon)' "unknown model_type lists the known ones"
+expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, electra, distilbert, gpt2, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom, falcon)' "unknown model_type lists the known ones"
 mkdir -p "$T/relkey" && cp "$TINY/bert/model.safetensors" "$T/relkey/"
 sed 's/"absolute"/"relative_key"/' "$TINY/bert/config.json" >"$T/relkey/config.json"
 run model "$T/relkey" --ids 1,2

@@ -821,6 +821,41 @@ TEST_CASE("model config: falcon is FalconConfig: its defaults, the K/V groups of
     CHECK(fails(", \"partial_rotary_factor\": 0.5").find("not supported") != std::string::npos);
 }
 
+TEST_CASE("model config: opt is OPTConfig: its defaults, do_layer_norm_before, word_embed_proj_dim, enable_bias") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig o = parse("{\"model_type\": \"opt\"}");  // opt-125m
+    CHECK(o.arch == attn::model::Architecture::opt);
+    CHECK(o.layers == 12);
+    CHECK(o.hidden == 768);
+    CHECK(o.heads == 12);
+    CHECK(o.head_dim == 64);
+    CHECK(o.intermediate == 3072);
+    CHECK(o.vocab == 50272);
+    CHECK(o.max_positions == 2048);
+    CHECK(o.embedding_size == 768);
+    CHECK(o.norm_eps == 1e-5);
+    CHECK(o.activation == attn::model::ModelConfig::Activation::relu);
+    CHECK(o.norm_before);
+    CHECK(o.final_norm);
+    CHECK(o.norm_affine);
+    CHECK(o.qkv_bias);
+    CHECK(o.mlp_bias);
+    // opt-350m: post-LN (no final norm), word_embed_proj_dim 512 of 1024
+    const attn::model::ModelConfig m = config("opt", ", \"do_layer_norm_before\": false, \"word_embed_proj_dim\": 32, "
+                                                     "\"enable_bias\": false, \"layer_norm_elementwise_affine\": false");
+    CHECK_FALSE(m.norm_before);
+    CHECK_FALSE(m.final_norm);
+    CHECK(m.embedding_size == 32);
+    CHECK_FALSE(m.qkv_bias);
+    CHECK_FALSE(m.norm_affine);
+    CHECK_FALSE(config("opt", ", \"_remove_final_layer_norm\": true").final_norm);
+    CHECK(config("opt", ", \"word_embed_proj_dim\": null").embedding_size == 64);
+    CHECK(error("opt", ", \"num_attention_heads\": 5").find("hidden_size 64 is not a multiple of num_attention_heads 5") !=
+          std::string::npos);
+    CHECK(error("opt", ", \"vocab_size\": 1").find("OPTConfig's 1 is not an id of vocab_size 1") != std::string::npos);
+    CHECK(error("opt", ", \"activation_function\": null").find("\"activation_function\" is null") != std::string::npos);
+}
+
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
     // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
     // pad_token_id 1
