@@ -272,9 +272,13 @@ void gptj(const Reader& r, ModelConfig& c) {
         r.fail("n_embd " + std::to_string(c.hidden) + " is not a multiple of n_head " + std::to_string(c.heads));
     c.head_dim = c.hidden / c.heads;
     c.mlp_bias = true;
-    // rotary_dim null: a table n_embd wide, which fits no head but the only one (GPT-J's own shapes)
-    r.not_null("rotary_dim");
-    const std::size_t rotary = r.count_or("rotary_dim", 64);
+    // rotary_dim null: a table n_embd wide (`self.rotary_dim or self.embed_dim`) turning every dim, which
+    // fits the head only when there is one
+    const json::Value* rotary_given = r.v.find("rotary_dim");
+    if (rotary_given && rotary_given->is_null() && c.heads != 1)
+        r.fail("\"rotary_dim\" is null: GPT-J then turns n_embd " + std::to_string(c.hidden) + " dims, more than a head's " +
+               std::to_string(c.head_dim) + " (transformers fails on it with n_head > 1)");
+    const std::size_t rotary = r.count_or_none("rotary_dim", rotary_given ? c.hidden : 64);
     if (rotary > c.head_dim || rotary % 2)
         r.fail("\"rotary_dim\" " + std::to_string(rotary) + ": expected an even number of dims up to the head's " +
                std::to_string(c.head_dim) + " (n_embd / n_head)");

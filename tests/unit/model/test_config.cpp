@@ -752,7 +752,9 @@ TEST_CASE("model config: gptj is GPTJConfig: its defaults and attribute_map, rot
     CHECK(fails(", \"rotary_dim\": 18").find("\"rotary_dim\" 18: expected an even number of dims up to the head's 16") !=
           std::string::npos);
     CHECK(fails(", \"rotary_dim\": 5").find("\"rotary_dim\" 5") != std::string::npos);
-    CHECK(fails(", \"rotary_dim\": null").find("\"rotary_dim\" is null") != std::string::npos);
+    CHECK(fails(", \"rotary_dim\": null").find("\"rotary_dim\" is null: GPT-J then turns n_embd 64 dims, more than a head's 16") !=
+          std::string::npos);
+    CHECK(parse("{\"model_type\": \"gptj\", \"n_embd\": 8, \"n_head\": 1, \"rotary_dim\": null}").rotary_dims == 8);
     CHECK(fails(", \"n_head\": 5").find("n_embd 64 is not a multiple of n_head 5") != std::string::npos);
     CHECK(fails(", \"rotary_dim\": 8, \"rope_scaling\": {\"type\": \"linear\", \"factor\": 2}") == "no error");
 }
