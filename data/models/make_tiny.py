@@ -27,6 +27,7 @@
     /usr/bin/python3 data/models/make_tiny.py --gptj     # only gptj, gptj_full_rotary_f16
     /usr/bin/python3 data/models/make_tiny.py --falcon   # only falcon, falcon_grouped_bf16, falcon_serial_f16, falcon2
     /usr/bin/python3 data/models/make_tiny.py --opt      # only opt, opt_post_ln_f16, ../opt_project
+    /usr/bin/python3 data/models/make_tiny.py --gpt-neo  # only gpt_neo, gpt_neo_local_f16
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -44,7 +45,7 @@ Qwen2MoeModel and Qwen3MoeModel; models/olmo2/modular_olmo2.py Olmo2Model;
 models/starcoder2/modeling_starcoder2.py Starcoder2Model; models/stablelm/modeling_stablelm.py
 StableLmModel; models/cohere/modeling_cohere.py CohereModel; models/olmo/modular_olmo.py OlmoModel;
 models/gptj/modeling_gptj.py GPTJModel; models/falcon/modeling_falcon.py FalconModel;
-models/opt/modeling_opt.py OPTModel; models/granite/modular_granite.py
+models/opt/modeling_opt.py OPTModel; models/gpt_neo/modeling_gpt_neo.py GPTNeoModel; models/granite/modular_granite.py
 GraniteModel; models/phi/modeling_phi.py PhiModel; models/gpt_neox/modeling_gpt_neox.py
 GPTNeoXModel; models/distilbert/modeling_distilbert.py DistilBertModel;
 models/bloom/modeling_bloom.py BloomModel), with the parameter names and
@@ -1722,6 +1723,71 @@ def opt():
     os.remove(os.path.join(HERE, "opt_project", "hidden_states.npy"))
 
 
+# GPT-Neo (--gpt-neo: torch.manual_seed(26)): models/gpt_neo/modeling_gpt_neo.py GPTNeoModel. gpt_neo: global
+# and local layers (attention_types), window_size 3 (< 7 tokens), "transformer." names; gpt_neo_local_f16:
+# local, global, local with config.json's attention_layers beside attention_types, window_size 2, n 24, gelu.
+GPT_NEO = {"model_type": "gpt_neo", "architectures": ["GPTNeoForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+           "num_layers": 2, "num_heads": 4, "attention_types": [[["global", "local"], 1]], "window_size": 3,
+           "intermediate_size": None, "max_position_embeddings": 16, "activation_function": "gelu_new",
+           "layer_norm_epsilon": 1e-5}
+GPT_NEO_LOCAL = {"model_type": "gpt_neo", "architectures": ["GPTNeoModel"], "vocab_size": 64, "hidden_size": 32,
+                 "num_layers": 3, "num_heads": 4, "attention_types": [[["local", "global", "local"], 1]],
+                 "attention_layers": ["local", "global", "local"], "window_size": 2, "intermediate_size": 24,
+                 "max_position_embeddings": 8, "activation_function": "gelu", "layer_norm_epsilon": 1e-4}
+
+
+def gpt_neo_state(c):
+    E, L = c["hidden_size"], c["num_layers"]
+    Fi = c.get("intermediate_size") or 4 * E
+    sd = {"wte.weight": rnd(c["vocab_size"], E, std=1.0), "wpe.weight": rnd(c["max_position_embeddings"], E, std=0.5)}
+    for l in range(L):
+        p = "h.%d." % l
+        ln_params(sd, p + "ln_1", E)
+        for n in ("q_proj", "k_proj", "v_proj"):
+            sd[p + "attn.attention.%s.weight" % n] = rnd(E, E, std=0.15)
+        sd[p + "attn.attention.out_proj.weight"], sd[p + "attn.attention.out_proj.bias"] = rnd(E, E), rnd(E, std=0.1)
+        ln_params(sd, p + "ln_2", E)
+        sd[p + "mlp.c_fc.weight"], sd[p + "mlp.c_fc.bias"] = rnd(Fi, E), rnd(Fi, std=0.1)
+        sd[p + "mlp.c_proj.weight"], sd[p + "mlp.c_proj.bias"] = rnd(E, Fi), rnd(E, std=0.1)
+    ln_params(sd, "ln_f", E)
+    return sd
+
+
+def gpt_neo_forward(sd, c, ids):
+    B, T = ids.shape
+    E, H, L, eps = c["hidden_size"], c["num_heads"], c["num_layers"], c["layer_norm_epsilon"]
+    d, max_pos = E // H, c["max_position_embeddings"]
+    types = c.get("attention_layers") or [t for names, n in c["attention_types"] for _ in range(n) for t in names]
+    act = {"gelu": F.gelu, "gelu_new": gelu_new}[c["activation_function"]]
+    lin = lambda x, n: F.linear(x, sd[n + ".weight"], sd.get(n + ".bias"))
+    ln = lambda x, n: F.layer_norm(x, (E,), sd[n + ".weight"], sd[n + ".bias"], eps)
+    h = sd["wte.weight"][ids] + sd["wpe.weight"][torch.arange(T)][None]
+    hidden, atts = [], []
+    for l in range(L):
+        hidden.append(h)
+        p = "h.%d." % l
+        bias = torch.tril(torch.ones((max_pos, max_pos), dtype=torch.uint8))
+        if types[l] == "local":
+            bias = bias ^ torch.tril(bias, -c["window_size"])
+        x = ln(h, p + "ln_1")
+        q, k, v = (lin(x, p + "attn.attention." + n).view(B, T, H, d).permute(0, 2, 1, 3) for n in ("q_proj", "k_proj", "v_proj"))
+        w = torch.matmul(q, k.transpose(-1, -2))
+        w = torch.where(bias[:T, :T].bool(), w, torch.tensor(torch.finfo(torch.float32).min))
+        w = torch.softmax(w, dim=-1)
+        atts.append(w)
+        h = lin(torch.matmul(w, v).permute(0, 2, 1, 3).reshape(B, T, E), p + "attn.attention.out_proj") + h
+        h = h + lin(act(lin(ln(h, p + "ln_2"), p + "mlp.c_fc")), p + "mlp.c_proj")
+    hidden.append(ln(h, "ln_f"))
+    return torch.stack(atts), torch.stack(hidden)
+
+
+def gpt_neo():
+    torch.manual_seed(26)
+    save("gpt_neo", GPT_NEO, gpt_neo_state(GPT_NEO), lambda sd: gpt_neo_forward(sd, GPT_NEO, IDS), prefix="transformer.")
+    save("gpt_neo_local_f16", GPT_NEO_LOCAL, gpt_neo_state(GPT_NEO_LOCAL),
+         lambda sd: gpt_neo_forward(sd, GPT_NEO_LOCAL, IDS), torch.float16)
+
+
 def llama_biases():
     torch.manual_seed(9)
     save("llama_biases", LLAMA_BIASES, llama_state(LLAMA_BIASES, True), lambda sd: llama_forward(sd, LLAMA_BIASES, IDS),
@@ -1837,6 +1903,7 @@ def tiny():
     gptj()
     falcon()
     opt()
+    gpt_neo()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -2209,7 +2276,7 @@ SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": 
            "--granite": granite, "--mixtral": mixtral, "--qwen-moe": qwen_moe_models,
            "--electra": electra, "--starcoder2": starcoder2, "--stablelm": stablelm, "--cohere": cohere,
            "--olmo": olmo, "--gptj": gptj, "--falcon": falcon,
-           "--opt": opt}
+           "--opt": opt, "--gpt-neo": gpt_neo}
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":

@@ -12,6 +12,8 @@
 //   distilbert             DistilBertModel: BertModel's layers under other names, no token types
 //   gpt2                   GPT2Model: pre-LN, Conv1D layout (x·W) with the fused c_attn, causal,
 //                          GELU (tanh), ln_f; scale_attn_weights, scale_attn_by_inverse_layer_idx
+//   gpt_neo                GPTNeoModel: GPT-2's layout with q/k/v/out_proj, no scaling of q·kᵀ,
+//                          "local" layers seeing window_size tokens
 //   opt                    OPTModel: learned positions (offset 2), pre-LN (do_layer_norm_before) or
 //                          post-LN layers, ReLU; word_embed_proj_dim's project_in (attentions only)
 //   gptj                   GPTJModel: LayerNorm, RoPE on rotary_dim of each head on pairs
@@ -76,7 +78,7 @@
 
 namespace attn::model {
 
-enum class Architecture { bert, distilbert, gpt2, gptj, llama, phi, starcoder2, stablelm, cohere, olmo, gpt_neox, bloom, falcon, opt };
+enum class Architecture { bert, distilbert, gpt2, gptj, llama, phi, starcoder2, stablelm, cohere, olmo, gpt_neox, bloom, falcon, opt, gpt_neo };
 // An encoder (bert, distilbert): every token sees every token, no mask of any kind.
 inline bool is_encoder(Architecture a) noexcept { return a == Architecture::bert || a == Architecture::distilbert; }
 

@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, electra, distilbert, gpt2, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom, falcon";
+    return "bert, roberta, xlm-roberta, electra, distilbert, gpt2, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom, falcon";
 }
 
 namespace {
@@ -314,6 +314,59 @@ void opt(const Reader& r, ModelConfig& c) {
         r.fail("no \"pad_token_id\": OPTConfig's 1 is not an id of vocab_size " + std::to_string(c.vocab) +
                " (nn.Embedding's padding_idx)");
     padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
+}
+
+// GPTNeoConfig's defaults (gpt-neo-1.3B) and attribute_map (num_heads, num_layers): learned positions,
+// LayerNorm, q/k/v without biases and out_proj with one, no scaling of q·kᵀ, the layers "global"
+// (causal) or "local" (causal within window_size) as attention_types expands (config.json's
+// attention_layers, transformers' expansion of it, wins when given), the MLP c_fc and c_proj.
+void gpt_neo(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::gpt_neo;
+    c.layers = r.count_or(aliased(r, "num_layers", "num_hidden_layers", "GPTNeoConfig"), 24);
+    c.heads = r.count_or(aliased(r, "num_heads", "num_attention_heads", "GPTNeoConfig"), 16);
+    c.hidden = r.count_or("hidden_size", 2048);
+    c.intermediate = r.count_or_none("intermediate_size", 4 * c.hidden);
+    c.vocab = r.count_or("vocab_size", 50257);
+    c.max_positions = r.count_or("max_position_embeddings", 2048);
+    c.norm_eps = r.eps_or("layer_norm_epsilon", 1e-5);
+    r.not_null("activation_function");
+    c.activation = activation(r, r.string_or("activation_function", "gelu_new"));
+    if (c.hidden % c.heads)  // GPTNeoSelfAttention refuses it
+        r.fail("hidden_size " + std::to_string(c.hidden) + " is not a multiple of num_heads " + std::to_string(c.heads));
+    c.head_dim = c.hidden / c.heads;
+    c.o_bias = c.mlp_bias = true;
+    c.sliding_window = r.count_or("window_size", 256);
+    // attention_types: [[["global", "local"], 12]], each pattern repeated its count of times
+    std::vector<std::string> types;
+    if (const json::Value* t = r.v.find("attention_types"); t && !t->is_null()) {
+        const auto bad = [&] { r.fail("\"attention_types\": expected [[[\"global\" or \"local\", ...], count], ...]"); };
+        if (!t->is_array()) bad();
+        for (const json::Value& item : t->as_array()) {
+            if (!item.is_array() || item.as_array().size() != 2 || !item.as_array()[0].is_array() || !item.as_array()[1].is_number())
+                bad();
+            const double count = item.as_array()[1].as_number();
+            if (!(count >= 0) || count != std::floor(count) || count > 1e6) bad();
+            for (std::size_t k = 0; k < std::size_t(count); ++k)
+                for (const json::Value& name : item.as_array()[0].as_array()) types.push_back(name.is_string() ? name.as_string() : "");
+        }
+    } else {
+        for (int k = 0; k < 12; ++k) types.insert(types.end(), {"global", "local"});
+    }
+    if (types.size() != c.layers)  // GPTNeoConfig refuses it
+        r.fail("\"attention_types\" expands to " + std::to_string(types.size()) + " layers, but num_layers is " +
+               std::to_string(c.layers));
+    if (const json::Value* given = r.v.find("attention_layers"); given && !given->is_null()) {
+        if (!given->is_array() || given->as_array().size() < c.layers)
+            r.fail("\"attention_layers\": expected an array of \"global\" or \"local\", one per layer");
+        types.clear();
+        for (std::size_t l = 0; l < c.layers; ++l)
+            types.push_back(given->as_array()[l].is_string() ? given->as_array()[l].as_string() : "");
+    }
+    for (std::size_t l = 0; l < c.layers; ++l) {
+        if (types[l] != "global" && types[l] != "local")
+            r.fail("layer " + std::to_string(l) + "'s attention type \"" + types[l] + "\": expected \"global\" or \"local\"");
+        c.slides.push_back(types[l] == "local");
+    }
 }
 
 // BloomConfig's defaults (its tiny test model's: the checkpoints give theirs) and attribute_map
@@ -1172,6 +1225,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "gpt2") gpt2(r, c);
     else if (c.model_type == "gptj") gptj(r, c);
     else if (c.model_type == "opt") opt(r, c);
+    else if (c.model_type == "gpt_neo") gpt_neo(r, c);
     else if (c.model_type == "llama" || c.model_type == "mistral" || c.model_type == "qwen2" || c.model_type == "qwen3" ||
              c.model_type == "olmo2" || c.model_type == "granite" || c.model_type == "mixtral" ||
              c.model_type == "qwen2_moe" || c.model_type == "qwen3_moe")

@@ -59,8 +59,9 @@ Model::Model(const std::string& folder) {
             break;
         case Architecture::gpt2:
         case Architecture::gptj:
+        case Architecture::gpt_neo:
         case Architecture::bloom:
-        case Architecture::falcon:  // GPT2LMHeadModel, GPTJForCausalLM, BloomForCausalLM, FalconForCausalLM
+        case Architecture::falcon:  // GPT2LMHeadModel, GPTJ-, GPTNeo-, Bloom-, FalconForCausalLM
             weights_->choose_prefix({"", "transformer."}, token_embeddings(config_.arch));
             break;
         case Architecture::gpt_neox: weights_->choose_prefix({"", "gpt_neox."}, token_embeddings(config_.arch)); break;
@@ -150,6 +151,7 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
         case Architecture::bloom: run_bloom(c, *weights_, in, rec); break;
         case Architecture::falcon: run_falcon(c, *weights_, in, rec); break;
         case Architecture::opt: run_opt(c, *weights_, in, rec); break;
+        case Architecture::gpt_neo: run_gpt_neo(c, *weights_, in, rec); break;
         case Architecture::phi:
         case Architecture::gptj: run_phi(c, *weights_, in, rec); break;
         case Architecture::starcoder2: run_starcoder2(c, *weights_, in, rec); break;
@@ -175,7 +177,8 @@ const char* token_embeddings(Architecture arch) {
         case Architecture::bert:
         case Architecture::distilbert: return "embeddings.word_embeddings.weight";
         case Architecture::gpt2:
-        case Architecture::gptj: return "wte.weight";
+        case Architecture::gptj:
+        case Architecture::gpt_neo: return "wte.weight";
         case Architecture::gpt_neox: return "embed_in.weight";
         case Architecture::opt: return "decoder.embed_tokens.weight";
         case Architecture::bloom:
@@ -214,6 +217,7 @@ std::string layer_prefix(Architecture arch, std::size_t l) {
         case Architecture::opt: return "decoder.layers." + std::to_string(l) + ".";
         case Architecture::gpt2:
         case Architecture::gptj:
+        case Architecture::gpt_neo:
         case Architecture::bloom:
         case Architecture::falcon: return "h." + std::to_string(l) + ".";
         case Architecture::gpt_neox:

@@ -858,6 +858,51 @@ TEST_CASE("model config: opt is OPTConfig: its defaults, do_layer_norm_before, w
     CHECK(error("opt", ", \"activation_function\": null").find("\"activation_function\" is null") != std::string::npos);
 }
 
+TEST_CASE("model config: gpt_neo is GPTNeoConfig: its defaults, attention_types and attention_layers, window_size") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig g = parse("{\"model_type\": \"gpt_neo\"}");  // gpt-neo-1.3B
+    CHECK(g.arch == attn::model::Architecture::gpt_neo);
+    CHECK(g.layers == 24);
+    CHECK(g.hidden == 2048);
+    CHECK(g.heads == 16);
+    CHECK(g.head_dim == 128);
+    CHECK(g.intermediate == 8192);
+    CHECK(g.vocab == 50257);
+    CHECK(g.max_positions == 2048);
+    CHECK(g.activation == attn::model::ModelConfig::Activation::gelu_tanh);
+    CHECK(g.window_of(0) == 0);  // global
+    CHECK(g.window_of(1) == 256);  // local
+    CHECK(g.window_of(23) == 256);
+    const std::string neo = "{\"model_type\": \"gpt_neo\", \"hidden_size\": 32, \"num_heads\": 4";
+    const attn::model::ModelConfig l = parse(neo + ", \"num_layers\": 3, \"window_size\": 5, "
+                                                   "\"attention_types\": [[[\"local\"], 2], [[\"global\"], 1]]}");
+    CHECK(l.window_of(0) == 5);
+    CHECK(l.window_of(1) == 5);
+    CHECK(l.window_of(2) == 0);
+    // config.json's attention_layers (the attribute transformers saves) wins
+    const attn::model::ModelConfig a = parse(neo + ", \"num_layers\": 2, \"attention_types\": [[[\"local\"], 2]], "
+                                                   "\"attention_layers\": [\"global\", \"local\"]}");
+    CHECK(a.window_of(0) == 0);
+    CHECK(a.window_of(1) == 256);
+    const auto fails = [&](const std::string& more) {
+        try {
+            parse(neo + more + "}");
+        } catch (const attn::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK(fails(", \"num_layers\": 3").find("\"attention_types\" expands to 24 layers, but num_layers is 3") != std::string::npos);
+    CHECK(fails(", \"num_layers\": 1, \"attention_types\": [[[\"sparse\"], 1]]").find("attention type \"sparse\"") !=
+          std::string::npos);
+    CHECK(fails(", \"num_layers\": 1, \"attention_types\": [[\"global\", 1]]").find("expected [[[") != std::string::npos);
+    CHECK(fails(", \"num_layers\": 2, \"attention_types\": [[[\"global\"], 2]], \"attention_layers\": [\"global\"]")
+              .find("\"attention_layers\": expected an array") != std::string::npos);
+    CHECK(fails(", \"num_heads\": 5").find("hidden_size 32 is not a multiple of num_heads 5") != std::string::npos);
+    CHECK(fails(", \"num_attention_heads\": 8").find("\"num_heads\" and \"num_attention_heads\" (the same field of "
+                                                      "GPTNeoConfig) differ") != std::string::npos);
+}
+
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
     // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
     // pad_token_id 1
