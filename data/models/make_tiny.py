@@ -1525,7 +1525,7 @@ def falcon_sizes(c):
     H = c.get("n_head", c.get("num_attention_heads"))
     grouped = c.get("new_decoder_architecture", False)
     G = c.get("num_kv_heads") or H if grouped else 1 if c.get("multi_query", True) else H
-    Fi = c.get("ffn_hidden_size") or 4 * c.get("hidden_size", 4544)
+    Fi = c.get("ffn_hidden_size") or 4 * E  # (transformers v5; v4: 4 * the hidden_size key)
     return E, H, G, c.get("n_layer", c.get("num_hidden_layers")), Fi
 
 

@@ -972,9 +972,9 @@ void cohere(const Reader& r, ModelConfig& c) {
 // multi_query, one per head otherwise. RoPE on every dim (alibi refused: transformers' versions
 // apply Falcon's ALiBi differently), LayerNorm, the MLP dense_h_to_4h and dense_4h_to_h
 // (ffn_hidden_size, null: 4·hidden_size), biases everywhere with `bias`. new_decoder_architecture
-// runs the attention and the MLP side by side with ln_attn and ln_mlp (num_ln_in_parallel_attn 2,
-// the default) or input_layernorm (1); otherwise side by side with parallel_attn, or one after the
-// other with post_attention_layernorm.
+// (with parallel_attn) runs the attention and the MLP side by side with ln_attn and ln_mlp
+// (num_ln_in_parallel_attn 2, the default) or input_layernorm (1); otherwise side by side with
+// parallel_attn, or one after the other with post_attention_layernorm.
 void falcon(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::falcon;
     const auto named = [&](const char* key, const char* alias) { return aliased(r, key, alias, "FalconConfig"); };
@@ -983,7 +983,13 @@ void falcon(const Reader& r, ModelConfig& c) {
     const std::size_t hidden_size = r.count_or("hidden_size", 4544);
     const json::Value* n_embed = r.v.find("n_embed");  // `hidden_size if n_embed is None else n_embed`
     c.hidden = n_embed && !n_embed->is_null() ? r.count("n_embed") : hidden_size;
-    c.intermediate = r.count_or_none("ffn_hidden_size", 4 * hidden_size);  // (hidden_size's, not n_embed's)
+    // ffn_hidden_size null: 4·hidden_size, n_embed's when given as transformers v5 reads it (v4: hidden_size's)
+    c.intermediate = r.count_or_none("ffn_hidden_size", 4 * c.hidden);
+    const json::Value* ffn = r.v.find("ffn_hidden_size");
+    if ((!ffn || ffn->is_null()) && c.hidden != hidden_size)
+        c.notes.push_back("the MLP is 4 · n_embed = " + std::to_string(4 * c.hidden) +
+                          " wide, as transformers v5 reads FalconConfig (v4: 4 · hidden_size = " +
+                          std::to_string(4 * hidden_size) + ")");
     c.vocab = r.count_or("vocab_size", 65024);
     c.norm_eps = r.eps_or("layer_norm_epsilon", 1e-5);
     r.not_null("activation");
@@ -1005,7 +1011,9 @@ void falcon(const Reader& r, ModelConfig& c) {
     const json::Value* norms = r.v.find("num_ln_in_parallel_attn");
     const double n = norms && !norms->is_null() ? r.number_or("num_ln_in_parallel_attn", 0) : grouped ? 2 : 1;
     const bool parallel = r.flag("parallel_attn", true);
-    if (grouped ? !(n == 2 || (n == 1 && parallel)) : n == 2 && parallel)  // layers transformers cannot run (no MLP input, no norm)
+    // the layers transformers cannot run: no MLP input, or a norm it did not make (new_decoder_architecture
+    // without parallel_attn makes input_layernorm and reads ln_attn)
+    if (grouped ? !parallel || (n != 1 && n != 2) : n == 2 && parallel)
         r.fail("\"num_ln_in_parallel_attn\" " + shown(n) + " with new_decoder_architecture " + (grouped ? "true" : "false") +
                " and parallel_attn " + (parallel ? "true" : "false") + ": FalconDecoderLayer has no such layer");
     c.split_norms = grouped && n == 2;

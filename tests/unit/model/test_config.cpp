@@ -798,7 +798,12 @@ TEST_CASE("model config: falcon is FalconConfig: its defaults, the K/V groups of
     CHECK(s.qkv_bias);
     CHECK(s.o_bias);
     CHECK(s.mlp_bias);
-    CHECK(parse(falcon + ", \"n_embed\": 32}").intermediate == 256);  // 4 * hidden_size, not n_embed
+    // 4 · n_embed, as transformers v5 reads it, with a note (v4: 4 · hidden_size)
+    const attn::model::ModelConfig e = parse(falcon + ", \"n_embed\": 32}");
+    CHECK(e.intermediate == 128);
+    REQUIRE(e.notes.size() == 1);
+    CHECK(e.notes[0].find("(v4: 4 · hidden_size = 256)") != std::string::npos);
+    CHECK(parse(falcon + ", \"n_embed\": 64}").notes.empty());
     const auto fails = [&](const std::string& more) {
         try {
             parse(falcon + more + "}");
@@ -808,6 +813,8 @@ TEST_CASE("model config: falcon is FalconConfig: its defaults, the K/V groups of
         return std::string("no error");
     };
     CHECK(fails(", \"alibi\": true").find("\"alibi\": true is not supported") != std::string::npos);
+    CHECK(fails(", \"new_decoder_architecture\": true, \"parallel_attn\": false").find("FalconDecoderLayer has no such layer") !=
+          std::string::npos);
     CHECK(fails(", \"new_decoder_architecture\": true, \"num_kv_heads\": 3").find("not a multiple of num_kv_heads 3") !=
           std::string::npos);
     CHECK(fails(", \"multi_query\": false, \"num_kv_heads\": 2").find("num_kv_heads 2 differs from num_attention_heads 8") !=
