@@ -306,10 +306,11 @@ void opt(const Reader& r, ModelConfig& c) {
     if (c.hidden % c.heads)  // OPTAttention refuses it
         r.fail("hidden_size " + std::to_string(c.hidden) + " is not a multiple of num_attention_heads " + std::to_string(c.heads));
     c.head_dim = c.hidden / c.heads;
-    c.qkv_bias = c.o_bias = c.mlp_bias = r.bool_or("enable_bias", true);
+    // (null is None, falsy: nn.Linear(bias=None) has no bias, nn.LayerNorm(elementwise_affine=None) no parameters)
+    c.qkv_bias = c.o_bias = c.mlp_bias = r.flag("enable_bias", true);
     c.norm_before = r.flag("do_layer_norm_before", true);
     c.final_norm = c.norm_before && !r.flag("_remove_final_layer_norm", false);
-    c.norm_affine = r.bool_or("layer_norm_elementwise_affine", true);
+    c.norm_affine = r.flag("layer_norm_elementwise_affine", true);
     if (!r.v.find("pad_token_id") && c.vocab <= 1)  // OPTConfig's pad_token_id 1 when absent
         r.fail("no \"pad_token_id\": OPTConfig's 1 is not an id of vocab_size " + std::to_string(c.vocab) +
                " (nn.Embedding's padding_idx)");

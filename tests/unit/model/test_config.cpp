@@ -859,6 +859,10 @@ TEST_CASE("model config: opt is OPTConfig: its defaults, do_layer_norm_before, w
     CHECK_FALSE(m.norm_affine);
     CHECK_FALSE(config("opt", ", \"_remove_final_layer_norm\": true").final_norm);
     CHECK(config("opt", ", \"word_embed_proj_dim\": null").embedding_size == 64);
+    // null is None, which nn.Linear(bias=...) and nn.LayerNorm(elementwise_affine=...) take as false
+    const attn::model::ModelConfig n = config("opt", ", \"enable_bias\": null, \"layer_norm_elementwise_affine\": null");
+    CHECK_FALSE(n.qkv_bias);
+    CHECK_FALSE(n.norm_affine);
     CHECK(error("opt", ", \"num_attention_heads\": 5").find("hidden_size 64 is not a multiple of num_attention_heads 5") !=
           std::string::npos);
     CHECK(error("opt", ", \"vocab_size\": 1").find("OPTConfig's 1 is not an id of vocab_size 1") != std::string::npos);
