@@ -873,7 +873,7 @@ void starcoder2(const Reader& r, ModelConfig& c) {
     c.norm_eps = r.eps_or("norm_epsilon", 1e-5);
     r.not_null("hidden_act");
     c.activation = activation(r, r.string_or("hidden_act", "gelu_pytorch_tanh"));
-    c.qkv_bias = c.o_bias = c.mlp_bias = r.bool_or("use_bias", true);
+    c.qkv_bias = c.o_bias = c.mlp_bias = r.flag("use_bias", true);
     c.sliding_window = r.count_or_none("sliding_window", 0);
     rope_and_groups(r, c, 4096);
     padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
@@ -1053,8 +1053,8 @@ void gpt_neox(const Reader& r, ModelConfig& c) {
     c.rotary_dims = rotary_dims(r, c.head_dim, own_partial ? partial : r.number_or("rotary_pct", 0.25),
                                 own_partial ? "partial_rotary_factor" : "rotary_pct");
     if (!(object && object->find("rope_theta"))) c.rope.theta = rope_base(r, "rotary_emb_base", 10000.0);
-    c.qkv_bias = c.o_bias = r.bool_or("attention_bias", true);
-    c.parallel_residual = r.bool_or("use_parallel_residual", true);
+    c.qkv_bias = c.o_bias = r.flag("attention_bias", true);
+    c.parallel_residual = r.flag("use_parallel_residual", true);
 }
 
 // Phi3Config's defaults (Phi-3-mini-4k): LlamaModel with the projections fused, self_attn.qkv_proj

@@ -591,6 +591,7 @@ TEST_CASE("model config: starcoder2 is Starcoder2Config: its defaults, use_bias,
     CHECK(error("starcoder2", g4 + ", \"norm_epsilon\": -1").find("\"norm_epsilon\" is -1") != std::string::npos);
     CHECK(error("starcoder2", g4 + ", \"head_dim\": null").find("\"head_dim\" is null") != std::string::npos);
     CHECK(config("starcoder2", g4 + ", \"head_dim\": 8").head_dim == 8);
+    CHECK_FALSE(config("starcoder2", g4 + ", \"use_bias\": null").qkv_bias);  // nn.Linear(bias=None): none
 }
 
 TEST_CASE("model config: stablelm is StableLmConfig: its defaults, partial_rotary_factor 0.25, the parallel residual") {
@@ -1295,6 +1296,10 @@ TEST_CASE("model config: GPTNeoXConfig: rotary_pct and rotary_emb_base, parallel
     CHECK(n.norm_eps == 1e-5);
     CHECK(n.activation == attn::model::ModelConfig::Activation::gelu_erf);
     CHECK(n.window_of(0) == 0);
+    // null is None: nn.Linear(bias=None) has no bias, `if self.use_parallel_residual:` is false
+    const attn::model::ModelConfig nulls = config("gpt_neox", half + ", \"attention_bias\": null, \"use_parallel_residual\": null");
+    CHECK_FALSE(nulls.qkv_bias);
+    CHECK_FALSE(nulls.parallel_residual);
     // the default rotary_pct 0.25 of head_dim 4: int(1.0) = 1 dim, an odd count attn refuses
     CHECK(error("gpt_neox", "").find("\"rotary_pct\" 0.25 gives int(4 * 0.25) = 1 rotary dims") != std::string::npos);
     // top-level partial_rotary_factor and rope_theta are never read: v4's constructor overwrites
