@@ -59,7 +59,7 @@ void run_bert(const ModelConfig& c, const Weights& w, const ModelInput& in, Reco
         h = linear(rows_of(h), w.get("embeddings_project.weight", {E, Ee}), Layout::linear, &w.get("embeddings_project.bias", {E}));
     rec.hidden(0, h);
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
-        const std::string p = layer_prefix(c.arch, l);
+        const std::string p = layer_prefix(c, l);
         // The weight and the bias of the layer's part `name`, the weight `rows` × `cols`.
         const auto weight = [&](const char* name, std::size_t rows, std::size_t cols) -> const Weight& {
             return w.get(p + name + ".weight", {rows, cols});

@@ -30,7 +30,7 @@ void run_bloom(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
     spec.scale = float(1.0 / std::sqrt(double(d)));  // inv_norm_factor
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         rec.hidden(l, h);
-        const std::string p = layer_prefix(c.arch, l);
+        const std::string p = layer_prefix(c, l);
         const auto W = [&](const std::string& n, std::initializer_list<std::size_t> s) -> const Weight& { return w.get(p + n, s); };
         Tensor x = h;
         layer_norm(x, W("input_layernorm.weight", {E}), &W("input_layernorm.bias", {E}), c.norm_eps);

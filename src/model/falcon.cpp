@@ -22,7 +22,7 @@ void run_falcon(const ModelConfig& c, const Weights& w, const ModelInput& in, Re
     Tensor h = token_rows(c, w, in, E);
     AttentionSpec spec;
     spec.causal = Causal::top_left;
-    w.get(layer_prefix(c.arch, 0) + "self_attention.query_key_value.weight", {QKV, E});  // confirms head_dim
+    w.get(layer_prefix(c, 0) + "self_attention.query_key_value.weight", {QKV, E});  // confirms head_dim
     spec.rope = rope_for_tokens(c.rope, d, T, c.rope_scaling_text);
     spec.scale = float(1.0 / std::sqrt(double(d)));  // attention_scores /= math.sqrt(self.head_dim)
     const auto ln = [&](Tensor& x, const std::string& name) {
@@ -30,7 +30,7 @@ void run_falcon(const ModelConfig& c, const Weights& w, const ModelInput& in, Re
     };
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         rec.hidden(l, h);
-        const std::string p = layer_prefix(c.arch, l);
+        const std::string p = layer_prefix(c, l);
         const auto proj = [&](const Tensor& x, const std::string& name, std::size_t rows, std::size_t cols) {
             return linear(rows_of(x), w.get(p + name + ".weight", {rows, cols}), Layout::linear,
                           c.qkv_bias ? &w.get(p + name + ".bias", {rows}) : nullptr);

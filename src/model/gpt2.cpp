@@ -32,7 +32,7 @@ void run_gpt2(const ModelConfig& c, const Weights& w, const ModelInput& in, Reco
             spec.scale = float((c.scale_attn_weights ? 1.0 / std::sqrt(double(d)) : 1.0) /
                                (c.scale_by_inverse_layer ? double(l + 1) : 1.0));
         rec.hidden(l, h);
-        const std::string p = layer_prefix(c.arch, l);
+        const std::string p = layer_prefix(c, l);
         const auto W = [&](const std::string& n, std::initializer_list<std::size_t> s) -> const Weight& { return w.get(p + n, s); };
         Tensor x = h;
         layer_norm(x, W("ln_1.weight", {E}), &W("ln_1.bias", {E}), c.norm_eps);

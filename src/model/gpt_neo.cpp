@@ -28,7 +28,7 @@ void run_gpt_neo(const ModelConfig& c, const Weights& w, const ModelInput& in, R
         const std::size_t window = c.window_of(l);  // bias ^ tril(bias, -window_size)
         spec.window = window ? Window{window - 1, unbounded} : Window{};
         rec.hidden(l, h);
-        const std::string p = layer_prefix(c.arch, l);
+        const std::string p = layer_prefix(c, l);
         const auto proj = [&](const Tensor& x, const std::string& name, std::size_t rows, std::size_t cols, bool bias) {
             return linear(rows_of(x), w.get(p + name + ".weight", {rows, cols}), Layout::linear,
                           bias ? &w.get(p + name + ".bias", {rows}) : nullptr);

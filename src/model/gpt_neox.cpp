@@ -19,12 +19,12 @@ void run_gpt_neox(const ModelConfig& c, const Weights& w, const ModelInput& in, 
     Tensor h = token_rows(c, w, in, E);
     AttentionSpec spec;
     spec.causal = Causal::top_left;
-    w.get(layer_prefix(c.arch, 0) + "attention.query_key_value.weight", {3 * E, E});  // confirms head_dim
+    w.get(layer_prefix(c, 0) + "attention.query_key_value.weight", {3 * E, E});  // confirms head_dim
     spec.rope = rope_for_tokens(c.rope, c.rotary_dims, T, c.rope_scaling_text);
     spec.scale = float(1.0 / std::sqrt(double(d)));  // norm_factor = head_size ** -0.5
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         rec.hidden(l, h);
-        const std::string p = layer_prefix(c.arch, l);
+        const std::string p = layer_prefix(c, l);
         const auto W = [&](const std::string& n, std::initializer_list<std::size_t> s) -> const Weight& { return w.get(p + n, s); };
         const auto bias = [&](const std::string& n, std::size_t len) { return c.qkv_bias ? &W(n, {len}) : nullptr; };
         Tensor x = h;

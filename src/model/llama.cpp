@@ -34,8 +34,8 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
     // RoPE (layers.hpp's rope_for_tokens) once layer 0's projection confirms head_dim. Gemma 3's
     // sliding layers have a RoPE of their own (ModelConfig::rope_of).
     const std::string qkv_fused = "self_attn.qkv_proj.weight";  // Phi-3: rows q | k | v
-    if (c.fused_projections) w.get(layer_prefix(c.arch, 0) + qkv_fused, {(H + 2 * G) * d, E});
-    else w.get(layer_prefix(c.arch, 0) + "self_attn.q_proj.weight", {H * d, E});
+    if (c.fused_projections) w.get(layer_prefix(c, 0) + qkv_fused, {(H + 2 * G) * d, E});
+    else w.get(layer_prefix(c, 0) + "self_attn.q_proj.weight", {H * d, E});
     const std::size_t rotated = c.rotary_dims ? c.rotary_dims : d;  // Phi-3's partial_rotary_factor
     // (each only when some layer uses it: transformers makes one per layer type present)
     bool full_used = false, sliding_used = false;
@@ -53,7 +53,7 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
         spec.window = !window ? Window{} : Window{window - 1, c.bidirectional ? window - 1 : unbounded};
         spec.rope = &c.rope_of(l) == &c.rope ? full_rope : sliding_rope;
         rec.hidden(l, h);
-        const std::string p = layer_prefix(c.arch, l);
+        const std::string p = layer_prefix(c, l);
         const auto W = [&](const std::string& n, std::initializer_list<std::size_t> s) -> const Weight& { return w.get(p + n, s); };
         const auto bias = [&](bool on, const std::string& n, std::size_t len) { return on ? &W(n, {len}) : nullptr; };
         const auto norm = [&](Tensor& x, const std::string& n, std::size_t len) { rms_norm(x, W(n, {len}), c.norm_eps, c.unit_offset_norm); };

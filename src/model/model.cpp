@@ -138,8 +138,8 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
     // as a buffer of 784 GB.
     weights_->require(token_embeddings(c.arch));
     const std::size_t last = Recorder::last_layer(c, wants);
-    if (!weights_->has_any(layer_prefix(c.arch, last)))
-        weights_->missing(layer_prefix(c.arch, last) + "*", "config.json has " + std::to_string(c.layers) +
+    if (!weights_->has_any(layer_prefix(c, last)))
+        weights_->missing(layer_prefix(c, last) + "*", "config.json has " + std::to_string(c.layers) +
                                                                 " layers, and layer " + std::to_string(last) + " is needed");
     Recorder rec(c, in, wants);
     switch (c.arch) {
@@ -165,8 +165,8 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
     require_finite(r.hidden_states, "hidden states");
     // Layers past config.json's count: a config that is wrong about it would go unnoticed
     // (transformers warns of weights it does not use).
-    if (weights_->has_any(layer_prefix(c.arch, c.layers)))
-        r.notes.push_back("the weights hold a layer " + std::to_string(c.layers) + " (" + layer_prefix(c.arch, c.layers) +
+    if (weights_->has_any(layer_prefix(c, c.layers)))
+        r.notes.push_back("the weights hold a layer " + std::to_string(c.layers) + " (" + layer_prefix(c, c.layers) +
                           "*) but config.json has " + std::to_string(c.layers) + (c.layers == 1 ? " layer" : " layers") +
                           ": the layers past them are not used");
     return r;
@@ -204,14 +204,14 @@ AttentionSpec rope_decoder_spec(const ModelConfig& c, const Weights& w, std::siz
                                 const std::string& q_proj) {
     AttentionSpec spec;
     spec.causal = Causal::top_left;
-    w.get(layer_prefix(c.arch, 0) + q_proj + ".weight", {c.heads * c.head_dim, c.hidden});  // confirms head_dim
+    w.get(layer_prefix(c, 0) + q_proj + ".weight", {c.heads * c.head_dim, c.hidden});  // confirms head_dim
     spec.rope = rope_for_tokens(c.rope, dims, tokens, c.rope_scaling_text);
     spec.scale = float(1.0 / std::sqrt(double(c.head_dim)));  // head_dim ** -0.5
     return spec;
 }
 
-std::string layer_prefix(Architecture arch, std::size_t l) {
-    switch (arch) {
+std::string layer_prefix(const ModelConfig& c, std::size_t l) {
+    switch (c.arch) {
         case Architecture::bert: return "encoder.layer." + std::to_string(l) + ".";
         case Architecture::distilbert: return "transformer.layer." + std::to_string(l) + ".";
         case Architecture::opt: return "decoder.layers." + std::to_string(l) + ".";

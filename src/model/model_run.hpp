@@ -40,7 +40,7 @@ private:
 };
 
 // The names of layer l's weights begin with this: "encoder.layer.3.", "h.3.", "layers.3.".
-std::string layer_prefix(Architecture arch, std::size_t l);
+std::string layer_prefix(const ModelConfig& c, std::size_t l);
 // The token embedding table's name ("wte.weight"): read first, and what tells a task model's
 // prefix ("transformer.") from the base model's.
 const char* token_embeddings(Architecture arch);

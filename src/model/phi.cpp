@@ -35,7 +35,7 @@ void run_phi(const ModelConfig& c, const Weights& w, const ModelInput& in, Recor
     };
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         rec.hidden(l, h);
-        const std::string p = layer_prefix(c.arch, l);
+        const std::string p = layer_prefix(c, l);
         const auto proj = [&](const Tensor& x, const std::string& name, std::size_t rows, std::size_t cols, bool bias) {
             return linear(rows_of(x), w.get(p + name + ".weight", {rows, cols}), Layout::linear,
                           bias ? &w.get(p + name + ".bias", {rows}) : nullptr);

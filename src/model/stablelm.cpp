@@ -31,7 +31,7 @@ void run_stablelm(const ModelConfig& c, const Weights& w, const ModelInput& in, 
     };
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         rec.hidden(l, h);
-        const std::string p = layer_prefix(c.arch, l);
+        const std::string p = layer_prefix(c, l);
         const auto W = [&](const std::string& n, std::initializer_list<std::size_t> s) -> const Weight& { return w.get(p + n, s); };
         const auto proj = [&](const Tensor& x, const std::string& n, std::size_t rows, std::size_t cols, bool bias) {
             return linear(rows_of(x), W(n + ".weight", {rows, cols}), Layout::linear, bias ? &W(n + ".bias", {rows}) : nullptr);

@@ -21,7 +21,7 @@ void run_starcoder2(const ModelConfig& c, const Weights& w, const ModelInput& in
         const std::size_t window = c.window_of(l);
         spec.window = window ? Window{window - 1, unbounded} : Window{};
         rec.hidden(l, h);
-        const std::string p = layer_prefix(c.arch, l);
+        const std::string p = layer_prefix(c, l);
         const auto W = [&](const std::string& n, std::initializer_list<std::size_t> s) -> const Weight& { return w.get(p + n, s); };
         const auto bias = [&](const std::string& n, std::size_t len) { return c.qkv_bias ? &W(n + ".bias", {len}) : nullptr; };
         const auto proj = [&](const MatrixView& x, const std::string& n, std::size_t rows, std::size_t cols) {
