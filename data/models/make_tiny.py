@@ -28,6 +28,7 @@
     /usr/bin/python3 data/models/make_tiny.py --falcon   # only falcon, falcon_grouped_bf16, falcon_serial_f16, falcon2
     /usr/bin/python3 data/models/make_tiny.py --opt      # only opt, opt_post_ln_f16, ../opt_project
     /usr/bin/python3 data/models/make_tiny.py --gpt-neo  # only gpt_neo, gpt_neo_local_f16
+    /usr/bin/python3 data/models/make_tiny.py --albert   # only albert, albert_groups_f16
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -45,7 +46,8 @@ Qwen2MoeModel and Qwen3MoeModel; models/olmo2/modular_olmo2.py Olmo2Model;
 models/starcoder2/modeling_starcoder2.py Starcoder2Model; models/stablelm/modeling_stablelm.py
 StableLmModel; models/cohere/modeling_cohere.py CohereModel; models/olmo/modular_olmo.py OlmoModel;
 models/gptj/modeling_gptj.py GPTJModel; models/falcon/modeling_falcon.py FalconModel;
-models/opt/modeling_opt.py OPTModel; models/gpt_neo/modeling_gpt_neo.py GPTNeoModel; models/granite/modular_granite.py
+models/opt/modeling_opt.py OPTModel; models/gpt_neo/modeling_gpt_neo.py GPTNeoModel;
+models/albert/modeling_albert.py AlbertModel; models/granite/modular_granite.py
 GraniteModel; models/phi/modeling_phi.py PhiModel; models/gpt_neox/modeling_gpt_neox.py
 GPTNeoXModel; models/distilbert/modeling_distilbert.py DistilBertModel;
 models/bloom/modeling_bloom.py BloomModel), with the parameter names and
@@ -1788,6 +1790,79 @@ def gpt_neo():
          lambda sd: gpt_neo_forward(sd, GPT_NEO_LOCAL, IDS), torch.float16)
 
 
+# ALBERT (--albert: torch.manual_seed(27)): models/albert/modeling_albert.py AlbertModel. albert: embeddings
+# 16 wide (embedding_size) mapped to hidden 32 by encoder.embedding_hidden_mapping_in, 3 layers sharing one
+# layer's weights (num_hidden_groups 1), token types, gelu_new, "albert." names; albert_groups_f16:
+# embedding_size = hidden_size (the mapping still there), 4 layers over 2 hidden groups (layers 0-1 the first
+# group's weights, 2-3 the second's), relu.
+ALBERT = {"model_type": "albert", "architectures": ["AlbertForMaskedLM"], "vocab_size": 64, "embedding_size": 16,
+          "hidden_size": 32, "num_hidden_layers": 3, "num_hidden_groups": 1, "num_attention_heads": 4,
+          "intermediate_size": 48, "inner_group_num": 1, "hidden_act": "gelu_new", "max_position_embeddings": 16,
+          "type_vocab_size": 2, "layer_norm_eps": 1e-12, "position_embedding_type": "absolute", "pad_token_id": 0}
+ALBERT_GROUPS = {"model_type": "albert", "architectures": ["AlbertModel"], "vocab_size": 64, "embedding_size": 32,
+                 "hidden_size": 32, "num_hidden_layers": 4, "num_hidden_groups": 2, "num_attention_heads": 4,
+                 "intermediate_size": 40, "hidden_act": "relu", "max_position_embeddings": 8, "type_vocab_size": 2,
+                 "layer_norm_eps": 1e-5}
+
+
+def albert_state(c):
+    E, Ee, Fi, G = c["hidden_size"], c["embedding_size"], c["intermediate_size"], c["num_hidden_groups"]
+    sd = {"embeddings.word_embeddings.weight": rnd(c["vocab_size"], Ee, std=1.0),
+          "embeddings.position_embeddings.weight": rnd(c["max_position_embeddings"], Ee, std=0.5),
+          "embeddings.token_type_embeddings.weight": rnd(c["type_vocab_size"], Ee, std=0.5),
+          "encoder.embedding_hidden_mapping_in.weight": rnd(E, Ee, std=0.3),
+          "encoder.embedding_hidden_mapping_in.bias": rnd(E, std=0.1)}
+    ln_params(sd, "embeddings.LayerNorm", Ee)
+
+    def linear(name, rows, cols, std=0.3):
+        sd[name + ".weight"], sd[name + ".bias"] = rnd(rows, cols, std=std), rnd(rows, std=0.1)
+    for g in range(G):
+        p = "encoder.albert_layer_groups.%d.albert_layers.0." % g
+        for n in ("query", "key", "value"):
+            linear(p + "attention." + n, E, E, std=0.4)
+        linear(p + "attention.dense", E, E)
+        ln_params(sd, p + "attention.LayerNorm", E)
+        linear(p + "ffn", Fi, E)
+        linear(p + "ffn_output", E, Fi)
+        ln_params(sd, p + "full_layer_layer_norm", E)
+    return sd
+
+
+def albert_forward(sd, c, ids, types):
+    B, T = ids.shape
+    E, Ee, H, L, G = c["hidden_size"], c["embedding_size"], c["num_attention_heads"], c["num_hidden_layers"], \
+        c["num_hidden_groups"]
+    d, eps = E // H, c["layer_norm_eps"]
+    act = {"gelu_new": gelu_new, "relu": F.relu}[c["hidden_act"]]
+    lin = lambda x, n: F.linear(x, sd[n + ".weight"], sd[n + ".bias"])
+    ln = lambda x, n, size: F.layer_norm(x, (size,), sd[n + ".weight"], sd[n + ".bias"], eps)
+    e = sd["embeddings.word_embeddings.weight"][ids] + sd["embeddings.token_type_embeddings.weight"][types]
+    e = e + sd["embeddings.position_embeddings.weight"][torch.arange(T)][None]
+    h = lin(ln(e, "embeddings.LayerNorm", Ee), "encoder.embedding_hidden_mapping_in")
+    hidden, atts = [h], []
+    for i in range(L):
+        g = int(i / (L / G))  # AlbertTransformer's group_idx
+        p = "encoder.albert_layer_groups.%d.albert_layers.0." % g
+        q, k, v = (lin(h, p + "attention." + n).view(B, T, H, d).permute(0, 2, 1, 3) for n in ("query", "key", "value"))
+        scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(d)
+        probs = torch.softmax(scores, dim=-1)
+        atts.append(probs)
+        ctx = torch.matmul(probs, v).transpose(2, 1).flatten(2)
+        a = ln(h + lin(ctx, p + "attention.dense"), p + "attention.LayerNorm", E)
+        f = lin(act(lin(a, p + "ffn")), p + "ffn_output")
+        h = ln(f + a, p + "full_layer_layer_norm", E)
+        hidden.append(h)
+    return torch.stack(atts), torch.stack(hidden)
+
+
+def albert():
+    torch.manual_seed(27)
+    save("albert", ALBERT, albert_state(ALBERT), lambda sd: albert_forward(sd, ALBERT, IDS, TYPES), prefix="albert.",
+         types=TYPES)
+    save("albert_groups_f16", ALBERT_GROUPS, albert_state(ALBERT_GROUPS),
+         lambda sd: albert_forward(sd, ALBERT_GROUPS, IDS, TYPES), torch.float16, types=TYPES)
+
+
 def llama_biases():
     torch.manual_seed(9)
     save("llama_biases", LLAMA_BIASES, llama_state(LLAMA_BIASES, True), lambda sd: llama_forward(sd, LLAMA_BIASES, IDS),
@@ -1904,6 +1979,7 @@ def tiny():
     falcon()
     opt()
     gpt_neo()
+    albert()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -2276,7 +2352,7 @@ SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": 
            "--granite": granite, "--mixtral": mixtral, "--qwen-moe": qwen_moe_models,
            "--electra": electra, "--starcoder2": starcoder2, "--stablelm": stablelm, "--cohere": cohere,
            "--olmo": olmo, "--gptj": gptj, "--falcon": falcon,
-           "--opt": opt, "--gpt-neo": gpt_neo}
+           "--opt": opt, "--gpt-neo": gpt_neo, "--albert": albert}
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":

@@ -10,6 +10,8 @@
 //   electra                ElectraModel: BertModel's layers after embeddings embedding_size wide,
 //                          projected to hidden_size (embeddings_project) when the two differ
 //   distilbert             DistilBertModel: BertModel's layers under other names, no token types
+//   albert                 AlbertModel: BertModel's layers under other names, shared by
+//                          num_hidden_groups, after embeddings embedding_size wide mapped to hidden_size
 //   gpt2                   GPT2Model: pre-LN, Conv1D layout (x·W) with the fused c_attn, causal,
 //                          GELU (tanh), ln_f; scale_attn_weights, scale_attn_by_inverse_layer_idx
 //   gpt_neo                GPTNeoModel: GPT-2's layout with q/k/v/out_proj, no scaling of q·kᵀ,
@@ -78,9 +80,11 @@
 
 namespace attn::model {
 
-enum class Architecture { bert, distilbert, gpt2, gptj, llama, phi, starcoder2, stablelm, cohere, olmo, gpt_neox, bloom, falcon, opt, gpt_neo };
-// An encoder (bert, distilbert): every token sees every token, no mask of any kind.
-inline bool is_encoder(Architecture a) noexcept { return a == Architecture::bert || a == Architecture::distilbert; }
+enum class Architecture { bert, distilbert, gpt2, gptj, llama, phi, starcoder2, stablelm, cohere, olmo, gpt_neox, bloom, falcon, opt, gpt_neo, albert };
+// An encoder (bert, distilbert, albert): every token sees every token, no mask of any kind.
+inline bool is_encoder(Architecture a) noexcept {
+    return a == Architecture::bert || a == Architecture::distilbert || a == Architecture::albert;
+}
 
 // The model_type values attn runs, for messages: "bert, roberta, ..., gpt_neox".
 const char* known_model_types() noexcept;
@@ -135,6 +139,8 @@ struct ModelConfig {
     bool scale_attn_weights = true, scale_by_inverse_layer = false;  // gpt2: 1/√d, and 1/(layer + 1)
     bool absolute_positions = true;  // bert: position embeddings added (position_embedding_type null: none)
     std::size_t embedding_size = 0;  // ELECTRA: the embeddings' width (0: hidden), projected to hidden when it differs
+                                     // (ALBERT: always, by encoder.embedding_hidden_mapping_in)
+    std::size_t layer_groups = 1;    // ALBERT's num_hidden_groups: layer l runs group l·groups/layers's weights
                                      // (OPT's word_embed_proj_dim, projected back by project_out at the end)
     bool norm_before = true;   // OPT's do_layer_norm_before (false: each LayerNorm after its residual, as opt-350m)
     bool final_norm = true;    // OPT: the decoder's final_layer_norm (none post-LN or with _remove_final_layer_norm)

@@ -321,9 +321,10 @@ int cmd_model(int argc, char** argv) {
         const Encoding e = tok->encode(text_option(r["text"].as<std::string>(), "text"), pair);
         if (e.ids.empty()) throw InputError("--text gives no tokens");
         input.batch = 1, input.tokens = e.ids.size(), input.ids = e.ids;
-        // Only BERT takes token types; transformers gives the others none (model_input_names:
-        // RobertaTokenizer's too).
-        if (c.arch == model::Architecture::bert && !c.padding_idx) input.token_types = e.type_ids;
+        // Only BERT and ALBERT take token types; transformers gives the others none
+        // (model_input_names: RobertaTokenizer's too).
+        if ((c.arch == model::Architecture::bert || c.arch == model::Architecture::albert) && !c.padding_idx)
+            input.token_types = e.type_ids;
         for (const auto& t : e.tokens) token_strings.push_back(io::printable_utf8(t));
         raw_tokens = e.tokens;
         for (std::size_t i = 0; pair && i < e.sequence.size() && !sentence_b; ++i)

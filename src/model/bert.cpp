@@ -6,7 +6,9 @@
 // the same under other names (EncoderNames), without token types. (DistilBERT divides q by √d
 // before q·kᵀ where BERT divides the scores: the same up to float32 rounding.) ElectraModel is
 // BertModel with embeddings embedding_size wide, projected to hidden_size by embeddings_project
-// when the two differ.
+// when the two differ; AlbertModel (models/albert/modeling_albert.py) the same under its names,
+// the projection (embedding_hidden_mapping_in) always there, the layers sharing their groups'
+// weights (layer_prefix).
 #include <string>
 
 #include "model/layers.hpp"
@@ -41,11 +43,15 @@ constexpr EncoderNames bert_names{"attention.self.query",      "attention.self.k
                                   "output.dense",              "output.LayerNorm"};
 constexpr EncoderNames distilbert_names{"attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin",
                                         "sa_layer_norm",   "ffn.lin1",        "ffn.lin2",        "output_layer_norm"};
+constexpr EncoderNames albert_names{"attention.query", "attention.key", "attention.value",      "attention.dense",
+                                    "attention.LayerNorm", "ffn",       "ffn_output", "full_layer_layer_norm"};
 
 }  // namespace
 
 void run_bert(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec) {
-    const EncoderNames& n = c.arch == Architecture::distilbert ? distilbert_names : bert_names;
+    const EncoderNames& n = c.arch == Architecture::distilbert ? distilbert_names
+                            : c.arch == Architecture::albert   ? albert_names
+                                                               : bert_names;
     const std::size_t E = c.hidden, H = c.heads, d = c.head_dim, B = in.batch, T = in.tokens, F = c.intermediate;
     const std::size_t Ee = c.embedding_size ? c.embedding_size : E;  // ELECTRA's embeddings are their own width
     Tensor h = token_rows(c, w, in, Ee);
@@ -55,8 +61,12 @@ void run_bert(const ModelConfig& c, const Weights& w, const ModelInput& in, Reco
     if (c.absolute_positions) embed(h, w.table("embeddings.position_embeddings.weight", {c.max_positions, Ee}), positions, true);
     if (c.type_vocab) embed(h, w.table("embeddings.token_type_embeddings.weight", {c.type_vocab, Ee}), types, true);
     layer_norm(h, w.get("embeddings.LayerNorm.weight", {Ee}), &w.get("embeddings.LayerNorm.bias", {Ee}), c.norm_eps);
-    if (Ee != E)  // ElectraModel's embeddings_project, whose output is the first hidden state
-        h = linear(rows_of(h), w.get("embeddings_project.weight", {E, Ee}), Layout::linear, &w.get("embeddings_project.bias", {E}));
+    // ElectraModel's embeddings_project when the widths differ, AlbertTransformer's
+    // embedding_hidden_mapping_in always; its output is the first hidden state
+    const char* project = c.arch == Architecture::albert ? "encoder.embedding_hidden_mapping_in" : "embeddings_project";
+    if (Ee != E || c.arch == Architecture::albert)
+        h = linear(rows_of(h), w.get(std::string(project) + ".weight", {E, Ee}), Layout::linear,
+                   &w.get(std::string(project) + ".bias", {E}));
     rec.hidden(0, h);
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         const std::string p = layer_prefix(c, l);

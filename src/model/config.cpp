@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, electra, distilbert, gpt2, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom, falcon";
+    return "bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom, falcon";
 }
 
 namespace {
@@ -156,6 +156,16 @@ std::optional<std::int64_t> padding_id(const Reader& r, const ModelConfig& c, bo
     return id;
 }
 
+// position_embedding_type: null (None) adds no positions at all, as BertEmbeddings (and
+// AlbertEmbeddings) add them only `if self.position_embedding_type == "absolute"` and the
+// attention's relative branches compare it too; the relative types are refused.
+void absolute_positions(const Reader& r, ModelConfig& c) {
+    const json::Value* pos_type = r.v.find("position_embedding_type");
+    c.absolute_positions = !pos_type || !pos_type->is_null();
+    const std::string pos = r.string_or("position_embedding_type", "absolute");
+    if (pos != "absolute") r.fail("position_embedding_type \"" + pos + "\" is not supported (attn runs \"absolute\", or null: none)");
+}
+
 void bert(const Reader& r, ModelConfig& c, std::size_t vocab = 30522) {
     c.arch = Architecture::bert;
     // BertConfig's defaults (bert-base); RobertaConfig's and XLMRobertaConfig's are the same but
@@ -173,12 +183,7 @@ void bert(const Reader& r, ModelConfig& c, std::size_t vocab = 30522) {
     c.norm_eps = r.eps_or("layer_norm_eps", 1e-12);
     r.not_null("hidden_act");
     c.activation = activation(r, r.string_or("hidden_act", "gelu"));
-    // null (None): BertEmbeddings adds positions only `if self.position_embedding_type == "absolute"`,
-    // and BertSelfAttention's relative branches compare it too: no positions at all.
-    const json::Value* pos_type = r.v.find("position_embedding_type");
-    c.absolute_positions = !pos_type || !pos_type->is_null();
-    const std::string pos = r.string_or("position_embedding_type", "absolute");
-    if (pos != "absolute") r.fail("position_embedding_type \"" + pos + "\" is not supported (attn runs \"absolute\", or null: none)");
+    absolute_positions(r, c);
     const bool xlmr = c.model_type == "xlm-roberta", roberta = xlmr || c.model_type == "roberta";
     const std::string name = xlmr ? "XLM-RoBERTa" : roberta ? "RoBERTa" : electra ? "ELECTRA" : "BERT";
     const std::string encoder =
@@ -188,6 +193,32 @@ void bert(const Reader& r, ModelConfig& c, std::size_t vocab = 30522) {
     if (r.bool_or("add_cross_attention", false))  // BertLayer raises it for an encoder
         r.fail("\"add_cross_attention\": cross-attention needs a decoder (attn runs " + encoder + ")");
     if (!roberta) padding_id(r, c, false);  // checked only (RoBERTa's: roberta())
+}
+
+// AlbertConfig's defaults (albert-xxlarge): BertModel's post-LN layers under ALBERT's names, the
+// embeddings embedding_size wide (128) and always mapped to hidden_size (embedding_hidden_mapping_in),
+// num_hidden_layers layers running the weights of num_hidden_groups groups of inner_group_num
+// layers (1: the outputs and attentions are one per layer, as attn stacks them), GELU (tanh).
+void albert(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::albert;
+    c.layers = r.count_or("num_hidden_layers", 12), c.hidden = r.count_or("hidden_size", 4096);
+    c.heads = r.count_or("num_attention_heads", 64);
+    c.intermediate = r.count_or("intermediate_size", 16384);
+    c.embedding_size = r.count_or("embedding_size", 128);
+    c.layer_groups = r.count_or("num_hidden_groups", 1);
+    if (c.layer_groups > c.layers)  // AlbertTransformer's group_idx never reaches the groups past the layers
+        r.fail("num_hidden_groups " + std::to_string(c.layer_groups) + " is more than num_hidden_layers " +
+               std::to_string(c.layers));
+    if (const std::size_t inner = r.count_or("inner_group_num", 1); inner != 1)
+        r.fail("\"inner_group_num\" " + std::to_string(inner) + " is not supported (attn runs one layer per group "
+               "step, as every ALBERT checkpoint has)");
+    c.vocab = r.count_or("vocab_size", 30000), c.max_positions = r.count_or("max_position_embeddings", 512);
+    c.type_vocab = r.count_or("type_vocab_size", 2);
+    c.norm_eps = r.eps_or("layer_norm_eps", 1e-12);
+    r.not_null("hidden_act");
+    c.activation = activation(r, r.string_or("hidden_act", "gelu_new"));
+    absolute_positions(r, c);
+    padding_id(r, c, false);  // checked only: the word embeddings' padding_idx (AlbertConfig's 0)
 }
 
 // RobertaModel: BertModel's layers under RobertaEmbeddings, whose position ids count the tokens
@@ -1231,6 +1262,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     if (c.model_type == "bert" || c.model_type == "electra") bert(r, c);
     else if (c.model_type == "roberta" || c.model_type == "xlm-roberta") roberta(r, c);
     else if (c.model_type == "distilbert") distilbert(r, c);
+    else if (c.model_type == "albert") albert(r, c);
     else if (c.model_type == "gpt2") gpt2(r, c);
     else if (c.model_type == "gptj") gptj(r, c);
     else if (c.model_type == "opt") opt(r, c);

@@ -57,6 +57,9 @@ Model::Model(const std::string& folder) {
         case Architecture::distilbert:  // DistilBertForMaskedLM, ...ForSequenceClassification
             weights_->choose_prefix({"", "distilbert."}, token_embeddings(config_.arch));
             break;
+        case Architecture::albert:  // AlbertForMaskedLM, ...ForSequenceClassification
+            weights_->choose_prefix({"", "albert."}, token_embeddings(config_.arch));
+            break;
         case Architecture::gpt2:
         case Architecture::gptj:
         case Architecture::gpt_neo:
@@ -98,8 +101,8 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
                              std::to_string(c.vocab) + " (vocab_size)");
     if (!in.token_types.empty()) {
         // BertModel's token_type_embeddings; GPT2Model looks token types up in wte, as tokens.
-        if (c.arch != Architecture::bert && c.arch != Architecture::gpt2)
-            throw InputError("token types are BERT's and GPT-2's; model_type " + c.model_type + " has none");
+        if (c.arch != Architecture::bert && c.arch != Architecture::albert && c.arch != Architecture::gpt2)
+            throw InputError("token types are BERT's, ALBERT's and GPT-2's; model_type " + c.model_type + " has none");
         if (in.token_types.size() != in.ids.size())
             throw InputError("token types: " + std::to_string(in.token_types.size()) + " given for " +
                              std::to_string(in.ids.size()) + " token ids");
@@ -144,7 +147,8 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
     Recorder rec(c, in, wants);
     switch (c.arch) {
         case Architecture::bert:
-        case Architecture::distilbert: run_bert(c, *weights_, in, rec); break;
+        case Architecture::distilbert:
+        case Architecture::albert: run_bert(c, *weights_, in, rec); break;
         case Architecture::gpt2: run_gpt2(c, *weights_, in, rec); break;
         case Architecture::llama: run_llama(c, *weights_, in, rec); break;
         case Architecture::gpt_neox: run_gpt_neox(c, *weights_, in, rec); break;
@@ -175,7 +179,8 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
 const char* token_embeddings(Architecture arch) {
     switch (arch) {
         case Architecture::bert:
-        case Architecture::distilbert: return "embeddings.word_embeddings.weight";
+        case Architecture::distilbert:
+        case Architecture::albert: return "embeddings.word_embeddings.weight";
         case Architecture::gpt2:
         case Architecture::gptj:
         case Architecture::gpt_neo: return "wte.weight";
@@ -215,6 +220,10 @@ std::string layer_prefix(const ModelConfig& c, std::size_t l) {
         case Architecture::bert: return "encoder.layer." + std::to_string(l) + ".";
         case Architecture::distilbert: return "transformer.layer." + std::to_string(l) + ".";
         case Architecture::opt: return "decoder.layers." + std::to_string(l) + ".";
+        case Architecture::albert: {  // AlbertTransformer: group_idx = int(i / (num_hidden_layers / num_hidden_groups))
+            const auto group = std::size_t(double(l) / (double(c.layers) / double(c.layer_groups)));
+            return "encoder.albert_layer_groups." + std::to_string(group) + ".albert_layers.0.";
+        }
         case Architecture::gpt2:
         case Architecture::gptj:
         case Architecture::gpt_neo:

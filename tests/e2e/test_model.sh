@@ -29,7 +29,8 @@
 # electra ("electra." names, embeddings 16 wide projected to 32, token types; embeddings as wide
 # as the layers, no projection, float16),
 # distilbert ("distilbert." names, gelu; the base model's names, DistilBertConfig's attribute_map
-# aliases in config.json, gelu_new, float16),
+# aliases in config.json, gelu_new, float16), albert ("albert." names, embeddings 16 wide mapped to
+# 32, 3 layers of one shared group, token types; 4 layers over 2 groups in float16),
 # bloom (ALiBi with 6 heads, "transformer." names; the LayerNorms' outputs as residuals, n_embed,
 # float16; pretraining_tp with slow_but_exact: the output projections without biases),
 # olmo2 (the norms after the attention and the MLP, q_norm and k_norm over all heads, GQA; with
@@ -525,7 +526,7 @@ if [ "${OUT#*××}" = "$OUT" ] && ! grep -q "causal\|url(#masked)" "$T/db.svg"; 
 fi
 run model "$TINY/distilbert" --ids 1,17,42 --token-types 0,0,1
 expect_code 3 "distilbert with token types"
-expect_err_has "token types are BERT's and GPT-2's; model_type distilbert has none" "distilbert's token types refused"
+expect_err_has "token types are BERT's, ALBERT's and GPT-2's; model_type distilbert has none" "distilbert's token types refused"
 # The layer names are DistilBERT's own: a BERT checkpoint under model_type distilbert is missing them.
 mkdir -p "$T/db_bert" && cp "$TINY/bert/model.safetensors" "$T/db_bert/"
 echo '{"model_type": "distilbert", "dim": 32, "n_heads": 4, "n_layers": 2, "hidden_dim": 64, "vocab_size": 64, "max_position_embeddings": 16}' \
@@ -580,7 +581,7 @@ expect_err_has "no model.safetensors" "missing weights named"
 mkdir -p "$T/t5" && echo '{"model_type": "t5"}' >"$T/t5/config.json" && cp "$TINY/bert/model.safetensors" "$T/t5/"
 run model "$T/t5" --ids 1,2
 expect_code 3 "unknown model_type"
-expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, electra, distilbert, gpt2, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom, falcon)' "unknown model_type lists the known ones"
+expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom, falcon)' "unknown model_type lists the known ones"
 mkdir -p "$T/relkey" && cp "$TINY/bert/model.safetensors" "$T/relkey/"
 sed 's/"absolute"/"relative_key"/' "$TINY/bert/config.json" >"$T/relkey/config.json"
 run model "$T/relkey" --ids 1,2

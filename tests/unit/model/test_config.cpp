@@ -915,6 +915,33 @@ TEST_CASE("model config: gpt_neo is GPTNeoConfig: its defaults, attention_types 
                                                       "GPTNeoConfig) differ") != std::string::npos);
 }
 
+TEST_CASE("model config: albert is AlbertConfig: its defaults, embedding_size, num_hidden_groups, inner_group_num") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig a = parse("{\"model_type\": \"albert\"}");  // albert-xxlarge
+    CHECK(a.arch == attn::model::Architecture::albert);
+    CHECK(attn::model::is_encoder(a.arch));
+    CHECK(a.layers == 12);
+    CHECK(a.hidden == 4096);
+    CHECK(a.heads == 64);
+    CHECK(a.head_dim == 64);
+    CHECK(a.intermediate == 16384);
+    CHECK(a.embedding_size == 128);
+    CHECK(a.layer_groups == 1);
+    CHECK(a.vocab == 30000);
+    CHECK(a.max_positions == 512);
+    CHECK(a.type_vocab == 2);
+    CHECK(a.norm_eps == 1e-12);
+    CHECK(a.activation == attn::model::ModelConfig::Activation::gelu_tanh);  // gelu_new
+    CHECK(a.absolute_positions);
+    CHECK(config("albert", ", \"num_hidden_groups\": 2").layer_groups == 2);
+    CHECK(error("albert", ", \"num_hidden_groups\": 3").find("num_hidden_groups 3 is more than num_hidden_layers 2") !=
+          std::string::npos);
+    CHECK(error("albert", ", \"inner_group_num\": 2").find("\"inner_group_num\" 2 is not supported") != std::string::npos);
+    CHECK(error("albert", ", \"position_embedding_type\": \"relative_key\"").find("relative_key") != std::string::npos);
+    CHECK_FALSE(config("albert", ", \"position_embedding_type\": null").absolute_positions);
+    CHECK(error("albert", ", \"num_attention_heads\": 5").find("not a multiple of 5 heads") != std::string::npos);
+}
+
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
     // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
     // pad_token_id 1
