@@ -169,7 +169,8 @@ int cmd_model(int argc, char** argv) {
         "\n"
         "- bert (BertModel); roberta and xlm-roberta (RobertaModel: positions from pad_token_id + 1, pad\n"
         "  tokens not counted); electra (ElectraModel: embeddings embedding_size wide, projected to\n"
-        "  hidden_size); distilbert (DistilBertModel).\n"
+        "  hidden_size); distilbert (DistilBertModel); albert (AlbertModel: embeddings embedding_size wide,\n"
+        "  layers sharing num_hidden_groups groups' weights).\n"
         "\n"
         "- gpt2 (GPT2Model: scale_attn_weights, scale_attn_by_inverse_layer_idx); gpt_neo (GPTNeoModel:\n"
         "  unscaled scores, global and local layers of window_size); gptj (GPTJModel: GPT-J-6B,\n"
@@ -219,7 +220,7 @@ int cmd_model(int argc, char** argv) {
         ("path", "The model folder", cxxopts::value<std::string>(), "PATH")
         ("ids", "Token ids from any tokenizer: a comma list (101,2051,102), rows of a batch separated by "
                 "';', or a FILE with one row per line", cxxopts::value<std::string>(), "LIST|FILE")
-        ("token-types", "Token type ids, shaped as --ids: BERT's segments (A = 0, B = 1; default all 0), or GPT-2's "
+        ("token-types", "Token type ids, shaped as --ids: BERT's and ALBERT's segments (A = 0, B = 1; default all 0), or GPT-2's "
                         "token_type_ids (looked up in its token embeddings and added; default none)",
          cxxopts::value<std::string>(), "LIST|FILE")
         ("text", "Text to tokenize with the folder's tokenizer (tokenizer.json, else vocab.txt, else vocab.json + "
