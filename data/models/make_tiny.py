@@ -29,6 +29,7 @@
     /usr/bin/python3 data/models/make_tiny.py --opt      # only opt, opt_post_ln_f16, ../opt_project
     /usr/bin/python3 data/models/make_tiny.py --gpt-neo  # only gpt_neo, gpt_neo_local_f16
     /usr/bin/python3 data/models/make_tiny.py --albert   # only albert, albert_groups_f16
+    /usr/bin/python3 data/models/make_tiny.py --gpt-bigcode  # only gpt_bigcode, gpt_bigcode_mha_f16
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -47,7 +48,8 @@ models/starcoder2/modeling_starcoder2.py Starcoder2Model; models/stablelm/modeli
 StableLmModel; models/cohere/modeling_cohere.py CohereModel; models/olmo/modular_olmo.py OlmoModel;
 models/gptj/modeling_gptj.py GPTJModel; models/falcon/modeling_falcon.py FalconModel;
 models/opt/modeling_opt.py OPTModel; models/gpt_neo/modeling_gpt_neo.py GPTNeoModel;
-models/albert/modeling_albert.py AlbertModel; models/granite/modular_granite.py
+models/albert/modeling_albert.py AlbertModel;
+models/gpt_bigcode/modeling_gpt_bigcode.py GPTBigCodeModel; models/granite/modular_granite.py
 GraniteModel; models/phi/modeling_phi.py PhiModel; models/gpt_neox/modeling_gpt_neox.py
 GPTNeoXModel; models/distilbert/modeling_distilbert.py DistilBertModel;
 models/bloom/modeling_bloom.py BloomModel), with the parameter names and
@@ -1863,6 +1865,90 @@ def albert():
          lambda sd: albert_forward(sd, ALBERT_GROUPS, IDS, TYPES), torch.float16, types=TYPES)
 
 
+# GPTBigCode (--gpt-bigcode: torch.manual_seed(28)): models/gpt_bigcode/modeling_gpt_bigcode.py
+# GPTBigCodeModel. gpt_bigcode: multi_query (one K/V head), "transformer." names, n_positions 16;
+# gpt_bigcode_mha_f16: multi_query false (q, k, v per head in c_attn), scale_attn_weights false, n_inner
+# 24, exact gelu, attribute_map names. The attentions are stacked (B, H, T, T) as attn gives them (the
+# MQA path of transformers before its attention refactor returned (B, T, H, T)).
+GPT_BIGCODE = {"model_type": "gpt_bigcode", "architectures": ["GPTBigCodeForCausalLM"], "vocab_size": 64, "n_embd": 32,
+               "n_layer": 2, "n_head": 4, "n_positions": 16, "n_inner": None, "multi_query": True,
+               "activation_function": "gelu_pytorch_tanh", "layer_norm_epsilon": 1e-5}
+GPT_BIGCODE_MHA = {"model_type": "gpt_bigcode", "architectures": ["GPTBigCodeModel"], "vocab_size": 64, "hidden_size": 32,
+                   "num_hidden_layers": 3, "num_attention_heads": 4, "max_position_embeddings": 8, "n_inner": 24,
+                   "multi_query": False, "scale_attn_weights": False, "activation_function": "gelu",
+                   "layer_norm_epsilon": 1e-4}
+
+
+def gpt_bigcode_sizes(c):
+    E = c.get("n_embd", c.get("hidden_size"))
+    return E, c.get("n_head", c.get("num_attention_heads")), c.get("n_layer", c.get("num_hidden_layers")), \
+        c.get("n_inner") or 4 * E, c.get("n_positions", c.get("max_position_embeddings"))
+
+
+def gpt_bigcode_state(c):
+    E, H, L, Fi, P = gpt_bigcode_sizes(c)
+    d, kv = E // H, 1 if c.get("multi_query", True) else H
+    sd = {"wte.weight": rnd(c["vocab_size"], E, std=1.0), "wpe.weight": rnd(P, E, std=0.5)}
+
+    def linear(name, rows, cols, std=0.3):
+        sd[name + ".weight"], sd[name + ".bias"] = rnd(rows, cols, std=std), rnd(rows, std=0.1)
+    for l in range(L):
+        p = "h.%d." % l
+        ln_params(sd, p + "ln_1", E)
+        linear(p + "attn.c_attn", E + 2 * kv * d, E, std=0.4)
+        linear(p + "attn.c_proj", E, E)
+        ln_params(sd, p + "ln_2", E)
+        linear(p + "mlp.c_fc", Fi, E)
+        linear(p + "mlp.c_proj", E, Fi)
+    ln_params(sd, "ln_f", E)
+    return sd
+
+
+def gpt_bigcode_forward(sd, c, ids):
+    B, T = ids.shape
+    E, H, L, Fi, P = gpt_bigcode_sizes(c)
+    d, eps, mq = E // H, c["layer_norm_epsilon"], c.get("multi_query", True)
+    scale = d ** -0.5 if c.get("scale_attn_weights", True) else 1.0
+    act = {"gelu": F.gelu, "gelu_pytorch_tanh": lambda x: F.gelu(x, approximate="tanh")}[c["activation_function"]]
+    lin = lambda x, n: F.linear(x, sd[n + ".weight"], sd[n + ".bias"])
+    ln = lambda x, n: F.layer_norm(x, (E,), sd[n + ".weight"], sd[n + ".bias"], eps)
+    mask = torch.ones(T, T, dtype=torch.bool).tril()
+    h = sd["wte.weight"][ids] + sd["wpe.weight"][torch.arange(T)][None]
+    hidden, atts = [], []
+    for l in range(L):
+        hidden.append(h)
+        p = "h.%d." % l
+        fused = lin(ln(h, p + "ln_1"), p + "attn.c_attn")
+        if mq:  # query (B, T, E), key_value (B, T, 2d); scores (B, T, H, T) as the MQA path computes them
+            query, key_value = fused.split((E, 2 * d), dim=2)
+            key, value = key_value.split((d, d), dim=-1)
+            w = torch.baddbmm(torch.zeros(B, T * H, T), query.reshape(B, T * H, d), key.transpose(-1, -2), beta=1,
+                              alpha=scale).view(B, T, H, T)
+            w = torch.softmax(torch.where(mask[None, :, None, :], w, torch.finfo(torch.float32).min), dim=-1)
+            out = torch.bmm(w.view(B, T * H, T), value).view(B, T, E)
+            atts.append(w.permute(0, 2, 1, 3))
+        else:  # per head q, k, v: view (B, T, H, 3d)
+            query, key_value = fused.view(B, T, H, 3 * d).transpose(1, 2).split((d, 2 * d), dim=3)
+            key, value = key_value.split((d, d), dim=-1)
+            w = torch.baddbmm(torch.zeros(B * H, T, T), query.reshape(B * H, T, d), key.transpose(-1, -2).reshape(B * H, d, T),
+                              beta=1, alpha=scale).view(B, H, T, T)
+            w = torch.softmax(torch.where(mask, w, torch.finfo(torch.float32).min), dim=-1)
+            out = torch.matmul(w, value).transpose(1, 2).reshape(B, T, E)
+            atts.append(w)
+        h = lin(out, p + "attn.c_proj") + h
+        h = h + lin(act(lin(ln(h, p + "ln_2"), p + "mlp.c_fc")), p + "mlp.c_proj")
+    hidden.append(ln(h, "ln_f"))
+    return torch.stack(atts), torch.stack(hidden)
+
+
+def gpt_bigcode():
+    torch.manual_seed(28)
+    save("gpt_bigcode", GPT_BIGCODE, gpt_bigcode_state(GPT_BIGCODE), lambda sd: gpt_bigcode_forward(sd, GPT_BIGCODE, IDS),
+         prefix="transformer.")
+    save("gpt_bigcode_mha_f16", GPT_BIGCODE_MHA, gpt_bigcode_state(GPT_BIGCODE_MHA),
+         lambda sd: gpt_bigcode_forward(sd, GPT_BIGCODE_MHA, IDS), torch.float16)
+
+
 def llama_biases():
     torch.manual_seed(9)
     save("llama_biases", LLAMA_BIASES, llama_state(LLAMA_BIASES, True), lambda sd: llama_forward(sd, LLAMA_BIASES, IDS),
@@ -1980,6 +2066,7 @@ def tiny():
     opt()
     gpt_neo()
     albert()
+    gpt_bigcode()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -2352,7 +2439,8 @@ SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": 
            "--granite": granite, "--mixtral": mixtral, "--qwen-moe": qwen_moe_models,
            "--electra": electra, "--starcoder2": starcoder2, "--stablelm": stablelm, "--cohere": cohere,
            "--olmo": olmo, "--gptj": gptj, "--falcon": falcon,
-           "--opt": opt, "--gpt-neo": gpt_neo, "--albert": albert}
+           "--opt": opt, "--gpt-neo": gpt_neo, "--albert": albert,
+           "--gpt-bigcode": gpt_bigcode}
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":

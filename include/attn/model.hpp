@@ -14,6 +14,8 @@
 //                          num_hidden_groups, after embeddings embedding_size wide mapped to hidden_size
 //   gpt2                   GPT2Model: pre-LN, Conv1D layout (x·W) with the fused c_attn, causal,
 //                          GELU (tanh), ln_f; scale_attn_weights, scale_attn_by_inverse_layer_idx
+//   gpt_bigcode            GPTBigCodeModel (StarCoder, SantaCoder): GPT-2's block with nn.Linear
+//                          layers and one K/V head (multi_query)
 //   gpt_neo                GPTNeoModel: GPT-2's layout with q/k/v/out_proj, no scaling of q·kᵀ,
 //                          "local" layers seeing window_size tokens
 //   opt                    OPTModel: learned positions (offset 2), pre-LN (do_layer_norm_before) or
@@ -80,7 +82,7 @@
 
 namespace attn::model {
 
-enum class Architecture { bert, distilbert, gpt2, gptj, llama, phi, starcoder2, stablelm, cohere, olmo, gpt_neox, bloom, falcon, opt, gpt_neo, albert };
+enum class Architecture { bert, distilbert, gpt2, gptj, llama, phi, starcoder2, stablelm, cohere, olmo, gpt_neox, bloom, falcon, opt, gpt_neo, albert, gpt_bigcode };
 // An encoder (bert, distilbert, albert): every token sees every token, no mask of any kind.
 inline bool is_encoder(Architecture a) noexcept {
     return a == Architecture::bert || a == Architecture::distilbert || a == Architecture::albert;

@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom, falcon";
+    return "bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom, falcon";
 }
 
 namespace {
@@ -399,6 +399,30 @@ void gpt_neo(const Reader& r, ModelConfig& c) {
             r.fail("layer " + std::to_string(l) + "'s attention type \"" + types[l] + "\": expected \"global\" or \"local\"");
         c.slides.push_back(types[l] == "local");
     }
+}
+
+// GPTBigCodeConfig's defaults (its santacoder-sized defaults) and attribute_map (GPT2Config's):
+// GPT-2's block with nn.Linear layers, the fused c_attn holding q | k | v of one K/V head with
+// multi_query (the default), else q, k, v per head; scale_attn_weights; gelu_pytorch_tanh.
+void gpt_bigcode(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::gpt_bigcode;
+    const auto named = [&](const char* key, const char* alias) { return aliased(r, key, alias, "GPTBigCodeConfig"); };
+    c.layers = r.count_or(named("n_layer", "num_hidden_layers"), 12);
+    c.hidden = r.count_or(named("n_embd", "hidden_size"), 768);
+    c.heads = r.count_or(named("n_head", "num_attention_heads"), 12);
+    c.intermediate = r.count_or_none("n_inner", 4 * c.hidden);
+    c.vocab = r.count_or("vocab_size", 50257);
+    c.positions_key = named("n_positions", "max_position_embeddings");
+    c.max_positions = r.count_or(c.positions_key.c_str(), 1024);
+    c.norm_eps = r.eps_or("layer_norm_epsilon", 1e-5);
+    r.not_null("activation_function");
+    c.activation = activation(r, r.string_or("activation_function", "gelu_pytorch_tanh"));
+    if (c.hidden % c.heads)  // GPTBigCodeAttention refuses it
+        r.fail("n_embd " + std::to_string(c.hidden) + " is not a multiple of n_head " + std::to_string(c.heads));
+    c.head_dim = c.hidden / c.heads;
+    c.kv_heads = r.flag("multi_query", true) ? 1 : c.heads;
+    c.scale_attn_weights = r.flag("scale_attn_weights", true);
+    if (r.flag("add_cross_attention", false)) r.fail("\"add_cross_attention\": true is not supported");
 }
 
 // BloomConfig's defaults (its tiny test model's: the checkpoints give theirs) and attribute_map
@@ -1264,6 +1288,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "distilbert") distilbert(r, c);
     else if (c.model_type == "albert") albert(r, c);
     else if (c.model_type == "gpt2") gpt2(r, c);
+    else if (c.model_type == "gpt_bigcode") gpt_bigcode(r, c);
     else if (c.model_type == "gptj") gptj(r, c);
     else if (c.model_type == "opt") opt(r, c);
     else if (c.model_type == "gpt_neo") gpt_neo(r, c);

@@ -61,10 +61,11 @@ Model::Model(const std::string& folder) {
             weights_->choose_prefix({"", "albert."}, token_embeddings(config_.arch));
             break;
         case Architecture::gpt2:
+        case Architecture::gpt_bigcode:
         case Architecture::gptj:
         case Architecture::gpt_neo:
         case Architecture::bloom:
-        case Architecture::falcon:  // GPT2LMHeadModel, GPTJ-, GPTNeo-, Bloom-, FalconForCausalLM
+        case Architecture::falcon:  // GPT2LMHeadModel, GPTBigCode-, GPTJ-, GPTNeo-, Bloom-, FalconForCausalLM
             weights_->choose_prefix({"", "transformer."}, token_embeddings(config_.arch));
             break;
         case Architecture::gpt_neox: weights_->choose_prefix({"", "gpt_neox."}, token_embeddings(config_.arch)); break;
@@ -101,12 +102,13 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
                              std::to_string(c.vocab) + " (vocab_size)");
     if (!in.token_types.empty()) {
         // BertModel's token_type_embeddings; GPT2Model looks token types up in wte, as tokens.
-        if (c.arch != Architecture::bert && c.arch != Architecture::albert && c.arch != Architecture::gpt2)
-            throw InputError("token types are BERT's, ALBERT's and GPT-2's; model_type " + c.model_type + " has none");
+        const bool gpt2 = c.arch == Architecture::gpt2 || c.arch == Architecture::gpt_bigcode;
+        if (c.arch != Architecture::bert && c.arch != Architecture::albert && !gpt2)
+            throw InputError("token types are BERT's, ALBERT's, GPT-2's and GPTBigCode's; model_type " + c.model_type +
+                             " has none");
         if (in.token_types.size() != in.ids.size())
             throw InputError("token types: " + std::to_string(in.token_types.size()) + " given for " +
                              std::to_string(in.ids.size()) + " token ids");
-        const bool gpt2 = c.arch == Architecture::gpt2;
         const std::size_t types = gpt2 ? c.vocab : c.type_vocab;
         for (std::int64_t t : in.token_types)
             if (t < 0 || std::uint64_t(t) >= types)
@@ -149,7 +151,8 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
         case Architecture::bert:
         case Architecture::distilbert:
         case Architecture::albert: run_bert(c, *weights_, in, rec); break;
-        case Architecture::gpt2: run_gpt2(c, *weights_, in, rec); break;
+        case Architecture::gpt2:
+        case Architecture::gpt_bigcode: run_gpt2(c, *weights_, in, rec); break;
         case Architecture::llama: run_llama(c, *weights_, in, rec); break;
         case Architecture::gpt_neox: run_gpt_neox(c, *weights_, in, rec); break;
         case Architecture::bloom: run_bloom(c, *weights_, in, rec); break;
@@ -182,6 +185,7 @@ const char* token_embeddings(Architecture arch) {
         case Architecture::distilbert:
         case Architecture::albert: return "embeddings.word_embeddings.weight";
         case Architecture::gpt2:
+        case Architecture::gpt_bigcode:
         case Architecture::gptj:
         case Architecture::gpt_neo: return "wte.weight";
         case Architecture::gpt_neox: return "embed_in.weight";
@@ -225,6 +229,7 @@ std::string layer_prefix(const ModelConfig& c, std::size_t l) {
             return "encoder.albert_layer_groups." + std::to_string(group) + ".albert_layers.0.";
         }
         case Architecture::gpt2:
+        case Architecture::gpt_bigcode:
         case Architecture::gptj:
         case Architecture::gpt_neo:
         case Architecture::bloom:

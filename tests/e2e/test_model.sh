@@ -23,7 +23,8 @@
 # biases; head_dim of its own and CohereConfig's rope_theta in float16), olmo (LayerNorm without
 # weight or bias, clip_qkv, all four biases; head_dim of its own, linear RoPE in bfloat16), gptj
 # ("transformer." names, RoPE on pairs in half of each head, the attention and the MLP side by
-# side; every dim turned, the attribute_map's names, float16),
+# side; every dim turned, the attribute_map's names, float16), gpt_bigcode (one K/V head in the
+# fused c_attn; q, k, v per head, unscaled, in float16),
 # gpt_neox (Pythia's shape: RoPE on a quarter of each head, the parallel residual, float16; and
 # the serial residual without attention biases),
 # electra ("electra." names, embeddings 16 wide projected to 32, token types; embeddings as wide
@@ -526,7 +527,7 @@ if [ "${OUT#*××}" = "$OUT" ] && ! grep -q "causal\|url(#masked)" "$T/db.svg"; 
 fi
 run model "$TINY/distilbert" --ids 1,17,42 --token-types 0,0,1
 expect_code 3 "distilbert with token types"
-expect_err_has "token types are BERT's, ALBERT's and GPT-2's; model_type distilbert has none" "distilbert's token types refused"
+expect_err_has "token types are BERT's, ALBERT's, GPT-2's and GPTBigCode's; model_type distilbert has none" "distilbert's token types refused"
 # The layer names are DistilBERT's own: a BERT checkpoint under model_type distilbert is missing them.
 mkdir -p "$T/db_bert" && cp "$TINY/bert/model.safetensors" "$T/db_bert/"
 echo '{"model_type": "distilbert", "dim": 32, "n_heads": 4, "n_layers": 2, "hidden_dim": 64, "vocab_size": 64, "max_position_embeddings": 16}' \
@@ -581,7 +582,7 @@ expect_err_has "no model.safetensors" "missing weights named"
 mkdir -p "$T/t5" && echo '{"model_type": "t5"}' >"$T/t5/config.json" && cp "$TINY/bert/model.safetensors" "$T/t5/"
 run model "$T/t5" --ids 1,2
 expect_code 3 "unknown model_type"
-expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom, falcon)' "unknown model_type lists the known ones"
+expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom, falcon)' "unknown model_type lists the known ones"
 mkdir -p "$T/relkey" && cp "$TINY/bert/model.safetensors" "$T/relkey/"
 sed 's/"absolute"/"relative_key"/' "$TINY/bert/config.json" >"$T/relkey/config.json"
 run model "$T/relkey" --ids 1,2

@@ -942,6 +942,34 @@ TEST_CASE("model config: albert is AlbertConfig: its defaults, embedding_size, n
     CHECK(error("albert", ", \"num_attention_heads\": 5").find("not a multiple of 5 heads") != std::string::npos);
 }
 
+TEST_CASE("model config: gpt_bigcode is GPTBigCodeConfig: its defaults and attribute_map, multi_query") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig g = parse("{\"model_type\": \"gpt_bigcode\"}");
+    CHECK(g.arch == attn::model::Architecture::gpt_bigcode);
+    CHECK(g.layers == 12);
+    CHECK(g.hidden == 768);
+    CHECK(g.heads == 12);
+    CHECK(g.kv_heads == 1);  // multi_query
+    CHECK(g.head_dim == 64);
+    CHECK(g.intermediate == 3072);
+    CHECK(g.vocab == 50257);
+    CHECK(g.max_positions == 1024);
+    CHECK(g.positions_key == "n_positions");
+    CHECK(g.activation == attn::model::ModelConfig::Activation::gelu_tanh);
+    CHECK(g.scale_attn_weights);
+    const attn::model::ModelConfig m = parse("{\"model_type\": \"gpt_bigcode\", \"hidden_size\": 64, \"num_attention_heads\": 8, "
+                                             "\"multi_query\": false, \"scale_attn_weights\": false, \"n_inner\": 24}");
+    CHECK(m.kv_heads == 8);
+    CHECK(m.hidden == 64);
+    CHECK_FALSE(m.scale_attn_weights);
+    CHECK(m.intermediate == 24);
+    CHECK(error("gpt_bigcode", ", \"n_embd\": 32").find("\"n_embd\" and \"hidden_size\" (the same field of GPTBigCodeConfig) "
+                                                       "differ") != std::string::npos);
+    CHECK(error("gpt_bigcode", ", \"num_attention_heads\": 5").find("n_embd 64 is not a multiple of n_head 5") !=
+          std::string::npos);
+    CHECK(error("gpt_bigcode", ", \"add_cross_attention\": true").find("not supported") != std::string::npos);
+}
+
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
     // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
     // pad_token_id 1
