@@ -1868,8 +1868,8 @@ def albert():
 # GPTBigCode (--gpt-bigcode: torch.manual_seed(28)): models/gpt_bigcode/modeling_gpt_bigcode.py
 # GPTBigCodeModel. gpt_bigcode: multi_query (one K/V head), "transformer." names, n_positions 16;
 # gpt_bigcode_mha_f16: multi_query false (q, k, v per head in c_attn), scale_attn_weights false, n_inner
-# 24, exact gelu, attribute_map names. The attentions are stacked (B, H, T, T) as attn gives them (the
-# MQA path of transformers before its attention refactor returned (B, T, H, T)).
+# 24, exact gelu, attribute_map names. The attentions are stacked (B, H, T, T), as attn gives them and
+# transformers does now (the MQA path of its early versions returned (B, T, H, T)).
 GPT_BIGCODE = {"model_type": "gpt_bigcode", "architectures": ["GPTBigCodeForCausalLM"], "vocab_size": 64, "n_embd": 32,
                "n_layer": 2, "n_head": 4, "n_positions": 16, "n_inner": None, "multi_query": True,
                "activation_function": "gelu_pytorch_tanh", "layer_norm_epsilon": 1e-5}

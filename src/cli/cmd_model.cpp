@@ -174,7 +174,7 @@ int cmd_model(int argc, char** argv) {
         "\n"
         "- gpt2 (GPT2Model: scale_attn_weights, scale_attn_by_inverse_layer_idx); gpt_bigcode\n"
         "  (GPTBigCodeModel: StarCoder, SantaCoder: one K/V head with multi_query; attentions (B, H, T, T),\n"
-        "  where transformers before its attention refactor gave (B, T, H, T)); gpt_neo (GPTNeoModel:\n"
+        "  which transformers' early versions gave as (B, T, H, T) with multi_query); gpt_neo (GPTNeoModel:\n"
         "  unscaled scores, global and local layers of window_size); gptj (GPTJModel: GPT-J-6B,\n"
         "  LayerNorm, RoPE on rotary_dim of each head on pairs (2i, 2i + 1), the attention and the MLP side\n"
         "  by side); opt (OPTModel: learned positions, pre-LN or opt-350m's post-LN layers, ReLU;\n"
