@@ -30,6 +30,7 @@
     /usr/bin/python3 data/models/make_tiny.py --gpt-neo  # only gpt_neo, gpt_neo_local_f16
     /usr/bin/python3 data/models/make_tiny.py --albert   # only albert, albert_groups_f16
     /usr/bin/python3 data/models/make_tiny.py --gpt-bigcode  # only gpt_bigcode, gpt_bigcode_mha_f16
+    /usr/bin/python3 data/models/make_tiny.py --olmo3-smollm3  # only olmo3, smollm3_bf16, smollm3_nope
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -44,6 +45,7 @@ models/qwen3/modeling_qwen3.py, Phi-3's fused projections and partial rotary dim
 models/phi3/modeling_phi3.py; models/gemma, gemma2 and gemma3's GemmaModel, Gemma2Model and
 Gemma3TextModel; models/mixtral/modeling_mixtral.py MixtralModel; models/qwen2_moe and qwen3_moe's
 Qwen2MoeModel and Qwen3MoeModel; models/olmo2/modular_olmo2.py Olmo2Model;
+models/olmo3/modular_olmo3.py Olmo3Model; models/smollm3/modular_smollm3.py SmolLM3Model;
 models/starcoder2/modeling_starcoder2.py Starcoder2Model; models/stablelm/modeling_stablelm.py
 StableLmModel; models/cohere/modeling_cohere.py CohereModel; models/olmo/modular_olmo.py OlmoModel;
 models/gptj/modeling_gptj.py GPTJModel; models/falcon/modeling_falcon.py FalconModel;
@@ -239,7 +241,7 @@ def llama_state(c, qkv_bias):
     sd = {"embed_tokens.weight": rnd(V, E, std=1.0)}
     for l in range(c["num_hidden_layers"]):
         p = "layers.%d." % l
-        if c["model_type"] != "olmo2":  # Olmo2DecoderLayer: no input_layernorm
+        if c["model_type"] not in ("olmo2", "olmo3"):  # Olmo2DecoderLayer: no input_layernorm
             sd[p + "input_layernorm.weight"] = 1.0 + rnd(E, std=0.1)
         for n, rows in (("q", H * d), ("k", G * d), ("v", G * d)):
             sd[p + "self_attn.%s_proj.weight" % n] = rnd(rows, E, std=0.4)
@@ -248,14 +250,14 @@ def llama_state(c, qkv_bias):
         if c["model_type"] == "phi3":  # Phi3Attention's qkv_proj: the rows of q, k and v one after another
             sd[p + "self_attn.qkv_proj.weight"] = torch.cat([sd.pop(p + "self_attn.%s_proj.weight" % n) for n in "qkv"])
         sd[p + "self_attn.o_proj.weight"] = rnd(E, H * d)
-        if c["model_type"] in ("llama", "olmo2", "granite") and c.get("attention_bias"):  # LlamaAttention: o_proj's bias too
+        if c["model_type"] in ("llama", "olmo2", "olmo3", "granite", "smollm3") and c.get("attention_bias"):  # o_proj's too
             sd[p + "self_attn.o_proj.bias"] = rnd(E, std=0.2)
         if c["model_type"] in ("qwen3", "qwen3_moe"):  # Qwen3Attention: o_proj's bias with attention_bias; q_norm, k_norm
             if qkv_bias:
                 sd[p + "self_attn.o_proj.bias"] = rnd(E, std=0.2)
             sd[p + "self_attn.q_norm.weight"] = 1.0 + rnd(d, std=0.3)
             sd[p + "self_attn.k_norm.weight"] = 1.0 + rnd(d, std=0.3)
-        if c["model_type"] == "olmo2":  # Olmo2Attention: q_norm, k_norm over the whole projections
+        if c["model_type"] in ("olmo2", "olmo3"):  # Olmo2Attention: q_norm, k_norm over the whole projections
             sd[p + "self_attn.q_norm.weight"] = 1.0 + rnd(H * d, std=0.3)
             sd[p + "self_attn.k_norm.weight"] = 1.0 + rnd(G * d, std=0.3)
             sd[p + "post_feedforward_layernorm.weight"] = 1.0 + rnd(E, std=0.1)
@@ -442,6 +444,24 @@ def qwen_moe(sd, c, p, x):
     return out.reshape(B, T, E)
 
 
+def smollm3_rope_layers(c):
+    """SmolLM3Config: no_rope_layers, else a NoPE layer every no_rope_layer_interval layers (1: RoPE)."""
+    n = c.get("no_rope_layer_interval", 4)
+    return c.get("no_rope_layers") or [int((l + 1) % n != 0) for l in range(c["num_hidden_layers"])]
+
+
+def layer_types(c):
+    """Olmo3Config's and SmolLM3Config's layer_types when config.json gives none."""
+    if c.get("layer_types"):
+        return c["layer_types"]
+    L = c["num_hidden_layers"]
+    if c["model_type"] == "olmo3":  # all but every fourth slide
+        return ["sliding_attention" if (l + 1) % 4 != 0 else "full_attention" for l in range(L)]
+    rope = smollm3_rope_layers(c)  # SmolLM3: the NoPE layers slide with use_sliding_window
+    slide = c.get("use_sliding_window") and c.get("sliding_window") is not None
+    return ["sliding_attention" if slide and not rope[l] else "full_attention" for l in range(L)]
+
+
 def llama_forward(sd, c, ids):
     B, T = ids.shape
     E, H, eps = c["hidden_size"], c["num_attention_heads"], c["rms_norm_eps"]
@@ -462,6 +482,8 @@ def llama_forward(sd, c, ids):
         W = c.get("sliding_window") if c["model_type"] in ("mistral", "phi3", "mixtral") else None
         if c["model_type"] in ("qwen2", "qwen3") and c.get("use_sliding_window") and layer >= c.get("max_window_layers", 28):
             W = c.get("sliding_window")
+        if c["model_type"] in ("olmo3", "smollm3") and layer_types(c)[layer] == "sliding_attention":
+            W = c.get("sliding_window", 4096 if c["model_type"] == "olmo3" else None)
         allowed = causal & (j > i - W) if W else causal
         return torch.where(allowed, 0.0, torch.finfo(torch.float32).min)
     lin = lambda x, n: F.linear(x, sd[n + ".weight"], sd.get(n + ".bias"))
@@ -477,7 +499,7 @@ def llama_forward(sd, c, ids):
     for l in range(c["num_hidden_layers"]):
         p = "layers.%d." % l
         hidden.append(h)
-        olmo2 = c["model_type"] == "olmo2"  # no norm before the attention and the MLP, the norms after
+        olmo2 = c["model_type"] in ("olmo2", "olmo3")  # no norm before the attention and the MLP, the norms after
         x = h if olmo2 else rms_norm(h, sd[p + "input_layernorm.weight"], eps)
         if olmo2:  # Olmo2Attention: q_norm(q_proj(x)), k_norm(k_proj(x)) over all heads, then the views
             q = rms_norm(lin(x, p + "self_attn.q_proj"), sd[p + "self_attn.q_norm.weight"], eps).view(B, T, H, d)
@@ -495,6 +517,8 @@ def llama_forward(sd, c, ids):
         q, k = q.transpose(1, 2), k.transpose(1, 2)
 
         def turn(x):  # Phi3's apply_rotary_pos_emb: the leading rotary dims turned, the rest passed
+            if c["model_type"] == "smollm3" and not smollm3_rope_layers(c)[l]:  # SmolLM3Attention: `if self.use_rope`
+                return x
             r = x[..., :rotary]
             return torch.cat([r * cos + rotate_half(r) * sin, x[..., rotary:]], dim=-1)
         q, k = turn(q), turn(k)
@@ -931,6 +955,31 @@ def olmo2():
     save("olmo2", OLMO2, llama_state(OLMO2, False), lambda sd: llama_forward(sd, OLMO2, IDS), prefix="model.")
     save("olmo2_bias_bf16", OLMO2_BIAS, llama_state(OLMO2_BIAS, True), lambda sd: llama_forward(sd, OLMO2_BIAS, IDS),
          torch.bfloat16, prefix="model.")
+
+
+# OLMo 3 and SmolLM3 (--olmo3-smollm3: torch.manual_seed(29)): models/olmo3/modular_olmo3.py Olmo3Model
+# (OLMo 2's layer, sliding_window on the layers layer_types calls sliding_attention: by default all but
+# every fourth) and models/smollm3/modular_smollm3.py SmolLM3Model (LlamaModel's layer without RoPE on
+# the layers no_rope_layers marks 0, Qwen2Model's per-layer-type masks). olmo3: 4 layers, window 3;
+# smollm3_bf16: 4 layers, the default NoPE layer 3 (interval 4), use_sliding_window with window 2 on it,
+# attention_bias, rope_theta absent (SmolLM3Config's 2e6); smollm3_nope: no_rope_layers [0, 1, 0] given.
+OLMO3 = dict(OLMO2, model_type="olmo3", architectures=["Olmo3ForCausalLM"], num_hidden_layers=4, sliding_window=3)
+SMOLLM3 = {"model_type": "smollm3", "architectures": ["SmolLM3ForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+           "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 40,
+           "hidden_act": "silu", "rms_norm_eps": 1e-6, "max_position_embeddings": 64, "use_sliding_window": True,
+           "sliding_window": 2, "attention_bias": True, "pad_token_id": 3}
+SMOLLM3_NOPE = {"model_type": "smollm3", "architectures": ["SmolLM3Model"], "vocab_size": 64, "hidden_size": 32,
+                "num_hidden_layers": 3, "num_attention_heads": 4, "intermediate_size": 40, "hidden_act": "silu",
+                "rms_norm_eps": 1e-5, "rope_theta": 100.0, "no_rope_layers": [0, 1, 0], "pad_token_id": 0}
+
+
+def olmo3_smollm3():
+    torch.manual_seed(29)
+    save("olmo3", OLMO3, llama_state(OLMO3, False), lambda sd: llama_forward(sd, OLMO3, IDS), prefix="model.")
+    for name, c, dtype in (("smollm3_bf16", SMOLLM3, torch.bfloat16), ("smollm3_nope", SMOLLM3_NOPE, torch.float32)):
+        rc = dict(c, rope_theta=c.get("rope_theta", 2000000.0))  # SmolLM3Config's default_theta
+        save(name, c, llama_state(c, c.get("attention_bias", False)), lambda sd, rc=rc: llama_forward(sd, rc, IDS), dtype,
+             prefix="model.")
 
 
 # ---- PhiModel (--phi: torch.manual_seed(14)) ------------------------------------------------
@@ -2067,6 +2116,7 @@ def tiny():
     gpt_neo()
     albert()
     gpt_bigcode()
+    olmo3_smollm3()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -2440,7 +2490,8 @@ SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": 
            "--electra": electra, "--starcoder2": starcoder2, "--stablelm": stablelm, "--cohere": cohere,
            "--olmo": olmo, "--gptj": gptj, "--falcon": falcon,
            "--opt": opt, "--gpt-neo": gpt_neo, "--albert": albert,
-           "--gpt-bigcode": gpt_bigcode}
+           "--gpt-bigcode": gpt_bigcode,
+           "--olmo3-smollm3": olmo3_smollm3}
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":

@@ -52,8 +52,10 @@
 //                          scores' scale) and residual_multiplier
 //   mixtral                Mistral's layer with a sparse mixture of experts for the MLP
 //   qwen2_moe, qwen3_moe   Qwen2's and Qwen3's layers with one (Qwen2-MoE: and a shared expert)
-//   olmo2                  LlamaModel's layer with the norms after the attention and the MLP
-//                          (none before), q_norm and k_norm over the whole projection
+//   olmo2, olmo3           LlamaModel's layer with the norms after the attention and the MLP
+//                          (none before), q_norm and k_norm over the whole projection; OLMo 3's
+//                          sliding layers
+//   smollm3                LlamaModel's layer without RoPE on no_rope_layers' layers
 //   bloom                  BloomModel: ALiBi (BLOOM's slopes), LayerNorm on the embeddings, the
 //                          fused query_key_value per head, GELU (tanh), ln_f;
 //                          apply_residual_connection_post_layernorm
@@ -106,6 +108,7 @@ struct ModelConfig {
     std::string sliding_rope_text;      // its rope_scaling_text
     std::size_t sliding_window = 0;     // 0: none (Mistral: each token sees itself and W - 1 before)
     std::vector<bool> slides;           // per layer: the sliding window applies (empty: every layer)
+    std::vector<bool> rope_layers;      // per layer: RoPE turns q and k (SmolLM3's no_rope_layers; empty: every layer)
     bool qkv_bias = false, o_bias = false, mlp_bias = false;  // llama family; BLOOM's output projections
     bool qk_norm = false;  // Qwen3: self_attn.q_norm and k_norm, RMSNorm over head_dim (Phi: LayerNorm)
     bool qk_norm_whole = false;  // OLMo 2: q_norm and k_norm over the whole projection (heads · head_dim)
@@ -155,6 +158,7 @@ struct ModelConfig {
     std::size_t window_of(std::size_t l) const { return slides.empty() || slides[l] ? sliding_window : 0; }
     // The RoPE of layer l: Gemma 3's sliding layers have their own.
     const Rope& rope_of(std::size_t l) const { return sliding_rope.theta > 0 && window_of(l) ? sliding_rope : rope; }
+    bool turns(std::size_t l) const { return rope_layers.empty() || rope_layers[l]; }
 };
 
 // config.json's text into a ModelConfig. InputError naming `source` for JSON errors, an

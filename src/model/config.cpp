@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom, falcon";
+    return "bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, olmo3, smollm3, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom, falcon";
 }
 
 namespace {
@@ -726,7 +726,8 @@ double rope_and_groups(const Reader& r, ModelConfig& c, std::size_t default_max_
 // The defaults of the Llama family's config classes (transformers' configuration_*.py), for
 // the keys config.json leaves out: LlamaConfig (Llama 2 7B; GraniteConfig's the same),
 // MistralConfig (Mistral 7B), MixtralConfig (8x7B), Qwen2Config (7B), Qwen3Config (Qwen2's sizes,
-// head_dim 128), Qwen2MoeConfig (A2.7B), Qwen3MoeConfig (15B-A2B), Olmo2Config (7B).
+// head_dim 128), Qwen2MoeConfig (A2.7B), Qwen3MoeConfig (15B-A2B), Olmo2Config (7B; Olmo3Config's
+// the same), SmolLM3Config (3B).
 struct LlamaDefaults {
     std::size_t layers, hidden, heads, kv_heads /* 0: the heads */, intermediate, vocab, max_positions;
     double eps, theta;
@@ -737,7 +738,8 @@ LlamaDefaults llama_defaults(const std::string& type) {
     if (type == "qwen2" || type == "qwen3") return {32, 4096, 32, 32, 22016, 151936, 32768, 1e-6, 1e4};
     if (type == "qwen2_moe") return {24, 2048, 16, 16, 5632, 151936, 32768, 1e-6, 1e4};
     if (type == "qwen3_moe") return {24, 2048, 32, 4, 6144, 151936, 32768, 1e-6, 1e4};
-    if (type == "olmo2") return {32, 4096, 32, 0, 11008, 50304, 2048, 1e-5, 1e4};
+    if (type == "olmo2" || type == "olmo3") return {32, 4096, 32, 0, 11008, 50304, 2048, 1e-5, 1e4};
+    if (type == "smollm3") return {36, 2048, 16, 4, 11008, 128256, 32768, 1e-6, 2e6};
     return {32, 4096, 32, 0, 11008, 32000, 2048, 1e-6, 1e4};  // llama, granite
 }
 
@@ -772,7 +774,8 @@ void experts(const Reader& r, ModelConfig& c, const char* count_key, std::size_t
 void llama(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::llama;
     const bool qwen2 = c.model_type == "qwen2", qwen3 = c.model_type == "qwen3";
-    const bool qwen = qwen2 || qwen3, olmo2 = c.model_type == "olmo2", granite = c.model_type == "granite";
+    const bool qwen = qwen2 || qwen3, olmo3 = c.model_type == "olmo3", olmo2 = c.model_type == "olmo2" || olmo3;
+    const bool granite = c.model_type == "granite", smollm3 = c.model_type == "smollm3";
     const bool mixtral = c.model_type == "mixtral", qwen_moe = c.model_type == "qwen2_moe" || c.model_type == "qwen3_moe";
     const LlamaDefaults d = llama_defaults(c.model_type);
     c.layers = r.count_or("num_hidden_layers", d.layers), c.hidden = r.count_or("hidden_size", d.hidden);
@@ -845,6 +848,45 @@ void llama(const Reader& r, ModelConfig& c) {
         c.qk_norm = c.qk_norm_whole = c.post_norms = true;
         if (!r.v.find("pad_token_id") && c.vocab <= 1)  // Olmo2Config's pad_token_id 1 when absent
             r.fail("no \"pad_token_id\": Olmo2Config's 1 is not an id of vocab_size " + std::to_string(c.vocab) +
+                   " (nn.Embedding's padding_idx)");
+        if (olmo3) {
+            // Olmo3Config: sliding_window (4096; null: none) on the layers layer_types calls
+            // sliding_attention, by default all but every fourth
+            const json::Value* window = r.v.find("sliding_window");
+            c.sliding_window = !window ? 4096 : r.count_or_none("sliding_window", 0);
+            for (std::size_t l = 0; l < c.layers; ++l) c.slides.push_back((l + 1) % 4 != 0);
+            const json::Value* types = r.v.find("layer_types");
+            if (c.sliding_window == 0 && (!types || types->is_null()) && c.layers >= 1 && c.slides[0])
+                r.fail("\"sliding_window\" is null, but layer 0 slides (Olmo3Config's layer_types: all but every fourth)");
+            layer_types(r, c, " (\"sliding_window\" is null)");
+            // (which layers a rope_scaling scales differs across transformers' versions: refused)
+            if (c.rope.scaling.kind != RopeScalingKind::none)
+                r.fail(c.rope_scaling_text + ": is not supported for olmo3 (transformers' versions differ on whether it "
+                       "scales the sliding layers' RoPE)");
+        }
+    } else if (smollm3) {
+        // SmolLM3Config: no RoPE on the layers no_rope_layers marks 0 (by default every
+        // no_rope_layer_interval-th); the window (use_sliding_window and sliding_window) on the layers
+        // layer_types calls sliding_attention, by default those without RoPE
+        c.qkv_bias = c.o_bias = r.flag("attention_bias", false);
+        c.mlp_bias = r.flag("mlp_bias", false);
+        const std::size_t interval = r.count_or("no_rope_layer_interval", 4);
+        for (std::size_t l = 0; l < c.layers; ++l) c.rope_layers.push_back((l + 1) % interval != 0);
+        if (const json::Value* given = r.v.find("no_rope_layers"); given && !given->is_null()) {
+            if (!given->is_array() || given->as_array().size() < c.layers)
+                r.fail("\"no_rope_layers\": expected an array of 0 or 1, one per layer");
+            for (std::size_t l = 0; l < c.layers; ++l) {
+                const json::Value& x = given->as_array()[l];
+                if (!x.is_number() || (x.as_number() != 0 && x.as_number() != 1))
+                    r.fail("\"no_rope_layers\": expected an array of 0 or 1, one per layer");
+                c.rope_layers[l] = x.as_number() == 1;
+            }
+        }
+        if (r.flag("use_sliding_window", false)) c.sliding_window = r.count_or_none("sliding_window", 0);
+        for (std::size_t l = 0; l < c.layers; ++l) c.slides.push_back(c.sliding_window && !c.rope_layers[l]);
+        layer_types(r, c, " (\"use_sliding_window\" is not true, or \"sliding_window\" is null)");
+        if (!r.v.find("pad_token_id") && c.vocab <= 128004)  // SmolLM3Config's pad_token_id 128004 when absent
+            r.fail("no \"pad_token_id\": SmolLM3Config's 128004 is not an id of vocab_size " + std::to_string(c.vocab) +
                    " (nn.Embedding's padding_idx)");
     } else {
         c.qkv_bias = c.o_bias = r.bool_or("attention_bias", false);
@@ -1293,7 +1335,8 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "opt") opt(r, c);
     else if (c.model_type == "gpt_neo") gpt_neo(r, c);
     else if (c.model_type == "llama" || c.model_type == "mistral" || c.model_type == "qwen2" || c.model_type == "qwen3" ||
-             c.model_type == "olmo2" || c.model_type == "granite" || c.model_type == "mixtral" ||
+             c.model_type == "olmo2" || c.model_type == "olmo3" || c.model_type == "smollm3" ||
+             c.model_type == "granite" || c.model_type == "mixtral" ||
              c.model_type == "qwen2_moe" || c.model_type == "qwen3_moe")
         llama(r, c);
     else if (c.model_type == "gemma" || c.model_type == "gemma2" || c.model_type == "gemma3_text") gemma(r, c);

@@ -1,15 +1,16 @@
 // LlamaModel's forward (transformers' models/llama/modeling_llama.py, eager attention), also
 // Mistral's, Mixtral's, Qwen2's, Qwen3's, Qwen2-MoE's, Qwen3-MoE's, Gemma's, Gemma 2's, Gemma 3's,
-// Phi-3's, OLMo 2's and Granite's: token embeddings (Gemma: times √E; Granite:
+// Phi-3's, OLMo 2's, OLMo 3's, SmolLM3's and Granite's: token embeddings (Gemma: times √E; Granite:
 // embedding_multiplier), then per layer RMSNorm (Gemma: by 1 + weight; OLMo 2: none), q/k/v
 // projections (Qwen2: with biases; Qwen3, Gemma 3: then q_norm and k_norm, RMSNorm per head;
 // OLMo 2: over all heads at once; Phi-3: one fused qkv_proj), RoPE (Phi-3: of the leading dims;
-// Gemma 3: the sliding layers' own) and causal grouped-query attention on the engine (Mistral,
-// Phi-3: a sliding window; Gemma 2: its scale, softcap and sliding layers; EmbeddingGemma:
-// bidirectional), o_proj (Gemma 2, OLMo 2: then post_attention_layernorm), the residual (Granite:
-// the output times residual_multiplier), RMSNorm (Gemma 2: pre_feedforward_layernorm; OLMo 2:
-// none), the gated MLP (down(act(gate(x)) · up(x)); Phi-3: gate and up from one gate_up_proj;
-// Mixtral, Qwen MoE: a sparse mixture of such experts, src/model/moe.cpp; Gemma 2, OLMo 2: then
+// Gemma 3: the sliding layers' own; SmolLM3: none on its NoPE layers) and causal grouped-query
+// attention on the engine (Mistral, Phi-3: a sliding window; Qwen2, OLMo 3, SmolLM3: sliding
+// layers; Gemma 2: its scale, softcap and sliding layers; EmbeddingGemma: bidirectional), o_proj
+// (Gemma 2, OLMo 2: then post_attention_layernorm), the residual (Granite: the output times
+// residual_multiplier), RMSNorm (Gemma 2: pre_feedforward_layernorm; OLMo 2: none), the gated MLP
+// (down(act(gate(x)) · up(x)); Phi-3: gate and up from one gate_up_proj; Mixtral, Qwen MoE: a
+// sparse mixture of such experts, src/model/moe.cpp; Gemma 2, OLMo 2: then
 // post_feedforward_layernorm), the residual; the final norm, whose output is the last hidden state.
 #include <cmath>
 #include <string>
@@ -51,7 +52,7 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
         // kv_idx > q_idx - sliding_window; EmbeddingGemma's both ways: |q_idx - kv_idx| < sliding_window
         const std::size_t window = c.window_of(l);
         spec.window = !window ? Window{} : Window{window - 1, c.bidirectional ? window - 1 : unbounded};
-        spec.rope = &c.rope_of(l) == &c.rope ? full_rope : sliding_rope;
+        spec.rope = !c.turns(l) ? Rope{} : &c.rope_of(l) == &c.rope ? full_rope : sliding_rope;  // SmolLM3's NoPE layers
         rec.hidden(l, h);
         const std::string p = layer_prefix(c, l);
         const auto W = [&](const std::string& n, std::initializer_list<std::size_t> s) -> const Weight& { return w.get(p + n, s); };

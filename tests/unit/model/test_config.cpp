@@ -970,6 +970,53 @@ TEST_CASE("model config: gpt_bigcode is GPTBigCodeConfig: its defaults and attri
     CHECK(error("gpt_bigcode", ", \"add_cross_attention\": true").find("not supported") != std::string::npos);
 }
 
+TEST_CASE("model config: olmo3 is Olmo3Config: OLMo 2's layer, all but every fourth layer sliding") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig o = parse("{\"model_type\": \"olmo3\", \"num_hidden_layers\": 8}");
+    CHECK(o.arch == attn::model::Architecture::llama);
+    CHECK(o.post_norms);
+    CHECK(o.qk_norm_whole);
+    CHECK(o.hidden == 4096);
+    CHECK(o.norm_eps == 1e-5);
+    CHECK(o.window_of(0) == 4096);
+    CHECK(o.window_of(2) == 4096);
+    CHECK(o.window_of(3) == 0);  // every fourth: full
+    CHECK(o.window_of(7) == 0);
+    CHECK(config("olmo3", ", \"sliding_window\": 5, \"layer_types\": [\"full_attention\", \"sliding_attention\"]").window_of(0) == 0);
+    CHECK(error("olmo3", ", \"sliding_window\": null").find("\"sliding_window\" is null, but layer 0 slides") != std::string::npos);
+    CHECK(error("olmo3", ", \"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 2}").find("is not supported for olmo3") !=
+          std::string::npos);
+}
+
+TEST_CASE("model config: smollm3 is SmolLM3Config: no_rope_layers, the window on the NoPE layers, rope_theta 2e6") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig s = parse("{\"model_type\": \"smollm3\"}");  // SmolLM3-3B
+    CHECK(s.arch == attn::model::Architecture::llama);
+    CHECK(s.layers == 36);
+    CHECK(s.hidden == 2048);
+    CHECK(s.heads == 16);
+    CHECK(s.kv_heads == 4);
+    CHECK(s.vocab == 128256);
+    CHECK(s.norm_eps == 1e-6);
+    CHECK(s.rope.theta == 2000000.0f);
+    CHECK(s.turns(0));
+    CHECK_FALSE(s.turns(3));  // every fourth: NoPE
+    CHECK(s.turns(4));
+    CHECK(s.window_of(3) == 0);  // no window without use_sliding_window
+    const std::string four = ", \"num_hidden_layers\": 4, \"pad_token_id\": 0";
+    const attn::model::ModelConfig w = config("smollm3", four + ", \"use_sliding_window\": true, \"sliding_window\": 8");
+    CHECK(w.window_of(3) == 8);
+    CHECK(w.window_of(0) == 0);
+    const attn::model::ModelConfig n = config("smollm3", four + ", \"no_rope_layers\": [0, 1, 1, 1]");
+    CHECK_FALSE(n.turns(0));
+    CHECK(n.turns(3));
+    CHECK(error("smollm3", four + ", \"no_rope_layers\": [0, 2, 1, 1]").find("expected an array of 0 or 1") != std::string::npos);
+    CHECK(error("smollm3", four + ", \"no_rope_layers\": [0]").find("expected an array of 0 or 1") != std::string::npos);
+    CHECK(error("smollm3", ", \"num_hidden_layers\": 4").find("SmolLM3Config's 128004 is not an id of vocab_size 50") !=
+          std::string::npos);
+    CHECK(config("smollm3", four + ", \"attention_bias\": true").o_bias);
+}
+
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
     // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
     // pad_token_id 1
