@@ -1475,7 +1475,8 @@ def olmo():
 
 # GPT-J (--gptj: torch.manual_seed(23)): models/gptj/modeling_gptj.py GPTJModel. gptj: rotary_dim 4 of
 # head_dim 8, n_inner null (4·n_embd), gelu_new, "transformer." names; gptj_full_rotary_f16: rotary_dim 8
-# (every dim), n_inner 24, exact gelu, config.json's attribute_map names (hidden_size, ...), GPTJModel's names.
+# (every dim), n_inner 24, exact gelu, config.json's attribute_map names (hidden_size, ...), GPTJModel's names,
+# token types (looked up in wte).
 GPTJ = {"model_type": "gptj", "architectures": ["GPTJForCausalLM"], "vocab_size": 64, "n_embd": 32, "n_layer": 2,
         "n_head": 4, "n_positions": 16, "rotary_dim": 4, "n_inner": None, "activation_function": "gelu_new",
         "layer_norm_epsilon": 1e-5}
@@ -1505,7 +1506,7 @@ def gptj_state(c):
     return sd
 
 
-def gptj_forward(sd, c, ids):
+def gptj_forward(sd, c, ids, types=None):
     B, T = ids.shape
     E, H, L, Fi = gptj_sizes(c)
     d, rot, eps = E // H, c["rotary_dim"], c["layer_norm_epsilon"]
@@ -1525,6 +1526,8 @@ def gptj_forward(sd, c, ids):
     ln = lambda x, n: F.layer_norm(x, (E,), sd[n + ".weight"], sd[n + ".bias"], eps)
     scale_attn = torch.sqrt(torch.tensor(d, dtype=torch.float32))
     h = sd["wte.weight"][ids]
+    if types is not None:  # GPTJModel: hidden_states + self.wte(token_type_ids)
+        h = h + sd["wte.weight"][types]
     hidden, atts = [], []
     for l in range(L):
         hidden.append(h)
@@ -1547,8 +1550,8 @@ def gptj_forward(sd, c, ids):
 def gptj():
     torch.manual_seed(23)
     save("gptj", GPTJ, gptj_state(GPTJ), lambda sd: gptj_forward(sd, GPTJ, IDS), prefix="transformer.")
-    save("gptj_full_rotary_f16", GPTJ_FULL, gptj_state(GPTJ_FULL), lambda sd: gptj_forward(sd, GPTJ_FULL, IDS),
-         torch.float16)
+    save("gptj_full_rotary_f16", GPTJ_FULL, gptj_state(GPTJ_FULL), lambda sd: gptj_forward(sd, GPTJ_FULL, IDS, GPT2_TYPES),
+         torch.float16, types=GPT2_TYPES)
 
 
 # Falcon (--falcon: torch.manual_seed(24)): models/falcon/modeling_falcon.py FalconModel (RoPE; alibi is
@@ -1778,7 +1781,8 @@ def opt():
 
 # GPT-Neo (--gpt-neo: torch.manual_seed(26)): models/gpt_neo/modeling_gpt_neo.py GPTNeoModel. gpt_neo: global
 # and local layers (attention_types), window_size 3 (< 7 tokens), "transformer." names; gpt_neo_local_f16:
-# local, global, local with config.json's attention_layers beside attention_types, window_size 2, n 24, gelu.
+# local, global, local with config.json's attention_layers beside attention_types, window_size 2, n 24, gelu,
+# token types (GPT-2's kind: ids looked up in wte).
 GPT_NEO = {"model_type": "gpt_neo", "architectures": ["GPTNeoForCausalLM"], "vocab_size": 64, "hidden_size": 32,
            "num_layers": 2, "num_heads": 4, "attention_types": [[["global", "local"], 1]], "window_size": 3,
            "intermediate_size": None, "max_position_embeddings": 16, "activation_function": "gelu_new",
@@ -1806,7 +1810,7 @@ def gpt_neo_state(c):
     return sd
 
 
-def gpt_neo_forward(sd, c, ids):
+def gpt_neo_forward(sd, c, ids, token_types=None):
     B, T = ids.shape
     E, H, L, eps = c["hidden_size"], c["num_heads"], c["num_layers"], c["layer_norm_epsilon"]
     d, max_pos = E // H, c["max_position_embeddings"]
@@ -1815,6 +1819,8 @@ def gpt_neo_forward(sd, c, ids):
     lin = lambda x, n: F.linear(x, sd[n + ".weight"], sd.get(n + ".bias"))
     ln = lambda x, n: F.layer_norm(x, (E,), sd[n + ".weight"], sd[n + ".bias"], eps)
     h = sd["wte.weight"][ids] + sd["wpe.weight"][torch.arange(T)][None]
+    if token_types is not None:  # GPTNeoModel: hidden_states + self.wte(token_type_ids)
+        h = h + sd["wte.weight"][token_types]
     hidden, atts = [], []
     for l in range(L):
         hidden.append(h)
@@ -1838,7 +1844,7 @@ def gpt_neo():
     torch.manual_seed(26)
     save("gpt_neo", GPT_NEO, gpt_neo_state(GPT_NEO), lambda sd: gpt_neo_forward(sd, GPT_NEO, IDS), prefix="transformer.")
     save("gpt_neo_local_f16", GPT_NEO_LOCAL, gpt_neo_state(GPT_NEO_LOCAL),
-         lambda sd: gpt_neo_forward(sd, GPT_NEO_LOCAL, IDS), torch.float16)
+         lambda sd: gpt_neo_forward(sd, GPT_NEO_LOCAL, IDS, GPT2_TYPES), torch.float16, types=GPT2_TYPES)
 
 
 # ALBERT (--albert: torch.manual_seed(27)): models/albert/modeling_albert.py AlbertModel. albert: embeddings

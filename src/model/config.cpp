@@ -206,9 +206,7 @@ void albert(const Reader& r, ModelConfig& c) {
     c.intermediate = r.count_or("intermediate_size", 16384);
     c.embedding_size = r.count_or("embedding_size", 128);
     c.layer_groups = r.count_or("num_hidden_groups", 1);
-    if (c.layer_groups > c.layers)  // AlbertTransformer's group_idx never reaches the groups past the layers
-        r.fail("num_hidden_groups " + std::to_string(c.layer_groups) + " is more than num_hidden_layers " +
-               std::to_string(c.layers));
+    // (groups past the layers are never reached by AlbertTransformer's group_idx: unused, as there)
     if (const std::size_t inner = r.count_or("inner_group_num", 1); inner != 1)
         r.fail("\"inner_group_num\" " + std::to_string(inner) + " is not supported (attn runs one layer per group "
                "step, as every ALBERT checkpoint has)");
@@ -350,8 +348,9 @@ void opt(const Reader& r, ModelConfig& c) {
 
 // GPTNeoConfig's defaults (gpt-neo-1.3B) and attribute_map (num_heads, num_layers): learned positions,
 // LayerNorm, q/k/v without biases and out_proj with one, no scaling of q·kᵀ, the layers "global"
-// (causal) or "local" (causal within window_size) as attention_types expands (config.json's
-// attention_layers, transformers' expansion of it, wins when given), the MLP c_fc and c_proj.
+// (causal) or "local" (causal within window_size) as attention_types expands, its first
+// num_layers (config.json's attention_layers, transformers' expansion of it, wins when given), the
+// MLP c_fc and c_proj.
 void gpt_neo(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::gpt_neo;
     c.layers = r.count_or(aliased(r, "num_layers", "num_hidden_layers", "GPTNeoConfig"), 24);
@@ -384,15 +383,15 @@ void gpt_neo(const Reader& r, ModelConfig& c) {
     } else {
         for (int k = 0; k < 12; ++k) types.insert(types.end(), {"global", "local"});
     }
-    if (types.size() != c.layers)  // GPTNeoConfig refuses it
-        r.fail("\"attention_types\" expands to " + std::to_string(types.size()) + " layers, but num_layers is " +
-               std::to_string(c.layers));
     if (const json::Value* given = r.v.find("attention_layers"); given && !given->is_null()) {
         if (!given->is_array() || given->as_array().size() < c.layers)
             r.fail("\"attention_layers\": expected an array of \"global\" or \"local\", one per layer");
         types.clear();
         for (std::size_t l = 0; l < c.layers; ++l)
             types.push_back(given->as_array()[l].is_string() ? given->as_array()[l].as_string() : "");
+    } else if (types.size() < c.layers) {  // (v4's GPTNeoConfig refused any other length; v5 reads the first num_layers)
+        r.fail("\"attention_types\" expands to " + std::to_string(types.size()) + " layers, but num_layers is " +
+               std::to_string(c.layers));
     }
     for (std::size_t l = 0; l < c.layers; ++l) {
         if (types[l] != "global" && types[l] != "local")

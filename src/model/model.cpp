@@ -102,10 +102,12 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
                              std::to_string(c.vocab) + " (vocab_size)");
     if (!in.token_types.empty()) {
         // BertModel's token_type_embeddings; GPT2Model looks token types up in wte, as tokens.
-        const bool gpt2 = c.arch == Architecture::gpt2 || c.arch == Architecture::gpt_bigcode;
+        // (GPT-2, GPTBigCode, GPT-Neo and GPT-J look them up in the token embeddings, as tokens)
+        const bool gpt2 = c.arch == Architecture::gpt2 || c.arch == Architecture::gpt_bigcode ||
+                          c.arch == Architecture::gpt_neo || c.arch == Architecture::gptj;
         if (c.arch != Architecture::bert && c.arch != Architecture::albert && !gpt2)
-            throw InputError("token types are BERT's, ALBERT's, GPT-2's and GPTBigCode's; model_type " + c.model_type +
-                             " has none");
+            throw InputError("token types are BERT's and ALBERT's segments, or token ids for gpt2, gpt_bigcode, gpt_neo "
+                             "and gptj; model_type " + c.model_type + " has none");
         if (in.token_types.size() != in.ids.size())
             throw InputError("token types: " + std::to_string(in.token_types.size()) + " given for " +
                              std::to_string(in.ids.size()) + " token ids");

@@ -528,7 +528,7 @@ if [ "${OUT#*××}" = "$OUT" ] && ! grep -q "causal\|url(#masked)" "$T/db.svg"; 
 fi
 run model "$TINY/distilbert" --ids 1,17,42 --token-types 0,0,1
 expect_code 3 "distilbert with token types"
-expect_err_has "token types are BERT's, ALBERT's, GPT-2's and GPTBigCode's; model_type distilbert has none" "distilbert's token types refused"
+expect_err_has "token types are BERT's and ALBERT's segments, or token ids for gpt2, gpt_bigcode, gpt_neo and gptj; model_type distilbert has none" "distilbert's token types refused"
 # The layer names are DistilBERT's own: a BERT checkpoint under model_type distilbert is missing them.
 mkdir -p "$T/db_bert" && cp "$TINY/bert/model.safetensors" "$T/db_bert/"
 echo '{"model_type": "distilbert", "dim": 32, "n_heads": 4, "n_layers": 2, "hidden_dim": 64, "vocab_size": 64, "max_position_embeddings": 16}' \
