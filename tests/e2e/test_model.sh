@@ -23,8 +23,14 @@
 # biases; head_dim of its own and CohereConfig's rope_theta in float16), olmo (LayerNorm without
 # weight or bias, clip_qkv, all four biases; head_dim of its own, linear RoPE in bfloat16), gptj
 # ("transformer." names, RoPE on pairs in half of each head, the attention and the MLP side by
-# side; every dim turned, the attribute_map's names, float16), gpt_bigcode (one K/V head in the
-# fused c_attn; q, k, v per head, unscaled, in float16),
+# side; every dim turned, the attribute_map's names, token types, float16), gpt_bigcode (one K/V
+# head in the fused c_attn; q, k, v per head, unscaled, in float16), gpt_neo (unscaled scores, a
+# global and a local layer of window 3; local, global, local of window 2 with token types in
+# float16), opt (opt-125m's pre-LN layers and learned positions; opt-350m's post-LN without biases
+# in float16; word_embed_proj_dim's projections, attentions only), falcon (falcon-7b's multi-query
+# fused projection and parallel layer; new_decoder_architecture's K/V groups with ln_attn and
+# ln_mlp and dynamic RoPE in bfloat16; q | k | v per head, biases and the serial layer in float16;
+# Falcon 2's one norm),
 # gpt_neox (Pythia's shape: RoPE on a quarter of each head, the parallel residual, float16; and
 # the serial residual without attention biases),
 # electra ("electra." names, embeddings 16 wide projected to 32, token types; embeddings as wide
