@@ -223,8 +223,9 @@ int cmd_model(int argc, char** argv) {
         ("path", "The model folder", cxxopts::value<std::string>(), "PATH")
         ("ids", "Token ids from any tokenizer: a comma list (101,2051,102), rows of a batch separated by "
                 "';', or a FILE with one row per line", cxxopts::value<std::string>(), "LIST|FILE")
-        ("token-types", "Token type ids, shaped as --ids: BERT's and ALBERT's segments (A = 0, B = 1; default all 0), or GPT-2's "
-                        "token_type_ids (looked up in its token embeddings and added; default none)",
+        ("token-types", "Token type ids, shaped as --ids: BERT's and ALBERT's segments (A = 0, B = 1; default all 0), or "
+                        "the token_type_ids of gpt2, gpt_bigcode, gpt_neo and gptj (looked up in the token embeddings and "
+                        "added; default none)",
          cxxopts::value<std::string>(), "LIST|FILE")
         ("text", "Text to tokenize with the folder's tokenizer (tokenizer.json, else vocab.txt, else vocab.json + "
                  "merges.txt), special tokens added: tokenizer(text) in transformers; the tokens label the output and "
