@@ -31,6 +31,7 @@
     /usr/bin/python3 data/models/make_tiny.py --albert   # only albert, albert_groups_f16
     /usr/bin/python3 data/models/make_tiny.py --gpt-bigcode  # only gpt_bigcode, gpt_bigcode_mha_f16
     /usr/bin/python3 data/models/make_tiny.py --olmo3-smollm3  # only olmo3, smollm3_bf16, smollm3_nope
+    /usr/bin/python3 data/models/make_tiny.py --cohere2  # only cohere2, cohere2_types_f16
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -47,7 +48,7 @@ Gemma3TextModel; models/mixtral/modeling_mixtral.py MixtralModel; models/qwen2_m
 Qwen2MoeModel and Qwen3MoeModel; models/olmo2/modular_olmo2.py Olmo2Model;
 models/olmo3/modular_olmo3.py Olmo3Model; models/smollm3/modular_smollm3.py SmolLM3Model;
 models/starcoder2/modeling_starcoder2.py Starcoder2Model; models/stablelm/modeling_stablelm.py
-StableLmModel; models/cohere/modeling_cohere.py CohereModel; models/olmo/modular_olmo.py OlmoModel;
+StableLmModel; models/cohere/modeling_cohere.py CohereModel; models/cohere2/modular_cohere2.py Cohere2Model; models/olmo/modular_olmo.py OlmoModel;
 models/gptj/modeling_gptj.py GPTJModel; models/falcon/modeling_falcon.py FalconModel;
 models/opt/modeling_opt.py OPTModel; models/gpt_neo/modeling_gpt_neo.py GPTNeoModel;
 models/albert/modeling_albert.py AlbertModel;
@@ -1331,7 +1332,7 @@ def stablelm():
 def cohere_state(c):
     E, H, Fi = c["hidden_size"], c["num_attention_heads"], c["intermediate_size"]
     G = c.get("num_key_value_heads", H)
-    d = c.get("head_dim", E // H)
+    d = E // H if c["model_type"] == "cohere2" else c.get("head_dim", E // H)
     bias = c.get("attention_bias", False)
     sd = {"embed_tokens.weight": rnd(c["vocab_size"], E, std=1.0)}
     for l in range(c["num_hidden_layers"]):
@@ -1361,9 +1362,10 @@ def cohere_forward(sd, c, ids):
     B, T = ids.shape
     E, H, eps = c["hidden_size"], c["num_attention_heads"], c["layer_norm_eps"]
     G = c.get("num_key_value_heads", H)
-    d = c.get("head_dim", E // H)
-    # CohereConfig v5's default_theta 500000 when config.json has no rope_theta
-    inv_freq, _ = rope_inv_freq(dict(c, rope_theta=c.get("rope_theta", 500000.0)), d, T)
+    d = E // H if c["model_type"] == "cohere2" else c.get("head_dim", E // H)  # Cohere2Config sets it
+    # CohereConfig v5's default_theta 500000 when config.json has no rope_theta (Cohere2Config: 10000)
+    v2 = c["model_type"] == "cohere2"
+    inv_freq, _ = rope_inv_freq(dict(c, rope_theta=c.get("rope_theta", 10000.0 if v2 else 500000.0)), d, T)
     freqs = (inv_freq[None, :, None].float() @ torch.arange(T)[None, None, :].float()).transpose(1, 2)
     emb = torch.repeat_interleave(freqs, 2, dim=-1)  # CohereRotaryEmbedding: interleave, not cat
     cos, sin = emb.cos()[:, None], emb.sin()[:, None]
@@ -1371,6 +1373,10 @@ def cohere_forward(sd, c, ids):
     def rotate(x):  # Cohere's rotate_half: pairs (2i, 2i + 1)
         return torch.stack([-x[..., 1::2], x[..., ::2]], dim=-1).flatten(-2)
     causal = torch.ones(T, T, dtype=torch.bool).triu(1)
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    pattern = c.get("sliding_window_pattern", 4)  # Cohere2Config's layer_types when none are given
+    types = c.get("layer_types") or ["sliding_attention" if (l + 1) % pattern else "full_attention"
+                                     for l in range(c["num_hidden_layers"])]
     act = {"silu": F.silu, "relu": F.relu}[c["hidden_act"]]
     lin = lambda x, n: F.linear(x, sd[n + ".weight"], sd.get(n + ".bias"))
     h = sd["embed_tokens.weight"][ids]
@@ -1386,9 +1392,12 @@ def cohere_forward(sd, c, ids):
             q = cohere_layer_norm(q, sd[p + "self_attn.q_norm.weight"], eps)
             k = cohere_layer_norm(k, sd[p + "self_attn.k_norm.weight"], eps)
         q, k = q.transpose(1, 2), k.transpose(1, 2)
-        q, k = q * cos + rotate(q) * sin, k * cos + rotate(k) * sin
+        sliding = v2 and types[l] == "sliding_attention"
+        if not v2 or sliding:  # Cohere2Attention: `if self.sliding_window is not None:` RoPE
+            q, k = q * cos + rotate(q) * sin, k * cos + rotate(k) * sin
         k, v = k.repeat_interleave(H // G, dim=1), v.repeat_interleave(H // G, dim=1)
-        w = (torch.matmul(q, k.transpose(2, 3)) * d ** -0.5).masked_fill(causal, float("-inf"))
+        masked = causal | (j <= i - c.get("sliding_window", 4096)) if sliding else causal
+        w = (torch.matmul(q, k.transpose(2, 3)) * d ** -0.5).masked_fill(masked, float("-inf"))
         w = torch.softmax(w, dim=-1, dtype=torch.float32)
         atts.append(w)
         attn = lin(torch.matmul(w, v).transpose(1, 2).reshape(B, T, H * d), p + "self_attn.o_proj")
@@ -1396,6 +1405,27 @@ def cohere_forward(sd, c, ids):
         h = h + attn + mlp
     hidden.append(cohere_layer_norm(h, sd["norm.weight"], eps))
     return torch.stack(atts), torch.stack(hidden)
+
+
+# Cohere 2 (--cohere2: torch.manual_seed(30)): models/cohere2/modular_cohere2.py Cohere2Model. cohere2: 4 layers,
+# the default pattern (layers 0-2 slide with window 3 and RoPE, layer 3 full without RoPE), G=2, attention_bias,
+# rope_theta absent (10000); cohere2_types_f16: layer_types full, sliding, full with window 2, a head_dim key that
+# Cohere2Config overwrites with hidden_size // heads, relu.
+COHERE2 = {"model_type": "cohere2", "architectures": ["Cohere2ForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+           "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 40,
+           "hidden_act": "silu", "layer_norm_eps": 1e-5, "sliding_window": 3, "attention_bias": True,
+           "logit_scale": 0.25, "pad_token_id": 0}
+COHERE2_TYPES = {"model_type": "cohere2", "architectures": ["Cohere2ForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+                 "num_hidden_layers": 3, "num_attention_heads": 4, "head_dim": 6, "intermediate_size": 24,
+                 "hidden_act": "relu", "layer_norm_eps": 1e-4, "rope_theta": 100.0, "sliding_window": 2,
+                 "layer_types": ["full_attention", "sliding_attention", "full_attention"]}
+
+
+def cohere2():
+    torch.manual_seed(30)
+    save("cohere2", COHERE2, cohere_state(COHERE2), lambda sd: cohere_forward(sd, COHERE2, IDS), prefix="model.")
+    save("cohere2_types_f16", COHERE2_TYPES, cohere_state(COHERE2_TYPES),
+         lambda sd: cohere_forward(sd, COHERE2_TYPES, IDS), torch.float16, prefix="model.")
 
 
 def cohere():
@@ -2123,6 +2153,7 @@ def tiny():
     albert()
     gpt_bigcode()
     olmo3_smollm3()
+    cohere2()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -2497,7 +2528,7 @@ SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": 
            "--olmo": olmo, "--gptj": gptj, "--falcon": falcon,
            "--opt": opt, "--gpt-neo": gpt_neo, "--albert": albert,
            "--gpt-bigcode": gpt_bigcode,
-           "--olmo3-smollm3": olmo3_smollm3}
+           "--olmo3-smollm3": olmo3_smollm3, "--cohere2": cohere2}
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":

@@ -42,8 +42,9 @@
 //   stablelm               StableLmModel: the Llama layer with LayerNorm, Q/K/V biases
 //                          (use_qkv_bias), RoPE on partial_rotary_factor of each head, qk_layernorm
 //                          (a LayerNorm of each head's own), use_parallel_residual
-//   cohere                 CohereModel: LayerNorm without bias, RoPE on pairs (2i, 2i + 1), the
-//                          attention and the MLP side by side, use_qk_norm (each head's own weight)
+//   cohere, cohere2        CohereModel: LayerNorm without bias, RoPE on pairs (2i, 2i + 1), the
+//                          attention and the MLP side by side, use_qk_norm (each head's own weight);
+//                          Cohere 2's sliding layers, RoPE only on them
 //   olmo                   OlmoModel: the Llama layer with LayerNorm without weight or bias,
 //                          clip_qkv
 //   gpt_neox               GPTNeoXModel: LayerNorm, the fused query_key_value per head, RoPE on
@@ -108,7 +109,8 @@ struct ModelConfig {
     std::string sliding_rope_text;      // its rope_scaling_text
     std::size_t sliding_window = 0;     // 0: none (Mistral: each token sees itself and W - 1 before)
     std::vector<bool> slides;           // per layer: the sliding window applies (empty: every layer)
-    std::vector<bool> rope_layers;      // per layer: RoPE turns q and k (SmolLM3's no_rope_layers; empty: every layer)
+    std::vector<bool> rope_layers;      // per layer: RoPE turns q and k (SmolLM3's no_rope_layers, Cohere 2's sliding
+                                        // layers; empty: every layer)
     bool qkv_bias = false, o_bias = false, mlp_bias = false;  // llama family; BLOOM's output projections
     bool qk_norm = false;  // Qwen3: self_attn.q_norm and k_norm, RMSNorm over head_dim (Phi: LayerNorm)
     bool qk_norm_whole = false;  // OLMo 2: q_norm and k_norm over the whole projection (heads · head_dim)

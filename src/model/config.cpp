@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, olmo3, smollm3, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom, falcon";
+    return "bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, olmo3, smollm3, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, cohere2, gpt_neox, bloom, falcon";
 }
 
 namespace {
@@ -1037,27 +1037,45 @@ void olmo(const Reader& r, ModelConfig& c) {
 // (CohereLayerNorm over each head's q and k, a weight of each head's own), the attention and the
 // MLP (gate, up, down) side by side on input_layernorm's output. rope_theta's default is
 // transformers v5's (500000); v4's was 10000: a note says so when config.json gives none.
+// Cohere2Config (c4ai-command-r7b): no q/k norms, head_dim hidden_size // heads, sliding layers
+// (layer_types, sliding_window_pattern), RoPE only on them, rope_theta 10000.
 void cohere(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::cohere;
+    const bool v2 = c.model_type == "cohere2";
     c.layers = r.count_or("num_hidden_layers", 40), c.hidden = r.count_or("hidden_size", 8192);
     c.heads = r.count_or("num_attention_heads", 64);
     c.kv_heads = r.count_or_none("num_key_value_heads", c.heads);
     c.intermediate = r.count_or("intermediate_size", 22528);
-    c.head_dim = r.count_or("head_dim", c.hidden / c.heads);  // getattr(config, "head_dim", hidden // heads): None fails
+    // getattr(config, "head_dim", hidden // heads): None fails; Cohere2Config sets hidden // heads itself
+    c.head_dim = v2 ? c.hidden / c.heads : r.count_or("head_dim", c.hidden / c.heads);
     c.vocab = r.count_or("vocab_size", 256000);
     c.norm_eps = r.eps_or("layer_norm_eps", 1e-5);
     r.not_null("hidden_act");
     c.activation = activation(r, r.string_or("hidden_act", "silu"));
     c.qkv_bias = c.o_bias = r.bool_or("attention_bias", false);
-    c.qk_norm = r.flag("use_qk_norm", false);
+    c.qk_norm = !v2 && r.flag("use_qk_norm", false);
     c.parallel_residual = true;
-    rope_and_groups(r, c, 8192, 500000.0);
+    rope_and_groups(r, c, 8192, v2 ? 10000.0 : 500000.0);
     c.rope.style = RopeStyle::interleaved;  // repeat_interleave(freqs, 2): pairs (2i, 2i + 1)
     const auto theta_in = [&](const char* key) {
         const json::Value* o = r.v.find(key);
         return o && o->is_object() && o->find("rope_theta");
     };
-    if (!r.v.find("rope_theta") && !theta_in("rope_scaling") && !theta_in("rope_parameters"))
+    if (v2) {
+        // Cohere2Config: sliding_window (4096; null: none) on the layers layer_types calls
+        // sliding_attention, by default all but every sliding_window_pattern-th (4); RoPE only there
+        const json::Value* window = r.v.find("sliding_window");
+        c.sliding_window = !window ? 4096 : r.count_or_none("sliding_window", 0);
+        const json::Value* types = r.v.find("layer_types");
+        const bool default_types = !types || types->is_null();
+        const std::size_t pattern = default_types ? r.count_or("sliding_window_pattern", 4) : 4;
+        for (std::size_t l = 0; l < c.layers; ++l) c.slides.push_back((l + 1) % pattern != 0);
+        if (c.sliding_window == 0 && default_types && c.slides[0])
+            r.fail("\"sliding_window\" is null, but layer 0 slides (Cohere2Config's layer_types: all but every "
+                   "sliding_window_pattern-th)");
+        layer_types(r, c, " (\"sliding_window\" is null)");
+        for (std::size_t l = 0; l < c.layers; ++l) c.rope_layers.push_back(c.window_of(l) != 0);  // `if self.sliding_window`
+    } else if (!r.v.find("rope_theta") && !theta_in("rope_scaling") && !theta_in("rope_parameters"))
         c.notes.push_back("no \"rope_theta\": RoPE's base is CohereConfig's default in transformers v5, 500000 "
                           "(v4's was 10000)");
     padding_id(r, c, false);  // checked only: the word embeddings' padding_idx (CohereConfig's 0 when absent)
@@ -1347,7 +1365,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "bloom") bloom(r, c);
     else if (c.model_type == "falcon") falcon(r, c);
     else if (c.model_type == "stablelm") stablelm(r, c);
-    else if (c.model_type == "cohere") cohere(r, c);
+    else if (c.model_type == "cohere" || c.model_type == "cohere2") cohere(r, c);
     else if (c.model_type == "olmo") olmo(r, c);
     else r.fail("model_type \"" + c.model_type + "\" is not supported (attn runs " + known_model_types() + ")");
     if (c.kv_heads == 0) c.kv_heads = c.heads;

@@ -1,15 +1,17 @@
 // StableLmModel's forward (transformers' models/stablelm/modeling_stablelm.py, eager attention),
-// also CohereModel's (models/cohere/modeling_cohere.py) and OlmoModel's (models/olmo/
-// modular_olmo.py): token embeddings, then per layer input_layernorm (LayerNorm; Cohere's has no
-// bias, OLMo's neither weight nor bias), q/k/v projections (StableLM: biases with use_qkv_bias;
-// Cohere, OLMo: with attention_bias, o_proj's too; OLMo: then clamped to ±clip_qkv), each head's
-// q and k normalised by a LayerNorm weight of its own (StableLM's qk_layernorm,
-// q_layernorm.norms.N; Cohere's use_qk_norm, q_norm of shape (heads, head_dim)), RoPE (StableLM:
-// on the leading partial_rotary_factor of each head's dims; Cohere: on pairs (2i, 2i + 1)),
-// causal grouped-query attention, o_proj. The MLP down(act(gate(x)) · up(x)) runs on
-// input_layernorm's output beside the attention with use_parallel_residual (Cohere: always), the
-// layer's output residual + attn + mlp; otherwise on post_attention_layernorm's output after the
-// attention's residual. norm at the end, whose output is the last hidden state.
+// also CohereModel's (models/cohere/modeling_cohere.py), Cohere2Model's
+// (models/cohere2/modular_cohere2.py) and OlmoModel's (models/olmo/modular_olmo.py): token
+// embeddings, then per layer input_layernorm (LayerNorm; Cohere's has no bias, OLMo's neither
+// weight nor bias), q/k/v projections (StableLM: biases with use_qkv_bias; Cohere, OLMo: with
+// attention_bias, o_proj's too; OLMo: then clamped to ±clip_qkv), each head's q and k normalised by
+// a LayerNorm weight of its own (StableLM's qk_layernorm, q_layernorm.norms.N; Cohere's
+// use_qk_norm, q_norm of shape (heads, head_dim)), RoPE (StableLM: on the leading
+// partial_rotary_factor of each head's dims; Cohere: on pairs (2i, 2i + 1)), causal grouped-query
+// attention (Cohere 2: a window on the sliding layers, RoPE on those only), o_proj. The MLP
+// down(act(gate(x)) · up(x)) runs on input_layernorm's output beside the attention with
+// use_parallel_residual (Cohere: always), the layer's output residual + attn + mlp; otherwise on
+// post_attention_layernorm's output after the attention's residual. norm at the end, whose output
+// is the last hidden state.
 #include <string>
 #include <vector>
 
@@ -23,13 +25,18 @@ void run_stablelm(const ModelConfig& c, const Weights& w, const ModelInput& in, 
                       F = c.intermediate;
     const bool cohere = c.arch == Architecture::cohere, olmo = c.arch == Architecture::olmo;
     Tensor h = token_rows(c, w, in, E);
-    const AttentionSpec spec = rope_decoder_spec(c, w, T, c.rotary_dims ? c.rotary_dims : d);
+    AttentionSpec spec = rope_decoder_spec(c, w, T, c.rotary_dims ? c.rotary_dims : d);
+    const Rope rope = spec.rope;
     const std::vector<float> ones(olmo ? E : 0, 1.0f);
     const auto norm = [&](Tensor& x, const std::string& name) {
         if (olmo) return layer_norm_heads(x, ones, E, c.norm_eps);  // OlmoLayerNorm: no weight, no bias
         layer_norm(x, w.get(name + ".weight", {E}), cohere ? nullptr : &w.get(name + ".bias", {E}), c.norm_eps);
     };
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
+        // Cohere 2: a window on the sliding layers (kv_idx > q_idx - sliding_window), RoPE only there
+        const std::size_t window = c.window_of(l);
+        spec.window = window ? Window{window - 1, unbounded} : Window{};
+        spec.rope = c.turns(l) ? rope : Rope{};
         rec.hidden(l, h);
         const std::string p = layer_prefix(c, l);
         const auto W = [&](const std::string& n, std::initializer_list<std::size_t> s) -> const Weight& { return w.get(p + n, s); };

@@ -20,7 +20,8 @@
 # stablelm (LayerNorm, Q/K/V biases, a LayerNorm per head for q and k, RoPE on half of each head;
 # the parallel residual, a quarter of each head, dynamic RoPE in bfloat16), cohere (LayerNorm
 # without bias, RoPE on pairs (2i, 2i + 1), q_norm and k_norm of each head's own weight, all four
-# biases; head_dim of its own and CohereConfig's rope_theta in float16), olmo (LayerNorm without
+# biases; head_dim of its own and CohereConfig's rope_theta in float16), cohere2 (three sliding
+# layers with RoPE and a full one without; layer_types, float16), olmo (LayerNorm without
 # weight or bias, clip_qkv, all four biases; head_dim of its own, linear RoPE in bfloat16), gptj
 # ("transformer." names, RoPE on pairs in half of each head, the attention and the MLP side by
 # side; every dim turned, the attribute_map's names, token types, float16), gpt_bigcode (one K/V
@@ -589,7 +590,7 @@ expect_err_has "no model.safetensors" "missing weights named"
 mkdir -p "$T/t5" && echo '{"model_type": "t5"}' >"$T/t5/config.json" && cp "$TINY/bert/model.safetensors" "$T/t5/"
 run model "$T/t5" --ids 1,2
 expect_code 3 "unknown model_type"
-expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, olmo3, smollm3, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, gpt_neox, bloom, falcon)' "unknown model_type lists the known ones"
+expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, olmo3, smollm3, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, cohere2, gpt_neox, bloom, falcon)' "unknown model_type lists the known ones"
 mkdir -p "$T/relkey" && cp "$TINY/bert/model.safetensors" "$T/relkey/"
 sed 's/"absolute"/"relative_key"/' "$TINY/bert/config.json" >"$T/relkey/config.json"
 run model "$T/relkey" --ids 1,2

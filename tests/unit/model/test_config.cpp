@@ -1020,6 +1020,32 @@ TEST_CASE("model config: smollm3 is SmolLM3Config: no_rope_layers, the window on
     CHECK(config("smollm3", four + ", \"attention_bias\": true").o_bias);
 }
 
+TEST_CASE("model config: cohere2 is Cohere2Config: sliding layers by sliding_window_pattern, RoPE only on them") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig c = parse("{\"model_type\": \"cohere2\", \"num_hidden_layers\": 8}");
+    CHECK(c.arch == attn::model::Architecture::cohere);
+    CHECK(c.rope.style == attn::RopeStyle::interleaved);
+    CHECK(c.rope.theta == 10000.0f);
+    CHECK(c.notes.empty());
+    CHECK(c.head_dim == 128);
+    CHECK_FALSE(c.qk_norm);
+    CHECK(c.window_of(0) == 4096);
+    CHECK(c.turns(0));
+    CHECK(c.window_of(3) == 0);  // every fourth: full, without RoPE
+    CHECK_FALSE(c.turns(3));
+    const attn::model::ModelConfig p = config("cohere2", ", \"sliding_window_pattern\": 2, \"head_dim\": 6, \"use_qk_norm\": true");
+    CHECK(p.window_of(0) == 4096);
+    CHECK(p.window_of(1) == 0);
+    CHECK(p.head_dim == 4);  // Cohere2Config sets hidden_size // heads over config.json's
+    CHECK_FALSE(p.qk_norm);  // (Cohere2Attention has no q_norm)
+    const attn::model::ModelConfig t = config("cohere2", ", \"sliding_window\": 5, \"layer_types\": [\"full_attention\", "
+                                                         "\"sliding_attention\"]");
+    CHECK_FALSE(t.turns(0));
+    CHECK(t.turns(1));
+    CHECK(t.window_of(1) == 5);
+    CHECK(error("cohere2", ", \"sliding_window\": null").find("\"sliding_window\" is null, but layer 0 slides") != std::string::npos);
+}
+
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
     // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
     // pad_token_id 1
