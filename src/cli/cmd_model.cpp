@@ -203,6 +203,7 @@ int cmd_model(int argc, char** argv) {
         "- stablelm (StableLmModel: LayerNorm, use_qkv_bias, RoPE on partial_rotary_factor of each head,\n"
         "  qk_layernorm per head, use_parallel_residual); cohere (CohereModel: Command-R, Aya: LayerNorm\n"
         "  without bias, RoPE on pairs (2i, 2i + 1), the attention and the MLP side by side, use_qk_norm);\n"
+        "  cohere2 (Cohere2Model: Command R7B: Cohere's layer with sliding layers, RoPE only on them);\n"
         "  olmo (OlmoModel: OLMo 1, the Llama layer with LayerNorm without weight or bias, clip_qkv).\n"
         "\n"
         "- gpt_neox (GPTNeoXModel: Pythia, GPT-NeoX-20B: LayerNorm, the fused query_key_value, RoPE on\n"
