@@ -85,13 +85,22 @@
 
 namespace attn::model {
 
-enum class Architecture { bert, distilbert, gpt2, gptj, llama, phi, starcoder2, stablelm, cohere, olmo, gpt_neox, bloom, falcon, opt, gpt_neo, albert, gpt_bigcode };
+enum class Architecture {
+    bert, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, phi, starcoder2, stablelm, cohere, olmo,
+    gpt_neox, bloom, falcon
+};
 // An encoder (bert, distilbert, albert): every token sees every token, no mask of any kind.
 inline bool is_encoder(Architecture a) noexcept {
     return a == Architecture::bert || a == Architecture::distilbert || a == Architecture::albert;
 }
+// Token types as segments (BERT's and ALBERT's token_type_embeddings: A = 0, B = 1).
+inline bool takes_segments(Architecture a) noexcept { return a == Architecture::bert || a == Architecture::albert; }
+// Token types as token ids (GPT-2's token_type_ids, looked up in the token embeddings and added).
+inline bool takes_type_ids(Architecture a) noexcept {
+    return a == Architecture::gpt2 || a == Architecture::gpt_bigcode || a == Architecture::gpt_neo || a == Architecture::gptj;
+}
 
-// The model_type values attn runs, for messages: "bert, roberta, ..., gpt_neox".
+// The model_type values attn runs, for messages: "bert, roberta, ..., falcon".
 const char* known_model_types() noexcept;
 
 // What config.json says, resolved (defaults as transformers' config classes have them).
@@ -111,15 +120,17 @@ struct ModelConfig {
     std::vector<bool> slides;           // per layer: the sliding window applies (empty: every layer)
     std::vector<bool> rope_layers;      // per layer: RoPE turns q and k (SmolLM3's no_rope_layers, Cohere 2's sliding
                                         // layers; empty: every layer)
-    bool qkv_bias = false, o_bias = false, mlp_bias = false;  // llama family; BLOOM's output projections
-    bool qk_norm = false;  // Qwen3: self_attn.q_norm and k_norm, RMSNorm over head_dim (Phi: LayerNorm)
+    bool qkv_bias = false, o_bias = false, mlp_bias = false;  // the q/k/v, output and MLP projections' biases
+    bool qk_norm = false;  // Qwen3: self_attn.q_norm and k_norm, RMSNorm over head_dim (Phi: LayerNorm; StableLM,
+                           // Cohere: a LayerNorm weight of each head's own)
     bool qk_norm_whole = false;  // OLMo 2: q_norm and k_norm over the whole projection (heads · head_dim)
     bool fused_projections = false;  // Phi-3: self_attn.qkv_proj (rows q | k | v), mlp.gate_up_proj (gate | up)
-    bool parallel_residual = false;  // GPT-NeoX's use_parallel_residual: x + attn(ln1(x)) + mlp(ln2(x))
+    bool parallel_residual = false;  // the attention and the MLP side by side (GPT-NeoX's use_parallel_residual:
+                                     // x + attn(ln1(x)) + mlp(ln2(x)); StableLM, Cohere, Falcon: of one norm's output)
     bool split_norms = false;  // Falcon's new_decoder_architecture: ln_attn before the attention, ln_mlp before the MLP
     bool residual_from_norm = false;  // BLOOM's apply_residual_connection_post_layernorm: ln(x) + attn(ln(x))
-    std::size_t rotary_dims = 0;     // Phi-3's partial_rotary_factor, GPT-NeoX's rotary_pct: the leading dims of each
-                                     // head RoPE turns (0: all)
+    std::size_t rotary_dims = 0;     // partial_rotary_factor (Phi-3, Phi, StableLM), rotary_pct (GPT-NeoX), rotary_dim
+                                     // (GPT-J): the leading dims of each head RoPE turns (0: all)
     bool embed_scale = false, unit_offset_norm = false;  // Gemma: embeddings ·√hidden, RMSNorm by (1 + weight)
     bool sandwich_norms = false;  // Gemma 2: post_attention_layernorm on the attention's output,
                                   // pre_ and post_feedforward_layernorm around the MLP
@@ -146,9 +157,9 @@ struct ModelConfig {
     bool scale_attn_weights = true, scale_by_inverse_layer = false;  // gpt2: 1/√d, and 1/(layer + 1)
     bool absolute_positions = true;  // bert: position embeddings added (position_embedding_type null: none)
     std::size_t embedding_size = 0;  // ELECTRA: the embeddings' width (0: hidden), projected to hidden when it differs
-                                     // (ALBERT: always, by encoder.embedding_hidden_mapping_in)
+                                     // (ALBERT: always, by encoder.embedding_hidden_mapping_in; OPT's
+                                     // word_embed_proj_dim, projected back by project_out at the end)
     std::size_t layer_groups = 1;    // ALBERT's num_hidden_groups: layer l runs group l·groups/layers's weights
-                                     // (OPT's word_embed_proj_dim, projected back by project_out at the end)
     bool norm_before = true;   // OPT's do_layer_norm_before (false: each LayerNorm after its residual, as opt-350m)
     bool final_norm = true;    // OPT: the decoder's final_layer_norm (none post-LN or with _remove_final_layer_norm)
     bool norm_affine = true;   // OPT's layer_norm_elementwise_affine (false: LayerNorms without weight or bias)
@@ -160,7 +171,8 @@ struct ModelConfig {
     std::size_t window_of(std::size_t l) const { return slides.empty() || slides[l] ? sliding_window : 0; }
     // The RoPE of layer l: Gemma 3's sliding layers have their own.
     const Rope& rope_of(std::size_t l) const { return sliding_rope.theta > 0 && window_of(l) ? sliding_rope : rope; }
-    bool turns(std::size_t l) const { return rope_layers.empty() || rope_layers[l]; }
+    // Whether RoPE turns layer l's q and k (SmolLM3's NoPE layers, Cohere 2's full layers: not).
+    bool has_rope(std::size_t l) const { return rope_layers.empty() || rope_layers[l]; }
 };
 
 // config.json's text into a ModelConfig. InputError naming `source` for JSON errors, an

@@ -181,20 +181,20 @@ int cmd_model(int argc, char** argv) {
         "  word_embed_proj_dim's projections: attentions only).\n"
         "\n"
         "- llama, mistral, mixtral, qwen2, qwen3, qwen2_moe, qwen3_moe, gemma, gemma2, gemma3_text, gemma3,\n"
-        "  phi3, olmo2, olmo3, smollm3 and granite (LlamaModel: RMSNorm, RoPE with rope_scaling linear, llama3, dynamic,\n"
-        "  yarn or longrope, or transformers v5's rope_parameters, grouped-query heads, SwiGLU). Mistral's\n"
-        "  sliding_window; Mixtral's sparse mixture of experts (num_local_experts, num_experts_per_tok) and\n"
-        "  Qwen MoE's (num_experts, norm_topk_prob, mlp_only_layers, decoder_sparse_step, Qwen2-MoE's\n"
-        "  shared expert); Qwen2's biases and per-layer sliding window; Qwen3's q_norm and k_norm. Gemma's\n"
-        "  embeddings times sqrt(hidden_size), (1 + weight) RMSNorm and GeGLU; Gemma 2's norms after the\n"
-        "  attention and around the MLP, query_pre_attn_scalar, attn_logit_softcapping and sliding layers;\n"
-        "  Gemma 3's q_norm and k_norm, sliding layers with a RoPE of their own (rope_local_base_freq, or\n"
-        "  rope_parameters per layer type) and EmbeddingGemma's use_bidirectional_attention; gemma3: the\n"
-        "  language model of Gemma3ForConditionalGeneration, from its text_config, on text alone. Phi-3's\n"
-        "  fused qkv_proj and gate_up_proj, partial_rotary_factor and sliding_window. OLMo 2's norms after\n"
-        "  the attention and the MLP, none before, and q_norm and k_norm over all heads; OLMo 3's sliding\n"
-        "  layers. SmolLM3's layers without RoPE (no_rope_layers). Granite's\n"
-        "  embedding_multiplier, attention_multiplier and residual_multiplier.\n"
+        "  phi3, olmo2, olmo3, smollm3 and granite (LlamaModel: RMSNorm, RoPE with rope_scaling linear,\n"
+        "  llama3, dynamic, yarn or longrope, or transformers v5's rope_parameters, grouped-query heads,\n"
+        "  SwiGLU). Mistral's sliding_window; Mixtral's sparse mixture of experts (num_local_experts,\n"
+        "  num_experts_per_tok) and Qwen MoE's (num_experts, norm_topk_prob, mlp_only_layers,\n"
+        "  decoder_sparse_step, Qwen2-MoE's shared expert); Qwen2's biases and per-layer sliding window;\n"
+        "  Qwen3's q_norm and k_norm. Gemma's embeddings times sqrt(hidden_size), (1 + weight) RMSNorm and\n"
+        "  GeGLU; Gemma 2's norms after the attention and around the MLP, query_pre_attn_scalar,\n"
+        "  attn_logit_softcapping and sliding layers; Gemma 3's q_norm and k_norm, sliding layers with a RoPE\n"
+        "  of their own (rope_local_base_freq, or rope_parameters per layer type) and EmbeddingGemma's\n"
+        "  use_bidirectional_attention; gemma3: the language model of Gemma3ForConditionalGeneration, from\n"
+        "  its text_config, on text alone. Phi-3's fused qkv_proj and gate_up_proj, partial_rotary_factor\n"
+        "  and sliding_window. OLMo 2's norms after the attention and the MLP, none before, and q_norm and\n"
+        "  k_norm over all heads; OLMo 3's sliding layers. SmolLM3's layers without RoPE (no_rope_layers).\n"
+        "  Granite's embedding_multiplier, attention_multiplier and residual_multiplier.\n"
         "\n"
         "- phi (PhiModel: phi-1, phi-1.5, phi-2: LayerNorm, RoPE on partial_rotary_factor of each head, the\n"
         "  attention and the MLP side by side, qk_layernorm); starcoder2 (Starcoder2Model: LayerNorm,\n"
@@ -329,8 +329,7 @@ int cmd_model(int argc, char** argv) {
         input.batch = 1, input.tokens = e.ids.size(), input.ids = e.ids;
         // Only BERT and ALBERT take token types; transformers gives the others none
         // (model_input_names: RobertaTokenizer's too).
-        if ((c.arch == model::Architecture::bert || c.arch == model::Architecture::albert) && !c.padding_idx)
-            input.token_types = e.type_ids;
+        if (model::takes_segments(c.arch) && !c.padding_idx) input.token_types = e.type_ids;
         for (const auto& t : e.tokens) token_strings.push_back(io::printable_utf8(t));
         raw_tokens = e.tokens;
         for (std::size_t i = 0; pair && i < e.sequence.size() && !sentence_b; ++i)

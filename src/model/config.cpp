@@ -156,6 +156,14 @@ std::optional<std::int64_t> padding_id(const Reader& r, const ModelConfig& c, bo
     return id;
 }
 
+// A config class's own pad_token_id (OlmoConfig's 1, Phi3Config's 32000, ...) for a config.json
+// without the key: the word embeddings' padding_idx, which must be an id of vocab_size.
+void class_pad_fits(const Reader& r, const ModelConfig& c, std::int64_t id, const char* config_class) {
+    if (!r.v.find("pad_token_id") && c.vocab <= std::uint64_t(id))
+        r.fail("no \"pad_token_id\": " + std::string(config_class) + "'s " + std::to_string(id) + " is not an id of vocab_size " +
+               std::to_string(c.vocab) + " (nn.Embedding's padding_idx)");
+}
+
 // position_embedding_type: null (None) adds no positions at all, as BertEmbeddings (and
 // AlbertEmbeddings) add them only `if self.position_embedding_type == "absolute"` and the
 // attention's relative branches compare it too; the relative types are refused.
@@ -340,9 +348,7 @@ void opt(const Reader& r, ModelConfig& c) {
     c.norm_before = r.flag("do_layer_norm_before", true);
     c.final_norm = c.norm_before && !r.flag("_remove_final_layer_norm", false);
     c.norm_affine = r.flag("layer_norm_elementwise_affine", true);
-    if (!r.v.find("pad_token_id") && c.vocab <= 1)  // OPTConfig's pad_token_id 1 when absent
-        r.fail("no \"pad_token_id\": OPTConfig's 1 is not an id of vocab_size " + std::to_string(c.vocab) +
-               " (nn.Embedding's padding_idx)");
+    class_pad_fits(r, c, 1, "OPTConfig");
     padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
 }
 
@@ -377,7 +383,8 @@ void gpt_neo(const Reader& r, ModelConfig& c) {
                 bad();
             const double count = item.as_array()[1].as_number();
             if (!(count >= 0) || count != std::floor(count) || count > 1e6) bad();
-            for (std::size_t k = 0; k < std::size_t(count); ++k)
+            // (only the first num_layers are read: a huge count expands no further)
+            for (std::size_t k = 0; k < std::size_t(count) && types.size() < c.layers; ++k)
                 for (const json::Value& name : item.as_array()[0].as_array()) types.push_back(name.is_string() ? name.as_string() : "");
         }
     } else {
@@ -845,9 +852,7 @@ void llama(const Reader& r, ModelConfig& c) {
         // the norms on the attention's and the MLP's outputs, none before; OlmoMLP has no biases.
         c.qkv_bias = c.o_bias = r.bool_or("attention_bias", false);
         c.qk_norm = c.qk_norm_whole = c.post_norms = true;
-        if (!r.v.find("pad_token_id") && c.vocab <= 1)  // Olmo2Config's pad_token_id 1 when absent
-            r.fail("no \"pad_token_id\": Olmo2Config's 1 is not an id of vocab_size " + std::to_string(c.vocab) +
-                   " (nn.Embedding's padding_idx)");
+        class_pad_fits(r, c, 1, olmo3 ? "Olmo3Config" : "Olmo2Config");
         if (olmo3) {
             // Olmo3Config: sliding_window (4096; null: none) on the layers layer_types calls
             // sliding_attention, by default all but every fourth
@@ -884,9 +889,7 @@ void llama(const Reader& r, ModelConfig& c) {
         if (r.flag("use_sliding_window", false)) c.sliding_window = r.count_or_none("sliding_window", 0);
         for (std::size_t l = 0; l < c.layers; ++l) c.slides.push_back(c.sliding_window && !c.rope_layers[l]);
         layer_types(r, c, " (\"use_sliding_window\" is not true, or \"sliding_window\" is null)");
-        if (!r.v.find("pad_token_id") && c.vocab <= 128004)  // SmolLM3Config's pad_token_id 128004 when absent
-            r.fail("no \"pad_token_id\": SmolLM3Config's 128004 is not an id of vocab_size " + std::to_string(c.vocab) +
-                   " (nn.Embedding's padding_idx)");
+        class_pad_fits(r, c, 128004, "SmolLM3Config");
     } else {
         c.qkv_bias = c.o_bias = r.bool_or("attention_bias", false);
         c.mlp_bias = r.bool_or("mlp_bias", false);
@@ -996,7 +999,7 @@ void stablelm(const Reader& r, ModelConfig& c) {
     if (const json::Value* hd = r.v.find("head_dim"); hd && !hd->is_null() && r.count("head_dim") != c.head_dim)
         r.fail("\"head_dim\" " + std::to_string(r.count("head_dim")) + " differs from hidden_size // num_attention_heads = " +
                std::to_string(c.head_dim) + ", StableLM's head size");
-    c.qkv_bias = r.bool_or("use_qkv_bias", false);
+    c.qkv_bias = r.flag("use_qkv_bias", false);
     c.qk_norm = r.flag("qk_layernorm", false);
     c.parallel_residual = r.flag("use_parallel_residual", false);
     const double partial = rope_and_groups(r, c, 4096, 10000.0, RopeOf::stablelm);
@@ -1018,7 +1021,7 @@ void olmo(const Reader& r, ModelConfig& c) {
     c.norm_eps = 1e-5;  // OlmoLayerNorm's, whatever config.json says
     r.not_null("hidden_act");
     c.activation = activation(r, r.string_or("hidden_act", "silu"));
-    c.qkv_bias = c.o_bias = r.bool_or("attention_bias", false);
+    c.qkv_bias = c.o_bias = r.flag("attention_bias", false);
     if (const json::Value* clip = r.v.find("clip_qkv"); clip && !clip->is_null()) {
         const double x = r.number_or("clip_qkv", 0.0);
         if (!(x > 0) || std::isinf(float(x)))
@@ -1026,9 +1029,7 @@ void olmo(const Reader& r, ModelConfig& c) {
         c.clip_qkv = float(x);
     }
     rope_and_groups(r, c, 2048);
-    if (!r.v.find("pad_token_id") && c.vocab <= 1)  // OlmoConfig's pad_token_id 1 when absent
-        r.fail("no \"pad_token_id\": OlmoConfig's 1 is not an id of vocab_size " + std::to_string(c.vocab) +
-               " (nn.Embedding's padding_idx)");
+    class_pad_fits(r, c, 1, "OlmoConfig");
     padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
 }
 
@@ -1052,7 +1053,7 @@ void cohere(const Reader& r, ModelConfig& c) {
     c.norm_eps = r.eps_or("layer_norm_eps", 1e-5);
     r.not_null("hidden_act");
     c.activation = activation(r, r.string_or("hidden_act", "silu"));
-    c.qkv_bias = c.o_bias = r.bool_or("attention_bias", false);
+    c.qkv_bias = c.o_bias = r.flag("attention_bias", false);
     c.qk_norm = !v2 && r.flag("use_qk_norm", false);
     c.parallel_residual = true;
     rope_and_groups(r, c, 8192, v2 ? 10000.0 : 500000.0);
@@ -1201,10 +1202,7 @@ void phi3(const Reader& r, ModelConfig& c) {
         r.fail("num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " +
                std::to_string(c.kv_heads));
     c.sliding_window = r.count_or_none("sliding_window", 0);  // None: no window
-    // checked only: the word embeddings' padding_idx, Phi3Config's 32000 when absent
-    if (!r.v.find("pad_token_id") && c.vocab <= 32000)
-        r.fail("no \"pad_token_id\": Phi3Config's 32000 is not an id of vocab_size " + std::to_string(c.vocab) +
-               " (nn.Embedding's padding_idx)");
+    class_pad_fits(r, c, 32000, "Phi3Config");  // checked only: the word embeddings' padding_idx
     padding_id(r, c, false);
 }
 

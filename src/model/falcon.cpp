@@ -6,7 +6,6 @@
 // attention (on ln_mlp's output, or the same norm's) with the layer's output x + (mlp + attn), or
 // after it on post_attention_layernorm's output of x + attn. ln_f at the end, whose output is the
 // last hidden state.
-#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -20,24 +19,21 @@ void run_falcon(const ModelConfig& c, const Weights& w, const ModelInput& in, Re
                       F = c.intermediate;
     const std::size_t r = H / G, QKV = (H + 2 * G) * d;  // query heads per group; the fused rows
     Tensor h = token_rows(c, w, in, E);
-    AttentionSpec spec;
-    spec.causal = Causal::top_left;
-    w.get(layer_prefix(c, 0) + "self_attention.query_key_value.weight", {QKV, E});  // confirms head_dim
-    spec.rope = rope_for_tokens(c.rope, d, T, c.rope_scaling_text);
-    spec.scale = float(1.0 / std::sqrt(double(d)));  // attention_scores /= math.sqrt(self.head_dim)
+    // (attention_scores /= math.sqrt(self.head_dim); RoPE on every dim)
+    const AttentionSpec spec = rope_decoder_spec(c, w, T, d, "self_attention.query_key_value", QKV);
     const auto ln = [&](Tensor& x, const std::string& name) {
         layer_norm(x, w.get(name + ".weight", {E}), &w.get(name + ".bias", {E}), c.norm_eps);
     };
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         rec.hidden(l, h);
         const std::string p = layer_prefix(c, l);
-        const auto proj = [&](const Tensor& x, const std::string& name, std::size_t rows, std::size_t cols) {
+        const auto proj = [&](const Tensor& x, const std::string& name, std::size_t rows, std::size_t cols, bool bias) {
             return linear(rows_of(x), w.get(p + name + ".weight", {rows, cols}), Layout::linear,
-                          c.qkv_bias ? &w.get(p + name + ".bias", {rows}) : nullptr);
+                          bias ? &w.get(p + name + ".bias", {rows}) : nullptr);
         };
         Tensor x = h;
         ln(x, p + (c.split_norms ? "ln_attn" : "input_layernorm"));
-        const Tensor qkv = proj(x, "self_attention.query_key_value", QKV, E);
+        const Tensor qkv = proj(x, "self_attention.query_key_value", QKV, E, c.qkv_bias);
         // Group g's columns: its r query heads, its key, its value, d each. The queries of all groups
         // side by side; the keys and values read in place, (r + 2)·d apart.
         Tensor q = new_rows(B * T, H * d);
@@ -48,7 +44,7 @@ void run_falcon(const ModelConfig& c, const Weights& w, const ModelInput& in, Re
         const Tensor ctx = self_attention(heads_view(q, B, T, 0, H, d), heads_view(qkv, B, T, r * d, G, d, (r + 2) * d),
                                           heads_view(qkv, B, T, (r + 1) * d, G, d, (r + 2) * d), spec, rec.weights_of(l),
                                           rec.weights_stride());
-        const Tensor attn = proj(ctx, "self_attention.dense", E, E);
+        const Tensor attn = proj(ctx, "self_attention.dense", E, E, c.o_bias);
         if (!c.parallel_residual) {  // x + attn, then the MLP on its post_attention_layernorm
             add_rows(h, attn);
             x = h;
@@ -57,9 +53,9 @@ void run_falcon(const ModelConfig& c, const Weights& w, const ModelInput& in, Re
             x = h;
             ln(x, p + "ln_mlp");
         }
-        Tensor f = proj(x, "mlp.dense_h_to_4h", F, E);
+        Tensor f = proj(x, "mlp.dense_h_to_4h", F, E, c.mlp_bias);
         activate(f, c.activation);
-        Tensor m = proj(f, "mlp.dense_4h_to_h", E, F);
+        Tensor m = proj(f, "mlp.dense_4h_to_h", E, F, c.mlp_bias);
         if (c.parallel_residual) add_rows(m, attn);  // mlp_output += attention_output
         add_rows(h, m);                              // residual + mlp_output
     }

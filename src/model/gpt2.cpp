@@ -24,7 +24,7 @@ void run_gpt2(const ModelConfig& c, const Weights& w, const ModelInput& in, Reco
     std::vector<std::int64_t> positions(B * T);
     for (std::size_t i = 0; i < B * T; ++i) positions[i] = std::int64_t(i % T);
     embed(h, w.table("wpe.weight", {c.max_positions, E}), positions, true);
-    if (!in.token_types.empty()) embed(h, embeddings, in.token_types, true);  // + self.wte(token_type_ids)
+    add_token_type_rows(h, c, w, in);
     AttentionSpec spec;
     spec.causal = Causal::top_left;
     const bool bigcode = c.arch == Architecture::gpt_bigcode, mqa = c.kv_heads == 1 && H > 1;
@@ -43,8 +43,8 @@ void run_gpt2(const ModelConfig& c, const Weights& w, const ModelInput& in, Reco
         rec.hidden(l, h);
         const std::string p = layer_prefix(c, l);
         // The layer `name` (in × out features) and its bias: Conv1D's weight is in × out, nn.Linear's out × in.
-        const auto layer = [&](const Tensor& x, const std::string& name, std::size_t in, std::size_t out) {
-            return linear(rows_of(x), w.get(p + name + ".weight", {bigcode ? out : in, bigcode ? in : out}), layout,
+        const auto layer = [&](const Tensor& x, const std::string& name, std::size_t inputs, std::size_t out) {
+            return linear(rows_of(x), w.get(p + name + ".weight", {bigcode ? out : inputs, bigcode ? inputs : out}), layout,
                           &w.get(p + name + ".bias", {out}));
         };
         const auto W = [&](const std::string& n, std::initializer_list<std::size_t> s) -> const Weight& { return w.get(p + n, s); };

@@ -1,9 +1,9 @@
 // GPTNeoModel's forward (transformers' models/gpt_neo/modeling_gpt_neo.py; gpt-neo-125m, 1.3B,
-// 2.7B): token + position embeddings (wte, wpe; + the token types', looked up in wte), then per block ln_1, q/k/v projections without
-// biases, attention without any scaling of q·kᵀ, causal ("global" layers) or causal within
-// window_size keys ("local": each token sees itself and window_size - 1 before), out_proj, the
-// residual, ln_2, the MLP c_fc, the activation, c_proj, the residual; ln_f at the end, whose
-// output is the last hidden state.
+// 2.7B): token + position embeddings (wte, wpe; + the token types', looked up in wte), then per
+// block ln_1, q/k/v projections without biases, attention without any scaling of q·kᵀ, causal
+// ("global" layers) or causal within window_size keys ("local": each token sees itself and
+// window_size - 1 before), out_proj, the residual, ln_2, the MLP c_fc, the activation, c_proj, the
+// residual; ln_f at the end, whose output is the last hidden state.
 #include <string>
 #include <vector>
 
@@ -18,7 +18,7 @@ void run_gpt_neo(const ModelConfig& c, const Weights& w, const ModelInput& in, R
     std::vector<std::int64_t> positions(B * T);
     for (std::size_t i = 0; i < B * T; ++i) positions[i] = std::int64_t(i % T);
     embed(h, w.table("wpe.weight", {c.max_positions, E}), positions, true);
-    if (!in.token_types.empty()) embed(h, w.table(token_embeddings(c.arch), {c.vocab, E}), in.token_types, true);  // + self.wte(token_type_ids)
+    add_token_type_rows(h, c, w, in);
     AttentionSpec spec;
     spec.causal = Causal::top_left;
     spec.scale = 1.0f;  // GPTNeoSelfAttention: torch.matmul(query, key.transpose(-1, -2)), unscaled

@@ -31,6 +31,8 @@ Tensor linear(const MatrixView& X, const Weight& W, Layout layout, const Weight*
 void layer_norm(Tensor& X, const Weight& weight, const Weight* bias, double eps);
 // LayerNorm without bias of each head's d columns of a projection, each head scaled by its own
 // weight: `weights` holds d per head, one per column (StableLM's qk_layernorm, Cohere's q_norm).
+// With d the whole row and weights all 1: a LayerNorm without weight or bias (OLMo's, OPT's
+// layer_norm_elementwise_affine false).
 void layer_norm_heads(Tensor& X, const std::vector<float>& weights, std::size_t d, double eps);
 void rms_norm(Tensor& X, const Weight& weight, double eps, bool unit_offset = false);
 // x += y, row by row (the residual connections).

@@ -100,23 +100,20 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
             throw InputError("token id " + std::to_string(in.ids[i]) + " (item " + std::to_string(i / in.tokens) +
                              ", position " + std::to_string(i % in.tokens) + ") is outside the vocabulary of " +
                              std::to_string(c.vocab) + " (vocab_size)");
-    if (!in.token_types.empty()) {
-        // BertModel's token_type_embeddings; GPT2Model looks token types up in wte, as tokens.
-        // (GPT-2, GPTBigCode, GPT-Neo and GPT-J look them up in the token embeddings, as tokens)
-        const bool gpt2 = c.arch == Architecture::gpt2 || c.arch == Architecture::gpt_bigcode ||
-                          c.arch == Architecture::gpt_neo || c.arch == Architecture::gptj;
-        if (c.arch != Architecture::bert && c.arch != Architecture::albert && !gpt2)
+    if (!in.token_types.empty()) {  // segments (BERT, ALBERT) or token ids looked up in the token embeddings (GPT-2, ...)
+        const bool ids = takes_type_ids(c.arch);
+        if (!takes_segments(c.arch) && !ids)
             throw InputError("token types are BERT's and ALBERT's segments, or token ids for gpt2, gpt_bigcode, gpt_neo "
                              "and gptj; model_type " + c.model_type + " has none");
         if (in.token_types.size() != in.ids.size())
             throw InputError("token types: " + std::to_string(in.token_types.size()) + " given for " +
                              std::to_string(in.ids.size()) + " token ids");
-        const std::size_t types = gpt2 ? c.vocab : c.type_vocab;
+        const std::size_t types = ids ? c.vocab : c.type_vocab;
         for (std::int64_t t : in.token_types)
             if (t < 0 || std::uint64_t(t) >= types)
                 throw InputError("token type " + std::to_string(t) + " is outside " +
-                                 (gpt2 ? "the vocabulary of " : "type_vocab_size ") + std::to_string(types) +
-                                 (gpt2 ? " (GPT-2 embeds token types with wte)" : ""));
+                                 (ids ? "the vocabulary of " : "type_vocab_size ") + std::to_string(types) +
+                                 (ids ? " (" + c.model_type + " looks token types up in the token embeddings)" : ""));
     }
     if (c.padding_idx) {  // RoBERTa's position ids: from padding_idx + 1 on, padding not counted
         // (position_embedding_type null: none looked up)
@@ -211,11 +208,15 @@ Tensor token_rows(const ModelConfig& c, const Weights& w, const ModelInput& in, 
     return rows;
 }
 
+void add_token_type_rows(Tensor& rows, const ModelConfig& c, const Weights& w, const ModelInput& in) {
+    if (!in.token_types.empty()) embed(rows, w.table(token_embeddings(c.arch), {c.vocab, c.hidden}), in.token_types, true);
+}
+
 AttentionSpec rope_decoder_spec(const ModelConfig& c, const Weights& w, std::size_t tokens, std::size_t dims,
-                                const std::string& q_proj) {
+                                const std::string& q_proj, std::size_t rows) {
     AttentionSpec spec;
     spec.causal = Causal::top_left;
-    w.get(layer_prefix(c, 0) + q_proj + ".weight", {c.heads * c.head_dim, c.hidden});  // confirms head_dim
+    w.get(layer_prefix(c, 0) + q_proj + ".weight", {rows ? rows : c.heads * c.head_dim, c.hidden});  // confirms head_dim
     spec.rope = rope_for_tokens(c.rope, dims, tokens, c.rope_scaling_text);
     spec.scale = float(1.0 / std::sqrt(double(c.head_dim)));  // head_dim ** -0.5
     return spec;
@@ -226,8 +227,10 @@ std::string layer_prefix(const ModelConfig& c, std::size_t l) {
         case Architecture::bert: return "encoder.layer." + std::to_string(l) + ".";
         case Architecture::distilbert: return "transformer.layer." + std::to_string(l) + ".";
         case Architecture::opt: return "decoder.layers." + std::to_string(l) + ".";
-        case Architecture::albert: {  // AlbertTransformer: group_idx = int(i / (num_hidden_layers / num_hidden_groups))
-            const auto group = std::size_t(double(l) / (double(c.layers) / double(c.layer_groups)));
+        case Architecture::albert: {  // AlbertTransformer: group_idx = int(i / (num_hidden_layers / num_hidden_groups));
+            // past the last layer, the group past the last (what a note on unused weights looks for)
+            const auto group = l >= c.layers ? c.layer_groups
+                                             : std::size_t(double(l) / (double(c.layers) / double(c.layer_groups)));
             return "encoder.albert_layer_groups." + std::to_string(group) + ".albert_layers.0.";
         }
         case Architecture::gpt2:

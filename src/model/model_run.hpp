@@ -47,11 +47,15 @@ const char* token_embeddings(Architecture arch);
 // The rows (batch·tokens × width) of the ids' token embeddings: the table token_embeddings(arch),
 // vocab × width, its shape checked before any buffer is allocated.
 Tensor token_rows(const ModelConfig& c, const Weights& w, const ModelInput& in, std::size_t width);
+// GPT-2's token_type_ids (also GPTBigCode's, GPT-Neo's, GPT-J's), when given: their rows of the
+// token embeddings added to rows (hidden_states + self.wte(token_type_ids)).
+void add_token_type_rows(Tensor& rows, const ModelConfig& c, const Weights& w, const ModelInput& in);
 // A RoPE decoder's attention over `tokens` tokens (Phi, GPT-J, StarCoder2, StableLM, Cohere,
-// OLMo): causal, the scale head_dim ** -0.5, RoPE (layers.hpp's rope_for_tokens) on the leading
-// `dims` dims of each head, made once layer 0's query projection `q_proj` has confirmed head_dim.
+// OLMo, Falcon): causal, the scale head_dim ** -0.5, RoPE (layers.hpp's rope_for_tokens) on the
+// leading `dims` dims of each head, made once layer 0's query projection `q_proj` (`rows` ×
+// hidden; 0: heads · head_dim, else a fused one's) has confirmed head_dim.
 AttentionSpec rope_decoder_spec(const ModelConfig& c, const Weights& w, std::size_t tokens, std::size_t dims,
-                                const std::string& q_proj = "self_attn.q_proj");
+                                const std::string& q_proj = "self_attn.q_proj", std::size_t rows = 0);
 
 // BertEmbeddings' position ids (0, 1, 2, ... in every batch item), or RobertaEmbeddings' (the
 // tokens that are not padding_idx numbered from padding_idx + 1, padding keeps padding_idx).

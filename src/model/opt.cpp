@@ -35,24 +35,25 @@ void run_opt(const ModelConfig& c, const Weights& w, const ModelInput& in, Recor
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         rec.hidden(l, h);
         const std::string p = layer_prefix(c, l);
-        const auto proj = [&](const Tensor& x, const std::string& name, std::size_t rows, std::size_t cols) {
+        const auto proj = [&](const Tensor& x, const std::string& name, std::size_t rows, std::size_t cols, bool bias) {
             return linear(rows_of(x), w.get(p + name + ".weight", {rows, cols}), Layout::linear,
-                          c.qkv_bias ? &w.get(p + name + ".bias", {rows}) : nullptr);
+                          bias ? &w.get(p + name + ".bias", {rows}) : nullptr);
         };
         Tensor x = h;
         if (c.norm_before) ln(x, p + "self_attn_layer_norm");
-        Tensor q = proj(x, "self_attn.q_proj", E, E);
+        Tensor q = proj(x, "self_attn.q_proj", E, E, c.qkv_bias);
         scale_rows(q, scaling);  // self.q_proj(hidden_states) * self.scaling
-        const Tensor k = proj(x, "self_attn.k_proj", E, E), v = proj(x, "self_attn.v_proj", E, E);
+        const Tensor k = proj(x, "self_attn.k_proj", E, E, c.qkv_bias),
+                     v = proj(x, "self_attn.v_proj", E, E, c.qkv_bias);
         const Tensor ctx = self_attention(heads_view(q, B, T, 0, H, d), heads_view(k, B, T, 0, H, d),
                                           heads_view(v, B, T, 0, H, d), spec, rec.weights_of(l), rec.weights_stride());
-        add_rows(h, proj(ctx, "self_attn.out_proj", E, E));
+        add_rows(h, proj(ctx, "self_attn.out_proj", E, E, c.o_bias));
         if (!c.norm_before) ln(h, p + "self_attn_layer_norm");
         x = h;
         if (c.norm_before) ln(x, p + "final_layer_norm");
-        Tensor f = proj(x, "fc1", F, E);
+        Tensor f = proj(x, "fc1", F, E, c.mlp_bias);
         activate(f, c.activation);
-        add_rows(h, proj(f, "fc2", E, F));
+        add_rows(h, proj(f, "fc2", E, F, c.mlp_bias));
         if (!c.norm_before) ln(h, p + "final_layer_norm");
     }
     if (rec.last_layer() + 1 == c.layers) {

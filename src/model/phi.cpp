@@ -29,8 +29,7 @@ void run_phi(const ModelConfig& c, const Weights& w, const ModelInput& in, Recor
                       F = c.intermediate;
     const ParallelNames& n = c.arch == Architecture::gptj ? gptj_names : phi_names;
     Tensor h = token_rows(c, w, in, E);
-    if (!in.token_types.empty())  // GPT-J: + self.wte(token_type_ids)
-        embed(h, w.table(token_embeddings(c.arch), {c.vocab, E}), in.token_types, true);
+    add_token_type_rows(h, c, w, in);  // GPT-J's
     const AttentionSpec spec = rope_decoder_spec(c, w, T, c.rotary_dims, n.q);
     const auto ln = [&](Tensor& x, const std::string& name, std::size_t len) {
         layer_norm(x, w.get(name + ".weight", {len}), &w.get(name + ".bias", {len}), c.norm_eps);

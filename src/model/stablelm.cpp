@@ -36,7 +36,7 @@ void run_stablelm(const ModelConfig& c, const Weights& w, const ModelInput& in, 
         // Cohere 2: a window on the sliding layers (kv_idx > q_idx - sliding_window), RoPE only there
         const std::size_t window = c.window_of(l);
         spec.window = window ? Window{window - 1, unbounded} : Window{};
-        spec.rope = c.turns(l) ? rope : Rope{};
+        spec.rope = c.has_rope(l) ? rope : Rope{};
         rec.hidden(l, h);
         const std::string p = layer_prefix(c, l);
         const auto W = [&](const std::string& n, std::initializer_list<std::size_t> s) -> const Weight& { return w.get(p + n, s); };

@@ -904,6 +904,8 @@ TEST_CASE("model config: gpt_neo is GPTNeoConfig: its defaults, attention_types 
         }
         return std::string("no error");
     };
+    // a count of a million expands no further than the layers read
+    CHECK(parse(neo + ", \"num_layers\": 2, \"attention_types\": [[[\"local\", \"global\"], 1000000]]}").window_of(0) == 256);
     // the expansion's first num_layers (v5; v4 refused another length); too few refused
     CHECK(parse(neo + ", \"num_layers\": 3}").window_of(1) == 256);
     CHECK(fails(", \"num_layers\": 25").find("\"attention_types\" expands to 24 layers, but num_layers is 25") != std::string::npos);
@@ -1002,17 +1004,17 @@ TEST_CASE("model config: smollm3 is SmolLM3Config: no_rope_layers, the window on
     CHECK(s.vocab == 128256);
     CHECK(s.norm_eps == 1e-6);
     CHECK(s.rope.theta == 2000000.0f);
-    CHECK(s.turns(0));
-    CHECK_FALSE(s.turns(3));  // every fourth: NoPE
-    CHECK(s.turns(4));
+    CHECK(s.has_rope(0));
+    CHECK_FALSE(s.has_rope(3));  // every fourth: NoPE
+    CHECK(s.has_rope(4));
     CHECK(s.window_of(3) == 0);  // no window without use_sliding_window
     const std::string four = ", \"num_hidden_layers\": 4, \"pad_token_id\": 0";
     const attn::model::ModelConfig w = config("smollm3", four + ", \"use_sliding_window\": true, \"sliding_window\": 8");
     CHECK(w.window_of(3) == 8);
     CHECK(w.window_of(0) == 0);
     const attn::model::ModelConfig n = config("smollm3", four + ", \"no_rope_layers\": [0, 1, 1, 1]");
-    CHECK_FALSE(n.turns(0));
-    CHECK(n.turns(3));
+    CHECK_FALSE(n.has_rope(0));
+    CHECK(n.has_rope(3));
     CHECK(error("smollm3", four + ", \"no_rope_layers\": [0, 2, 1, 1]").find("expected an array of 0 or 1") != std::string::npos);
     CHECK(error("smollm3", four + ", \"no_rope_layers\": [0]").find("expected an array of 0 or 1") != std::string::npos);
     CHECK(error("smollm3", ", \"num_hidden_layers\": 4").find("SmolLM3Config's 128004 is not an id of vocab_size 50") !=
@@ -1030,9 +1032,9 @@ TEST_CASE("model config: cohere2 is Cohere2Config: sliding layers by sliding_win
     CHECK(c.head_dim == 128);
     CHECK_FALSE(c.qk_norm);
     CHECK(c.window_of(0) == 4096);
-    CHECK(c.turns(0));
+    CHECK(c.has_rope(0));
     CHECK(c.window_of(3) == 0);  // every fourth: full, without RoPE
-    CHECK_FALSE(c.turns(3));
+    CHECK_FALSE(c.has_rope(3));
     const attn::model::ModelConfig p = config("cohere2", ", \"sliding_window_pattern\": 2, \"head_dim\": 6, \"use_qk_norm\": true");
     CHECK(p.window_of(0) == 4096);
     CHECK(p.window_of(1) == 0);
@@ -1040,8 +1042,8 @@ TEST_CASE("model config: cohere2 is Cohere2Config: sliding layers by sliding_win
     CHECK_FALSE(p.qk_norm);  // (Cohere2Attention has no q_norm)
     const attn::model::ModelConfig t = config("cohere2", ", \"sliding_window\": 5, \"layer_types\": [\"full_attention\", "
                                                          "\"sliding_attention\"]");
-    CHECK_FALSE(t.turns(0));
-    CHECK(t.turns(1));
+    CHECK_FALSE(t.has_rope(0));
+    CHECK(t.has_rope(1));
     CHECK(t.window_of(1) == 5);
     CHECK(error("cohere2", ", \"sliding_window\": null").find("\"sliding_window\" is null, but layer 0 slides") != std::string::npos);
 }
