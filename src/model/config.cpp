@@ -248,6 +248,27 @@ const char* aliased(const Reader& r, const char* key, const char* alias, const c
     return k || !a ? key : alias;
 }
 
+// The keys GPT2Config set the names of, read as it reads them (n_layer, n_embd, n_head and
+// n_positions, or their attribute_map aliases; n_inner, null: 4·n_embd; layer_norm_epsilon,
+// activation_function), with a config class's defaults: GPT2Config's, GPTJConfig's, GPTBigCodeConfig's.
+struct Gpt2Defaults {
+    std::size_t layers, hidden, heads, vocab, positions;
+    const char* activation;
+};
+void gpt2_keys(const Reader& r, ModelConfig& c, const char* config_class, const Gpt2Defaults& d) {
+    const auto named = [&](const char* key, const char* alias) { return aliased(r, key, alias, config_class); };
+    c.layers = r.count_or(named("n_layer", "num_hidden_layers"), d.layers);
+    c.hidden = r.count_or(named("n_embd", "hidden_size"), d.hidden);
+    c.heads = r.count_or(named("n_head", "num_attention_heads"), d.heads);
+    c.intermediate = r.count_or_none("n_inner", 4 * c.hidden);
+    c.vocab = r.count_or("vocab_size", d.vocab);
+    c.positions_key = named("n_positions", "max_position_embeddings");
+    c.max_positions = r.count_or(c.positions_key.c_str(), d.positions);
+    c.norm_eps = r.eps_or("layer_norm_epsilon", 1e-5);
+    r.not_null("activation_function");
+    c.activation = activation(r, r.string_or("activation_function", d.activation));
+}
+
 // DistilBertModel (models/distilbert/modeling_distilbert.py): BertModel's post-LN layers under
 // other names, word + position embeddings (no token types), every LayerNorm's eps 1e-12 (fixed,
 // not in the config). DistilBertConfig's defaults (distilbert-base) and attribute_map.
@@ -271,18 +292,7 @@ void distilbert(const Reader& r, ModelConfig& c) {
 
 void gpt2(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::gpt2;
-    const auto named = [&](const char* key, const char* alias) { return aliased(r, key, alias, "GPT2Config"); };
-    // GPT2Config's defaults (gpt2, the 124M model)
-    c.layers = r.count_or(named("n_layer", "num_hidden_layers"), 12);
-    c.hidden = r.count_or(named("n_embd", "hidden_size"), 768);
-    c.heads = r.count_or(named("n_head", "num_attention_heads"), 12);
-    c.intermediate = r.count_or_none("n_inner", 4 * c.hidden);
-    c.vocab = r.count_or("vocab_size", 50257);
-    c.positions_key = named("n_positions", "max_position_embeddings");
-    c.max_positions = r.count_or(c.positions_key.c_str(), 1024);
-    c.norm_eps = r.eps_or("layer_norm_epsilon", 1e-5);
-    r.not_null("activation_function");
-    c.activation = activation(r, r.string_or("activation_function", "gelu_new"));
+    gpt2_keys(r, c, "GPT2Config", {12, 768, 12, 50257, 1024, "gelu_new"});  // GPT2Config's defaults (gpt2, the 124M model)
     c.scale_attn_weights = r.flag("scale_attn_weights", true);  // `if self.scale_attn_weights:`, null false
     c.scale_by_inverse_layer = r.flag("scale_attn_by_inverse_layer_idx", false);
     if (r.flag("add_cross_attention", false)) r.fail("\"add_cross_attention\": true is not supported");
@@ -294,17 +304,7 @@ void gpt2(const Reader& r, ModelConfig& c) {
 // fc_in and fc_out (n_inner wide, null: 4·n_embd) with biases beside the attention.
 void gptj(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::gptj;
-    const auto named = [&](const char* key, const char* alias) { return aliased(r, key, alias, "GPTJConfig"); };
-    c.layers = r.count_or(named("n_layer", "num_hidden_layers"), 28);
-    c.hidden = r.count_or(named("n_embd", "hidden_size"), 4096);
-    c.heads = r.count_or(named("n_head", "num_attention_heads"), 16);
-    c.intermediate = r.count_or_none("n_inner", 4 * c.hidden);
-    c.vocab = r.count_or("vocab_size", 50400);
-    c.positions_key = named("n_positions", "max_position_embeddings");
-    c.max_positions = r.count_or(c.positions_key.c_str(), 2048);
-    c.norm_eps = r.eps_or("layer_norm_epsilon", 1e-5);
-    r.not_null("activation_function");
-    c.activation = activation(r, r.string_or("activation_function", "gelu_new"));
+    gpt2_keys(r, c, "GPTJConfig", {28, 4096, 16, 50400, 2048, "gelu_new"});
     if (c.hidden % c.heads)  // GPTJAttention refuses it
         r.fail("n_embd " + std::to_string(c.hidden) + " is not a multiple of n_head " + std::to_string(c.heads));
     c.head_dim = c.hidden / c.heads;
@@ -412,17 +412,7 @@ void gpt_neo(const Reader& r, ModelConfig& c) {
 // multi_query (the default), else q, k, v per head; scale_attn_weights; gelu_pytorch_tanh.
 void gpt_bigcode(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::gpt_bigcode;
-    const auto named = [&](const char* key, const char* alias) { return aliased(r, key, alias, "GPTBigCodeConfig"); };
-    c.layers = r.count_or(named("n_layer", "num_hidden_layers"), 12);
-    c.hidden = r.count_or(named("n_embd", "hidden_size"), 768);
-    c.heads = r.count_or(named("n_head", "num_attention_heads"), 12);
-    c.intermediate = r.count_or_none("n_inner", 4 * c.hidden);
-    c.vocab = r.count_or("vocab_size", 50257);
-    c.positions_key = named("n_positions", "max_position_embeddings");
-    c.max_positions = r.count_or(c.positions_key.c_str(), 1024);
-    c.norm_eps = r.eps_or("layer_norm_epsilon", 1e-5);
-    r.not_null("activation_function");
-    c.activation = activation(r, r.string_or("activation_function", "gelu_pytorch_tanh"));
+    gpt2_keys(r, c, "GPTBigCodeConfig", {12, 768, 12, 50257, 1024, "gelu_pytorch_tanh"});
     if (c.hidden % c.heads)  // GPTBigCodeAttention refuses it
         r.fail("n_embd " + std::to_string(c.hidden) + " is not a multiple of n_head " + std::to_string(c.heads));
     c.head_dim = c.hidden / c.heads;

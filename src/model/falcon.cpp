@@ -21,15 +21,12 @@ void run_falcon(const ModelConfig& c, const Weights& w, const ModelInput& in, Re
     Tensor h = token_rows(c, w, in, E);
     // (attention_scores /= math.sqrt(self.head_dim); RoPE on every dim)
     const AttentionSpec spec = rope_decoder_spec(c, w, T, d, "self_attention.query_key_value", QKV);
-    const auto ln = [&](Tensor& x, const std::string& name) {
-        layer_norm(x, w.get(name + ".weight", {E}), &w.get(name + ".bias", {E}), c.norm_eps);
-    };
+    const auto ln = [&](Tensor& x, const std::string& name) { layer_norm_named(x, w, name, E, c.norm_eps); };
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         rec.hidden(l, h);
         const std::string p = layer_prefix(c, l);
         const auto proj = [&](const Tensor& x, const std::string& name, std::size_t rows, std::size_t cols, bool bias) {
-            return linear(rows_of(x), w.get(p + name + ".weight", {rows, cols}), Layout::linear,
-                          bias ? &w.get(p + name + ".bias", {rows}) : nullptr);
+            return linear_named(w, p + name, x, rows, cols, bias);
         };
         Tensor x = h;
         ln(x, p + (c.split_norms ? "ln_attn" : "input_layernorm"));

@@ -21,9 +21,7 @@ void run_gpt2(const ModelConfig& c, const Weights& w, const ModelInput& in, Reco
     const Weight& embeddings = w.table(token_embeddings(c.arch), {c.vocab, E});  // its shape checked before any buffer
     Tensor h = new_rows(B * T, E);
     embed(h, embeddings, in.ids, false);
-    std::vector<std::int64_t> positions(B * T);
-    for (std::size_t i = 0; i < B * T; ++i) positions[i] = std::int64_t(i % T);
-    embed(h, w.table("wpe.weight", {c.max_positions, E}), positions, true);
+    add_position_rows(h, w, "wpe.weight", c.max_positions, in);
     add_token_type_rows(h, c, w, in);
     AttentionSpec spec;
     spec.causal = Causal::top_left;

@@ -15,24 +15,19 @@ namespace attn::model {
 void run_gpt_neo(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec) {
     const std::size_t E = c.hidden, H = c.heads, d = c.head_dim, B = in.batch, T = in.tokens, F = c.intermediate;
     Tensor h = token_rows(c, w, in, E);
-    std::vector<std::int64_t> positions(B * T);
-    for (std::size_t i = 0; i < B * T; ++i) positions[i] = std::int64_t(i % T);
-    embed(h, w.table("wpe.weight", {c.max_positions, E}), positions, true);
+    add_position_rows(h, w, "wpe.weight", c.max_positions, in);
     add_token_type_rows(h, c, w, in);
     AttentionSpec spec;
     spec.causal = Causal::top_left;
     spec.scale = 1.0f;  // GPTNeoSelfAttention: torch.matmul(query, key.transpose(-1, -2)), unscaled
-    const auto ln = [&](Tensor& x, const std::string& name) {
-        layer_norm(x, w.get(name + ".weight", {E}), &w.get(name + ".bias", {E}), c.norm_eps);
-    };
+    const auto ln = [&](Tensor& x, const std::string& name) { layer_norm_named(x, w, name, E, c.norm_eps); };
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         const std::size_t window = c.window_of(l);  // bias ^ tril(bias, -window_size)
         spec.window = window ? Window{window - 1, unbounded} : Window{};
         rec.hidden(l, h);
         const std::string p = layer_prefix(c, l);
         const auto proj = [&](const Tensor& x, const std::string& name, std::size_t rows, std::size_t cols, bool bias) {
-            return linear(rows_of(x), w.get(p + name + ".weight", {rows, cols}), Layout::linear,
-                          bias ? &w.get(p + name + ".bias", {rows}) : nullptr);
+            return linear_named(w, p + name, x, rows, cols, bias);
         };
         Tensor x = h;
         ln(x, p + "ln_1");

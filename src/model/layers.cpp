@@ -45,6 +45,16 @@ Tensor linear(const MatrixView& X, const Weight& W, Layout layout, const Weight*
     return Y;
 }
 
+Tensor linear_named(const Weights& w, const std::string& name, const Tensor& x, std::size_t rows, std::size_t cols,
+                    bool bias) {
+    return linear(rows_of(x), w.get(name + ".weight", {rows, cols}), Layout::linear,
+                  bias ? &w.get(name + ".bias", {rows}) : nullptr);
+}
+
+void layer_norm_named(Tensor& x, const Weights& w, const std::string& name, std::size_t width, double eps) {
+    layer_norm(x, w.get(name + ".weight", {width}), &w.get(name + ".bias", {width}), eps);
+}
+
 namespace {
 
 // LayerNorm of each run of n columns of every row (means and variances in double), scaled by

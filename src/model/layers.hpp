@@ -23,6 +23,12 @@ Tensor new_rows(std::size_t rows, std::size_t cols);  // uninitialised
 enum class Layout { linear, conv1d };
 Tensor linear(const MatrixView& X, const Weight& W, Layout layout, const Weight* bias);
 
+// The nn.Linear `name` of the weights (name.weight rows × cols, and name.bias when `bias`) on x's
+// rows; the nn.LayerNorm `name` (name.weight and name.bias, `width` long) on x, in place.
+Tensor linear_named(const Weights& w, const std::string& name, const Tensor& x, std::size_t rows, std::size_t cols,
+                    bool bias);
+void layer_norm_named(Tensor& x, const Weights& w, const std::string& name, std::size_t width, double eps);
+
 // In place, row by row: nn.LayerNorm (weight, bias) and Llama's RMSNorm (weight only; bias null).
 // Means and variances are accumulated in double. Both normalise each run of the weight's length
 // of a row: the whole row, or each head of a projection (Qwen3's q_norm and k_norm, Phi's

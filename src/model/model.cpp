@@ -212,6 +212,13 @@ void add_token_type_rows(Tensor& rows, const ModelConfig& c, const Weights& w, c
     if (!in.token_types.empty()) embed(rows, w.table(token_embeddings(c.arch), {c.vocab, c.hidden}), in.token_types, true);
 }
 
+void add_position_rows(Tensor& rows, const Weights& w, const std::string& name, std::size_t table_rows,
+                       const ModelInput& in, std::int64_t offset) {
+    std::vector<std::int64_t> positions(in.batch * in.tokens);
+    for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = std::int64_t(i % in.tokens) + offset;
+    embed(rows, w.table(name, {table_rows, rows.cols()}), positions, true);
+}
+
 AttentionSpec rope_decoder_spec(const ModelConfig& c, const Weights& w, std::size_t tokens, std::size_t dims,
                                 const std::string& q_proj, std::size_t rows) {
     AttentionSpec spec;

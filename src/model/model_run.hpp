@@ -50,6 +50,10 @@ Tensor token_rows(const ModelConfig& c, const Weights& w, const ModelInput& in, 
 // GPT-2's token_type_ids (also GPTBigCode's, GPT-Neo's, GPT-J's), when given: their rows of the
 // token embeddings added to rows (hidden_states + self.wte(token_type_ids)).
 void add_token_type_rows(Tensor& rows, const ModelConfig& c, const Weights& w, const ModelInput& in);
+// Learned absolute positions (GPT-2's wpe, GPT-Neo's, OPT's): row t + offset of the table `name`
+// (table_rows × the rows' width) added to every batch item's token t.
+void add_position_rows(Tensor& rows, const Weights& w, const std::string& name, std::size_t table_rows,
+                       const ModelInput& in, std::int64_t offset = 0);
 // A RoPE decoder's attention over `tokens` tokens (Phi, GPT-J, StarCoder2, StableLM, Cohere,
 // OLMo, Falcon): causal, the scale head_dim ** -0.5, RoPE (layers.hpp's rope_for_tokens) on the
 // leading `dims` dims of each head, made once layer 0's query projection `q_proj` (`rows` ×

@@ -20,9 +20,7 @@ void run_opt(const ModelConfig& c, const Weights& w, const ModelInput& in, Recor
     const std::size_t P = c.embedding_size ? c.embedding_size : E;  // word_embed_proj_dim
     Tensor h = token_rows(c, w, in, P);
     if (P != E) h = linear(rows_of(h), w.get("decoder.project_in.weight", {E, P}), Layout::linear, nullptr);
-    std::vector<std::int64_t> positions(B * T);
-    for (std::size_t i = 0; i < B * T; ++i) positions[i] = std::int64_t(i % T) + 2;  // OPTLearnedPositionalEmbedding's offset
-    embed(h, w.table("decoder.embed_positions.weight", {c.max_positions + 2, E}), positions, true);
+    add_position_rows(h, w, "decoder.embed_positions.weight", c.max_positions + 2, in, 2);  // OPTLearnedPositionalEmbedding's offset
     AttentionSpec spec;
     spec.causal = Causal::top_left;
     spec.scale = 1.0f;  // (q is scaled by its projection)
@@ -30,14 +28,13 @@ void run_opt(const ModelConfig& c, const Weights& w, const ModelInput& in, Recor
     const std::vector<float> ones(c.norm_affine ? 0 : E, 1.0f);
     const auto ln = [&](Tensor& x, const std::string& name) {
         if (!c.norm_affine) return layer_norm_heads(x, ones, E, c.norm_eps);  // elementwise_affine false
-        layer_norm(x, w.get(name + ".weight", {E}), &w.get(name + ".bias", {E}), c.norm_eps);
+        layer_norm_named(x, w, name, E, c.norm_eps);
     };
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         rec.hidden(l, h);
         const std::string p = layer_prefix(c, l);
         const auto proj = [&](const Tensor& x, const std::string& name, std::size_t rows, std::size_t cols, bool bias) {
-            return linear(rows_of(x), w.get(p + name + ".weight", {rows, cols}), Layout::linear,
-                          bias ? &w.get(p + name + ".bias", {rows}) : nullptr);
+            return linear_named(w, p + name, x, rows, cols, bias);
         };
         Tensor x = h;
         if (c.norm_before) ln(x, p + "self_attn_layer_norm");

@@ -31,15 +31,12 @@ void run_phi(const ModelConfig& c, const Weights& w, const ModelInput& in, Recor
     Tensor h = token_rows(c, w, in, E);
     add_token_type_rows(h, c, w, in);  // GPT-J's
     const AttentionSpec spec = rope_decoder_spec(c, w, T, c.rotary_dims, n.q);
-    const auto ln = [&](Tensor& x, const std::string& name, std::size_t len) {
-        layer_norm(x, w.get(name + ".weight", {len}), &w.get(name + ".bias", {len}), c.norm_eps);
-    };
+    const auto ln = [&](Tensor& x, const std::string& name, std::size_t len) { layer_norm_named(x, w, name, len, c.norm_eps); };
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         rec.hidden(l, h);
         const std::string p = layer_prefix(c, l);
         const auto proj = [&](const Tensor& x, const std::string& name, std::size_t rows, std::size_t cols, bool bias) {
-            return linear(rows_of(x), w.get(p + name + ".weight", {rows, cols}), Layout::linear,
-                          bias ? &w.get(p + name + ".bias", {rows}) : nullptr);
+            return linear_named(w, p + name, x, rows, cols, bias);
         };
         Tensor x = h;
         ln(x, p + n.norm, E);

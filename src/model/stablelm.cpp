@@ -41,7 +41,7 @@ void run_stablelm(const ModelConfig& c, const Weights& w, const ModelInput& in, 
         const std::string p = layer_prefix(c, l);
         const auto W = [&](const std::string& n, std::initializer_list<std::size_t> s) -> const Weight& { return w.get(p + n, s); };
         const auto proj = [&](const Tensor& x, const std::string& n, std::size_t rows, std::size_t cols, bool bias) {
-            return linear(rows_of(x), W(n + ".weight", {rows, cols}), Layout::linear, bias ? &W(n + ".bias", {rows}) : nullptr);
+            return linear_named(w, p + n, x, rows, cols, bias);
         };
         // q or k: each head normalised over head_dim by its own weight, before RoPE
         const auto head_norms = [&](Tensor& x, const std::string& which, std::size_t heads) {
