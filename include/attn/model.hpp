@@ -124,7 +124,8 @@ struct ModelConfig {
     bool qk_norm = false;  // Qwen3: self_attn.q_norm and k_norm, RMSNorm over head_dim (Phi: LayerNorm; StableLM,
                            // Cohere: a LayerNorm weight of each head's own)
     bool qk_norm_whole = false;  // OLMo 2: q_norm and k_norm over the whole projection (heads · head_dim)
-    bool fused_projections = false;  // Phi-3: self_attn.qkv_proj (rows q | k | v), mlp.gate_up_proj (gate | up)
+    bool fused_qkv = false;      // Phi-3: self_attn.qkv_proj (rows q | k | v)
+    bool fused_gate_up = false;  // Phi-3: mlp.gate_up_proj (rows gate | up)
     bool parallel_residual = false;  // the attention and the MLP side by side (GPT-NeoX's use_parallel_residual:
                                      // x + attn(ln1(x)) + mlp(ln2(x)); StableLM, Cohere, Falcon: of one norm's output)
     bool split_norms = false;  // Falcon's new_decoder_architecture: ln_attn before the attention, ln_mlp before the MLP

@@ -1168,7 +1168,7 @@ void gpt_neox(const Reader& r, ModelConfig& c) {
 // layer when not null.
 void phi3(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::llama;
-    c.fused_projections = true;
+    c.fused_qkv = c.fused_gate_up = true;
     c.layers = r.count_or("num_hidden_layers", 32), c.hidden = r.count_or("hidden_size", 3072);
     c.heads = r.count_or("num_attention_heads", 32);
     c.kv_heads = r.count_or_none("num_key_value_heads", c.heads);

@@ -35,7 +35,7 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
     // RoPE (layers.hpp's rope_for_tokens) once layer 0's projection confirms head_dim. Gemma 3's
     // sliding layers have a RoPE of their own (ModelConfig::rope_of).
     const std::string qkv_fused = "self_attn.qkv_proj.weight";  // Phi-3: rows q | k | v
-    if (c.fused_projections) w.get(layer_prefix(c, 0) + qkv_fused, {(H + 2 * G) * d, E});
+    if (c.fused_qkv) w.get(layer_prefix(c, 0) + qkv_fused, {(H + 2 * G) * d, E});
     else w.get(layer_prefix(c, 0) + "self_attn.q_proj.weight", {H * d, E});
     const std::size_t rotated = c.rotary_dims ? c.rotary_dims : d;  // Phi-3's partial_rotary_factor
     // (each only when some layer uses it: transformers makes one per layer type present)
@@ -63,7 +63,7 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
         const MatrixView xv = rows_of(x);
         Tensor q, k, v;
         std::size_t k0 = 0, v0 = 0;  // the columns where K's and V's heads start (Phi-3: in q)
-        if (c.fused_projections) {
+        if (c.fused_qkv) {
             q = linear(xv, W(qkv_fused, {(H + 2 * G) * d, E}), Layout::linear, nullptr);
             k0 = H * d, v0 = (H + G) * d;
         } else {
@@ -76,8 +76,8 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
             }
             v = linear(xv, W("self_attn.v_proj.weight", {G * d, E}), Layout::linear, bias(c.qkv_bias, "self_attn.v_proj.bias", G * d));
         }
-        const Tensor& kt = c.fused_projections ? q : k;
-        const Tensor& vt = c.fused_projections ? q : v;
+        const Tensor& kt = c.fused_qkv ? q : k;
+        const Tensor& vt = c.fused_qkv ? q : v;
         const Tensor ctx = self_attention(heads_view(q, B, T, 0, H, d), heads_view(kt, B, T, k0, G, d),
                                           heads_view(vt, B, T, v0, G, d), spec, rec.weights_of(l), rec.weights_stride());
         Tensor o = linear(rows_of(ctx), W("self_attn.o_proj.weight", {E, H * d}), Layout::linear, bias(c.o_bias, "self_attn.o_proj.bias", E));
@@ -91,7 +91,7 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
             add_rows(h, mixture_of_experts(x, w, p + (c.moe.mixtral_names ? "block_sparse_moe." : "mlp."), c));
             continue;
         }
-        if (c.fused_projections) {  // Phi3MLP: gate, up = gate_up_proj(x).chunk(2); up · act(gate)
+        if (c.fused_gate_up) {  // Phi3MLP, GlmMLP: gate, up = gate_up_proj(x).chunk(2); up · act(gate)
             gate = gated_halves(linear(rows_of(x), W("mlp.gate_up_proj.weight", {2 * F, E}), Layout::linear, nullptr), c.activation);
         } else {
             gate = linear(rows_of(x), W("mlp.gate_proj.weight", {F, E}), Layout::linear, bias(c.mlp_bias, "mlp.gate_proj.bias", F));

@@ -1338,7 +1338,8 @@ TEST_CASE("model config: Phi3Config: fused projections, longrope (also su and ya
     // the helper's sizes: hidden 64, 2 layers, 16 heads (head_dim 4), vocab 50: a pad_token_id below it
     const std::string PAD = ", \"pad_token_id\": 0";
     const attn::model::ModelConfig p = config("phi3", PAD + "");
-    CHECK(p.fused_projections);
+    CHECK(p.fused_qkv);
+    CHECK(p.fused_gate_up);
     CHECK(p.kv_heads == 16);
     CHECK(p.head_dim == 4);
     CHECK(p.rotary_dims == 4);
