@@ -32,6 +32,7 @@
     /usr/bin/python3 data/models/make_tiny.py --gpt-bigcode  # only gpt_bigcode, gpt_bigcode_mha_f16
     /usr/bin/python3 data/models/make_tiny.py --olmo3-smollm3  # only olmo3, smollm3_bf16, smollm3_nope
     /usr/bin/python3 data/models/make_tiny.py --cohere2  # only cohere2, cohere2_types_f16
+    /usr/bin/python3 data/models/make_tiny.py --glm      # only glm, glm4_bf16
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -47,6 +48,7 @@ models/phi3/modeling_phi3.py; models/gemma, gemma2 and gemma3's GemmaModel, Gemm
 Gemma3TextModel; models/mixtral/modeling_mixtral.py MixtralModel; models/qwen2_moe and qwen3_moe's
 Qwen2MoeModel and Qwen3MoeModel; models/olmo2/modular_olmo2.py Olmo2Model;
 models/olmo3/modular_olmo3.py Olmo3Model; models/smollm3/modular_smollm3.py SmolLM3Model;
+models/glm/modular_glm.py GlmModel; models/glm4/modular_glm4.py Glm4Model;
 models/starcoder2/modeling_starcoder2.py Starcoder2Model; models/stablelm/modeling_stablelm.py
 StableLmModel; models/cohere/modeling_cohere.py CohereModel; models/cohere2/modular_cohere2.py Cohere2Model; models/olmo/modular_olmo.py OlmoModel;
 models/gptj/modeling_gptj.py GPTJModel; models/falcon/modeling_falcon.py FalconModel;
@@ -263,9 +265,12 @@ def llama_state(c, qkv_bias):
             sd[p + "self_attn.k_norm.weight"] = 1.0 + rnd(G * d, std=0.3)
             sd[p + "post_feedforward_layernorm.weight"] = 1.0 + rnd(E, std=0.1)
         sd[p + "post_attention_layernorm.weight"] = 1.0 + rnd(E, std=0.1)
+        if c["model_type"] == "glm4":  # Glm4DecoderLayer: a norm after the attention and after the MLP
+            sd[p + "post_self_attn_layernorm.weight"] = 1.0 + rnd(E, std=0.1)
+            sd[p + "post_mlp_layernorm.weight"] = 1.0 + rnd(E, std=0.1)
         sd[p + "mlp.gate_proj.weight"] = rnd(Fi, E)
         sd[p + "mlp.up_proj.weight"] = rnd(Fi, E)
-        if c["model_type"] == "phi3":  # Phi3MLP's gate_up_proj: gate's rows, then up's
+        if c["model_type"] in ("phi3", "glm", "glm4"):  # Phi3MLP's (GlmMLP's) gate_up_proj: gate's rows, then up's
             sd[p + "mlp.gate_up_proj.weight"] = torch.cat([sd.pop(p + "mlp.gate_proj.weight"), sd.pop(p + "mlp.up_proj.weight")])
         sd[p + "mlp.down_proj.weight"] = rnd(E, Fi)
         if c.get("mlp_bias"):  # LlamaMLP: bias=config.mlp_bias on all three
@@ -468,7 +473,8 @@ def llama_forward(sd, c, ids):
     E, H, eps = c["hidden_size"], c["num_attention_heads"], c["rms_norm_eps"]
     G = c.get("num_key_value_heads", H)
     d = c.get("head_dim", E // H)
-    rotary = int(d * c.get("partial_rotary_factor", 1.0))  # Phi3: RoPE on the leading dims
+    glm = c["model_type"] in ("glm", "glm4")
+    rotary = int(d * c.get("partial_rotary_factor", 0.5 if glm else 1.0))  # Phi3, GLM: RoPE on the leading dims
     inv_freq, attention_scaling = rope_inv_freq(c, rotary, T)
     pos = torch.arange(T)[None]
     freqs = (inv_freq[None, :, None].float() @ pos[:, None, :].float()).transpose(1, 2)
@@ -520,6 +526,12 @@ def llama_forward(sd, c, ids):
         def turn(x):  # Phi3's apply_rotary_pos_emb: the leading rotary dims turned, the rest passed
             if c["model_type"] == "smollm3" and not smollm3_rope_layers(c)[l]:  # SmolLM3Attention: `if self.use_rope`
                 return x
+            if glm:  # GLM's apply_rotary_pos_emb: cos[..., : dim // 2].repeat_interleave(2), pairs (2i, 2i + 1)
+                cg = cos[..., : cos.shape[-1] // 2].repeat_interleave(2, dim=-1)
+                sg = sin[..., : sin.shape[-1] // 2].repeat_interleave(2, dim=-1)
+                r = x[..., :rotary]
+                pairs = torch.stack((-r[..., 1::2], r[..., 0::2]), dim=-1).flatten(-2)
+                return torch.cat([r * cg + pairs * sg, x[..., rotary:]], dim=-1)
             r = x[..., :rotary]
             return torch.cat([r * cos + rotate_half(r) * sin, x[..., rotary:]], dim=-1)
         q, k = turn(q), turn(k)
@@ -533,11 +545,15 @@ def llama_forward(sd, c, ids):
             mlp = lin(F.silu(lin(h, p + "mlp.gate_proj")) * lin(h, p + "mlp.up_proj"), p + "mlp.down_proj")
             h = h + rms_norm(mlp, sd[p + "post_feedforward_layernorm.weight"], eps)
             continue
-        h = h + lin(ctx, p + "self_attn.o_proj") * residual_m if granite else h + lin(ctx, p + "self_attn.o_proj")
+        if c["model_type"] == "glm4":  # Glm4DecoderLayer: post_self_attn_layernorm on the attention's output
+            h = h + rms_norm(lin(ctx, p + "self_attn.o_proj"), sd[p + "post_self_attn_layernorm.weight"], eps)
+        else:
+            h = h + lin(ctx, p + "self_attn.o_proj") * residual_m if granite else h + lin(ctx, p + "self_attn.o_proj")
         x = rms_norm(h, sd[p + "post_attention_layernorm.weight"], eps)
-        if c["model_type"] == "phi3":  # gate, up = gate_up_proj(x).chunk(2, dim=-1); up · act(gate)
+        if c["model_type"] in ("phi3", "glm", "glm4"):  # gate, up = gate_up_proj(x).chunk(2, dim=-1); up · act(gate)
             gate, up = lin(x, p + "mlp.gate_up_proj").chunk(2, dim=-1)
-            h = h + lin(up * F.silu(gate), p + "mlp.down_proj")
+            mlp = lin(up * F.silu(gate), p + "mlp.down_proj")
+            h = h + (rms_norm(mlp, sd[p + "post_mlp_layernorm.weight"], eps) if c["model_type"] == "glm4" else mlp)
         elif granite:
             h = h + lin(F.silu(lin(x, p + "mlp.gate_proj")) * lin(x, p + "mlp.up_proj"), p + "mlp.down_proj") * residual_m
         elif c["model_type"] == "mixtral":
@@ -981,6 +997,29 @@ def olmo3_smollm3():
         rc = dict(c, rope_theta=c.get("rope_theta", 2000000.0))  # SmolLM3Config's default_theta
         save(name, c, llama_state(c, c.get("attention_bias", False)), lambda sd, rc=rc: llama_forward(sd, rc, IDS), dtype,
              prefix="model.")
+
+
+# GLM and GLM-4 (--glm: torch.manual_seed(31)): models/glm/modular_glm.py GlmModel (LlamaModel's layer with
+# Q/K/V biases, RoPE on the pairs (2i, 2i + 1) of the leading partial_rotary_factor of each head, Phi3MLP's
+# gate_up_proj) and models/glm4/modular_glm4.py Glm4Model (the same with post_self_attn_layernorm and
+# post_mlp_layernorm). glm: head_dim 16 of its own (hidden 32, 4 heads), the default factor 0.5, G=2;
+# glm4_bf16: head_dim 8, partial_rotary_factor 1.0, attention_bias false, linear rope_scaling.
+GLM = {"model_type": "glm", "architectures": ["GlmForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+       "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+       "intermediate_size": 40, "hidden_act": "silu", "rms_norm_eps": 1e-6, "max_position_embeddings": 64,
+       "rope_theta": 100.0, "attention_bias": True, "pad_token_id": 0}
+GLM4 = {"model_type": "glm4", "architectures": ["Glm4ForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+        "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 4, "head_dim": 8,
+        "intermediate_size": 24, "hidden_act": "silu", "rms_norm_eps": 1e-5, "max_position_embeddings": 64,
+        "partial_rotary_factor": 1.0, "attention_bias": False, "pad_token_id": 0,
+        "rope_scaling": {"rope_type": "linear", "factor": 2.0}}
+
+
+def glm():
+    torch.manual_seed(31)
+    save("glm", GLM, llama_state(GLM, True), lambda sd: llama_forward(sd, GLM, IDS), prefix="model.")
+    save("glm4_bf16", GLM4, llama_state(GLM4, False), lambda sd: llama_forward(sd, GLM4, IDS), torch.bfloat16,
+         prefix="model.")
 
 
 # ---- PhiModel (--phi: torch.manual_seed(14)) ------------------------------------------------
@@ -2154,6 +2193,7 @@ def tiny():
     gpt_bigcode()
     olmo3_smollm3()
     cohere2()
+    glm()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -2528,7 +2568,8 @@ SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": 
            "--olmo": olmo, "--gptj": gptj, "--falcon": falcon,
            "--opt": opt, "--gpt-neo": gpt_neo, "--albert": albert,
            "--gpt-bigcode": gpt_bigcode,
-           "--olmo3-smollm3": olmo3_smollm3, "--cohere2": cohere2}
+           "--olmo3-smollm3": olmo3_smollm3, "--cohere2": cohere2,
+           "--glm": glm}
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":

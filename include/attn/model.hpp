@@ -34,6 +34,8 @@
 //                          their own; EmbeddingGemma's bidirectional window; gemma3: the language
 //                          model of Gemma3ForConditionalGeneration (text_config)
 //   phi3                   the fused qkv_proj and gate_up_proj, partial_rotary_factor, LongRoPE
+//   glm, glm4              the fused gate_up_proj, Q/K/V biases, RoPE on pairs (2i, 2i + 1) of the
+//                          leading partial_rotary_factor of each head; GLM-4's sandwich norms
 //   phi                    PhiModel (phi-1, phi-1.5, phi-2): LayerNorm, q/k/v with biases, RoPE on
 //                          partial_rotary_factor of each head, the attention and the MLP side by
 //                          side (fc1, fc2), qk_layernorm, final_layernorm
@@ -125,7 +127,9 @@ struct ModelConfig {
                            // Cohere: a LayerNorm weight of each head's own)
     bool qk_norm_whole = false;  // OLMo 2: q_norm and k_norm over the whole projection (heads · head_dim)
     bool fused_qkv = false;      // Phi-3: self_attn.qkv_proj (rows q | k | v)
-    bool fused_gate_up = false;  // Phi-3: mlp.gate_up_proj (rows gate | up)
+    bool fused_gate_up = false;  // Phi-3, GLM: mlp.gate_up_proj (rows gate | up)
+    bool glm4_norm_names = false;  // GLM-4's sandwich norms: post_self_attn_layernorm after the attention,
+                                   // post_attention_layernorm before the MLP, post_mlp_layernorm after it
     bool parallel_residual = false;  // the attention and the MLP side by side (GPT-NeoX's use_parallel_residual:
                                      // x + attn(ln1(x)) + mlp(ln2(x)); StableLM, Cohere, Falcon: of one norm's output)
     bool split_norms = false;  // Falcon's new_decoder_architecture: ln_attn before the attention, ln_mlp before the MLP

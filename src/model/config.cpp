@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, olmo3, smollm3, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, cohere2, gpt_neox, bloom, falcon";
+    return "bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, glm, glm4, olmo2, olmo3, smollm3, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, cohere2, gpt_neox, bloom, falcon";
 }
 
 namespace {
@@ -600,10 +600,10 @@ float rope_base(const Reader& holder, const char* key, double fallback) {
 // "rope_parameters" ({"rope_type", "rope_theta", the scaling's fields}); theta the object's
 // "rope_theta", else the top-level one (v5's setdefault), else the config class's (10000;
 // Mixtral's 1e6). partial_rotary_factor, the object's else the top level's, is returned for
-// Phi-3, Phi, StableLM and GPT-NeoX (`partial`; Phi's default is 0.5, StableLM's 0.25; the others
-// refuse one other than 1);
+// Phi-3, Phi, StableLM, GLM and GPT-NeoX (`partial`; Phi's and GLM's default is 0.5, StableLM's
+// 0.25; the others refuse one other than 1);
 // Phi-3 has scaling types of its own (rope_scaling's phi3).
-enum class RopeOf { llama, phi3, gpt_neox, phi, stablelm };
+enum class RopeOf { llama, phi3, gpt_neox, phi, stablelm, glm };
 double rope(const Reader& r, const Lengths& top, ModelConfig& c, RopeOf of = RopeOf::llama, double default_theta = 10000.0) {
     const bool phi3 = of == RopeOf::phi3, partial_allowed = of != RopeOf::llama;
     const json::Value* scaling = r.v.find("rope_scaling");
@@ -621,7 +621,7 @@ double rope(const Reader& r, const Lengths& top, ModelConfig& c, RopeOf of = Rop
     c.rope.theta = rope_base(pr.v.find("rope_theta") ? pr : r, "rope_theta", default_theta);
     const Reader& partial_holder = pr.v.find("partial_rotary_factor") ? pr : r;
     partial_holder.not_null("partial_rotary_factor");
-    const double partial = partial_holder.number_or("partial_rotary_factor", of == RopeOf::phi        ? 0.5
+    const double partial = partial_holder.number_or("partial_rotary_factor", of == RopeOf::phi || of == RopeOf::glm ? 0.5
                                                                              : of == RopeOf::stablelm ? 0.25
                                                                                                       : 1.0);
     if (!partial_allowed && (pr.number_or("partial_rotary_factor", 1.0) != 1.0 || r.number_or("partial_rotary_factor", 1.0) != 1.0))
@@ -1305,6 +1305,30 @@ void gemma(const Reader& r, ModelConfig& c) {
     if (halved) c.sliding_window = c.sliding_window / 2 + 1;
 }
 
+// GlmConfig's defaults (glm-4-9b) and Glm4Config's (GLM-4-0414, the same): LlamaModel's layer with
+// Q/K/V biases (attention_bias; none on o_proj), head_dim its own (128), RoPE on the pairs
+// (2i, 2i + 1) of the leading int(head_dim · partial_rotary_factor) dims (0.5), the MLP's gate and
+// up fused in gate_up_proj; GLM-4's norms after the attention and around the MLP.
+void glm(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::llama;
+    c.layers = r.count_or("num_hidden_layers", 40), c.hidden = r.count_or("hidden_size", 4096);
+    c.heads = r.count_or("num_attention_heads", 32), c.kv_heads = r.count_or("num_key_value_heads", 2);
+    c.intermediate = r.count_or("intermediate_size", 13696);
+    c.head_dim = r.count_or("head_dim", 128);  // None fails in the attention's nn.Linear
+    c.vocab = r.count_or("vocab_size", 151552);
+    c.norm_eps = r.eps_or("rms_norm_eps", 1.5625e-7);
+    r.not_null("hidden_act");
+    c.activation = activation(r, r.string_or("hidden_act", "silu"));
+    c.qkv_bias = r.flag("attention_bias", true);  // GlmAttention: o_proj without bias
+    c.fused_gate_up = true;
+    const double partial = rope_and_groups(r, c, 131072, 10000.0, RopeOf::glm);
+    c.rotary_dims = rotary_dims(r, c.head_dim, partial, "partial_rotary_factor");
+    c.rope.style = RopeStyle::interleaved;  // cos[..., : dim // 2].repeat_interleave(2): pairs (2i, 2i + 1)
+    if (c.model_type == "glm4") c.sandwich_norms = c.glm4_norm_names = true;
+    class_pad_fits(r, c, 151329, c.model_type == "glm4" ? "Glm4Config" : "GlmConfig");
+    padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
+}
+
 // Gemma3Config (Gemma3ForConditionalGeneration): its "text_config" is the language model's
 // Gemma3TextConfig (null or absent: the defaults), run on text alone.
 void gemma3(const Reader& r, ModelConfig& c) {
@@ -1347,6 +1371,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "gemma" || c.model_type == "gemma2" || c.model_type == "gemma3_text") gemma(r, c);
     else if (c.model_type == "gemma3") gemma3(r, c);
     else if (c.model_type == "phi3") phi3(r, c);
+    else if (c.model_type == "glm" || c.model_type == "glm4") glm(r, c);
     else if (c.model_type == "phi") phi(r, c);
     else if (c.model_type == "starcoder2") starcoder2(r, c);
     else if (c.model_type == "gpt_neox") gpt_neox(r, c);

@@ -1,17 +1,18 @@
 // LlamaModel's forward (transformers' models/llama/modeling_llama.py, eager attention), also
 // Mistral's, Mixtral's, Qwen2's, Qwen3's, Qwen2-MoE's, Qwen3-MoE's, Gemma's, Gemma 2's, Gemma 3's,
-// Phi-3's, OLMo 2's, OLMo 3's, SmolLM3's and Granite's: token embeddings (Gemma: times √E; Granite:
-// embedding_multiplier), then per layer RMSNorm (Gemma: by 1 + weight; OLMo 2: none), q/k/v
-// projections (Qwen2: with biases; Qwen3, Gemma 3: then q_norm and k_norm, RMSNorm per head;
-// OLMo 2: over all heads at once; Phi-3: one fused qkv_proj), RoPE (Phi-3: of the leading dims;
-// Gemma 3: the sliding layers' own; SmolLM3: none on its NoPE layers) and causal grouped-query
-// attention on the engine (Mistral, Phi-3: a sliding window; Qwen2, OLMo 3, SmolLM3: sliding
-// layers; Gemma 2: its scale, softcap and sliding layers; EmbeddingGemma: bidirectional), o_proj
-// (Gemma 2, OLMo 2: then post_attention_layernorm), the residual (Granite: the output times
-// residual_multiplier), RMSNorm (Gemma 2: pre_feedforward_layernorm; OLMo 2: none), the gated MLP
-// (down(act(gate(x)) · up(x)); Phi-3: gate and up from one gate_up_proj; Mixtral, Qwen MoE: a
-// sparse mixture of such experts, src/model/moe.cpp; Gemma 2, OLMo 2: then
-// post_feedforward_layernorm), the residual; the final norm, whose output is the last hidden state.
+// Phi-3's, GLM's, GLM-4's, OLMo 2's, OLMo 3's, SmolLM3's and Granite's: token embeddings (Gemma:
+// times √E; Granite: embedding_multiplier), then per layer RMSNorm (Gemma: by 1 + weight; OLMo 2:
+// none), q/k/v projections (Qwen2, GLM: with biases; Qwen3, Gemma 3: then q_norm and k_norm,
+// RMSNorm per head; OLMo 2: over all heads at once; Phi-3: one fused qkv_proj), RoPE (Phi-3: of the
+// leading dims; GLM: on the pairs (2i, 2i + 1) of the leading dims; Gemma 3: the sliding layers'
+// own; SmolLM3: none on its NoPE layers) and causal grouped-query attention on the engine
+// (Mistral, Phi-3: a sliding window; Qwen2, OLMo 3, SmolLM3: sliding layers; Gemma 2: its scale,
+// softcap and sliding layers; EmbeddingGemma: bidirectional), o_proj (Gemma 2, GLM-4, OLMo 2: then
+// a norm), the residual (Granite: the output times residual_multiplier), RMSNorm (Gemma 2, GLM-4:
+// their own; OLMo 2: none), the gated MLP (down(act(gate(x)) · up(x)); Phi-3, GLM: gate and up
+// from one gate_up_proj; Mixtral, Qwen MoE: a sparse mixture of such experts, src/model/moe.cpp;
+// Gemma 2, GLM-4, OLMo 2: then a norm), the residual; the final norm, whose output is the last
+// hidden state.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -81,11 +82,15 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
         const Tensor ctx = self_attention(heads_view(q, B, T, 0, H, d), heads_view(kt, B, T, k0, G, d),
                                           heads_view(vt, B, T, v0, G, d), spec, rec.weights_of(l), rec.weights_stride());
         Tensor o = linear(rows_of(ctx), W("self_attn.o_proj.weight", {E, H * d}), Layout::linear, bias(c.o_bias, "self_attn.o_proj.bias", E));
-        if (c.sandwich_norms || c.post_norms) norm(o, "post_attention_layernorm.weight", E);
+        // Gemma 2: post_attention_layernorm, pre_ and post_feedforward_layernorm; GLM-4: post_self_attn_layernorm,
+        // post_attention_layernorm, post_mlp_layernorm; OLMo 2: the first and the last
+        const bool glm4 = c.glm4_norm_names;
+        if (c.sandwich_norms || c.post_norms) norm(o, glm4 ? "post_self_attn_layernorm.weight" : "post_attention_layernorm.weight", E);
         if (c.residual_multiplier != 1.0f) scale_rows(o, c.residual_multiplier);  // Granite
         add_rows(h, o);
         x = h;
-        if (!c.post_norms) norm(x, c.sandwich_norms ? "pre_feedforward_layernorm.weight" : "post_attention_layernorm.weight", E);
+        if (!c.post_norms)
+            norm(x, c.sandwich_norms && !glm4 ? "pre_feedforward_layernorm.weight" : "post_attention_layernorm.weight", E);
         Tensor gate;
         if (c.moe.at(l)) {  // Mixtral, Qwen MoE: a sparse mixture of experts in place of the MLP (src/model/moe.cpp)
             add_rows(h, mixture_of_experts(x, w, p + (c.moe.mixtral_names ? "block_sparse_moe." : "mlp."), c));
@@ -99,7 +104,7 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
             gated(gate, up, c.activation);
         }
         Tensor down = linear(rows_of(gate), W("mlp.down_proj.weight", {E, F}), Layout::linear, bias(c.mlp_bias, "mlp.down_proj.bias", E));
-        if (c.sandwich_norms || c.post_norms) norm(down, "post_feedforward_layernorm.weight", E);
+        if (c.sandwich_norms || c.post_norms) norm(down, glm4 ? "post_mlp_layernorm.weight" : "post_feedforward_layernorm.weight", E);
         if (c.residual_multiplier != 1.0f) scale_rows(down, c.residual_multiplier);
         add_rows(h, down);
     }

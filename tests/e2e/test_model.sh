@@ -43,7 +43,9 @@
 # float16; pretraining_tp with slow_but_exact: the output projections without biases),
 # olmo2 (the norms after the attention and the MLP, q_norm and k_norm over all heads, GQA; with
 # attention_bias and linear rope_scaling in bfloat16), olmo3 (three sliding layers and a full one),
-# smollm3 (a NoPE layer that slides, biases, bfloat16; no_rope_layers given),
+# smollm3 (a NoPE layer that slides, biases, bfloat16; no_rope_layers given), glm (RoPE on pairs of
+# half of each head, Q/K/V biases, the fused gate_up_proj), glm4 (every dim turned, its post norms,
+# bfloat16),
 # granite (embedding, attention and residual multipliers; attention_bias and mlp_bias in bfloat16),
 # mixtral (4 experts, 2 per token; 3 experts, 1 per token, rope_theta 1e6 by default and a window
 # in bfloat16),
@@ -590,7 +592,7 @@ expect_err_has "no model.safetensors" "missing weights named"
 mkdir -p "$T/t5" && echo '{"model_type": "t5"}' >"$T/t5/config.json" && cp "$TINY/bert/model.safetensors" "$T/t5/"
 run model "$T/t5" --ids 1,2
 expect_code 3 "unknown model_type"
-expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, olmo2, olmo3, smollm3, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, cohere2, gpt_neox, bloom, falcon)' "unknown model_type lists the known ones"
+expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, glm, glm4, olmo2, olmo3, smollm3, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, cohere2, gpt_neox, bloom, falcon)' "unknown model_type lists the known ones"
 mkdir -p "$T/relkey" && cp "$TINY/bert/model.safetensors" "$T/relkey/"
 sed 's/"absolute"/"relative_key"/' "$TINY/bert/config.json" >"$T/relkey/config.json"
 run model "$T/relkey" --ids 1,2

@@ -1048,6 +1048,38 @@ TEST_CASE("model config: cohere2 is Cohere2Config: sliding layers by sliding_win
     CHECK(error("cohere2", ", \"sliding_window\": null").find("\"sliding_window\" is null, but layer 0 slides") != std::string::npos);
 }
 
+TEST_CASE("model config: glm and glm4 are GlmConfig and Glm4Config: interleaved partial RoPE, fused gate_up, biases") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig g = parse("{\"model_type\": \"glm\"}");  // glm-4-9b
+    CHECK(g.arch == attn::model::Architecture::llama);
+    CHECK(g.layers == 40);
+    CHECK(g.hidden == 4096);
+    CHECK(g.heads == 32);
+    CHECK(g.kv_heads == 2);
+    CHECK(g.head_dim == 128);
+    CHECK(g.intermediate == 13696);
+    CHECK(g.vocab == 151552);
+    CHECK(g.norm_eps == 1.5625e-7);
+    CHECK(g.rope.theta == 10000.0f);
+    CHECK(g.rope.style == attn::RopeStyle::interleaved);
+    CHECK(g.rotary_dims == 64);  // int(128 * 0.5)
+    CHECK(g.qkv_bias);
+    CHECK_FALSE(g.o_bias);
+    CHECK(g.fused_gate_up);
+    CHECK_FALSE(g.fused_qkv);
+    CHECK_FALSE(g.sandwich_norms);
+    const attn::model::ModelConfig g4 = parse("{\"model_type\": \"glm4\", \"attention_bias\": null, \"partial_rotary_factor\": 1.0}");
+    CHECK(g4.sandwich_norms);
+    CHECK(g4.glm4_norm_names);
+    CHECK_FALSE(g4.qkv_bias);
+    CHECK(g4.rotary_dims == 128);
+    CHECK(error("glm", ", \"num_key_value_heads\": 4, \"head_dim\": 4, \"partial_rotary_factor\": 0.25").find("1 rotary dims") !=
+          std::string::npos);
+    CHECK(error("glm", ", \"num_key_value_heads\": 4").find("GlmConfig's 151329 is not an id of vocab_size 50") != std::string::npos);
+    CHECK(error("glm", ", \"num_key_value_heads\": null, \"pad_token_id\": 0").find("\"num_key_value_heads\" is null") !=
+          std::string::npos);
+}
+
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
     // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
     // pad_token_id 1
