@@ -33,6 +33,7 @@
     /usr/bin/python3 data/models/make_tiny.py --olmo3-smollm3  # only olmo3, smollm3_bf16, smollm3_nope
     /usr/bin/python3 data/models/make_tiny.py --cohere2  # only cohere2, cohere2_types_f16
     /usr/bin/python3 data/models/make_tiny.py --glm      # only glm, glm4_bf16
+    /usr/bin/python3 data/models/make_tiny.py --nemotron # only nemotron, nemotron_bias_bf16
     /usr/bin/python3 data/models/make_tiny.py --bert-base /tmp/bert-base   # the timing checkpoint
     /usr/bin/python3 data/models/make_tiny.py --gpt2-small /tmp/gpt2-small                 # T=256
     /usr/bin/python3 data/models/make_tiny.py --llama-shaped /tmp/llama [--no-torch]  # bf16, T=512
@@ -49,6 +50,7 @@ Gemma3TextModel; models/mixtral/modeling_mixtral.py MixtralModel; models/qwen2_m
 Qwen2MoeModel and Qwen3MoeModel; models/olmo2/modular_olmo2.py Olmo2Model;
 models/olmo3/modular_olmo3.py Olmo3Model; models/smollm3/modular_smollm3.py SmolLM3Model;
 models/glm/modular_glm.py GlmModel; models/glm4/modular_glm4.py Glm4Model;
+models/nemotron/modeling_nemotron.py NemotronModel;
 models/starcoder2/modeling_starcoder2.py Starcoder2Model; models/stablelm/modeling_stablelm.py
 StableLmModel; models/cohere/modeling_cohere.py CohereModel; models/cohere2/modular_cohere2.py Cohere2Model; models/olmo/modular_olmo.py OlmoModel;
 models/gptj/modeling_gptj.py GPTJModel; models/falcon/modeling_falcon.py FalconModel;
@@ -2073,6 +2075,87 @@ def gpt_bigcode():
          lambda sd: gpt_bigcode_forward(sd, GPT_BIGCODE_MHA, IDS), torch.float16)
 
 
+# Nemotron (--nemotron: torch.manual_seed(32)): models/nemotron/modeling_nemotron.py NemotronModel: LlamaModel's
+# layer with NemotronLayerNorm1P (F.layer_norm by weight + 1, with bias), RoPE on the leading
+# partial_rotary_factor of each head's dims, NemotronMLP down_proj(relu2(up_proj(x))). nemotron: G=2, the
+# default factor 0.5, no biases; nemotron_bias_bf16: head_dim 16 of its own (hidden 32, 4 heads), factor 0.25,
+# attention_bias and mlp_bias, linear rope_scaling.
+NEMOTRON = {"model_type": "nemotron", "architectures": ["NemotronForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+            "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 48,
+            "hidden_act": "relu2", "norm_eps": 1e-5, "max_position_embeddings": 64, "rope_theta": 100.0}
+NEMOTRON_BIAS = {"model_type": "nemotron", "architectures": ["NemotronForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+                 "num_hidden_layers": 3, "num_attention_heads": 4, "head_dim": 16, "intermediate_size": 24,
+                 "hidden_act": "relu2", "norm_eps": 1e-4, "partial_rotary_factor": 0.25, "attention_bias": True,
+                 "mlp_bias": True, "rope_scaling": {"rope_type": "linear", "factor": 2.0}}
+
+
+def nemotron_state(c):
+    E, H, Fi = c["hidden_size"], c["num_attention_heads"], c["intermediate_size"]
+    G, d = c.get("num_key_value_heads", H), c.get("head_dim") or E // H
+    ab, mb = c.get("attention_bias", False), c.get("mlp_bias", False)
+    sd = {"embed_tokens.weight": rnd(c["vocab_size"], E, std=1.0)}
+
+    def linear(name, rows, cols, bias, std=0.3):
+        sd[name + ".weight"] = rnd(rows, cols, std=std)
+        if bias:
+            sd[name + ".bias"] = rnd(rows, std=0.1)
+    for l in range(c["num_hidden_layers"]):
+        p = "layers.%d." % l
+        sd[p + "input_layernorm.weight"], sd[p + "input_layernorm.bias"] = rnd(E, std=0.1), rnd(E, std=0.1)  # (1 + w)
+        for n, rows in (("q_proj", H * d), ("k_proj", G * d), ("v_proj", G * d)):
+            linear(p + "self_attn." + n, rows, E, ab, std=0.4)
+        linear(p + "self_attn.o_proj", E, H * d, ab)
+        sd[p + "post_attention_layernorm.weight"], sd[p + "post_attention_layernorm.bias"] = rnd(E, std=0.1), rnd(E, std=0.1)
+        linear(p + "mlp.up_proj", Fi, E, mb)
+        linear(p + "mlp.down_proj", E, Fi, mb, std=0.2)
+    sd["norm.weight"], sd["norm.bias"] = rnd(E, std=0.1), rnd(E, std=0.1)
+    return sd
+
+
+def nemotron_forward(sd, c, ids):
+    B, T = ids.shape
+    E, H, eps = c["hidden_size"], c["num_attention_heads"], c["norm_eps"]
+    G, d = c.get("num_key_value_heads", H), c.get("head_dim") or E // H
+    rotary = int(d * c.get("partial_rotary_factor", 0.5))
+    inv_freq, _ = rope_inv_freq(c, rotary, T)
+    freqs = (inv_freq[None, :, None].float() @ torch.arange(T)[None, None, :].float()).transpose(1, 2)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos()[:, None], emb.sin()[:, None]
+    causal = torch.ones(T, T, dtype=torch.bool).triu(1)
+    lin = lambda x, n: F.linear(x, sd[n + ".weight"], sd.get(n + ".bias"))
+    ln = lambda x, n: F.layer_norm(x, (E,), sd[n + ".weight"] + 1, sd[n + ".bias"], eps)  # NemotronLayerNorm1P
+    relu2 = lambda x: torch.square(F.relu(x))
+    h = sd["embed_tokens.weight"][ids]
+    hidden, atts = [], []
+    for l in range(c["num_hidden_layers"]):
+        hidden.append(h)
+        p = "layers.%d." % l
+        x = ln(h, p + "input_layernorm")
+        q = lin(x, p + "self_attn.q_proj").view(B, T, H, d).transpose(1, 2)
+        k = lin(x, p + "self_attn.k_proj").view(B, T, G, d).transpose(1, 2)
+        v = lin(x, p + "self_attn.v_proj").view(B, T, G, d).transpose(1, 2)
+
+        def turn(t):  # apply_rotary_pos_emb: the leading rot_dim dims turned, the rest passed
+            r = t[..., :rotary]
+            return torch.cat([r * cos + rotate_half(r) * sin, t[..., rotary:]], dim=-1)
+        q, k = turn(q), turn(k)
+        k, v = k.repeat_interleave(H // G, dim=1), v.repeat_interleave(H // G, dim=1)
+        w = (torch.matmul(q, k.transpose(2, 3)) * d ** -0.5).masked_fill(causal, float("-inf"))
+        w = torch.softmax(w, dim=-1, dtype=torch.float32)
+        atts.append(w)
+        h = h + lin(torch.matmul(w, v).transpose(1, 2).reshape(B, T, H * d), p + "self_attn.o_proj")
+        h = h + lin(relu2(lin(ln(h, p + "post_attention_layernorm"), p + "mlp.up_proj")), p + "mlp.down_proj")
+    hidden.append(ln(h, "norm"))
+    return torch.stack(atts), torch.stack(hidden)
+
+
+def nemotron():
+    torch.manual_seed(32)
+    save("nemotron", NEMOTRON, nemotron_state(NEMOTRON), lambda sd: nemotron_forward(sd, NEMOTRON, IDS), prefix="model.")
+    save("nemotron_bias_bf16", NEMOTRON_BIAS, nemotron_state(NEMOTRON_BIAS),
+         lambda sd: nemotron_forward(sd, NEMOTRON_BIAS, IDS), torch.bfloat16, prefix="model.")
+
+
 def llama_biases():
     torch.manual_seed(9)
     save("llama_biases", LLAMA_BIASES, llama_state(LLAMA_BIASES, True), lambda sd: llama_forward(sd, LLAMA_BIASES, IDS),
@@ -2194,6 +2277,7 @@ def tiny():
     olmo3_smollm3()
     cohere2()
     glm()
+    nemotron()
 
 
 # "time flies like an arrow" / "fruit flies like a banana" through bert-base-uncased's tokenizer
@@ -2569,7 +2653,7 @@ SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": 
            "--opt": opt, "--gpt-neo": gpt_neo, "--albert": albert,
            "--gpt-bigcode": gpt_bigcode,
            "--olmo3-smollm3": olmo3_smollm3, "--cohere2": cohere2,
-           "--glm": glm}
+           "--glm": glm, "--nemotron": nemotron}
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bert-base":

@@ -49,6 +49,8 @@
 //                          Cohere 2's sliding layers, RoPE only on them
 //   olmo                   OlmoModel: the Llama layer with LayerNorm without weight or bias,
 //                          clip_qkv
+//   nemotron               NemotronModel (Minitron, Nemotron-Mini): StarCoder2's layer with LayerNorm by
+//                          (1 + weight), RoPE on partial_rotary_factor of each head, up_proj, relu2, down_proj
 //   gpt_neox               GPTNeoXModel: LayerNorm, the fused query_key_value per head, RoPE on
 //                          rotary_pct of each head, use_parallel_residual
 //   granite                LlamaModel's layer with embedding_multiplier, attention_multiplier (the
@@ -89,7 +91,7 @@ namespace attn::model {
 
 enum class Architecture {
     bert, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, phi, starcoder2, stablelm, cohere, olmo,
-    gpt_neox, bloom, falcon
+    gpt_neox, bloom, falcon, nemotron
 };
 // An encoder (bert, distilbert, albert): every token sees every token, no mask of any kind.
 inline bool is_encoder(Architecture a) noexcept {
@@ -113,7 +115,7 @@ struct ModelConfig {
     std::size_t vocab = 0, max_positions = 0, type_vocab = 0;  // max_positions 0: no limit (RoPE)
     std::string positions_key = "max_position_embeddings";    // config.json's name of it (GPT-2: n_positions)
     double norm_eps = 1e-12;
-    enum class Activation { gelu_erf, gelu_tanh, quick_gelu, relu, silu, tanh } activation = Activation::gelu_erf;
+    enum class Activation { gelu_erf, gelu_tanh, quick_gelu, relu, relu2, silu, tanh } activation = Activation::gelu_erf;
     Rope rope;                          // theta 0 for bert and gpt2
     std::string rope_scaling_text;      // for messages: "DIR/config.json: \"rope_scaling\": linear factor 2"
     Rope sliding_rope;                  // Gemma 3: the sliding layers' own (theta 0: `rope` on every layer)
@@ -137,6 +139,7 @@ struct ModelConfig {
     std::size_t rotary_dims = 0;     // partial_rotary_factor (Phi-3, Phi, StableLM), rotary_pct (GPT-NeoX), rotary_dim
                                      // (GPT-J): the leading dims of each head RoPE turns (0: all)
     bool embed_scale = false, unit_offset_norm = false;  // Gemma: embeddings ·√hidden, RMSNorm by (1 + weight)
+                                                          // (Nemotron: LayerNorm by (1 + weight))
     bool sandwich_norms = false;  // Gemma 2: post_attention_layernorm on the attention's output,
                                   // pre_ and post_feedforward_layernorm around the MLP
     bool post_norms = false;  // OLMo 2: no norm before the attention and the MLP, post_attention_layernorm

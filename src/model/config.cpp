@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, glm, glm4, olmo2, olmo3, smollm3, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, cohere2, gpt_neox, bloom, falcon";
+    return "bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, glm, glm4, olmo2, olmo3, smollm3, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, nemotron, stablelm, cohere, cohere2, gpt_neox, bloom, falcon";
 }
 
 namespace {
@@ -133,10 +133,11 @@ ModelConfig::Activation activation(const Reader& r, const std::string& name) {
         return A::gelu_tanh;
     if (name == "quick_gelu") return A::quick_gelu;
     if (name == "relu") return A::relu;
+    if (name == "relu2") return A::relu2;
     if (name == "silu" || name == "swish") return A::silu;
     if (name == "tanh") return A::tanh;
     r.fail("activation \"" + name + "\" is not supported (attn runs gelu, gelu_python, gelu_new, gelu_pytorch_tanh, "
-           "gelu_fast, gelu_accurate, quick_gelu, relu, silu, swish, tanh)");
+           "gelu_fast, gelu_accurate, quick_gelu, relu, relu2, silu, swish, tanh)");
 }
 
 // pad_token_id, the padding_idx of the word embeddings' nn.Embedding (BertEmbeddings,
@@ -600,10 +601,10 @@ float rope_base(const Reader& holder, const char* key, double fallback) {
 // "rope_parameters" ({"rope_type", "rope_theta", the scaling's fields}); theta the object's
 // "rope_theta", else the top-level one (v5's setdefault), else the config class's (10000;
 // Mixtral's 1e6). partial_rotary_factor, the object's else the top level's, is returned for
-// Phi-3, Phi, StableLM, GLM and GPT-NeoX (`partial`; Phi's and GLM's default is 0.5, StableLM's
-// 0.25; the others refuse one other than 1);
+// Phi-3, Phi, StableLM, GLM, Nemotron and GPT-NeoX (`partial`; Phi's, GLM's and Nemotron's default
+// is 0.5, StableLM's 0.25; the others refuse one other than 1);
 // Phi-3 has scaling types of its own (rope_scaling's phi3).
-enum class RopeOf { llama, phi3, gpt_neox, phi, stablelm, glm };
+enum class RopeOf { llama, phi3, gpt_neox, phi, stablelm, glm, nemotron };
 double rope(const Reader& r, const Lengths& top, ModelConfig& c, RopeOf of = RopeOf::llama, double default_theta = 10000.0) {
     const bool phi3 = of == RopeOf::phi3, partial_allowed = of != RopeOf::llama;
     const json::Value* scaling = r.v.find("rope_scaling");
@@ -621,7 +622,9 @@ double rope(const Reader& r, const Lengths& top, ModelConfig& c, RopeOf of = Rop
     c.rope.theta = rope_base(pr.v.find("rope_theta") ? pr : r, "rope_theta", default_theta);
     const Reader& partial_holder = pr.v.find("partial_rotary_factor") ? pr : r;
     partial_holder.not_null("partial_rotary_factor");
-    const double partial = partial_holder.number_or("partial_rotary_factor", of == RopeOf::phi || of == RopeOf::glm ? 0.5
+    const double partial = partial_holder.number_or("partial_rotary_factor", of == RopeOf::phi || of == RopeOf::glm ||
+                                                                                     of == RopeOf::nemotron
+                                                                                 ? 0.5
                                                                              : of == RopeOf::stablelm ? 0.25
                                                                                                       : 1.0);
     if (!partial_allowed && (pr.number_or("partial_rotary_factor", 1.0) != 1.0 || r.number_or("partial_rotary_factor", 1.0) != 1.0))
@@ -1128,6 +1131,32 @@ void falcon(const Reader& r, ModelConfig& c) {
     rope_and_groups(r, c, 2048);
 }
 
+// NemotronConfig's defaults (Nemotron-4 15B's kind): StarCoder2's layer with LayerNorm1P (LayerNorm by
+// weight + 1, norm_eps), q/k/v/o biases with attention_bias, the MLP's with mlp_bias, head_dim
+// (or kv_channels; null: hidden_size // heads), RoPE on the leading int(head_dim ·
+// partial_rotary_factor) dims (0.5), the MLP up_proj, relu2, down_proj.
+void nemotron(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::nemotron;
+    c.layers = r.count_or("num_hidden_layers", 32), c.hidden = r.count_or("hidden_size", 6144);
+    c.heads = r.count_or("num_attention_heads", 48);
+    c.kv_heads = r.count_or_none("num_key_value_heads", c.heads);
+    c.intermediate = r.count_or("intermediate_size", 24576);
+    // `head_dim or kwargs.get("kv_channels")`, then hidden_size // heads when that is None
+    const json::Value* head_dim = r.v.find("head_dim");
+    const bool own = head_dim && !head_dim->is_null() && !(head_dim->is_number() && head_dim->as_number() == 0);
+    c.head_dim = own ? r.count("head_dim") : r.count_or_none("kv_channels", c.hidden / c.heads);
+    c.vocab = r.count_or("vocab_size", 256000);
+    c.norm_eps = r.eps_or("norm_eps", 1e-5);
+    r.not_null("hidden_act");
+    c.activation = activation(r, r.string_or("hidden_act", "relu2"));
+    c.unit_offset_norm = true;
+    c.qkv_bias = c.o_bias = r.flag("attention_bias", false);
+    c.mlp_bias = r.flag("mlp_bias", false);
+    const double partial = rope_and_groups(r, c, 4096, 10000.0, RopeOf::nemotron);
+    c.rotary_dims = rotary_dims(r, c.head_dim, partial, "partial_rotary_factor");
+    padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
+}
+
 // GPTNeoXConfig's defaults (GPT-NeoX-20B; Pythia's configs give theirs): LayerNorm, the fused
 // query_key_value (per head q | k | v), biases on it and dense with attention_bias, RoPE on the
 // leading int(head_dim * rotary_pct) dims of base rotary_emb_base, use_parallel_residual, the MLP
@@ -1374,6 +1403,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "glm" || c.model_type == "glm4") glm(r, c);
     else if (c.model_type == "phi") phi(r, c);
     else if (c.model_type == "starcoder2") starcoder2(r, c);
+    else if (c.model_type == "nemotron") nemotron(r, c);
     else if (c.model_type == "gpt_neox") gpt_neox(r, c);
     else if (c.model_type == "bloom") bloom(r, c);
     else if (c.model_type == "falcon") falcon(r, c);

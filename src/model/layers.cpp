@@ -51,8 +51,9 @@ Tensor linear_named(const Weights& w, const std::string& name, const Tensor& x, 
                   bias ? &w.get(name + ".bias", {rows}) : nullptr);
 }
 
-void layer_norm_named(Tensor& x, const Weights& w, const std::string& name, std::size_t width, double eps) {
-    layer_norm(x, w.get(name + ".weight", {width}), &w.get(name + ".bias", {width}), eps);
+void layer_norm_named(Tensor& x, const Weights& w, const std::string& name, std::size_t width, double eps,
+                      bool unit_offset) {
+    layer_norm(x, w.get(name + ".weight", {width}), &w.get(name + ".bias", {width}), eps, unit_offset);
 }
 
 namespace {
@@ -79,8 +80,11 @@ void normalise_runs(Tensor& X, const std::vector<float>& g, const std::vector<fl
 
 }  // namespace
 
-void layer_norm(Tensor& X, const Weight& weight, const Weight* bias, double eps) {
-    const std::vector<float> g = weight.values(), b = bias ? bias->values() : std::vector<float>(g.size(), 0.0f);
+void layer_norm(Tensor& X, const Weight& weight, const Weight* bias, double eps, bool unit_offset) {
+    std::vector<float> g = weight.values();
+    const std::vector<float> b = bias ? bias->values() : std::vector<float>(g.size(), 0.0f);
+    if (unit_offset)  // Nemotron's LayerNorm1P: self.weight + 1
+        for (float& x : g) x = 1.0f + x;
     normalise_runs(X, g, b, g.size(), eps);  // the whole row, or each head's n columns (Phi's q_layernorm)
 }
 
@@ -144,6 +148,10 @@ float act(float x, ModelConfig::Activation a) {
         }
         case A::quick_gelu: return x / (1.0f + std::exp(-1.702f * x));  // x·sigmoid(1.702x)
         case A::relu: return x > 0 ? x : 0.0f;
+        case A::relu2: {  // ReLUSquaredActivation: torch.square(relu(x))
+            const float r = x > 0 ? x : 0.0f;
+            return r * r;
+        }
         case A::silu: return x / (1.0f + std::exp(-x));
         case A::tanh: return std::tanh(x);
     }

@@ -27,14 +27,15 @@ Tensor linear(const MatrixView& X, const Weight& W, Layout layout, const Weight*
 // rows; the nn.LayerNorm `name` (name.weight and name.bias, `width` long) on x, in place.
 Tensor linear_named(const Weights& w, const std::string& name, const Tensor& x, std::size_t rows, std::size_t cols,
                     bool bias);
-void layer_norm_named(Tensor& x, const Weights& w, const std::string& name, std::size_t width, double eps);
+void layer_norm_named(Tensor& x, const Weights& w, const std::string& name, std::size_t width, double eps,
+                      bool unit_offset = false);
 
 // In place, row by row: nn.LayerNorm (weight, bias) and Llama's RMSNorm (weight only; bias null).
 // Means and variances are accumulated in double. Both normalise each run of the weight's length
 // of a row: the whole row, or each head of a projection (Qwen3's q_norm and k_norm, Phi's
-// q_layernorm and k_layernorm); rms_norm with unit_offset multiplies by (1 + weight), as Gemma's
-// RMSNorm.
-void layer_norm(Tensor& X, const Weight& weight, const Weight* bias, double eps);
+// q_layernorm and k_layernorm); with unit_offset they multiply by (1 + weight), as Gemma's RMSNorm
+// and Nemotron's LayerNorm1P.
+void layer_norm(Tensor& X, const Weight& weight, const Weight* bias, double eps, bool unit_offset = false);
 // LayerNorm without bias of each head's d columns of a projection, each head scaled by its own
 // weight: `weights` holds d per head, one per column (StableLM's qk_layernorm, Cohere's q_norm).
 // With d the whole row and weights all 1: a LayerNorm without weight or bias (OLMo's, OPT's

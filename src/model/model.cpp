@@ -72,6 +72,7 @@ Model::Model(const std::string& folder) {
         case Architecture::opt: weights_->choose_prefix({"", "model."}, token_embeddings(config_.arch)); break;  // OPTForCausalLM
         case Architecture::phi:
         case Architecture::starcoder2:
+        case Architecture::nemotron:
         case Architecture::stablelm:
         case Architecture::cohere:
         case Architecture::olmo: weights_->choose_prefix({"", "model."}, token_embeddings(config_.arch)); break;
@@ -160,7 +161,8 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
         case Architecture::gpt_neo: run_gpt_neo(c, *weights_, in, rec); break;
         case Architecture::phi:
         case Architecture::gptj: run_phi(c, *weights_, in, rec); break;
-        case Architecture::starcoder2: run_starcoder2(c, *weights_, in, rec); break;
+        case Architecture::starcoder2:
+        case Architecture::nemotron: run_starcoder2(c, *weights_, in, rec); break;
         case Architecture::stablelm:
         case Architecture::cohere:
         case Architecture::olmo: run_stablelm(c, *weights_, in, rec); break;
@@ -194,6 +196,7 @@ const char* token_embeddings(Architecture arch) {
         case Architecture::llama:
         case Architecture::phi:
         case Architecture::starcoder2:
+        case Architecture::nemotron:
         case Architecture::stablelm:
         case Architecture::cohere:
         case Architecture::olmo: break;
@@ -250,6 +253,7 @@ std::string layer_prefix(const ModelConfig& c, std::size_t l) {
         case Architecture::llama:
         case Architecture::phi:
         case Architecture::starcoder2:
+        case Architecture::nemotron:
         case Architecture::stablelm:
         case Architecture::cohere:
         case Architecture::olmo: break;

@@ -74,7 +74,7 @@ void run_falcon(const ModelConfig& c, const Weights& w, const ModelInput& in, Re
 void run_opt(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_gpt_neo(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_phi(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);  // and GPT-J's
-void run_starcoder2(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
+void run_starcoder2(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);  // and Nemotron's
 void run_stablelm(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);  // and Cohere's, OLMo's
 
 }  // namespace attn::model

@@ -1,9 +1,11 @@
 // Starcoder2Model's forward (transformers' models/starcoder2/modeling_starcoder2.py, eager
-// attention): token embeddings, then per layer input_layernorm (LayerNorm with bias), q/k/v
-// projections (biases with use_bias), RoPE, causal grouped-query attention (sliding_window on
+// attention), also NemotronModel's (models/nemotron/modeling_nemotron.py): token embeddings, then
+// per layer input_layernorm (LayerNorm with bias; Nemotron's by weight + 1), q/k/v projections
+// (biases with use_bias; Nemotron: attention_bias), RoPE (Nemotron: on the leading
+// partial_rotary_factor of each head's dims), causal grouped-query attention (sliding_window on
 // every layer when given), o_proj, the residual; post_attention_layernorm, the MLP c_fc, the
-// activation, c_proj (biases with use_bias), the residual. norm (LayerNorm) at the end, whose
-// output is the last hidden state.
+// activation, c_proj (Nemotron: up_proj, relu2, down_proj; biases with use_bias, mlp_bias), the
+// residual. norm (LayerNorm) at the end, whose output is the last hidden state.
 #include <string>
 
 #include "model/layers.hpp"
@@ -14,38 +16,36 @@ namespace attn::model {
 void run_starcoder2(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec) {
     const std::size_t E = c.hidden, H = c.heads, G = c.kv_heads, d = c.head_dim, B = in.batch, T = in.tokens,
                       F = c.intermediate;
+    const bool nemotron = c.arch == Architecture::nemotron;
+    const char* mlp_in = nemotron ? "mlp.up_proj" : "mlp.c_fc";
+    const char* mlp_out = nemotron ? "mlp.down_proj" : "mlp.c_proj";
     Tensor h = token_rows(c, w, in, E);
-    AttentionSpec spec = rope_decoder_spec(c, w, T, d);  // every dim of each head
+    AttentionSpec spec = rope_decoder_spec(c, w, T, c.rotary_dims ? c.rotary_dims : d);
+    const auto norm = [&](Tensor& x, const std::string& name) { layer_norm_named(x, w, name, E, c.norm_eps, c.unit_offset_norm); };
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         // kv_idx > q_idx - sliding_window: each token sees itself and W - 1 before
         const std::size_t window = c.window_of(l);
         spec.window = window ? Window{window - 1, unbounded} : Window{};
         rec.hidden(l, h);
         const std::string p = layer_prefix(c, l);
-        const auto W = [&](const std::string& n, std::initializer_list<std::size_t> s) -> const Weight& { return w.get(p + n, s); };
-        const auto bias = [&](const std::string& n, std::size_t len) { return c.qkv_bias ? &W(n + ".bias", {len}) : nullptr; };
-        const auto proj = [&](const MatrixView& x, const std::string& n, std::size_t rows, std::size_t cols) {
-            return linear(x, W(n + ".weight", {rows, cols}), Layout::linear, bias(n, rows));
-        };
-        const auto norm = [&](Tensor& x, const std::string& n) {
-            layer_norm(x, W(n + ".weight", {E}), &W(n + ".bias", {E}), c.norm_eps);
+        const auto proj = [&](const Tensor& x, const std::string& name, std::size_t rows, std::size_t cols, bool bias) {
+            return linear_named(w, p + name, x, rows, cols, bias);
         };
         Tensor x = h;
-        norm(x, "input_layernorm");
-        const MatrixView xv = rows_of(x);
-        const Tensor q = proj(xv, "self_attn.q_proj", H * d, E), k = proj(xv, "self_attn.k_proj", G * d, E);
-        const Tensor v = proj(xv, "self_attn.v_proj", G * d, E);
+        norm(x, p + "input_layernorm");
+        const Tensor q = proj(x, "self_attn.q_proj", H * d, E, c.qkv_bias), k = proj(x, "self_attn.k_proj", G * d, E, c.qkv_bias);
+        const Tensor v = proj(x, "self_attn.v_proj", G * d, E, c.qkv_bias);
         const Tensor ctx = self_attention(heads_view(q, B, T, 0, H, d), heads_view(k, B, T, 0, G, d),
                                           heads_view(v, B, T, 0, G, d), spec, rec.weights_of(l), rec.weights_stride());
-        add_rows(h, proj(rows_of(ctx), "self_attn.o_proj", E, H * d));
+        add_rows(h, proj(ctx, "self_attn.o_proj", E, H * d, c.o_bias));
         x = h;
-        norm(x, "post_attention_layernorm");
-        Tensor f = proj(rows_of(x), "mlp.c_fc", F, E);
+        norm(x, p + "post_attention_layernorm");
+        Tensor f = proj(x, mlp_in, F, E, c.mlp_bias);
         activate(f, c.activation);
-        add_rows(h, proj(rows_of(f), "mlp.c_proj", E, F));
+        add_rows(h, proj(f, mlp_out, E, F, c.mlp_bias));
     }
     if (rec.last_layer() + 1 == c.layers) {
-        layer_norm(h, w.get("norm.weight", {E}), &w.get("norm.bias", {E}), c.norm_eps);
+        norm(h, "norm");
         rec.hidden(c.layers, h);
     }
 }

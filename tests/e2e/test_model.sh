@@ -16,7 +16,8 @@
 # length; bfloat16 with the older name "su" within it), llama with longrope, llama with
 # attention_bias and mlp_bias (o_proj's and the MLP's biases too) and v5's plain rope_parameters,
 # starcoder2 (LayerNorm, biases, a window of 3 on every layer, GQA; without biases and window in
-# bfloat16; dynamic RoPE past max_position_embeddings),
+# bfloat16; dynamic RoPE past max_position_embeddings), nemotron (LayerNorm by weight + 1, RoPE on
+# half of each head, relu2; all biases, a quarter of each head, bfloat16),
 # stablelm (LayerNorm, Q/K/V biases, a LayerNorm per head for q and k, RoPE on half of each head;
 # the parallel residual, a quarter of each head, dynamic RoPE in bfloat16), cohere (LayerNorm
 # without bias, RoPE on pairs (2i, 2i + 1), q_norm and k_norm of each head's own weight, all four
@@ -592,7 +593,7 @@ expect_err_has "no model.safetensors" "missing weights named"
 mkdir -p "$T/t5" && echo '{"model_type": "t5"}' >"$T/t5/config.json" && cp "$TINY/bert/model.safetensors" "$T/t5/"
 run model "$T/t5" --ids 1,2
 expect_code 3 "unknown model_type"
-expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, glm, glm4, olmo2, olmo3, smollm3, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, stablelm, cohere, cohere2, gpt_neox, bloom, falcon)' "unknown model_type lists the known ones"
+expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, glm, glm4, olmo2, olmo3, smollm3, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, nemotron, stablelm, cohere, cohere2, gpt_neox, bloom, falcon)' "unknown model_type lists the known ones"
 mkdir -p "$T/relkey" && cp "$TINY/bert/model.safetensors" "$T/relkey/"
 sed 's/"absolute"/"relative_key"/' "$TINY/bert/config.json" >"$T/relkey/config.json"
 run model "$T/relkey" --ids 1,2

@@ -1080,6 +1080,37 @@ TEST_CASE("model config: glm and glm4 are GlmConfig and Glm4Config: interleaved 
           std::string::npos);
 }
 
+TEST_CASE("model config: nemotron is NemotronConfig: LayerNorm1P, partial RoPE 0.5, relu2, head_dim or kv_channels") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig n = parse("{\"model_type\": \"nemotron\"}");
+    CHECK(n.arch == attn::model::Architecture::nemotron);
+    CHECK(n.layers == 32);
+    CHECK(n.hidden == 6144);
+    CHECK(n.heads == 48);
+    CHECK(n.kv_heads == 48);
+    CHECK(n.head_dim == 128);
+    CHECK(n.intermediate == 24576);
+    CHECK(n.vocab == 256000);
+    CHECK(n.norm_eps == 1e-5);
+    CHECK(n.activation == attn::model::ModelConfig::Activation::relu2);
+    CHECK(n.unit_offset_norm);
+    CHECK(n.rotary_dims == 64);
+    CHECK_FALSE(n.qkv_bias);
+    CHECK_FALSE(n.mlp_bias);
+    CHECK(config("nemotron", ", \"kv_channels\": 8").head_dim == 8);
+    CHECK(config("nemotron", ", \"head_dim\": 16, \"kv_channels\": 8").head_dim == 16);
+    CHECK(config("nemotron", ", \"head_dim\": null").head_dim == 4);
+    const attn::model::ModelConfig b = config("nemotron", ", \"attention_bias\": true, \"mlp_bias\": true, \"head_dim\": 8, "
+                                                          "\"partial_rotary_factor\": 1.0");
+    CHECK(b.qkv_bias);
+    CHECK(b.o_bias);
+    CHECK(b.mlp_bias);
+    CHECK(b.rotary_dims == 8);
+    CHECK(error("nemotron", "").find("\"partial_rotary_factor\" 0.5 gives int(4 * 0.5) = 2") == std::string::npos);
+    CHECK(error("nemotron", ", \"partial_rotary_factor\": 0.25").find("gives int(4 * 0.25) = 1 rotary dims") != std::string::npos);
+    CHECK(error("nemotron", ", \"norm_eps\": null").find("\"norm_eps\" is null") != std::string::npos);
+}
+
 TEST_CASE("model config: roberta and xlm-roberta are BERT's encoder with RobertaEmbeddings' pad_token_id") {
     // RobertaConfig's defaults are BertConfig's but vocab_size 50265 (XLMRobertaConfig: 30522);
     // pad_token_id 1
