@@ -177,6 +177,13 @@ struct ModelConfig {
 
     // The sliding window of layer l (0: none): Qwen2's slides from max_window_layers on.
     std::size_t window_of(std::size_t l) const { return slides.empty() || slides[l] ? sliding_window : 0; }
+    // Layer l's window as the engine takes it: kv_idx > q_idx - sliding_window, each token seeing
+    // itself and W - 1 before (EmbeddingGemma's bidirectional one: |q_idx - kv_idx| < W); none
+    // without a window.
+    Window attention_window(std::size_t l) const {
+        const std::size_t w = window_of(l);
+        return w ? Window{w - 1, bidirectional ? w - 1 : unbounded} : Window{};
+    }
     // The RoPE of layer l: Gemma 3's sliding layers have their own.
     const Rope& rope_of(std::size_t l) const { return sliding_rope.theta > 0 && window_of(l) ? sliding_rope : rope; }
     // Whether RoPE turns layer l's q and k (SmolLM3's NoPE layers, Cohere 2's full layers: not).

@@ -22,8 +22,7 @@ void run_gpt_neo(const ModelConfig& c, const Weights& w, const ModelInput& in, R
     spec.scale = 1.0f;  // GPTNeoSelfAttention: torch.matmul(query, key.transpose(-1, -2)), unscaled
     const auto ln = [&](Tensor& x, const std::string& name) { layer_norm_named(x, w, name, E, c.norm_eps); };
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
-        const std::size_t window = c.window_of(l);  // bias ^ tril(bias, -window_size)
-        spec.window = window ? Window{window - 1, unbounded} : Window{};
+        spec.window = c.attention_window(l);  // local layers: bias ^ tril(bias, -window_size)
         rec.hidden(l, h);
         const std::string p = layer_prefix(c, l);
         const auto proj = [&](const Tensor& x, const std::string& name, std::size_t rows, std::size_t cols, bool bias) {

@@ -51,8 +51,7 @@ void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
     spec.softcap = c.softcap;  // Gemma 2: cap·tanh(scores / cap), before the mask
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         // kv_idx > q_idx - sliding_window; EmbeddingGemma's both ways: |q_idx - kv_idx| < sliding_window
-        const std::size_t window = c.window_of(l);
-        spec.window = !window ? Window{} : Window{window - 1, c.bidirectional ? window - 1 : unbounded};
+        spec.window = c.attention_window(l);
         spec.rope = !c.has_rope(l) ? Rope{} : &c.rope_of(l) == &c.rope ? full_rope : sliding_rope;  // SmolLM3's NoPE layers
         rec.hidden(l, h);
         const std::string p = layer_prefix(c, l);

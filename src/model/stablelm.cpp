@@ -33,9 +33,7 @@ void run_stablelm(const ModelConfig& c, const Weights& w, const ModelInput& in, 
         layer_norm(x, w.get(name + ".weight", {E}), cohere ? nullptr : &w.get(name + ".bias", {E}), c.norm_eps);
     };
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
-        // Cohere 2: a window on the sliding layers (kv_idx > q_idx - sliding_window), RoPE only there
-        const std::size_t window = c.window_of(l);
-        spec.window = window ? Window{window - 1, unbounded} : Window{};
+        spec.window = c.attention_window(l);  // Cohere 2: a window on the sliding layers, RoPE only there
         spec.rope = c.has_rope(l) ? rope : Rope{};
         rec.hidden(l, h);
         const std::string p = layer_prefix(c, l);

@@ -23,9 +23,7 @@ void run_starcoder2(const ModelConfig& c, const Weights& w, const ModelInput& in
     AttentionSpec spec = rope_decoder_spec(c, w, T, c.rotary_dims ? c.rotary_dims : d);
     const auto norm = [&](Tensor& x, const std::string& name) { layer_norm_named(x, w, name, E, c.norm_eps, c.unit_offset_norm); };
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
-        // kv_idx > q_idx - sliding_window: each token sees itself and W - 1 before
-        const std::size_t window = c.window_of(l);
-        spec.window = window ? Window{window - 1, unbounded} : Window{};
+        spec.window = c.attention_window(l);
         rec.hidden(l, h);
         const std::string p = layer_prefix(c, l);
         const auto proj = [&](const Tensor& x, const std::string& name, std::size_t rows, std::size_t cols, bool bias) {
