@@ -16,6 +16,36 @@ namespace attn::model {
 
 namespace {
 
+// Where each architecture keeps its weights, under the base model's names: the token embedding
+// table, and the stem of its layers' names (the layer's index and "." follow; ALBERT's: its group's).
+struct WeightNames {
+    const char* token_embeddings;
+    const char* layers;
+};
+WeightNames weight_names(Architecture arch) {
+    switch (arch) {
+        case Architecture::bert: return {"embeddings.word_embeddings.weight", "encoder.layer."};
+        case Architecture::distilbert: return {"embeddings.word_embeddings.weight", "transformer.layer."};
+        case Architecture::albert: return {"embeddings.word_embeddings.weight", "encoder.albert_layer_groups."};
+        case Architecture::gpt2:
+        case Architecture::gpt_bigcode:
+        case Architecture::gptj:
+        case Architecture::gpt_neo: return {"wte.weight", "h."};
+        case Architecture::bloom:
+        case Architecture::falcon: return {"word_embeddings.weight", "h."};
+        case Architecture::gpt_neox: return {"embed_in.weight", "layers."};
+        case Architecture::opt: return {"decoder.embed_tokens.weight", "decoder.layers."};
+        case Architecture::llama:
+        case Architecture::phi:
+        case Architecture::starcoder2:
+        case Architecture::nemotron:
+        case Architecture::stablelm:
+        case Architecture::cohere:
+        case Architecture::olmo: break;
+    }
+    return {"embed_tokens.weight", "layers."};
+}
+
 bool is_folder(const std::string& path) {
     struct stat st {};
     return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -180,29 +210,7 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
     return r;
 }
 
-const char* token_embeddings(Architecture arch) {
-    switch (arch) {
-        case Architecture::bert:
-        case Architecture::distilbert:
-        case Architecture::albert: return "embeddings.word_embeddings.weight";
-        case Architecture::gpt2:
-        case Architecture::gpt_bigcode:
-        case Architecture::gptj:
-        case Architecture::gpt_neo: return "wte.weight";
-        case Architecture::gpt_neox: return "embed_in.weight";
-        case Architecture::opt: return "decoder.embed_tokens.weight";
-        case Architecture::bloom:
-        case Architecture::falcon: return "word_embeddings.weight";
-        case Architecture::llama:
-        case Architecture::phi:
-        case Architecture::starcoder2:
-        case Architecture::nemotron:
-        case Architecture::stablelm:
-        case Architecture::cohere:
-        case Architecture::olmo: break;
-    }
-    return "embed_tokens.weight";
-}
+const char* token_embeddings(Architecture arch) { return weight_names(arch).token_embeddings; }
 
 Tensor token_rows(const ModelConfig& c, const Weights& w, const ModelInput& in, std::size_t width) {
     const Weight& table = w.table(token_embeddings(c.arch), {c.vocab, width});
@@ -233,32 +241,13 @@ AttentionSpec rope_decoder_spec(const ModelConfig& c, const Weights& w, std::siz
 }
 
 std::string layer_prefix(const ModelConfig& c, std::size_t l) {
-    switch (c.arch) {
-        case Architecture::bert: return "encoder.layer." + std::to_string(l) + ".";
-        case Architecture::distilbert: return "transformer.layer." + std::to_string(l) + ".";
-        case Architecture::opt: return "decoder.layers." + std::to_string(l) + ".";
-        case Architecture::albert: {  // AlbertTransformer: group_idx = int(i / (num_hidden_layers / num_hidden_groups));
-            // past the last layer, the group past the last (what a note on unused weights looks for)
-            const auto group = l >= c.layers ? c.layer_groups
-                                             : std::size_t(double(l) / (double(c.layers) / double(c.layer_groups)));
-            return "encoder.albert_layer_groups." + std::to_string(group) + ".albert_layers.0.";
-        }
-        case Architecture::gpt2:
-        case Architecture::gpt_bigcode:
-        case Architecture::gptj:
-        case Architecture::gpt_neo:
-        case Architecture::bloom:
-        case Architecture::falcon: return "h." + std::to_string(l) + ".";
-        case Architecture::gpt_neox:
-        case Architecture::llama:
-        case Architecture::phi:
-        case Architecture::starcoder2:
-        case Architecture::nemotron:
-        case Architecture::stablelm:
-        case Architecture::cohere:
-        case Architecture::olmo: break;
+    if (c.arch == Architecture::albert) {  // AlbertTransformer: group_idx = int(i / (num_hidden_layers / num_hidden_groups));
+        // past the last layer, the group past the last (what a note on unused weights looks for)
+        const auto group = l >= c.layers ? c.layer_groups
+                                         : std::size_t(double(l) / (double(c.layers) / double(c.layer_groups)));
+        return weight_names(c.arch).layers + std::to_string(group) + ".albert_layers.0.";
     }
-    return "layers." + std::to_string(l) + ".";
+    return weight_names(c.arch).layers + std::to_string(l) + ".";
 }
 
 Recorder::Recorder(const ModelConfig& c, const ModelInput& in, const ForwardWants& wants)
