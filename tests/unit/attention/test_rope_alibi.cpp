@@ -339,12 +339,15 @@ TEST_CASE("rope and alibi: float16 K and V give the bits of float32 K and V hold
 // inv_freq is 1, 0.1, 0.01, 0.001 (wavelengths 2π/f: 6.28, 62.8, 628, 6283).
 TEST_CASE("rope and alibi: rope_scaling linear divides every frequency; llama3 keeps, blends and divides") {
     const std::vector<float> plain = attn::engine::rope_inv_freq(10000, 8);
-    attn::RopeScaling linear{attn::RopeScalingKind::linear, 4.0f};
+    attn::RopeScaling linear;
+    linear.kind = attn::RopeScalingKind::linear, linear.factor = 4.0f;
     const std::vector<float> lin = attn::engine::rope_inv_freq(10000, 8, linear);
     for (std::size_t k = 0; k < 4; ++k) CHECK(lin[k] == plain[k] / 4.0f);
     // llama3, factor 8, low 1, high 4, original 64: wavelength < 64/4 = 16 kept; > 64/1 = 64
     // divided by 8; 62.8 in between blended with smooth = (64/62.83 − 1)/(4 − 1).
-    attn::RopeScaling l3{attn::RopeScalingKind::llama3, 8.0f, 1.0f, 4.0f, 64.0f};
+    attn::RopeScaling l3;
+    l3.kind = attn::RopeScalingKind::llama3, l3.factor = 8.0f, l3.low_freq_factor = 1.0f, l3.high_freq_factor = 4.0f;
+    l3.original_max_positions = 64.0f;
     const std::vector<float> f = attn::engine::rope_inv_freq(10000, 8, l3);
     CHECK(f[0] == plain[0]);
     const double smooth = (64.0 / (2 * M_PI / 0.1) - 1.0) / 3.0;
@@ -359,7 +362,8 @@ TEST_CASE("rope and alibi: rope_scaling linear divides every frequency; llama3 k
 // without truncation the ramp runs from 0 to 1.01. cos and sin carry the attention factor.
 TEST_CASE("rope and alibi: rope_scaling yarn blends over its ramp; dynamic raises theta beyond the positions") {
     const std::vector<float> plain = attn::engine::rope_inv_freq(10000, 8);
-    attn::RopeScaling yarn{attn::RopeScalingKind::yarn, 4.0f};
+    attn::RopeScaling yarn;
+    yarn.kind = attn::RopeScalingKind::yarn, yarn.factor = 4.0f;
     yarn.original_max_positions = 64.0f;
     const std::vector<float> y = attn::engine::rope_inv_freq(10000, 8, yarn);
     CHECK(y[0] == plain[0]);
