@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/half_table.hpp"
 #include "kernels/kv_elements.hpp"
 #include "kernels/lanes.hpp"
 
@@ -51,9 +52,9 @@ struct Halves<xsimd::neon64> {
 #endif
 
 // ---- bfloat16 and q8_0 ---------------------------------------------------------------------
-// Per arch: `lanes` bfloat16 bits widened (the bits shifted into a float32's top half),
-// `lanes` int8 values converted, and a block's scale d (float16 bits) in every lane. The
-// primary template widens through memory (any arch: the fake arch of tests/fake_arch).
+// Per arch: `lanes` bfloat16 bits widened (the bits shifted into a float32's top half) and
+// `lanes` int8 values converted (a q8_0 block's scale d comes from half_table.hpp's table).
+// The primary template widens through memory (any arch: the fake arch of tests/fake_arch).
 template <class Arch>
 struct NarrowLoads {
     static vfloat<Arch> bf16(const std::uint16_t* p) {
@@ -66,7 +67,6 @@ struct NarrowLoads {
         for (std::size_t i = 0; i < lanes<Arch>; ++i) t[i] = float(q[i]);
         return vfloat<Arch>::load_aligned(t);
     }
-    static vfloat<Arch> q8_scale(std::uint16_t d) { return vfloat<Arch>(half_to_float(d)); }
 };
 #if defined(__AVX512F__)
 template <>
@@ -77,10 +77,6 @@ struct NarrowLoads<xsimd::avx512f> {
     }
     static vfloat<xsimd::avx512f> q8_values(const std::int8_t* q) {
         return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q))));
-    }
-    // The scale broadcast as float16, then widened: two instructions.
-    static vfloat<xsimd::avx512f> q8_scale(std::uint16_t d) {
-        return _mm512_cvtph_ps(_mm256_set1_epi16(static_cast<short>(d)));
     }
 };
 #endif
@@ -93,9 +89,6 @@ struct NarrowLoads<xsimd::fma3<xsimd::avx2>> {
     }
     static vfloat<xsimd::fma3<xsimd::avx2>> q8_values(const std::int8_t* q) {
         return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q))));
-    }
-    static vfloat<xsimd::fma3<xsimd::avx2>> q8_scale(std::uint16_t d) {
-        return _mm256_cvtph_ps(_mm_set1_epi16(static_cast<short>(d)));
     }
 };
 #endif
@@ -110,9 +103,6 @@ struct NarrowLoads<xsimd::neon64> {
         std::memcpy(&four, q, sizeof four);
         const int16x8_t w = vmovl_s8(vreinterpret_s8_s32(vdup_n_s32(four)));
         return vcvtq_f32_s32(vmovl_s16(vget_low_s16(w)));
-    }
-    static vfloat<xsimd::neon64> q8_scale(std::uint16_t d) {
-        return vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(d)));
     }
 };
 #endif
@@ -134,7 +124,7 @@ inline vfloat<Arch> load_kv(const Bf16* p) {
 }
 template <class Arch>
 inline vfloat<Arch> load_kv(Q8Ptr p) {
-    return NarrowLoads<Arch>::q8_values(p.values()) * NarrowLoads<Arch>::q8_scale(p.block().d);
+    return NarrowLoads<Arch>::q8_values(p.values()) * vfloat<Arch>(half_floats[p.block().d]);
 }
 template <class Arch>
 inline vfloat<Arch> load_kv_partial(const float* p, std::size_t n) {
@@ -229,7 +219,8 @@ struct KvGroups<Arch, const Q8Block*> {
     static F load_partial(const Q8Block* row, std::size_t g, std::size_t i, std::size_t) {
         return load(row, g, i);  // the block's padding past the row's end is zeros
     }
-    static Scale scale(const Q8Block* row, std::size_t g) { return NarrowLoads<Arch>::q8_scale(row[g].d); }
+    // (from the table of every float16's float32 value, half_table.hpp: one load)
+    static Scale scale(const Q8Block* row, std::size_t g) { return F(half_floats[row[g].d]); }
     static F begin(F q, F k, F) { return q * k; }
     static F end(F t, Scale d, F acc) { return fmadd<Arch>(t, d, acc); }
     static F factor(float p, Scale d) { return F(p) * d; }

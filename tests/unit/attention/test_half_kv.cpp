@@ -21,6 +21,7 @@
 #include "attn/ops.hpp"
 #include "double_reference.hpp"
 #include "arch/kernel_table.hpp"
+#include "kernels/half_table.hpp"
 
 #include "tensor_test_util.hpp"
 
@@ -162,15 +163,16 @@ std::size_t mismatches(const Tensor& got, const Case& c, const Inputs& in, std::
 
 }  // namespace
 
-TEST_CASE("half_to_float: every float16 to its value, signed zeros, infinities and NaN with their sign") {
+TEST_CASE("half_to_float and the kernels' table of every float16: each value, signed zeros, infinities and NaN with their sign") {
     for (std::uint32_t h = 0; h < 0x10000; ++h) {
         const auto bits = std::uint16_t(h);
-        const float f = attn::half_to_float(bits);
         INFO("h = " << h);
-        CHECK(std::signbit(f) == bool(h & 0x8000));
-        if (((h >> 10) & 0x1f) != 0x1f) CHECK(double(f) == half_value(bits));
-        else if (h & 0x3ff) CHECK(std::isnan(f));
-        else CHECK(f == ((h & 0x8000) ? -1.0f : 1.0f) * std::numeric_limits<float>::infinity());
+        for (const float f : {attn::half_to_float(bits), attn::kernels::half_floats[h]}) {
+            CHECK(std::signbit(f) == bool(h & 0x8000));
+            if (((h >> 10) & 0x1f) != 0x1f) CHECK(double(f) == half_value(bits));
+            else if (h & 0x3ff) CHECK(std::isnan(f));
+            else CHECK(f == ((h & 0x8000) ? -1.0f : 1.0f) * std::numeric_limits<float>::infinity());
+        }
     }
 }
 
