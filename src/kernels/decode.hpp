@@ -39,6 +39,13 @@
 // 0.34x: 2.9x faster; 0.32-0.56x in 3 quieter runs) and now 0.24-0.31x (median 0.27x:
 // 3.7x; its bytes are 0.27x of f32's), at f32's share of the measured read bandwidth (60-93%,
 // f32 67-86%). perf now finds the samples on the software prefetches, waiting for memory.
+// On an Intel Xeon (Emerald Rapids class) q8_0 stayed near compute-bound, its loops about as
+// fast as its share of the bandwidth (2 threads in L3: 17.3 ns a key and core, memory's share
+// 14.4): the scales, from half_table.hpp's table (a load, not three vector instructions),
+// took it to 14.3 ns; from memory (1x10x1x131072, 2 threads, 7 alternating rounds) 12.83 to
+// 12.52 ms, 2.91x to 2.96x as fast as f32; with prefetch_rows' requests of each line once,
+// 12.3 ms, 3.0x (data/bench/2026-12-07T1420-xeon-emr-q8-scale-table-ab.csv and
+// 2026-12-07T1440-xeon-emr-q8-prefetch-lines-ab.csv).
 // Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
 #pragma once
 #include <algorithm>
@@ -101,13 +108,23 @@ inline constexpr std::size_t prefetch_far_distances = 3;
 
 // The rows of `cols` elements at p, p + ld, ... (`rows` of them) requested into L1
 // (Locality 3) or L2 (1). E here and below: a pointer into K or V (kv_elements.hpp's kv_ptr).
+// q8_0 rows are no whole number of lines (136 bytes at d=128), so consecutive rows share
+// one: a stream's lines below `next` (its first line not yet requested; the loops request
+// rows in ascending order) are not requested again, where each row's took 3 requests for
+// 2.1 lines. In L2 (1x1x1x512, d=128, avx512, 1 thread) that took q8_0 decoding from 15.1 to
+// 13.4 ns a key; from memory (1x10x1x131072, 2 threads, 8 alternating rounds) 12.67 to
+// 12.28 ms (medians; data/bench/2026-12-07T1440-xeon-emr-q8-prefetch-lines-ab.csv). The float types' rows at such d are whole lines, and tracking them
+// took f32 4% longer from memory (38.1-38.5 ms against 36.0-37.0 at best, three runs), so they
+// are requested whole (`next` unused).
 template <int Locality = 3, class E>
-inline void prefetch_rows(E p, std::size_t ld, std::size_t rows, std::size_t cols) {
+inline void prefetch_rows(E p, std::size_t ld, std::size_t rows, std::size_t cols, std::uintptr_t& next) {
     const std::size_t bytes = kv_bytes(p, cols);
     for (std::size_t r = 0; r < rows; ++r) {
         const auto row = reinterpret_cast<std::uintptr_t>(kv_address(p + r * ld));
-        for (std::uintptr_t line = row / 64 * 64; line < row + bytes; line += 64)  // aligned or not
-            __builtin_prefetch(reinterpret_cast<const void*>(line), 0, Locality);
+        std::uintptr_t line = row / 64 * 64;  // aligned or not
+        if constexpr (std::is_same_v<E, Q8Ptr>) line = std::max(next, line);
+        for (; line < row + bytes; line += 64) __builtin_prefetch(reinterpret_cast<const void*>(line), 0, Locality);
+        if constexpr (std::is_same_v<E, Q8Ptr>) next = std::max(next, line);
     }
 }
 
@@ -227,6 +244,7 @@ inline void decode_scores(const float* q, std::size_t dkp, E K, std::size_t ldk,
     constexpr std::size_t KU = std::bit_floor(std::clamp<std::size_t>(decode_acc_regs<Arch> / (NR * sums), 1, 4));
     const std::size_t pf = prefetch_rows_ahead<E>(dk);
     F dots[NR * W];
+    std::uintptr_t near = 0, far = 0;  // the lines requested (prefetch_rows)
     for (std::size_t j0 = 0; j0 < nk; j0 += W) {
         E k0 = K + (t0 + j0) * ldk;
         const std::size_t n = std::min(W, nk - j0);
@@ -234,11 +252,12 @@ inline void decode_scores(const float* q, std::size_t dkp, E K, std::size_t ldk,
         for (; u + KU <= n; u += KU) {
             if constexpr (NR == 1) {
                 const std::size_t first = t0 + j0 + u + pf;
-                if (first < kend) prefetch_rows(K + first * ldk, ldk, std::min(KU, kend - first), dk);
-                const std::size_t far = first + prefetch_far_distances * pf;
-                if (far < kend) prefetch_rows<1>(K + far * ldk, ldk, std::min(KU, kend - far), dk);
+                if (first < kend) prefetch_rows(K + first * ldk, ldk, std::min(KU, kend - first), dk, near);
+                const std::size_t far_first = first + prefetch_far_distances * pf;
+                if (far_first < kend)
+                    prefetch_rows<1>(K + far_first * ldk, ldk, std::min(KU, kend - far_first), dk, far);
             } else {
-                prefetch_rows<1>(V + (t0 + j0 + u) * ldv, ldv, KU, dv);
+                prefetch_rows<1>(V + (t0 + j0 + u) * ldv, ldv, KU, dv, near);
             }
             decode_dots<Arch, NR, KU>(q, dkp, k0 + u * ldk, ldk, dk, dots + u);
         }
@@ -272,11 +291,12 @@ inline void decode_mix_block(const float* P, std::size_t lds, const float* alpha
     F o[NR][NB];
     for (std::size_t r = 0; r < NR; ++r)
         for (std::size_t b = 0; b < NB; ++b) o[r][b] = F::load_aligned(acc + r * ldacc + b * W) * F(alpha[r]);
+    std::uintptr_t near = 0, far = 0;  // the lines requested (prefetch_rows)
     // The loops over b and r are unrolled so that o stays in registers.
     for (std::size_t j = 0; j < nk; ++j, v += ldv) {
-        if (j < ahead.rows) prefetch_rows<Locality>(ahead.base + j * ahead.ld, ahead.ld, 1, ahead.cols);
+        if (j < ahead.rows) prefetch_rows<Locality>(ahead.base + j * ahead.ld, ahead.ld, 1, ahead.cols, near);
         if (ahead.far && j + ahead.far < ahead.rows)
-            prefetch_rows<1>(ahead.base + (j + ahead.far) * ahead.ld, ahead.ld, 1, ahead.cols);
+            prefetch_rows<1>(ahead.base + (j + ahead.far) * ahead.ld, ahead.ld, 1, ahead.cols, far);
         const auto row = kv_row(v);
 #pragma GCC unroll 16
         for (std::size_t b = 0; b < NB; ++b) {
