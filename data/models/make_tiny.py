@@ -28,6 +28,7 @@
     /usr/bin/python3 data/models/make_tiny.py --falcon   # only falcon, falcon_grouped_bf16, falcon_serial_f16, falcon2
     /usr/bin/python3 data/models/make_tiny.py --opt      # only opt, opt_post_ln_f16, ../opt_project
     /usr/bin/python3 data/models/make_tiny.py --gpt-neo  # only gpt_neo, gpt_neo_local_f16
+    /usr/bin/python3 data/models/make_tiny.py --mpt      # only mpt, mpt_clip_f16
     /usr/bin/python3 data/models/make_tiny.py --albert   # only albert, albert_groups_f16
     /usr/bin/python3 data/models/make_tiny.py --gpt-bigcode  # only gpt_bigcode, gpt_bigcode_mha_f16
     /usr/bin/python3 data/models/make_tiny.py --olmo3-smollm3  # only olmo3, smollm3_bf16, smollm3_nope
@@ -55,6 +56,7 @@ models/starcoder2/modeling_starcoder2.py Starcoder2Model; models/stablelm/modeli
 StableLmModel; models/cohere/modeling_cohere.py CohereModel; models/cohere2/modular_cohere2.py Cohere2Model; models/olmo/modular_olmo.py OlmoModel;
 models/gptj/modeling_gptj.py GPTJModel; models/falcon/modeling_falcon.py FalconModel;
 models/opt/modeling_opt.py OPTModel; models/gpt_neo/modeling_gpt_neo.py GPTNeoModel;
+models/mpt/modeling_mpt.py MptModel;
 models/albert/modeling_albert.py AlbertModel;
 models/gpt_bigcode/modeling_gpt_bigcode.py GPTBigCodeModel; models/granite/modular_granite.py
 GraniteModel; models/phi/modeling_phi.py PhiModel; models/gpt_neox/modeling_gpt_neox.py
@@ -2156,6 +2158,78 @@ def nemotron():
          lambda sd: nemotron_forward(sd, NEMOTRON_BIAS, IDS), torch.bfloat16, prefix="model.")
 
 
+# MPT (--mpt: torch.manual_seed(41)): models/mpt/modeling_mpt.py MptModel. mpt: 4 heads (a power of 2),
+# "transformer." names; mpt_clip_f16: 6 heads (build_mpt_alibi_tensor's interleaved slopes), clip_qkv 0.6
+# (the projections reach past it), softmax_scale 0.3, 3 layers, float16, max_seq_len 7 (the tokens).
+MPT = {"model_type": "mpt", "architectures": ["MptForCausalLM"], "vocab_size": 64, "d_model": 32, "n_layers": 2,
+       "n_heads": 4, "expansion_ratio": 4, "max_seq_len": 16, "layer_norm_epsilon": 1e-5, "no_bias": True,
+       "attn_config": {"attn_type": "multihead_attention", "alibi": True, "alibi_bias_max": 8, "clip_qkv": None,
+                       "softmax_scale": None, "qk_ln": False}}
+MPT_CLIP = {"model_type": "mpt", "architectures": ["MptModel"], "vocab_size": 64, "d_model": 36, "n_layers": 3,
+            "n_heads": 6, "max_seq_len": 7, "layer_norm_epsilon": 1e-4,
+            "attn_config": {"clip_qkv": 0.6, "softmax_scale": 0.3}}
+
+
+def mpt_state(c):
+    E, L = c["d_model"], c["n_layers"]
+    sd = {"wte.weight": rnd(c["vocab_size"], E, std=1.0)}
+    for l in range(L):
+        p = "blocks.%d." % l
+        sd[p + "norm_1.weight"] = 1.0 + rnd(E, std=0.1)
+        sd[p + "attn.Wqkv.weight"] = rnd(3 * E, E, std=0.3)
+        sd[p + "attn.out_proj.weight"] = rnd(E, E)
+        sd[p + "norm_2.weight"] = 1.0 + rnd(E, std=0.1)
+        sd[p + "ffn.up_proj.weight"] = rnd(4 * E, E)
+        sd[p + "ffn.down_proj.weight"] = rnd(E, 4 * E, std=0.1)
+    sd["norm_f.weight"] = 1.0 + rnd(E, std=0.1)
+    return sd
+
+
+def mpt_slopes(n_heads, alibi_bias_max=8):
+    """build_mpt_alibi_tensor's slopes (its own formula, not BLOOM's)."""
+    n2 = 2 ** math.ceil(math.log2(n_heads))
+    base = torch.arange(1, n2 + 1, dtype=torch.int64).float() * (alibi_bias_max / n2)
+    slopes = 1.0 / torch.pow(2, base)
+    if n2 != n_heads:
+        slopes = torch.cat([slopes[1::2], slopes[::2]])[:n_heads]
+    return slopes
+
+
+def mpt_forward(sd, c, ids):
+    B, T = ids.shape
+    E, H, L, eps, S = c["d_model"], c["n_heads"], c["n_layers"], c["layer_norm_epsilon"], c["max_seq_len"]
+    d = E // H
+    scale = c["attn_config"].get("softmax_scale") or 1 / math.sqrt(E / H)
+    clip = c["attn_config"].get("clip_qkv")
+    ln = lambda x, n: F.layer_norm(x, (E,), sd[n + ".weight"], None, eps)
+    # (H, 1, S) as MptModel builds it for max_seq_len, its last T columns used
+    alibi = (torch.arange(1 - S, 1, dtype=torch.int32).view(1, 1, S) * mpt_slopes(H).view(H, 1, 1))[:, :, S - T:]
+    causal = torch.ones(T, T, dtype=torch.bool).triu(1)
+    h = sd["wte.weight"][ids]
+    hidden, atts = [], []
+    for l in range(L):
+        hidden.append(h)
+        p = "blocks.%d." % l
+        qkv = F.linear(ln(h, p + "norm_1"), sd[p + "attn.Wqkv.weight"])
+        if clip:
+            qkv = qkv.clamp(min=-clip, max=clip)
+        q, k, v = (t.reshape(B, T, H, d).transpose(1, 2) for t in qkv.chunk(3, dim=2))
+        scores = torch.matmul(q, k.transpose(-1, -2)) * scale + alibi
+        w = torch.softmax(scores.masked_fill(causal, torch.finfo(torch.float32).min), dim=-1)
+        atts.append(w)
+        ctx = torch.matmul(w, v).permute(0, 2, 1, 3).reshape(B, T, E)
+        h = F.linear(ctx, sd[p + "attn.out_proj.weight"]) + h
+        h = F.linear(F.gelu(F.linear(ln(h, p + "norm_2"), sd[p + "ffn.up_proj.weight"])), sd[p + "ffn.down_proj.weight"]) + h
+    hidden.append(ln(h, "norm_f"))
+    return torch.stack(atts), torch.stack(hidden)
+
+
+def mpt():
+    torch.manual_seed(41)
+    save("mpt", MPT, mpt_state(MPT), lambda sd: mpt_forward(sd, MPT, IDS), prefix="transformer.")
+    save("mpt_clip_f16", MPT_CLIP, mpt_state(MPT_CLIP), lambda sd: mpt_forward(sd, MPT_CLIP, IDS), torch.float16)
+
+
 def llama_biases():
     torch.manual_seed(9)
     save("llama_biases", LLAMA_BIASES, llama_state(LLAMA_BIASES, True), lambda sd: llama_forward(sd, LLAMA_BIASES, IDS),
@@ -2272,6 +2346,7 @@ def tiny():
     falcon()
     opt()
     gpt_neo()
+    mpt()
     albert()
     gpt_bigcode()
     olmo3_smollm3()
@@ -2650,7 +2725,7 @@ SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": 
            "--granite": granite, "--mixtral": mixtral, "--qwen-moe": qwen_moe_models,
            "--electra": electra, "--starcoder2": starcoder2, "--stablelm": stablelm, "--cohere": cohere,
            "--olmo": olmo, "--gptj": gptj, "--falcon": falcon,
-           "--opt": opt, "--gpt-neo": gpt_neo, "--albert": albert,
+           "--opt": opt, "--gpt-neo": gpt_neo, "--mpt": mpt, "--albert": albert,
            "--gpt-bigcode": gpt_bigcode,
            "--olmo3-smollm3": olmo3_smollm3, "--cohere2": cohere2,
            "--glm": glm, "--nemotron": nemotron}

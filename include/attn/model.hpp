@@ -64,6 +64,8 @@
 //   bloom                  BloomModel: ALiBi (BLOOM's slopes), LayerNorm on the embeddings, the
 //                          fused query_key_value per head, GELU (tanh), ln_f;
 //                          apply_residual_connection_post_layernorm
+//   mpt                    MptModel: ALiBi (BLOOM's slopes), the fused Wqkv (rows q | k | v),
+//                          no biases, LayerNorms without bias, GELU; softmax_scale, clip_qkv
 //   falcon                 FalconModel: LayerNorm, the fused query_key_value per K/V group
 //                          (new_decoder_architecture, multi_query), RoPE, the attention and the MLP
 //                          side by side (ln_attn and ln_mlp, or one norm) or one after the other
@@ -91,7 +93,7 @@ namespace attn::model {
 
 enum class Architecture {
     bert, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, phi, starcoder2, stablelm, cohere, olmo,
-    gpt_neox, bloom, falcon, nemotron
+    gpt_neox, bloom, mpt, falcon, nemotron
 };
 // An encoder (bert, distilbert, albert): every token sees every token, no mask of any kind.
 inline bool is_encoder(Architecture a) noexcept {
@@ -145,7 +147,7 @@ struct ModelConfig {
     bool post_norms = false;  // OLMo 2: no norm before the attention and the MLP, post_attention_layernorm
                               // and post_feedforward_layernorm on their outputs
     double query_scalar = 0;      // Gemma 2: the scale query_pre_attn_scalar ** -0.5 (0: head_dim's)
-    double attention_multiplier = 0;  // Granite: the scale itself (0: none)
+    double attention_multiplier = 0;  // Granite: the scale itself (0: none; MPT's softmax_scale)
     // Mixtral, Qwen2-MoE, Qwen3-MoE: the MLP a sparse mixture of experts (src/model/moe.cpp)
     struct MixtureOfExperts {
         std::size_t experts = 0;              // 0: a plain MLP

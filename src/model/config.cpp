@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, glm, glm4, olmo2, olmo3, smollm3, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, nemotron, stablelm, cohere, cohere2, gpt_neox, bloom, falcon";
+    return "bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, glm, glm4, olmo2, olmo3, smollm3, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, nemotron, stablelm, cohere, cohere2, gpt_neox, bloom, mpt, falcon";
 }
 
 namespace {
@@ -445,6 +445,55 @@ void bloom(const Reader& r, ModelConfig& c) {
     c.o_bias = c.mlp_bias = !sliced;  // self_attention.dense's and mlp.dense_4h_to_h's biases
     if (c.hidden % c.heads)  // BloomAttention refuses it
         r.fail("hidden_size " + std::to_string(c.hidden) + " is not a multiple of n_head " + std::to_string(c.heads));
+}
+
+// MptConfig's defaults (mpt-7b) and attribute_map (d_model, n_heads, n_layers), read as
+// transformers' MptModel runs them: no position embeddings but ALiBi with BLOOM's slopes
+// (alibi_bias_max 8 whatever attn_config says: MptModel passes none), the fused Wqkv (rows
+// q | k | v), out_proj and the MLP up_proj (4·d_model wide whatever expansion_ratio says) and
+// down_proj all without biases, LayerNorms without bias; attn_config's softmax_scale (null:
+// 1/√head_dim) and clip_qkv (null or 0: none). Tokens are limited to max_seq_len, the columns of
+// MptModel's ALiBi tensor. Where attn_config or expansion_ratio asks for what transformers does
+// not run (ALiBi off, qk_ln, another bias maximum or MLP width), a note says so.
+void mpt(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::mpt;
+    c.layers = r.count_or(aliased(r, "n_layers", "num_hidden_layers", "MptConfig"), 24);
+    c.hidden = r.count_or(aliased(r, "d_model", "hidden_size", "MptConfig"), 2048);
+    c.heads = r.count_or(aliased(r, "n_heads", "num_attention_heads", "MptConfig"), 16);
+    if (c.hidden % c.heads)  // the heads' reshape fails
+        r.fail("d_model " + std::to_string(c.hidden) + " is not a multiple of n_heads " + std::to_string(c.heads));
+    c.head_dim = c.hidden / c.heads;
+    c.intermediate = 4 * c.hidden;
+    c.vocab = r.count_or("vocab_size", 50368);
+    c.positions_key = "max_seq_len";
+    c.max_positions = r.count_or("max_seq_len", 2048);
+    c.norm_eps = r.eps_or("layer_norm_epsilon", 1e-5);
+    c.activation = ModelConfig::Activation::gelu_erf;
+    if (const double ratio = r.number_or("expansion_ratio", 4); ratio != 4)
+        c.notes.push_back("the MLP is 4 · d_model = " + std::to_string(c.intermediate) +
+                          " wide, as transformers' MptMLP builds it, not expansion_ratio " + shown(ratio) + " times");
+    const json::Value none = json::Value::object({}, {});
+    const json::Value* attn = r.v.find("attn_config");
+    if (attn && !attn->is_null() && !attn->is_object()) r.fail("\"attn_config\": expected an object");
+    const Reader a{attn && attn->is_object() ? *attn : none, r.source, "\"attn_config\": "};
+    const std::string type = a.string_or("attn_type", "multihead_attention");
+    if (type != "multihead_attention" && type != "multiquery_attention")  // MptAttentionConfig refuses it
+        a.fail("\"attn_type\" \"" + type + "\": expected \"multihead_attention\" or \"multiquery_attention\"");
+    if (const json::Value* s = a.v.find("softmax_scale"); s && !s->is_null()) {
+        const double x = a.number_or("softmax_scale", 0.0);
+        if (!std::isfinite(float(x)) || x == 0)  // (0: every score 0, ALiBi alone)
+            a.fail("\"softmax_scale\" is " + shown(x) + ": expected a finite number other than 0, or null (1/sqrt(head_dim))");
+        c.attention_multiplier = x;
+    }
+    if (const double clip = a.number_or("clip_qkv", 0.0); clip != 0) {  // `if self.clip_qkv:`
+        if (!(clip > 0) || std::isinf(float(clip)))
+            a.fail("\"clip_qkv\" is " + shown(clip) + ": expected a positive number (float32), or null (none)");
+        c.clip_qkv = float(clip);
+    }
+    if (!a.flag("alibi", true)) c.notes.push_back("ALiBi is applied although attn_config's \"alibi\" is false, as transformers' MptModel always applies it");
+    if (a.flag("qk_ln", false)) c.notes.push_back("attn_config's \"qk_ln\" is not applied, as transformers' MptAttention has no q/k LayerNorm");
+    if (const double bias_max = a.number_or("alibi_bias_max", 8); bias_max != 8)
+        c.notes.push_back("ALiBi's slopes are those of alibi_bias_max 8, as transformers' MptModel builds them, not " + shown(bias_max));
 }
 
 // The lengths RoPE's scalings read from the top level of config.json: max_position_embeddings,
@@ -1392,6 +1441,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "gptj") gptj(r, c);
     else if (c.model_type == "opt") opt(r, c);
     else if (c.model_type == "gpt_neo") gpt_neo(r, c);
+    else if (c.model_type == "mpt") mpt(r, c);
     else if (c.model_type == "llama" || c.model_type == "mistral" || c.model_type == "qwen2" || c.model_type == "qwen3" ||
              c.model_type == "olmo2" || c.model_type == "olmo3" || c.model_type == "smollm3" ||
              c.model_type == "granite" || c.model_type == "mixtral" ||

@@ -33,6 +33,7 @@ WeightNames weight_names(Architecture arch) {
         case Architecture::gpt_neo: return {"wte.weight", "h."};
         case Architecture::bloom:
         case Architecture::falcon: return {"word_embeddings.weight", "h."};
+        case Architecture::mpt: return {"wte.weight", "blocks."};
         case Architecture::gpt_neox: return {"embed_in.weight", "layers."};
         case Architecture::opt: return {"decoder.embed_tokens.weight", "decoder.layers."};
         case Architecture::llama:
@@ -95,7 +96,8 @@ Model::Model(const std::string& folder) {
         case Architecture::gptj:
         case Architecture::gpt_neo:
         case Architecture::bloom:
-        case Architecture::falcon:  // GPT2LMHeadModel, GPTBigCode-, GPTJ-, GPTNeo-, Bloom-, FalconForCausalLM
+        case Architecture::mpt:
+        case Architecture::falcon:  // GPT2LMHeadModel, GPTBigCode-, GPTJ-, GPTNeo-, Bloom-, Mpt-, FalconForCausalLM
             weights_->choose_prefix({"", "transformer."}, token_embeddings(config_.arch));
             break;
         case Architecture::gpt_neox: weights_->choose_prefix({"", "gpt_neox."}, token_embeddings(config_.arch)); break;
@@ -186,6 +188,7 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
         case Architecture::llama: run_llama(c, *weights_, in, rec); break;
         case Architecture::gpt_neox: run_gpt_neox(c, *weights_, in, rec); break;
         case Architecture::bloom: run_bloom(c, *weights_, in, rec); break;
+        case Architecture::mpt: run_mpt(c, *weights_, in, rec); break;
         case Architecture::falcon: run_falcon(c, *weights_, in, rec); break;
         case Architecture::opt: run_opt(c, *weights_, in, rec); break;
         case Architecture::gpt_neo: run_gpt_neo(c, *weights_, in, rec); break;

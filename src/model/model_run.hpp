@@ -1,6 +1,6 @@
 // What the architectures share: the checked input, the results being filled, and one
 // forward function per architecture (src/model/bert.cpp, gpt2.cpp, llama.cpp, phi.cpp,
-// starcoder2.cpp, stablelm.cpp, gpt_neox.cpp, bloom.cpp, falcon.cpp, opt.cpp, gpt_neo.cpp).
+// starcoder2.cpp, stablelm.cpp, gpt_neox.cpp, bloom.cpp, mpt.cpp, falcon.cpp, opt.cpp, gpt_neo.cpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -70,6 +70,7 @@ void run_gpt2(const ModelConfig& c, const Weights& w, const ModelInput& in, Reco
 void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_gpt_neox(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_bloom(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
+void run_mpt(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_falcon(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_opt(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_gpt_neo(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);

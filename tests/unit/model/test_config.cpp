@@ -921,6 +921,59 @@ TEST_CASE("model config: gpt_neo is GPTNeoConfig: its defaults, attention_types 
                                                       "GPTNeoConfig) differ") != std::string::npos);
 }
 
+TEST_CASE("model config: mpt is MptConfig: its defaults and attribute_map, attn_config as MptModel runs it, notes") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig m = parse("{\"model_type\": \"mpt\"}");  // mpt-7b's shape, MptConfig's defaults
+    CHECK(m.arch == attn::model::Architecture::mpt);
+    CHECK(m.layers == 24);
+    CHECK(m.hidden == 2048);
+    CHECK(m.heads == 16);
+    CHECK(m.head_dim == 128);
+    CHECK(m.intermediate == 8192);
+    CHECK(m.vocab == 50368);
+    CHECK(m.max_positions == 2048);
+    CHECK(m.positions_key == "max_seq_len");
+    CHECK(m.norm_eps == 1e-5);
+    CHECK(m.activation == attn::model::ModelConfig::Activation::gelu_erf);
+    CHECK(m.attention_multiplier == 0);  // softmax_scale null: 1/sqrt(head_dim)
+    CHECK(m.clip_qkv == 0);
+    CHECK(m.notes.empty());
+    const attn::model::ModelConfig a = parse("{\"model_type\": \"mpt\", \"hidden_size\": 64, \"num_attention_heads\": 4, "
+                                             "\"num_hidden_layers\": 3, \"attn_config\": {\"softmax_scale\": -0.5, "
+                                             "\"clip_qkv\": 8, \"attn_type\": \"multiquery_attention\"}}");
+    CHECK(a.hidden == 64);
+    CHECK(a.heads == 4);
+    CHECK(a.layers == 3);
+    CHECK(a.attention_multiplier == -0.5);
+    CHECK(a.clip_qkv == 8.0f);
+    CHECK(parse("{\"model_type\": \"mpt\", \"attn_config\": {\"clip_qkv\": 0, \"softmax_scale\": null}}").clip_qkv == 0);
+    // what transformers does not run: noted, not refused
+    const attn::model::ModelConfig n = parse("{\"model_type\": \"mpt\", \"expansion_ratio\": 2, \"attn_config\": "
+                                             "{\"alibi\": false, \"qk_ln\": true, \"alibi_bias_max\": 16}}");
+    CHECK(n.intermediate == 8192);
+    REQUIRE(n.notes.size() == 4);
+    CHECK(n.notes[0].find("not expansion_ratio 2") != std::string::npos);
+    CHECK(n.notes[1].find("\"alibi\" is false") != std::string::npos);
+    CHECK(n.notes[2].find("\"qk_ln\" is not applied") != std::string::npos);
+    CHECK(n.notes[3].find("not 16") != std::string::npos);
+    const auto fails = [&](const std::string& more) {
+        try {
+            parse("{\"model_type\": \"mpt\"" + more + "}");
+        } catch (const attn::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK(fails(", \"n_heads\": 6").find("d_model 2048 is not a multiple of n_heads 6") != std::string::npos);
+    CHECK(fails(", \"d_model\": 64, \"hidden_size\": 32").find("(the same field of MptConfig) differ") != std::string::npos);
+    CHECK(fails(", \"attn_config\": [1]").find("\"attn_config\": expected an object") != std::string::npos);
+    CHECK(fails(", \"attn_config\": {\"attn_type\": \"grouped_query_attention\"}")
+              .find("\"attn_config\": \"attn_type\" \"grouped_query_attention\": expected") != std::string::npos);
+    CHECK(fails(", \"attn_config\": {\"softmax_scale\": 0}").find("\"softmax_scale\" is 0: expected") != std::string::npos);
+    CHECK(fails(", \"attn_config\": {\"clip_qkv\": -1}").find("\"clip_qkv\" is -1: expected a positive") != std::string::npos);
+    CHECK(fails(", \"max_seq_len\": null").find("\"max_seq_len\" is null") != std::string::npos);
+}
+
 TEST_CASE("model config: albert is AlbertConfig: its defaults, embedding_size, num_hidden_groups, inner_group_num") {
     const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
     const attn::model::ModelConfig a = parse("{\"model_type\": \"albert\"}");  // albert-xxlarge
