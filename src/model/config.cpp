@@ -447,12 +447,22 @@ void bloom(const Reader& r, ModelConfig& c) {
         r.fail("hidden_size " + std::to_string(c.hidden) + " is not a multiple of n_head " + std::to_string(c.heads));
 }
 
+// "clip_qkv" (OLMo, MPT): q, k and v clamped to ±clip_qkv, a positive float32 (0 or less would
+// clamp them all to one value, a float32 subnormal to about 0); null: none.
+float clip_qkv(const Reader& r) {
+    const json::Value* clip = r.v.find("clip_qkv");
+    if (!clip || clip->is_null()) return 0;
+    const double x = r.number_or("clip_qkv", 0.0);
+    if (!positive_float32(x)) r.fail("\"clip_qkv\" is " + shown(x) + ": expected a positive float32 number, or null (none)");
+    return float(x);
+}
+
 // MptConfig's defaults (mpt-7b) and attribute_map (d_model, n_heads, n_layers), read as
 // transformers' MptModel runs them: no position embeddings but ALiBi with BLOOM's slopes
 // (alibi_bias_max 8 whatever attn_config says: MptModel passes none), the fused Wqkv (rows
 // q | k | v), out_proj and the MLP up_proj (4·d_model wide whatever expansion_ratio says) and
 // down_proj all without biases, LayerNorms without bias; attn_config's softmax_scale (null:
-// 1/√head_dim) and clip_qkv (null or 0: none). Tokens are limited to max_seq_len, the columns of
+// 1/√head_dim) and clip_qkv (null, 0 or false: none; true: ±1). Tokens are limited to max_seq_len, the columns of
 // MptModel's ALiBi tensor. Where attn_config or expansion_ratio asks for what transformers does
 // not run (ALiBi off, qk_ln, another bias maximum or MLP width), a note says so.
 void mpt(const Reader& r, ModelConfig& c) {
@@ -476,21 +486,25 @@ void mpt(const Reader& r, ModelConfig& c) {
     const json::Value* attn = r.v.find("attn_config");
     if (attn && !attn->is_null() && !attn->is_object()) r.fail("\"attn_config\": expected an object");
     const Reader a{attn && attn->is_object() ? *attn : none, r.source, "\"attn_config\": "};
+    a.not_null("attn_type");  // MptAttentionConfig: None is not one of the two
     const std::string type = a.string_or("attn_type", "multihead_attention");
     if (type != "multihead_attention" && type != "multiquery_attention")  // MptAttentionConfig refuses it
         a.fail("\"attn_type\" \"" + type + "\": expected \"multihead_attention\" or \"multiquery_attention\"");
     if (const json::Value* s = a.v.find("softmax_scale"); s && !s->is_null()) {
         const double x = a.number_or("softmax_scale", 0.0);
-        if (!std::isfinite(float(x)) || x == 0)  // (0: every score 0, ALiBi alone)
-            a.fail("\"softmax_scale\" is " + shown(x) + ": expected a finite number other than 0, or null (1/sqrt(head_dim))");
+        if (!std::isfinite(float(x)) || float(x) == 0)  // (0: every score 0, ALiBi alone)
+            a.fail("\"softmax_scale\" is " + shown(x) + ": expected a finite float32 number other than 0, or null "
+                   "(1/sqrt(head_dim))");
         c.attention_multiplier = x;
     }
-    if (const double clip = a.number_or("clip_qkv", 0.0); clip != 0) {  // `if self.clip_qkv:`
-        if (!(clip > 0) || std::isinf(float(clip)))
-            a.fail("\"clip_qkv\" is " + shown(clip) + ": expected a positive number (float32), or null (none)");
-        c.clip_qkv = float(clip);
-    }
-    if (!a.flag("alibi", true)) c.notes.push_back("ALiBi is applied although attn_config's \"alibi\" is false, as transformers' MptModel always applies it");
+    // `if self.clip_qkv:` 0 and false are none, true clamps to ±1
+    if (const json::Value* clip = a.v.find("clip_qkv"); clip && clip->is_bool())
+        c.clip_qkv = clip->as_bool() ? 1.0f : 0.0f;
+    else if (!clip || clip->is_null() || !clip->is_number() || clip->as_number() != 0)
+        c.clip_qkv = clip_qkv(a);
+    if (!a.flag("alibi", true)) c.notes.push_back("ALiBi is applied although attn_config's \"alibi\" is not true, as transformers' MptModel always applies it");
+    if (!r.flag("no_bias", true))
+        c.notes.push_back("no bias is applied although \"no_bias\" is false, as transformers' MPT layers have none");
     if (a.flag("qk_ln", false)) c.notes.push_back("attn_config's \"qk_ln\" is not applied, as transformers' MptAttention has no q/k LayerNorm");
     if (const double bias_max = a.number_or("alibi_bias_max", 8); bias_max != 8)
         c.notes.push_back("ALiBi's slopes are those of alibi_bias_max 8, as transformers' MptModel builds them, not " + shown(bias_max));
@@ -1064,12 +1078,7 @@ void olmo(const Reader& r, ModelConfig& c) {
     r.not_null("hidden_act");
     c.activation = activation(r, r.string_or("hidden_act", "silu"));
     c.qkv_bias = c.o_bias = r.flag("attention_bias", false);
-    if (const json::Value* clip = r.v.find("clip_qkv"); clip && !clip->is_null()) {
-        const double x = r.number_or("clip_qkv", 0.0);
-        if (!(x > 0) || std::isinf(float(x)))
-            r.fail("\"clip_qkv\" is " + shown(x) + ": expected a positive number (float32), or null (none)");
-        c.clip_qkv = float(x);
-    }
+    c.clip_qkv = clip_qkv(r);
     rope_and_groups(r, c, 2048);
     class_pad_fits(r, c, 1, "OlmoConfig");
     padding_id(r, c, false);  // checked only: the word embeddings' padding_idx

@@ -1,11 +1,11 @@
 // MptModel's forward (transformers' models/mpt/modeling_mpt.py; mpt-7b, mpt-30b and their
 // variants): word embeddings (wte; no position embeddings: ALiBi), then per block norm_1, the
-// fused Wqkv (rows q | k | v, chunk(3)) clamped to ±clip_qkv when given, causal attention with
-// ALiBi scaled by softmax_scale, out_proj, the residual; norm_2, the MLP up_proj, GELU (erf),
+// fused Wqkv (rows q | k | v, chunk(3)) clamped to ±clip_qkv when given, causal attention of
+// q·kᵀ·softmax_scale plus ALiBi, out_proj, the residual; norm_2, the MLP up_proj, GELU (erf),
 // down_proj, the residual. norm_f at the end, whose output is the last hidden state. No linear
 // layer has a bias, no LayerNorm a bias (MptBlock sets them to None).
-// ALiBi: MptModel adds slope_h·(j − (max_seq_len − 1)) to every row's scores, attn's engine
-// slope_h·(j − i): the same weights, as a softmax row is unchanged by a constant, up to float32
+// ALiBi: MptModel adds slope_h·(j − (T − 1)) to every row's scores (the last T columns of its
+// tensor over max_seq_len), attn's engine slope_h·(j − i): the same weights, as a softmax row is unchanged by a constant, up to float32
 // rounding. build_mpt_alibi_tensor's slopes (2^(−8i/n') for the n' = 2^⌈log2 n⌉ heads, the even
 // i first) are build_alibi_tensor's (BLOOM's) for every head count.
 #include <cmath>

@@ -700,7 +700,9 @@ TEST_CASE("model config: olmo is OlmoConfig: its defaults, LayerNorm's eps 1e-5,
     CHECK(b.kv_heads == 4);
     CHECK(b.norm_eps == 1e-5);  // OlmoLayerNorm's eps is fixed
     CHECK(config("olmo", ", \"clip_qkv\": null").clip_qkv == 0);
-    CHECK(error("olmo", ", \"clip_qkv\": 0").find("\"clip_qkv\" is 0: expected a positive number") != std::string::npos);
+    CHECK(error("olmo", ", \"clip_qkv\": 0").find("\"clip_qkv\" is 0: expected a positive float32 number") != std::string::npos);
+    // 0 in float32 (transformers would clamp q, k and v to ±0)
+    CHECK(error("olmo", ", \"clip_qkv\": 1e-50").find("\"clip_qkv\" is 1e-50") != std::string::npos);
     CHECK(error("olmo", ", \"clip_qkv\": -1").find("\"clip_qkv\" is -1") != std::string::npos);
     CHECK(error("olmo", ", \"head_dim\": null").find("\"head_dim\" is null") != std::string::npos);
     CHECK(config("olmo", ", \"head_dim\": 6").head_dim == 6);
@@ -947,13 +949,16 @@ TEST_CASE("model config: mpt is MptConfig: its defaults and attribute_map, attn_
     CHECK(a.attention_multiplier == -0.5);
     CHECK(a.clip_qkv == 8.0f);
     CHECK(parse("{\"model_type\": \"mpt\", \"attn_config\": {\"clip_qkv\": 0, \"softmax_scale\": null}}").clip_qkv == 0);
+    // `if self.clip_qkv:` false is none, true clamps to ±1
+    CHECK(parse("{\"model_type\": \"mpt\", \"attn_config\": {\"clip_qkv\": false}}").clip_qkv == 0);
+    CHECK(parse("{\"model_type\": \"mpt\", \"attn_config\": {\"clip_qkv\": true}}").clip_qkv == 1.0f);
     // what transformers does not run: noted, not refused
     const attn::model::ModelConfig n = parse("{\"model_type\": \"mpt\", \"expansion_ratio\": 2, \"attn_config\": "
                                              "{\"alibi\": false, \"qk_ln\": true, \"alibi_bias_max\": 16}}");
     CHECK(n.intermediate == 8192);
-    REQUIRE(n.notes.size() == 4);
+    REQUIRE(n.notes.size() == 4);  // (alibi null, no_bias false: the same notes)
     CHECK(n.notes[0].find("not expansion_ratio 2") != std::string::npos);
-    CHECK(n.notes[1].find("\"alibi\" is false") != std::string::npos);
+    CHECK(n.notes[1].find("\"alibi\" is not true") != std::string::npos);
     CHECK(n.notes[2].find("\"qk_ln\" is not applied") != std::string::npos);
     CHECK(n.notes[3].find("not 16") != std::string::npos);
     const auto fails = [&](const std::string& more) {
@@ -969,8 +974,12 @@ TEST_CASE("model config: mpt is MptConfig: its defaults and attribute_map, attn_
     CHECK(fails(", \"attn_config\": [1]").find("\"attn_config\": expected an object") != std::string::npos);
     CHECK(fails(", \"attn_config\": {\"attn_type\": \"grouped_query_attention\"}")
               .find("\"attn_config\": \"attn_type\" \"grouped_query_attention\": expected") != std::string::npos);
+    CHECK(parse("{\"model_type\": \"mpt\", \"no_bias\": false, \"attn_config\": {\"alibi\": null}}").notes.size() == 2);
+    CHECK(fails(", \"attn_config\": {\"attn_type\": null}").find("\"attn_config\": \"attn_type\" is null") != std::string::npos);
     CHECK(fails(", \"attn_config\": {\"softmax_scale\": 0}").find("\"softmax_scale\" is 0: expected") != std::string::npos);
+    CHECK(fails(", \"attn_config\": {\"softmax_scale\": 1e-50}").find("\"softmax_scale\" is 1e-50") != std::string::npos);
     CHECK(fails(", \"attn_config\": {\"clip_qkv\": -1}").find("\"clip_qkv\" is -1: expected a positive") != std::string::npos);
+    CHECK(fails(", \"attn_config\": {\"clip_qkv\": 1e-50}").find("\"clip_qkv\" is 1e-50") != std::string::npos);
     CHECK(fails(", \"max_seq_len\": null").find("\"max_seq_len\" is null") != std::string::npos);
 }
 
