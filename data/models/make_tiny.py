@@ -29,6 +29,7 @@
     /usr/bin/python3 data/models/make_tiny.py --opt      # only opt, opt_post_ln_f16, ../opt_project
     /usr/bin/python3 data/models/make_tiny.py --gpt-neo  # only gpt_neo, gpt_neo_local_f16
     /usr/bin/python3 data/models/make_tiny.py --mpt      # only mpt, mpt_clip_f16
+    /usr/bin/python3 data/models/make_tiny.py --codegen  # only codegen, codegen_f16
     /usr/bin/python3 data/models/make_tiny.py --albert   # only albert, albert_groups_f16
     /usr/bin/python3 data/models/make_tiny.py --gpt-bigcode  # only gpt_bigcode, gpt_bigcode_mha_f16
     /usr/bin/python3 data/models/make_tiny.py --olmo3-smollm3  # only olmo3, smollm3_bf16, smollm3_nope
@@ -56,7 +57,7 @@ models/starcoder2/modeling_starcoder2.py Starcoder2Model; models/stablelm/modeli
 StableLmModel; models/cohere/modeling_cohere.py CohereModel; models/cohere2/modular_cohere2.py Cohere2Model; models/olmo/modular_olmo.py OlmoModel;
 models/gptj/modeling_gptj.py GPTJModel; models/falcon/modeling_falcon.py FalconModel;
 models/opt/modeling_opt.py OPTModel; models/gpt_neo/modeling_gpt_neo.py GPTNeoModel;
-models/mpt/modeling_mpt.py MptModel;
+models/mpt/modeling_mpt.py MptModel; models/codegen/modeling_codegen.py CodeGenModel;
 models/albert/modeling_albert.py AlbertModel;
 models/gpt_bigcode/modeling_gpt_bigcode.py GPTBigCodeModel; models/granite/modular_granite.py
 GraniteModel; models/phi/modeling_phi.py PhiModel; models/gpt_neox/modeling_gpt_neox.py
@@ -1570,8 +1571,11 @@ def gptj_state(c):
     for l in range(L):
         p = "h.%d." % l
         ln_params(sd, p + "ln_1", E)
-        for n in ("q_proj", "k_proj", "v_proj"):
-            sd[p + "attn.%s.weight" % n] = rnd(E, E, std=0.4)
+        if c["model_type"] == "codegen":  # CodeGenAttention's fused qkv_proj
+            sd[p + "attn.qkv_proj.weight"] = rnd(3 * E, E, std=0.4)
+        else:
+            for n in ("q_proj", "k_proj", "v_proj"):
+                sd[p + "attn.%s.weight" % n] = rnd(E, E, std=0.4)
         sd[p + "attn.out_proj.weight"] = rnd(E, E)
         sd[p + "mlp.fc_in.weight"], sd[p + "mlp.fc_in.bias"] = rnd(Fi, E), rnd(Fi, std=0.1)
         sd[p + "mlp.fc_out.weight"], sd[p + "mlp.fc_out.bias"] = rnd(E, Fi), rnd(E, std=0.1)
@@ -1606,7 +1610,13 @@ def gptj_forward(sd, c, ids, types=None):
         hidden.append(h)
         p = "h.%d." % l
         x = ln(h, p + "ln_1")
-        q, k, v = (lin(x, p + "attn.%s" % n).view(B, T, H, d) for n in ("q_proj", "k_proj", "v_proj"))
+        if c["model_type"] == "codegen":  # CodeGenAttention.forward: mp_num 4 chunks of q | v | k, _split_heads
+            qkv = F.linear(x, sd[p + "attn.qkv_proj.weight"])
+            qkv_split = qkv.reshape(qkv.shape[:-1] + (4, -1))
+            q, v, k = torch.split(qkv_split, H * d // 4, dim=-1)
+            q, v, k = (t.reshape(t.shape[:-1] + (H // 4, d)).reshape(B, T, H, d) for t in (q, v, k))
+        else:
+            q, k, v = (lin(x, p + "attn.%s" % n).view(B, T, H, d) for n in ("q_proj", "k_proj", "v_proj"))
         q = torch.cat([q[..., :rot] * cos + every_two(q[..., :rot]) * sin, q[..., rot:]], dim=-1).permute(0, 2, 1, 3)
         k = torch.cat([k[..., :rot] * cos + every_two(k[..., :rot]) * sin, k[..., rot:]], dim=-1).permute(0, 2, 1, 3)
         v = v.permute(0, 2, 1, 3)
@@ -1618,6 +1628,24 @@ def gptj_forward(sd, c, ids, types=None):
         h = attn + ff + h
     hidden.append(ln(h, "ln_f"))
     return torch.stack(atts), torch.stack(hidden)
+
+
+# CodeGen (--codegen: torch.manual_seed(42)): models/codegen/modeling_codegen.py CodeGenModel, GPT-J's
+# layer with the fused qkv_proj (4 chunks of q | v | k). codegen: 4 heads, rotary_dim 4, "transformer."
+# names; codegen_f16: 8 heads, every dim turned, n_inner 24, gelu, token types, float16.
+CODEGEN = {"model_type": "codegen", "architectures": ["CodeGenForCausalLM"], "vocab_size": 64, "n_embd": 32,
+           "n_layer": 2, "n_head": 4, "n_positions": 16, "n_ctx": 16, "rotary_dim": 4, "n_inner": None,
+           "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5}
+CODEGEN_F16 = {"model_type": "codegen", "architectures": ["CodeGenModel"], "vocab_size": 64, "hidden_size": 64,
+               "num_hidden_layers": 3, "num_attention_heads": 8, "max_position_embeddings": 7, "rotary_dim": 8,
+               "n_inner": 24, "activation_function": "gelu", "layer_norm_epsilon": 1e-4}
+
+
+def codegen():
+    torch.manual_seed(42)
+    save("codegen", CODEGEN, gptj_state(CODEGEN), lambda sd: gptj_forward(sd, CODEGEN, IDS), prefix="transformer.")
+    save("codegen_f16", CODEGEN_F16, gptj_state(CODEGEN_F16),
+         lambda sd: gptj_forward(sd, CODEGEN_F16, IDS, GPT2_TYPES), torch.float16, types=GPT2_TYPES)
 
 
 def gptj():
@@ -2347,6 +2375,7 @@ def tiny():
     opt()
     gpt_neo()
     mpt()
+    codegen()
     albert()
     gpt_bigcode()
     olmo3_smollm3()
@@ -2725,7 +2754,7 @@ SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": 
            "--granite": granite, "--mixtral": mixtral, "--qwen-moe": qwen_moe_models,
            "--electra": electra, "--starcoder2": starcoder2, "--stablelm": stablelm, "--cohere": cohere,
            "--olmo": olmo, "--gptj": gptj, "--falcon": falcon,
-           "--opt": opt, "--gpt-neo": gpt_neo, "--mpt": mpt, "--albert": albert,
+           "--opt": opt, "--gpt-neo": gpt_neo, "--mpt": mpt, "--codegen": codegen, "--albert": albert,
            "--gpt-bigcode": gpt_bigcode,
            "--olmo3-smollm3": olmo3_smollm3, "--cohere2": cohere2,
            "--glm": glm, "--nemotron": nemotron}

@@ -22,6 +22,7 @@
 //                          post-LN layers, ReLU; word_embed_proj_dim's project_in (attentions only)
 //   gptj                   GPTJModel: LayerNorm, RoPE on rotary_dim of each head on pairs
 //                          (2i, 2i + 1), the attention and the MLP side by side (fc_in, fc_out), ln_f
+//   codegen                CodeGenModel: GPT-J's layer with the fused qkv_proj (4 chunks of q | v | k)
 //   llama, mistral, qwen2, LlamaModel: RMSNorm, RoPE (rope_theta; rope_scaling linear, llama3,
 //   qwen3                  dynamic and yarn, or v5's rope_parameters), grouped-query heads, SwiGLU; Mistral's
 //                          sliding_window; Qwen2's Q/K/V biases and sliding layers; Qwen3's
@@ -92,7 +93,7 @@
 namespace attn::model {
 
 enum class Architecture {
-    bert, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, phi, starcoder2, stablelm, cohere, olmo,
+    bert, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, codegen, opt, llama, phi, starcoder2, stablelm, cohere, olmo,
     gpt_neox, bloom, mpt, falcon, nemotron
 };
 // An encoder (bert, distilbert, albert): every token sees every token, no mask of any kind.
@@ -103,7 +104,8 @@ inline bool is_encoder(Architecture a) noexcept {
 inline bool takes_segments(Architecture a) noexcept { return a == Architecture::bert || a == Architecture::albert; }
 // Token types as token ids (GPT-2's token_type_ids, looked up in the token embeddings and added).
 inline bool takes_type_ids(Architecture a) noexcept {
-    return a == Architecture::gpt2 || a == Architecture::gpt_bigcode || a == Architecture::gpt_neo || a == Architecture::gptj;
+    return a == Architecture::gpt2 || a == Architecture::gpt_bigcode || a == Architecture::gpt_neo || a == Architecture::gptj ||
+           a == Architecture::codegen;
 }
 
 // The model_type values attn runs, for messages: "bert, roberta, ..., falcon".

@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, glm, glm4, olmo2, olmo3, smollm3, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, nemotron, stablelm, cohere, cohere2, gpt_neox, bloom, mpt, falcon";
+    return "bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, codegen, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, glm, glm4, olmo2, olmo3, smollm3, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, nemotron, stablelm, cohere, cohere2, gpt_neox, bloom, mpt, falcon";
 }
 
 namespace {
@@ -302,11 +302,11 @@ void gpt2(const Reader& r, ModelConfig& c) {
 // GPTJConfig's defaults (GPT-J-6B) and attribute_map (n_embd, n_head, n_layer, n_positions): LayerNorm,
 // q/k/v and out_proj without biases, RoPE of base 10000 on the leading rotary_dim dims of each head
 // on pairs (2i, 2i + 1), from a table of n_positions positions (more tokens fail there), the MLP
-// fc_in and fc_out (n_inner wide, null: 4·n_embd) with biases beside the attention.
-void gptj(const Reader& r, ModelConfig& c) {
-    c.arch = Architecture::gptj;
-    gpt2_keys(r, c, "GPTJConfig", {28, 4096, 16, 50400, 2048, "gelu_new"});
-    if (c.hidden % c.heads)  // GPTJAttention refuses it
+// fc_in and fc_out (n_inner wide, null: 4·n_embd) with biases beside the attention. CodeGenConfig
+// has the same keys and defaults (codegen-6B's shape).
+void gptj_keys(const Reader& r, ModelConfig& c, const char* config_class) {
+    gpt2_keys(r, c, config_class, {28, 4096, 16, 50400, 2048, "gelu_new"});
+    if (c.hidden % c.heads)  // GPTJAttention and CodeGenAttention refuse it
         r.fail("n_embd " + std::to_string(c.hidden) + " is not a multiple of n_head " + std::to_string(c.heads));
     c.head_dim = c.hidden / c.heads;
     c.mlp_bias = true;
@@ -314,7 +314,7 @@ void gptj(const Reader& r, ModelConfig& c) {
     // fits the head only when there is one
     const json::Value* rotary_given = r.v.find("rotary_dim");
     if (rotary_given && rotary_given->is_null() && c.heads != 1)
-        r.fail("\"rotary_dim\" is null: GPT-J then turns n_embd " + std::to_string(c.hidden) + " dims, more than a head's " +
+        r.fail("\"rotary_dim\" is null: the RoPE table then turns n_embd " + std::to_string(c.hidden) + " dims, more than a head's " +
                std::to_string(c.head_dim) + " (transformers fails on it with n_head > 1)");
     const std::size_t rotary = r.count_or_none("rotary_dim", rotary_given ? c.hidden : 64);
     if (rotary > c.head_dim || rotary % 2)
@@ -325,6 +325,21 @@ void gptj(const Reader& r, ModelConfig& c) {
     c.rope.style = RopeStyle::interleaved;  // rotate_every_two
     if (r.v.find("rope_scaling") && !r.v.at("rope_scaling").is_null())
         c.notes.push_back("\"rope_scaling\" is not applied: GPT-J's RoPE has none (as in transformers)");
+}
+void gptj(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::gptj;
+    gptj_keys(r, c, "GPTJConfig");
+}
+
+// CodeGenModel: GPT-J's layer with one fused qkv_proj, whose columns are mp_num = 4 chunks (the
+// TPU cores it was trained on) of q | v | k, each of n_head / 4 heads: n_head a multiple of 4.
+// n_ctx only narrows an attribute the model never uses.
+void codegen(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::codegen;
+    gptj_keys(r, c, "CodeGenConfig");
+    if (c.heads % 4)  // _split_heads' reshape fails
+        r.fail("n_head " + std::to_string(c.heads) + " is not a multiple of 4: CodeGen's qkv_proj holds 4 chunks (mp_num) of "
+               "whole heads");
 }
 
 // OPTConfig's defaults (opt-125m): learned positions, LayerNorm before the attention and the MLP
@@ -1448,6 +1463,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "gpt2") gpt2(r, c);
     else if (c.model_type == "gpt_bigcode") gpt_bigcode(r, c);
     else if (c.model_type == "gptj") gptj(r, c);
+    else if (c.model_type == "codegen") codegen(r, c);
     else if (c.model_type == "opt") opt(r, c);
     else if (c.model_type == "gpt_neo") gpt_neo(r, c);
     else if (c.model_type == "mpt") mpt(r, c);

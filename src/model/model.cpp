@@ -30,6 +30,7 @@ WeightNames weight_names(Architecture arch) {
         case Architecture::gpt2:
         case Architecture::gpt_bigcode:
         case Architecture::gptj:
+        case Architecture::codegen:
         case Architecture::gpt_neo: return {"wte.weight", "h."};
         case Architecture::bloom:
         case Architecture::falcon: return {"word_embeddings.weight", "h."};
@@ -94,10 +95,11 @@ Model::Model(const std::string& folder) {
         case Architecture::gpt2:
         case Architecture::gpt_bigcode:
         case Architecture::gptj:
+        case Architecture::codegen:
         case Architecture::gpt_neo:
         case Architecture::bloom:
         case Architecture::mpt:
-        case Architecture::falcon:  // GPT2LMHeadModel, GPTBigCode-, GPTJ-, GPTNeo-, Bloom-, Mpt-, FalconForCausalLM
+        case Architecture::falcon:  // GPT2LMHeadModel, GPTBigCode-, GPTJ-, CodeGen-, GPTNeo-, Bloom-, Mpt-, FalconForCausalLM
             weights_->choose_prefix({"", "transformer."}, token_embeddings(config_.arch));
             break;
         case Architecture::gpt_neox: weights_->choose_prefix({"", "gpt_neox."}, token_embeddings(config_.arch)); break;
@@ -136,8 +138,8 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
     if (!in.token_types.empty()) {  // segments (BERT, ALBERT) or token ids looked up in the token embeddings (GPT-2, ...)
         const bool ids = takes_type_ids(c.arch);
         if (!takes_segments(c.arch) && !ids)
-            throw InputError("token types are BERT's and ALBERT's segments, or token ids for gpt2, gpt_bigcode, gpt_neo "
-                             "and gptj; model_type " + c.model_type + " has none");
+            throw InputError("token types are BERT's and ALBERT's segments, or token ids for gpt2, gpt_bigcode, gpt_neo, "
+                             "gptj and codegen; model_type " + c.model_type + " has none");
         if (in.token_types.size() != in.ids.size())
             throw InputError("token types: " + std::to_string(in.token_types.size()) + " given for " +
                              std::to_string(in.ids.size()) + " token ids");
@@ -193,7 +195,8 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
         case Architecture::opt: run_opt(c, *weights_, in, rec); break;
         case Architecture::gpt_neo: run_gpt_neo(c, *weights_, in, rec); break;
         case Architecture::phi:
-        case Architecture::gptj: run_phi(c, *weights_, in, rec); break;
+        case Architecture::gptj:
+        case Architecture::codegen: run_phi(c, *weights_, in, rec); break;
         case Architecture::starcoder2:
         case Architecture::nemotron: run_starcoder2(c, *weights_, in, rec); break;
         case Architecture::stablelm:

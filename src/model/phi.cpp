@@ -5,7 +5,9 @@
 // of each head's dims (GPT-J: rotary_dim, on pairs (2i, 2i + 1)), causal grouped-query
 // attention, dense (GPT-J: out_proj, no bias); the MLP (fc1, the activation, fc2; GPT-J: fc_in,
 // fc_out) on the same norm's output, and the layer's output attn + mlp + the input.
-// final_layernorm (GPT-J: ln_f) at the end, whose output is the last hidden state.
+// final_layernorm (GPT-J: ln_f) at the end, whose output is the last hidden state. CodeGenModel's
+// (models/codegen/modeling_codegen.py) is GPT-J's with q, k and v from one fused qkv_proj.
+#include <algorithm>
 #include <string>
 
 #include "model/layers.hpp"
@@ -22,15 +24,32 @@ const ParallelNames phi_names{"input_layernorm", "self_attn.q_proj", "self_attn.
                               "self_attn.dense", "mlp.fc1",          "mlp.fc2",          "final_layernorm"};
 const ParallelNames gptj_names{"ln_1", "attn.q_proj", "attn.k_proj", "attn.v_proj", "attn.out_proj", "mlp.fc_in", "mlp.fc_out", "ln_f"};
 
+// Part `part` (0 q, 1 v, 2 k) of CodeGen's qkv_proj rows (rows × 3E): its columns are mp_num = 4
+// chunks of q | v | k, each E/4 wide (heads 4 at a time: chunk m holds heads m·H/4 ... as
+// _split_heads reshapes them), so the part's columns of the 4 chunks side by side are its heads in order.
+Tensor codegen_part(const Tensor& qkv, std::size_t E, std::size_t part) {
+    const MatrixView m = rows_of(qkv);
+    Tensor out = new_rows(m.rows, E);
+    const std::size_t local = E / 4;
+    for (std::size_t i = 0; i < m.rows; ++i)
+        for (std::size_t chunk = 0; chunk < 4; ++chunk) {
+            const float* from = m.data + i * m.stride + chunk * 3 * local + part * local;
+            std::copy(from, from + local, out.data() + i * out.row_stride() + chunk * local);
+        }
+    return out;
+}
+
 }  // namespace
 
 void run_phi(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec) {
     const std::size_t E = c.hidden, H = c.heads, G = c.kv_heads, d = c.head_dim, B = in.batch, T = in.tokens,
                       F = c.intermediate;
-    const ParallelNames& n = c.arch == Architecture::gptj ? gptj_names : phi_names;
+    const ParallelNames& n = c.arch == Architecture::phi ? phi_names : gptj_names;
     Tensor h = token_rows(c, w, in, E);
     add_token_type_rows(h, c, w, in);  // GPT-J's
-    const AttentionSpec spec = rope_decoder_spec(c, w, T, c.rotary_dims, n.q);
+    const AttentionSpec spec = c.arch == Architecture::codegen
+                                   ? rope_decoder_spec(c, w, T, c.rotary_dims, "attn.qkv_proj", 3 * E)
+                                   : rope_decoder_spec(c, w, T, c.rotary_dims, n.q);
     const auto ln = [&](Tensor& x, const std::string& name, std::size_t len) { layer_norm_named(x, w, name, len, c.norm_eps); };
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
         rec.hidden(l, h);
@@ -40,9 +59,15 @@ void run_phi(const ModelConfig& c, const Weights& w, const ModelInput& in, Recor
         };
         Tensor x = h;
         ln(x, p + n.norm, E);
-        Tensor q = proj(x, n.q, H * d, E, c.qkv_bias);
-        Tensor k = proj(x, n.k, G * d, E, c.qkv_bias);
-        const Tensor v = proj(x, n.v, G * d, E, c.qkv_bias);
+        Tensor q, k, v;
+        if (c.arch == Architecture::codegen) {
+            const Tensor qkv = proj(x, "attn.qkv_proj", 3 * E, E, false);
+            q = codegen_part(qkv, E, 0), v = codegen_part(qkv, E, 1), k = codegen_part(qkv, E, 2);
+        } else {
+            q = proj(x, n.q, H * d, E, c.qkv_bias);
+            k = proj(x, n.k, G * d, E, c.qkv_bias);
+            v = proj(x, n.v, G * d, E, c.qkv_bias);
+        }
         if (c.qk_norm) {  // each head's q and k over head_dim, before RoPE
             ln(q, p + "self_attn.q_layernorm", d);
             ln(k, p + "self_attn.k_layernorm", d);

@@ -710,6 +710,42 @@ TEST_CASE("model config: olmo is OlmoConfig: its defaults, LayerNorm's eps 1e-5,
     CHECK(error("olmo", ", \"num_key_value_heads\": 3").find("not a multiple of num_key_value_heads 3") != std::string::npos);
 }
 
+TEST_CASE("model config: codegen is CodeGenConfig: GPTJConfig's keys and defaults, heads in 4 chunks") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig g = parse("{\"model_type\": \"codegen\"}");  // codegen-6B's shape
+    CHECK(g.arch == attn::model::Architecture::codegen);
+    CHECK(attn::model::takes_type_ids(g.arch));
+    CHECK(g.layers == 28);
+    CHECK(g.hidden == 4096);
+    CHECK(g.heads == 16);
+    CHECK(g.head_dim == 256);
+    CHECK(g.intermediate == 16384);
+    CHECK(g.vocab == 50400);
+    CHECK(g.max_positions == 2048);
+    CHECK(g.activation == attn::model::ModelConfig::Activation::gelu_tanh);  // gelu_new
+    CHECK(g.rotary_dims == 64);
+    CHECK(g.rope.style == attn::RopeStyle::interleaved);
+    CHECK_FALSE(g.qkv_bias);
+    CHECK(g.mlp_bias);
+    // codegen-350M-mono: n_ctx beside n_positions (an attribute the model never uses)
+    const attn::model::ModelConfig m = parse("{\"model_type\": \"codegen\", \"n_embd\": 1024, \"n_head\": 16, \"n_layer\": 20, "
+                                             "\"n_ctx\": 2048, \"n_positions\": 2048, \"rotary_dim\": 32, \"vocab_size\": 51200}");
+    CHECK(m.head_dim == 64);
+    CHECK(m.rotary_dims == 32);
+    CHECK(m.vocab == 51200);
+    const auto fails = [&](const std::string& more) {
+        try {
+            parse("{\"model_type\": \"codegen\"" + more + "}");
+        } catch (const attn::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK(fails(", \"n_embd\": 60, \"n_head\": 6, \"rotary_dim\": 4").find("n_head 6 is not a multiple of 4") != std::string::npos);
+    CHECK(fails(", \"n_embd\": 64, \"hidden_size\": 32").find("(the same field of CodeGenConfig) differ") != std::string::npos);
+    CHECK(fails(", \"n_embd\": 60, \"n_head\": 8").find("n_embd 60 is not a multiple of n_head 8") != std::string::npos);
+}
+
 TEST_CASE("model config: gptj is GPTJConfig: its defaults and attribute_map, rotary_dim, n_positions a limit") {
     const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
     const attn::model::ModelConfig g = parse("{\"model_type\": \"gptj\"}");  // GPT-J-6B
@@ -755,7 +791,7 @@ TEST_CASE("model config: gptj is GPTJConfig: its defaults and attribute_map, rot
     CHECK(fails(", \"rotary_dim\": 18").find("\"rotary_dim\" 18: expected an even number of dims up to the head's 16") !=
           std::string::npos);
     CHECK(fails(", \"rotary_dim\": 5").find("\"rotary_dim\" 5") != std::string::npos);
-    CHECK(fails(", \"rotary_dim\": null").find("\"rotary_dim\" is null: GPT-J then turns n_embd 64 dims, more than a head's 16") !=
+    CHECK(fails(", \"rotary_dim\": null").find("\"rotary_dim\" is null: the RoPE table then turns n_embd 64 dims, more than a head's 16") !=
           std::string::npos);
     CHECK(parse("{\"model_type\": \"gptj\", \"n_embd\": 8, \"n_head\": 1, \"rotary_dim\": null}").rotary_dims == 8);
     CHECK(fails(", \"n_head\": 5").find("n_embd 64 is not a multiple of n_head 5") != std::string::npos);
