@@ -113,9 +113,10 @@ inline constexpr std::size_t prefetch_far_distances = 3;
 // rows in ascending order) are not requested again, where each row's took 3 requests for
 // 2.1 lines. In L2 (1x1x1x512, d=128, avx512, 1 thread) that took q8_0 decoding from 15.1 to
 // 13.4 ns a key; from memory (1x10x1x131072, 2 threads, 8 alternating rounds) 12.67 to
-// 12.28 ms (medians; data/bench/2026-12-07T1440-xeon-emr-q8-prefetch-lines-ab.csv). The float types' rows at such d are whole lines, and tracking them
-// took f32 4% longer from memory (38.1-38.5 ms against 36.0-37.0 at best, three runs), so they
-// are requested whole (`next` unused).
+// 12.28 ms (medians; data/bench/2026-12-07T1440-xeon-emr-q8-prefetch-lines-ab.csv). The
+// float types' rows at such d are whole lines, and tracking them took f32 4% longer from
+// memory (38.1-38.5 ms against 36.0-37.0 at best, three runs), so they are requested whole
+// (`next` unused).
 template <int Locality = 3, class E>
 inline void prefetch_rows(E p, std::size_t ld, std::size_t rows, std::size_t cols, std::uintptr_t& next) {
     const std::size_t bytes = kv_bytes(p, cols);
