@@ -5,9 +5,10 @@
 // down_proj, the residual. norm_f at the end, whose output is the last hidden state. No linear
 // layer has a bias, no LayerNorm a bias (MptBlock sets them to None).
 // ALiBi: MptModel adds slope_h·(j − (T − 1)) to every row's scores (the last T columns of its
-// tensor over max_seq_len), attn's engine slope_h·(j − i): the same weights, as a softmax row is unchanged by a constant, up to float32
-// rounding. build_mpt_alibi_tensor's slopes (2^(−8i/n') for the n' = 2^⌈log2 n⌉ heads, the even
-// i first) are build_alibi_tensor's (BLOOM's) for every head count.
+// tensor over max_seq_len), attn's engine slope_h·(j − i): the same weights, as a softmax row is
+// unchanged by a constant, up to float32 rounding. build_mpt_alibi_tensor's slopes (2^(−8i/n')
+// for the n' = 2^⌈log2 n⌉ heads, the even i first) are build_alibi_tensor's (BLOOM's) for every
+// head count.
 #include <cmath>
 #include <string>
 

@@ -25,8 +25,9 @@ const ParallelNames phi_names{"input_layernorm", "self_attn.q_proj", "self_attn.
 const ParallelNames gptj_names{"ln_1", "attn.q_proj", "attn.k_proj", "attn.v_proj", "attn.out_proj", "mlp.fc_in", "mlp.fc_out", "ln_f"};
 
 // Part `part` (0 q, 1 v, 2 k) of CodeGen's qkv_proj rows (rows × 3E): its columns are mp_num = 4
-// chunks of q | v | k, each E/4 wide (heads 4 at a time: chunk m holds heads m·H/4 ... as
-// _split_heads reshapes them), so the part's columns of the 4 chunks side by side are its heads in order.
+// chunks of q | v | k, each E/4 wide (chunk m holds heads m·H/4 to (m + 1)·H/4 − 1, as
+// _split_heads reshapes them), so the part's columns of the 4 chunks side by side are its heads
+// in order.
 Tensor codegen_part(const Tensor& qkv, std::size_t E, std::size_t part) {
     const MatrixView m = rows_of(qkv);
     Tensor out = new_rows(m.rows, E);
