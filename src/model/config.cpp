@@ -477,9 +477,10 @@ float clip_qkv(const Reader& r) {
 // (alibi_bias_max 8 whatever attn_config says: MptModel passes none), the fused Wqkv (rows
 // q | k | v), out_proj and the MLP up_proj (4·d_model wide whatever expansion_ratio says) and
 // down_proj all without biases, LayerNorms without bias; attn_config's softmax_scale (null:
-// 1/√head_dim) and clip_qkv (null, 0 or false: none; true: ±1). Tokens are limited to max_seq_len, the columns of
-// MptModel's ALiBi tensor. Where attn_config or expansion_ratio asks for what transformers does
-// not run (ALiBi off, qk_ln, another bias maximum or MLP width), a note says so.
+// 1/√head_dim) and clip_qkv (null, 0 or false: none; true: ±1). Tokens are limited to
+// max_seq_len, the columns of MptModel's ALiBi tensor. Where the config asks for what
+// transformers does not run (ALiBi off, qk_ln, another bias maximum or MLP width, biases), a
+// note says so.
 void mpt(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::mpt;
     c.layers = r.count_or(aliased(r, "n_layers", "num_hidden_layers", "MptConfig"), 24);
@@ -517,12 +518,16 @@ void mpt(const Reader& r, ModelConfig& c) {
         c.clip_qkv = clip->as_bool() ? 1.0f : 0.0f;
     else if (!clip || clip->is_null() || !clip->is_number() || clip->as_number() != 0)
         c.clip_qkv = clip_qkv(a);
-    if (!a.flag("alibi", true)) c.notes.push_back("ALiBi is applied although attn_config's \"alibi\" is not true, as transformers' MptModel always applies it");
+    if (!a.flag("alibi", true))
+        c.notes.push_back("ALiBi is applied although attn_config's \"alibi\" is not true, as transformers' MptModel "
+                          "always applies it");
     if (!r.flag("no_bias", true))
         c.notes.push_back("no bias is applied although \"no_bias\" is false, as transformers' MPT layers have none");
-    if (a.flag("qk_ln", false)) c.notes.push_back("attn_config's \"qk_ln\" is not applied, as transformers' MptAttention has no q/k LayerNorm");
+    if (a.flag("qk_ln", false))
+        c.notes.push_back("attn_config's \"qk_ln\" is not applied, as transformers' MptAttention has no q/k LayerNorm");
     if (const double bias_max = a.number_or("alibi_bias_max", 8); bias_max != 8)
-        c.notes.push_back("ALiBi's slopes are those of alibi_bias_max 8, as transformers' MptModel builds them, not " + shown(bias_max));
+        c.notes.push_back("ALiBi's slopes are those of alibi_bias_max 8, as transformers' MptModel builds them, not " +
+                          shown(bias_max));
 }
 
 // The lengths RoPE's scalings read from the top level of config.json: max_position_embeddings,
