@@ -303,7 +303,7 @@ void gpt2(const Reader& r, ModelConfig& c) {
 // q/k/v and out_proj without biases, RoPE of base 10000 on the leading rotary_dim dims of each head
 // on pairs (2i, 2i + 1), from a table of n_positions positions (more tokens fail there), the MLP
 // fc_in and fc_out (n_inner wide, null: 4·n_embd) with biases beside the attention. CodeGenConfig
-// has the same keys and defaults (codegen-6B's shape).
+// has the same keys and defaults (GPT-J-6B's shape).
 void gptj_keys(const Reader& r, ModelConfig& c, const char* config_class) {
     gpt2_keys(r, c, config_class, {28, 4096, 16, 50400, 2048, "gelu_new"});
     if (c.hidden % c.heads)  // GPTJAttention and CodeGenAttention refuse it
@@ -333,10 +333,13 @@ void gptj(const Reader& r, ModelConfig& c) {
 
 // CodeGenModel: GPT-J's layer with one fused qkv_proj, whose columns are mp_num = 4 chunks (the
 // TPU cores it was trained on) of q | v | k, each of n_head / 4 heads: n_head a multiple of 4.
-// n_ctx only narrows an attribute the model never uses.
+// n_ctx only narrows an attribute the model never uses (min(rotary_dim, n_ctx // n_head)), but
+// computing it fails on a null or non-numeric one.
 void codegen(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::codegen;
     gptj_keys(r, c, "CodeGenConfig");
+    r.not_null("n_ctx");
+    r.number_or("n_ctx", 2048);  // (a number)
     if (c.heads % 4)  // _split_heads' reshape fails
         r.fail("n_head " + std::to_string(c.heads) + " is not a multiple of 4: CodeGen's qkv_proj holds 4 chunks (mp_num) of "
                "whole heads");

@@ -712,7 +712,7 @@ TEST_CASE("model config: olmo is OlmoConfig: its defaults, LayerNorm's eps 1e-5,
 
 TEST_CASE("model config: codegen is CodeGenConfig: GPTJConfig's keys and defaults, heads in 4 chunks") {
     const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
-    const attn::model::ModelConfig g = parse("{\"model_type\": \"codegen\"}");  // codegen-6B's shape
+    const attn::model::ModelConfig g = parse("{\"model_type\": \"codegen\"}");  // CodeGenConfig's defaults: GPT-J-6B's shape
     CHECK(g.arch == attn::model::Architecture::codegen);
     CHECK(attn::model::takes_type_ids(g.arch));
     CHECK(g.layers == 28);
@@ -744,6 +744,10 @@ TEST_CASE("model config: codegen is CodeGenConfig: GPTJConfig's keys and default
     CHECK(fails(", \"n_embd\": 60, \"n_head\": 6, \"rotary_dim\": 4").find("n_head 6 is not a multiple of 4") != std::string::npos);
     CHECK(fails(", \"n_embd\": 64, \"hidden_size\": 32").find("(the same field of CodeGenConfig) differ") != std::string::npos);
     CHECK(fails(", \"n_embd\": 60, \"n_head\": 8").find("n_embd 60 is not a multiple of n_head 8") != std::string::npos);
+    // n_ctx // n_head is computed, though never used
+    CHECK(fails(", \"n_ctx\": null").find("\"n_ctx\" is null") != std::string::npos);
+    CHECK(fails(", \"n_ctx\": \"abc\"").find("\"n_ctx\"") != std::string::npos);
+    CHECK(parse("{\"model_type\": \"codegen\", \"n_ctx\": -4}").heads == 16);
 }
 
 TEST_CASE("model config: gptj is GPTJConfig: its defaults and attribute_map, rotary_dim, n_positions a limit") {
