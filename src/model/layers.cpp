@@ -110,6 +110,17 @@ void rms_norm(Tensor& X, const Weight& weight, double eps, bool unit_offset) {
     });
 }
 
+Tensor column_blocks(const Tensor& x, std::size_t blocks, std::size_t width, std::size_t stride, std::size_t offset) {
+    const MatrixView m = rows_of(x);
+    Tensor out = new_rows(m.rows, blocks * width);
+    for (std::size_t i = 0; i < m.rows; ++i)
+        for (std::size_t b = 0; b < blocks; ++b) {
+            const float* from = m.row(i) + b * stride + offset;
+            std::copy(from, from + width, out.data() + i * out.row_stride() + b * width);
+        }
+    return out;
+}
+
 void add_rows(Tensor& x, const Tensor& y) {
     const MatrixView m = rows_of(x);
     for (std::size_t i = 0; i < m.rows; ++i) {

@@ -42,6 +42,10 @@ void layer_norm(Tensor& X, const Weight& weight, const Weight* bias, double eps,
 // layer_norm_elementwise_affine false).
 void layer_norm_heads(Tensor& X, const std::vector<float>& weights, std::size_t d, double eps);
 void rms_norm(Tensor& X, const Weight& weight, double eps, bool unit_offset = false);
+// Columns of a fused projection's rows gathered: block b < blocks of `width` columns from column
+// b·stride + offset, side by side (GPT-NeoX's and Persimmon's q | k | v per head: blocks = heads,
+// width d, stride 3d; CodeGen's 4 chunks of q | v | k: width E/4, stride 3E/4).
+Tensor column_blocks(const Tensor& x, std::size_t blocks, std::size_t width, std::size_t stride, std::size_t offset);
 // x += y, row by row (the residual connections).
 void add_rows(Tensor& x, const Tensor& y);
 // x *= m, every element (float32 products, as torch's tensor * scalar).

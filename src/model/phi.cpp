@@ -7,7 +7,6 @@
 // fc_out) on the same norm's output, and the layer's output attn + mlp + the input.
 // final_layernorm (GPT-J: ln_f) at the end, whose output is the last hidden state. CodeGenModel's
 // (models/codegen/modeling_codegen.py) is GPT-J's with q, k and v from one fused qkv_proj.
-#include <algorithm>
 #include <string>
 
 #include "model/layers.hpp"
@@ -29,15 +28,7 @@ const ParallelNames gptj_names{"ln_1", "attn.q_proj", "attn.k_proj", "attn.v_pro
 // _split_heads reshapes them), so the part's columns of the 4 chunks side by side are its heads
 // in order.
 Tensor codegen_part(const Tensor& qkv, std::size_t E, std::size_t part) {
-    const MatrixView m = rows_of(qkv);
-    Tensor out = new_rows(m.rows, E);
-    const std::size_t local = E / 4;
-    for (std::size_t i = 0; i < m.rows; ++i)
-        for (std::size_t chunk = 0; chunk < 4; ++chunk) {
-            const float* from = m.data + i * m.stride + chunk * 3 * local + part * local;
-            std::copy(from, from + local, out.data() + i * out.row_stride() + chunk * local);
-        }
-    return out;
+    return column_blocks(qkv, 4, E / 4, 3 * E / 4, part * E / 4);
 }
 
 }  // namespace
