@@ -30,6 +30,7 @@
     /usr/bin/python3 data/models/make_tiny.py --gpt-neo  # only gpt_neo, gpt_neo_local_f16
     /usr/bin/python3 data/models/make_tiny.py --mpt      # only mpt, mpt_clip_f16
     /usr/bin/python3 data/models/make_tiny.py --codegen  # only codegen, codegen_f16
+    /usr/bin/python3 data/models/make_tiny.py --persimmon  # only persimmon, persimmon_bf16
     /usr/bin/python3 data/models/make_tiny.py --albert   # only albert, albert_groups_f16
     /usr/bin/python3 data/models/make_tiny.py --gpt-bigcode  # only gpt_bigcode, gpt_bigcode_mha_f16
     /usr/bin/python3 data/models/make_tiny.py --olmo3-smollm3  # only olmo3, smollm3_bf16, smollm3_nope
@@ -58,6 +59,7 @@ StableLmModel; models/cohere/modeling_cohere.py CohereModel; models/cohere2/modu
 models/gptj/modeling_gptj.py GPTJModel; models/falcon/modeling_falcon.py FalconModel;
 models/opt/modeling_opt.py OPTModel; models/gpt_neo/modeling_gpt_neo.py GPTNeoModel;
 models/mpt/modeling_mpt.py MptModel; models/codegen/modeling_codegen.py CodeGenModel;
+models/persimmon/modeling_persimmon.py PersimmonModel;
 models/albert/modeling_albert.py AlbertModel;
 models/gpt_bigcode/modeling_gpt_bigcode.py GPTBigCodeModel; models/granite/modular_granite.py
 GraniteModel; models/phi/modeling_phi.py PhiModel; models/gpt_neox/modeling_gpt_neox.py
@@ -2258,6 +2260,80 @@ def mpt():
     save("mpt_clip_f16", MPT_CLIP, mpt_state(MPT_CLIP), lambda sd: mpt_forward(sd, MPT_CLIP, IDS), torch.float16)
 
 
+# Persimmon (--persimmon: torch.manual_seed(43)): models/persimmon/modeling_persimmon.py PersimmonModel.
+# persimmon: its defaults' rope_theta (25000), partial_rotary_factor (0.5), qk_layernorm and relu2, 4 heads,
+# "model." names; persimmon_bf16: no qk_layernorm, a quarter of each head turned, rope_theta 100 with linear
+# rope_scaling 2, gelu, 2 heads of 16, 3 layers, bfloat16.
+PERSIMMON = {"model_type": "persimmon", "architectures": ["PersimmonForCausalLM"], "vocab_size": 64, "hidden_size": 32,
+             "intermediate_size": 48, "num_hidden_layers": 2, "num_attention_heads": 4, "max_position_embeddings": 16,
+             "layer_norm_eps": 1e-5}
+PERSIMMON_BF16 = {"model_type": "persimmon", "architectures": ["PersimmonModel"], "vocab_size": 64, "hidden_size": 32,
+                  "intermediate_size": 40, "num_hidden_layers": 3, "num_attention_heads": 2, "hidden_act": "gelu",
+                  "qk_layernorm": False, "partial_rotary_factor": 0.25, "rope_theta": 100.0,
+                  "rope_scaling": {"type": "linear", "factor": 2.0}, "layer_norm_eps": 1e-4}
+
+
+def persimmon_state(c):
+    E, Fi, H = c["hidden_size"], c["intermediate_size"], c["num_attention_heads"]
+    sd = {"embed_tokens.weight": rnd(c["vocab_size"], E, std=1.0)}
+    for l in range(c["num_hidden_layers"]):
+        p = "layers.%d." % l
+        ln_params(sd, p + "input_layernorm", E)
+        sd[p + "self_attn.query_key_value.weight"], sd[p + "self_attn.query_key_value.bias"] = rnd(3 * E, E, std=0.4), rnd(3 * E, std=0.2)
+        if c.get("qk_layernorm", True):
+            ln_params(sd, p + "self_attn.q_layernorm", E // H)
+            ln_params(sd, p + "self_attn.k_layernorm", E // H)
+        sd[p + "self_attn.dense.weight"], sd[p + "self_attn.dense.bias"] = rnd(E, E), rnd(E, std=0.2)
+        ln_params(sd, p + "post_attention_layernorm", E)
+        sd[p + "mlp.dense_h_to_4h.weight"], sd[p + "mlp.dense_h_to_4h.bias"] = rnd(Fi, E), rnd(Fi, std=0.2)
+        sd[p + "mlp.dense_4h_to_h.weight"], sd[p + "mlp.dense_4h_to_h.bias"] = rnd(E, Fi, std=0.1), rnd(E, std=0.2)
+    ln_params(sd, "final_layernorm", E)
+    return sd
+
+
+def persimmon_forward(sd, c, ids):
+    B, T = ids.shape
+    E, H, eps = c["hidden_size"], c["num_attention_heads"], c["layer_norm_eps"]
+    d = E // H
+    rot = int(c.get("partial_rotary_factor", 0.5) * d)  # PersimmonRotaryEmbedding's dim
+    base = c.get("rope_theta", 25000.0)
+    inv_freq = 1.0 / (base ** (torch.arange(0, rot, 2, dtype=torch.int64).float() / rot))
+    t = torch.arange(T, dtype=torch.int64).type_as(inv_freq)
+    if c.get("rope_scaling"):  # linear: positions divided by the factor
+        t = t / c["rope_scaling"]["factor"]
+    emb = torch.cat((torch.outer(t, inv_freq),) * 2, dim=-1)
+    cos, sin = emb.cos()[None, None], emb.sin()[None, None]
+    act = {"relu2": lambda x: torch.square(F.relu(x)), "gelu": F.gelu}[c.get("hidden_act", "relu2")]
+    lin = lambda x, n: F.linear(x, sd[n + ".weight"], sd[n + ".bias"])
+    ln = lambda x, n, w=E: F.layer_norm(x, (w,), sd[n + ".weight"], sd[n + ".bias"], eps)
+    mask = torch.full((T, T), torch.finfo(torch.float32).min).triu(1)
+    h = sd["embed_tokens.weight"][ids]
+    hidden, atts = [], []
+    for l in range(c["num_hidden_layers"]):
+        p = "layers.%d." % l
+        hidden.append(h)
+        fused = lin(ln(h, p + "input_layernorm"), p + "self_attn.query_key_value").view(B, T, H, 3, d)
+        q, k, v = fused[..., 0, :], fused[..., 1, :], fused[..., 2, :]
+        if c.get("qk_layernorm", True):
+            q, k = ln(q, p + "self_attn.q_layernorm", d), ln(k, p + "self_attn.k_layernorm", d)
+        q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+        turn = lambda x: torch.cat((x[..., :rot] * cos + rotate_half(x[..., :rot]) * sin, x[..., rot:]), dim=-1)
+        q, k = turn(q), turn(k)
+        w = torch.softmax(torch.matmul(q, k.transpose(2, 3)) / math.sqrt(d) + mask, dim=-1, dtype=torch.float32)
+        atts.append(w)
+        h = lin(torch.matmul(w, v).transpose(1, 2).reshape(B, T, E), p + "self_attn.dense") + h
+        h = lin(act(lin(ln(h, p + "post_attention_layernorm"), p + "mlp.dense_h_to_4h")), p + "mlp.dense_4h_to_h") + h
+    hidden.append(ln(h, "final_layernorm"))
+    return torch.stack(atts), torch.stack(hidden)
+
+
+def persimmon():
+    torch.manual_seed(43)
+    save("persimmon", PERSIMMON, persimmon_state(PERSIMMON), lambda sd: persimmon_forward(sd, PERSIMMON, IDS), prefix="model.")
+    save("persimmon_bf16", PERSIMMON_BF16, persimmon_state(PERSIMMON_BF16),
+         lambda sd: persimmon_forward(sd, PERSIMMON_BF16, IDS), torch.bfloat16)
+
+
 def llama_biases():
     torch.manual_seed(9)
     save("llama_biases", LLAMA_BIASES, llama_state(LLAMA_BIASES, True), lambda sd: llama_forward(sd, LLAMA_BIASES, IDS),
@@ -2376,6 +2452,7 @@ def tiny():
     gpt_neo()
     mpt()
     codegen()
+    persimmon()
     albert()
     gpt_bigcode()
     olmo3_smollm3()
@@ -2754,7 +2831,7 @@ SUBSETS = {"--variants": variants, "--rope-variants": rope_variants, "--qwen3": 
            "--granite": granite, "--mixtral": mixtral, "--qwen-moe": qwen_moe_models,
            "--electra": electra, "--starcoder2": starcoder2, "--stablelm": stablelm, "--cohere": cohere,
            "--olmo": olmo, "--gptj": gptj, "--falcon": falcon,
-           "--opt": opt, "--gpt-neo": gpt_neo, "--mpt": mpt, "--codegen": codegen, "--albert": albert,
+           "--opt": opt, "--gpt-neo": gpt_neo, "--mpt": mpt, "--codegen": codegen, "--persimmon": persimmon, "--albert": albert,
            "--gpt-bigcode": gpt_bigcode,
            "--olmo3-smollm3": olmo3_smollm3, "--cohere2": cohere2,
            "--glm": glm, "--nemotron": nemotron}

@@ -54,6 +54,8 @@
 //                          (1 + weight), RoPE on partial_rotary_factor of each head, up_proj, relu2, down_proj
 //   gpt_neox               GPTNeoXModel: LayerNorm, the fused query_key_value per head, RoPE on
 //                          rotary_pct of each head, use_parallel_residual
+//   persimmon              PersimmonModel: GPT-NeoX's serial layer, qk_layernorm (one LayerNorm for
+//                          every head's q, one for k), relu2
 //   granite                LlamaModel's layer with embedding_multiplier, attention_multiplier (the
 //                          scores' scale) and residual_multiplier
 //   mixtral                Mistral's layer with a sparse mixture of experts for the MLP
@@ -94,7 +96,7 @@ namespace attn::model {
 
 enum class Architecture {
     bert, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, codegen, opt, llama, phi, starcoder2, stablelm, cohere, olmo,
-    gpt_neox, bloom, mpt, falcon, nemotron
+    gpt_neox, persimmon, bloom, mpt, falcon, nemotron
 };
 // An encoder (bert, distilbert, albert): every token sees every token, no mask of any kind.
 inline bool is_encoder(Architecture a) noexcept {

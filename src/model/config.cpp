@@ -22,7 +22,7 @@
 namespace attn::model {
 
 const char* known_model_types() noexcept {
-    return "bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, codegen, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, glm, glm4, olmo2, olmo3, smollm3, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, nemotron, stablelm, cohere, cohere2, gpt_neox, bloom, mpt, falcon";
+    return "bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, codegen, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, glm, glm4, olmo2, olmo3, smollm3, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, nemotron, stablelm, cohere, cohere2, gpt_neox, persimmon, bloom, mpt, falcon";
 }
 
 namespace {
@@ -1272,6 +1272,31 @@ void gpt_neox(const Reader& r, ModelConfig& c) {
     c.parallel_residual = r.flag("use_parallel_residual", true);
 }
 
+// PersimmonConfig's defaults (persimmon-8b): GPT-NeoX's serial layer under its own names: LayerNorm,
+// the fused query_key_value per head (q | k | v as view(heads, 3, d)) and dense with biases,
+// qk_layernorm (a LayerNorm over each head's q and k, one weight and bias for every head, before
+// RoPE), RoPE of base rope_theta (25000) on the leading int(head_dim · partial_rotary_factor)
+// dims (0.5), relu2 between dense_h_to_4h and dense_4h_to_h (with biases), final_layernorm.
+void persimmon(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::persimmon;
+    c.layers = r.count_or("num_hidden_layers", 36), c.hidden = r.count_or("hidden_size", 4096);
+    c.heads = r.count_or("num_attention_heads", 64), c.kv_heads = c.heads;
+    c.intermediate = r.count_or("intermediate_size", 16384);
+    c.vocab = r.count_or("vocab_size", 262144);
+    c.norm_eps = r.eps_or("layer_norm_eps", 1e-5);
+    r.not_null("hidden_act");
+    c.activation = activation(r, r.string_or("hidden_act", "relu2"));
+    if (c.hidden % c.heads)  // PersimmonAttention refuses it
+        r.fail("hidden_size " + std::to_string(c.hidden) + " is not a multiple of num_attention_heads " + std::to_string(c.heads));
+    c.head_dim = c.hidden / c.heads;
+    c.qkv_bias = c.o_bias = c.mlp_bias = true;
+    c.qk_norm = r.flag("qk_layernorm", true);
+    // (RoPE has no table to outgrow: max_position_embeddings is no limit on the tokens)
+    const std::size_t max_positions = r.count_or_none("max_position_embeddings", 16384, Reader::Written::whole);
+    const double partial = rope(r, {max_positions, 0}, c, RopeOf::phi, 25000.0);
+    c.rotary_dims = rotary_dims(r, c.head_dim, partial, "partial_rotary_factor");
+}
+
 // Phi3Config's defaults (Phi-3-mini-4k): LlamaModel with the projections fused, self_attn.qkv_proj
 // (rows q | k | v) and mlp.gate_up_proj (rows gate | up), no biases; RoPE default or longrope on
 // the leading int(head_dim · partial_rotary_factor) dims of each head; sliding_window on every
@@ -1475,6 +1500,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     else if (c.model_type == "opt") opt(r, c);
     else if (c.model_type == "gpt_neo") gpt_neo(r, c);
     else if (c.model_type == "mpt") mpt(r, c);
+    else if (c.model_type == "persimmon") persimmon(r, c);
     else if (c.model_type == "llama" || c.model_type == "mistral" || c.model_type == "qwen2" || c.model_type == "qwen3" ||
              c.model_type == "olmo2" || c.model_type == "olmo3" || c.model_type == "smollm3" ||
              c.model_type == "granite" || c.model_type == "mixtral" ||

@@ -4,7 +4,9 @@
 // leading rotary_pct of each head's dims, causal attention, dense; with use_parallel_residual
 // x + attn(ln1(x)) + mlp(ln2(x)), else x' = x + attn(ln1(x)), x' + mlp(ln2(x')); the MLP
 // dense_h_to_4h, the activation, dense_4h_to_h. final_layer_norm at the end, whose output is the
-// last hidden state.
+// last hidden state. PersimmonModel's (models/persimmon/modeling_persimmon.py; persimmon-8b) is the
+// serial layer under its own names (self_attn.query_key_value, self_attn.dense, final_layernorm),
+// with qk_layernorm: a LayerNorm over each head's q (q_layernorm) and k (k_layernorm), before RoPE.
 #include <cmath>
 #include <string>
 
@@ -14,12 +16,24 @@
 
 namespace attn::model {
 
+namespace {
+
+struct NeoxNames {
+    const char *qkv, *dense, *final_norm;
+};
+const NeoxNames neox_names{"attention.query_key_value", "attention.dense", "final_layer_norm"};
+const NeoxNames persimmon_names{"self_attn.query_key_value", "self_attn.dense", "final_layernorm"};
+
+}  // namespace
+
 void run_gpt_neox(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec) {
     const std::size_t E = c.hidden, H = c.heads, d = c.head_dim, B = in.batch, T = in.tokens, F = c.intermediate;
+    const NeoxNames& n = c.arch == Architecture::persimmon ? persimmon_names : neox_names;
+    const std::string qkv_name = std::string(n.qkv) + ".", dense_name = std::string(n.dense) + ".";
     Tensor h = token_rows(c, w, in, E);
     AttentionSpec spec;
     spec.causal = Causal::top_left;
-    w.get(layer_prefix(c, 0) + "attention.query_key_value.weight", {3 * E, E});  // confirms head_dim
+    w.get(layer_prefix(c, 0) + qkv_name + "weight", {3 * E, E});  // confirms head_dim
     spec.rope = rope_for_tokens(c.rope, c.rotary_dims, T, c.rope_scaling_text);
     spec.scale = float(1.0 / std::sqrt(double(d)));  // norm_factor = head_size ** -0.5
     for (std::size_t l = 0; l <= rec.last_layer(); ++l) {
@@ -29,13 +43,20 @@ void run_gpt_neox(const ModelConfig& c, const Weights& w, const ModelInput& in, 
         const auto bias = [&](const std::string& n, std::size_t len) { return c.qkv_bias ? &W(n, {len}) : nullptr; };
         Tensor x = h;
         layer_norm(x, W("input_layernorm.weight", {E}), &W("input_layernorm.bias", {E}), c.norm_eps);
-        const Tensor qkv = linear(rows_of(x), W("attention.query_key_value.weight", {3 * E, E}), Layout::linear,
-                                  bias("attention.query_key_value.bias", 3 * E));
+        const Tensor qkv = linear(rows_of(x), W(qkv_name + "weight", {3 * E, E}), Layout::linear, bias(qkv_name + "bias", 3 * E));
         // head h's q, k and v: columns h·3d + [0, d), [d, 2d), [2d, 3d)
-        const Tensor ctx = self_attention(heads_view(qkv, B, T, 0, H, d, 3 * d), heads_view(qkv, B, T, d, H, d, 3 * d),
-                                          heads_view(qkv, B, T, 2 * d, H, d, 3 * d), spec, rec.weights_of(l),
-                                          rec.weights_stride());
-        const Tensor attn = linear(rows_of(ctx), W("attention.dense.weight", {E, E}), Layout::linear, bias("attention.dense.bias", E));
+        Tensor ctx;
+        if (c.qk_norm) {  // Persimmon: each head's q and k normalised, one LayerNorm for all heads' q, one for k
+            Tensor q = column_blocks(qkv, H, d, 3 * d, 0), k = column_blocks(qkv, H, d, 3 * d, d);
+            layer_norm_named(q, w, p + "self_attn.q_layernorm", d, c.norm_eps);
+            layer_norm_named(k, w, p + "self_attn.k_layernorm", d, c.norm_eps);
+            ctx = self_attention(heads_view(q, B, T, 0, H, d), heads_view(k, B, T, 0, H, d),
+                                 heads_view(qkv, B, T, 2 * d, H, d, 3 * d), spec, rec.weights_of(l), rec.weights_stride());
+        } else {
+            ctx = self_attention(heads_view(qkv, B, T, 0, H, d, 3 * d), heads_view(qkv, B, T, d, H, d, 3 * d),
+                                 heads_view(qkv, B, T, 2 * d, H, d, 3 * d), spec, rec.weights_of(l), rec.weights_stride());
+        }
+        const Tensor attn = linear(rows_of(ctx), W(dense_name + "weight", {E, E}), Layout::linear, bias(dense_name + "bias", E));
         // the MLP's input: ln2 of the layer's input (parallel), or of the input plus the attention
         if (!c.parallel_residual) add_rows(h, attn);
         x = h;
@@ -55,7 +76,7 @@ void run_gpt_neox(const ModelConfig& c, const Weights& w, const ModelInput& in, 
         }
     }
     if (rec.last_layer() + 1 == c.layers) {
-        layer_norm(h, w.get("final_layer_norm.weight", {E}), &w.get("final_layer_norm.bias", {E}), c.norm_eps);
+        layer_norm_named(h, w, n.final_norm, E, c.norm_eps);
         rec.hidden(c.layers, h);
     }
 }

@@ -41,6 +41,7 @@ WeightNames weight_names(Architecture arch) {
         case Architecture::phi:
         case Architecture::starcoder2:
         case Architecture::nemotron:
+        case Architecture::persimmon:
         case Architecture::stablelm:
         case Architecture::cohere:
         case Architecture::olmo: break;
@@ -107,6 +108,7 @@ Model::Model(const std::string& folder) {
         case Architecture::phi:
         case Architecture::starcoder2:
         case Architecture::nemotron:
+        case Architecture::persimmon:
         case Architecture::stablelm:
         case Architecture::cohere:
         case Architecture::olmo: weights_->choose_prefix({"", "model."}, token_embeddings(config_.arch)); break;
@@ -188,7 +190,8 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
         case Architecture::gpt2:
         case Architecture::gpt_bigcode: run_gpt2(c, *weights_, in, rec); break;
         case Architecture::llama: run_llama(c, *weights_, in, rec); break;
-        case Architecture::gpt_neox: run_gpt_neox(c, *weights_, in, rec); break;
+        case Architecture::gpt_neox:
+        case Architecture::persimmon: run_gpt_neox(c, *weights_, in, rec); break;
         case Architecture::bloom: run_bloom(c, *weights_, in, rec); break;
         case Architecture::mpt: run_mpt(c, *weights_, in, rec); break;
         case Architecture::falcon: run_falcon(c, *weights_, in, rec); break;

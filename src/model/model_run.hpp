@@ -68,7 +68,7 @@ std::vector<std::int64_t> position_ids(const ModelConfig& c, const ModelInput& i
 void run_bert(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_gpt2(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_llama(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
-void run_gpt_neox(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
+void run_gpt_neox(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);  // and Persimmon's
 void run_bloom(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_mpt(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);
 void run_falcon(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec);

@@ -44,6 +44,7 @@
 # float16; pretraining_tp with slow_but_exact: the output projections without biases),
 # mpt ("transformer." names, ALiBi with 4 heads; 6 heads, clip_qkv and softmax_scale in float16),
 # codegen (GPT-J's layer with the fused qkv_proj in 4 chunks: 4 heads; 8 heads, token types, float16),
+# persimmon (qk_layernorm, half of each head turned, relu2; no qk_layernorm, linear rope_scaling, bfloat16),
 # olmo2 (the norms after the attention and the MLP, q_norm and k_norm over all heads, GQA; with
 # attention_bias and linear rope_scaling in bfloat16), olmo3 (three sliding layers and a full one),
 # smollm3 (a NoPE layer that slides, biases, bfloat16; no_rope_layers given), glm (RoPE on pairs of
@@ -595,7 +596,7 @@ expect_err_has "no model.safetensors" "missing weights named"
 mkdir -p "$T/t5" && echo '{"model_type": "t5"}' >"$T/t5/config.json" && cp "$TINY/bert/model.safetensors" "$T/t5/"
 run model "$T/t5" --ids 1,2
 expect_code 3 "unknown model_type"
-expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, codegen, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, glm, glm4, olmo2, olmo3, smollm3, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, nemotron, stablelm, cohere, cohere2, gpt_neox, bloom, mpt, falcon)' "unknown model_type lists the known ones"
+expect_err_has 'model_type "t5" is not supported (attn runs bert, roberta, xlm-roberta, electra, distilbert, albert, gpt2, gpt_bigcode, gpt_neo, gptj, codegen, opt, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, gemma3, phi3, glm, glm4, olmo2, olmo3, smollm3, granite, mixtral, qwen2_moe, qwen3_moe, olmo, phi, starcoder2, nemotron, stablelm, cohere, cohere2, gpt_neox, persimmon, bloom, mpt, falcon)' "unknown model_type lists the known ones"
 mkdir -p "$T/relkey" && cp "$TINY/bert/model.safetensors" "$T/relkey/"
 sed 's/"absolute"/"relative_key"/' "$TINY/bert/config.json" >"$T/relkey/config.json"
 run model "$T/relkey" --ids 1,2

@@ -710,6 +710,48 @@ TEST_CASE("model config: olmo is OlmoConfig: its defaults, LayerNorm's eps 1e-5,
     CHECK(error("olmo", ", \"num_key_value_heads\": 3").find("not a multiple of num_key_value_heads 3") != std::string::npos);
 }
 
+TEST_CASE("model config: persimmon is PersimmonConfig: its defaults, qk_layernorm, partial rotary dims, rope_theta") {
+    const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
+    const attn::model::ModelConfig p = parse("{\"model_type\": \"persimmon\"}");  // persimmon-8b
+    CHECK(p.arch == attn::model::Architecture::persimmon);
+    CHECK(p.layers == 36);
+    CHECK(p.hidden == 4096);
+    CHECK(p.heads == 64);
+    CHECK(p.kv_heads == 64);
+    CHECK(p.head_dim == 64);
+    CHECK(p.intermediate == 16384);
+    CHECK(p.vocab == 262144);
+    CHECK(p.norm_eps == 1e-5);
+    CHECK(p.activation == attn::model::ModelConfig::Activation::relu2);
+    CHECK(p.qk_norm);
+    CHECK(p.rotary_dims == 32);  // int(64 * 0.5)
+    CHECK(p.rope.theta == 25000.0f);
+    CHECK(p.rope.style == attn::RopeStyle::half);
+    CHECK(p.qkv_bias);
+    CHECK(p.o_bias);
+    CHECK(p.mlp_bias);
+    CHECK_FALSE(p.parallel_residual);
+    CHECK(p.max_positions == 0);  // RoPE: no limit
+    const attn::model::ModelConfig q = parse("{\"model_type\": \"persimmon\", \"hidden_size\": 64, \"num_attention_heads\": 2, "
+                                             "\"qk_layernorm\": false, \"partial_rotary_factor\": 0.25, \"rope_theta\": 100, "
+                                             "\"hidden_act\": \"gelu\"}");
+    CHECK_FALSE(q.qk_norm);
+    CHECK(q.rotary_dims == 8);
+    CHECK(q.rope.theta == 100.0f);
+    CHECK(q.activation == attn::model::ModelConfig::Activation::gelu_erf);
+    const auto fails = [&](const std::string& more) {
+        try {
+            parse("{\"model_type\": \"persimmon\", \"hidden_size\": 64, \"num_attention_heads\": 4" + more + "}");
+        } catch (const attn::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK(fails(", \"num_attention_heads\": 6").find("hidden_size 64 is not a multiple of num_attention_heads 6") != std::string::npos);
+    CHECK(fails(", \"partial_rotary_factor\": 0.1").find("rotary dims of each head") != std::string::npos);  // int(1.6) = 1
+    CHECK(fails(", \"hidden_act\": null").find("\"hidden_act\" is null") != std::string::npos);
+}
+
 TEST_CASE("model config: codegen is CodeGenConfig: GPTJConfig's keys and defaults, heads in 4 chunks") {
     const auto parse = [](const std::string& json) { return attn::model::parse_model_config(json, "config.json"); };
     const attn::model::ModelConfig g = parse("{\"model_type\": \"codegen\"}");  // CodeGenConfig's defaults: GPT-J-6B's shape
