@@ -131,8 +131,8 @@ struct ModelConfig {
     std::vector<bool> rope_layers;      // per layer: RoPE turns q and k (SmolLM3's no_rope_layers, Cohere 2's sliding
                                         // layers; empty: every layer)
     bool qkv_bias = false, o_bias = false, mlp_bias = false;  // the q/k/v, output and MLP projections' biases
-    bool qk_norm = false;  // Qwen3: self_attn.q_norm and k_norm, RMSNorm over head_dim (Phi: LayerNorm; StableLM,
-                           // Cohere: a LayerNorm weight of each head's own)
+    bool qk_norm = false;  // Qwen3: self_attn.q_norm and k_norm, RMSNorm over head_dim (Phi, Persimmon: LayerNorm;
+                           // StableLM, Cohere: a LayerNorm weight of each head's own)
     bool qk_norm_whole = false;  // OLMo 2: q_norm and k_norm over the whole projection (heads · head_dim)
     bool fused_qkv = false;      // Phi-3: self_attn.qkv_proj (rows q | k | v)
     bool fused_gate_up = false;  // Phi-3, GLM: mlp.gate_up_proj (rows gate | up)
@@ -142,7 +142,7 @@ struct ModelConfig {
                                      // x + attn(ln1(x)) + mlp(ln2(x)); StableLM, Cohere, Falcon: of one norm's output)
     bool split_norms = false;  // Falcon's new_decoder_architecture: ln_attn before the attention, ln_mlp before the MLP
     bool residual_from_norm = false;  // BLOOM's apply_residual_connection_post_layernorm: ln(x) + attn(ln(x))
-    std::size_t rotary_dims = 0;     // partial_rotary_factor (Phi-3, Phi, StableLM), rotary_pct (GPT-NeoX), rotary_dim
+    std::size_t rotary_dims = 0;     // partial_rotary_factor (Phi-3, Phi, StableLM, Persimmon), rotary_pct (GPT-NeoX), rotary_dim
                                      // (GPT-J): the leading dims of each head RoPE turns (0: all)
     bool embed_scale = false, unit_offset_norm = false;  // Gemma: embeddings ·√hidden, RMSNorm by (1 + weight)
                                                           // (Nemotron: LayerNorm by (1 + weight))

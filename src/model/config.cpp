@@ -687,8 +687,9 @@ float rope_base(const Reader& holder, const char* key, double fallback) {
 // "rope_parameters" ({"rope_type", "rope_theta", the scaling's fields}); theta the object's
 // "rope_theta", else the top-level one (v5's setdefault), else the config class's (10000;
 // Mixtral's 1e6). partial_rotary_factor, the object's else the top level's, is returned for
-// Phi-3, Phi, StableLM, GLM, Nemotron and GPT-NeoX (`partial`; Phi's, GLM's and Nemotron's default
-// is 0.5, StableLM's 0.25; the others refuse one other than 1);
+// Phi-3, Phi, StableLM, GLM, Nemotron, GPT-NeoX and Persimmon (`partial`; Phi's, GLM's,
+// Nemotron's and Persimmon's (RopeOf::phi) default is 0.5, StableLM's 0.25; the others refuse one
+// other than 1);
 // Phi-3 has scaling types of its own (rope_scaling's phi3).
 enum class RopeOf { llama, phi3, gpt_neox, phi, stablelm, glm, nemotron };
 double rope(const Reader& r, const Lengths& top, ModelConfig& c, RopeOf of = RopeOf::llama, double default_theta = 10000.0) {
@@ -988,9 +989,17 @@ void llama(const Reader& r, ModelConfig& c) {
     padding_id(r, c, false);  // checked only: the word embeddings' padding_idx
 }
 
+// max_position_embeddings where only dynamic and yarn RoPE read it (RoPE has no table to outgrow:
+// it is no limit on the tokens): the config class's default when absent, 0 when null, which those
+// two refuse (transformers fails on None there).
+std::size_t rope_max_positions(const Reader& r, std::size_t fallback) {
+    const json::Value* given = r.v.find("max_position_embeddings");
+    return given && given->is_null() ? 0 : r.count_or_none("max_position_embeddings", fallback, Reader::Written::whole);
+}
+
 // The leading dims of each head RoPE turns: int(head_dim * factor), as transformers computes it;
-// `key` names the factor. (For an odd count transformers' Phi-3 turns one more dim and Phi
-// fails; for 0 both turn none; no checkpoint has those.)
+// `key` names the factor. (For an odd count transformers' Phi-3 turns one more dim and Phi and
+// Persimmon fail; for 0 they turn none; no checkpoint has those.)
 std::size_t rotary_dims(const Reader& r, std::size_t head_dim, double factor, const char* key) {
     const double rotary = std::floor(double(head_dim) * factor);
     if (!(factor > 0) || rotary < 2 || rotary > double(head_dim) || std::fmod(rotary, 2.0) != 0)
@@ -1025,10 +1034,7 @@ void phi(const Reader& r, ModelConfig& c) {
     if (c.qk_norm && c.head_dim * c.heads != c.hidden)
         r.fail("qk_layernorm normalises hidden_size // num_attention_heads = " + std::to_string(c.hidden / c.heads) +
                " dims, but a head has head_dim " + std::to_string(c.head_dim));
-    // (only dynamic and yarn RoPE read max_position_embeddings; null refused there, as 0)
-    const std::size_t max_positions = r.count_or_none("max_position_embeddings", 2048, Reader::Written::whole);
-    const json::Value* max_given = r.v.find("max_position_embeddings");
-    const double partial = rope(r, {max_given && max_given->is_null() ? 0 : max_positions,
+    const double partial = rope(r, {rope_max_positions(r, 2048),
                                     r.count_or_none("original_max_position_embeddings", 0, Reader::Written::whole)},
                                 c, RopeOf::phi);
     c.rotary_dims = rotary_dims(r, c.head_dim, partial, "partial_rotary_factor");
@@ -1257,9 +1263,7 @@ void gpt_neox(const Reader& r, ModelConfig& c) {
     if (c.hidden % c.heads)  // GPTNeoXAttention refuses it
         r.fail("hidden_size " + std::to_string(c.hidden) + " is not a multiple of num_attention_heads " + std::to_string(c.heads));
     c.head_dim = c.hidden / c.heads;
-    // (RoPE has no table to outgrow: max_position_embeddings is no limit on the tokens)
-    const std::size_t max_positions = r.count_or_none("max_position_embeddings", 2048, Reader::Written::whole);
-    const double partial = rope(r, {max_positions, 0}, c, RopeOf::gpt_neox);
+    const double partial = rope(r, {rope_max_positions(r, 2048), 0}, c, RopeOf::gpt_neox);
     const json::Value* scaling = r.v.find("rope_scaling");
     const json::Value* params = r.v.find("rope_parameters");
     const json::Value* object = scaling && scaling->is_object() ? scaling : params && params->is_object() ? params : nullptr;
@@ -1289,11 +1293,9 @@ void persimmon(const Reader& r, ModelConfig& c) {
     if (c.hidden % c.heads)  // PersimmonAttention refuses it
         r.fail("hidden_size " + std::to_string(c.hidden) + " is not a multiple of num_attention_heads " + std::to_string(c.heads));
     c.head_dim = c.hidden / c.heads;
-    c.qkv_bias = c.o_bias = c.mlp_bias = true;
+    c.qkv_bias = c.o_bias = true;  // GPT-NeoX's attention_bias true (the MLP's biases it always has)
     c.qk_norm = r.flag("qk_layernorm", true);
-    // (RoPE has no table to outgrow: max_position_embeddings is no limit on the tokens)
-    const std::size_t max_positions = r.count_or_none("max_position_embeddings", 16384, Reader::Written::whole);
-    const double partial = rope(r, {max_positions, 0}, c, RopeOf::phi, 25000.0);
+    const double partial = rope(r, {rope_max_positions(r, 16384), 0}, c, RopeOf::phi, 25000.0);
     c.rotary_dims = rotary_dims(r, c.head_dim, partial, "partial_rotary_factor");
 }
 

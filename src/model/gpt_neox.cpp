@@ -5,8 +5,9 @@
 // x + attn(ln1(x)) + mlp(ln2(x)), else x' = x + attn(ln1(x)), x' + mlp(ln2(x')); the MLP
 // dense_h_to_4h, the activation, dense_4h_to_h. final_layer_norm at the end, whose output is the
 // last hidden state. PersimmonModel's (models/persimmon/modeling_persimmon.py; persimmon-8b) is the
-// serial layer under its own names (self_attn.query_key_value, self_attn.dense, final_layernorm),
-// with qk_layernorm: a LayerNorm over each head's q (q_layernorm) and k (k_layernorm), before RoPE.
+// serial layer under its own names (embed_tokens, self_attn.query_key_value, self_attn.dense,
+// final_layernorm), with qk_layernorm: a LayerNorm over each head's q (q_layernorm) and k
+// (k_layernorm), one weight and bias for every head, before RoPE.
 #include <cmath>
 #include <string>
 

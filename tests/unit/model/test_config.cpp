@@ -729,7 +729,6 @@ TEST_CASE("model config: persimmon is PersimmonConfig: its defaults, qk_layernor
     CHECK(p.rope.style == attn::RopeStyle::half);
     CHECK(p.qkv_bias);
     CHECK(p.o_bias);
-    CHECK(p.mlp_bias);
     CHECK_FALSE(p.parallel_residual);
     CHECK(p.max_positions == 0);  // RoPE: no limit
     const attn::model::ModelConfig q = parse("{\"model_type\": \"persimmon\", \"hidden_size\": 64, \"num_attention_heads\": 2, "
@@ -741,15 +740,20 @@ TEST_CASE("model config: persimmon is PersimmonConfig: its defaults, qk_layernor
     CHECK(q.activation == attn::model::ModelConfig::Activation::gelu_erf);
     const auto fails = [&](const std::string& more) {
         try {
-            parse("{\"model_type\": \"persimmon\", \"hidden_size\": 64, \"num_attention_heads\": 4" + more + "}");
+            parse("{\"model_type\": \"persimmon\", \"hidden_size\": 64" + more + "}");
         } catch (const attn::InputError& e) {
             return std::string(e.what());
         }
         return std::string("no error");
     };
     CHECK(fails(", \"num_attention_heads\": 6").find("hidden_size 64 is not a multiple of num_attention_heads 6") != std::string::npos);
-    CHECK(fails(", \"partial_rotary_factor\": 0.1").find("rotary dims of each head") != std::string::npos);  // int(1.6) = 1
+    CHECK(fails(", \"num_attention_heads\": 4, \"partial_rotary_factor\": 0.1").find("rotary dims of each head") !=
+          std::string::npos);  // int(16 * 0.1) = 1
     CHECK(fails(", \"hidden_act\": null").find("\"hidden_act\" is null") != std::string::npos);
+    // dynamic RoPE reads max_position_embeddings, which transformers keeps None
+    CHECK(fails(", \"max_position_embeddings\": null, \"rope_scaling\": {\"type\": \"dynamic\", \"factor\": 2}")
+              .find("which is null") != std::string::npos);
+    CHECK(parse("{\"model_type\": \"persimmon\", \"max_position_embeddings\": null}").rotary_dims == 32);
 }
 
 TEST_CASE("model config: codegen is CodeGenConfig: GPTJConfig's keys and defaults, heads in 4 chunks") {
