@@ -1251,18 +1251,28 @@ void nemotron(const Reader& r, ModelConfig& c) {
 // rope_parameters') rope_theta and partial_rotary_factor come first, as v5 reads them; the
 // top-level keys of those names are never read (v4's constructor overwrites them from
 // rotary_emb_base and rotary_pct, v5 sets them from those).
-void gpt_neox(const Reader& r, ModelConfig& c) {
-    c.arch = Architecture::gpt_neox;
-    c.layers = r.count_or("num_hidden_layers", 44), c.hidden = r.count_or("hidden_size", 6144);
-    c.heads = r.count_or("num_attention_heads", 64), c.kv_heads = c.heads;
-    c.intermediate = r.count_or("intermediate_size", 24576);
-    c.vocab = r.count_or("vocab_size", 50432);
+// The sizes, LayerNorm eps and activation GPTNeoXConfig and PersimmonConfig read alike, with
+// their defaults; hidden_size a multiple of the heads (both attentions refuse it otherwise).
+struct NeoxDefaults {
+    std::size_t layers, hidden, heads, intermediate, vocab;
+    const char* activation;
+};
+void neox_keys(const Reader& r, ModelConfig& c, const NeoxDefaults& d) {
+    c.layers = r.count_or("num_hidden_layers", d.layers), c.hidden = r.count_or("hidden_size", d.hidden);
+    c.heads = r.count_or("num_attention_heads", d.heads), c.kv_heads = c.heads;
+    c.intermediate = r.count_or("intermediate_size", d.intermediate);
+    c.vocab = r.count_or("vocab_size", d.vocab);
     c.norm_eps = r.eps_or("layer_norm_eps", 1e-5);
     r.not_null("hidden_act");
-    c.activation = activation(r, r.string_or("hidden_act", "gelu"));
-    if (c.hidden % c.heads)  // GPTNeoXAttention refuses it
+    c.activation = activation(r, r.string_or("hidden_act", d.activation));
+    if (c.hidden % c.heads)
         r.fail("hidden_size " + std::to_string(c.hidden) + " is not a multiple of num_attention_heads " + std::to_string(c.heads));
     c.head_dim = c.hidden / c.heads;
+}
+
+void gpt_neox(const Reader& r, ModelConfig& c) {
+    c.arch = Architecture::gpt_neox;
+    neox_keys(r, c, {44, 6144, 64, 24576, 50432, "gelu"});
     const double partial = rope(r, {rope_max_positions(r, 2048), 0}, c, RopeOf::gpt_neox);
     const json::Value* scaling = r.v.find("rope_scaling");
     const json::Value* params = r.v.find("rope_parameters");
@@ -1283,16 +1293,7 @@ void gpt_neox(const Reader& r, ModelConfig& c) {
 // dims (0.5), relu2 between dense_h_to_4h and dense_4h_to_h (with biases), final_layernorm.
 void persimmon(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::persimmon;
-    c.layers = r.count_or("num_hidden_layers", 36), c.hidden = r.count_or("hidden_size", 4096);
-    c.heads = r.count_or("num_attention_heads", 64), c.kv_heads = c.heads;
-    c.intermediate = r.count_or("intermediate_size", 16384);
-    c.vocab = r.count_or("vocab_size", 262144);
-    c.norm_eps = r.eps_or("layer_norm_eps", 1e-5);
-    r.not_null("hidden_act");
-    c.activation = activation(r, r.string_or("hidden_act", "relu2"));
-    if (c.hidden % c.heads)  // PersimmonAttention refuses it
-        r.fail("hidden_size " + std::to_string(c.hidden) + " is not a multiple of num_attention_heads " + std::to_string(c.heads));
-    c.head_dim = c.hidden / c.heads;
+    neox_keys(r, c, {36, 4096, 64, 16384, 262144, "relu2"});
     c.qkv_bias = c.o_bias = true;  // GPT-NeoX's attention_bias true (the MLP's biases it always has)
     c.qk_norm = r.flag("qk_layernorm", true);
     const double partial = rope(r, {rope_max_positions(r, 16384), 0}, c, RopeOf::phi, 25000.0);
