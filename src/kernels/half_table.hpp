@@ -3,13 +3,17 @@
 // the widening in registers it replaced kept a NaN's payload). The decoding loops take q8_0
 // block scales from it (kv_load.hpp's KvGroups): a table read broadcast into the vector is a
 // load, where widening the half in registers takes three vector instructions per scale. Data,
-// not code: one definition for every arch. (ggml keeps the same table for CPUs without F16C.)
+// not code: one definition for every arch. A plain array in a struct, so that the per-arch TUs
+// index it without a template function (std::array's operator[], left out of line in the
+// sanitizer builds, would be weak code of one arch's flags: design notes §2, tests/e2e/test_arch.sh).
+// (ggml keeps the same table for CPUs without F16C.)
 #pragma once
-#include <array>
-#include <cstdint>
 
 namespace attn::kernels {
 
-extern const std::array<float, 65536> half_floats;
+struct HalfTable {
+    float value[65536];
+};
+extern const HalfTable half_floats;
 
 }  // namespace attn::kernels

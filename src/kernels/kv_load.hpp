@@ -124,7 +124,7 @@ inline vfloat<Arch> load_kv(const Bf16* p) {
 }
 template <class Arch>
 inline vfloat<Arch> load_kv(Q8Ptr p) {
-    return NarrowLoads<Arch>::q8_values(p.values()) * vfloat<Arch>(half_floats[p.block().d]);
+    return NarrowLoads<Arch>::q8_values(p.values()) * vfloat<Arch>(half_floats.value[p.block().d]);
 }
 template <class Arch>
 inline vfloat<Arch> load_kv_partial(const float* p, std::size_t n) {
@@ -220,7 +220,7 @@ struct KvGroups<Arch, const Q8Block*> {
         return load(row, g, i);  // the block's padding past the row's end is zeros
     }
     // (from the table of every float16's float32 value, half_table.hpp: one load)
-    static Scale scale(const Q8Block* row, std::size_t g) { return F(half_floats[row[g].d]); }
+    static Scale scale(const Q8Block* row, std::size_t g) { return F(half_floats.value[row[g].d]); }
     static F begin(F q, F k, F) { return q * k; }
     static F end(F t, Scale d, F acc) { return fmadd<Arch>(t, d, acc); }
     static F factor(float p, Scale d) { return F(p) * d; }
