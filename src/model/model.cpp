@@ -17,26 +17,29 @@ namespace attn::model {
 namespace {
 
 // Where each architecture keeps its weights, under the base model's names: the token embedding
-// table, and the stem of its layers' names (the layer's index and "." follow; ALBERT's: its group's).
+// table, and the stem of its layers' names (the layer's index and "." follow; ALBERT's: its group's);
+// and the prefix a task model's checkpoint (BertForMaskedLM, GPT2LMHeadModel, LlamaForCausalLM)
+// nests the base model's names under (transformers' base_model_prefix and a ".").
 struct WeightNames {
     const char* token_embeddings;
     const char* layers;
+    const char* task_prefix;
 };
 WeightNames weight_names(Architecture arch) {
     switch (arch) {
-        case Architecture::bert: return {"embeddings.word_embeddings.weight", "encoder.layer."};
-        case Architecture::distilbert: return {"embeddings.word_embeddings.weight", "transformer.layer."};
-        case Architecture::albert: return {"embeddings.word_embeddings.weight", "encoder.albert_layer_groups."};
+        case Architecture::bert: return {"embeddings.word_embeddings.weight", "encoder.layer.", "bert."};
+        case Architecture::distilbert: return {"embeddings.word_embeddings.weight", "transformer.layer.", "distilbert."};
+        case Architecture::albert: return {"embeddings.word_embeddings.weight", "encoder.albert_layer_groups.", "albert."};
         case Architecture::gpt2:
         case Architecture::gpt_bigcode:
         case Architecture::gptj:
         case Architecture::codegen:
-        case Architecture::gpt_neo: return {"wte.weight", "h."};
+        case Architecture::gpt_neo: return {"wte.weight", "h.", "transformer."};
         case Architecture::bloom:
-        case Architecture::falcon: return {"word_embeddings.weight", "h."};
-        case Architecture::mpt: return {"wte.weight", "blocks."};
-        case Architecture::gpt_neox: return {"embed_in.weight", "layers."};
-        case Architecture::opt: return {"decoder.embed_tokens.weight", "decoder.layers."};
+        case Architecture::falcon: return {"word_embeddings.weight", "h.", "transformer."};
+        case Architecture::mpt: return {"wte.weight", "blocks.", "transformer."};
+        case Architecture::gpt_neox: return {"embed_in.weight", "layers.", "gpt_neox."};
+        case Architecture::opt: return {"decoder.embed_tokens.weight", "decoder.layers.", "model."};
         case Architecture::llama:
         case Architecture::phi:
         case Architecture::starcoder2:
@@ -46,7 +49,7 @@ WeightNames weight_names(Architecture arch) {
         case Architecture::cohere:
         case Architecture::olmo: break;
     }
-    return {"embed_tokens.weight", "layers."};
+    return {"embed_tokens.weight", "layers.", "model."};
 }
 
 bool is_folder(const std::string& path) {
@@ -80,48 +83,20 @@ Model::Model(const std::string& folder) {
     require_regular_file(config);
     config_ = parse_model_config(io::read_file(config, io::Content::text), config);
     weights_ = std::make_unique<Weights>(folder);
-    switch (config_.arch) {  // a task model's checkpoint (BertForMaskedLM, GPT2LMHeadModel, LlamaForCausalLM) nests the base model
-        case Architecture::bert:  // RobertaForMaskedLM: "roberta." (XLM-RoBERTa's too); ElectraForPreTraining: "electra."
-            weights_->choose_prefix({"", config_.padding_idx               ? "roberta."
-                                         : config_.model_type == "electra" ? "electra."
-                                                                           : "bert."},
-                                    token_embeddings(config_.arch));
-            break;
-        case Architecture::distilbert:  // DistilBertForMaskedLM, ...ForSequenceClassification
-            weights_->choose_prefix({"", "distilbert."}, token_embeddings(config_.arch));
-            break;
-        case Architecture::albert:  // AlbertForMaskedLM, ...ForSequenceClassification
-            weights_->choose_prefix({"", "albert."}, token_embeddings(config_.arch));
-            break;
-        case Architecture::gpt2:
-        case Architecture::gpt_bigcode:
-        case Architecture::gptj:
-        case Architecture::codegen:
-        case Architecture::gpt_neo:
-        case Architecture::bloom:
-        case Architecture::mpt:
-        case Architecture::falcon:  // GPT2LMHeadModel, GPTBigCode-, GPTJ-, CodeGen-, GPTNeo-, Bloom-, Mpt-, FalconForCausalLM
-            weights_->choose_prefix({"", "transformer."}, token_embeddings(config_.arch));
-            break;
-        case Architecture::gpt_neox: weights_->choose_prefix({"", "gpt_neox."}, token_embeddings(config_.arch)); break;
-        case Architecture::opt: weights_->choose_prefix({"", "model."}, token_embeddings(config_.arch)); break;  // OPTForCausalLM
-        case Architecture::phi:
-        case Architecture::starcoder2:
-        case Architecture::nemotron:
-        case Architecture::persimmon:
-        case Architecture::stablelm:
-        case Architecture::cohere:
-        case Architecture::olmo: weights_->choose_prefix({"", "model."}, token_embeddings(config_.arch)); break;
-        case Architecture::llama:
-            // Gemma3ForConditionalGeneration: the language model beside the vision tower, as Google's
-            // checkpoints name it and as transformers v4.52 on saves it; Gemma3Model's
-            if (config_.model_type == "gemma3")
-                weights_->choose_prefix({"language_model.model.", "model.language_model.", "language_model."},
-                                        token_embeddings(config_.arch));
-            else
-                weights_->choose_prefix({"", "model."}, token_embeddings(config_.arch));
-            break;
-    }
+    // A task model's checkpoint nests the base model (weight_names' task_prefix). BERT's prefix is
+    // its model type's: RobertaForMaskedLM's "roberta." (XLM-RoBERTa's too), ElectraForPreTraining's
+    // "electra."; Gemma3ForConditionalGeneration keeps the language model beside the vision tower,
+    // as Google's checkpoints name it and as transformers v4.52 on saves it (Gemma3Model's).
+    const WeightNames names = weight_names(config_.arch);
+    if (config_.model_type == "gemma3")
+        weights_->choose_prefix({"language_model.model.", "model.language_model.", "language_model."}, names.token_embeddings);
+    else if (config_.arch == Architecture::bert)
+        weights_->choose_prefix({"", config_.padding_idx               ? "roberta."
+                                     : config_.model_type == "electra" ? "electra."
+                                                                       : names.task_prefix},
+                                names.token_embeddings);
+    else
+        weights_->choose_prefix({"", names.task_prefix}, names.token_embeddings);
 }
 
 Model::~Model() = default;
