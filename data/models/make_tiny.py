@@ -946,11 +946,9 @@ GPT_NEOX_SERIAL = dict(PYTHIA, use_parallel_residual=False, rotary_pct=1.0, atte
 
 
 def gpt_neox():
-    torch.manual_seed(10)
-    save("pythia_f16", PYTHIA, gpt_neox_state(PYTHIA), lambda sd: gpt_neox_forward(sd, PYTHIA, IDS), torch.float16,
-         prefix="gpt_neox.")
-    save("gpt_neox_serial", GPT_NEOX_SERIAL, gpt_neox_state(GPT_NEOX_SERIAL),
-         lambda sd: gpt_neox_forward(sd, GPT_NEOX_SERIAL, IDS), prefix="gpt_neox.")
+    family(10, gpt_neox_state, gpt_neox_forward,
+           ("pythia_f16", PYTHIA, {"dtype": torch.float16, "prefix": "gpt_neox."}),
+           ("gpt_neox_serial", GPT_NEOX_SERIAL, {"prefix": "gpt_neox."}))
 
 
 # llama_biases (--llama-biases: torch.manual_seed(9)): LlamaConfig's attention_bias (q, k, v and o_proj)
@@ -1111,9 +1109,9 @@ def phi_forward(sd, c, ids):
 
 
 def phi():
-    torch.manual_seed(14)
-    save("phi", PHI, phi_state(PHI), lambda sd: phi_forward(sd, PHI, IDS), prefix="model.")
-    save("phi_qk_gqa_f16", PHI_QK_GQA, phi_state(PHI_QK_GQA), lambda sd: phi_forward(sd, PHI_QK_GQA, IDS), torch.float16)
+    family(14, phi_state, phi_forward,
+           ("phi", PHI, {"prefix": "model."}),
+           ("phi_qk_gqa_f16", PHI_QK_GQA, {"dtype": torch.float16}))
 
 
 # Granite (--granite: torch.manual_seed(15)): models/granite/modular_granite.py, LlamaModel with
@@ -1260,13 +1258,10 @@ def starcoder2_forward(sd, c, ids):
 
 
 def starcoder2():
-    torch.manual_seed(19)
-    save("starcoder2", STARCODER2, starcoder2_state(STARCODER2), lambda sd: starcoder2_forward(sd, STARCODER2, IDS),
-         prefix="model.")
-    save("starcoder2_nobias_bf16", STARCODER2_NOBIAS, starcoder2_state(STARCODER2_NOBIAS),
-         lambda sd: starcoder2_forward(sd, STARCODER2_NOBIAS, IDS), torch.bfloat16, prefix="model.")
-    save("starcoder2_dynamic", STARCODER2_DYNAMIC, starcoder2_state(STARCODER2_DYNAMIC),
-         lambda sd: starcoder2_forward(sd, STARCODER2_DYNAMIC, IDS), prefix="model.")
+    family(19, starcoder2_state, starcoder2_forward,
+           ("starcoder2", STARCODER2, {"prefix": "model."}),
+           ("starcoder2_nobias_bf16", STARCODER2_NOBIAS, {"dtype": torch.bfloat16, "prefix": "model."}),
+           ("starcoder2_dynamic", STARCODER2_DYNAMIC, {"prefix": "model."}))
 
 
 # StableLM (--stablelm: torch.manual_seed(20)): models/stablelm/modeling_stablelm.py StableLmModel.
@@ -1369,10 +1364,9 @@ def stablelm_forward(sd, c, ids):
 
 
 def stablelm():
-    torch.manual_seed(20)
-    save("stablelm", STABLELM, stablelm_state(STABLELM), lambda sd: stablelm_forward(sd, STABLELM, IDS), prefix="model.")
-    save("stablelm_parallel_bf16", STABLELM_PARALLEL, stablelm_state(STABLELM_PARALLEL),
-         lambda sd: stablelm_forward(sd, STABLELM_PARALLEL, IDS), torch.bfloat16)
+    family(20, stablelm_state, stablelm_forward,
+           ("stablelm", STABLELM, {"prefix": "model."}),
+           ("stablelm_parallel_bf16", STABLELM_PARALLEL, {"dtype": torch.bfloat16}))
 
 
 def cohere_state(c):
@@ -1468,17 +1462,15 @@ COHERE2_TYPES = {"model_type": "cohere2", "architectures": ["Cohere2ForCausalLM"
 
 
 def cohere2():
-    torch.manual_seed(30)
-    save("cohere2", COHERE2, cohere_state(COHERE2), lambda sd: cohere_forward(sd, COHERE2, IDS), prefix="model.")
-    save("cohere2_types_f16", COHERE2_TYPES, cohere_state(COHERE2_TYPES),
-         lambda sd: cohere_forward(sd, COHERE2_TYPES, IDS), torch.float16, prefix="model.")
+    family(30, cohere_state, cohere_forward,
+           ("cohere2", COHERE2, {"prefix": "model."}),
+           ("cohere2_types_f16", COHERE2_TYPES, {"dtype": torch.float16, "prefix": "model."}))
 
 
 def cohere():
-    torch.manual_seed(21)
-    save("cohere", COHERE, cohere_state(COHERE), lambda sd: cohere_forward(sd, COHERE, IDS), prefix="model.")
-    save("cohere_f16", COHERE_OWN_HEAD, cohere_state(COHERE_OWN_HEAD), lambda sd: cohere_forward(sd, COHERE_OWN_HEAD, IDS),
-         torch.float16, prefix="model.")
+    family(21, cohere_state, cohere_forward,
+           ("cohere", COHERE, {"prefix": "model."}),
+           ("cohere_f16", COHERE_OWN_HEAD, {"dtype": torch.float16, "prefix": "model."}))
 
 
 # OLMo (--olmo: torch.manual_seed(22)): models/olmo/modular_olmo.py OlmoModel, LlamaModel's layer with
@@ -1543,10 +1535,9 @@ def olmo_forward(sd, c, ids):
 
 
 def olmo():
-    torch.manual_seed(22)
-    save("olmo", OLMO, olmo_state(OLMO), lambda sd: olmo_forward(sd, OLMO, IDS), prefix="model.")
-    save("olmo_head_dim_bf16", OLMO_HEAD_DIM, olmo_state(OLMO_HEAD_DIM), lambda sd: olmo_forward(sd, OLMO_HEAD_DIM, IDS),
-         torch.bfloat16, prefix="model.")
+    family(22, olmo_state, olmo_forward,
+           ("olmo", OLMO, {"prefix": "model."}),
+           ("olmo_head_dim_bf16", OLMO_HEAD_DIM, {"dtype": torch.bfloat16, "prefix": "model."}))
 
 
 # GPT-J (--gptj: torch.manual_seed(23)): models/gptj/modeling_gptj.py GPTJModel. gptj: rotary_dim 4 of
@@ -1644,17 +1635,15 @@ CODEGEN_F16 = {"model_type": "codegen", "architectures": ["CodeGenModel"], "voca
 
 
 def codegen():
-    torch.manual_seed(42)
-    save("codegen", CODEGEN, gptj_state(CODEGEN), lambda sd: gptj_forward(sd, CODEGEN, IDS), prefix="transformer.")
-    save("codegen_f16", CODEGEN_F16, gptj_state(CODEGEN_F16),
-         lambda sd: gptj_forward(sd, CODEGEN_F16, IDS, GPT2_TYPES), torch.float16, types=GPT2_TYPES)
+    family(42, gptj_state, gptj_forward,
+           ("codegen", CODEGEN, {"prefix": "transformer."}),
+           ("codegen_f16", CODEGEN_F16, {"dtype": torch.float16, "types": GPT2_TYPES}))
 
 
 def gptj():
-    torch.manual_seed(23)
-    save("gptj", GPTJ, gptj_state(GPTJ), lambda sd: gptj_forward(sd, GPTJ, IDS), prefix="transformer.")
-    save("gptj_full_rotary_f16", GPTJ_FULL, gptj_state(GPTJ_FULL), lambda sd: gptj_forward(sd, GPTJ_FULL, IDS, GPT2_TYPES),
-         torch.float16, types=GPT2_TYPES)
+    family(23, gptj_state, gptj_forward,
+           ("gptj", GPTJ, {"prefix": "transformer."}),
+           ("gptj_full_rotary_f16", GPTJ_FULL, {"dtype": torch.float16, "types": GPT2_TYPES}))
 
 
 # Falcon (--falcon: torch.manual_seed(24)): models/falcon/modeling_falcon.py FalconModel (RoPE; alibi is
@@ -1781,13 +1770,11 @@ def falcon_forward(sd, c, ids):
 
 
 def falcon():
-    torch.manual_seed(24)
-    save("falcon", FALCON, falcon_state(FALCON), lambda sd: falcon_forward(sd, FALCON, IDS), prefix="transformer.")
-    save("falcon_grouped_bf16", FALCON_GROUPED, falcon_state(FALCON_GROUPED),
-         lambda sd: falcon_forward(sd, FALCON_GROUPED, IDS), torch.bfloat16)
-    save("falcon_serial_f16", FALCON_SERIAL, falcon_state(FALCON_SERIAL), lambda sd: falcon_forward(sd, FALCON_SERIAL, IDS),
-         torch.float16, prefix="transformer.")
-    save("falcon2", FALCON2, falcon_state(FALCON2), lambda sd: falcon_forward(sd, FALCON2, IDS), prefix="transformer.")
+    family(24, falcon_state, falcon_forward,
+           ("falcon", FALCON, {"prefix": "transformer."}),
+           ("falcon_grouped_bf16", FALCON_GROUPED, {"dtype": torch.bfloat16}),
+           ("falcon_serial_f16", FALCON_SERIAL, {"dtype": torch.float16, "prefix": "transformer."}),
+           ("falcon2", FALCON2, {"prefix": "transformer."}))
 
 
 # OPT (--opt: torch.manual_seed(25)): models/opt/modeling_opt.py OPTModel. opt: opt-125m's layout (pre-LN,
@@ -1944,10 +1931,9 @@ def gpt_neo_forward(sd, c, ids, token_types=None):
 
 
 def gpt_neo():
-    torch.manual_seed(26)
-    save("gpt_neo", GPT_NEO, gpt_neo_state(GPT_NEO), lambda sd: gpt_neo_forward(sd, GPT_NEO, IDS), prefix="transformer.")
-    save("gpt_neo_local_f16", GPT_NEO_LOCAL, gpt_neo_state(GPT_NEO_LOCAL),
-         lambda sd: gpt_neo_forward(sd, GPT_NEO_LOCAL, IDS, GPT2_TYPES), torch.float16, types=GPT2_TYPES)
+    family(26, gpt_neo_state, gpt_neo_forward,
+           ("gpt_neo", GPT_NEO, {"prefix": "transformer."}),
+           ("gpt_neo_local_f16", GPT_NEO_LOCAL, {"dtype": torch.float16, "types": GPT2_TYPES}))
 
 
 # ALBERT (--albert: torch.manual_seed(27)): models/albert/modeling_albert.py AlbertModel. albert: embeddings
@@ -2016,11 +2002,9 @@ def albert_forward(sd, c, ids, types):
 
 
 def albert():
-    torch.manual_seed(27)
-    save("albert", ALBERT, albert_state(ALBERT), lambda sd: albert_forward(sd, ALBERT, IDS, TYPES), prefix="albert.",
-         types=TYPES)
-    save("albert_groups_f16", ALBERT_GROUPS, albert_state(ALBERT_GROUPS),
-         lambda sd: albert_forward(sd, ALBERT_GROUPS, IDS, TYPES), torch.float16, types=TYPES)
+    family(27, albert_state, albert_forward,
+           ("albert", ALBERT, {"prefix": "albert.", "types": TYPES}),
+           ("albert_groups_f16", ALBERT_GROUPS, {"dtype": torch.float16, "types": TYPES}))
 
 
 # GPTBigCode (--gpt-bigcode: torch.manual_seed(28)): models/gpt_bigcode/modeling_gpt_bigcode.py
@@ -2100,11 +2084,9 @@ def gpt_bigcode_forward(sd, c, ids):
 
 
 def gpt_bigcode():
-    torch.manual_seed(28)
-    save("gpt_bigcode", GPT_BIGCODE, gpt_bigcode_state(GPT_BIGCODE), lambda sd: gpt_bigcode_forward(sd, GPT_BIGCODE, IDS),
-         prefix="transformer.")
-    save("gpt_bigcode_mha_f16", GPT_BIGCODE_MHA, gpt_bigcode_state(GPT_BIGCODE_MHA),
-         lambda sd: gpt_bigcode_forward(sd, GPT_BIGCODE_MHA, IDS), torch.float16)
+    family(28, gpt_bigcode_state, gpt_bigcode_forward,
+           ("gpt_bigcode", GPT_BIGCODE, {"prefix": "transformer."}),
+           ("gpt_bigcode_mha_f16", GPT_BIGCODE_MHA, {"dtype": torch.float16}))
 
 
 # Nemotron (--nemotron: torch.manual_seed(32)): models/nemotron/modeling_nemotron.py NemotronModel: LlamaModel's
@@ -2182,10 +2164,9 @@ def nemotron_forward(sd, c, ids):
 
 
 def nemotron():
-    torch.manual_seed(32)
-    save("nemotron", NEMOTRON, nemotron_state(NEMOTRON), lambda sd: nemotron_forward(sd, NEMOTRON, IDS), prefix="model.")
-    save("nemotron_bias_bf16", NEMOTRON_BIAS, nemotron_state(NEMOTRON_BIAS),
-         lambda sd: nemotron_forward(sd, NEMOTRON_BIAS, IDS), torch.bfloat16, prefix="model.")
+    family(32, nemotron_state, nemotron_forward,
+           ("nemotron", NEMOTRON, {"prefix": "model."}),
+           ("nemotron_bias_bf16", NEMOTRON_BIAS, {"dtype": torch.bfloat16, "prefix": "model."}))
 
 
 # MPT (--mpt: torch.manual_seed(41)): models/mpt/modeling_mpt.py MptModel. mpt: 4 heads (a power of 2),
@@ -2255,9 +2236,9 @@ def mpt_forward(sd, c, ids):
 
 
 def mpt():
-    torch.manual_seed(41)
-    save("mpt", MPT, mpt_state(MPT), lambda sd: mpt_forward(sd, MPT, IDS), prefix="transformer.")
-    save("mpt_clip_f16", MPT_CLIP, mpt_state(MPT_CLIP), lambda sd: mpt_forward(sd, MPT_CLIP, IDS), torch.float16)
+    family(41, mpt_state, mpt_forward,
+           ("mpt", MPT, {"prefix": "transformer."}),
+           ("mpt_clip_f16", MPT_CLIP, {"dtype": torch.float16}))
 
 
 # Persimmon (--persimmon: torch.manual_seed(43)): models/persimmon/modeling_persimmon.py PersimmonModel.
@@ -2328,10 +2309,9 @@ def persimmon_forward(sd, c, ids):
 
 
 def persimmon():
-    torch.manual_seed(43)
-    save("persimmon", PERSIMMON, persimmon_state(PERSIMMON), lambda sd: persimmon_forward(sd, PERSIMMON, IDS), prefix="model.")
-    save("persimmon_bf16", PERSIMMON_BF16, persimmon_state(PERSIMMON_BF16),
-         lambda sd: persimmon_forward(sd, PERSIMMON_BF16, IDS), torch.bfloat16)
+    family(43, persimmon_state, persimmon_forward,
+           ("persimmon", PERSIMMON, {"prefix": "model."}),
+           ("persimmon_bf16", PERSIMMON_BF16, {"dtype": torch.bfloat16}))
 
 
 def llama_biases():
@@ -2388,6 +2368,17 @@ def save(name, config, sd, forward, dtype=torch.float32, prefix="", shards=1, ty
     if name == "llama":  # outputs.attentions[1][:, 2]: what --layer 1 --head 2 gives
         np.save(os.path.join(folder, "attentions_layer1_head2.npy"), att[1][:, 2].numpy().astype(np.float32))
     print(name, tuple(att.shape), tuple(hid.shape), DTYPES[dtype])
+
+
+def family(seed, state, forward, *folders):
+    """A family's folders from one torch.manual_seed(seed) stream, in order: each (name, config,
+    save's keyword arguments); state(config) draws the weights, forward(sd, config, IDS[, types])
+    is the reference, with the folder's token types when it has them."""
+    torch.manual_seed(seed)
+    for name, c, opts in folders:
+        types = opts.get("types")
+        run = (lambda sd, c=c: forward(sd, c, IDS)) if types is None else (lambda sd, c=c, t=types: forward(sd, c, IDS, t))
+        save(name, c, state(c), run, **opts)
 
 
 def variants():
@@ -2614,11 +2605,9 @@ def distilbert_forward(sd, c, ids):
 
 
 def distilbert():
-    torch.manual_seed(11)
-    save("distilbert", DISTILBERT, distilbert_state(DISTILBERT), lambda sd: distilbert_forward(sd, DISTILBERT, IDS),
-         prefix="distilbert.")
-    save("distilbert_aliased_f16", DISTILBERT_ALIASED, distilbert_state(DISTILBERT_ALIASED),
-         lambda sd: distilbert_forward(sd, DISTILBERT_ALIASED, IDS), torch.float16)
+    family(11, distilbert_state, distilbert_forward,
+           ("distilbert", DISTILBERT, {"prefix": "distilbert."}),
+           ("distilbert_aliased_f16", DISTILBERT_ALIASED, {"dtype": torch.float16}))
 
 
 # ---- BloomModel (--bloom) ---------------------------------------------------------------------
@@ -2721,12 +2710,10 @@ def bloom_forward(sd, c, ids):
 
 
 def bloom():
-    torch.manual_seed(12)
-    save("bloom", BLOOM, bloom_state(BLOOM), lambda sd: bloom_forward(sd, BLOOM, IDS), prefix="transformer.")
-    save("bloom_post_ln_f16", BLOOM_POST_LN, bloom_state(BLOOM_POST_LN),
-         lambda sd: bloom_forward(sd, BLOOM_POST_LN, IDS), torch.float16)
-    save("bloom_tp_sliced", BLOOM_TP_SLICED, bloom_state(BLOOM_TP_SLICED),
-         lambda sd: bloom_forward(sd, BLOOM_TP_SLICED, IDS))
+    family(12, bloom_state, bloom_forward,
+           ("bloom", BLOOM, {"prefix": "transformer."}),
+           ("bloom_post_ln_f16", BLOOM_POST_LN, {"dtype": torch.float16}),
+           ("bloom_tp_sliced", BLOOM_TP_SLICED, {}))
 
 
 # ---- ElectraModel (--electra: torch.manual_seed(18)) ------------------------------------------
@@ -2741,11 +2728,9 @@ ELECTRA_SAME = dict(ELECTRA, architectures=["ElectraModel"], embedding_size=32, 
 
 
 def electra():
-    torch.manual_seed(18)
-    save("electra", ELECTRA, bert_state(ELECTRA), lambda sd: bert_forward(sd, ELECTRA, IDS, TYPES), prefix="electra.",
-         types=TYPES)
-    save("electra_same_width_f16", ELECTRA_SAME, bert_state(ELECTRA_SAME),
-         lambda sd: bert_forward(sd, ELECTRA_SAME, IDS, TYPES), torch.float16, types=TYPES)
+    family(18, bert_state, bert_forward,
+           ("electra", ELECTRA, {"prefix": "electra.", "types": TYPES}),
+           ("electra_same_width_f16", ELECTRA_SAME, {"dtype": torch.float16, "types": TYPES}))
 
 
 def bert_base(folder, T=128, repeats=3, threads=2):
