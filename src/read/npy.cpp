@@ -433,14 +433,15 @@ std::optional<MaskBits> parse_npy_mask(std::string_view bytes, const std::string
                                        const MaskRules& rules, bool* negative, bool* boolean, bool mapped) {
     const Layout layout = npy_layout(bytes, bytes.size(), source, max_dims);
     const Header& h = layout.header;
+    // Booleans and integers of any size are a boolean mask (nonzero true): PyTorch takes bool
+    // masks and refuses integer ones, never adding them. Said before any return: the caller's
+    // fallback (Fortran order, read as values) applies the same rule.
+    const bool integer = h.dtype->kind == Kind::b || h.dtype->kind == Kind::i || h.dtype->kind == Kind::u;
+    if (boolean) *boolean = integer;
     if (*h.fortran_order && h.shape->size() > 1) return std::nullopt;
     const auto* data = reinterpret_cast<const unsigned char*>(bytes.data()) + layout.data_offset;
     const Shape shape(*h.shape);
     const std::size_t Tk = shape.back(1), size = h.dtype->size;
-    // Booleans and integers of any size are a boolean mask (nonzero true): PyTorch takes bool
-    // masks and refuses integer ones, never adding them.
-    const bool integer = h.dtype->kind == Kind::b || h.dtype->kind == Kind::i || h.dtype->kind == Kind::u;
-    if (boolean) *boolean = integer;
     // The pages of a mapped file, once packed, are given back: the Tq×Tk entries never stand
     // in memory at once beside the bits.
     const std::size_t data_bytes = shape.numel() * size;

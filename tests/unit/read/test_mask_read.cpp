@@ -366,6 +366,38 @@ TEST_CASE("mask .npy files of one-byte entries: cut short, a long header, Fortra
     CHECK(fortran_mask.values.rank() == whole_mask.values.rank());
 }
 
+// A bool or integer .npy in Fortran order (np.save of a transposed array) is read from its values,
+// not packed, and is boolean as in C order: PyTorch's polarity never adds it to the scores (it
+// once came back as not boolean, so --attn-mask added its 0s and 1s).
+TEST_CASE("mask .npy of bool and integer types in Fortran order: boolean, the same mask as in C order") {
+    test_util::TempDir dir;
+    const std::size_t rows = 3, cols = 5;
+    std::vector<double> values(rows * cols), transposed(rows * cols);
+    for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t j = 0; j < cols; ++j) values[i * cols + j] = transposed[j * rows + i] = double((i + 2 * j) % 3 == 0);
+    for (const char* descr : {"|b1", "|u1", "|i1", "<i2", "<i4", "<i8", ">i4", "<u8"}) {
+        INFO("dtype " << descr);
+        std::string fortran = npy_of(descr, Shape{rows, cols}, transposed);  // column by column
+        fortran.replace(fortran.find("False"), 5, "True ");
+        test_util::write_file(dir / "c.npy", npy_of(descr, Shape{rows, cols}, values));
+        test_util::write_file(dir / "f.npy", fortran);
+        const MaskRules torch{true, true};  // --attn-mask: True = not allowed
+        const attn::io::MaskInput c = attn::io::read_mask(dir / "c.npy", torch);
+        const attn::io::MaskInput f = attn::io::read_mask(dir / "f.npy", torch);
+        CHECK(c.boolean);
+        CHECK(f.boolean);
+        // C order comes as bits of the allowed keys; Fortran order as its values (1 = not allowed).
+        REQUIRE(c.bits.rank() == 2);
+        REQUIRE(f.values.rank() == 2);
+        REQUIRE(f.values.rows() == rows);
+        REQUIRE(f.values.cols() == cols);
+        const MaskBits allowed = MaskBits(f.values.view()).inverted();
+        CHECK(same_words(allowed, c.bits));
+        for (std::size_t i = 0; i < rows; ++i)
+            for (std::size_t j = 0; j < cols; ++j) CHECK(c.bits.allowed(i, j) == (values[i * cols + j] == 0));
+    }
+}
+
 TEST_CASE("text mask: rows of numbers or True/False into bits, as the text reader's tensor packs") {
     namespace d = attn::io::detail;
     const std::vector<std::string> texts = {
