@@ -302,7 +302,7 @@ int cmd_random(int argc, char** argv) {
             throw UsageError("invalid --shape '" + shape_text(spec.shape) +
                              "': its text output has more than 2^28 lines per draw (--format npy has no such limit)");
     if (npy && draws > 1 && out.path.empty())
-        throw UsageError("npy of several draws needs -o DIR/ (one file per draw)");
+        throw UsageError("npy of several draws needs -o DIR/ (one file per draw), or use npz (one archive)");
     // npy into a folder: several draws, or -o DIR/ or an existing folder (one drawN.npy each)
     struct stat st {};
     const bool is_dir = !out.path.empty() && ::stat(out.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);

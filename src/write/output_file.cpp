@@ -96,13 +96,21 @@ void refuse_binary_on_terminal(const std::string& path, const char* format) {
 }
 
 void refuse_npy_name_for_several(const std::string& path, std::size_t count) {
-    std::string ext = path.size() > 4 ? path.substr(path.size() - 4) : "";
+    const std::string name = path.substr(path.find_last_of('/') + 1);
+    const std::size_t dot = name.find_last_of('.');
+    if (dot == std::string::npos || dot == 0) return;  // "head", ".cache": the folder's name
+    std::string ext = name.substr(dot);
     for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-    if (ext != ".npy") return;
-    const std::string stem = path.substr(0, path.size() - 4);
-    throw SettingError("output", "", " " + path + ": " + std::to_string(count) +
-                                         " results do not fit one .npy file: write them to an archive (" + stem +
-                                         ".npz) or a folder (" + stem + "/, one NAME.npy each)");
+    const std::string results = std::to_string(count) + " results";
+    if (ext == ".npy") {
+        const std::string stem = path.substr(0, path.size() - 4);
+        throw SettingError("output", "", " " + path + ": " + results +
+                                             " do not fit one .npy file: write them to an archive (" + stem +
+                                             ".npz) or a folder (" + stem + "/, one NAME.npy each)");
+    }
+    // A file's name (w.npz, out.csv, r.bin): made into a folder only when asked with a final '/'.
+    throw SettingError("output", "", " " + path + ": " + results + " in npy format go to a folder, " + path +
+                                         "/ (one NAME.npy each; made when missing), or an archive (--format npz)");
 }
 
 void write_stdout(std::string_view bytes) {

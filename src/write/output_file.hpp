@@ -28,8 +28,9 @@ bool output_is_terminal(const std::string& path);
 // is written.
 void refuse_binary_on_terminal(const std::string& path, const char* format);  // format: "npy" or "npz"
 
-// A folder for `count` (> 1) npy files to be made at `path`, which names a .npy file: a
-// UsageError naming the remedies (an .npz archive, a folder), before anything is written.
+// `count` (> 1) npy files for `path`, which is neither an existing folder nor DIR/: the folder
+// made when `path` has no extension ("head"); otherwise, a file's name (x.npy, w.npz, out.csv),
+// a UsageError naming the remedies (an .npz archive, a folder), before anything is written.
 void refuse_npy_name_for_several(const std::string& path, std::size_t count);
 
 // One output destination, written as a stream and published all at once:
