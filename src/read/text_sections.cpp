@@ -53,6 +53,42 @@ private:
     std::size_t next_;
 };
 
+// attn's records in json (variance, kv-error), read back as their csv is: one record {"f": x, ...}
+// as a column of its numbers, a list of records as one row each (the same fields in the same
+// order). `where` (FILE:NAME) heads the errors.
+std::string json_records(std::string_view text, const std::string& where) {
+    const json::Value v = json::parse_json(text);
+    const auto numbers = [&](const json::Value& record) {
+        if (!record.is_object()) throw InputError(where + ": not a tensor (a nested list of numbers) nor records");
+        std::vector<std::string> out;
+        for (std::size_t k = 0; k < record.size(); ++k) {
+            const json::Value& x = record.values()[k];
+            if (!x.is_number())
+                throw InputError(where + ": \"" + printable_utf8(record.keys()[k]) + "\" is " +
+                                 (x.is_null() ? "null (json's NaN or inf)" : "not a number"));
+            char buf[32];
+            const auto r = std::to_chars(buf, buf + sizeof buf, x.as_number());  // shortest: the same double
+            out.emplace_back(buf, r.ptr);
+        }
+        return out;
+    };
+    std::string out = "[";
+    if (v.is_object()) {
+        for (const std::string& x : numbers(v)) out += (out.size() > 1 ? ", [" : "[") + x + "]";
+        return out + "]";
+    }
+    const std::vector<json::Value>& records = v.as_array();
+    for (const json::Value& record : records) {
+        const std::vector<std::string> row = numbers(record);
+        if (!(record.keys() == records.front().keys()))
+            throw InputError(where + ": records with other fields than the first's");
+        out += out.size() > 1 ? ", [" : "[";
+        for (std::size_t k = 0; k < row.size(); ++k) out += (k ? ", " : "") + row[k];
+        out += "]";
+    }
+    return out + "]";
+}
+
 bool is_blank_line(std::string_view line) {
     for (char c : line)
         if (!is_blank(c)) return false;
@@ -368,7 +404,9 @@ std::string TextReader::only_result(const std::string& name) const {
         if (i >= s_.size()) fail_expected(i, "'}'");
         if (member == npos) throw missing();
         const std::size_t inner = skip_space_and_comments(value + 1);
-        if (s_[value] != '[' || (inner < s_.size() && (s_[inner] == '{' || s_[inner] == '"')))
+        if (s_[value] == '{' || (s_[value] == '[' && inner < s_.size() && s_[inner] == '{'))
+            return json_records(s_.substr(value, member_end - value), source_ + ":" + name);
+        if (s_[value] != '[' || (inner < s_.size() && s_[inner] == '"'))
             throw InputError(source_ + ":" + name + ": not a tensor (a nested list of numbers)");
         blank_out(out, first + 1, member);
         blank_out(out, member_end, i);

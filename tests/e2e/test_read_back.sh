@@ -92,6 +92,27 @@ for fmt in csv tsv; do
     expect_close "$rb/var_expect" "$T/out" 1e-4 "attn variance $fmt: the numbers"
 done
 
+# json's records (variance, kv-error; several: a list of them) read back as their csv does: a
+# row each, by name from a file or standard input; one record (a 2-D problem) as a column
+for item in variance kv-error; do
+    attend --kv-dtype q8_0 --show "$item",weights --format csv > "$rb/rec.csv"
+    attend --kv-dtype q8_0 --show "$item",weights --format json > "$rb/rec.json"
+    "$ATTN" concat "$rb/rec.csv:$item" --format csv > "$rb/rec_expect"
+    run concat "$rb/rec.json:$item" --format csv; expect_code 0 "$item json read back"
+    expect_close "$rb/rec_expect" "$T/out" 0 "$item json: the numbers of its csv"
+    run_in "$rb/rec.json" concat "-:$item" --format csv; expect_code 0 "$item json on standard input"
+    expect_close "$rb/rec_expect" "$T/out" 0 "$item json on standard input: the numbers"
+done
+"$ATTN" random --seed 8 --shape 5,4 --format npy -o "$rb/q1.npy"
+for fmt in json csv; do
+    "$ATTN" attend -q "$rb/q1.npy" -k "$rb/q1.npy" -v "$rb/q1.npy" --show variance,context --format $fmt -o "$rb/one.$fmt"
+done
+"$ATTN" concat "$rb/one.csv:variance" --format npy -o "$rb/one_expect.npy"
+same_as_npy "$rb/one_expect.npy" "$rb/one.json:variance" "one record in json: a column, as its csv"
+printf '{"variance": {"d_k": 2, "scale": null}}' > "$rb/null.json"
+run concat "$rb/null.json:variance"; expect_code 3 "a record's null field"
+expect_err_has '"scale" is null' "a record's null field named"
+
 # a vector (lse of a 2-D problem) under a heading says so, "(N,)" as NumPy writes a shape,
 # and reads back as a vector, not a 1xN matrix; "(N,)" over more than one row is an error
 "$ATTN" random --seed 7 --shape 5,4 --format npy -o "$rb/q2.npy"
