@@ -32,11 +32,16 @@ std::string did_you_mean(std::string_view given, const std::vector<std::string>&
     const std::size_t bound = std::max<std::size_t>(3, given.size()) / 3;
     std::size_t best = std::numeric_limits<std::size_t>::max();
     for (const std::string& c : candidates) best = std::min(best, edit_distance(given, c));
-    if (best > bound) return "";
+    // None that near: the candidates the word begins, cut short ("rand", "mat"), from 3 letters.
+    const auto begins = [&](const std::string& c) {
+        return given.size() >= 3 && c.size() > given.size() && edit_distance(given, c.substr(0, given.size())) == 0;
+    };
     std::vector<std::string> nearest;
     for (const std::string& c : candidates)
-        if (edit_distance(given, c) == best && std::find(nearest.begin(), nearest.end(), c) == nearest.end())
+        if ((best <= bound ? edit_distance(given, c) == best : begins(c)) &&
+            std::find(nearest.begin(), nearest.end(), c) == nearest.end())
             nearest.push_back(c);
+    if (nearest.empty()) return "";
     std::string text = "; did you mean ";
     for (std::size_t i = 0; i < nearest.size(); ++i) {
         if (i) text += i + 1 == nearest.size() ? " or " : ", ";

@@ -3,7 +3,8 @@
 // the candidates at the smallest edit distance from the word given, counting insertions,
 // deletions, substitutions and swaps of neighbours (optimal string alignment), if that
 // distance is at most max(3, length)/3, rustc's bound: 1 for words up to 5 letters, 2 up
-// to 8, and so on. Case is ignored.
+// to 8, and so on; when none is that near, the candidates that begin with the word given, of
+// 3 letters or more (a name cut short: "rand", "mat"). Case is ignored.
 #pragma once
 #include <cstddef>
 #include <string>

@@ -26,7 +26,12 @@ TEST_CASE("did you mean: the nearest candidates within max(3, length)/3 edits") 
     CHECK(did_you_mean("contxt", show) == "; did you mean 'context'?");
     CHECK(did_you_mean("scors", show) == "; did you mean 'scores'?");
     CHECK(did_you_mean("xyz", show).empty());
-    CHECK(did_you_mean("weigh", show).empty());           // 2 edits, 5 letters: bound 1
+    CHECK(did_you_mean("weigh", show) == "; did you mean 'weights' or 'weights-mean'?");  // 2 edits: the names it begins
+    CHECK(did_you_mean("wei", show) == "; did you mean 'weights' or 'weights-mean'?");
+    CHECK(did_you_mean("rand", {"attend", "random", "positions"}) == "; did you mean 'random'?");
+    CHECK(did_you_mean("MAT", {"matmul", "mask"}) == "; did you mean 'matmul'?");
+    CHECK(did_you_mean("we", show).empty());              // 2 letters: too short to complete
+    CHECK(did_you_mean("querieszzzzz", show).empty());    // 5 edits, bound 4; longer than any name: no completion
     CHECK(did_you_mean("weihgts-mena", show) == "; did you mean 'weights-mean'?");  // 2 swaps, bound 4
     CHECK(did_you_mean("shwo", {"show", "shape"}, "--") == "; did you mean '--show'?");
     // Ties are all listed, in the order given.
