@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -98,9 +99,12 @@ void refuse_binary_on_terminal(const std::string& path, const char* format) {
 void refuse_npy_name_for_several(const std::string& path, std::size_t count) {
     const std::string name = path.substr(path.find_last_of('/') + 1);
     const std::size_t dot = name.find_last_of('.');
-    if (dot == std::string::npos || dot == 0) return;  // "head", ".cache": the folder's name
-    std::string ext = name.substr(dot);
+    std::string ext = dot == std::string::npos || dot == 0 ? "" : name.substr(dot);
     for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    // The extensions of files attn reads or writes; other names ("head", "run.heads") are folders.
+    static const std::set<std::string> file_types = {".npy",  ".npz",         ".csv", ".tsv", ".json", ".txt", ".svg",
+                                                     ".html", ".safetensors", ".bin", ".pt",  ".pth"};
+    if (!file_types.count(ext)) return;
     const std::string results = std::to_string(count) + " results";
     if (ext == ".npy") {
         const std::string stem = path.substr(0, path.size() - 4);

@@ -29,8 +29,9 @@ bool output_is_terminal(const std::string& path);
 void refuse_binary_on_terminal(const std::string& path, const char* format);  // format: "npy" or "npz"
 
 // `count` (> 1) npy files for `path`, which is neither an existing folder nor DIR/: the folder
-// made when `path` has no extension ("head"); otherwise, a file's name (x.npy, w.npz, out.csv),
-// a UsageError naming the remedies (an .npz archive, a folder), before anything is written.
+// made unless `path` ends in the extension of a file attn reads or writes (x.npy, w.npz,
+// out.csv, r.bin), then a UsageError naming the remedies (an archive, a folder), before
+// anything is written.
 void refuse_npy_name_for_several(const std::string& path, std::size_t count);
 
 // One output destination, written as a stream and published all at once:
