@@ -451,6 +451,13 @@ void read_masks(Reader& in, AttendInputs& a) {
         if (s.rank() > 2)
             throw InputError("--key-padding-mask is " + s.dims_text() +
                              ": nn.MultiheadAttention's key_padding_mask is (B, Tk), True = padding");
+        // One row per batch item, as nn.MultiheadAttention checks: more rows would make a batch
+        // of the inputs (a (Tq, Tk) mask given here by mistake).
+        if (const auto bh = s.rank() == 2 && s[0] > 1 ? batch_and_heads(a) : std::nullopt; bh && s[0] != bh->first)
+            throw InputError("--key-padding-mask is " + s.dims_text() + " but the inputs have " +
+                             std::to_string(bh->first) + (bh->first == 1 ? " batch item" : " batch items") +
+                             ": nn.MultiheadAttention's key_padding_mask is (B, Tk), one row per batch item (a mask "
+                             "per query goes to --attn-mask)");
         // (B, Tk) serves every head and query of batch item b: (B, 1, 1, Tk).
         if (additive.rank()) {
             use_as_bias(s.rank() == 2 ? per_batch_item(additive) : as_row_if_vector(std::move(additive)),
