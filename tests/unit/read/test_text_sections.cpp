@@ -148,7 +148,8 @@ TEST_CASE("named results: json members and csv headings") {
     check_matrix(attn::io::parse_text(w, "t.txt"), {{1, 0}, {0.5f, 0.5f}});
     check_matrix(attn::io::parse_text(selected(json, "context"), "t.txt"), {{3, 4}});
     CHECK(selection_error(json, "nope") == "t.txt: no result 'nope' (it holds: weights, variance, context)");
-    CHECK(selection_error(json, "variance") == "t.txt:variance: not a tensor (a nested list of numbers)");
+    check_matrix(attn::io::parse_text(selected(json, "variance"), "t.txt"), {{2}});  // a record: a column, as its csv
+    CHECK(selection_error("{\"v\": [{\"a\": 1}, {\"b\": 2}]}", "v") == "t.txt:v: records with other fields than the first's");
     CHECK(selection_error(json, "labels") == "t.txt:labels: not a tensor (a nested list of numbers)");
     CHECK(selection_error("{\"a\": [1, 2], \"b\" [3]}", "a") == "t.txt:1:19: expected ':', found '['");
 
