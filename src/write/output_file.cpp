@@ -112,9 +112,12 @@ void refuse_npy_name_for_several(const std::string& path, std::size_t count) {
                                              " do not fit one .npy file: write them to an archive (" + stem +
                                              ".npz) or a folder (" + stem + "/, one NAME.npy each)");
     }
-    // A file's name (w.npz, out.csv, r.bin): made into a folder only when asked with a final '/'.
+    // A file's name (w.npz, out.csv, r.bin): made into a folder only when asked with a final '/'
+    // (an existing file: the caller's "not a directory").
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0) return;
     throw SettingError("output", "", " " + path + ": " + results + " in npy format go to a folder, " + path +
-                                         "/ (one NAME.npy each; made when missing), or an archive (--format npz)");
+                                         "/ (one NAME.npy each; made when missing), or to an npz archive");
 }
 
 void write_stdout(std::string_view bytes) {
