@@ -230,7 +230,9 @@ VarianceTable variance_table(const AttendInputs& in, const AttendSettings& s, co
 VarianceTable kv_error_table(const AttendInputs& in, const AttendResults& res) {
     VarianceTable table;
     const SliceSource w{res.stored.weights.view(), true}, w32{res.reference.weights.view(), true};
-    const SliceSource c{res.context, true}, c32{res.reference.context.view(), true};
+    // Both contexts from the same kind of run (weights and context wanted): the differences are
+    // the stored K/V's alone (f32 gives 0), not the fused kernel's rounding against the other path.
+    const SliceSource c{res.stored.context.view(), true}, c32{res.reference.context.view(), true};
     const bool indexed = in.batched || res.head_dim;
     for (std::size_t b = 0; b < res.batch; ++b)
         for (std::size_t h = 0; h < result_heads(res); ++h) {
