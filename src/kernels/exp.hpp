@@ -82,7 +82,10 @@ inline vfloat<Arch> exp(const vfloat<Arch>& x) {
 // NEON) computes the same bits (the same n and r, polynomial and exact scaling). On AVX-512, vreduceps gives r in one instruction and
 // vscalefps applies 2^n itself, its zero-mask giving the 0s: 10 instructions on the two ports
 // the FMAs use, against 14 for e^x with its two-constant range reduction and longer polynomial
-// (exp below).
+// (exp below). Not taken (2026-12-07): n = ⌊y⌋, so that vscalefps takes y itself and the
+// subtraction y − r goes (one instruction of the ~14 per score vector): r = y − ⌊y⌋ is then
+// inexact for y in (−1, 0), vreduceps rounds it down where the other arches round to nearest
+// (other bits), and the weights reach 1.27–1.38 ULP.
 template <class Arch>
 inline vfloat<Arch> exp2_fraction(const vfloat<Arch>& r) {  // 2^r, |r| ≤ ½
     return horner<Arch>(r, 1.535334159e-4f, 1.339887269e-3f, 9.618437849e-3f, 5.550332367e-2f, 2.402264774e-1f,
