@@ -211,6 +211,16 @@ std::size_t parse_rope_dims(const std::string& text, std::size_t d_k) {
     return n;
 }
 
+std::size_t rope_dims(const std::optional<std::string>& given, std::size_t d_k) {
+    if (given) return parse_rope_dims(*given, d_k);
+    if (d_k % 2)
+        throw UsageError("--rope rotates pairs of dims, and d_k = " + std::to_string(d_k) + " is odd: " +
+                         (d_k == 1 ? std::string("a head of one dim has no pair to rotate")
+                                   : "choose the dims rotated with --rope-dims N (even, at most " +
+                                         std::to_string(d_k - 1) + ")"));
+    return 0;
+}
+
 float parse_alibi_max_bias(const std::string& text) {
     const float b = parse_float32(text, "alibi-max-bias");
     if (!(b > 0.0f))

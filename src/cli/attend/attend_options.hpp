@@ -78,6 +78,8 @@ bool parse_softmax_precision(const std::string& text);
 float parse_rope_theta(const std::string& text);
 RopeStyle parse_rope_style(const std::string& text);
 std::size_t parse_rope_dims(const std::string& text, std::size_t d_k);
+// The dims RoPE rotates: --rope-dims as `given`, else 0 (all d_k), which needs an even d_k.
+std::size_t rope_dims(const std::optional<std::string>& given, std::size_t d_k);
 float parse_alibi_max_bias(const std::string& text);
 
 // --lengths: a comma-separated list of non-negative integers ("5,3"), or else a file of

@@ -272,10 +272,7 @@ void parse_positions(const cxxopts::ParseResult& r, const AttendInputs& in, Atte
     if (r.count("rope")) {
         s.rope.theta = parse_rope_theta(r["rope"].as<std::string>());
         if (r.count("rope-style")) s.rope.style = parse_rope_style(r["rope-style"].as<std::string>());
-        if (r.count("rope-dims")) s.rope.dims = parse_rope_dims(r["rope-dims"].as<std::string>(), in.d_k);
-        else if (in.d_k % 2)
-            throw UsageError("--rope rotates pairs of dims, and d_k = " + std::to_string(in.d_k) +
-                             " is odd: choose the dims rotated with --rope-dims N (even)");
+        s.rope.dims = rope_dims(r.count("rope-dims") ? std::optional(r["rope-dims"].as<std::string>()) : std::nullopt, in.d_k);
         s.rope.keys_as = in.keys_after_rope;  // --kv-dtype's type, K left as read by store_kv
     }
     if (r["alibi"].as<bool>())

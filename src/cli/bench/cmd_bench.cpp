@@ -111,10 +111,7 @@ std::vector<Case> variants_of(const cxxopts::ParseResult& r) {
 // then the resolved problem's (check_case), whose message names the option.
 void check_variant(const cxxopts::ParseResult& r, Case& c, const std::string& text) {
     if (c.rope.theta != 0.0f) {
-        if (r.count("rope-dims")) c.rope.dims = parse_rope_dims(r["rope-dims"].as<std::string>(), c.k);
-        else if (c.k % 2)
-            throw UsageError("--rope rotates pairs of dims, and d_k = " + std::to_string(c.k) +
-                             " is odd: choose the dims rotated with --rope-dims N (even)");
+        c.rope.dims = rope_dims(r.count("rope-dims") ? std::optional(r["rope-dims"].as<std::string>()) : std::nullopt, c.k);
     }
     if (c.segments > c.n)
         throw UsageError("invalid --segments " + std::to_string(c.segments) + ": --sizes " + text + " has only " +
