@@ -74,6 +74,17 @@ struct Reader {
         not_null(key);
         return count_or_none(key, fallback);
     }
+    // num_hidden_layers (or the class's own key), at most 2^16: the per-layer settings (windows,
+    // RoPE layers, dense MLP layers) are built from it before the weights are opened, and no
+    // checkpoint holds nearly so many (the deepest have a few hundred).
+    std::size_t layers_or(const char* key, std::size_t fallback) const {
+        const std::size_t n = count_or(key, fallback);
+        if (n > max_layers)
+            fail(std::string("\"") + key + "\" is " + std::to_string(n) + ": more layers than attn reads (" +
+                 std::to_string(max_layers) + ")");
+        return n;
+    }
+    static constexpr std::size_t max_layers = std::size_t(1) << 16;
     std::size_t count_or_none(const char* key, std::size_t fallback, Written written = Written::integer) const {
         const json::Value* x = v.find(key);
         return !x || x->is_null() ? fallback : count(key, written);
@@ -181,7 +192,7 @@ void bert(const Reader& r, ModelConfig& c, std::size_t vocab = 30522) {
     // for RobertaConfig's vocab_size (50265); ElectraConfig's are ELECTRA-small's
     // discriminator's (hidden 256, 4 heads, intermediate 1024, embedding_size 128)
     const bool electra = c.model_type == "electra";
-    c.layers = r.count_or("num_hidden_layers", 12), c.hidden = r.count_or("hidden_size", electra ? 256 : 768);
+    c.layers = r.layers_or("num_hidden_layers", 12), c.hidden = r.count_or("hidden_size", electra ? 256 : 768);
     c.heads = r.count_or("num_attention_heads", electra ? 4 : 12);
     c.intermediate = r.count_or("intermediate_size", electra ? 1024 : 3072);
     // ElectraEmbeddings are embedding_size wide, and ElectraModel projects them to hidden_size
@@ -210,7 +221,7 @@ void bert(const Reader& r, ModelConfig& c, std::size_t vocab = 30522) {
 // layers (1: the outputs and attentions are one per layer, as attn stacks them), GELU (tanh).
 void albert(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::albert;
-    c.layers = r.count_or("num_hidden_layers", 12), c.hidden = r.count_or("hidden_size", 4096);
+    c.layers = r.layers_or("num_hidden_layers", 12), c.hidden = r.count_or("hidden_size", 4096);
     c.heads = r.count_or("num_attention_heads", 64);
     c.intermediate = r.count_or("intermediate_size", 16384);
     c.embedding_size = r.count_or("embedding_size", 128);
@@ -258,7 +269,7 @@ struct Gpt2Defaults {
 };
 void gpt2_keys(const Reader& r, ModelConfig& c, const char* config_class, const Gpt2Defaults& d) {
     const auto named = [&](const char* key, const char* alias) { return aliased(r, key, alias, config_class); };
-    c.layers = r.count_or(named("n_layer", "num_hidden_layers"), d.layers);
+    c.layers = r.layers_or(named("n_layer", "num_hidden_layers"), d.layers);
     c.hidden = r.count_or(named("n_embd", "hidden_size"), d.hidden);
     c.heads = r.count_or(named("n_head", "num_attention_heads"), d.heads);
     c.intermediate = r.count_or_none("n_inner", 4 * c.hidden);
@@ -276,7 +287,7 @@ void gpt2_keys(const Reader& r, ModelConfig& c, const char* config_class, const 
 void distilbert(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::distilbert;
     const auto named = [&](const char* key, const char* alias) { return aliased(r, key, alias, "DistilBertConfig"); };
-    c.layers = r.count_or(named("n_layers", "num_hidden_layers"), 6);
+    c.layers = r.layers_or(named("n_layers", "num_hidden_layers"), 6);
     c.hidden = r.count_or(named("dim", "hidden_size"), 768);
     c.heads = r.count_or(named("n_heads", "num_attention_heads"), 12);
     c.intermediate = r.count_or("hidden_dim", 3072);
@@ -350,7 +361,7 @@ void codegen(const Reader& r, ModelConfig& c) {
 // enable_bias, ReLU, ffn_dim; word_embed_proj_dim (null: hidden_size) the token embeddings' width.
 void opt(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::opt;
-    c.layers = r.count_or("num_hidden_layers", 12), c.hidden = r.count_or("hidden_size", 768);
+    c.layers = r.layers_or("num_hidden_layers", 12), c.hidden = r.count_or("hidden_size", 768);
     c.heads = r.count_or("num_attention_heads", 12);
     c.intermediate = r.count_or("ffn_dim", 3072);
     c.vocab = r.count_or("vocab_size", 50272);
@@ -378,7 +389,7 @@ void opt(const Reader& r, ModelConfig& c) {
 // MLP c_fc and c_proj.
 void gpt_neo(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::gpt_neo;
-    c.layers = r.count_or(aliased(r, "num_layers", "num_hidden_layers", "GPTNeoConfig"), 24);
+    c.layers = r.layers_or(aliased(r, "num_layers", "num_hidden_layers", "GPTNeoConfig"), 24);
     c.heads = r.count_or(aliased(r, "num_heads", "num_attention_heads", "GPTNeoConfig"), 16);
     c.hidden = r.count_or("hidden_size", 2048);
     c.intermediate = r.count_or_none("intermediate_size", 4 * c.hidden);
@@ -448,7 +459,7 @@ void gpt_bigcode(const Reader& r, ModelConfig& c) {
 // slice from zeros, without their biases.
 void bloom(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::bloom;
-    c.layers = r.count_or(aliased(r, "n_layer", "num_hidden_layers", "BloomConfig"), 2);
+    c.layers = r.layers_or(aliased(r, "n_layer", "num_hidden_layers", "BloomConfig"), 2);
     const json::Value* n_embed = r.v.find("n_embed");  // `hidden_size if n_embed is None else n_embed`
     c.hidden = n_embed && n_embed->is_null() ? r.count_or("hidden_size", 64)
                                              : r.count_or(aliased(r, "n_embed", "hidden_size", "BloomConfig"), 64);
@@ -486,7 +497,7 @@ float clip_qkv(const Reader& r) {
 // note says so.
 void mpt(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::mpt;
-    c.layers = r.count_or(aliased(r, "n_layers", "num_hidden_layers", "MptConfig"), 24);
+    c.layers = r.layers_or(aliased(r, "n_layers", "num_hidden_layers", "MptConfig"), 24);
     c.hidden = r.count_or(aliased(r, "d_model", "hidden_size", "MptConfig"), 2048);
     c.heads = r.count_or(aliased(r, "n_heads", "num_attention_heads", "MptConfig"), 16);
     if (c.hidden % c.heads)  // the heads' reshape fails
@@ -864,7 +875,7 @@ void llama(const Reader& r, ModelConfig& c) {
     const bool granite = c.model_type == "granite", smollm3 = c.model_type == "smollm3";
     const bool mixtral = c.model_type == "mixtral", qwen_moe = c.model_type == "qwen2_moe" || c.model_type == "qwen3_moe";
     const LlamaDefaults d = llama_defaults(c.model_type);
-    c.layers = r.count_or("num_hidden_layers", d.layers), c.hidden = r.count_or("hidden_size", d.hidden);
+    c.layers = r.layers_or("num_hidden_layers", d.layers), c.hidden = r.count_or("hidden_size", d.hidden);
     c.heads = r.count_or("num_attention_heads", d.heads);
     c.intermediate = r.count_or("intermediate_size", d.intermediate);
     // num_key_value_heads absent: the class's default; null: the heads (Qwen3MoeConfig before v5 has
@@ -1014,7 +1025,7 @@ std::size_t rotary_dims(const Reader& r, std::size_t head_dim, double factor, co
 // the same norm's output, qk_layernorm (LayerNorm over each head's q and k before RoPE).
 void phi(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::phi;
-    c.layers = r.count_or("num_hidden_layers", 24), c.hidden = r.count_or("hidden_size", 2048);
+    c.layers = r.layers_or("num_hidden_layers", 24), c.hidden = r.count_or("hidden_size", 2048);
     c.heads = r.count_or("num_attention_heads", 32);
     c.kv_heads = r.count_or_none("num_key_value_heads", c.heads);
     c.intermediate = r.count_or("intermediate_size", 8192);
@@ -1049,7 +1060,7 @@ void phi(const Reader& r, ModelConfig& c) {
 // sliding window on every layer when given (None: none), the MLP c_fc, gelu_pytorch_tanh, c_proj.
 void starcoder2(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::starcoder2;
-    c.layers = r.count_or("num_hidden_layers", 30), c.hidden = r.count_or("hidden_size", 3072);
+    c.layers = r.layers_or("num_hidden_layers", 30), c.hidden = r.count_or("hidden_size", 3072);
     c.heads = r.count_or("num_attention_heads", 24), c.kv_heads = r.count_or("num_key_value_heads", 2);
     c.intermediate = r.count_or("intermediate_size", 12288);
     c.head_dim = r.count_or("head_dim", c.hidden / c.heads);  // getattr(config, "head_dim", hidden // heads): None fails
@@ -1069,7 +1080,7 @@ void starcoder2(const Reader& r, ModelConfig& c) {
 // no bias), use_parallel_residual (the attention and the MLP on input_layernorm's output).
 void stablelm(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::stablelm;
-    c.layers = r.count_or("num_hidden_layers", 32), c.hidden = r.count_or("hidden_size", 2560);
+    c.layers = r.layers_or("num_hidden_layers", 32), c.hidden = r.count_or("hidden_size", 2560);
     c.heads = r.count_or("num_attention_heads", 32), c.kv_heads = r.count_or("num_key_value_heads", 32);
     c.intermediate = r.count_or("intermediate_size", 6912);
     c.vocab = r.count_or("vocab_size", 50304);
@@ -1097,7 +1108,7 @@ void stablelm(const Reader& r, ModelConfig& c) {
 // to ±clip_qkv; null: none).
 void olmo(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::olmo;
-    c.layers = r.count_or("num_hidden_layers", 32), c.hidden = r.count_or("hidden_size", 4096);
+    c.layers = r.layers_or("num_hidden_layers", 32), c.hidden = r.count_or("hidden_size", 4096);
     c.heads = r.count_or("num_attention_heads", 32);
     c.kv_heads = r.count_or_none("num_key_value_heads", c.heads);
     c.intermediate = r.count_or("intermediate_size", 11008);
@@ -1123,7 +1134,7 @@ void olmo(const Reader& r, ModelConfig& c) {
 void cohere(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::cohere;
     const bool v2 = c.model_type == "cohere2";
-    c.layers = r.count_or("num_hidden_layers", 40), c.hidden = r.count_or("hidden_size", 8192);
+    c.layers = r.layers_or("num_hidden_layers", 40), c.hidden = r.count_or("hidden_size", 8192);
     c.heads = r.count_or("num_attention_heads", 64);
     c.kv_heads = r.count_or_none("num_key_value_heads", c.heads);
     c.intermediate = r.count_or("intermediate_size", 22528);
@@ -1174,7 +1185,7 @@ void cohere(const Reader& r, ModelConfig& c) {
 void falcon(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::falcon;
     const auto named = [&](const char* key, const char* alias) { return aliased(r, key, alias, "FalconConfig"); };
-    c.layers = r.count_or(named("n_layer", "num_hidden_layers"), 32);
+    c.layers = r.layers_or(named("n_layer", "num_hidden_layers"), 32);
     c.heads = r.count_or(named("n_head", "num_attention_heads"), 71);
     const std::size_t hidden_size = r.count_or("hidden_size", 4544);
     const json::Value* n_embed = r.v.find("n_embed");  // `hidden_size if n_embed is None else n_embed`
@@ -1224,7 +1235,7 @@ void falcon(const Reader& r, ModelConfig& c) {
 // partial_rotary_factor) dims (0.5), the MLP up_proj, relu2, down_proj.
 void nemotron(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::nemotron;
-    c.layers = r.count_or("num_hidden_layers", 32), c.hidden = r.count_or("hidden_size", 6144);
+    c.layers = r.layers_or("num_hidden_layers", 32), c.hidden = r.count_or("hidden_size", 6144);
     c.heads = r.count_or("num_attention_heads", 48);
     c.kv_heads = r.count_or_none("num_key_value_heads", c.heads);
     c.intermediate = r.count_or("intermediate_size", 24576);
@@ -1258,7 +1269,7 @@ struct NeoxDefaults {
     const char* activation;
 };
 void neox_keys(const Reader& r, ModelConfig& c, const NeoxDefaults& d) {
-    c.layers = r.count_or("num_hidden_layers", d.layers), c.hidden = r.count_or("hidden_size", d.hidden);
+    c.layers = r.layers_or("num_hidden_layers", d.layers), c.hidden = r.count_or("hidden_size", d.hidden);
     c.heads = r.count_or("num_attention_heads", d.heads), c.kv_heads = c.heads;
     c.intermediate = r.count_or("intermediate_size", d.intermediate);
     c.vocab = r.count_or("vocab_size", d.vocab);
@@ -1307,7 +1318,7 @@ void persimmon(const Reader& r, ModelConfig& c) {
 void phi3(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::llama;
     c.fused_qkv = c.fused_gate_up = true;
-    c.layers = r.count_or("num_hidden_layers", 32), c.hidden = r.count_or("hidden_size", 3072);
+    c.layers = r.layers_or("num_hidden_layers", 32), c.hidden = r.count_or("hidden_size", 3072);
     c.heads = r.count_or("num_attention_heads", 32);
     c.kv_heads = r.count_or_none("num_key_value_heads", c.heads);
     c.intermediate = r.count_or("intermediate_size", 8192);
@@ -1344,7 +1355,7 @@ void phi3(const Reader& r, ModelConfig& c) {
 void gemma(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::llama;
     const bool v3 = c.model_type == "gemma3_text" || c.model_type == "gemma3", v2 = c.model_type == "gemma2" || v3;
-    c.layers = r.count_or("num_hidden_layers", v2 ? 26 : 28), c.hidden = r.count_or("hidden_size", v2 ? 2304 : 3072);
+    c.layers = r.layers_or("num_hidden_layers", v2 ? 26 : 28), c.hidden = r.count_or("hidden_size", v2 ? 2304 : 3072);
     c.heads = r.count_or("num_attention_heads", v2 ? 8 : 16), c.kv_heads = r.count_or("num_key_value_heads", v2 ? 4 : 16);
     c.head_dim = r.count_or("head_dim", 256);  // its own key; null fails in the attention's nn.Linear
     c.intermediate = r.count_or("intermediate_size", v2 ? 9216 : 24576);
@@ -1449,7 +1460,7 @@ void gemma(const Reader& r, ModelConfig& c) {
 // up fused in gate_up_proj; GLM-4's norms after the attention and around the MLP.
 void glm(const Reader& r, ModelConfig& c) {
     c.arch = Architecture::llama;
-    c.layers = r.count_or("num_hidden_layers", 40), c.hidden = r.count_or("hidden_size", 4096);
+    c.layers = r.layers_or("num_hidden_layers", 40), c.hidden = r.count_or("hidden_size", 4096);
     c.heads = r.count_or("num_attention_heads", 32), c.kv_heads = r.count_or("num_key_value_heads", 2);
     c.intermediate = r.count_or("intermediate_size", 13696);
     c.head_dim = r.count_or("head_dim", 128);  // None fails in the attention's nn.Linear

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <sstream>
+
 #include "attn/error.hpp"
 #include "attn/model.hpp"
 
@@ -1672,4 +1674,29 @@ TEST_CASE("model config: GPTNeoXConfig: rotary_pct and rotary_emb_base, parallel
     CHECK(error("gpt_neox", half + ", \"num_attention_heads\": 12").find("hidden_size 64 is not a multiple of num_attention_heads 12") !=
           std::string::npos);
     CHECK(error("gpt_neox", ", \"rotary_pct\": null").find("\"rotary_pct\" is null") != std::string::npos);
+}
+
+// A config's layer count builds per-layer settings (windows, RoPE layers, dense MLP layers)
+// before the weights are opened: 2^40 layers once took minutes and gigabytes in some classes
+// (Gemma 2, Cohere 2, OLMo 3, SmolLM3, Qwen 2 with windows) before the weights said no. Every
+// model type refuses more than 2^16 at once, under whichever key its class reads.
+TEST_CASE("model config: more than 2^16 layers refused by every model type, under each class's key") {
+    std::string types = attn::model::known_model_types();
+    for (char& ch : types) ch = ch == ',' ? ' ' : ch;
+    std::istringstream list(types);
+    std::vector<std::string> not_refused;
+    for (std::string type; list >> type;) {
+        INFO("model_type " << type);
+        // Gemma 3's wrapper reads its text model's layers from text_config
+        const std::string nested = type == "gemma3" ? ", \"text_config\": {\"model_type\": \"gemma3_text\", " : ", ";
+        const std::string close = type == "gemma3" ? "}" : "";
+        bool refused = false;
+        for (const char* key : {"num_hidden_layers", "n_layer", "num_layers", "n_layers"}) {
+            const std::string e = error(type, nested + "\"" + key + "\": 1099511627776" + close);
+            refused = refused || e.find("more layers than attn reads (65536)") != std::string::npos;
+            if (e.find("more layers than attn reads") != std::string::npos) CHECK(e.find(key) != std::string::npos);
+        }
+        if (!refused) not_refused.push_back(type);
+    }
+    CHECK(not_refused == std::vector<std::string>{});
 }
