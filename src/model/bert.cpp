@@ -53,7 +53,7 @@ void run_bert(const ModelConfig& c, const Weights& w, const ModelInput& in, Reco
                             : c.arch == Architecture::albert   ? albert_names
                                                                : bert_names;
     const std::size_t E = c.hidden, H = c.heads, d = c.head_dim, B = in.batch, T = in.tokens, F = c.intermediate;
-    const std::size_t Ee = c.embedding_size ? c.embedding_size : E;  // ELECTRA's embeddings are their own width
+    const std::size_t Ee = embedding_width(c);  // ELECTRA's embeddings are their own width
     Tensor h = token_rows(c, w, in, Ee);
     const std::vector<std::int64_t> positions = position_ids(c, in);
     std::vector<std::int64_t> types(B * T, 0);

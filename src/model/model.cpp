@@ -149,10 +149,11 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
     if (wants.layer && *wants.layer >= c.layers)
         throw InputError("layer " + std::to_string(*wants.layer) + ": the model has " + std::to_string(c.layers) +
                          " layers (0 to " + std::to_string(c.layers - 1) + ")");
-    // The token embeddings (read first) and the last layer run are looked for before the results
-    // are allocated: a config of 10^9 layers over a file of 2 is refused by what is missing, not
-    // as a buffer of 784 GB.
-    weights_->require(token_embeddings(c.arch));
+    // The token embeddings (read first; their shape checked) and the last layer run are looked for
+    // before the results are allocated: a config of 10^9 layers over a file of 2, or of a
+    // hidden_size of 10^9, is refused by what is missing or of another shape, not as a buffer of
+    // 784 GB.
+    weights_->table(token_embeddings(c.arch), {c.vocab, embedding_width(c)});
     const std::size_t last = Recorder::last_layer(c, wants);
     if (!weights_->has_any(layer_prefix(c, last)))
         weights_->missing(layer_prefix(c, last) + "*", "config.json has " + std::to_string(c.layers) +
@@ -195,6 +196,8 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
 }
 
 const char* token_embeddings(Architecture arch) { return weight_names(arch).token_embeddings; }
+
+std::size_t embedding_width(const ModelConfig& c) { return c.embedding_size ? c.embedding_size : c.hidden; }
 
 Tensor token_rows(const ModelConfig& c, const Weights& w, const ModelInput& in, std::size_t width) {
     const Weight& table = w.table(token_embeddings(c.arch), {c.vocab, width});

@@ -44,6 +44,9 @@ std::string layer_prefix(const ModelConfig& c, std::size_t l);
 // The token embedding table's name ("wte.weight"): read first, and what tells a task model's
 // prefix ("transformer.") from the base model's.
 const char* token_embeddings(Architecture arch);
+// The token embeddings' width: embedding_size (ELECTRA, ALBERT; OPT's word_embed_proj_dim) when
+// given, else hidden_size.
+std::size_t embedding_width(const ModelConfig& c);
 // The rows (batch·tokens × width) of the ids' token embeddings: the table token_embeddings(arch),
 // vocab × width, its shape checked before any buffer is allocated.
 Tensor token_rows(const ModelConfig& c, const Weights& w, const ModelInput& in, std::size_t width);

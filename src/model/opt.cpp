@@ -17,7 +17,7 @@ namespace attn::model {
 
 void run_opt(const ModelConfig& c, const Weights& w, const ModelInput& in, Recorder& rec) {
     const std::size_t E = c.hidden, H = c.heads, d = c.head_dim, B = in.batch, T = in.tokens, F = c.intermediate;
-    const std::size_t P = c.embedding_size ? c.embedding_size : E;  // word_embed_proj_dim
+    const std::size_t P = embedding_width(c);  // word_embed_proj_dim
     Tensor h = token_rows(c, w, in, P);
     if (P != E) h = linear(rows_of(h), w.get("decoder.project_in.weight", {E, P}), Layout::linear, nullptr);
     add_position_rows(h, w, "decoder.embed_positions.weight", c.max_positions + 2, in, 2);  // OPTLearnedPositionalEmbedding's offset

@@ -762,6 +762,17 @@ for spec in "llama|model.layers.0.self_attn.k_proj.weight|\x00\x00\xc0\x7f|4|nan
     expect_err_has "tensor '$tensor': row 0, column 5 (0-based): non-finite value '$value'" "$name: the error names the tensor and the element"
 done
 
+# A hidden_size of 10^9 over tiny weights is the token embeddings' shape, exit 3, before any result
+# is allocated (from an audit: "not enough memory: a buffer of 48.0 GB", exit 1).
+for name in llama bert opt; do
+    rm -rf "$T/wide" && mkdir -p "$T/wide" && cp "$TINY/$name/model.safetensors" "$T/wide/"
+    sed 's/"hidden_size": [0-9]*/"hidden_size": 1000000000/; s/"word_embed_proj_dim": [0-9]*/"word_embed_proj_dim": 1000000000/' \
+        "$TINY/$name/config.json" >"$T/wide/config.json"
+    run model "$T/wide" --ids 1,5,9,3 --show hidden-states --format csv
+    expect_code 3 "$name with hidden_size 10^9"
+    expect_err_has "1000000000" "$name with hidden_size 10^9: the shape named"
+done
+
 # null in config.json is Python's None, as transformers' code tests it (from an audit): GPT-2's
 # `if self.scale_attn_weights:` is false for it (it scaled by 1/sqrt(d)); BERT adds positions only
 # `if position_embedding_type == "absolute"` (it added them).
