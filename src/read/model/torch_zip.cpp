@@ -75,6 +75,8 @@ constexpr std::uint64_t max_tensor_names = 1'000'000;              // the larges
 constexpr std::uint64_t max_name_bytes = std::uint64_t(256) << 20;  // all names together
 constexpr std::uint64_t name_bytes_per_pickle_byte = 256;         // a long key shared by a whole nested dict
 
+constexpr std::uint64_t max_pickle_bytes = std::uint64_t(256) << 20;  // data.pkl (open)
+
 struct Tally {
     std::uint64_t entries = 0, names = 0, name_bytes = 0;  // saturating at 2^64 - 1
 };
@@ -229,7 +231,14 @@ Checkpoint open(std::string_view bytes, const std::string& source) {
         throw InputError(source + ": a TorchScript archive (torch.jit.save): not supported; save its state_dict with torch.save");
     if (const ZipMember* order = member(c, "byteorder"); order && zip_extract(bytes, *order, source) != "little")
         throw InputError(source + ": a big-endian checkpoint (byteorder is not 'little'): not supported");
-    const std::string pkl = zip_extract(bytes, *member(c, "data.pkl"), source);
+    // A state_dict's pickle is kilobytes to a few megabytes (an entry per tensor); more declared
+    // is refused before it is inflated (2 MiB deflated may declare 2 GiB, which the unpickler's
+    // bound on values would refuse only after inflating all of it).
+    const ZipMember& pickled = *member(c, "data.pkl");
+    if (pickled.size > max_pickle_bytes)
+        throw InputError(source + ": data.pkl is " + std::to_string(pickled.size) + " bytes: more than a state_dict's " +
+                         "pickle takes (" + std::to_string(max_pickle_bytes >> 20) + " MiB): refused");
+    const std::string pkl = zip_extract(bytes, pickled, source);
     take_tensors(pickle::unpickle(pkl, source + ": data.pkl"), pkl.size(), c, source, "data.pkl");
     for (const auto& [name, t] : c.tensors) check_view(c, name, t, source);
     return c;

@@ -331,6 +331,31 @@ TEST_CASE("torch checkpoints: a view with more elements than its storage is read
     CHECK(small.shape().numel() == 15);
 }
 
+// A deflated data.pkl may declare 2 GiB from 2 MiB; the unpickler's bound on values refused it
+// only after inflating it all (an audit: 4.4 s and 2 GB). Declared beyond 256 MiB, it is refused
+// before a byte is inflated: here its "deflated" bytes are not even a deflate stream.
+TEST_CASE("torch checkpoints: a data.pkl declared larger than 256 MiB is refused before it is inflated") {
+    const std::string one_float(4, '\0');
+    const std::string pkl = x("{80}{02}}U{01}w") + tensor_pickle(1, {1}, {1}) + "s.";
+    const auto declaring = [&](std::uint64_t size) {
+        // (at least size/1032 bytes: the most deflate can expand; the zip reader checks that first)
+        std::string zip = torch_zip(pkl + std::string(size / 1000, 'x'), {{"0", one_float}});
+        const auto at = [&](std::size_t k) { return std::size_t(std::uint8_t(zip[k])) | std::size_t(std::uint8_t(zip[k + 1])) << 8; };
+        const std::size_t cd = at(zip.size() - 6) | at(zip.size() - 4) << 16;  // the first central entry: data.pkl's
+        for (const auto& [method, usize] : {std::pair{std::size_t(8), std::size_t(22)}, {cd + 10, cd + 24}}) {
+            zip.replace(method, 2, le(8, 2));  // deflated
+            zip.replace(usize, 4, le(size, 4));
+        }
+        return zip;
+    };
+    CHECK(error_of_list(declaring(std::uint64_t(300) << 20)) ==
+          "bomb.pt: data.pkl is 314572800 bytes: more than a state_dict's pickle takes (256 MiB): refused");
+    // At 256 MiB it is inflated, and the bytes are found not to be a deflate stream.
+    const std::string at_bound = error_of_list(declaring(std::uint64_t(256) << 20));
+    CHECK(at_bound.find("more than a state_dict") == std::string::npos);
+    CHECK(!at_bound.empty());
+}
+
 TEST_CASE("torch checkpoints: entries in place are row-major views of stored storages; the rest are left to copy") {
     // views/: tiny bert's weights as views of every kind (generate.py --views).
     const std::string bin = slurp("data/models/torch_save/views/pytorch_model.bin");
