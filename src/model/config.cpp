@@ -1501,7 +1501,8 @@ ModelConfig parse_model_config(const std::string& text, const std::string& sourc
     ModelConfig c;
     const json::Value* type = v.find("model_type");
     if (!type || !type->is_string())
-        r.fail(std::string("no \"model_type\" (attn runs ") + known_model_types() + ")");
+        r.fail(std::string(type ? "\"model_type\" is not a string" : "no \"model_type\"") + " (attn runs " +
+               known_model_types() + ")");
     c.model_type = type->as_string();
     if (c.model_type == "bert" || c.model_type == "electra") bert(r, c);
     else if (c.model_type == "roberta" || c.model_type == "xlm-roberta") roberta(r, c);

@@ -1700,3 +1700,17 @@ TEST_CASE("model config: more than 2^16 layers refused by every model type, unde
     }
     CHECK(not_refused == std::vector<std::string>{});
 }
+
+TEST_CASE("model config: model_type missing, or present but not a string, is named as such") {
+    const auto message = [](const std::string& text) {
+        try {
+            attn::model::parse_model_config(text, "config.json");
+        } catch (const attn::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK(message("{\"hidden_size\": 8}").starts_with("config.json: no \"model_type\" (attn runs bert, "));
+    CHECK(message("{\"model_type\": 7}").starts_with("config.json: \"model_type\" is not a string (attn runs bert, "));
+    CHECK(message("{\"model_type\": null}").starts_with("config.json: \"model_type\" is not a string (attn runs "));
+}
