@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -166,6 +167,11 @@ Weights::Weights(const std::string& folder) : folder_(folder) {
         add_legacy_names();
         return;
     } else {
+        for (const std::string& path : {single, index, bin, bin_index}) {
+            struct stat st {};
+            if (::lstat(path.c_str(), &st) == 0 && ::stat(path.c_str(), &st) != 0)  // a dangling link, or a loop
+                throw InputError(path + ": a symbolic link to nothing that can be read (" + std::strerror(errno) + ")");
+        }
         throw InputError(folder + ": no model.safetensors, model.safetensors.index.json, pytorch_model.bin or "
                          "pytorch_model.bin.index.json (the weights of a Hugging Face model folder)");
     }

@@ -810,3 +810,14 @@ for o in svg html; do
     expect_code 2 "model --$o ''"
     expect_err_has "--$o needs a file name" "model --$o '' says so"
 done
+
+# A model folder whose weights are a dangling link, or a link loop, says so (from an audit: it
+# said there were no weights)
+for kind in dangling loop; do
+    rm -rf "$T/link" && mkdir -p "$T/link" && cp "$TINY/bert/config.json" "$T/link/"
+    if [ $kind = dangling ]; then ln -s "$T/nowhere/model.safetensors" "$T/link/model.safetensors"
+    else ln -s model.safetensors "$T/link/model.safetensors"; fi
+    run model "$T/link" --ids 1,2
+    expect_code 3 "weights a $kind link"
+    expect_err_has "$T/link/model.safetensors: a symbolic link to nothing that can be read" "weights a $kind link: named"
+done
