@@ -176,8 +176,9 @@ int cmd_variance(int argc, char** argv) {
                              "csv/tsv/json; in pretty, the decimals of the softmax statistics (the variances\n"
                              "keep 7 significant digits).");
     options.add_options()
-        ("dk", "d_k values: 512, a list 64,128,256, or a geometric series A,B,...,Z such as 1,2,4,...,1024 "
-               "(each value B/A times the one before, up to Z; 1,3,...,9 is 1, 3, 9) (default 512)",
+        ("dk", "d_k values: 512, a list 64,128,256, or a series A,B,...,Z such as 1,2,4,...,1024: each value "
+               "B/A times the one before when that ratio is a whole number landing on Z, else B-A more, which "
+               "must land on Z (1,3,...,9 is 1, 3, 9; 2,4,...,20 is 2, 4, 6, ..., 20) (default 512)",
          cxxopts::value<std::string>(), "LIST")
         ("rows", "Queries = keys per batch, L (default 32)", cxxopts::value<std::string>(), "L")
         ("batch", "Independent batches (default 32 = B·H = 4·8)", cxxopts::value<std::string>(), "N")

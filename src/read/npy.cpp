@@ -284,7 +284,7 @@ Layout npy_layout(std::string_view head, std::size_t total, const std::string& s
     const Header h = NpyHeaderParser(head.substr(preamble, header_len), source).parse();
 
     const std::vector<std::size_t>& dims = *h.shape;
-    if (dims.empty()) fail("0-d array (a single number): expected a vector (n,) or a matrix (r, c)");
+    if (dims.empty()) fail("0-d array (a single number): expected at least one dimension");
     if (dims.size() > max_dims)
         fail("shape " + shape_text(dims) + " has " + std::to_string(dims.size()) + " dimensions: at most " +
              std::to_string(max_dims) + " are supported here");

@@ -29,9 +29,10 @@ namespace {
 
 constexpr double check_tolerance = 1e-5;  // the bound for --check
 
-// Largest difference, absolute for values up to 1 and relative beyond (a float32 result of
-// 512.01 cannot be closer than ~3e-5 absolute); infinite when the shapes differ.
-double max_abs_diff(const Tensor& a, const Tensor& b) {
+// Largest difference |x − y| / max(1, |y|): absolute for values up to 1, relative beyond (a
+// float32 result of 512.01 cannot be closer than ~3e-5 absolute); infinite when the shapes differ.
+// Printed as "max diff", with that definition in --check's help.
+double max_difference(const Tensor& a, const Tensor& b) {
     if (!(a.shape() == b.shape())) return INFINITY;
     double worst = 0.0;
     for (std::size_t s = 0; s < a.slices(); ++s) {
@@ -64,7 +65,7 @@ bool check_example(const Example& e, bool verbose) {
         std::string bad;
         for (const auto& [name, file] : c.expect) {
             const Tensor want = example_tensor(e.name, file);
-            const double d = max_abs_diff(got.at(name), want);
+            const double d = max_difference(got.at(name), want);
             values += want.shape().numel();
             if (!(d <= check_tolerance)) bad += " " + name + (std::isinf(d) ? " (shape " + shape(got.at(name)) + " vs " + shape(want) + ")" : "");
             if (!(d <= worst)) worst = d;
@@ -190,7 +191,7 @@ void show_example(const Example& e, const io::OutputOptions& out, const CommandO
         }
         std::string values = io::render(items, out);
         std::vector<std::pair<std::string, double>> diffs;
-        for (const auto& [name, file] : c.expect) diffs.emplace_back(file, max_abs_diff(got.at(name), example_tensor(e.name, file)));
+        for (const auto& [name, file] : c.expect) diffs.emplace_back(file, max_difference(got.at(name), example_tensor(e.name, file)));
 
         if (json) {
             // {"label", "commands": [one per line], "results": {render's json}, "pytorch": [...]}
@@ -248,7 +249,8 @@ int cmd_example(int argc, char** argv) {
     options.custom_help("[--check] [OPTIONS]");
     options.add_options()
         ("check", "Run the examples (all, or NAME) and compare with the stored PyTorch results; exit 1 on "
-                  "any difference beyond 1e-5")
+                  "any difference beyond 1e-5 (\"max diff\": |x - y| / max(1, |y|), absolute for values up to 1 "
+                  "and relative beyond)")
         ("export", "Write the example's files (inputs, labels, PyTorch's results) into DIR, created if missing, "
                    "and print the commands that run on them there", cxxopts::value<std::string>(), "DIR")
         ("force", "With --export: replace files in DIR that differ from the example's")
