@@ -25,6 +25,10 @@ struct HtmlViewOptions {
     // The leading dimensions' names, some of layer, batch, head in that order; empty = by
     // rank: (H, T, T), (B, H, T, T), (L, B, H, T, T). UsageError otherwise.
     std::vector<std::string> dim_names;
+    // Per leading dimension, the index each of its positions stands for (--head 1 alone: {{1}};
+    // --batch-items 1:3: {{1, 2}, ...}), as the page numbers heads, batch items and layers;
+    // empty = 0, 1, … for every dimension.
+    std::vector<std::vector<std::size_t>> dim_indices;
     // First token of sentence B (queries and keys) for the A/B filter; 0 = after the first
     // "[SEP]" or "</s>" that has tokens after it, when query and key labels are equal.
     std::size_t sentence_b = 0;

@@ -143,7 +143,10 @@ constexpr const char* script = R"js(
   function bytes(b64) { const s = atob(b64), a = new Uint8Array(s.length); for (let i = 0; i < s.length; i++) a[i] = s.charCodeAt(i); return a; }
   const C = bytes(D.codes), MB = D.mask === null ? null : bytes(D.mask);
   const E = D.exact === null ? null : new Float32Array(bytes(D.exact).buffer);
-  const dim = {}; D.lead.forEach(p => { dim[p[0]] = p[1]; });
+  // Each leading dimension's extent, and the index each position stands for (head 1 when it is
+  // the one head shown): what the page calls a head, batch item or layer.
+  const dim = {}, at = {}; D.lead.forEach(p => { dim[p[0]] = p[1]; at[p[0]] = p[2]; });
+  const real = (name, i) => at[name] ? at[name][i] : i;
   const L = dim.layer || 1, B = dim.batch || 1, H = dim.head || 1;
   const slice = (l, b, h) => (l * B + b) * H + h;
   const masked = i => MB !== null && ((MB[i >> 3] >> (i & 7)) & 1) === 1;
@@ -196,7 +199,7 @@ constexpr const char* script = R"js(
   // ---- controls ----
   function fillSelect(id, n, name) {
     const sel = $(id);
-    for (let i = 0; i < n; i++) { const o = document.createElement('option'); o.value = i; o.textContent = name + ' ' + i; sel.appendChild(o); }
+    for (let i = 0; i < n; i++) { const o = document.createElement('option'); o.value = i; o.textContent = name + ' ' + real(name, i); sel.appendChild(o); }
     if (n < 2) $(id + '-box').hidden = true;
     return sel;
   }
@@ -215,8 +218,8 @@ constexpr const char* script = R"js(
   for (let h = 0; h < H; h++) {
     // A button: Tab reaches it, Enter and Space click it; O (as a double-click) shows it alone.
     const t = document.createElement('button');
-    t.type = 'button'; t.className = 'head-toggle on'; t.dataset.h = h; t.textContent = h; t.style.background = colour(h);
-    t.title = 'head ' + h + ': click (Enter, Space) to show or hide, double-click (O) for this head alone';
+    t.type = 'button'; t.className = 'head-toggle on'; t.dataset.h = h; t.textContent = real('head', h); t.style.background = colour(h);
+    t.title = 'head ' + real('head', h) + ': click (Enter, Space) to show or hide, double-click (O) for this head alone';
     t.addEventListener('click', () => {
       if (S.on[h] && S.on.filter(x => x).length === 1) return;  // the last head shown stays (as bertviz)
       S.on[h] = !S.on[h]; if (S.on[h]) S.cur = h; syncToggles(); drawAll();
@@ -244,10 +247,28 @@ constexpr const char* script = R"js(
   const labelEvery = Math.ceil(10 / rowH);  // rows too thin for every label: every k-th, and the hovered one
   const hvW = 2 * labelW + gap, hvH = top + n * rowH + 8;
   size(hv, hvW, hvH);
+  // A label cut to width w with an ellipsis: the longest prefix that fits, by bisection, once per
+  // label, font and width (cut a character at a time, on every redraw, a label of 20,000
+  // characters took 40 s to draw the page).
+  const clipped = new Map();
   function clip(ctx, s, w) {
-    if (ctx.measureText(s).width <= w) return s;
-    while (s.length > 1 && ctx.measureText(s + '\u2026').width > w) s = s.slice(0, -1);
-    return s + '\u2026';
+    const key = ctx.font + '\u0000' + w + '\u0000' + s;
+    let c = clipped.get(key);
+    if (c !== undefined) return c;
+    if (ctx.measureText(s).width <= w) {
+      c = s;
+    } else {
+      let lo = 1, hi = s.length;
+      while (lo < hi) {
+        const m = (lo + hi + 1) >> 1;
+        if (ctx.measureText(s.slice(0, m) + '\u2026').width <= w) lo = m; else hi = m - 1;
+      }
+      const code = s.charCodeAt(lo - 1);
+      if (lo > 1 && code >= 0xd800 && code < 0xdc00) --lo;  // not half of a surrogate pair
+      c = s.slice(0, lo) + '\u2026';
+    }
+    clipped.set(key, c);
+    return c;
   }
   const yOf = i => top + i * rowH + rowH / 2;
   function drawHead() {
@@ -319,7 +340,7 @@ constexpr const char* script = R"js(
         if (!masked(i) && shown(j)) best.push([value(i), j, i]);
       }
       best.sort((a, b) => b[0] - a[0]);
-      parts.push((dim.head === undefined ? '' : 'head ' + h + ': ') +
+      parts.push((dim.head === undefined ? '' : 'head ' + real('head', h) + ': ') +
                  best.slice(0, 3).map(e => token(names, e[1]) + ' ' + fmt(e[2])).join(', '));
     }
     readout.textContent = (f.side === 'q' ? 'query ' + token(D.q, f.idx) + ' attends to ' : 'key ' + token(D.k, f.idx) + ' is attended by ') + parts.join(' | ');
@@ -436,13 +457,13 @@ constexpr const char* script = R"js(
   function drawModel() {
     if (!modelDirty) return;
     modelDirty = false;
-    $('model-what').textContent = (L > 1 ? 'every layer and head' : 'every head') + (B > 1 ? ' of batch item ' + S.batch : '');
+    $('model-what').textContent = (L > 1 ? 'every layer and head' : 'every head') + (B > 1 ? ' of batch item ' + real('batch', S.batch) : '');
     modelDiv.textContent = '';
     modelDiv.style.gridTemplateColumns = 'auto repeat(' + H + ', 66px)';
     modelDiv.appendChild(document.createElement('span'));
-    for (let h = 0; h < H; h++) { const a = document.createElement('span'); a.className = 'axis'; a.textContent = 'head ' + h; modelDiv.appendChild(a); }
+    for (let h = 0; h < H; h++) { const a = document.createElement('span'); a.className = 'axis'; a.textContent = 'head ' + real('head', h); modelDiv.appendChild(a); }
     for (let l = 0; l < L; l++) {
-      const a = document.createElement('span'); a.className = 'axis'; a.textContent = dim.layer === undefined ? '' : 'layer ' + l;
+      const a = document.createElement('span'); a.className = 'axis'; a.textContent = dim.layer === undefined ? '' : 'layer ' + real('layer', l);
       modelDiv.appendChild(a);
       for (let h = 0; h < H; h++) {
         const c = document.createElement('canvas');
@@ -543,7 +564,7 @@ constexpr const char* script = R"js(
     // whether it takes the pointer: "readout covers N of M rows, pointer none"; the tokens in
     // it isolated (FSI ... PDI): "isolated yes".
     toggles.forEach((t, j) => { if (!S.on[j]) t.click(); });
-    let covered = 0, rows = 0, isolated = 'no';
+    let covered = 0, rows = 0, isolated = 'no', named = '';
     for (let q = 0; q < tq; q++) {
       const y = hv.getBoundingClientRect().top + yOf(q);
       if (y < 0 || y > window.innerHeight) continue;
@@ -552,10 +573,13 @@ constexpr const char* script = R"js(
       const b = readout.getBoundingClientRect();
       if (y >= b.top && y <= b.bottom) covered++;
       if (q === 0 && readout.textContent.includes('\u2068' + D.q[0] + '\u2069 (0)')) isolated = 'yes';
+      if (q === 0) named = [...readout.textContent.matchAll(/head (\d+):/g)].map(m => m[1]).join(',');
     }
     hv.dispatchEvent(new MouseEvent('mouseleave'));
     out.push('readout covers ' + covered + ' of ' + rows + ' rows, pointer ' + getComputedStyle(readout).pointerEvents);
     out.push('isolated ' + isolated);
+    // The heads the readout and the toggles name (their own numbers: "named heads 1 toggles 1" for --head 1).
+    out.push('named heads ' + named + ' toggles ' + toggles.map(t => t.textContent).join(','));
     // The matrix readout: a cell's value, cleared on the margin: "matrix cell shown margin cleared".
     {
       const r = mv.getBoundingClientRect();
@@ -697,9 +721,20 @@ std::string html_view(const TensorView& w, const HtmlViewOptions& o) {
             }
     }
 
+    if (!o.dim_indices.empty() && o.dim_indices.size() != lead.size())
+        throw UsageError("the weights have " + std::to_string(lead.size()) + " leading dimensions, but indices for " +
+                         std::to_string(o.dim_indices.size()) + " were given");
+    // [name, extent, [the index each position stands for]]
     std::string lead_json = "[", names = "[";
-    for (std::size_t d = 0; d < lead.size(); ++d)
-        lead_json += (d ? ",[" : "[") + json_string(lead[d]) + "," + std::to_string(w.shape[d]) + "]";
+    for (std::size_t d = 0; d < lead.size(); ++d) {
+        if (!o.dim_indices.empty() && o.dim_indices[d].size() != w.shape[d])
+            throw UsageError("dimension " + lead[d] + " has " + std::to_string(w.shape[d]) + " positions, but " +
+                             std::to_string(o.dim_indices[d].size()) + " indices were given");
+        std::string at = "[";
+        for (std::size_t i = 0; i < w.shape[d]; ++i)
+            at += (i ? "," : "") + std::to_string(o.dim_indices.empty() ? i : o.dim_indices[d][i]);
+        lead_json += (d ? ",[" : "[") + json_string(lead[d]) + "," + std::to_string(w.shape[d]) + "," + at + "]]";
+    }
     for (std::size_t s = 0; s < slices; ++s) {
         std::string name;
         if (o.slice_names.size() == slices) {
@@ -711,7 +746,8 @@ std::string html_view(const TensorView& w, const HtmlViewOptions& o) {
             std::vector<std::size_t> index(lead.size());
             for (std::size_t d = lead.size(); d-- > 0;) index[d] = rest % w.shape[d], rest /= w.shape[d];
             for (std::size_t d = 0; d < lead.size(); ++d)
-                name += (d ? ", " : "") + lead[d] + " " + std::to_string(index[d]);
+                name += (d ? ", " : "") + lead[d] + " " +
+                        std::to_string(o.dim_indices.empty() ? index[d] : o.dim_indices[d][index[d]]);
         }
         names += (s ? "," : "") + json_string(name);
     }

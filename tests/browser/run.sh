@@ -189,6 +189,22 @@ awk 'BEGIN { for (i = 0; i < 320; i++) { s = ""; for (k = 0; k < 320; k++) s = s
 selftest "$T/peak.html" "$T/drawn"
 grep -qx 'thumb 64 64 bright 1' "$T/drawn" && ok || bad "thumbnail of a peak: $(grep '^thumb ' "$T/drawn")"
 
+# 9. Heads and batch items numbered as they are (an audit's finding: --head 1 was "head 0" in the
+#    readout), and a label of 80,000 characters cut once, by bisection (it was cut a character at
+#    a time on every redraw: the page hung for minutes).
+"$build/attn" random --seed 1 --shape 2,4,6 --format npy -o "$T/xb.npy" && \
+    "$build/attn" attend -x "$T/xb.npy" --heads 2 --batch 1 --head 1 --html "$T/head1.html" -o /dev/null \
+    && ok || bad "attend --head 1 --html failed"
+selftest "$T/head1.html" "$T/drawn"
+grep -qx 'named heads 1 toggles 1' "$T/drawn" && ok || bad "--head 1: $(grep '^named' "$T/drawn")"
+{ echo a; awk 'BEGIN { s = "W"; for (i = 0; i < 16; i++) s = s s; print substr(s, 1, 80000) }'; echo c; echo d; } >"$T/long.txt"
+"$build/attn" random --seed 2 --shape 4,6 --format npy -o "$T/x4.npy" && \
+    "$build/attn" attend -x "$T/x4.npy" --labels "$T/long.txt" --causal --html "$T/long.html" -o /dev/null \
+    && ok || bad "attend --html with a long label failed"
+selftest "$T/long.html" "$T/drawn"
+grep -q '^cells ' "$T/drawn" && grep -qx 'isolated yes' "$T/drawn" && ok \
+    || bad "a label of 80,000 characters: the selftest did not finish ($(wc -l <"$T/drawn") lines)"
+
 # 8. Self-contained: nothing in the page refers to another resource.
 if grep -qiE '(src|href)=|url\(|@import|fetch\(|XMLHttpRequest' "$T/causal.html" "$T/heads.html" "$T/layers.html"; then
     bad "the page refers to an external resource"

@@ -34,9 +34,15 @@ if grep -q 'shape (2, 2, 4, 4)' "$T/bh.html"; then pass; else fail "--html of B=
 # A batch without heads: its slices are batch items (a batch selector), not heads (toggles, lines
 # of both items overlaid); with --head of several items, the same.
 run attend -x "$T/xb.npy" --html "$T/b.html" -o /dev/null
-grep -qF '"lead":[["batch",2]],"names":["batch 0","batch 1"]' "$T/b.html" && pass || fail "--html of a batch without heads: $(grep -o '"lead":[^]]*]]' "$T/b.html")"
+grep -qF '"lead":[["batch",2,[0,1]]],"names":["batch 0","batch 1"]' "$T/b.html" && pass || fail "--html of a batch without heads: $(grep -o '"lead":[^]]*]]' "$T/b.html")"
 run attend -x "$T/xb.npy" --heads 2 --head 1 --html "$T/b1.html" -o /dev/null
-grep -qF '"lead":[["batch",2]],"names":["batch 0, head 1","batch 1, head 1"]' "$T/b1.html" && pass || fail "--html --head 1 of a batch: $(grep -o '"lead":[^]]*]]' "$T/b1.html")"
+grep -qF '"lead":[["batch",2,[0,1]]],"names":["batch 0, head 1","batch 1, head 1"]' "$T/b1.html" && pass || fail "--html --head 1 of a batch: $(grep -o '"lead":[^]]*]]' "$T/b1.html")"
+# The page numbers heads and batch items as they are, not by their place in it (from an audit: the
+# readout said head 0 for --head 1): the index each position stands for is in the data.
+run attend -x "$T/xb.npy" --heads 2 --batch 1 --head 1 --html "$T/h1.html" -o /dev/null
+grep -qF '"lead":[["head",1,[1]]]' "$T/h1.html" && pass || fail "--html --batch 1 --head 1: $(grep -o '"lead":[^]]*]]' "$T/h1.html")"
+run attend -x "$T/xb.npy" --heads 2 --batch-items 1:2 --html "$T/bi.html" -o /dev/null
+grep -qF '"lead":[["batch",1,[1]],["head",2,[0,1]]]' "$T/bi.html" && pass || fail "--html --batch-items 1:2: $(grep -o '"lead":[^]]*]]' "$T/bi.html")"
 
 # attn model's page shows tokens as bertviz does: SentencePiece's "▁" (and GPT-2's "Ġ") as the
 # space they stand for; the results keep the tokens. A Llama folder with a tokenizer of its own.

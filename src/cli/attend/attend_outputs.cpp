@@ -357,6 +357,15 @@ std::string html_picture(const AttendInputs& in, const AttendResults& res,
     const bool items = in.batched && (!res.head_dim || (p.head >= 0 && sel.size() > 1));
     if (grid) ho.dim_names = {"batch", "head"};
     else if (indexed) ho.dim_names = {items ? "batch" : "head"};
+    // The batch items and heads the slices stand for (--head 1: head 1, --batch-items 1:3: 1 and 2).
+    if (grid) {
+        ho.dim_indices.resize(2);
+        for (std::size_t b = 0; b < res.batch; ++b) ho.dim_indices[0].push_back(res.items.begin + b);
+        for (std::size_t h = 0; h < heads; ++h) ho.dim_indices[1].push_back(h);
+    } else if (indexed) {
+        ho.dim_indices.resize(1);
+        for (const auto& [b, h] : sel) ho.dim_indices[0].push_back(items ? res.items.begin + b : h);
+    }
     ho.masked = [&res, sel](std::size_t k, std::size_t i, std::size_t j) {
         return !res.allowed(sel[k].first, sel[k].second, i, j);
     };

@@ -41,7 +41,7 @@ TEST_CASE("html view: leading dimensions by rank or by name, slice names, the sc
     Tensor t3(Shape{2, 1, 2});
     t3.slice_data(1)[1] = 0.5f;
     const std::string p3 = attn::viz::html_view(t3.view(), {});
-    CHECK(p3.find("\"lead\":[[\"head\",2]],\"names\":[\"head 0\",\"head 1\"]") != std::string::npos);
+    CHECK(p3.find("\"lead\":[[\"head\",2,[0,1]]],\"names\":[\"head 0\",\"head 1\"]") != std::string::npos);
     CHECK(p3.find("\"codes\":\"AAAAgA==\",\"mask\":null") != std::string::npos);  // 0.5 -> 128
     CHECK(p3.find("\"q\":[\"0\"],\"k\":[\"0\",\"1\"]") != std::string::npos);       // indices without labels
     attn::viz::HtmlViewOptions named;
@@ -52,15 +52,25 @@ TEST_CASE("html view: leading dimensions by rank or by name, slice names, the sc
     CHECK(pn.find("\"mask\":\"BA==\"") != std::string::npos);
     Tensor t4(Shape{2, 3, 1, 1});
     const std::string p4 = attn::viz::html_view(t4.view(), {});
-    CHECK(p4.find("\"lead\":[[\"batch\",2],[\"head\",3]]") != std::string::npos);
+    CHECK(p4.find("\"lead\":[[\"batch\",2,[0,1]],[\"head\",3,[0,1,2]]]") != std::string::npos);
     CHECK(p4.find("\"batch 1, head 2\"") != std::string::npos);
     Tensor t5(Shape{2, 1, 3, 1, 1});
     const std::string p5 = attn::viz::html_view(t5.view(), {});
-    CHECK(p5.find("\"lead\":[[\"layer\",2],[\"batch\",1],[\"head\",3]]") != std::string::npos);
+    CHECK(p5.find("\"lead\":[[\"layer\",2,[0,1]],[\"batch\",1,[0]],[\"head\",3,[0,1,2]]]") != std::string::npos);
     CHECK(p5.find("\"layer 1, batch 0, head 2\"") != std::string::npos);
     attn::viz::HtmlViewOptions layers;
     layers.dim_names = {"layer", "head"};
     CHECK(attn::viz::html_view(t4.view(), layers).find("\"layer 1, head 2\"") != std::string::npos);
+    // The index each position stands for (--head 2 of batch items 1 and 2): in the data and names.
+    attn::viz::HtmlViewOptions picked;
+    picked.dim_indices = {{1, 2}, {2, 0, 1}};
+    const std::string pp = attn::viz::html_view(t4.view(), picked);
+    CHECK(pp.find("\"lead\":[[\"batch\",2,[1,2]],[\"head\",3,[2,0,1]]]") != std::string::npos);
+    CHECK(pp.find("\"batch 2, head 1\"") != std::string::npos);  // slice (1, 2)
+    picked.dim_indices = {{1, 2}};
+    CHECK_THROWS_AS(attn::viz::html_view(t4.view(), picked), attn::UsageError);  // one dimension's indices of two
+    picked.dim_indices = {{1}, {0, 1, 2}};
+    CHECK_THROWS_AS(attn::viz::html_view(t4.view(), picked), attn::UsageError);  // one index for two positions
     layers.dim_names = {"head", "layer"};
     CHECK_THROWS_AS(attn::viz::html_view(t4.view(), layers), attn::UsageError);
     layers.dim_names = {"head"};
