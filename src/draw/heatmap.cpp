@@ -105,14 +105,16 @@ std::string heatmap_text(const Matrix& w, const std::vector<std::string>& row_la
     // Wider than line_width: blocks of whole columns (two characters each), as the tables wrap.
     const auto blocks = column_blocks(std::vector<std::size_t>(C, 2), row_width + 1, line_width, 0);
     if (blocks.size() > max_column_blocks) {
-        // Max-pooled into square blocks of k×k cells, k the least that fits the width beside
-        // the widest pooled row label ("first–last").
+        // Max-pooled into blocks of k columns, k the least that fits the width beside the widest
+        // pooled row label ("first–last"), and of at most k rows: fewer when the rows fit in as
+        // many lines as there are columns (10 queries over 9000 keys keep their 10 rows; square
+        // blocks made them one).
         const std::size_t label_width = std::min(max_label, 2 * std::to_string(R - 1).size() + 1);
         const std::size_t fit = line_width > label_width + 3 ? (line_width - label_width - 1) / 2 : 1;
         const std::size_t k = (C + fit - 1) / fit;
         detail::Pooling p = detail::plan_pooling(R, C, R, C);
-        p.block_rows = p.block_cols = k;
-        p.pooled_rows = (R + k - 1) / k, p.pooled_cols = (C + k - 1) / k;
+        p.block_cols = k, p.block_rows = std::min(k, (R + fit - 1) / fit);
+        p.pooled_rows = (R + p.block_rows - 1) / p.block_rows, p.pooled_cols = (C + k - 1) / k;
         Matrix pooled(p.pooled_rows, p.pooled_cols);
         detail::max_pool({w.data(), R, C, w.stride()}, is_masked, p, pooled.data(), pooled.stride());
         // Columns are labelled by their block's first key (written downwards, a range would be
@@ -120,8 +122,8 @@ std::string heatmap_text(const Matrix& w, const std::vector<std::string>& row_la
         std::vector<std::string> first_keys;
         for (std::size_t b = 0; b < p.pooled_cols; ++b) first_keys.push_back(std::to_string(b * p.block_cols));
         std::string note = p.note() + " for " + std::to_string(line_width) +
-                           " columns: each cell is its block's largest weight; rows are labelled by their queries, "
-                           "columns by their first key.";
+                           " columns: each cell is its block's largest weight; rows are labelled by their range of "
+                           "queries, columns by their first key.";
         if (row_labels.size() == R || col_labels.size() == C)
             note += " The token labels need COLUMNS=" + std::to_string(row_width + 1 + 2 * ((C + max_column_blocks - 1) / max_column_blocks)) + " or more.";
         return wrap_words(note, std::max<std::size_t>(line_width, 20)) +
