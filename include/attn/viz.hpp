@@ -30,7 +30,8 @@ CellMask cell_mask(const ScoreMask& sm, std::size_t Tq, std::size_t Tk);
 // the wrong length is ignored (indices are used). A grid wider than line_width terminal
 // columns (0 = never wrap) prints in column blocks under "columns A–B:", as the pretty tables
 // do (attn/column_blocks.hpp); the legend follows the last block. Beyond 4 such blocks the
-// matrix is max-pooled in square blocks to fit line_width instead, under a note saying so.
+// matrix is max-pooled to fit line_width instead (blocks of k keys, and of at most k queries:
+// fewer when the rows fit in as many lines as there are columns), under a note saying so.
 std::string heatmap_text(const Matrix& weights, const std::vector<std::string>& row_labels,
                          const std::vector<std::string>& col_labels, bool color, const CellMask& masked = {},
                          std::size_t line_width = 0);
