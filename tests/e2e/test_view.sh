@@ -13,13 +13,13 @@ grep -qF 'shape (2, 2)' "$T/m.html" && grep -qF '"lead":[]' "$T/m.html" && pass 
 "$ATTN" random --shape 3,4,4 --seed 2 -o "$T/s3.npy"
 "$ATTN" softmax "$T/s3.npy" -o "$T/w3.npy"
 run view "$T/w3.npy" --html "$T/w3.html"; expect_code 0 "view of (H, T, T)"
-grep -qF '"lead":[["head",3]]' "$T/w3.html" && pass || fail "(3, 4, 4): heads"
+grep -qF '"lead":[["head",3,[0,1,2]]]' "$T/w3.html" && pass || fail "(3, 4, 4): heads"
 run view "$T/w4.npy" --html "$T/w4.html"; expect_code 0 "view of (B, H, T, T)"
-grep -qF '"lead":[["batch",2],["head",3]]' "$T/w4.html" && pass || fail "(2, 3, 4, 4): batch, heads"
+grep -qF '"lead":[["batch",2,[0,1]],["head",3,[0,1,2]]]' "$T/w4.html" && pass || fail "(2, 3, 4, 4): batch, heads"
 run view "$T/w4.npy" --dims layer,head --html "$T/w4l.html"; expect_code 0 "--dims layer,head"
-grep -qF '"lead":[["layer",2],["head",3]]' "$T/w4l.html" && pass || fail "--dims names the leading dims"
+grep -qF '"lead":[["layer",2,[0,1]],["head",3,[0,1,2]]]' "$T/w4l.html" && pass || fail "--dims names the leading dims"
 run view "$F" --html "$T/w5.html"; expect_code 0 "view of (L, B, H, T, T)"
-grep -qF 'shape (2, 1, 3, 6, 6)' "$T/w5.html" && grep -qF '"lead":[["layer",2],["batch",1],["head",3]]' "$T/w5.html" \
+grep -qF 'shape (2, 1, 3, 6, 6)' "$T/w5.html" && grep -qF '"lead":[["layer",2,[0,1]],["batch",1,[0]],["head",3,[0,1,2]]]' "$T/w5.html" \
     && pass || fail "(2, 1, 3, 6, 6): layer, batch, head"
 grep -qE '(src|href)=|url\(|@import' "$T/w5.html" && fail "the page refers to another resource" || pass
 
@@ -104,7 +104,7 @@ run view "$T/big.npy" --dims layer,head --html "$T/big.html"; expect_code 0 "vie
 rm -f "$T/big.npy"
 size=$(wc -c <"$T/big.html")
 [ "$size" -le 8000000 ] && pass || fail "512x12x12 page: $size bytes, more than 8 MB"
-grep -qF '"lead":[["layer",12],["head",12]]' "$T/big.html" && pass || fail "512x12x12: every layer and head in the page"
+grep -qF '"lead":[["layer",12,[0,1,2,3,4,5,6,7,8,9,10,11]],["head",12,[0,1,2,3,4,5,6,7,8,9,10,11]]]' "$T/big.html" && pass || fail "512x12x12: every layer and head in the page"
 
 # A picture that cannot be written fails the run with nothing on standard output (the heatmap
 # was printed before the SVG failed) and no other picture left behind.
