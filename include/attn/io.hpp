@@ -115,7 +115,8 @@ struct MaskInput {
 MaskInput read_mask(const std::string& path, const MaskRules& rules, std::size_t max_dims = 4);
 // read_mask's .npy path: the bits of the .npy in `bytes` (validated as parse_npy_tensor
 // validates), or nothing when they must come from its values (see read_mask). `boolean`:
-// whether its type is bool or an integer (set whether or not bits are returned). `negative`: whether some entry is negative (when packed).
+// whether its type is bool or an integer (set whether or not bits are returned). `negative`:
+// whether some entry is negative (when packed).
 // `mapped`: the bytes are a read-only file mapping, whose pages are dropped as they are packed.
 std::optional<MaskBits> parse_npy_mask(std::string_view bytes, const std::string& source, std::size_t max_dims,
                                        const MaskRules& rules, bool* negative = nullptr, bool* boolean = nullptr,
