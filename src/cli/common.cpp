@@ -283,7 +283,8 @@ void add_output_options(cxxopts::Options& options, bool with_npy) {
         ("digits", digits_help, cxxopts::value<std::string>(), "N")
         ("o,output", std::string("Write to PATH instead of standard output") +
                          (with_npy ? " (DIR/ or an existing folder: one NAME.npy a result, the folder made when "
-                                     "missing, as for a name without an extension given several results in npy; "
+                                     "missing, as for a name that does not end in a file's extension (.npy, .npz, .csv, ...) given "
+                                     "several results in npy; "
                                      "x.npz: one archive)" : ""),
          cxxopts::value<std::string>(), "PATH");
 }

@@ -113,7 +113,7 @@ std::string heatmap_text(const Matrix& w, const std::vector<std::string>& row_la
         const std::size_t fit = line_width > label_width + 3 ? (line_width - label_width - 1) / 2 : 1;
         const std::size_t k = (C + fit - 1) / fit;
         detail::Pooling p = detail::plan_pooling(R, C, R, C);
-        p.block_cols = k, p.block_rows = std::min(k, (R + fit - 1) / fit);
+        p.block_cols = k, p.block_rows = std::clamp<std::size_t>((R + fit - 1) / fit, 1, k);
         p.pooled_rows = (R + p.block_rows - 1) / p.block_rows, p.pooled_cols = (C + k - 1) / k;
         Matrix pooled(p.pooled_rows, p.pooled_cols);
         detail::max_pool({w.data(), R, C, w.stride()}, is_masked, p, pooled.data(), pooled.stride());

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <charconv>
 #include <map>
@@ -57,18 +58,29 @@ private:
 // as a column of its numbers, a list of records as one row each (the same fields in the same
 // order). `where` (FILE:NAME) heads the errors.
 std::string json_records(std::string_view text, const std::string& where) {
-    const json::Value v = json::parse_json(text);
+    json::Value v;
+    try {
+        v = json::parse_json(text);
+    } catch (const InputError& e) {
+        throw InputError(where + ": its value: " + e.what());  // (the json parser counts bytes from the value)
+    }
     const auto numbers = [&](const json::Value& record) {
-        if (!record.is_object()) throw InputError(where + ": not a tensor (a nested list of numbers) nor records");
+        if (!record.is_object() || record.size() == 0)
+            throw InputError(where + ": not a tensor (a nested list of numbers) nor records");
         std::vector<std::string> out;
         for (std::size_t k = 0; k < record.size(); ++k) {
             const json::Value& x = record.values()[k];
+            const std::string field = "\"" + printable_utf8(record.keys()[k]) + "\"";
             if (!x.is_number())
-                throw InputError(where + ": \"" + printable_utf8(record.keys()[k]) + "\" is " +
-                                 (x.is_null() ? "null (json's NaN or inf)" : "not a number"));
+                throw InputError(where + ": " + field + " is " + (x.is_null() ? "null (json's NaN or inf)" : "not a number"));
+            if (std::find(record.keys().begin(), record.keys().begin() + std::ptrdiff_t(k), record.keys()[k]) !=
+                record.keys().begin() + std::ptrdiff_t(k))
+                throw InputError(where + ": " + field + " twice in a record");
             char buf[32];
             const auto r = std::to_chars(buf, buf + sizeof buf, x.as_number());  // shortest: the same double
             out.emplace_back(buf, r.ptr);
+            if (std::isinf(float(x.as_number())))
+                throw InputError(where + ": " + field + " is " + out.back() + ": out of float32 range");
         }
         return out;
     };

@@ -451,8 +451,9 @@ void read_masks(Reader& in, AttendInputs& a) {
         if (s.rank() > 2)
             throw InputError("--key-padding-mask is " + s.dims_text() +
                              ": nn.MultiheadAttention's key_padding_mask is (B, Tk), True = padding");
-        // One row per batch item, as nn.MultiheadAttention checks: more rows would make a batch
-        // of the inputs (a (Tq, Tk) mask given here by mistake).
+        // One row per batch item, as nn.MultiheadAttention checks (other row counts would make a
+        // batch of the inputs: a (Tq, Tk) mask given here by mistake); one row (1, Tk) serves
+        // every batch item, as broadcasting has it.
         if (const auto bh = s.rank() == 2 && s[0] > 1 ? batch_and_heads(a) : std::nullopt; bh && s[0] != bh->first)
             throw InputError("--key-padding-mask is " + s.dims_text() + " but the inputs have " +
                              std::to_string(bh->first) + (bh->first == 1 ? " batch item" : " batch items") +

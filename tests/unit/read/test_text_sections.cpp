@@ -150,6 +150,11 @@ TEST_CASE("named results: json members and csv headings") {
     CHECK(selection_error(json, "nope") == "t.txt: no result 'nope' (it holds: weights, variance, context)");
     check_matrix(attn::io::parse_text(selected(json, "variance"), "t.txt"), {{2}});  // a record: a column, as its csv
     CHECK(selection_error("{\"v\": [{\"a\": 1}, {\"b\": 2}]}", "v") == "t.txt:v: records with other fields than the first's");
+    // A record's errors name the file, the result and the field (from a review: they named neither)
+    CHECK(selection_error("{\"v\": [{\"a\": 1e39}]}", "v") == "t.txt:v: \"a\" is 1e+39: out of float32 range");
+    CHECK(selection_error("{\"v\": {\"a\": 1, \"a\": 2}}", "v") == "t.txt:v: \"a\" twice in a record");
+    CHECK(selection_error("{\"v\": {}}", "v") == "t.txt:v: not a tensor (a nested list of numbers) nor records");
+    CHECK(selection_error("{\"v\": {\"a\": 1,}}", "v").starts_with("t.txt:v: its value: "));
     CHECK(selection_error(json, "labels") == "t.txt:labels: not a tensor (a nested list of numbers)");
     CHECK(selection_error("{\"a\": [1, 2], \"b\" [3]}", "a") == "t.txt:1:19: expected ':', found '['");
 
