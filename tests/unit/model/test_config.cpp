@@ -15,22 +15,30 @@
 
 namespace {
 
-attn::model::ModelConfig config(const std::string& type, const std::string& more) {
-    return attn::model::parse_model_config("{\"model_type\": \"" + type +
-                                        "\", \"hidden_size\": 64, \"intermediate_size\": 96, \"num_hidden_layers\": 2, "
-                                        "\"num_attention_heads\": 16, \"vocab_size\": 50" + more + "}",
-                                    "config.json");
+// A small config.json of model_type `type`, with the members `more` (", \"key\": value", ...) after
+// its sizes (a repeated key: the last one counts, as in Python).
+std::string config_text(const std::string& type, const std::string& more) {
+    return "{\"model_type\": \"" + type +
+           "\", \"hidden_size\": 64, \"intermediate_size\": 96, \"num_hidden_layers\": 2, "
+           "\"num_attention_heads\": 16, \"vocab_size\": 50" + more + "}";
 }
 
-// config's InputError message, or "no error".
-std::string error(const std::string& type, const std::string& more) {
+attn::model::ModelConfig config(const std::string& type, const std::string& more) {
+    return attn::model::parse_model_config(config_text(type, more), "config.json");
+}
+
+// The InputError message of reading `json` as config.json, or "no error".
+std::string parse_error(const std::string& json) {
     try {
-        config(type, more);
+        attn::model::parse_model_config(json, "config.json");
     } catch (const attn::InputError& e) {
         return e.what();
     }
     return "no error";
 }
+
+// config's InputError message, or "no error".
+std::string error(const std::string& type, const std::string& more) { return parse_error(config_text(type, more)); }
 
 }  // namespace
 
@@ -740,14 +748,7 @@ TEST_CASE("model config: persimmon is PersimmonConfig: its defaults, qk_layernor
     CHECK(q.rotary_dims == 8);
     CHECK(q.rope.theta == 100.0f);
     CHECK(q.activation == attn::model::ModelConfig::Activation::gelu_erf);
-    const auto fails = [&](const std::string& more) {
-        try {
-            parse("{\"model_type\": \"persimmon\", \"hidden_size\": 64" + more + "}");
-        } catch (const attn::InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
+    const auto fails = [&](const std::string& more) { return parse_error("{\"model_type\": \"persimmon\", \"hidden_size\": 64" + more + "}"); };
     CHECK(fails(", \"num_attention_heads\": 6").find("hidden_size 64 is not a multiple of num_attention_heads 6") != std::string::npos);
     CHECK(fails(", \"num_attention_heads\": 4, \"partial_rotary_factor\": 0.1").find("rotary dims of each head") !=
           std::string::npos);  // int(16 * 0.1) = 1
@@ -781,14 +782,7 @@ TEST_CASE("model config: codegen is CodeGenConfig: GPTJConfig's keys and default
     CHECK(m.head_dim == 64);
     CHECK(m.rotary_dims == 32);
     CHECK(m.vocab == 51200);
-    const auto fails = [&](const std::string& more) {
-        try {
-            parse("{\"model_type\": \"codegen\"" + more + "}");
-        } catch (const attn::InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
+    const auto fails = [&](const std::string& more) { return parse_error("{\"model_type\": \"codegen\"" + more + "}"); };
     CHECK(fails(", \"n_embd\": 60, \"n_head\": 6, \"rotary_dim\": 4").find("n_head 6 is not a multiple of 4") != std::string::npos);
     CHECK(fails(", \"n_embd\": 64, \"hidden_size\": 32").find("(the same field of CodeGenConfig) differ") != std::string::npos);
     CHECK(fails(", \"n_embd\": 60, \"n_head\": 8").find("n_embd 60 is not a multiple of n_head 8") != std::string::npos);
@@ -830,14 +824,7 @@ TEST_CASE("model config: gptj is GPTJConfig: its defaults and attribute_map, rot
     CHECK(a.positions_key == "max_position_embeddings");
     CHECK(a.intermediate == 24);
     CHECK(a.rotary_dims == 16);
-    const auto fails = [&](const std::string& more) {
-        try {
-            parse("{\"model_type\": \"gptj\", \"n_embd\": 64, \"n_head\": 4" + more + "}");
-        } catch (const attn::InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
+    const auto fails = [&](const std::string& more) { return parse_error("{\"model_type\": \"gptj\", \"n_embd\": 64, \"n_head\": 4" + more + "}"); };
     CHECK(fails(", \"hidden_size\": 32").find("\"n_embd\" and \"hidden_size\" (the same field of GPTJConfig) differ") !=
           std::string::npos);
     CHECK(fails(", \"rotary_dim\": 18").find("\"rotary_dim\" 18: expected an even number of dims up to the head's 16") !=
@@ -895,14 +882,7 @@ TEST_CASE("model config: falcon is FalconConfig: its defaults, the K/V groups of
     REQUIRE(e.notes.size() == 1);
     CHECK(e.notes[0].find("(v4: 4 · hidden_size = 256)") != std::string::npos);
     CHECK(parse(falcon + ", \"n_embed\": 64}").notes.empty());
-    const auto fails = [&](const std::string& more) {
-        try {
-            parse(falcon + more + "}");
-        } catch (const attn::InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
+    const auto fails = [&](const std::string& more) { return parse_error(falcon + more + "}"); };
     CHECK(fails(", \"alibi\": true").find("\"alibi\": true is not supported") != std::string::npos);
     CHECK(fails(", \"new_decoder_architecture\": true, \"parallel_attn\": false").find("FalconDecoderLayer has no such layer") !=
           std::string::npos);
@@ -986,14 +966,7 @@ TEST_CASE("model config: gpt_neo is GPTNeoConfig: its defaults, attention_types 
                                                    "\"attention_layers\": [\"global\", \"local\"]}");
     CHECK(a.window_of(0) == 0);
     CHECK(a.window_of(1) == 256);
-    const auto fails = [&](const std::string& more) {
-        try {
-            parse(neo + more + "}");
-        } catch (const attn::InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
+    const auto fails = [&](const std::string& more) { return parse_error(neo + more + "}"); };
     // a count of a million expands no further than the layers read
     CHECK(parse(neo + ", \"num_layers\": 2, \"attention_types\": [[[\"local\", \"global\"], 1000000]]}").window_of(0) == 256);
     // the expansion's first num_layers (v5; v4 refused another length); too few refused
@@ -1049,14 +1022,7 @@ TEST_CASE("model config: mpt is MptConfig: its defaults and attribute_map, attn_
     CHECK(n.notes[1].find("\"alibi\" is not true") != std::string::npos);
     CHECK(n.notes[2].find("\"qk_ln\" is not applied") != std::string::npos);
     CHECK(n.notes[3].find("not 16") != std::string::npos);
-    const auto fails = [&](const std::string& more) {
-        try {
-            parse("{\"model_type\": \"mpt\"" + more + "}");
-        } catch (const attn::InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
+    const auto fails = [&](const std::string& more) { return parse_error("{\"model_type\": \"mpt\"" + more + "}"); };
     CHECK(fails(", \"n_heads\": 6").find("d_model 2048 is not a multiple of n_heads 6") != std::string::npos);
     CHECK(fails(", \"d_model\": 64, \"hidden_size\": 32").find("(the same field of MptConfig) differ") != std::string::npos);
     CHECK(fails(", \"attn_config\": [1]").find("\"attn_config\": expected an object") != std::string::npos);
@@ -1702,14 +1668,7 @@ TEST_CASE("model config: more than 2^16 layers refused by every model type, unde
 }
 
 TEST_CASE("model config: model_type missing, or present but not a string, is named as such") {
-    const auto message = [](const std::string& text) {
-        try {
-            attn::model::parse_model_config(text, "config.json");
-        } catch (const attn::InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
+    const auto message = parse_error;
     CHECK(message("{\"hidden_size\": 8}").starts_with("config.json: no \"model_type\" (attn runs bert, "));
     CHECK(message("{\"model_type\": 7}").starts_with("config.json: \"model_type\" is not a string (attn runs bert, "));
     CHECK(message("{\"model_type\": null}").starts_with("config.json: \"model_type\" is not a string (attn runs "));
