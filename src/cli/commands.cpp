@@ -213,7 +213,7 @@ std::vector<Command> make_table() {
          {"attn help attend",
           "attn help --man > attn.1",
           "man -l attn.1 > /dev/null"},
-         false, command_names},
+         false, command_names, {{"man", "Print the manual page of attn and of every command (roff: man -l FILE)"}}},
         {"completions", cmd_completions, "print the bash or zsh completion script",
          {"bash|zsh"},
          {},

@@ -6,6 +6,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace attn::cli {
@@ -52,6 +53,9 @@ struct Command {
     // The values of the positional arguments, for the completions (files when null). A
     // function: the example catalogue is only built when a completion script is.
     std::vector<std::string> (*positional_values)() = nullptr;
+    // Without a cxxopts table: its flags (a long name without the dashes, what it does), for the
+    // help page, the man page and the completions; -h/--help is added to them.
+    std::vector<std::pair<std::string, std::string>> flags = {};
 };
 
 const std::vector<Command>& command_table();

@@ -160,6 +160,7 @@ expect_completion "bottom-right top-left " attend --causal = ''
 expect_completion "simple " example si
 expect_completion "saturation scaling simple sliding-window " example s
 expect_completion "attend " help at
+expect_completion "--man " help --m  # help has no option table: its flags are the command's own
 expect_completion "bash zsh " completions ''
 expect_completion "keys.txt q.npy " attend -x ''
 expect_completion "q.npy " attend -x -q q

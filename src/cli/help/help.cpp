@@ -126,6 +126,10 @@ CommandDoc command_doc(const Command& c) {
         doc.description = c.summary;
         doc.description[0] = char(std::toupper((unsigned char)doc.description[0]));
         doc.description += '.';
+        GroupDoc flags{"Options", "", {}};
+        for (const auto& [name, what] : c.flags) flags.options.push_back({"", {name}, "", what});
+        flags.options.push_back({"h", {"help"}, "", "Show this help and exit"});
+        doc.groups.push_back(std::move(flags));
         return doc;
     }
     captured.reset();
