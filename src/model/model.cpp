@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <set>
 
 #include "attn/error.hpp"
 #include "attn/io.hpp"
@@ -103,6 +104,28 @@ Model::~Model() = default;
 Model::Model(Model&&) noexcept = default;
 Model& Model::operator=(Model&&) noexcept = default;
 
+// Tensors of the layers run that nothing read: a config.json without attention_bias over a
+// checkpoint with biases, or Qwen3's weights under model_type qwen2 (q_norm, k_norm), run
+// without them, as in transformers, whose loader warns "Some weights of the model checkpoint
+// ... were not used". Only the layers run: --layer stops the forward pass early.
+static void note_unused_weights(const ModelConfig& c, const Weights& w, std::size_t last, std::vector<std::string>& notes) {
+    std::set<std::string> unused;  // (ALBERT's layers share their group's tensors)
+    for (std::size_t l = 0; l <= last; ++l)
+        for (std::string& name : w.unused(layer_prefix(c, l))) unused.insert(std::move(name));
+    if (unused.empty()) return;
+    std::string list;
+    std::size_t shown = 0;
+    for (const std::string& name : unused)
+        if (shown++ < 6) list += (list.empty() ? "" : ", ") + name;
+    if (unused.size() > 6) list += " and " + std::to_string(unused.size() - 6) + " more";
+    const bool one = unused.size() == 1;
+    notes.push_back(std::to_string(unused.size()) + (one ? " tensor" : " tensors") + " of the layers run " +
+                    (one ? "is" : "are") + " not in the model config.json describes (" + c.model_type + ") and " +
+                    (one ? "is" : "are") + " left out, as transformers leaves " + (one ? "it" : "them") +
+                    " out with a warning: " + list +
+                    ". A model_type or an option such as attention_bias that does not match the checkpoint does this");
+}
+
 ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) const {
     const ModelConfig& c = config_;
     if (in.tokens == 0 || in.batch == 0) throw InputError("no token ids");
@@ -192,6 +215,7 @@ ForwardResult Model::forward(const ModelInput& in, const ForwardWants& wants) co
         r.notes.push_back("the weights hold a layer " + std::to_string(c.layers) + " (" + layer_prefix(c, c.layers) +
                           "*) but config.json has " + std::to_string(c.layers) + (c.layers == 1 ? " layer" : " layers") +
                           ": the layers past them are not used");
+    note_unused_weights(c, *weights_, last, r.notes);
     return r;
 }
 

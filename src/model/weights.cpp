@@ -333,12 +333,25 @@ const Weight& Weights::find(const std::string& name, std::initializer_list<std::
     require(name);
     const std::string full = prefix_ + name;
     const Weight& w = tensors_.find(full)->second;
+    used_.insert(w.name);
     const Shape want(shape);
     // Exactly: transformers' loader refuses a (1, n) vector for an (n,) parameter too (it was taken).
     if (w.shape != want)
         throw InputError(folder_ + ": tensor '" + full + "' has shape " + w.shape.text() + ", config.json needs " +
                          want.text());
     return w;
+}
+
+std::vector<std::string> Weights::unused(const std::string& start) const {
+    const auto buffer = [](const std::string& name, const Weight& w) {
+        const std::string_view last = std::string_view(name).substr(name.rfind('.') + 1);
+        return last == "inv_freq" || last == "masked_bias" || (last == "bias" && w.shape.rank() == 4);
+    };
+    std::set<std::string> names;  // by the name in the file: a legacy alias (.gamma as .weight) is the same tensor
+    const std::string full = prefix_ + start;
+    for (auto it = tensors_.lower_bound(full); it != tensors_.end() && it->first.starts_with(full); ++it)
+        if (!used_.count(it->second.name) && !buffer(it->first, it->second)) names.insert(it->second.name);
+    return {names.begin(), names.end()};
 }
 
 const Weight& Weights::table(const std::string& name, std::initializer_list<std::size_t> shape) const {

@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,10 @@ public:
     // A lookup table (an embedding) prefix + name of this shape, not scanned: only the rows the
     // tokens pick are read, each checked as it is (Weight::finite_row).
     const Weight& table(const std::string& name, std::initializer_list<std::size_t> shape) const;
+    // The tensors under prefix + `start` that no get or table has asked for, by their names in
+    // the file, without the buffers checkpoints carry that nothing reads (a rotary inv_freq,
+    // GPT-2's masked_bias and the 4-D causal-mask bias of GPT-2, GPT-Neo and GPT-NeoX).
+    std::vector<std::string> unused(const std::string& start) const;
 
 private:
     const Weight& find(const std::string& name, std::initializer_list<std::size_t> shape) const;
@@ -90,6 +95,7 @@ private:
     std::vector<std::unique_ptr<io::detail::MappedFile>> files_;
     std::vector<Tensor> owned_;  // tensors read or widened into memory (Weights::add_torch_file, widened_copy)
     std::map<std::string, Weight, std::less<>> tensors_;
+    mutable std::set<std::string> used_;  // the names in the file of the tensors find returned
 };
 
 }  // namespace attn::model

@@ -203,6 +203,35 @@ else
     run model "$TINY/llama" --ids 1,2,3 --format csv
     if [ -z "$ERR" ]; then pass; else fail "a model of its config's layers printed on stderr: $ERR"; fi
 
+    # Tensors of the layers run that the model config.json describes leaves out are named in a
+    # note, as transformers warns of them ("Some weights ... were not used"): llama_biases' 14
+    # biases under a config without attention_bias and mlp_bias (7 with --layer 0: the layers
+    # run). The buffers checkpoints carry (a rotary inv_freq, masked_bias, a 4-D causal-mask
+    # bias) and tensors outside the layers (lm_head) are not named.
+    mkdir -p "$T/no_bias" && ln -sf "$TINY/llama_biases/model.safetensors" "$T/no_bias/"
+    sed '/"attention_bias"/d; s/"mlp_bias": true/"mlp_bias": false/' "$TINY/llama_biases/config.json" >"$T/no_bias/config.json"
+    run model "$T/no_bias" --ids 1,2,3 --format csv
+    expect_code 0 "llama_biases under a config without biases"
+    expect_err_has "attn: note: 14 tensors of the layers run are not in the model config.json describes (llama) and are left out, as transformers leaves them out with a warning: model.layers.0.mlp.down_proj.bias, model.layers.0.mlp.gate_proj.bias, model.layers.0.mlp.up_proj.bias, model.layers.0.self_attn.k_proj.bias, model.layers.0.self_attn.o_proj.bias, model.layers.0.self_attn.q_proj.bias and 8 more. A model_type" \
+        "the biases a config leaves out named"
+    run model "$T/no_bias" --ids 1,2,3 --layer 0 --format csv
+    expect_err_has "attn: note: 7 tensors of the layers run" "--layer 0: the unused tensors of layer 0 only"
+    src=$TINY/llama/model.safetensors
+    n=$(od -An -tu8 -N8 "$src" | tr -d ' ')
+    L=$(($(stat -c %s "$src") - 8 - n))  # the data's length: the new tensors follow it
+    mkdir -p "$T/buffers" && cp "$TINY/llama/config.json" "$T/buffers/"
+    with_header "$src" "$T/buffers/model.safetensors" \
+        "s/^{/{\"model.layers.0.self_attn.rotary_emb.inv_freq\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[$L,$((L + 4))]},\"model.layers.1.self_attn.masked_bias\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[$((L + 4)),$((L + 8))]},\"model.layers.1.self_attn.bias\":{\"dtype\":\"F32\",\"shape\":[1,1,1,1],\"data_offsets\":[$((L + 8)),$((L + 12))]},\"lm_head.weight\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[$((L + 12)),$((L + 16))]},/"
+    printf '\x00\x00\x80\x3f%.0s' 1 2 3 4 >>"$T/buffers/model.safetensors"
+    run model "$T/buffers" --ids 1,2,3 --format csv
+    expect_code 0 "llama with inv_freq, masked_bias, a 4-D bias and lm_head"
+    if [ -z "$ERR" ]; then pass; else fail "buffers and lm_head were named as unused: $ERR"; fi
+    with_header "$src" "$T/buffers/model.safetensors" \
+        "s/^{/{\"model.layers.1.self_attn.bias\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[$L,$((L + 4))]},/"
+    printf '\x00\x00\x80\x3f' >>"$T/buffers/model.safetensors"
+    run model "$T/buffers" --ids 1,2,3 --format csv
+    expect_err_has "attn: note: 1 tensor of the layers run is not in the model config.json describes (llama) and is left out, as transformers leaves it out with a warning: model.layers.1.self_attn.bias. A model_type" "a 1-D self_attn.bias is not a mask buffer: named"
+
     # --layer and --head pick outputs.attentions[l][:, h], on any arch and thread count.
     for a in scalar auto; do
         for th in 1 3; do
