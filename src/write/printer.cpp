@@ -551,6 +551,20 @@ std::string render(const std::vector<Item>& items, const OutputOptions& opt) {
     return out;
 }
 
+namespace {
+
+// The folder of several npy results must not be a file (x.txt/ too) or a link to none.
+void refuse_file_as_folder(const std::string& path) {
+    std::string dir = path;
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return;
+    if (::lstat(dir.c_str(), &st) == 0)
+        throw SettingError("output", "", " " + path + ": not a directory (npy output of several matrices needs a directory)");
+}
+
+}  // namespace
+
 void check_npy_output(const OutputOptions& opt, std::size_t results) {
     if (opt.format != Format::npy || results < 2) return;
     const std::string path = opt.path == "-" ? "" : opt.path;
@@ -560,6 +574,7 @@ void check_npy_output(const OutputOptions& opt, std::size_t results) {
         throw SettingError("output", "npy output of " + std::to_string(results) + " matrices needs ",
                            " DIR/ (one DIR/NAME.npy each), or use npz (one archive)");
     if (!folder) detail::refuse_npy_name_for_several(path, results);
+    refuse_file_as_folder(path);
 }
 
 std::vector<detail::PendingFile> detail::output_files(const std::vector<Item>& items, const OutputOptions& opt) {
@@ -595,8 +610,6 @@ std::vector<detail::PendingFile> detail::output_files(const std::vector<Item>& i
     check_npy_output(opt, items.size());
     std::string dir = path;
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-    if (!is_dir && ::lstat(dir.c_str(), &st) == 0)  // a file (x.txt/ too), or a link to none
-        throw SettingError("output", "", " " + path + ": not a directory (npy output of several matrices needs a directory)");
     std::vector<detail::PendingFile> files;
     for (const auto& item : items)
         files.push_back({(dir == "/" ? "" : dir) + "/" + item.name + ".npy", detail::npy_header(item.values()), !is_dir,

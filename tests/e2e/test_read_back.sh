@@ -340,6 +340,13 @@ printf 'x\n' >"$T/plain.txt"
 run attend -x "$x" --show weights,context -o "$T/plain.txt/"
 expect_code 2 "-o FILE/ of a regular file"
 expect_err_has "not a directory" "-o FILE/ of a regular file"
+# ... said before the computation: inputs that overflow fail later, and are not what is reported
+printf '1e20 1e20\n1e20 1e20\n' >"$T/overflowing.txt"
+for o in "$T/plain.txt" "$T/plain.txt/"; do
+    run attend -x "$T/overflowing.txt" --show weights,context --format npy -o "$o"
+    expect_code 2 "-o $o of a regular file, before the computation"
+    expect_err_has "$o: not a directory (npy output of several matrices needs a directory)" "-o $o: named before the computation"
+done
 run random --shape 2,3 --shape 4 --seed 5 -o "$T/two.npy"
 expect_code 2 "random -o x.npy of two draws"
 expect_err_has "or a folder ($T/two/, one NAME.npy each)" "the advice names a folder as -o takes it"
