@@ -17,6 +17,13 @@ expect_out_has "meta.sub.w  float32   (2, 2)" "ls: a nested dict's tensor as OUT
 expect_out_has "ids         int64     (5,)       not readable: dtype int64 is not supported" "ls: int64 listed with a note"
 expect_out_has "scalar      float32   ()         not readable: 0-d tensor" "ls: a 0-d tensor listed with a note"
 if grep -q "epoch" "$T/out"; then fail "ls: the non-tensor 'epoch' listed"; else pass; fi
+# a complex tensor is listed with a note, and the file's other tensors read (it refused the file)
+run ls "$TS/complex.pt"; expect_code 0 "ls a checkpoint holding a complex64 tensor"
+expect_out_has "z     complex64  (2,)    not readable: dtype complex64 is not supported" "ls: complex64 listed with a note"
+run softmax "$TS/complex.pt:w"; expect_code 0 "a float tensor beside a complex one"
+expect_out_has "0.175290391,0.0391125716,0.785597026" "softmax of complex.pt:w"
+run softmax "$TS/complex.pt:z"; expect_code 3 "the complex tensor read"
+expect_err_has "complex.pt:z: dtype complex64 is not supported" "the complex tensor refused by name"
 run ls "$TS/mha/pytorch_model.bin"; expect_code 0 "ls pytorch_model.bin"
 expect_out_has "c_attn.weight    float32  (8, 24)" "ls: GPT-2-style c_attn"
 # by content too: a checkpoint under another name

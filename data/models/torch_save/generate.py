@@ -24,6 +24,7 @@ Run from the repository root: /usr/bin/python3 data/models/torch_save/generate.p
                      vectors.pt a list of five (3,) tensors; tensor_and_none.pt (layer 0, None)
                      expanded/layers.pt a tuple of 8 expanded views, 512 MiB
                      stacked (`--stacked` remakes them)
+  complex.pt         {"w": float32 (1, 3), "z": complex64 (2,)} (`--complex` remakes it)
   expanded/          a Llama folder (config.json, pytorch_model.bin) of stride-0 views: 6 KB that
                      are 940 MB as float32 (`--expanded` remakes only it)
   views/             data/models/tiny/bert's weights in a pytorch_model.bin as views of every
@@ -320,6 +321,13 @@ def stacked_files():
     torch.save(layers, os.path.join(HERE, "expanded", "layers.pt"))
 
 
+def complex_files():
+    """complex.pt: {"w": a float32 (1, 3), "z": a complex64 (2,)}: attn lists both, reads w and
+    refuses z by name (it reads no complex tensor)."""
+    torch.save({"w": torch.tensor([[0.5, -1.0, 2.0]]), "z": torch.tensor([1 + 2j, 3 - 1j], dtype=torch.complex64)},
+               os.path.join(HERE, "complex.pt"))
+
+
 def main():
     sd = state_dict()
     torch.save(sd, os.path.join(HERE, "state_dict.pt"))
@@ -331,6 +339,7 @@ def main():
     collections_files()
     stacked_files()
     views_files()
+    complex_files()
     print("torch", torch.__version__, "numpy", np.__version__)
 
 
@@ -343,6 +352,8 @@ if __name__ == "__main__":
         collections_files()  # only tensor.pt, attentions.pt, nested.pt and their expected values
     elif sys.argv[1:] == ["--views"]:
         views_files()  # only views/
+    elif sys.argv[1:] == ["--complex"]:
+        complex_files()  # only complex.pt
     elif sys.argv[1:] == ["--stacked"]:
         stacked_files()  # only attentions_savez.npz and attentions_stacked.npy
     else:

@@ -395,7 +395,10 @@ bool storage_type(std::string_view global, StorageRef* out) {
         {"torch.FloatStorage", {"float32", 4}}, {"torch.HalfStorage", {"float16", 2}},  {"torch.BFloat16Storage", {"bfloat16", 2}},
         {"torch.DoubleStorage", {"float64", 8}}, {"torch.LongStorage", {"int64", 8}},   {"torch.IntStorage", {"int32", 4}},
         {"torch.ShortStorage", {"int16", 2}},    {"torch.CharStorage", {"int8", 1}},    {"torch.ByteStorage", {"uint8", 1}},
-        {"torch.BoolStorage", {"bool", 1}}};
+        {"torch.BoolStorage", {"bool", 1}},
+        // listed (attn ls) and refused by name when read, as the integer types are
+        {"torch.ComplexHalfStorage", {"complex32", 4}}, {"torch.ComplexFloatStorage", {"complex64", 8}},
+        {"torch.ComplexDoubleStorage", {"complex128", 16}}};
     const auto it = types.find(global);
     if (it == types.end()) return false;
     out->dtype = it->second.first;
