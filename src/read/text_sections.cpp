@@ -19,6 +19,7 @@
 #include "tensor/label_numbers.hpp"
 #include "read/input_bytes.hpp"
 #include "read/json.hpp"
+#include "read/draw_names.hpp"
 #include "read/text_reader.hpp"
 
 #include <sys/stat.h>
@@ -392,6 +393,8 @@ std::string TextReader::only_result(const std::string& name) const {
                                                (source_ == display_name("-") ? std::string("-") : source_)
                                          : "it holds: " + printable_names(names)) + ")");
     };
+    const std::string other = draw_spelling(name);
+    const auto named = [&](const std::string& key) { return key == name || (!other.empty() && key == other); };
     std::string out(s_);
     if (first < s_.size() && s_[first] == '{') {  // attn's json: {"NAME": [...], ...}
         std::size_t i = skip_space_and_comments(first + 1), member = npos, member_end = npos, value = npos;
@@ -405,9 +408,9 @@ std::string TextReader::only_result(const std::string& name) const {
             j = skip_space_and_comments(j + 1);
             const std::size_t end = skip_json_value(s_, j);
             if (end == npos || end == j) fail_expected(j, "a value");
-            if (key == name && member != npos)  // Python's json keeps the last, a JSON library the first
+            if (named(key) && member != npos)  // Python's json keeps the last, a JSON library the first
                 throw InputError(source_ + ": two results named '" + printable_utf8(name) + "': which one is meant is unclear");
-            if (key == name) member = i, value = j, member_end = end;
+            if (named(key)) member = i, value = j, member_end = end;
             if (key != "labels" && key != "key_labels") names.push_back(key);
             i = skip_space_and_comments(end);
             if (i < s_.size() && s_[i] == ',') i = skip_space_and_comments(i + 1);
@@ -432,7 +435,7 @@ std::string TextReader::only_result(const std::string& name) const {
         const std::string_view line = lines.text(l);
         if (const std::optional<std::string> title = is_heading(line) ? heading_name(line) : pretty_title_name(line)) {
             const std::string& heading = *title;
-            keep = heading == name;
+            keep = named(heading);
             found = found || keep;
             if (seen.insert(heading).second) names.push_back(heading);
         }

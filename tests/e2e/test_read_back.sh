@@ -167,6 +167,13 @@ then pass; else fail "random json draws read back: $(cat "$T/err")"; fi
 "$ATTN" random --seed 5 --shape 3,4 --shape 5 --format json -o "$rb/ragged.json"
 same_as_npy "$rb/ragged/draw0.npy" "$rb/ragged.json:draw 0" "random json of two shapes: draw 0"
 same_as_npy "$rb/ragged/draw1.npy" "$rb/ragged.json:draw 1" "random json of two shapes: draw 1"
+# either spelling selects a draw: the files' and members' draw1 in text, the text's "draw 1" in an npz
+"$ATTN" random --seed 5 --shape 3,4 --shape 5 --format npz -o "$rb/ragged.npz"
+"$ATTN" random --seed 5 --shape 3,4 --shape 5 --format csv -o "$rb/ragged.csv"
+same_as_npy "$rb/ragged/draw1.npy" "$rb/ragged.json:draw1" "random json: draw1 selects \"draw 1\""
+same_as_npy "$rb/ragged/draw0.npy" "$rb/ragged.csv:draw0" "random csv: draw0 selects # draw 0"
+same_as_npy "$rb/ragged/draw1.npy" "$rb/ragged.npz:draw 1" "random npz: 'draw 1' selects draw1"
+run concat "$rb/ragged.csv:draw01"; expect_code 3 "draw01 is no draw's name"
 # several draws to -o x.npy: the usage error of every command, and no folder named x.npy
 run random --seed 1 --shape 3 --count 2 -o "$rb/two.npy"; expect_code 2 "random: two draws to two.npy"
 expect_err_has "2 results do not fit one .npy file: write them to an archive ($rb/two.npz)" "random two.npy message"

@@ -12,6 +12,7 @@
 #include "attn/error.hpp"
 #include "attn/model_file.hpp"
 #include "runtime/utf8.hpp"
+#include "read/draw_names.hpp"
 #include "read/model/zip.hpp"
 
 namespace attn::io {
@@ -125,6 +126,9 @@ Tensor listed_npz_tensor(std::string_view bytes, const std::vector<ZipMember>& m
                          "): name one as " + source + ":NAME");
     }
     if (const ZipMember* m = find_member(members, name)) return member_tensor(bytes, *m, source + ":" + name, finite, max_dims);
+    if (const std::string other = detail::draw_spelling(name); !other.empty())  // attn random's "draw 0" as text names it
+        if (const ZipMember* m = find_member(members, other))
+            return member_tensor(bytes, *m, source + ":" + other, finite, max_dims);
     throw InputError(source + ": no array '" + name + "' (it holds: " + printable_names(listed_names(members)) + ")");
 }
 
