@@ -53,6 +53,8 @@ Tensor TextReader::read(std::size_t max_dims) {
     constexpr std::string_view parameter = "Parameter containing:";
     if (s_.substr(first, parameter.size()) == parameter) pos_ = first = skip_space_and_comments(first + parameter.size());
     const std::size_t first_eol = std::min(s_.find('\n', first), s_.size());
+    if (const std::optional<std::string> records = bare_records(first))  // as the records' csv reads
+        return TextReader(*records, source_, finite_).read(max_dims);
     if (first < s_.size() && s_[first] == '{') expect_end(read_json_object(first));
     else if (first < s_.size() && (s_[first] == '[' || starts_wrapper(first)) && !pretty_title(first, first_eol))
         expect_end(read_bracketed(first));

@@ -66,6 +66,10 @@ public:
     // of its csv/tsv, the lines under the headings "# name ..." (name as heading_name gives
     // it). InputError naming the results there when there is no such result.
     std::string only_result(const std::string& name) const;
+    // attn's json of records alone at s_[first], as only_result reads a named one: an object whose
+    // one member holds records ({"variance": {...}}: attend --show variance), or a list of
+    // records ([{...}, ...]: attn variance); nullopt for any other text.
+    std::optional<std::string> bare_records(std::size_t first) const;
 
     // The offset after the json string whose '"' is at s[i] (escapes skipped); npos when it does
     // not end. json_key: a quoted json name (with its quotes) decoded as JSON (\uXXXX too:

@@ -65,38 +65,53 @@ std::string json_records(std::string_view text, const std::string& where) {
     } catch (const InputError& e) {
         throw InputError(where + ": its value: " + e.what());  // (the json parser counts bytes from the value)
     }
-    const auto numbers = [&](const json::Value& record) {
-        if (!record.is_object() || record.size() == 0)
-            throw InputError(where + ": not a tensor (a nested list of numbers) nor records");
-        std::vector<std::string> out;
+    // A record's numbers in order, a nested record's in its place (attn variance's "scaled": {...},
+    // which its csv writes as scaled_* columns); fields named as outer.inner.
+    struct Flat {
+        std::vector<std::string> fields, numbers;
+    };
+    const auto flatten = [&](const json::Value& record, const std::string& outer, Flat& flat, auto& self) -> void {
         for (std::size_t k = 0; k < record.size(); ++k) {
             const json::Value& x = record.values()[k];
-            const std::string field = "\"" + printable_utf8(record.keys()[k]) + "\"";
-            if (!x.is_number())
-                throw InputError(where + ": " + field + " is " + (x.is_null() ? "null (json's NaN or inf)" : "not a number"));
+            const std::string name = outer + record.keys()[k];
+            const std::string field = "\"" + printable_utf8(name) + "\"";
             if (std::find(record.keys().begin(), record.keys().begin() + std::ptrdiff_t(k), record.keys()[k]) !=
                 record.keys().begin() + std::ptrdiff_t(k))
                 throw InputError(where + ": " + field + " twice in a record");
+            if (x.is_object() && x.size() > 0) {
+                self(x, name + ".", flat, self);
+                continue;
+            }
+            if (!x.is_number())
+                throw InputError(where + ": " + field + " is " + (x.is_null() ? "null (json's NaN or inf)" : "not a number"));
             char buf[32];
             const auto r = std::to_chars(buf, buf + sizeof buf, x.as_number());  // shortest: the same double
-            out.emplace_back(buf, r.ptr);
+            flat.fields.push_back(name);
+            flat.numbers.emplace_back(buf, r.ptr);
             if (std::isinf(float(x.as_number())))
-                throw InputError(where + ": " + field + " is " + out.back() + ": out of float32 range");
+                throw InputError(where + ": " + field + " is " + flat.numbers.back() + ": out of float32 range");
         }
-        return out;
+    };
+    const auto numbers = [&](const json::Value& record) {
+        if (!record.is_object() || record.size() == 0)
+            throw InputError(where + ": not a tensor (a nested list of numbers) nor records");
+        Flat flat;
+        flatten(record, "", flat, flatten);
+        return flat;
     };
     std::string out = "[";
     if (v.is_object()) {
-        for (const std::string& x : numbers(v)) out += (out.size() > 1 ? ", [" : "[") + x + "]";
+        for (const std::string& x : numbers(v).numbers) out += (out.size() > 1 ? ", [" : "[") + x + "]";
         return out + "]";
     }
     const std::vector<json::Value>& records = v.as_array();
+    std::vector<std::string> first_fields;
     for (const json::Value& record : records) {
-        const std::vector<std::string> row = numbers(record);
-        if (!(record.keys() == records.front().keys()))
-            throw InputError(where + ": records with other fields than the first's");
+        const Flat row = numbers(record);
+        if (&record == &records.front()) first_fields = row.fields;
+        else if (row.fields != first_fields) throw InputError(where + ": records with other fields than the first's");
         out += out.size() > 1 ? ", [" : "[";
-        for (std::size_t k = 0; k < row.size(); ++k) out += (k ? ", " : "") + row[k];
+        for (std::size_t k = 0; k < row.numbers.size(); ++k) out += (k ? ", " : "") + row.numbers[k];
         out += "]";
     }
     return out + "]";
@@ -381,6 +396,31 @@ std::string TextReader::json_key(std::string_view quoted) {
         for (std::size_t i = 0; i < body.size(); ++i) out += body[i] == '\\' && i + 1 < body.size() ? body[++i] : body[i];
         return out;
     }
+}
+
+std::optional<std::string> TextReader::bare_records(std::size_t first) const {
+    const auto holds_records = [&](std::size_t j) {  // a value at s_[j]: an object, or a list of them
+        const std::size_t inner = j < s_.size() ? skip_space_and_comments(j + 1) : npos;
+        return j < s_.size() && (s_[j] == '{' || (s_[j] == '[' && inner < s_.size() && s_[inner] == '{'));
+    };
+    if (first < s_.size() && s_[first] == '[') {
+        const std::size_t end = skip_json_value(s_, first);
+        if (!holds_records(first) || end == npos || skip_space_and_comments(end) < s_.size()) return std::nullopt;
+        return json_records(s_.substr(first, end - first), source_);
+    }
+    const std::size_t i = skip_space_and_comments(first + 1);
+    if (i >= s_.size() || s_[i] != '"') return std::nullopt;
+    const std::size_t key_end = TextReader::json_string_end(s_, i);
+    if (key_end == npos) return std::nullopt;
+    std::size_t j = skip_space_and_comments(key_end);
+    if (j >= s_.size() || s_[j] != ':') return std::nullopt;
+    j = skip_space_and_comments(j + 1);
+    if (!holds_records(j)) return std::nullopt;
+    const std::size_t end = skip_json_value(s_, j);
+    if (end == npos) return std::nullopt;
+    const std::size_t close = skip_space_and_comments(end);
+    if (close >= s_.size() || s_[close] != '}' || skip_space_and_comments(close + 1) < s_.size()) return std::nullopt;
+    return only_result(json_key(s_.substr(i, key_end - i)));
 }
 
 std::string TextReader::only_result(const std::string& name) const {

@@ -109,6 +109,26 @@ for fmt in json csv; do
 done
 "$ATTN" concat "$rb/one.csv:variance" --format npy -o "$rb/one_expect.npy"
 same_as_npy "$rb/one_expect.npy" "$rb/one.json:variance" "one record in json: a column, as its csv"
+# a json of records alone reads back bare, as its csv does: one result's ({"variance": {...}}),
+# and attn variance's list of records, nested ones ("scaled": {...}) in the csv's column order
+for item in variance kv-error; do
+    attend --kv-dtype q8_0 --show "$item" --format csv > "$rb/alone.csv"
+    attend --kv-dtype q8_0 --show "$item" --format json > "$rb/alone.json"
+    "$ATTN" concat "$rb/alone.csv" --format csv > "$rb/rec_expect"
+    run concat "$rb/alone.json" --format csv; expect_code 0 "$item json alone read back bare"
+    expect_close "$rb/rec_expect" "$T/out" 0 "$item json alone, bare: the numbers of its csv"
+done
+"$ATTN" variance --dk 4,8 --format csv -o "$rb/sweep_again.csv"
+"$ATTN" variance --dk 4,8 --format json -o "$rb/sweep.json"
+"$ATTN" concat "$rb/sweep_again.csv" --format csv > "$rb/rec_expect"
+run concat "$rb/sweep.json" --format csv; expect_code 0 "attn variance json read back"
+expect_close "$rb/rec_expect" "$T/out" 0 "attn variance json: the numbers of its csv, nested records in place"
+printf '[{"a": 1, "b": {"c": 2}}, {"a": 3, "b": {"d": 4}}]' > "$rb/other_fields.json"
+run concat "$rb/other_fields.json"; expect_code 3 "records of other nested fields"
+expect_err_has "records with other fields than the first's" "records of other nested fields named"
+printf '{"variance": {"d_k": 2, "scaled": {"entropy_mean": null}}}' > "$rb/nested_null.json"
+run concat "$rb/nested_null.json"; expect_code 3 "a nested record's null field"
+expect_err_has '"scaled.entropy_mean" is null' "a nested record's field named outer.inner"
 printf '{"variance": {"d_k": 2, "scale": null}}' > "$rb/null.json"
 run concat "$rb/null.json:variance"; expect_code 3 "a record's null field"
 expect_err_has '"scale" is null' "a record's null field named"
