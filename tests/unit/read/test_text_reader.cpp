@@ -220,7 +220,11 @@ TEST_CASE("text: attn's own json and pretty output of one matrix read back") {
           "t.txt:4:1: a second matrix starts here; attn reads one matrix per input");
     CHECK(error_of("{\"w\": [[null, 1]]}") ==
           "t.txt:1:9: found 'null', json's stand-in for NaN or infinity (read such values from csv, tsv or npy)");
-    CHECK(error_of("{\"variance\": {\"d_k\": 2}}") == "t.txt:1:14: \"variance\" is not a tensor (a nested list of numbers)");
+    // a json of one record alone reads as its csv (a column of its numbers); other members are no tensor
+    check_matrix(text("{\"variance\": {\"d_k\": 2, \"scale\": 0.5}}"), {{2}, {0.5f}});
+    CHECK(error_of("{\"seed\": 3}") == "t.txt:1:10: \"seed\" is not a tensor (a nested list of numbers)");
+    CHECK(error_of("{\"variance\": {\"d_k\": 2}, \"w\": [[1]]}") ==
+          "t.txt:1:14: \"variance\" is not a tensor (a nested list of numbers)");
     CHECK(error_of("{\"w\": [[1]]") == "t.txt:1:12: expected '}', found end of input");
 }
 
