@@ -60,6 +60,13 @@ for t in 1 3; do
     expect_close "$T/whole_last" "$T/out" 1e-6 "-x T×D: the token through the cache, --threads $t"
 done
 cp "$T/out" "$T/step"
+# --pos sinusoidal: the new token is at position P (5), as in the whole run (it was given position 0)
+pos=(--wq "$T/wq.npy" --wk "$T/wk.npy" --wv "$T/wv.npy" --causal --pos sinusoidal)
+run attend -x "$T/x6.csv" "${pos[@]}" --format csv; tail -n 1 "$T/out" > "$T/whole_pos_last"
+run attend -x "$T/x_pre.csv" "${pos[@]}" --show keys,values --format npy -o "$T/pre_pos"
+run attend -x "$T/x_new.csv" "${pos[@]}" --past-k "$T/pre_pos/keys.npy" --past-v "$T/pre_pos/values.npy" --format csv
+expect_code 0 "--pos sinusoidal with a cache"
+expect_close "$T/whole_pos_last" "$T/out" 1e-6 "--pos sinusoidal: the token through the cache at position P"
 # The same cache as (1, 1, P, d): HF's layout.
 run attend -q "$T/pre/keys.npy" -k "$T/pre/keys.npy" -v "$T/pre/keys.npy" --show keys --format csv
 awk -F, 'BEGIN { print "[[[" } { printf "%s[%s]", (NR > 1 ? "," : ""), $0 } END { print "]]]" }' \

@@ -180,10 +180,12 @@ std::string projection_message(const ShapeError& e, const AttendInputs& a, const
     return std::string(bias_flag) + " has " + plural(e.got, "entry") + " but " + of + " has " + plural(e.wanted, "column");
 }
 
-// --pos sinusoidal: the table (attn/positions.hpp) added to every batch item's rows, in place.
-void add_positions(Tensor& x) {
-    if (x.rank() < 2) return;  // refused below with the shape's own message
-    const Matrix table = sinusoidal_positions(x.rows(), x.cols());
+// --pos sinusoidal: the table (attn/positions.hpp) of positions first, first + 1, ... added to
+// every batch item's rows, in place (first: a K/V cache's length, as GPT-2 numbers new tokens
+// from past_length).
+void add_positions(Tensor& x, std::size_t first) {
+    if (x.rank() < 2) return;  // refused with the shape's own message
+    const Matrix table = sinusoidal_positions(x.rows(), x.cols(), 10000.0, first);
     for (std::size_t s = 0; s < x.slices(); ++s)
         for (std::size_t t = 0; t < x.rows(); ++t)
             for (std::size_t c = 0; c < x.cols(); ++c) x.slice_data(s)[t * x.row_stride() + c] += table(t, c);
@@ -229,8 +231,7 @@ void read_embeddings(Reader& in, AttendInputs& a) {
         if (!option_names::one_of(option_names::pos, kind))
             throw UsageError("invalid --pos '" + kind + "': expected sinusoidal" +
                              did_you_mean(kind, option_names::pos));
-        add_positions(a.x);
-        if (a.kv.rank()) add_positions(a.kv);
+        a.sinusoidal = true;  // added after the cache is read (its length is the first position)
     }
     try {
         check_embeddings(a.x.shape(), a.kv.shape());
@@ -679,6 +680,10 @@ AttendInputs read_attend_inputs(const cxxopts::ParseResult& r, InputNames& names
         read_qkv(in, a);
     }
     prepend_cache(r, names, a);
+    if (a.sinusoidal) {
+        add_positions(a.x, a.past);
+        if (a.kv.rank()) add_positions(a.kv, a.past);
+    }
     store_kv(r, a);
     // A (Tk,) bias is one row, broadcast over the queries (as NumPy and PyTorch do).
     a.bias = as_row_if_vector(in.tensor("bias", 4, io::Finite::allow_neg_inf));

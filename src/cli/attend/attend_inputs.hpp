@@ -23,6 +23,7 @@ struct AttendInputs {
     // -x form: embeddings and projections (attn's in×out layout; rank 0 = not given).
     bool embeddings = false;
     Tensor x, kv;  // kv rank 0: keys and values come from x
+    bool sinusoidal = false;  // --pos sinusoidal: added to x and kv once the cache's length is known
     Tensor wq, wk, wv, bq, bk, bv, wo, bo;
     std::size_t heads = 1, kv_heads = 1;
     bool heads_given = false;  // --heads given: results carry a head dimension

@@ -33,7 +33,8 @@ void declare_options(cxxopts::Options& options) {
         ("x", "Embeddings X (T×D, or B×T×D for a batch); Q = X·W_q + b_q, K = X·W_k + b_k, V = X·W_v + b_v",
          cxxopts::value<std::string>(), "FILE")
         ("pos", "sinusoidal: add Vaswani's position table (attn positions) to -x, and to --kv, before the "
-                "projections; without it attention is permutation-equivariant", cxxopts::value<std::string>(),
+                "projections (positions 0, 1, ...; P, P + 1, ... after a cache of P keys, --past-k); without it "
+                "attention is permutation-equivariant", cxxopts::value<std::string>(),
          "sinusoidal")
         ("kv", "Embeddings for keys and values (T_kv×D_kv, or B×T_kv×D_kv): cross-attention, K = KV·W_k, "
                "V = KV·W_v (default: -x)", cxxopts::value<std::string>(), "FILE")
