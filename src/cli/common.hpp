@@ -14,6 +14,10 @@
 
 namespace attn::cli {
 
+// The larger of a running maximum m and a difference d, a NaN kept once met: max(m, d) in a
+// loop of `if (!(d <= m)) m = d` lost a NaN to any number after it.
+inline double max_keeping_nan(double m, double d) { return m != m || d <= m ? m : d; }
+
 // Parses argv; cxxopts errors become UsageError naming the option. Returns nullopt after
 // printing --help (the page of cli/help/help.hpp); otherwise sets the runtime up
 // (setup_runtime below) before returning the options.

@@ -77,6 +77,21 @@ if grep -o '"weights_max_abs_diff": [-0-9.e+]*' "$T/out" | awk '{ if ($2 != 0) b
 if grep -Eo '"context_(max_abs|rel_rms)_diff": [-0-9.e+]*' "$T/out" | awk '{ n++; if ($2 != 0) bad = 1 } END { exit bad || n == 0 }'; then pass; else
     fail "--kv-dtype f32: the context does not move: $(grep -o '"context[^,]*' "$T/out" | head -2)"; fi
 
+# A fully masked row is no difference under --masked-rows nan (NaN in both runs) as under zero: the
+# live rows' largest, wherever the row is (in the middle, a NaN was lost to the rows after it)
+"$ATTN" random --seed 11 --shape 4,8 --format npy -o "$T/q4.npy"
+"$ATTN" random --seed 12 --shape 6,8 --format npy -o "$T/k6.npy"
+"$ATTN" random --seed 13 --shape 6,8 --format npy -o "$T/v6.npy"
+printf '1 1 1 1 1 1\n1 1 1 1 1 1\n0 0 0 0 0 0\n1 1 1 1 1 1\n' > "$T/mid_masked.txt"
+for p in zero nan; do
+    run attend -q "$T/q4.npy" -k "$T/k6.npy" -v "$T/v6.npy" --kv-dtype q8_0 --mask "$T/mid_masked.txt" --masked-rows $p \
+        --show kv-error --format csv
+    expect_code 0 "kv-error with a masked row under --masked-rows $p"
+    cp "$T/out" "$T/kv_err_$p"
+done
+if cmp -s "$T/kv_err_zero" "$T/kv_err_nan" && ! grep -qi nan "$T/kv_err_nan" && grep -q '^weights_max_abs_diff,0\.00' "$T/kv_err_nan"
+then pass; else fail "kv-error under --masked-rows nan: $(tr '\n' ' ' <"$T/kv_err_nan"), zero: $(tr '\n' ' ' <"$T/kv_err_zero")"; fi
+
 # A float16 .npy with --kv-dtype f32 is widened; with --kv-dtype bf16 it is stored as bfloat16.
 "$ATTN" random --seed 3 --shape 2,300,24 --dtype f16 --format npy -o "$T/k16.npy"
 "$ATTN" random --seed 4 --shape 2,300,24 --dtype f16 --format npy -o "$T/v16.npy"

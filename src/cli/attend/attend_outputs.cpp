@@ -11,6 +11,7 @@
 #include "attn/html_view.hpp"
 #include "attn/viz.hpp"
 #include "attn/viz_grid.hpp"
+#include "cli/common.hpp"
 #include "tensor/finite_scan.hpp"
 #include "runtime/parallel.hpp"
 
@@ -238,16 +239,19 @@ VarianceTable kv_error_table(const AttendInputs& in, const AttendResults& res) {
         for (std::size_t h = 0; h < result_heads(res); ++h) {
             const MatrixView a = slice_of(w, in, res, b, h), a32 = slice_of(w32, in, res, b, h);
             const MatrixView x = slice_of(c, in, res, b, h), x32 = slice_of(c32, in, res, b, h);
+            // A NaN in both (a fully masked row under --masked-rows nan: the same rows in both runs)
+            // is no difference; a NaN in one is, and is kept.
+            const auto both_nan = [](float p, float q) { return p != p && q != q; };
             double weights_max = 0, context_max = 0, diff2 = 0, ref2 = 0;
             for (std::size_t i = 0; i < a.rows; ++i)
-                for (std::size_t j = 0; j < a.cols; ++j) {
-                    const double d = std::fabs(double(a(i, j)) - double(a32(i, j)));
-                    if (!(d <= weights_max)) weights_max = d;  // NaN (a masked row under nan) kept
-                }
+                for (std::size_t j = 0; j < a.cols; ++j)
+                    if (!both_nan(a(i, j), a32(i, j)))
+                        weights_max = max_keeping_nan(weights_max, std::fabs(double(a(i, j)) - double(a32(i, j))));
             for (std::size_t i = 0; i < x.rows; ++i)
                 for (std::size_t j = 0; j < x.cols; ++j) {
+                    if (both_nan(x(i, j), x32(i, j))) continue;
                     const double d = double(x(i, j)) - double(x32(i, j));
-                    if (!(std::fabs(d) <= context_max)) context_max = std::fabs(d);
+                    context_max = max_keeping_nan(context_max, std::fabs(d));
                     diff2 += d * d, ref2 += double(x32(i, j)) * double(x32(i, j));
                 }
             std::vector<std::pair<std::string, double>> fields{

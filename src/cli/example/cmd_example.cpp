@@ -40,7 +40,7 @@ double max_difference(const Tensor& a, const Tensor& b) {
         for (std::size_t i = 0; i < x.rows; ++i)
             for (std::size_t j = 0; j < x.cols; ++j) {
                 const double d = std::fabs(double(x(i, j)) - double(y(i, j))) / std::max(1.0, std::fabs(double(y(i, j))));
-                if (!(d <= worst)) worst = d;  // NaN-safe: a NaN difference wins
+                worst = max_keeping_nan(worst, d);  // a NaN difference wins
             }
     }
     return worst;
@@ -68,7 +68,7 @@ bool check_example(const Example& e, bool verbose) {
             const double d = max_difference(got.at(name), want);
             values += want.shape().numel();
             if (!(d <= check_tolerance)) bad += " " + name + (std::isinf(d) ? " (shape " + shape(got.at(name)) + " vs " + shape(want) + ")" : "");
-            if (!(d <= worst)) worst = d;
+            worst = max_keeping_nan(worst, d);
         }
         ok = ok && bad.empty();
         if (verbose || !bad.empty())
