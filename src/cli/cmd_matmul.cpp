@@ -25,8 +25,8 @@ void require_finite(const Matrix& C) {
     for (std::size_t r = 0; r < C.rows(); ++r)
         for (std::size_t c = 0; c < C.cols(); ++c)
             if (!std::isfinite(C(r, c)))
-                throw RuntimeFailure("product row " + std::to_string(r + 1) + ", column " + std::to_string(c + 1) +
-                                     " is " + (std::isnan(C(r, c)) ? "NaN" : "infinite") +
+                throw RuntimeFailure("product row " + std::to_string(r) + ", column " + std::to_string(c) +
+                                     " (0-based) is " + (std::isnan(C(r, c)) ? "NaN" : "infinite") +
                                      ": the inputs overflow float32 (scale them down)");
 }
 

@@ -27,7 +27,7 @@ struct Logits {
     std::string where;
     float& at(std::size_t r, std::size_t c) const noexcept { return data[r * stride + c]; }
     std::string cell(std::size_t r, std::size_t c) const {
-        return where + "row " + std::to_string(r + 1) + ", column " + std::to_string(c + 1);
+        return where + "row " + std::to_string(r) + ", column " + std::to_string(c) + " (0-based)";
     }
 };
 

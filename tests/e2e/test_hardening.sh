@@ -72,7 +72,8 @@ for show in context weights; do
     expect_err_has "scaled scores of 1 row overflow float32" "attend --scale=-3e38 --show $show"
 done
 # In a big result the first value out of range is named by its row, wherever it lies: rows
-# 1201 and 2901 of 3000 overflow (the checks are made in blocks of rows by all threads).
+# 1201 and 2901 of 3000 overflow (the checks are made in blocks of rows by all threads); the
+# message counts from 0, as it says (row 1200).
 awk 'BEGIN { for (i = 1; i <= 3000; i++) { v = (i == 1201 || i == 2901) ? "3e19" : (i % 7) / 7;
              printf "%s %s %s %s\n", v, v, v, v } }' > "$T/qbig"
 awk 'BEGIN { for (i = 1; i <= 40; i++) { v = (i == 8) ? "3e19" : (i % 5) / 5; printf "%s %s %s %s\n", v, v, v, v } }' > "$T/kbig"
@@ -81,7 +82,7 @@ for show in scores scaled weights; do
     expect_code 1 "attend --show $show, overflow at row 1201 of 3000"
     expect_out_empty "attend --show $show, overflow at row 1201 of 3000"
     name=$show; [ "$show" = scaled ] && name="scaled scores"
-    expect_err_has "$name row 1201, column " "attend --show $show names the first overflowing row"
+    expect_err_has "$name row 1200, column " "attend --show $show names the first overflowing row"
 done
 printf -- '-3e38 -3e38\n' > "$T/bias"
 run attend -q "$T/q1" -k "$T/k2" -v "$T/v2" --scale=-3e38 --bias "$T/bias"

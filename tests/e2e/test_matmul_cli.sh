@@ -80,7 +80,7 @@ done
 printf '1e20 1e20\n' > "$T/big"            # 1e20·1e20 + 1e20·1e20 = 2e40 > FLT_MAX
 printf '1e20\n1e20\n' > "$T/bigcol"
 run matmul "$T/big" "$T/bigcol"; expect_code 1 "overflowing product"
-expect_err_has "attn: product row 1, column 1 is infinite: the inputs overflow float32" "overflow message"
+expect_err_has "attn: product row 0, column 0 (0-based) is infinite: the inputs overflow float32" "overflow message"
 expect_out_empty "overflowing product: no output"
 
 # ---- a boolean flag given a value: --transpose-b=false means A·B ----

@@ -93,7 +93,7 @@ if [ "$OUT" = $'softmax (2x2):\n  0.119  0.881\n  0.500  0.500' ]; then pass; el
 # scaled logits that overflow float32
 printf '1e38 1\n' > "$T/big"
 run softmax "$T/big" --scale 10; expect_code 1 "scaled logit overflow"
-expect_err_has "row 1, column 1: the scaled logit overflows float32" "overflow message"
+expect_err_has "row 0, column 0 (0-based): the scaled logit overflows float32" "overflow message"
 
 # ---- usage errors (exit 2) ----
 run softmax "$T/pos" --scale fast; expect_code 2 "--scale fast"
@@ -155,7 +155,7 @@ fi
 # row [3e38, -3e38, 1e-40] sums to 1e-40 (in float64), so 3e38 / 1e-40 = 3e78 > FLT_MAX
 printf '3e38 -3e38 1e-40\n' > "$T/cancel"
 run softmax "$T/cancel" --normalize sum; expect_code 1 "sum-normalized weight overflows"
-expect_err_has "attn: row 1, column 1: the sum-normalized weight overflows float32" "sum overflow message"
+expect_err_has "attn: row 0, column 0 (0-based): the sum-normalized weight overflows float32" "sum overflow message"
 expect_out_empty "sum overflow: no output"
 # the same with a NaN policy: a fully masked row's requested NaN is not an error
 printf -- '-inf -inf\n1 3\n' > "$T/masked"
@@ -199,7 +199,7 @@ run softmax "$T/nd4" --format csv; expect_code 0 "softmax of a 4-D tensor"
 expect_out_has "# softmax [1, 1] 1x2" "softmax of a 4-D tensor: the blocks keep their index"
 run softmax "$T/nd4" --normalize sum
 expect_code 1 "softmax --normalize sum of a slice summing to zero"
-expect_err_has "[1, 1] row 1 sums to zero" "softmax --normalize sum: the slice of the zero sum"
+expect_err_has "[1, 1] row 0 (0-based) sums to zero" "softmax --normalize sum: the slice of the zero sum"
 
 # A 1-D input keeps its shape (n,), as torch.softmax(x, dim=-1) does.
 printf '[0, 0]\n' > "$T/v2"

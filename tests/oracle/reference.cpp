@@ -55,7 +55,7 @@ std::size_t normalize_rows(Matrix& S, Normalization how, MaskedRowPolicy policy)
         } else {
             for (std::size_t j = 0; j < n; ++j) sum += row[j] == neg_inf ? 0.0 : double(row[j]);
             if (sum == 0.0)
-                throw RuntimeFailure("row " + std::to_string(i + 1) + " sums to zero: cannot normalize by its sum");
+                throw RuntimeFailure("row " + std::to_string(i) + " (0-based) sums to zero: cannot normalize by its sum");
             for (std::size_t j = 0; j < n; ++j) row[j] = row[j] == neg_inf ? 0.0f : float(double(row[j]) / sum);
         }
     }

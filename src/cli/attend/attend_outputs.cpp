@@ -139,8 +139,8 @@ void check_finite(const TensorView& t, const char* name, bool allow_neg_inf, con
                 const float v = row[j];
                 if (std::isfinite(v) || (allow_neg_inf && v < 0 && std::isinf(v))) continue;
                 const std::string where = t.slices() > 1 ? " slice " + std::to_string(s) + "," : "";
-                throw RuntimeFailure(std::string(name) + where + " row " + std::to_string(i + 1) + ", column " +
-                                     std::to_string(j + 1) + " is " + (std::isnan(v) ? "NaN" : "infinite") +
+                throw RuntimeFailure(std::string(name) + where + " row " + std::to_string(i) + ", column " +
+                                     std::to_string(j) + " (0-based) is " + (std::isnan(v) ? "NaN" : "infinite") +
                                      ": the inputs overflow float32 (scale them down)");
             }
         }

@@ -735,7 +735,7 @@ TEST_CASE("batched attention: a zero row sum under sum normalisation names the f
             attn::batched_attention(Q.view(), K.view(), V.view(), spec);
             FAIL("a zero row sum was accepted");
         } catch (const attn::RuntimeFailure& e) {
-            CHECK(std::string(e.what()) == "batch item 1, head 1: row 1 sums to zero: cannot normalize by its sum");
+            CHECK(std::string(e.what()) == "batch item 1, head 1: row 0 (0-based) sums to zero: cannot normalize by its sum");
         }
     }
     attn::set_threads(0);
