@@ -110,6 +110,16 @@ expect_code 0 "ONNX's 4-D GQA case with an empty cache"
 for f in weights context keys values; do
     if cmp -s "$T/nocache/$f.npy" "$T/emptycache/$f.npy"; then pass; else fail "an empty cache: $f.npy differs from no cache"; fi
 done
+# ... with the options a cache excludes too (--lengths, --key-rows, --causal-offset): as without one
+for extra in "--lengths 3,4" "--key-rows 0:3" "--causal-offset 1 --causal"; do
+    # shellcheck disable=SC2086 # the options as words
+    run attend -q "$G4/Q.npy" -k "$G4/K.npy" -v "$G4/V.npy" $extra --format npy -o "$T/nc.npy"
+    # shellcheck disable=SC2086
+    run attend -q "$G4/Q.npy" -k "$G4/K.npy" -v "$G4/V.npy" $extra --past-k "$T/pk0.npy" --past-v "$T/pk0.npy" \
+        --format npy -o "$T/ec.npy"
+    expect_code 0 "an empty cache with $extra"
+    if cmp -s "$T/nc.npy" "$T/ec.npy"; then pass; else fail "an empty cache with $extra: not the result without one"; fi
+done
 empty_npy "$T/pk0_d7.npy" "(2, 3, 0, 7)"
 run attend -q "$G4/Q.npy" -k "$G4/K.npy" -v "$G4/V.npy" --past-k "$T/pk0_d7.npy" --past-v "$T/pk0.npy"
 expect_code 3 "an empty cache of another d"

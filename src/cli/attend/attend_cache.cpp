@@ -145,15 +145,16 @@ void prepend_cache(const cxxopts::ParseResult& r, InputNames& names, AttendInput
     if (!pk && !pv) return;
     if (pk != pv) throw UsageError(std::string("a K/V cache needs both --past-k and --past-v: ") +
                                    (pk ? "--past-v" : "--past-k") + " is missing");
-    for (const char* o : {"causal-offset", "key-rows", "lengths"})
-        if (r.count(o))
-            throw UsageError(std::string("--past-k/--past-v set the causal offset to the cache's length and are not "
-                                         "supported with --") + o);
     // --causal (any alignment) is then ONNX's rule with a cache: j <= i + P (the problem's past).
-    // An empty cache (P = 0) is read from its header: the same result as none, its shape checked.
+    // An empty cache (P = 0) is read from its header: the same result as none, its shape checked
+    // (and the options a cache excludes allowed, as without one).
     const std::string pk_path = names.claim(r["past-k"].as<std::string>(), "--past-k");
     const std::string pv_path = names.claim(r["past-v"].as<std::string>(), "--past-v");
     std::optional<KVView> pk_empty = empty_npy_cache(pk_path), pv_empty = empty_npy_cache(pv_path);
+    for (const char* o : {"causal-offset", "key-rows", "lengths"})
+        if (r.count(o) && !(pk_empty && pv_empty))
+            throw UsageError(std::string("--past-k/--past-v set the causal offset to the cache's length and are not "
+                                         "supported with --") + o);
     io::KVInput past_k = pk_empty ? io::KVInput{} : io::read_kv_tensor(pk_path, 4);
     io::KVInput past_v = pv_empty ? io::KVInput{} : io::read_kv_tensor(pv_path, 4);
     if (!a.embeddings) {  // the new keys' and values' type: no element type to differ in

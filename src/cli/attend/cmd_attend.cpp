@@ -104,7 +104,7 @@ void declare_options(cxxopts::Options& options) {
                    "P..., never the cache), and --show keys,values give the present cache (ONNX's "
                    "present_key/present_value), to pass back as --past-k/--past-v for the next tokens. An empty "
                    "cache (P = 0, the first step's) in an .npy file is no cache (not from standard input or an "
-                   "archive). Not with --causal-offset, --lengths or --key-rows",
+                   "archive). A non-empty cache excludes --causal-offset, --lengths and --key-rows",
          cxxopts::value<std::string>(), "FILE")
         ("past-v", "The cached values ([B,] G, P, d_v), or with -x as --show values prints them, prepended to "
                    "the new values (with --past-k)",
