@@ -72,6 +72,16 @@ printf 'nan 1 1 1\n' >"$T/sinks_nan.txt"
 run attend -q "$g/q.npy" -k "$g/k.npy" -v "$g/v.npy" --sinks "$T/sinks_nan.txt"
 expect_code 3 "a NaN sink"
 expect_err_has "non-finite value 'nan' is not allowed here (only -inf is)" "a NaN sink refused"
+# A column of ids, one a line (as --sinks takes them), is the (Tk,) row of every item.
+printf '1 2\n3 4\n5 6\n7 8\n' >"$T/x4.txt"
+printf '0 0 1 1\n' >"$T/seg_row.txt"; printf '0\n0\n1\n1\n' >"$T/seg_col.txt"
+run attend -x "$T/x4.txt" --segments "$T/seg_row.txt" --show weights; cp "$T/out" "$T/seg_row_w"
+run attend -x "$T/x4.txt" --segments "$T/seg_col.txt" --show weights
+expect_code 0 "--segments as a column of ids"
+if cmp -s "$T/out" "$T/seg_row_w" && [ -s "$T/out" ]; then pass; else fail "--segments as a column: not the row's result"; fi
+printf '0\n1\n' >"$T/seg_short.txt"
+run attend -x "$T/x4.txt" --segments "$T/seg_short.txt" --show weights
+expect_code 3 "a column of 2 ids for 4 keys"
 # Without --segments the documents' context differs.
 d=$FIXTURES/documents_causal_per_item
 attend_to nodocs -q "$d/q.npy" -k "$d/k.npy" -v "$d/v.npy" --causal --show context

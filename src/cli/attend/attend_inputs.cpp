@@ -486,7 +486,12 @@ void read_sinks_and_segments(Reader& in, AttendInputs& a) {
     const Tensor ids = in.tensor("segments", 2);
     if (!ids.rank()) return;
     a.segment_rows = ids.rank() == 2 ? ids.rows() : 1;
-    for (std::size_t r = 0; r < a.segment_rows; ++r)
+    // A column of Tk ids (one a line, as --sinks takes them) is the (Tk,) row: (B, Tk) ids of
+    // one column would need Tk = 1.
+    const std::size_t Tk = a.embeddings ? a.Tk : a.k_view().shape.back(2);
+    const bool column = ids.rank() == 2 && ids.cols() == 1 && ids.rows() == Tk && Tk > 1;
+    if (column) a.segment_rows = 1;
+    for (std::size_t r = 0; r < ids.rows(); ++r)
         for (std::size_t t = 0; t < ids.cols(); ++t) {
             const float v = ids.slice_data(0)[r * ids.row_stride() + t];
             if (v != std::floor(v) || std::fabs(v) > 16777216.0f) {  // float32 holds whole numbers to 2^24
