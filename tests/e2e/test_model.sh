@@ -86,6 +86,13 @@ with_header() {
     } >"$2"
 }
 
+# edited_config NAME MODEL SED: $T/NAME, the tiny MODEL's weights (a link) under its config.json
+# edited by the sed script SED (made afresh).
+edited_config() {
+    rm -rf "${T:?}/$1" && mkdir -p "$T/$1" && ln -sf "$TINY/$2/model.safetensors" "$T/$1/"
+    sed "$3" "$TINY/$2/config.json" >"$T/$1/config.json"
+}
+
 if [ ! -x "$ALLCLOSE" ]; then
     fail "tests/tools/allclose is not built next to attn ($ALLCLOSE): make test builds it"
 else
@@ -194,8 +201,7 @@ else
 
     # Layers past config.json's count are named in a note (they went unnoticed; transformers warns
     # of unused weights): the tiny llama's 2 layers under a config of 1.
-    mkdir -p "$T/one_layer" && ln -sf "$TINY/llama/model.safetensors" "$T/one_layer/"
-    sed 's/"num_hidden_layers": 2/"num_hidden_layers": 1/' "$TINY/llama/config.json" >"$T/one_layer/config.json"
+    edited_config one_layer llama 's/"num_hidden_layers": 2/"num_hidden_layers": 1/'
     run model "$T/one_layer" --ids 1,2,3 --format csv
     expect_code 0 "llama weights of 2 layers under a config of 1"
     expect_err_has "attn: note: the weights hold a layer 1 (layers.1.*) but config.json has 1 layer: the layers past them are not used" \
@@ -208,8 +214,7 @@ else
     # biases under a config without attention_bias and mlp_bias (7 with --layer 0: the layers
     # run). The buffers checkpoints carry (a rotary inv_freq, masked_bias, a 4-D causal-mask
     # bias) and tensors outside the layers (lm_head) are not named.
-    mkdir -p "$T/no_bias" && ln -sf "$TINY/llama_biases/model.safetensors" "$T/no_bias/"
-    sed '/"attention_bias"/d; s/"mlp_bias": true/"mlp_bias": false/' "$TINY/llama_biases/config.json" >"$T/no_bias/config.json"
+    edited_config no_bias llama_biases '/"attention_bias"/d; s/"mlp_bias": true/"mlp_bias": false/'
     run model "$T/no_bias" --ids 1,2,3 --format csv
     expect_code 0 "llama_biases under a config without biases"
     expect_err_has "attn: note: 14 tensors of the layers run are not in the model config.json describes (llama) and are left out, as transformers leaves them out with a warning: model.layers.0.mlp.down_proj.bias, model.layers.0.mlp.gate_proj.bias, model.layers.0.mlp.up_proj.bias, model.layers.0.self_attn.k_proj.bias, model.layers.0.self_attn.o_proj.bias, model.layers.0.self_attn.q_proj.bias and 8 more. A model_type" \
@@ -273,9 +278,7 @@ else
 
     # MistralAttention and MistralMLP have no biases: "attention_bias" and "mlp_bias" (Llama's
     # keys) change nothing, and no bias tensor is looked for.
-    mkdir -p "$T/mistral_bias" && ln -sf "$TINY/mistral_f16/model.safetensors" "$T/mistral_bias/"
-    sed 's/"sliding_window": 3/"sliding_window": 3, "attention_bias": true, "mlp_bias": true/' \
-        "$TINY/mistral_f16/config.json" >"$T/mistral_bias/config.json"
+    edited_config mistral_bias mistral_f16 's/"sliding_window": 3/"sliding_window": 3, "attention_bias": true, "mlp_bias": true/'
     rm -rf "$T/mb"
     run model "$T/mistral_bias" --ids "$TINY/mistral_f16/ids.txt" --show attentions,hidden-states --format npy -o "$T/mb"
     if [ "$CODE" -ne 0 ] || ! grep -q attention_bias "$T/mistral_bias/config.json"; then fail "mistral with attention_bias: exit $CODE: $ERR"
@@ -361,9 +364,7 @@ else
         expect_err_has "$message" "$m: the config's fault named"
     done
     # Dynamic RoPE's base grows past max_position_embeddings (5): 3e38 is fine over 5 tokens, inf over 7.
-    rm -rf "$T/llama_dynamic_edited" && mkdir -p "$T/llama_dynamic_edited" &&
-        ln -sf "$TINY/llama_dynamic/model.safetensors" "$T/llama_dynamic_edited/"
-    sed 's/"rope_theta": 10000.0/"rope_theta": 3e38/' "$TINY/llama_dynamic/config.json" >"$T/llama_dynamic_edited/config.json"
+    edited_config llama_dynamic_edited llama_dynamic 's/"rope_theta": 10000.0/"rope_theta": 3e38/'
     run model "$T/llama_dynamic_edited" --ids 1,2,3,4,5 --format csv
     expect_code 0 "dynamic RoPE with rope_theta 3e38 over max_position_embeddings tokens"
     run model "$T/llama_dynamic_edited" --ids 1,2,3,4,5,6,7 --format csv
@@ -371,8 +372,7 @@ else
     expect_err_has "config.json: \"rope_scaling\": dynamic factor 2 over 7 tokens makes RoPE's inverse frequency 1 0 in float32 (with a base of inf)" \
         "dynamic RoPE's base beyond float32 named"
     # A NUL byte in config.json: JSON is text (it said "neither text nor .npy")
-    rm -rf "$T/nul" && mkdir -p "$T/nul" && ln -sf "$TINY/qwen3_bf16/model.safetensors" "$T/nul/"
-    sed 's/"qwen3"/"qwen\x003"/' "$TINY/qwen3_bf16/config.json" >"$T/nul/config.json"
+    edited_config nul qwen3_bf16 's/"qwen3"/"qwen\x003"/'
     run model "$T/nul" --ids 1,2,3 --format csv
     expect_code 3 "a NUL byte in config.json"
     if [[ $ERR == *"nul/config.json:2:22: a NUL byte: binary data, not text"* && $ERR != *".npy"* ]]; then pass
@@ -404,8 +404,7 @@ with zipfile.ZipFile(sys.argv[1], "w") as z: z.writestr("archive/data.pkl", pick
     fi
     # Gemma: hidden_act runs (transformers from v4.48); where older versions' hidden_activation
     # would differ, a note (Google's configs: "gelu" and "gelu_pytorch_tanh").
-    rm -rf "$T/gemma_act" && mkdir -p "$T/gemma_act" && ln -sf "$TINY/gemma_bf16/model.safetensors" "$T/gemma_act/"
-    sed 's/"hidden_act": "gelu_pytorch_tanh"/"hidden_act": "gelu"/' "$TINY/gemma_bf16/config.json" >"$T/gemma_act/config.json"
+    edited_config gemma_act gemma_bf16 's/"hidden_act": "gelu_pytorch_tanh"/"hidden_act": "gelu"/'
     run model "$T/gemma_act" --ids 1,2,3 --format csv
     expect_code 0 "gemma with hidden_act gelu and hidden_activation gelu_pytorch_tanh"
     expect_err_has 'attn: note: the MLP runs "hidden_act" "gelu", as transformers does from v4.48; versions before it ran "hidden_activation" "gelu_pytorch_tanh"' \
