@@ -125,6 +125,13 @@ constexpr float query_scale(float scale, float softcap) noexcept {
     return softcap_folded(softcap) ? scale / softcap : scale;
 }
 
+// The materialised path scales Q·Kᵀ after the product, so a product that overflowed to ±inf
+// under a scale of magnitude below 1 may stand for a finite scaled score: as −inf it would read
+// as a masked key (weight 0 where it had one). Such a score becomes NaN, which makes its row NaN
+// and is reported as the inputs' overflow. Under |scale| ≥ 1 the scaled score overflows as well,
+// and ±inf stands (the fused kernels fold the scale into Q first). One rule for every arch.
+constexpr bool overflowed_product_is_nan(float scale) noexcept { return scale < 1.0f && scale > -1.0f; }
+
 // The weight each of the `cols` entries of a fully masked row gets under `fill`.
 constexpr float masked_row_weight(MaskedRowPolicy fill, std::size_t cols) noexcept {
     return fill == MaskedRowPolicy::zero  ? 0.0f

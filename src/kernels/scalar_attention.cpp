@@ -202,7 +202,8 @@ std::size_t score_epilogue(const ScoreEpilogueArgs& a) {
         float* capped = a.capped ? a.capped + r * a.ld_capped : nullptr;
         const long long pos = (long long)i + a.offset;
         for (std::size_t j = 0; j < a.Tk; ++j) {
-            float v = cap(a.scale * s[j], a.softcap, inv_c);
+            const bool overflowed = std::isinf(s[j]) && overflowed_product_is_nan(a.scale);  // kernel_types.hpp
+            float v = cap(overflowed ? std::numeric_limits<float>::quiet_NaN() : a.scale * s[j], a.softcap, inv_c);
             if (capped) capped[j] = v;
             if (a.alibi_slope != 0.0f) v += alibi(a.alibi_slope, j, pos);
             if (bias) v += bias[j];

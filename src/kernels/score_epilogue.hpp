@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include "kernels/alibi.hpp"
 #include "kernels/kernel_types.hpp"
@@ -29,10 +30,15 @@ struct Cap {
     float c;
     vfloat<Arch> vc, inv_c;
     explicit Cap(float cap) : c(cap), vc(cap), inv_c(cap == 0.0f ? 0.0f : 1.0f / cap) {}
-    // scale·s, capped: the n first lanes of s are read.
+    // scale·s, capped: the n first lanes of s are read. A product s that overflowed is NaN under
+    // a scale below 1 (kernel_types.hpp's overflowed_product_is_nan).
     vfloat<Arch> operator()(const float* s, float scale, std::size_t n) const {
         using F = vfloat<Arch>;
-        const F x = (n == lanes<Arch> ? F::load_unaligned(s) : load_partial<Arch>(s, n, 0.0f)) * F(scale);
+        const F raw = n == lanes<Arch> ? F::load_unaligned(s) : load_partial<Arch>(s, n, 0.0f);
+        F x = raw * F(scale);
+        if (overflowed_product_is_nan(scale))
+            x = xsimd::select(xsimd::abs(raw) == F(std::numeric_limits<float>::infinity()),
+                              F(std::numeric_limits<float>::quiet_NaN()), x);
         return c == 0.0f ? x : softcap<Arch>(x, vc, inv_c);
     }
 };
