@@ -289,9 +289,11 @@ inline void decode_mix_block(const float* P, std::size_t lds, const float* alpha
     using F = vfloat<Arch>;
     using G = kv_groups<Arch, E>;
     constexpr std::size_t W = lanes<Arch>, GV = G::vectors;
+    // The tile's sum from 0, then acc·alpha joins it (as flash.hpp's micro_kernel: numerator and
+    // denominator summed alike)
     F o[NR][NB];
     for (std::size_t r = 0; r < NR; ++r)
-        for (std::size_t b = 0; b < NB; ++b) o[r][b] = F::load_aligned(acc + r * ldacc + b * W) * F(alpha[r]);
+        for (std::size_t b = 0; b < NB; ++b) o[r][b] = F(0.0f);
     std::uintptr_t near = 0, far = 0;  // the lines requested (prefetch_rows)
     // The loops over b and r are unrolled so that o stays in registers.
     for (std::size_t j = 0; j < nk; ++j, v += ldv) {
@@ -310,7 +312,8 @@ inline void decode_mix_block(const float* P, std::size_t lds, const float* alpha
         }
     }
     for (std::size_t r = 0; r < NR; ++r)
-        for (std::size_t b = 0; b < NB; ++b) o[r][b].store_aligned(acc + r * ldacc + b * W);
+        for (std::size_t b = 0; b < NB; ++b)
+            fmadd<Arch>(F::load_aligned(acc + r * ldacc + b * W), F(alpha[r]), o[r][b]).store_aligned(acc + r * ldacc + b * W);
 }
 
 // acc[r][0, dv) = alpha[r]·acc[r] + Σ_{j<nk} P[r·lds + j]·V[t0 + j] for rows r < NR (acc

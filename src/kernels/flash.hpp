@@ -98,20 +98,22 @@ struct FlashBlocking<xsimd::fma3<xsimd::avx2>> {
 // C[r][0, NV·W) = (Acc ? C[r]·alpha : 0) + Σ_{p<kdim} a[r][p·aps] · B[p][0, NV·W), r < Rows
 // (Acc without alpha: C[r] as it is). B is kdim rows of NV·W floats, ldb apart; B and C rows
 // (ldc apart) 64-byte aligned. With colmax, also colmax[v] = max(colmax[v], max_r C[r][v])
-// (the softmax's running max).
+// (the softmax's running max). The sum over p starts from 0 and C[r]·alpha joins it last (one
+// fused multiply-add): the mix's tile of weighted values is summed as its weights' sum l is,
+// before the running output takes it, so numerator and denominator round alike (a row of 100,000
+// keys, one far above the rest, lost 4e-3 of its context when each product went into C).
 template <class Arch, std::size_t Rows, std::size_t NV, bool Acc>
 inline void micro_kernel(const float* const* a, std::size_t aps, const float* B, std::size_t ldb, std::size_t kdim,
                          float* C, std::size_t ldc, const vfloat<Arch>* alpha, vfloat<Arch>* colmax) {
     using F = vfloat<Arch>;
     constexpr std::size_t W = lanes<Arch>;
-    // Without alpha, C·1 (exact): one path into the loop, so GCC keeps the accumulators in
+    // Without alpha, C·1 (exact): one path out of the loop, so GCC keeps the accumulators in
     // registers (two paths joined through a stack copy of them).
     F scale[NV];
     for (std::size_t v = 0; v < NV; ++v) scale[v] = Acc && alpha ? alpha[v] : F(1.0f);
     F acc[Rows][NV];
     for (std::size_t r = 0; r < Rows; ++r)
-        for (std::size_t v = 0; v < NV; ++v)
-            acc[r][v] = !Acc ? F(0.0f) : F::load_aligned(C + r * ldc + v * W) * scale[v];
+        for (std::size_t v = 0; v < NV; ++v) acc[r][v] = F(0.0f);
     // kdim ≥ 1 always (scores: dk; mix: a run of ≥ 1 keys): told to GCC, which otherwise copies
     // the accumulators through a stack array for the kdim = 0 path.
     if (kdim == 0) __builtin_unreachable();
@@ -130,7 +132,10 @@ inline void micro_kernel(const float* const* a, std::size_t aps, const float* B,
         }
     }
     for (std::size_t r = 0; r < Rows; ++r)
-        for (std::size_t v = 0; v < NV; ++v) acc[r][v].store_aligned(C + r * ldc + v * W);
+        for (std::size_t v = 0; v < NV; ++v) {
+            if (Acc) acc[r][v] = fmadd<Arch>(F::load_aligned(C + r * ldc + v * W), scale[v], acc[r][v]);
+            acc[r][v].store_aligned(C + r * ldc + v * W);
+        }
     if (colmax)
         for (std::size_t v = 0; v < NV; ++v) {
             F m = acc[0][v];
@@ -613,10 +618,11 @@ private:
         for (std::size_t v = 0; v < NV; ++v) l[v] = fmadd<Arch>(alpha[v], l[v], sum[v]);
     }
 
-    // Oᵀ[c][·] = alpha·Oᵀ[c][·] + Σ_j V[t0 + j][c]·Pᵀ[j][·] (V rows of the loaded tile). With
-    // parts, Oᵀ·alpha first, then each run of keys seen by the same vectors for those vectors
-    // only: a lane's sum skips only keys whose weight P is exactly 0, adds the same products
-    // in the same order, and is rounded to float between runs as it is in registers: the same bits.
+    // Oᵀ[c][·] = alpha·Oᵀ[c][·] + Σ_j V[t0 + j][c]·Pᵀ[j][·] (V rows of the loaded tile; the sum
+    // from 0, then added: micro_kernel). With parts, Oᵀ·alpha first, then each run of keys seen
+    // by the same vectors adds its sum for those vectors only (a lane skips only keys whose
+    // weight P is exactly 0). Which tiles are diagonal depends on the block alone, never on the
+    // split of rows over threads: the same bits for any split.
     void mix(std::size_t t0, std::size_t nk, const F* alpha, float* ot, const Vectors* parts) {
         const auto run = [&](std::size_t j0, std::size_t j1, std::size_t v0, std::size_t v1, const F* scale) {
             for (std::size_t c = 0; c < a_.dv; c += R) {

@@ -131,3 +131,29 @@ TEST_CASE("online softmax in base 2: sums relative to e^m at any magnitude, fuse
         }
     }
 }
+
+TEST_CASE("online softmax: a long row's weighted values are summed as its weights are, every arch") {
+    // V all ones: the context is exactly 1 whatever the weights. One key far above 30,000 others
+    // (scores 17 and 0): each small weight, e^−17 of the max's, is below half a unit of the max's
+    // own, so added one by one to a running output near 1 they were all lost, while the weights'
+    // sum l (summed per tile from 0) kept them: the fused kernel gave 0.99592 (4e−3 off). Now each
+    // tile's weighted values are summed from 0 too. Fused (Tq = 8); split-K decoding (Tq = 1) adds
+    // its chunks' products in one chain per column, so its bound is looser (the naive sum's).
+    test_util::ArchGuard guard;
+    const std::size_t Tk = 30000;
+    attn::Tensor K(attn::Shape{1, Tk, 1}), V(attn::Shape{1, Tk, 1});
+    for (std::size_t j = 0; j < Tk; ++j) K.data()[j] = j == 0 ? 17.0f : 0.0f, V.data()[j] = 1.0f;
+    for (const std::size_t Tq : {std::size_t(8), std::size_t(1)}) {
+        attn::Tensor Q(attn::Shape{1, Tq, 1});
+        for (std::size_t i = 0; i < Tq; ++i) Q.data()[i] = 1.0f;
+        attn::AttentionSpec spec;
+        spec.scale = 1.0f;
+        for (attn::Arch arch : test_util::supported_arches()) {
+            attn::set_arch(arch);
+            INFO("arch " << std::string(attn::arch_name(arch)) << ", Tq " << Tq);
+            const attn::BatchedAttention r = attn::batched_attention(Q.view(), K.view(), V.view(), spec, {});
+            for (std::size_t i = 0; i < Tq; ++i)
+                CHECK(std::fabs(r.context.data()[i * r.context.row_stride()] - 1.0f) <= (Tq > 1 ? 2.4e-7 : 2e-4));
+        }
+    }
+}
