@@ -175,3 +175,20 @@ TEST_CASE("softmax_rows: known values and shift invariance, per arch") {
         CHECK(y[5] == 0.0f);
     }
 }
+
+TEST_CASE("softmax_rows: a long row's sum keeps its small terms, per arch") {
+    // 100,003 entries: one 17, the rest 0, so every weight but the first is e^−17 of it, each below
+    // half a unit of a running sum near 1: a single chain of adds (the scalar kernel's) lost all of
+    // them (the first weight came out 1, not 0.99587717); four vector chains lost 6e−5 to 1.3e−4 of
+    // the sum. The expected weights in double.
+    const std::size_t n = 100003;
+    const double big = 1.0 / (1.0 + double(n - 1) * std::exp(-17.0)), small = std::exp(-17.0) * big;
+    for (const auto& k : attn::test::supported_arch_kernels()) {
+        INFO("arch " << std::string(k.name));
+        std::vector<float> x(n, 0.0f);
+        x[0] = 17.0f;
+        k.softmax_rows(x.data(), n, 1, n, attn::kernels::MaskedRowPolicy::zero);
+        CHECK(x[0] == doctest::Approx(big).epsilon(1e-5));
+        CHECK(x[n - 1] == doctest::Approx(small).epsilon(1e-5));
+    }
+}
