@@ -113,19 +113,30 @@ void Commit::undo(std::size_t done) noexcept {
     }
 }
 
+namespace {
+
+// RuntimeFailure unless the output `to` is still what it was (a removed one: its name is free).
+FileId unchanged(const std::string& to, const std::string& shown, FileId before) {
+    const FileId now = file_id(to);
+    if (before.exists && !now.exists) before = now;
+    if (now != before)
+        throw RuntimeFailure("cannot write " + shown + ": another process " + (before.exists ? "replaced" : "created") +
+                             " it while attn was writing (two runs writing one output?); no output was changed");
+    return before;
+}
+
+}  // namespace
+
+void Commit::check() const {
+    for (const auto& s : steps_) unchanged(s.to, s.shown, s.before);
+}
+
 void Commit::run() {
     if (steps_.empty()) return;
     std::vector<std::string> folders;
     for (const auto& s : steps_) folders.push_back(parent_of(s.to));
     const FolderLocks locks(std::move(folders));
-    for (auto& s : steps_) {
-        const FileId now = file_id(s.to);
-        if (s.before.exists && !now.exists) s.before = now;  // removed meanwhile: the name is free
-        if (now != s.before)
-            throw RuntimeFailure("cannot write " + s.shown + ": another process " +
-                                 (s.before.exists ? "replaced" : "created") +
-                                 " it while attn was writing (two runs writing one output?); no output was changed");
-    }
+    for (auto& s : steps_) s.before = unchanged(s.to, s.shown, s.before);
     {
         const DeferredSignals deferred;
         for (std::size_t k = 0; k < steps_.size(); ++k) {

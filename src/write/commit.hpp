@@ -36,6 +36,9 @@ FileId file_id(const std::string& path);
 class Commit {
 public:
     void add(const std::string& from, const std::string& to, const std::string& shown, const FileId& before);
+    // The check run makes first (every output still what it was), without the locks: the caller's
+    // last look before it writes what no commit can take back (standard output).
+    void check() const;
     void run();
 
 private:

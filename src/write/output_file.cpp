@@ -308,7 +308,16 @@ void write_files(const std::vector<PendingFile>& files) {
         return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) ? 1 : 0;
     };
     std::vector<std::unique_ptr<OutputFile>> outs;
-    for (int phase = 0; phase < 3; ++phase)
+    Commit c;
+    for (int phase = 0; phase < 3; ++phase) {
+        // Standard output last, once every file is written and checked as the commit will check
+        // it: a failed run writes nothing there (only a rename refused after it, by a process
+        // racing this one or a folder that takes no renames, comes later).
+        if (phase == 2) {
+            for (auto& o : outs) o->add_to(c);
+            for (auto& s : folders) s->add_to(c);
+            c.check();
+        }
         for (const auto& f : files) {
             if (classify(f.path) != phase) continue;
             StagedFolder* folder = staged(f);
@@ -324,9 +333,7 @@ void write_files(const std::vector<PendingFile>& files) {
             if (folder) outs.back()->commit();  // into the staging folder, which only this run sees
             else outs.back()->close_data();
         }
-    Commit c;
-    for (auto& o : outs) o->add_to(c);
-    for (auto& s : folders) s->add_to(c);
+    }
     c.run();
     for (auto& o : outs) o->mark_committed();
     for (auto& s : folders) s->mark_published();

@@ -148,3 +148,22 @@ race "$trials" "'$ATTN' random --shape 2 --seed 3 --count 10 --format npy -o D" 
     "random --shape 2 --seed 1 --count 10 --format npy -o D" "random --shape 2 --seed 2 --count 10 --format npy -o D" D
 race $((trials / 2)) ":" "attend -x $x --scale none -o w.csv --svg w.svg --html w.html" \
     "attend -x $x -o w.csv --svg w.svg --html w.html" w.csv w.svg w.html
+
+# ---- standard output after the files are checked ---------------------------------------------
+# Standard output cannot be taken back, so it is written last, once every file is written and
+# checked as the commit checks it. Here --svg goes to a FIFO, which attn writes before standard
+# output and which blocks it until read: w.html (a file of this run) is created by "another
+# process" meanwhile. The run fails naming it, w.html keeps the other's contents, and standard
+# output stays empty (it held the whole result, written before the commit found the change).
+d=$T/stdout_last && mkdir -p "$d" && mkfifo "$d/svg"
+"$ATTN" attend -x "$x" --show weights --format csv --svg "$d/svg" --html "$d/w.html" >"$d/out" 2>"$d/err" &
+pid=$!
+sleep 0.5
+echo other >"$d/w.html"
+cat "$d/svg" >/dev/null
+wait $pid; code=$?
+if [ $code -eq 1 ] && grep -q "cannot write $d/w.html: another process created it" "$d/err"; then pass
+else fail "a file created meanwhile: exit $code, $(cat "$d/err")"; fi
+if [ ! -s "$d/out" ]; then pass; else fail "a failed run wrote $(wc -c <"$d/out") bytes to standard output"; fi
+if [ "$(cat "$d/w.html")" = other ]; then pass; else fail "the other process's w.html was replaced"; fi
+if [ -z "$(ls -A "$d" | grep -v -x -e svg -e w.html -e out -e err)" ]; then pass; else fail "left $(ls -A "$d")"; fi
