@@ -6,6 +6,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <charconv>
 #include <cmath>
@@ -16,10 +17,25 @@ namespace {
 
 std::string non_finite_text(double v) { return std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf"; }
 
+// The least double that float32 rounds to +inf (2^128 − 2^103): text at or beyond it does not read
+// back as a float.
+constexpr double float_overflow = 3.4028235677973366e38;
+
+// Whether |v| is a float near enough FLT_MAX that its text may round up past float_overflow.
+bool near_float_max(double v) { return std::fabs(v) > 3.4e38 && std::fabs(v) <= 3.4028234663852886e38; }
+
 std::string chars(double v, std::chars_format how, int precision) {
     if (!std::isfinite(v)) return non_finite_text(v);
     char buf[400];  // %.17f of DBL_MAX needs 327
-    const auto res = std::to_chars(buf, buf + sizeof buf, v, how, precision);
+    auto res = std::to_chars(buf, buf + sizeof buf, v, how, precision);
+    // A float near FLT_MAX at 4 significant digits is 3.403e+38, which reads back as inf: cut
+    // toward zero at that precision instead (3.402e+38), so that what attn prints it reads.
+    if (near_float_max(v) && std::fabs(std::strtod(std::string(buf, res.ptr).c_str(), nullptr)) >= float_overflow) {
+        const double printed = std::fabs(std::strtod(std::string(buf, res.ptr).c_str(), nullptr));
+        const int digits = how == std::chars_format::general ? std::max(precision, 1) : precision + 1;
+        const double unit = std::pow(10.0, std::floor(std::log10(printed)) - (digits - 1));
+        res = std::to_chars(buf, buf + sizeof buf, std::copysign(printed - unit, v), how, precision);
+    }
     return std::string(buf, res.ptr);
 }
 
@@ -311,8 +327,8 @@ char* exact_general(char* p, double v, int P) {
 }  // namespace
 
 char* write_significant(char* p, double v, int digits) {
-    if (!std::isfinite(v)) {
-        const std::string text = non_finite_text(v);
+    if (!std::isfinite(v) || near_float_max(v)) {
+        const std::string text = !std::isfinite(v) ? non_finite_text(v) : significant(v, digits);
         return std::copy(text.begin(), text.end(), p);
     }
     if (digits <= 9 && double(float(v)) == v)

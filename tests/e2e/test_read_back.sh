@@ -187,6 +187,18 @@ then pass; else fail "random json draws read back: $(cat "$T/err")"; fi
 "$ATTN" random --seed 5 --shape 3,4 --shape 5 --format json -o "$rb/ragged.json"
 same_as_npy "$rb/ragged/draw0.npy" "$rb/ragged.json:draw 0" "random json of two shapes: draw 0"
 same_as_npy "$rb/ragged/draw1.npy" "$rb/ragged.json:draw 1" "random json of two shapes: draw 1"
+# float32's largest value at any --digits reads back: at 4 digits it rounded up to 3.403e+38,
+# which is beyond float32 (inf); it is cut toward zero at that precision now (3.402e+38)
+printf '3.4028235e38 -3.4028235e38 1.5\n' > "$rb/fmax.txt"
+for digits in 1 3 4 5 8 9; do
+    for fmt in csv pretty json; do
+        "$ATTN" concat "$rb/fmax.txt" --format $fmt --digits $digits -o "$rb/fmax_$digits.$fmt"
+        run concat "$rb/fmax_$digits.$fmt" --format csv
+        expect_code 0 "FLT_MAX printed in $fmt at --digits $digits reads back"
+    done
+done
+expect_out_has "3.40282347e+38,-3.40282347e+38,1.5" "FLT_MAX at 9 digits: the same value"
+if grep -q '3.402e+38' "$rb/fmax_4.csv"; then pass; else fail "FLT_MAX at 4 digits: $(cat "$rb/fmax_4.csv")"; fi
 # either spelling selects a draw: the files' and members' draw1 in text, the text's "draw 1" in an npz
 "$ATTN" random --seed 5 --shape 3,4 --shape 5 --format npz -o "$rb/ragged.npz"
 "$ATTN" random --seed 5 --shape 3,4 --shape 5 --format csv -o "$rb/ragged.csv"

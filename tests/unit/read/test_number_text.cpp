@@ -134,7 +134,16 @@ TEST_CASE("number text: %.*g written by integer arithmetic equals printf for awk
     for (double v : awkward_values())
         for (int digits = 0; digits <= 17; ++digits) {
             INFO("v = " << printf_g(v, 17) << ", digits = " << digits);
-            CHECK(fast_g(v, digits) == printf_g(v, digits));
+            const std::string want = printf_g(v, digits), got = fast_g(v, digits);
+            if (std::isfinite(v) && std::fabs(v) <= std::numeric_limits<float>::max() &&
+                std::isinf(std::strtof(want.c_str(), nullptr))) {
+                // printf's text reads back beyond float32 (FLT_MAX at 4 digits: 3.403e+38): cut toward zero
+                CHECK(std::isfinite(std::strtof(got.c_str(), nullptr)));
+                CHECK(got.size() == want.size());
+                CHECK(std::fabs(std::strtod(got.c_str(), nullptr)) < std::fabs(std::strtod(want.c_str(), nullptr)));
+            } else {
+                CHECK(got == want);
+            }
             CHECK(printf_g(v, digits).size() <= std::size_t(std::max(digits, 1)) + 8);  // the buffer bound
         }
     for (double v : {-1e-300, -1.17549435e-38, -123456789.123, -0.000123456789})
