@@ -118,7 +118,11 @@ std::string read_fd(int fd, const std::string& name, bool archives = false, Cont
         const bool npy = content == Content::text_or_npy && static_cast<unsigned char>(out[0]) == 0x93;
         if (npy && !npy_size) {
             npy_size = npy_expected_size(out, name);
-            if (npy_size && *npy_size <= max_input_bytes) reserve_checked(out, *npy_size);  // the size promised
+            // A header declaring more than the limit is refused as it is read, not 2 GiB later
+            if (npy_size && *npy_size > max_input_bytes)
+                throw InputError(name + ": its .npy header declares " + std::to_string(*npy_size) +
+                                 " bytes: input larger than 2 GiB is not supported");
+            if (npy_size) reserve_checked(out, *npy_size);  // the size promised
             if (npy_size && out.size() > *npy_size) {
                 extra = out.size() - *npy_size;
                 out.resize(*npy_size);
