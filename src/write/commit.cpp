@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -128,7 +129,15 @@ FileId unchanged(const std::string& to, const std::string& shown, FileId before)
 }  // namespace
 
 void Commit::check() const {
-    for (const auto& s : steps_) unchanged(s.to, s.shown, s.before);
+    for (const auto& s : steps_) {
+        unchanged(s.to, s.shown, s.before);
+        // A name longer than its folder takes: the temporary beside it has a short one, so only the
+        // rename would say so (after standard output).
+        const std::string name = s.to.substr(s.to.rfind('/') + 1);
+        const long most = ::pathconf(parent_of(s.to).c_str(), _PC_NAME_MAX);
+        if (name.size() > std::size_t(most > 0 ? most : NAME_MAX))
+            throw RuntimeFailure("cannot write " + s.shown + ": " + std::strerror(ENAMETOOLONG));
+    }
 }
 
 void Commit::run() {
