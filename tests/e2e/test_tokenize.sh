@@ -113,3 +113,18 @@ expect_code 0 "a #version merge is skipped"
 version=$("$ATTN" tokenize --help | tr '\n' ' ' | grep -o 'tables of Unicode [0-9.]*' | grep -o '[0-9][0-9.]*[0-9]')
 grep -qF "Unicode ${version%.0}'s tables" "$ROOT/README.md" && pass \
     || fail "README does not name Unicode ${version%.0}'s tables (tokenize --help: $version)"
+
+# WordPiece looks up no piece longer than the vocabulary's longest token: a word of 20,000 letters
+# under max_input_chars_per_word 10^9 took minutes (every prefix of the rest, cubic in its length;
+# found by fuzzing). A negative max_input_chars_per_word does not load (Hugging Face's is a usize).
+wp=$T/wordpiece_long && mkdir -p "$wp"
+printf '%s' '{"pre_tokenizer":{"type":"WhitespaceSplit"},"model":{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##","max_input_chars_per_word":1000000000,"vocab":{"[UNK]":0,"a":1,"##a":2}}}' >"$wp/tokenizer.json"
+word=$(printf 'a%.0s' $(seq 20000))
+timeout 10 "$ATTN" tokenize "$wp" --text "$word" --format ids >"$T/out" 2>"$T/err"; CODE=$?
+expect_code 0 "WordPiece of a 20,000-letter word, within 10 s"
+if [ "$(tr ',' '\n' <"$T/out" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" = " 1 1; 19999 2;" ]; then pass
+else fail "WordPiece of a 20,000-letter word: $(head -c 100 "$T/out")"; fi
+sed 's/1000000000/-1/' "$wp/tokenizer.json" >"$wp/t" && mv "$wp/t" "$wp/tokenizer.json"
+run tokenize "$wp" --text aaa
+expect_code 3 "a negative max_input_chars_per_word"
+expect_err_has "WordPiece's max_input_chars_per_word is -1: expected a whole number >= 0" "a negative max_input_chars_per_word named"
