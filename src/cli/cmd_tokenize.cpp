@@ -8,6 +8,7 @@
 #include "attn/tokenizer.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "write/output_file.hpp"
 #include "cli/option_values.hpp"
 #include "read/json.hpp"
 #include "tokenize/unicode.hpp"
@@ -105,10 +106,8 @@ std::string render(const Encoding& e, const std::string& format, bool with_pair)
     return out;
 }
 
-void print(const std::string& out) {
-    if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0)
-        throw RuntimeFailure("error writing standard output");
-}
+// Standard output as every command writes it (a closed pipe ends attn by SIGPIPE, quietly).
+void print(const std::string& out) { io::detail::write_stdout(out); }
 
 }  // namespace
 

@@ -30,14 +30,14 @@ namespace attn::io {
 
 namespace detail {
 
-namespace {
-
 [[noreturn]] void die_of_sigpipe() {
     remove_pending_temps();
     std::signal(SIGPIPE, SIG_DFL);
     std::raise(SIGPIPE);
     std::_Exit(141);
 }
+
+namespace {
 
 void write_all(int fd, std::string_view bytes, const std::string& name, bool is_stdout) {
     std::size_t done = 0;

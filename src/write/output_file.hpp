@@ -19,6 +19,9 @@ namespace attn::io::detail {
 // temporary file still pending and ends the process quietly with SIGPIPE, as coreutils do
 // (the same for every command); any other error is a RuntimeFailure.
 void write_stdout(std::string_view bytes);
+// The same end for a command that printed through stdio (bench) and found standard output
+// closed: its temporaries removed, the process ended by SIGPIPE.
+[[noreturn]] void die_of_sigpipe();
 
 // Whether output to `path` reaches a terminal: standard output ("" or "-") while it is one, or a
 // path naming a terminal (/dev/stdout on a terminal, /dev/tty).

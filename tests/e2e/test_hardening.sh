@@ -170,6 +170,15 @@ for c in "help --man" "completions zsh" "help attend"; do
     status=${PIPESTATUS[0]}
     if [[ $status == @(141|0) ]] && [ ! -s "$T/err" ]; then pass; else fail "$c | true: exit $status, $(head -c 200 "$T/err")"; fi
 done
+# ... and those that wrote through stdio with a message of their own (tokenize, bench): written
+# once the reader is gone (sleep), they end by SIGPIPE, quietly. Found by a pipelines audit.
+mkdir -p "$T/tok" && gzip -dc "$ROOT/data/tokenize/bert-base-uncased/tokenizer.json.gz" >"$T/tok/tokenizer.json"
+for c in "tokenize $T/tok --text hi" "bench --op softmax --sizes 8 --repeat 1 --warmup 0"; do
+    # shellcheck disable=SC2086  # $c is words
+    (sleep 0.3; exec "$ATTN" $c 2>"$T/err") | true
+    status=${PIPESTATUS[0]}
+    if [ "$status" -eq 141 ] && [ ! -s "$T/err" ]; then pass; else fail "$c to a closed pipe: exit $status, $(head -c 200 "$T/err")"; fi
+done
 
 # ---- CR-only line ends --------------------------------------------------------------------
 printf '1 2\r3 4\r' > "$T/cr.txt"

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <optional>
 #include <sstream>
@@ -18,6 +19,7 @@
 #include "cli/attend/attend_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "write/output_file.hpp"
 #include "cli/option_values.hpp"
 #include "runtime/did_you_mean.hpp"
 
@@ -405,7 +407,10 @@ int cmd_bench(int argc, char** argv) {
     if (format == "json") print_json(results, peaks, bandwidth, !want_peak);
     else if (format == "csv") print_csv(results, peaks, bandwidth);
     else print_table(results, peaks, bandwidth, !want_peak);
-    if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw RuntimeFailure("cannot write the results to standard output");
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        if (errno == EPIPE) io::detail::die_of_sigpipe();  // the reader went away (| head), as every command ends
+        throw RuntimeFailure("cannot write the results to standard output");
+    }
     return exit_ok;
 }
 
