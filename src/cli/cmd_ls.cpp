@@ -36,7 +36,8 @@ int cmd_ls(int argc, char** argv) {
     if (io::reads_standard_input(r["file"].as<std::string>()))  // a listing reads headers where they lie in a file
         throw UsageError("ls lists a file's tensors: it does not read standard input (save it to a file first)");
     std::vector<io::TensorInfo> tensors = io::list_model_tensors(r["file"].as<std::string>());
-    for (auto& t : tensors) t.name = io::printable_utf8(t.name);  // a name cannot drive the terminal
+    for (auto& t : tensors)  // a name or dtype (a header's string) cannot drive the terminal
+        t.name = io::printable_utf8(t.name), t.dtype = io::printable_utf8(t.dtype);
     // A tensor attn cannot read (a dtype it does not convert, 0-d, empty) is listed too, with
     // the reason in a NOTE column that appears only then.
     bool notes = false;

@@ -26,6 +26,13 @@ run ls "$T/esc.safetensors"
 expect_code 0 "ls of a tensor named with an escape sequence"
 if grep -q "$(printf '\033')" "$T/out"; then fail "ls printed a raw ESC"; else pass; fi
 expect_out_has "?[31mred" "ls shows the name with ESC as '?'"
+# ... and its dtype, a header's string too (a newline broke the table; found by a fuzzing audit)
+st_header='{"a":{"dtype":"F\n\u001b[31m","shape":[1],"data_offsets":[0,4]}}'
+{ printf "\\$(printf '%03o' ${#st_header})\\000\\000\\000\\000\\000\\000\\000"; printf '%s' "$st_header"; printf '\000\000\200\077'; } > "$T/esc_dtype.safetensors"
+run ls "$T/esc_dtype.safetensors"
+expect_code 0 "ls of a tensor whose dtype holds a newline and an escape sequence"
+if grep -q "$(printf '\033')" "$T/out"; then fail "ls printed a dtype's raw ESC"; else pass; fi
+if [ "$(wc -l <"$T/out")" -eq 2 ]; then pass; else fail "ls: a dtype's newline broke the table: $OUT"; fi
 
 # A labels file saved with a UTF-8 byte-order mark (Windows editors) kept the invisible U+FEFF
 # in its first label; number files skip it already.

@@ -363,6 +363,9 @@ Tensor safetensors_tensor(std::string_view bytes, const std::string& name, const
     if (shape.rank() > max_dims)
         fail("shape " + shape.text() + " has " + std::to_string(shape.rank()) + " dimensions: at most " +
              std::to_string(max_dims) + " are supported here");
+    // The input limit of every file and npz member (attn model maps its weights instead)
+    if (found->end - found->begin > (std::uint64_t(1) << 31))
+        fail(std::to_string(found->end - found->begin) + " bytes: a tensor larger than 2 GiB is not supported as an input");
 
     const auto* p = reinterpret_cast<const unsigned char*>(data.data()) + found->begin;
     const detail::FloatKind kind = dtype == "F32"   ? detail::FloatKind::f32
