@@ -560,14 +560,18 @@ void refuse_file_as_folder(const std::string& path) {
     struct stat st {};
     if (::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return;
     if (::lstat(dir.c_str(), &st) == 0)
-        throw SettingError("output", "", " " + path + ": not a directory (npy output of several matrices needs a directory)");
+        throw SettingError("output", "", " " + path + ": not a directory (npy output to a folder: one NAME.npy a result)");
 }
 
 }  // namespace
 
 void check_npy_output(const OutputOptions& opt, std::size_t results) {
-    if (opt.format != Format::npy || results < 2) return;
+    if (opt.format != Format::npy) return;
     const std::string path = opt.path == "-" ? "" : opt.path;
+    if (results < 2) {  // -o DIR/ of one result (DIR/NAME.npy): the same refusal of a file as DIR
+        if (!path.empty() && path.back() == '/') refuse_file_as_folder(path);
+        return;
+    }
     struct stat st {};
     const bool folder = !path.empty() && (path.back() == '/' || (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)));
     if (path.empty())

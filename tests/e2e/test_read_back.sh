@@ -379,12 +379,17 @@ printf 'x\n' >"$T/plain.txt"
 run attend -x "$x" --show weights,context -o "$T/plain.txt/"
 expect_code 2 "-o FILE/ of a regular file"
 expect_err_has "not a directory" "-o FILE/ of a regular file"
+# ... for one result's DIR/ too (softmax -o FILE/ said "Not a directory", exit 1: the same case
+# with another status; from a pipelines audit)
+run softmax "$x" -o "$T/plain.txt/"
+expect_code 2 "softmax -o FILE/ of a regular file"
+expect_err_has "$T/plain.txt/: not a directory (npy output to a folder: one NAME.npy a result)" "softmax -o FILE/: named"
 # ... said before the computation: inputs that overflow fail later, and are not what is reported
 printf '1e20 1e20\n1e20 1e20\n' >"$T/overflowing.txt"
 for o in "$T/plain.txt" "$T/plain.txt/"; do
     run attend -x "$T/overflowing.txt" --show weights,context --format npy -o "$o"
     expect_code 2 "-o $o of a regular file, before the computation"
-    expect_err_has "$o: not a directory (npy output of several matrices needs a directory)" "-o $o: named before the computation"
+    expect_err_has "$o: not a directory (npy output to a folder: one NAME.npy a result)" "-o $o: named before the computation"
 done
 run random --shape 2,3 --shape 4 --seed 5 -o "$T/two.npy"
 expect_code 2 "random -o x.npy of two draws"

@@ -219,7 +219,7 @@ TEST_CASE("write_output: files, npy directories, and refusals") {
           "format: 'variance' is a record, not a matrix: npy cannot hold it (use --format json, csv, tsv or pretty)");
     CHECK(setting_error([&] { attn::io::write_output({matrix_item("a", M), matrix_item("b", M)}, opts(Format::npy)); },
                         "-o") == "output: npy output of 2 matrices needs -o DIR/ (one DIR/NAME.npy each), or use npz (one archive)");
-    const std::string not_dir = "output: -o " + file + ": not a directory (npy output of several matrices needs a directory)";
+    const std::string not_dir = "output: -o " + file + ": not a directory (npy output to a folder: one NAME.npy a result)";
     CHECK(setting_error([&] { attn::io::write_output({matrix_item("a", M), matrix_item("b", M)}, opts(Format::npy, -1, file)); },
                         "-o") == not_dir);
     CHECK_THROWS_AS(attn::io::write_output({matrix_item("M", M)}, opts(Format::csv, -1, dir.path + "/no/such/dir/x.csv")),
