@@ -2,8 +2,17 @@
 #include "tokenize/models.hpp"
 
 #include "attn/error.hpp"
+#include "runtime/utf8.hpp"
 
 namespace attn::tokenize {
+
+std::int64_t token_id(const json::Value& id, const std::string& token) {
+    const std::int64_t v = id.as_int();
+    if (v < 0 || v >= (std::int64_t(1) << 32))
+        throw InputError("tokenizer.json: \"" + io::printable_utf8(token, 80) + "\" has the id " + std::to_string(v) +
+                         ": ids are whole numbers from 0 to 2^32 - 1");
+    return v;
+}
 
 std::unordered_map<std::string, std::int64_t> read_vocab(const json::Value& vocab) {
     std::unordered_map<std::string, std::int64_t> out;
@@ -11,9 +20,7 @@ std::unordered_map<std::string, std::int64_t> read_vocab(const json::Value& voca
     const auto& values = vocab.values();
     out.reserve(keys.size());
     for (std::size_t i = 0; i < keys.size(); ++i) {
-        const std::int64_t id = values[i].as_int();
-        if (id < 0) throw InputError("tokenizer.json: the vocabulary gives \"" + keys[i] + "\" a negative id");
-        out[keys[i]] = id;  // a repeated key keeps its last id, as JSON.parse does
+        out[keys[i]] = token_id(values[i], keys[i]);  // a repeated key keeps its last id, as JSON.parse does
     }
     return out;
 }

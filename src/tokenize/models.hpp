@@ -32,5 +32,8 @@ std::unique_ptr<Model> make_bpe(const json::Value& config);
 
 // The vocabulary of a "vocab" object: token → id.
 std::unordered_map<std::string, std::int64_t> read_vocab(const json::Value& vocab);
+// A token id of tokenizer.json (the vocabulary's, an added token's): a whole number in [0, 2^32),
+// Hugging Face's u32; InputError naming the token otherwise.
+std::int64_t token_id(const json::Value& id, const std::string& token);
 
 }  // namespace attn::tokenize

@@ -116,7 +116,7 @@ Tokenizer Tokenizer::from_json(std::string_view text) {
             AddedToken a;
             a.content = unicode::decode_utf8(v.at("content").as_string());
             if (a.content.empty()) throw InputError("tokenizer.json: an added token with empty content");
-            a.id = v.at("id").as_int();
+            a.id = token_id(v.at("id"), v.at("content").as_string());
             a.special = v.bool_or("special", false);
             a.lstrip = v.bool_or("lstrip", false);
             a.rstrip = v.bool_or("rstrip", false);
