@@ -1,5 +1,7 @@
 #include "tokenize/added_tokens.hpp"
 
+#include <unordered_map>
+
 #include "tokenize/regex.hpp"
 #include "tokenize/unicode.hpp"
 
@@ -8,14 +10,20 @@ namespace attn::tokenize {
 std::vector<Section> split_added(const std::u32string& text, const std::vector<AddedToken>& tokens,
                                  const std::vector<int>& which) {
     std::vector<Section> out;
+    // The tokens by their first character, in `which`'s order: each position looks at those that
+    // may start there (20,000 added tokens over 20 KB of text took 8.4 s looking at every one).
+    std::unordered_map<char32_t, std::vector<int>> by_first;
+    for (int k : which)
+        if (!tokens[std::size_t(k)].content.empty()) by_first[tokens[std::size_t(k)].content[0]].push_back(k);
     std::size_t start = 0, i = 0;
     while (i < text.size()) {
         int best = -1;
         std::size_t best_len = 0;
-        for (int k : which) {
-            const std::u32string& c = tokens[std::size_t(k)].content;
-            if (c.size() > best_len && text.compare(i, c.size(), c) == 0) best = k, best_len = c.size();
-        }
+        if (const auto bucket = by_first.find(text[i]); bucket != by_first.end())
+            for (int k : bucket->second) {
+                const std::u32string& c = tokens[std::size_t(k)].content;
+                if (c.size() > best_len && text.compare(i, c.size(), c) == 0) best = k, best_len = c.size();
+            }
         if (best < 0) {
             ++i;
             continue;
