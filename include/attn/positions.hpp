@@ -12,6 +12,7 @@ namespace attn {
 // Computed in double and rounded once to float32; implementations that compute the angle in
 // float32 (d2l, the Annotated Transformer) differ from it by about 1e-7 times the position.
 // InputError when base is not finite and > 1.
-Matrix sinusoidal_positions(std::size_t T, std::size_t D, double base = 10000.0, std::size_t first = 0);
+inline constexpr double sinusoidal_base = 10000.0;  // the paper's
+Matrix sinusoidal_positions(std::size_t T, std::size_t D, double base = sinusoidal_base, std::size_t first = 0);
 
 }  // namespace attn

@@ -38,7 +38,7 @@ int cmd_positions(int argc, char** argv) {
     const std::size_t D = comma == std::string::npos ? 0 : part(std::string_view(text).substr(comma + 1));
     if (!T || !D || T * D > (std::size_t(1) << 28))
         throw UsageError("invalid --shape '" + text + "': expected T,D, two whole numbers from 1 to 2^24 (T·D at most 2^28)");
-    const double base = r.count("base") ? parse_number(r["base"].as<std::string>(), "base") : 10000.0;
+    const double base = r.count("base") ? parse_number(r["base"].as<std::string>(), "base") : sinusoidal_base;
     if (!(base > 1.0)) throw UsageError("invalid --base '" + r["base"].as<std::string>() + "': expected a number above 1");
     const io::OutputOptions out = output_options(r);
     const Matrix table = sinusoidal_positions(T, D, base);

@@ -125,12 +125,15 @@ constexpr float query_scale(float scale, float softcap) noexcept {
     return softcap_folded(softcap) ? scale / softcap : scale;
 }
 
-// The materialised path scales Q·Kᵀ after the product, so a product that overflowed to ±inf
-// under a scale of magnitude below 1 may stand for a finite scaled score: as −inf it would read
-// as a masked key (weight 0 where it had one). Such a score becomes NaN, which makes its row NaN
-// and is reported as the inputs' overflow. Under |scale| ≥ 1 the scaled score overflows as well,
-// and ±inf stands (the fused kernels fold the scale into Q first). One rule for every arch.
-constexpr bool overflowed_product_is_nan(float scale) noexcept { return scale < 1.0f && scale > -1.0f; }
+// The materialised path scales Q·Kᵀ after the product, so a product that overflowed to −inf
+// reads as a masked key, weight 0. That is float32's weight (below 2^−150 of another key's)
+// unless the scale is tiny: the overflowed product is at least half a unit of FLT_MAX (1e31)
+// beyond any finite one, so its scaled score trails theirs by at least |scale|·1e31, which is
+// within e^104 only for |scale| < 1e−29 (--scale 1e−38 over products of 1e39: weight 4.5e−5 given
+// as 0). Under such a scale a product that overflowed becomes NaN, which makes its row NaN and is
+// reported as the inputs' overflow. (+inf is NaN after the max's subtraction in any case; the
+// fused kernels fold the scale into Q first.) One rule for every arch.
+constexpr bool overflowed_product_is_nan(float scale) noexcept { return scale < 1e-29f && scale > -1e-29f; }
 
 // The weight each of the `cols` entries of a fully masked row gets under `fill`.
 constexpr float masked_row_weight(MaskedRowPolicy fill, std::size_t cols) noexcept {

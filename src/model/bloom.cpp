@@ -41,16 +41,22 @@ void run_bloom(const ModelConfig& c, const Weights& w, const ModelInput& in, Rec
                                           heads_view(qkv, B, T, 2 * d, H, d, 3 * d), spec, rec.weights_of(l),
                                           rec.weights_stride());
         // (pretraining_tp with slow_but_exact: the two output projections without their biases,
-        // which the model holds all the same: read, as transformers loads them)
-        const Weight& dense_bias = W("self_attention.dense.bias", {E});
-        Tensor a = linear(rows_of(ctx), W("self_attention.dense.weight", {E, E}), Layout::linear, c.o_bias ? &dense_bias : nullptr);
+        // which the model holds all the same: looked up where present, never read, so that the
+        // note on unused tensors does not name them)
+        const auto bias_unread = [&](const std::string& n) {
+            if (w.has(p + n)) w.table(p + n, {E});
+        };
+        if (!c.o_bias) bias_unread("self_attention.dense.bias");
+        if (!c.mlp_bias) bias_unread("mlp.dense_4h_to_h.bias");
+        Tensor a = linear(rows_of(ctx), W("self_attention.dense.weight", {E, E}), Layout::linear,
+                          c.o_bias ? &W("self_attention.dense.bias", {E}) : nullptr);
         add_rows(a, c.residual_from_norm ? x : h);
         x = a;
         layer_norm(x, W("post_attention_layernorm.weight", {E}), &W("post_attention_layernorm.bias", {E}), c.norm_eps);
         Tensor f = linear(rows_of(x), W("mlp.dense_h_to_4h.weight", {F, E}), Layout::linear, &W("mlp.dense_h_to_4h.bias", {F}));
         activate(f, c.activation);
-        const Weight& down_bias = W("mlp.dense_4h_to_h.bias", {E});
-        h = linear(rows_of(f), W("mlp.dense_4h_to_h.weight", {E, F}), Layout::linear, c.mlp_bias ? &down_bias : nullptr);
+        h = linear(rows_of(f), W("mlp.dense_4h_to_h.weight", {E, F}), Layout::linear,
+                   c.mlp_bias ? &W("mlp.dense_4h_to_h.bias", {E}) : nullptr);
         add_rows(h, c.residual_from_norm ? x : a);
     }
     if (rec.last_layer() + 1 == c.layers) {

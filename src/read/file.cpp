@@ -27,9 +27,9 @@ namespace attn::io {
 
 namespace {
 
-// Inputs are read whole; beyond this size (2 GiB) reading stops, so an endless stream such
-// as /dev/zero cannot exhaust memory.
-constexpr std::size_t max_input_bytes = std::size_t(1) << 31;
+// Inputs are read whole; beyond max_input_bytes (2 GiB) reading stops, so an endless stream
+// such as /dev/zero cannot exhaust memory.
+using detail::max_input_bytes;
 
 InputError too_large_error(const std::string& name) { return InputError(name + ": input larger than 2 GiB is not supported"); }
 

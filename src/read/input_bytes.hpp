@@ -9,6 +9,10 @@
 
 namespace attn::io::detail {
 
+// The most bytes one input may hold, 2 GiB: a file, a stream, an npz member, a tensor of a
+// model file read as an input (README: Limits).
+inline constexpr std::size_t max_input_bytes = std::size_t(1) << 31;
+
 // How a path is named in messages: "-" is "<stdin>".
 std::string display_name(const std::string& path);
 

@@ -404,10 +404,12 @@ std::optional<std::string> TextReader::bare_records(std::size_t first) const {
         return j < s_.size() && (s_[j] == '{' || (s_[j] == '[' && inner < s_.size() && s_[inner] == '{'));
     };
     if (first < s_.size() && s_[first] == '[') {
+        if (!holds_records(first)) return std::nullopt;
         const std::size_t end = skip_json_value(s_, first);
-        if (!holds_records(first) || end == npos || skip_space_and_comments(end) < s_.size()) return std::nullopt;
+        if (end == npos || skip_space_and_comments(end) < s_.size()) return std::nullopt;
         return json_records(s_.substr(first, end - first), source_);
     }
+    if (first >= s_.size() || s_[first] != '{') return std::nullopt;
     const std::size_t i = skip_space_and_comments(first + 1);
     if (i >= s_.size() || s_[i] != '"') return std::nullopt;
     const std::size_t key_end = TextReader::json_string_end(s_, i);

@@ -82,6 +82,8 @@ if cmp -s "$T/out" "$T/seg_row_w" && [ -s "$T/out" ]; then pass; else fail "--se
 printf '0\n1\n' >"$T/seg_short.txt"
 run attend -x "$T/x4.txt" --segments "$T/seg_short.txt" --show weights
 expect_code 3 "a column of 2 ids for 4 keys"
+expect_err_has "--segments is a column of 2 ids for 4 key positions: give one document id per key position" \
+    "a column of the wrong length named as a column"
 # Without --segments the documents' context differs.
 d=$FIXTURES/documents_causal_per_item
 attend_to nodocs -q "$d/q.npy" -k "$d/k.npy" -v "$d/v.npy" --causal --show context

@@ -185,7 +185,7 @@ std::string projection_message(const ShapeError& e, const AttendInputs& a, const
 // from past_length).
 void add_positions(Tensor& x, std::size_t first) {
     if (x.rank() < 2) return;  // refused with the shape's own message
-    const Matrix table = sinusoidal_positions(x.rows(), x.cols(), 10000.0, first);
+    const Matrix table = sinusoidal_positions(x.rows(), x.cols(), sinusoidal_base, first);
     for (std::size_t s = 0; s < x.slices(); ++s)
         for (std::size_t t = 0; t < x.rows(); ++t)
             for (std::size_t c = 0; c < x.cols(); ++c) x.slice_data(s)[t * x.row_stride() + c] += table(t, c);
@@ -491,6 +491,9 @@ void read_sinks_and_segments(Reader& in, AttendInputs& a) {
     const std::size_t Tk = a.embeddings ? a.Tk : a.k_view().shape.back(2);
     const bool column = ids.rank() == 2 && ids.cols() == 1 && ids.rows() == Tk && Tk > 1;
     if (column) a.segment_rows = 1;
+    else if (ids.rank() == 2 && ids.cols() == 1 && ids.rows() > 1 && Tk > 1)
+        throw InputError("--segments is a column of " + plural(ids.rows(), "id") + " for " + plural(Tk, "key position") +
+                         ": give one document id per key position");
     for (std::size_t r = 0; r < ids.rows(); ++r)
         for (std::size_t t = 0; t < ids.cols(); ++t) {
             const float v = ids.slice_data(0)[r * ids.row_stride() + t];

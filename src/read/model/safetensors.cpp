@@ -13,6 +13,7 @@
 
 #include "attn/error.hpp"
 #include "attn/model_file.hpp"
+#include "read/input_bytes.hpp"
 #include "read/content_hint.hpp"
 #include "read/header_cursor.hpp"
 #include "read/model/elements.hpp"
@@ -364,7 +365,7 @@ Tensor safetensors_tensor(std::string_view bytes, const std::string& name, const
         fail("shape " + shape.text() + " has " + std::to_string(shape.rank()) + " dimensions: at most " +
              std::to_string(max_dims) + " are supported here");
     // The input limit of every file and npz member (attn model maps its weights instead)
-    if (found->end - found->begin > (std::uint64_t(1) << 31))
+    if (found->end - found->begin > detail::max_input_bytes)
         fail(std::to_string(found->end - found->begin) + " bytes: a tensor larger than 2 GiB is not supported as an input");
 
     const auto* p = reinterpret_cast<const unsigned char*>(data.data()) + found->begin;

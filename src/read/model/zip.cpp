@@ -10,6 +10,7 @@
 #include "attn/error.hpp"
 #include "read/content_hint.hpp"
 #include "read/header_cursor.hpp"
+#include "read/input_bytes.hpp"
 #include "read/model/zip.hpp"
 #include "runtime/system_memory.hpp"
 
@@ -21,7 +22,7 @@ constexpr std::uint32_t sig_local = 0x04034b50, sig_central = 0x02014b50, sig_en
 constexpr std::size_t end_size = 22, central_size = 46, local_size = 30;
 // A member copied or inflated into memory (zip_extract): the same 2 GiB bound as every other
 // input. Listing it, or reading a stored member in place, has none.
-constexpr std::uint64_t max_member_bytes = std::uint64_t(1) << 31;
+constexpr std::uint64_t max_member_bytes = detail::max_input_bytes;
 // DEFLATE cannot expand more than 1032:1; a larger declared size is a lie (or a bomb).
 constexpr std::uint64_t max_deflate_ratio = 1032;
 
