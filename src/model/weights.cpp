@@ -91,15 +91,14 @@ void Weight::finite_row(std::size_t r, float* out) const {
 }
 
 std::string Weight::nonfinite(std::size_t k, float v) const {
-    const std::string at = shape.rank() == 1 ? "element " + std::to_string(k)
-                                             : "row " + std::to_string(k / cols()) + ", column " + std::to_string(k % cols());
+    const std::string at = io::detail::element_position(shape, k);
     const double in_file = f64 ? io::detail::decode_double(f64 + 8 * k) : v;
     if (std::isfinite(in_file)) {  // an F64 value beyond float32
         char text[32];
         std::snprintf(text, sizeof text, "%g", in_file);
-        return at + " (0-based): " + text + " in the file overflows float32";
+        return at + ": " + text + " in the file overflows float32";
     }
-    return at + " (0-based): non-finite value '" + (std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf") + "' is not allowed here";
+    return at + ": non-finite value '" + (std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf") + "' is not allowed here";
 }
 
 void require_regular_file(const std::string& path) {

@@ -18,6 +18,7 @@
 #include "attn/half.hpp"
 #include "attn/io.hpp"
 #include "kernels/float16.hpp"
+#include "read/model/elements.hpp"
 #include "read/header_cursor.hpp"
 #include "read/input_bytes.hpp"
 #include "read/npy_in_place.hpp"
@@ -568,14 +569,7 @@ Tensor detail::parse_npy_tensor(std::string_view bytes, const std::string& sourc
     for (std::size_t k = 0; k < count; ++k) {
         bool out_of_range = false;
         const float v = load_element(data + k * h.dtype->size, *h.dtype, &out_of_range);
-        auto at = [&] {
-            if (rank <= 2)
-                return "row " + std::to_string(rank == 2 ? index[0] + 1 : 1) + ", column " +
-                       std::to_string(index[rank - 1] + 1);
-            std::string s = "element [";
-            for (std::size_t i = 0; i < rank; ++i) s += (i ? ", " : "") + std::to_string(index[i]);
-            return s + "]";
-        };
+        auto at = [&] { return element_position(index.data(), rank); };  // (read/model/elements.hpp)
         if (out_of_range) fail(at() + ": value is out of float32 range");
         if (!finite_allows(finite, v)) {
             const char* name = std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";

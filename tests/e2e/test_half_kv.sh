@@ -63,7 +63,7 @@ if cmp -s "$T/out" "$T/half_out"; then pass; else fail "'<f2' K with a text V: n
 echo "1 2 3" >"$T/q3.txt"
 run attend -q "$T/q3.txt" -k "$T/inf16.npy" -v "$T/inf16.npy"
 expect_code 3 "attend: inf in a '<f2' K"
-expect_err_has "inf16.npy: row 2, column 2: non-finite value 'inf' is not allowed here" "the message names the position"
+expect_err_has "inf16.npy: row 1, column 1 (0-based): non-finite value 'inf' is not allowed here" "the message names the position"
 expect_out_empty "nothing on stdout"
 
 # bench: float16 K/V, reported as such and as half the bytes.

@@ -74,7 +74,7 @@ run view "$TS/attentions_f64.pt" --html "$T/got.html"; expect_code 0 "a float64 
 exact "$T/got.html" >"$T/got.exact"
 if [ -s "$T/want.exact" ] && cmp -s "$T/got.exact" "$T/want.exact"; then pass; else fail "float64 layers: not torch.stack's values"; fi
 run softmax "$TS/f64_huge.pt"; expect_code 3 "a float64 beyond float32's range"
-expect_err_has "f64_huge.pt: row 1, column 2: value is out of float32 range" "the float64 out of range is named"
+expect_err_has "f64_huge.pt: row 0, column 1 (0-based): value is out of float32 range" "the float64 out of range is named"
 # A sequence of vectors is no layers of weights (stacked, they were read as leading dimensions
 # that were not there: a heap overflow, from an audit).
 run view "$TS/vectors.pt" --svg "$T/v.svg"; expect_code 3 "a sequence of vectors"

@@ -37,16 +37,22 @@ inline float decode_float(const unsigned char* b, FloatKind kind) noexcept {
     return kind == FloatKind::f16 ? kernels::half_to_float(bits) : kernels::bfloat16_to_float(bits);
 }
 
-// Element k (C order) of a tensor of `shape` as messages name it: "row R, column C" up to
-// 2-D, "index (i, j, k)" beyond (1-based rows and columns, 0-based indices, as before).
+// An element of a tensor as every message names it (a file's, a weight's), by its index, 0-based
+// as NumPy and torch index and saying so: "element 5 (0-based)" of a vector, "row 1, column 2
+// (0-based)" of a matrix, "index [0, 1, 2] (0-based)" beyond. (A text file's positions are its
+// lines and columns, 1-based, as editors count.)
+inline std::string element_position(const std::size_t* index, std::size_t rank) {
+    if (rank <= 1) return "element " + std::to_string(rank ? index[0] : 0) + " (0-based)";
+    if (rank == 2) return "row " + std::to_string(index[0]) + ", column " + std::to_string(index[1]) + " (0-based)";
+    std::string at = "index [";
+    for (std::size_t d = 0; d < rank; ++d) at += (d ? ", " : "") + std::to_string(index[d]);
+    return at + "] (0-based)";
+}
+// The same of element k in C order of a tensor of `shape`.
 inline std::string element_position(const Shape& shape, std::size_t k) {
-    const std::size_t rows = shape.back(2), cols = shape.back(1);
-    if (shape.rank() <= 2) return "row " + std::to_string(k / cols % rows + 1) + ", column " + std::to_string(k % cols + 1);
-    std::string at = "index (";
     std::size_t idx[max_rank];
     for (std::size_t d = shape.rank(), r = k; d-- > 0;) idx[d] = r % shape[d], r /= shape[d];
-    for (std::size_t d = 0; d < shape.rank(); ++d) at += (d ? ", " : "") + std::to_string(idx[d]);
-    return at + ")";
+    return element_position(idx, shape.rank());
 }
 
 // InputError "WHERE: POSITION: value is out of float32 range" for a finite float64 element that

@@ -262,7 +262,7 @@ TEST_CASE("K/V inputs: a '<f2' .npy stays float16, every other input is read as 
     } catch (const attn::InputError& e) {
         message = e.what();
     }
-    CHECK(message == "k.npy: element [0, 1, 5]: non-finite value 'inf' is not allowed here");
+    CHECK(message == "k.npy: index [0, 1, 5] (0-based): non-finite value 'inf' is not allowed here");
     // Big-endian halves are read as float32 (widened), the same values.
     std::string be = f2;
     be.replace(be.find("'<f2'"), 5, "'>f2'");

@@ -193,7 +193,7 @@ TEST_CASE("mask .npy: a value the rules refuse is the tensor reader's error, wit
             const attn::io::Finite finite = c.additive ? attn::io::Finite::allow_neg_inf : attn::io::Finite::required;
             const std::string want = error_of([&] { attn::io::read_tensor(dir / "m.npy", finite); });
             CHECK(want.find(c.message) != std::string::npos);
-            CHECK(want.find("row " + std::to_string(at / 130 + 1) + ", column " + std::to_string(at % 130 + 1)) !=
+            CHECK(want.find("row " + std::to_string(at / 130) + ", column " + std::to_string(at % 130) + " (0-based)") !=
                   std::string::npos);
             for (bool mapping : {true, false}) {
                 attn::io::detail::InputBytes::allow_mapping(mapping);
@@ -555,7 +555,7 @@ TEST_CASE("bias .npy: float32 with -inf is used where it lies, bit for bit the c
     with_nan[40] = nan_d;
     test_util::write_file(dir / "nan.npy", npy_of("<f4", shape, with_nan));
     CHECK(error_of([&] { attn::io::read_tensor(dir / "nan.npy", attn::io::Finite::allow_neg_inf); })
-              .find("row 1, column 41: non-finite value 'nan'") != std::string::npos);
+              .find("row 0, column 40 (0-based): non-finite value 'nan'") != std::string::npos);
     // The attention with either bias: the same bits.
     const attn::Tensor Q = test_util::random_tensor(Shape{33, 16}, rng), K = test_util::random_tensor(Shape{160, 16}, rng),
                        V = test_util::random_tensor(Shape{160, 8}, rng);
@@ -611,6 +611,6 @@ TEST_CASE("bias .npy: float64 and float16 converted on 1, 3 and 7 threads as one
         attn::io::detail::InputBytes::allow_mapping(true);
         CHECK(messages[0] == messages[1]);
         INFO(messages[0]);
-        if (descr != "<i4") CHECK(messages[0].find("element [2, 399, 697]: non-finite value 'nan'") != std::string::npos);
+        if (descr != "<i4") CHECK(messages[0].find("index [2, 399, 697] (0-based): non-finite value 'nan'") != std::string::npos);
     }
 }

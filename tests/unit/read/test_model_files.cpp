@@ -375,7 +375,7 @@ TEST_CASE("safetensors: non-finite values follow the Finite rule; names are foun
     const float inf = std::numeric_limits<float>::infinity();
     const std::string h = R"({"a":{"dtype":"F32","shape":[1,2],"data_offsets":[0,8]},"__metadata__":{"k":"v\u00e9"}})";
     CHECK(error_of([&] { attn::io::safetensors_tensor(safetensors(h, f32_bytes({1.0f, NAN})), "a", "m"); }) ==
-          "m:a: row 1, column 2: non-finite value 'nan' is not allowed here");
+          "m:a: row 0, column 1 (0-based): non-finite value 'nan' is not allowed here");
     CHECK_THROWS_AS(attn::io::safetensors_tensor(safetensors(h, f32_bytes({-inf, 1.0f})), "a", "m"), InputError);
     Tensor t = attn::io::safetensors_tensor(safetensors(h, f32_bytes({-inf, 1.0f})), "a", "m", Finite::allow_neg_inf);
     CHECK(t.data()[0] == -inf);

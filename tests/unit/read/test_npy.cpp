@@ -110,18 +110,18 @@ TEST_CASE("npy: shapes and dtypes that are rejected (numpy-made files)") {
 
 TEST_CASE("npy: non-finite and out-of-range values name their position") {
     CHECK_THROWS_WITH_AS(attn::io::read_matrix(fixtures + "nan_f4.npy"),
-                         "data/fixtures/nan_f4.npy: row 2, column 1: non-finite value 'nan' is not allowed here",
+                         "data/fixtures/nan_f4.npy: row 1, column 0 (0-based): non-finite value 'nan' is not allowed here",
                          InputError);
     CHECK_THROWS_WITH_AS(attn::io::read_matrix(fixtures + "nan_f4.npy", Finite::allow_neg_inf),
-                         "data/fixtures/nan_f4.npy: row 2, column 1: non-finite value 'nan' is not allowed here (only -inf is)",
+                         "data/fixtures/nan_f4.npy: row 1, column 0 (0-based): non-finite value 'nan' is not allowed here (only -inf is)",
                          InputError);
     CHECK_THROWS_WITH_AS(attn::io::read_matrix(fixtures + "neginf_f8.npy"),
-                         "data/fixtures/neginf_f8.npy: row 1, column 3: non-finite value '-inf' is not allowed here",
+                         "data/fixtures/neginf_f8.npy: row 0, column 2 (0-based): non-finite value '-inf' is not allowed here",
                          InputError);
     const Matrix m = attn::io::read_matrix(fixtures + "neginf_f8.npy", Finite::allow_neg_inf);
     check_matrix(m, {{1, 2, -std::numeric_limits<float>::infinity()}, {4, 5, 6}});
     CHECK_THROWS_WITH_AS(attn::io::read_matrix(fixtures + "huge_f8.npy"),
-                         "data/fixtures/huge_f8.npy: row 1, column 2: value is out of float32 range", InputError);
+                         "data/fixtures/huge_f8.npy: row 0, column 1 (0-based): value is out of float32 range", InputError);
 }
 
 TEST_CASE("npy: hand-built headers — accepted variations") {

@@ -557,7 +557,7 @@ TEST_CASE("inputs: a mapped float32 .npy with unpadded rows is used where it lie
     const TempFile odd(counting_npy(attn::Shape{3, 17})), nan_file(nan_npy), inf_file(neg_inf_npy), off_file(off_boundary);
     check_counting(attn::io::read_tensor(odd.path));
     check_counting(attn::io::read_tensor(off_file.path));
-    CHECK(error_of(nan_file.path) == nan_file.path + ": row 2, column 16: non-finite value 'nan' is not allowed here");
+    CHECK(error_of(nan_file.path) == nan_file.path + ": row 1, column 15 (0-based): non-finite value 'nan' is not allowed here");
     const attn::Tensor with_inf = attn::io::read_tensor(inf_file.path, attn::io::Finite::allow_neg_inf);
     CHECK(with_inf.slice(0)(1, 14) == neg_inf);
     CHECK(with_inf.slice(0)(1, 15) == 0.25f * 31 - 3.0f);

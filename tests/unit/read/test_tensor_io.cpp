@@ -216,7 +216,7 @@ TEST_CASE("tensor npy: a non-finite value of an N-D array is named by its index"
     const float values[4] = {1, 2, std::numeric_limits<float>::quiet_NaN(), 4};
     bytes.append(reinterpret_cast<const char*>(values), sizeof values);  // the build targets little-endian
     CHECK_THROWS_WITH_AS(attn::io::parse_tensor(bytes, "n.npy"),
-                         "n.npy: element [0, 1, 0]: non-finite value 'nan' is not allowed here", InputError);
+                         "n.npy: index [0, 1, 0] (0-based): non-finite value 'nan' is not allowed here", InputError);
 }
 
 TEST_CASE("tensor output: csv, tsv, json, pretty and npy of a 3-D tensor, written out by hand") {
