@@ -171,7 +171,8 @@ std::size_t normalize_rows(float* S, std::size_t lds, std::size_t rows, std::siz
         }
     });
     for (std::size_t z : zero_row)
-        if (z != rows) throw RuntimeFailure("row " + std::to_string(z) + " (0-based) sums to zero: cannot normalize by its sum");
+        if (z != rows)
+            throw RuntimeFailure("row " + std::to_string(z) + " (0-based) sums to zero: cannot normalize by its sum");
     std::size_t total = 0;
     for (std::size_t c : masked) total += c;
     return total;

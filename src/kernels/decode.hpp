@@ -290,7 +290,7 @@ inline void decode_mix_block(const float* P, std::size_t lds, const float* alpha
     using G = kv_groups<Arch, E>;
     constexpr std::size_t W = lanes<Arch>, GV = G::vectors;
     // The tile's sum from 0, then acc·alpha joins it (as flash.hpp's micro_kernel: numerator and
-    // denominator summed alike)
+    // denominator summed alike).
     F o[NR][NB];
     for (std::size_t r = 0; r < NR; ++r)
         for (std::size_t b = 0; b < NB; ++b) o[r][b] = F(0.0f);
@@ -312,8 +312,10 @@ inline void decode_mix_block(const float* P, std::size_t lds, const float* alpha
         }
     }
     for (std::size_t r = 0; r < NR; ++r)
-        for (std::size_t b = 0; b < NB; ++b)
-            fmadd<Arch>(F::load_aligned(acc + r * ldacc + b * W), F(alpha[r]), o[r][b]).store_aligned(acc + r * ldacc + b * W);
+        for (std::size_t b = 0; b < NB; ++b) {
+            float* out = acc + r * ldacc + b * W;
+            fmadd<Arch>(F::load_aligned(out), F(alpha[r]), o[r][b]).store_aligned(out);
+        }
 }
 
 // acc[r][0, dv) = alpha[r]·acc[r] + Σ_{j<nk} P[r·lds + j]·V[t0 + j] for rows r < NR (acc

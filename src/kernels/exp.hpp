@@ -122,8 +122,8 @@ inline vfloat<Arch> exp2_nonpositive(const vfloat<Arch>& y) {
 // instead, so that the scores are in base 2 where nothing is added to them, was tried
 // 2026-12-07: prefill T=4096 1.00× (d=64 and 128, 10 alternating runs, load 4), and scores
 // far from 0 lose their exactness: a sink of 3003.5 over scores near 3000 gave a context
-// 2e−5·max|V| away, test_softmax_reference's bound being 5e−6.) softmax_shift is the m subtracted (0 for
-// m = −inf: nothing visible yet). Against exp(x − m) with its Cody–Waite reduction: 12
+// 2e−5·max|V| away, test_softmax_reference's bound being 5e−6.) softmax_shift is the m
+// subtracted (0 for m = −inf: nothing visible yet). Against exp(x − m) with its Cody–Waite reduction: 12
 // instructions per vector of scores on AVX-512 instead of 15. log2e is float(log2 e), 1.3e−8
 // below it: a weight is e^((x − m)·(1 − 1.3e−8)), 4e−7 from e^(x − m) at x − m = −30.
 inline constexpr float log2e = 1.44269504088896341f;

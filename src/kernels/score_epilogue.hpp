@@ -31,7 +31,7 @@ struct Cap {
     vfloat<Arch> vc, inv_c;
     explicit Cap(float cap) : c(cap), vc(cap), inv_c(cap == 0.0f ? 0.0f : 1.0f / cap) {}
     // scale·s, capped: the n first lanes of s are read. A product s that overflowed is NaN under
-    // a scale below 1 (kernel_types.hpp's overflowed_product_is_nan).
+    // a scale below 1e−29 (kernel_types.hpp's overflowed_product_is_nan).
     vfloat<Arch> operator()(const float* s, float scale, std::size_t n) const {
         using F = vfloat<Arch>;
         const F raw = n == lanes<Arch> ? F::load_unaligned(s) : load_partial<Arch>(s, n, 0.0f);

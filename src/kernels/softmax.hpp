@@ -1,10 +1,9 @@
 // The row softmax (kernel_api.hpp's softmax_rows), in place, row by row.
 // Stable: each row takes a max pass in two accumulators (−inf padded tails), then exp(x − max)
-// stored with its sum in four accumulators (blocks of 64 vectors summed apart), then one multiply
-// by 1/sum; −inf entries give exactly
-// 0. A row whose max is −inf is fully masked (x − max would be NaN): it gets
-// masked_row_weight(policy) and is counted; unless it holds a NaN, which makes the row NaN
-// (masked_rows.hpp).
+// stored with its sum in four accumulators (blocks of 64 vectors summed apart), then one
+// multiply by 1/sum; −inf entries give exactly 0. A row whose max is −inf is fully masked
+// (x − max would be NaN): it gets masked_row_weight(policy) and is counted; unless it holds a
+// NaN, which makes the row NaN (masked_rows.hpp).
 // Part of kernels/attention_impl.hpp: internal linkage, included only by the per-arch TUs.
 #pragma once
 #include <algorithm>
@@ -52,7 +51,8 @@ std::size_t softmax_rows_lse(float* S, std::size_t lds, std::size_t rows, std::s
         F acc[4] = {F(0.0f), F(0.0f), F(0.0f), F(0.0f)};
         // In blocks of 64 vectors, each block's sum from 0 and then added to the row's (total):
         // along a row of 100,000 entries, one e^0 and the rest e^−17 (each below half a unit of 1),
-        // one chain per accumulator lost 6e−5 of the sum; now each chain adds at most 16 terms.
+        // one chain per accumulator lost 6e−5 of the sum; now a chain adds 16 terms, then the
+        // blocks' sums and the last vectors join the row's.
         F total(0.0f);
         j = 0;
         for (; j + 4 * W <= full; j += 4 * W) {

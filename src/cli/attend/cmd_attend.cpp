@@ -172,7 +172,8 @@ void declare_options(cxxopts::Options& options) {
                   "--masked-rows when every sink is finite",
          cxxopts::value<std::string>(), "FILE")
         ("segments", "Document ids, one per key position: a FILE of whole numbers (text or .npy, integer or "
-                     "float), shape (Tk) for every batch item (a column of Tk ids too) or (B, Tk). Query i sees key j only in its own document "
+                     "float), shape (Tk) for every batch item (a column of Tk ids too) or (B, Tk). "
+                     "Query i sees key j only in its own document "
                      "(packed sequences: FlexAttention's document mask, FlashAttention's varlen); with --causal each "
                      "document is causal. A query takes the id at its position p = i + offset (i for self-attention; "
                      "i + P with a cache, i + N with --causal-offset N, i + Tk - Tq with --causal=bottom-right, i + "
