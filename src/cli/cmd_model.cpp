@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -231,7 +232,8 @@ int cmd_model(int argc, char** argv) {
     options.add_options("Inputs")
         ("path", "The model folder", cxxopts::value<std::string>(), "PATH")
         ("ids", "Token ids from any tokenizer: a comma list (101,2051,102), rows of a batch separated by "
-                "';', or a FILE with one row per line", cxxopts::value<std::string>(), "LIST|FILE")
+                "';', or a FILE with one row per line; IDS|TYPES (attn tokenize --format ids of a pair) gives "
+                "the token types too", cxxopts::value<std::string>(), "LIST|FILE")
         ("token-types", "Token type ids, shaped as --ids: BERT's and ALBERT's segments (A = 0, B = 1; default all 0), or "
                         "the token_type_ids of gpt2, gpt_bigcode, gpt_neo and gptj (looked up in the token embeddings and "
                         "added; default none)",
@@ -322,6 +324,7 @@ int cmd_model(int argc, char** argv) {
     std::vector<std::string> token_strings;  // the tokenizer's tokens (--text) to show, else empty
     std::vector<std::string> raw_tokens;     // the same as they are (json escapes every control)
     std::size_t sentence_b = 0;              // the first token of --text-pair, else 0
+    std::optional<std::string> types_in_ids;  // --ids IDS|TYPES: the TYPES
     if (text) {
         std::optional<Tokenizer> tok;
         try {
@@ -343,13 +346,25 @@ int cmd_model(int argc, char** argv) {
         for (std::size_t i = 0; pair && i < e.sequence.size() && !sentence_b; ++i)
             if (e.sequence[i] == 1) sentence_b = i;
     } else {
-        const auto id_rows = parse_id_rows(r["ids"].as<std::string>(), "--ids");
+        std::string ids = r["ids"].as<std::string>();
+        struct stat st {};
+        if (const std::size_t bar = ids.find('|'); bar != std::string::npos && ::stat(ids.c_str(), &st) != 0) {
+            // attn tokenize --format ids of a text pair: the ids, '|', the token type ids
+            if (r.count("token-types"))
+                throw UsageError("--ids '…|…' holds the token types (attn tokenize --format ids of a pair): drop "
+                                 "--token-types, or the '|' part");
+            types_in_ids = ids.substr(bar + 1);
+            ids.resize(bar);
+        }
+        const auto id_rows = parse_id_rows(ids, "--ids");
         input.batch = id_rows.size(), input.tokens = id_rows[0].size(), input.ids = flatten(id_rows);
     }
-    if (r.count("token-types")) {
-        const auto t = parse_id_rows(r["token-types"].as<std::string>(), "--token-types");
+    if (r.count("token-types") || types_in_ids) {
+        const auto t = types_in_ids ? parse_id_rows(*types_in_ids, "--ids' token types")
+                                    : parse_id_rows(r["token-types"].as<std::string>(), "--token-types");
         if (t.size() != input.batch || t[0].size() != input.tokens)
-            throw UsageError("--token-types has " + std::to_string(t.size()) + "x" + std::to_string(t[0].size()) +
+            throw UsageError(std::string(types_in_ids ? "--ids' token types (after '|') have " : "--token-types has ") +
+                             std::to_string(t.size()) + "x" + std::to_string(t[0].size()) +
                              " ids, --ids " + std::to_string(input.batch) + "x" + std::to_string(input.tokens));
         input.token_types = flatten(t);
     }

@@ -642,6 +642,18 @@ run model "$TINY/gpt2" --ids -1,2
 expect_code 3 "negative id"
 run model "$TINY/bert" --ids 1,2,x
 expect_code 2 "an id that is no integer"
+# attn tokenize --format ids of a text pair ("IDS|TYPES") is what --text with --text-pair gives
+pair_ids=$("$ATTN" tokenize "$TINY/bert_uncased" --text "time flies" --text-pair "fruit flies" --format ids)
+run model "$TINY/bert_uncased" --ids "$pair_ids" --show attentions,hidden-states --format npz -o "$T/pair_ids.npz"
+expect_code 0 "--ids IDS|TYPES from tokenize's pair"
+run model "$TINY/bert_uncased" --text "time flies" --text-pair "fruit flies" --show attentions,hidden-states --format npz \
+    -o "$T/pair_text.npz"
+if cmp -s "$T/pair_ids.npz" "$T/pair_text.npz"; then pass; else fail "--ids IDS|TYPES: not what --text with --text-pair gives"; fi
+run model "$TINY/bert_uncased" --ids "$pair_ids" --token-types 0
+expect_code 2 "--ids IDS|TYPES with --token-types"
+run model "$TINY/bert_uncased" --ids "101,102|0"
+expect_code 2 "--ids IDS|TYPES of other lengths"
+expect_err_has "--ids' token types (after '|') have 1x1 ids, --ids 1x2" "the types' shape named"
 run model "$TINY/bert" --ids '1,2;3'
 expect_code 2 "rows of different lengths"
 expect_err_has "every row (batch item) needs the same number of tokens" "ragged rows named"
